@@ -1,0 +1,63 @@
+//! Typed reasons for which a packet leaves the network without delivery.
+//! The packet ledger counts drops by these reasons.
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
+pub enum DropReason {
+    /// Interface/queue-discipline buffer full (drop-tail).
+    QueueFull,
+    /// A queue discipline's active-queue-management decision (e.g. CoDel).
+    QueueAqm,
+    /// Admission refused by a buffer-sharing policy (e.g. VBS).
+    QueueAdmission,
+    /// Removed as a redundant TCP ACK by an ACK filter.
+    AckFiltered,
+    /// MAC retry limit (short or long) exceeded (IEEE 802.11-2020 10.3.4.4).
+    RetryLimit,
+    /// Wired link transmit queue full.
+    LinkQueueFull,
+    /// No route to the destination.
+    NoRoute,
+    /// Duplicate frame discarded by the receiver (10.3.2.14).
+    DuplicateFrame,
+    /// Receiver had no socket or application for the packet.
+    NoReceiver,
+    /// Removed by a proxy or agent on purpose.
+    Proxy,
+}
+
+impl DropReason {
+    pub const ALL: [DropReason; 10] = [
+        DropReason::QueueFull,
+        DropReason::QueueAqm,
+        DropReason::QueueAdmission,
+        DropReason::AckFiltered,
+        DropReason::RetryLimit,
+        DropReason::LinkQueueFull,
+        DropReason::NoRoute,
+        DropReason::DuplicateFrame,
+        DropReason::NoReceiver,
+        DropReason::Proxy,
+    ];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DropReason::QueueFull => "queue_full",
+            DropReason::QueueAqm => "queue_aqm",
+            DropReason::QueueAdmission => "queue_admission",
+            DropReason::AckFiltered => "ack_filtered",
+            DropReason::RetryLimit => "retry_limit",
+            DropReason::LinkQueueFull => "link_queue_full",
+            DropReason::NoRoute => "no_route",
+            DropReason::DuplicateFrame => "duplicate_frame",
+            DropReason::NoReceiver => "no_receiver",
+            DropReason::Proxy => "proxy",
+        }
+    }
+}
+
+impl fmt::Display for DropReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

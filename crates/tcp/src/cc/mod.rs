@@ -1,0 +1,85 @@
+//! Congestion control: the extension point for window-growth algorithms.
+//!
+//! The connection owns `cwnd` and `ssthresh` (in bytes) and the loss-recovery
+//! machinery (fast retransmit, NewReno partial ACKs, SACK scoreboard, RTO);
+//! a congestion controller only decides:
+//! - how the window grows when new data is acknowledged ([`CongestionControl::on_ack`]),
+//! - what ssthresh becomes when the connection detects a loss
+//!   ([`CongestionControl::ssthresh_after_loss`]), and
+//! - what it wants to know about RTT samples, recovery and timeouts.
+//!
+//! This mirrors the split of Linux's `tcp_congestion_ops` (`ssthresh`,
+//! `cong_avoid`, `pkts_acked`, `set_state`, `cwnd_event`): a new algorithm
+//! plugs in without touching the connection code.
+use wifitcp_core::{SimDur, SimTime};
+
+/// The window state the connection shares with its controller, in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    /// Sender maximum segment size (payload bytes per segment).
+    pub mss: u32,
+}
+
+/// What an arriving ACK that advanced `snd_una` tells the controller.
+#[derive(Clone, Copy, Debug)]
+pub struct AckInfo {
+    pub now: SimTime,
+    /// Bytes newly acknowledged by this ACK (cumulative advance).
+    pub acked_bytes: u64,
+    /// RTT sample taken from this ACK, if Karn's rule allowed one.
+    pub rtt: Option<SimDur>,
+    /// Bytes in flight before this ACK was processed.
+    pub prior_in_flight: u64,
+    /// Whether the sender was limited by the application or receiver window
+    /// (not by cwnd) when the acknowledged data was sent.
+    pub app_or_rwnd_limited: bool,
+}
+
+/// Why the connection is reducing its window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossKind {
+    /// Fast retransmit after duplicate ACKs or SACK-detected loss
+    /// (RFC 5681 section 3.2, RFC 6675).
+    FastRetransmit,
+    /// Retransmission timeout (RFC 6298 section 5, RFC 5681 section 3.1).
+    Timeout,
+}
+
+/// Events the controller may react to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CcEvent {
+    /// Fast recovery finished; the connection has set cwnd per its recovery
+    /// algorithm (normally to ssthresh).
+    RecoveryExit,
+    /// Transmission restarted after an idle period.
+    IdleRestart,
+}
+
+/// A congestion-control algorithm. One instance per connection; it owns all
+/// of its private state.
+pub trait CongestionControl: std::fmt::Debug {
+    /// Short name, e.g. "newreno", "cubic".
+    fn name(&self) -> &'static str;
+
+    /// Grow (or, for delay-based algorithms, adjust) the window after an ACK
+    /// that advanced `snd_una` outside loss recovery.
+    fn on_ack(&mut self, win: &mut Window, ack: &AckInfo);
+
+    /// Called for every RTT sample, including those during recovery.
+    fn on_rtt_sample(&mut self, _now: SimTime, _rtt: SimDur) {}
+
+    /// A loss was detected: return the new ssthresh in bytes. The connection
+    /// then sets cwnd according to `kind` (ssthresh + 3 MSS for fast
+    /// recovery, 1 MSS loss window after a timeout; RFC 5681).
+    fn ssthresh_after_loss(&mut self, now: SimTime, win: &Window, in_flight: u64, kind: LossKind) -> u64;
+
+    /// Notification of other events.
+    fn on_event(&mut self, _now: SimTime, _win: &mut Window, _ev: CcEvent) {}
+}
+
+/// RFC 5681 equation (4): ssthresh = max(FlightSize / 2, 2 * SMSS).
+pub fn half_flight(in_flight: u64, mss: u32) -> u64 {
+    (in_flight / 2).max(2 * mss as u64)
+}
