@@ -1,1 +1,2 @@
-//! placeholder
+//! Scenario schema, topology wiring, run loop and metrics.
+pub mod api;

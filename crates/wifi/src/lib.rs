@@ -1,1 +1,3 @@
-//! placeholder
+//! IEEE 802.11: PHY timing, channel and error models, the medium, and MAC
+//! state machines.
+pub mod channel;

@@ -1,0 +1,1 @@
+//! placeholder: PyO3 bindings

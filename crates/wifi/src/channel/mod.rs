@@ -1,0 +1,1 @@
+//! Channel: propagation, SNR and frame error models.
