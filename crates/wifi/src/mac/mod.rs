@@ -1,0 +1,1 @@
+//! MAC state machines.

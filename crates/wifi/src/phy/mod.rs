@@ -1,0 +1,12 @@
+//! PHY timing (IEEE 802.11-2020): frame airtime per PHY and rate, the
+//! interframe spaces, and the control-response rate rule.
+//!
+//! Invariants: every duration is an integer number of nanoseconds; the
+//! values of a [`PhyTiming`] are fixed for a run; any value may be
+//! overridden by the scenario (see [`PhyOverrides`]), and overridden values
+//! are used everywhere (airtime, IFS, EIFS, timeouts) consistently.
+mod rates;
+mod timing;
+
+pub use rates::{Modulation, PhyStandard, Rate};
+pub use timing::{PhyConfig, PhyOverrides, PhyTiming, Preamble, SlotKind, TimingModel};

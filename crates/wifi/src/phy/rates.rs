@@ -1,0 +1,89 @@
+//! Rates and their modulation classes.
+use serde::{Deserialize, Serialize};
+
+/// The PHY of a BSS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PhyStandard {
+    /// 802.11b: HR/DSSS, clause 16 (DSSS clause 15).
+    #[serde(rename = "802.11b")]
+    Dot11b,
+    /// 802.11a: OFDM, clause 17, 20 MHz channels.
+    #[serde(rename = "802.11a")]
+    Dot11a,
+    /// 802.11g: ERP, clause 18 (ERP-OFDM plus the DSSS/CCK rates).
+    #[serde(rename = "802.11g")]
+    Dot11g,
+}
+
+/// Modulation class, for the control-response rate rule (10.6.6.5.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Modulation {
+    /// DSSS and HR/DSSS (clauses 15, 16): 1, 2, 5.5, 11 Mbit/s.
+    Dsss,
+    /// OFDM or ERP-OFDM (clauses 17, 18): 6..54 Mbit/s.
+    Ofdm,
+}
+
+/// A data rate in units of 100 kbit/s (so 5.5 Mbit/s is exact).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rate(pub u32);
+
+impl Rate {
+    pub fn from_mbps(mbps: f64) -> Option<Rate> {
+        let r = (mbps * 10.0).round();
+        if (r / 10.0 - mbps).abs() > 1e-9 || r <= 0.0 {
+            return None;
+        }
+        Some(Rate(r as u32))
+    }
+    pub fn mbps(self) -> f64 {
+        self.0 as f64 / 10.0
+    }
+    pub fn bits_per_us(self) -> f64 {
+        self.mbps()
+    }
+    /// OFDM data bits per 4 us symbol (Table 17-4), for 20 MHz channels.
+    pub fn ofdm_ndbps(self) -> Option<u32> {
+        Some(match self.0 {
+            60 => 24,
+            90 => 36,
+            120 => 48,
+            180 => 72,
+            240 => 96,
+            360 => 144,
+            480 => 192,
+            540 => 216,
+            _ => return None,
+        })
+    }
+    pub fn is_dsss(self) -> bool {
+        matches!(self.0, 10 | 20 | 55 | 110)
+    }
+}
+
+impl PhyStandard {
+    /// Rates the PHY supports, with their modulation class.
+    pub fn rates(self) -> Vec<(Rate, Modulation)> {
+        let dsss = [10, 20, 55, 110].map(|r| (Rate(r), Modulation::Dsss));
+        let ofdm = [60, 90, 120, 180, 240, 360, 480, 540].map(|r| (Rate(r), Modulation::Ofdm));
+        match self {
+            PhyStandard::Dot11b => dsss.to_vec(),
+            PhyStandard::Dot11a => ofdm.to_vec(),
+            PhyStandard::Dot11g => dsss.iter().chain(ofdm.iter()).copied().collect(),
+        }
+    }
+    /// Mandatory rates: 16.3.? (HR/DSSS: 1, 2, 5.5, 11), 17.3.? (OFDM: 6,
+    /// 12, 24), 18.? (ERP: both sets).
+    pub fn mandatory_rates(self) -> Vec<Rate> {
+        match self {
+            PhyStandard::Dot11b => vec![Rate(10), Rate(20), Rate(55), Rate(110)],
+            PhyStandard::Dot11a => vec![Rate(60), Rate(120), Rate(240)],
+            PhyStandard::Dot11g => {
+                vec![Rate(10), Rate(20), Rate(55), Rate(110), Rate(60), Rate(120), Rate(240)]
+            }
+        }
+    }
+    pub fn modulation_of(self, r: Rate) -> Option<Modulation> {
+        self.rates().into_iter().find(|(x, _)| *x == r).map(|(_, m)| m)
+    }
+}

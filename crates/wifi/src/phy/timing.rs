@@ -1,0 +1,370 @@
+//! Airtime and interframe spaces.
+//!
+//! Sources (IEEE 802.11-2020):
+//! - DSSS/HR-DSSS: PLCP long preamble 144 us + header 48 us at 1 Mbit/s;
+//!   short preamble 72 us + header 24 us at 2 Mbit/s (16.2.2); TXTIME =
+//!   preamble + header + ceil(8 L / rate) us (16.3.4); slot 20 us, SIFS 10 us,
+//!   aCWmin 31, aCWmax 1023 (Table 16-4); aRxPHYStartDelay 192 / 96 us.
+//! - OFDM (clause 17, 20 MHz): TXTIME = 16 us preamble + 4 us SIGNAL +
+//!   4 us x ceil((16 + 8 L + 6) / N_DBPS) (17.4.3, eq. 17-29); slot 9 us,
+//!   SIFS 16 us, aCWmin 15, aCWmax 1023, aRxPHYStartDelay 25 us (Table 17-21).
+//! - ERP (clause 18): ERP-OFDM frames as OFDM plus a 6 us signal extension
+//!   (18.3.2.4); SIFS 10 us; slot 9 us (short) or 20 us (long) (18.4.4);
+//!   aCWmin 15 when the BSS is ERP-only (we assume so; 31 otherwise).
+//!   aRxPHYStartDelay: 24 us is used for ERP-OFDM (deviation noted: the
+//!   clause-18 table quotes the clause-17 value adjusted for the 20 us
+//!   preamble+SIGNAL; we take 24 us).
+//! - DIFS = SIFS + 2 x slot (10.3.2.3.5); EIFS = SIFS + AckTxTime + DIFS
+//!   where AckTxTime is an Ack at the lowest mandatory PHY rate (10.3.2.3.7),
+//!   with the long preamble for DSSS rates.
+//! - ACKTimeout = CTSTimeout = SIFS + slot + aRxPHYStartDelay (10.3.2.9,
+//!   10.3.2.7).
+//! - Control-response rate: the highest rate of the BSSBasicRateSet that is
+//!   at most the eliciting frame's rate and of the same modulation class; if
+//!   none, the highest mandatory rate of that class at most that rate
+//!   (10.6.6.5.2). Default BSSBasicRateSet: the PHY's mandatory rates
+//!   (deviation: real APs often advertise fewer; set `basic_rates_mbps`).
+use super::rates::{Modulation, PhyStandard, Rate};
+use serde::{Deserialize, Serialize};
+use wifitcp_core::SimDur;
+use wifitcp_wire::wifi_frame::{ACK_LEN, CTS_LEN, RTS_LEN};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Preamble {
+    #[default]
+    Long,
+    Short,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum SlotKind {
+    #[default]
+    Short,
+    Long,
+}
+
+/// How frame airtime is computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum TimingModel {
+    /// The standard's TXTIME equations (OFDM symbol rounding etc.).
+    #[default]
+    Standard,
+    /// preamble + PLCP header + 8 L / rate, no symbol rounding: the model of
+    /// ns-2's Mac/802_11, used by papers simulated in ns-2 (e.g. the
+    /// Compound-TCP paper's Table II).
+    Linear,
+}
+
+/// Timing overrides, all in microseconds. Any value set here replaces the
+/// standard's value everywhere it is used.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PhyOverrides {
+    pub slot_us: Option<f64>,
+    pub sifs_us: Option<f64>,
+    pub difs_us: Option<f64>,
+    pub eifs_us: Option<f64>,
+    /// PLCP preamble duration.
+    pub preamble_us: Option<f64>,
+    /// PLCP header (SIGNAL) duration.
+    pub plcp_header_us: Option<f64>,
+    pub rx_phy_start_delay_us: Option<f64>,
+}
+
+/// The `[phy]` table of a scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PhyConfig {
+    pub standard: PhyStandard,
+    pub data_rate_mbps: f64,
+    /// Rate of control responses (ACK, CTS) and RTS; default by the rule above.
+    #[serde(default)]
+    pub control_rate_mbps: Option<f64>,
+    /// BSSBasicRateSet; default: the PHY's mandatory rates.
+    #[serde(default)]
+    pub basic_rates_mbps: Option<Vec<f64>>,
+    /// DSSS preamble (802.11b/g DSSS rates).
+    #[serde(default)]
+    pub preamble: Preamble,
+    /// 802.11g slot time.
+    #[serde(default)]
+    pub slot: SlotKind,
+    #[serde(default)]
+    pub timing_model: TimingModel,
+    #[serde(flatten)]
+    pub overrides: PhyOverrides,
+}
+
+/// Resolved timing of one BSS.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PhyTiming {
+    pub standard: PhyStandard,
+    pub model: TimingModel,
+    pub slot: SimDur,
+    pub sifs: SimDur,
+    pub difs: SimDur,
+    pub eifs: SimDur,
+    pub rx_phy_start_delay: SimDur,
+    pub data_rate: Rate,
+    pub control_rate: Rate,
+    pub cw_min_default: u32,
+    pub cw_max_default: u32,
+    preamble: Preamble,
+    preamble_override: Option<SimDur>,
+    header_override: Option<SimDur>,
+}
+
+fn us(x: f64) -> SimDur {
+    SimDur::from_micros_f64(x)
+}
+
+impl PhyTiming {
+    /// Resolve a configuration; errors are "field: reason".
+    pub fn from_config(c: &PhyConfig) -> Result<PhyTiming, String> {
+        let std = c.standard;
+        let data_rate = Rate::from_mbps(c.data_rate_mbps)
+            .filter(|r| std.modulation_of(*r).is_some())
+            .ok_or_else(|| {
+                let list: Vec<String> = std.rates().iter().map(|(r, _)| format!("{}", r.mbps())).collect();
+                format!("phy.data_rate_mbps: {} is not a rate of {:?} (one of {})", c.data_rate_mbps, std, list.join(", "))
+            })?;
+        let basic: Vec<Rate> = match &c.basic_rates_mbps {
+            None => std.mandatory_rates(),
+            Some(v) => {
+                let mut out = Vec::new();
+                for m in v {
+                    let r = Rate::from_mbps(*m)
+                        .filter(|r| std.modulation_of(*r).is_some())
+                        .ok_or_else(|| format!("phy.basic_rates_mbps: {m} is not a rate of {std:?}"))?;
+                    out.push(r);
+                }
+                if out.is_empty() {
+                    return Err("phy.basic_rates_mbps: must not be empty".into());
+                }
+                out
+            }
+        };
+        let control_rate = match c.control_rate_mbps {
+            Some(m) => Rate::from_mbps(m).filter(|r| m > 0.0 && r.0 > 0).ok_or_else(|| format!("phy.control_rate_mbps: invalid rate {m}"))?,
+            None => response_rate(std, &basic, data_rate),
+        };
+        if c.preamble == Preamble::Short && std == PhyStandard::Dot11a {
+            return Err("phy.preamble: 802.11a has no short preamble".into());
+        }
+        let o = &c.overrides;
+        for (name, v) in [
+            ("slot_us", o.slot_us),
+            ("sifs_us", o.sifs_us),
+            ("difs_us", o.difs_us),
+            ("eifs_us", o.eifs_us),
+            ("preamble_us", o.preamble_us),
+            ("plcp_header_us", o.plcp_header_us),
+            ("rx_phy_start_delay_us", o.rx_phy_start_delay_us),
+        ] {
+            if let Some(x) = v {
+                if !(x.is_finite() && (0.0..=1e6).contains(&x)) {
+                    return Err(format!("phy.{name}: must be between 0 and 1e6 us, got {x}"));
+                }
+            }
+        }
+        let (slot_us, sifs_us, rx_start_us, cw_min, cw_max) = match std {
+            PhyStandard::Dot11b => (20.0, 10.0, if c.preamble == Preamble::Short { 96.0 } else { 192.0 }, 31, 1023),
+            PhyStandard::Dot11a => (9.0, 16.0, 25.0, 15, 1023),
+            PhyStandard::Dot11g => (if c.slot == SlotKind::Long { 20.0 } else { 9.0 }, 10.0, 24.0, 15, 1023),
+        };
+        let slot = us(o.slot_us.unwrap_or(slot_us));
+        let sifs = us(o.sifs_us.unwrap_or(sifs_us));
+        let difs = o.difs_us.map(us).unwrap_or(sifs + slot * 2);
+        let mut t = PhyTiming {
+            standard: std,
+            model: c.timing_model,
+            slot,
+            sifs,
+            difs,
+            eifs: SimDur::ZERO,
+            rx_phy_start_delay: us(o.rx_phy_start_delay_us.unwrap_or(rx_start_us)),
+            data_rate,
+            control_rate,
+            cw_min_default: cw_min,
+            cw_max_default: cw_max,
+            preamble: c.preamble,
+            preamble_override: o.preamble_us.map(us),
+            header_override: o.plcp_header_us.map(us),
+        };
+        let lowest_mandatory = *std.mandatory_rates().iter().min().expect("mandatory rates");
+        t.eifs = match o.eifs_us {
+            Some(e) => us(e),
+            None => t.sifs + t.tx_time_with(ACK_LEN, lowest_mandatory, Preamble::Long) + t.difs,
+        };
+        Ok(t)
+    }
+
+    /// Airtime of a PPDU carrying `bytes` (MPDU length incl. FCS) at `rate`.
+    pub fn tx_time(&self, bytes: u32, rate: Rate) -> SimDur {
+        self.tx_time_with(bytes, rate, self.preamble)
+    }
+
+    fn tx_time_with(&self, bytes: u32, rate: Rate, preamble: Preamble) -> SimDur {
+        let bits = 8 * bytes as u64;
+        if rate.is_dsss() {
+            // 1 Mbit/s always uses the long preamble (16.2.2.3).
+            let short = preamble == Preamble::Short && rate.0 != 10;
+            let pre = self.preamble_override.unwrap_or(SimDur::from_micros(if short { 72 } else { 144 }));
+            let hdr = self.header_override.unwrap_or(SimDur::from_micros(if short { 24 } else { 48 }));
+            let payload = match self.model {
+                // ceil(8 L / rate) microseconds (16.3.4); rate in 100 kbit/s.
+                TimingModel::Standard => SimDur::from_micros((bits * 10).div_ceil(rate.0 as u64)),
+                TimingModel::Linear => SimDur::from_nanos((bits * 10_000).div_ceil(rate.0 as u64)),
+            };
+            pre + hdr + payload
+        } else {
+            let pre = self.preamble_override.unwrap_or(SimDur::from_micros(16));
+            let hdr = self.header_override.unwrap_or(SimDur::from_micros(4));
+            let ndbps = rate.ofdm_ndbps().expect("OFDM rate") as u64;
+            let payload = match self.model {
+                // SERVICE (16 bits) + PSDU + tail (6 bits) in 4 us symbols (17.4.3).
+                TimingModel::Standard => SimDur::from_micros(4 * (16 + bits + 6).div_ceil(ndbps)),
+                TimingModel::Linear => SimDur::from_nanos((bits * 10_000).div_ceil(rate.0 as u64)),
+            };
+            // ERP-OFDM signal extension (18.3.2.4).
+            let ext = if self.standard == PhyStandard::Dot11g && self.model == TimingModel::Standard {
+                SimDur::from_micros(6)
+            } else {
+                SimDur::ZERO
+            };
+            pre + hdr + payload + ext
+        }
+    }
+
+    pub fn ack_time(&self) -> SimDur {
+        self.tx_time(ACK_LEN, self.control_rate)
+    }
+    pub fn cts_time(&self) -> SimDur {
+        self.tx_time(CTS_LEN, self.control_rate)
+    }
+    pub fn rts_time(&self) -> SimDur {
+        self.tx_time(RTS_LEN, self.control_rate)
+    }
+    /// ACKTimeout (10.3.2.9); CTSTimeout has the same value (10.3.2.7).
+    pub fn ack_timeout(&self) -> SimDur {
+        self.sifs + self.slot + self.rx_phy_start_delay
+    }
+    pub fn data_time(&self, mpdu_bytes: u32) -> SimDur {
+        self.tx_time(mpdu_bytes, self.data_rate)
+    }
+}
+
+/// Control-response rate rule of 10.6.6.5.2.
+pub fn response_rate(std: PhyStandard, basic: &[Rate], eliciting: Rate) -> Rate {
+    let class = std.modulation_of(eliciting).unwrap_or(Modulation::Ofdm);
+    let same = |r: &&Rate| std.modulation_of(**r) == Some(class) && **r <= eliciting;
+    let mandatory = std.mandatory_rates();
+    basic
+        .iter()
+        .filter(same)
+        .max()
+        .or_else(|| mandatory.iter().filter(same).max())
+        .copied()
+        .unwrap_or(eliciting)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(std: PhyStandard, rate: f64) -> PhyConfig {
+        PhyConfig {
+            standard: std,
+            data_rate_mbps: rate,
+            control_rate_mbps: None,
+            basic_rates_mbps: None,
+            preamble: Preamble::Long,
+            slot: SlotKind::Short,
+            timing_model: TimingModel::Standard,
+            overrides: PhyOverrides::default(),
+        }
+    }
+
+    #[test]
+    fn ofdm_54_frame_and_ack() {
+        let t = PhyTiming::from_config(&cfg(PhyStandard::Dot11a, 54.0)).unwrap();
+        // 1528-byte MPDU: ceil((16+12224+6)/216) = 57 symbols -> 20 + 228 us.
+        assert_eq!(t.data_time(1528), SimDur::from_micros(248));
+        assert_eq!(t.control_rate, Rate(240));
+        // ACK at 24 Mbit/s: ceil((16+112+6)/96) = 2 symbols -> 28 us.
+        assert_eq!(t.ack_time(), SimDur::from_micros(28));
+        assert_eq!(t.difs, SimDur::from_micros(34));
+        // EIFS = 16 + ACK@6 Mbit/s (44 us) + 34
+        assert_eq!(t.eifs, SimDur::from_micros(94));
+        assert_eq!(t.ack_timeout(), SimDur::from_micros(16 + 9 + 25));
+    }
+
+    #[test]
+    fn erp_adds_signal_extension_and_short_sifs() {
+        let t = PhyTiming::from_config(&cfg(PhyStandard::Dot11g, 24.0)).unwrap();
+        // 1528 B at 24: ceil(12246/96) = 128 symbols -> 20 + 512 + 6.
+        assert_eq!(t.data_time(1528), SimDur::from_micros(538));
+        assert_eq!(t.sifs, SimDur::from_micros(10));
+        assert_eq!(t.difs, SimDur::from_micros(28));
+        assert_eq!(t.control_rate, Rate(240));
+        // EIFS uses the lowest mandatory rate, 1 Mbit/s DSSS long preamble: 304 us.
+        assert_eq!(t.eifs, SimDur::from_micros(10 + 304 + 28));
+    }
+
+    #[test]
+    fn dsss_11_with_long_and_short_preamble() {
+        let mut c = cfg(PhyStandard::Dot11b, 11.0);
+        let t = PhyTiming::from_config(&c).unwrap();
+        // ceil(1528*8/11) = 1112 us + 192
+        assert_eq!(t.data_time(1528), SimDur::from_micros(1304));
+        assert_eq!(t.control_rate, Rate(110));
+        assert_eq!(t.eifs, SimDur::from_micros(10 + 304 + 50));
+        c.preamble = Preamble::Short;
+        let s = PhyTiming::from_config(&c).unwrap();
+        assert_eq!(s.data_time(1528), SimDur::from_micros(1208));
+    }
+
+    #[test]
+    fn response_rate_rule() {
+        let std = PhyStandard::Dot11a;
+        let basic = [Rate(60), Rate(120)];
+        assert_eq!(response_rate(std, &basic, Rate(540)), Rate(120));
+        assert_eq!(response_rate(std, &basic, Rate(90)), Rate(60));
+        // 802.11g with only DSSS basic rates: ERP-OFDM data falls back to
+        // the mandatory OFDM rates.
+        let g = PhyStandard::Dot11g;
+        assert_eq!(response_rate(g, &[Rate(10), Rate(20)], Rate(540)), Rate(240));
+        assert_eq!(response_rate(g, &[Rate(10), Rate(20)], Rate(110)), Rate(20));
+    }
+
+    #[test]
+    fn pokhrel_table_ii_overrides() {
+        let mut c = cfg(PhyStandard::Dot11g, 36.0);
+        c.control_rate_mbps = Some(2.0);
+        c.timing_model = TimingModel::Linear;
+        c.overrides = PhyOverrides {
+            slot_us: Some(20.0),
+            sifs_us: Some(10.0),
+            difs_us: Some(50.0),
+            eifs_us: Some(308.0),
+            preamble_us: Some(144.0),
+            plcp_header_us: Some(48.0),
+            rx_phy_start_delay_us: None,
+        };
+        let t = PhyTiming::from_config(&c).unwrap();
+        // ACK at 2 Mbit/s: 192 + 56 = 248 us, so EIFS = 10 + 248 + 50 = 308.
+        assert_eq!(t.ack_time(), SimDur::from_micros(248));
+        assert_eq!(t.eifs, SimDur::from_micros(308));
+        assert_eq!(t.slot, SimDur::from_micros(20));
+        assert_eq!(t.data_time(1500), SimDur::from_nanos(192_000 + 333_334));
+    }
+
+    #[test]
+    fn bad_rate_is_a_field_error() {
+        let e = PhyTiming::from_config(&cfg(PhyStandard::Dot11a, 11.0)).unwrap_err();
+        assert!(e.starts_with("phy.data_rate_mbps:"), "{e}");
+    }
+}
