@@ -3,4 +3,5 @@
 //! next wake-up time; the simulator's medium connects them).
 pub mod channel;
 pub mod mac;
+pub mod medium;
 pub mod phy;

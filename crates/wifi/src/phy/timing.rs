@@ -223,10 +223,12 @@ impl PhyTiming {
         } else {
             let pre = self.preamble_override.unwrap_or(SimDur::from_micros(16));
             let hdr = self.header_override.unwrap_or(SimDur::from_micros(4));
-            let ndbps = rate.ofdm_ndbps().expect("OFDM rate") as u64;
             let payload = match self.model {
                 // SERVICE (16 bits) + PSDU + tail (6 bits) in 4 us symbols (17.4.3).
-                TimingModel::Standard => SimDur::from_micros(4 * (16 + bits + 6).div_ceil(ndbps)),
+                TimingModel::Standard => {
+                    let ndbps = rate.ofdm_ndbps().expect("OFDM rate") as u64;
+                    SimDur::from_micros(4 * (16 + bits + 6).div_ceil(ndbps))
+                }
                 TimingModel::Linear => SimDur::from_nanos((bits * 10_000).div_ceil(rate.0 as u64)),
             };
             // ERP-OFDM signal extension (18.3.2.4).

@@ -1,0 +1,405 @@
+//! The Distributed Coordination Function (IEEE 802.11-2020 clause 10.3).
+//!
+//! One instance per station. Carrier sense is the union of the physical CCA
+//! state (reported by the caller through `on_cca`) and the NAV (10.3.2.4).
+//! Backoff is never advanced slot by slot: while the medium is free the
+//! state holds the instant counting starts (`count_from` = end of DIFS or
+//! EIFS) and the remaining slot count, so the transmission instant is
+//! `count_from + slots * aSlotTime`; when the medium turns busy the elapsed
+//! whole slots are subtracted (10.3.4.3: a slot counts only if the medium was
+//! idle for the whole slot). Cost is per frame, not per slot.
+//!
+//! Deviations from the standard, each also noted at the code:
+//! - Retry limits count retransmissions: an MSDU is discarded after
+//!   `limit + 1` failed attempts (ns-2 and the papers' convention; the
+//!   2020 text discards when the count *reaches* the limit).
+//! - One retry counter per MSDU drives both CW doubling and discard (the
+//!   standard also keeps station-wide SSRC/SLRC; they coincide for a
+//!   station that serves one MSDU at a time, as here).
+//! - A failed exchange ends at the ACK/CTS timeout; the station then needs
+//!   DIFS of idle medium after it before counting (ns-3 does the same).
+mod backoff;
+mod params;
+#[cfg(test)]
+mod tests;
+
+pub use params::{DcfParams, MacCounters};
+
+use super::frame::{Frame, FrameKind, MacAddr, MacOutput};
+use std::collections::HashMap;
+use wifitcp_core::{DropReason, RngStream, SimDur, SimTime};
+use wifitcp_wire::wifi_frame::{data_mpdu_len, msdu_len, ACK_LEN, CTS_LEN, RTS_LEN};
+use wifitcp_wire::Packet;
+
+/// The MSDU in service.
+#[derive(Debug)]
+struct InService {
+    pkt: Packet,
+    ra: MacAddr,
+    seq: u16,
+    mpdu_bytes: u32,
+    /// Failed attempts so far (short or long count, see `uses_rts`).
+    retries: u32,
+    uses_rts: bool,
+    /// When the MSDU became available to the MAC.
+    ready_at: SimTime,
+}
+
+/// Where the frame exchange stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Exchange {
+    /// Contending (or post-backoff) or nothing to do.
+    Idle,
+    /// Our own frame is on the air.
+    Transmitting(FrameKind),
+    /// Waiting for an ACK or CTS until `deadline` (10.3.2.9, 10.3.2.7).
+    AwaitResponse { kind: FrameKind, deadline: SimTime, rx_started: bool },
+}
+
+pub struct Dcf {
+    pub addr: MacAddr,
+    p: DcfParams,
+    rng: RngStream,
+    cur: Option<InService>,
+    ex: Exchange,
+    /// A response (ACK, CTS) or the data frame after a CTS, due at a time.
+    scheduled: Option<(SimTime, Frame)>,
+    // --- carrier sense ---
+    cca_busy: bool,
+    cca_idle_at: SimTime,
+    nav_end: SimTime,
+    /// End of our own last busy period (own transmission or timeout).
+    self_busy_until: SimTime,
+    /// Last frame detected was received in error and no correct frame since
+    /// (10.3.2.3.7): defer EIFS instead of DIFS.
+    use_eifs: bool,
+    // --- backoff ---
+    cw: u32,
+    backoff: Option<u32>,
+    count_from: Option<SimTime>,
+    // --- sequence numbers and duplicate detection (10.3.2.14) ---
+    next_seq: u16,
+    rx_cache: HashMap<MacAddr, u16>,
+    pub counters: MacCounters,
+}
+
+impl Dcf {
+    pub fn new(addr: MacAddr, p: DcfParams, rng: RngStream) -> Dcf {
+        let cw = p.cw_min;
+        Dcf {
+            addr,
+            p,
+            rng,
+            cur: None,
+            ex: Exchange::Idle,
+            scheduled: None,
+            cca_busy: false,
+            cca_idle_at: SimTime::ZERO,
+            nav_end: SimTime::ZERO,
+            self_busy_until: SimTime::ZERO,
+            use_eifs: false,
+            cw,
+            backoff: None,
+            count_from: None,
+            next_seq: 0,
+            rx_cache: HashMap::new(),
+            counters: MacCounters::default(),
+        }
+    }
+
+    pub fn params(&self) -> &DcfParams {
+        &self.p
+    }
+
+    /// Whether the MAC can take a new MSDU.
+    pub fn is_ready(&self) -> bool {
+        self.cur.is_none()
+    }
+
+    /// The MSDU in service, if any (for end-of-run accounting).
+    pub fn in_service(&self) -> Option<&Packet> {
+        self.cur.as_ref().map(|c| &c.pkt)
+    }
+
+    /// Hand the MAC its next MSDU for `ra`. Precondition: `is_ready()`.
+    pub fn start_msdu(&mut self, now: SimTime, pkt: Packet, ra: MacAddr, out: &mut Vec<MacOutput>) {
+        assert!(self.cur.is_none(), "start_msdu while an MSDU is in service");
+        let _ = out;
+        let mpdu_bytes = data_mpdu_len(msdu_len(pkt.ip_len()));
+        let seq = self.next_seq;
+        self.next_seq = (self.next_seq + 1) % 4096;
+        // 10.3.2.7 / 10.3.4.4: frames longer than dot11RTSThreshold use RTS/CTS.
+        let uses_rts = mpdu_bytes > self.p.rts_threshold;
+        self.cur = Some(InService { pkt, ra, seq, mpdu_bytes, retries: 0, uses_rts, ready_at: now });
+        if self.backoff.is_none() {
+            // 10.3.4.2: a frame arriving to an idle medium (and no backoff
+            // pending) may be sent once the medium has been idle for DIFS;
+            // if the medium is busy the STA defers and then backs off.
+            let free = self.medium_free_since().is_some();
+            self.backoff = Some(if free { 0 } else { self.draw_backoff() });
+        }
+        self.resume();
+    }
+
+    /// Physical carrier sense changed (another station's energy).
+    pub fn on_cca(&mut self, now: SimTime, busy: bool, out: &mut Vec<MacOutput>) {
+        let _ = out;
+        if busy {
+            self.freeze(now);
+            self.cca_busy = true;
+            if let Exchange::AwaitResponse { rx_started, .. } = &mut self.ex {
+                *rx_started = true;
+            }
+        } else {
+            self.cca_busy = false;
+            self.cca_idle_at = now;
+            self.resume();
+        }
+    }
+
+    /// A frame ended at this station. `ok` is false if it was corrupted
+    /// (collision or channel error). Called before `on_cca(now, false)`.
+    pub fn on_rx_end(&mut self, now: SimTime, f: &Frame, ok: bool, out: &mut Vec<MacOutput>) {
+        if !ok {
+            // 10.3.2.3.7: EIFS after a frame received in error.
+            self.use_eifs = true;
+            self.counters.rx_errors += 1;
+            if let Exchange::AwaitResponse { kind, .. } = self.ex {
+                self.exchange_failed(now, kind, out);
+            }
+            return;
+        }
+        // A correct reception ends the EIFS condition (10.3.2.3.7).
+        self.use_eifs = false;
+        if f.ra != self.addr {
+            // 10.3.2.4: third parties update their NAV from Duration.
+            self.nav_end = self.nav_end.max(now + f.duration);
+            if let Exchange::AwaitResponse { kind, .. } = self.ex {
+                self.exchange_failed(now, kind, out);
+            }
+            return;
+        }
+        match f.kind {
+            FrameKind::Data => self.rx_data(now, f, out),
+            FrameKind::Rts => self.rx_rts(now, f),
+            FrameKind::Ack => self.rx_ack(now, out),
+            FrameKind::Cts => self.rx_cts(now),
+        }
+    }
+
+    /// Our own transmission ended.
+    pub fn on_tx_end(&mut self, now: SimTime, out: &mut Vec<MacOutput>) {
+        let Exchange::Transmitting(kind) = self.ex else {
+            panic!("on_tx_end without a transmission");
+        };
+        self.self_busy_until = now;
+        self.ex = Exchange::Idle;
+        match kind {
+            FrameKind::Data | FrameKind::Rts => {
+                let resp = if kind == FrameKind::Data { FrameKind::Ack } else { FrameKind::Cts };
+                self.ex = Exchange::AwaitResponse { kind: resp, deadline: now + self.p.timing.ack_timeout(), rx_started: false };
+            }
+            FrameKind::Ack | FrameKind::Cts => {}
+        }
+        self.resume();
+        if self.cur.is_none() {
+            out.push(MacOutput::Ready);
+        }
+    }
+
+    /// The caller woke us at `next_wakeup()`.
+    pub fn on_wake(&mut self, now: SimTime, out: &mut Vec<MacOutput>) {
+        if let Some((at, _)) = &self.scheduled {
+            if *at == now {
+                let (_, f) = self.scheduled.take().expect("scheduled");
+                self.transmit(now, f, out);
+                return;
+            }
+        }
+        if let Exchange::AwaitResponse { kind, deadline, rx_started: false } = self.ex {
+            if deadline == now {
+                // 10.3.2.9: no PHY-RXSTART within the timeout: failure.
+                self.self_busy_until = now;
+                self.exchange_failed(now, kind, out);
+                return;
+            }
+        }
+        if self.contention_wake() == Some(now) {
+            self.access(now, out);
+        }
+    }
+
+    /// When the caller must call `on_wake` next (`SimTime::NEVER` if not).
+    pub fn next_wakeup(&self) -> SimTime {
+        let mut t = SimTime::NEVER;
+        if let Some((at, _)) = &self.scheduled {
+            t = t.min(*at);
+        }
+        if let Exchange::AwaitResponse { deadline, rx_started: false, .. } = self.ex {
+            t = t.min(deadline);
+        }
+        if let Some(c) = self.contention_wake() {
+            t = t.min(c);
+        }
+        t
+    }
+
+    // ------------------------------------------------------------------
+    // Transmissions
+
+    /// Backoff reached zero: start the frame exchange (10.3.4.3).
+    fn access(&mut self, now: SimTime, out: &mut Vec<MacOutput>) {
+        self.backoff = None;
+        self.count_from = None;
+        let t = &self.p.timing;
+        let cur = self.cur.as_ref().expect("access without MSDU");
+        let data_time = t.data_time(cur.mpdu_bytes);
+        let f = if cur.uses_rts {
+            // 9.2.5.2: RTS Duration = 3 SIFS + CTS + DATA + ACK.
+            Frame {
+                kind: FrameKind::Rts,
+                ta: self.addr,
+                ra: cur.ra,
+                duration: t.sifs * 3 + t.cts_time() + data_time + t.ack_time(),
+                seq: 0,
+                retry: false,
+                mpdu_bytes: RTS_LEN,
+                rate: t.control_rate,
+                airtime: t.rts_time(),
+                msdu: None,
+            }
+        } else {
+            self.data_frame()
+        };
+        self.counters.attempts += 1;
+        if cur.retries > 0 {
+            self.counters.retries += 1;
+        }
+        self.transmit(now, f, out);
+    }
+
+    fn data_frame(&self) -> Frame {
+        let t = &self.p.timing;
+        let cur = self.cur.as_ref().expect("data frame without MSDU");
+        Frame {
+            kind: FrameKind::Data,
+            ta: self.addr,
+            ra: cur.ra,
+            // 9.2.5.2: Duration of a unicast data frame = SIFS + ACK.
+            duration: t.sifs + t.ack_time(),
+            seq: cur.seq,
+            retry: cur.retries > 0,
+            mpdu_bytes: cur.mpdu_bytes,
+            rate: t.data_rate,
+            airtime: t.data_time(cur.mpdu_bytes),
+            msdu: Some(cur.pkt.clone()),
+        }
+    }
+
+    fn transmit(&mut self, now: SimTime, f: Frame, out: &mut Vec<MacOutput>) {
+        self.freeze(now);
+        self.ex = Exchange::Transmitting(f.kind);
+        self.self_busy_until = now + f.airtime;
+        out.push(MacOutput::StartTx(f));
+    }
+
+    fn response(&self, kind: FrameKind, ra: MacAddr, duration: SimDur) -> Frame {
+        let t = &self.p.timing;
+        let (bytes, airtime) = match kind {
+            FrameKind::Ack => (ACK_LEN, t.ack_time()),
+            _ => (CTS_LEN, t.cts_time()),
+        };
+        Frame { kind, ta: self.addr, ra, duration, seq: 0, retry: false, mpdu_bytes: bytes, rate: t.control_rate, airtime, msdu: None }
+    }
+
+    // ------------------------------------------------------------------
+    // Receptions addressed to us
+
+    fn rx_data(&mut self, now: SimTime, f: &Frame, out: &mut Vec<MacOutput>) {
+        // 10.3.2.9: acknowledge after SIFS regardless of the medium state.
+        let ack = self.response(FrameKind::Ack, f.ta, SimDur::ZERO);
+        self.scheduled = Some((now + self.p.timing.sifs, ack));
+        // 10.3.2.14: a retried frame whose sequence number matches the cache
+        // is a duplicate: acknowledge it but do not deliver it again.
+        let dup = f.retry && self.rx_cache.get(&f.ta) == Some(&f.seq);
+        self.rx_cache.insert(f.ta, f.seq);
+        if dup {
+            self.counters.rx_duplicates += 1;
+            return;
+        }
+        let msdu = f.msdu.clone().expect("data frame without MSDU");
+        self.counters.rx_delivered += 1;
+        out.push(MacOutput::Deliver { from: f.ta, msdu });
+    }
+
+    fn rx_rts(&mut self, now: SimTime, f: &Frame) {
+        // 10.3.2.7: answer with CTS after SIFS only if the NAV is idle.
+        if self.nav_end > now {
+            return;
+        }
+        let t = &self.p.timing;
+        let d = f.duration.saturating_sub(t.sifs + t.cts_time());
+        let cts = self.response(FrameKind::Cts, f.ta, d);
+        self.scheduled = Some((now + t.sifs, cts));
+    }
+
+    fn rx_ack(&mut self, now: SimTime, out: &mut Vec<MacOutput>) {
+        if !matches!(self.ex, Exchange::AwaitResponse { kind: FrameKind::Ack, .. }) {
+            return;
+        }
+        self.ex = Exchange::Idle;
+        self.self_busy_until = now;
+        let cur = self.cur.take().expect("ACK without MSDU");
+        self.counters.successes += 1;
+        // 10.3.4.3: CW reset after a successful attempt, then a new backoff
+        // (post-backoff) even if no frame is queued.
+        self.cw = self.p.cw_min;
+        self.backoff = Some(self.draw_backoff());
+        out.push(MacOutput::Acked(cur.pkt));
+        out.push(MacOutput::Ready);
+    }
+
+    fn rx_cts(&mut self, now: SimTime) {
+        if !matches!(self.ex, Exchange::AwaitResponse { kind: FrameKind::Cts, .. }) {
+            return;
+        }
+        self.ex = Exchange::Idle;
+        // 10.3.4.4: a CTS resets the short retry count of the MSDU; data
+        // failures from now on count against the long retry limit.
+        if let Some(c) = self.cur.as_mut() {
+            c.retries = 0;
+        }
+        let data = self.data_frame();
+        self.scheduled = Some((now + self.p.timing.sifs, data));
+    }
+
+    /// No (valid) response: 10.3.4.4 retry procedure.
+    fn exchange_failed(&mut self, now: SimTime, kind: FrameKind, out: &mut Vec<MacOutput>) {
+        let _ = now;
+        self.ex = Exchange::Idle;
+        self.counters.failures += 1;
+        let cur = self.cur.as_mut().expect("failed exchange without MSDU");
+        cur.retries += 1;
+        // Data frames sent after RTS/CTS count against the long limit.
+        let limit = if kind == FrameKind::Ack && cur.uses_rts { self.p.long_retry_limit } else { self.p.short_retry_limit };
+        // CW doubles: CW = min(2 (CW + 1) - 1, CWmax) (10.3.4.3).
+        self.cw = (2 * (self.cw + 1) - 1).min(self.p.cw_max);
+        if cur.retries > limit {
+            // Deviation (see module docs): discard after limit + 1 attempts.
+            let cur = self.cur.take().expect("in service");
+            self.counters.drops_retry_limit += 1;
+            self.cw = self.p.cw_min;
+            self.backoff = Some(self.draw_backoff());
+            out.push(MacOutput::Dropped(cur.pkt, DropReason::RetryLimit));
+            out.push(MacOutput::Ready);
+        } else {
+            self.backoff = Some(self.draw_backoff());
+        }
+        self.resume();
+    }
+
+    fn draw_backoff(&mut self) -> u32 {
+        // Uniform over [0, CW] (10.3.3).
+        self.rng.below(self.cw as u64 + 1) as u32
+    }
+}

@@ -1,0 +1,40 @@
+//! DCF parameters and counters.
+use crate::phy::PhyTiming;
+
+/// MIB values of the DCF (Annex C names in comments).
+#[derive(Clone, Debug)]
+pub struct DcfParams {
+    pub timing: PhyTiming,
+    /// aCWmin.
+    pub cw_min: u32,
+    /// aCWmax.
+    pub cw_max: u32,
+    /// dot11ShortRetryLimit (retransmissions of frames up to the RTS
+    /// threshold, and of RTS frames).
+    pub short_retry_limit: u32,
+    /// dot11LongRetryLimit (retransmissions of data frames sent after RTS/CTS).
+    pub long_retry_limit: u32,
+    /// dot11RTSThreshold in bytes: MPDUs longer than this use RTS/CTS.
+    pub rts_threshold: u32,
+}
+
+/// Per-station MAC counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MacCounters {
+    /// Frame exchanges started by winning contention (data or RTS).
+    pub attempts: u64,
+    /// Of those, retransmissions.
+    pub retries: u64,
+    /// MSDUs acknowledged.
+    pub successes: u64,
+    /// Exchanges that got no valid ACK/CTS.
+    pub failures: u64,
+    /// MSDUs discarded at the retry limit.
+    pub drops_retry_limit: u64,
+    /// Frames received in error (collision or channel error).
+    pub rx_errors: u64,
+    /// Data frames received and delivered up.
+    pub rx_delivered: u64,
+    /// Duplicate data frames discarded (10.3.2.14).
+    pub rx_duplicates: u64,
+}

@@ -1,0 +1,66 @@
+//! Frames as the MAC and the medium exchange them.
+use crate::phy::Rate;
+use wifitcp_core::{DropReason, SimDur};
+use wifitcp_wire::Packet;
+
+/// A station's address within its BSS (dense index; the simulator maps it
+/// to a node).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MacAddr(pub u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameKind {
+    Data,
+    Ack,
+    Rts,
+    Cts,
+}
+
+impl FrameKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FrameKind::Data => "data",
+            FrameKind::Ack => "ack",
+            FrameKind::Rts => "rts",
+            FrameKind::Cts => "cts",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Frame {
+    pub kind: FrameKind,
+    /// Transmitter address.
+    pub ta: MacAddr,
+    /// Receiver address.
+    pub ra: MacAddr,
+    /// Duration/ID field: NAV set by third parties that decode the frame
+    /// (9.2.5, 10.3.2.4), counted from the end of the frame.
+    pub duration: SimDur,
+    /// Sequence number (data frames), modulo 4096 (9.2.4.4.2).
+    pub seq: u16,
+    /// Retry subfield of Frame Control (9.2.4.1.6).
+    pub retry: bool,
+    /// MPDU length including header and FCS, in bytes.
+    pub mpdu_bytes: u32,
+    pub rate: Rate,
+    pub airtime: SimDur,
+    /// The MSDU of a data frame.
+    pub msdu: Option<Packet>,
+}
+
+/// What a MAC asks its caller to do or tells it.
+#[derive(Debug)]
+pub enum MacOutput {
+    /// Put this frame on the medium now; the caller calls `on_tx_end` after
+    /// `frame.airtime`.
+    StartTx(Frame),
+    /// A new (non-duplicate) MSDU was received for the upper layer.
+    Deliver { from: MacAddr, msdu: Packet },
+    /// The MSDU in service was acknowledged.
+    Acked(Packet),
+    /// The MSDU in service was discarded.
+    Dropped(Packet, DropReason),
+    /// The MAC has no MSDU in service and can take one (`start_msdu`).
+    Ready,
+}

@@ -1,0 +1,260 @@
+//! One collision domain (a BSS whose stations all hear each other).
+//!
+//! [`Bss`] owns the station MACs and the transmissions on the air, and is
+//! itself sans-I/O: the caller feeds it `now` plus an input (a station's
+//! wake-up, the end of a transmission, an MSDU for a station) and receives
+//! [`BssOutput`]s, including the wake-ups and transmission ends it must
+//! schedule. Model, with its deviations from a radio:
+//! - Any overlap of two transmissions destroys every frame involved; a
+//!   station that transmits during a frame does not receive that frame.
+//! - Propagation delay is zero: stations that choose the same slot start at
+//!   the same nanosecond and collide.
+//! - Physical carrier sense is busy at a station while any other station
+//!   transmits (no capture, no hidden nodes in one domain).
+//! - Channel errors come from a [`FrameErrorModel`] and affect the intended
+//!   receiver of data frames only; third parties decode the frame (so they
+//!   set their NAV and use DIFS, not EIFS). Control frames are error-free.
+use crate::mac::{Dcf, Frame, FrameKind, MacAddr, MacOutput};
+use wifitcp_core::{DropReason, RngStream, SimTime};
+use wifitcp_wire::Packet;
+
+/// Probability that a data frame from `ta` to `ra` is received correctly
+/// when no collision occurs.
+pub trait FrameErrorModel {
+    fn success_prob(&self, ta: MacAddr, ra: MacAddr, frame: &Frame) -> f64;
+}
+
+/// A fixed frame error rate per station and direction; station 0 is the AP.
+#[derive(Clone, Debug, Default)]
+pub struct FixedPer {
+    /// Error rate of frames from station i to the AP.
+    pub uplink: Vec<f64>,
+    /// Error rate of frames from the AP to station i.
+    pub downlink: Vec<f64>,
+}
+
+impl FrameErrorModel for FixedPer {
+    fn success_prob(&self, ta: MacAddr, ra: MacAddr, _f: &Frame) -> f64 {
+        let per = if ra.0 == 0 {
+            self.uplink.get(ta.0 as usize).copied().unwrap_or(0.0)
+        } else if ta.0 == 0 {
+            self.downlink.get(ra.0 as usize).copied().unwrap_or(0.0)
+        } else {
+            0.0
+        };
+        1.0 - per
+    }
+}
+
+/// Medium-level counters of one station.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MediumCounters {
+    /// Data/RTS frames this station started.
+    pub initial_frames: u64,
+    /// Of those, frames that overlapped another transmission.
+    pub collided: u64,
+    /// Data frames lost to the channel error model.
+    pub channel_errors: u64,
+    /// Airtime used by this station's transmissions, in ns.
+    pub airtime_ns: u64,
+}
+
+#[derive(Debug)]
+struct OnAir {
+    id: u64,
+    sender: usize,
+    frame: Frame,
+    corrupted: bool,
+    /// Stations (other than the sender) that transmitted during this frame.
+    overlapped_by: Vec<usize>,
+}
+
+#[derive(Debug)]
+pub enum BssOutput {
+    /// Call `wake(sta, gen)` at `at` (a later one supersedes it).
+    Wake { sta: usize, at: SimTime, gen: u64 },
+    /// Call `tx_end(id)` at `at`.
+    TxEnd { id: u64, at: SimTime },
+    /// Station `sta` received a new MSDU from `from`.
+    Deliver { sta: usize, from: usize, msdu: Packet },
+    /// Station `sta`'s MSDU was acknowledged.
+    Acked { sta: usize, msdu: Packet },
+    /// Station `sta` discarded an MSDU.
+    Dropped { sta: usize, msdu: Packet, reason: DropReason },
+    /// Station `sta` can take its next MSDU.
+    Ready { sta: usize },
+}
+
+pub struct Bss {
+    pub macs: Vec<Dcf>,
+    pub medium: Vec<MediumCounters>,
+    errors: Box<dyn FrameErrorModel>,
+    rng: RngStream,
+    air: Vec<OnAir>,
+    next_tx: u64,
+    wake_at: Vec<SimTime>,
+    wake_gen: Vec<u64>,
+    scratch: Vec<MacOutput>,
+}
+
+impl Bss {
+    pub fn new(macs: Vec<Dcf>, errors: Box<dyn FrameErrorModel>, rng: RngStream) -> Bss {
+        let n = macs.len();
+        for (i, m) in macs.iter().enumerate() {
+            assert_eq!(m.addr, MacAddr(i as u32), "MAC addresses must be their index");
+        }
+        Bss {
+            macs,
+            medium: vec![MediumCounters::default(); n],
+            errors,
+            rng,
+            air: Vec::new(),
+            next_tx: 0,
+            wake_at: vec![SimTime::NEVER; n],
+            wake_gen: vec![0; n],
+            scratch: Vec::new(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.macs.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.macs.is_empty()
+    }
+
+    /// Packets on the air or in service at the MACs (end-of-run ledger).
+    pub fn packets_in_service(&self) -> impl Iterator<Item = &Packet> {
+        self.macs.iter().filter_map(|m| m.in_service())
+    }
+
+    /// Schedule every station's pending wake-up (call once at start, or
+    /// after changing MAC state from outside).
+    pub fn reschedule_all(&mut self, out: &mut Vec<BssOutput>) {
+        for t in 0..self.macs.len() {
+            self.reschedule(t, out);
+        }
+    }
+
+    /// Give station `sta` an MSDU for station `ra`.
+    pub fn give_msdu(&mut self, now: SimTime, sta: usize, msdu: Packet, ra: usize, out: &mut Vec<BssOutput>) {
+        let mut mo = std::mem::take(&mut self.scratch);
+        self.macs[sta].start_msdu(now, msdu, MacAddr(ra as u32), &mut mo);
+        self.apply(now, sta, &mut mo, out);
+        self.scratch = mo;
+        self.reschedule(sta, out);
+    }
+
+    /// A scheduled wake-up fired.
+    pub fn wake(&mut self, now: SimTime, sta: usize, gen: u64, out: &mut Vec<BssOutput>) {
+        if self.wake_gen[sta] != gen || self.wake_at[sta] != now {
+            return; // superseded
+        }
+        self.wake_at[sta] = SimTime::NEVER;
+        let mut mo = std::mem::take(&mut self.scratch);
+        self.macs[sta].on_wake(now, &mut mo);
+        self.apply(now, sta, &mut mo, out);
+        self.scratch = mo;
+        self.reschedule(sta, out);
+    }
+
+    /// A transmission ended.
+    pub fn tx_end(&mut self, now: SimTime, id: u64, out: &mut Vec<BssOutput>) {
+        let pos = self.air.iter().position(|t| t.id == id).expect("unknown transmission");
+        let tx = self.air.swap_remove(pos);
+        let s = tx.sender;
+        let mut mo = std::mem::take(&mut self.scratch);
+        self.macs[s].on_tx_end(now, &mut mo);
+        self.apply(now, s, &mut mo, out);
+        if tx.corrupted && matches!(tx.frame.kind, FrameKind::Data | FrameKind::Rts) {
+            self.medium[s].collided += 1;
+        }
+        let ra = tx.frame.ra.0 as usize;
+        let mut ok_at_ra = !tx.corrupted;
+        if ok_at_ra && tx.frame.kind == FrameKind::Data {
+            let p = self.errors.success_prob(tx.frame.ta, tx.frame.ra, &tx.frame);
+            if p < 1.0 && !self.rng.bernoulli(p) {
+                ok_at_ra = false;
+                self.medium[s].channel_errors += 1;
+            }
+        }
+        for t in 0..self.macs.len() {
+            if t == s || tx.overlapped_by.contains(&t) {
+                continue;
+            }
+            if tx.corrupted && self.air.iter().any(|a| a.sender != t) {
+                // Overlapping frames make one corrupted reception, reported
+                // when the last of them ends.
+                continue;
+            }
+            let ok = if t == ra { ok_at_ra } else { !tx.corrupted };
+            self.macs[t].on_rx_end(now, &tx.frame, ok, &mut mo);
+            self.apply(now, t, &mut mo, out);
+        }
+        for t in 0..self.macs.len() {
+            if t != s && !self.air.iter().any(|a| a.sender != t) {
+                self.macs[t].on_cca(now, false, &mut mo);
+                self.apply(now, t, &mut mo, out);
+            }
+        }
+        self.scratch = mo;
+        for t in 0..self.macs.len() {
+            self.reschedule(t, out);
+        }
+    }
+
+    /// Translate MAC outputs of station `sta`.
+    fn apply(&mut self, now: SimTime, sta: usize, mo: &mut Vec<MacOutput>, out: &mut Vec<BssOutput>) {
+        // Drain in order; a StartTx touches other stations.
+        let items: Vec<MacOutput> = mo.drain(..).collect();
+        for o in items {
+            match o {
+                MacOutput::StartTx(f) => self.start_tx(now, sta, f, out),
+                MacOutput::Deliver { from, msdu } => out.push(BssOutput::Deliver { sta, from: from.0 as usize, msdu }),
+                MacOutput::Acked(msdu) => out.push(BssOutput::Acked { sta, msdu }),
+                MacOutput::Dropped(msdu, reason) => out.push(BssOutput::Dropped { sta, msdu, reason }),
+                MacOutput::Ready => out.push(BssOutput::Ready { sta }),
+            }
+        }
+    }
+
+    fn start_tx(&mut self, now: SimTime, s: usize, f: Frame, out: &mut Vec<BssOutput>) {
+        let id = self.next_tx;
+        self.next_tx += 1;
+        let end = now + f.airtime;
+        if matches!(f.kind, FrameKind::Data | FrameKind::Rts) {
+            self.medium[s].initial_frames += 1;
+        }
+        self.medium[s].airtime_ns += f.airtime.as_nanos();
+        let corrupted = !self.air.is_empty();
+        for a in self.air.iter_mut() {
+            a.corrupted = true;
+            a.overlapped_by.push(s);
+        }
+        // Stations that saw an idle medium (no transmission by anyone else)
+        // now sense it busy.
+        let mut mo = std::mem::take(&mut self.scratch);
+        for t in 0..self.macs.len() {
+            if t != s && !self.air.iter().any(|a| a.sender != t) {
+                self.macs[t].on_cca(now, true, &mut mo);
+                self.apply(now, t, &mut mo, out);
+                self.reschedule(t, out);
+            }
+        }
+        self.scratch = mo;
+        let overlapped_by = self.air.iter().map(|a| a.sender).collect();
+        self.air.push(OnAir { id, sender: s, frame: f, corrupted, overlapped_by });
+        out.push(BssOutput::TxEnd { id, at: end });
+    }
+
+    fn reschedule(&mut self, sta: usize, out: &mut Vec<BssOutput>) {
+        let at = self.macs[sta].next_wakeup();
+        if at != self.wake_at[sta] {
+            self.wake_at[sta] = at;
+            self.wake_gen[sta] += 1;
+            if !at.is_never() {
+                out.push(BssOutput::Wake { sta, at, gen: self.wake_gen[sta] });
+            }
+        }
+    }
+}
