@@ -1,0 +1,203 @@
+//! ACK-first buffer with redundant-ACK filtering (paper 000, Cuzanauskas &
+//! Anskaitis, section V "TCP optimization in multi-polling").
+//!
+//! Rules (paper 000 section V, paragraph "Our TCP ACK handling mechanism"):
+//! - "additional buffers are created to separate TCP ACK from all the rest
+//!   normal data": pure TCP ACKs (`Packet::is_pure_tcp_ack`: ACK set, no
+//!   payload, no SYN/FIN/RST) go to an ACK buffer; everything else to the
+//!   data buffer (drop-tail, `capacity` packets).
+//! - "Firstly, TCP ACKs buffer is flushed, and after that the data buffer is
+//!   handled": every dequeue serves the ACK buffer first.
+//! - "the device periodically checks if there exist outdated ACKs before
+//!   transmitting them ... they are simply removed", "leaving only
+//!   up-to-date ACKs which sequence number contains the information of
+//!   outdated ACK": before each dequeue from the ACK buffer, every queued
+//!   ACK made redundant by the newest queued ACK of the same direction of
+//!   the same connection is removed (reason `AckFiltered`), using
+//!   [`crate::tcpack::makes_redundant`]: strictly higher cumulative ACK,
+//!   SACK information covered, no SYN/FIN/RST/URG/ECE/CWR on the removed
+//!   ACK. Duplicate ACKs (same ack number) are never removed.
+//!
+//! Interpretations (not stated by the paper):
+//! - The check runs at every dequeue that serves the ACK buffer ("before
+//!   transmitting them") and also when an ACK arrives at a full ACK buffer,
+//!   so that redundant ACKs do not cause an arriving fresh ACK to be
+//!   dropped. Filtering at dequeue rather than at arrival does not change
+//!   what is transmitted, only occupancy.
+//! - The ACK buffer has its own capacity `ack_capacity` (default: the data
+//!   buffer's capacity; the paper gives no size). Overflow: `QueueFull`.
+//! - The redundancy test compares each ACK only with the newest queued ACK
+//!   of its flow direction, which carries the highest ack number and the
+//!   most recent SACK blocks.
+use crate::disc::{Dropped, QueueCounters, QueueDisc, Queued};
+use crate::droptail::Fifo;
+use crate::occupancy::Occupancy;
+use crate::tcpack::{makes_redundant, FlowKey};
+use std::collections::BTreeMap;
+use wifitcp_core::{DropReason, SimTime};
+
+pub struct AckFirst {
+    capacity: usize,
+    ack_capacity: usize,
+    data: Fifo,
+    acks: Fifo,
+    counters: QueueCounters,
+    occ: Occupancy,
+}
+
+impl AckFirst {
+    pub fn new(capacity: usize, ack_capacity: usize) -> Self {
+        AckFirst {
+            capacity,
+            ack_capacity,
+            data: Fifo::default(),
+            acks: Fifo::default(),
+            counters: QueueCounters::default(),
+            occ: Occupancy::default(),
+        }
+    }
+
+    /// Remove every ACK of the ACK buffer made redundant by the newest
+    /// queued ACK of the same flow direction.
+    fn purge(&mut self, dropped: &mut Dropped) {
+        let mut newest: BTreeMap<FlowKey, usize> = BTreeMap::new();
+        let mut doomed = Vec::new();
+        for i in (0..self.acks.len()).rev() {
+            let p = &self.acks.q[i].pkt;
+            let Some(k) = FlowKey::of(p) else { continue };
+            match newest.get(&k) {
+                None => {
+                    newest.insert(k, i);
+                }
+                Some(&j) => {
+                    if makes_redundant(p, &self.acks.q[j].pkt) {
+                        doomed.push(i);
+                    }
+                }
+            }
+        }
+        // `doomed` is in decreasing index order: removal keeps indices valid
+        for i in doomed {
+            let x = self.acks.remove(i).expect("index in range");
+            self.counters.drop_pkt(dropped, x.pkt, DropReason::AckFiltered);
+        }
+    }
+
+    fn update_occ(&mut self, now: SimTime) {
+        self.occ.update(now, self.len(), self.bytes());
+    }
+}
+
+impl QueueDisc for AckFirst {
+    fn kind(&self) -> &'static str {
+        "ack-first"
+    }
+    fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
+        self.counters.offered(&item.pkt);
+        item.enqueued_at = now;
+        if item.pkt.is_pure_tcp_ack() {
+            if self.acks.len() >= self.ack_capacity {
+                self.purge(dropped);
+            }
+            if self.acks.len() >= self.ack_capacity {
+                self.counters.drop_pkt(dropped, item.pkt, DropReason::QueueFull);
+            } else {
+                self.acks.push(item);
+            }
+        } else if self.data.len() >= self.capacity {
+            self.counters.drop_pkt(dropped, item.pkt, DropReason::QueueFull);
+        } else {
+            self.data.push(item);
+        }
+        self.update_occ(now);
+    }
+    fn dequeue(&mut self, now: SimTime, dropped: &mut Dropped) -> Option<Queued> {
+        let x = if !self.acks.is_empty() {
+            self.purge(dropped);
+            self.acks.pop()
+        } else {
+            self.data.pop()
+        };
+        if let Some(x) = &x {
+            self.counters.sent(x);
+        }
+        self.update_occ(now);
+        x
+    }
+    fn len(&self) -> usize {
+        self.acks.len() + self.data.len()
+    }
+    fn bytes(&self) -> u64 {
+        self.acks.bytes() + self.data.bytes()
+    }
+    fn counters(&self) -> &QueueCounters {
+        &self.counters
+    }
+    fn occupancy(&self) -> &Occupancy {
+        &self.occ
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::*;
+    use wifitcp_wire::TcpFlags;
+
+    #[test]
+    fn acks_served_before_data() {
+        let mut d = AckFirst::new(10, 10);
+        let mut dr = Vec::new();
+        d.enqueue(ms(0), q(data(1, 1)), &mut dr);
+        d.enqueue(ms(1), q(ack(2, 500)), &mut dr);
+        let first = d.dequeue(ms(2), &mut dr).unwrap();
+        assert!(first.pkt.is_pure_tcp_ack());
+        assert!(!d.dequeue(ms(2), &mut dr).unwrap().pkt.is_pure_tcp_ack());
+    }
+
+    #[test]
+    fn older_cumulative_acks_removed_newest_kept() {
+        let mut d = AckFirst::new(10, 10);
+        let mut dr = Vec::new();
+        for (i, a) in [1000, 2000, 3000].into_iter().enumerate() {
+            d.enqueue(ms(i as u64), q(ack(1, a)), &mut dr);
+        }
+        d.enqueue(ms(3), q(ack(2, 700)), &mut dr); // another flow: untouched
+        let out = drain(&mut d, ms(4), &mut dr);
+        let acks: Vec<u32> = out.iter().map(|x| ack_of(&x.pkt)).collect();
+        assert_eq!(acks, vec![3000, 700]);
+        assert_eq!(count(&dr, DropReason::AckFiltered), 2);
+        assert_eq!(d.counters().filtered(), 2);
+        assert!((d.counters().filtered_share() - 0.5).abs() < 1e-12);
+        assert!(d.counters().balances(d.len()));
+    }
+
+    #[test]
+    fn duplicates_flags_and_uncovered_sack_are_kept() {
+        let mut d = AckFirst::new(10, 10);
+        let mut dr = Vec::new();
+        d.enqueue(ms(0), q(with_flags(ack(1, 1000), TcpFlags::ECE)), &mut dr);
+        d.enqueue(ms(0), q(with_sack(ack(1, 1500), &[(3000, 4000)])), &mut dr);
+        d.enqueue(ms(0), q(ack(1, 2000)), &mut dr);
+        d.enqueue(ms(0), q(ack(1, 2000)), &mut dr); // duplicate
+        let out = drain(&mut d, ms(1), &mut dr);
+        assert_eq!(out.len(), 4);
+        assert!(dr.is_empty());
+    }
+
+    #[test]
+    fn full_ack_buffer_purges_before_dropping() {
+        let mut d = AckFirst::new(10, 2);
+        let mut dr = Vec::new();
+        d.enqueue(ms(0), q(ack(1, 1000)), &mut dr);
+        d.enqueue(ms(0), q(ack(1, 2000)), &mut dr);
+        d.enqueue(ms(0), q(ack(1, 3000)), &mut dr);
+        assert_eq!(count(&dr, DropReason::AckFiltered), 1);
+        assert_eq!(count(&dr, DropReason::QueueFull), 0);
+        d.enqueue(ms(0), q(ack(1, 3000)), &mut dr); // dup: purge removes 2000
+        assert_eq!(count(&dr, DropReason::AckFiltered), 2);
+        d.enqueue(ms(0), q(ack(1, 3000)), &mut dr); // buffer full of non-redundant ACKs
+        assert_eq!(count(&dr, DropReason::QueueFull), 1);
+        assert!(d.counters().balances(d.len()));
+    }
+}

@@ -1,0 +1,155 @@
+//! The queue-discipline trait, the queued-item wrapper and the counters every
+//! discipline keeps.
+//!
+//! Ledger invariant (checked by [`QueueCounters::balances`] and by the
+//! property tests of every discipline):
+//!
+//! ```text
+//! counters.enqueued == counters.dequeued + counters.dropped_total() + len()
+//! ```
+//!
+//! `enqueued` counts every packet *offered* to `enqueue`, including those the
+//! discipline refuses at once; every packet that leaves other than through
+//! `dequeue` is pushed into the caller's `dropped` vector with a typed
+//! [`DropReason`] and counted in `dropped`.
+use crate::occupancy::Occupancy;
+use serde::Serialize;
+use wifitcp_core::{DropReason, SimDur, SimTime};
+use wifitcp_wire::Packet;
+
+/// Packets a discipline discarded during one call, with their reasons.
+pub type Dropped = Vec<(Packet, DropReason)>;
+
+/// A packet waiting in a discipline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Queued {
+    pub pkt: Packet,
+    /// Set by the discipline to `now` on `enqueue` (the caller's value is
+    /// overwritten), so sojourn times are always measured from entry.
+    pub enqueued_at: SimTime,
+    /// Next-hop station index on a WLAN interface (an AP serves many);
+    /// 0 on a station. Used by per-station scheduling (airtime fairness).
+    pub dest: u32,
+    /// Buffer-sharing class (VBS, paper 004 section V), set by the caller
+    /// from the scenario (a station or a group of stations such as an SNR
+    /// class). Ignored by other disciplines.
+    pub class: u32,
+}
+
+impl Queued {
+    pub fn new(pkt: Packet, dest: u32, class: u32) -> Self {
+        Queued { pkt, enqueued_at: SimTime::ZERO, dest, class }
+    }
+    /// Bytes this item occupies in a buffer: the IPv4 datagram length.
+    pub fn size(&self) -> u64 {
+        self.pkt.ip_len() as u64
+    }
+}
+
+/// Counters kept by every discipline. `dropped` is indexed in the order of
+/// [`DropReason::ALL`]; use [`QueueCounters::dropped`] to read one reason.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct QueueCounters {
+    /// Packets offered to `enqueue` (accepted or not).
+    pub enqueued: u64,
+    pub enqueued_bytes: u64,
+    /// Pure TCP ACKs among the offered packets.
+    pub enqueued_pure_acks: u64,
+    /// Packets handed out by `dequeue`.
+    pub dequeued: u64,
+    pub dequeued_bytes: u64,
+    /// Packets that left by any other way, by reason.
+    pub dropped_by_reason: [u64; DropReason::ALL.len()],
+    pub dropped_bytes: u64,
+    /// Packets whose headers a discipline modified in place (none of the
+    /// disciplines here do; the Pilosof rewriter counts in its own counters).
+    pub rewritten: u64,
+}
+
+fn reason_index(r: DropReason) -> usize {
+    DropReason::ALL.iter().position(|x| *x == r).expect("reason in ALL")
+}
+
+impl QueueCounters {
+    pub fn dropped(&self, r: DropReason) -> u64 {
+        self.dropped_by_reason[reason_index(r)]
+    }
+    pub fn dropped_total(&self) -> u64 {
+        self.dropped_by_reason.iter().sum()
+    }
+    /// ACKs removed as redundant (reason `AckFiltered`).
+    pub fn filtered(&self) -> u64 {
+        self.dropped(DropReason::AckFiltered)
+    }
+    /// Share of all offered packets that were filtered as redundant ACKs
+    /// (the quantity of paper 000 Fig. 9); 0 if nothing was offered.
+    pub fn filtered_share(&self) -> f64 {
+        if self.enqueued == 0 {
+            0.0
+        } else {
+            self.filtered() as f64 / self.enqueued as f64
+        }
+    }
+    /// The ledger invariant for a discipline currently holding `len` packets.
+    pub fn balances(&self, len: usize) -> bool {
+        self.enqueued == self.dequeued + self.dropped_total() + len as u64
+    }
+    pub(crate) fn offered(&mut self, p: &Packet) {
+        self.enqueued += 1;
+        self.enqueued_bytes += p.ip_len() as u64;
+        if p.is_pure_tcp_ack() {
+            self.enqueued_pure_acks += 1;
+        }
+    }
+    pub(crate) fn sent(&mut self, q: &Queued) {
+        self.dequeued += 1;
+        self.dequeued_bytes += q.size();
+    }
+    /// Count a drop and hand the packet to the caller's ledger.
+    pub(crate) fn drop_pkt(&mut self, dropped: &mut Dropped, pkt: Packet, r: DropReason) {
+        self.dropped_by_reason[reason_index(r)] += 1;
+        self.dropped_bytes += pkt.ip_len() as u64;
+        dropped.push((pkt, r));
+    }
+}
+
+/// A queue discipline: a sans-I/O state machine driven by the simulator.
+///
+/// Contract:
+/// - `now` never decreases across calls.
+/// - `enqueue` takes ownership; the packet is either held or pushed into
+///   `dropped` (possibly with other, older packets it displaced).
+/// - `dequeue` returns the next packet to transmit, or `None`. A discipline
+///   may hold packets that are not yet eligible for transmission (the
+///   Keceli control queue): then `dequeue` returns `None` while `len() > 0`
+///   and `ready_len()` tells how many packets `dequeue` could hand out now;
+///   the caller must call `on_timer` at `next_wakeup()`.
+/// - `on_airtime(dest, airtime)` reports the medium time a transmission to
+///   or from station `dest` used (airtime fairness); others ignore it.
+pub trait QueueDisc: Send {
+    /// The configuration `kind` this discipline was built from.
+    fn kind(&self) -> &'static str;
+    fn enqueue(&mut self, now: SimTime, item: Queued, dropped: &mut Dropped);
+    fn dequeue(&mut self, now: SimTime, dropped: &mut Dropped) -> Option<Queued>;
+    /// Packets held, including any not yet eligible for transmission.
+    fn len(&self) -> usize;
+    /// Bytes held (IPv4 datagram lengths).
+    fn bytes(&self) -> u64;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Packets `dequeue` could hand out without waiting for a timer (an
+    /// AQM may still drop some of them at dequeue).
+    fn ready_len(&self) -> usize {
+        self.len()
+    }
+    /// Earliest instant at which `on_timer` has work, if any.
+    fn next_wakeup(&self) -> Option<SimTime> {
+        None
+    }
+    fn on_timer(&mut self, _now: SimTime, _dropped: &mut Dropped) {}
+    fn on_airtime(&mut self, _dest: u32, _airtime: SimDur) {}
+    fn counters(&self) -> &QueueCounters;
+    /// Occupancy summary and bounded time series (see [`Occupancy`]).
+    fn occupancy(&self) -> &Occupancy;
+}

@@ -1,0 +1,121 @@
+//! Drop-tail FIFO with a capacity in packets: the 802.11 interface queue
+//! (IFQ) of ns-2 and the default of every interface.
+//!
+//! Rule: an arriving packet that finds `capacity` packets queued is dropped
+//! (`QueueFull`); otherwise it joins the tail. Dequeue takes the head.
+use crate::disc::{Dropped, QueueCounters, QueueDisc, Queued};
+use crate::occupancy::Occupancy;
+use std::collections::VecDeque;
+use wifitcp_core::{DropReason, SimTime};
+
+/// A bounded FIFO of queued items with byte accounting; the building block
+/// of several disciplines.
+#[derive(Clone, Debug, Default)]
+pub struct Fifo {
+    pub(crate) q: VecDeque<Queued>,
+    pub(crate) bytes: u64,
+}
+
+impl Fifo {
+    pub fn len(&self) -> usize {
+        self.q.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.q.is_empty()
+    }
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+    pub fn push(&mut self, x: Queued) {
+        self.bytes += x.size();
+        self.q.push_back(x);
+    }
+    pub fn pop(&mut self) -> Option<Queued> {
+        let x = self.q.pop_front()?;
+        self.bytes -= x.size();
+        Some(x)
+    }
+    pub fn front(&self) -> Option<&Queued> {
+        self.q.front()
+    }
+    /// Remove the item at `i`.
+    pub fn remove(&mut self, i: usize) -> Option<Queued> {
+        let x = self.q.remove(i)?;
+        self.bytes -= x.size();
+        Some(x)
+    }
+    pub fn iter(&self) -> impl Iterator<Item = &Queued> {
+        self.q.iter()
+    }
+}
+
+pub struct DropTail {
+    capacity: usize,
+    fifo: Fifo,
+    counters: QueueCounters,
+    occ: Occupancy,
+}
+
+impl DropTail {
+    pub fn new(capacity: usize) -> Self {
+        DropTail { capacity, fifo: Fifo::default(), counters: QueueCounters::default(), occ: Occupancy::default() }
+    }
+}
+
+impl QueueDisc for DropTail {
+    fn kind(&self) -> &'static str {
+        "drop-tail"
+    }
+    fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
+        self.counters.offered(&item.pkt);
+        if self.fifo.len() >= self.capacity {
+            self.counters.drop_pkt(dropped, item.pkt, DropReason::QueueFull);
+        } else {
+            item.enqueued_at = now;
+            self.fifo.push(item);
+        }
+        self.occ.update(now, self.fifo.len(), self.fifo.bytes());
+    }
+    fn dequeue(&mut self, now: SimTime, _dropped: &mut Dropped) -> Option<Queued> {
+        let x = self.fifo.pop()?;
+        self.counters.sent(&x);
+        self.occ.update(now, self.fifo.len(), self.fifo.bytes());
+        Some(x)
+    }
+    fn len(&self) -> usize {
+        self.fifo.len()
+    }
+    fn bytes(&self) -> u64 {
+        self.fifo.bytes()
+    }
+    fn counters(&self) -> &QueueCounters {
+        &self.counters
+    }
+    fn occupancy(&self) -> &Occupancy {
+        &self.occ
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::*;
+
+    #[test]
+    fn fifo_order_and_tail_drop() {
+        let mut d = DropTail::new(2);
+        let mut dr = Vec::new();
+        let (a, b, c) = (data(1, 1), data(1, 1461), data(1, 2921));
+        d.enqueue(ms(0), q(a.clone()), &mut dr);
+        d.enqueue(ms(1), q(b.clone()), &mut dr);
+        d.enqueue(ms(2), q(c.clone()), &mut dr);
+        assert_eq!(dr, vec![(c, DropReason::QueueFull)]);
+        assert_eq!(d.bytes(), 2 * 1500);
+        let x = d.dequeue(ms(3), &mut dr).unwrap();
+        assert_eq!((x.pkt, x.enqueued_at), (a, ms(0)));
+        assert_eq!(d.dequeue(ms(3), &mut dr).unwrap().pkt, b);
+        assert!(d.dequeue(ms(3), &mut dr).is_none());
+        assert!(d.counters().balances(d.len()));
+        assert_eq!(d.counters().dropped(DropReason::QueueFull), 1);
+    }
+}
