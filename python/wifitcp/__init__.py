@@ -1,0 +1,28 @@
+"""wifitcp: simulate, model and improve TCP over IEEE 802.11.
+
+Quick use::
+
+    import wifitcp
+    results = wifitcp.run("scenarios/quick-check.toml", seed=1)
+    results[0]["aggregate_mbps"], results[0]["flows"][0]["goodput_mbps"]
+
+The per-packet simulator is the compiled core ``wifitcp._core`` (Rust);
+this package loads scenarios, expands sweeps, runs them in parallel, stores
+results in DuckDB and holds the analytical models (``wifitcp.models``).
+"""
+
+from __future__ import annotations
+
+from .api import load, run
+from .errors import InputError, RunError
+from .scenario import Scenario
+from .store import Store
+
+try:
+    from importlib.metadata import version as _dist_version
+
+    __version__ = _dist_version("wifitcp")
+except Exception:  # pragma: no cover - running from a source tree
+    __version__ = "0.0.0+unknown"
+
+__all__ = ["run", "load", "Scenario", "Store", "InputError", "RunError", "__version__"]

@@ -1,0 +1,7 @@
+"""``python -m wifitcp`` = the ``wifitcp`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,73 @@
+"""Typed access to the compiled simulator core (`wifitcp._core`).
+
+Every function takes and returns Python objects; JSON crosses the boundary.
+Tests may replace `_impl` with a fake object exposing the same four
+functions (`version`, `check_config`, `run`, `phy_timing`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+_impl: Any = None
+
+
+def impl() -> Any:
+    """The object implementing the core API (the extension module)."""
+    global _impl
+    if _impl is None:
+        try:
+            from . import _core  # the compiled extension (maturin)
+        except ImportError as e:
+            raise RuntimeError(f"the simulator core wifitcp._core is not built ({e}); "
+                               "run `make build`") from None
+        _impl = _core
+    return _impl
+
+
+def to_json(config: dict) -> str:
+    """Serialise a scenario document; TOML dates/times are rejected."""
+
+    def reject(value: Any) -> Any:
+        raise TypeError(f"unsupported value {value!r}")
+
+    return json.dumps(config, default=reject, sort_keys=False)
+
+
+def version() -> str:
+    return impl().version()
+
+
+def check_config(config: dict) -> dict:
+    """Validate `config`; return it normalised (all defaults filled).
+
+    Raises ValueError("dotted.path: reason") for an invalid configuration.
+    """
+    return json.loads(impl().check_config(to_json(config)))
+
+
+def run(config: dict, seed: int) -> dict:
+    """Run one scenario with one seed; returns the parsed result."""
+    return json.loads(impl().run(to_json(config), int(seed)))
+
+
+def run_text(config_json: str, seed: int) -> str:
+    """Run one scenario given as JSON text; returns the result JSON text."""
+    return impl().run(config_json, int(seed))
+
+
+def phy_timing(config: dict, msdu_bytes: int) -> dict:
+    """Derived PHY/MAC timing (ns) for a data frame carrying `msdu_bytes`."""
+    return json.loads(impl().phy_timing(to_json(config), int(msdu_bytes)))
+
+
+def available() -> bool:
+    """True once the core can actually run scenarios (not a stub)."""
+    try:
+        impl().check_config("{}")
+    except ValueError:
+        return True
+    except Exception:  # ImportError, RuntimeError("not implemented yet")
+        return False
+    return True

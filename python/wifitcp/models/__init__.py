@@ -1,0 +1,1 @@
+"""Analytical models the simulator is checked against."""

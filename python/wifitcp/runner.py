@@ -1,0 +1,104 @@
+"""Execute runs: in this process or in a pool of worker processes.
+
+Each run is one call into the core (`_core.run`), which releases the GIL;
+worker processes give isolation and use every core for a sweep. Results
+come back in completion order as `RunOutcome`s.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import os
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from typing import Iterator, Optional, Sequence
+
+from . import core
+from .scenario import RunSpec
+
+
+@dataclass
+class RunOutcome:
+    """A finished run: its spec, normalised config, and result or error."""
+
+    spec: RunSpec
+    config: dict            # normalised config (as validated by the core)
+    result: Optional[dict]  # parsed result JSON, None on error
+    result_json: str
+    wall_time_s: float
+    error: Optional[str] = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def config_hash(config: dict) -> str:
+    """sha256 of the canonical JSON of a normalised config (seed excluded)."""
+    text = json.dumps(config, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - non-Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _execute(config_json: str, seed: int) -> tuple[str, float, Optional[str]]:
+    """Worker body: one core run. Never raises (panics included)."""
+    t0 = time.perf_counter()
+    try:
+        text = core.run_text(config_json, seed)
+        return text, time.perf_counter() - t0, None
+    except BaseException as e:  # pyo3 PanicException derives BaseException
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        return "", time.perf_counter() - t0, f"{type(e).__name__}: {e}"
+
+
+def _outcome(spec: RunSpec, config: dict, text: str, wall: float,
+             err: Optional[str]) -> RunOutcome:
+    result = None
+    if err is None:
+        try:
+            result = json.loads(text)
+        except json.JSONDecodeError as e:
+            err = f"core returned invalid JSON: {e}"
+    return RunOutcome(spec, config, result, text, wall, err)
+
+
+def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1) -> Iterator[RunOutcome]:
+    """Run every (spec, normalised config); yield outcomes as they finish.
+
+    ``jobs <= 1`` (or a single run) runs in this process; otherwise a pool of
+    ``jobs`` worker processes (spawned, so no state is inherited).
+    """
+    if jobs <= 1 or len(items) <= 1:
+        for spec, config in items:
+            text, wall, err = _execute(core.to_json(spec.config), spec.seed)
+            yield _outcome(spec, config, text, wall, err)
+        return
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(jobs, len(items)), mp_context=ctx) as pool:
+        pending = {}
+        for spec, config in items:
+            fut = pool.submit(_execute, core.to_json(spec.config), spec.seed)
+            pending[fut] = (spec, config)
+        try:
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    spec, config = pending.pop(fut)
+                    try:
+                        text, wall, err = fut.result()
+                    except Exception as e:  # worker died (e.g. killed, abort)
+                        text, wall, err = "", 0.0, f"worker failed: {type(e).__name__}: {e}"
+                    yield _outcome(spec, config, text, wall, err)
+        finally:
+            for fut in pending:
+                fut.cancel()

@@ -1,0 +1,453 @@
+"""Scenario files: load, override (`--set`), and expand sweeps into runs.
+
+A scenario is a TOML document. The simulator core (Rust) owns the schema of
+everything except two Python-only parts, which are stripped here before the
+document is handed to the core:
+
+* ``scenario.seeds`` - list of master seeds (default ``[1]``);
+* ``[sweep]`` - grid axes (``"dotted.path" = [values...]``, cartesian
+  product) and optional zipped ``[[sweep.cases]]`` tables (each a set of
+  ``"dotted.path" = value``), multiplied with the grid.
+
+Runs = product(grid axes) x cases x seeds, in that nesting order. The
+``params`` of a run are the dotted paths the sweep set, grid first.
+
+Dotted paths address tables by key and arrays by index, written either
+``traffic.0.rate_mbps`` or ``traffic[0].rate_mbps``.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Optional, Sequence, Union
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python < 3.11 only
+    import tomli as tomllib
+
+from . import core
+from .errors import InputError, split_core_message
+
+PathPart = Union[str, int]
+
+DEFAULT_SEEDS = [1]
+MAX_SEED = 2**64 - 1
+_INDEX = re.compile(r"^([^\[\]]*)((?:\[\d+\])+)$")
+
+
+# --------------------------------------------------------------------------
+# dotted paths
+
+def split_path(path: str) -> list[PathPart]:
+    """``"traffic[0].rate_mbps"`` -> ``["traffic", 0, "rate_mbps"]``."""
+    if not isinstance(path, str) or not path.strip():
+        raise ValueError("empty key")
+    parts: list[PathPart] = []
+    for seg in path.strip().split("."):
+        if seg == "":
+            raise ValueError(f"empty segment in key {path!r}")
+        m = _INDEX.match(seg)
+        if m:
+            if m.group(1):
+                parts.append(m.group(1))
+            parts.extend(int(i) for i in re.findall(r"\[(\d+)\]", m.group(2)))
+        elif seg.isdigit():
+            parts.append(int(seg))
+        elif "[" in seg or "]" in seg:
+            raise ValueError(f"bad index in key {path!r}")
+        else:
+            parts.append(seg)
+    return parts
+
+
+def join_path(parts: Sequence[PathPart]) -> str:
+    out = ""
+    for p in parts:
+        if isinstance(p, int):
+            out += f"[{p}]"
+        else:
+            out += ("." if out else "") + p
+    return out
+
+
+def _is_prefix(a: Sequence[PathPart], b: Sequence[PathPart]) -> bool:
+    return len(a) <= len(b) and list(b[: len(a)]) == list(a)
+
+
+def set_path(doc: dict, path: str, value: Any) -> None:
+    """Set ``value`` at dotted ``path`` in ``doc``, creating tables.
+
+    Raises ValueError (message = reason) when the path cannot be set.
+    """
+    parts = split_path(path)
+    node: Any = doc
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        where = join_path(parts[:i]) or "document"
+        if isinstance(part, int):
+            if not isinstance(node, list):
+                raise ValueError(f"{where} is not an array")
+            if part >= len(node):
+                raise ValueError(f"index {part} out of range ({where} has {len(node)} entries)")
+            if last:
+                node[part] = value
+            else:
+                node = node[part]
+        else:
+            if not isinstance(node, dict):
+                raise ValueError(f"{where} is not a table")
+            if last:
+                node[part] = value
+            else:
+                if part not in node:
+                    node[part] = [] if isinstance(parts[i + 1], int) else {}
+                node = node[part]
+
+
+def get_path(doc: Any, path: Union[str, Sequence[PathPart]], default: Any = None) -> Any:
+    parts = split_path(path) if isinstance(path, str) else list(path)
+    node = doc
+    for part in parts:
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            return default
+    return node
+
+
+def parse_value(text: str) -> Any:
+    """A `--set` value: a TOML value if it parses as one, else a bare string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def parse_set(text: str) -> tuple[str, Any]:
+    """``"wlan.stations=5"`` -> ``("wlan.stations", 5)``."""
+    key, sep, value = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ValueError(f"--set expects dotted.key=VALUE, got {text!r}")
+    split_path(key)  # syntax check
+    return key, parse_value(value.strip())
+
+
+# --------------------------------------------------------------------------
+# runs
+
+@dataclass
+class RunSpec:
+    """One run: a core configuration plus a seed."""
+
+    index: int
+    scenario: str
+    params: dict
+    seed: int
+    config: dict
+    origins: dict = field(default_factory=dict)  # param path -> where set
+
+    @property
+    def label(self) -> str:
+        p = " ".join(f"{k}={_fmt(v)}" for k, v in self.params.items())
+        return (p + " " if p else "") + f"seed={self.seed}"
+
+
+def _fmt(v: Any) -> str:
+    return v if isinstance(v, str) else json.dumps(v)
+
+
+@dataclass
+class Scenario:
+    """A loaded scenario: base core document, seeds and sweep."""
+
+    file: str
+    base: dict                      # core document (no seeds, no sweep)
+    seeds: list
+    grid: list                      # [(path, [values...]), ...]
+    cases: list                     # [{path: value, ...}, ...]; [{}] if none
+
+    @property
+    def name(self) -> str:
+        name = get_path(self.base, "scenario.name")
+        return name if isinstance(name, str) and name else Path(self.file).stem
+
+    @property
+    def n_configs(self) -> int:
+        n = len(self.cases)
+        for _, values in self.grid:
+            n *= len(values)
+        return n
+
+    @property
+    def n_runs(self) -> int:
+        return self.n_configs * len(self.seeds)
+
+    def runs(self) -> list[RunSpec]:
+        """Expand the sweep: product(grid) x cases x seeds."""
+        specs: list[RunSpec] = []
+        axes = [values for _, values in self.grid]
+        for combo in itertools.product(*axes):
+            for ci, case in enumerate(self.cases):
+                params: dict = {}
+                origins: dict = {}
+                for (path, _), value in zip(self.grid, combo):
+                    params[path] = value
+                    origins[path] = f'sweep."{path}"'
+                for path, value in case.items():
+                    params[path] = value
+                    origins[path] = f'sweep.cases[{ci}]."{path}"'
+                config = copy.deepcopy(self.base)
+                for path, value in params.items():
+                    try:
+                        set_path(config, path, copy.deepcopy(value))
+                    except ValueError as e:
+                        raise InputError(self.file, origins[path], str(e)) from None
+                for seed in self.seeds:
+                    specs.append(RunSpec(len(specs), self.name, dict(params), seed,
+                                         config, origins))
+        return specs
+
+
+# --------------------------------------------------------------------------
+# loading
+
+def read_toml(path: Union[str, Path]) -> dict:
+    file = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(file, "", "no such file") from None
+    except IsADirectoryError:
+        raise InputError(file, "", "is a directory, not a scenario file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        reason = getattr(e, "strerror", None) or str(e)
+        raise InputError(file, "", f"cannot read: {reason}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(file, "", f"not valid TOML: {e}") from None
+
+
+def load(path: Union[str, Path], sets: Iterable[str] = (), seed: Optional[int] = None) -> Scenario:
+    """Load a scenario file, apply ``--set`` overrides, parse seeds/sweep."""
+    return from_dict(read_toml(path), file=str(path), sets=sets, seed=seed)
+
+
+def from_dict(doc: dict, file: str = "<scenario>", sets: Iterable[str] = (),
+              seed: Optional[int] = None) -> Scenario:
+    """Build a Scenario from a parsed document (a deep copy is taken)."""
+    if not isinstance(doc, dict):
+        raise InputError(file, "", "a scenario must be a table")
+    doc = copy.deepcopy(doc)
+    if "sweep" in doc:
+        doc["sweep"] = _flatten_sweep(doc["sweep"], file)
+    for item in sets:
+        _apply_set(doc, item, file)
+
+    sweep = doc.pop("sweep", None)
+    seeds = _take_seeds(doc, file)
+    if seed is not None:
+        seeds = [_check_seed(seed, file, "--seed")]
+    grid, cases = _parse_sweep(sweep, file)
+    return Scenario(file=file, base=doc, seeds=seeds, grid=grid, cases=cases)
+
+
+def _apply_set(doc: dict, item: Union[str, tuple], file: str) -> None:
+    try:
+        key, value = parse_set(item) if isinstance(item, str) else item
+    except ValueError as e:
+        raise InputError(file, "--set", str(e)) from None
+    parts = split_path(key)
+    try:
+        if parts[0] == "sweep" and len(parts) > 1:
+            sweep = doc.setdefault("sweep", {})
+            if not isinstance(sweep, dict):
+                raise ValueError("sweep is not a table")
+            rest = key.split(".", 1)[1]
+            if rest == "cases":
+                sweep["cases"] = value
+            elif rest.startswith("cases"):
+                set_path(sweep, rest, value)
+            else:
+                sweep[rest] = value
+        else:
+            set_path(doc, key, value)
+    except ValueError as e:
+        raise InputError(file, key, f"--set: {e}") from None
+
+
+def _flatten_sweep(sweep: Any, file: str) -> Any:
+    """Unquoted dotted keys in [sweep] parse as nested tables: flatten them."""
+    if not isinstance(sweep, dict):
+        return sweep
+    out: dict = {}
+
+    def walk(prefix: str, node: Any) -> None:
+        if isinstance(node, dict) and node:
+            for k, v in node.items():
+                walk(f"{prefix}.{k}" if prefix else k, v)
+        else:
+            out[prefix] = node
+
+    for key, value in sweep.items():
+        if key == "cases":
+            if isinstance(value, list):
+                value = [_flatten_case(c) for c in value]
+            out["cases"] = value
+        else:
+            walk(key, value)
+    return out
+
+
+def _flatten_case(case: Any) -> Any:
+    if not isinstance(case, dict):
+        return case
+    out: dict = {}
+
+    def walk(prefix: str, node: Any) -> None:
+        if isinstance(node, dict) and node:
+            for k, v in node.items():
+                walk(f"{prefix}.{k}" if prefix else k, v)
+        else:
+            out[prefix] = node
+
+    walk("", case)
+    return out
+
+
+def _check_seed(value: Any, file: str, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(file, where, f"expected an integer seed, got {_type(value)}")
+    if not 0 <= value <= MAX_SEED:
+        raise InputError(file, where, f"seed {value} out of range 0..2^64-1")
+    return value
+
+
+def _take_seeds(doc: dict, file: str) -> list:
+    scen = doc.get("scenario")
+    if not isinstance(scen, dict) or "seeds" not in scen:
+        return list(DEFAULT_SEEDS)
+    raw = scen.pop("seeds")
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        raw = [raw]
+    if not isinstance(raw, list) or not raw:
+        raise InputError(file, "scenario.seeds", "expected a non-empty list of integers")
+    seeds = [_check_seed(s, file, f"scenario.seeds[{i}]") for i, s in enumerate(raw)]
+    if len(set(seeds)) != len(seeds):
+        raise InputError(file, "scenario.seeds", "duplicate seeds")
+    return seeds
+
+
+def _check_sweep_path(path: str, where: str, file: str) -> None:
+    try:
+        parts = split_path(path)
+    except ValueError as e:
+        raise InputError(file, where, str(e)) from None
+    if parts[0] == "sweep":
+        raise InputError(file, where, "a sweep cannot set the sweep itself")
+    if parts[:2] == ["scenario", "seeds"]:
+        raise InputError(file, where, "seeds are not swept: list them in scenario.seeds")
+
+
+def _parse_sweep(sweep: Any, file: str) -> tuple[list, list]:
+    if sweep is None:
+        return [], [{}]
+    if not isinstance(sweep, dict):
+        raise InputError(file, "sweep", f"expected a table, got {_type(sweep)}")
+    grid = []
+    for path, values in sweep.items():
+        if path == "cases":
+            continue
+        where = f'sweep."{path}"'
+        _check_sweep_path(path, where, file)
+        if not isinstance(values, list) or not values:
+            raise InputError(file, where, f"expected a non-empty list of values, got {_type(values)}")
+        grid.append((path, values))
+    cases_raw = sweep.get("cases")
+    if cases_raw is None:
+        cases = [{}]
+    else:
+        if not isinstance(cases_raw, list) or not cases_raw:
+            raise InputError(file, "sweep.cases", "expected a non-empty array of tables")
+        cases = []
+        for i, case in enumerate(cases_raw):
+            if not isinstance(case, dict):
+                raise InputError(file, f"sweep.cases[{i}]", f"expected a table, got {_type(case)}")
+            for path in case:
+                _check_sweep_path(path, f'sweep.cases[{i}]."{path}"', file)
+                if path in dict(grid):
+                    raise InputError(file, f'sweep.cases[{i}]."{path}"',
+                                     "already a grid axis of the sweep")
+            cases.append(dict(case))
+    return grid, cases
+
+
+def _type(v: Any) -> str:
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, int):
+        return "an integer"
+    if isinstance(v, float):
+        return "a float"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, list):
+        return "an array" if v else "an empty array"
+    if isinstance(v, dict):
+        return "a table"
+    return type(v).__name__
+
+
+# --------------------------------------------------------------------------
+# validation through the core
+
+def check_run(spec: RunSpec, file: str) -> dict:
+    """Validate one run's config with the core; returns the normalised config.
+
+    Core errors ("dotted.path: reason") become InputError; an error on a path
+    the sweep set is reported at the sweep entry that set it.
+    """
+    try:
+        return core.check_config(spec.config)
+    except ValueError as e:
+        path, reason = split_core_message(str(e))
+        try:
+            parts = split_path(path) if path else []
+        except ValueError:
+            parts = []
+        for p, origin in spec.origins.items():
+            pp = split_path(p)
+            if parts and (_is_prefix(pp, parts) or _is_prefix(parts, pp)):
+                return _raise(file, origin, f"{reason} (value {_fmt(spec.params[p])})")
+        where = f" (run {spec.label})" if spec.params else ""
+        raise InputError(file, path, reason + where) from None
+    except TypeError as e:  # JSON serialisation (e.g. a TOML date)
+        raise InputError(file, "", str(e)) from None
+
+
+def _raise(file: str, path: str, reason: str):
+    raise InputError(file, path, reason) from None
+
+
+def check_all(scn: Scenario) -> list[tuple[RunSpec, dict]]:
+    """Validate every expanded run (each distinct config once).
+
+    Returns [(spec, normalised_config), ...] in run order.
+    """
+    specs = scn.runs()
+    cache: dict = {}
+    out = []
+    for spec in specs:
+        key = json.dumps(spec.params, sort_keys=True, default=str)
+        if key not in cache:
+            cache[key] = check_run(spec, scn.file)
+        out.append((spec, cache[key]))
+    return out

@@ -1,0 +1,232 @@
+"""DuckDB results store (schema documented in docs/results.md).
+
+Tables: ``runs`` (one row per run), ``flows`` (one row per traffic flow of a
+run), ``stations`` (one row per station of a run). Each run is written in
+its own transaction, so an interrupted sweep leaves only whole runs behind.
+Fields of the result JSON this module does not know are kept: the whole
+result in ``runs.result_json`` and unknown per-flow / per-station keys in the
+``extra`` column of ``flows`` / ``stations``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Optional, Union
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE SEQUENCE IF NOT EXISTS run_id_seq START 1;
+CREATE TABLE IF NOT EXISTS meta (
+    key VARCHAR PRIMARY KEY,
+    value VARCHAR
+);
+CREATE TABLE IF NOT EXISTS runs (
+    run_id BIGINT PRIMARY KEY,
+    scenario VARCHAR NOT NULL,
+    scenario_hash VARCHAR NOT NULL,
+    params JSON NOT NULL,
+    seed UBIGINT NOT NULL,
+    version VARCHAR,
+    wall_time_s DOUBLE,
+    duration_s DOUBLE,
+    events UBIGINT,
+    aggregate_mbps DOUBLE,
+    aggregate_msdu_mbps DOUBLE,
+    collision_probability DOUBLE,
+    ledger_generated UBIGINT,
+    ledger_delivered UBIGINT,
+    ledger_in_flight UBIGINT,
+    ledger_dropped JSON,
+    config_json JSON NOT NULL,
+    result_json JSON NOT NULL,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+);
+CREATE TABLE IF NOT EXISTS flows (
+    run_id BIGINT NOT NULL,
+    flow_index INTEGER NOT NULL,
+    name VARCHAR,
+    kind VARCHAR,
+    src VARCHAR,
+    dst VARCHAR,
+    goodput_mbps DOUBLE,
+    msdu_mbps DOUBLE,
+    packets_generated UBIGINT,
+    packets_delivered UBIGINT,
+    bytes_delivered UBIGINT,
+    mean_delay_ms DOUBLE,
+    extra JSON,
+    PRIMARY KEY (run_id, flow_index)
+);
+CREATE TABLE IF NOT EXISTS stations (
+    run_id BIGINT NOT NULL,
+    station_index INTEGER NOT NULL,
+    name VARCHAR,
+    attempts UBIGINT,
+    successes UBIGINT,
+    collisions UBIGINT,
+    retries UBIGINT,
+    drops_retry_limit UBIGINT,
+    drops_queue_full UBIGINT,
+    drops JSON,
+    collision_probability DOUBLE,
+    extra JSON,
+    PRIMARY KEY (run_id, station_index)
+);
+"""
+
+FLOW_FIELDS = ["name", "kind", "src", "dst", "goodput_mbps", "msdu_mbps",
+               "packets_generated", "packets_delivered", "bytes_delivered",
+               "mean_delay_ms"]
+STATION_FIELDS = ["name", "attempts", "successes", "collisions", "retries",
+                  "collision_probability"]
+TABLES = ["runs", "flows", "stations"]
+
+
+def _dumps(v: Any) -> Optional[str]:
+    return None if v is None else json.dumps(v, sort_keys=False)
+
+
+def _num(v: Any) -> Any:
+    """Numbers pass; anything else (strings, dicts) becomes NULL."""
+    if isinstance(v, bool):
+        return int(v)
+    return v if isinstance(v, (int, float)) else None
+
+
+def _uint(v: Any) -> Optional[int]:
+    v = _num(v)
+    if v is None:
+        return None
+    return int(v) if v >= 0 else None
+
+
+class Store:
+    """A DuckDB results file. Use as a context manager or call close()."""
+
+    def __init__(self, path: Union[str, Path], read_only: bool = False):
+        import duckdb
+
+        self.path = str(path)
+        if not read_only:
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self.con = duckdb.connect(self.path, read_only=read_only)
+        if not read_only:
+            self.con.execute(_SCHEMA)
+            self.con.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)",
+                [str(SCHEMA_VERSION)])
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.con.close()
+
+    # -- writing ---------------------------------------------------------
+    def delete_scenario(self, scenario: str) -> int:
+        """Remove every run (and its rows) of a scenario; returns the count."""
+        con = self.con
+        con.execute("BEGIN TRANSACTION")
+        try:
+            ids = [r[0] for r in con.execute(
+                "SELECT run_id FROM runs WHERE scenario = ?", [scenario]).fetchall()]
+            for table in ("flows", "stations"):
+                con.execute(f"DELETE FROM {table} WHERE run_id IN "
+                            "(SELECT run_id FROM runs WHERE scenario = ?)", [scenario])
+            con.execute("DELETE FROM runs WHERE scenario = ?", [scenario])
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+        return len(ids)
+
+    def add_run(self, *, scenario: str, scenario_hash: str, params: dict, seed: int,
+                version: str, wall_time_s: float, config: dict, result: dict,
+                result_json: Optional[str] = None) -> int:
+        """Insert one run with its flows and stations in one transaction."""
+        con = self.con
+        ledger = result.get("ledger") if isinstance(result.get("ledger"), dict) else {}
+        con.execute("BEGIN TRANSACTION")
+        try:
+            run_id = con.execute("SELECT nextval('run_id_seq')").fetchone()[0]
+            con.execute(
+                """INSERT INTO runs (run_id, scenario, scenario_hash, params, seed, version,
+                       wall_time_s, duration_s, events, aggregate_mbps, aggregate_msdu_mbps,
+                       collision_probability, ledger_generated, ledger_delivered,
+                       ledger_in_flight, ledger_dropped, config_json, result_json)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                [run_id, scenario, scenario_hash, json.dumps(params), int(seed), version,
+                 float(wall_time_s), _num(result.get("duration_s")),
+                 _uint(result.get("events")), _num(result.get("aggregate_mbps")),
+                 _num(result.get("aggregate_msdu_mbps")),
+                 _num(result.get("collision_probability")),
+                 _uint(ledger.get("generated")), _uint(ledger.get("delivered")),
+                 _uint(ledger.get("in_flight")), _dumps(ledger.get("dropped")),
+                 json.dumps(config, sort_keys=True),
+                 result_json if result_json is not None else json.dumps(result)])
+            flows = result.get("flows") or []
+            rows = []
+            for i, f in enumerate(flows if isinstance(flows, list) else []):
+                f = f if isinstance(f, dict) else {}
+                extra = {k: v for k, v in f.items() if k not in FLOW_FIELDS}
+                rows.append([run_id, i, f.get("name"), f.get("kind"), f.get("src"),
+                             f.get("dst"), _num(f.get("goodput_mbps")),
+                             _num(f.get("msdu_mbps")), _uint(f.get("packets_generated")),
+                             _uint(f.get("packets_delivered")),
+                             _uint(f.get("bytes_delivered")),
+                             _num(f.get("mean_delay_ms")), _dumps(extra or None)])
+            if rows:
+                con.executemany("INSERT INTO flows VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                rows)
+            stations = result.get("stations") or []
+            rows = []
+            for i, s in enumerate(stations if isinstance(stations, list) else []):
+                s = s if isinstance(s, dict) else {}
+                drops = s.get("drops") if isinstance(s.get("drops"), dict) else {}
+                extra = {k: v for k, v in s.items() if k not in STATION_FIELDS + ["drops"]}
+                rows.append([run_id, i, s.get("name"), _uint(s.get("attempts")),
+                             _uint(s.get("successes")), _uint(s.get("collisions")),
+                             _uint(s.get("retries")), _uint(drops.get("retry_limit")),
+                             _uint(drops.get("queue_full")), _dumps(drops or None),
+                             _num(s.get("collision_probability")), _dumps(extra or None)])
+            if rows:
+                con.executemany(
+                    "INSERT INTO stations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+        return int(run_id)
+
+    # -- reading ---------------------------------------------------------
+    def query(self, sql: str, params: Optional[list] = None) -> list[dict]:
+        cur = self.con.execute(sql, params or [])
+        cols = [d[0] for d in cur.description]
+        return [dict(zip(cols, row)) for row in cur.fetchall()]
+
+    def runs(self, scenario: Optional[str] = None) -> list[dict]:
+        where, args = ("WHERE scenario = ?", [scenario]) if scenario else ("", [])
+        rows = self.query(f"SELECT * FROM runs {where} ORDER BY run_id", args)
+        for r in rows:
+            for k in ("params", "config_json", "result_json", "ledger_dropped"):
+                if isinstance(r.get(k), str):
+                    r[k] = json.loads(r[k])
+        return rows
+
+    def export_parquet(self, directory: Union[str, Path]) -> list[str]:
+        """Write each table to DIR/<table>.parquet; returns the paths."""
+        d = Path(directory)
+        d.mkdir(parents=True, exist_ok=True)
+        out = []
+        for table in TABLES:
+            path = d / f"{table}.parquet"
+            target = str(path).replace("'", "''")
+            self.con.execute(f"COPY (SELECT * FROM {table} ORDER BY ALL) "
+                             f"TO '{target}' (FORMAT PARQUET)")
+            out.append(str(path))
+        return out
