@@ -83,3 +83,9 @@ pub trait CongestionControl: std::fmt::Debug {
 pub fn half_flight(in_flight: u64, mss: u32) -> u64 {
     (in_flight / 2).max(2 * mss as u64)
 }
+
+pub mod compound;
+pub mod cubic;
+#[cfg(test)]
+pub(crate) mod testkit;
+pub mod vegas;

@@ -1,0 +1,544 @@
+//! CUBIC congestion control, RFC 9438 (cited by section).
+//!
+//! Windows inside the algorithm are in segments (f64), as in RFC 9438
+//! section 4.1; the connection's `cwnd` stays in bytes. Sub-byte growth is
+//! carried in an accumulator so that per-ACK increments are never lost.
+//!
+//! # Algorithm
+//! - 4.2: `W_cubic(t) = C (t - K)^3 + W_max`, `K = cbrt((W_max - cwnd_epoch) / C)`
+//!   (eq. 1-2); `t` is measured from `t_epoch`, the start of the current
+//!   congestion-avoidance stage (set lazily on the first ACK in CA after a
+//!   loss). On each ACK, `target = W_cubic(t + RTT)` clamped to
+//!   `[cwnd, 1.5 cwnd]`, with `RTT` the smoothed RTT (RFC 6298 estimator over
+//!   the samples given to [`CongestionControl::on_rtt_sample`]).
+//! - 4.3: Reno-friendly estimate `W_est += alpha_cubic * segments_acked / cwnd`,
+//!   `alpha_cubic = 3 (1 - beta) / (1 + beta)`, raised to 1 once
+//!   `W_est >= cwnd_prior`; if `W_cubic(t) < W_est`, cwnd = `W_est`.
+//! - 4.4/4.5: otherwise cwnd += `(target - cwnd) / cwnd` per acknowledged
+//!   segment.
+//! - 4.6: on loss, `ssthresh = FlightSize * beta_cubic` (floored at 2 MSS),
+//!   `cwnd_prior = cwnd`; the connection then sets cwnd.
+//! - 4.7: fast convergence: `W_max = cwnd (1 + beta) / 2` if `cwnd < W_max`,
+//!   else `W_max = cwnd` (enabled by default).
+//! - 4.8: after a timeout, ssthresh as in 4.6; in the first CA stage after
+//!   it, `K = 0`, `W_max = W_est = cwnd_epoch`.
+//! - 4.10: standard slow start (RFC 5681 eq. 2). **HyStart++ (RFC 9406) is
+//!   not implemented** (off; RFC 9438 says SHOULD use it — deviation).
+//!   Leaving slow start without a loss (W_max unknown) is handled as 4.10
+//!   prescribes: `K = 0`, `W_max = cwnd_epoch`.
+//!
+//! # Parameters
+//! `C = 0.4`, `beta_cubic = 0.7` (RFC 9438 section 5, defaults), fast
+//! convergence on.
+//!
+//! # Documented choices
+//! - Growth is per acknowledged segment (`acked_bytes / mss`), the
+//!   byte-counting reading of 4.4 ("for each received new ACK") that keeps
+//!   growth independent of delayed ACKs (as Linux counts `acked`).
+//! - If `cwnd_epoch >= W_max` (e.g. after the connection grew the window
+//!   during recovery), we set `K = 0`, `W_max = cwnd_epoch`, the rule that
+//!   4.8/4.10 give for an unknown W_max, instead of taking the cube root of a
+//!   negative number.
+//! - In the Reno-friendly region cwnd is set to `max(cwnd, W_est)`: 4.3 says
+//!   "set to W_est", but W_est can lag a cwnd that just followed
+//!   `W_cubic(t+RTT)`, and congestion avoidance never shrinks the window.
+//! - ACKs sent while application- or rwnd-limited do not grow cwnd or
+//!   W_est, and `t_epoch` is shifted forward by the time so spent (RFC 9438
+//!   section 5.8; Linux shifts the epoch after idle the same way). An
+//!   `IdleRestart` also shifts `t_epoch` by the idle time.
+//! - Spurious-congestion undo (4.9) is not supported by the trait.
+use super::{AckInfo, CcEvent, CongestionControl, LossKind, Window};
+use wifitcp_core::{SimDur, SimTime};
+
+/// CUBIC parameters. Defaults: RFC 9438 section 5 (`C = 0.4`,
+/// `beta_cubic = 0.7`, fast convergence on).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CubicConfig {
+    /// Aggressiveness constant C (segments / s^3).
+    pub c: f64,
+    /// Multiplicative decrease factor beta_cubic.
+    pub beta: f64,
+    /// Fast convergence (RFC 9438 4.7).
+    pub fast_convergence: bool,
+    /// Reno-friendly region (RFC 9438 4.3); on by default.
+    pub reno_friendly: bool,
+}
+
+impl Default for CubicConfig {
+    fn default() -> Self {
+        CubicConfig {
+            c: 0.4,
+            beta: 0.7,
+            fast_convergence: true,
+            reno_friendly: true,
+        }
+    }
+}
+
+impl CubicConfig {
+    /// `alpha_cubic = 3 (1 - beta) / (1 + beta)` (RFC 9438 eq. 4).
+    pub fn alpha_cubic(&self) -> f64 {
+        3.0 * (1.0 - self.beta) / (1.0 + self.beta)
+    }
+    /// `K = cbrt((W_max - cwnd_epoch) / C)` (RFC 9438 eq. 2), in seconds.
+    pub fn k(&self, w_max: f64, cwnd_epoch: f64) -> f64 {
+        ((w_max - cwnd_epoch).max(0.0) / self.c).cbrt()
+    }
+    /// `W_cubic(t) = C (t - K)^3 + W_max` (RFC 9438 eq. 1), in segments.
+    pub fn w_cubic(&self, t: f64, k: f64, w_max: f64) -> f64 {
+        self.c * (t - k).powi(3) + w_max
+    }
+}
+
+/// State of the current congestion-avoidance stage (epoch).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CubicEpoch {
+    pub t_epoch: SimTime,
+    /// cwnd at the start of the stage, segments.
+    pub cwnd_epoch: f64,
+    /// Seconds (RFC 9438 eq. 2).
+    pub k: f64,
+    /// Segments.
+    pub w_max: f64,
+}
+
+/// RFC 9438 CUBIC.
+#[derive(Clone, Debug)]
+pub struct Cubic {
+    cfg: CubicConfig,
+    /// Window before the last reduction (after fast convergence), segments;
+    /// 0 = unknown.
+    w_max: f64,
+    /// cwnd when ssthresh was last set (RFC 9438 4.6), segments.
+    cwnd_prior: f64,
+    /// Reno-friendly estimate (RFC 9438 4.3), segments.
+    w_est: f64,
+    epoch: Option<CubicEpoch>,
+    /// The next CA stage follows a timeout (RFC 9438 4.8).
+    after_timeout: bool,
+    /// Sub-byte cwnd growth not yet applied.
+    frac_bytes: f64,
+    srtt: Option<SimDur>,
+    last_ack: Option<SimTime>,
+}
+
+impl Cubic {
+    pub fn new(cfg: CubicConfig) -> Self {
+        Cubic {
+            cfg,
+            w_max: 0.0,
+            cwnd_prior: 0.0,
+            w_est: 0.0,
+            epoch: None,
+            after_timeout: false,
+            frac_bytes: 0.0,
+            srtt: None,
+            last_ack: None,
+        }
+    }
+    pub fn config(&self) -> &CubicConfig {
+        &self.cfg
+    }
+    /// W_max in segments (0 until the first congestion event / CA stage).
+    pub fn w_max(&self) -> f64 {
+        self.epoch.map_or(self.w_max, |e| e.w_max)
+    }
+    /// The current congestion-avoidance epoch, if CA has started.
+    pub fn epoch(&self) -> Option<CubicEpoch> {
+        self.epoch
+    }
+    /// Reno-friendly estimate W_est, segments.
+    pub fn w_est(&self) -> f64 {
+        self.w_est
+    }
+    /// Smoothed RTT used for `t + RTT`.
+    pub fn srtt(&self) -> Option<SimDur> {
+        self.srtt
+    }
+
+    fn start_epoch(&mut self, now: SimTime, cwnd: f64) {
+        let (k, w_max) = if self.after_timeout || self.w_max <= cwnd {
+            // RFC 9438 4.8 (after timeout) and 4.10 (W_max unknown): K = 0,
+            // W_max = cwnd at the beginning of the stage.
+            (0.0, cwnd)
+        } else {
+            (self.cfg.k(self.w_max, cwnd), self.w_max)
+        };
+        if self.cwnd_prior <= 0.0 {
+            self.cwnd_prior = cwnd; // RFC 9438 4.10
+        }
+        self.after_timeout = false;
+        self.w_max = w_max;
+        self.w_est = cwnd; // RFC 9438 4.3: W_est = cwnd_epoch
+        self.epoch = Some(CubicEpoch {
+            t_epoch: now,
+            cwnd_epoch: cwnd,
+            k,
+            w_max,
+        });
+    }
+
+    fn add_bytes(&mut self, win: &mut Window, bytes: f64) {
+        self.frac_bytes += bytes.max(0.0);
+        let whole = self.frac_bytes.floor();
+        win.cwnd += whole as u64;
+        self.frac_bytes -= whole;
+    }
+
+    fn congestion_avoidance(&mut self, win: &mut Window, ack: &AckInfo) {
+        let mss = win.mss as f64;
+        let cwnd = win.cwnd as f64 / mss;
+        if self.epoch.is_none() {
+            self.start_epoch(ack.now, cwnd);
+        }
+        let ep = self.epoch.expect("epoch set above");
+        let t = ack.now.saturating_since(ep.t_epoch).as_secs_f64();
+        let rtt = self.srtt.map_or(0.0, |d| d.as_secs_f64());
+        let segs = ack.acked_bytes as f64 / mss;
+
+        // RFC 9438 4.3: Reno-friendly estimate.
+        let alpha = if self.w_est >= self.cwnd_prior {
+            1.0
+        } else {
+            self.cfg.alpha_cubic()
+        };
+        self.w_est += alpha * segs / cwnd;
+
+        let w_t = self.cfg.w_cubic(t, ep.k, ep.w_max);
+        if self.cfg.reno_friendly && w_t < self.w_est {
+            if self.w_est > cwnd {
+                self.add_bytes(win, (self.w_est - cwnd) * mss);
+            }
+            return;
+        }
+        // RFC 9438 4.2: target = W_cubic(t + RTT) within [cwnd, 1.5 cwnd].
+        let target = self
+            .cfg
+            .w_cubic(t + rtt, ep.k, ep.w_max)
+            .clamp(cwnd, 1.5 * cwnd);
+        // RFC 9438 4.4/4.5: (target - cwnd) / cwnd per acknowledged segment.
+        self.add_bytes(win, (target - cwnd) / cwnd * segs * mss);
+    }
+}
+
+impl Default for Cubic {
+    fn default() -> Self {
+        Cubic::new(CubicConfig::default())
+    }
+}
+
+impl CongestionControl for Cubic {
+    fn name(&self) -> &'static str {
+        "cubic"
+    }
+
+    fn on_ack(&mut self, win: &mut Window, ack: &AckInfo) {
+        let prev = self.last_ack.replace(ack.now);
+        if ack.app_or_rwnd_limited {
+            // RFC 9438 5.8: no growth while not cwnd-limited; keep t frozen.
+            if let (Some(ep), Some(prev)) = (self.epoch.as_mut(), prev) {
+                ep.t_epoch += ack.now.saturating_since(prev);
+            }
+            return;
+        }
+        if win.cwnd < win.ssthresh {
+            // RFC 9438 4.10 / RFC 5681 eq. (2); HyStart++ off.
+            win.cwnd += ack.acked_bytes.min(win.mss as u64);
+            self.frac_bytes = 0.0;
+            return;
+        }
+        self.congestion_avoidance(win, ack);
+    }
+
+    fn on_rtt_sample(&mut self, _now: SimTime, rtt: SimDur) {
+        // RFC 6298 section 2.3: SRTT <- 7/8 SRTT + 1/8 R'.
+        self.srtt = Some(match self.srtt {
+            None => rtt,
+            Some(s) => SimDur::from_nanos((7 * s.as_nanos() + rtt.as_nanos()) / 8),
+        });
+    }
+
+    fn ssthresh_after_loss(
+        &mut self,
+        _now: SimTime,
+        win: &Window,
+        in_flight: u64,
+        kind: LossKind,
+    ) -> u64 {
+        let mss = win.mss as f64;
+        let cwnd = win.cwnd as f64 / mss;
+        // RFC 9438 4.7: fast convergence.
+        let w_max_now = self.w_max();
+        self.w_max = if self.cfg.fast_convergence && cwnd < w_max_now {
+            cwnd * (1.0 + self.cfg.beta) / 2.0
+        } else {
+            cwnd
+        };
+        // RFC 9438 4.6.
+        self.cwnd_prior = cwnd;
+        self.epoch = None;
+        self.frac_bytes = 0.0;
+        self.after_timeout = kind == LossKind::Timeout; // RFC 9438 4.8
+        let ssthresh = (in_flight as f64 * self.cfg.beta) as u64;
+        ssthresh.max(2 * win.mss as u64)
+    }
+
+    fn on_event(&mut self, now: SimTime, _win: &mut Window, ev: CcEvent) {
+        if ev == CcEvent::IdleRestart {
+            // Do not count the idle period in t (RFC 9438 5.8).
+            if let (Some(ep), Some(prev)) = (self.epoch.as_mut(), self.last_ack) {
+                ep.t_epoch += now.saturating_since(prev);
+            }
+            self.last_ack = Some(now);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::testkit::{RttModel, TestSender};
+
+    const MSS: u32 = 1000;
+
+    fn segs(b: u64) -> f64 {
+        b as f64 / MSS as f64
+    }
+
+    /// A sender at W = 100 segments in CA that loses a packet at t = 0.
+    fn after_loss_at_100(rtt_ms: u64, cfg: CubicConfig) -> TestSender<Cubic> {
+        let mut s = TestSender::new(
+            Cubic::new(cfg),
+            MSS,
+            100,
+            100 * MSS as u64,
+            RttModel::Fixed(SimDur::from_millis(rtt_ms)),
+        );
+        s.loss_now(LossKind::FastRetransmit);
+        s.run_rounds(1);
+        s
+    }
+
+    #[test]
+    fn k_formula_and_constants() {
+        let c = CubicConfig::default();
+        // K = cbrt(W_max (1 - beta) / C) when cwnd_epoch = beta W_max.
+        let k = c.k(100.0, 70.0);
+        assert!((k - (100.0f64 * 0.3 / 0.4).cbrt()).abs() < 1e-12);
+        assert!((k - 4.217163).abs() < 1e-6);
+        assert!((c.alpha_cubic() - 0.9 / 1.7).abs() < 1e-12);
+        assert!(
+            (c.w_cubic(0.0, k, 100.0) - 70.0).abs() < 1e-9,
+            "W(0) = beta W_max"
+        );
+        assert!((c.w_cubic(k, k, 100.0) - 100.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ssthresh_is_beta_times_flight() {
+        let mut cc = Cubic::default();
+        let win = Window {
+            cwnd: 100 * MSS as u64,
+            ssthresh: 50 * MSS as u64,
+            mss: MSS,
+        };
+        let th = cc.ssthresh_after_loss(SimTime::ZERO, &win, win.cwnd, LossKind::FastRetransmit);
+        assert_eq!(th, 70 * MSS as u64);
+        assert_eq!(cc.w_max(), 100.0);
+        // Floor of 2 MSS.
+        let th = cc.ssthresh_after_loss(SimTime::ZERO, &win, MSS as u64, LossKind::FastRetransmit);
+        assert_eq!(th, 2 * MSS as u64);
+    }
+
+    /// After a loss at W_max = 100 (RTT 100 ms), cwnd follows
+    /// W(t) = C (t-K)^3 + W_max within max(1 segment, 2 %), and plateaus at
+    /// W_max around t = K.
+    #[test]
+    fn follows_cubic_curve_after_loss() {
+        let cfg = CubicConfig::default();
+        let mut s = after_loss_at_100(100, cfg);
+        assert_eq!(s.win.ssthresh, 70 * MSS as u64);
+        let ep0 = s.cc.epoch().expect("CA epoch started");
+        assert_eq!(ep0.w_max, 100.0);
+        assert!((ep0.cwnd_epoch - 70.0).abs() < 1e-9);
+        let k = ep0.k;
+        assert!((k - 4.2172).abs() < 1e-3);
+        s.run_until(SimTime::from_secs(6));
+        let mut checked = 0;
+        for &t in &[0.5, 1.0, 2.0, 3.0, 4.0, k, 4.5, 5.0, 5.5] {
+            let at = ep0.t_epoch + SimDur::from_secs_f64(t);
+            let w = segs(s.cwnd_at(at));
+            let want = cfg.w_cubic(t, k, 100.0);
+            let tol = (0.02 * want).max(1.0);
+            assert!(
+                (w - want).abs() <= tol,
+                "t = {t}: cwnd {w:.2} vs W(t) {want:.2}"
+            );
+            checked += 1;
+        }
+        assert_eq!(checked, 9);
+        // Plateau: within 2 % of W_max for t in [K - 1, K + 1].
+        for r in &s.records {
+            let t = r.start.saturating_since(ep0.t_epoch).as_secs_f64();
+            if (k - 1.0..=k + 1.0).contains(&t) {
+                let w = segs(r.cwnd);
+                assert!((w - 100.0).abs() <= 2.0, "t = {t}: {w}");
+            }
+        }
+        // The cubic region dominated: W_est stayed below cwnd until 5.5 s.
+        assert!(s.records.iter().all(|r| r.cwnd >= r.ssthresh));
+    }
+
+    /// Small RTT and small W_max: the Reno-friendly estimate dominates.
+    /// W_est grows alpha_cubic = 0.529 segments per RTT until it reaches
+    /// cwnd_prior, then 1 segment per RTT.
+    #[test]
+    fn reno_friendly_region_dominates_for_small_rtt() {
+        let cfg = CubicConfig::default();
+        let mut s = TestSender::new(
+            Cubic::new(cfg),
+            MSS,
+            20,
+            20 * MSS as u64,
+            RttModel::Fixed(SimDur::from_millis(10)),
+        );
+        s.loss_now(LossKind::FastRetransmit);
+        assert_eq!(segs(s.win.cwnd), 14.0);
+        s.run_rounds(1);
+        let ep = s.cc.epoch().unwrap();
+        assert_eq!(ep.cwnd_epoch, 14.0);
+        let r0 = s.records.len();
+        s.run_rounds(10);
+        // After 10 RTTs: cwnd ~ 14 + 10 * 0.529 = 19.3, far above W_cubic.
+        let w = segs(s.win.cwnd);
+        let t = s.now.since(ep.t_epoch).as_secs_f64();
+        let cubic = cfg.w_cubic(t, ep.k, ep.w_max);
+        assert!(
+            (w - (14.0 + 10.0 * cfg.alpha_cubic())).abs() <= 1.0,
+            "cwnd {w}"
+        );
+        assert!(w > cubic + 3.0, "cwnd {w}, W_cubic {cubic}");
+        assert!((s.cc.w_est() - w).abs() < 1.0);
+        // Per-RTT growth in this phase is alpha_cubic (not 1).
+        let g: Vec<f64> = s.records[r0 + 1..]
+            .windows(2)
+            .map(|p| segs(p[1].cwnd) - segs(p[0].cwnd))
+            .collect();
+        assert!(
+            g.iter().all(|&d| (d - cfg.alpha_cubic()).abs() < 0.35),
+            "{g:?}"
+        );
+        // Once W_est >= cwnd_prior (20), alpha becomes 1: +1 segment per RTT.
+        s.run_rounds(10);
+        let a = segs(s.win.cwnd);
+        s.run_rounds(10);
+        let b = segs(s.win.cwnd);
+        assert!(a >= 20.0);
+        assert!((b - a - 10.0).abs() <= 1.0, "growth {} over 10 RTTs", b - a);
+    }
+
+    /// Disabling the Reno-friendly region makes the same scenario follow the
+    /// (slow) cubic curve, proving the test above exercises W_est.
+    #[test]
+    fn without_reno_friendly_cubic_is_slower() {
+        let cfg = CubicConfig {
+            reno_friendly: false,
+            ..Default::default()
+        };
+        let mut s = TestSender::new(
+            Cubic::new(cfg),
+            MSS,
+            20,
+            20 * MSS as u64,
+            RttModel::Fixed(SimDur::from_millis(10)),
+        );
+        s.loss_now(LossKind::FastRetransmit);
+        s.run_rounds(11);
+        assert!(segs(s.win.cwnd) < 16.0, "{}", segs(s.win.cwnd));
+    }
+
+    /// RFC 9438 4.7: a loss below the previous W_max lowers W_max to
+    /// cwnd (1 + beta) / 2.
+    #[test]
+    fn fast_convergence_lowers_w_max() {
+        for fc in [true, false] {
+            let cfg = CubicConfig {
+                fast_convergence: fc,
+                ..Default::default()
+            };
+            let mut s = after_loss_at_100(100, cfg);
+            s.run_rounds(10);
+            let bytes = s.win.cwnd;
+            let cwnd = segs(bytes);
+            assert!(cwnd < 100.0);
+            s.loss_now(LossKind::FastRetransmit);
+            let want = if fc { cwnd * 0.85 } else { cwnd };
+            assert!(
+                (s.cc.w_max() - want).abs() < 1e-9,
+                "fc={fc}: W_max {} want {want}",
+                s.cc.w_max()
+            );
+            assert_eq!(s.win.ssthresh, (bytes as f64 * 0.7) as u64);
+        }
+    }
+
+    /// RFC 9438 4.8: after a timeout the first CA stage has K = 0 and
+    /// W_max = cwnd_epoch, so the window grows convexly from there.
+    #[test]
+    fn timeout_then_convex_growth_from_epoch() {
+        let mut s = TestSender::new(
+            Cubic::default(),
+            MSS,
+            100,
+            100 * MSS as u64,
+            RttModel::Fixed(SimDur::from_millis(100)),
+        );
+        s.loss_now(LossKind::Timeout);
+        assert_eq!(s.win.cwnd, MSS as u64);
+        assert_eq!(s.win.ssthresh, 70 * MSS as u64);
+        // Slow start to 70 segments (about 7 RTTs), then CA.
+        s.run_rounds(9);
+        let ep = s.cc.epoch().expect("in CA");
+        assert_eq!(ep.k, 0.0);
+        assert!(ep.w_max >= 70.0 && ep.w_max < 80.0, "{ep:?}");
+        assert_eq!(ep.w_max, ep.cwnd_epoch);
+        // Convex: growth per RTT does not decrease.
+        s.run_rounds(30);
+        let c: Vec<f64> = s
+            .records
+            .iter()
+            .filter(|r| r.start >= ep.t_epoch)
+            .map(|r| segs(r.cwnd))
+            .collect();
+        let g: Vec<f64> = c.windows(2).map(|p| p[1] - p[0]).collect();
+        assert!(g.windows(2).all(|p| p[1] >= p[0] - 0.3), "{g:?}");
+    }
+
+    #[test]
+    fn slow_start_doubles_per_rtt() {
+        let mut s = TestSender::new(
+            Cubic::default(),
+            MSS,
+            2,
+            u64::MAX / 2,
+            RttModel::Fixed(SimDur::from_millis(100)),
+        );
+        s.run_rounds(5);
+        let c: Vec<u64> = s.records.iter().map(|r| r.cwnd / MSS as u64).collect();
+        assert_eq!(c, vec![2, 4, 8, 16, 32]);
+        assert_eq!(s.win.cwnd, 64 * MSS as u64);
+    }
+
+    #[test]
+    fn app_limited_freezes_window_and_time() {
+        let mut s = after_loss_at_100(100, CubicConfig::default());
+        let ep0 = s.cc.epoch().unwrap();
+        s.app_limited = true;
+        let w0 = s.win.cwnd;
+        s.run_rounds(20);
+        assert_eq!(s.win.cwnd, w0);
+        let ep1 = s.cc.epoch().unwrap();
+        // t did not advance by the two seconds spent application-limited.
+        assert!(ep1.t_epoch.since(ep0.t_epoch) >= SimDur::from_millis(1900));
+    }
+}
