@@ -325,12 +325,20 @@ mod tests {
         let mut checked = 0;
         for _ in 0..6 {
             let l0 = s.cc.loss_window();
-            let before = s.cc.last_round();
+            let d0 = pk(s.cc.delay_window_exact());
             s.run_round();
+            // One round boundary per harness round (at its first ACK).
             let r = s.cc.last_round().unwrap();
-            if before.is_some_and(|b| b.at == r.at) {
-                continue;
-            }
+            assert_eq!(
+                r.at,
+                s.records.last().unwrap().start
+                    + SimDur::from_nanos(
+                        s.records.last().unwrap().rtt.as_nanos()
+                            / s.records.last().unwrap().acks as u64
+                    )
+            );
+            assert_eq!(r.dwnd_before, d0);
+            assert!((pk(s.cc.delay_window_exact()) - r.dwnd_after).abs() < 1e-12);
             assert_eq!(r.diff, 0.0);
             // The window used is the one the sender had at the start of this
             // round (plus at most one ACK's worth of lwnd growth).
@@ -358,7 +366,7 @@ mod tests {
             );
             checked += 1;
         }
-        assert!(checked >= 5);
+        assert_eq!(checked, 6);
         // And the send window exposed to the connection is the sum.
         assert_eq!(s.win.cwnd, s.cc.loss_window() + s.cc.delay_window());
         // Window per RTT grows as W + 1 + (alpha W^k - 1) = W + alpha W^k (P&W eq. 1).

@@ -369,7 +369,8 @@ mod tests {
             let at = ep0.t_epoch + SimDur::from_secs_f64(t);
             let w = segs(s.cwnd_at(at));
             let want = cfg.w_cubic(t, k, 100.0);
-            let tol = (0.02 * want).max(1.0);
+            // Observed error is below 0.07 segments; allow 0.25.
+            let tol = 0.25;
             assert!(
                 (w - want).abs() <= tol,
                 "t = {t}: cwnd {w:.2} vs W(t) {want:.2}"
@@ -512,6 +513,33 @@ mod tests {
             .collect();
         let g: Vec<f64> = c.windows(2).map(|p| p[1] - p[0]).collect();
         assert!(g.windows(2).all(|p| p[1] >= p[0] - 0.3), "{g:?}");
+    }
+
+    /// RFC 9438 4.2: target <= 1.5 cwnd, so CA never grows faster than 50 %
+    /// per RTT even when W_cubic(t + RTT) is far above cwnd (long RTT,
+    /// K = 0 because CA started without a known W_max).
+    #[test]
+    fn target_is_capped_at_one_and_a_half_cwnd() {
+        let mut s = TestSender::new(
+            Cubic::default(),
+            MSS,
+            10,
+            10 * MSS as u64,
+            RttModel::Fixed(SimDur::from_secs(3)),
+        );
+        s.run_rounds(4);
+        let ep = s.cc.epoch().unwrap();
+        assert_eq!((ep.k, ep.w_max), (0.0, 10.0));
+        // W_cubic(t + 3 s) >= 0.4 * 27 + 10 = 20.8 > 1.5 cwnd in the first rounds.
+        let ratios: Vec<f64> = s
+            .records
+            .windows(2)
+            .map(|p| p[1].cwnd as f64 / p[0].cwnd as f64)
+            .collect();
+        assert!(ratios.iter().all(|&r| r <= 1.5 + 1e-9), "{ratios:?}");
+        // (The first round starts in the Reno-friendly region, where
+        // W_cubic(t) < W_est for t < ~0.3 s; from the second round the cap binds.)
+        assert!(ratios[1] > 1.45 && ratios[2] > 1.45, "{ratios:?}");
     }
 
     #[test]

@@ -276,4 +276,26 @@ mod tests {
         s.run_round();
         assert_eq!(s.win.cwnd, 1000);
     }
+
+    /// Same inputs, same trace: the controllers are pure functions of their
+    /// inputs (no clock, no RNG).
+    #[test]
+    fn controllers_are_deterministic() {
+        fn run<C: CongestionControl>(mk: fn() -> C) -> Vec<(SimTime, u64)> {
+            let model = RttModel::Bottleneck {
+                base: SimDur::from_millis(20),
+                rate_pps: 1000.0,
+            };
+            let mut s = TestSender::new(mk(), 1448, 2, u64::MAX / 2, model);
+            s.schedule_loss(SimTime::from_millis(700), LossKind::FastRetransmit);
+            s.schedule_loss(SimTime::from_millis(1500), LossKind::Timeout);
+            s.run_until(SimTime::from_secs(3));
+            s.trace
+        }
+        use super::super::{compound::Compound, cubic::Cubic, vegas::Vegas};
+        assert_eq!(run(Vegas::default), run(Vegas::default));
+        assert_eq!(run(Cubic::default), run(Cubic::default));
+        assert_eq!(run(Compound::default), run(Compound::default));
+        assert!(run(Cubic::default).len() > 100);
+    }
 }
