@@ -6,7 +6,7 @@
 //!
 //! # Algorithm
 //! - 4.2: `W_cubic(t) = C (t - K)^3 + W_max`, `K = cbrt((W_max - cwnd_epoch) / C)`
-//!   (eq. 1-2); `t` is measured from `t_epoch`, the start of the current
+//!   (section 4.2, the window and K equations); `t` is measured from `t_epoch`, the start of the current
 //!   congestion-avoidance stage (set lazily on the first ACK in CA after a
 //!   loss). On each ACK, `target = W_cubic(t + RTT)` clamped to
 //!   `[cwnd, 1.5 cwnd]`, with `RTT` the smoothed RTT (RFC 6298 estimator over
@@ -28,7 +28,7 @@
 //!   prescribes: `K = 0`, `W_max = cwnd_epoch`.
 //!
 //! # Parameters
-//! `C = 0.4`, `beta_cubic = 0.7` (RFC 9438 section 5, defaults), fast
+//! `C = 0.4` (RFC 9438 section 5), `beta_cubic = 0.7` (section 4.6), fast
 //! convergence on.
 //!
 //! # Documented choices
@@ -50,7 +50,7 @@
 use super::{AckInfo, CcEvent, CongestionControl, LossKind, Window};
 use wifitcp_core::{SimDur, SimTime};
 
-/// CUBIC parameters. Defaults: RFC 9438 section 5 (`C = 0.4`,
+/// CUBIC parameters. Defaults: RFC 9438 sections 5 and 4.6 (`C = 0.4`,
 /// `beta_cubic = 0.7`, fast convergence on).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CubicConfig {
@@ -76,15 +76,15 @@ impl Default for CubicConfig {
 }
 
 impl CubicConfig {
-    /// `alpha_cubic = 3 (1 - beta) / (1 + beta)` (RFC 9438 eq. 4).
+    /// `alpha_cubic = 3 (1 - beta) / (1 + beta)` (RFC 9438 section 4.3).
     pub fn alpha_cubic(&self) -> f64 {
         3.0 * (1.0 - self.beta) / (1.0 + self.beta)
     }
-    /// `K = cbrt((W_max - cwnd_epoch) / C)` (RFC 9438 eq. 2), in seconds.
+    /// `K = cbrt((W_max - cwnd_epoch) / C)` (RFC 9438 section 4.2), in seconds.
     pub fn k(&self, w_max: f64, cwnd_epoch: f64) -> f64 {
         ((w_max - cwnd_epoch).max(0.0) / self.c).cbrt()
     }
-    /// `W_cubic(t) = C (t - K)^3 + W_max` (RFC 9438 eq. 1), in segments.
+    /// `W_cubic(t) = C (t - K)^3 + W_max` (RFC 9438 section 4.2), in segments.
     pub fn w_cubic(&self, t: f64, k: f64, w_max: f64) -> f64 {
         self.c * (t - k).powi(3) + w_max
     }
@@ -96,7 +96,7 @@ pub struct CubicEpoch {
     pub t_epoch: SimTime,
     /// cwnd at the start of the stage, segments.
     pub cwnd_epoch: f64,
-    /// Seconds (RFC 9438 eq. 2).
+    /// Seconds (RFC 9438 section 4.2).
     pub k: f64,
     /// Segments.
     pub w_max: f64,
