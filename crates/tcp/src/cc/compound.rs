@@ -40,7 +40,7 @@
 //!
 //! # Defaults
 //! `alpha = 0.125`, `beta = 0.5`, `k = 0.75` (Tan; P&W section III-A),
-//! `gamma = 30` packets (P&W "th = 30 packets as in [9]"), `zeta = 1`
+//! `gamma = 30` packets (P&W: "th = 30 packets as in \[9\]", i.e. Tan), `zeta = 1`
 //! (our choice: P&W only require `zeta > 0`; one packet of dwnd per
 //! estimated queued packet).
 //!
