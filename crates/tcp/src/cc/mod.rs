@@ -86,6 +86,7 @@ pub fn half_flight(in_flight: u64, mss: u32) -> u64 {
 
 pub mod compound;
 pub mod cubic;
+pub mod reno;
 #[cfg(test)]
 pub(crate) mod testkit;
 pub mod vegas;

@@ -1,0 +1,703 @@
+//! One TCP endpoint: the RFC 9293 state machine gluing the sender
+//! ([`crate::sender`]), the receiver ([`crate::recv`]), the handshake, option
+//! negotiation and connection teardown.
+//!
+//! Driving contract (sans-I/O): the caller passes `now` to every call; time
+//! never goes backwards (asserted). After every input (`on_segment`,
+//! `on_timer`, `send`, `close`, `read`) the caller drains
+//! [`Connection::poll_transmit`] until it returns `None`, wraps each
+//! [`Segment`] into a packet, and calls [`Connection::on_timer`] at
+//! [`Connection::next_wakeup`].
+//!
+//! Not modelled (documented deviations): simultaneous open, RST generation
+//! (received RSTs abort the connection), urgent data, PAWS (RFC 7323 5),
+//! D-SACK (RFC 2883), spurious-retransmission detection (F-RTO, Eifel),
+//! TCP Fast Open, keep-alives.
+use crate::cc::CongestionControl;
+use crate::config::TcpConfig;
+use crate::recovery::RtoOutcome;
+use crate::recv::{AckNeed, Receiver};
+use crate::sender::{AckSeg, AckVerdict, LossState, Sender, TxData};
+use crate::seq::SeqSpace;
+use crate::stats::TcpStats;
+use std::collections::VecDeque;
+use wifitcp_core::{RngStream, SimDur, SimTime};
+use wifitcp_wire::{SackBlock, TcpFlags, TcpHeader, TcpOptions};
+
+/// RFC 9293 section 3.3.2 connection states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TcpState {
+    Closed,
+    Listen,
+    SynSent,
+    SynReceived,
+    Established,
+    FinWait1,
+    FinWait2,
+    CloseWait,
+    Closing,
+    LastAck,
+    TimeWait,
+}
+
+impl TcpState {
+    /// States in which both sequence spaces are known.
+    pub fn is_synchronized(self) -> bool {
+        !matches!(self, TcpState::Closed | TcpState::Listen | TcpState::SynSent | TcpState::SynReceived)
+    }
+}
+
+/// A segment to put on the wire: header plus payload length (payload bytes
+/// are not modelled).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub header: TcpHeader,
+    pub payload_len: u32,
+    /// Data or FIN sent before (retransmission), for the simulator's metrics.
+    pub retransmission: bool,
+}
+
+/// Options the peer announced in its SYN / SYN-ACK.
+#[derive(Clone, Copy, Debug, Default)]
+struct PeerSyn {
+    mss: Option<u16>,
+    wscale: Option<u8>,
+    sack: bool,
+    tsval: Option<u32>,
+}
+
+/// RFC 9293 3.7.1: MSS assumed when the peer sends no MSS option.
+const DEFAULT_PEER_MSS: u32 = 536;
+/// RFC 7323 section 3.2: the timestamps option takes 10 bytes, 12 aligned.
+const TS_OPTION_LEN: u32 = 12;
+
+#[derive(Debug)]
+pub struct Connection {
+    cfg: TcpConfig,
+    state: TcpState,
+    local_port: u16,
+    remote_port: u16,
+    iss: SeqSpace,
+    irs: SeqSpace,
+    snd: Sender,
+    rcv: Receiver,
+    rcv_wscale: u8,
+    snd_wscale: u8,
+    ws_ok: bool,
+    sack_ok: bool,
+    ts_ok: bool,
+    syn_tx: u32,
+    syn_sent_at: Option<SimTime>,
+    syn_deadline: Option<SimTime>,
+    syn_pending: bool,
+    syn_timed_out: bool,
+    probe_pending: bool,
+    out: VecDeque<Segment>,
+    time_wait_deadline: Option<SimTime>,
+    last_now: SimTime,
+    aborted: bool,
+}
+
+/// A random initial sequence number from the connection's RNG stream
+/// (RFC 9293 3.4.1 asks for unpredictable ISNs; determinism comes from
+/// the stream's seed).
+pub fn random_isn(rng: &mut RngStream) -> u32 {
+    rng.next_u64() as u32
+}
+
+impl Connection {
+    fn new(cfg: TcpConfig, cc: Box<dyn CongestionControl>, local_port: u16, remote_port: u16, isn: u32) -> Self {
+        if let Err(e) = cfg.validate() {
+            panic!("invalid TcpConfig: {e}");
+        }
+        let buf = cfg.recv_buffer.bytes(cfg.mss);
+        // RFC 7323 2.3: the smallest shift that makes the buffer fit the
+        // 16-bit field, at most 14.
+        let mut shift = 0u8;
+        while cfg.window_scaling && shift < 14 && (buf >> shift) > 65_535 {
+            shift += 1;
+        }
+        Connection {
+            snd: Sender::new(&cfg, cc),
+            rcv: Receiver::new(buf, cfg.mss, cfg.auto_consume, cfg.delayed_ack),
+            cfg,
+            state: TcpState::Closed,
+            local_port,
+            remote_port,
+            iss: SeqSpace::new(isn),
+            irs: SeqSpace::new(0),
+            rcv_wscale: shift,
+            snd_wscale: 0,
+            ws_ok: false,
+            sack_ok: false,
+            ts_ok: false,
+            syn_tx: 0,
+            syn_sent_at: None,
+            syn_deadline: None,
+            syn_pending: false,
+            syn_timed_out: false,
+            probe_pending: false,
+            out: VecDeque::new(),
+            time_wait_deadline: None,
+            last_now: SimTime::ZERO,
+            aborted: false,
+        }
+    }
+
+    /// Active open (RFC 9293 3.10.1): the SYN is ready for `poll_transmit`.
+    /// Panics if `cfg` is invalid (validate it first with
+    /// [`TcpConfig::validate`]).
+    pub fn connect(now: SimTime, cfg: TcpConfig, cc: Box<dyn CongestionControl>, local_port: u16, remote_port: u16, isn: u32) -> Self {
+        let mut c = Self::new(cfg, cc, local_port, remote_port, isn);
+        c.last_now = now;
+        c.state = TcpState::SynSent;
+        c.syn_pending = true;
+        c
+    }
+
+    /// Passive open: wait for a SYN on `local_port` from any remote port.
+    pub fn listen(cfg: TcpConfig, cc: Box<dyn CongestionControl>, local_port: u16, isn: u32) -> Self {
+        let mut c = Self::new(cfg, cc, local_port, 0, isn);
+        c.state = TcpState::Listen;
+        c
+    }
+
+    fn check_time(&mut self, now: SimTime) {
+        assert!(now >= self.last_now, "time went backwards: {now:?} < {:?}", self.last_now);
+        self.last_now = now;
+    }
+
+    // ----- application side -------------------------------------------
+
+    /// The application writes `bytes` more bytes (ignored after `close`).
+    pub fn send(&mut self, bytes: u64) {
+        if !self.snd.fin_queued {
+            self.snd.app_end += bytes;
+        }
+    }
+
+    /// The application always has data (bulk transfer, FTP-like source).
+    pub fn set_infinite_source(&mut self) {
+        if !self.snd.fin_queued {
+            self.snd.infinite = true;
+        }
+    }
+
+    /// The application closes its sending direction: a FIN follows the data
+    /// already written (an infinite source stops at what was sent).
+    pub fn close(&mut self, now: SimTime) {
+        self.check_time(now);
+        match self.state {
+            TcpState::Listen | TcpState::SynSent => self.enter_closed(),
+            _ => {
+                if self.snd.infinite {
+                    self.snd.infinite = false;
+                    self.snd.app_end = self.snd.snd_max;
+                }
+                self.snd.fin_queued = true;
+            }
+        }
+    }
+
+    /// Read up to `max` delivered bytes (only when `auto_consume` is off);
+    /// sends a window update if the window opened enough.
+    pub fn read(&mut self, now: SimTime, max: u64) -> u64 {
+        self.check_time(now);
+        let (n, update) = self.rcv.read(max);
+        if update && self.state.is_synchronized() {
+            self.queue_ack(now);
+        }
+        n
+    }
+
+    // ----- network side -----------------------------------------------
+
+    /// An arriving segment for this endpoint.
+    pub fn on_segment(&mut self, now: SimTime, h: &TcpHeader, payload_len: u32) {
+        self.check_time(now);
+        if h.dst_port != self.local_port || (self.state != TcpState::Listen && h.src_port != self.remote_port) {
+            return;
+        }
+        if h.flags.has(TcpFlags::RST) {
+            if !matches!(self.state, TcpState::Listen | TcpState::Closed) {
+                self.aborted = true;
+                self.enter_closed();
+            }
+            return;
+        }
+        match self.state {
+            TcpState::Closed => {}
+            TcpState::Listen => self.on_listen(h),
+            TcpState::SynSent => self.on_syn_sent(now, h),
+            TcpState::SynReceived => self.on_syn_received(now, h, payload_len),
+            _ => self.on_synchronized(now, h, payload_len),
+        }
+    }
+
+    fn on_listen(&mut self, h: &TcpHeader) {
+        if !h.flags.has(TcpFlags::SYN) || h.flags.has(TcpFlags::ACK) {
+            return;
+        }
+        self.remote_port = h.src_port;
+        self.irs = SeqSpace::new(h.seq);
+        let peer = peer_syn(h);
+        self.negotiate(&peer);
+        self.state = TcpState::SynReceived;
+        self.syn_pending = true;
+    }
+
+    fn on_syn_sent(&mut self, now: SimTime, h: &TcpHeader) {
+        let syn_ack = h.flags.has(TcpFlags::SYN) && h.flags.has(TcpFlags::ACK);
+        // RFC 9293 3.10.7.3: the ACK must acknowledge our SYN (ISS + 1).
+        // A bare SYN would be a simultaneous open, which is not modelled.
+        if !syn_ack || h.ack != self.iss.wire(1) {
+            return;
+        }
+        self.irs = SeqSpace::new(h.seq);
+        let peer = peer_syn(h);
+        self.negotiate(&peer);
+        // The SYN-ACK's window is never scaled (RFC 7323 2.2).
+        let wnd = h.window as u64;
+        self.handshake_rtt_sample(now);
+        self.establish(now, wnd, 0);
+        self.queue_ack(now);
+    }
+
+    fn on_syn_received(&mut self, now: SimTime, h: &TcpHeader, payload_len: u32) {
+        if h.flags.has(TcpFlags::SYN) && !h.flags.has(TcpFlags::ACK) {
+            // The peer retransmitted its SYN: our SYN-ACK was lost.
+            if h.seq == self.irs.wire(0) {
+                self.syn_pending = true;
+            }
+            return;
+        }
+        if !h.flags.has(TcpFlags::ACK) || h.ack != self.iss.wire(1) {
+            return;
+        }
+        let seg_seq = self.irs.unwrap(h.seq, 1).unwrap_or(1);
+        self.handshake_rtt_sample(now);
+        let wnd = (h.window as u64) << self.snd_wscale;
+        self.establish(now, wnd, seg_seq);
+        self.on_synchronized(now, h, payload_len);
+    }
+
+    /// RTT sample from the handshake if the SYN (SYN-ACK) was sent once
+    /// (Karn's rule; RFC 6298 allows SYN samples).
+    fn handshake_rtt_sample(&mut self, now: SimTime) {
+        if self.syn_tx == 1 {
+            if let Some(t) = self.syn_sent_at {
+                let r = now.saturating_since(t);
+                self.snd.rtt.on_sample(r);
+                self.snd.cc.on_rtt_sample(now, r);
+                self.snd.stats.rtt_samples += 1;
+            }
+        }
+    }
+
+    /// Record the peer's SYN options and decide which options are in use
+    /// (each needs both sides: RFC 7323 2.2 and 3.2, RFC 2018 section 2).
+    fn negotiate(&mut self, peer: &PeerSyn) {
+        self.ws_ok = self.cfg.window_scaling && peer.wscale.is_some();
+        if self.ws_ok {
+            self.snd_wscale = peer.wscale.unwrap_or(0).min(14);
+        } else {
+            self.snd_wscale = 0;
+            self.rcv_wscale = 0;
+        }
+        self.rcv.set_wscale(self.rcv_wscale);
+        self.sack_ok = self.cfg.sack && peer.sack;
+        self.ts_ok = self.cfg.timestamps && peer.tsval.is_some();
+        if let (true, Some(v)) = (self.ts_ok, peer.tsval) {
+            self.rcv.init_ts_recent(v);
+        }
+        let peer_mss = peer.mss.map_or(DEFAULT_PEER_MSS, |m| m as u32);
+        let mut smss = self.cfg.mss.min(peer_mss);
+        if self.ts_ok {
+            // RFC 6691 section 2: data is reduced by the options carried.
+            smss -= TS_OPTION_LEN;
+        }
+        self.snd.smss = smss;
+    }
+
+    fn establish(&mut self, now: SimTime, wnd: u64, wl1: u64) {
+        self.state = TcpState::Established;
+        self.syn_deadline = None;
+        self.syn_pending = false;
+        let smss = self.snd.smss;
+        // RFC 5681 3.1 / RFC 6928 2: one segment if the SYN or SYN-ACK
+        // was retransmitted.
+        let iw = if self.syn_tx > 1 { smss as u64 } else { self.cfg.initial_window.bytes(smss) };
+        self.snd.establish(now, smss, iw, self.sack_ok, self.ts_ok, wnd, wl1);
+        if self.syn_timed_out {
+            // RFC 6298 section 5, last paragraph.
+            self.snd.rtt.reinit_after_syn_timeout();
+        }
+    }
+
+    fn on_synchronized(&mut self, now: SimTime, h: &TcpHeader, payload_len: u32) {
+        let Some(seg_seq) = self.irs.unwrap(h.seq, self.rcv.rcv_nxt()) else { return };
+        if h.flags.has(TcpFlags::SYN) {
+            // A retransmitted SYN-ACK (our handshake ACK was lost) or a SYN
+            // in window: answer with an ACK (RFC 9293 3.10.7.4, RFC 5961 4).
+            self.queue_ack(now);
+            return;
+        }
+        let fin = h.flags.has(TcpFlags::FIN);
+        if self.ts_ok {
+            if let Some((tsval, _)) = h.options.timestamps {
+                self.rcv.note_tsval(seg_seq, tsval);
+            }
+        }
+        if h.flags.has(TcpFlags::ACK) && !self.process_ack(now, h, seg_seq, payload_len == 0 && !fin) {
+            return;
+        }
+        if self.state == TcpState::Closed {
+            return;
+        }
+        let rx = self.rcv.on_data(now, seg_seq, payload_len as u64, fin);
+        if rx.fin_consumed {
+            self.on_peer_fin(now);
+        } else if fin && self.state == TcpState::TimeWait {
+            // A retransmitted FIN: acknowledge and restart 2 MSL (RFC 9293).
+            self.time_wait_deadline = Some(now + self.cfg.time_wait);
+        }
+        if rx.ack == AckNeed::Now {
+            self.queue_ack(now);
+        }
+    }
+
+    /// The ACK part of a synchronized segment. Returns false if the
+    /// segment must be dropped.
+    fn process_ack(&mut self, now: SimTime, h: &TcpHeader, seg_seq: u64, pure: bool) -> bool {
+        let Some(ack) = self.iss.unwrap(h.ack, self.snd.snd_una) else { return false };
+        let una = self.snd.snd_una;
+        let sacks: Vec<(u64, u64)> = if self.sack_ok {
+            h.options
+                .sack
+                .iter()
+                .filter_map(|b| Some((self.iss.unwrap(b.left, una)?, self.iss.unwrap(b.right, una)?)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let a = AckSeg {
+            now,
+            ack,
+            wnd: (h.window as u64) << self.snd_wscale,
+            seg_seq,
+            sacks: &sacks,
+            tsecr: h.options.timestamps.map(|t| t.1),
+            pure,
+        };
+        if self.snd.on_ack(&a) == AckVerdict::TooNew {
+            self.queue_ack(now);
+            return false;
+        }
+        if self.snd.fin_sent && self.snd.snd_una == self.snd.snd_max {
+            self.on_our_fin_acked(now);
+        }
+        true
+    }
+
+    fn on_our_fin_acked(&mut self, now: SimTime) {
+        match self.state {
+            TcpState::FinWait1 => self.state = TcpState::FinWait2,
+            TcpState::Closing => self.enter_time_wait(now),
+            TcpState::LastAck => self.enter_closed(),
+            _ => {}
+        }
+    }
+
+    fn on_peer_fin(&mut self, now: SimTime) {
+        match self.state {
+            TcpState::Established => self.state = TcpState::CloseWait,
+            TcpState::FinWait1 => self.state = TcpState::Closing,
+            TcpState::FinWait2 => self.enter_time_wait(now),
+            _ => {}
+        }
+    }
+
+    fn enter_time_wait(&mut self, now: SimTime) {
+        self.state = TcpState::TimeWait;
+        self.snd.rtx_deadline = None;
+        self.time_wait_deadline = Some(now + self.cfg.time_wait);
+    }
+
+    fn enter_closed(&mut self) {
+        self.state = TcpState::Closed;
+        self.snd.rtx_deadline = None;
+        self.snd.persist_deadline = None;
+        self.syn_deadline = None;
+        self.syn_pending = false;
+        self.time_wait_deadline = None;
+    }
+
+    // ----- timers -----------------------------------------------------
+
+    /// Fire every timer due at or before `now`.
+    pub fn on_timer(&mut self, now: SimTime) {
+        self.check_time(now);
+        if self.rcv.delack_deadline().is_some_and(|d| d <= now) && self.state.is_synchronized() {
+            self.queue_ack(now);
+        }
+        if self.syn_deadline.is_some_and(|d| d <= now) {
+            self.on_syn_timeout();
+        }
+        if self.snd.rtx_deadline.is_some_and(|d| d <= now) && self.snd.on_rto(now) == RtoOutcome::Abort {
+            self.aborted = true;
+            self.enter_closed();
+        }
+        if self.snd.persist_deadline.is_some_and(|d| d <= now) {
+            self.snd.on_persist_timeout();
+            self.probe_pending = true;
+        }
+        if self.time_wait_deadline.is_some_and(|d| d <= now) {
+            self.enter_closed();
+        }
+    }
+
+    /// SYN / SYN-ACK retransmission with exponential backoff (RFC 6298
+    /// 5.5; RFC 9293 3.8.1).
+    fn on_syn_timeout(&mut self) {
+        self.syn_deadline = None;
+        if self.syn_tx > self.cfg.syn_retries {
+            self.aborted = true;
+            self.enter_closed();
+            return;
+        }
+        self.syn_timed_out = true;
+        self.snd.rtt.back_off();
+        self.syn_pending = true;
+        self.snd.stats.syn_retransmits += 1;
+    }
+
+    /// The earliest time at which [`Connection::on_timer`] must be called.
+    pub fn next_wakeup(&self) -> Option<SimTime> {
+        [self.rcv.delack_deadline(), self.syn_deadline, self.snd.rtx_deadline, self.snd.persist_deadline, self.time_wait_deadline]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    // ----- output -----------------------------------------------------
+
+    /// The next segment to send now, if any.
+    pub fn poll_transmit(&mut self, now: SimTime) -> Option<Segment> {
+        self.check_time(now);
+        if let Some(s) = self.out.pop_front() {
+            return Some(s);
+        }
+        match self.state {
+            TcpState::SynSent | TcpState::SynReceived => {
+                if self.syn_pending {
+                    self.syn_pending = false;
+                    return Some(self.build_syn(now));
+                }
+                None
+            }
+            TcpState::Established
+            | TcpState::CloseWait
+            | TcpState::FinWait1
+            | TcpState::Closing
+            | TcpState::LastAck => {
+                if self.probe_pending {
+                    self.probe_pending = false;
+                    return Some(self.build_probe(now));
+                }
+                let tx = self.snd.next_segment(now)?;
+                Some(self.build_data(now, tx))
+            }
+            _ => None,
+        }
+    }
+
+    fn build_syn(&mut self, now: SimTime) -> Segment {
+        let passive = self.state == TcpState::SynReceived;
+        self.syn_tx += 1;
+        self.syn_sent_at = Some(now);
+        self.syn_deadline = Some(now + self.snd.rtt.rto());
+        let mut opts = TcpOptions { mss: Some(self.cfg.mss.min(65_535) as u16), ..Default::default() };
+        // RFC 7323 2.2 / 3.2, RFC 2018 2: a SYN-ACK carries an option only
+        // if the SYN did.
+        if self.cfg.window_scaling && (!passive || self.ws_ok) {
+            opts.window_scale = Some(self.rcv_wscale);
+        }
+        opts.sack_permitted = self.cfg.sack && (!passive || self.sack_ok);
+        if self.cfg.timestamps && (!passive || self.ts_ok) {
+            let ecr = if passive { self.rcv.ts_recent().unwrap_or(0) } else { 0 };
+            opts.timestamps = Some((self.snd.ts_val(now), ecr));
+        }
+        let mut flags = TcpFlags(TcpFlags::SYN);
+        let mut ack = 0;
+        if passive {
+            flags = flags.with(TcpFlags::ACK);
+            ack = self.irs.wire(1);
+            self.rcv.on_ack_sent(1);
+        }
+        let window = self.rcv.syn_window_field();
+        let header = TcpHeader { src_port: self.local_port, dst_port: self.remote_port, seq: self.iss.wire(0), ack, flags, window, options: opts };
+        self.snd.stats.segments_sent += 1;
+        Segment { header, payload_len: 0, retransmission: self.syn_tx > 1 }
+    }
+
+    /// A header with ACK set and our current ACK, window and options.
+    fn header(&mut self, now: SimTime, seq_abs: u64, extra: u8) -> TcpHeader {
+        let rcv_nxt = self.rcv.rcv_nxt();
+        let mut opts = TcpOptions::default();
+        if self.ts_ok {
+            opts.timestamps = Some((self.snd.ts_val(now), self.rcv.ts_recent().unwrap_or(0)));
+        }
+        if self.sack_ok {
+            // RFC 2018 section 3: at most 4 blocks, 3 with timestamps.
+            let max = if self.ts_ok { 3 } else { 4 };
+            opts.sack = self
+                .rcv
+                .sack_blocks(max)
+                .into_iter()
+                .map(|(l, r)| SackBlock { left: self.irs.wire(l), right: self.irs.wire(r) })
+                .collect();
+        }
+        let window = self.rcv.window_field();
+        self.rcv.on_ack_sent(rcv_nxt);
+        self.snd.stats.segments_sent += 1;
+        TcpHeader {
+            src_port: self.local_port,
+            dst_port: self.remote_port,
+            seq: self.iss.wire(seq_abs),
+            ack: self.irs.wire(rcv_nxt),
+            flags: TcpFlags(TcpFlags::ACK | extra),
+            window,
+            options: opts,
+        }
+    }
+
+    /// Queue a pure ACK reflecting the current receive state.
+    fn queue_ack(&mut self, now: SimTime) {
+        let h = self.header(now, self.snd.snd_max, 0);
+        self.snd.stats.acks_sent += 1;
+        self.out.push_back(Segment { header: h, payload_len: 0, retransmission: false });
+    }
+
+    /// Zero-window probe: a segment with sequence number `snd_una - 1` that
+    /// the peer must answer with an ACK carrying its window (the technique
+    /// Linux uses; RFC 9293 3.8.6.1 allows probing).
+    fn build_probe(&mut self, now: SimTime) -> Segment {
+        let h = self.header(now, self.snd.snd_una - 1, 0);
+        Segment { header: h, payload_len: 0, retransmission: false }
+    }
+
+    fn build_data(&mut self, now: SimTime, tx: TxData) -> Segment {
+        let extra = if tx.fin { TcpFlags::FIN } else { 0 };
+        let h = self.header(now, tx.start, extra);
+        if tx.fin && !tx.rtx {
+            match self.state {
+                TcpState::Established => self.state = TcpState::FinWait1,
+                TcpState::CloseWait => self.state = TcpState::LastAck,
+                _ => {}
+            }
+        }
+        Segment { header: h, payload_len: tx.payload, retransmission: tx.rtx }
+    }
+
+    // ----- observation ------------------------------------------------
+
+    pub fn state(&self) -> TcpState {
+        self.state
+    }
+    /// The connection was aborted (RST, too many retransmissions).
+    pub fn aborted(&self) -> bool {
+        self.aborted
+    }
+    pub fn local_port(&self) -> u16 {
+        self.local_port
+    }
+    pub fn remote_port(&self) -> u16 {
+        self.remote_port
+    }
+    pub fn config(&self) -> &TcpConfig {
+        &self.cfg
+    }
+    pub fn cc_name(&self) -> &'static str {
+        self.snd.cc.name()
+    }
+    /// Congestion window in bytes.
+    pub fn cwnd(&self) -> u64 {
+        self.snd.win.cwnd
+    }
+    pub fn ssthresh(&self) -> u64 {
+        self.snd.win.ssthresh
+    }
+    /// Effective sender MSS (payload bytes per full segment).
+    pub fn smss(&self) -> u32 {
+        self.snd.smss
+    }
+    pub fn srtt(&self) -> Option<SimDur> {
+        self.snd.rtt.srtt()
+    }
+    /// Current RTO including backoff.
+    pub fn rto(&self) -> SimDur {
+        self.snd.rtt.rto()
+    }
+    /// Bytes in flight as used for the send decision (FlightSize or pipe).
+    pub fn in_flight(&self) -> u64 {
+        self.snd.in_flight()
+    }
+    /// `snd_max - snd_una` in bytes (sequence space).
+    pub fn outstanding(&self) -> u64 {
+        self.snd.snd_max - self.snd.snd_una
+    }
+    /// The send window last advertised by the peer (bytes, scaled).
+    pub fn peer_window(&self) -> u64 {
+        self.snd.snd_wnd
+    }
+    pub fn loss_state(&self) -> LossState {
+        self.snd.state
+    }
+    /// Payload bytes written by the application and not yet acknowledged
+    /// (`u64::MAX` for an infinite source), e.g. for a proxy's backpressure.
+    pub fn unacked_app_bytes(&self) -> u64 {
+        self.snd.unacked_app_bytes()
+    }
+    /// Everything the application wrote (and the FIN, if closed) is acked.
+    pub fn all_acked(&self) -> bool {
+        !self.snd.infinite && self.snd.snd_una == self.snd.app_end + self.snd.fin_sent as u64
+    }
+    pub fn stats(&self) -> &TcpStats {
+        &self.snd.stats
+    }
+    /// In-order payload bytes delivered to the application by the receiver.
+    pub fn delivered_bytes(&self) -> u64 {
+        self.rcv.delivered_bytes()
+    }
+    /// Bytes delivered but not yet read (only without `auto_consume`).
+    pub fn unread_bytes(&self) -> u64 {
+        self.rcv.unread()
+    }
+    /// Duplicate payload bytes received.
+    pub fn dup_bytes_received(&self) -> u64 {
+        self.rcv.dup_bytes
+    }
+    /// Segments received above `rcv_nxt`.
+    pub fn ooo_segments_received(&self) -> u64 {
+        self.rcv.ooo_segments
+    }
+    /// The peer's FIN has been received in order.
+    pub fn peer_closed(&self) -> bool {
+        self.rcv.fin_consumed()
+    }
+    /// Receiver invariant: one in-order stream, no gap, no duplicate; and
+    /// the sender's scoreboard counters are consistent.
+    pub fn check_stream_integrity(&self) -> Result<(), String> {
+        self.rcv.check_stream_integrity()?;
+        self.snd.sb.check()
+    }
+}
+
+fn peer_syn(h: &TcpHeader) -> PeerSyn {
+    PeerSyn {
+        mss: h.options.mss,
+        wscale: h.options.window_scale,
+        sack: h.options.sack_permitted,
+        tsval: h.options.timestamps.map(|t| t.0),
+    }
+}

@@ -1,0 +1,231 @@
+//! Loss detection and recovery: fast retransmit / fast recovery for Tahoe,
+//! Reno (RFC 5681 3.2), NewReno (RFC 6582) and SACK (RFC 6675), and the
+//! retransmission timeout (RFC 6298 section 5, RFC 5681 3.1).
+//!
+//! The congestion controller only chooses ssthresh ([`crate::cc::CongestionControl::ssthresh_after_loss`]);
+//! cwnd during and after recovery is set here, per variant:
+//!
+//! | event | Tahoe | Reno | NewReno | SACK |
+//! |---|---|---|---|---|
+//! | DupThresh dup ACKs | cwnd = 1 SMSS, go-back-N from `snd_una` | cwnd = ssthresh + 3 SMSS | same as Reno, `recover = HighData` | cwnd = ssthresh, `RecoveryPoint = HighData` |
+//! | further dup ACK | ignored | cwnd += SMSS | cwnd += SMSS | scoreboard only |
+//! | partial ACK | (slow start) | exit: cwnd = ssthresh | retransmit next hole, deflate | scoreboard drives NextSeg |
+//! | full ACK | (slow start) | exit: cwnd = ssthresh | exit: cwnd = ssthresh | exit |
+//! | RTO | cwnd = 1 SMSS (loss window), go-back-N, backoff | same | same | same, SACK info cleared |
+//!
+//! Invariants: a loss episode is entered at most once per window of data:
+//! after an RTO or a Tahoe/NewReno/SACK recovery, duplicate ACKs whose
+//! cumulative point is below `recover` do not start another fast
+//! retransmit (RFC 6582 3.2 step 1 and 4.1; RFC 6675 section 5). Classic
+//! Reno is exempt from this check after its own fast recoveries (RFC 5681
+//! keeps no `recover`), which is why several losses in one window cost it
+//! several halvings or a timeout.
+use crate::cc::{CcEvent, LossKind};
+use crate::config::RecoveryVariant;
+use crate::sender::{LossState, Sender};
+use crate::stats::LossEvent;
+use wifitcp_core::SimTime;
+
+/// Result of a retransmission-timer expiry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RtoOutcome {
+    /// Nothing was outstanding (stale timer).
+    Idle,
+    /// Go-back-N retransmission started.
+    Retransmit,
+    /// Too many consecutive timeouts: abort the connection.
+    Abort,
+}
+
+impl Sender {
+    /// A duplicate ACK (per the variant's definition) arrived.
+    pub(crate) fn on_dupack(&mut self, _now: SimTime) {
+        self.dupacks += 1;
+        self.stats.dupacks_received += 1;
+        if self.state == LossState::Recovery && matches!(self.variant, RecoveryVariant::Reno | RecoveryVariant::NewReno) {
+            // RFC 5681 3.2 step 4 / RFC 6582 3.2 step 2: each further
+            // duplicate ACK signals a segment that left the network.
+            self.win.cwnd += self.smss as u64;
+        }
+    }
+
+    /// Enter loss recovery if the duplicate-ACK threshold is reached, or,
+    /// with SACK, if the first unacknowledged segment is deemed lost
+    /// (RFC 6675 section 5, IsLost(HighACK + 1)).
+    pub(crate) fn maybe_enter_recovery(&mut self, now: SimTime) {
+        if self.sb.is_empty() {
+            return;
+        }
+        let by_dupacks = self.dupacks >= self.dupthresh;
+        let by_sack = self.sack_recovery_variant() && self.sb.is_lost(self.snd_una, self.dupthresh, self.smss);
+        if !(by_dupacks || by_sack) {
+            return;
+        }
+        // RFC 6582 3.2 step 1 / RFC 6675 section 5 (4): only if the
+        // cumulative ACK covers more than `recover` (the highest offset
+        // sent when the previous episode or timeout started).
+        if self.snd_una < self.recover {
+            return;
+        }
+        self.enter_recovery(now);
+    }
+
+    fn sack_recovery_variant(&self) -> bool {
+        self.variant == RecoveryVariant::Sack
+    }
+
+    /// Fast retransmit (RFC 5681 3.2 steps 2-3; RFC 6582 3.2 step 1;
+    /// RFC 6675 section 5 step (4)); Tahoe's reaction.
+    fn enter_recovery(&mut self, now: SimTime) {
+        // RFC 5681 3.2 step 2: ssthresh from FlightSize, excluding data
+        // sent by Limited Transmit (RFC 3042 / RFC 5681 3.2 note).
+        let flight = (self.snd_max - self.snd_una).saturating_sub(self.lt_bytes);
+        let ssthresh = self.cc.ssthresh_after_loss(now, &self.win, flight, LossKind::FastRetransmit);
+        // The controller decides (RFC 5681 eq. (4) floors at 2 SMSS); only a
+        // one-segment sanity floor is applied here.
+        self.win.ssthresh = ssthresh.max(self.smss as u64);
+        self.stats.fast_retransmits += 1;
+        self.sb.new_episode();
+        self.sb.mark_lost(0);
+        self.force_rtx = true;
+        self.high_rxt = self.snd_una;
+        self.partial_acks = 0;
+        let smss = self.smss as u64;
+        match self.variant {
+            RecoveryVariant::Tahoe => {
+                // Slow start from one segment, resending everything from
+                // snd_una (Fall & Floyd 1996; 4.3BSD-Tahoe / ns-2 Tahoe).
+                self.win.cwnd = smss;
+                self.sb.mark_all_lost(false);
+                self.state = LossState::Loss;
+                self.recover = self.snd_max;
+            }
+            RecoveryVariant::Reno => {
+                // RFC 5681 3.2 step 3.
+                self.win.cwnd = self.win.ssthresh + self.dupthresh as u64 * smss;
+                self.state = LossState::Recovery;
+            }
+            RecoveryVariant::NewReno => {
+                // RFC 6582 3.2 steps 1-2.
+                self.win.cwnd = self.win.ssthresh + self.dupthresh as u64 * smss;
+                self.recover = self.snd_max;
+                self.state = LossState::Recovery;
+            }
+            RecoveryVariant::Sack => {
+                // RFC 6675 section 5 step (4.2): cwnd = ssthresh; (4.1)
+                // RecoveryPoint = HighData.
+                self.win.cwnd = self.win.ssthresh;
+                self.recover = self.snd_max;
+                self.state = LossState::Recovery;
+                self.sb.mark_lost_by_sack(self.dupthresh, self.smss);
+            }
+        }
+        self.log_loss(now, LossKind::FastRetransmit, flight);
+    }
+
+    /// A cumulative ACK during fast recovery. Returns whether the
+    /// retransmission timer is to be restarted (RFC 6298 5.3, except
+    /// NewReno's "Impatient" variant, RFC 6582 section 4: only the first
+    /// partial ACK restarts it).
+    pub(crate) fn recovery_ack(&mut self, now: SimTime, acked: u64) -> bool {
+        let full = self.snd_una >= self.recover;
+        match self.variant {
+            RecoveryVariant::Reno => {
+                // RFC 5681 3.2 step 6: the first ACK of new data deflates
+                // the window and ends fast recovery, even a partial ACK.
+                self.win.cwnd = self.win.ssthresh;
+                self.exit_recovery(now);
+                true
+            }
+            RecoveryVariant::NewReno if full => {
+                // RFC 6582 3.2 step 3, full ACK, option (2): cwnd = ssthresh.
+                self.win.cwnd = self.win.ssthresh;
+                self.exit_recovery(now);
+                true
+            }
+            RecoveryVariant::NewReno => {
+                // RFC 6582 3.2 step 3, partial ACK: retransmit the first
+                // unacknowledged segment, deflate by the data acknowledged,
+                // add back one SMSS if at least one SMSS was acknowledged.
+                let smss = self.smss as u64;
+                if !self.sb.is_empty() {
+                    self.sb.mark_lost(0);
+                    self.force_rtx = true;
+                    self.stats.partial_ack_retransmits += 1;
+                }
+                self.win.cwnd = self.win.cwnd.saturating_sub(acked);
+                if acked >= smss {
+                    self.win.cwnd += smss;
+                }
+                self.win.cwnd = self.win.cwnd.max(smss);
+                self.partial_acks += 1;
+                self.partial_acks == 1
+            }
+            RecoveryVariant::Sack => {
+                // RFC 6675: DupAcks reset on a cumulative ACK; the episode
+                // ends once RecoveryPoint is acknowledged.
+                self.dupacks = 0;
+                if full {
+                    self.exit_recovery(now);
+                }
+                true
+            }
+            RecoveryVariant::Tahoe => unreachable!("Tahoe never enters fast recovery"),
+        }
+    }
+
+    fn exit_recovery(&mut self, now: SimTime) {
+        self.state = LossState::Open;
+        self.dupacks = 0;
+        self.cc.on_event(now, &mut self.win, CcEvent::RecoveryExit);
+        self.win.cwnd = self.win.cwnd.max(self.smss as u64);
+    }
+
+    /// The retransmission timer expired (RFC 6298 5.4-5.6, RFC 5681 3.1).
+    pub fn on_rto(&mut self, now: SimTime) -> RtoOutcome {
+        if self.sb.is_empty() {
+            self.rtx_deadline = None;
+            return RtoOutcome::Idle;
+        }
+        self.rto_count += 1;
+        if self.rto_count > self.max_retransmissions {
+            self.rtx_deadline = None;
+            return RtoOutcome::Abort;
+        }
+        self.stats.timeouts += 1;
+        let flight = self.snd_max - self.snd_una;
+        // RFC 5681 3.1: ssthresh is set by equation (4) when a segment is
+        // first retransmitted by the timer; it is held constant on further
+        // timeouts of the same segment.
+        if self.rto_count == 1 {
+            let ss = self.cc.ssthresh_after_loss(now, &self.win, flight, LossKind::Timeout);
+            self.win.ssthresh = ss.max(self.smss as u64);
+        }
+        // RFC 5681 3.1: cwnd = loss window = 1 full-sized segment.
+        self.win.cwnd = self.smss as u64;
+        // RFC 6298 (5.5): back off the timer.
+        self.rtt.back_off();
+        // Go-back-N from snd_una; SACK information is discarded (RFC 2018
+        // section 8; RFC 6675 section 5.1 keeps RFC 2018's rule).
+        self.sb.mark_all_lost(true);
+        self.state = LossState::Loss;
+        self.recover = self.snd_max;
+        self.high_rxt = self.snd_una;
+        self.dupacks = 0;
+        self.lt_bytes = 0;
+        // RFC 6298 (5.4): retransmit the earliest unacknowledged segment;
+        // (5.6): restart the timer with the backed-off RTO.
+        self.force_rtx = true;
+        self.rtx_deadline = Some(now + self.rtt.rto());
+        self.log_loss(now, LossKind::Timeout, flight);
+        RtoOutcome::Retransmit
+    }
+
+    fn log_loss(&mut self, now: SimTime, kind: LossKind, flight: u64) {
+        self.note_cwnd(now);
+        if self.trace {
+            let ev = LossEvent { time: now, kind, flight, ssthresh: self.win.ssthresh, cwnd_after: self.win.cwnd };
+            self.stats.loss_events.push(ev);
+        }
+    }
+}

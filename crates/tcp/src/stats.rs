@@ -1,0 +1,62 @@
+//! Per-connection counters and optional traces.
+use crate::cc::LossKind;
+use wifitcp_core::SimTime;
+
+/// One point of the congestion-window trace (recorded on change).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CwndSample {
+    pub time: SimTime,
+    pub cwnd: u64,
+    pub ssthresh: u64,
+}
+
+/// One loss detection and the sender's reaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LossEvent {
+    pub time: SimTime,
+    pub kind: LossKind,
+    /// FlightSize (RFC 5681: `snd_max - snd_una`, minus Limited Transmit
+    /// segments) passed to the controller.
+    pub flight: u64,
+    pub ssthresh: u64,
+    pub cwnd_after: u64,
+}
+
+/// Counters of one endpoint. Byte counts are payload bytes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TcpStats {
+    /// Every segment emitted (data, pure ACK, SYN, FIN, probes).
+    pub segments_sent: u64,
+    /// Segments carrying payload (first transmissions and retransmissions).
+    pub data_segments_sent: u64,
+    /// Payload bytes sent, retransmissions included.
+    pub bytes_sent: u64,
+    pub bytes_retransmitted: u64,
+    /// Data/FIN segments retransmitted (fast retransmit, partial ACK, SACK
+    /// recovery, RTO go-back-N).
+    pub segments_retransmitted: u64,
+    /// Pure ACKs sent.
+    pub acks_sent: u64,
+    /// Loss events detected by duplicate ACKs / SACK (each entry into fast
+    /// recovery, or a Tahoe fast retransmit).
+    pub fast_retransmits: u64,
+    /// NewReno partial-ACK retransmissions (RFC 6582 3.2 step 3).
+    pub partial_ack_retransmits: u64,
+    /// Retransmission-timer expirations on data (RFC 6298 5.4).
+    pub timeouts: u64,
+    /// SYN or SYN-ACK retransmissions.
+    pub syn_retransmits: u64,
+    /// Duplicate ACKs received (per the variant's definition).
+    pub dupacks_received: u64,
+    pub rtt_samples: u64,
+    /// Payload bytes cumulatively acknowledged by the peer.
+    pub bytes_acked: u64,
+    /// Zero-window probes sent (RFC 9293 3.8.6.1).
+    pub window_probes: u64,
+    /// Largest `snd_max - snd_una` observed (bytes, sequence space).
+    pub max_flight: u64,
+    /// cwnd/ssthresh trace, if `TcpConfig::trace`.
+    pub cwnd_trace: Vec<CwndSample>,
+    /// Loss events, if `TcpConfig::trace`.
+    pub loss_events: Vec<LossEvent>,
+}
