@@ -1,2 +1,13 @@
 //! Scenario schema, topology wiring, run loop and metrics.
+//!
+//! Invariants: one master seed per run, from which every component derives
+//! its RNG stream by a stable name; a run's packet ledger balances or the
+//! run fails; Python is called once per run, never per event.
 pub mod api;
+pub mod config;
+pub mod ledger;
+pub mod metrics;
+pub mod traffic;
+pub mod world;
+
+pub use config::Scenario;

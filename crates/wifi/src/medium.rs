@@ -49,7 +49,8 @@ impl FrameErrorModel for FixedPer {
 /// Medium-level counters of one station.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MediumCounters {
-    /// Data/RTS frames this station started.
+    /// Frames this station sent after winning contention (data without
+    /// RTS/CTS, or RTS).
     pub initial_frames: u64,
     /// Of those, frames that overlapped another transmission.
     pub collided: u64,
@@ -166,7 +167,7 @@ impl Bss {
         let mut mo = std::mem::take(&mut self.scratch);
         self.macs[s].on_tx_end(now, &mut mo);
         self.apply(now, s, &mut mo, out);
-        if tx.corrupted && matches!(tx.frame.kind, FrameKind::Data | FrameKind::Rts) {
+        if tx.corrupted && tx.frame.contended {
             self.medium[s].collided += 1;
         }
         let ra = tx.frame.ra.0 as usize;
@@ -222,7 +223,7 @@ impl Bss {
         let id = self.next_tx;
         self.next_tx += 1;
         let end = now + f.airtime;
-        if matches!(f.kind, FrameKind::Data | FrameKind::Rts) {
+        if f.contended {
             self.medium[s].initial_frames += 1;
         }
         self.medium[s].airtime_ns += f.airtime.as_nanos();

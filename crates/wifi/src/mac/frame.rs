@@ -47,6 +47,10 @@ pub struct Frame {
     pub airtime: SimDur,
     /// The MSDU of a data frame.
     pub msdu: Option<Packet>,
+    /// Sent after winning contention (an RTS, or a data frame without
+    /// RTS/CTS): the frames whose collisions define the conditional
+    /// collision probability. False for responses and data after a CTS.
+    pub contended: bool,
 }
 
 /// What a MAC asks its caller to do or tells it.

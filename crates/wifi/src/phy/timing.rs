@@ -94,8 +94,62 @@ pub struct PhyConfig {
     pub slot: SlotKind,
     #[serde(default)]
     pub timing_model: TimingModel,
-    #[serde(flatten)]
-    pub overrides: PhyOverrides,
+    #[serde(default)]
+    pub slot_us: Option<f64>,
+    #[serde(default)]
+    pub sifs_us: Option<f64>,
+    #[serde(default)]
+    pub difs_us: Option<f64>,
+    #[serde(default)]
+    pub eifs_us: Option<f64>,
+    #[serde(default)]
+    pub preamble_us: Option<f64>,
+    #[serde(default)]
+    pub plcp_header_us: Option<f64>,
+    #[serde(default)]
+    pub rx_phy_start_delay_us: Option<f64>,
+}
+
+impl PhyConfig {
+    /// A configuration with standard timing.
+    pub fn new(standard: PhyStandard, data_rate_mbps: f64) -> PhyConfig {
+        PhyConfig {
+            standard,
+            data_rate_mbps,
+            control_rate_mbps: None,
+            basic_rates_mbps: None,
+            preamble: Preamble::Long,
+            slot: SlotKind::Short,
+            timing_model: TimingModel::Standard,
+            slot_us: None,
+            sifs_us: None,
+            difs_us: None,
+            eifs_us: None,
+            preamble_us: None,
+            plcp_header_us: None,
+            rx_phy_start_delay_us: None,
+        }
+    }
+    pub fn overrides(&self) -> PhyOverrides {
+        PhyOverrides {
+            slot_us: self.slot_us,
+            sifs_us: self.sifs_us,
+            difs_us: self.difs_us,
+            eifs_us: self.eifs_us,
+            preamble_us: self.preamble_us,
+            plcp_header_us: self.plcp_header_us,
+            rx_phy_start_delay_us: self.rx_phy_start_delay_us,
+        }
+    }
+    pub fn set_overrides(&mut self, o: PhyOverrides) {
+        self.slot_us = o.slot_us;
+        self.sifs_us = o.sifs_us;
+        self.difs_us = o.difs_us;
+        self.eifs_us = o.eifs_us;
+        self.preamble_us = o.preamble_us;
+        self.plcp_header_us = o.plcp_header_us;
+        self.rx_phy_start_delay_us = o.rx_phy_start_delay_us;
+    }
 }
 
 /// Resolved timing of one BSS.
@@ -154,7 +208,7 @@ impl PhyTiming {
         if c.preamble == Preamble::Short && std == PhyStandard::Dot11a {
             return Err("phy.preamble: 802.11a has no short preamble".into());
         }
-        let o = &c.overrides;
+        let o = &c.overrides();
         for (name, v) in [
             ("slot_us", o.slot_us),
             ("sifs_us", o.sifs_us),
@@ -278,16 +332,7 @@ mod tests {
     use super::*;
 
     fn cfg(std: PhyStandard, rate: f64) -> PhyConfig {
-        PhyConfig {
-            standard: std,
-            data_rate_mbps: rate,
-            control_rate_mbps: None,
-            basic_rates_mbps: None,
-            preamble: Preamble::Long,
-            slot: SlotKind::Short,
-            timing_model: TimingModel::Standard,
-            overrides: PhyOverrides::default(),
-        }
+        PhyConfig::new(std, rate)
     }
 
     #[test]
@@ -347,7 +392,7 @@ mod tests {
         let mut c = cfg(PhyStandard::Dot11g, 36.0);
         c.control_rate_mbps = Some(2.0);
         c.timing_model = TimingModel::Linear;
-        c.overrides = PhyOverrides {
+        c.set_overrides(PhyOverrides {
             slot_us: Some(20.0),
             sifs_us: Some(10.0),
             difs_us: Some(50.0),
@@ -355,7 +400,7 @@ mod tests {
             preamble_us: Some(144.0),
             plcp_header_us: Some(48.0),
             rx_phy_start_delay_us: None,
-        };
+        });
         let t = PhyTiming::from_config(&c).unwrap();
         // ACK at 2 Mbit/s: 192 + 56 = 248 us, so EIFS = 10 + 248 + 50 = 308.
         assert_eq!(t.ack_time(), SimDur::from_micros(248));

@@ -46,10 +46,14 @@ impl Dcf {
             return;
         }
         let Some(cs) = self.count_from.take() else { return };
+        let busy_slot_counts = self.p.busy_slot_counts;
         if let Some(k) = self.backoff.as_mut() {
-            if now > cs {
+            if now >= cs {
                 let elapsed = ((now - cs).as_nanos() / self.p.timing.slot.as_nanos().max(1)) as u32;
-                *k = k.saturating_sub(elapsed);
+                // Optional slotted-model rule: the slot in which the medium
+                // turns busy also counts (see DcfParams::busy_slot_counts).
+                let extra = u32::from(busy_slot_counts);
+                *k = k.saturating_sub(elapsed + extra);
             }
         }
     }

@@ -220,6 +220,11 @@ impl Dcf {
             if deadline == now {
                 // 10.3.2.9: no PHY-RXSTART within the timeout: failure.
                 self.self_busy_until = now;
+                if self.p.eifs_after_timeout {
+                    let t = &self.p.timing;
+                    let tx_end = now - t.ack_timeout();
+                    self.self_busy_until = now.max(tx_end + t.eifs.saturating_sub(t.difs));
+                }
                 self.exchange_failed(now, kind, out);
                 return;
             }
@@ -267,9 +272,10 @@ impl Dcf {
                 rate: t.control_rate,
                 airtime: t.rts_time(),
                 msdu: None,
+                contended: true,
             }
         } else {
-            self.data_frame()
+            Frame { contended: true, ..self.data_frame() }
         };
         self.counters.attempts += 1;
         if cur.retries > 0 {
@@ -293,6 +299,7 @@ impl Dcf {
             rate: t.data_rate,
             airtime: t.data_time(cur.mpdu_bytes),
             msdu: Some(cur.pkt.clone()),
+            contended: false,
         }
     }
 
@@ -309,7 +316,7 @@ impl Dcf {
             FrameKind::Ack => (ACK_LEN, t.ack_time()),
             _ => (CTS_LEN, t.cts_time()),
         };
-        Frame { kind, ta: self.addr, ra, duration, seq: 0, retry: false, mpdu_bytes: bytes, rate: t.control_rate, airtime, msdu: None }
+        Frame { kind, ta: self.addr, ra, duration, seq: 0, retry: false, mpdu_bytes: bytes, rate: t.control_rate, airtime, msdu: None, contended: false }
     }
 
     // ------------------------------------------------------------------

@@ -16,6 +16,19 @@ pub struct DcfParams {
     pub long_retry_limit: u32,
     /// dot11RTSThreshold in bytes: MPDUs longer than this use RTS/CTS.
     pub rts_threshold: u32,
+    /// Backoff countdown rule. `false` (default): the counter decrements
+    /// only for whole slots of idle medium after DIFS/EIFS (10.3.4.3).
+    /// `true`: a station that was counting when the medium turned busy also
+    /// loses the slot in which it turned busy, i.e. every busy period counts
+    /// as one slot, as in the slotted model of Bianchi (2000) and the EDCA
+    /// slot-boundary rule (10.22.2.4).
+    pub busy_slot_counts: bool,
+    /// After an ACK/CTS timeout the transmitter needs DIFS of idle medium
+    /// after the timeout before counting (`false`, default, as ns-3 does),
+    /// or resumes when the bystanders' EIFS ends, EIFS after the end of its
+    /// own frame (`true`): the single collision duration T_c = frame + EIFS
+    /// that Bianchi's model assumes.
+    pub eifs_after_timeout: bool,
 }
 
 /// Per-station MAC counters.

@@ -4,7 +4,7 @@
 //! ACK 14 us.
 use super::*;
 use crate::medium::{Bss, BssOutput, FixedPer};
-use crate::phy::{PhyConfig, PhyOverrides, PhyStandard, PhyTiming, Preamble, SlotKind, TimingModel};
+use crate::phy::{PhyConfig, PhyOverrides, PhyStandard, PhyTiming, TimingModel};
 use wifitcp_core::{EventQueue, FlowId, PacketId};
 use wifitcp_wire::ip::PROTO_UDP;
 use wifitcp_wire::{Ipv4Addr, Ipv4Header, UdpHeader};
@@ -14,15 +14,10 @@ fn us(x: u64) -> SimTime {
 }
 
 fn timing() -> PhyTiming {
-    PhyTiming::from_config(&PhyConfig {
-        standard: PhyStandard::Dot11a,
-        data_rate_mbps: 6.0,
-        control_rate_mbps: Some(8.0),
-        basic_rates_mbps: None,
-        preamble: Preamble::Long,
-        slot: SlotKind::Short,
-        timing_model: TimingModel::Linear,
-        overrides: PhyOverrides {
+    let mut c = PhyConfig::new(PhyStandard::Dot11a, 6.0);
+    c.control_rate_mbps = Some(8.0);
+    c.timing_model = TimingModel::Linear;
+    c.set_overrides(PhyOverrides {
             slot_us: Some(1.0),
             sifs_us: Some(3.0),
             difs_us: Some(5.0),
@@ -30,8 +25,8 @@ fn timing() -> PhyTiming {
             preamble_us: Some(0.0),
             plcp_header_us: Some(0.0),
             rx_phy_start_delay_us: Some(0.0),
-        },
-    })
+        });
+    PhyTiming::from_config(&c)
     .map(|mut t| {
         t.data_rate = crate::phy::Rate(80);
         t
@@ -40,7 +35,7 @@ fn timing() -> PhyTiming {
 }
 
 fn params(rts: u32) -> DcfParams {
-    DcfParams { timing: timing(), cw_min: 15, cw_max: 63, short_retry_limit: 2, long_retry_limit: 1, rts_threshold: rts }
+    DcfParams { timing: timing(), cw_min: 15, cw_max: 63, short_retry_limit: 2, long_retry_limit: 1, rts_threshold: rts, busy_slot_counts: false, eifs_after_timeout: false }
 }
 
 /// A UDP packet whose data MPDU is exactly 100 bytes.
@@ -105,7 +100,7 @@ fn eifs_after_error_and_cleared_by_good_frame() {
     d.on_cca(us(0), true, &mut out);
     d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
     d.backoff = Some(2);
-    let other = Frame { kind: FrameKind::Data, ta: MacAddr(2), ra: MacAddr(0), duration: SimDur::ZERO, seq: 0, retry: false, mpdu_bytes: 100, rate: timing().data_rate, airtime: SimDur::from_micros(100), msdu: None };
+    let other = Frame { kind: FrameKind::Data, ta: MacAddr(2), ra: MacAddr(0), duration: SimDur::ZERO, seq: 0, retry: false, mpdu_bytes: 100, rate: timing().data_rate, airtime: SimDur::from_micros(100), msdu: None, contended: true };
     d.on_rx_end(us(100), &other, false, &mut out);
     d.on_cca(us(100), false, &mut out);
     assert_eq!(d.next_wakeup(), us(100 + 20 + 2), "EIFS after an erroneous frame");
@@ -123,7 +118,7 @@ fn nav_defers_until_duration_expires() {
     d.on_cca(us(0), true, &mut out);
     d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
     d.backoff = Some(0);
-    let rts = Frame { kind: FrameKind::Rts, ta: MacAddr(2), ra: MacAddr(0), duration: SimDur::from_micros(200), seq: 0, retry: false, mpdu_bytes: 20, rate: timing().control_rate, airtime: SimDur::from_micros(20), msdu: None };
+    let rts = Frame { kind: FrameKind::Rts, ta: MacAddr(2), ra: MacAddr(0), duration: SimDur::from_micros(200), seq: 0, retry: false, mpdu_bytes: 20, rate: timing().control_rate, airtime: SimDur::from_micros(20), msdu: None, contended: true };
     d.on_rx_end(us(20), &rts, true, &mut out);
     d.on_cca(us(20), false, &mut out);
     assert_eq!(d.next_wakeup(), us(220 + 5));
@@ -167,7 +162,7 @@ fn ack_timeout_doubles_cw_and_drops_at_retry_limit() {
 fn receiver_acks_after_sifs_and_discards_duplicates() {
     let mut d = sta(0, u32::MAX);
     let mut out = vec![];
-    let mut f = Frame { kind: FrameKind::Data, ta: MacAddr(1), ra: MacAddr(0), duration: SimDur::from_micros(17), seq: 9, retry: false, mpdu_bytes: 100, rate: timing().data_rate, airtime: SimDur::from_micros(100), msdu: Some(pkt(1)) };
+    let mut f = Frame { kind: FrameKind::Data, ta: MacAddr(1), ra: MacAddr(0), duration: SimDur::from_micros(17), seq: 9, retry: false, mpdu_bytes: 100, rate: timing().data_rate, airtime: SimDur::from_micros(100), msdu: Some(pkt(1)), contended: true };
     d.on_cca(us(0), true, &mut out);
     d.on_rx_end(us(100), &f, true, &mut out);
     assert!(matches!(out[0], MacOutput::Deliver { .. }));
