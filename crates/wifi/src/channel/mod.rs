@@ -1,1 +1,2 @@
 //! Channel: propagation, SNR and frame error models.
+pub mod error_model;
