@@ -17,11 +17,16 @@ name = "cli-test"
 duration_s = 1.0
 seeds = [1, 2]
 
+[phy]
+standard = "802.11a"
+data_rate_mbps = 54.0
+
 [wlan]
 stations = 2
 
 [[traffic]]
 name = "sat"
+kind = "udp"
 msdu_bytes = 1500
 
 [sweep]
@@ -45,7 +50,7 @@ def one_error_line(capsys, code, argv):
 @pytest.mark.parametrize("extra,expect", [
     ("[mac]\ncw_mni = 3\n", ": mac.cw_mni: unknown key"),
     ("[mac]\ncw_min = \"big\"\n", ": mac.cw_min: expected int, got str"),
-    ("[phy]\nstandard = \"802.11z\"\n", ": phy.standard: unknown standard"),
+    ("[wlan.x]\ny = 1\n", ": wlan.x: unknown key"),
     ("[bogus]\nx = 1\n", ": bogus: unknown key"),
     ("[[sweep.cases]]\n\"wlan.statons\" = 4\n", ': sweep.cases[0]."wlan.statons": unknown key'),
 ])
@@ -196,11 +201,12 @@ def test_compare_command(fake_core, write, capsys, tmp_path):
     db = str(tmp_path / "c.duckdb")
     assert main(["run", f, "--out", db, "--jobs", "1", "--compare"]) == 0
     out = capsys.readouterr().out
-    assert "model Mbit/s" in out
+    assert "Bianchi/EIFS" in out
     assert main(["compare", db, "--json"]) == 0
     rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert [(r["n"], r["seeds"]) for r in rows] == [(1, 2), (3, 2)]
-    assert all(r["model_mbps"] > 0 and r["err_pct"] is not None for r in rows)
+    assert all(r["model_eifs_mbps"] > 0 and r["err_difs_pct"] is not None for r in rows)
+    assert rows[1]["sim_p"] == 0.1  # collisions / attempts of the fake stations
 
 
 def test_run_failure_exits_1(fake_core, write, capsys, monkeypatch):

@@ -80,8 +80,6 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("compare", help="simulation vs Bianchi DCF model, from a store")
     c.add_argument("store", metavar="FILE.duckdb")
     c.add_argument("--scenario", help="only this scenario name")
-    c.add_argument("--collision", choices=["eifs", "difs", "classic"], default="eifs",
-                   help="collision duration variant of the model (default eifs)")
     c.add_argument("--json", action="store_true", help="JSON lines instead of a table")
 
     e = sub.add_parser("export", help="export a store's tables")
@@ -187,7 +185,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                        f"first: run {failed[0].spec.label}: {failed[0].error}")
     if args.compare and out:
         print()
-        return _compare(out, scn.name, "eifs", False)
+        return _compare(out, scn.name, False)
     return 0
 
 
@@ -218,22 +216,22 @@ def _open_existing(path: str):
         raise InputError(path, "", f"not a results store: {str(e).splitlines()[0]}") from None
 
 
-def _compare(path: str, scenario: Optional[str], collision: str, as_json: bool) -> int:
+def _compare(path: str, scenario: Optional[str], as_json: bool) -> int:
     from .compare import compare, render
 
     _open_existing(path).close()
-    rows = compare(path, scenario=scenario, collision=collision)
+    rows = compare(path, scenario=scenario)
     if as_json:
         for r in rows:
             r = {k: v for k, v in r.items() if k != "config"}
             print(json.dumps(r))
     else:
-        print(render(rows, collision))
+        print(render(rows))
     return 0
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    return _compare(args.store, args.scenario, args.collision, args.json)
+    return _compare(args.store, args.scenario, args.json)
 
 
 def cmd_export(args: argparse.Namespace) -> int:

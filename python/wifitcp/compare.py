@@ -1,9 +1,15 @@
 """Simulation versus Bianchi's DCF saturation model, from a results store.
 
 Runs are grouped by configuration (``scenario_hash``: same config, several
-seeds; only the latest run of each (config, seed) counts). For each group
-the mean ``aggregate_msdu_mbps`` and ``collision_probability`` over seeds are
-compared with `wifitcp.models.bianchi.from_scenario` on the stored config.
+seeds; only the latest run of each (config, seed) counts). For each group:
+
+* simulated throughput: mean (and sd) over seeds of ``aggregate_msdu_mbps``;
+* simulated collision probability: collisions / channel-access attempts,
+  summed over the stations of every run of the group. An attempt is a frame
+  sent when the backoff ends (RTS with RTS/CTS, else the data frame); this
+  is the conditional collision probability ``p`` of Bianchi's model;
+* the model (`wifitcp.models.bianchi.from_scenario` on the stored config)
+  with both collision-duration variants, ``eifs`` and ``difs``.
 """
 
 from __future__ import annotations
@@ -23,60 +29,78 @@ SELECT * FROM (
 ) WHERE k = 1 ORDER BY run_id
 """
 
+VARIANTS = ("eifs", "difs")
 
-def compare(path: str, scenario: Optional[str] = None, collision: str = "eifs") -> list[dict]:
-    """One row per configuration: sim mean/std vs model, with % error."""
+
+def _contention(st: Store, run_ids: list) -> tuple[int, int]:
+    """(collisions, attempts) summed over the stations of these runs."""
+    if not run_ids:
+        return 0, 0
+    marks = ", ".join("?" for _ in run_ids)
+    row = st.query(f"SELECT sum(collisions) AS c, sum(attempts) AS a FROM stations "
+                   f"WHERE run_id IN ({marks})", run_ids)[0]
+    return int(row["c"] or 0), int(row["a"] or 0)
+
+
+def compare(path: str, scenario: Optional[str] = None) -> list[dict]:
+    """One row per configuration: simulation vs model, with % errors."""
     with Store(path, read_only=True) as st:
         where, args = ("WHERE scenario = ?", [scenario]) if scenario else ("", [])
         runs = st.query(_LATEST.format(where=where), args)
-    groups: dict = {}
-    for r in runs:
-        groups.setdefault(r["scenario_hash"], []).append(r)
+        groups: dict = {}
+        for r in runs:
+            groups.setdefault(r["scenario_hash"], []).append(r)
+        contention = {h: _contention(st, [r["run_id"] for r in rs]) for h, rs in groups.items()}
     out = []
-    for runs_of in groups.values():
+    for h, runs_of in groups.items():
         first = runs_of[0]
         config = json.loads(first["config_json"])
         tput = [r["aggregate_msdu_mbps"] for r in runs_of if r["aggregate_msdu_mbps"] is not None]
-        pc = [r["collision_probability"] for r in runs_of if r["collision_probability"] is not None]
+        col, att = contention[h]
+        phy = config.get("phy") or {}
         row = {
             "scenario": first["scenario"], "params": json.loads(first["params"]),
             "seeds": len(runs_of), "config": config,
-            "standard": (config.get("phy") or {}).get("standard"),
-            "data_rate_mbps": (config.get("phy") or {}).get("data_rate_mbps"),
+            "standard": phy.get("standard"), "data_rate_mbps": phy.get("data_rate_mbps"),
             "sim_mbps": statistics.fmean(tput) if tput else None,
-            "sim_std": statistics.stdev(tput) if len(tput) > 1 else 0.0,
-            "sim_p": statistics.fmean(pc) if pc else None,
+            "sim_sd": statistics.stdev(tput) if len(tput) > 1 else 0.0,
+            "sim_p": col / att if att else None, "attempts": att, "collisions": col,
+            "n": None, "access": None, "model_p": None, "dp": None,
         }
+        for v in VARIANTS:
+            row[f"model_{v}_mbps"] = row[f"err_{v}_pct"] = None
         found = bianchi.contenders(config)
-        if found is None:
-            row.update(n=None, model_mbps=None, model_p=None, err_pct=None, dp=None,
-                       access=None)
-        else:
-            m = bianchi.from_scenario(config, collision=collision)
-            row.update(n=found[0], model_mbps=m["throughput_mbps"], model_p=m["p"],
-                       access=m["access"])
-            row["err_pct"] = (100.0 * (row["sim_mbps"] - m["throughput_mbps"])
-                              / m["throughput_mbps"]) if row["sim_mbps"] is not None else None
-            row["dp"] = (row["sim_p"] - m["p"]) if row["sim_p"] is not None else None
+        if found is not None:
+            row["n"] = found[0]
+            for v in VARIANTS:
+                m = bianchi.from_scenario(config, collision=v)
+                row["access"], row["model_p"] = m["access"], m["p"]
+                row[f"model_{v}_mbps"] = m["throughput_mbps"]
+                if row["sim_mbps"] is not None:
+                    row[f"err_{v}_pct"] = 100.0 * (row["sim_mbps"] / m["throughput_mbps"] - 1.0)
+            if row["sim_p"] is not None:
+                row["dp"] = row["sim_p"] - row["model_p"]
         out.append(row)
     out.sort(key=lambda r: (r["scenario"], str(r["standard"]), r["data_rate_mbps"] or 0,
                             r["n"] or 0, params_label(r["params"])))
     return out
 
 
-def render(rows: list[dict], collision: str = "eifs") -> str:
-    headers = ["scenario", "phy", "access", "n", "seeds", "sim Mbit/s", "+-sd",
-               "model Mbit/s", "err %", "sim p", "model p", "dp"]
+def render(rows: list[dict]) -> str:
+    headers = ["scenario", "phy", "access", "n", "seeds", "sim Mbit/s", "sd",
+               "Bianchi/EIFS", "err %", "Bianchi/ACKTO", "err %", "sim p", "model p", "dp"]
     body = []
     for r in rows:
         phy = f"{r['standard']}@{fmt(r['data_rate_mbps'], 0)}"
         body.append([r["scenario"], phy, fmt(r["access"]), fmt(r["n"]), str(r["seeds"]),
-                     fmt(r["sim_mbps"]), fmt(r["sim_std"]), fmt(r["model_mbps"]),
-                     _pct(r["err_pct"]), fmt(r["sim_p"], 4), fmt(r["model_p"], 4),
-                     _signed(r["dp"])])
-    head = (f"DCF saturation: simulation (MSDU Mbit/s, mean over seeds) vs Bianchi "
-            f"(retry-limited, T_c variant '{collision}')")
-    return head + "\n" + table(headers, body, "lllrrrrrrrrr")
+                     fmt(r["sim_mbps"]), fmt(r["sim_sd"]),
+                     fmt(r["model_eifs_mbps"]), _pct(r["err_eifs_pct"]),
+                     fmt(r["model_difs_mbps"]), _pct(r["err_difs_pct"]),
+                     fmt(r["sim_p"], 4), fmt(r["model_p"], 4), _signed(r["dp"])])
+    head = ("DCF saturation: simulation (MSDU Mbit/s, mean over seeds) vs Bianchi with retry "
+            "limit.\nT_c = DATA + EIFS (Bianchi/EIFS) or DATA + ACKTimeout + DIFS "
+            "(Bianchi/ACKTO); p = collisions per channel access.")
+    return head + "\n" + table(headers, body, "lllrrrrrrrrrrr")
 
 
 def _pct(v: Optional[float]) -> str:

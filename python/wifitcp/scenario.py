@@ -427,7 +427,9 @@ def check_run(spec: RunSpec, file: str) -> dict:
             pp = split_path(p)
             if parts and (_is_prefix(pp, parts) or _is_prefix(parts, pp)):
                 return _raise(file, origin, f"{reason} (value {_fmt(spec.params[p])})")
-        where = f" (run {spec.label})" if spec.params else ""
+        where = ""
+        if spec.params:
+            where = " (with " + " ".join(f"{k}={_fmt(v)}" for k, v in spec.params.items()) + ")"
         raise InputError(file, path, reason + where) from None
     except TypeError as e:  # JSON serialisation (e.g. a TOML date)
         raise InputError(file, "", str(e)) from None

@@ -207,7 +207,8 @@ def contenders(config: dict) -> Optional[tuple[int, int]]:
 
 def from_scenario(config: dict, n: Optional[int] = None, msdu_bytes: Optional[int] = None,
                   collision: str = "eifs", access: Optional[str] = None) -> dict:
-    """Bianchi prediction for a scenario document (core schema).
+    """Bianchi prediction for a scenario document (a parsed scenario file;
+    ``[sweep]`` and ``scenario.seeds`` are ignored).
 
     ``n`` and ``msdu_bytes`` default to the scenario's saturated flows;
     ``access`` defaults to RTS/CTS when the MPDU exceeds the RTS threshold.
@@ -215,8 +216,10 @@ def from_scenario(config: dict, n: Optional[int] = None, msdu_bytes: Optional[in
     uses exactly the simulator's tables. Adds ``timing`` to the result.
     """
     from .. import core
+    from ..scenario import from_dict
 
-    norm = core.check_config(config)
+    base = from_dict(config).base  # drops scenario.seeds and [sweep] if present
+    norm = core.check_config(base)
     if n is None or msdu_bytes is None:
         found = contenders(norm)
         if found is None:
@@ -240,12 +243,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                  description="Compare stored DCF runs with Bianchi's model.")
     ap.add_argument("--compare", metavar="FILE.duckdb", required=True)
     ap.add_argument("--scenario", default=None)
-    ap.add_argument("--collision", choices=COLLISION_VARIANTS, default="eifs")
     args = ap.parse_args(argv)
     from ..cli import main as cli_main
 
     extra = ["--scenario", args.scenario] if args.scenario else []
-    return cli_main(["compare", args.compare, "--collision", args.collision, *extra])
+    return cli_main(["compare", args.compare, *extra])
 
 
 if __name__ == "__main__":
