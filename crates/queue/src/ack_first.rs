@@ -16,7 +16,9 @@
 //!   the same connection is removed (reason `AckFiltered`), using
 //!   [`crate::tcpack::makes_redundant`]: strictly higher cumulative ACK,
 //!   SACK information covered, no SYN/FIN/RST/URG/ECE/CWR on the removed
-//!   ACK. Duplicate ACKs (same ack number) are never removed.
+//!   ACK. Duplicate ACKs (same ack number) are never removed, nor is the
+//!   ACK they duplicate ([`crate::tcpack::DupTracker`]), even once a newer
+//!   cumulative ACK is queued: the sender sees every duplicate ACK.
 //!
 //! Interpretations (not stated by the paper):
 //! - The check runs at every dequeue that serves the ACK buffer ("before
@@ -32,7 +34,7 @@
 use crate::disc::{Dropped, QueueCounters, QueueDisc, Queued};
 use crate::droptail::Fifo;
 use crate::occupancy::Occupancy;
-use crate::tcpack::{makes_redundant, FlowKey};
+use crate::tcpack::{makes_redundant, DupTracker, FlowKey};
 use std::collections::BTreeMap;
 use wifitcp_core::{DropReason, SimTime};
 
@@ -41,6 +43,7 @@ pub struct AckFirst {
     ack_capacity: usize,
     data: Fifo,
     acks: Fifo,
+    dups: DupTracker,
     counters: QueueCounters,
     occ: Occupancy,
 }
@@ -52,6 +55,7 @@ impl AckFirst {
             ack_capacity,
             data: Fifo::default(),
             acks: Fifo::default(),
+            dups: DupTracker::default(),
             counters: QueueCounters::default(),
             occ: Occupancy::default(),
         }
@@ -70,7 +74,7 @@ impl AckFirst {
                     newest.insert(k, i);
                 }
                 Some(&j) => {
-                    if makes_redundant(p, &self.acks.q[j].pkt) {
+                    if makes_redundant(p, &self.acks.q[j].pkt) && !self.dups.protected(p) {
                         doomed.push(i);
                     }
                 }
@@ -95,6 +99,7 @@ impl QueueDisc for AckFirst {
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
         self.counters.offered(&item.pkt);
         item.enqueued_at = now;
+        self.dups.observe(&item.pkt);
         if item.pkt.is_pure_tcp_ack() {
             if self.acks.len() >= self.ack_capacity {
                 self.purge(dropped);

@@ -1,6 +1,7 @@
 //! TCP facts shared by the ACK-aware disciplines: the directional 4-tuple,
 //! sequence-space comparison (RFC 9293 section 3.4, modulo 2^32), flag
 //! classes and SACK-coverage of one ACK by another (RFC 2018 section 3).
+use std::collections::{BTreeMap, VecDeque};
 use std::net::Ipv4Addr;
 use wifitcp_wire::{Packet, SackBlock, TcpFlags, TcpHeader};
 
@@ -123,6 +124,60 @@ pub fn makes_redundant(old: &Packet, new: &Packet) -> bool {
     sack_covered(o.ack, &o.options.sack, n.ack, &n.options.sack)
 }
 
+/// How many duplicated ack numbers a [`DupTracker`] remembers per flow.
+const DUP_MEMORY: usize = 8;
+
+/// Remembers, per flow direction, which ack numbers were duplicated, so
+/// that filters can leave whole duplicate series alone.
+///
+/// A duplicate ACK (RFC 5681 section 2) is a pure ACK whose ack number
+/// equals the highest one seen so far in its direction. The filters here
+/// never remove an ACK whose ack number was duplicated: neither the
+/// duplicates nor the original they repeat, so the sender counts exactly
+/// the duplicate ACKs the receiver sent (removing the original would turn
+/// the first duplicate into a new ACK and lower the count by one).
+#[derive(Clone, Debug, Default)]
+pub struct DupTracker {
+    flows: BTreeMap<FlowKey, (u32, VecDeque<u32>)>,
+}
+
+impl DupTracker {
+    /// Observe an arriving packet; returns whether it is a duplicate ACK.
+    pub fn observe(&mut self, p: &Packet) -> bool {
+        let (Some(k), Some(t)) = (FlowKey::of(p), p.tcp()) else { return false };
+        if !t.flags.has(TcpFlags::ACK) {
+            return false;
+        }
+        match self.flows.get_mut(&k) {
+            None => {
+                self.flows.insert(k, (t.ack, VecDeque::new()));
+                false
+            }
+            Some((last, dups)) => {
+                if t.ack == *last && p.payload_len == 0 && !t.flags.has(TcpFlags::SYN | TcpFlags::FIN | TcpFlags::RST) {
+                    if dups.back() != Some(&t.ack) {
+                        dups.push_back(t.ack);
+                        if dups.len() > DUP_MEMORY {
+                            dups.pop_front();
+                        }
+                    }
+                    true
+                } else {
+                    if seq_lt(*last, t.ack) {
+                        *last = t.ack;
+                    }
+                    false
+                }
+            }
+        }
+    }
+    /// Whether `p`'s ack number belongs to a duplicate series of its flow.
+    pub fn protected(&self, p: &Packet) -> bool {
+        let (Some(k), Some(t)) = (FlowKey::of(p), p.tcp()) else { return false };
+        self.flows.get(&k).is_some_and(|(_, d)| d.contains(&t.ack))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,5 +227,23 @@ mod tests {
         let r = FlowKey { src: f.dst, sport: f.dport, dst: f.src, dport: f.sport };
         assert_eq!(f.connection().0, r.connection().0);
         assert_ne!(f.connection().1, r.connection().1);
+    }
+
+    #[test]
+    fn dup_tracker_protects_whole_series() {
+        let mut d = DupTracker::default();
+        let (a1, a2, a2d, a3) = (ack(1, 1000), ack(1, 2000), ack(1, 2000), ack(1, 3000));
+        assert!(!d.observe(&a1));
+        assert!(!d.observe(&a2));
+        assert!(!d.protected(&a2));
+        assert!(d.observe(&a2d));
+        assert!(d.protected(&a2) && d.protected(&a2d));
+        assert!(!d.observe(&a3));
+        assert!(!d.protected(&a1) && !d.protected(&a3));
+        // a data segment with the same ack number is not a duplicate ACK
+        let mut seg = data(1, 5);
+        seg.tcp_mut().unwrap().ack = 3000;
+        assert!(!d.observe(&seg));
+        assert!(!d.protected(&a3));
     }
 }

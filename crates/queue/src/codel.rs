@@ -1,0 +1,257 @@
+//! CoDel, Controlled Delay AQM (RFC 8289), as a per-queue state machine
+//! used by FQ-CoDel and airtime fairness, and as a single-queue discipline
+//! (`kind = "codel"`).
+//!
+//! Rules (RFC 8289 sections 3 and 5):
+//! - Sojourn time is measured per packet from enqueue to dequeue.
+//! - `ok_to_drop` becomes true once the sojourn time has stayed at or above
+//!   `target` (5 ms) for at least `interval` (100 ms), unless the queue
+//!   holds at most one maximum-size packet after the dequeue ("MAXPACKET",
+//!   here the largest packet the discipline has seen).
+//! - Entering the dropping state drops one packet and schedules the next
+//!   drop with the control law `drop_next = t + interval / sqrt(count)`;
+//!   while dropping, every dequeue at or after `drop_next` drops and
+//!   advances `count` and `drop_next`; the state ends as soon as the
+//!   sojourn time falls below target.
+//! - On re-entry shortly after leaving (now - drop_next < 16 intervals)
+//!   `count` restarts from the number of drops of the last cycle
+//!   (`count - lastcount`) if that exceeds 1, else from 1 (RFC 8289 section
+//!   5.5, the Linux variant the RFC presents).
+//! - CoDel drops at dequeue (reason `QueueAqm`); ECN marking is not
+//!   modelled. The CoDel discipline's buffer limit is drop-tail
+//!   (`QueueFull`).
+use crate::disc::{Dropped, QueueCounters, QueueDisc, Queued};
+use crate::droptail::Fifo;
+use crate::occupancy::Occupancy;
+use wifitcp_core::{DropReason, SimDur, SimTime};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CodelParams {
+    pub target: SimDur,
+    pub interval: SimDur,
+}
+
+impl Default for CodelParams {
+    /// RFC 8289 section 4.3/4.4 defaults: target 5 ms, interval 100 ms.
+    fn default() -> Self {
+        CodelParams { target: SimDur::from_millis(5), interval: SimDur::from_millis(100) }
+    }
+}
+
+/// CoDel per-queue state (RFC 8289 section 5).
+#[derive(Clone, Debug, Default)]
+pub struct CodelState {
+    first_above_time: Option<SimTime>,
+    drop_next: SimTime,
+    count: u32,
+    lastcount: u32,
+    dropping: bool,
+}
+
+fn control_law(t: SimTime, interval: SimDur, count: u32) -> SimTime {
+    let step = interval.as_nanos() as f64 / (count.max(1) as f64).sqrt();
+    t + SimDur::from_nanos(step.round() as u64)
+}
+
+impl CodelState {
+    pub fn dropping(&self) -> bool {
+        self.dropping
+    }
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    fn do_dequeue(&mut self, now: SimTime, q: &mut Fifo, p: &CodelParams, maxpacket: u64) -> (Option<Queued>, bool) {
+        let Some(x) = q.pop() else {
+            self.first_above_time = None;
+            return (None, false);
+        };
+        let sojourn = now.since(x.enqueued_at);
+        let mut ok = false;
+        if sojourn < p.target || q.bytes() <= maxpacket {
+            self.first_above_time = None;
+        } else {
+            match self.first_above_time {
+                None => self.first_above_time = Some(now + p.interval),
+                Some(t) => ok = now >= t,
+            }
+        }
+        (Some(x), ok)
+    }
+
+    /// Dequeue from `q` at `now`, dropping per the control law; dropped
+    /// packets are passed to `on_drop`.
+    pub fn dequeue(
+        &mut self,
+        now: SimTime,
+        q: &mut Fifo,
+        p: &CodelParams,
+        maxpacket: u64,
+        on_drop: &mut dyn FnMut(Queued),
+    ) -> Option<Queued> {
+        let (mut r, mut ok) = self.do_dequeue(now, q, p, maxpacket);
+        if r.is_none() {
+            self.dropping = false;
+            return None;
+        }
+        if self.dropping {
+            if !ok {
+                self.dropping = false;
+            }
+            while self.dropping && now >= self.drop_next {
+                on_drop(r.take().expect("packet"));
+                self.count += 1;
+                (r, ok) = self.do_dequeue(now, q, p, maxpacket);
+                if !ok {
+                    self.dropping = false;
+                } else {
+                    self.drop_next = control_law(self.drop_next, p.interval, self.count);
+                }
+            }
+        } else if ok {
+            on_drop(r.take().expect("packet"));
+            (r, _) = self.do_dequeue(now, q, p, maxpacket);
+            self.dropping = true;
+            let delta = self.count.saturating_sub(self.lastcount);
+            let recent = now < self.drop_next || now.since(self.drop_next) < p.interval * 16;
+            self.count = if delta > 1 && recent { delta } else { 1 };
+            self.drop_next = control_law(now, p.interval, self.count);
+            self.lastcount = self.count;
+        }
+        r
+    }
+}
+
+/// Single-queue CoDel with a drop-tail packet limit.
+pub struct Codel {
+    limit: usize,
+    p: CodelParams,
+    state: CodelState,
+    fifo: Fifo,
+    maxpacket: u64,
+    counters: QueueCounters,
+    occ: Occupancy,
+}
+
+impl Codel {
+    pub fn new(limit: usize, p: CodelParams) -> Self {
+        Codel {
+            limit,
+            p,
+            state: CodelState::default(),
+            fifo: Fifo::default(),
+            maxpacket: 0,
+            counters: QueueCounters::default(),
+            occ: Occupancy::default(),
+        }
+    }
+}
+
+impl QueueDisc for Codel {
+    fn kind(&self) -> &'static str {
+        "codel"
+    }
+    fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
+        self.counters.offered(&item.pkt);
+        if self.fifo.len() >= self.limit {
+            self.counters.drop_pkt(dropped, item.pkt, DropReason::QueueFull);
+        } else {
+            item.enqueued_at = now;
+            self.maxpacket = self.maxpacket.max(item.size());
+            self.fifo.push(item);
+        }
+        self.occ.update(now, self.fifo.len(), self.fifo.bytes());
+    }
+    fn dequeue(&mut self, now: SimTime, dropped: &mut Dropped) -> Option<Queued> {
+        let counters = &mut self.counters;
+        let x = self.state.dequeue(now, &mut self.fifo, &self.p, self.maxpacket, &mut |d: Queued| {
+            counters.drop_pkt(dropped, d.pkt, DropReason::QueueAqm)
+        });
+        if let Some(x) = &x {
+            self.counters.sent(x);
+        }
+        self.occ.update(now, self.fifo.len(), self.fifo.bytes());
+        x
+    }
+    fn len(&self) -> usize {
+        self.fifo.len()
+    }
+    fn bytes(&self) -> u64 {
+        self.fifo.bytes()
+    }
+    fn counters(&self) -> &QueueCounters {
+        &self.counters
+    }
+    fn occupancy(&self) -> &Occupancy {
+        &self.occ
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::*;
+
+    /// A standing queue: 1500-byte packets arrive every `gap_us` and the
+    /// link serves one every `serve_us` (slower), for `dur_ms`. Returns the
+    /// instants of CoDel drops.
+    fn standing_queue(gap_us: u64, serve_us: u64, dur_ms: u64) -> (Codel, Vec<SimTime>) {
+        let mut c = Codel::new(10_000, CodelParams::default());
+        let mut drops = Vec::new();
+        let (mut next_arr, mut next_srv) = (0u64, 0u64);
+        let mut i = 0;
+        while next_arr.min(next_srv) < dur_ms * 1000 {
+            let mut dr = Vec::new();
+            if next_arr <= next_srv {
+                c.enqueue(us(next_arr), q(data(1, i)), &mut dr);
+                i += 1;
+                next_arr += gap_us;
+            } else {
+                c.dequeue(us(next_srv), &mut dr);
+                drops.extend(dr.iter().map(|_| us(next_srv)));
+                next_srv += serve_us;
+            }
+            assert!(c.counters().balances(c.len()));
+        }
+        (c, drops)
+    }
+
+    #[test]
+    fn no_drop_while_sojourn_below_target() {
+        // served faster than arrivals: sojourn ~0
+        let (c, drops) = standing_queue(1000, 500, 1000);
+        assert!(drops.is_empty());
+        assert_eq!(c.counters().dropped(DropReason::QueueAqm), 0);
+    }
+
+    #[test]
+    fn drops_once_sojourn_above_target_for_an_interval() {
+        // arrivals every 1 ms, service every 1.2 ms: the queue (and the
+        // sojourn time) grows by 1 packet per 6 ms; sojourn = 0.2 ms per
+        // queued packet, passing 5 ms at about 25 queued packets, i.e. at
+        // t ~ 150 ms. The first drop must come one interval (100 ms) after
+        // sojourn first exceeds target, not before.
+        let (_, drops) = standing_queue(1000, 1200, 2000);
+        assert!(!drops.is_empty());
+        let first = drops[0];
+        // packet k arrives at k ms and is served at 1.2 k ms: sojourn
+        // 0.2 k ms reaches target at k = 25 (t = 30 ms); the first drop
+        // comes at the first service at or after 30 ms + interval.
+        let crossing = SimTime::from_micros(25 * 1200);
+        assert!(first >= crossing + SimDur::from_millis(100), "first drop {first:?}");
+        assert!(first <= crossing + SimDur::from_micros(101_200), "first drop {first:?}");
+        // then drops come closer: interval / sqrt(count), on the 1.2 ms grid
+        let gaps: Vec<u64> = drops.windows(2).map(|w| (w[1] - w[0]).as_nanos()).take(3).collect();
+        assert!(gaps[0] <= 101_200_000 && gaps[1] < gaps[0] && gaps[2] < gaps[1], "{gaps:?}");
+        assert!((70_000_000..72_000_000).contains(&gaps[1]), "{gaps:?}");
+    }
+
+    #[test]
+    fn control_law_spacing() {
+        let t = SimTime::from_millis(1000);
+        let i = SimDur::from_millis(100);
+        assert_eq!(control_law(t, i, 1), t + i);
+        assert_eq!(control_law(t, i, 4), t + SimDur::from_millis(50));
+        assert_eq!(control_law(t, i, 2), t + SimDur::from_nanos(70_710_678));
+    }
+}

@@ -1,0 +1,351 @@
+//! Virtual Buffer Sharing at the AP (paper 004, Pokhrel & Williamson,
+//! section V, Algorithm 1).
+//!
+//! Algorithm 1 as written:
+//! ```text
+//! INITIALIZE: desired fraction h*_i, buffer size B_ap
+//! UPDATE: while (Q_n - c B_ap)^2 > tol:
+//!             if h_i(n) < h*_i then p_i(n) = 0 else p_i(n) = 1
+//!             obtain h_i(n) and Q_n
+//! ```
+//! with c = 0.6 (section V, "Starvation solution") and tol = 1/B_ap^2
+//! (section V-B). Arriving packets of class i are admitted with probability
+//! 1 - p_i ("Unfairness solution"); as p_i is 0 or 1, no randomness is
+//! needed.
+//!
+//! Interpretations (each stated because the paper leaves it open):
+//! - Step n of the loop is a packet arrival: at every arrival the
+//!   discipline obtains h_i(n) and Q_n and, if `(Q_n - c B)^2 > tol`,
+//!   recomputes every p_i; otherwise the loop is not entered and the p_i
+//!   keep their values ("when (Q(t) - cB_ap)^2 < tol, the VBS algorithm
+//!   plays no role"). Then the arriving packet is admitted or blocked
+//!   (reason `QueueAdmission`) by its class's p_i.
+//! - h_i is "the fraction of services by the AP that are ... packets
+//!   belonging to SNR class i" (Table I): measured over the last `window`
+//!   dequeues (default B_ap), zero before the first dequeue. Alternatively
+//!   (`measure = "occupancy"`) the fraction of the buffer's packets that
+//!   belong to class i, which under FIFO service is the probability that
+//!   the head-of-line packet is of class i (Table I's other wording).
+//! - h*_i are given per class (`shares`, renormalised over the active
+//!   classes); an empty list means equal shares. A class is active if it
+//!   offered a packet among the last `window` arrivals. Classes beyond the
+//!   list get the mean listed weight. Renormalising keeps Algorithm 1 from
+//!   blocking a class for a share that an absent class cannot use.
+//! - With a single active class Algorithm 1 would block it for ever (its
+//!   h_i = h*_i = 1, so "else p_i = 1"): a lone class is never blocked.
+//! - The buffer still holds at most B_ap packets; an arrival at a full
+//!   buffer is dropped (`QueueFull`) before VBS is consulted.
+//! - Classes are set by the caller (`Queued::class`): a station, or a group
+//!   of stations such as an SNR class.
+use crate::disc::{Dropped, QueueCounters, QueueDisc, Queued};
+use crate::droptail::Fifo;
+use crate::occupancy::Occupancy;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, VecDeque};
+use wifitcp_core::{DropReason, SimTime};
+
+/// How h_i is measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ShareMeasure {
+    /// Fraction of the last `window` dequeues (Table I: "fraction of
+    /// services by the AP").
+    #[default]
+    Service,
+    /// Fraction of the packets currently in the buffer.
+    Occupancy,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct VbsParams {
+    /// B_ap in packets.
+    pub capacity: usize,
+    /// Target occupancy fraction c (0.5 < c < 1; paper value 0.6).
+    pub c: f64,
+    /// Tolerance; paper value 1 / B_ap^2.
+    pub tol: f64,
+    /// h*_i by class index; empty: equal shares.
+    pub shares: Vec<f64>,
+    pub measure: ShareMeasure,
+    /// Measurement window (dequeues for h_i, arrivals for activity).
+    pub window: usize,
+}
+
+impl VbsParams {
+    pub fn paper(capacity: usize) -> Self {
+        VbsParams {
+            capacity,
+            c: 0.6,
+            tol: 1.0 / (capacity as f64 * capacity as f64),
+            shares: Vec::new(),
+            measure: ShareMeasure::Service,
+            window: capacity.max(1),
+        }
+    }
+}
+
+/// A sliding count of the classes of the last `n` events.
+#[derive(Clone, Debug, Default)]
+struct Window {
+    n: usize,
+    hist: VecDeque<u32>,
+    counts: BTreeMap<u32, u32>,
+}
+
+impl Window {
+    fn new(n: usize) -> Self {
+        Window { n: n.max(1), ..Default::default() }
+    }
+    fn push(&mut self, class: u32) {
+        self.hist.push_back(class);
+        *self.counts.entry(class).or_default() += 1;
+        if self.hist.len() > self.n {
+            let old = self.hist.pop_front().expect("non-empty");
+            let c = self.counts.get_mut(&old).expect("counted");
+            *c -= 1;
+            if *c == 0 {
+                self.counts.remove(&old);
+            }
+        }
+    }
+    fn total(&self) -> usize {
+        self.hist.len()
+    }
+    fn count(&self, class: u32) -> u32 {
+        self.counts.get(&class).copied().unwrap_or(0)
+    }
+}
+
+pub struct Vbs {
+    p: VbsParams,
+    fifo: Fifo,
+    services: Window,
+    arrivals: Window,
+    /// Packets in the buffer per class (for the occupancy measure).
+    held: BTreeMap<u32, u32>,
+    /// p_i: true = blocked (p_i = 1).
+    blocked: BTreeMap<u32, bool>,
+    counters: QueueCounters,
+    occ: Occupancy,
+}
+
+impl Vbs {
+    pub fn new(p: VbsParams) -> Self {
+        let (w, cap) = (p.window, p.capacity);
+        assert!(cap > 0, "VBS needs a buffer");
+        Vbs {
+            p,
+            fifo: Fifo::default(),
+            services: Window::new(w),
+            arrivals: Window::new(w),
+            held: BTreeMap::new(),
+            blocked: BTreeMap::new(),
+            counters: QueueCounters::default(),
+            occ: Occupancy::default(),
+        }
+    }
+
+    /// Whether class `class` is currently blocked (p_i = 1).
+    pub fn is_blocked(&self, class: u32) -> bool {
+        self.blocked.get(&class).copied().unwrap_or(false)
+    }
+
+    /// h_i(n): the measured share of class `class`.
+    pub fn measured_share(&self, class: u32) -> f64 {
+        match self.p.measure {
+            ShareMeasure::Service => {
+                let t = self.services.total();
+                if t == 0 {
+                    0.0
+                } else {
+                    self.services.count(class) as f64 / t as f64
+                }
+            }
+            ShareMeasure::Occupancy => {
+                let t = self.fifo.len();
+                if t == 0 {
+                    0.0
+                } else {
+                    self.held.get(&class).copied().unwrap_or(0) as f64 / t as f64
+                }
+            }
+        }
+    }
+
+    fn weight(&self, class: u32) -> f64 {
+        let s = &self.p.shares;
+        if s.is_empty() {
+            1.0
+        } else {
+            s.get(class as usize).copied().unwrap_or_else(|| s.iter().sum::<f64>() / s.len() as f64)
+        }
+    }
+
+    /// h*_i renormalised over the active classes.
+    pub fn desired_share(&self, class: u32) -> f64 {
+        let total: f64 = self.active_classes().map(|c| self.weight(c)).sum();
+        if total <= 0.0 {
+            0.0
+        } else {
+            self.weight(class) / total
+        }
+    }
+
+    fn active_classes(&self) -> impl Iterator<Item = u32> + '_ {
+        self.arrivals.counts.keys().copied()
+    }
+
+    /// Algorithm 1, UPDATE, one step.
+    fn update(&mut self) {
+        let q = self.fifo.len() as f64;
+        let target = self.p.c * self.p.capacity as f64;
+        if (q - target).powi(2) <= self.p.tol {
+            return;
+        }
+        let active: Vec<u32> = self.active_classes().collect();
+        let lone = active.len() <= 1;
+        for c in active {
+            let block = !lone && self.measured_share(c) >= self.desired_share(c);
+            self.blocked.insert(c, block);
+        }
+    }
+}
+
+impl QueueDisc for Vbs {
+    fn kind(&self) -> &'static str {
+        "vbs"
+    }
+    fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
+        self.counters.offered(&item.pkt);
+        let class = item.class;
+        self.arrivals.push(class);
+        if self.fifo.len() >= self.p.capacity {
+            self.counters.drop_pkt(dropped, item.pkt, DropReason::QueueFull);
+        } else {
+            self.update();
+            if self.is_blocked(class) {
+                self.counters.drop_pkt(dropped, item.pkt, DropReason::QueueAdmission);
+            } else {
+                item.enqueued_at = now;
+                *self.held.entry(class).or_default() += 1;
+                self.fifo.push(item);
+            }
+        }
+        self.occ.update(now, self.fifo.len(), self.fifo.bytes());
+    }
+    fn dequeue(&mut self, now: SimTime, _dropped: &mut Dropped) -> Option<Queued> {
+        let x = self.fifo.pop()?;
+        self.services.push(x.class);
+        let h = self.held.get_mut(&x.class).expect("class held");
+        *h -= 1;
+        if *h == 0 {
+            self.held.remove(&x.class);
+        }
+        self.counters.sent(&x);
+        self.occ.update(now, self.fifo.len(), self.fifo.bytes());
+        Some(x)
+    }
+    fn len(&self) -> usize {
+        self.fifo.len()
+    }
+    fn bytes(&self) -> u64 {
+        self.fifo.bytes()
+    }
+    fn counters(&self) -> &QueueCounters {
+        &self.counters
+    }
+    fn occupancy(&self) -> &Occupancy {
+        &self.occ
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::*;
+
+    #[test]
+    fn blocks_class_above_its_share_and_admits_the_other() {
+        let mut v = Vbs::new(VbsParams::paper(100));
+        let mut dr = Vec::new();
+        // service history: 3 of class 0 for every 1 of class 1 (h_0 = 0.75)
+        for i in 0..40u32 {
+            v.enqueue(ms(0), q_class(data(1, i), if i % 4 == 3 { 1 } else { 0 }), &mut dr);
+        }
+        drain(&mut v, ms(1), &mut dr);
+        assert!((v.measured_share(0) - 0.75).abs() < 1e-12);
+        // Q = 0 != 60: the loop runs; h*_0 = h*_1 = 0.5 (equal shares)
+        v.enqueue(ms(2), q_class(data(1, 100), 0), &mut dr);
+        assert!(v.is_blocked(0));
+        assert!(!v.is_blocked(1));
+        assert_eq!(count(&dr, DropReason::QueueAdmission), 1);
+        v.enqueue(ms(2), q_class(data(2, 100), 1), &mut dr);
+        assert_eq!(v.len(), 1);
+        assert!(v.counters().balances(v.len()));
+    }
+
+    #[test]
+    fn unequal_desired_shares() {
+        // h* = (0.8, 0.2): class 0 at 0.75 < 0.8 is admitted, class 1 at 0.25 blocked
+        let mut p = VbsParams::paper(100);
+        p.shares = vec![0.8, 0.2];
+        let mut v = Vbs::new(p);
+        let mut dr = Vec::new();
+        for i in 0..40u32 {
+            v.enqueue(ms(0), q_class(data(1, i), if i % 4 == 3 { 1 } else { 0 }), &mut dr);
+        }
+        drain(&mut v, ms(1), &mut dr);
+        v.enqueue(ms(2), q_class(data(1, 100), 1), &mut dr);
+        assert!(v.is_blocked(1) && !v.is_blocked(0));
+        assert_eq!(count(&dr, DropReason::QueueAdmission), 1);
+    }
+
+    #[test]
+    fn no_update_within_tolerance_of_target() {
+        // B = 10: target c*B = 6, tol = 1/100: with Q = 6 the loop is not
+        // entered and the p_i keep their values.
+        let mut v = Vbs::new(VbsParams::paper(10));
+        let mut dr = Vec::new();
+        // no service yet: h_i = 0 < h*_i = 0.5, everything admitted
+        v.enqueue(ms(0), q_class(data(2, 0), 1), &mut dr);
+        for i in 0..6 {
+            v.enqueue(ms(0), q_class(data(1, i), 0), &mut dr);
+        }
+        assert_eq!((v.len(), dr.len()), (7, 0));
+        // one class-1 service: h_1 = 1, h_0 = 0; Q = 6
+        assert_eq!(v.dequeue(ms(1), &mut dr).unwrap().class, 1);
+        v.enqueue(ms(2), q_class(data(2, 1), 1), &mut dr);
+        // Q was 6: no update, class 1 still admitted although h_1 >= h*_1
+        assert!(!v.is_blocked(1));
+        assert_eq!(v.len(), 7);
+        // Q = 7: update, class 1 blocked
+        v.enqueue(ms(3), q_class(data(2, 2), 1), &mut dr);
+        assert!(v.is_blocked(1) && !v.is_blocked(0));
+        assert_eq!(count(&dr, DropReason::QueueAdmission), 1);
+    }
+
+    #[test]
+    fn occupancy_measure() {
+        let mut p = VbsParams::paper(100);
+        p.measure = ShareMeasure::Occupancy;
+        let mut v = Vbs::new(p);
+        let mut dr = Vec::new();
+        v.enqueue(ms(0), q_class(data(1, 0), 0), &mut dr);
+        v.enqueue(ms(0), q_class(data(2, 0), 1), &mut dr);
+        // buffer: one packet of each class; class 1 has 1/2 >= 1/2: blocked
+        v.enqueue(ms(0), q_class(data(2, 1), 1), &mut dr);
+        assert!((v.measured_share(1) - 0.5).abs() < 1e-12);
+        assert_eq!(count(&dr, DropReason::QueueAdmission), 1);
+    }
+
+    #[test]
+    fn lone_class_is_never_blocked_and_buffer_is_bounded() {
+        let mut v = Vbs::new(VbsParams::paper(5));
+        let mut dr = Vec::new();
+        for i in 0..8 {
+            v.enqueue(ms(0), q_class(data(1, i), 3), &mut dr);
+        }
+        assert_eq!(count(&dr, DropReason::QueueAdmission), 0);
+        assert_eq!(count(&dr, DropReason::QueueFull), 3);
+    }
+}
