@@ -1,2 +1,4 @@
 //! Channel: propagation, SNR and frame error models.
 pub mod error_model;
+pub mod fixed;
+pub mod propagation;
