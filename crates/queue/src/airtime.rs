@@ -81,11 +81,6 @@ impl Airtime {
         self.stations.get(&dest).map(|s| s.airtime).unwrap_or(SimDur::ZERO)
     }
 
-    fn sync_totals(&mut self) {
-        self.len = self.stations.values().map(|s| s.fq.len).sum();
-        self.bytes = self.stations.values().map(|s| s.fq.bytes).sum();
-    }
-
     fn enforce_limits(&mut self, dropped: &mut Dropped) {
         while self.len > self.p.fq.limit || self.bytes > self.p.fq.memory_limit {
             let (dest, bucket) = self
@@ -119,14 +114,16 @@ impl QueueDisc for Airtime {
             airtime: SimDur::ZERO,
         });
         let mut d = new_drops();
+        let (l0, b0) = (st.fq.len, st.fq.bytes);
         st.fq.enqueue(item, &mut d);
+        self.len = self.len - l0 + st.fq.len;
+        self.bytes = self.bytes - b0 + st.fq.bytes;
         if st.list == List::None && st.fq.len > 0 {
             st.list = List::New;
             st.deficit_ns = st.deficit_ns.min(0) + quantum;
             self.new_st.push_back(dest);
         }
         account_core_drops(&mut self.counters, dropped, d);
-        self.sync_totals();
         self.enforce_limits(dropped);
         self.occ.update(now, self.len, self.bytes);
     }
@@ -149,7 +146,11 @@ impl QueueDisc for Airtime {
                 self.old_st.push_back(dest);
                 continue;
             }
-            match st.fq.dequeue(now, &mut d) {
+            let (l0, b0) = (st.fq.len, st.fq.bytes);
+            let x = st.fq.dequeue(now, &mut d);
+            self.len = self.len - l0 + st.fq.len;
+            self.bytes = self.bytes - b0 + st.fq.bytes;
+            match x {
                 Some(x) => break Some(x),
                 None => {
                     if from_new {
@@ -167,7 +168,7 @@ impl QueueDisc for Airtime {
         if let Some(x) = &x {
             self.counters.sent(x);
         }
-        self.sync_totals();
+        debug_assert_eq!(self.len, self.stations.values().map(|s| s.fq.len).sum::<usize>());
         self.occ.update(now, self.len, self.bytes);
         x
     }
