@@ -185,10 +185,15 @@ impl Connection {
 
     /// The application closes its sending direction: a FIN follows the data
     /// already written (an infinite source stops at what was sent).
+    /// Deviation: in SYN-SENT, RFC 9293 3.10.4 deletes the connection; here
+    /// the FIN is deferred until the connection is established (as RFC 9293
+    /// prescribes for SYN-RECEIVED), so "write N bytes and close" at time 0
+    /// works.
     pub fn close(&mut self, now: SimTime) {
         self.check_time(now);
         match self.state {
-            TcpState::Listen | TcpState::SynSent => self.enter_closed(),
+            TcpState::Listen => self.enter_closed(),
+            TcpState::Closed => {}
             _ => {
                 if self.snd.infinite {
                     self.snd.infinite = false;
@@ -468,7 +473,6 @@ impl Connection {
         self.syn_timed_out = true;
         self.snd.rtt.back_off();
         self.syn_pending = true;
-        self.snd.stats.syn_retransmits += 1;
     }
 
     /// The earliest time at which [`Connection::on_timer`] must be called.
@@ -514,6 +518,9 @@ impl Connection {
     fn build_syn(&mut self, now: SimTime) -> Segment {
         let passive = self.state == TcpState::SynReceived;
         self.syn_tx += 1;
+        if self.syn_tx > 1 {
+            self.snd.stats.syn_retransmits += 1;
+        }
         self.syn_sent_at = Some(now);
         self.syn_deadline = Some(now + self.snd.rtt.rto());
         let mut opts = TcpOptions { mss: Some(self.cfg.mss.min(65_535) as u16), ..Default::default() };
@@ -637,6 +644,10 @@ impl Connection {
     /// Current RTO including backoff.
     pub fn rto(&self) -> SimDur {
         self.snd.rtt.rto()
+    }
+    /// Number of RTO doublings in force (RFC 6298 (5.5)).
+    pub fn rto_backoff(&self) -> u32 {
+        self.snd.rtt.backoff()
     }
     /// Bytes in flight as used for the send decision (FlightSize or pipe).
     pub fn in_flight(&self) -> u64 {
