@@ -72,8 +72,8 @@ struct OnAir {
 
 #[derive(Debug)]
 pub enum BssOutput {
-    /// Call `wake(sta, gen)` at `at` (a later one supersedes it).
-    Wake { sta: usize, at: SimTime, gen: u64 },
+    /// Call `wake(gen)` at `at`; a newer `Wake` supersedes older ones.
+    Wake { at: SimTime, gen: u64 },
     /// Call `tx_end(id)` at `at`.
     TxEnd { id: u64, at: SimTime },
     /// Station `sta` received a new MSDU from `from`.
@@ -93,9 +93,13 @@ pub struct Bss {
     rng: RngStream,
     air: Vec<OnAir>,
     next_tx: u64,
-    wake_at: Vec<SimTime>,
-    wake_gen: Vec<u64>,
-    scratch: Vec<MacOutput>,
+    /// The one wake-up the caller holds for this BSS.
+    wake_at: SimTime,
+    /// Each station's next wake-up as of the last `reschedule`.
+    due: Vec<SimTime>,
+    wake_gen: u64,
+    /// Reusable output buffers (a stack: `start_tx` nests inside `apply`).
+    pool: Vec<Vec<MacOutput>>,
 }
 
 impl Bss {
@@ -111,9 +115,10 @@ impl Bss {
             rng,
             air: Vec::new(),
             next_tx: 0,
-            wake_at: vec![SimTime::NEVER; n],
-            wake_gen: vec![0; n],
-            scratch: Vec::new(),
+            wake_at: SimTime::NEVER,
+            due: vec![SimTime::NEVER; n],
+            wake_gen: 0,
+            pool: Vec::new(),
         }
     }
 
@@ -129,34 +134,37 @@ impl Bss {
         self.macs.iter().filter_map(|m| m.in_service())
     }
 
-    /// Schedule every station's pending wake-up (call once at start, or
-    /// after changing MAC state from outside).
+    /// Schedule the BSS's wake-up (call once at start, or after changing
+    /// MAC state from outside).
     pub fn reschedule_all(&mut self, out: &mut Vec<BssOutput>) {
-        for t in 0..self.macs.len() {
-            self.reschedule(t, out);
-        }
+        self.reschedule(out);
     }
 
     /// Give station `sta` an MSDU for station `ra`.
     pub fn give_msdu(&mut self, now: SimTime, sta: usize, msdu: Packet, ra: usize, out: &mut Vec<BssOutput>) {
-        let mut mo = std::mem::take(&mut self.scratch);
+        let mut mo = self.buf();
         self.macs[sta].start_msdu(now, msdu, MacAddr(ra as u32), &mut mo);
-        self.apply(now, sta, &mut mo, out);
-        self.scratch = mo;
-        self.reschedule(sta, out);
+        self.apply(now, sta, mo, out);
+        self.reschedule(out);
     }
 
-    /// A scheduled wake-up fired.
-    pub fn wake(&mut self, now: SimTime, sta: usize, gen: u64, out: &mut Vec<BssOutput>) {
-        if self.wake_gen[sta] != gen || self.wake_at[sta] != now {
+    /// The BSS wake-up fired: serve every station due now, in index order
+    /// (stations due at the same instant transmit together and collide).
+    pub fn wake(&mut self, now: SimTime, gen: u64, out: &mut Vec<BssOutput>) {
+        if self.wake_gen != gen || self.wake_at != now {
             return; // superseded
         }
-        self.wake_at[sta] = SimTime::NEVER;
-        let mut mo = std::mem::take(&mut self.scratch);
-        self.macs[sta].on_wake(now, &mut mo);
-        self.apply(now, sta, &mut mo, out);
-        self.scratch = mo;
-        self.reschedule(sta, out);
+        self.wake_at = SimTime::NEVER;
+        // Stations due now stay due while others start transmitting at the
+        // same instant (Dcf::freeze), so one pass in index order serves all.
+        for s in 0..self.macs.len() {
+            if self.due[s] == now && self.macs[s].next_wakeup() == now {
+                let mut mo = self.buf();
+                self.macs[s].on_wake(now, &mut mo);
+                self.apply(now, s, mo, out);
+            }
+        }
+        self.reschedule(out);
     }
 
     /// A transmission ended.
@@ -164,9 +172,9 @@ impl Bss {
         let pos = self.air.iter().position(|t| t.id == id).expect("unknown transmission");
         let tx = self.air.swap_remove(pos);
         let s = tx.sender;
-        let mut mo = std::mem::take(&mut self.scratch);
+        let mut mo = self.buf();
         self.macs[s].on_tx_end(now, &mut mo);
-        self.apply(now, s, &mut mo, out);
+        self.apply(now, s, mo, out);
         if tx.corrupted && tx.frame.contended {
             self.medium[s].collided += 1;
         }
@@ -189,26 +197,31 @@ impl Bss {
                 continue;
             }
             let ok = if t == ra { ok_at_ra } else { !tx.corrupted };
+            let mut mo = self.buf();
             self.macs[t].on_rx_end(now, &tx.frame, ok, &mut mo);
-            self.apply(now, t, &mut mo, out);
+            self.apply(now, t, mo, out);
         }
         for t in 0..self.macs.len() {
             if t != s && !self.air.iter().any(|a| a.sender != t) {
+                let mut mo = self.buf();
                 self.macs[t].on_cca(now, false, &mut mo);
-                self.apply(now, t, &mut mo, out);
+                self.apply(now, t, mo, out);
             }
         }
-        self.scratch = mo;
-        for t in 0..self.macs.len() {
-            self.reschedule(t, out);
-        }
+        self.reschedule(out);
     }
 
-    /// Translate MAC outputs of station `sta`.
-    fn apply(&mut self, now: SimTime, sta: usize, mo: &mut Vec<MacOutput>, out: &mut Vec<BssOutput>) {
-        // Drain in order; a StartTx touches other stations.
-        let items: Vec<MacOutput> = mo.drain(..).collect();
-        for o in items {
+    fn buf(&mut self) -> Vec<MacOutput> {
+        self.pool.pop().unwrap_or_default()
+    }
+
+    /// Translate MAC outputs of station `sta`; returns the buffer to the pool.
+    fn apply(&mut self, now: SimTime, sta: usize, mut mo: Vec<MacOutput>, out: &mut Vec<BssOutput>) {
+        if mo.is_empty() {
+            self.pool.push(mo);
+            return;
+        }
+        for o in mo.drain(..) {
             match o {
                 MacOutput::StartTx(f) => self.start_tx(now, sta, f, out),
                 MacOutput::Deliver { from, msdu } => out.push(BssOutput::Deliver { sta, from: from.0 as usize, msdu }),
@@ -217,6 +230,7 @@ impl Bss {
                 MacOutput::Ready => out.push(BssOutput::Ready { sta }),
             }
         }
+        self.pool.push(mo);
     }
 
     fn start_tx(&mut self, now: SimTime, s: usize, f: Frame, out: &mut Vec<BssOutput>) {
@@ -234,27 +248,30 @@ impl Bss {
         }
         // Stations that saw an idle medium (no transmission by anyone else)
         // now sense it busy.
-        let mut mo = std::mem::take(&mut self.scratch);
         for t in 0..self.macs.len() {
             if t != s && !self.air.iter().any(|a| a.sender != t) {
+                let mut mo = self.buf();
                 self.macs[t].on_cca(now, true, &mut mo);
-                self.apply(now, t, &mut mo, out);
-                self.reschedule(t, out);
+                self.apply(now, t, mo, out);
             }
         }
-        self.scratch = mo;
         let overlapped_by = self.air.iter().map(|a| a.sender).collect();
         self.air.push(OnAir { id, sender: s, frame: f, corrupted, overlapped_by });
         out.push(BssOutput::TxEnd { id, at: end });
     }
 
-    fn reschedule(&mut self, sta: usize, out: &mut Vec<BssOutput>) {
-        let at = self.macs[sta].next_wakeup();
-        if at != self.wake_at[sta] {
-            self.wake_at[sta] = at;
-            self.wake_gen[sta] += 1;
+    /// Keep exactly one pending wake-up: the earliest of all stations.
+    fn reschedule(&mut self, out: &mut Vec<BssOutput>) {
+        let mut at = SimTime::NEVER;
+        for (d, m) in self.due.iter_mut().zip(&self.macs) {
+            *d = m.next_wakeup();
+            at = at.min(*d);
+        }
+        if at != self.wake_at {
+            self.wake_at = at;
+            self.wake_gen += 1;
             if !at.is_never() {
-                out.push(BssOutput::Wake { sta, at, gen: self.wake_gen[sta] });
+                out.push(BssOutput::Wake { at, gen: self.wake_gen });
             }
         }
     }
