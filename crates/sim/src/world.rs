@@ -18,7 +18,7 @@ use wifitcp_wire::{Ipv4Addr, Ipv4Header, Packet, UdpHeader};
 
 #[derive(Debug)]
 enum Ev {
-    Wake { sta: usize, gen: u64 },
+    Wake { gen: u64 },
     TxEnd { id: u64 },
     Source { flow: usize },
 }
@@ -145,7 +145,7 @@ impl World {
             }
             let (now, ev) = self.q.pop().expect("peeked");
             match ev {
-                Ev::Wake { sta, gen } => self.bss.wake(now, sta, gen, &mut self.out),
+                Ev::Wake { gen } => self.bss.wake(now, gen, &mut self.out),
                 Ev::TxEnd { id } => self.bss.tx_end(now, id, &mut self.out),
                 Ev::Source { flow } => self.source_fires(now, flow),
             }
@@ -175,8 +175,8 @@ impl World {
         {
             let now = self.now();
             match o {
-                BssOutput::Wake { sta, at, gen } => {
-                    self.q.push(at, Ev::Wake { sta, gen });
+                BssOutput::Wake { at, gen } => {
+                    self.q.push(at, Ev::Wake { gen });
                 }
                 BssOutput::TxEnd { id, at } => {
                     self.q.push(at, Ev::TxEnd { id });

@@ -197,7 +197,7 @@ fn post_backoff_completed_allows_immediate_access() {
 fn run_bss(macs: Vec<Dcf>, frames: Vec<(u64, usize, usize)>, until: u64) -> (Vec<(u64, usize, FrameKind)>, Bss) {
     enum Ev {
         Give(usize, usize, u64),
-        Wake(usize, u64),
+        Wake(u64),
         TxEnd(u64),
     }
     let mut bss = Bss::new(macs, Box::new(FixedPer::default()), RngStream::derive(1, "medium"));
@@ -209,8 +209,8 @@ fn run_bss(macs: Vec<Dcf>, frames: Vec<(u64, usize, usize)>, until: u64) -> (Vec
     let mut out = vec![];
     bss.reschedule_all(&mut out);
     for o in out.drain(..) {
-        if let BssOutput::Wake { sta, at, gen } = o {
-            q.push(at, Ev::Wake(sta, gen));
+        if let BssOutput::Wake { at, gen } = o {
+            q.push(at, Ev::Wake(gen));
         }
     }
     while let Some((now, ev)) = q.pop() {
@@ -219,13 +219,13 @@ fn run_bss(macs: Vec<Dcf>, frames: Vec<(u64, usize, usize)>, until: u64) -> (Vec
         }
         match ev {
             Ev::Give(s, ra, id) => bss.give_msdu(now, s, pkt(id), ra, &mut out),
-            Ev::Wake(s, g) => bss.wake(now, s, g, &mut out),
+            Ev::Wake(g) => bss.wake(now, g, &mut out),
             Ev::TxEnd(id) => bss.tx_end(now, id, &mut out),
         }
         for o in out.drain(..) {
             match o {
-                BssOutput::Wake { sta, at, gen } => {
-                    q.push(at, Ev::Wake(sta, gen));
+                BssOutput::Wake { at, gen } => {
+                    q.push(at, Ev::Wake(gen));
                 }
                 BssOutput::TxEnd { id, at } => {
                     q.push(at, Ev::TxEnd(id));
