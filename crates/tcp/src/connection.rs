@@ -145,8 +145,8 @@ impl Connection {
     }
 
     /// Active open (RFC 9293 3.10.1): the SYN is ready for `poll_transmit`.
-    /// Panics if `cfg` is invalid (validate it first with
-    /// [`TcpConfig::validate`]).
+    /// Panics if `cfg` is invalid: the simulator's configuration check must
+    /// call [`TcpConfig::validate`] first and report its one-line error.
     pub fn connect(now: SimTime, cfg: TcpConfig, cc: Box<dyn CongestionControl>, local_port: u16, remote_port: u16, isn: u32) -> Self {
         let mut c = Self::new(cfg, cc, local_port, remote_port, isn);
         c.last_now = now;

@@ -57,7 +57,9 @@ impl Sender {
             return;
         }
         let by_dupacks = self.dupacks >= self.dupthresh;
-        let by_sack = self.sack_recovery_variant() && self.sb.is_lost(self.snd_una, self.dupthresh, self.smss);
+        let by_sack = self.sack_recovery_variant()
+            && self.sb.sacked_bytes() > 0
+            && self.sb.is_lost(self.snd_una, self.dupthresh, self.smss);
         if !(by_dupacks || by_sack) {
             return;
         }

@@ -495,3 +495,141 @@ fn all_controllers_through_the_trait() {
     }
 }
 
+
+/// With timestamps (RFC 7323), the ACK of a retransmitted segment is a
+/// valid RTT sample, so the RTO backoff ends at once (no Karn ambiguity).
+#[test]
+fn timestamps_sample_retransmissions() {
+    let mut s = setup(NewReno);
+    s.cfg_a.timestamps = true;
+    s.cfg_b.timestamps = true;
+    s.cfg_b.delayed_ack = None;
+    let mut h = s.build();
+    established(&mut h);
+    assert_eq!(h.a.smss(), 1000 - 12, "RFC 6691: data reduced by the 12-byte option");
+    h.rule(Dir::AtoB, Rule::Offset { off: 0, times: 2 });
+    h.a.send(500);
+    deliver(&mut h, 500, secs(30));
+    assert!(h.run_until(secs(30), |h| h.a.all_acked()));
+    assert_eq!(h.a.stats().timeouts, 2);
+    assert_eq!(h.a.rto_backoff(), 0);
+    assert_eq!(h.a.rto(), SimDur::from_secs(1));
+    let srtt = h.a.srtt().unwrap();
+    assert!(srtt >= RTT - SimDur::from_millis(1) && srtt <= RTT + SimDur::from_millis(1), "{srtt:?}");
+}
+
+/// SACK blocks on the wire: at most 4, at most 3 with timestamps (RFC 2018
+/// section 3), the first one holding the segment that triggered the ACK.
+#[test]
+fn sack_blocks_on_the_wire() {
+    for ts in [false, true] {
+        let mut s = setup(Sack);
+        s.cfg_a.timestamps = ts;
+        s.cfg_b.timestamps = ts;
+        s.rate_bps = Some(10_000_000);
+        let mut h = s.build();
+        for n in [30u64, 32, 34, 36, 38] {
+            h.rule(Dir::AtoB, Rule::NthData(n));
+        }
+        h.a.send(200 * M);
+        deliver(&mut h, 200 * M, secs(60));
+        let max = h.acks_b().map(|e| e.hdr.options.sack.len()).max().unwrap();
+        assert_eq!(max, if ts { 3 } else { 4 });
+        // each ACK's first block ends at (or beyond) the data segment that
+        // arrived last before it
+        for ack in h.acks_b().filter(|e| !e.hdr.options.sack.is_empty()) {
+            let last_data = h
+                .log
+                .iter()
+                .filter(|e| e.dir == Dir::AtoB && e.len > 0 && e.arrival == Some(ack.t))
+                .last();
+            if let Some(d) = last_data {
+                let b = ack.hdr.options.sack[0];
+                let (l, r) = (h.off_a(b.left), h.off_a(b.right));
+                let (ds, de) = (h.off_a(d.hdr.seq), h.off_a(d.hdr.seq) + d.len as u64);
+                if ds >= h.off_a(ack.hdr.ack) {
+                    assert!(l <= ds && de <= r, "first SACK block [{l},{r}) misses [{ds},{de})");
+                }
+            }
+        }
+    }
+}
+
+/// Window scaling (RFC 7323): a 1 MB buffer is usable only when both ends
+/// agree; otherwise the window stays at 65535 bytes.
+#[test]
+fn window_scaling_negotiation() {
+    for (wa, wb) in [(true, true), (true, false), (false, true)] {
+        let mut s = setup(Sack);
+        s.cfg_a.window_scaling = wa;
+        s.cfg_b.window_scaling = wb;
+        s.cfg_b.recv_buffer = if wb { RecvBuffer::Bytes(1 << 20) } else { RecvBuffer::Bytes(65_535) };
+        s.cfg_a.recv_buffer = if wa { RecvBuffer::Bytes(1 << 20) } else { RecvBuffer::Bytes(65_535) };
+        let mut h = s.build();
+        h.a.send(3_000 * M);
+        let mut max_out = 0;
+        h.run_until(secs(60), |h| {
+            max_out = max_out.max(h.a.outstanding());
+            h.b.delivered_bytes() == 3_000 * M
+        });
+        if wa && wb {
+            assert!(h.a.peer_window() > 65_535 && h.a.peer_window() <= (1 << 20));
+            assert!(max_out > 65_535);
+        } else {
+            assert!(h.a.peer_window() <= 65_535);
+            assert!(max_out <= 65_535);
+        }
+    }
+}
+
+/// MSS negotiation (RFC 9293 3.7.1): the sender uses the smaller MSS.
+#[test]
+fn mss_negotiation() {
+    let mut s = setup(NewReno);
+    s.cfg_a.mss = 1460;
+    s.cfg_b.mss = 536;
+    let mut h = s.build();
+    h.a.send(20_000);
+    deliver(&mut h, 20_000, secs(10));
+    assert_eq!(h.a.smss(), 536);
+    assert_eq!(h.b.smss(), 536);
+    assert!(h.data_log().all(|e| e.len <= 536));
+}
+
+/// RFC 5681 4.1: after an idle period longer than the RTO, cwnd restarts
+/// from the initial window.
+#[test]
+fn restart_window_after_idle() {
+    let mut h = setup(NewReno).build();
+    h.a.send(100 * M);
+    deliver(&mut h, 100 * M, secs(10));
+    assert!(h.run_until(secs(10), |h| h.a.all_acked()));
+    assert!(h.a.cwnd() > 20 * M);
+    h.run_to(h.now + SimDur::from_secs(5));
+    h.a.send(10 * M);
+    h.step(secs(100));
+    assert_eq!(h.a.cwnd(), 4 * M, "RW = min(IW, cwnd)");
+    deliver(&mut h, 110 * M, secs(30));
+}
+
+/// Data in both directions at once, with loss both ways: ACKs ride on data
+/// segments, and both streams arrive intact.
+#[test]
+fn bidirectional_transfer_under_loss() {
+    for v in [NewReno, Sack] {
+        for seed in 0..6u64 {
+            let mut s = setup(v);
+            s.rate_bps = Some(10_000_000);
+            s.cfg_b.trace = true;
+            let mut h = s.build();
+            h.random_loss(Dir::AtoB, seed, 0.03);
+            h.random_loss(Dir::BtoA, seed + 100, 0.03);
+            h.a.send(300 * M);
+            h.b.send(200 * M);
+            let ok = h.run_until(secs(600), |h| h.b.delivered_bytes() == 300 * M && h.a.delivered_bytes() == 200 * M);
+            assert!(ok, "{v:?} seed {seed}");
+            h.a.check_stream_integrity().unwrap();
+            h.b.check_stream_integrity().unwrap();
+        }
+    }
+}

@@ -157,7 +157,9 @@ impl Pipe {
             }
         };
         let arrival = depart + self.delay;
-        debug_assert!(self.in_flight.back().map_or(true, |x| x.0 <= arrival));
+        if let Some(last) = self.in_flight.back() {
+            debug_assert!(last.0 <= arrival, "FIFO pipe");
+        }
         self.in_flight.push_back((arrival, seg));
         Some(arrival)
     }
