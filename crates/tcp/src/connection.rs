@@ -676,6 +676,12 @@ impl Connection {
     pub fn stats(&self) -> &TcpStats {
         &self.snd.stats
     }
+    /// Move the cwnd trace and loss-event log out (for periodic flushing
+    /// by the simulator; recording continues).
+    pub fn take_trace(&mut self) -> (Vec<crate::stats::CwndSample>, Vec<crate::stats::LossEvent>) {
+        let st = &mut self.snd.stats;
+        (std::mem::take(&mut st.cwnd_trace), std::mem::take(&mut st.loss_events))
+    }
     /// In-order payload bytes delivered to the application by the receiver.
     pub fn delivered_bytes(&self) -> u64 {
         self.rcv.delivered_bytes()

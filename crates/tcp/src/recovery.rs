@@ -16,7 +16,7 @@
 //! Invariants: a loss episode is entered at most once per window of data:
 //! after an RTO or a Tahoe/NewReno/SACK recovery, duplicate ACKs whose
 //! cumulative point is below `recover` do not start another fast
-//! retransmit (RFC 6582 3.2 step 1 and 4.1; RFC 6675 section 5). Classic
+//! retransmit (RFC 6582 3.2 step 1 and section 4; RFC 6675 section 5). Classic
 //! Reno is exempt from this check after its own fast recoveries (RFC 5681
 //! keeps no `recover`), which is why several losses in one window cost it
 //! several halvings or a timeout.
@@ -126,9 +126,10 @@ impl Sender {
     }
 
     /// A cumulative ACK during fast recovery. Returns whether the
-    /// retransmission timer is to be restarted (RFC 6298 5.3, except
-    /// NewReno's "Impatient" variant, RFC 6582 section 4: only the first
-    /// partial ACK restarts it).
+    /// retransmission timer is to be restarted: RFC 6298 (5.3), except that
+    /// NewReno restarts it only for the first partial ACK of an episode
+    /// (RFC 6582 3.2 step 3, the "Impatient" behaviour: with many holes the
+    /// RTO ends a slow one-hole-per-RTT recovery).
     pub(crate) fn recovery_ack(&mut self, now: SimTime, acked: u64) -> bool {
         let full = self.snd_una >= self.recover;
         match self.variant {
