@@ -1,4 +1,33 @@
 //! Channel: propagation, SNR and frame error models.
+//!
+//! Layer invariants:
+//! - Pure and sans-I/O: every function maps its inputs to outputs; the only
+//!   randomness is an [`wifitcp_core::RngStream`] passed in (shadowing draws,
+//!   Bernoulli trials), so the same seed gives the same draws.
+//! - Probabilities are per transmission attempt and independent across
+//!   attempts given the shadowing value.
+//! - Units are in the names: `_m`, `_hz`, `_db`, `_dbm`, `_dbi`.
+//!
+//! Pieces:
+//! - [`propagation`]: positions, Friis and log-distance path loss,
+//!   log-normal shadowing, thermal noise, SNR/SINR.
+//! - [`error_model`]: the 12 802.11a/b/g modes and the SNR -> BER -> frame
+//!   success model ([`error_model::UnionBoundModel`]).
+//! - [`fixed`]: fixed per-attempt error probabilities and SNR classes.
+//! - [`model`]: the closed set [`ChannelModel`] (`Fixed`, `Snr`,
+//!   `Threshold`) and [`Channel`] (model + shadowing state).
+//! - [`config`]: the `[channel]` scenario table and its validation.
+//! - [`presets`]: the reference papers' channels.
+
+pub mod config;
 pub mod error_model;
 pub mod fixed;
+pub mod model;
+pub mod presets;
 pub mod propagation;
+
+pub use config::{ChannelConfig, ConfigError};
+pub use error_model::{ErrorModel, Mode, Preamble, UnionBoundModel};
+pub use fixed::{FixedPer, FrameKind, FrameScope, SnrClass, SnrClasses};
+pub use model::{Channel, ChannelModel, FrameTx, Radio, SnrChannel, ThresholdChannel};
+pub use propagation::{Position, ShadowingMode};

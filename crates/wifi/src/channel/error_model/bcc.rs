@@ -166,7 +166,13 @@ mod tests {
         // The unpunctured K=7 code has only even-weight paths; its
         // information weights 36, 211, 1404, 11633, 77433 are textbook values.
         let s = CodeRate::R1_2.spectrum();
-        let want = [(10, 36.0), (12, 211.0), (14, 1404.0), (16, 11633.0), (18, 77433.0)];
+        let want = [
+            (10, 36.0),
+            (12, 211.0),
+            (14, 1404.0),
+            (16, 11633.0),
+            (18, 77433.0),
+        ];
         assert_eq!(&s[..5], &want);
         assert_eq!(s.len(), TERMS);
         assert!(s.iter().all(|&(d, _)| d % 2 == 0));

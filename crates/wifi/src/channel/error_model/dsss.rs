@@ -26,6 +26,7 @@
 //!     a, b = sqrt(Es/(2 N0) * (1 -/+ sqrt(1 - |rho|^2))) (Proakis sec. 5.4);
 //!   * phi1 bits: DQPSK with differential detection at Eb/N0 = Es/(2 N0);
 //!   * P_b = (k_s P_sel + 2 P_phi1) / (k_s + 2).
+//!
 //!   The base words and their correlations are computed from the CCK code
 //!   word of clause 16. The 5.5 Mbit/s base words are mutually orthogonal
 //!   (4-ary orthogonal noncoherent signalling); at 11 Mbit/s |rho|^2 takes
@@ -170,12 +171,20 @@ pub fn cck_selection_weights(kind: Cck) -> &'static [(f64, f64)] {
                     continue;
                 }
                 let c2 = correlation2(&words[i], &words[j]);
-                assert!(c2 < energy2, "CCK base words {i} and {j} differ only in phase");
+                assert!(
+                    c2 < energy2,
+                    "CCK base words {i} and {j} differ only in phase"
+                );
                 *acc.entry(c2).or_insert(0) += (i ^ j).count_ones() as u64;
             }
         }
         acc.into_iter()
-            .map(|(c2, h)| (c2 as f64 / energy2 as f64, h as f64 / (m as f64 * ks as f64)))
+            .map(|(c2, h)| {
+                (
+                    c2 as f64 / energy2 as f64,
+                    h as f64 / (m as f64 * ks as f64),
+                )
+            })
             .collect()
     })
 }
@@ -229,7 +238,10 @@ mod tests {
         ];
         for (g_db, want) in refs {
             let got = dqpsk_ber(db(g_db));
-            assert!(((got - want) / want).abs() < 1e-10, "{g_db} dB: {got} vs {want}");
+            assert!(
+                ((got - want) / want).abs() < 1e-10,
+                "{g_db} dB: {got} vs {want}"
+            );
         }
     }
 
@@ -262,7 +274,10 @@ mod tests {
         assert_eq!(cck_selection_weights(Cck::Mbps5_5), &[(0.0, 2.0)]);
         // 11 Mbit/s: |rho|^2 in {0, 1/8, 1/4, 1/2} (seen from word 0: 37,
         // 8, 12 and 6 words respectively, by an independent computation).
-        let rho2: Vec<f64> = cck_selection_weights(Cck::Mbps11).iter().map(|t| t.0).collect();
+        let rho2: Vec<f64> = cck_selection_weights(Cck::Mbps11)
+            .iter()
+            .map(|t| t.0)
+            .collect();
         assert_eq!(rho2, vec![0.0, 0.125, 0.25, 0.5]);
         // Every bit differs in half of the 64 * 63 ordered pairs' partners:
         // sum of Hamming distances = 64 * 6 * 32, so the weights sum to 32.

@@ -91,7 +91,7 @@ pub fn pairwise_error_hard(p: f64, d: u32) -> f64 {
     for k in (d / 2 + 1)..=d {
         sum += binomial(d, k) * p.powi(k as i32) * q1.powi((d - k) as i32);
     }
-    if d % 2 == 0 {
+    if d & 1 == 0 {
         let h = d / 2;
         sum += 0.5 * binomial(d, h) * (p * q1).powi(h as i32);
     }
@@ -114,7 +114,10 @@ pub fn pairwise_error_hard(p: f64, d: u32) -> f64 {
 /// of the integrand's peak (tested to 1e-10 relative against an independent
 /// Marcum Q implementation).
 pub fn q1_minus_half_i0(a: f64, b: f64) -> f64 {
-    assert!(a >= 0.0 && b > a, "q1_minus_half_i0 needs 0 <= a < b, got a={a}, b={b}");
+    assert!(
+        a >= 0.0 && b > a,
+        "q1_minus_half_i0 needs 0 <= a < b, got a={a}, b={b}"
+    );
     if 0.5 * (b - a) * (b - a) > 745.0 {
         // The whole integrand is below the smallest f64.
         return 0.0;

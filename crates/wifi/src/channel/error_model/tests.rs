@@ -47,7 +47,10 @@ fn data_bits_and_headers() {
     // OFDM: SERVICE 16 + 8 * PSDU + tail 6.
     assert_eq!(Mode::Ofdm54.data_bits(1500), 16 + 12_000 + 6);
     assert_eq!(Mode::Cck11.data_bits(1500), 12_000);
-    assert_eq!(plcp_header(Mode::Ofdm54, Preamble::Short), (Mode::Ofdm6, 24));
+    assert_eq!(
+        plcp_header(Mode::Ofdm54, Preamble::Short),
+        (Mode::Ofdm6, 24)
+    );
     assert_eq!(plcp_header(Mode::Cck11, Preamble::Long), (Mode::Dsss1, 48));
     assert_eq!(plcp_header(Mode::Cck11, Preamble::Short), (Mode::Dsss2, 48));
 }
@@ -66,10 +69,12 @@ fn fer_formula() {
     let m = model();
     let snr = 3.0;
     let got = m.frame_success_prob(snr, Mode::Ofdm6, 1000);
-    let want = chunk_success(m.ber(snr, Mode::Ofdm6), 24) * chunk_success(m.ber(snr, Mode::Ofdm6), 1000);
+    let want =
+        chunk_success(m.ber(snr, Mode::Ofdm6), 24) * chunk_success(m.ber(snr, Mode::Ofdm6), 1000);
     assert!((got - want).abs() < 1e-15);
     let got = m.ppdu_success_prob(snr, Mode::Cck11, Preamble::Short, 1000);
-    let want = chunk_success(m.ber(snr, Mode::Dsss2), 48) * chunk_success(m.ber(snr, Mode::Cck11), 1000);
+    let want =
+        chunk_success(m.ber(snr, Mode::Dsss2), 48) * chunk_success(m.ber(snr, Mode::Cck11), 1000);
     assert!((got - want).abs() < 1e-15);
 }
 
@@ -83,7 +88,10 @@ fn ber_is_monotone_decreasing_in_snr() {
             let snr = -10.0 + 0.25 * i as f64;
             let b = m.ber(snr, mode);
             assert!((0.0..=0.5).contains(&b), "{mode:?} {snr}: {b}");
-            assert!(b <= prev, "{mode:?}: BER rises from {prev} to {b} at {snr} dB");
+            assert!(
+                b <= prev,
+                "{mode:?}: BER rises from {prev} to {b} at {snr} dB"
+            );
             if b < prev && b > 1e-300 {
                 strictly += 1;
             }
@@ -111,7 +119,10 @@ fn faster_modes_need_more_snr() {
     ];
     let dsss = [Mode::Dsss1, Mode::Dsss2, Mode::Cck5_5, Mode::Cck11];
     for family in [&ofdm[..], &dsss[..]] {
-        let need: Vec<f64> = family.iter().map(|&m| crossing(m, FRAME_1500, 0.5)).collect();
+        let need: Vec<f64> = family
+            .iter()
+            .map(|&m| crossing(m, FRAME_1500, 0.5))
+            .collect();
         for w in need.windows(2) {
             assert!(w[1] > w[0] + 0.2, "{family:?}: {need:?}");
         }
@@ -150,7 +161,10 @@ fn ofdm54_transition_band() {
     // p = (7/12) Q(sqrt(Es/N0 / 21)) gives Es/N0 = 21.0 dB, SNR = 20.1 dB;
     // the O(p^4) terms add a few tenths of a dB.
     let s50 = crossing(Mode::Ofdm54, FRAME_1500, 0.5);
-    assert!((20.0..21.5).contains(&s50), "54 Mbit/s 50 % point at {s50} dB");
+    assert!(
+        (20.0..21.5).contains(&s50),
+        "54 Mbit/s 50 % point at {s50} dB"
+    );
     let width = crossing(Mode::Ofdm54, FRAME_1500, 0.9) - crossing(Mode::Ofdm54, FRAME_1500, 0.1);
     assert!(width > 0.0 && width < 1.5, "{width}");
 }
@@ -179,7 +193,10 @@ fn print_transition_points() {
     // Not an assertion: documents the model's 50 % points (run with
     // --nocapture) for the module documentation.
     for m in Mode::ALL {
-        println!("{m:?}: 1500 B frame 50 % success at {:.2} dB", crossing(m, FRAME_1500, 0.5));
+        println!(
+            "{m:?}: 1500 B frame 50 % success at {:.2} dB",
+            crossing(m, FRAME_1500, 0.5)
+        );
     }
 }
 

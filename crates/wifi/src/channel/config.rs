@@ -1,0 +1,403 @@
+//! Scenario configuration of the channel (the `[channel]` table), with
+//! documented defaults, and its validation into a [`ChannelModel`].
+//!
+//! ```toml
+//! # Error-free channel (the default when [channel] is absent):
+//! [channel]
+//! model = "fixed"
+//! per = 0.0                 # default per-attempt error probability
+//! frames = "data"           # "data" (default) or "all"
+//!
+//! # SNR classes (Pokhrel & Williamson): stations in class2 lose 30 % of the
+//! # data frames they receive, each attempt independently.
+//! [[channel.classes]]
+//! name = "class2"
+//! per_down = 0.3            # frames the station receives (default 0)
+//! per_up = 0.0              # frames the station sends (default 0)
+//! stations = ["sta5", "sta6", "sta7", "sta8", "sta9"]
+//! ```
+//!
+//! ```toml
+//! [channel]
+//! model = "snr"
+//! tx_power_dbm = 16.0206    # default node transmit power (40 mW)
+//! error_model = "union_bound"
+//! [channel.propagation]
+//! frequency_hz = 5.15e9
+//! exponent = 3.0
+//! reference_distance_m = 1.0
+//! # reference_loss_db = 46.68   # default: Friis at the reference distance
+//! shadowing_sigma_db = 0.0
+//! shadowing = "per_frame"   # or "per_link"
+//! tx_antenna_gain_dbi = 0.0
+//! rx_antenna_gain_dbi = 0.0
+//! system_loss_db = 0.0
+//! [channel.noise]
+//! noise_figure_db = 7.0
+//! ofdm_bandwidth_hz = 20e6
+//! dsss_bandwidth_hz = 22e6
+//! ```
+//!
+//! ```toml
+//! [channel]
+//! model = "threshold"       # ns-2 reception
+//! tx_power_dbm = 24.5       # ns-2 Pt_ = 0.28183815 W
+//! rx_threshold_dbm = -64.37 # ns-2 RXThresh_ = 3.652e-10 W
+//! cs_threshold_dbm = -78.07 # ns-2 CSThresh_ = 1.559e-11 W
+//! [channel.propagation]     # same table as above
+//! ```
+//!
+//! Defaults of the SNR model follow ns-3's (LogDistancePropagationLossModel:
+//! exponent 3, 46.68 dB at 1 m for 5.15 GHz; YansWifiPhy: 16.0206 dBm,
+//! 7 dB noise figure), the threshold model's follow ns-2's
+//! `ns-default.tcl` (WaveLAN 914 MHz values). Unknown keys are errors.
+
+use super::error_model::UnionBoundModel;
+use super::fixed::{FixedPer, FrameScope, SnrClass, SnrClasses};
+use super::model::{ChannelModel, Radio, SnrChannel, ThresholdChannel};
+use super::propagation::{friis_loss_db, watts_to_dbm, LinkBudget, LogDistance, ShadowingMode};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use wifitcp_core::NodeId;
+
+/// A configuration error: the field's dotted path and the reason.
+#[derive(Clone, PartialEq, Debug)]
+pub struct ConfigError {
+    pub field: String,
+    pub reason: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.reason)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+fn err(field: impl Into<String>, reason: impl Into<String>) -> ConfigError {
+    ConfigError {
+        field: field.into(),
+        reason: reason.into(),
+    }
+}
+
+/// The `[channel]` table.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+#[serde(tag = "model", rename_all = "snake_case")]
+pub enum ChannelConfig {
+    Fixed(FixedConfig),
+    Snr(SnrConfig),
+    Threshold(ThresholdConfig),
+}
+
+impl Default for ChannelConfig {
+    /// An error-free channel.
+    fn default() -> Self {
+        ChannelConfig::Fixed(FixedConfig::default())
+    }
+}
+
+/// `model = "fixed"`.
+#[derive(Clone, PartialEq, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FixedConfig {
+    /// Per-attempt error probability of links with no class member; 0.
+    pub per: f64,
+    /// Which frames the probabilities hit; "data".
+    pub frames: FrameScope,
+    /// SNR classes; none.
+    pub classes: Vec<SnrClassConfig>,
+}
+
+/// One `[[channel.classes]]` entry.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SnrClassConfig {
+    pub name: String,
+    /// Error probability of frames members receive; 0.
+    #[serde(default)]
+    pub per_down: f64,
+    /// Error probability of frames members send; 0.
+    #[serde(default)]
+    pub per_up: f64,
+    /// Member station names.
+    pub stations: Vec<String>,
+}
+
+/// `[channel.propagation]`.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PropagationConfig {
+    /// Carrier frequency, Hz; 5.15e9.
+    pub frequency_hz: f64,
+    /// Path-loss exponent n; 3.0.
+    pub exponent: f64,
+    /// Reference distance d0, m; 1.0.
+    pub reference_distance_m: f64,
+    /// Loss at d0, dB; default Friis at d0 and `frequency_hz`.
+    pub reference_loss_db: Option<f64>,
+    /// Shadowing standard deviation, dB; 0 (none).
+    pub shadowing_sigma_db: f64,
+    /// "per_frame" (default, ns-2) or "per_link".
+    pub shadowing: ShadowingMode,
+    /// Antenna gains, dBi; 0.
+    pub tx_antenna_gain_dbi: f64,
+    pub rx_antenna_gain_dbi: f64,
+    /// System loss, dB; 0 (ns-2 L_ = 1).
+    pub system_loss_db: f64,
+}
+
+impl Default for PropagationConfig {
+    fn default() -> Self {
+        PropagationConfig {
+            frequency_hz: 5.15e9,
+            exponent: 3.0,
+            reference_distance_m: 1.0,
+            reference_loss_db: None,
+            shadowing_sigma_db: 0.0,
+            shadowing: ShadowingMode::PerFrame,
+            tx_antenna_gain_dbi: 0.0,
+            rx_antenna_gain_dbi: 0.0,
+            system_loss_db: 0.0,
+        }
+    }
+}
+
+/// `[channel.noise]`.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NoiseConfig {
+    /// Receiver noise figure, dB; 7.
+    pub noise_figure_db: f64,
+    /// Noise bandwidth of OFDM modes, Hz; 20e6.
+    pub ofdm_bandwidth_hz: f64,
+    /// Noise bandwidth of DSSS modes, Hz; 22e6.
+    pub dsss_bandwidth_hz: f64,
+}
+
+impl Default for NoiseConfig {
+    fn default() -> Self {
+        NoiseConfig {
+            noise_figure_db: 7.0,
+            ofdm_bandwidth_hz: 20e6,
+            dsss_bandwidth_hz: 22e6,
+        }
+    }
+}
+
+/// The SNR error models (closed set).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorModelKind {
+    /// [`UnionBoundModel`].
+    #[default]
+    UnionBound,
+}
+
+/// Default transmit power of the SNR model: 40 mW (ns-3 YansWifiPhy).
+pub const SNR_DEFAULT_TX_POWER_DBM: f64 = 16.0206;
+/// ns-2 `Phy/WirelessPhy set Pt_ 0.28183815` (W).
+pub const NS2_PT_W: f64 = 0.281_838_15;
+/// ns-2 `Phy/WirelessPhy set RXThresh_ 3.652e-10` (W).
+pub const NS2_RX_THRESH_W: f64 = 3.652e-10;
+/// ns-2 `Phy/WirelessPhy set CSThresh_ 1.559e-11` (W).
+pub const NS2_CS_THRESH_W: f64 = 1.559e-11;
+
+/// `model = "snr"`.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SnrConfig {
+    /// Default node transmit power, dBm; 16.0206.
+    pub tx_power_dbm: f64,
+    pub error_model: ErrorModelKind,
+    pub propagation: PropagationConfig,
+    pub noise: NoiseConfig,
+}
+
+impl Default for SnrConfig {
+    fn default() -> Self {
+        SnrConfig {
+            tx_power_dbm: SNR_DEFAULT_TX_POWER_DBM,
+            error_model: ErrorModelKind::UnionBound,
+            propagation: PropagationConfig::default(),
+            noise: NoiseConfig::default(),
+        }
+    }
+}
+
+/// `model = "threshold"`.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ThresholdConfig {
+    /// Default node transmit power, dBm; 24.5 (ns-2 Pt_).
+    pub tx_power_dbm: f64,
+    /// Reception threshold, dBm; -64.37 (ns-2 RXThresh_).
+    pub rx_threshold_dbm: f64,
+    /// Carrier-sense threshold, dBm; -78.07 (ns-2 CSThresh_).
+    pub cs_threshold_dbm: Option<f64>,
+    pub propagation: PropagationConfig,
+    /// Only used to report SNR; the threshold decides reception.
+    pub noise: NoiseConfig,
+}
+
+impl Default for ThresholdConfig {
+    fn default() -> Self {
+        ThresholdConfig {
+            tx_power_dbm: watts_to_dbm(NS2_PT_W),
+            rx_threshold_dbm: watts_to_dbm(NS2_RX_THRESH_W),
+            cs_threshold_dbm: Some(watts_to_dbm(NS2_CS_THRESH_W)),
+            propagation: PropagationConfig::default(),
+            noise: NoiseConfig::default(),
+        }
+    }
+}
+
+fn finite(field: &str, v: f64) -> Result<f64, ConfigError> {
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(err(field, format!("must be a finite number, got {v}")))
+    }
+}
+
+fn positive(field: &str, v: f64) -> Result<f64, ConfigError> {
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(err(field, format!("must be a positive number, got {v}")))
+    }
+}
+
+fn probability(field: &str, v: f64) -> Result<FixedPer, ConfigError> {
+    FixedPer::new(v).map_err(|r| err(field, r))
+}
+
+fn radio(p: &PropagationConfig, n: &NoiseConfig) -> Result<Radio, ConfigError> {
+    let f = positive("channel.propagation.frequency_hz", p.frequency_hz)?;
+    let d0 = positive(
+        "channel.propagation.reference_distance_m",
+        p.reference_distance_m,
+    )?;
+    let exponent = positive("channel.propagation.exponent", p.exponent)?;
+    let pl0 = match p.reference_loss_db {
+        Some(v) => finite("channel.propagation.reference_loss_db", v)?,
+        None => friis_loss_db(d0, f),
+    };
+    let sigma = p.shadowing_sigma_db;
+    if !(sigma.is_finite() && sigma >= 0.0) {
+        return Err(err(
+            "channel.propagation.shadowing_sigma_db",
+            format!("must be >= 0, got {sigma}"),
+        ));
+    }
+    Ok(Radio {
+        budget: LinkBudget {
+            path_loss: LogDistance {
+                exponent,
+                reference_distance_m: d0,
+                reference_loss_db: pl0,
+            },
+            tx_antenna_gain_dbi: finite(
+                "channel.propagation.tx_antenna_gain_dbi",
+                p.tx_antenna_gain_dbi,
+            )?,
+            rx_antenna_gain_dbi: finite(
+                "channel.propagation.rx_antenna_gain_dbi",
+                p.rx_antenna_gain_dbi,
+            )?,
+            system_loss_db: finite("channel.propagation.system_loss_db", p.system_loss_db)?,
+        },
+        shadowing_sigma_db: sigma,
+        shadowing: p.shadowing,
+        noise_figure_db: finite("channel.noise.noise_figure_db", n.noise_figure_db)?,
+        ofdm_noise_bandwidth_hz: positive("channel.noise.ofdm_bandwidth_hz", n.ofdm_bandwidth_hz)?,
+        dsss_noise_bandwidth_hz: positive("channel.noise.dsss_bandwidth_hz", n.dsss_bandwidth_hz)?,
+    })
+}
+
+impl ChannelConfig {
+    /// Default transmit power of the power-based models, dBm.
+    pub fn default_tx_power_dbm(&self) -> Option<f64> {
+        match self {
+            ChannelConfig::Fixed(_) => None,
+            ChannelConfig::Snr(s) => Some(s.tx_power_dbm),
+            ChannelConfig::Threshold(t) => Some(t.tx_power_dbm),
+        }
+    }
+
+    /// Validates the table and builds the model; `station` resolves the
+    /// station names of SNR classes to node ids.
+    pub fn build(
+        &self,
+        station: &dyn Fn(&str) -> Option<NodeId>,
+    ) -> Result<ChannelModel, ConfigError> {
+        match self {
+            ChannelConfig::Fixed(c) => build_fixed(c, station).map(ChannelModel::Fixed),
+            ChannelConfig::Snr(s) => {
+                finite("channel.tx_power_dbm", s.tx_power_dbm)?;
+                let radio = radio(&s.propagation, &s.noise)?;
+                let error = match s.error_model {
+                    ErrorModelKind::UnionBound => UnionBoundModel {
+                        ofdm_noise_bandwidth_hz: radio.ofdm_noise_bandwidth_hz,
+                        dsss_noise_bandwidth_hz: radio.dsss_noise_bandwidth_hz,
+                    },
+                };
+                Ok(ChannelModel::Snr(SnrChannel { radio, error }))
+            }
+            ChannelConfig::Threshold(t) => {
+                finite("channel.tx_power_dbm", t.tx_power_dbm)?;
+                let rx = finite("channel.rx_threshold_dbm", t.rx_threshold_dbm)?;
+                let cs = match t.cs_threshold_dbm {
+                    Some(v) => Some(finite("channel.cs_threshold_dbm", v)?),
+                    None => None,
+                };
+                let radio = radio(&t.propagation, &t.noise)?;
+                Ok(ChannelModel::Threshold(ThresholdChannel {
+                    radio,
+                    rx_threshold_dbm: rx,
+                    cs_threshold_dbm: cs,
+                }))
+            }
+        }
+    }
+}
+
+fn build_fixed(
+    c: &FixedConfig,
+    station: &dyn Fn(&str) -> Option<NodeId>,
+) -> Result<SnrClasses, ConfigError> {
+    let mut classes = SnrClasses::new(probability("channel.per", c.per)?, c.frames);
+    for (i, k) in c.classes.iter().enumerate() {
+        let at = |f: &str| format!("channel.classes[{i}].{f}");
+        if k.name.is_empty() {
+            return Err(err(at("name"), "must not be empty"));
+        }
+        if c.classes[..i].iter().any(|o| o.name == k.name) {
+            return Err(err(
+                at("name"),
+                format!("duplicate class name '{}'", k.name),
+            ));
+        }
+        let idx = classes.add_class(SnrClass {
+            name: k.name.clone(),
+            per_down: probability(&at("per_down"), k.per_down)?,
+            per_up: probability(&at("per_up"), k.per_up)?,
+        });
+        for (j, s) in k.stations.iter().enumerate() {
+            let field = format!("channel.classes[{i}].stations[{j}]");
+            let node = station(s).ok_or_else(|| err(&field, format!("unknown station '{s}'")))?;
+            if let Some(other) = classes.class_of(node) {
+                return Err(err(
+                    &field,
+                    format!("station '{s}' is already in class '{}'", other.name),
+                ));
+            }
+            classes.assign(node, idx).map_err(|r| err(&field, r))?;
+        }
+    }
+    Ok(classes)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,247 @@
+//! The channel models and the per-frame success computation.
+//!
+//! [`ChannelModel`] is the closed set of models; [`Channel`] adds the
+//! shadowing state (per-link draws) and is what a medium holds. Both are
+//! pure: randomness comes only from the [`RngStream`] passed in.
+
+use super::error_model::{ErrorModel, Family, Mode, Preamble, UnionBoundModel};
+use super::fixed::{FrameKind, SnrClasses};
+use super::propagation::{
+    sinr_db, thermal_noise_dbm, LinkBudget, Position, Shadowing, ShadowingMode,
+};
+use wifitcp_core::{NodeId, RngStream};
+
+/// One transmission attempt of one frame, as the channel sees it.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct FrameTx {
+    pub tx: NodeId,
+    pub rx: NodeId,
+    pub tx_pos: Position,
+    pub rx_pos: Position,
+    pub tx_power_dbm: f64,
+    pub mode: Mode,
+    /// DSSS preamble (ignored by OFDM modes).
+    pub preamble: Preamble,
+    /// Bits sent at the data rate, see [`Mode::data_bits`].
+    pub bits: u64,
+    pub kind: FrameKind,
+}
+
+/// Radio part shared by the power-based models.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct Radio {
+    pub budget: LinkBudget,
+    pub shadowing_sigma_db: f64,
+    pub shadowing: ShadowingMode,
+    pub noise_figure_db: f64,
+    pub ofdm_noise_bandwidth_hz: f64,
+    pub dsss_noise_bandwidth_hz: f64,
+}
+
+impl Radio {
+    /// Noise power in dBm for a mode's family.
+    pub fn noise_dbm(&self, mode: Mode) -> f64 {
+        let b = match mode.family() {
+            Family::Ofdm => self.ofdm_noise_bandwidth_hz,
+            Family::Dsss => self.dsss_noise_bandwidth_hz,
+        };
+        thermal_noise_dbm(b, self.noise_figure_db)
+    }
+
+    /// Mean received power (no shadowing) of a frame.
+    pub fn mean_rx_power_dbm(&self, f: &FrameTx) -> f64 {
+        self.budget
+            .mean_rx_power_dbm(f.tx_power_dbm, f.tx_pos.distance(&f.rx_pos))
+    }
+}
+
+/// SNR-based reception: received power -> SINR -> [`UnionBoundModel`].
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct SnrChannel {
+    pub radio: Radio,
+    pub error: UnionBoundModel,
+}
+
+/// ns-2 reception (WirelessPhy::sendUp): a frame is received error-free
+/// iff its received power is at least `rx_threshold_dbm` (ns-2 RXThresh_);
+/// frames below `cs_threshold_dbm` (CSThresh_) are not even sensed.
+/// Collisions and capture (CPThresh_) belong to the medium.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct ThresholdChannel {
+    pub radio: Radio,
+    pub rx_threshold_dbm: f64,
+    pub cs_threshold_dbm: Option<f64>,
+}
+
+/// The channel models (closed set).
+#[derive(Clone, PartialEq, Debug)]
+pub enum ChannelModel {
+    /// Fixed per-attempt error probabilities by SNR class and direction.
+    Fixed(SnrClasses),
+    /// Path loss, shadowing, noise and an SNR error model.
+    Snr(SnrChannel),
+    /// Path loss, shadowing and a received-power threshold (ns-2).
+    Threshold(ThresholdChannel),
+}
+
+/// Points of the Simpson rule over z in [-8, 8] for shadowing averages.
+const SHADOW_POINTS: usize = 401;
+/// Extra path loss (dB above PL(d0)) beyond which nothing gets through,
+/// for [`ChannelModel::range_m`].
+const RANGE_SEARCH_DB: f64 = 400.0;
+
+impl ChannelModel {
+    /// The radio parameters of power-based models.
+    pub fn radio(&self) -> Option<&Radio> {
+        match self {
+            ChannelModel::Fixed(_) => None,
+            ChannelModel::Snr(s) => Some(&s.radio),
+            ChannelModel::Threshold(t) => Some(&t.radio),
+        }
+    }
+
+    /// Success probability of one attempt of `f` given its received power
+    /// (which includes any shadowing draw) and the power of concurrent
+    /// interferers at the receiver (all dBm). Fixed models ignore the powers;
+    /// the threshold model ignores interference (ns-2 leaves it to capture).
+    pub fn success_prob_from_rx_power(
+        &self,
+        f: &FrameTx,
+        rx_power_dbm: f64,
+        interferers_dbm: &[f64],
+    ) -> f64 {
+        match self {
+            ChannelModel::Fixed(c) => c.frame_success_prob(f.tx, f.rx, f.kind),
+            ChannelModel::Snr(s) => {
+                let sinr = sinr_db(rx_power_dbm, s.radio.noise_dbm(f.mode), interferers_dbm);
+                s.error.ppdu_success_prob(sinr, f.mode, f.preamble, f.bits)
+            }
+            ChannelModel::Threshold(t) => {
+                if rx_power_dbm >= t.rx_threshold_dbm {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+        }
+    }
+
+    /// Success probability averaged over the shadowing distribution for a
+    /// mean received power `mean_rx_dbm` (no interference). `None` for the
+    /// fixed model, which has no power.
+    pub fn mean_success_prob_at_power(&self, mean_rx_dbm: f64, f: &FrameTx) -> Option<f64> {
+        let radio = self.radio()?;
+        let sigma = radio.shadowing_sigma_db;
+        if let ChannelModel::Threshold(t) = self {
+            // P(mean - X >= thr) = Phi((mean - thr) / sigma).
+            let margin = mean_rx_dbm - t.rx_threshold_dbm;
+            if sigma == 0.0 {
+                return Some(if margin >= 0.0 { 1.0 } else { 0.0 });
+            }
+            return Some(1.0 - super::error_model::special::q(margin / sigma));
+        }
+        if sigma == 0.0 {
+            return Some(self.success_prob_from_rx_power(f, mean_rx_dbm, &[]));
+        }
+        // Simpson's rule over the standard normal density on [-8, 8].
+        let n = SHADOW_POINTS - 1;
+        let h = 16.0 / n as f64;
+        let mut sum = 0.0;
+        for i in 0..=n {
+            let z = -8.0 + h * i as f64;
+            let w = if i == 0 || i == n {
+                1.0
+            } else if i % 2 == 1 {
+                4.0
+            } else {
+                2.0
+            };
+            let pdf = (-0.5 * z * z).exp() / (2.0 * std::f64::consts::PI).sqrt();
+            sum += w * pdf * self.success_prob_from_rx_power(f, mean_rx_dbm - sigma * z, &[]);
+        }
+        Some((sum * h / 3.0).clamp(0.0, 1.0))
+    }
+
+    /// Success probability of `f` averaged over shadowing, at the frame's
+    /// own positions.
+    pub fn mean_success_prob(&self, f: &FrameTx) -> Option<f64> {
+        let radio = self.radio()?;
+        self.mean_success_prob_at_power(radio.mean_rx_power_dbm(f), f)
+    }
+
+    /// Largest distance (m) at which the shadowing-averaged frame error
+    /// rate of `f`'s mode, bits and power stays at or below `max_fer`.
+    /// `None` for the fixed model, or if even at the reference distance the
+    /// error rate is above `max_fer`. Positions in `f` are ignored.
+    pub fn range_m(&self, f: &FrameTx, max_fer: f64) -> Option<f64> {
+        let radio = self.radio()?;
+        let budget = radio.budget;
+        let pl0 = budget.path_loss.reference_loss_db;
+        let fer_at_loss = |extra_db: f64| {
+            let mean_rx = budget.mean_rx_power_dbm(f.tx_power_dbm, 0.0) - extra_db;
+            1.0 - self.mean_success_prob_at_power(mean_rx, f).unwrap_or(0.0)
+        };
+        if fer_at_loss(0.0) > max_fer {
+            return None;
+        }
+        let (mut lo, mut hi) = (0.0, RANGE_SEARCH_DB);
+        for _ in 0..60 {
+            let mid = 0.5 * (lo + hi);
+            if fer_at_loss(mid) <= max_fer {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Some(budget.path_loss.distance_for_loss(pl0 + lo))
+    }
+}
+
+/// A channel model with its shadowing state.
+#[derive(Clone, Debug)]
+pub struct Channel {
+    model: ChannelModel,
+    shadowing: Shadowing,
+}
+
+impl Channel {
+    /// Takes one value from `rng` to seed per-link shadowing (only if the
+    /// model shadows per link).
+    pub fn new(model: ChannelModel, rng: &mut RngStream) -> Self {
+        let shadowing = match model.radio() {
+            Some(r) if r.shadowing_sigma_db > 0.0 => {
+                Shadowing::new(r.shadowing_sigma_db, r.shadowing, rng)
+            }
+            _ => Shadowing::none(),
+        };
+        Channel { model, shadowing }
+    }
+
+    pub fn model(&self) -> &ChannelModel {
+        &self.model
+    }
+
+    /// Received power of `f` in dBm including shadowing (drawn from `rng`
+    /// when per-frame); `None` for the fixed model.
+    pub fn rx_power_dbm(&mut self, f: &FrameTx, rng: &mut RngStream) -> Option<f64> {
+        let radio = *self.model.radio()?;
+        let x = self.shadowing.sample_db(f.tx, f.rx, rng);
+        Some(radio.mean_rx_power_dbm(f) - x)
+    }
+
+    /// Success probability of one attempt of `f` without interference
+    /// (draws the shadowing of this frame).
+    pub fn frame_success_prob(&mut self, f: &FrameTx, rng: &mut RngStream) -> f64 {
+        let pr = self.rx_power_dbm(f, rng).unwrap_or(f64::NAN);
+        self.model.success_prob_from_rx_power(f, pr, &[])
+    }
+
+    /// Draws whether one attempt of `f` gets through.
+    pub fn attempt_succeeds(&mut self, f: &FrameTx, rng: &mut RngStream) -> bool {
+        let p = self.frame_success_prob(f, rng);
+        rng.bernoulli(p)
+    }
+}
+
+#[cfg(test)]
+mod tests;
