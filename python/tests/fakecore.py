@@ -67,7 +67,12 @@ def normalise(doc: dict) -> dict:
             if k not in TRAFFIC:
                 raise ValueError(f"traffic[{i}].{k}: unknown key")
             _check_type(f"traffic[{i}].{k}", v, TRAFFIC[k])
-        traffic.append({**TRAFFIC_DEFAULTS, **t})
+        t = {**TRAFFIC_DEFAULTS, **t}
+        if isinstance(t["stations"], list):
+            for j, k in enumerate(t["stations"]):
+                if k >= out["wlan"]["stations"]:
+                    raise ValueError(f"traffic[{i}].stations[{j}]: station {k} does not exist")
+        traffic.append(t)
     out["traffic"] = traffic
     return out
 

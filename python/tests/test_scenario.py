@@ -199,3 +199,25 @@ def test_check_all_validates_each_config_once(fake_core, write, monkeypatch):
     items = S.check_all(S.load(f))
     assert len(items) == 6 and len(calls) == 3
     assert items[0][1]["mac"]["cw_min"] == 15  # normalised, defaults filled
+
+
+def test_set_quoted_sweep_key(write):
+    f = write("a.toml", BASE)
+    scn = S.load(f, sets=['sweep."mac.cw_min"=[15, 31]', "sweep.'wlan.stations'=[2]"])
+    assert scn.grid == [("mac.cw_min", [15, 31]), ("wlan.stations", [2])]
+
+
+def test_error_common_to_every_point_has_no_sweep_context(fake_core, write):
+    f = write("a.toml", BASE + '[mac]\ncw_min = "x"\n[sweep]\n"wlan.stations" = [1, 2]\n')
+    with pytest.raises(InputError) as e:
+        S.check_all(S.load(f))
+    assert e.value.reason == "expected int, got str"
+
+
+def test_error_of_one_point_names_the_point(fake_core, write):
+    text = BASE.replace('name = "sat"', 'name = "sat"\nstations = [1]')
+    f = write("a.toml", text + '[sweep]\n"wlan.stations" = [4, 1]\n')
+    with pytest.raises(InputError) as e:
+        S.check_all(S.load(f))
+    assert e.value.path == "traffic[0].stations[0]"
+    assert e.value.reason == "station 1 does not exist (with wlan.stations=1)"

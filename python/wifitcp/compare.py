@@ -58,10 +58,12 @@ def compare(path: str, scenario: Optional[str] = None) -> list[dict]:
         tput = [r["aggregate_msdu_mbps"] for r in runs_of if r["aggregate_msdu_mbps"] is not None]
         col, att = contention[h]
         phy = config.get("phy") or {}
+        mac = config.get("mac") or {}
         row = {
             "scenario": first["scenario"], "params": json.loads(first["params"]),
             "seeds": len(runs_of), "config": config,
             "standard": phy.get("standard"), "data_rate_mbps": phy.get("data_rate_mbps"),
+            "mac": mac_label(mac),
             "sim_mbps": statistics.fmean(tput) if tput else None,
             "sim_sd": statistics.stdev(tput) if len(tput) > 1 else 0.0,
             "sim_p": col / att if att else None, "attempts": att, "collisions": col,
@@ -81,26 +83,41 @@ def compare(path: str, scenario: Optional[str] = None) -> list[dict]:
             if row["sim_p"] is not None:
                 row["dp"] = row["sim_p"] - row["model_p"]
         out.append(row)
-    out.sort(key=lambda r: (r["scenario"], str(r["standard"]), r["data_rate_mbps"] or 0,
+    out.sort(key=lambda r: (r["scenario"], r["mac"], str(r["standard"]), r["data_rate_mbps"] or 0,
                             r["n"] or 0, params_label(r["params"])))
     return out
 
 
+def mac_label(mac: dict) -> str:
+    """Short name of the MAC's contention rules: "std" for the standard
+    defaults, "bianchi" for busy-slot counting + EIFS restart."""
+    rule = mac.get("backoff_rule", "idle-slots")
+    restart = mac.get("collision_restart", "ack-timeout-difs")
+    if (rule, restart) == ("idle-slots", "ack-timeout-difs"):
+        return "std"
+    if (rule, restart) == ("busy-slot-counts", "eifs"):
+        return "bianchi"
+    return f"{rule}/{restart}"
+
+
 def render(rows: list[dict]) -> str:
-    headers = ["scenario", "phy", "access", "n", "seeds", "sim Mbit/s", "sd",
+    headers = ["scenario", "mac", "phy", "access", "n", "seeds", "sim Mbit/s", "sd",
                "Bianchi/EIFS", "err %", "Bianchi/ACKTO", "err %", "sim p", "model p", "dp"]
     body = []
     for r in rows:
         phy = f"{r['standard']}@{fmt(r['data_rate_mbps'], 0)}"
-        body.append([r["scenario"], phy, fmt(r["access"]), fmt(r["n"]), str(r["seeds"]),
+        body.append([r["scenario"], r["mac"], phy, fmt(r["access"]), fmt(r["n"]), str(r["seeds"]),
                      fmt(r["sim_mbps"]), fmt(r["sim_sd"]),
                      fmt(r["model_eifs_mbps"]), _pct(r["err_eifs_pct"]),
                      fmt(r["model_difs_mbps"]), _pct(r["err_difs_pct"]),
                      fmt(r["sim_p"], 4), fmt(r["model_p"], 4), _signed(r["dp"])])
     head = ("DCF saturation: simulation (MSDU Mbit/s, mean over seeds) vs Bianchi with retry "
             "limit.\nT_c = DATA + EIFS (Bianchi/EIFS) or DATA + ACKTimeout + DIFS "
-            "(Bianchi/ACKTO); p = collisions per channel access.")
-    return head + "\n" + table(headers, body, "lllrrrrrrrrrrr")
+            "(Bianchi/ACKTO); p = collisions per channel access.\nmac: std = 802.11 "
+            "backoff (counters frozen while busy; colliders resume after ACKTimeout+DIFS);"
+            "\n     bianchi = the model's assumptions (counters move in busy slots; "
+            "colliders resume after EIFS). See docs/results.md.")
+    return head + "\n" + table(headers, body, "llllrrrrrrrrrrr")
 
 
 def _pct(v: Optional[float]) -> str:

@@ -136,7 +136,8 @@ def parse_set(text: str) -> tuple[str, Any]:
     key = key.strip()
     if not sep or not key:
         raise ValueError(f"--set expects dotted.key=VALUE, got {text!r}")
-    split_path(key)  # syntax check
+    if not re.match(r"^sweep\.([\"']).*\1$", key):
+        split_path(key)  # syntax check (quoted sweep keys are taken whole)
     return key, parse_value(value.strip())
 
 
@@ -265,13 +266,14 @@ def _apply_set(doc: dict, item: Union[str, tuple], file: str) -> None:
         key, value = parse_set(item) if isinstance(item, str) else item
     except ValueError as e:
         raise InputError(file, "--set", str(e)) from None
-    parts = split_path(key)
     try:
-        if parts[0] == "sweep" and len(parts) > 1:
+        if key.startswith("sweep."):
             sweep = doc.setdefault("sweep", {})
             if not isinstance(sweep, dict):
                 raise ValueError("sweep is not a table")
             rest = key.split(".", 1)[1]
+            if len(rest) > 1 and rest[0] == rest[-1] and rest[0] in "\"'":
+                rest = rest[1:-1]  # sweep."wlan.stations"
             if rest == "cases":
                 sweep["cases"] = value
             elif rest.startswith("cases"):
@@ -409,11 +411,12 @@ def _type(v: Any) -> str:
 # --------------------------------------------------------------------------
 # validation through the core
 
-def check_run(spec: RunSpec, file: str) -> dict:
+def check_run(spec: RunSpec, file: str, context: bool = True) -> dict:
     """Validate one run's config with the core; returns the normalised config.
 
     Core errors ("dotted.path: reason") become InputError; an error on a path
-    the sweep set is reported at the sweep entry that set it.
+    the sweep set is reported at the sweep entry that set it. With
+    ``context``, other errors name the sweep point they occurred at.
     """
     try:
         return core.check_config(spec.config)
@@ -428,7 +431,7 @@ def check_run(spec: RunSpec, file: str) -> dict:
             if parts and (_is_prefix(pp, parts) or _is_prefix(parts, pp)):
                 return _raise(file, origin, f"{reason} (value {_fmt(spec.params[p])})")
         where = ""
-        if spec.params:
+        if context and spec.params:
             where = " (with " + " ".join(f"{k}={_fmt(v)}" for k, v in spec.params.items()) + ")"
         raise InputError(file, path, reason + where) from None
     except TypeError as e:  # JSON serialisation (e.g. a TOML date)
@@ -442,14 +445,25 @@ def _raise(file: str, path: str, reason: str):
 def check_all(scn: Scenario) -> list[tuple[RunSpec, dict]]:
     """Validate every expanded run (each distinct config once).
 
-    Returns [(spec, normalised_config), ...] in run order.
+    Returns [(spec, normalised_config), ...] in run order. Raises the first
+    InputError; it names the sweep point only if some other point is valid
+    (an error every point shares is reported without one).
     """
     specs = scn.runs()
     cache: dict = {}
-    out = []
+    errors: dict = {}
     for spec in specs:
         key = json.dumps(spec.params, sort_keys=True, default=str)
-        if key not in cache:
-            cache[key] = check_run(spec, scn.file)
-        out.append((spec, cache[key]))
-    return out
+        if key in cache or key in errors:
+            continue
+        try:
+            cache[key] = check_run(spec, scn.file, context=False)
+        except InputError as e:
+            errors[key] = (spec, e)
+    if errors:
+        spec, err = next(iter(errors.values()))
+        if cache:  # some configurations are valid: say which one is not
+            check_run(spec, scn.file, context=True)
+        raise err
+    return [(spec, cache[json.dumps(spec.params, sort_keys=True, default=str)])
+            for spec in specs]
