@@ -718,3 +718,109 @@ fn peer_syn(h: &TcpHeader) -> PeerSyn {
         tsval: h.options.timestamps.map(|t| t.0),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::reno::Reno;
+    use crate::config::RecoveryVariant;
+
+    const T0: SimTime = SimTime::ZERO;
+
+    fn cfg() -> TcpConfig {
+        TcpConfig { mss: 1000, delayed_ack: None, timestamps: true, ..TcpConfig::default() }
+    }
+
+    fn syn(opts: TcpOptions) -> TcpHeader {
+        TcpHeader { src_port: 5, dst_port: 80, seq: 77, ack: 0, flags: TcpFlags(TcpFlags::SYN), window: 65_535, options: opts }
+    }
+
+    #[test]
+    fn syn_ack_echoes_only_offered_options() {
+        let mut b = Connection::listen(cfg(), Box::new(Reno::new()), 80, 1000);
+        b.on_segment(T0, &syn(TcpOptions { mss: Some(536), ..Default::default() }), 0);
+        let sa = b.poll_transmit(T0).unwrap().header;
+        assert!(sa.flags.has(TcpFlags::SYN) && sa.flags.has(TcpFlags::ACK));
+        assert_eq!(sa.ack, 78);
+        assert_eq!(sa.options, TcpOptions { mss: Some(1000), ..Default::default() }, "RFC 7323 2.2/3.2, RFC 2018 2");
+        let mut b = Connection::listen(cfg(), Box::new(Reno::new()), 80, 1000);
+        let full = TcpOptions { mss: Some(1460), window_scale: Some(7), sack_permitted: true, timestamps: Some((5, 0)), sack: vec![] };
+        b.on_segment(T0, &syn(full), 0);
+        let sa = b.poll_transmit(T0).unwrap().header;
+        assert!(sa.options.sack_permitted);
+        assert_eq!(sa.options.window_scale, Some(0), "64 KB buffer needs no shift");
+        assert_eq!(sa.options.timestamps, Some((0, 5)), "TSecr echoes the SYN's TSval");
+    }
+
+    /// Drive an active opener by hand up to ESTABLISHED with `n` data
+    /// segments of 1000 bytes sent; returns the connection and the peer's
+    /// ISN-relative sequence base.
+    fn sender_with_data(v: RecoveryVariant, n: u64) -> (Connection, Vec<Segment>) {
+        let c = TcpConfig { timestamps: false, recovery: v, initial_window: crate::config::InitialWindow::Segments(10), ..cfg() };
+        let mut a = Connection::connect(T0, c, Box::new(Reno::new()), 5, 80, 0);
+        let s = a.poll_transmit(T0).unwrap();
+        assert!(s.header.flags.has(TcpFlags::SYN));
+        let sa = TcpHeader { src_port: 80, dst_port: 5, seq: 500, ack: 1, flags: TcpFlags(TcpFlags::SYN | TcpFlags::ACK), window: 65_535, options: TcpOptions { mss: Some(1000), ..Default::default() } };
+        let t = SimTime::from_millis(10);
+        a.on_segment(t, &sa, 0);
+        assert_eq!(a.state(), TcpState::Established);
+        a.send(n * 1000);
+        let mut out = vec![];
+        while let Some(s) = a.poll_transmit(t) {
+            if s.payload_len > 0 {
+                out.push(s);
+            }
+        }
+        (a, out)
+    }
+
+    fn ack(ackno: u32, window: u16, payload: bool) -> (TcpHeader, u32) {
+        let h = TcpHeader { src_port: 80, dst_port: 5, seq: 501, ack: ackno, flags: TcpFlags(TcpFlags::ACK), window, options: TcpOptions::default() };
+        (h, if payload { 100 } else { 0 })
+    }
+
+    #[test]
+    fn dupack_needs_same_window_and_no_data() {
+        // RFC 5681 section 2: (b) no data, (e) unchanged window.
+        let (mut a, sent) = sender_with_data(RecoveryVariant::NewReno, 10);
+        assert_eq!(sent.len(), 10);
+        let t = SimTime::from_millis(30);
+        let (h, _) = ack(1001, 65_535, false);
+        a.on_segment(t, &h, 0); // new ACK
+        for w in [60_000u16, 61_000, 62_000] {
+            let (h, _) = ack(1001, w, false);
+            a.on_segment(t, &h, 0);
+        }
+        assert_eq!(a.stats().dupacks_received, 0, "window changes: not duplicates");
+        let (h, len) = ack(1001, 62_000, true);
+        a.on_segment(t, &h, len);
+        assert_eq!(a.stats().dupacks_received, 0, "carries data: not a duplicate");
+        for _ in 0..3 {
+            let (h, _) = ack(1001, 62_000, false);
+            a.on_segment(t, &h, 0);
+        }
+        assert_eq!(a.stats().dupacks_received, 3);
+        assert_eq!(a.stats().fast_retransmits, 1);
+        let rtx = std::iter::from_fn(|| a.poll_transmit(t)).find(|s| s.retransmission).unwrap();
+        assert_eq!(rtx.header.seq, 1001);
+        assert_eq!(a.loss_state(), LossState::Recovery);
+    }
+
+    #[test]
+    fn ack_beyond_snd_max_is_answered_and_ignored() {
+        let (mut a, _) = sender_with_data(RecoveryVariant::Reno, 3);
+        let t = SimTime::from_millis(30);
+        let (h, _) = ack(50_000, 65_535, false);
+        a.on_segment(t, &h, 0);
+        let s = a.poll_transmit(t).unwrap();
+        assert_eq!((s.payload_len, s.header.ack), (0, 501), "RFC 9293 3.10.7.4: send an ACK");
+        assert_eq!(a.outstanding(), 3000);
+    }
+
+    #[test]
+    #[should_panic(expected = "time went backwards")]
+    fn time_never_goes_backwards() {
+        let (mut a, _) = sender_with_data(RecoveryVariant::Reno, 1);
+        a.on_timer(SimTime::from_millis(5));
+    }
+}
