@@ -20,8 +20,39 @@
 //! - cwnd never drops below one SMSS; the RTO stays within
 //!   [min_rto, max_rto] (RFC 6298 (2.4), (2.5));
 //! - every mechanism cites its RFC clause where it is implemented, and every
-//!   deviation from an RFC default is written next to the code and listed in
-//!   [`config`].
+//!   deviation from an RFC default is written next to the code; default
+//!   values are documented in [`config`].
+//!
+//! Deviations from RFC defaults or common practice (each is also commented
+//! where it is implemented):
+//! - Advertised window = receive buffer minus delivered-but-unread bytes.
+//!   Out-of-order bytes are *not* subtracted: they lie inside
+//!   `[rcv_nxt, right edge)` already (ns-2's fixed-window semantics).
+//! - Delayed ACK counts every in-order segment, not only full-sized ones.
+//! - Without timestamps an RTT sample is taken from every ACK that advances
+//!   `snd_una` (newest newly-acked segment), skipped when any newly acked
+//!   segment was retransmitted (Karn). RFC 6298 needs one per RTT at least.
+//!   The RTO backoff ends at the next valid sample, not at any new ACK.
+//! - With timestamps, the payload per segment is MSS - 12 (RFC 6691); SACK
+//!   blocks piggybacked on data do not shrink the payload.
+//! - NewReno full ACK sets cwnd = ssthresh (RFC 6582 option 2); only the
+//!   first partial ACK restarts the RTO timer.
+//! - SACK recovery works on whole segments; NextSeg rule 4 (rescue
+//!   retransmission, a MAY) is not implemented; SACK information is cleared
+//!   on an RTO (RFC 2018 section 8).
+//! - Tahoe is go-back-N after DupThresh duplicate ACKs (ns-2 / Fall & Floyd).
+//! - Classic Reno keeps no `recover` point of its own, but like every
+//!   variant ignores duplicate ACKs below the highest sequence sent before
+//!   an RTO (ns-2's `bugfix`; RFC 6582 section 4).
+//! - [`Reno`] does not grow cwnd while not cwnd-limited (RFC 7661 spirit,
+//!   Linux); `validate = false` restores plain RFC 5681.
+//! - Zero-window probes are segments with sequence `snd_una - 1` and no data
+//!   (Linux style); the persist timer also covers windows too small to use.
+//! - `close()` in SYN-SENT defers the FIN until the connection is
+//!   established.
+//! - Not modelled: simultaneous open, RST generation, urgent data, PAWS,
+//!   D-SACK, F-RTO/Eifel, PRR (RFC 6937), RACK-TLP, TCP Fast Open,
+//!   keep-alives, ECN.
 //!
 //! Module map: [`config`] (settings and defaults), [`seq`] (serial
 //! arithmetic), [`rtt`] (RFC 6298), [`recv`] (reassembly, SACK generation,

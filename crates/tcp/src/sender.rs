@@ -510,10 +510,13 @@ impl Sender {
         TxData { start: s.start, payload: s.payload() as u32, fin: s.fin, rtx: true }
     }
 
-    /// Zero window with nothing outstanding: arm the persist timer (RFC
-    /// 9293 3.8.6.1), backing off like the RTO.
+    /// Blocked by the peer's window with nothing outstanding: arm the
+    /// persist timer (RFC 9293 3.8.6.1 for a zero window; also for a window
+    /// too small to use under sender SWS avoidance, the override timeout of
+    /// RFC 1122 4.2.3.4), backing off like the RTO. Without it a lost
+    /// window update would stall the connection forever.
     fn arm_persist(&mut self, now: SimTime) {
-        if self.snd_wnd == 0 && self.sb.is_empty() && self.persist_deadline.is_none() {
+        if self.sb.is_empty() && self.persist_deadline.is_none() {
             let d = SimDur(self.rtt.rto().as_nanos().saturating_mul(1 << self.persist_backoff.min(20)));
             self.persist_deadline = Some(now + d.min(SimDur::from_secs(60)));
         }
