@@ -93,6 +93,9 @@ pub struct Scoreboard {
     /// Segments ending at or below this offset were already evaluated by
     /// the IsLost scan.
     lost_scanned_to: u64,
+    /// No pending (lost, unretransmitted) segment starts below this offset;
+    /// keeps the go-back-N scan linear over a whole episode.
+    pending_hint: u64,
 }
 
 impl Scoreboard {
@@ -140,6 +143,9 @@ impl Scoreboard {
         let (w0, p0, k0) = (s.weight(), s.pending(), s.sacked_len());
         f(s);
         let (w1, p1, k1) = (s.weight(), s.pending(), s.sacked_len());
+        if p1 && !p0 {
+            self.pending_hint = self.pending_hint.min(s.start);
+        }
         self.pipe = self.pipe + w1 - w0;
         self.sacked_bytes = self.sacked_bytes + k1 - k0;
         self.lost_pending = self.lost_pending + p1 as usize - p0 as usize;
@@ -294,11 +300,17 @@ impl Scoreboard {
 
     /// The lowest lost, unSACKed, not yet retransmitted segment (RFC 6675
     /// NextSeg rule 1; go-back-N order after an RTO).
-    pub fn first_lost_pending(&self) -> Option<usize> {
+    pub fn first_lost_pending(&mut self) -> Option<usize> {
         if self.lost_pending == 0 {
             return None;
         }
-        self.segs.iter().position(|s| s.pending())
+        let from = self.segs.partition_point(|s| s.start < self.pending_hint);
+        let i = (from..self.segs.len()).find(|&i| self.segs[i].pending());
+        debug_assert!(i.is_some(), "lost_pending > 0 but no pending segment at or above the hint");
+        if let Some(i) = i {
+            self.pending_hint = self.segs[i].start;
+        }
+        i
     }
 
     /// RFC 6675 NextSeg rule 3: the lowest unSACKed segment above HighRxt
