@@ -86,14 +86,18 @@ pub fn binomial(n: u32, k: u32) -> f64 {
 /// wrongly; for even `d`, a tie of exactly d/2 flips is broken at random.
 pub fn pairwise_error_hard(p: f64, d: u32) -> f64 {
     let p = p.clamp(0.0, 0.5);
-    let q1 = 1.0 - p;
-    let mut sum = 0.0;
-    for k in (d / 2 + 1)..=d {
-        sum += binomial(d, k) * p.powi(k as i32) * q1.powi((d - k) as i32);
+    if p == 0.0 {
+        return 0.0;
     }
-    if d & 1 == 0 {
-        let h = d / 2;
-        sum += 0.5 * binomial(d, h) * (p * q1).powi(h as i32);
+    let q1 = 1.0 - p;
+    let ratio = p / q1;
+    // Terms t_k = C(d,k) p^k q^(d-k), by t_(k+1) = t_k (d-k)/(k+1) p/q.
+    let k0 = d / 2;
+    let mut t = binomial(d, k0) * p.powi(k0 as i32) * q1.powi((d - k0) as i32);
+    let mut sum = if d & 1 == 0 { 0.5 * t } else { 0.0 };
+    for k in k0..d {
+        t *= (d - k) as f64 / (k + 1) as f64 * ratio;
+        sum += t;
     }
     sum.min(1.0)
 }

@@ -204,3 +204,57 @@ fn print_transition_points() {
 fn nan_snr_is_a_failure_not_a_panic() {
     assert_eq!(model().ber(f64::NAN, Mode::Ofdm6), 0.5);
 }
+
+#[test]
+fn table_matches_the_formulas() {
+    // Off-grid points (0.0137 dB offset) across the whole range, both
+    // bandwidth settings: relative error < 1e-3 wherever 1e-100 < BER <= 0.1,
+    // and < 3 % above (the corner where the bounds are clamped to 1/2).
+    for bw in [20e6, 16.6e6] {
+        let m = UnionBoundModel {
+            ofdm_noise_bandwidth_hz: bw,
+            dsss_noise_bandwidth_hz: bw * 1.1,
+        };
+        for mode in Mode::ALL {
+            let (mut worst, mut worst_high): (f64, f64) = (0.0, 0.0);
+            for i in 0..1600 {
+                let snr = -29.0 + 0.05 * i as f64 + 0.0137;
+                let exact = m.ber_exact(snr, mode);
+                if exact < 1e-100 {
+                    continue;
+                }
+                let e = (m.ber(snr, mode) / exact - 1.0).abs();
+                if exact > 0.1 {
+                    worst_high = worst_high.max(e);
+                } else {
+                    worst = worst.max(e);
+                }
+            }
+            assert!(
+                worst < 1e-3,
+                "{mode:?} at {bw} Hz: worst relative error {worst}"
+            );
+            assert!(
+                worst_high < 0.03,
+                "{mode:?} at {bw} Hz: {worst_high} above BER 0.1"
+            );
+        }
+    }
+}
+
+#[test]
+fn bandwidth_shift() {
+    // Halving the noise bandwidth at equal SNR halves Es/N0: the curve
+    // moves 3.01 dB to the right.
+    let narrow = UnionBoundModel {
+        ofdm_noise_bandwidth_hz: 10e6,
+        ..UnionBoundModel::default()
+    };
+    let wide = UnionBoundModel::default();
+    let shift = 10.0 * 2f64.log10();
+    for snr in [2.0, 8.0, 15.0] {
+        let a = narrow.ber_exact(snr + shift, Mode::Ofdm24);
+        let b = wide.ber_exact(snr, Mode::Ofdm24);
+        assert!((a / b - 1.0).abs() < 1e-9, "{a} {b}");
+    }
+}
