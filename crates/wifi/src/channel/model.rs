@@ -3,6 +3,12 @@
 //! [`ChannelModel`] is the closed set of models; [`Channel`] adds the
 //! shadowing state (per-link draws) and is what a medium holds. Both are
 //! pure: randomness comes only from the [`RngStream`] passed in.
+//!
+//! For orientation, [`ChannelModel::range_m`] of the default SNR
+//! configuration (16.02 dBm, exponent 3 from the 5.15 GHz Friis loss at
+//! 1 m, noise figure 7 dB, no shadowing) for 1500-byte frames at 10 % FER:
+//! 1 Mbit/s 157 m, 2: 110 m, 5.5: 102 m, 11: 78 m; 6 Mbit/s 105 m,
+//! 9: 86 m, 12: 83 m, 18: 68 m, 24: 51 m, 36: 41 m, 48: 28 m, 54: 26 m.
 
 use super::error_model::{ErrorModel, Family, Mode, Preamble, UnionBoundModel};
 use super::fixed::{FrameKind, SnrClasses};
