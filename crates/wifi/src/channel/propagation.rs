@@ -5,7 +5,7 @@
 //! - Friis free-space loss (Friis, Proc. IRE 34(5), 1946), isotropic
 //!   antennas: FSPL(d) = 20 log10(4 pi d f / c) dB, c = 299 792 458 m/s.
 //!   At d = 1 m this is 46.68 dB at 5.15 GHz (46.678 dB with c = 3e8 m/s,
-//!   the value ns-3 quotes), 40.05 dB at 2.412 GHz, 31.67 dB at 914 MHz.
+//!   the value ns-3 quotes), 40.10 dB at 2.412 GHz, 31.67 dB at 914 MHz.
 //! - Log-distance path loss (Rappaport, *Wireless Communications*, 2nd ed.,
 //!   eq. 4.68): PL(d) = PL(d0) + 10 n log10(d/d0) dB for d >= d0. Below d0
 //!   the model is undefined; we hold PL(d0), as ns-2's Shadowing model does.
@@ -19,7 +19,7 @@
 //! - Thermal noise (Johnson-Nyquist, k T0 B at the IEEE reference
 //!   temperature T0 = 290 K): N = 10 log10(k T0 * 1000) + 10 log10(B) + NF
 //!   dBm = -173.98 dBm/Hz + 10 log10(B) + NF, i.e. -100.97 dBm + NF at
-//!   20 MHz (OFDM) and -100.56 dBm + NF at 22 MHz (DSSS). Default noise
+//!   20 MHz (OFDM) and -100.55 dBm + NF at 22 MHz (DSSS). Default noise
 //!   figure 7 dB (the ns-3 YansWifiPhy default RxNoiseFigure).
 //! - SNR = Pr - N in dB.
 

@@ -14,6 +14,7 @@ fn friis_reference_values() {
     // 20 log10(4 pi f / c) at 1 m.
     assert!((friis_loss_db(1.0, 5.15e9) - 46.6839).abs() < 1e-3);
     assert!((friis_loss_db(1.0, 914e6) - 31.6667).abs() < 1e-3);
+    assert!((friis_loss_db(1.0, 2.412e9) - 40.0953).abs() < 1e-3);
     // 6.02 dB per doubling of distance, 20 dB per decade.
     assert!((friis_loss_db(20.0, 2.4e9) - friis_loss_db(10.0, 2.4e9) - 6.0206).abs() < 1e-3);
     assert!((friis_loss_db(100.0, 2.4e9) - friis_loss_db(10.0, 2.4e9) - 20.0).abs() < 1e-9);
