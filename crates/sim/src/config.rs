@@ -15,7 +15,124 @@ pub struct Scenario {
     pub mac: MacConfig,
     pub wlan: WlanConfig,
     #[serde(default)]
+    pub ap: ApConfig,
+    /// Wired hosts and routers.
+    #[serde(default)]
+    pub nodes: Vec<NodeConfig>,
+    /// Wired point-to-point links.
+    #[serde(default)]
+    pub links: Vec<LinkConfig>,
+    /// TCP defaults for every TCP flow (each `[[traffic]]` may override).
+    #[serde(default)]
+    pub tcp: TcpSection,
+    #[serde(default)]
     pub traffic: Vec<Traffic>,
+}
+
+/// `[ap]`: the access point's WLAN interface.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApConfig {
+    /// Transmit queue length in packets (default: `mac.queue_packets`).
+    #[serde(default)]
+    pub queue_packets: Option<u32>,
+    /// Queue discipline of the AP's WLAN interface (default drop-tail).
+    #[serde(default)]
+    pub qdisc: Option<wifitcp_queue::QdiscConfig>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeKind {
+    /// An end host (server): terminates TCP/UDP flows.
+    #[default]
+    Host,
+    /// Forwards packets only.
+    Router,
+}
+
+/// `[[nodes]]`: a wired node.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeConfig {
+    pub name: String,
+    #[serde(default)]
+    pub kind: NodeKind,
+}
+
+/// `[[links]]`: a full-duplex point-to-point link with a drop-tail queue
+/// per direction. Serialisation time counts the IP datagram.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkConfig {
+    /// Node names ("ap" or a `[[nodes]]` name).
+    pub a: String,
+    pub b: String,
+    pub rate_mbps: f64,
+    pub delay_ms: f64,
+    #[serde(default = "d_link_queue")]
+    pub queue_packets: u32,
+}
+fn d_link_queue() -> u32 {
+    100
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RecoveryKind {
+    Tahoe,
+    Reno,
+    NewReno,
+    Sack,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CcKind {
+    Reno,
+    Vegas,
+    Cubic,
+    Compound,
+}
+
+/// `[tcp]` and `[traffic.tcp]`: TCP settings. Unset fields fall back to the
+/// scenario's `[tcp]`, then to the TCP crate's RFC defaults (see
+/// `wifitcp_tcp::TcpConfig`: MSS 1460, RFC 5681 initial window, 64 KiB
+/// receive buffer, SACK and window scaling on, timestamps off, delayed ACK
+/// every 2nd segment / 200 ms, min RTO 1 s, NewReno).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSection {
+    pub recovery: Option<RecoveryKind>,
+    pub cc: Option<CcKind>,
+    pub mss: Option<u32>,
+    /// Receiver window in packets (of `mss`), as ns-2's `window_`.
+    pub rwnd_packets: Option<u32>,
+    pub rwnd_bytes: Option<u64>,
+    /// Initial window in segments; default RFC 5681.
+    pub initial_window: Option<u32>,
+    pub delayed_ack: Option<bool>,
+    pub delayed_ack_count: Option<u32>,
+    pub delayed_ack_ms: Option<f64>,
+    pub sack: Option<bool>,
+    pub timestamps: Option<bool>,
+    pub window_scaling: Option<bool>,
+    pub limited_transmit: Option<bool>,
+    pub min_rto_ms: Option<f64>,
+    pub initial_rto_ms: Option<f64>,
+    pub max_rto_ms: Option<f64>,
+    /// Record cwnd/ssthresh over time.
+    pub trace_cwnd: Option<bool>,
+}
+
+impl TcpSection {
+    /// `self` with unset fields taken from `base`.
+    pub fn over(&self, base: &TcpSection) -> TcpSection {
+        macro_rules! pick {
+            ($($f:ident),*) => { TcpSection { $($f: self.$f.clone().or(base.$f.clone())),* } };
+        }
+        pick!(recovery, cc, mss, rwnd_packets, rwnd_bytes, initial_window, delayed_ack, delayed_ack_count, delayed_ack_ms, sack, timestamps, window_scaling, limited_transmit, min_rto_ms, initial_rto_ms, max_rto_ms, trace_cwnd)
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -30,6 +147,12 @@ pub struct Meta {
     /// Deliveries before this time are not counted in throughput.
     #[serde(default)]
     pub warmup_s: f64,
+    /// Bin of the per-flow goodput time series, seconds.
+    #[serde(default = "d_bin")]
+    pub sample_interval_s: f64,
+}
+fn d_bin() -> f64 {
+    1.0
 }
 fn default_duration() -> f64 {
     10.0
@@ -113,6 +236,8 @@ pub struct WlanConfig {
 #[serde(rename_all = "lowercase")]
 pub enum TrafficKind {
     Udp,
+    /// A bulk TCP transfer (infinite, or `bytes` long).
+    Tcp,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -129,9 +254,9 @@ pub enum Pattern {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
-    /// Station to AP.
+    /// Station to peer.
     Uplink,
-    /// AP to station.
+    /// Peer to station.
     Downlink,
 }
 
@@ -156,8 +281,20 @@ pub struct Traffic {
     pub rate_mbps: Option<f64>,
     #[serde(default)]
     pub start_s: f64,
+    /// The k-th selected station's flow starts at start_s + k * start_stagger_s.
+    #[serde(default)]
+    pub start_stagger_s: f64,
     #[serde(default)]
     pub stop_s: Option<f64>,
+    /// The other end: "ap" (default) or a wired host's name.
+    #[serde(default)]
+    pub peer: Option<String>,
+    /// TCP: bytes to transfer (default: infinite).
+    #[serde(default)]
+    pub bytes: Option<u64>,
+    /// TCP settings overriding `[tcp]`.
+    #[serde(default)]
+    pub tcp: Option<TcpSection>,
 }
 fn d_pattern() -> Pattern {
     Pattern::Saturated
@@ -233,6 +370,9 @@ impl Scenario {
         if !(m.warmup_s.is_finite() && m.warmup_s >= 0.0 && m.warmup_s < m.duration_s) {
             return Err(format!("scenario.warmup_s: must be in [0, duration_s), got {}", m.warmup_s));
         }
+        if !(m.sample_interval_s.is_finite() && m.sample_interval_s >= 1e-3) {
+            return Err(format!("scenario.sample_interval_s: must be at least 0.001, got {}", m.sample_interval_s));
+        }
         let t = self.timing()?;
         let cw_min = self.mac.cw_min.unwrap_or(t.cw_min_default);
         let cw_max = self.mac.cw_max.unwrap_or(t.cw_max_default);
@@ -262,6 +402,7 @@ impl Scenario {
                 return Err(format!("wlan.{k}: must be a probability in [0, 1], got {v}"));
             }
         }
+        self.validate_topology()?;
         let mut names = std::collections::HashSet::new();
         for (i, tr) in self.traffic.iter().enumerate() {
             let p = format!("traffic[{i}]");
@@ -272,6 +413,34 @@ impl Scenario {
                 return Err(format!("{p}.name: duplicate traffic name {:?}", tr.name));
             }
             tr.station_list(n, &p)?;
+            if let Some(peer) = &tr.peer {
+                match self.node_kind(peer) {
+                    Some(None) | Some(Some(NodeKind::Host)) => {}
+                    Some(Some(NodeKind::Router)) => return Err(format!("{p}.peer: {peer:?} is a router, not a host")),
+                    None => return Err(format!("{p}.peer: no node named {peer:?} (\"ap\" or a [[nodes]] name)")),
+                }
+            }
+            if !(tr.start_stagger_s.is_finite() && tr.start_stagger_s >= 0.0) {
+                return Err(format!("{p}.start_stagger_s: must be >= 0"));
+            }
+            match tr.kind {
+                TrafficKind::Tcp => {
+                    if tr.rate_mbps.is_some() {
+                        return Err(format!("{p}.rate_mbps: TCP flows are window-limited; no rate"));
+                    }
+                    if tr.peer.as_deref().unwrap_or("ap") == "ap" {
+                        return Err(format!("{p}.peer: a TCP flow needs a wired host as peer (the AP only bridges)"));
+                    }
+                    let t = tr.tcp.clone().unwrap_or_default().over(&self.tcp);
+                    crate::tcpcfg::build(&t).map_err(|e| format!("{p}.tcp.{e}"))?;
+                    continue;
+                }
+                TrafficKind::Udp => {
+                    if tr.tcp.is_some() || tr.bytes.is_some() {
+                        return Err(format!("{p}: tcp settings and bytes apply to TCP flows only"));
+                    }
+                }
+            }
             if tr.msdu_bytes < MIN_UDP_MSDU || tr.msdu_bytes > 2304 {
                 return Err(format!("{p}.msdu_bytes: must be in {MIN_UDP_MSDU}..=2304 (802.11 maximum MSDU), got {}", tr.msdu_bytes));
             }
@@ -291,6 +460,63 @@ impl Scenario {
             }
         }
         Ok(())
+    }
+
+    /// None: no such node; Some(None): the AP; Some(Some(kind)): wired.
+    pub fn node_kind(&self, name: &str) -> Option<Option<NodeKind>> {
+        if name == "ap" {
+            return Some(None);
+        }
+        self.nodes.iter().find(|n| n.name == name).map(|n| Some(n.kind))
+    }
+
+    fn validate_topology(&self) -> Result<(), String> {
+        let mut names = std::collections::HashSet::new();
+        for (i, nd) in self.nodes.iter().enumerate() {
+            let ok = !nd.name.is_empty() && nd.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+            if !ok {
+                return Err(format!("nodes[{i}].name: {:?} must be non-empty letters, digits, - or _", nd.name));
+            }
+            if nd.name == "ap" || nd.name.starts_with("sta") && nd.name[3..].parse::<u32>().is_ok() {
+                return Err(format!("nodes[{i}].name: {:?} is reserved for WLAN members", nd.name));
+            }
+            if !names.insert(nd.name.as_str()) {
+                return Err(format!("nodes[{i}].name: duplicate node {:?}", nd.name));
+            }
+        }
+        for (i, l) in self.links.iter().enumerate() {
+            for (k, end) in [("a", &l.a), ("b", &l.b)] {
+                if self.node_kind(end).is_none() {
+                    return Err(format!("links[{i}].{k}: no node named {end:?}"));
+                }
+            }
+            if l.a == l.b {
+                return Err(format!("links[{i}].b: a link needs two different nodes"));
+            }
+            if !(l.rate_mbps.is_finite() && l.rate_mbps > 0.0 && l.rate_mbps <= 1e6) {
+                return Err(format!("links[{i}].rate_mbps: must be in (0, 1e6], got {}", l.rate_mbps));
+            }
+            if !(l.delay_ms.is_finite() && l.delay_ms >= 0.0 && l.delay_ms <= 1e5) {
+                return Err(format!("links[{i}].delay_ms: must be in [0, 1e5], got {}", l.delay_ms));
+            }
+            if l.queue_packets == 0 || l.queue_packets > 1_000_000 {
+                return Err(format!("links[{i}].queue_packets: must be in 1..=1000000"));
+            }
+        }
+        if let Some(q) = self.ap.queue_packets {
+            if q == 0 || q > 1_000_000 {
+                return Err(format!("ap.queue_packets: must be in 1..=1000000, got {q}"));
+            }
+        }
+        if let Some(qd) = &self.ap.qdisc {
+            qd.validate(self.ap_queue_packets() as usize).map_err(|e| format!("ap.qdisc.{e}"))?;
+        }
+        crate::tcpcfg::build(&self.tcp).map_err(|e| format!("tcp.{e}"))?;
+        Ok(())
+    }
+
+    pub fn ap_queue_packets(&self) -> u32 {
+        self.ap.queue_packets.unwrap_or(self.mac.queue_packets)
     }
 
     /// The scenario with every default filled in, as JSON.

@@ -5,8 +5,12 @@
 //! run fails; Python is called once per run, never per event.
 pub mod api;
 pub mod config;
+pub mod endpoints;
 pub mod ledger;
+pub mod link;
 pub mod metrics;
+pub mod tcpcfg;
+pub mod topology;
 pub mod traffic;
 pub mod world;
 

@@ -1,7 +1,11 @@
 //! Per-run metrics and their JSON form (see docs/results.md).
+use crate::endpoints::{Endpoint, FlowKind, FlowRt};
 use crate::ledger::Ledger;
+use crate::link::LinkDir;
+use crate::topology::Topology;
 use serde_json::{json, Value};
-use wifitcp_core::{DropReason, SimTime};
+use wifitcp_core::{DropReason, SimDur, SimTime};
+use wifitcp_queue::QueueDisc;
 use wifitcp_wifi::medium::Bss;
 use wifitcp_wire::wifi_frame::LLC_SNAP_LEN;
 use wifitcp_wire::Packet;
@@ -12,23 +16,65 @@ pub struct FlowStats {
     pub kind: &'static str,
     pub src: String,
     pub dst: String,
+    /// Data packets generated (UDP datagrams, TCP data segments incl.
+    /// retransmissions).
     pub generated: u64,
-    /// Counted after the warm-up only.
+    /// Data packets that reached the destination after the warm-up.
     pub delivered: u64,
-    pub payload_bytes: u64,
+    /// UDP: payload bytes delivered since the start.
+    pub payload_bytes_total: u64,
+    /// MSDU bytes of delivered data packets after the warm-up.
     pub msdu_bytes: u64,
-    pub delay_sum_ns: u128,
+    delay_sum_ns: u128,
+    delay_max_ns: u64,
+    /// Cumulative application bytes at each sample time.
+    samples: Vec<(SimTime, u64)>,
+    base: u64,
 }
 
 impl FlowStats {
     pub fn new(name: String, kind: &'static str, src: String, dst: String) -> Self {
-        FlowStats { name, kind, src, dst, generated: 0, delivered: 0, payload_bytes: 0, msdu_bytes: 0, delay_sum_ns: 0 }
+        FlowStats { name, kind, src, dst, generated: 0, delivered: 0, payload_bytes_total: 0, msdu_bytes: 0, delay_sum_ns: 0, delay_max_ns: 0, samples: Vec::new(), base: 0 }
     }
-    pub fn on_delivered(&mut self, p: &Packet, now: SimTime) {
+    /// A UDP datagram was delivered (counted in rates if after warm-up).
+    pub fn on_delivered(&mut self, p: &Packet, now: SimTime, counted: bool) {
+        self.payload_bytes_total += p.payload_len as u64;
+        if counted {
+            self.on_data_arrival(p, now);
+        }
+    }
+    /// A data packet reached its destination (one-way delay sample).
+    pub fn on_data_arrival(&mut self, p: &Packet, now: SimTime) {
         self.delivered += 1;
-        self.payload_bytes += p.payload_len as u64;
         self.msdu_bytes += (LLC_SNAP_LEN + p.ip_len()) as u64;
-        self.delay_sum_ns += now.saturating_since(p.created).as_nanos() as u128;
+        let d = now.saturating_since(p.created).as_nanos();
+        self.delay_sum_ns += d as u128;
+        self.delay_max_ns = self.delay_max_ns.max(d);
+    }
+    pub fn sample(&mut self, now: SimTime, cum: u64, is_base: bool) {
+        if self.samples.last().map(|s| s.0) == Some(now) {
+            self.samples.pop();
+        }
+        self.samples.push((now, cum));
+        if is_base {
+            self.base = cum;
+        }
+    }
+    fn final_bytes(&self) -> u64 {
+        self.samples.last().map(|s| s.1).unwrap_or(0)
+    }
+    /// Application goodput over [warm-up, end].
+    pub fn goodput_mbps(&self, secs: f64) -> f64 {
+        mbps(self.final_bytes() - self.base, secs)
+    }
+    fn series(&self) -> Vec<Value> {
+        self.samples
+            .windows(2)
+            .map(|w| {
+                let dt = w[1].0.since(w[0].0).as_secs_f64().max(1e-12);
+                json!([w[1].0.as_secs_f64(), mbps(w[1].1 - w[0].1, dt)])
+            })
+            .collect()
     }
 }
 
@@ -40,61 +86,140 @@ fn mbps(bytes: u64, secs: f64) -> f64 {
     bytes as f64 * 8.0 / secs / 1e6
 }
 
+/// Jain's fairness index (sum x)^2 / (n sum x^2); 1 for no flows.
+pub fn jain(xs: &[f64]) -> f64 {
+    let s: f64 = xs.iter().sum();
+    let s2: f64 = xs.iter().map(|x| x * x).sum();
+    if xs.is_empty() || s2 == 0.0 {
+        1.0
+    } else {
+        s * s / (xs.len() as f64 * s2)
+    }
+}
+
+pub struct RunView<'a> {
+    pub bss: &'a Bss,
+    pub topo: &'a Topology,
+    pub flows: &'a [FlowRt],
+    pub eps: &'a [Endpoint],
+    pub wq: &'a [Box<dyn QueueDisc>],
+    pub links: &'a [[LinkDir; 2]],
+    pub ledger: &'a Ledger,
+    pub end: SimTime,
+    pub warmup: SimTime,
+    pub bin: SimDur,
+    pub events: u64,
+    pub wall_s: f64,
+}
+
+fn flow_json(v: &RunView, f: &FlowRt, secs: f64) -> Value {
+    let s = &f.stats;
+    let mut j = json!({
+        "name": s.name, "kind": s.kind, "src": s.src, "dst": s.dst,
+        "goodput_mbps": s.goodput_mbps(secs),
+        "msdu_mbps": mbps(s.msdu_bytes, secs),
+        "packets_generated": s.generated,
+        "packets_delivered": s.delivered,
+        "bytes_delivered": s.final_bytes() - s.base,
+        "mean_delay_ms": if s.delivered > 0 { s.delay_sum_ns as f64 / s.delivered as f64 / 1e6 } else { 0.0 },
+        "max_delay_ms": s.delay_max_ns as f64 / 1e6,
+        "series": s.series(),
+    });
+    if let FlowKind::Tcp { sender, receiver, completed, start, .. } = &f.kind {
+        let c = &v.eps[*sender].conn;
+        let st = c.stats();
+        j["tcp"] = json!({
+            "state": format!("{:?}", c.state()),
+            "receiver_state": format!("{:?}", v.eps[*receiver].conn.state()),
+            "segments_retransmitted": st.segments_retransmitted,
+            "fast_retransmits": st.fast_retransmits,
+            "timeouts": st.timeouts,
+            "syn_retransmits": st.syn_retransmits + v.eps[*receiver].conn.stats().syn_retransmits,
+            "cwnd_bytes": c.cwnd(),
+            "ssthresh_bytes": c.ssthresh(),
+            "srtt_ms": c.srtt().map(|d| d.as_secs_f64() * 1e3),
+            "completion_s": completed.map(|t| t.since(*start).as_secs_f64()),
+        });
+        if c.config().trace {
+            j["tcp"]["cwnd_trace"] = Value::Array(st.cwnd_trace.iter().map(|x| json!([x.time.as_secs_f64(), x.cwnd, x.ssthresh])).collect());
+        }
+    }
+    j
+}
+
+fn station_json(v: &RunView, i: usize) -> Value {
+    let c = &v.bss.macs[i].counters;
+    let m = &v.bss.medium[i];
+    json!({
+        "name": v.topo.nodes[i].name,
+        "attempts": c.attempts, "successes": c.successes, "failures": c.failures,
+        "collisions": m.collided, "retries": c.retries,
+        "channel_errors": m.channel_errors,
+        "rx_errors": c.rx_errors, "rx_duplicates": c.rx_duplicates,
+        "airtime_s": m.airtime_ns as f64 * 1e-9,
+        "collision_probability": if m.initial_frames > 0 { m.collided as f64 / m.initial_frames as f64 } else { 0.0 },
+        "drops": { "retry_limit": c.drops_retry_limit },
+    })
+}
+
+fn queue_json(v: &RunView, i: usize) -> Value {
+    let q = &v.wq[i];
+    let c = q.counters();
+    let occ = q.occupancy();
+    let dropped: serde_json::Map<String, Value> = DropReason::ALL.iter().enumerate().filter(|(k, _)| c.dropped_by_reason[*k] > 0).map(|(k, r)| (r.as_str().to_string(), json!(c.dropped_by_reason[k]))).collect();
+    json!({
+        "node": v.topo.nodes[i].name, "iface": "wlan", "kind": q.kind(),
+        "enqueued": c.enqueued, "dequeued": c.dequeued, "dropped": dropped,
+        "filtered_share": c.filtered_share(), "rewritten": c.rewritten,
+        "mean_len": occ.mean_len(v.end), "max_len": occ.max_len(),
+        "series": occ.series().iter().map(|(t, n)| json!([t.as_secs_f64(), n])).collect::<Vec<_>>(),
+    })
+}
+
 /// Assemble the result of a run.
-pub fn collect(bss: &Bss, flows: Vec<FlowStats>, ledger: &Ledger, end: SimTime, warmup: SimTime, events: u64, wall_s: f64) -> RunResult {
-    let secs = (end.as_secs_f64() - warmup.as_secs_f64()).max(1e-12);
-    let flows_json: Vec<Value> = flows
-        .iter()
-        .map(|f| {
-            json!({
-                "name": f.name, "kind": f.kind, "src": f.src, "dst": f.dst,
-                "goodput_mbps": mbps(f.payload_bytes, secs),
-                "msdu_mbps": mbps(f.msdu_bytes, secs),
-                "packets_generated": f.generated,
-                "packets_delivered": f.delivered,
-                "bytes_delivered": f.payload_bytes,
-                "mean_delay_ms": if f.delivered > 0 { f.delay_sum_ns as f64 / f.delivered as f64 / 1e6 } else { 0.0 },
-            })
-        })
-        .collect();
+pub fn collect(v: &RunView) -> RunResult {
+    let secs = (v.end.as_secs_f64() - v.warmup.as_secs_f64()).max(1e-12);
+    let flows: Vec<Value> = v.flows.iter().map(|f| flow_json(v, f, secs)).collect();
     let (mut att, mut col) = (0u64, 0u64);
-    let stations: Vec<Value> = (0..bss.len())
-        .map(|i| {
-            let c = &bss.macs[i].counters;
-            let m = &bss.medium[i];
-            att += m.initial_frames;
-            col += m.collided;
-            json!({
-                "name": crate::world::name_of(i),
-                "attempts": c.attempts, "successes": c.successes, "failures": c.failures,
-                "collisions": m.collided, "retries": c.retries,
-                "channel_errors": m.channel_errors,
-                "rx_errors": c.rx_errors, "rx_duplicates": c.rx_duplicates,
-                "airtime_s": m.airtime_ns as f64 * 1e-9,
-                "collision_probability": if m.initial_frames > 0 { m.collided as f64 / m.initial_frames as f64 } else { 0.0 },
-                "drops": { "retry_limit": c.drops_retry_limit },
+    for m in &v.bss.medium {
+        att += m.initial_frames;
+        col += m.collided;
+    }
+    let stations: Vec<Value> = (0..v.bss.len()).map(|i| station_json(v, i)).collect();
+    let dropped: serde_json::Map<String, Value> = DropReason::ALL.iter().map(|r| (r.as_str().to_string(), json!(v.ledger.dropped.get(r).copied().unwrap_or(0)))).collect();
+    let goodputs: Vec<f64> = v.flows.iter().map(|f| f.stats.goodput_mbps(secs)).collect();
+    let links: Vec<Value> = v
+        .links
+        .iter()
+        .enumerate()
+        .flat_map(|(li, l)| {
+            let (a, b) = v.topo.link_ends[li];
+            l.iter().enumerate().map(move |(d, x)| {
+                let (f, t) = if d == 0 { (a, b) } else { (b, a) };
+                json!({"from": v.topo.nodes[f].name, "to": v.topo.nodes[t].name, "sent": x.sent, "dropped": x.dropped, "max_queue": x.max_queue})
             })
         })
         .collect();
-    let dropped: serde_json::Map<String, Value> = DropReason::ALL.iter().map(|r| (r.as_str().to_string(), json!(ledger.dropped.get(r).copied().unwrap_or(0)))).collect();
-    let aggregate: f64 = flows.iter().map(|f| mbps(f.payload_bytes, secs)).sum();
-    let aggregate_msdu: f64 = flows.iter().map(|f| mbps(f.msdu_bytes, secs)).sum();
     RunResult {
         json: json!({
-            "duration_s": end.as_secs_f64(),
-            "warmup_s": warmup.as_secs_f64(),
-            "events": events,
-            "wall_time_s": wall_s,
-            "aggregate_mbps": aggregate,
-            "aggregate_msdu_mbps": aggregate_msdu,
+            "duration_s": v.end.as_secs_f64(),
+            "warmup_s": v.warmup.as_secs_f64(),
+            "sample_interval_s": v.bin.as_secs_f64(),
+            "events": v.events,
+            "wall_time_s": v.wall_s,
+            "aggregate_mbps": goodputs.iter().sum::<f64>(),
+            "aggregate_msdu_mbps": v.flows.iter().map(|f| mbps(f.stats.msdu_bytes, secs)).sum::<f64>(),
+            "jain_index": jain(&goodputs),
             "collision_probability": if att > 0 { col as f64 / att as f64 } else { 0.0 },
-            "flows": flows_json,
+            "flows": flows,
             "stations": stations,
+            "queues": [queue_json(v, 0)],
+            "links": links,
             "ledger": {
-                "generated": ledger.generated(),
-                "delivered": ledger.delivered,
-                "in_flight": ledger.in_flight(),
-                "late_drops": ledger.late_drops,
+                "generated": v.ledger.generated(),
+                "delivered": v.ledger.delivered,
+                "in_flight": v.ledger.in_flight(),
+                "late_drops": v.ledger.late_drops,
                 "dropped": dropped,
             },
         }),

@@ -84,6 +84,9 @@ pub enum BssOutput {
     Dropped { sta: usize, msdu: Packet, reason: DropReason },
     /// Station `sta` can take its next MSDU.
     Ready { sta: usize },
+    /// A data frame from `sta` to `peer` used `airtime` (for airtime-fair
+    /// scheduling; reported whatever the frame's fate).
+    Airtime { sta: usize, peer: usize, airtime: wifitcp_core::SimDur },
 }
 
 pub struct Bss {
@@ -177,6 +180,9 @@ impl Bss {
         self.apply(now, s, mo, out);
         if tx.corrupted && tx.frame.contended {
             self.medium[s].collided += 1;
+        }
+        if tx.frame.kind == FrameKind::Data {
+            out.push(BssOutput::Airtime { sta: s, peer: tx.frame.ra.0 as usize, airtime: tx.frame.airtime });
         }
         let ra = tx.frame.ra.0 as usize;
         let mut ok_at_ra = !tx.corrupted;

@@ -143,7 +143,6 @@ impl Dcf {
 
     /// Physical carrier sense changed (another station's energy).
     pub fn on_cca(&mut self, now: SimTime, busy: bool, out: &mut Vec<MacOutput>) {
-        let _ = out;
         if busy {
             self.freeze(now);
             self.cca_busy = true;
@@ -153,6 +152,11 @@ impl Dcf {
         } else {
             self.cca_busy = false;
             self.cca_idle_at = now;
+            // A reception started during the response timeout and ended
+            // without delivering a valid response: the exchange failed.
+            if let Exchange::AwaitResponse { kind, rx_started: true, .. } = self.ex {
+                self.exchange_failed(now, kind, out);
+            }
             self.resume();
         }
     }
@@ -178,6 +182,13 @@ impl Dcf {
                 self.exchange_failed(now, kind, out);
             }
             return;
+        }
+        // 10.3.2.9: while awaiting an ACK/CTS, any other frame means the
+        // exchange failed (it is then processed normally).
+        if let Exchange::AwaitResponse { kind, .. } = self.ex {
+            if f.kind != kind {
+                self.exchange_failed(now, kind, out);
+            }
         }
         match f.kind {
             FrameKind::Data => self.rx_data(now, f, out),

@@ -278,3 +278,34 @@ fn rts_cts_exchange_then_data() {
     assert_eq!(bss.medium[1].airtime_ns, (20 + 100) * 1000);
     assert_eq!(bss.medium[0].airtime_ns, (14 + 14) * 1000);
 }
+
+#[test]
+fn other_frame_during_ack_wait_fails_the_exchange() {
+    let mut d = sta(1, u32::MAX);
+    let mut out = vec![];
+    d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
+    d.on_wake(us(5), &mut out);
+    d.on_tx_end(us(105), &mut out);
+    // The AP starts a data frame to us inside our ACK timeout.
+    d.on_cca(us(107), true, &mut out);
+    assert_eq!(d.next_wakeup(), SimTime::NEVER, "waits for the reception to end");
+    let f = Frame { kind: FrameKind::Data, ta: MacAddr(0), ra: MacAddr(1), duration: SimDur::from_micros(17), seq: 1, retry: false, mpdu_bytes: 100, rate: timing().data_rate, airtime: SimDur::from_micros(100), msdu: Some(pkt(2)), contended: true };
+    out.clear();
+    d.on_rx_end(us(207), &f, true, &mut out);
+    assert_eq!(d.counters.failures, 1, "not the ACK: failure");
+    assert!(out.iter().any(|o| matches!(o, MacOutput::Deliver { .. })), "the data frame is still received");
+    assert_eq!(d.next_wakeup(), us(210), "and acknowledged after SIFS");
+}
+
+#[test]
+fn reception_ending_without_response_fails_the_exchange() {
+    let mut d = sta(1, u32::MAX);
+    let mut out = vec![];
+    d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
+    d.on_wake(us(5), &mut out);
+    d.on_tx_end(us(105), &mut out);
+    d.on_cca(us(107), true, &mut out);
+    d.on_cca(us(150), false, &mut out);
+    assert_eq!(d.counters.failures, 1);
+    assert!(d.next_wakeup() < SimTime::NEVER, "retries");
+}

@@ -1,0 +1,76 @@
+//! Flows and TCP endpoints as the run loop holds them.
+use crate::metrics::FlowStats;
+use crate::traffic::UdpSource;
+use wifitcp_core::{RngStream, SimTime};
+use wifitcp_tcp::{random_isn, CongestionControl, Connection, TcpConfig};
+
+pub enum FlowKind {
+    Udp {
+        source: UdpSource,
+        src_port: u16,
+    },
+    /// A TCP transfer: the station is the client (it opens the connection),
+    /// data goes from `sender` to `receiver` (endpoint indices).
+    Tcp {
+        client: usize,
+        sender: usize,
+        receiver: usize,
+        bytes: Option<u64>,
+        start: SimTime,
+        stop: SimTime,
+        completed: Option<SimTime>,
+    },
+}
+
+pub struct FlowRt {
+    /// Source and destination node ids (data direction).
+    pub src: usize,
+    pub dst: usize,
+    pub kind: FlowKind,
+    pub stats: FlowStats,
+}
+
+impl FlowRt {
+    pub fn udp_active(&self, now: SimTime) -> bool {
+        matches!(&self.kind, FlowKind::Udp { source, .. } if source.active(now))
+    }
+    pub fn is_receiver(&self, ep: usize) -> bool {
+        matches!(&self.kind, FlowKind::Tcp { receiver, .. } if *receiver == ep)
+    }
+}
+
+/// One TCP endpoint bound to a node.
+pub struct Endpoint {
+    pub node: usize,
+    pub remote: usize,
+    pub flow: usize,
+    pub conn: Connection,
+    pub wake_at: SimTime,
+    pub gen: u64,
+    /// Active-open arguments of a client not yet started.
+    pending: Option<(TcpConfig, Box<dyn CongestionControl>, u16, u16, u32)>,
+}
+
+impl Endpoint {
+    /// A client that opens at its flow's start time.
+    #[allow(clippy::too_many_arguments)]
+    pub fn client(node: usize, remote: usize, flow: usize, cfg: TcpConfig, cc: Box<dyn CongestionControl>, lport: u16, rport: u16, rng: &mut RngStream) -> Self {
+        let isn = random_isn(rng);
+        // Until it opens, the endpoint sits closed-listening on its port;
+        // nothing is addressed to it before its SYN goes out.
+        let placeholder = Connection::listen(cfg.clone(), Box::new(wifitcp_tcp::Reno::new()), lport, isn);
+        Endpoint { node, remote, flow, conn: placeholder, wake_at: SimTime::NEVER, gen: 0, pending: Some((cfg, cc, lport, rport, isn)) }
+    }
+
+    pub fn server(node: usize, remote: usize, flow: usize, cfg: TcpConfig, cc: Box<dyn CongestionControl>, lport: u16, rng: &mut RngStream) -> Self {
+        let isn = random_isn(rng);
+        Endpoint { node, remote, flow, conn: Connection::listen(cfg, cc, lport, isn), wake_at: SimTime::NEVER, gen: 0, pending: None }
+    }
+
+    /// Active open (clients only; no-op otherwise).
+    pub fn open(&mut self, now: SimTime) {
+        if let Some((cfg, cc, l, r, isn)) = self.pending.take() {
+            self.conn = Connection::connect(now, cfg, cc, l, r, isn);
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! From the scenario's `[tcp]` section to the TCP crate's configuration and
+//! congestion controller.
+use crate::config::{CcKind, RecoveryKind, TcpSection};
+use wifitcp_core::SimDur;
+use wifitcp_tcp::cc::compound::{Compound, CompoundConfig};
+use wifitcp_tcp::cc::cubic::{Cubic, CubicConfig};
+use wifitcp_tcp::cc::vegas::{Vegas, VegasConfig};
+use wifitcp_tcp::{CongestionControl, DelayedAck, InitialWindow, RecoveryVariant, RecvBuffer, Reno, TcpConfig};
+
+fn ms(field: &str, x: f64) -> Result<SimDur, String> {
+    if !(x.is_finite() && x > 0.0 && x <= 1e7) {
+        return Err(format!("{field}: must be a positive number of milliseconds, got {x}"));
+    }
+    Ok(SimDur::from_secs_f64(x / 1e3))
+}
+
+/// Build the endpoint configuration; errors are "field: reason".
+pub fn build(t: &TcpSection) -> Result<TcpConfig, String> {
+    let mut c = TcpConfig::default();
+    if let Some(m) = t.mss {
+        c.mss = m;
+    }
+    if let Some(r) = t.recovery {
+        c.recovery = match r {
+            RecoveryKind::Tahoe => RecoveryVariant::Tahoe,
+            RecoveryKind::Reno => RecoveryVariant::Reno,
+            RecoveryKind::NewReno => RecoveryVariant::NewReno,
+            RecoveryKind::Sack => RecoveryVariant::Sack,
+        };
+    }
+    match (t.rwnd_packets, t.rwnd_bytes) {
+        (Some(_), Some(_)) => return Err("rwnd_bytes: set rwnd_packets or rwnd_bytes, not both".into()),
+        (Some(p), None) => {
+            if p == 0 {
+                return Err("rwnd_packets: must be at least 1".into());
+            }
+            c.recv_buffer = RecvBuffer::Segments(p)
+        }
+        (None, Some(b)) => c.recv_buffer = RecvBuffer::Bytes(b),
+        (None, None) => {}
+    }
+    if let Some(w) = t.initial_window {
+        if w == 0 {
+            return Err("initial_window: must be at least 1 segment".into());
+        }
+        c.initial_window = InitialWindow::Segments(w);
+    }
+    if t.delayed_ack == Some(false) {
+        c.delayed_ack = None;
+    } else {
+        let mut d = DelayedAck::default();
+        if let Some(k) = t.delayed_ack_count {
+            d.count = k;
+        }
+        if let Some(x) = t.delayed_ack_ms {
+            d.timeout = ms("delayed_ack_ms", x)?;
+        }
+        c.delayed_ack = Some(d);
+    }
+    if let Some(b) = t.sack {
+        c.sack = b;
+    }
+    if let Some(b) = t.timestamps {
+        c.timestamps = b;
+    }
+    if let Some(b) = t.window_scaling {
+        c.window_scaling = b;
+    }
+    if let Some(b) = t.limited_transmit {
+        c.limited_transmit = b;
+    }
+    if let Some(x) = t.min_rto_ms {
+        c.min_rto = ms("min_rto_ms", x)?;
+    }
+    if let Some(x) = t.initial_rto_ms {
+        c.initial_rto = ms("initial_rto_ms", x)?;
+    }
+    if let Some(x) = t.max_rto_ms {
+        c.max_rto = ms("max_rto_ms", x)?;
+    }
+    if let Some(b) = t.trace_cwnd {
+        c.trace = b;
+    }
+    // Needed for SACK-based recovery to be meaningful.
+    if c.recovery == RecoveryVariant::Sack && !c.sack {
+        return Err("recovery: \"sack\" needs sack = true".into());
+    }
+    c.validate()?;
+    Ok(c)
+}
+
+/// A fresh controller for one endpoint.
+pub fn controller(t: &TcpSection) -> Box<dyn CongestionControl> {
+    match t.cc.unwrap_or(CcKind::Reno) {
+        CcKind::Reno => Box::new(Reno::new()),
+        CcKind::Vegas => Box::new(Vegas::new(VegasConfig::default())),
+        CcKind::Cubic => Box::new(Cubic::new(CubicConfig::default())),
+        CcKind::Compound => Box::new(Compound::new(CompoundConfig::default())),
+    }
+}
