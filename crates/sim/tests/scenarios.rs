@@ -1,0 +1,108 @@
+//! Whole-run scenario tests: determinism, the packet ledger and TCP stream
+//! integrity (both checked inside every run, which fails if they break).
+use serde_json::{json, Value};
+use wifitcp_sim::api::{run_json, ApiError};
+
+fn keceli(n: u32, secs: f64) -> Value {
+    json!({
+        "scenario": {"name": "k", "duration_s": secs},
+        "phy": {"standard": "802.11g", "data_rate_mbps": 24},
+        "wlan": {"stations": n},
+        "ap": {"queue_packets": 50},
+        "nodes": [{"name": "server"}],
+        "links": [{"a": "ap", "b": "server", "rate_mbps": 100, "delay_ms": 15}],
+        "tcp": {"rwnd_packets": 42, "delayed_ack": false, "sack": false, "window_scaling": false},
+        "traffic": [{"name": "up", "kind": "tcp", "peer": "server", "start_stagger_s": 1.0}]
+    })
+}
+
+fn run(s: &Value, seed: u64) -> Value {
+    let mut r: Value = serde_json::from_str(&run_json(&s.to_string(), seed).expect("run")).unwrap();
+    r.as_object_mut().unwrap().remove("wall_time_s");
+    r
+}
+
+#[test]
+fn same_seed_same_result_other_seed_differs() {
+    let s = keceli(5, 8.0);
+    let a = run(&s, 7);
+    let b = run(&s, 7);
+    let c = run(&s, 8);
+    assert_eq!(a.to_string(), b.to_string());
+    assert_ne!(a["flows"].to_string(), c["flows"].to_string());
+}
+
+#[test]
+fn tcp_uplink_runs_balance_and_carry_data() {
+    let r = run(&keceli(4, 10.0), 1);
+    let l = &r["ledger"];
+    let dropped: u64 = l["dropped"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
+    assert_eq!(l["generated"].as_u64().unwrap(), l["delivered"].as_u64().unwrap() + dropped + l["in_flight"].as_u64().unwrap());
+    let agg = r["aggregate_mbps"].as_f64().unwrap();
+    // 4 uploads over 802.11g at 24 Mbit/s: well above zero, below the PHY rate.
+    assert!(agg > 8.0 && agg < 24.0, "aggregate {agg}");
+}
+
+#[test]
+fn mixed_directions_show_upload_download_unfairness() {
+    // Two uploads and two downloads sharing the AP's 50-packet queue: the
+    // downloads' data is dropped at the full queue (timeouts) while the
+    // uploads' cumulative ACKs survive drops, so uploads dominate (the
+    // upload/download unfairness of the Pokhrel and Keceli papers).
+    let mut s = keceli(2, 20.0);
+    s["traffic"] = json!([
+        {"name": "up", "kind": "tcp", "peer": "server", "direction": "uplink"},
+        {"name": "down", "kind": "tcp", "peer": "server", "direction": "downlink"}
+    ]);
+    let r = run(&s, 3);
+    let flows = r["flows"].as_array().unwrap();
+    assert_eq!(flows.len(), 4);
+    let sum = |dir: &str| -> f64 { flows.iter().filter(|f| f["name"].as_str().unwrap().starts_with(dir)).map(|f| f["goodput_mbps"].as_f64().unwrap()).sum() };
+    for f in flows {
+        assert!(f["bytes_delivered"].as_u64().unwrap() > 0, "{f}");
+    }
+    assert!(sum("up") > 4.0 * sum("down"), "up {} down {}", sum("up"), sum("down"));
+    assert!(r["queues"][0]["dropped"]["queue_full"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn downloads_alone_share_the_ap() {
+    let mut s = keceli(3, 20.0);
+    s["traffic"][0]["direction"] = json!("downlink");
+    let r = run(&s, 2);
+    let j = r["jain_index"].as_f64().unwrap();
+    assert!(j > 0.9, "downloads through one AP queue are fair: Jain {j}");
+}
+
+#[test]
+fn finite_transfer_completes() {
+    let mut s = keceli(1, 10.0);
+    s["traffic"][0]["bytes"] = json!(1_000_000);
+    let r = run(&s, 1);
+    let f = &r["flows"][0];
+    assert_eq!(f["bytes_delivered"].as_u64().unwrap(), 1_000_000);
+    let t = f["tcp"]["completion_s"].as_f64().expect("completed");
+    assert!(t > 0.3 && t < 5.0, "completion {t}");
+}
+
+#[test]
+fn config_errors_name_the_field() {
+    let mut s = keceli(1, 1.0);
+    s["tcp"]["rwnd_packets"] = json!("many");
+    match run_json(&s.to_string(), 1) {
+        Err(ApiError::Config(m)) => assert!(m.starts_with("tcp.rwnd_packets:"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    let mut s = keceli(1, 1.0);
+    s["links"][0]["b"] = json!("nowhere");
+    match run_json(&s.to_string(), 1) {
+        Err(ApiError::Config(m)) => assert!(m.starts_with("links[0].b:"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    let mut s = keceli(1, 1.0);
+    s["wlan"]["colour"] = json!("blue");
+    match run_json(&s.to_string(), 1) {
+        Err(ApiError::Config(m)) => assert!(m.contains("colour"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+}
