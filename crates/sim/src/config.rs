@@ -16,6 +16,9 @@ pub struct Scenario {
     pub wlan: WlanConfig,
     #[serde(default)]
     pub ap: ApConfig,
+    /// Channel/error model; default error-free (plus `wlan.per_*`).
+    #[serde(default)]
+    pub channel: Option<wifitcp_wifi::channel::ChannelConfig>,
     /// Wired hosts and routers.
     #[serde(default)]
     pub nodes: Vec<NodeConfig>,
@@ -230,6 +233,13 @@ pub struct WlanConfig {
     /// Frame error rate of data frames from the AP to a station.
     #[serde(default)]
     pub per_downlink: f64,
+    /// Distance of every station from the AP (metres), for SNR-based
+    /// channels; stations sit evenly on a circle around the AP.
+    #[serde(default)]
+    pub distance_m: Option<f64>,
+    /// Explicit station positions [x, y] in metres (AP at the origin).
+    #[serde(default)]
+    pub positions: Option<Vec<[f64; 2]>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -286,9 +296,11 @@ pub struct Traffic {
     pub start_stagger_s: f64,
     #[serde(default)]
     pub stop_s: Option<f64>,
-    /// The other end: "ap" (default) or a wired host's name.
+    /// The other end: "ap" (default) or a wired host's name; or a list of
+    /// names, the k-th for the k-th selected station (per-flow paths, e.g.
+    /// unequal RTTs).
     #[serde(default)]
-    pub peer: Option<String>,
+    pub peer: Option<serde_json::Value>,
     /// TCP: bytes to transfer (default: infinite).
     #[serde(default)]
     pub bytes: Option<u64>,
@@ -313,6 +325,21 @@ fn d_msdu() -> u32 {
 pub const MIN_UDP_MSDU: u32 = 8 + 20 + 8;
 
 impl Traffic {
+    /// The peer of each of `count` selected stations.
+    pub fn peers(&self, count: usize, path: &str) -> Result<Vec<String>, String> {
+        match &self.peer {
+            None => Ok(vec!["ap".to_string(); count]),
+            Some(serde_json::Value::String(s)) => Ok(vec![s.clone(); count]),
+            Some(serde_json::Value::Array(a)) => {
+                if a.len() < count {
+                    return Err(format!("{path}.peer: {} peers listed for {count} stations", a.len()));
+                }
+                a.iter().take(count).enumerate().map(|(i, v)| v.as_str().map(str::to_string).ok_or_else(|| format!("{path}.peer[{i}]: expected a node name, got {v}"))).collect()
+            }
+            Some(other) => Err(format!("{path}.peer: expected a node name or a list of names, got {other}")),
+        }
+    }
+
     /// Selected station indices (0-based), validated against `n`.
     pub fn station_list(&self, n: u32, path: &str) -> Result<Vec<u32>, String> {
         match &self.stations {
@@ -403,6 +430,7 @@ impl Scenario {
             }
         }
         self.validate_topology()?;
+        self.validate_channel()?;
         let mut names = std::collections::HashSet::new();
         for (i, tr) in self.traffic.iter().enumerate() {
             let p = format!("traffic[{i}]");
@@ -413,8 +441,9 @@ impl Scenario {
                 return Err(format!("{p}.name: duplicate traffic name {:?}", tr.name));
             }
             tr.station_list(n, &p)?;
-            if let Some(peer) = &tr.peer {
-                match self.node_kind(peer) {
+            let count = tr.station_list(n, &p)?.len();
+            for peer in tr.peers(count, &p)? {
+                match self.node_kind(&peer) {
                     Some(None) | Some(Some(NodeKind::Host)) => {}
                     Some(Some(NodeKind::Router)) => return Err(format!("{p}.peer: {peer:?} is a router, not a host")),
                     None => return Err(format!("{p}.peer: no node named {peer:?} (\"ap\" or a [[nodes]] name)")),
@@ -428,7 +457,7 @@ impl Scenario {
                     if tr.rate_mbps.is_some() {
                         return Err(format!("{p}.rate_mbps: TCP flows are window-limited; no rate"));
                     }
-                    if tr.peer.as_deref().unwrap_or("ap") == "ap" {
+                    if tr.peers(count, &p)?.iter().any(|x| x == "ap") {
                         return Err(format!("{p}.peer: a TCP flow needs a wired host as peer (the AP only bridges)"));
                     }
                     let t = tr.tcp.clone().unwrap_or_default().over(&self.tcp);
@@ -515,6 +544,33 @@ impl Scenario {
         Ok(())
     }
 
+    fn validate_channel(&self) -> Result<(), String> {
+        let n = self.wlan.stations as usize;
+        if let Some(d) = self.wlan.distance_m {
+            if !(d.is_finite() && d > 0.0 && d <= 1e6) {
+                return Err(format!("wlan.distance_m: must be in (0, 1e6], got {d}"));
+            }
+            if self.wlan.positions.is_some() {
+                return Err("wlan.positions: give distance_m or positions, not both".into());
+            }
+        }
+        if let Some(p) = &self.wlan.positions {
+            if p.len() != n {
+                return Err(format!("wlan.positions: {} positions for {n} stations", p.len()));
+            }
+        }
+        if let Some(c) = &self.channel {
+            if self.wlan.per_uplink != 0.0 || self.wlan.per_downlink != 0.0 {
+                return Err("wlan.per_uplink: use either wlan.per_* or a [channel] table, not both".into());
+            }
+            c.build(&|name| station_node(name, n)).map_err(|e| e.to_string())?;
+            if c.default_tx_power_dbm().is_some() && self.wlan.distance_m.is_none() && self.wlan.positions.is_none() {
+                return Err("wlan.distance_m: an SNR or threshold channel needs station positions (distance_m or positions)".into());
+            }
+        }
+        Ok(())
+    }
+
     pub fn ap_queue_packets(&self) -> u32 {
         self.ap.queue_packets.unwrap_or(self.mac.queue_packets)
     }
@@ -527,4 +583,13 @@ impl Scenario {
         s.mac.cw_max = Some(self.mac.cw_max.unwrap_or(t.cw_max_default));
         serde_json::to_string(&s).expect("serialisable")
     }
+}
+
+/// Channel node id of a WLAN member's name: "ap" is 0, "staK" is K + 1.
+pub fn station_node(name: &str, n: usize) -> Option<wifitcp_core::NodeId> {
+    if name == "ap" {
+        return Some(wifitcp_core::NodeId(0));
+    }
+    let k: usize = name.strip_prefix("sta")?.parse().ok()?;
+    (k < n).then(|| wifitcp_core::NodeId(k as u32 + 1))
 }

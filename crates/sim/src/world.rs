@@ -17,7 +17,8 @@ use std::collections::HashMap;
 use wifitcp_core::{DropReason, EventQueue, FlowId, RngStream, SimDur, SimTime};
 use wifitcp_queue::{QdiscConfig, QueueDisc, Queued};
 use wifitcp_wifi::mac::{Dcf, DcfParams, MacAddr};
-use wifitcp_wifi::medium::{Bss, BssOutput, FixedPer};
+use wifitcp_wifi::channel::{Channel, Position, Preamble};
+use wifitcp_wifi::medium::{Bss, BssOutput, ChannelErrors, FixedPer, FrameErrorModel};
 use wifitcp_wire::ip::{PROTO_TCP, PROTO_UDP};
 use wifitcp_wire::wifi_frame::LLC_SNAP_LEN;
 use wifitcp_wire::{Ipv4Header, Packet, Transport, UdpHeader};
@@ -129,12 +130,11 @@ impl World {
 
     fn add_flows(&mut self, s: &Scenario, seed: u64) -> Result<(), String> {
         for (ti, tr) in s.traffic.iter().enumerate() {
-            let peer = match tr.peer.as_deref().unwrap_or("ap") {
-                "ap" => 0,
-                name => self.topo.nodes.iter().position(|x| x.name == name).expect("validated peer"),
-            };
-            let list = tr.station_list(s.wlan.stations, &format!("traffic[{ti}]"))?;
+            let path = format!("traffic[{ti}]");
+            let list = tr.station_list(s.wlan.stations, &path)?;
+            let peers = tr.peers(list.len(), &path)?;
             for (k, st) in list.into_iter().enumerate() {
+                let peer = self.topo.nodes.iter().position(|x| x.name == peers[k]).expect("validated peer");
                 let sta = st as usize + 1;
                 let (src, dst) = match tr.direction {
                     Direction::Uplink => (sta, peer),
@@ -525,6 +525,36 @@ fn build_bss(s: &Scenario, seed: u64) -> Result<Bss, String> {
         timing,
     };
     let macs = (0..n).map(|i| Dcf::new(MacAddr(i as u32), params.clone(), RngStream::derive(seed, &format!("mac/{}", name_of(i))))).collect();
-    let errors = FixedPer { uplink: vec![s.wlan.per_uplink; n], downlink: vec![s.wlan.per_downlink; n] };
-    Ok(Bss::new(macs, Box::new(errors), RngStream::derive(seed, "medium/errors")))
+    let errors: Box<dyn FrameErrorModel> = match &s.channel {
+        None => Box::new(FixedPer { uplink: vec![s.wlan.per_uplink; n], downlink: vec![s.wlan.per_downlink; n] }),
+        Some(c) => {
+            let model = c.build(&|name| crate::config::station_node(name, n - 1)).map_err(|e| e.to_string())?;
+            let mut rng = RngStream::derive(seed, "channel/shadowing");
+            let positions = station_positions(s);
+            let preamble = match s.phy.preamble {
+                wifitcp_wifi::phy::Preamble::Long => Preamble::Long,
+                wifitcp_wifi::phy::Preamble::Short => Preamble::Short,
+            };
+            Box::new(ChannelErrors { channel: Channel::new(model, &mut rng), positions, tx_power_dbm: c.default_tx_power_dbm().unwrap_or(20.0), preamble })
+        }
+    };
+    Ok(Bss::new(macs, errors, RngStream::derive(seed, "medium/errors")))
+}
+
+/// AP at the origin; stations at `wlan.positions`, or evenly on a circle of
+/// radius `wlan.distance_m` (1 m if neither is given).
+fn station_positions(s: &Scenario) -> Vec<Position> {
+    let n = s.wlan.stations as usize;
+    let mut v = vec![Position::new(0.0, 0.0, 0.0)];
+    match &s.wlan.positions {
+        Some(p) => v.extend(p.iter().map(|[x, y]| Position::new(*x, *y, 0.0))),
+        None => {
+            let r = s.wlan.distance_m.unwrap_or(1.0);
+            for i in 0..n {
+                let a = 2.0 * std::f64::consts::PI * i as f64 / n as f64;
+                v.push(Position::new(r * a.cos(), r * a.sin(), 0.0));
+            }
+        }
+    }
+    v
 }

@@ -106,3 +106,43 @@ fn config_errors_name_the_field() {
         other => panic!("{other:?}"),
     }
 }
+
+fn saturated(n: u32, secs: f64) -> Value {
+    json!({
+        "scenario": {"name": "sat", "duration_s": secs},
+        "phy": {"standard": "802.11a", "data_rate_mbps": 54},
+        "wlan": {"stations": n},
+        "traffic": [{"name": "sat", "kind": "udp", "pattern": "saturated"}]
+    })
+}
+
+#[test]
+fn snr_classes_hit_their_members_only() {
+    let mut s = saturated(4, 5.0);
+    s["channel"] = json!({"model": "fixed", "classes": [{"name": "bad", "per_up": 0.3, "stations": ["sta2", "sta3"]}]});
+    let r = run(&s, 1);
+    let st = r["stations"].as_array().unwrap();
+    let share = |i: usize| st[i]["channel_errors"].as_f64().unwrap() / st[i]["attempts"].as_f64().unwrap();
+    assert_eq!(st[1]["channel_errors"].as_u64().unwrap(), 0);
+    assert_eq!(st[2]["channel_errors"].as_u64().unwrap(), 0);
+    // Errors only hit frames that did not collide: share of attempts ~ 0.3 * (1 - p_coll).
+    for i in [3, 4] {
+        let p = st[i]["collision_probability"].as_f64().unwrap();
+        let expect = 0.3 * (1.0 - p);
+        assert!((share(i) - expect).abs() < 0.03, "station {i}: {} vs {expect}", share(i));
+    }
+}
+
+#[test]
+fn snr_channel_throughput_falls_with_distance() {
+    let mut near = saturated(1, 3.0);
+    near["channel"] = json!({"model": "snr"});
+    near["wlan"]["distance_m"] = json!(5.0);
+    let mut far = near.clone();
+    far["wlan"]["distance_m"] = json!(40.0);
+    let a = run(&near, 1)["aggregate_msdu_mbps"].as_f64().unwrap();
+    let b = run(&far, 1)["aggregate_msdu_mbps"].as_f64().unwrap();
+    // 54 Mbit/s needs ~20 dB SNR: clean at 5 m, mostly lost at 40 m with the default radio.
+    assert!(a > 25.0, "near {a}");
+    assert!(b < 0.5 * a, "far {b} vs near {a}");
+}

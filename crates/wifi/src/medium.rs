@@ -19,9 +19,38 @@ use wifitcp_core::{DropReason, RngStream, SimTime};
 use wifitcp_wire::Packet;
 
 /// Probability that a data frame from `ta` to `ra` is received correctly
-/// when no collision occurs.
+/// when no collision occurs. May draw from `rng` (e.g. shadowing).
 pub trait FrameErrorModel {
-    fn success_prob(&self, ta: MacAddr, ra: MacAddr, frame: &Frame) -> f64;
+    fn success_prob(&mut self, ta: MacAddr, ra: MacAddr, frame: &Frame, rng: &mut RngStream) -> f64;
+}
+
+/// A [`Channel`](crate::channel::Channel) model with node positions: SNR
+/// classes, SNR-based or ns-2 threshold reception. BSS member `i` is
+/// `NodeId(i)` for the channel (0 = AP).
+pub struct ChannelErrors {
+    pub channel: crate::channel::Channel,
+    pub positions: Vec<crate::channel::Position>,
+    pub tx_power_dbm: f64,
+    pub preamble: crate::channel::Preamble,
+}
+
+impl FrameErrorModel for ChannelErrors {
+    fn success_prob(&mut self, ta: MacAddr, ra: MacAddr, f: &Frame, rng: &mut RngStream) -> f64 {
+        use crate::channel::{FrameKind as K, FrameTx, Mode};
+        let mode = Mode::from_kbps(f.rate.0 * 100).unwrap_or(Mode::Ofdm6);
+        let tx = FrameTx {
+            tx: wifitcp_core::NodeId(ta.0),
+            rx: wifitcp_core::NodeId(ra.0),
+            tx_pos: self.positions[ta.0 as usize],
+            rx_pos: self.positions[ra.0 as usize],
+            tx_power_dbm: self.tx_power_dbm,
+            mode,
+            preamble: self.preamble,
+            bits: mode.data_bits(f.mpdu_bytes),
+            kind: if f.kind == FrameKind::Data { K::Data } else { K::Control },
+        };
+        self.channel.frame_success_prob(&tx, rng)
+    }
 }
 
 /// A fixed frame error rate per station and direction; station 0 is the AP.
@@ -34,7 +63,7 @@ pub struct FixedPer {
 }
 
 impl FrameErrorModel for FixedPer {
-    fn success_prob(&self, ta: MacAddr, ra: MacAddr, _f: &Frame) -> f64 {
+    fn success_prob(&mut self, ta: MacAddr, ra: MacAddr, _f: &Frame, _rng: &mut RngStream) -> f64 {
         let per = if ra.0 == 0 {
             self.uplink.get(ta.0 as usize).copied().unwrap_or(0.0)
         } else if ta.0 == 0 {
@@ -187,7 +216,7 @@ impl Bss {
         let ra = tx.frame.ra.0 as usize;
         let mut ok_at_ra = !tx.corrupted;
         if ok_at_ra && tx.frame.kind == FrameKind::Data {
-            let p = self.errors.success_prob(tx.frame.ta, tx.frame.ra, &tx.frame);
+            let p = self.errors.success_prob(tx.frame.ta, tx.frame.ra, &tx.frame, &mut self.rng);
             if p < 1.0 && !self.rng.bernoulli(p) {
                 ok_at_ra = false;
                 self.medium[s].channel_errors += 1;
