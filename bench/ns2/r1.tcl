@@ -11,7 +11,8 @@
 #
 # Timeline (same as bench/ns3/r1-uplink.cc): flow i (0-based) starts at warmup + i*gap,
 # all stop at warmup + simtime. Per-flow goodput = in-order bytes acknowledged
-# (TCP ack_ * packetSize_) * 8 / active time; total = sum * 8 / simtime.
+# ((TCP ack_ + 1) * packetSize_) * 8 / simtime (the measured window, as wifitcp);
+# total = their sum; goodput_active_mbps / jain_active use each flow's active time.
 #
 # Usage: ns r1.tcl [key=value ...]   (keys: see array opt below)
 # Prints one JSON line on stdout.
@@ -124,13 +125,14 @@ for {set i 0} {$i < $opt(n)} {incr i} {
 
 proc finish {} {
     global ns opt tcp start stop tf tracePath wall0
-    set gput {}; set bytes {}; set starts {}; set total 0.0; set rto {}
+    set gput {}; set gact {}; set bytes {}; set starts {}; set total 0.0; set rto {}
     for {set i 0} {$i < $opt(n)} {incr i} {
         set b [expr {([$tcp($i) set ack_] + 1) * $opt(pkt)}]
         if {$b < 0} { set b 0 }
         lappend bytes $b
         lappend starts $start($i)
-        lappend gput [expr {$b * 8.0 / ($stop - $start($i)) / 1e6}]
+        lappend gput [expr {$b * 8.0 / $opt(simtime) / 1e6}]
+        lappend gact [expr {$b * 8.0 / ($stop - $start($i)) / 1e6}]
         lappend rto [$tcp($i) set nrexmit_]
         set total [expr {$total + $b}]
     }
@@ -147,8 +149,8 @@ proc finish {} {
         file delete $tracePath
     }
     set wall [expr {([clock clicks -milliseconds] - $wall0) / 1000.0}]
-    puts [format {{"sim":"ns-2","version":"2.35","scenario":"R1","n_flows":%d,"sim_time_s":%.3f,"goodput_basis":"per-flow: acked bytes*8/(active time); total: sum(bytes)*8/sim_time","start_s":%s,"bytes":%s,"goodput_mbps":%s,"total_mbps":%.4f,"jain":%.4f,"min_mbps":%.4f,"max_mbps":%.4f,"starving_flows_lt10pct_mean":%d,"rto_events":%s,"data_attempts":%s,"mac_acks":%s,"coll_prob":%s,"coll_prob_def":"1 - MAC ACKs sent / unicast data frames sent (tcp+ack), all nodes, whole run; stats=1 only","events":null,"wall_s":%.3f,"config":{"seed":%d,"mss":%d,"wnd_pkts":%d,"init_cwnd":%d,"min_rto_s":%s,"tcp_tick_s":%s,"ifq":%d,"rate":"%s","basic":"%s","slot_s":%s,"sifs_s":%s,"cw_min":%d,"cw_max":%d,"rtproto":"%s"}}} \
-        $opt(n) $opt(simtime) [json_list $starts %.3f] [json_list $bytes %d] [json_list $gput] \
+    puts [format {{"sim":"ns-2","version":"2.35","scenario":"R1","n_flows":%d,"sim_time_s":%.3f,"goodput_basis":"acked bytes*8/sim_time (measured window); *_active: bytes*8/(sim_time - start offset)","start_s":%s,"bytes":%s,"goodput_mbps":%s,"goodput_active_mbps":%s,"jain_active":%.4f,"total_mbps":%.4f,"jain":%.4f,"min_mbps":%.4f,"max_mbps":%.4f,"starving_flows_lt10pct_mean":%d,"rto_events":%s,"data_attempts":%s,"mac_acks":%s,"coll_prob":%s,"coll_prob_def":"1 - MAC ACKs sent / unicast data frames sent (tcp+ack), all nodes, whole run; stats=1 only","events":null,"wall_s":%.3f,"config":{"seed":%d,"mss":%d,"wnd_pkts":%d,"init_cwnd":%d,"min_rto_s":%s,"tcp_tick_s":%s,"ifq":%d,"rate":"%s","basic":"%s","slot_s":%s,"sifs_s":%s,"cw_min":%d,"cw_max":%d,"rtproto":"%s"}}} \
+        $opt(n) $opt(simtime) [json_list $starts %.3f] [json_list $bytes %d] [json_list $gput] [json_list $gact] [jain $gact] \
         [expr {$total * 8.0 / $opt(simtime) / 1e6}] [jain $gput] [min_of $gput] [max_of $gput] \
         $starving [json_list $rto %d] $dtx $atx $coll $wall \
         $opt(seed) $opt(pkt) $opt(wnd) $opt(initwnd) $opt(minrto) $opt(tick) $opt(ifq) \

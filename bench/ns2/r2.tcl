@@ -99,8 +99,8 @@ proc finish {} {
         file delete $tracePath
     }
     set wall [expr {([clock clicks -milliseconds] - $wall0) / 1000.0}]
-    puts [format {{"sim":"ns-2","version":"2.35","scenario":"R2","n":%d,"duration_s":%.3f,"msdu_bytes":%d,"throughput_mbps":%.4f,"msdus":%d,"jain":%.4f,"min_mbps":%.4f,"max_mbps":%.4f,"data_attempts":%s,"mac_acks":%s,"coll_prob":%s,"coll_prob_def":"1 - MAC ACKs sent by the sink / data frames sent by stations, whole run; stats=1 only","events":null,"wall_s":%.3f,"config":{"seed":%d,"ifq":%d,"rate":"%s","basic":"%s","cw_min":%d,"cw_max":%d}}} \
-        $opt(n) $opt(duration) $opt(msdu) [expr {$rx * $opt(msdu) * 8.0 / $opt(duration) / 1e6}] $rx \
+    puts [format {{"sim":"ns-2","version":"2.35","scenario":"R2","n":%d,"duration_s":%.3f,"msdu_bytes":%d,"throughput_mbps":%.4f,"msdus":%d,"per_station_mbps":%s,"jain":%.4f,"min_mbps":%.4f,"max_mbps":%.4f,"data_attempts":%s,"mac_acks":%s,"coll_prob":%s,"coll_prob_def":"1 - MAC ACKs sent by the sink / data frames sent by stations, whole run; stats=1 only","events":null,"wall_s":%.3f,"config":{"seed":%d,"ifq":%d,"rate":"%s","basic":"%s","cw_min":%d,"cw_max":%d}}} \
+        $opt(n) $opt(duration) $opt(msdu) [expr {$rx * $opt(msdu) * 8.0 / $opt(duration) / 1e6}] $rx [json_list $per] \
         [jain $per] [min_of $per] [max_of $per] $dtx $atx $coll $wall \
         $opt(seed) $opt(ifq) $opt(rate) $opt(basic) $opt(cwmin) $opt(cwmax)]
     exit 0

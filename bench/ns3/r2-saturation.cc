@@ -277,7 +277,8 @@ main(int argc, char* argv[])
        << ",\"duration_s\":" << bench::Num(duration, 3) << ",\"msdu_bytes\":" << msdu
        << ",\"throughput_mbps\":" << bench::Num(thr, 4)
        << ",\"payload_throughput_mbps\":" << bench::Num(rx * (msdu - 8) * 8.0 / duration / 1e6, 4)
-       << ",\"msdus\":" << rx << ",\"jain\":" << bench::Num(bench::Jain(perSta), 4)
+       << ",\"msdus\":" << rx << ",\"per_station_mbps\":" << bench::Arr(perSta, 4)
+       << ",\"jain\":" << bench::Num(bench::Jain(perSta), 4)
        << ",\"min_mbps\":" << bench::Num(*std::min_element(perSta.begin(), perSta.end()), 4)
        << ",\"max_mbps\":" << bench::Num(*std::max_element(perSta.begin(), perSta.end()), 4)
        << ",\"data_attempts\":" << att << ",\"data_failed\":" << fail
