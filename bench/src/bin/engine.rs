@@ -1,0 +1,146 @@
+//! Engine event rate versus the bare event-queue loop (issue 6).
+//!
+//! `cargo run --release -p wifitcp-bench --bin engine -- [--reps 5]
+//!  [--bare-events 20000000] [--only bare,r1,r2] [--seed 1]`
+//!
+//! (a) Bare loop: `EventQueue` with a standing heap of 16 or 1024 pending
+//!     events; every pop schedules one new event 1..=10 us later (a
+//!     xoshiro draw from `RngStream`). Payloads: `()` (empty events, the
+//!     issue's baseline) and 24 bytes (the size of the engine's event enum).
+//! (b) Engine: `run_json` on R1 and R2; rate = `events / wall_time_s` of the
+//!     result JSON (the wall time covers building the world, the run loop
+//!     and collecting metrics, not JSON parsing/serialisation).
+//! (c) Ratio engine / bare loop (issue 6 target: R2 >= 30 % of bare).
+//!
+//! Repetitions are interleaved (bare, bare, ..., R1, R2, then again) so
+//! that load from other processes hits every case alike; medians reported.
+mod common;
+
+use common::{median, Args};
+use std::hint::black_box;
+use std::time::Instant;
+use wifitcp_core::{EventQueue, RngStream, SimDur, SimTime};
+
+/// Events per second of the bare pop/push loop.
+fn bare_loop<E: Copy>(standing: usize, events: u64, payload: E, seed: u64) -> f64 {
+    let mut q: EventQueue<E> = EventQueue::with_capacity(standing + 1);
+    let mut rng = RngStream::derive(seed, "bench/bare");
+    for _ in 0..standing {
+        q.push(SimTime(rng.below(10_000)), payload);
+    }
+    let t0 = Instant::now();
+    for _ in 0..events {
+        let (t, e) = q.pop().expect("standing heap never empties");
+        q.push(t + SimDur(1 + rng.below(10_000)), black_box(e));
+    }
+    let dt = t0.elapsed().as_secs_f64();
+    black_box(q.now());
+    assert_eq!(q.len(), standing);
+    events as f64 / dt
+}
+
+struct Case {
+    name: String,
+    events: Vec<f64>,
+    rate: Vec<f64>,
+    wall: Vec<f64>,
+    note: String,
+}
+
+impl Case {
+    fn new(name: &str) -> Case {
+        Case { name: name.into(), events: vec![], rate: vec![], wall: vec![], note: String::new() }
+    }
+}
+
+fn main() {
+    let args = Args::parse(&[]).unwrap_or_else(|e| common::die(&e));
+    args.check_known(&["reps", "bare-events", "only", "seed"]).unwrap_or_else(|e| common::die(&e));
+    let reps: usize = args.num("reps", 5).unwrap_or_else(|e| common::die(&e));
+    let bare_events: u64 = args.num("bare-events", 20_000_000).unwrap_or_else(|e| common::die(&e));
+    let seed: u64 = args.num("seed", 1).unwrap_or_else(|e| common::die(&e));
+    let only: Vec<String> = args.get("only").unwrap_or("bare,r1,r2").split(',').map(|s| s.trim().to_string()).collect();
+    for o in &only {
+        if !["bare", "r1", "r2"].contains(&o.as_str()) {
+            common::die(&format!("--only: unknown case {o} (bare, r1, r2)"));
+        }
+    }
+    if reps == 0 {
+        common::die("--reps: must be at least 1");
+    }
+    let want = |c: &str| only.iter().any(|o| o == c);
+
+    let bare_cfg: [(&str, usize, bool); 4] =
+        [("bare loop, heap 16, empty ev", 16, false), ("bare loop, heap 1024, empty ev", 1024, false), ("bare loop, heap 16, 24-B ev", 16, true), ("bare loop, heap 1024, 24-B ev", 1024, true)];
+    let mut bare: Vec<Case> = bare_cfg.iter().map(|(n, _, _)| Case::new(n)).collect();
+    let mut eng: Vec<(String, &'static str, Case)> = Vec::new();
+    for (name, label) in [("r1", "engine R1 (15 TCP up, 11g)"), ("r2", "engine R2 (50 sat UDP, 11a)")] {
+        if want(name) {
+            eng.push((name.into(), common::builtin(name).expect("builtin"), Case::new(label)));
+        }
+    }
+
+    eprintln!("engine bench: {reps} repetitions, bare loop {bare_events} events/rep, seed {seed}");
+    for rep in 0..reps {
+        if want("bare") {
+            for (c, (_, standing, wide)) in bare.iter_mut().zip(bare_cfg) {
+                let r = if wide { bare_loop(standing, bare_events, [0u64; 3], seed + rep as u64) } else { bare_loop(standing, bare_events, (), seed + rep as u64) };
+                c.rate.push(r);
+                c.events.push(bare_events as f64);
+                c.wall.push(bare_events as f64 / r);
+            }
+        }
+        for (_, json, c) in eng.iter_mut() {
+            let (events, wall, _call, v) = common::run(json, seed).unwrap_or_else(|e| common::die(&e));
+            c.events.push(events as f64);
+            c.wall.push(wall);
+            c.rate.push(events as f64 / wall);
+            c.note = format!(
+                "agg {:.2} Mbit/s, p_coll {:.3}, Jain {:.3}",
+                v["aggregate_mbps"].as_f64().unwrap_or(f64::NAN),
+                v["collision_probability"].as_f64().unwrap_or(f64::NAN),
+                v["jain_index"].as_f64().unwrap_or(f64::NAN)
+            );
+        }
+        eprintln!("  repetition {}/{reps} done", rep + 1);
+    }
+
+    let base = if want("bare") { Some(median(&bare[0].rate)) } else { None };
+    println!();
+    println!("{:<32} {:>12} {:>9} {:>14} {:>23} {:>9}", "case", "events/rep", "wall s", "Mevents/s", "min..max Mev/s", "vs bare16");
+    let rows = bare.iter().filter(|_| want("bare")).chain(eng.iter().map(|(_, _, c)| c));
+    for c in rows {
+        let m = median(&c.rate);
+        let ratio = base.map(|b| format!("{:>8.1}%", 100.0 * m / b)).unwrap_or_else(|| "       -".into());
+        println!(
+            "{:<32} {:>12.0} {:>9.3} {:>14.2} {:>11.2} ..{:>9.2} {:>9}",
+            c.name,
+            median(&c.events),
+            median(&c.wall),
+            m / 1e6,
+            common::min(&c.rate) / 1e6,
+            common::max(&c.rate) / 1e6,
+            ratio
+        );
+    }
+    for (_, _, c) in &eng {
+        println!("  {}: {}", c.name, c.note);
+    }
+    if let Some(b) = base {
+        println!();
+        let b1024 = median(&bare[1].rate);
+        for (name, _, c) in &eng {
+            let m = median(&c.rate);
+            println!(
+                "ratio {}: {:.1} % of bare (heap 16, empty), {:.1} % of bare (heap 1024, empty)",
+                name.to_uppercase(),
+                100.0 * m / b,
+                100.0 * m / b1024
+            );
+        }
+        if let Some((_, _, c)) = eng.iter().find(|(n, _, _)| n == "r2") {
+            let r = median(&c.rate) / b;
+            println!("issue 6 target (R2 >= 30 % of bare loop, heap 16): {:.1} % -> {}", 100.0 * r, if r >= 0.30 { "MET" } else { "NOT MET" });
+        }
+    }
+}
