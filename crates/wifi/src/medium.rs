@@ -130,7 +130,9 @@ pub struct Bss {
     /// Each station's next wake-up as of the last `reschedule`.
     due: Vec<SimTime>,
     wake_gen: u64,
-    /// Reusable output buffers (a stack: `start_tx` nests inside `apply`).
+    /// Output buffer of the MAC call in progress; `pool` holds more for
+    /// nested calls (`start_tx` runs inside `apply`).
+    scratch: Vec<MacOutput>,
     pool: Vec<Vec<MacOutput>>,
 }
 
@@ -150,6 +152,7 @@ impl Bss {
             wake_at: SimTime::NEVER,
             due: vec![SimTime::NEVER; n],
             wake_gen: 0,
+            scratch: Vec::new(),
             pool: Vec::new(),
         }
     }
@@ -174,9 +177,7 @@ impl Bss {
 
     /// Give station `sta` an MSDU for station `ra`.
     pub fn give_msdu(&mut self, now: SimTime, sta: usize, msdu: Packet, ra: usize, out: &mut Vec<BssOutput>) {
-        let mut mo = self.buf();
-        self.macs[sta].start_msdu(now, msdu, MacAddr(ra as u32), &mut mo);
-        self.apply(now, sta, mo, out);
+        self.call(now, sta, out, |m, mo| m.start_msdu(now, msdu, MacAddr(ra as u32), mo));
         self.reschedule(out);
     }
 
@@ -191,9 +192,7 @@ impl Bss {
         // same instant (Dcf::freeze), so one pass in index order serves all.
         for s in 0..self.macs.len() {
             if self.due[s] == now && self.macs[s].next_wakeup() == now {
-                let mut mo = self.buf();
-                self.macs[s].on_wake(now, &mut mo);
-                self.apply(now, s, mo, out);
+                self.call(now, s, out, |m, mo| m.on_wake(now, mo));
             }
         }
         self.reschedule(out);
@@ -204,9 +203,7 @@ impl Bss {
         let pos = self.air.iter().position(|t| t.id == id).expect("unknown transmission");
         let tx = self.air.swap_remove(pos);
         let s = tx.sender;
-        let mut mo = self.buf();
-        self.macs[s].on_tx_end(now, &mut mo);
-        self.apply(now, s, mo, out);
+        self.call(now, s, out, |m, mo| m.on_tx_end(now, mo));
         if tx.corrupted && tx.frame.contended {
             self.medium[s].collided += 1;
         }
@@ -222,39 +219,45 @@ impl Bss {
                 self.medium[s].channel_errors += 1;
             }
         }
+        let quiet_after = self.air.is_empty();
         for t in 0..self.macs.len() {
             if t == s || tx.overlapped_by.contains(&t) {
                 continue;
             }
-            if tx.corrupted && self.air.iter().any(|a| a.sender != t) {
+            if tx.corrupted && !quiet_after && self.air.iter().any(|a| a.sender != t) {
                 // Overlapping frames make one corrupted reception, reported
                 // when the last of them ends.
                 continue;
             }
             let ok = if t == ra { ok_at_ra } else { !tx.corrupted };
-            let mut mo = self.buf();
-            self.macs[t].on_rx_end(now, &tx.frame, ok, &mut mo);
-            self.apply(now, t, mo, out);
+            self.call(now, t, out, |m, mo| m.on_rx_end(now, &tx.frame, ok, mo));
         }
+        let quiet = self.air.is_empty();
         for t in 0..self.macs.len() {
-            if t != s && !self.air.iter().any(|a| a.sender != t) {
-                let mut mo = self.buf();
-                self.macs[t].on_cca(now, false, &mut mo);
-                self.apply(now, t, mo, out);
+            if t != s && (quiet || !self.air.iter().any(|a| a.sender != t)) {
+                self.call(now, t, out, |m, mo| m.on_cca(now, false, mo));
             }
         }
         self.reschedule(out);
     }
 
-    fn buf(&mut self) -> Vec<MacOutput> {
-        self.pool.pop().unwrap_or_default()
+    /// Run one MAC input on station `t`; translate its outputs, if any.
+    #[inline]
+    fn call(&mut self, now: SimTime, t: usize, out: &mut Vec<BssOutput>, f: impl FnOnce(&mut Dcf, &mut Vec<MacOutput>)) {
+        let mut mo = std::mem::take(&mut self.scratch);
+        f(&mut self.macs[t], &mut mo);
+        if mo.is_empty() {
+            self.scratch = mo;
+        } else {
+            self.apply(now, t, mo, out);
+        }
     }
 
     /// Translate MAC outputs of station `sta`; returns the buffer to the pool.
     fn apply(&mut self, now: SimTime, sta: usize, mut mo: Vec<MacOutput>, out: &mut Vec<BssOutput>) {
-        if mo.is_empty() {
-            self.pool.push(mo);
-            return;
+        if self.scratch.capacity() == 0 {
+            // Lend the nested calls of start_tx a buffer with capacity.
+            self.scratch = self.pool.pop().unwrap_or_default();
         }
         for o in mo.drain(..) {
             match o {
@@ -285,9 +288,7 @@ impl Bss {
         // now sense it busy.
         for t in 0..self.macs.len() {
             if t != s && !self.air.iter().any(|a| a.sender != t) {
-                let mut mo = self.buf();
-                self.macs[t].on_cca(now, true, &mut mo);
-                self.apply(now, t, mo, out);
+                self.call(now, t, out, |m, mo| m.on_cca(now, true, mo));
             }
         }
         let overlapped_by = self.air.iter().map(|a| a.sender).collect();
