@@ -27,7 +27,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 help:
 	@echo "make run    build everything, run $(FLAGSHIP), print sim vs Bianchi"
 	@echo "make test   install test dependencies, cargo test + pytest"
-	@echo "make bench  cargo bench + per-configuration timing of the quick check"
+	@echo "make bench  engine event rate (bench/), then per-configuration timing via Python"
 	@echo "make build  build the Rust core and install the Python package into $(VENV)"
 
 # -- toolchains --------------------------------------------------------------
@@ -81,9 +81,13 @@ test: build
 	cargo test --workspace
 	$(VPY) -m pytest python/tests -q
 
+# Engine event rate vs the bare event-queue loop, per-scenario wall time and
+# peak memory (bench/, the Rust engine alone), then the same through Python.
 bench: build
-	cargo bench --workspace
+	cargo run --release -q -p wifitcp-bench --bin engine
+	cargo run --release -q -p wifitcp-bench --bin scenario -- r2
 	$(VENV)/bin/wifitcp bench scenarios/quick-check.toml
+	$(VENV)/bin/wifitcp bench scenarios/dcf-saturation.toml --set scenario.duration_s=5
 
 clean:
 	rm -rf $(VENV) results python/wifitcp/_core*.so

@@ -40,7 +40,9 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Any]],
 
 
 def params_label(params: dict) -> str:
-    return " ".join(f"{k}={fmt(v)}" for k, v in params.items()) or "-"
+    """``k=v`` pairs with values as written in TOML/JSON (54.0, "802.11a")."""
+    return " ".join(f"{k}={v if isinstance(v, str) else json.dumps(v)}"
+                    for k, v in params.items()) or "-"
 
 
 def jain(values: Sequence[float]) -> Optional[float]:
