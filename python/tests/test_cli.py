@@ -221,3 +221,16 @@ def test_run_failure_exits_1(fake_core, write, capsys, monkeypatch):
     last = err.strip().splitlines()[-1]
     assert last.startswith("error: 4 of 4 runs failed; first: run wlan.stations=1 seed=1: ")
     assert "ledger does not balance" in last
+
+
+def test_compare_skips_workloads_the_model_does_not_cover(fake_core, write, capsys, tmp_path):
+    f = write("c.toml", GOOD.replace('msdu_bytes = 1500', 'msdu_bytes = 1500\npattern = "cbr"'))
+    db = str(tmp_path / "c.duckdb")
+    assert main(["run", f, "--out", db, "--jobs", "1", "--seed", "1"]) == 0
+    capsys.readouterr()
+    from wifitcp.models.bianchi import main as bianchi_main
+
+    assert bianchi_main(["--compare", db]) == 0
+    out = capsys.readouterr().out
+    lines = [x for x in out.splitlines() if x.startswith("cli-test")]
+    assert len(lines) == 2 and all(" - " in x for x in lines)
