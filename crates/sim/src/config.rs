@@ -42,6 +42,20 @@ pub struct ApConfig {
     /// Queue discipline of the AP's WLAN interface (default drop-tail).
     #[serde(default)]
     pub qdisc: Option<wifitcp_queue::QdiscConfig>,
+    /// Class of a packet queued at the AP (for class-based disciplines such
+    /// as VBS): "station" (its destination station, 1..n) or "channel" (the
+    /// 1-based index of the destination's `[[channel.classes]]` entry, 0 if
+    /// it belongs to none).
+    #[serde(default)]
+    pub classes: ClassKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ClassKind {
+    #[default]
+    Station,
+    Channel,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -532,6 +546,9 @@ impl Scenario {
                 return Err(format!("links[{i}].queue_packets: must be in 1..=1000000"));
             }
         }
+        if self.ap.classes == ClassKind::Channel && !matches!(self.channel, Some(wifitcp_wifi::channel::ChannelConfig::Fixed(_))) {
+            return Err("ap.classes: \"channel\" needs a [channel] table with model = \"fixed\" and [[channel.classes]]".into());
+        }
         if let Some(q) = self.ap.queue_packets {
             if q == 0 || q > 1_000_000 {
                 return Err(format!("ap.queue_packets: must be in 1..=1000000, got {q}"));
@@ -569,6 +586,25 @@ impl Scenario {
             }
         }
         Ok(())
+    }
+
+    /// Class of each BSS member for the AP's queue discipline.
+    pub fn ap_classes(&self) -> Vec<u32> {
+        let n = self.wlan.stations as usize;
+        match (self.ap.classes, &self.channel) {
+            (ClassKind::Channel, Some(wifitcp_wifi::channel::ChannelConfig::Fixed(f))) => {
+                let mut v = vec![0u32; n + 1];
+                for (ci, c) in f.classes.iter().enumerate() {
+                    for name in &c.stations {
+                        if let Some(id) = station_node(name, n) {
+                            v[id.0 as usize] = ci as u32 + 1;
+                        }
+                    }
+                }
+                v
+            }
+            _ => (0..=n as u32).collect(),
+        }
     }
 
     pub fn ap_queue_packets(&self) -> u32 {

@@ -44,6 +44,8 @@ pub struct World {
     wq: Vec<Box<dyn QueueDisc>>,
     wq_wake: Vec<(SimTime, u64)>,
     rewriter: Option<Box<dyn wifitcp_queue::PacketRewriter>>,
+    /// Class of each BSS member as seen by the AP's queue discipline.
+    ap_class: Vec<u32>,
     links: Vec<[LinkDir; 2]>,
     flows: Vec<FlowRt>,
     eps: Vec<Endpoint>,
@@ -103,6 +105,7 @@ impl World {
             wq_wake: vec![(SimTime::NEVER, 0); n],
             wq,
             rewriter,
+            ap_class: s.ap_classes(),
             links,
             flows: Vec::new(),
             eps: Vec::new(),
@@ -361,7 +364,7 @@ impl World {
     }
 
     fn enqueue_wlan(&mut self, now: SimTime, sta: usize, p: Packet, ra: usize) {
-        let class = if sta == 0 { ra as u32 } else { 0 };
+        let class = if sta == 0 { self.ap_class[ra] } else { 0 };
         self.wq[sta].enqueue(now, Queued::new(p, ra as u32, class), &mut self.dropped);
         self.flush_drops();
         self.feed(now, sta);
