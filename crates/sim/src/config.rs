@@ -254,6 +254,10 @@ pub struct WlanConfig {
     /// Explicit station positions [x, y] in metres (AP at the origin).
     #[serde(default)]
     pub positions: Option<Vec<[f64; 2]>>,
+    /// Queue discipline of every station's WLAN interface (default
+    /// drop-tail of `mac.queue_packets`).
+    #[serde(default)]
+    pub station_qdisc: Option<wifitcp_queue::QdiscConfig>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -553,6 +557,9 @@ impl Scenario {
             if q == 0 || q > 1_000_000 {
                 return Err(format!("ap.queue_packets: must be in 1..=1000000, got {q}"));
             }
+        }
+        if let Some(qd) = &self.wlan.station_qdisc {
+            qd.validate(self.mac.queue_packets as usize).map_err(|e| format!("wlan.station_qdisc.{e}"))?;
         }
         if let Some(qd) = &self.ap.qdisc {
             qd.validate(self.ap_queue_packets() as usize).map_err(|e| format!("ap.qdisc.{e}"))?;

@@ -80,7 +80,7 @@ impl World {
             let (cfg, cap, path) = if i == 0 {
                 (s.ap.qdisc.clone().unwrap_or(QdiscConfig::DropTail(Default::default())), s.ap_queue_packets(), "ap.qdisc")
             } else {
-                (QdiscConfig::DropTail(Default::default()), s.mac.queue_packets, "mac.queue_packets")
+                (s.wlan.station_qdisc.clone().unwrap_or(QdiscConfig::DropTail(Default::default())), s.mac.queue_packets, "wlan.station_qdisc")
             };
             let mut rng = RngStream::derive(seed, &format!("qdisc/{}", name_of(i)));
             wq.push(wifitcp_queue::build(&cfg, cap as usize, &mut rng).map_err(|e| format!("{path}.{e}"))?);
