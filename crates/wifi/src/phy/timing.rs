@@ -179,8 +179,11 @@ impl PhyTiming {
     /// Resolve a configuration; errors are "field: reason".
     pub fn from_config(c: &PhyConfig) -> Result<PhyTiming, String> {
         let std = c.standard;
+        // ns-2's linear timing takes any rate (e.g. Janevski's 802.11g at
+        // 20 Mbit/s); the standard's equations only the PHY's own rates.
+        let linear = c.timing_model == TimingModel::Linear;
         let data_rate = Rate::from_mbps(c.data_rate_mbps)
-            .filter(|r| std.modulation_of(*r).is_some())
+            .filter(|r| std.modulation_of(*r).is_some() || (linear && r.0 > 0))
             .ok_or_else(|| {
                 let list: Vec<String> = std.rates().iter().map(|(r, _)| format!("{}", r.mbps())).collect();
                 format!("phy.data_rate_mbps: {} is not a rate of {:?} (one of {})", c.data_rate_mbps, std, list.join(", "))
@@ -203,6 +206,9 @@ impl PhyTiming {
         };
         let control_rate = match c.control_rate_mbps {
             Some(m) => Rate::from_mbps(m).filter(|r| m > 0.0 && r.0 > 0).ok_or_else(|| format!("phy.control_rate_mbps: invalid rate {m}"))?,
+            None if std.modulation_of(data_rate).is_none() => {
+                return Err(format!("phy.control_rate_mbps: required when the data rate ({} Mbit/s) is not a rate of {std:?}", c.data_rate_mbps));
+            }
             None => response_rate(std, &basic, data_rate),
         };
         if c.preamble == Preamble::Short && std == PhyStandard::Dot11a {
@@ -407,6 +413,17 @@ mod tests {
         assert_eq!(t.eifs, SimDur::from_micros(308));
         assert_eq!(t.slot, SimDur::from_micros(20));
         assert_eq!(t.data_time(1500), SimDur::from_nanos(192_000 + 333_334));
+    }
+
+    #[test]
+    fn linear_timing_takes_any_rate_with_a_control_rate() {
+        let mut c = cfg(PhyStandard::Dot11g, 20.0);
+        c.timing_model = TimingModel::Linear;
+        assert!(PhyTiming::from_config(&c).unwrap_err().starts_with("phy.control_rate_mbps:"));
+        c.control_rate_mbps = Some(1.0);
+        let t = PhyTiming::from_config(&c).unwrap();
+        // 1500 bytes at 20 Mbit/s = 600 us, plus the ERP-OFDM preamble and SIGNAL.
+        assert_eq!(t.data_time(1500), SimDur::from_micros(620));
     }
 
     #[test]
