@@ -1,5 +1,7 @@
-"""The Python API: wifitcp.run on a path or a dict."""
+"""The Python API: wifitcp.run / wifitcp.sweep on a path or a dict."""
 
+import pandas as pd
+import polars as pl
 import pytest
 
 import wifitcp
@@ -9,8 +11,8 @@ DOC = {"scenario": {"name": "api", "seeds": [1, 2]}, "wlan": {"stations": 2},
        "traffic": [{"name": "sat"}], "sweep": {"wlan.stations": [1, 2]}}
 
 
-def test_run_dict(fake_core, tmp_path):
-    res = wifitcp.run(DOC, out=tmp_path / "a.duckdb")
+def test_run_records(fake_core, tmp_path):
+    res = wifitcp.run(DOC, out=tmp_path / "a.duckdb", jobs=1, frame="records")
     assert [(r["params"]["wlan.stations"], r["seed"]) for r in res] == [
         (1, 1), (1, 2), (2, 1), (2, 2)]
     assert all(r["run_id"] is not None for r in res)
@@ -20,19 +22,77 @@ def test_run_dict(fake_core, tmp_path):
 
 
 def test_run_with_overrides(fake_core):
-    res = wifitcp.run(DOC, seed=9, set=["sweep.wlan.stations=[4]"])
+    res = wifitcp.run(DOC, seed=9, set=["sweep.wlan.stations=[4]"], jobs=1, frame="records")
     assert len(res) == 1 and res[0]["seed"] == 9 and len(res[0]["flows"]) == 4
     assert res[0]["run_id"] is None
 
 
 def test_run_errors(fake_core, monkeypatch):
     with pytest.raises(InputError, match="mac.x: unknown key"):
-        wifitcp.run({**DOC, "mac": {"x": 1}})
+        wifitcp.run({**DOC, "mac": {"x": 1}}, jobs=1)
     monkeypatch.setattr(fake_core, "run", lambda t, s: (_ for _ in ()).throw(RuntimeError("x")))
     with pytest.raises(RunError):
-        wifitcp.run(DOC)
+        wifitcp.run(DOC, jobs=1)
+    df = wifitcp.run(DOC, jobs=1, raise_on_failure=False)
+    assert len(df) == 4 and df["error"].str.contains("RuntimeError: x").all()
 
 
 def test_input_error_format():
     assert str(InputError("f.toml", "a.b", "bad")) == "f.toml: a.b: bad"
     assert str(InputError("f.toml", "", "bad")) == "f.toml: bad"
+
+
+def test_frames_pandas_and_polars(fake_core):
+    df = wifitcp.run(DOC, jobs=1)
+    assert isinstance(df, pd.DataFrame)
+    assert list(df.columns[:5]) == ["run_index", "run_id", "scenario", "wlan.stations", "seed"]
+    assert list(df["wlan.stations"]) == [1, 1, 2, 2] and list(df["seed"]) == [1, 2, 1, 2]
+    assert {"aggregate_mbps", "collision_probability", "events", "error"} <= set(df.columns)
+    assert "flows" not in df.columns  # nested values stay in frame="records"
+    assert df.groupby("wlan.stations")["aggregate_mbps"].mean().shape == (2,)
+    pf = wifitcp.run(DOC, jobs=1, frame="polars")
+    assert isinstance(pf, pl.DataFrame) and pf.height == 4
+    assert pf["aggregate_mbps"].to_list() == pytest.approx(df["aggregate_mbps"].tolist())
+    with pytest.raises(ValueError, match="frame must be"):
+        wifitcp.run(DOC, jobs=1, frame="excel")
+
+
+def test_sweep_and_seeds_arguments(fake_core, tmp_path):
+    df = wifitcp.sweep(DOC, {"wlan.stations": "1..3", "mac.cw_min": [15, 31]}, seeds="4..5",
+                       jobs=1)
+    assert len(df) == 3 * 2 * 2
+    assert sorted(set(df["mac.cw_min"])) == [15, 31] and sorted(set(df["seed"])) == [4, 5]
+    df = wifitcp.sweep(DOC, seeds=range(3), jobs=1)
+    assert list(df["seed"]) == [0, 1, 2, 0, 1, 2]
+    with pytest.raises(InputError, match="seeds"):
+        wifitcp.sweep(DOC, seeds="3..1", jobs=1)
+
+
+def test_resume_returns_stored_runs(fake_core, tmp_path):
+    db = tmp_path / "r.duckdb"
+    first = wifitcp.run(DOC, out=db, jobs=1, seeds=[1])
+    calls = fake_core.calls
+    both = wifitcp.run(DOC, out=db, jobs=1)  # seeds 1, 2: only seed 2 runs now
+    assert fake_core.calls - calls == 2
+    again = both[both["seed"] == 1].reset_index(drop=True)
+    pd.testing.assert_frame_equal(
+        again.drop(columns=["run_index", "wall_time_s"]),
+        first.drop(columns=["run_index", "wall_time_s"]), check_dtype=False)
+    assert len(both) == 4 and both["run_id"].is_unique
+    calls = fake_core.calls
+    wifitcp.run(DOC, out=db, jobs=1)
+    assert fake_core.calls == calls  # nothing left to run
+    wifitcp.run(DOC, out=db, jobs=1, rerun=True)
+    assert fake_core.calls == calls + 4
+    with wifitcp.Store(db, read_only=True) as st:
+        assert st.query("SELECT count(*) AS n, count(DISTINCT run_key) AS k FROM runs") == [
+            {"n": 4, "k": 4}]
+
+
+def test_store_frame(fake_core, tmp_path):
+    db = tmp_path / "f.duckdb"
+    wifitcp.run(DOC, out=db, jobs=1)
+    with wifitcp.Store(db, read_only=True) as st:
+        flows = st.frame("SELECT * FROM flows ORDER BY run_id, flow_index")
+        assert isinstance(flows, pd.DataFrame) and len(flows) == 2 * (1 + 2)
+        assert st.frame("SELECT * FROM runs", kind="polars").height == 4

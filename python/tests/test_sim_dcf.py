@@ -59,7 +59,7 @@ def scenario(name, rts=65535, duration=10.0, seeds=(1, 2), sweep=None, cases=Non
 def run_and_compare(db, *docs):
     results = []
     for doc in docs:
-        results += wifitcp.run(doc, out=db, jobs=2)
+        results += wifitcp.run(doc, out=db, jobs=2, frame="records")
     rows = {}
     for r in compare(db):
         rows[(r["scenario"], r["standard"], r["access"], r["n"])] = r
@@ -161,25 +161,31 @@ def _tables(db, run_id):
 
 
 def test_determinism(tmp_path):
-    db = str(tmp_path / "det.duckdb")
+    db, db2 = str(tmp_path / "det.duckdb"), str(tmp_path / "det2.duckdb")
     doc = scenario("det", duration=2.0, seeds=(7,))
     doc["wlan"]["stations"] = 5
     del doc["sweep"]
-    a = wifitcp.run(doc, out=db)[0]
-    b = wifitcp.run(doc, out=db)[0]
-    c = wifitcp.run(doc, out=db, seed=8)[0]
-    ta, tb, tc = (_tables(db, r["run_id"]) for r in (a, b, c))
+    a = wifitcp.run(doc, out=db, jobs=1, frame="records")[0]
+    b = wifitcp.run(doc, out=db2, jobs=1, frame="records")[0]  # a second, separate run
+    c = wifitcp.run(doc, out=db, seed=8, jobs=1, frame="records")[0]
+    ta, tb, tc = _tables(db, a["run_id"]), _tables(db2, b["run_id"]), _tables(db, c["run_id"])
     assert ta == tb
     assert ta[0] != tc[0] and ta[1] != tc[1]
     strip = ("wall_time_s", "run_id")
     assert {k: v for k, v in a.items() if k not in strip} == \
         {k: v for k, v in b.items() if k not in strip}
+    # the stored result text is byte-identical (no wall time in it)
+    texts = []
+    for path in (db, db2):
+        with wifitcp.Store(path, read_only=True) as st:
+            texts.append(st.query("SELECT result_json, run_key FROM runs WHERE seed = 7"))
+    assert texts[0] == texts[1] and "wall_time_s" not in texts[0][0]["result_json"]
 
 
 def test_parallel_workers_give_the_same_results(tmp_path):
     doc = scenario("par", duration=1.0, seeds=(1, 2), sweep={"wlan.stations": [2, 3]})
-    one = wifitcp.run(doc, jobs=1)
-    two = wifitcp.run(doc, jobs=2)
+    one = wifitcp.run(doc, jobs=1, frame="records")
+    two = wifitcp.run(doc, jobs=2, frame="records")
     key = lambda r: json.dumps({k: v for k, v in r.items()  # noqa: E731
                                 if k not in ("wall_time_s", "run_id")}, sort_keys=True)
     assert [key(r) for r in one] == [key(r) for r in two]

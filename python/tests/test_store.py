@@ -16,7 +16,7 @@ def result(seed=1, n=2):
 
 def add(st, seed=1, n=2, scenario="rt"):
     res, cfg = result(seed, n)
-    return st.add_run(scenario=scenario, scenario_hash="h" + str(n), params={"wlan.stations": n},
+    return st.add_run(scenario=scenario, scenario_hash=f"{scenario}-h{n}", params={"wlan.stations": n},
                       seed=seed, version="v", wall_time_s=0.5, config=cfg, result=res)
 
 
@@ -93,7 +93,7 @@ def test_export_parquet(tmp_path):
         add(st)
         paths = st.export_parquet(tmp_path / "pq")
     assert sorted(p.rsplit("/", 1)[1] for p in paths) == [
-        "flows.parquet", "runs.parquet", "stations.parquet"]
+        "failures.parquet", "flows.parquet", "runs.parquet", "stations.parquet"]
     con = duckdb.connect()
     n = con.execute(f"SELECT count(*) FROM read_parquet('{tmp_path}/pq/flows.parquet')")
     assert n.fetchone()[0] == 2

@@ -3,8 +3,11 @@
 Quick use::
 
     import wifitcp
-    results = wifitcp.run("scenarios/quick-check.toml", seed=1)
-    results[0]["aggregate_mbps"], results[0]["flows"][0]["goodput_mbps"]
+    df = wifitcp.run("scenarios/quick-check.toml", seed=1)          # a data frame
+    df = wifitcp.sweep("scenarios/quick-check.toml", {"wlan.stations": "1..5"},
+                       seeds="1..3", out="results/qc.duckdb")      # resumable
+    runs = wifitcp.run("scenarios/quick-check.toml", frame="records")
+    runs[0]["aggregate_mbps"], runs[0]["flows"][0]["goodput_mbps"]
 
 The per-packet simulator is the compiled core ``wifitcp._core`` (Rust);
 this package loads scenarios, expands sweeps, runs them in parallel, stores
@@ -13,7 +16,7 @@ results in DuckDB and holds the analytical models (``wifitcp.models``).
 
 from __future__ import annotations
 
-from .api import load, run
+from .api import load, run, sweep
 from .errors import InputError, RunError
 from .scenario import Scenario
 from .store import Store
@@ -25,4 +28,4 @@ try:
 except Exception:  # pragma: no cover - running from a source tree
     __version__ = "0.0.0+unknown"
 
-__all__ = ["run", "load", "Scenario", "Store", "InputError", "RunError", "__version__"]
+__all__ = ["run", "sweep", "load", "Scenario", "Store", "InputError", "RunError", "__version__"]

@@ -1,12 +1,21 @@
-"""The Python API behind the CLI: run a scenario's sweep and record it."""
+"""The Python API: run a scenario's campaign and get its results.
+
+``run`` and ``sweep`` return a data frame (pandas, or polars; see
+`wifitcp.frames`) with one row per run, or with ``frame="records"`` a list
+of dicts holding the core's whole result. With ``out`` the runs go to a
+DuckDB store and the campaign is resumable: runs already in the store are
+not run again, their stored results are returned.
+"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Callable, Iterable, Optional, Union
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
-from . import core, runner, scenario as scn_mod
-from .errors import RunError
+from . import campaign, core, scenario as scn_mod
+from .errors import InputError, RunError
+from .frames import to_frame
 from .runner import RunOutcome
 from .scenario import Scenario
 from .store import Store
@@ -20,11 +29,14 @@ def default_store_path(name: str) -> str:
     return str(Path(DEFAULT_RESULTS_DIR) / f"{safe}.duckdb")
 
 
-def load(scenario: Union[str, Path, dict], sets: Iterable[str] = (),
+def load(scenario: Union[str, Path, dict, Scenario], sets: Iterable = (),
          seed: Optional[int] = None) -> Scenario:
-    """A Scenario from a TOML path or an already-parsed document (dict)."""
+    """A Scenario from a TOML path or an already-parsed document (dict).
+
+    ``sets`` are ``"dotted.key=VALUE"`` strings or ``(key, value)`` pairs.
+    """
     if isinstance(scenario, Scenario):
-        if sets or seed is not None:
+        if list(sets) or seed is not None:
             raise ValueError("sets/seed apply when loading; pass a path or a dict")
         return scenario
     if isinstance(scenario, dict):
@@ -43,59 +55,130 @@ def record(o: RunOutcome, version: str, run_id: Optional[int] = None) -> dict:
     return d
 
 
-def execute(scn: Scenario, jobs: int = 1, store: Optional[Store] = None,
+def _stored_records(store: Store, planned: list) -> list:
+    """Records of runs skipped because the store has them."""
+    if not planned:
+        return []
+    keys = [p.key for p in planned]
+    rows = {}
+    for i in range(0, len(keys), 500):
+        chunk = keys[i:i + 500]
+        marks = ", ".join("?" for _ in chunk)
+        for r in store.query(f"SELECT run_id, run_key, wall_time_s, version, result_json "
+                             f"FROM runs WHERE run_key IN ({marks})", chunk):
+            rows[r["run_key"]] = r
+    out = []
+    for p in planned:
+        r = rows[p.key]
+        d = json.loads(r["result_json"])
+        d.update(scenario=p.spec.scenario, params=p.spec.params, seed=p.spec.seed,
+                 run_index=p.spec.index, run_id=r["run_id"], wall_time_s=r["wall_time_s"],
+                 version=r["version"])
+        out.append(d)
+    return out
+
+
+def execute(scn: Scenario, jobs: Optional[int] = 1, store: Optional[Store] = None,
             on_outcome: Optional[Callable[[RunOutcome, Optional[int]], None]] = None,
-            items: Optional[list] = None) -> list[tuple[RunOutcome, Optional[int]]]:
-    """Validate every run, execute them (``jobs`` processes), store each.
+            items: Optional[list] = None, dask: Any = None,
+            rerun: bool = False) -> list:
+    """Run a campaign; [(outcome, run_id), ...] of the runs executed, in run order.
 
-    Raises InputError before running anything if any run is invalid.
-    ``items`` are ``scenario.check_all(scn)`` if the caller already has them.
-    Returns [(outcome, run_id), ...] sorted by run index.
+    (The lower-level `campaign.execute` also reports the skipped runs.)
     """
-    if items is None:
-        items = scn_mod.check_all(scn)
-    version = core.version()
-    done = []
-    for o in runner.run_all(items, jobs=jobs):
-        run_id = None
-        if o.ok and store is not None:
-            run_id = store.add_run(
-                scenario=o.spec.scenario, scenario_hash=runner.config_hash(o.config),
-                params=o.spec.params, seed=o.spec.seed, version=version,
-                wall_time_s=o.wall_time_s, config=o.config, result=o.result or {},
-                result_json=o.result_json)
-        done.append((o, run_id))
-        if on_outcome is not None:
-            on_outcome(o, run_id)
-    done.sort(key=lambda x: x[0].spec.index)
-    return done
+    return campaign.execute(scn, items, jobs=jobs, dask=dask, store=store, rerun=rerun,
+                            on_outcome=on_outcome).outcomes
 
 
-def run(scenario: Union[str, Path, dict], *, seed: Optional[int] = None,
-        set: Iterable[str] = (), jobs: int = 1, out: Optional[Union[str, Path]] = None,
-        replace: bool = False) -> list[dict]:
-    """Run a scenario (path or dict) and return one dict per run.
+def _sets(set: Iterable, sweep: Optional[Mapping], seeds: Any) -> list:
+    out: list = list(set)
+    for path, values in (sweep or {}).items():
+        if isinstance(values, str):
+            try:
+                values = scn_mod.parse_values(values)
+            except ValueError as e:
+                raise InputError("sweep", path, str(e)) from None
+        elif not isinstance(values, (list, tuple, range)):
+            values = [values]
+        out.append((f'sweep."{path}"', list(values)))
+    if seeds is not None:
+        if isinstance(seeds, str):
+            try:
+                seeds = scn_mod.parse_seeds(seeds)
+            except ValueError as e:
+                raise InputError("seeds", "", str(e)) from None
+        elif isinstance(seeds, int):
+            seeds = [seeds]
+        out.append(("scenario.seeds", list(seeds)))
+    return out
 
-    Each dict is the core's result (``aggregate_mbps``, ``flows``, ...) plus
-    ``scenario``, ``params``, ``seed``, ``run_index``, ``run_id`` (when stored
-    to ``out``) and ``wall_time_s``. ``set`` takes ``"dotted.key=VALUE"``
-    overrides; ``seed`` runs only that seed. Raises `InputError` for bad
-    input and `RunError` if a run fails.
+
+def run(scenario: Union[str, Path, dict, Scenario], *, seed: Optional[int] = None,
+        seeds: Any = None, set: Iterable = (), sweep: Optional[Mapping] = None,
+        jobs: Optional[int] = None, dask: Any = None,
+        out: Optional[Union[str, Path]] = None, replace: bool = False,
+        rerun: bool = False, frame: Optional[str] = None, progress: bool = False,
+        raise_on_failure: bool = True) -> Any:
+    """Run a scenario's campaign (path, dict or Scenario); one row per run.
+
+    * ``set``: ``"dotted.key=VALUE"`` overrides; ``sweep``: extra grid axes,
+      ``{"wlan.stations": [1, 2, 5]}`` (or ``"1..15"``); ``seeds``: a list,
+      a range or ``"1..5"``; ``seed``: only that seed.
+    * ``jobs``: worker processes (default: ``[campaign] jobs``, else all
+      cores); ``dask``: a scheduler address, ``"local"``, a Client or a
+      cluster (default: ``[campaign] dask``, else run locally).
+    * ``out``: a DuckDB store; runs already in it are skipped (``rerun``
+      runs them again), ``replace`` first deletes the scenario's runs.
+    * ``frame``: ``"pandas"``, ``"polars"``, or ``"records"`` for a list of
+      dicts with the whole result (flows, stations, series); default pandas,
+      or polars if pandas is missing.
+
+    Rows are in run order (grid x cases x seeds). Raises `InputError` for
+    bad input (before any run) and, after the campaign, `RunError` if a run
+    failed (``raise_on_failure=False``: failed runs are rows with ``error``).
     """
-    scn = load(scenario, sets=set, seed=seed)
+    scn = load(scenario, sets=_sets(set, sweep, seeds), seed=seed)
+    items = scn_mod.check_all(scn)
     store = None
+    bar = None
     try:
         if out is not None:
             store = Store(out)
             if replace:
                 store.delete_scenario(scn.name)
-        done = execute(scn, jobs=jobs, store=store)
+
+        def on_start(n, skipped):
+            nonlocal bar
+            if progress:
+                from .progress import Progress
+
+                bar = Progress(n, label=scn.name)
+
+        def on_outcome(o, rid):
+            if bar is not None:
+                bar.update(o.ok)
+
+        res = campaign.execute(scn, items, jobs=jobs, dask=dask, store=store, rerun=rerun,
+                               on_start=on_start, on_outcome=on_outcome)
+        records = [record(o, res.version, rid) for o, rid in res.outcomes]
+        if store is not None:
+            records += _stored_records(store, res.skipped)
     finally:
+        if bar is not None:
+            bar.close()
         if store is not None:
             store.close()
-    failed = [o for o, _ in done if not o.ok]
-    if failed:
-        raise RunError(f"{len(failed)} of {len(done)} runs failed; run {failed[0].spec.label}: "
-                       f"{failed[0].error}")
-    version = core.version()
-    return [record(o, version, rid) for o, rid in done]
+    failed = res.failed
+    if failed and raise_on_failure:
+        raise RunError(f"{len(failed)} of {len(res.outcomes)} runs failed; run "
+                       f"{failed[0].spec.label}: {failed[0].error}")
+    records.sort(key=lambda r: r["run_index"])
+    if frame == "records":
+        return records
+    return to_frame(records, frame)
+
+
+def sweep(scenario: Union[str, Path, dict, Scenario], sweep: Optional[Mapping] = None,
+          seeds: Any = None, **kwargs: Any) -> Any:
+    """`run` with the sweep first: ``sweep(path, {"wlan.stations": "1..15"}, "1..5")``."""
+    return run(scenario, sweep=sweep, seeds=seeds, **kwargs)

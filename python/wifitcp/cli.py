@@ -1,6 +1,7 @@
 """The ``wifitcp`` command line.
 
-Subcommands: ``run``, ``validate``, ``compare``, ``export``, ``bench``.
+Subcommands: ``run``, ``validate``, ``compare``, ``export``, ``bench``,
+``plot``, ``report``.
 Bad input prints ONE line ``error: FILE: dotted.key: reason`` on stderr and
 exits 2; a failed run exits 1; no traceback either way (set
 ``WIFITCP_DEBUG=1`` to see one for internal errors).
@@ -56,8 +57,12 @@ def build_parser() -> argparse.ArgumentParser:
     def scenario_args(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("scenario", metavar="SCENARIO.toml")
         sp.add_argument("--seed", type=_seed, help="run only this seed")
+        sp.add_argument("--seeds", metavar="LIST",
+                        help="seeds to run, e.g. 1..5 or 1,2,7 (replaces scenario.seeds)")
         sp.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a value (dotted key, TOML value); repeatable")
+        sp.add_argument("--sweep", action="append", default=[], metavar="KEY=V1,V2,...",
+                        help="a grid axis, e.g. wlan.stations=1,2,5 or 1..15; repeatable")
 
     r = sub.add_parser("run", help="run a scenario (every sweep point and seed)")
     scenario_args(r)
@@ -66,10 +71,16 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-store", action="store_true", help="do not write a results store")
     r.add_argument("--replace", action="store_true",
                    help="delete this scenario's earlier runs from the store first")
+    r.add_argument("--rerun", action="store_true",
+                   help="run again the runs the store already has (replacing them)")
+    r.add_argument("--dask", metavar="ADDRESS",
+                   help="run on a dask.distributed cluster: tcp://HOST:PORT, or local[:N] "
+                        "for a local one (default: [campaign] dask, else local processes)")
     r.add_argument("--json", action="store_true",
                    help="print one JSON object per run (JSON lines) instead of a table")
     r.add_argument("--jobs", type=_jobs, default=None,
-                   help="worker processes (default: all cores)")
+                   help="worker processes (default: [campaign] jobs, else all cores)")
+    r.add_argument("--quiet", action="store_true", help="no progress, no table")
     r.add_argument("--flows", action="store_true", help="list every flow's goodput")
     r.add_argument("--compare", action="store_true",
                    help="then print the simulation vs Bianchi comparison")
@@ -89,6 +100,35 @@ def build_parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("bench", help="time each configuration of a scenario (one seed)")
     scenario_args(b)
+
+    pl = sub.add_parser("plot", help="a metric against a swept parameter, mean and 95 % CI")
+    pl.add_argument("store", metavar="FILE.duckdb")
+    pl.add_argument("--x", required=True, metavar="PATH",
+                    help="x axis: a swept parameter or configuration path, or seed")
+    pl.add_argument("--y", required=True, metavar="METRIC",
+                    help="a numeric runs column or result value (jain_index, "
+                         "aggregate_mbps, queues[0].mean_len, ...)")
+    pl.add_argument("--by", metavar="PATH", help="one line per value of this parameter")
+    pl.add_argument("--scenario", help="only this scenario's runs")
+    pl.add_argument("--where", action="append", default=[], metavar="PATH=VALUE",
+                    help="only runs with this value; repeatable")
+    pl.add_argument("--out", metavar="PREFIX",
+                    help="write PREFIX.png and PREFIX.svg (default: beside the store)")
+    pl.add_argument("--format", default="png,svg", help="png, svg or png,svg")
+    pl.add_argument("--title", help="figure title")
+
+    rp = sub.add_parser("report", help="one HTML page with every reproduced paper figure")
+    rp.add_argument("scenarios", nargs="*", metavar="SCENARIO.toml",
+                    help="scenarios to report (default: the built-in registry and every "
+                         "scenarios/*.toml with a [report] table)")
+    rp.add_argument("--results", default="results", metavar="DIR",
+                    help="where the stores are, DIR/<scenario-name>.duckdb (default results)")
+    rp.add_argument("--out", default=None, metavar="DIR",
+                    help="write DIR/index.html and DIR/figures/ (default <results>/report)")
+    rp.add_argument("--run", action="store_true",
+                    help="first run (or resume) each scenario's campaign")
+    rp.add_argument("--jobs", type=_jobs, default=None, help="worker processes for --run")
+    rp.add_argument("--dask", metavar="ADDRESS", help="dask cluster for --run")
     return p
 
 
@@ -103,85 +143,102 @@ def _version_text() -> str:
 
 # --------------------------------------------------------------------------
 
-class _Progress:
-    """tqdm on a TTY; otherwise a few plain lines on stderr."""
+def _load(args: argparse.Namespace):
+    from . import scenario as scn_mod
 
-    def __init__(self, total: int, enabled: bool):
-        self.total, self.done, self.enabled = total, 0, enabled
-        self.bar = None
-        self.t0 = time.perf_counter()
-        self.last_tick = -1
-        if enabled and sys.stderr.isatty():
-            try:
-                from tqdm import tqdm
+    if getattr(args, "seeds", None) is not None and args.seed is not None:
+        raise InputError("--seeds", "", "give --seed or --seeds, not both")
+    sets = list(args.set) + scn_mod.sweep_sets(getattr(args, "sweep", []),
+                                               getattr(args, "seeds", None))
+    return api.load(args.scenario, sets=sets, seed=args.seed)
 
-                self.bar = tqdm(total=total, unit="run", file=sys.stderr, leave=False)
-            except ImportError:
-                pass
 
-    def update(self, label: str) -> None:
-        self.done += 1
-        if not self.enabled:
-            return
-        if self.bar is not None:
-            self.bar.set_postfix_str(label[:40], refresh=False)
-            self.bar.update(1)
-            return
-        tick = self.done * 10 // self.total
-        if tick != self.last_tick or self.done == self.total:
-            self.last_tick = tick
-            print(f"[{self.done}/{self.total}] {label}", file=sys.stderr, flush=True)
+def _open_store(path: str):
+    from .store import Store
 
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
+    try:
+        return Store(path)
+    except Exception as e:
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise InputError(path, "", f"cannot open results store: {msg}") from None
+
+
+def run_campaign(scn, items, *, out: Optional[str], jobs: Optional[int], dask,
+                 replace: bool = False, rerun: bool = False, progress: bool = True,
+                 on_outcome=None):
+    """Run (or resume) a campaign with a progress display; returns its result."""
+    from . import campaign
+    from .progress import Progress
+
+    store = _open_store(out) if out else None
+    bar = None
+    t0 = time.perf_counter()
+
+    def on_start(n, skipped):
+        nonlocal bar
+        if skipped:
+            print(f"{scn.name}: {skipped} of {skipped + n} runs already in {out}, "
+                  f"running {n}", file=sys.stderr, flush=True)
+        bar = Progress(n, enabled=progress, label=scn.name)
+
+    def outcome(o, run_id):
+        bar.update(o.ok)
+        if on_outcome is not None:
+            on_outcome(o, run_id)
+
+    try:
+        if store is not None and replace:
+            store.delete_scenario(scn.name)
+        res = campaign.execute(scn, items, jobs=jobs, dask=dask, store=store, rerun=rerun,
+                               on_start=on_start, on_outcome=outcome)
+    finally:
+        if bar is not None:
+            bar.close()
+        if store is not None:
+            store.close()
+    res.wall_s = time.perf_counter() - t0
+    return res
+
+
+#: above this many runs, `run` prints one line per configuration, not per run
+RUNS_TABLE_MAX = 60
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .report import runs_table
-    from .store import Store
-
-    scn = api.load(args.scenario, sets=args.set, seed=args.seed)
+    from . import campaign
     from . import scenario as scn_mod
+    from .report import configs_table, runs_table
 
+    scn = _load(args)
     items = scn_mod.check_all(scn)  # all bad input is reported before any run starts
-    jobs = args.jobs or _default_jobs()
-    store = None
-    out = None
-    if not args.no_store:
-        out = args.out or api.default_store_path(scn.name)
-        try:
-            store = Store(out)
-        except Exception as e:
-            raise InputError(out, "", f"cannot open results store: {e}") from None
-    progress = _Progress(scn.n_runs, enabled=not args.json)
-    version = core.version()
+    jobs = campaign.jobs_for(scn, args.jobs)
+    dask = campaign.dask_for(scn, args.dask)
+    out = None if args.no_store else (args.out or api.default_store_path(scn.name))
 
     def on_outcome(o, run_id):
-        progress.update(o.spec.label)
         if args.json:
             print(json.dumps(api.record(o, version, run_id)), flush=True)
 
-    t0 = time.perf_counter()
-    try:
-        if store is not None and args.replace:
-            store.delete_scenario(scn.name)
-        done = api.execute(scn, jobs=jobs, store=store, on_outcome=on_outcome,
-                           items=items)
-    finally:
-        progress.close()
-        if store is not None:
-            store.close()
-    wall = time.perf_counter() - t0
-    outcomes = [o for o, _ in done]
-    if not args.json:
-        print(runs_table(outcomes, all_flows=args.flows))
+    version = core.version()
+    res = run_campaign(scn, items, out=out, jobs=jobs, dask=dask, replace=args.replace,
+                       rerun=args.rerun, progress=not (args.json or args.quiet),
+                       on_outcome=on_outcome)
+    outcomes = [o for o, _ in res.outcomes]
+    if not args.json and not args.quiet and outcomes:
+        if len(outcomes) <= RUNS_TABLE_MAX or args.flows:
+            print(runs_table(outcomes, all_flows=args.flows))
+        else:
+            print(configs_table(outcomes))
     where = f" -> {out}" if out else ""
-    print(f"{len(outcomes)} runs in {wall:.1f} s with {min(jobs, len(outcomes))} "
-          f"worker(s){where}", file=sys.stderr)
-    failed = [o for o in outcomes if not o.ok]
+    skipped = f", {len(res.skipped)} already done" if res.skipped else ""
+    workers = f"dask {dask}" if dask is not None else \
+        f"{min(jobs, max(1, len(outcomes)))} worker(s)"
+    print(f"{len(outcomes)} runs in {res.wall_s:.1f} s with {workers}{skipped}{where}",
+          file=sys.stderr)
+    failed = res.failed
     if failed:
-        raise RunError(f"{len(failed)} of {len(outcomes)} runs failed; "
+        kept = " (recorded in the store's failures table)" if out else ""
+        raise RunError(f"{len(failed)} of {len(outcomes)} runs failed{kept}; "
                        f"first: run {failed[0].spec.label}: {failed[0].error}")
     if args.compare and out:
         print()
@@ -198,7 +255,7 @@ def _default_jobs() -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     from . import scenario as scn_mod
 
-    scn = api.load(args.scenario, sets=args.set, seed=args.seed)
+    scn = _load(args)
     scn_mod.check_all(scn)
     print(f"OK: {args.scenario}: scenario {scn.name!r}: {scn.n_runs} runs "
           f"({scn.n_configs} configurations x {len(scn.seeds)} seeds)")
@@ -249,7 +306,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from . import runner, scenario as scn_mod
     from .report import params_label, table
 
-    scn = api.load(args.scenario, sets=args.set, seed=args.seed)
+    scn = _load(args)
     items = scn_mod.check_all(scn)
     seed0 = scn.seeds[0]
     items = [(s, c) for s, c in items if s.seed == seed0]
@@ -268,8 +325,33 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_plot(args: argparse.Namespace) -> int:
+    from . import plot
+
+    formats = plot.check_formats(args.format)
+    sel = plot.select(args.store, args.x, args.y, by=args.by, scenario=args.scenario,
+                      where=plot.parse_where(args.where))
+    prefix = plot.strip_ext(args.out) if args.out else \
+        plot.default_prefix(args.store, args.x, args.y, args.by)
+    paths = plot.draw(sel, prefix, formats, title=args.title)
+    print(plot.render(sel))
+    print(f"{sel.n_runs} runs -> {' '.join(paths)}", file=sys.stderr)
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from . import reportpage
+
+    out = args.out or str(Path(args.results) / "report")
+    page = reportpage.build(args.scenarios, results=args.results, out=out, run=args.run,
+                            jobs=args.jobs, dask=args.dask)
+    print(page)
+    return 0
+
+
 COMMANDS = {"run": cmd_run, "validate": cmd_validate, "compare": cmd_compare,
-            "export": cmd_export, "bench": cmd_bench}
+            "export": cmd_export, "bench": cmd_bench, "plot": cmd_plot,
+            "report": cmd_report}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

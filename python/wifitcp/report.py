@@ -91,3 +91,25 @@ def runs_table(outcomes: Sequence[Any], all_flows: bool = False) -> str:
             lines.append("      flows (goodput Mbit/s): "
                          + flows_summary((o.result or {}).get("flows") or [], all_flows))
     return "\n".join(lines)
+
+
+def configs_table(outcomes: Sequence[Any]) -> str:
+    """One line per configuration (sweep point): means over its seeds."""
+    groups: dict = {}
+    for o in outcomes:
+        groups.setdefault(params_label(o.spec.params), []).append(o)
+
+    def mean(xs: list) -> Optional[float]:
+        xs = [float(x) for x in xs if isinstance(x, (int, float)) and not isinstance(x, bool)]
+        return sum(xs) / len(xs) if xs else None
+
+    rows = []
+    for label, os_ in groups.items():
+        ok = [o.result or {} for o in os_ if o.ok]
+        rows.append([label, str(len(ok)), str(len(os_) - len(ok)),
+                     fmt(mean([r.get("aggregate_mbps") for r in ok])),
+                     fmt(mean([r.get("jain_index") for r in ok])),
+                     fmt(mean([r.get("collision_probability") for r in ok]), 4),
+                     fmt(mean([o.wall_time_s for o in os_]), 2)])
+    return table(["params", "runs", "failed", "Mbit/s", "jain", "p_coll", "wall s"], rows,
+                 "lrrrrrr")

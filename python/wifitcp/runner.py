@@ -1,8 +1,12 @@
-"""Execute runs: in this process or in a pool of worker processes.
+"""Execute runs: in this process, in a pool of worker processes, or on a
+``dask.distributed`` cluster.
 
 Each run is one call into the core (`_core.run`), which releases the GIL;
 worker processes give isolation and use every core for a sweep. Results
-come back in completion order as `RunOutcome`s.
+come back in completion order as `RunOutcome`s. Every backend runs the same
+worker body (`_execute`), so the stored results do not depend on where a run
+ran: the core is deterministic and the only non-deterministic key of its
+result, ``wall_time_s``, is removed from the result text by the worker.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import os
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
-from typing import Iterator, Optional, Sequence
+from typing import Any, Iterator, Optional, Sequence
 
 from . import core
 from .scenario import RunSpec
@@ -49,12 +53,34 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+#: keys of the core's result that vary between identical runs; not stored
+NONDETERMINISTIC_KEYS = ("wall_time_s",)
+
+
+def canonical_result(text: str) -> str:
+    """The core's result text without its non-deterministic keys.
+
+    The core writes keys in sorted order; they keep their order here, and the
+    text is compact, so equal results give byte-identical text.
+    """
+    result = json.loads(text)
+    if isinstance(result, dict):
+        for k in NONDETERMINISTIC_KEYS:
+            result.pop(k, None)
+    return json.dumps(result, separators=(",", ":"))
+
+
 def _execute(config_json: str, seed: int) -> tuple[str, float, Optional[str]]:
     """Worker body: one core run. Never raises (panics included)."""
     t0 = time.perf_counter()
     try:
         text = core.run_text(config_json, seed)
-        return text, time.perf_counter() - t0, None
+        wall = time.perf_counter() - t0
+        try:
+            text = canonical_result(text)
+        except ValueError as e:
+            return "", wall, f"core returned invalid JSON: {e}"
+        return text, wall, None
     except BaseException as e:  # pyo3 PanicException derives BaseException
         if isinstance(e, KeyboardInterrupt):
             raise
@@ -72,12 +98,20 @@ def _outcome(spec: RunSpec, config: dict, text: str, wall: float,
     return RunOutcome(spec, config, result, text, wall, err)
 
 
-def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1) -> Iterator[RunOutcome]:
+def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1,
+            dask: Any = None) -> Iterator[RunOutcome]:
     """Run every (spec, normalised config); yield outcomes as they finish.
 
-    ``jobs <= 1`` (or a single run) runs in this process; otherwise a pool of
-    ``jobs`` worker processes (spawned, so no state is inherited).
+    With ``dask`` (an address, ``"local"``, a ``distributed.Client`` or a
+    cluster) the runs go to that cluster. Otherwise ``jobs <= 1`` (or a
+    single run) runs in this process, and larger ``jobs`` a pool of worker
+    processes (spawned, so no state is inherited).
     """
+    if dask is not None:
+        from .dask_backend import run_dask
+
+        yield from run_dask(items, dask, jobs=jobs)
+        return
     if jobs <= 1 or len(items) <= 1:
         for spec, config in items:
             text, wall, err = _execute(core.to_json(spec.config), spec.seed)

@@ -1,13 +1,18 @@
 """Scenario files: load, override (`--set`), and expand sweeps into runs.
 
 A scenario is a TOML document. The simulator core (Rust) owns the schema of
-everything except two Python-only parts, which are stripped here before the
+everything except four Python-only parts, which are stripped here before the
 document is handed to the core:
 
 * ``scenario.seeds`` - list of master seeds (default ``[1]``);
 * ``[sweep]`` - grid axes (``"dotted.path" = [values...]``, cartesian
   product) and optional zipped ``[[sweep.cases]]`` tables (each a set of
-  ``"dotted.path" = value``), multiplied with the grid.
+  ``"dotted.path" = value``), multiplied with the grid;
+* ``[campaign]`` - how to run the sweep: ``jobs`` (worker processes),
+  ``dask`` (a dask.distributed scheduler address);
+* ``[report]`` - the paper figure(s) this scenario reproduces, for
+  ``wifitcp report``: ``title``, ``expectation``, ``paper`` and
+  ``figures = [{x = ..., y = ..., by = ...}, ...]``.
 
 Runs = product(grid axes) x cases x seeds, in that nesting order. The
 ``params`` of a run are the dotted paths the sweep set, grid first.
@@ -174,6 +179,8 @@ class Scenario:
     seeds: list
     grid: list                      # [(path, [values...]), ...]
     cases: list                     # [{path: value, ...}, ...]; [{}] if none
+    campaign: dict = field(default_factory=dict)   # [campaign]: jobs, dask
+    report: Optional[dict] = None   # [report], checked (see parse_report)
 
     @property
     def name(self) -> str:
@@ -254,11 +261,168 @@ def from_dict(doc: dict, file: str = "<scenario>", sets: Iterable[str] = (),
         _apply_set(doc, item, file)
 
     sweep = doc.pop("sweep", None)
+    campaign = _parse_campaign(doc.pop("campaign", None), file)
+    report = doc.pop("report", None)
+    if report is not None:
+        report = parse_report(report, file)
     seeds = _take_seeds(doc, file)
     if seed is not None:
         seeds = [_check_seed(seed, file, "--seed")]
     grid, cases = _parse_sweep(sweep, file)
-    return Scenario(file=file, base=doc, seeds=seeds, grid=grid, cases=cases)
+    return Scenario(file=file, base=doc, seeds=seeds, grid=grid, cases=cases,
+                    campaign=campaign, report=report)
+
+
+# --------------------------------------------------------------------------
+# command-line sweeps and seed lists
+
+_RANGE = re.compile(r"^\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*(?:\.\.\s*(\d+)\s*)?$")
+
+
+def _expand(item: str) -> list:
+    """``"3"`` -> [3]; ``"1..5"`` -> [1..5]; ``"0..20..5"`` -> [0, 5, 10, 15, 20]."""
+    m = _RANGE.match(item)
+    if m:
+        a, b, step = int(m.group(1)), int(m.group(2)), int(m.group(3) or 1)
+        if step < 1 or b < a:
+            raise ValueError(f"bad range {item.strip()!r} (want FIRST..LAST[..STEP], "
+                             "FIRST <= LAST, STEP >= 1)")
+        return list(range(a, b + 1, step))
+    return [parse_value(item.strip())]
+
+
+def parse_values(text: str) -> list:
+    """A value list: ``1,2,5``, ``1..15``, ``a,b``, or a TOML array ``[1, 2]``."""
+    text = text.strip()
+    if text.startswith("["):
+        v = parse_value(text)
+        if not isinstance(v, list):
+            raise ValueError(f"not a TOML array: {text!r}")
+        values = v
+    else:
+        values = []
+        for item in text.split(","):
+            if not item.strip():
+                raise ValueError(f"empty value in {text!r}")
+            values.extend(_expand(item))
+    if not values:
+        raise ValueError("no values")
+    return values
+
+
+def parse_sweep_arg(text: str) -> tuple[str, list]:
+    """``--sweep wlan.stations=1,2,5`` -> ``("wlan.stations", [1, 2, 5])``."""
+    key, sep, value = text.partition("=")
+    key = key.strip()
+    if len(key) > 1 and key[0] == key[-1] and key[0] in "\"'":
+        key = key[1:-1]
+    if not sep or not key:
+        raise ValueError(f"--sweep expects dotted.key=V1,V2,..., got {text!r}")
+    split_path(key)
+    return key, parse_values(value)
+
+
+def parse_seeds(text: str) -> list:
+    """``--seeds 1..5`` / ``1,2,7`` / ``1..3,10`` -> a list of distinct seeds."""
+    seeds = parse_values(text)
+    for s in seeds:
+        if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s <= MAX_SEED:
+            raise ValueError(f"seeds must be integers in 0..2^64-1, got {s!r}")
+    if len(set(seeds)) != len(seeds):
+        raise ValueError("duplicate seeds")
+    return seeds
+
+
+def sweep_sets(sweeps: Iterable[str] = (), seeds: Optional[str] = None) -> list:
+    """``--sweep``/``--seeds`` arguments as (key, value) overrides for `from_dict`.
+
+    Raises InputError naming the option.
+    """
+    out: list = []
+    for text in sweeps:
+        try:
+            key, values = parse_sweep_arg(text)
+        except ValueError as e:
+            raise InputError("--sweep", "", str(e)) from None
+        out.append((f'sweep."{key}"', values))
+    if seeds is not None:
+        try:
+            out.append(("scenario.seeds", parse_seeds(seeds)))
+        except ValueError as e:
+            raise InputError("--seeds", "", str(e)) from None
+    return out
+
+
+# --------------------------------------------------------------------------
+# [campaign] and [report]
+
+CAMPAIGN_KEYS = {"jobs": int, "dask": str}
+REPORT_KEYS = {"title": str, "expectation": str, "paper": str, "figures": list}
+FIGURE_KEYS = {"x": str, "y": str, "by": str, "where": dict, "title": str,
+               "expectation": str, "xlabel": str, "ylabel": str}
+
+
+def _parse_campaign(raw: Any, file: str) -> dict:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise InputError(file, "campaign", f"expected a table, got {_type(raw)}")
+    out = {}
+    for k, v in raw.items():
+        typ = CAMPAIGN_KEYS.get(k)
+        if typ is None:
+            raise InputError(file, f"campaign.{k}", "unknown key (expected jobs, dask)")
+        if isinstance(v, bool) or not isinstance(v, typ):
+            raise InputError(file, f"campaign.{k}",
+                             f"expected {'an integer' if typ is int else 'a string'}, "
+                             f"got {_type(v)}")
+        if k == "jobs" and v < 1:
+            raise InputError(file, "campaign.jobs", f"must be >= 1, got {v}")
+        out[k] = v
+    return out
+
+
+def _check_table(raw: Any, keys: dict, file: str, where: str) -> dict:
+    if not isinstance(raw, dict):
+        raise InputError(file, where, f"expected a table, got {_type(raw)}")
+    for k, v in raw.items():
+        typ = keys.get(k)
+        if typ is None:
+            raise InputError(file, f"{where}.{k}",
+                             f"unknown key (expected one of {', '.join(keys)})")
+        if not isinstance(v, typ):
+            raise InputError(file, f"{where}.{k}",
+                             f"expected {_TYPE_NAMES[typ]}, "
+                             f"got {_type(v)}")
+    return dict(raw)
+
+
+_TYPE_NAMES = {str: "a string", list: "an array", dict: "a table", int: "an integer"}
+
+
+def parse_report(raw: Any, file: str, where: str = "report") -> dict:
+    """Check a ``[report]`` table; returns it with ``figures`` as a list of dicts."""
+    rep = _check_table(raw, REPORT_KEYS, file, where)
+    figures = rep.get("figures")
+    if not figures:
+        raise InputError(file, f"{where}.figures", "expected a non-empty array of tables "
+                         "like {x = \"wlan.stations\", y = \"jain_index\"}")
+    out = []
+    for i, fig in enumerate(figures):
+        w = f"{where}.figures[{i}]"
+        fig = _check_table(fig, FIGURE_KEYS, file, w)
+        for k in ("x", "y"):
+            if not fig.get(k):
+                raise InputError(file, f"{w}.{k}", "required")
+        for k in ("x", "y", "by"):
+            if k in fig:
+                try:
+                    split_path(fig[k])
+                except ValueError as e:
+                    raise InputError(file, f"{w}.{k}", str(e)) from None
+        out.append(fig)
+    rep["figures"] = out
+    return rep
 
 
 def _apply_set(doc: dict, item: Union[str, tuple], file: str) -> None:

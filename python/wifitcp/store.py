@@ -6,15 +6,23 @@ its own transaction, so an interrupted sweep leaves only whole runs behind.
 Fields of the result JSON this module does not know are kept: the whole
 result in ``runs.result_json`` and unknown per-flow / per-station keys in the
 ``extra`` column of ``flows`` / ``stations``.
+
+Every run has a ``run_key``: sha256 of (scenario content hash, params, seed,
+core version). A store holds at most one finished run per key (writing a run
+replaces any earlier row with its key, in the same transaction), which is
+what lets an interrupted campaign resume: it skips the keys already present.
+Runs that failed go to the ``failures`` table with their error; a later
+success of the same key removes the failure.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any, Optional, Union
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE SEQUENCE IF NOT EXISTS run_id_seq START 1;
@@ -41,6 +49,19 @@ CREATE TABLE IF NOT EXISTS runs (
     ledger_dropped JSON,
     config_json JSON NOT NULL,
     result_json JSON NOT NULL,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+    run_key VARCHAR
+);
+CREATE TABLE IF NOT EXISTS failures (
+    run_key VARCHAR NOT NULL,
+    scenario VARCHAR NOT NULL,
+    scenario_hash VARCHAR NOT NULL,
+    params JSON NOT NULL,
+    seed UBIGINT NOT NULL,
+    version VARCHAR,
+    error VARCHAR NOT NULL,
+    wall_time_s DOUBLE,
+    config_json JSON NOT NULL,
     created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
 );
 CREATE TABLE IF NOT EXISTS flows (
@@ -81,7 +102,14 @@ FLOW_FIELDS = ["name", "kind", "src", "dst", "goodput_mbps", "msdu_mbps",
                "mean_delay_ms"]
 STATION_FIELDS = ["name", "attempts", "successes", "collisions", "retries",
                   "collision_probability"]
-TABLES = ["runs", "flows", "stations"]
+TABLES = ["runs", "flows", "stations", "failures"]
+
+
+def run_key(scenario_hash: str, params: dict, seed: int, version: str) -> str:
+    """The identity of a run: sha256 of its canonical (hash, params, seed, version)."""
+    text = json.dumps([scenario_hash, params, int(seed), version], sort_keys=True,
+                      separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _dumps(v: Any) -> Optional[str]:
@@ -114,9 +142,33 @@ class Store:
         self.con = duckdb.connect(self.path, read_only=read_only)
         if not read_only:
             self.con.execute(_SCHEMA)
+            self._migrate()
             self.con.execute(
                 "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)",
                 [str(SCHEMA_VERSION)])
+
+    def _migrate(self) -> None:
+        """Schema 1 -> 2: add ``runs.run_key`` and fill it for old rows."""
+        con = self.con
+        con.execute("ALTER TABLE runs ADD COLUMN IF NOT EXISTS run_key VARCHAR")
+        old = con.execute("SELECT run_id, scenario_hash, params, seed, version FROM runs "
+                          "WHERE run_key IS NULL").fetchall()
+        if not old:
+            return
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for rid, h, params, seed, version in old:
+                key = run_key(h, json.loads(params), seed, version or "")
+                con.execute("UPDATE runs SET run_key = ? WHERE run_id = ?", [key, rid])
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+
+    def has_table(self, name: str) -> bool:
+        return bool(self.con.execute(
+            "SELECT count(*) FROM information_schema.tables WHERE table_name = ?",
+            [name]).fetchone()[0])
 
     def __enter__(self) -> "Store":
         return self
@@ -139,6 +191,7 @@ class Store:
                 con.execute(f"DELETE FROM {table} WHERE run_id IN "
                             "(SELECT run_id FROM runs WHERE scenario = ?)", [scenario])
             con.execute("DELETE FROM runs WHERE scenario = ?", [scenario])
+            con.execute("DELETE FROM failures WHERE scenario = ?", [scenario])
             con.execute("COMMIT")
         except Exception:
             con.execute("ROLLBACK")
@@ -147,19 +200,25 @@ class Store:
 
     def add_run(self, *, scenario: str, scenario_hash: str, params: dict, seed: int,
                 version: str, wall_time_s: float, config: dict, result: dict,
-                result_json: Optional[str] = None) -> int:
-        """Insert one run with its flows and stations in one transaction."""
+                result_json: Optional[str] = None, key: Optional[str] = None) -> int:
+        """Insert one run with its flows and stations in one transaction.
+
+        An earlier run with the same key (and a recorded failure of it) is
+        removed in the same transaction: never two rows per key.
+        """
         con = self.con
+        key = key or run_key(scenario_hash, params, seed, version)
         ledger = result.get("ledger") if isinstance(result.get("ledger"), dict) else {}
         con.execute("BEGIN TRANSACTION")
         try:
+            self._delete_key(key)
             run_id = con.execute("SELECT nextval('run_id_seq')").fetchone()[0]
             con.execute(
                 """INSERT INTO runs (run_id, scenario, scenario_hash, params, seed, version,
                        wall_time_s, duration_s, events, aggregate_mbps, aggregate_msdu_mbps,
                        collision_probability, ledger_generated, ledger_delivered,
-                       ledger_in_flight, ledger_dropped, config_json, result_json)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                       ledger_in_flight, ledger_dropped, config_json, result_json, run_key)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                 [run_id, scenario, scenario_hash, json.dumps(params), int(seed), version,
                  float(wall_time_s), _num(result.get("duration_s")),
                  _uint(result.get("events")), _num(result.get("aggregate_mbps")),
@@ -168,7 +227,7 @@ class Store:
                  _uint(ledger.get("generated")), _uint(ledger.get("delivered")),
                  _uint(ledger.get("in_flight")), _dumps(ledger.get("dropped")),
                  json.dumps(config, sort_keys=True),
-                 result_json if result_json is not None else json.dumps(result)])
+                 result_json if result_json is not None else json.dumps(result), key])
             flows = result.get("flows") or []
             rows = []
             for i, f in enumerate(flows if isinstance(flows, list) else []):
@@ -203,6 +262,38 @@ class Store:
             raise
         return int(run_id)
 
+    def _delete_key(self, key: str) -> None:
+        con = self.con
+        for table in ("flows", "stations"):
+            con.execute(f"DELETE FROM {table} WHERE run_id IN "
+                        "(SELECT run_id FROM runs WHERE run_key = ?)", [key])
+        con.execute("DELETE FROM runs WHERE run_key = ?", [key])
+        con.execute("DELETE FROM failures WHERE run_key = ?", [key])
+
+    def add_failure(self, *, scenario: str, scenario_hash: str, params: dict, seed: int,
+                    version: str, error: str, wall_time_s: float, config: dict,
+                    key: Optional[str] = None) -> str:
+        """Record a failed run (replacing an earlier failure of the same key).
+
+        A finished run with the same key, if any, is left alone.
+        """
+        con = self.con
+        key = key or run_key(scenario_hash, params, seed, version)
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute("DELETE FROM failures WHERE run_key = ?", [key])
+            con.execute(
+                """INSERT INTO failures (run_key, scenario, scenario_hash, params, seed,
+                       version, error, wall_time_s, config_json)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                [key, scenario, scenario_hash, json.dumps(params), int(seed), version,
+                 str(error), float(wall_time_s), json.dumps(config, sort_keys=True)])
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+        return key
+
     # -- reading ---------------------------------------------------------
     def query(self, sql: str, params: Optional[list] = None) -> list[dict]:
         cur = self.con.execute(sql, params or [])
@@ -218,12 +309,39 @@ class Store:
                     r[k] = json.loads(r[k])
         return rows
 
+    def finished_keys(self) -> set:
+        """Keys of the runs stored as finished."""
+        return {r[0] for r in self.con.execute(
+            "SELECT DISTINCT run_key FROM runs WHERE run_key IS NOT NULL").fetchall()}
+
+    def failures(self, scenario: Optional[str] = None) -> list[dict]:
+        """Recorded failures (empty for a schema-1 store, which has none)."""
+        if not self.has_table("failures"):
+            return []
+        where, args = ("WHERE scenario = ?", [scenario]) if scenario else ("", [])
+        rows = self.query(f"SELECT * FROM failures {where} ORDER BY created_at", args)
+        for r in rows:
+            for k in ("params", "config_json"):
+                if isinstance(r.get(k), str):
+                    r[k] = json.loads(r[k])
+        return rows
+
+    def frame(self, sql: str = "SELECT * FROM runs ORDER BY run_id",
+              params: Optional[list] = None, kind: Optional[str] = None) -> Any:
+        """A query's result as a pandas (``kind="pandas"``) or polars data frame."""
+        from .frames import frame_kind
+
+        rel = self.con.sql(sql, params=params or None)
+        return rel.pl() if frame_kind(kind) == "polars" else rel.df()
+
     def export_parquet(self, directory: Union[str, Path]) -> list[str]:
         """Write each table to DIR/<table>.parquet; returns the paths."""
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         out = []
         for table in TABLES:
+            if not self.has_table(table):
+                continue
             path = d / f"{table}.parquet"
             target = str(path).replace("'", "''")
             self.con.execute(f"COPY (SELECT * FROM {table} ORDER BY ALL) "

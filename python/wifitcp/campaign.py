@@ -1,0 +1,116 @@
+"""Campaigns: run a scenario's sweep resumably, locally or on a cluster.
+
+A campaign is every run of a scenario (grid x cases x seeds). Each run has a
+key (`store.run_key`: scenario content hash, params, seed, core version).
+With a store, a run whose key is already stored as finished is skipped, so
+re-running a campaign that was killed continues where it stopped; every
+finished run is written in its own transaction as soon as it comes back, so
+a kill loses at most the runs in progress. A run that fails is recorded in
+the store's ``failures`` table with its error and the campaign goes on; a
+later campaign retries it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from . import core, runner, scenario as scn_mod
+from .runner import RunOutcome
+from .scenario import RunSpec, Scenario
+from .store import Store, run_key
+
+
+@dataclass
+class Planned:
+    spec: RunSpec
+    config: dict            # normalised by the core
+    scenario_hash: str
+    key: str
+
+
+@dataclass
+class CampaignResult:
+    """What a campaign did: the runs it executed and the ones it skipped."""
+
+    planned: list                                  # [Planned] in run order
+    outcomes: list = field(default_factory=list)   # [(RunOutcome, run_id)] run order
+    skipped: list = field(default_factory=list)    # [Planned] already finished
+    version: str = ""
+
+    @property
+    def failed(self) -> list:
+        return [o for o, _ in self.outcomes if not o.ok]
+
+
+def plan(items: list, version: str) -> list:
+    """Keys for every (spec, normalised config) of ``check_all``."""
+    out = []
+    for spec, config in items:
+        h = runner.config_hash(config)
+        out.append(Planned(spec, config, h, run_key(h, spec.params, spec.seed, version)))
+    return out
+
+
+def jobs_for(scn: Scenario, jobs: Optional[int]) -> int:
+    """``jobs``, else ``[campaign] jobs``, else every core."""
+    return jobs or scn.campaign.get("jobs") or runner.default_jobs()
+
+
+def dask_for(scn: Scenario, dask: Any) -> Any:
+    """``dask``, else ``[campaign] dask`` (None: run locally)."""
+    return dask if dask is not None else scn.campaign.get("dask")
+
+
+def execute(scn: Scenario, items: Optional[list] = None, *, jobs: Optional[int] = None,
+            dask: Any = None, store: Optional[Store] = None, rerun: bool = False,
+            on_start: Optional[Callable[[int, int], None]] = None,
+            on_outcome: Optional[Callable[[RunOutcome, Optional[int]], None]] = None
+            ) -> CampaignResult:
+    """Validate, skip what the store has, run the rest, store each as it ends.
+
+    ``on_start(n_to_run, n_skipped)`` is called before the first run;
+    ``on_outcome(outcome, run_id)`` after each run is stored. Raises
+    InputError (before running anything) if any run is invalid.
+    """
+    if items is None:
+        items = scn_mod.check_all(scn)
+    version = core.version()
+    planned = plan(items, version)
+    res = CampaignResult(planned=planned, version=version)
+    todo = planned
+    if store is not None and not rerun:
+        finished = store.finished_keys()
+        res.skipped = [p for p in planned if p.key in finished]
+        todo = [p for p in planned if p.key not in finished]
+    if on_start is not None:
+        on_start(len(todo), len(res.skipped))
+    by_index = {p.spec.index: p for p in todo}
+    work = [(p.spec, p.config) for p in todo]
+    for o in runner.run_all(work, jobs=jobs_for(scn, jobs), dask=dask_for(scn, dask)):
+        p = by_index[o.spec.index]
+        if o.ok and isinstance(o.result, dict):
+            got = o.result.get("version")
+            if isinstance(got, str) and got != version:
+                o.error = (f"the worker's core is version {got}, this one {version}: "
+                           "install the same wifitcp on every worker")
+                o.result = None
+        run_id = None
+        if store is not None:
+            if o.ok:
+                run_id = store.add_run(
+                    scenario=o.spec.scenario, scenario_hash=p.scenario_hash,
+                    params=o.spec.params, seed=o.spec.seed, version=version,
+                    wall_time_s=o.wall_time_s, config=o.config, result=o.result or {},
+                    result_json=o.result_json, key=p.key)
+            else:
+                store.add_failure(
+                    scenario=o.spec.scenario, scenario_hash=p.scenario_hash,
+                    params=o.spec.params, seed=o.spec.seed, version=version,
+                    error=o.error or "", wall_time_s=o.wall_time_s, config=o.config,
+                    key=p.key)
+        res.outcomes.append((o, run_id))
+        if on_outcome is not None:
+            on_outcome(o, run_id)
+    res.outcomes.sort(key=lambda x: x[0].spec.index)
+    return res

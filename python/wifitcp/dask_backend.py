@@ -1,0 +1,117 @@
+"""Run a campaign on a ``dask.distributed`` cluster.
+
+The runs are submitted as tasks calling the same worker body as the local
+pool (`runner._execute`: config JSON and seed in, canonical result text
+out), so a run gives the same bytes wherever it ran. Workers need the
+``wifitcp`` package (with its compiled core) importable, e.g. the same
+virtual environment on a shared file system (see docs/campaigns.md).
+
+``target`` may be:
+
+* a scheduler address, ``"tcp://host:8786"`` (``host:port`` works too);
+* ``"local"`` or ``"local:N"``: a `LocalCluster` of N single-threaded worker
+  processes (default: ``jobs``, else every core) started for this campaign;
+* ``"local-threads"`` / ``"local-threads:N"``: the same with threads in this
+  process (``processes=False``), for machines where worker processes cannot
+  start;
+* a ``distributed.Client``, or a cluster object (anything with
+  ``scheduler_address``), which is used and left running.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, Iterator, Optional, Sequence
+
+from . import core
+from .errors import InputError
+
+
+def _import_distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise InputError("--dask", "", "dask.distributed is not installed "
+                         "(pip install 'dask[distributed]')") from None
+    return distributed
+
+
+def _local_workers(spec: str, jobs: Optional[int]) -> int:
+    _, _, n = spec.partition(":")
+    if n:
+        try:
+            v = int(n)
+        except ValueError:
+            v = 0
+        if v < 1:
+            raise InputError("--dask", "", f"expected {spec.split(':')[0]}:N with N >= 1, "
+                             f"got {spec!r}")
+        return v
+    if jobs:
+        return jobs
+    from .runner import default_jobs
+
+    return default_jobs()
+
+
+def connect(target: Any, jobs: Optional[int] = None) -> tuple[Any, list]:
+    """A ``Client`` for ``target`` and the objects to close afterwards."""
+    distributed = _import_distributed()
+    if isinstance(target, distributed.Client):
+        return target, []
+    if not isinstance(target, str):
+        address = getattr(target, "scheduler_address", None)
+        if address is None:
+            raise InputError("--dask", "", f"not a dask address, client or cluster: "
+                             f"{type(target).__name__}")
+        client = distributed.Client(target)
+        return client, [client]
+    spec = target.strip()
+    if spec.split(":")[0] in ("local", "local-threads"):
+        n = _local_workers(spec, jobs)
+        processes = spec.split(":")[0] == "local"
+        cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1,
+                                           processes=processes, dashboard_address=None)
+        client = distributed.Client(cluster)
+        return client, [client, cluster]
+    try:
+        client = distributed.Client(spec, timeout="30s")
+    except Exception as e:  # OSError / TimeoutError from the comm layer
+        raise InputError("--dask", "", f"cannot connect to {spec}: "
+                         f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+    return client, [client]
+
+
+def run_dask(items: Sequence[tuple], target: Any, jobs: Optional[int] = None) -> Iterator:
+    """Submit every run to the cluster; yield `RunOutcome`s as they finish."""
+    from .runner import _execute, _outcome
+
+    distributed = _import_distributed()
+    if not items:
+        return
+    client, owned = connect(target, jobs)
+    tag = uuid.uuid4().hex[:12]
+    futures = {}
+    try:
+        for i, (spec, config) in enumerate(items):
+            fut = client.submit(_execute, core.to_json(spec.config), spec.seed,
+                                key=f"wifitcp-{tag}-{i}", pure=False)
+            futures[fut] = (spec, config)
+        for fut in distributed.as_completed(list(futures)):
+            spec, config = futures.pop(fut)
+            try:
+                text, wall, err = fut.result()
+            except Exception as e:  # KilledWorker, lost connection, ...
+                text, wall, err = "", 0.0, f"worker failed: {type(e).__name__}: {e}"
+            yield _outcome(spec, config, text, wall, err)
+    finally:
+        if futures:
+            try:
+                client.cancel(list(futures))
+            except Exception:
+                pass
+        for obj in owned:
+            try:
+                obj.close()
+            except Exception:
+                pass
