@@ -201,6 +201,15 @@ pub struct MacConfig {
     /// (default) or "eifs" (with the bystanders, Bianchi's T_c assumption).
     #[serde(default)]
     pub collision_restart: CollisionRestart,
+    /// Engine option, no effect on results: keep stations outside the
+    /// current frame exchange in one group with a shared slot counter
+    /// (true, default) or step every station at every busy/idle change
+    /// (false: the reference the tests compare against).
+    #[serde(default = "yes")]
+    pub group_bystanders: bool,
+}
+fn yes() -> bool {
+    true
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -232,7 +241,7 @@ fn d_queue() -> u32 {
 }
 impl Default for MacConfig {
     fn default() -> Self {
-        MacConfig { cw_min: None, cw_max: None, short_retry_limit: 7, long_retry_limit: 4, rts_threshold_bytes: 65535, queue_packets: 50, backoff_rule: BackoffRule::IdleSlots, collision_restart: CollisionRestart::AckTimeoutDifs }
+        MacConfig { cw_min: None, cw_max: None, short_retry_limit: 7, long_retry_limit: 4, rts_threshold_bytes: 65535, queue_packets: 50, backoff_rule: BackoffRule::IdleSlots, collision_restart: CollisionRestart::AckTimeoutDifs, group_bystanders: true }
     }
 }
 

@@ -192,6 +192,7 @@ impl World {
             self.drain_outputs();
         }
         self.sample(self.end);
+        self.bss.ungroup_all();
         self.check_end()?;
         let queued: u64 = self.wq.iter().map(|q| q.len() as u64).sum();
         let held: Vec<_> = self
@@ -541,7 +542,9 @@ fn build_bss(s: &Scenario, seed: u64) -> Result<Bss, String> {
             Box::new(ChannelErrors { channel: Channel::new(model, &mut rng), positions, tx_power_dbm: c.default_tx_power_dbm().unwrap_or(20.0), preamble })
         }
     };
-    Ok(Bss::new(macs, errors, RngStream::derive(seed, "medium/errors")))
+    let mut bss = Bss::new(macs, errors, RngStream::derive(seed, "medium/errors"));
+    bss.set_grouping(s.mac.group_bystanders);
+    Ok(bss)
 }
 
 /// AP at the origin; stations at `wlan.positions`, or evenly on a circle of

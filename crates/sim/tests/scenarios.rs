@@ -163,3 +163,39 @@ fn station_ack_filter_removes_redundant_acks_of_a_download() {
     assert!(filtered > 10, "filtered {filtered}");
     assert!(g_on > 0.95 * g_off, "downlink unchanged: {g_on} vs {g_off}");
 }
+
+/// The bystander group is an engine optimisation: every result must be the
+/// same as when each station is stepped at every busy/idle change.
+#[test]
+fn grouping_bystanders_changes_no_result() {
+    let mut cases = vec![keceli(6, 10.0), saturated(12, 2.0)];
+    let mut rts = saturated(6, 2.0);
+    rts["mac"] = json!({"rts_threshold_bytes": 0});
+    cases.push(rts);
+    let mut bianchi = saturated(8, 2.0);
+    bianchi["mac"] = json!({"backoff_rule": "busy-slot-counts", "collision_restart": "eifs"});
+    cases.push(bianchi);
+    let mut g = saturated(8, 2.0);
+    g["phy"] = json!({"standard": "802.11g", "data_rate_mbps": 54});
+    g["wlan"]["per_uplink"] = json!(0.2);
+    cases.push(g);
+    let mut mixed = keceli(3, 8.0);
+    mixed["traffic"] = json!([
+        {"name": "up", "kind": "tcp", "peer": "server", "direction": "uplink"},
+        {"name": "down", "kind": "tcp", "peer": "server", "direction": "downlink"},
+        {"name": "cbr", "kind": "udp", "pattern": "poisson", "rate_mbps": 0.5, "direction": "downlink"}
+    ]);
+    cases.push(mixed);
+    for (i, s) in cases.into_iter().enumerate() {
+        for seed in [1, 2] {
+            let grouped = run(&s, seed);
+            let mut r = s.clone();
+            if r.get("mac").is_none() {
+                r["mac"] = json!({});
+            }
+            r["mac"]["group_bystanders"] = json!(false);
+            let reference = run(&r, seed);
+            assert_eq!(grouped.to_string(), reference.to_string(), "case {i} seed {seed}");
+        }
+    }
+}

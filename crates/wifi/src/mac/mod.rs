@@ -12,5 +12,5 @@
 pub mod dcf;
 pub mod frame;
 
-pub use dcf::{Dcf, DcfParams, MacCounters};
+pub use dcf::{CsView, Dcf, DcfParams, MacCounters};
 pub use frame::{Frame, FrameKind, MacAddr, MacOutput};

@@ -14,66 +14,21 @@
 //! - Channel errors come from a [`FrameErrorModel`] and affect the intended
 //!   receiver of data frames only; third parties decode the frame (so they
 //!   set their NAV and use DIFS, not EIFS). Control frames are error-free.
+//!
+//! Cost: stations outside the current frame exchange are kept in one
+//! [`group`] with a shared carrier-sense state and slot counter, so a frame
+//! costs O(log N) plus the stations taking part in it, not O(N). Set
+//! `Bss::set_grouping(false)` to step every station individually (the
+//! reference the tests compare against).
+mod errors;
+mod group;
+
+pub use errors::{ChannelErrors, FixedPer, FrameErrorModel};
+
 use crate::mac::{Dcf, Frame, FrameKind, MacAddr, MacOutput};
+use group::Group;
 use wifitcp_core::{DropReason, RngStream, SimTime};
 use wifitcp_wire::Packet;
-
-/// Probability that a data frame from `ta` to `ra` is received correctly
-/// when no collision occurs. May draw from `rng` (e.g. shadowing).
-pub trait FrameErrorModel {
-    fn success_prob(&mut self, ta: MacAddr, ra: MacAddr, frame: &Frame, rng: &mut RngStream) -> f64;
-}
-
-/// A [`Channel`](crate::channel::Channel) model with node positions: SNR
-/// classes, SNR-based or ns-2 threshold reception. BSS member `i` is
-/// `NodeId(i)` for the channel (0 = AP).
-pub struct ChannelErrors {
-    pub channel: crate::channel::Channel,
-    pub positions: Vec<crate::channel::Position>,
-    pub tx_power_dbm: f64,
-    pub preamble: crate::channel::Preamble,
-}
-
-impl FrameErrorModel for ChannelErrors {
-    fn success_prob(&mut self, ta: MacAddr, ra: MacAddr, f: &Frame, rng: &mut RngStream) -> f64 {
-        use crate::channel::{FrameKind as K, FrameTx, Mode};
-        let mode = Mode::from_kbps(f.rate.0 * 100).unwrap_or(Mode::Ofdm6);
-        let tx = FrameTx {
-            tx: wifitcp_core::NodeId(ta.0),
-            rx: wifitcp_core::NodeId(ra.0),
-            tx_pos: self.positions[ta.0 as usize],
-            rx_pos: self.positions[ra.0 as usize],
-            tx_power_dbm: self.tx_power_dbm,
-            mode,
-            preamble: self.preamble,
-            bits: mode.data_bits(f.mpdu_bytes),
-            kind: if f.kind == FrameKind::Data { K::Data } else { K::Control },
-        };
-        self.channel.frame_success_prob(&tx, rng)
-    }
-}
-
-/// A fixed frame error rate per station and direction; station 0 is the AP.
-#[derive(Clone, Debug, Default)]
-pub struct FixedPer {
-    /// Error rate of frames from station i to the AP.
-    pub uplink: Vec<f64>,
-    /// Error rate of frames from the AP to station i.
-    pub downlink: Vec<f64>,
-}
-
-impl FrameErrorModel for FixedPer {
-    fn success_prob(&mut self, ta: MacAddr, ra: MacAddr, _f: &Frame, _rng: &mut RngStream) -> f64 {
-        let per = if ra.0 == 0 {
-            self.uplink.get(ta.0 as usize).copied().unwrap_or(0.0)
-        } else if ta.0 == 0 {
-            self.downlink.get(ra.0 as usize).copied().unwrap_or(0.0)
-        } else {
-            0.0
-        };
-        1.0 - per
-    }
-}
 
 /// Medium-level counters of one station.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -127,9 +82,11 @@ pub struct Bss {
     next_tx: u64,
     /// The one wake-up the caller holds for this BSS.
     wake_at: SimTime,
-    /// Each station's next wake-up as of the last `reschedule`.
-    due: Vec<SimTime>,
     wake_gen: u64,
+    /// Stations acting on their own (not in the group), in index order.
+    solo: Vec<usize>,
+    group: Group,
+    grouping: bool,
     /// Output buffer of the MAC call in progress; `pool` holds more for
     /// nested calls (`start_tx` runs inside `apply`).
     scratch: Vec<MacOutput>,
@@ -142,6 +99,12 @@ impl Bss {
         for (i, m) in macs.iter().enumerate() {
             assert_eq!(m.addr, MacAddr(i as u32), "MAC addresses must be their index");
         }
+        let p = macs[0].params();
+        for m in &macs {
+            let q = m.params();
+            assert!(q.timing == p.timing && q.busy_slot_counts == p.busy_slot_counts, "one BSS, one PHY timing and backoff rule");
+        }
+        let group = Group::new(n, p.timing.slot, p.timing.difs, p.timing.eifs, p.busy_slot_counts);
         Bss {
             macs,
             medium: vec![MediumCounters::default(); n],
@@ -150,11 +113,21 @@ impl Bss {
             air: Vec::new(),
             next_tx: 0,
             wake_at: SimTime::NEVER,
-            due: vec![SimTime::NEVER; n],
             wake_gen: 0,
+            solo: (0..n).collect(),
+            group,
+            grouping: true,
             scratch: Vec::new(),
             pool: Vec::new(),
         }
+    }
+
+    /// Keep bystanders in a group (default) or step every station alone.
+    pub fn set_grouping(&mut self, on: bool) {
+        if !on {
+            self.ungroup_all();
+        }
+        self.grouping = on;
     }
 
     pub fn len(&self) -> usize {
@@ -169,6 +142,14 @@ impl Bss {
         self.macs.iter().filter_map(|m| m.in_service())
     }
 
+    /// Hand every grouped station its own state back (before reading the
+    /// MACs' counters).
+    pub fn ungroup_all(&mut self) {
+        for s in 0..self.macs.len() {
+            self.take(s);
+        }
+    }
+
     /// Schedule the BSS's wake-up (call once at start, or after changing
     /// MAC state from outside).
     pub fn reschedule_all(&mut self, out: &mut Vec<BssOutput>) {
@@ -177,8 +158,9 @@ impl Bss {
 
     /// Give station `sta` an MSDU for station `ra`.
     pub fn give_msdu(&mut self, now: SimTime, sta: usize, msdu: Packet, ra: usize, out: &mut Vec<BssOutput>) {
+        self.take(sta);
         self.call(now, sta, out, |m, mo| m.start_msdu(now, msdu, MacAddr(ra as u32), mo));
-        self.reschedule(out);
+        self.settle(now, out);
     }
 
     /// The BSS wake-up fired: serve every station due now, in index order
@@ -188,14 +170,19 @@ impl Bss {
             return; // superseded
         }
         self.wake_at = SimTime::NEVER;
+        let macs = &self.macs;
+        for s in self.group.due(now, |s| !macs[s].is_ready()) {
+            self.take(s);
+        }
         // Stations due now stay due while others start transmitting at the
         // same instant (Dcf::freeze), so one pass in index order serves all.
-        for s in 0..self.macs.len() {
-            if self.due[s] == now && self.macs[s].next_wakeup() == now {
+        let due: Vec<usize> = self.solo.iter().copied().filter(|&s| self.macs[s].next_wakeup() == now).collect();
+        for s in due {
+            if self.macs[s].next_wakeup() == now {
                 self.call(now, s, out, |m, mo| m.on_wake(now, mo));
             }
         }
-        self.reschedule(out);
+        self.settle(now, out);
     }
 
     /// A transmission ended.
@@ -203,14 +190,17 @@ impl Bss {
         let pos = self.air.iter().position(|t| t.id == id).expect("unknown transmission");
         let tx = self.air.swap_remove(pos);
         let s = tx.sender;
+        let ra = tx.frame.ra.0 as usize;
+        if ra < self.macs.len() {
+            self.take(ra);
+        }
         self.call(now, s, out, |m, mo| m.on_tx_end(now, mo));
         if tx.corrupted && tx.frame.contended {
             self.medium[s].collided += 1;
         }
         if tx.frame.kind == FrameKind::Data {
-            out.push(BssOutput::Airtime { sta: s, peer: tx.frame.ra.0 as usize, airtime: tx.frame.airtime });
+            out.push(BssOutput::Airtime { sta: s, peer: ra, airtime: tx.frame.airtime });
         }
-        let ra = tx.frame.ra.0 as usize;
         let mut ok_at_ra = !tx.corrupted;
         if ok_at_ra && tx.frame.kind == FrameKind::Data {
             let p = self.errors.success_prob(tx.frame.ta, tx.frame.ra, &tx.frame, &mut self.rng);
@@ -220,32 +210,90 @@ impl Bss {
             }
         }
         let quiet_after = self.air.is_empty();
-        for t in 0..self.macs.len() {
+        // Overlapping frames make one corrupted reception, reported when the
+        // last of them ends.
+        let reported = !tx.corrupted || quiet_after;
+        for i in 0..self.solo.len() {
+            let t = self.solo[i];
             if t == s || tx.overlapped_by.contains(&t) {
                 continue;
             }
             if tx.corrupted && !quiet_after && self.air.iter().any(|a| a.sender != t) {
-                // Overlapping frames make one corrupted reception, reported
-                // when the last of them ends.
                 continue;
             }
             let ok = if t == ra { ok_at_ra } else { !tx.corrupted };
-            self.call(now, t, out, |m, mo| m.on_rx_end(now, &tx.frame, ok, mo));
+            let frame = &tx.frame;
+            let macs = &mut self.macs;
+            let mut mo = std::mem::take(&mut self.scratch);
+            macs[t].on_rx_end(now, frame, ok, &mut mo);
+            self.finish_call(now, t, mo, out);
         }
-        let quiet = self.air.is_empty();
-        for t in 0..self.macs.len() {
-            if t != s && (quiet || !self.air.iter().any(|a| a.sender != t)) {
+        if reported {
+            self.group.rx_end(now, !tx.corrupted, tx.frame.duration);
+        }
+        for i in 0..self.solo.len() {
+            let t = self.solo[i];
+            if t != s && (quiet_after || !self.air.iter().any(|a| a.sender != t)) {
                 self.call(now, t, out, |m, mo| m.on_cca(now, false, mo));
+            }
+        }
+        if quiet_after {
+            self.group.idle(now);
+        }
+        self.settle(now, out);
+    }
+
+    // ------------------------------------------------------------------
+    // Grouping
+
+    /// Make station `s` act on its own, with the state it would have had.
+    fn take(&mut self, s: usize) {
+        if !self.group.is_member(s) {
+            return;
+        }
+        let (k, errors) = self.group.leave(s);
+        self.macs[s].adopt_view(&self.group.view, k);
+        self.macs[s].counters.rx_errors += errors;
+        let pos = self.solo.binary_search(&s).expect_err("member is not solo");
+        self.solo.insert(pos, s);
+    }
+
+    /// After an input: let quiet stations whose view equals the group's
+    /// join it, then reschedule.
+    fn settle(&mut self, now: SimTime, out: &mut Vec<BssOutput>) {
+        if self.grouping {
+            let view = self.group.view;
+            let mut i = 0;
+            while i < self.solo.len() {
+                let s = self.solo[i];
+                let m = &self.macs[s];
+                // A station that transmitted during a frame still on the
+                // air will not receive it, unlike the group: not yet.
+                let overlapped = self.air.iter().any(|a| a.overlapped_by.contains(&s));
+                if !overlapped && m.shares_view(&view, now) && m.next_wakeup() != now {
+                    self.group.join(s, m.backoff(), !m.is_ready());
+                    self.solo.remove(i);
+                } else {
+                    i += 1;
+                }
             }
         }
         self.reschedule(out);
     }
+
+    // ------------------------------------------------------------------
+    // MAC calls and their outputs
 
     /// Run one MAC input on station `t`; translate its outputs, if any.
     #[inline]
     fn call(&mut self, now: SimTime, t: usize, out: &mut Vec<BssOutput>, f: impl FnOnce(&mut Dcf, &mut Vec<MacOutput>)) {
         let mut mo = std::mem::take(&mut self.scratch);
         f(&mut self.macs[t], &mut mo);
+        self.finish_call(now, t, mo, out);
+    }
+
+    #[inline]
+    fn finish_call(&mut self, now: SimTime, t: usize, mo: Vec<MacOutput>, out: &mut Vec<BssOutput>) {
         if mo.is_empty() {
             self.scratch = mo;
         } else {
@@ -286,10 +334,15 @@ impl Bss {
         }
         // Stations that saw an idle medium (no transmission by anyone else)
         // now sense it busy.
-        for t in 0..self.macs.len() {
-            if t != s && !self.air.iter().any(|a| a.sender != t) {
+        let was_quiet = self.air.is_empty();
+        for i in 0..self.solo.len() {
+            let t = self.solo[i];
+            if t != s && (was_quiet || !self.air.iter().any(|a| a.sender != t)) {
                 self.call(now, t, out, |m, mo| m.on_cca(now, true, mo));
             }
+        }
+        if was_quiet {
+            self.group.busy(now);
         }
         let overlapped_by = self.air.iter().map(|a| a.sender).collect();
         self.air.push(OnAir { id, sender: s, frame: f, corrupted, overlapped_by });
@@ -298,10 +351,10 @@ impl Bss {
 
     /// Keep exactly one pending wake-up: the earliest of all stations.
     fn reschedule(&mut self, out: &mut Vec<BssOutput>) {
-        let mut at = SimTime::NEVER;
-        for (d, m) in self.due.iter_mut().zip(&self.macs) {
-            *d = m.next_wakeup();
-            at = at.min(*d);
+        let macs = &self.macs;
+        let mut at = self.group.next_tx(|s| !macs[s].is_ready());
+        for &s in &self.solo {
+            at = at.min(self.macs[s].next_wakeup());
         }
         if at != self.wake_at {
             self.wake_at = at;

@@ -20,10 +20,12 @@
 //!   DIFS of idle medium after it before counting (ns-3 does the same).
 mod backoff;
 mod params;
+mod view;
 #[cfg(test)]
 mod tests;
 
 pub use params::{DcfParams, MacCounters};
+pub use view::CsView;
 
 use super::frame::{Frame, FrameKind, MacAddr, MacOutput};
 use std::collections::HashMap;

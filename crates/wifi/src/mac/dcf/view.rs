@@ -1,0 +1,63 @@
+//! Export and import of a station's carrier-sense state, so that the medium
+//! can keep stations whose view of the medium is identical in one group with
+//! a shared slot counter (see `crate::medium`), and hand a station back its
+//! exact state when it has to act on its own.
+use super::{Dcf, Exchange};
+use wifitcp_core::SimTime;
+
+/// The part of a station's state that every bystander of the same
+/// collision domain shares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CsView {
+    pub cca_busy: bool,
+    pub cca_idle_at: SimTime,
+    pub nav_end: SimTime,
+    pub use_eifs: bool,
+    /// Instant counting started in the current idle period (`None` while
+    /// the medium is busy for the station).
+    pub count_from: Option<SimTime>,
+}
+
+impl Dcf {
+    /// Not in a frame exchange, nothing scheduled: the station only defers
+    /// and counts.
+    pub fn is_quiet(&self) -> bool {
+        self.ex == Exchange::Idle && self.scheduled.is_none()
+    }
+
+    /// Whether this station's future behaviour equals that of a station
+    /// with carrier-sense state `v` and the same backoff, as of `now`.
+    pub fn shares_view(&self, v: &CsView, now: SimTime) -> bool {
+        if !self.is_quiet() || self.cca_busy != v.cca_busy || self.use_eifs != v.use_eifs || self.count_from != v.count_from {
+            return false;
+        }
+        if self.nav_end.max(now) != v.nav_end.max(now) || self.self_busy_until > now {
+            return false;
+        }
+        if !v.cca_busy && self.cca_idle_at != v.cca_idle_at {
+            return false;
+        }
+        // A frame that arrived after a finished post-backoff is sent at its
+        // arrival, not at a slot boundary: such a station acts alone.
+        match (self.cur.as_ref(), self.count_from, self.backoff) {
+            (Some(c), Some(cs), Some(k)) => c.ready_at <= cs + self.p.timing.slot * k as u64,
+            _ => true,
+        }
+    }
+
+    /// Remaining backoff slots as of the start of the current counting
+    /// period (or of the next one, while frozen).
+    pub fn backoff(&self) -> Option<u32> {
+        self.backoff
+    }
+
+    /// Take over a shared carrier-sense state and a backoff count.
+    pub fn adopt_view(&mut self, v: &CsView, backoff: Option<u32>) {
+        self.cca_busy = v.cca_busy;
+        self.cca_idle_at = v.cca_idle_at;
+        self.nav_end = self.nav_end.max(v.nav_end);
+        self.use_eifs = v.use_eifs;
+        self.count_from = v.count_from;
+        self.backoff = backoff;
+    }
+}
