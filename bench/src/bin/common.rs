@@ -41,6 +41,30 @@ pub fn proc_status_kib(field: &str) -> Option<u64> {
     line[field.len() + 1..].trim().trim_end_matches("kB").trim().parse().ok()
 }
 
+/// (on-CPU ns, ns waiting on a run queue) of the calling thread, from
+/// /proc/thread-self/schedstat (Linux). Both benches are single-threaded:
+/// on-CPU time excludes the time other processes held the CPU, and the
+/// wait time shows how much they did.
+pub fn sched_ns() -> Option<(u64, u64)> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").or_else(|_| std::fs::read_to_string("/proc/self/schedstat")).ok()?;
+    let mut it = s.split_whitespace().map(|x| x.parse::<u64>().ok());
+    Some((it.next()??, it.next()??))
+}
+
+/// Measure `f`: (result, wall s, on-CPU s, run-queue wait s). CPU and wait
+/// are NaN where /proc is unavailable.
+pub fn measure<T>(f: impl FnOnce() -> T) -> (T, f64, f64, f64) {
+    let s0 = sched_ns();
+    let t0 = std::time::Instant::now();
+    let r = f();
+    let wall = t0.elapsed().as_secs_f64();
+    let (cpu, wait) = match (s0, sched_ns()) {
+        (Some(a), Some(b)) => ((b.0 - a.0) as f64 * 1e-9, (b.1 - a.1) as f64 * 1e-9),
+        _ => (f64::NAN, f64::NAN),
+    };
+    (r, wall, cpu, wait)
+}
+
 /// Run one scenario; returns (events, wall_time_s from the result JSON,
 /// wall time of the whole call in s, result value).
 pub fn run(json: &str, seed: u64) -> Result<(u64, f64, f64, serde_json::Value), String> {
