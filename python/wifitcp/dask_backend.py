@@ -26,6 +26,9 @@ from typing import Any, Iterator, Optional, Sequence
 from . import core
 from .errors import InputError
 
+#: how long to wait for a scheduler before giving up
+CONNECT_TIMEOUT_S = 30
+
 
 def _import_distributed():
     try:
@@ -75,7 +78,7 @@ def connect(target: Any, jobs: Optional[int] = None) -> tuple[Any, list]:
         client = distributed.Client(cluster)
         return client, [client, cluster]
     try:
-        client = distributed.Client(spec, timeout="30s")
+        client = distributed.Client(spec, timeout=f"{CONNECT_TIMEOUT_S}s")
     except Exception as e:  # OSError / TimeoutError from the comm layer
         raise InputError("--dask", "", f"cannot connect to {spec}: "
                          f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None

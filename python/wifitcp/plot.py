@@ -19,7 +19,6 @@ metadata so equal data give equal files.
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,6 +91,10 @@ def parse_where(items: Sequence[str]) -> dict:
 
 
 def _value(row: dict, path: str) -> Any:
+    if "," in path:  # several paths (--by kind,mode): the values present, joined
+        vals = [_value(row, p.strip()) for p in path.split(",")]
+        vals = [_label(v) for v in vals if v is not None]
+        return " ".join(vals) if vals else None
     if path in RUN_COLUMNS:
         return row[path]
     params = row["params"]
@@ -133,9 +136,11 @@ def select(store_path: str, x: str, y: str, by: Optional[str] = None,
     if not Path(store_path).is_file():
         raise InputError(store_path, "", "no such results store")
     for opt, path in (("--x", x), ("--y", y), ("--by", by)):
-        if path:
+        if not path:
+            continue
+        for part in path.split(",") if opt == "--by" else [path]:
             try:
-                split_path(path)
+                split_path(part)
             except ValueError as e:
                 raise InputError(opt, "", str(e)) from None
     try:
@@ -349,6 +354,3 @@ def strip_ext(prefix: str) -> str:
             return prefix[: -len(ext) - 1]
     return prefix
 
-
-def _finite(v: Optional[float]) -> bool:
-    return v is not None and math.isfinite(v)
