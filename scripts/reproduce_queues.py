@@ -1,0 +1,646 @@
+#!/usr/bin/env python3
+"""Reproduce the AP queue-discipline results of issue 4 and the PER case of
+issue 5: Keceli, Inan & Ayanoglu (paper 001) Figs. 3-6, their PER 0.1
+remark, today's Linux queues on the same setup, and the ACK filter of
+Cuzanauskas & Anskaitis (paper 000) section VI.
+
+    .venv/bin/python scripts/reproduce_queues.py                  # everything
+    .venv/bin/python scripts/reproduce_queues.py --only fairness  # the flagship
+    .venv/bin/python scripts/reproduce_queues.py --cached         # redraw only
+
+Each scenario is run with the documented CLI (``wifitcp run FILE --json
+--no-store --jobs N``); a compact summary of every run is cached as JSON lines
+in ``results/repro-queues/<job>.jsonl`` (``--cached`` reuses it). Figures go
+to ``docs/figures/`` (PNG), tables (Markdown) to stdout. The comparison with
+the papers is in docs/validation.md sections 4-7.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCN = ROOT / "scenarios"
+
+# job name -> (scenario file, extra --set arguments)
+JOBS = {
+    "fairness": ("keceli-fairness.toml", []),
+    "figs3-6": ("keceli-figs3-6.toml", []),
+    "unequal": ("keceli-figs5-6-unequal-rtt.toml", []),
+    "linux": ("keceli-linux-baselines.toml", []),
+    "per": ("keceli-per.toml", []),
+    "multipoll": ("multipoll-ackfilter.toml", []),
+}
+# Pilosof's window-limited throughput against the wired delay: n = 15,
+# Pilosof and grouped, one job per one-way delay (ms).
+PILOSOF_DELAYS_MS = [5.0, 15.0, 25.0, 35.0]
+for _d in PILOSOF_DELAYS_MS:
+    JOBS[f"pilosof-delay-{_d:g}"] = ("keceli-figs3-6.toml", [
+        "sweep.wlan.stations=[15]",
+        'sweep.cases=[{"ap.qdisc.kind"="keceli-grouped"}, {"ap.qdisc.kind"="pilosof"}]',
+        f"links[0].delay_ms={_d}",
+        "scenario.seeds=[1, 2, 3]",
+    ])
+# The capacity of the WLAN when the AP must send one TCP ACK per data segment
+# (no ACK is lost or filtered): drop-tail with an AP buffer larger than all
+# windows (15 x 42 packets), n = 15.
+JOBS["ack-bound"] = ("keceli-figs3-6.toml", [
+    "sweep.wlan.stations=[15]", 'sweep.cases=[{"ap.qdisc.kind"="drop-tail"}]',
+    "ap.queue_packets=1000", "scenario.seeds=[1, 2, 3]",
+])
+DEFAULT_JOBS = ["fairness", "figs3-6", "unequal", "linux", "per", "multipoll",
+                *[f"pilosof-delay-{d:g}" for d in PILOSOF_DELAYS_MS], "ack-bound"]
+
+LABEL = {
+    "drop-tail": "default 802.11 (drop-tail)",
+    "keceli-sorted": "sorted assignment",
+    "keceli-grouped": "grouped assignment",
+    "pilosof": "Pilosof [4] (floor(B/n_act))",
+    "cake-ack/conservative": "cake-ack conservative",
+    "cake-ack/aggressive": "cake-ack aggressive",
+    "fq-codel": "fq-codel",
+    "airtime": "airtime (mac80211 ATF)",
+}
+STYLE = {
+    "drop-tail": dict(color="k", marker="o"),
+    "keceli-sorted": dict(color="tab:blue", marker="s"),
+    "keceli-grouped": dict(color="tab:green", marker="^"),
+    "pilosof": dict(color="tab:red", marker="v"),
+    "cake-ack/conservative": dict(color="tab:purple", marker="D"),
+    "cake-ack/aggressive": dict(color="tab:orange", marker="P"),
+    "fq-codel": dict(color="tab:brown", marker="x"),
+    "airtime": dict(color="tab:cyan", marker="*"),
+}
+
+# Student t quantiles t_{0.975, df} for the 95 % confidence interval.
+T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365,
+        8: 2.306, 9: 2.262, 10: 2.228, 14: 2.145, 19: 2.093, 29: 2.045}
+
+
+def t975(df: int) -> float:
+    if df in T975:
+        return T975[df]
+    keys = sorted(k for k in T975 if k <= df)
+    return T975[keys[-1]] if keys else T975[1]
+
+
+def mean_ci(xs: list) -> tuple:
+    """(mean, half-width of the 95 % CI) over seeds."""
+    k = len(xs)
+    m = sum(xs) / k
+    if k < 2:
+        return m, 0.0
+    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (k - 1))
+    return m, t975(k - 1) * sd / math.sqrt(k)
+
+
+# --------------------------------------------------------------------------
+# running
+
+
+def wifitcp_cmd() -> list:
+    exe = ROOT / ".venv" / "bin" / "wifitcp"
+    if exe.exists():
+        return [str(exe)]
+    if shutil.which("wifitcp"):
+        return ["wifitcp"]
+    return [sys.executable, "-m", "wifitcp"]
+
+
+def summarise(r: dict) -> dict:
+    """The fields of one run's result that the tables and figures use."""
+    q = (r.get("queues") or [{}])[0]
+    return {
+        "params": r.get("params", {}), "seed": r.get("seed"),
+        "duration_s": r.get("duration_s"), "warmup_s": r.get("warmup_s", 0.0),
+        "jain": r.get("jain_index"), "agg": r.get("aggregate_mbps"),
+        "events": r.get("events"), "wall_time_s": r.get("wall_time_s"),
+        "ledger_dropped": r.get("ledger", {}).get("dropped", {}),
+        "flows": [{
+            "name": f.get("name"), "goodput": f.get("goodput_mbps"),
+            "packets_generated": f.get("packets_generated"),
+            "packets_delivered": f.get("packets_delivered"),
+            "srtt_ms": (f.get("tcp") or {}).get("srtt_ms"),
+            "timeouts": (f.get("tcp") or {}).get("timeouts"),
+            "syn_retransmits": (f.get("tcp") or {}).get("syn_retransmits"),
+            "fast_retransmits": (f.get("tcp") or {}).get("fast_retransmits"),
+            "retransmitted": (f.get("tcp") or {}).get("segments_retransmitted"),
+            "state": (f.get("tcp") or {}).get("state"),
+        } for f in r.get("flows", [])],
+        "queue": {k: q.get(k) for k in ("node", "kind", "enqueued", "dequeued", "dropped",
+                                        "filtered_share", "mean_len", "max_len")},
+        "stations": [{k: s.get(k) for k in ("name", "attempts", "successes", "airtime_s",
+                                              "channel_errors", "collisions", "retries", "drops")}
+                     for s in r.get("stations", [])],
+        "links": r.get("links", []),
+    }
+
+
+def run_job(name: str, jobs: int, cache: Path) -> tuple:
+    """Run one job with the CLI; returns (summaries, wall seconds)."""
+    path, sets = JOBS[name]
+    cmd = wifitcp_cmd() + ["run", str(SCN / path), "--json", "--no-store", "--jobs", str(jobs)]
+    for s in sets:
+        cmd += ["--set", s]
+    t0 = time.monotonic()
+    cpu0 = os.times()
+    out = []
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, cwd=ROOT) as p:
+        for line in p.stdout:
+            line = line.strip()
+            if line.startswith("{"):
+                out.append(summarise(json.loads(line)))
+        rc = p.wait()
+    wall = time.monotonic() - t0
+    cpu1 = os.times()
+    cpu = (cpu1.children_user - cpu0.children_user) + (cpu1.children_system - cpu0.children_system)
+    if rc != 0:
+        sys.exit(f"error: {' '.join(cmd)} exited with status {rc}")
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / f"{name}.jsonl", "w") as fh:
+        fh.write(json.dumps({"_meta": {"wall_s": wall, "cpu_s": cpu, "jobs": jobs,
+                                       "cmd": cmd[1:], "runs": len(out)}}) + "\n")
+        for s in out:
+            fh.write(json.dumps(s) + "\n")
+    print(f"# {name}: {len(out)} runs in {wall:.1f} s wall, {cpu:.1f} s CPU, --jobs {jobs}",
+          file=sys.stderr)
+    return out, {"wall_s": wall, "cpu_s": cpu, "runs": len(out), "jobs": jobs}
+
+
+def load_job(name: str, cache: Path) -> tuple:
+    f = cache / f"{name}.jsonl"
+    if not f.exists():
+        return None, None
+    meta, out = {}, []
+    for line in open(f):
+        d = json.loads(line)
+        if "_meta" in d:
+            meta = d["_meta"]
+        else:
+            out.append(d)
+    return out, meta
+
+
+# --------------------------------------------------------------------------
+# grouping
+
+
+def scheme_of(r: dict) -> str:
+    p = r["params"]
+    kind = p.get("ap.qdisc.kind", "drop-tail")
+    if "ap.qdisc.mode" in p:
+        return f"{kind}/{p['ap.qdisc.mode']}"
+    return kind
+
+
+def by_scheme_n(runs: list, metric) -> dict:
+    """{scheme: {n: [value per seed]}}"""
+    d = defaultdict(lambda: defaultdict(list))
+    for r in runs:
+        d[scheme_of(r)][r["params"].get("wlan.stations")].append(metric(r))
+    return d
+
+
+def fair_sharing_jain(n: int, duration: float, stagger: float = 1.0) -> float:
+    """Jain index of perfectly fair sharing when flow k starts at k*stagger
+    and every flow ends at `duration`: the bound that staggered starts put
+    on any scheme (goodput is averaged over the whole run)."""
+    b = [0.0] * n
+    for j in range(n):  # [j*stagger, (j+1)*stagger): j+1 active flows
+        t0 = j * stagger
+        t1 = duration if j == n - 1 else min((j + 1) * stagger, duration)
+        for k in range(j + 1):
+            b[k] += (t1 - t0) / (j + 1)
+    return sum(b) ** 2 / (n * sum(x * x for x in b))
+
+
+# --------------------------------------------------------------------------
+# tables
+
+
+def fmt(m: float, h: float, digits: int) -> str:
+    return f"{m:.{digits}f} ± {h:.{digits}f}"
+
+
+def table(title: str, d: dict, schemes: list, ns: list, digits: int) -> str:
+    lines = [f"\n{title}\n", "| n | " + " | ".join(LABEL.get(s, s) for s in schemes) + " |",
+             "|---|" + "---|" * len(schemes)]
+    for n in ns:
+        row = [str(n)]
+        for s in schemes:
+            xs = d.get(s, {}).get(n)
+            row.append(fmt(*mean_ci(xs), digits) if xs else "")
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+NS_TABLE = [1, 2, 3, 5, 8, 10, 12, 15]
+
+
+def keceli_tables(name: str, runs: list, schemes: list) -> str:
+    j = by_scheme_n(runs, lambda r: r["jain"])
+    t = by_scheme_n(runs, lambda r: r["agg"])
+    seeds = sorted({r["seed"] for r in runs})
+    dur = runs[0]["duration_s"]
+    out = [f"\n## {name} ({len(runs)} runs, seeds {seeds}, {dur:g} s; mean ± 95 % CI)"]
+    out.append(table("Jain index", j, schemes, NS_TABLE, 3))
+    out.append(table("Total uplink goodput (Mbit/s)", t, schemes, NS_TABLE, 2))
+    out.append("\nfair-sharing bound on the Jain index from the 1-s staggered starts: "
+               + ", ".join(f"n={n}: {fair_sharing_jain(n, dur):.3f}" for n in (5, 10, 15)))
+    return "\n".join(out)
+
+
+def pilosof_table(runs: list) -> str:
+    """Pilosof's window-limited throughput: n*floor(B/n)*MSS*8 / RTT."""
+    t = by_scheme_n(runs, lambda r: r["agg"])
+    rtt = by_scheme_n([r for r in runs if scheme_of(r) == "pilosof"],
+                      lambda r: sum(f["srtt_ms"] or 0 for f in r["flows"]) / max(1, len(r["flows"])))
+    out = ["\n### Pilosof: throughput against its window bound and the proposed schemes",
+           "\n| n | floor(50/n) | n*floor(50/n) | mean srtt (ms) | bound W*1460*8/srtt | Pilosof | sorted | grouped | gap to sorted | gap to grouped |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for n in sorted(t.get("pilosof", {})):
+        w = n * (50 // n)
+        srtt = sum(rtt["pilosof"][n]) / len(rtt["pilosof"][n])
+        bound = w * 1460 * 8 / (srtt / 1e3) / 1e6
+        p = mean_ci(t["pilosof"][n])[0]
+        srt = mean_ci(t["keceli-sorted"][n])[0] if n in t.get("keceli-sorted", {}) else float("nan")
+        grp = mean_ci(t["keceli-grouped"][n])[0]
+        out.append(f"| {n} | {50 // n} | {w} | {srtt:.1f} | {bound:.2f} | {p:.2f} | {srt:.2f} | {grp:.2f} "
+                   f"| {100 * (1 - p / srt):.0f} % | {100 * (1 - p / grp):.0f} % |")
+    return "\n".join(out)
+
+
+def unequal_flow_table(runs: list, schemes: list, n: int = 15) -> str:
+    out = [f"\n### Per-flow goodput at n = {n}, unequal RTTs (Mbit/s, mean over seeds; flow i has {10}*(i+1) ms each way)",
+           "\n| flow i | " + " | ".join(LABEL.get(s, s) for s in schemes) + " |",
+           "|---|" + "---|" * len(schemes)]
+    per = {}
+    for s in schemes:
+        rs = [r for r in runs if scheme_of(r) == s and r["params"].get("wlan.stations") == n]
+        per[s] = [sum(r["flows"][i]["goodput"] for r in rs) / len(rs) for i in range(n)] if rs else []
+    for i in range(n):
+        out.append(f"| {i} | " + " | ".join(f"{per[s][i]:.2f}" if per[s] else "" for s in schemes) + " |")
+    return "\n".join(out)
+
+
+def starving_table(runs: list, schemes: list, n: int = 15) -> str:
+    out = [f"\n### n = {n}: starving flows (< 0.1 Mbit/s), timeouts, AP queue",
+           "\n| scheme | starving flows | RTOs per flow | SYN retx per flow | AP drops per run (reason) | ACKs filtered share |",
+           "|---|---|---|---|---|---|"]
+    for s in schemes:
+        rs = [r for r in runs if scheme_of(r) == s and r["params"].get("wlan.stations") == n]
+        if not rs:
+            continue
+        k = len(rs)
+        starving = sum(sum(1 for f in r["flows"] if f["goodput"] < 0.1) for r in rs) / k
+        rto = sum(sum(f["timeouts"] or 0 for f in r["flows"]) for r in rs) / k / n
+        syn = sum(sum(f["syn_retransmits"] or 0 for f in r["flows"]) for r in rs) / k / n
+        drops = defaultdict(float)
+        for r in rs:
+            for why, c in (r["queue"].get("dropped") or {}).items():
+                drops[why] += c / k
+        fs = sum(r["queue"].get("filtered_share") or 0 for r in rs) / k
+        out.append(f"| {LABEL.get(s, s)} | {starving:.1f} | {rto:.1f} | {syn:.1f} | "
+                   + ", ".join(f"{why} {c:.0f}" for why, c in sorted(drops.items())) + f" | {fs:.2f} |")
+    return "\n".join(out)
+
+
+def per_table(per: list, zero: list, schemes: list) -> str:
+    tp = by_scheme_n(per, lambda r: r["agg"])
+    t0 = by_scheme_n(zero, lambda r: r["agg"])
+    jp = by_scheme_n(per, lambda r: r["jain"])
+    j0 = by_scheme_n(zero, lambda r: r["jain"])
+    seeds = sorted({r["seed"] for r in per})
+    out = [f"\n### PER 0.1 against PER 0 (same seeds {seeds}): total goodput and Jain index",
+           "\n| n | " + " | ".join(f"{LABEL.get(s, s)}: T(PER)/T(0), f(PER) [f(0)]" for s in schemes) + " |",
+           "|---|" + "---|" * len(schemes)]
+    ratios = defaultdict(list)
+    for n in NS_TABLE:
+        row = [str(n)]
+        for s in schemes:
+            a = [x for x in tp[s].get(n, [])]
+            b = [x for x in t0[s].get(n, [])][:len(a)]
+            if not a or not b:
+                row.append("")
+                continue
+            ratio = (sum(a) / len(a)) / (sum(b) / len(b))
+            row.append(f"{ratio:.3f}, {sum(jp[s][n]) / len(jp[s][n]):.3f} [{sum(j0[s][n][:len(a)]) / len(a):.3f}]")
+        out.append("| " + " | ".join(row) + " |")
+    for s in schemes:
+        for n in range(1, 16):
+            a, b = tp[s].get(n), t0[s].get(n, [])[:len(tp[s].get(n, []))]
+            if a and b:
+                ratios[s].append((sum(a) / len(a)) / (sum(b) / len(b)))
+    out.append("\nmean over n = 1..15 of T(PER 0.1)/T(PER 0): "
+               + ", ".join(f"{LABEL.get(s, s)} {sum(v) / len(v):.3f}" for s, v in ratios.items()))
+    tcp_rtx = {}
+    for s in schemes:
+        rs = [r for r in per if scheme_of(r) == s and r["params"].get("wlan.stations") == 15]
+        rs0 = [r for r in zero if scheme_of(r) == s and r["params"].get("wlan.stations") == 15 and r["seed"] in seeds]
+        f = lambda rr, k: sum(sum(x[k] or 0 for x in r["flows"]) for r in rr) / max(1, len(rr))
+        tcp_rtx[s] = (f(rs, "retransmitted"), f(rs0, "retransmitted"), f(rs, "timeouts"), f(rs0, "timeouts"),
+                      sum(sum(st.get("channel_errors") or 0 for st in r["stations"]) for r in rs) / max(1, len(rs)),
+                      sum(r["ledger_dropped"].get("retry_limit", 0) for r in rs) / max(1, len(rs)))
+    out.append("\nn = 15, per run: TCP retransmitted segments PER 0.1 [PER 0], RTOs [PER 0], frames lost to channel errors, MAC retry-limit drops")
+    for s, v in tcp_rtx.items():
+        out.append(f"- {LABEL.get(s, s)}: {v[0]:.0f} [{v[1]:.0f}], {v[2]:.0f} [{v[3]:.0f}], {v[4]:.0f}, {v[5]:.1f}")
+    return "\n".join(out)
+
+
+def multipoll_table(runs: list) -> tuple:
+    """ACK filter at the station of a single download; returns (text, rows)."""
+    rows = []
+    for r in runs:
+        p = r["params"]
+        secs = r["duration_s"] - r.get("warmup_s", 0.0)
+        dur = r["duration_s"]
+        up = next(l for l in r["links"] if l["from"] == "ap")
+        down = next(l for l in r["links"] if l["to"] == "ap")
+        sta = next(s for s in r["stations"] if s["name"] == "sta0")
+        ap_filtered = (r["queue"].get("dropped") or {}).get("ack_filtered", 0)
+        filtered = r["ledger_dropped"].get("ack_filtered", 0) - ap_filtered
+        acks_sent = up["sent"]                      # ACKs that reached the wire
+        acks_generated = acks_sent + filtered       # + removed at the station
+        data = down["sent"]                         # data segments into the AP
+        ack_ip_bytes = 20 + 20 + 12                 # IPv4 + TCP + timestamps option
+        rows.append({
+            "delayed_ack": p.get("tcp.delayed_ack"), "filter": p.get("wlan.station_qdisc.kind"),
+            "seed": r["seed"], "goodput": r["agg"],
+            "removed_share_all": filtered / max(1, data + acks_generated),
+            "removed_share_acks": filtered / max(1, acks_generated),
+            "ack_mbps": acks_sent * ack_ip_bytes * 8 / dur / 1e6,
+            "acks_per_data": acks_sent / max(1, data),
+            "sta_airtime_share": sta["airtime_s"] / dur,
+            "timeouts": sum(f["timeouts"] or 0 for f in r["flows"]),
+            "secs": secs,
+        })
+    out = ["\n## multipoll-ackfilter (one download, 802.11a 54 Mbit/s; mean over seeds)",
+           "\n| delayed ACK | station/AP queue | downlink goodput (Mbit/s) | ACKs removed / all packets | ACKs removed / ACKs | uplink ACK IP bitrate (Mbit/s) | ACKs sent per data segment | station airtime share | RTOs per run |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    keys = sorted({(x["delayed_ack"], x["filter"]) for x in rows}, key=lambda k: (not k[0], k[1] != "drop-tail"))
+    for k in keys:
+        xs = [x for x in rows if (x["delayed_ack"], x["filter"]) == k]
+        m = lambda f: sum(x[f] for x in xs) / len(xs)
+        out.append(f"| {'on (every 2nd)' if k[0] else 'off (every segment)'} | {k[1]} | {m('goodput'):.2f} | "
+                   f"{100 * m('removed_share_all'):.1f} % | {100 * m('removed_share_acks'):.1f} % | {m('ack_mbps'):.3f} | "
+                   f"{m('acks_per_data'):.3f} | {100 * m('sta_airtime_share'):.1f} % | {m('timeouts'):.1f} |")
+    return "\n".join(out), rows
+
+
+# --------------------------------------------------------------------------
+# figures
+
+
+def plt_mod():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    plt.rcParams.update({"font.size": 9, "legend.fontsize": 8})
+    return plt
+
+
+def curve(ax, d: dict, scheme: str, dashed: bool = False, label_suffix: str = "", offset: float = 0.0):
+    ns = sorted(d[scheme])
+    ms, hs = zip(*(mean_ci(d[scheme][n]) for n in ns))
+    st = STYLE.get(scheme, {})
+    ax.errorbar([n + offset for n in ns], ms, yerr=hs, capsize=2, lw=1.2, ms=4,
+                ls="--" if dashed else "-", mfc="none" if dashed else None,
+                label=LABEL.get(scheme, scheme) + label_suffix, **st)
+
+
+def save(fig, path: Path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    print(f"# wrote {os.path.relpath(path, ROOT)} ({path.stat().st_size // 1024} KB)", file=sys.stderr)
+
+
+def single_fig(plt, runs, schemes, metric, ylabel, title, path, bound=None, ylim=None):
+    d = by_scheme_n(runs, metric)
+    fig, ax = plt.subplots(figsize=(5.6, 3.6))
+    offs = {s: (i - (len(schemes) - 1) / 2) * 0.08 for i, s in enumerate(schemes)}
+    for s in schemes:
+        if s in d:
+            curve(ax, d, s, offset=offs[s])
+    if bound is not None:
+        ns = list(range(1, 16))
+        ax.plot(ns, [bound(n) for n in ns], ":", color="gray", lw=1,
+                label="fair sharing with 1-s staggered starts")
+    ax.set_xlabel("number of uplink TCP flows n")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=9)
+    ax.set_xticks(range(1, 16))
+    if ylim:
+        ax.set_ylim(*ylim)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="best")
+    save(fig, path)
+    plt.close(fig)
+
+
+def two_panel(plt, solid: list, dashed: list, schemes_solid, schemes_dashed, title, path,
+              suffix_solid="", suffix_dashed="", dur=100.0):
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    for ax, metric, ylabel in ((axes[0], lambda r: r["jain"], "Jain fairness index"),
+                               (axes[1], lambda r: r["agg"], "total uplink goodput (Mbit/s)")):
+        d1 = by_scheme_n(solid, metric)
+        d2 = by_scheme_n(dashed, metric) if dashed else {}
+        for s in schemes_solid:
+            if s in d1:
+                curve(ax, d1, s, label_suffix=suffix_solid)
+        for s in schemes_dashed:
+            if s in d2:
+                curve(ax, d2, s, dashed=True, label_suffix=suffix_dashed)
+        ax.set_xlabel("number of uplink TCP flows n")
+        ax.set_ylabel(ylabel)
+        ax.set_xticks(range(1, 16))
+        ax.grid(alpha=0.3)
+    axes[0].plot(range(1, 16), [fair_sharing_jain(n, dur) for n in range(1, 16)], ":", color="gray",
+                 lw=1, label="fair sharing, staggered starts")
+    axes[0].legend(loc="lower left")
+    fig.suptitle(title, fontsize=9)
+    save(fig, path)
+    plt.close(fig)
+
+
+def multipoll_fig(plt, rows: list, path: Path):
+    fig, axes = plt.subplots(1, 3, figsize=(10, 3.2))
+    groups = [(True, "delayed ACK on"), (False, "delayed ACK off")]
+    for ax, key, ylabel in ((axes[0], "goodput", "downlink goodput (Mbit/s)"),
+                            (axes[1], "ack_mbps", "uplink ACK IP bitrate (Mbit/s)"),
+                            (axes[2], "removed_share_all", "ACKs removed / all packets")):
+        for gi, (da, gl) in enumerate(groups):
+            for fi, (filt, col) in enumerate((("drop-tail", "0.6"), ("ack-first", "tab:green"))):
+                xs = [x[key] for x in rows if x["delayed_ack"] == da and x["filter"] == filt]
+                if not xs:
+                    continue
+                m, h = mean_ci(xs)
+                ax.bar(gi * 3 + fi, m, yerr=h, color=col, capsize=3,
+                       label=("filter off" if filt == "drop-tail" else "ACK-first + filter") if gi == 0 else None)
+        ax.set_xticks([0.5, 3.5])
+        ax.set_xticklabels([g[1] for g in groups])
+        ax.set_ylabel(ylabel)
+        ax.grid(alpha=0.3, axis="y")
+    axes[0].legend(loc="lower right")
+    fig.suptitle("Paper 000 section VI on 802.11a 54 Mbit/s: one TCP download, ACK filter at the station", fontsize=9)
+    fig.tight_layout()
+    save(fig, path)
+    plt.close(fig)
+
+
+def pilosof_delay_fig(plt, data: dict, path: Path):
+    """data: {delay_ms: runs}"""
+    fig, ax = plt.subplots(figsize=(5.0, 3.4))
+    for s in ("keceli-grouped", "pilosof"):
+        xs, ms, hs = [], [], []
+        for dly, runs in sorted(data.items()):
+            v = [r["agg"] for r in runs if scheme_of(r) == s]
+            if v:
+                m, h = mean_ci(v)
+                xs.append(dly)
+                ms.append(m)
+                hs.append(h)
+        ax.errorbar(xs, ms, yerr=hs, capsize=2, label=LABEL[s], **STYLE[s])
+    # window bound: 45 packets of 1460 B per base RTT (2*delay + WLAN)
+    ds = [d for d in sorted(data)]
+    ax.set_xlabel("one-way wired delay behind the AP (ms)")
+    ax.set_ylabel("total uplink goodput, n = 15 (Mbit/s)")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    ax.set_xticks(ds)
+    save(fig, path)
+    plt.close(fig)
+
+
+# --------------------------------------------------------------------------
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--jobs", type=int, default=2, help="worker processes per sweep (default 2)")
+    ap.add_argument("--only", default=",".join(DEFAULT_JOBS),
+                    help="comma-separated jobs: " + ", ".join(JOBS) + " (default all)")
+    ap.add_argument("--cached", action="store_true", help="do not run; use the cached summaries")
+    ap.add_argument("--cache", default=str(ROOT / "results" / "repro-queues"))
+    ap.add_argument("--figures", default=str(ROOT / "docs" / "figures"))
+    a = ap.parse_args(argv)
+    want = [x.strip() for x in a.only.split(",") if x.strip()]
+    for w in want:
+        if w not in JOBS:
+            ap.error(f"--only: unknown job {w!r} (one of {', '.join(JOBS)})")
+    cache, figs = Path(a.cache), Path(a.figures)
+    data, meta = {}, {}
+    for w in want:
+        if a.cached:
+            runs, m = load_job(w, cache)
+            if runs is None:
+                print(f"# {w}: no cached results in {cache}; run without --cached", file=sys.stderr)
+                continue
+        else:
+            runs, m = run_job(w, a.jobs, cache)
+        data[w], meta[w] = runs, m
+    # jobs whose figures need another job's data are read from the cache
+    for extra in ("figs3-6",):
+        if extra not in data:
+            runs, m = load_job(extra, cache)
+            if runs is not None:
+                data[extra], meta[extra] = runs, m
+
+    plt = plt_mod()
+    paper4 = ["drop-tail", "keceli-sorted", "keceli-grouped", "pilosof"]
+    linux = ["cake-ack/conservative", "cake-ack/aggressive", "fq-codel", "airtime"]
+    print("# wifitcp queue-discipline reproductions (scripts/reproduce_queues.py)")
+    for w, m in meta.items():
+        if m:
+            print(f"- {w}: {m.get('runs')} runs, {m.get('wall_s', 0):.0f} s wall, {m.get('cpu_s', 0):.0f} s CPU (--jobs {m.get('jobs')})")
+
+    if "fairness" in data and "fairness" in want:
+        runs = data["fairness"]
+        print(keceli_tables("keceli-fairness (flagship)", runs, ["drop-tail", "keceli-grouped", "pilosof"]))
+        two_panel(plt, runs, [], ["drop-tail", "keceli-grouped", "pilosof"], [],
+                  "Keceli Figs. 3-4 (flagship, 3 seeds x 100 s): 802.11g 54 Mbit/s, equal RTTs, mean and 95 % CI",
+                  figs / "keceli-fairness.png", dur=runs[0]["duration_s"])
+    if "figs3-6" in data and "figs3-6" in want:
+        runs = data["figs3-6"]
+        dur = runs[0]["duration_s"]
+        print(keceli_tables("keceli-figs3-6 (equal RTTs, Figs. 3-4)", runs, paper4))
+        print(starving_table(runs, paper4))
+        print(pilosof_table(runs))
+        single_fig(plt, runs, paper4, lambda r: r["jain"], "Jain fairness index",
+                   "Keceli Fig. 3: fairness, equal RTTs (802.11g 54 Mbit/s, 5 seeds x 100 s)",
+                   figs / "keceli-fig3-fairness-equal-rtt.png", bound=lambda n: fair_sharing_jain(n, dur),
+                   ylim=(0, 1.05))
+        single_fig(plt, runs, paper4, lambda r: r["agg"], "total uplink goodput (Mbit/s)",
+                   "Keceli Fig. 4: total uplink throughput, equal RTTs",
+                   figs / "keceli-fig4-throughput-equal-rtt.png")
+    if "unequal" in data:
+        runs = data["unequal"]
+        dur = runs[0]["duration_s"]
+        print(keceli_tables("keceli-figs5-6-unequal-rtt (Figs. 5-6)", runs, paper4))
+        print(starving_table(runs, paper4))
+        print(unequal_flow_table(runs, paper4))
+        single_fig(plt, runs, paper4, lambda r: r["jain"], "Jain fairness index",
+                   "Keceli Fig. 5: fairness, wired delay of flow i (i+1)*10 ms",
+                   figs / "keceli-fig5-fairness-unequal-rtt.png", bound=lambda n: fair_sharing_jain(n, dur),
+                   ylim=(0, 1.05))
+        single_fig(plt, runs, paper4, lambda r: r["agg"], "total uplink goodput (Mbit/s)",
+                   "Keceli Fig. 6: total uplink throughput, wired delay of flow i (i+1)*10 ms",
+                   figs / "keceli-fig6-throughput-unequal-rtt.png")
+    if "linux" in data:
+        runs = data["linux"]
+        seeds = {r["seed"] for r in runs}
+        ref = [r for r in data.get("figs3-6", []) if r["seed"] in seeds
+               and scheme_of(r) in ("drop-tail", "keceli-grouped")]
+        print(keceli_tables("keceli-linux-baselines", runs + ref, linux + ["drop-tail", "keceli-grouped"]))
+        print(starving_table(runs, linux))
+        two_panel(plt, runs, ref, linux, ["drop-tail", "keceli-grouped"],
+                  "Keceli Figs. 3-4 setup with Linux AP queues (3 seeds x 100 s; dashed: paper 001 schemes, same seeds)",
+                  figs / "keceli-linux-baselines.png")
+    if "per" in data:
+        runs = data["per"]
+        seeds = {r["seed"] for r in runs}
+        zero = [r for r in data.get("figs3-6", []) if r["seed"] in seeds]
+        print(keceli_tables("keceli-per (PER 0.1 both directions)", runs, paper4))
+        print(starving_table(runs, paper4))
+        if zero:
+            print(per_table(runs, zero, paper4))
+        two_panel(plt, runs, zero, paper4, paper4,
+                  "Keceli section IV, PER 0.1 (solid) against PER 0 (dashed), 3 seeds x 100 s",
+                  figs / "keceli-per.png", suffix_dashed=", PER 0")
+    if "multipoll" in data:
+        text, rows = multipoll_table(data["multipoll"])
+        print(text)
+        multipoll_fig(plt, rows, figs / "multipoll-ackfilter.png")
+    pd = {d: data[f"pilosof-delay-{d:g}"] for d in PILOSOF_DELAYS_MS if f"pilosof-delay-{d:g}" in data}
+    if pd:
+        print("\n## Pilosof against the wired delay, n = 15 (3 seeds x 100 s)")
+        print("\n| one-way delay (ms) | grouped (Mbit/s) | Pilosof (Mbit/s) | Pilosof srtt (ms) | 45*1460*8/srtt | gap |")
+        print("|---|---|---|---|---|---|")
+        for dly, runs in sorted(pd.items()):
+            g = mean_ci([r["agg"] for r in runs if scheme_of(r) == "keceli-grouped"])[0]
+            pr = [r for r in runs if scheme_of(r) == "pilosof"]
+            p = mean_ci([r["agg"] for r in pr])[0]
+            srtt = sum(sum(f["srtt_ms"] or 0 for f in r["flows"]) / len(r["flows"]) for r in pr) / len(pr)
+            print(f"| {dly:g} | {g:.2f} | {p:.2f} | {srtt:.1f} | {45 * 1460 * 8 / srtt / 1e3:.2f} | {100 * (1 - p / g):.0f} % |")
+        pilosof_delay_fig(plt, pd, figs / "keceli-pilosof-vs-delay.png")
+    if "ack-bound" in data:
+        runs = data["ack-bound"]
+        m, h = mean_ci([r["agg"] for r in runs])
+        q = sum(r["queue"]["mean_len"] or 0 for r in runs) / len(runs)
+        drops = sum(sum((r["queue"]["dropped"] or {}).values()) for r in runs) / len(runs)
+        print(f"\n## One TCP ACK per data segment, n = 15 (drop-tail, AP buffer 1000): "
+              f"{m:.2f} ± {h:.2f} Mbit/s, Jain {mean_ci([r['jain'] for r in runs])[0]:.3f}, "
+              f"AP queue mean {q:.0f} packets, {drops:.0f} AP drops per run")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
