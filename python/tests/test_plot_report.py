@@ -1,0 +1,208 @@
+"""wifitcp plot (mean and 95 % CI per point) and wifitcp report (HTML page)."""
+
+import json
+import math
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+import wifitcp
+from wifitcp import reportpage, scenario as S
+from wifitcp.cli import main
+from wifitcp.plot import select
+from wifitcp.stats import summarise, t975
+
+DOC = {"scenario": {"name": "pl", "seeds": [1, 2, 3]}, "wlan": {"stations": 1},
+       "traffic": [{"name": "sat"}],
+       "sweep": {"wlan.stations": [1, 2, 4], "cases": [{"phy.standard": "802.11a"},
+                                                       {"phy.standard": "802.11b"}]}}
+
+
+@pytest.fixture
+def store(fake_core, tmp_path):
+    db = tmp_path / "pl.duckdb"
+    wifitcp.run(DOC, out=db, jobs=1)
+    return str(db)
+
+
+def test_t_quantiles_and_interval():
+    assert t975(1) == 12.706 and t975(4) == 2.776 and t975(30) == 2.042
+    assert t975(60) == pytest.approx(2.000) and abs(t975(10**9) - 1.960) < 1e-6
+    assert t975(45) == pytest.approx(2.014, abs=0.002)  # table value 2.0141
+    s = summarise([1.0, 2.0, 3.0])
+    assert (s.n, s.mean, s.sd) == (3, 2.0, 1.0)
+    assert s.half == pytest.approx(4.303 / math.sqrt(3))
+    one = summarise([5.0])
+    assert one.half is None and one.lo is None
+
+
+def test_select_groups_by_line_and_x(store):
+    sel = select(store, "wlan.stations", "aggregate_mbps", by="phy.standard")
+    assert [line.label for line in sel.lines] == ["802.11a", "802.11b"]
+    assert [p.x for p in sel.lines[0].points] == [1, 2, 4]
+    with wifitcp.Store(store, read_only=True) as st:
+        ys = [r["aggregate_mbps"] for r in st.query(
+            "SELECT aggregate_mbps FROM runs WHERE params->>'$.\"wlan.stations\"' = '2' "
+            "AND params->>'$.\"phy.standard\"' = '802.11b'")]
+    p = sel.lines[1].points[1]
+    assert p.stats.n == 3 and p.stats.mean == pytest.approx(sum(ys) / 3)
+    sd = math.sqrt(sum((y - p.stats.mean) ** 2 for y in ys) / 2)
+    assert p.stats.half == pytest.approx(4.303 * sd / math.sqrt(3))
+    # a result value by JSON path, a config path as x, a run column as by
+    sel = select(store, "wlan.stations", "flows[0].goodput_mbps", by="seed",
+                 where={"phy.standard": "802.11a"})
+    assert [line.label for line in sel.lines] == [1, 2, 3]
+    assert all(p.stats.n == 1 for line in sel.lines for p in line.points)
+
+
+def test_select_refuses_to_pool_different_configurations(store):
+    with pytest.raises(wifitcp.InputError, match=r"differ in .*phy\.standard.*--where"):
+        select(store, "wlan.stations", "aggregate_mbps")
+
+
+def test_plot_command_writes_png_and_svg(store, capsys, tmp_path):
+    out = tmp_path / "fig" / "j"
+    assert main(["plot", store, "--x", "wlan.stations", "--y", "aggregate_mbps",
+                 "--by", "phy.standard", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert lines[0].split()[:3] == ["phy.standard", "wlan.stations", "n"]
+    assert len(lines) == 2 + 6
+    png, svg = Path(f"{out}.png"), Path(f"{out}.svg")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+    text = svg.read_text()
+    assert text.lstrip().startswith("<?xml") and "802.11b" in text
+    # same data, same files
+    first = (png.read_bytes(), text)
+    assert main(["plot", store, "--x", "wlan.stations", "--y", "aggregate_mbps",
+                 "--by", "phy.standard", "--out", f"{out}.png"]) == 0
+    assert (png.read_bytes(), svg.read_text()) == first
+    # default name beside the store, one format
+    assert main(["plot", store, "--x", "wlan.stations", "--y", "aggregate_mbps",
+                 "--by", "phy.standard", "--format", "svg"]) == 0
+    assert (tmp_path / "pl-aggregate_mbps-vs-wlan.stations-by-phy.standard.svg").exists()
+
+
+@pytest.mark.parametrize("argv,expect", [
+    (["--y", "nope"], "error: --y: nope: no run of"),
+    (["--x", "nope.x", "--by", "phy.standard"], "error: --x: nope.x: not a parameter"),
+    (["--by", "phy.standard", "--where", "phy.standard=802.11g"],
+     "error: --where: phy.standard: no run has phy.standard = 802.11g"),
+    (["--by", "phy.standard", "--format", "jpg"], "error: --format: expected png, svg"),
+    (["--by", "phy.standard", "--scenario", "other"], "no runs of scenario 'other' "
+     "(scenarios here: pl)"),
+])
+def test_plot_bad_input_is_one_line(store, capsys, argv, expect):
+    base = {"--x": "wlan.stations", "--y": "aggregate_mbps"}
+    args = list(argv)
+    for k, v in base.items():
+        if k not in args:
+            args += [k, v]
+    rc = main(["plot", store, *args])
+    err = capsys.readouterr().err
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert expect in err
+
+
+def test_plot_missing_store(capsys, tmp_path):
+    rc = main(["plot", str(tmp_path / "no.duckdb"), "--x", "a", "--y", "b"])
+    assert rc == 2 and "no such results store" in capsys.readouterr().err
+
+
+# -- report -----------------------------------------------------------------
+
+class _Refs(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.imgs, self.links = [], []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "img":
+            self.imgs.append(a["src"])
+        if tag == "a" and "href" in a:
+            self.links.append(a["href"])
+
+
+REPORTED = """
+[scenario]
+name = "rep"
+seeds = [1, 2]
+[wlan]
+stations = 1
+[[traffic]]
+name = "sat"
+[sweep]
+"wlan.stations" = [1, 3]
+[[sweep.cases]]
+"phy.standard" = "802.11a"
+[[sweep.cases]]
+"phy.standard" = "802.11b"
+[report]
+title = "A test figure <&>"
+expectation = "The paper says it goes down."
+[[report.figures]]
+x = "wlan.stations"
+y = "aggregate_mbps"
+by = "phy.standard"
+title = "Fig. 9"
+[[report.figures]]
+x = "wlan.stations"
+y = "collision_probability"
+by = "phy.standard"
+expectation = "p rises"
+"""
+
+
+def test_report_page_shows_every_figure(fake_core, write, tmp_path, capsys):
+    f = write("rep.toml", REPORTED)
+    g = write("other.toml", REPORTED.replace('name = "rep"', 'name = "never-run"'))
+    results = tmp_path / "results"
+    assert main(["run", f, "--out", str(results / "rep.duckdb"), "--jobs", "1",
+                 "--quiet"]) == 0
+    out = tmp_path / "site"
+    assert main(["report", f, g, "--results", str(results), "--out", str(out)]) == 0
+    page = (out / "index.html").read_text()
+    refs = _Refs()
+    refs.feed(page)
+    assert len(refs.imgs) == 2  # every figure of the scenario that has results
+    for src in refs.imgs + [h for h in refs.links if h.endswith(".svg")]:
+        assert not src.startswith("/") and (out / src).is_file(), src
+        assert (out / src).stat().st_size > 5_000
+    assert "A test figure &lt;&amp;&gt;" in page  # escaped
+    assert "The paper says it goes down." in page and "p rises" in page
+    assert "Fig. 9" in page and "the 8 runs behind this figure" in page
+    assert "Not run yet" in page and "never-run" in page
+    assert re.search(r"8 runs \(4 configurations x 2 seeds\)", page)
+
+
+def test_report_run_option_runs_missing_campaigns(fake_core, write, tmp_path, capsys):
+    f = write("rep.toml", REPORTED.replace("[report]", "[campaign]\njobs = 1\n[report]"))
+    out = tmp_path / "site"
+    assert main(["report", f, "--results", str(tmp_path / "r"), "--out", str(out),
+                 "--run"]) == 0
+    assert (tmp_path / "r" / "rep.duckdb").is_file()
+    assert "Not run yet" not in (out / "index.html").read_text()
+
+
+def test_scenario_without_report_is_bad_input(fake_core, write, tmp_path, capsys):
+    f = write("plain.toml", REPORTED.split("[report]")[0])
+    rc = main(["report", f, "--results", str(tmp_path), "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert rc == 2 and f"error: {f}: report: no [report] table" in err
+
+
+def test_registry_entries_match_their_scenarios():
+    reg = reportpage.registry()
+    assert {Path(p).name for p, _ in reg} >= {"keceli-fairness.toml", "dcf-saturation.toml"}
+    for path, rep in reg:
+        scn = S.load(REPO / path)
+        swept = {p for p, _ in scn.grid} | {k for c in scn.cases for k in c}
+        for fig in rep["figures"]:
+            assert fig["x"] in swept, (path, fig["x"])
+            for b in fig.get("by", "").split(","):
+                assert not b or b in swept, (path, b)
+            assert fig.get("expectation") or rep.get("expectation")
