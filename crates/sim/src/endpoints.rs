@@ -45,8 +45,8 @@ pub struct Endpoint {
     pub remote: usize,
     pub flow: usize,
     pub conn: Connection,
-    pub wake_at: SimTime,
-    pub gen: u64,
+    /// Earliest timer event pending in the event queue.
+    pub armed: SimTime,
     /// Active-open arguments of a client not yet started.
     pending: Option<(TcpConfig, Box<dyn CongestionControl>, u16, u16, u32)>,
 }
@@ -59,12 +59,12 @@ impl Endpoint {
         // Until it opens, the endpoint sits closed-listening on its port;
         // nothing is addressed to it before its SYN goes out.
         let placeholder = Connection::listen(cfg.clone(), Box::new(wifitcp_tcp::Reno::new()), lport, isn);
-        Endpoint { node, remote, flow, conn: placeholder, wake_at: SimTime::NEVER, gen: 0, pending: Some((cfg, cc, lport, rport, isn)) }
+        Endpoint { node, remote, flow, conn: placeholder, armed: SimTime::NEVER, pending: Some((cfg, cc, lport, rport, isn)) }
     }
 
     pub fn server(node: usize, remote: usize, flow: usize, cfg: TcpConfig, cc: Box<dyn CongestionControl>, lport: u16, rng: &mut RngStream) -> Self {
         let isn = random_isn(rng);
-        Endpoint { node, remote, flow, conn: Connection::listen(cfg, cc, lport, isn), wake_at: SimTime::NEVER, gen: 0, pending: None }
+        Endpoint { node, remote, flow, conn: Connection::listen(cfg, cc, lport, isn), armed: SimTime::NEVER, pending: None }
     }
 
     /// Active open (clients only; no-op otherwise).

@@ -25,13 +25,13 @@ use wifitcp_wire::{Ipv4Header, Packet, Transport, UdpHeader};
 
 #[derive(Debug)]
 enum Ev {
-    BssWake { gen: u64 },
+    BssWake,
     TxEnd { id: u64 },
     /// A UDP source's next packet, or a TCP flow's start.
     Source { flow: usize },
     LinkTxDone { link: usize, dir: usize },
     LinkArrive { link: usize, dir: usize },
-    TcpWake { ep: usize, gen: u64 },
+    TcpWake { ep: usize },
     QdiscWake { sta: usize, gen: u64 },
     Sample,
 }
@@ -228,7 +228,7 @@ impl World {
 
     fn dispatch(&mut self, now: SimTime, ev: Ev) {
         match ev {
-            Ev::BssWake { gen } => self.bss.wake(now, gen, &mut self.out),
+            Ev::BssWake => self.bss.wake(now, &mut self.out),
             Ev::TxEnd { id } => self.bss.tx_end(now, id, &mut self.out),
             Ev::Source { flow } => self.source_fires(now, flow),
             Ev::LinkTxDone { link, dir } => {
@@ -243,10 +243,15 @@ impl World {
                 let (a, b) = self.topo.link_ends[link];
                 self.receive(now, if dir == 0 { b } else { a }, p);
             }
-            Ev::TcpWake { ep, gen } => {
-                if self.eps[ep].gen == gen && self.eps[ep].wake_at == now {
-                    self.eps[ep].wake_at = SimTime::NEVER;
-                    self.eps[ep].conn.on_timer(now);
+            Ev::TcpWake { ep } => {
+                // Timers are armed lazily: an event fires at the earliest
+                // instant ever asked for; if the connection's timer moved
+                // later meanwhile, it is re-armed without acting.
+                if self.eps[ep].armed == now {
+                    self.eps[ep].armed = SimTime::NEVER;
+                    if self.eps[ep].conn.next_wakeup().is_some_and(|t| t <= now) {
+                        self.eps[ep].conn.on_timer(now);
+                    }
                     self.tcp_poll(now, ep);
                 }
             }
@@ -283,8 +288,8 @@ impl World {
     fn handle_output(&mut self, o: BssOutput) {
         let now = self.q.now();
         match o {
-            BssOutput::Wake { at, gen } => {
-                self.q.push(at, Ev::BssWake { gen });
+            BssOutput::Wake { at } => {
+                self.q.push(at, Ev::BssWake);
             }
             BssOutput::TxEnd { id, at } => {
                 self.q.push(at, Ev::TxEnd { id });
@@ -487,12 +492,9 @@ impl World {
         }
         let e = &mut self.eps[ep];
         let at = e.conn.next_wakeup().unwrap_or(SimTime::NEVER);
-        if at != e.wake_at {
-            e.wake_at = at;
-            e.gen += 1;
-            if !at.is_never() {
-                self.q.push(at, Ev::TcpWake { ep, gen: e.gen });
-            }
+        if at < e.armed {
+            e.armed = at;
+            self.q.push(at, Ev::TcpWake { ep });
         }
     }
 

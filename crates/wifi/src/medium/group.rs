@@ -119,6 +119,9 @@ impl Group {
     /// the caller makes them act on their own).
     pub fn due(&mut self, now: SimTime, has_frame: impl Fn(usize) -> bool + Copy) -> Vec<usize> {
         let mut v = Vec::new();
+        if self.next_tx(has_frame) != now {
+            return v;
+        }
         while self.next_tx(has_frame) == now {
             let Reverse((_, s)) = self.heap.pop().expect("peeked");
             if !v.contains(&s) {

@@ -56,8 +56,9 @@ struct OnAir {
 
 #[derive(Debug)]
 pub enum BssOutput {
-    /// Call `wake(gen)` at `at`; a newer `Wake` supersedes older ones.
-    Wake { at: SimTime, gen: u64 },
+    /// Call `wake` at `at`. Only wake-ups earlier than every pending one
+    /// are emitted; `wake` at a time with nothing due re-arms itself.
+    Wake { at: SimTime },
     /// Call `tx_end(id)` at `at`.
     TxEnd { id: u64, at: SimTime },
     /// Station `sta` received a new MSDU from `from`.
@@ -80,9 +81,10 @@ pub struct Bss {
     rng: RngStream,
     air: Vec<OnAir>,
     next_tx: u64,
-    /// The one wake-up the caller holds for this BSS.
+    /// Earliest instant a station must act at.
     wake_at: SimTime,
-    wake_gen: u64,
+    /// Earliest `Wake` emitted and not yet fired.
+    armed: SimTime,
     /// Stations acting on their own (not in the group), in index order.
     solo: Vec<usize>,
     group: Group,
@@ -113,7 +115,7 @@ impl Bss {
             air: Vec::new(),
             next_tx: 0,
             wake_at: SimTime::NEVER,
-            wake_gen: 0,
+            armed: SimTime::NEVER,
             solo: (0..n).collect(),
             group,
             grouping: true,
@@ -163,21 +165,26 @@ impl Bss {
         self.settle(now, out);
     }
 
-    /// The BSS wake-up fired: serve every station due now, in index order
+    /// A wake-up fired: serve every station due now, in index order
     /// (stations due at the same instant transmit together and collide).
-    pub fn wake(&mut self, now: SimTime, gen: u64, out: &mut Vec<BssOutput>) {
-        if self.wake_gen != gen || self.wake_at != now {
-            return; // superseded
+    pub fn wake(&mut self, now: SimTime, out: &mut Vec<BssOutput>) {
+        if now != self.armed {
+            return; // an earlier wake-up superseded this one
         }
-        self.wake_at = SimTime::NEVER;
+        self.armed = SimTime::NEVER;
+        if self.wake_at != now {
+            self.reschedule(out); // nothing due yet: re-arm
+            return;
+        }
         let macs = &self.macs;
         for s in self.group.due(now, |s| !macs[s].is_ready()) {
             self.take(s);
         }
         // Stations due now stay due while others start transmitting at the
-        // same instant (Dcf::freeze), so one pass in index order serves all.
-        let due: Vec<usize> = self.solo.iter().copied().filter(|&s| self.macs[s].next_wakeup() == now).collect();
-        for s in due {
+        // same instant (Dcf::freeze), and nobody becomes due now while we
+        // serve them, so one pass in index order serves all.
+        for i in 0..self.solo.len() {
+            let s = self.solo[i];
             if self.macs[s].next_wakeup() == now {
                 self.call(now, s, out, |m, mo| m.on_wake(now, mo));
             }
@@ -349,19 +356,18 @@ impl Bss {
         out.push(BssOutput::TxEnd { id, at: end });
     }
 
-    /// Keep exactly one pending wake-up: the earliest of all stations.
+    /// Track the earliest instant any station must act at; emit a wake-up
+    /// only if it is earlier than the earliest one pending.
     fn reschedule(&mut self, out: &mut Vec<BssOutput>) {
         let macs = &self.macs;
         let mut at = self.group.next_tx(|s| !macs[s].is_ready());
         for &s in &self.solo {
             at = at.min(self.macs[s].next_wakeup());
         }
-        if at != self.wake_at {
-            self.wake_at = at;
-            self.wake_gen += 1;
-            if !at.is_never() {
-                out.push(BssOutput::Wake { at, gen: self.wake_gen });
-            }
+        self.wake_at = at;
+        if at < self.armed {
+            self.armed = at;
+            out.push(BssOutput::Wake { at });
         }
     }
 }

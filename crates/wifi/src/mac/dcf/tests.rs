@@ -197,7 +197,7 @@ fn post_backoff_completed_allows_immediate_access() {
 fn run_bss(macs: Vec<Dcf>, frames: Vec<(u64, usize, usize)>, until: u64) -> (Vec<(u64, usize, FrameKind)>, Bss) {
     enum Ev {
         Give(usize, usize, u64),
-        Wake(u64),
+        Wake,
         TxEnd(u64),
     }
     let mut bss = Bss::new(macs, Box::new(FixedPer::default()), RngStream::derive(1, "medium"));
@@ -209,8 +209,8 @@ fn run_bss(macs: Vec<Dcf>, frames: Vec<(u64, usize, usize)>, until: u64) -> (Vec
     let mut out = vec![];
     bss.reschedule_all(&mut out);
     for o in out.drain(..) {
-        if let BssOutput::Wake { at, gen } = o {
-            q.push(at, Ev::Wake(gen));
+        if let BssOutput::Wake { at } = o {
+            q.push(at, Ev::Wake);
         }
     }
     while let Some((now, ev)) = q.pop() {
@@ -219,13 +219,13 @@ fn run_bss(macs: Vec<Dcf>, frames: Vec<(u64, usize, usize)>, until: u64) -> (Vec
         }
         match ev {
             Ev::Give(s, ra, id) => bss.give_msdu(now, s, pkt(id), ra, &mut out),
-            Ev::Wake(g) => bss.wake(now, g, &mut out),
+            Ev::Wake => bss.wake(now, &mut out),
             Ev::TxEnd(id) => bss.tx_end(now, id, &mut out),
         }
         for o in out.drain(..) {
             match o {
-                BssOutput::Wake { at, gen } => {
-                    q.push(at, Ev::Wake(gen));
+                BssOutput::Wake { at } => {
+                    q.push(at, Ev::Wake);
                 }
                 BssOutput::TxEnd { id, at } => {
                     q.push(at, Ev::TxEnd(id));
