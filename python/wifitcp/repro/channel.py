@@ -409,6 +409,38 @@ def janevski_report(agg: dict) -> str:
     return "\n\n".join(out)
 
 
+# Settings J&P do not state, varied one at a time (NewReno, L = 3).
+JP_SENSITIVITY = [
+    ("as in the scenario files (802.11g ERP timing, ACK at 12 Mbit/s)", []),
+    ("ACK/RTS/CTS at 1 Mbit/s, DSSS PLCP (ns-2 basicRate_)", ["phy.control_rate_mbps=1.0"]),
+    ("all of ns-2's 802.11 defaults: slot 20 us, 192 us PLCP on every frame, CW 31, 1 Mbit/s control",
+     ["phy.control_rate_mbps=1.0", "phy.slot_us=20.0", "phy.preamble_us=144.0", "phy.plcp_header_us=48.0",
+      "phy.rx_phy_start_delay_us=192.0", "mac.cw_min=31"]),
+    ("RTS/CTS before every data frame (ns-2 RTSThreshold_ 0)", ["mac.rts_threshold_bytes=0", "mac.long_retry_limit=3"]),
+    ("receiver window 20 packets (ns-2 window_)", ["tcp.rwnd_packets=20"]),
+]
+
+
+def janevski_sensitivity(jobs: int, seeds: list[str], store: bool) -> str:
+    rows = []
+    base = ['sweep.cases=[{"tcp.recovery"="newreno"}]', "sweep.wlan.positions[0]=[[5.0,0.0],[100.0,0.0]]"]
+    for label, sets in JP_SENSITIVITY:
+        runs = run_scenario("janevski-near", jobs=jobs, sets=base + seeds + sets, store=False)
+        agg = jp_aggregate([(r, 5.0, 3) for r in runs])
+        for d in (5.0, 100.0):
+            row = [label, f"{d:g}"]
+            row += [fmt(agg[("NewReno", d, 3, q)]["tput"]) for q in IFQS]
+            row += [fmt(agg[("NewReno", d, 3, q)]["delay"], 1) for q in IFQS]
+            if d == 5.0:
+                row += [" / ".join(fmt(x, 1) for x in JP_TABLE5[("NewReno", 5)])]
+            else:
+                row += ["-"]
+            rows.append(row)
+    return ("### Janevski & Petrov: settings the paper does not state (NewReno, L = 3)\n\n"
+            + table(["setting", "d (m)", "Mbit/s IFQ 25", "IFQ 50", "IFQ 100", "delay ms IFQ 25", "IFQ 50",
+                     "IFQ 100", "Table 5 delay (5 m)"], rows))
+
+
 def janevski_figures(agg: dict, figdir: Path) -> list[Path]:
     import matplotlib
 
@@ -516,6 +548,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(janevski_report(agg) + "\n", flush=True)
         if not a.no_figures:
             janevski_figures(agg, figdir)
+        print(janevski_sensitivity(a.jobs, seeds, a.store) + "\n", flush=True)
     print(f"# total wall time {time.monotonic() - t0:.1f} s")
     return 0
 
