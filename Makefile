@@ -11,24 +11,32 @@ PYTHON ?= python3
 VENV := .venv
 VPY := $(VENV)/bin/python
 PIP := $(VPY) -m pip --disable-pip-version-check --no-input -q
-PY_DEPS := maturin duckdb numpy matplotlib pytest tqdm
+PY_DEPS := maturin duckdb numpy matplotlib pytest tqdm pandas polars pyarrow 'dask[distributed]'
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 export PIP_PROGRESS_BAR := off
 
-FLAGSHIP := scenarios/dcf-saturation.toml
-FLAGSHIP_DB := results/dcf-saturation.duckdb
+FLAGSHIP := scenarios/keceli-fairness.toml
+FLAGSHIP_DB := results/keceli-fairness.duckdb
+DCF := scenarios/dcf-saturation.toml
+DCF_DB := results/dcf-saturation.duckdb
+# `make run FRESH=` resumes the flagship campaign instead of starting over
+FRESH ?= --replace
 JOBS ?=
 JOBS_ARG := $(if $(JOBS),--jobs $(JOBS),)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help run test bench build rust venv clean
+.PHONY: help run validate-dcf report test bench bench-campaign build rust venv clean
 
 help:
-	@echo "make run    build everything, run $(FLAGSHIP), print sim vs Bianchi"
-	@echo "make test   install test dependencies, cargo test + pytest"
-	@echo "make bench  engine event rate (bench/), then per-configuration timing via Python"
-	@echo "make build  build the Rust core and install the Python package into $(VENV)"
+	@echo "make run           build everything, run $(FLAGSHIP) (Keceli Figs. 3-4),"
+	@echo "                   write its figures and the HTML report (results/report/)"
+	@echo "make validate-dcf  DCF saturation (802.11a/g/b, n = 1..50) vs Bianchi's model"
+	@echo "make report        rebuild results/report/index.html from the stores in results/"
+	@echo "make test          install test dependencies, cargo test + pytest"
+	@echo "make bench         engine event rate (bench/), then per-configuration timing"
+	@echo "make bench-campaign  the 450-run Keceli Fig. 3 campaign on 2 cores, wall time"
+	@echo "make build         build the Rust core and install the Python package into $(VENV)"
 
 # -- toolchains --------------------------------------------------------------
 rust:
@@ -65,16 +73,30 @@ build: rust venv
 	VIRTUAL_ENV=$(CURDIR)/$(VENV) $(VENV)/bin/maturin develop --release --quiet
 
 # -- the flagship reproduction -----------------------------------------------
-# For now: DCF saturation (802.11a/g/b, n = 1..50) against Bianchi's model,
-# once with the standard MAC and once with the model's own assumptions.
+# Keceli et al. Figs. 3-4: Jain index and total uplink goodput vs n = 1..15
+# uplink TCP flows for default 802.11, grouped ACK congestion control and
+# Pilosof (135 runs of 100 s), then its figures and the HTML report.
+run: build
+	$(VENV)/bin/wifitcp run $(FLAGSHIP) --out $(FLAGSHIP_DB) $(FRESH) $(JOBS_ARG)
+	$(VENV)/bin/wifitcp plot $(FLAGSHIP_DB) --x wlan.stations --y jain_index --by ap.qdisc.kind
+	$(VENV)/bin/wifitcp plot $(FLAGSHIP_DB) --x wlan.stations --y aggregate_mbps \
+	  --by ap.qdisc.kind > /dev/null
+	$(VENV)/bin/wifitcp report
+	@echo "open results/report/index.html"
+
+report: build
+	$(VENV)/bin/wifitcp report
+
+# DCF saturation (802.11a/g/b, n = 1..50) against Bianchi's model, once with
+# the standard MAC and once with the model's own assumptions.
 BIANCHI_MAC := --set scenario.name=dcf-saturation-bianchi-mac \
 	--set mac.backoff_rule=busy-slot-counts --set mac.collision_restart=eifs
-run: build
-	$(VENV)/bin/wifitcp run $(FLAGSHIP) --out $(FLAGSHIP_DB) --replace $(JOBS_ARG) > /dev/null
-	$(VENV)/bin/wifitcp run $(FLAGSHIP) $(BIANCHI_MAC) --out $(FLAGSHIP_DB) --replace \
-	  $(JOBS_ARG) > /dev/null
+validate-dcf: build
+	$(VENV)/bin/wifitcp run $(DCF) --out $(DCF_DB) --replace $(JOBS_ARG) --quiet
+	$(VENV)/bin/wifitcp run $(DCF) $(BIANCHI_MAC) --out $(DCF_DB) --replace \
+	  $(JOBS_ARG) --quiet
 	@echo
-	$(VENV)/bin/wifitcp compare $(FLAGSHIP_DB)
+	$(VENV)/bin/wifitcp compare $(DCF_DB)
 
 # -- tests -------------------------------------------------------------------
 test: build
@@ -88,6 +110,11 @@ bench: build
 	cargo run --release -q -p wifitcp-bench --bin scenario -- r2
 	$(VENV)/bin/wifitcp bench scenarios/quick-check.toml
 	$(VENV)/bin/wifitcp bench scenarios/dcf-saturation.toml --set scenario.duration_s=5
+
+# The 450-run campaign behind Keceli Fig. 3 (15 n x 3 schemes x 10 seeds x
+# 100 s) on 2 worker processes; prints the wall time.
+bench-campaign: build
+	bench/campaign
 
 clean:
 	rm -rf $(VENV) results python/wifitcp/_core*.so

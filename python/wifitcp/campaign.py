@@ -79,10 +79,15 @@ def execute(scn: Scenario, items: Optional[list] = None, *, jobs: Optional[int] 
     planned = plan(items, version)
     res = CampaignResult(planned=planned, version=version)
     todo = planned
-    if store is not None and not rerun:
+    stale: set = set()   # keys with a row to replace (rerun) or a failure to clear
+    if store is not None:
         finished = store.finished_keys()
-        res.skipped = [p for p in planned if p.key in finished]
-        todo = [p for p in planned if p.key not in finished]
+        stale = store.failure_keys()
+        if rerun:
+            stale |= finished
+        else:
+            res.skipped = [p for p in planned if p.key in finished]
+            todo = [p for p in planned if p.key not in finished]
     if on_start is not None:
         on_start(len(todo), len(res.skipped))
     by_index = {p.spec.index: p for p in todo}
@@ -102,7 +107,7 @@ def execute(scn: Scenario, items: Optional[list] = None, *, jobs: Optional[int] 
                     scenario=o.spec.scenario, scenario_hash=p.scenario_hash,
                     params=o.spec.params, seed=o.spec.seed, version=version,
                     wall_time_s=o.wall_time_s, config=o.config, result=o.result or {},
-                    result_json=o.result_json, key=p.key)
+                    result_json=o.result_json, key=p.key, known_new=p.key not in stale)
             else:
                 store.add_failure(
                     scenario=o.spec.scenario, scenario_hash=p.scenario_hash,

@@ -73,8 +73,11 @@ def connect(target: Any, jobs: Optional[int] = None) -> tuple[Any, list]:
     if spec.split(":")[0] in ("local", "local-threads"):
         n = _local_workers(spec, jobs)
         processes = spec.split(":")[0] == "local"
-        cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1,
-                                           processes=processes, dashboard_address=None)
+        from .runner import main_not_reimported
+
+        with main_not_reimported():
+            cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1,
+                                               processes=processes, dashboard_address=None)
         client = distributed.Client(cluster)
         return client, [client, cluster]
     try:

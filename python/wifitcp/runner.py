@@ -11,10 +11,12 @@ result, ``wall_time_s``, is removed from the result text by the worker.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import multiprocessing
 import os
+import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
@@ -98,6 +100,31 @@ def _outcome(spec: RunSpec, config: dict, text: str, wall: float,
     return RunOutcome(spec, config, result, text, wall, err)
 
 
+@contextlib.contextmanager
+def main_not_reimported() -> Iterator[None]:
+    """Start worker processes without re-running the user's script in them.
+
+    A ``spawn``ed process re-imports the parent's ``__main__`` from its file
+    (multiprocessing's "safe importing of main module"), so a plain script
+    calling ``wifitcp.run(..., jobs=2)`` without an ``if __name__ ==
+    "__main__"`` guard would run itself again in every worker. The workers
+    only ever call `_execute` (in this module), so while processes are
+    started here ``__main__`` is presented without its file; it is restored
+    at once. Modules run with ``-m`` and notebooks need nothing.
+    """
+    main = sys.modules.get("__main__")
+    spec_name = getattr(getattr(main, "__spec__", None), "name", None)
+    if main is None or spec_name is not None or not hasattr(main, "__file__"):
+        yield
+        return
+    saved = main.__file__
+    del main.__file__
+    try:
+        yield
+    finally:
+        main.__file__ = saved
+
+
 def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1,
             dask: Any = None) -> Iterator[RunOutcome]:
     """Run every (spec, normalised config); yield outcomes as they finish.
@@ -120,9 +147,10 @@ def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1,
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=min(jobs, len(items)), mp_context=ctx) as pool:
         pending = {}
-        for spec, config in items:
-            fut = pool.submit(_execute, core.to_json(spec.config), spec.seed)
-            pending[fut] = (spec, config)
+        with main_not_reimported():  # the pool starts its processes on submit
+            for spec, config in items:
+                fut = pool.submit(_execute, core.to_json(spec.config), spec.seed)
+                pending[fut] = (spec, config)
         try:
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
