@@ -267,6 +267,20 @@ pub struct WlanConfig {
     /// drop-tail of `mac.queue_packets`).
     #[serde(default)]
     pub station_qdisc: Option<wifitcp_queue::QdiscConfig>,
+    /// Access points sharing the channel (one collision domain), named
+    /// "ap", "ap1", "ap2", ...; each is a node that links can attach to.
+    #[serde(default = "one")]
+    pub aps: u32,
+    /// AP index of each station (default: all on AP 0).
+    #[serde(default)]
+    pub association: Option<Vec<u32>>,
+    /// AP positions [x, y] in metres (default: AP 0 at the origin, AP k at
+    /// (20 k, 0)).
+    #[serde(default)]
+    pub ap_positions: Option<Vec<[f64; 2]>>,
+}
+fn one() -> u32 {
+    1
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -456,6 +470,7 @@ impl Scenario {
                 return Err(format!("wlan.{k}: must be a probability in [0, 1], got {v}"));
             }
         }
+        self.validate_wlan_layout()?;
         self.validate_topology()?;
         self.validate_channel()?;
         let mut names = std::collections::HashSet::new();
@@ -520,7 +535,7 @@ impl Scenario {
 
     /// None: no such node; Some(None): the AP; Some(Some(kind)): wired.
     pub fn node_kind(&self, name: &str) -> Option<Option<NodeKind>> {
-        if name == "ap" {
+        if name == "ap" || name.strip_prefix("ap").and_then(|k| k.parse::<u32>().ok()).is_some_and(|k| k >= 1 && k < self.wlan.aps) {
             return Some(None);
         }
         self.nodes.iter().find(|n| n.name == name).map(|n| Some(n.kind))
@@ -533,7 +548,8 @@ impl Scenario {
             if !ok {
                 return Err(format!("nodes[{i}].name: {:?} must be non-empty letters, digits, - or _", nd.name));
             }
-            if nd.name == "ap" || nd.name.starts_with("sta") && nd.name[3..].parse::<u32>().is_ok() {
+            let reserved = |p: &str| nd.name.strip_prefix(p).is_some_and(|k| k.is_empty() || k.parse::<u32>().is_ok());
+            if reserved("ap") || reserved("sta") {
                 return Err(format!("nodes[{i}].name: {:?} is reserved for WLAN members", nd.name));
             }
             if !names.insert(nd.name.as_str()) {
@@ -577,6 +593,67 @@ impl Scenario {
         Ok(())
     }
 
+    fn validate_wlan_layout(&self) -> Result<(), String> {
+        let (n, m) = (self.wlan.stations as usize, self.wlan.aps as usize);
+        if m == 0 || m > 64 {
+            return Err(format!("wlan.aps: must be in 1..=64, got {m}"));
+        }
+        if let Some(a) = &self.wlan.association {
+            if a.len() != n {
+                return Err(format!("wlan.association: {} entries for {n} stations", a.len()));
+            }
+            if let Some((i, x)) = a.iter().enumerate().find(|(_, x)| **x as usize >= m) {
+                return Err(format!("wlan.association[{i}]: AP {x} does not exist (wlan.aps = {m})"));
+            }
+        }
+        if let Some(p) = &self.wlan.ap_positions {
+            if p.len() != m {
+                return Err(format!("wlan.ap_positions: {} positions for {m} APs", p.len()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Number of BSS members: stations plus APs.
+    pub fn wlan_members(&self) -> usize {
+        self.wlan.stations as usize + self.wlan.aps as usize
+    }
+
+    /// BSS index of AP `k`: AP 0 is member 0, further APs follow the
+    /// stations (so single-AP scenarios keep their indices).
+    pub fn ap_member(&self, k: usize) -> usize {
+        if k == 0 {
+            0
+        } else {
+            self.wlan.stations as usize + k
+        }
+    }
+
+    /// Name of BSS member `i`.
+    pub fn member_name(&self, i: usize) -> String {
+        let n = self.wlan.stations as usize;
+        match i {
+            0 => "ap".into(),
+            i if i <= n => format!("sta{}", i - 1),
+            i => format!("ap{}", i - n),
+        }
+    }
+
+    /// BSS index of the AP each member is associated with (APs: itself).
+    pub fn ap_of_members(&self) -> Vec<usize> {
+        let n = self.wlan.stations as usize;
+        (0..self.wlan_members())
+            .map(|i| {
+                if i >= 1 && i <= n {
+                    let k = self.wlan.association.as_ref().map(|a| a[i - 1] as usize).unwrap_or(0);
+                    self.ap_member(k)
+                } else {
+                    i
+                }
+            })
+            .collect()
+    }
+
     fn validate_channel(&self) -> Result<(), String> {
         let n = self.wlan.stations as usize;
         if let Some(d) = self.wlan.distance_m {
@@ -596,7 +673,7 @@ impl Scenario {
             if self.wlan.per_uplink != 0.0 || self.wlan.per_downlink != 0.0 {
                 return Err("wlan.per_uplink: use either wlan.per_* or a [channel] table, not both".into());
             }
-            c.build(&|name| station_node(name, n)).map_err(|e| e.to_string())?;
+            c.build(&|name| self.member_id(name)).map_err(|e| e.to_string())?;
             if c.default_tx_power_dbm().is_some() && self.wlan.distance_m.is_none() && self.wlan.positions.is_none() {
                 return Err("wlan.distance_m: an SNR or threshold channel needs station positions (distance_m or positions)".into());
             }
@@ -604,23 +681,28 @@ impl Scenario {
         Ok(())
     }
 
-    /// Class of each BSS member for the AP's queue discipline.
+    /// Class of each BSS member for the APs' queue disciplines.
     pub fn ap_classes(&self) -> Vec<u32> {
-        let n = self.wlan.stations as usize;
+        let members = self.wlan_members();
         match (self.ap.classes, &self.channel) {
             (ClassKind::Channel, Some(wifitcp_wifi::channel::ChannelConfig::Fixed(f))) => {
-                let mut v = vec![0u32; n + 1];
+                let mut v = vec![0u32; members];
                 for (ci, c) in f.classes.iter().enumerate() {
                     for name in &c.stations {
-                        if let Some(id) = station_node(name, n) {
+                        if let Some(id) = self.member_id(name) {
                             v[id.0 as usize] = ci as u32 + 1;
                         }
                     }
                 }
                 v
             }
-            _ => (0..=n as u32).collect(),
+            _ => (0..members as u32).collect(),
         }
+    }
+
+    /// Channel node id (= BSS index) of a WLAN member's name.
+    pub fn member_id(&self, name: &str) -> Option<wifitcp_core::NodeId> {
+        (0..self.wlan_members()).find(|&i| self.member_name(i) == name).map(|i| wifitcp_core::NodeId(i as u32))
     }
 
     pub fn ap_queue_packets(&self) -> u32 {
@@ -637,11 +719,3 @@ impl Scenario {
     }
 }
 
-/// Channel node id of a WLAN member's name: "ap" is 0, "staK" is K + 1.
-pub fn station_node(name: &str, n: usize) -> Option<wifitcp_core::NodeId> {
-    if name == "ap" {
-        return Some(wifitcp_core::NodeId(0));
-    }
-    let k: usize = name.strip_prefix("sta")?.parse().ok()?;
-    (k < n).then(|| wifitcp_core::NodeId(k as u32 + 1))
-}

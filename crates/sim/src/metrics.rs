@@ -213,7 +213,7 @@ pub fn collect(v: &RunView) -> RunResult {
             "collision_probability": if att > 0 { col as f64 / att as f64 } else { 0.0 },
             "flows": flows,
             "stations": stations,
-            "queues": [queue_json(v, 0)],
+            "queues": (0..v.bss.len()).filter(|&i| v.topo.is_ap(i)).map(|i| queue_json(v, i)).collect::<Vec<_>>(),
             "links": links,
             "ledger": {
                 "generated": v.ledger.generated(),

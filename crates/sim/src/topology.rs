@@ -1,10 +1,11 @@
 //! Nodes, addresses and static routes.
 //!
-//! Node ids: 0 is the AP, 1..=n are the stations (the same index as in the
-//! BSS), then the wired nodes in `[[nodes]]` order. Node `i` has address
-//! 10.0.0.0 + i + 1. Stations reach everything through the AP (an
-//! infrastructure BSS); the AP and the wired nodes route by shortest hop
-//! count over the links (ties broken by link order), computed once at build.
+//! Node ids: the WLAN members first, with the same index as in the BSS (0 is
+//! AP 0, 1..=n the stations, then APs 1.., see `Scenario::ap_member`), then
+//! the wired nodes in `[[nodes]]` order. Node `i` has address
+//! 10.0.0.0 + i + 1. Stations reach everything through their own AP (an
+//! infrastructure BSS); APs and wired nodes route by shortest hop count over
+//! the links (ties broken by link order), computed once at build.
 use crate::config::{NodeKind, Scenario};
 use std::collections::VecDeque;
 use wifitcp_wire::Ipv4Addr;
@@ -37,6 +38,8 @@ pub enum Hop {
 pub struct Topology {
     pub nodes: Vec<Node>,
     pub stations: usize,
+    /// AP (BSS index) of every WLAN member; an AP maps to itself.
+    pub ap_of: Vec<usize>,
     /// (a, b) node ids of each link.
     pub link_ends: Vec<(usize, usize)>,
     /// For core nodes (AP and wired): next hop towards each core node.
@@ -52,10 +55,9 @@ pub fn addr_of(node: usize) -> Ipv4Addr {
 impl Topology {
     pub fn build(s: &Scenario) -> Topology {
         let n = s.wlan.stations as usize;
-        let mut nodes = vec![Node { name: "ap".into(), kind: Kind::Ap }];
-        for i in 0..n {
-            nodes.push(Node { name: format!("sta{i}"), kind: Kind::Station });
-        }
+        let mut nodes: Vec<Node> = (0..s.wlan_members())
+            .map(|i| Node { name: s.member_name(i), kind: if i >= 1 && i <= n { Kind::Station } else { Kind::Ap } })
+            .collect();
         for nd in &s.nodes {
             let kind = match nd.kind {
                 NodeKind::Host => Kind::Host,
@@ -65,9 +67,13 @@ impl Topology {
         }
         let id = |name: &str| nodes.iter().position(|x| x.name == name).expect("validated node name");
         let link_ends: Vec<(usize, usize)> = s.links.iter().map(|l| (id(&l.a), id(&l.b))).collect();
-        let mut t = Topology { nodes, stations: n, link_ends, core_next: Vec::new() };
+        let mut t = Topology { nodes, stations: n, ap_of: s.ap_of_members(), link_ends, core_next: Vec::new() };
         t.core_next = (0..t.nodes.len()).map(|src| if t.is_core(src) { t.bfs(src) } else { Vec::new() }).collect();
         t
+    }
+
+    pub fn is_ap(&self, i: usize) -> bool {
+        self.nodes[i].kind == Kind::Ap
     }
 
     fn is_core(&self, i: usize) -> bool {
@@ -115,12 +121,12 @@ impl Topology {
             return Hop::Local;
         }
         if self.is_station(at) {
-            return Hop::Wlan { ra: 0 };
+            return Hop::Wlan { ra: self.ap_of[at] };
         }
-        if at == 0 && self.is_station(dst) {
+        if self.is_station(dst) && self.ap_of[dst] == at {
             return Hop::Wlan { ra: dst };
         }
-        let core_dst = if self.is_station(dst) { 0 } else { dst };
+        let core_dst = if self.is_station(dst) { self.ap_of[dst] } else { dst };
         self.core_next[at][core_dst]
     }
 }

@@ -43,7 +43,8 @@ pub struct World {
     /// Transmit queue discipline of each BSS member's WLAN interface.
     wq: Vec<Box<dyn QueueDisc>>,
     wq_wake: Vec<(SimTime, u64)>,
-    rewriter: Option<Box<dyn wifitcp_queue::PacketRewriter>>,
+    /// Pilosof window rewriting at each AP (None elsewhere).
+    rewriter: Vec<Option<Box<dyn wifitcp_queue::PacketRewriter>>>,
     /// Class of each BSS member as seen by the AP's queue discipline.
     ap_class: Vec<u32>,
     links: Vec<[LinkDir; 2]>,
@@ -62,13 +63,6 @@ pub struct World {
     dropped: Vec<(Packet, DropReason)>,
 }
 
-pub fn name_of(i: usize) -> String {
-    if i == 0 {
-        "ap".into()
-    } else {
-        format!("sta{}", i - 1)
-    }
-}
 
 impl World {
     pub fn build(s: &Scenario, seed: u64) -> Result<World, String> {
@@ -77,18 +71,21 @@ impl World {
         let n = bss.len();
         let mut wq: Vec<Box<dyn QueueDisc>> = Vec::with_capacity(n);
         for i in 0..n {
-            let (cfg, cap, path) = if i == 0 {
+            let (cfg, cap, path) = if topo.is_ap(i) {
                 (s.ap.qdisc.clone().unwrap_or(QdiscConfig::DropTail(Default::default())), s.ap_queue_packets(), "ap.qdisc")
             } else {
                 (s.wlan.station_qdisc.clone().unwrap_or(QdiscConfig::DropTail(Default::default())), s.mac.queue_packets, "wlan.station_qdisc")
             };
-            let mut rng = RngStream::derive(seed, &format!("qdisc/{}", name_of(i)));
+            let mut rng = RngStream::derive(seed, &format!("qdisc/{}", topo.nodes[i].name));
             wq.push(wifitcp_queue::build(&cfg, cap as usize, &mut rng).map_err(|e| format!("{path}.{e}"))?);
         }
-        let rewriter = match &s.ap.qdisc {
-            Some(c) => wifitcp_queue::build_rewriter(c, s.ap_queue_packets() as usize).map_err(|e| format!("ap.qdisc.{e}"))?,
-            None => None,
-        };
+        let mut rewriter = Vec::with_capacity(n);
+        for i in 0..n {
+            rewriter.push(match (&s.ap.qdisc, topo.is_ap(i)) {
+                (Some(c), true) => wifitcp_queue::build_rewriter(c, s.ap_queue_packets() as usize).map_err(|e| format!("ap.qdisc.{e}"))?,
+                _ => None,
+            });
+        }
         let links = s
             .links
             .iter()
@@ -301,10 +298,10 @@ impl World {
             BssOutput::Airtime { sta, peer, airtime } => {
                 // Airtime fairness at the AP (mac80211 style): charge the
                 // station for frames sent to it and received from it.
-                if sta == 0 {
-                    self.wq[0].on_airtime(peer as u32, airtime);
-                } else if peer == 0 {
-                    self.wq[0].on_airtime(sta as u32, airtime);
+                if self.topo.is_ap(sta) {
+                    self.wq[sta].on_airtime(peer as u32, airtime);
+                } else if self.topo.is_ap(peer) {
+                    self.wq[peer].on_airtime(sta as u32, airtime);
                 }
             }
         }
@@ -320,8 +317,8 @@ impl World {
             return;
         };
         if dst != node {
-            if node == 0 && p.tcp().is_some() {
-                if let Some(r) = self.rewriter.as_mut() {
+            if p.tcp().is_some() {
+                if let Some(r) = self.rewriter.get_mut(node).and_then(|r| r.as_mut()) {
                     r.rewrite(now, &mut p);
                 }
             }
@@ -370,7 +367,7 @@ impl World {
     }
 
     fn enqueue_wlan(&mut self, now: SimTime, sta: usize, p: Packet, ra: usize) {
-        let class = if sta == 0 { self.ap_class[ra] } else { 0 };
+        let class = if self.topo.is_ap(sta) { self.ap_class[ra] } else { 0 };
         self.wq[sta].enqueue(now, Queued::new(p, ra as u32, class), &mut self.dropped);
         self.flush_drops();
         self.feed(now, sta);
@@ -519,7 +516,7 @@ impl World {
 
 fn build_bss(s: &Scenario, seed: u64) -> Result<Bss, String> {
     let timing = s.timing()?;
-    let n = s.wlan.stations as usize + 1;
+    let n = s.wlan_members();
     let params = DcfParams {
         cw_min: s.mac.cw_min.unwrap_or(timing.cw_min_default),
         cw_max: s.mac.cw_max.unwrap_or(timing.cw_max_default),
@@ -530,11 +527,11 @@ fn build_bss(s: &Scenario, seed: u64) -> Result<Bss, String> {
         eifs_after_timeout: s.mac.collision_restart == crate::config::CollisionRestart::Eifs,
         timing,
     };
-    let macs = (0..n).map(|i| Dcf::new(MacAddr(i as u32), params.clone(), RngStream::derive(seed, &format!("mac/{}", name_of(i))))).collect();
+    let macs = (0..n).map(|i| Dcf::new(MacAddr(i as u32), params.clone(), RngStream::derive(seed, &format!("mac/{}", s.member_name(i))))).collect();
     let errors: Box<dyn FrameErrorModel> = match &s.channel {
-        None => Box::new(FixedPer { uplink: vec![s.wlan.per_uplink; n], downlink: vec![s.wlan.per_downlink; n] }),
+        None => Box::new(FixedPer { uplink: vec![s.wlan.per_uplink; n], downlink: vec![s.wlan.per_downlink; n], is_ap: (0..n).map(|i| s.ap_of_members()[i] == i).collect() }),
         Some(c) => {
-            let model = c.build(&|name| crate::config::station_node(name, n - 1)).map_err(|e| e.to_string())?;
+            let model = c.build(&|name| s.member_id(name)).map_err(|e| e.to_string())?;
             let mut rng = RngStream::derive(seed, "channel/shadowing");
             let positions = station_positions(s);
             let preamble = match s.phy.preamble {
@@ -549,20 +546,30 @@ fn build_bss(s: &Scenario, seed: u64) -> Result<Bss, String> {
     Ok(bss)
 }
 
-/// AP at the origin; stations at `wlan.positions`, or evenly on a circle of
-/// radius `wlan.distance_m` (1 m if neither is given).
+/// Positions of the BSS members: APs at `wlan.ap_positions` (default AP k
+/// at (20 k, 0)); stations at `wlan.positions`, or evenly on a circle of
+/// radius `wlan.distance_m` around their AP (1 m if neither is given).
 fn station_positions(s: &Scenario) -> Vec<Position> {
     let n = s.wlan.stations as usize;
-    let mut v = vec![Position::new(0.0, 0.0, 0.0)];
-    match &s.wlan.positions {
-        Some(p) => v.extend(p.iter().map(|[x, y]| Position::new(*x, *y, 0.0))),
-        None => {
-            let r = s.wlan.distance_m.unwrap_or(1.0);
-            for i in 0..n {
-                let a = 2.0 * std::f64::consts::PI * i as f64 / n as f64;
-                v.push(Position::new(r * a.cos(), r * a.sin(), 0.0));
+    let ap_pos = |k: usize| match &s.wlan.ap_positions {
+        Some(p) => Position::new(p[k][0], p[k][1], 0.0),
+        None => Position::new(20.0 * k as f64, 0.0, 0.0),
+    };
+    let ap_of = s.ap_of_members();
+    let mut v = vec![Position::new(0.0, 0.0, 0.0); s.wlan_members()];
+    for k in 0..s.wlan.aps as usize {
+        v[s.ap_member(k)] = ap_pos(k);
+    }
+    for i in 1..=n {
+        v[i] = match &s.wlan.positions {
+            Some(p) => Position::new(p[i - 1][0], p[i - 1][1], 0.0),
+            None => {
+                let r = s.wlan.distance_m.unwrap_or(1.0);
+                let a = 2.0 * std::f64::consts::PI * (i - 1) as f64 / n as f64;
+                let c = v[ap_of[i]];
+                Position::new(c.x + r * a.cos(), c.y + r * a.sin(), 0.0)
             }
-        }
+        };
     }
     v
 }

@@ -199,3 +199,43 @@ fn grouping_bystanders_changes_no_result() {
         }
     }
 }
+
+/// Janevski & Petrov's topology (Table 1): wired A0..A3, two base stations
+/// on one channel behind A0, stations associated with either.
+#[test]
+fn two_aps_on_one_channel_with_a_wired_backbone() {
+    let s = json!({
+        "scenario": {"name": "janevski-topology", "duration_s": 10.0},
+        "phy": {"standard": "802.11g", "data_rate_mbps": 24},
+        "wlan": {"stations": 4, "aps": 2, "association": [0, 0, 0, 1]},
+        "nodes": [{"name": "a0", "kind": "router"}, {"name": "a1"}, {"name": "a2"}, {"name": "a3"}],
+        "links": [
+            {"a": "a1", "b": "a0", "rate_mbps": 100, "delay_ms": 10},
+            {"a": "a2", "b": "a0", "rate_mbps": 100, "delay_ms": 20},
+            {"a": "a3", "b": "a0", "rate_mbps": 100, "delay_ms": 30},
+            {"a": "a0", "b": "ap", "rate_mbps": 100, "delay_ms": 10},
+            {"a": "a0", "b": "ap1", "rate_mbps": 100, "delay_ms": 10}
+        ],
+        "tcp": {"recovery": "newreno"},
+        "traffic": [
+            {"name": "ftp", "kind": "tcp", "direction": "downlink", "stations": [3], "peer": "a3", "start_s": 1.0},
+            {"name": "game", "kind": "udp", "pattern": "cbr", "rate_mbps": 0.05, "msdu_bytes": 278, "direction": "downlink", "stations": [1], "peer": "a1"},
+            {"name": "video", "kind": "udp", "pattern": "cbr", "rate_mbps": 1.0, "direction": "uplink", "stations": [2], "peer": "a2"}
+        ]
+    });
+    let r = run(&s, 1);
+    let flows = r["flows"].as_array().unwrap();
+    let ftp = &flows[0];
+    assert_eq!(ftp["src"], "a3");
+    assert_eq!(ftp["dst"], "sta3");
+    assert!(ftp["goodput_mbps"].as_f64().unwrap() > 3.0, "{ftp}");
+    // sta3's frames go through ap1, the others' through ap.
+    let st = r["stations"].as_array().unwrap();
+    let name = |i: usize| st[i]["name"].as_str().unwrap().to_string();
+    assert_eq!(name(5), "ap1");
+    assert!(st[5]["successes"].as_u64().unwrap() > 100);
+    // Game packets: one-way delay at least 10 (a1-a0) + 10 (a0-ap) ms.
+    assert!(flows[1]["mean_delay_ms"].as_f64().unwrap() > 20.0);
+    assert!(flows[2]["goodput_mbps"].as_f64().unwrap() > 0.9);
+    assert_eq!(r["queues"].as_array().unwrap().len(), 2);
+}

@@ -38,20 +38,28 @@ impl FrameErrorModel for ChannelErrors {
     }
 }
 
-/// A fixed frame error rate per station and direction; station 0 is the AP.
+/// A fixed frame error rate per station and direction.
 #[derive(Clone, Debug, Default)]
 pub struct FixedPer {
-    /// Error rate of frames from station i to the AP.
+    /// Error rate of frames from station i to its AP.
     pub uplink: Vec<f64>,
-    /// Error rate of frames from the AP to station i.
+    /// Error rate of frames from an AP to station i.
     pub downlink: Vec<f64>,
+    /// Which BSS members are APs (empty: member 0 only).
+    pub is_ap: Vec<bool>,
+}
+
+impl FixedPer {
+    fn ap(&self, a: MacAddr) -> bool {
+        self.is_ap.get(a.0 as usize).copied().unwrap_or(a.0 == 0)
+    }
 }
 
 impl FrameErrorModel for FixedPer {
     fn success_prob(&mut self, ta: MacAddr, ra: MacAddr, _f: &Frame, _rng: &mut RngStream) -> f64 {
-        let per = if ra.0 == 0 {
+        let per = if self.ap(ra) && !self.ap(ta) {
             self.uplink.get(ta.0 as usize).copied().unwrap_or(0.0)
-        } else if ta.0 == 0 {
+        } else if self.ap(ta) && !self.ap(ra) {
             self.downlink.get(ra.0 as usize).copied().unwrap_or(0.0)
         } else {
             0.0
