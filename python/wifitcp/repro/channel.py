@@ -73,10 +73,14 @@ def run_scenario(name: str, *, jobs: int, sets: Iterable[str] = (), store: bool 
         kw["replace"] = True
     t0 = time.monotonic()
     try:
-        runs = wifitcp.run(str(path), frame="records", **kw)
+        runs = wifitcp.run(str(path), frame="records", raise_on_failure=False, **kw)
     except TypeError:  # an API without frames returns the records
         runs = wifitcp.run(str(path), **kw)
     wall = time.monotonic() - t0
+    failed = [r for r in runs if r.get("error") or "flows" not in r]
+    for r in failed:
+        print(f"# {name}: run {r.get('params')} seed {r.get('seed')} FAILED: {r.get('error')}", flush=True)
+    runs = [r for r in runs if r not in failed]
     cpu = sum(float(r.get("wall_time_s") or 0.0) for r in runs)
     print(f"# {name}: {len(runs)} runs in {wall:.1f} s wall ({cpu:.1f} s summed run time, jobs={jobs})",
           flush=True)
