@@ -179,6 +179,30 @@ def test_report_page_shows_every_figure(fake_core, write, tmp_path, capsys):
     assert re.search(r"8 runs \(4 configurations x 2 seeds\)", page)
 
 
+BROWSERS = ("chromium-headless-shell", "chromium", "chromium-browser")
+
+
+def test_report_renders_in_a_headless_browser(fake_core, write, tmp_path):
+    """Optional: only where Debian's chromium is installed."""
+    import shutil
+    import subprocess
+
+    browser = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
+    if browser is None:
+        pytest.skip("no headless chromium installed")
+    f = write("rep.toml", REPORTED)
+    results = tmp_path / "results"
+    assert main(["run", f, "--out", str(results / "rep.duckdb"), "--jobs", "1",
+                 "--quiet"]) == 0
+    out = tmp_path / "site"
+    assert main(["report", f, "--results", str(results), "--out", str(out)]) == 0
+    shot = tmp_path / "shot.png"
+    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
+                    "--window-size=1300,1600", f"--screenshot={shot}",
+                    (out / "index.html").as_uri()], capture_output=True, timeout=120)
+    assert shot.stat().st_size > 50_000  # a page with figures, not a blank one
+
+
 def test_report_run_option_runs_missing_campaigns(fake_core, write, tmp_path, capsys):
     f = write("rep.toml", REPORTED.replace("[report]", "[campaign]\njobs = 1\n[report]"))
     out = tmp_path / "site"

@@ -99,8 +99,9 @@ h1 { font-size: 1.6em; } h2 { font-size: 1.3em; border-bottom: 1px solid #ccc;
 .meta, .paper { color: #555; font-size: .9em; }
 .figure { display: flex; flex-wrap: wrap; gap: 1.5em; margin: 1.2em 0;
           align-items: flex-start; }
-.figure .plot { flex: 0 0 auto; } .figure img { width: 620px; max-width: 100%;
-  border: 1px solid #ddd; }
+.figure .plot { flex: 0 1 640px; max-width: 640px; }
+.figure img { width: 100%; border: 1px solid #ddd; }
+.plot code { white-space: normal; overflow-wrap: anywhere; font-size: .8em; }
 .figure .text { flex: 1 1 22em; min-width: 18em; }
 .expect { background: #f4f7fb; border-left: 4px solid #4a78b5; padding: .5em .8em; }
 table { border-collapse: collapse; font-size: .85em; margin: .5em 0; }
@@ -129,16 +130,31 @@ def _slug(text: str) -> str:
 
 
 def _points_table(sel) -> str:
-    from .plot import table_rows
+    """x down, one column per line: mean +- CI half-width (runs)."""
+    from .plot import _label
 
+    xs: list = []
+    for line in sel.lines:
+        for p in line.points:
+            if p.x not in xs:
+                xs.append(p.x)
+    head = "".join(f"<th>{_e(_label(line.label) if sel.by else sel.y)}</th>"
+                   for line in sel.lines)
     rows = []
-    for b, x, n, m, lo, hi in table_rows(sel):
-        ci = f"{_fmt(lo)} .. {_fmt(hi)}" if lo is not None else "-"
-        rows.append(f"<tr><td class=l>{_e(b)}</td><td>{_e(x)}</td><td>{n}</td>"
-                    f"<td>{_e(_fmt(m))}</td><td>{_e(ci)}</td></tr>")
-    return ("<table><tr><th class=l>" + _e(sel.by or "") + "</th><th>" + _e(sel.x)
-            + "</th><th>runs</th><th>mean " + _e(sel.y) + "</th><th>95 % CI</th></tr>"
-            + "".join(rows) + "</table>")
+    for x in xs:
+        cells = []
+        for line in sel.lines:
+            p = next((p for p in line.points if p.x == x), None)
+            if p is None:
+                cells.append("<td>-</td>")
+                continue
+            ci = f" &plusmn; {p.stats.half:.4f}" if p.stats.half is not None else ""
+            cells.append(f"<td title='{p.stats.n} runs'>{_e(_fmt(p.stats.mean))}{ci}</td>")
+        rows.append(f"<tr><td>{_e(_label(x))}</td>{''.join(cells)}</tr>")
+    runs = sorted({p.stats.n for line in sel.lines for p in line.points})
+    return (f"<p class=meta>mean {_e(sel.y)} &plusmn; 95 % CI half-width, "
+            f"{'/'.join(map(str, runs))} runs per point</p>"
+            f"<table><tr><th>{_e(sel.x)}</th>{head}</tr>" + "".join(rows) + "</table>")
 
 
 def _runs_table(sel) -> str:
