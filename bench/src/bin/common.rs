@@ -41,6 +41,13 @@ pub fn proc_status_kib(field: &str) -> Option<u64> {
     line[field.len() + 1..].trim().trim_end_matches("kB").trim().parse().ok()
 }
 
+/// Reset the process's peak RSS (`VmHWM`) to its current RSS (Linux:
+/// write 5 to /proc/self/clear_refs); false if not possible, in which case
+/// `VmHWM` stays the peak since the process started.
+pub fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
 /// (on-CPU ns, ns waiting on a run queue) of the calling thread, from
 /// /proc/thread-self/schedstat (Linux). Both benches are single-threaded:
 /// on-CPU time excludes the time other processes held the CPU, and the
