@@ -185,7 +185,8 @@ def test_schema_1_store_is_migrated(fake_core, tmp_path):
 def test_stored_result_has_no_wall_time_and_is_repeatable(fake_core, monkeypatch, tmp_path):
     real_run = fake_core.run
     monkeypatch.setattr(fake_core, "run", staticmethod(
-        lambda t, s: json.dumps({**json.loads(real_run(t, s)), "wall_time_s": os.urandom(2).hex()})))
+        lambda t, s: json.dumps({**json.loads(real_run(t, s)),
+                                 "wall_time_s": os.urandom(2).hex()})))
     texts = []
     for name in ("a", "b"):
         wifitcp.run(_doc(), out=tmp_path / f"{name}.duckdb", jobs=1)

@@ -16,7 +16,8 @@ def result(seed=1, n=2):
 
 def add(st, seed=1, n=2, scenario="rt"):
     res, cfg = result(seed, n)
-    return st.add_run(scenario=scenario, scenario_hash=f"{scenario}-h{n}", params={"wlan.stations": n},
+    return st.add_run(scenario=scenario, scenario_hash=f"{scenario}-h{n}",
+                      params={"wlan.stations": n},
                       seed=seed, version="v", wall_time_s=0.5, config=cfg, result=res)
 
 

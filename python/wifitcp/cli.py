@@ -96,7 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("export", help="export a store's tables")
     e.add_argument("store", metavar="FILE.duckdb")
     e.add_argument("--parquet", metavar="DIR", required=True,
-                   help="write DIR/runs.parquet, flows.parquet, stations.parquet")
+                   help="write DIR/runs.parquet, flows.parquet, stations.parquet, "
+                        "failures.parquet")
 
     b = sub.add_parser("bench", help="time each configuration of a scenario (one seed)")
     scenario_args(b)
