@@ -1,6 +1,6 @@
 """Progress of a campaign on stderr: runs done, failures, ETA.
 
-On a terminal a tqdm bar (``12/450 [00:30<17:15, failed=1]``); otherwise (a
+On a terminal a tqdm bar (``12/450 [00:30<17:15, 0.4run/s, failed=1]``); otherwise (a
 log file, CI) a plain line at every tenth of the campaign and at least
 every 30 s: ``[120/450] 1 failed, 52 s elapsed, eta 143 s``.
 """
@@ -41,7 +41,8 @@ class Progress:
                 from tqdm import tqdm
 
                 self.bar = tqdm(total=total, unit="run", file=self.stream, leave=False,
-                                desc=label or None, dynamic_ncols=True)
+                                desc=label or None, dynamic_ncols=True,
+                                postfix="failed=0")
             except ImportError:
                 pass
 
@@ -57,7 +58,7 @@ class Progress:
         if not self.enabled:
             return
         if self.bar is not None:
-            if not ok or self.failed:
+            if not ok:
                 self.bar.set_postfix_str(f"failed={self.failed}", refresh=False)
             self.bar.update(1)
             return
