@@ -473,6 +473,11 @@ impl Scenario {
         self.validate_wlan_layout()?;
         self.validate_topology()?;
         self.validate_channel()?;
+        self.validate_traffic()
+    }
+
+    fn validate_traffic(&self) -> Result<(), String> {
+        let n = self.wlan.stations;
         let mut names = std::collections::HashSet::new();
         for (i, tr) in self.traffic.iter().enumerate() {
             let p = format!("traffic[{i}]");
