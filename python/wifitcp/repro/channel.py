@@ -294,13 +294,13 @@ def pokhrel_updown_figure(agg: dict, path: Path) -> None:
             x = [p for p, _ in pts]
             axis.plot(x, [a["up"] for _, a in pts], color=c, marker="^", ms=4, label=f"{qd}: uploads")
             axis.plot(x, [a["down"] for _, a in pts], color=c, ls="--", marker="v", ms=4, label=f"{qd}: downloads")
-            axis.set_ylim(bottom=0)
     ax[0].set_xlabel("p_w (every station, both directions)")
     ax[0].set_title("Fig. 16: AP buffer 500 packets", fontsize=9)
     ax[1].set_xlabel("AP buffer B_ap (packets)")
     ax[1].set_title("Fig. 17: p_w = 0.2", fontsize=9)
     for a in ax:
         a.set_ylabel("Mbit/s (sum of 5 flows)")
+        a.set_ylim(bottom=0)
         a.grid(alpha=0.3)
     ax[0].legend(fontsize=6)
     fig.tight_layout()
@@ -462,10 +462,13 @@ def janevski_sensitivity(jobs: int, seeds: list[str], store: bool) -> str:
                 row += [" / ".join(fmt(x, 1) for x in JP_TABLE5[("NewReno", 5)])]
             else:
                 row += ["-"]
+            row += [" / ".join(fmt(agg[("NewReno", d, 3, q)]["game_delay"], 2) for q in IFQS)]
             rows.append(row)
     return ("### Janevski & Petrov: settings the paper does not state (NewReno, L = 3)\n\n"
+            "Last column: the game traffic's delay A1 -> n1 (Table 4 gives 21.30 / 21.49 / 21.78 ms for"
+            " NewReno with n3 at 50 m).\n\n"
             + table(["setting", "d (m)", "Mbit/s IFQ 25", "IFQ 50", "IFQ 100", "delay ms IFQ 25", "IFQ 50",
-                     "IFQ 100", "Table 5 delay (5 m)"], rows))
+                     "IFQ 100", "Table 5 delay (5 m)", "game delay ms IFQ 25 / 50 / 100"], rows))
 
 
 def janevski_figures(agg: dict, figdir: Path) -> list[Path]:
