@@ -71,11 +71,28 @@ IFQS = [25, 50, 100]
 
 # -- running -----------------------------------------------------------------
 
+CACHE: Optional[Path] = None  # --cache: keep each run set's records here and reuse them
+
+
 def run_scenario(name: str, *, jobs: int, sets: Iterable[str] = (), store: bool = False) -> list[dict]:
     """Run ``scenarios/<name>.toml`` through the Python API; one dict per run."""
+    import gzip
+    import hashlib
+    import json
+
     import wifitcp
 
+    sets = list(sets)
     path = SCENARIOS / f"{name}.toml"
+    cached = None
+    if CACHE is not None:
+        tag = hashlib.sha1(json.dumps([path.read_text(), sets]).encode()).hexdigest()[:12]
+        cached = CACHE / f"{name}-{tag}.jsonl.gz"
+        if cached.exists():
+            with gzip.open(cached, "rt") as f:
+                runs = [json.loads(line) for line in f]
+            print(f"# {name}: {len(runs)} runs from {cached}", flush=True)
+            return runs
     kw: dict[str, Any] = dict(set=list(sets), jobs=jobs)
     if store:
         kw["out"] = str(REPO / "results" / f"{name}.duckdb")
@@ -90,6 +107,11 @@ def run_scenario(name: str, *, jobs: int, sets: Iterable[str] = (), store: bool 
     for r in failed:
         print(f"# {name}: run {r.get('params')} seed {r.get('seed')} FAILED: {r.get('error')}", flush=True)
     runs = [r for r in runs if r not in failed]
+    if cached is not None:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        with gzip.open(cached, "wt") as f:
+            for r in runs:
+                f.write(json.dumps(r, default=str) + "\n")
     cpu = sum(float(r.get("wall_time_s") or 0.0) for r in runs)
     print(f"# {name}: {len(runs)} runs in {wall:.1f} s wall ({cpu:.1f} s summed run time, jobs={jobs})",
           flush=True)
@@ -489,8 +511,8 @@ def janevski_figures(agg: dict, figdir: Path) -> list[Path]:
         ax[i].set_xlabel("distance n3 - BS1 (m)")
         ax[i].set_xscale("log")
         ax[i].set_xticks([5, 10, 50, 100], ["5", "10", "50", "100"])
-        ax[i].set_ylim(bottom=0)
         ax[i].grid(alpha=0.3)
+    ax[0].set_ylim(bottom=0)
     ax[0].set_ylabel("FTP throughput (Mbit/s)")
     ax[0].legend(fontsize=7)
     fig.tight_layout()
@@ -553,7 +575,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--figures", default=str(FIGURES), help="directory of the PNG figures")
     ap.add_argument("--no-figures", action="store_true")
     ap.add_argument("--store", action="store_true", help="also store runs in results/<scenario>.duckdb")
+    ap.add_argument("--cache", metavar="DIR", help="keep every run set's records in DIR and reuse them "
+                    "(same scenario file and overrides) instead of running again")
     a = ap.parse_args(argv)
+    global CACHE
+    CACHE = Path(a.cache) if a.cache else None
     seeds = ["scenario.seeds=[1]"] if a.quick else []
     figdir = Path(a.figures)
     if not a.no_figures:
