@@ -61,7 +61,10 @@ PsduTxBegin(bool isAp, WifiConstPsduMap psdus, WifiTxVector txv, double /*w*/)
         const WifiMacHeader& h = kv.second->GetHeader(0);
         if (h.IsAck())
         {
-            g_ackModes.insert(txv.GetMode().GetUniqueName());
+            if (Measuring()) // association (1 Mbit/s management frames) excluded
+            {
+                g_ackModes.insert(txv.GetMode().GetUniqueName());
+            }
         }
         else if (h.IsData() && !h.GetAddr1().IsGroup())
         {
