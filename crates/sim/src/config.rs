@@ -140,6 +140,11 @@ pub struct TcpSection {
     pub max_rto_ms: Option<f64>,
     /// Record cwnd/ssthresh over time.
     pub trace_cwnd: Option<bool>,
+    /// SYN/SYN-ACK retransmissions before giving up (default 6, Linux);
+    /// ns-2 never gives up: use a large value to model it.
+    pub syn_retries: Option<u32>,
+    /// Consecutive RTOs before the connection aborts (default 15, Linux).
+    pub max_retransmissions: Option<u32>,
 }
 
 impl TcpSection {
@@ -148,7 +153,7 @@ impl TcpSection {
         macro_rules! pick {
             ($($f:ident),*) => { TcpSection { $($f: self.$f.clone().or(base.$f.clone())),* } };
         }
-        pick!(recovery, cc, mss, rwnd_packets, rwnd_bytes, initial_window, delayed_ack, delayed_ack_count, delayed_ack_ms, sack, timestamps, window_scaling, limited_transmit, min_rto_ms, initial_rto_ms, max_rto_ms, trace_cwnd)
+        pick!(recovery, cc, mss, rwnd_packets, rwnd_bytes, initial_window, delayed_ack, delayed_ack_count, delayed_ack_ms, sack, timestamps, window_scaling, limited_transmit, min_rto_ms, initial_rto_ms, max_rto_ms, trace_cwnd, syn_retries, max_retransmissions)
     }
 }
 

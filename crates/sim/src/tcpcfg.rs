@@ -81,6 +81,12 @@ pub fn build(t: &TcpSection) -> Result<TcpConfig, String> {
     if let Some(b) = t.trace_cwnd {
         c.trace = b;
     }
+    if let Some(k) = t.syn_retries {
+        c.syn_retries = k;
+    }
+    if let Some(k) = t.max_retransmissions {
+        c.max_retransmissions = k;
+    }
     // Needed for SACK-based recovery to be meaningful.
     if c.recovery == RecoveryVariant::Sack && !c.sack {
         return Err("recovery: \"sack\" needs sack = true".into());

@@ -11,6 +11,13 @@
 //!   the same nanosecond and collide.
 //! - Physical carrier sense is busy at a station while any other station
 //!   transmits (no capture, no hidden nodes in one domain).
+//! - A receiver locks on the first frame of a busy period. It reports an
+//!   erroneous reception (PHY-RXEND with error, hence EIFS, 10.3.2.3.7) only
+//!   if it decoded that frame's PLCP preamble and header, i.e. no other
+//!   frame began before the header ended; stations that start in the same
+//!   slot destroy each other's headers, so bystanders see only energy and
+//!   defer DIFS (as in ns-3). With `collision_restart = "eifs"` (Bianchi's
+//!   single collision duration) every collision counts as an error.
 //! - Channel errors come from a [`FrameErrorModel`] and affect the intended
 //!   receiver of data frames only; third parties decode the frame (so they
 //!   set their NAV and use DIFS, not EIFS). Control frames are error-free.
@@ -85,6 +92,12 @@ pub struct Bss {
     wake_at: SimTime,
     /// Earliest `Wake` emitted and not yet fired.
     armed: SimTime,
+    /// Whether receivers decoded the PLCP header of the first frame of the
+    /// current busy period, and when that header ends.
+    burst_header_ok: bool,
+    burst_header_end: SimTime,
+    /// Every corrupted reception counts as an error (Bianchi's T_c).
+    eifs_always: bool,
     /// Stations acting on their own (not in the group), in index order.
     solo: Vec<usize>,
     group: Group,
@@ -107,6 +120,7 @@ impl Bss {
             assert!(q.timing == p.timing && q.busy_slot_counts == p.busy_slot_counts, "one BSS, one PHY timing and backoff rule");
         }
         let group = Group::new(n, p.timing.slot, p.timing.difs, p.timing.eifs, p.busy_slot_counts);
+        let eifs_always = p.eifs_after_timeout;
         Bss {
             macs,
             medium: vec![MediumCounters::default(); n],
@@ -116,6 +130,9 @@ impl Bss {
             next_tx: 0,
             wake_at: SimTime::NEVER,
             armed: SimTime::NEVER,
+            burst_header_ok: false,
+            burst_header_end: SimTime::ZERO,
+            eifs_always,
             solo: (0..n).collect(),
             group,
             grouping: true,
@@ -218,14 +235,16 @@ impl Bss {
         }
         let quiet_after = self.air.is_empty();
         // Overlapping frames make one corrupted reception, reported when the
-        // last of them ends.
-        let reported = !tx.corrupted || quiet_after;
+        // last of them ends, and only by receivers that decoded the PLCP
+        // header of the first one (see the module docs).
+        let header_ok = self.burst_header_ok || self.eifs_always;
+        let reported = !tx.corrupted || (quiet_after && header_ok);
         for i in 0..self.solo.len() {
             let t = self.solo[i];
             if t == s || tx.overlapped_by.contains(&t) {
                 continue;
             }
-            if tx.corrupted && !quiet_after && self.air.iter().any(|a| a.sender != t) {
+            if tx.corrupted && ((!quiet_after && self.air.iter().any(|a| a.sender != t)) || !header_ok) {
                 continue;
             }
             let ok = if t == ra { ok_at_ra } else { !tx.corrupted };
@@ -335,6 +354,12 @@ impl Bss {
         }
         self.medium[s].airtime_ns += f.airtime.as_nanos();
         let corrupted = !self.air.is_empty();
+        if self.air.is_empty() {
+            self.burst_header_ok = true;
+            self.burst_header_end = now + self.macs[s].params().timing.plcp_time(f.rate);
+        } else if now < self.burst_header_end {
+            self.burst_header_ok = false;
+        }
         for a in self.air.iter_mut() {
             a.corrupted = true;
             a.overlapped_by.push(s);

@@ -301,6 +301,18 @@ impl PhyTiming {
         }
     }
 
+    /// Duration of the PLCP preamble and header of a PPDU sent at `rate`:
+    /// the part a receiver must decode to issue PHY-RXSTART.
+    pub fn plcp_time(&self, rate: Rate) -> SimDur {
+        if rate.is_dsss() {
+            let short = self.preamble == Preamble::Short && rate.0 != 10;
+            self.preamble_override.unwrap_or(SimDur::from_micros(if short { 72 } else { 144 }))
+                + self.header_override.unwrap_or(SimDur::from_micros(if short { 24 } else { 48 }))
+        } else {
+            self.preamble_override.unwrap_or(SimDur::from_micros(16)) + self.header_override.unwrap_or(SimDur::from_micros(4))
+        }
+    }
+
     pub fn ack_time(&self) -> SimDur {
         self.tx_time(ACK_LEN, self.control_rate)
     }
