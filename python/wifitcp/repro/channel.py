@@ -86,7 +86,12 @@ def run_scenario(name: str, *, jobs: int, sets: Iterable[str] = (), store: bool 
     path = SCENARIOS / f"{name}.toml"
     cached = None
     if CACHE is not None:
-        tag = hashlib.sha1(json.dumps([path.read_text(), sets]).encode()).hexdigest()[:12]
+        # the scenario text, the overrides and the compiled core (a rebuilt
+        # engine may give other numbers) identify a run set
+        import wifitcp._core as core_mod
+
+        core_id = hashlib.sha1(Path(core_mod.__file__).read_bytes()).hexdigest()
+        tag = hashlib.sha1(json.dumps([path.read_text(), sets, core_id]).encode()).hexdigest()[:12]
         cached = CACHE / f"{name}-{tag}.jsonl.gz"
         if cached.exists():
             with gzip.open(cached, "rt") as f:
