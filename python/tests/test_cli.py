@@ -205,7 +205,7 @@ def test_compare_command(fake_core, write, capsys, tmp_path):
     assert main(["compare", db, "--json"]) == 0
     rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert [(r["n"], r["seeds"]) for r in rows] == [(1, 2), (3, 2)]
-    assert all(r["model_eifs_mbps"] > 0 and r["err_difs_pct"] is not None for r in rows)
+    assert all(r["model_eifs_mbps"] > 0 and r["err_classic_pct"] is not None for r in rows)
     assert rows[1]["sim_p"] == 0.1  # collisions / attempts of the fake stations
 
 

@@ -29,7 +29,7 @@ SELECT * FROM (
 ) WHERE k = 1 ORDER BY run_id
 """
 
-VARIANTS = ("eifs", "difs")
+VARIANTS = ("eifs", "classic")
 
 
 def _contention(st: Store, run_ids: list) -> tuple[int, int]:
@@ -102,18 +102,19 @@ def mac_label(mac: dict) -> str:
 
 def render(rows: list[dict]) -> str:
     headers = ["scenario", "mac", "phy", "access", "n", "seeds", "sim Mbit/s", "sd",
-               "Bianchi/EIFS", "err %", "Bianchi/ACKTO", "err %", "sim p", "model p", "dp"]
+               "Bianchi/EIFS", "err %", "Bianchi/DIFS", "err %", "sim p", "model p", "dp"]
     body = []
     for r in rows:
         phy = f"{r['standard']}@{fmt(r['data_rate_mbps'], 0)}"
         body.append([r["scenario"], r["mac"], phy, fmt(r["access"]), fmt(r["n"]), str(r["seeds"]),
                      fmt(r["sim_mbps"]), fmt(r["sim_sd"]),
                      fmt(r["model_eifs_mbps"]), _pct(r["err_eifs_pct"]),
-                     fmt(r["model_difs_mbps"]), _pct(r["err_difs_pct"]),
+                     fmt(r["model_classic_mbps"]), _pct(r["err_classic_pct"]),
                      fmt(r["sim_p"], 4), fmt(r["model_p"], 4), _signed(r["dp"])])
     head = ("DCF saturation: simulation (MSDU Mbit/s, mean over seeds) vs Bianchi with retry "
-            "limit.\nT_c = DATA + EIFS (Bianchi/EIFS) or DATA + ACKTimeout + DIFS "
-            "(Bianchi/ACKTO); p = collisions per channel access.\nmac: std = 802.11 "
+            "limit.\nT_c = DATA + EIFS (Bianchi/EIFS) or DATA + DIFS (Bianchi/DIFS: "
+            "same-slot collisions destroy the PLCP headers, so bystanders defer DIFS);\n"
+            "p = collisions per channel access.\nmac: std = 802.11 "
             "backoff (counters frozen while busy; colliders resume after ACKTimeout+DIFS);"
             "\n     bianchi = the model's assumptions (counters move in busy slots; "
             "colliders resume after EIFS). See docs/results.md.")
