@@ -98,6 +98,10 @@ pub struct Bss {
     burst_header_end: SimTime,
     /// Every corrupted reception counts as an error (Bianchi's T_c).
     eifs_always: bool,
+    /// Per station: how many frames on the air it transmitted during
+    /// (it cannot receive those), and a scratch mark for one frame's list.
+    overlapping: Vec<u32>,
+    mark: Vec<bool>,
     /// Stations acting on their own (not in the group), in index order.
     solo: Vec<usize>,
     group: Group,
@@ -133,6 +137,8 @@ impl Bss {
             burst_header_ok: false,
             burst_header_end: SimTime::ZERO,
             eifs_always,
+            overlapping: vec![0; n],
+            mark: vec![false; n],
             solo: (0..n).collect(),
             group,
             grouping: true,
@@ -214,6 +220,10 @@ impl Bss {
         let pos = self.air.iter().position(|t| t.id == id).expect("unknown transmission");
         let tx = self.air.swap_remove(pos);
         let s = tx.sender;
+        for &x in &tx.overlapped_by {
+            self.overlapping[x] -= 1;
+            self.mark[x] = true;
+        }
         let ra = tx.frame.ra.0 as usize;
         if ra < self.macs.len() {
             self.take(ra);
@@ -241,7 +251,7 @@ impl Bss {
         let reported = !tx.corrupted || (quiet_after && header_ok);
         for i in 0..self.solo.len() {
             let t = self.solo[i];
-            if t == s || tx.overlapped_by.contains(&t) {
+            if t == s || self.mark[t] {
                 continue;
             }
             if tx.corrupted && ((!quiet_after && self.air.iter().any(|a| a.sender != t)) || !header_ok) {
@@ -253,6 +263,9 @@ impl Bss {
             let mut mo = std::mem::take(&mut self.scratch);
             macs[t].on_rx_end(now, frame, ok, &mut mo);
             self.finish_call(now, t, mo, out);
+        }
+        for &x in &tx.overlapped_by {
+            self.mark[x] = false;
         }
         if reported {
             self.group.rx_end(now, !tx.corrupted, tx.frame.duration);
@@ -295,7 +308,7 @@ impl Bss {
                 let m = &self.macs[s];
                 // A station that transmitted during a frame still on the
                 // air will not receive it, unlike the group: not yet.
-                let overlapped = self.air.iter().any(|a| a.overlapped_by.contains(&s));
+                let overlapped = self.overlapping[s] > 0;
                 if !overlapped && m.shares_view(&view, now) && m.next_wakeup() != now {
                     self.group.join(s, m.backoff(), !m.is_ready());
                     self.solo.remove(i);
@@ -363,6 +376,7 @@ impl Bss {
         for a in self.air.iter_mut() {
             a.corrupted = true;
             a.overlapped_by.push(s);
+            self.overlapping[s] += 1;
         }
         // Stations that saw an idle medium (no transmission by anyone else)
         // now sense it busy.
@@ -376,7 +390,10 @@ impl Bss {
         if was_quiet {
             self.group.busy(now);
         }
-        let overlapped_by = self.air.iter().map(|a| a.sender).collect();
+        let overlapped_by: Vec<usize> = self.air.iter().map(|a| a.sender).collect();
+        for &x in &overlapped_by {
+            self.overlapping[x] += 1;
+        }
         self.air.push(OnAir { id, sender: s, frame: f, corrupted, overlapped_by });
         out.push(BssOutput::TxEnd { id, at: end });
     }
