@@ -202,6 +202,18 @@ impl Vbs {
         if (q - target).powi(2) <= self.p.tol {
             return;
         }
+        // Below the target occupancy nobody is blocked: VBS "mimics a small
+        // DropTail buffer" of c B packets (paper 004, section V). Read
+        // literally, lines 6-7 of Algorithm 1 also run while Q < c B and
+        // block every class whose share has reached its target; once all
+        // shares equal their targets every class is blocked and the buffer
+        // drains for good (0 Mbit/s in the Pokhrel reproductions).
+        if q < target {
+            for b in self.blocked.values_mut() {
+                *b = false;
+            }
+            return;
+        }
         let active: Vec<u32> = self.active_classes().collect();
         let lone = active.len() <= 1;
         for c in active {
@@ -264,38 +276,53 @@ mod tests {
     use super::*;
     use crate::testutil::*;
 
-    #[test]
-    fn blocks_class_above_its_share_and_admits_the_other() {
-        let mut v = Vbs::new(VbsParams::paper(100));
+    /// B = 10 (target c B = 6): a service history of 3 class-0 packets per
+    /// class-1 packet, then the buffer filled with `fill` class-0 packets.
+    fn history_then_fill(shares: Vec<f64>, fill: u32) -> (Vbs, Dropped) {
+        let mut p = VbsParams::paper(10);
+        p.shares = shares;
+        let mut v = Vbs::new(p);
         let mut dr = Vec::new();
-        // service history: 3 of class 0 for every 1 of class 1 (h_0 = 0.75)
         for i in 0..40u32 {
             v.enqueue(ms(0), q_class(data(1, i), if i % 4 == 3 { 1 } else { 0 }), &mut dr);
+            v.dequeue(ms(0), &mut dr);
         }
-        drain(&mut v, ms(1), &mut dr);
-        assert!((v.measured_share(0) - 0.75).abs() < 1e-12);
-        // Q = 0 != 60: the loop runs; h*_0 = h*_1 = 0.5 (equal shares)
-        v.enqueue(ms(2), q_class(data(1, 100), 0), &mut dr);
+        for i in 0..fill {
+            v.enqueue(ms(1), q_class(data(1, 100 + i), 0), &mut dr);
+        }
+        (v, dr)
+    }
+
+    #[test]
+    fn below_target_nobody_is_blocked() {
+        // Q < c B: VBS acts like a drop-tail buffer (nothing blocked), even
+        // though class 0's share is above its desired 0.5.
+        let (v, dr) = history_then_fill(vec![], 5);
+        assert!(v.measured_share(0) > 0.5);
+        assert_eq!(v.len(), 5);
+        assert_eq!(count(&dr, DropReason::QueueAdmission), 0);
+        assert!(!v.is_blocked(0) && !v.is_blocked(1));
+    }
+
+    #[test]
+    fn blocks_class_above_its_share_and_admits_the_other() {
+        // Q = 7 > c B = 6: class 0 (share >= 0.5) blocked, class 1 admitted.
+        let (mut v, mut dr) = history_then_fill(vec![], 8);
         assert!(v.is_blocked(0));
         assert!(!v.is_blocked(1));
         assert_eq!(count(&dr, DropReason::QueueAdmission), 1);
+        let before = v.len();
         v.enqueue(ms(2), q_class(data(2, 100), 1), &mut dr);
-        assert_eq!(v.len(), 1);
+        assert_eq!(v.len(), before + 1);
         assert!(v.counters().balances(v.len()));
     }
 
     #[test]
     fn unequal_desired_shares() {
-        // h* = (0.8, 0.2): class 0 at 0.75 < 0.8 is admitted, class 1 at 0.25 blocked
-        let mut p = VbsParams::paper(100);
-        p.shares = vec![0.8, 0.2];
-        let mut v = Vbs::new(p);
-        let mut dr = Vec::new();
-        for i in 0..40u32 {
-            v.enqueue(ms(0), q_class(data(1, i), if i % 4 == 3 { 1 } else { 0 }), &mut dr);
-        }
-        drain(&mut v, ms(1), &mut dr);
-        v.enqueue(ms(2), q_class(data(1, 100), 1), &mut dr);
+        // h* = (0.9, 0.1): class 0 (share ~0.75-0.8) is below 0.9 and
+        // admitted; class 1 (~0.2-0.25 >= 0.1) is blocked above the target.
+        let (mut v, mut dr) = history_then_fill(vec![0.9, 0.1], 7);
+        v.enqueue(ms(2), q_class(data(2, 200), 1), &mut dr);
         assert!(v.is_blocked(1) && !v.is_blocked(0));
         assert_eq!(count(&dr, DropReason::QueueAdmission), 1);
     }
@@ -326,15 +353,20 @@ mod tests {
 
     #[test]
     fn occupancy_measure() {
-        let mut p = VbsParams::paper(100);
+        // B = 10, target 6: classes measured by their share of the buffer.
+        let mut p = VbsParams::paper(10);
         p.measure = ShareMeasure::Occupancy;
         let mut v = Vbs::new(p);
         let mut dr = Vec::new();
-        v.enqueue(ms(0), q_class(data(1, 0), 0), &mut dr);
+        for i in 0..5 {
+            v.enqueue(ms(0), q_class(data(1, i), 0), &mut dr);
+        }
         v.enqueue(ms(0), q_class(data(2, 0), 1), &mut dr);
-        // buffer: one packet of each class; class 1 has 1/2 >= 1/2: blocked
-        v.enqueue(ms(0), q_class(data(2, 1), 1), &mut dr);
-        assert!((v.measured_share(1) - 0.5).abs() < 1e-12);
+        v.enqueue(ms(0), q_class(data(1, 9), 0), &mut dr);
+        // Q = 7 > 6: class 0 holds 6/7 >= 1/2 and is blocked, class 1 not.
+        v.enqueue(ms(0), q_class(data(1, 10), 0), &mut dr);
+        assert!((v.measured_share(0) - 6.0 / 7.0).abs() < 1e-12);
+        assert!(v.is_blocked(0) && !v.is_blocked(1));
         assert_eq!(count(&dr, DropReason::QueueAdmission), 1);
     }
 
