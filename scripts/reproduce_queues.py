@@ -149,12 +149,24 @@ def summarise(r: dict) -> dict:
     }
 
 
+def core_id() -> str:
+    """sha256 (12 hex digits) of the compiled core the CLI loads, and its mtime."""
+    import glob
+    import hashlib
+    so = sorted(glob.glob(str(ROOT / "python" / "wifitcp" / "_core*.so")))
+    if not so:
+        return "unknown"
+    h = hashlib.sha256(Path(so[0]).read_bytes()).hexdigest()[:12]
+    return f"{h} ({time.strftime('%Y-%m-%d %H:%M', time.gmtime(os.path.getmtime(so[0])))} UTC)"
+
+
 def run_job(name: str, jobs: int, cache: Path) -> tuple:
     """Run one job with the CLI; returns (summaries, wall seconds)."""
     path, sets = JOBS[name]
     cmd = wifitcp_cmd() + ["run", str(SCN / path), "--json", "--no-store", "--jobs", str(jobs)]
     for s in sets:
         cmd += ["--set", s]
+    core = core_id()
     t0 = time.monotonic()
     cpu0 = os.times()
     out = []
@@ -171,13 +183,15 @@ def run_job(name: str, jobs: int, cache: Path) -> tuple:
         sys.exit(f"error: {' '.join(cmd)} exited with status {rc}")
     cache.mkdir(parents=True, exist_ok=True)
     with open(cache / f"{name}.jsonl", "w") as fh:
-        fh.write(json.dumps({"_meta": {"wall_s": wall, "cpu_s": cpu, "jobs": jobs,
+        if core_id() != core:
+            print(f"# warning: the compiled core changed during {name}", file=sys.stderr)
+        fh.write(json.dumps({"_meta": {"wall_s": wall, "cpu_s": cpu, "jobs": jobs, "core": core,
                                        "cmd": cmd[1:], "runs": len(out)}}) + "\n")
         for s in out:
             fh.write(json.dumps(s) + "\n")
     print(f"# {name}: {len(out)} runs in {wall:.1f} s wall, {cpu:.1f} s CPU, --jobs {jobs}",
           file=sys.stderr)
-    return out, {"wall_s": wall, "cpu_s": cpu, "runs": len(out), "jobs": jobs}
+    return out, {"wall_s": wall, "cpu_s": cpu, "runs": len(out), "jobs": jobs, "core": core}
 
 
 def load_job(name: str, cache: Path) -> tuple:
@@ -564,7 +578,7 @@ def main(argv=None) -> int:
     print("# wifitcp queue-discipline reproductions (scripts/reproduce_queues.py)")
     for w, m in meta.items():
         if m:
-            print(f"- {w}: {m.get('runs')} runs, {m.get('wall_s', 0):.0f} s wall, {m.get('cpu_s', 0):.0f} s CPU (--jobs {m.get('jobs')})")
+            print(f"- {w}: {m.get('runs')} runs, {m.get('wall_s', 0):.0f} s wall, {m.get('cpu_s', 0):.0f} s CPU (--jobs {m.get('jobs')}), core {m.get('core')}")
 
     if "fairness" in data and "fairness" in want:
         runs = data["fairness"]
