@@ -173,18 +173,7 @@ impl QueueDisc for Codel {
         self.occ.update(now, self.fifo.len(), self.fifo.bytes());
         x
     }
-    fn len(&self) -> usize {
-        self.fifo.len()
-    }
-    fn bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-    fn counters(&self) -> &QueueCounters {
-        &self.counters
-    }
-    fn occupancy(&self) -> &Occupancy {
-        &self.occ
-    }
+    crate::disc::fifo_accessors!();
 }
 
 #[cfg(test)]

@@ -153,3 +153,23 @@ pub trait QueueDisc: Send {
     /// Occupancy summary and bounded time series (see [`Occupancy`]).
     fn occupancy(&self) -> &Occupancy;
 }
+
+/// The accessors every FIFO-backed discipline shares: `len` and `bytes` of
+/// `self.fifo`, and `self.counters` and `self.occ`.
+macro_rules! fifo_accessors {
+    () => {
+        fn len(&self) -> usize {
+            self.fifo.len()
+        }
+        fn bytes(&self) -> u64 {
+            self.fifo.bytes()
+        }
+        fn counters(&self) -> &$crate::disc::QueueCounters {
+            &self.counters
+        }
+        fn occupancy(&self) -> &$crate::occupancy::Occupancy {
+            &self.occ
+        }
+    };
+}
+pub(crate) use fifo_accessors;
