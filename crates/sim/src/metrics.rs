@@ -103,6 +103,7 @@ pub struct RunView<'a> {
     pub flows: &'a [FlowRt],
     pub eps: &'a [Endpoint],
     pub wq: &'a [Box<dyn QueueDisc>],
+    pub rewriters: &'a [Option<Box<dyn wifitcp_queue::PacketRewriter>>],
     pub links: &'a [[LinkDir; 2]],
     pub ledger: &'a Ledger,
     pub end: SimTime,
@@ -172,6 +173,7 @@ fn queue_json(v: &RunView, i: usize) -> Value {
         "enqueued": c.enqueued, "dequeued": c.dequeued, "dropped": dropped,
         "filtered_share": c.filtered_share(), "rewritten": c.rewritten,
         "mean_len": occ.mean_len(v.end), "max_len": occ.max_len(),
+        "window_rewrites": v.rewriters.get(i).and_then(|r| r.as_ref()).map(|r| json!({"seen": r.counters().seen, "rewritten": r.counters().rewritten})),
         "series": occ.series().iter().map(|(t, n)| json!([t.as_secs_f64(), n])).collect::<Vec<_>>(),
     })
 }
@@ -213,7 +215,8 @@ pub fn collect(v: &RunView) -> RunResult {
             "collision_probability": if att > 0 { col as f64 / att as f64 } else { 0.0 },
             "flows": flows,
             "stations": stations,
-            "queues": (0..v.bss.len()).filter(|&i| v.topo.is_ap(i)).map(|i| queue_json(v, i)).collect::<Vec<_>>(),
+            // APs' queues, then stations' queues that are not plain drop-tail.
+            "queues": (0..v.bss.len()).filter(|&i| v.topo.is_ap(i) || v.wq[i].kind() != "drop-tail").map(|i| queue_json(v, i)).collect::<Vec<_>>(),
             "links": links,
             "ledger": {
                 "generated": v.ledger.generated(),

@@ -206,6 +206,7 @@ impl World {
             flows: &self.flows,
             eps: &self.eps,
             wq: &self.wq,
+            rewriters: &self.rewriter,
             links: &self.links,
             ledger: &self.ledger,
             end: self.end,

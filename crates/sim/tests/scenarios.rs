@@ -239,3 +239,16 @@ fn two_aps_on_one_channel_with_a_wired_backbone() {
     assert!(flows[2]["goodput_mbps"].as_f64().unwrap() > 0.9);
     assert_eq!(r["queues"].as_array().unwrap().len(), 2);
 }
+
+#[test]
+fn queue_reports_cover_station_disciplines_and_window_rewriting() {
+    let mut s = keceli(3, 5.0);
+    s["ap"]["qdisc"] = json!({"kind": "pilosof"});
+    s["wlan"]["station_qdisc"] = json!({"kind": "ack-first"});
+    let r = run(&s, 1);
+    let q = r["queues"].as_array().unwrap();
+    assert_eq!(q.len(), 4, "the AP plus three stations with a non-default discipline");
+    assert_eq!(q[0]["node"], "ap");
+    assert!(q[0]["window_rewrites"]["rewritten"].as_u64().unwrap() > 0, "{}", q[0]);
+    assert_eq!(q[1]["kind"], "ack-first");
+}
