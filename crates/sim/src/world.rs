@@ -408,13 +408,17 @@ impl World {
         if self.wq[sta].ready_len() > 0 || self.saturated[sta].0.is_empty() {
             return;
         }
-        let active: Vec<usize> = self.saturated[sta].0.iter().copied().filter(|&fi| self.flows[fi].udp_active(now)).collect();
-        if active.is_empty() {
+        // Round robin over the station's active saturated flows (no
+        // allocation: this runs once per saturated packet).
+        let flows = &self.flows;
+        let (list, cursor) = &mut self.saturated[sta];
+        let active = |fi: &usize| flows[*fi].udp_active(now);
+        let n_active = list.iter().filter(|fi| active(fi)).count();
+        if n_active == 0 {
             return;
         }
-        let cursor = &mut self.saturated[sta].1;
-        *cursor = (*cursor + 1) % active.len();
-        let fi = active[*cursor];
+        *cursor = (*cursor + 1) % n_active;
+        let fi = list.iter().copied().filter(|fi| active(fi)).nth(*cursor).expect("counted");
         let p = self.make_udp(now, fi);
         let dst = self.flows[fi].dst;
         match self.topo.next_hop(sta, dst) {
