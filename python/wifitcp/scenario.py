@@ -450,43 +450,35 @@ def _apply_set(doc: dict, item: Union[str, tuple], file: str) -> None:
         raise InputError(file, key, f"--set: {e}") from None
 
 
+def _dotted(node: Any, prefix: str = "", out: Optional[dict] = None) -> dict:
+    """Nested tables as one table of dotted keys (empty tables stay values)."""
+    out = {} if out is None else out
+    if isinstance(node, dict) and node:
+        for k, v in node.items():
+            _dotted(v, f"{prefix}.{k}" if prefix else k, out)
+    else:
+        out[prefix] = node
+    return out
+
+
 def _flatten_sweep(sweep: Any, file: str) -> Any:
     """Unquoted dotted keys in [sweep] parse as nested tables: flatten them."""
     if not isinstance(sweep, dict):
         return sweep
     out: dict = {}
-
-    def walk(prefix: str, node: Any) -> None:
-        if isinstance(node, dict) and node:
-            for k, v in node.items():
-                walk(f"{prefix}.{k}" if prefix else k, v)
-        else:
-            out[prefix] = node
-
     for key, value in sweep.items():
         if key == "cases":
             if isinstance(value, list):
                 value = [_flatten_case(c) for c in value]
             out["cases"] = value
         else:
-            walk(key, value)
+            _dotted(value, key, out)
     return out
 
 
 def _flatten_case(case: Any) -> Any:
-    if not isinstance(case, dict):
-        return case
-    out: dict = {}
+    return _dotted(case) if isinstance(case, dict) else case
 
-    def walk(prefix: str, node: Any) -> None:
-        if isinstance(node, dict) and node:
-            for k, v in node.items():
-                walk(f"{prefix}.{k}" if prefix else k, v)
-        else:
-            out[prefix] = node
-
-    walk("", case)
-    return out
 
 
 def _check_seed(value: Any, file: str, where: str) -> int:

@@ -155,8 +155,18 @@ pub trait QueueDisc: Send {
 }
 
 /// The accessors every FIFO-backed discipline shares: `len` and `bytes` of
-/// `self.fifo`, and `self.counters` and `self.occ`.
+/// `self.fifo`, and `self.counters` and `self.occ`; `(with_dequeue)` adds the
+/// plain FIFO dequeue.
 macro_rules! fifo_accessors {
+    (with_dequeue) => {
+        fn dequeue(&mut self, now: wifitcp_core::SimTime, _dropped: &mut $crate::disc::Dropped) -> Option<$crate::disc::Queued> {
+            let x = self.fifo.pop()?;
+            self.counters.sent(&x);
+            self.occ.update(now, self.fifo.len(), self.fifo.bytes());
+            Some(x)
+        }
+        $crate::disc::fifo_accessors!();
+    };
     () => {
         fn len(&self) -> usize {
             self.fifo.len()

@@ -76,13 +76,7 @@ impl QueueDisc for DropTail {
         }
         self.occ.update(now, self.fifo.len(), self.fifo.bytes());
     }
-    fn dequeue(&mut self, now: SimTime, _dropped: &mut Dropped) -> Option<Queued> {
-        let x = self.fifo.pop()?;
-        self.counters.sent(&x);
-        self.occ.update(now, self.fifo.len(), self.fifo.bytes());
-        Some(x)
-    }
-    crate::disc::fifo_accessors!();
+    crate::disc::fifo_accessors!(with_dequeue);
 }
 
 #[cfg(test)]
