@@ -146,6 +146,12 @@ pub struct Keceli {
     held_bytes: u64,
     counters: QueueCounters,
     occ: Occupancy,
+    /// Earliest deadline of a held ACK (`NEVER` if none): kept exact after
+    /// every change, so that `expire` and `next_wakeup` need no scan.
+    next_due: SimTime,
+    /// Scratch for `threshold` and `expire` (no allocation per packet).
+    scratch_avgs: Vec<(f64, usize)>,
+    scratch_due: Vec<(SimTime, FlowKey)>,
 }
 
 impl Keceli {
@@ -163,7 +169,15 @@ impl Keceli {
             held_bytes: 0,
             counters: QueueCounters::default(),
             occ: Occupancy::default(),
+            next_due: SimTime::NEVER,
+            scratch_avgs: Vec::new(),
+            scratch_due: Vec::new(),
         }
+    }
+
+    /// Recompute `next_due` after held ACKs or their deadlines changed.
+    fn refresh_due(&mut self) {
+        self.next_due = if self.held == 0 { SimTime::NEVER } else { self.flows.values().filter_map(|s| s.deadline()).min().unwrap_or(SimTime::NEVER) };
     }
 
     /// `AvgACKint` of a flow, if estimated.
@@ -177,25 +191,46 @@ impl Keceli {
     }
 
     /// `cum_thresh` of flow `k` at `now` under the configured assignment.
-    pub fn threshold(&self, now: SimTime, k: &FlowKey) -> u32 {
-        let active: Vec<(&FlowKey, f64)> = self
-            .flows
-            .iter()
-            .filter(|(_, s)| now.saturating_since(s.last_arr) <= self.p.active_thresh)
-            .filter_map(|(key, s)| s.avg_ns.map(|a| (key, a)))
-            .collect();
-        let avgs: Vec<f64> = active.iter().map(|x| x.1).collect();
-        let th = match &self.p.assignment {
-            Assignment::Sorted { c_srt } => threshold::sorted(&avgs, *c_srt),
-            Assignment::Grouped { gamma, c } => threshold::grouped(&avgs, *gamma, c),
-        };
-        match active.iter().position(|x| x.0 == k) {
-            Some(i) => th[i],
+    ///
+    /// The active flows (estimated `AvgACKint`, an ACK within
+    /// `active_thresh`) are listed in flow-key order and sorted by
+    /// decreasing `AvgACKint`, ties in list order (the stable order of
+    /// [`threshold::sorted`] and [`threshold::grouped`], which this
+    /// reproduces without allocating; a unit test compares both).
+    pub fn threshold(&mut self, now: SimTime, k: &FlowKey) -> u32 {
+        let mut list = std::mem::take(&mut self.scratch_avgs);
+        list.clear();
+        let mut me = None;
+        for (key, s) in self.flows.iter() {
+            if now.saturating_since(s.last_arr) > self.p.active_thresh {
+                continue;
+            }
+            if let Some(a) = s.avg_ns {
+                if key == k {
+                    me = Some(list.len());
+                }
+                list.push((a, list.len()));
+            }
+        }
+        let th = match me {
             None => match &self.p.assignment {
                 Assignment::Sorted { c_srt } => *c_srt,
                 Assignment::Grouped { c, .. } => c[0],
             },
-        }
+            Some(i) => {
+                list.sort_unstable_by(|x, y| y.0.partial_cmp(&x.0).expect("finite AvgACKint").then(x.1.cmp(&y.1)));
+                let rank = list.iter().position(|x| x.1 == i).expect("listed");
+                match &self.p.assignment {
+                    Assignment::Sorted { c_srt } => (rank as u32 + 1) * c_srt,
+                    Assignment::Grouped { gamma, c } => {
+                        let (g, n_groups) = threshold::group_of_rank(list.iter().map(|x| x.0), *gamma, rank);
+                        threshold::grouped_value(g, n_groups, c)
+                    }
+                }
+            }
+        };
+        self.scratch_avgs = list;
+        th
     }
 
     fn ifq_push(&mut self, item: Queued, dropped: &mut Dropped) {
@@ -219,18 +254,26 @@ impl Keceli {
 
     /// Release every held ACK whose waiting or timeout timer is due.
     fn expire(&mut self, now: SimTime, dropped: &mut Dropped) {
-        if self.held == 0 {
+        if self.held == 0 || now < self.next_due {
             return;
         }
-        let mut due: Vec<(SimTime, FlowKey)> =
-            self.flows.iter().filter_map(|(k, s)| s.deadline().filter(|d| *d <= now).map(|d| (d, *k))).collect();
+        let mut due = std::mem::take(&mut self.scratch_due);
+        due.clear();
+        due.extend(self.flows.iter().filter_map(|(k, s)| s.deadline().filter(|d| *d <= now).map(|d| (d, *k))));
         due.sort();
-        for (_, k) in due {
-            self.release(&k, dropped);
+        for (_, k) in due.iter() {
+            self.release(k, dropped);
         }
+        self.scratch_due = due;
+        self.refresh_due();
     }
 
     fn on_pure_ack(&mut self, now: SimTime, item: Queued, dropped: &mut Dropped) {
+        self.hold_or_pass(now, item, dropped);
+        self.refresh_due();
+    }
+
+    fn hold_or_pass(&mut self, now: SimTime, item: Queued, dropped: &mut Dropped) {
         let k = FlowKey::of(&item.pkt).expect("pure ACK is TCP");
         let t = item.pkt.tcp().expect("TCP");
         let (a, no_sack) = (t.ack, t.options.sack.is_empty());
@@ -350,7 +393,8 @@ impl QueueDisc for Keceli {
         self.ifq.len()
     }
     fn next_wakeup(&self) -> Option<SimTime> {
-        self.flows.values().filter_map(|s| s.deadline()).min()
+        debug_assert_eq!(self.next_due, self.flows.values().filter_map(|s| s.deadline()).min().unwrap_or(SimTime::NEVER));
+        (!self.next_due.is_never()).then_some(self.next_due)
     }
     fn on_timer(&mut self, now: SimTime, dropped: &mut Dropped) {
         self.expire(now, dropped);

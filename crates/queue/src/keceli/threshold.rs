@@ -64,16 +64,37 @@ pub fn groups(avgs: &[f64], gamma: f64) -> (Vec<u32>, u32) {
 /// `c_N`; with G = N the g-th group gets `c_g`. The slowest group (highest
 /// `AvgACKint`) always gets the smallest threshold in use.
 pub fn grouped(avgs: &[f64], gamma: f64, c: &[u32]) -> Vec<u32> {
-    assert!(!c.is_empty(), "grouped assignment needs a non-empty C");
     let (group, n_groups) = groups(avgs, gamma);
+    group.into_iter().map(|g| grouped_value(g, n_groups, c)).collect()
+}
+
+/// The threshold of group `g` of `n_groups` (see [`grouped`]).
+pub fn grouped_value(g: u32, n_groups: u32, c: &[u32]) -> u32 {
+    assert!(!c.is_empty(), "grouped assignment needs a non-empty C");
     let n = c.len() as u64;
-    group
-        .into_iter()
-        .map(|g| {
-            let k = (g as u64 * n).div_ceil(n_groups as u64).clamp(1, n);
-            c[k as usize - 1]
-        })
-        .collect()
+    let k = (g as u64 * n).div_ceil(n_groups as u64).clamp(1, n);
+    c[k as usize - 1]
+}
+
+/// [`groups`] for values already sorted in decreasing order: the group
+/// number of the value at `rank` and the number of groups.
+pub fn group_of_rank(sorted_desc: impl Iterator<Item = f64> + Clone, gamma: f64, rank: usize) -> (u32, u32) {
+    let mut it = sorted_desc.enumerate().peekable();
+    let (mut g, mut mine) = (0u32, 0u32);
+    while let Some(&(_, reference)) = it.peek() {
+        g += 1;
+        let (lo, hi) = ((1.0 - gamma) * reference, (1.0 + gamma) * reference);
+        while let Some(&(pos, v)) = it.peek() {
+            if !(v >= lo && v <= hi) {
+                break;
+            }
+            if pos == rank {
+                mine = g;
+            }
+            it.next();
+        }
+    }
+    (mine, g)
 }
 
 #[cfg(test)]
@@ -123,6 +144,30 @@ mod tests {
         assert_eq!(grouped(&[4.0, 3.0, 2.5, 2.0], 0.5, &C), vec![20; 4]);
         // five groups: the g-th gets c_g
         assert_eq!(grouped(&[81.0, 27.0, 9.0, 3.0, 1.0], 0.5, &C), vec![2, 6, 12, 16, 20]);
+    }
+
+    #[test]
+    fn group_of_rank_matches_groups() {
+        // The allocation-free path of Keceli::threshold against `groups`.
+        let mut x = 0x2545F4914F6CDD1Du64;
+        for n in 1..20 {
+            for _ in 0..50 {
+                let mut avgs: Vec<f64> = (0..n)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        ((x % 64) + 1) as f64 / 4.0
+                    })
+                    .collect();
+                let (group, n_groups) = groups(&avgs, 0.5);
+                let order = order_desc(&avgs);
+                avgs.sort_by(|a, b| b.partial_cmp(a).unwrap());
+                for (rank, &i) in order.iter().enumerate() {
+                    assert_eq!(group_of_rank(avgs.iter().copied(), 0.5, rank), (group[i], n_groups));
+                }
+            }
+        }
     }
 
     #[test]
