@@ -349,7 +349,12 @@ impl Keceli {
         st.wait_deadline = now + wait;
         let cum = st.cum_cur;
         // rule 4; a zero waiting time (no estimate yet) releases at once
-        if cum >= self.threshold(now, &k) || wait == SimDur::ZERO {
+        // (No threshold is below the smallest one in use: skip computing it.)
+        let least = match &self.p.assignment {
+            Assignment::Sorted { c_srt } => *c_srt,
+            Assignment::Grouped { c, .. } => c.iter().copied().min().unwrap_or(0),
+        };
+        if wait == SimDur::ZERO || (cum >= least && cum >= self.threshold(now, &k)) {
             self.release(&k, dropped);
         }
     }
