@@ -1,74 +1,144 @@
 //! A wired point-to-point link direction: a drop-tail queue, a transmitter
 //! that serialises one IP datagram at a time at the link rate, and a
 //! propagation delay. Deliveries keep FIFO order.
+//!
+//! The transmitter is not driven by events: a packet's serialisation
+//! start and end follow from the link's state when it is offered (it
+//! starts at the end of the previous packet's, or at once if the link is
+//! idle), so the only event per packet is its arrival at the far end, and
+//! only the earliest arrival of a direction is ever scheduled (arrivals
+//! are in FIFO order). Queue occupancy at an instant `t` is the number of
+//! accepted packets whose serialisation starts after `t`; a packet whose
+//! predecessor ends exactly at `t` is already being sent (it is not counted
+//! against the queue limit).
 use std::collections::VecDeque;
 use wifitcp_core::{SimDur, SimTime};
 use wifitcp_wire::Packet;
 
+/// An accepted packet: serialisation start and end, and the packet.
+struct InPipe {
+    start: SimTime,
+    end: SimTime,
+    pkt: Packet,
+}
+
 pub struct LinkDir {
     pub rate_bps: f64,
     pub delay: SimDur,
+    /// Queue limit: packets waiting for the transmitter (the one being
+    /// serialised not included).
     pub cap: usize,
-    pub queue: VecDeque<Packet>,
-    /// Packet being serialised, if any.
-    pub sending: Option<Packet>,
-    /// Packets propagating, with their arrival times (increasing).
-    pub flying: VecDeque<(SimTime, Packet)>,
+    /// Accepted packets not yet arrived, in FIFO order (waiting, being
+    /// serialised, or propagating).
+    pipe: VecDeque<InPipe>,
+    /// Packets whose serialisation ended (updated by `account`).
     pub sent: u64,
     pub dropped: u64,
     pub max_queue: usize,
+    /// Packets that left the pipe (arrived).
+    arrived: u64,
 }
 
 impl LinkDir {
     pub fn new(rate_bps: f64, delay: SimDur, cap: usize) -> Self {
-        LinkDir { rate_bps, delay, cap, queue: VecDeque::new(), sending: None, flying: VecDeque::new(), sent: 0, dropped: 0, max_queue: 0 }
+        LinkDir { rate_bps, delay, cap, pipe: VecDeque::new(), sent: 0, dropped: 0, max_queue: 0, arrived: 0 }
     }
 
     pub fn tx_time(&self, p: &Packet) -> SimDur {
         SimDur::from_secs_f64(p.ip_len() as f64 * 8.0 / self.rate_bps)
     }
 
-    /// Offer a packet; returns it back if the queue is full. When the
-    /// transmitter is idle the packet starts at once and its end time is
-    /// returned in `Ok(Some(end))`.
+    /// Packets waiting for the transmitter at `now`.
+    fn waiting(&self, now: SimTime) -> usize {
+        self.pipe.len() - self.pipe.partition_point(|x| x.start <= now)
+    }
+
+    /// Offer a packet at `now`; returns it back if the queue is full.
+    /// `Ok(Some(t))`: the pipe was empty, so this packet's arrival at `t`
+    /// is the direction's next one and the caller must schedule it.
     pub fn offer(&mut self, now: SimTime, p: Packet) -> Result<Option<SimTime>, Packet> {
-        if self.sending.is_none() {
-            let end = now + self.tx_time(&p);
-            self.sending = Some(p);
-            return Ok(Some(end));
-        }
-        if self.queue.len() >= self.cap {
-            self.dropped += 1;
-            return Err(p);
-        }
-        self.queue.push_back(p);
-        self.max_queue = self.max_queue.max(self.queue.len());
-        Ok(None)
+        let busy_until = self.pipe.back().map_or(SimTime::ZERO, |x| x.end);
+        let start = if busy_until <= now {
+            now
+        } else {
+            let waiting = self.waiting(now);
+            if waiting >= self.cap {
+                self.dropped += 1;
+                return Err(p);
+            }
+            self.max_queue = self.max_queue.max(waiting + 1);
+            busy_until
+        };
+        let end = start + self.tx_time(&p);
+        let first = self.pipe.is_empty();
+        self.pipe.push_back(InPipe { start, end, pkt: p });
+        Ok(first.then_some(end + self.delay))
     }
 
-    /// Serialisation finished: the packet starts propagating (arrival time
-    /// returned) and the next one starts (its end time returned).
-    pub fn tx_done(&mut self, now: SimTime) -> (SimTime, Option<SimTime>) {
-        let p = self.sending.take().expect("tx_done while idle");
-        let arrive = now + self.delay;
-        self.flying.push_back((arrive, p));
-        self.sent += 1;
-        let next = self.queue.pop_front().map(|q| {
-            let end = now + self.tx_time(&q);
-            self.sending = Some(q);
-            end
-        });
-        (arrive, next)
+    /// The packet whose propagation ends now, and the arrival time of the
+    /// next one (to be scheduled), if any.
+    pub fn arrive(&mut self, now: SimTime) -> (Packet, Option<SimTime>) {
+        let x = self.pipe.pop_front().expect("arrival with nothing in the pipe");
+        debug_assert_eq!(x.end + self.delay, now);
+        self.arrived += 1;
+        (x.pkt, self.pipe.front().map(|n| n.end + self.delay))
     }
 
-    /// The packet whose propagation ends now.
-    pub fn arrive(&mut self, now: SimTime) -> Packet {
-        let (t, p) = self.flying.pop_front().expect("arrival with nothing flying");
-        debug_assert_eq!(t, now);
-        p
+    /// Bring `sent` up to date at `now` (serialisations ended by then).
+    pub fn account(&mut self, now: SimTime) {
+        self.sent = self.arrived + self.pipe.partition_point(|x| x.end <= now) as u64;
     }
 
+    /// Packets in the link: waiting, being serialised or propagating.
     pub fn held(&self) -> impl Iterator<Item = &Packet> {
-        self.queue.iter().chain(self.sending.iter()).chain(self.flying.iter().map(|(_, p)| p))
+        self.pipe.iter().map(|x| &x.pkt)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wifitcp_core::{FlowId, PacketId};
+    use wifitcp_wire::{ip::PROTO_UDP, Ipv4Header, UdpHeader};
+
+    /// A 1000-byte IP datagram (8 us at 1 Gbit/s).
+    fn pkt(id: u64) -> Packet {
+        let ip = Ipv4Header::new(std::net::Ipv4Addr::new(10, 0, 0, 1), std::net::Ipv4Addr::new(10, 0, 0, 2), PROTO_UDP);
+        Packet::new_udp(PacketId(id), FlowId(0), SimTime::ZERO, ip, UdpHeader { src_port: 1, dst_port: 2 }, 1000 - 28)
+    }
+    fn us(x: u64) -> SimTime {
+        SimTime(x * 1000)
+    }
+
+    #[test]
+    fn serialises_back_to_back_and_limits_the_queue() {
+        // 1 Gbit/s, 100 us delay, queue of 2.
+        let mut l = LinkDir::new(1e9, SimDur::from_micros(100), 2);
+        assert_eq!(l.tx_time(&pkt(0)), SimDur::from_micros(8));
+        // idle: starts at once, arrival 8 + 100 us is the one to schedule
+        assert_eq!(l.offer(us(0), pkt(0)).ok().unwrap(), Some(us(108)));
+        // busy: queued behind it (start 8, 16), not the first arrival
+        assert_eq!(l.offer(us(1), pkt(1)).ok().unwrap(), None);
+        assert_eq!(l.offer(us(2), pkt(2)).ok().unwrap(), None);
+        // two waiting: the fourth is dropped
+        assert!(l.offer(us(3), pkt(3)).is_err());
+        assert_eq!((l.dropped, l.max_queue), (1, 2));
+        // at 8 us packet 1 is in service, so one waits: room again
+        assert_eq!(l.offer(us(8), pkt(4)).ok().unwrap(), None);
+        // arrivals in FIFO order, 8 us apart
+        let (p, next) = l.arrive(us(108));
+        assert_eq!((p.id, next), (PacketId(0), Some(us(116))));
+        l.account(us(20));
+        assert_eq!(l.sent, 2); // packets 0 (end 8) and 1 (end 16)
+        assert_eq!(l.held().count(), 3);
+        for (t, id) in [(116, 1), (124, 2)] {
+            assert_eq!(l.arrive(us(t)).0.id, PacketId(id));
+        }
+        let (p, next) = l.arrive(us(132));
+        assert_eq!((p.id, next), (PacketId(4), None));
+        l.account(us(200));
+        assert_eq!(l.sent, 4);
+        // idle again: starts at once
+        assert_eq!(l.offer(us(300), pkt(5)).ok().unwrap(), Some(us(408)));
     }
 }

@@ -29,7 +29,7 @@ enum Ev {
     TxEnd { id: u64 },
     /// A UDP source's next packet, or a TCP flow's start.
     Source { flow: usize },
-    LinkTxDone { link: usize, dir: usize },
+    /// The next packet of a link direction arrives at the far end.
     LinkArrive { link: usize, dir: usize },
     TcpWake { ep: usize },
     QdiscWake { sta: usize, gen: u64 },
@@ -189,6 +189,9 @@ impl World {
             self.drain_outputs();
         }
         self.sample(self.end);
+        for d in self.links.iter_mut().flatten() {
+            d.account(self.end);
+        }
         self.bss.ungroup_all();
         self.check_end()?;
         let queued: u64 = self.wq.iter().map(|q| q.len() as u64).sum();
@@ -229,15 +232,11 @@ impl World {
             Ev::BssWake => self.bss.wake(now, &mut self.out),
             Ev::TxEnd { id } => self.bss.tx_end(now, id, &mut self.out),
             Ev::Source { flow } => self.source_fires(now, flow),
-            Ev::LinkTxDone { link, dir } => {
-                let (arrive, next) = self.links[link][dir].tx_done(now);
-                self.q.push(arrive, Ev::LinkArrive { link, dir });
-                if let Some(t) = next {
-                    self.q.push(t, Ev::LinkTxDone { link, dir });
-                }
-            }
             Ev::LinkArrive { link, dir } => {
-                let p = self.links[link][dir].arrive(now);
+                let (p, next) = self.links[link][dir].arrive(now);
+                if let Some(t) = next {
+                    self.q.push(t, Ev::LinkArrive { link, dir });
+                }
                 let (a, b) = self.topo.link_ends[link];
                 self.receive(now, if dir == 0 { b } else { a }, p);
             }
@@ -357,8 +356,8 @@ impl World {
             Hop::Local => self.receive(now, node, p),
             Hop::Wlan { ra } => self.enqueue_wlan(now, node, p, ra),
             Hop::Link { link, dir } => match self.links[link][dir].offer(now, p) {
-                Ok(Some(end)) => {
-                    self.q.push(end, Ev::LinkTxDone { link, dir });
+                Ok(Some(arrival)) => {
+                    self.q.push(arrival, Ev::LinkArrive { link, dir });
                 }
                 Ok(None) => {}
                 Err(p) => self.ledger.drop(p.id, DropReason::LinkQueueFull),
