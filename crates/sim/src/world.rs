@@ -23,6 +23,38 @@ use wifitcp_wire::ip::{PROTO_TCP, PROTO_UDP};
 use wifitcp_wire::wifi_frame::LLC_SNAP_LEN;
 use wifitcp_wire::{Ipv4Header, Packet, Transport, UdpHeader};
 
+/// Hasher of the demultiplexing table: its keys are (node, port) pairs
+/// chosen by the simulator itself, so a multiplicative hash suffices (no
+/// need for SipHash's flooding resistance on the per-packet path).
+#[derive(Default, Clone, Copy)]
+struct DemuxHash;
+impl std::hash::BuildHasher for DemuxHash {
+    type Hasher = MulHasher;
+    fn build_hasher(&self) -> MulHasher {
+        MulHasher(0)
+    }
+}
+struct MulHasher(u64);
+impl std::hash::Hasher for MulHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+    fn write_u16(&mut self, x: u16) {
+        self.write_u64(x as u64);
+    }
+}
+
 #[derive(Debug)]
 enum Ev {
     BssWake,
@@ -51,7 +83,7 @@ pub struct World {
     flows: Vec<FlowRt>,
     eps: Vec<Endpoint>,
     /// (node, local port) -> endpoint.
-    demux: HashMap<(usize, u16), usize>,
+    demux: HashMap<(usize, u16), usize, DemuxHash>,
     /// Saturated UDP flows by sending BSS member, and a round-robin cursor.
     saturated: Vec<(Vec<usize>, usize)>,
     ledger: Ledger,
@@ -106,7 +138,7 @@ impl World {
             links,
             flows: Vec::new(),
             eps: Vec::new(),
-            demux: HashMap::new(),
+            demux: HashMap::default(),
             saturated: vec![(Vec::new(), 0); n],
             ledger: Ledger::default(),
             end,

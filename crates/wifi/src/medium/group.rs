@@ -115,12 +115,12 @@ impl Group {
         SimTime::NEVER
     }
 
-    /// Members due to transmit at `now`, in index order (they leave the heap;
-    /// the caller makes them act on their own).
-    pub fn due(&mut self, now: SimTime, has_frame: impl Fn(usize) -> bool + Copy) -> Vec<usize> {
-        let mut v = Vec::new();
+    /// Members due to transmit at `now`, in index order, into `v` (cleared
+    /// first; they leave the heap; the caller makes them act on their own).
+    pub fn due(&mut self, now: SimTime, has_frame: impl Fn(usize) -> bool + Copy, v: &mut Vec<usize>) {
+        v.clear();
         if self.next_tx(has_frame) != now {
-            return v;
+            return;
         }
         while self.next_tx(has_frame) == now {
             let Reverse((_, s)) = self.heap.pop().expect("peeked");
@@ -129,6 +129,5 @@ impl Group {
             }
         }
         v.sort_unstable();
-        v
     }
 }

@@ -110,6 +110,8 @@ pub struct Bss {
     /// nested calls (`start_tx` runs inside `apply`).
     scratch: Vec<MacOutput>,
     pool: Vec<Vec<MacOutput>>,
+    /// Scratch list of the group members due at a wake-up.
+    due: Vec<usize>,
 }
 
 impl Bss {
@@ -144,6 +146,7 @@ impl Bss {
             grouping: true,
             scratch: Vec::new(),
             pool: Vec::new(),
+            due: Vec::new(),
         }
     }
 
@@ -200,9 +203,12 @@ impl Bss {
             return;
         }
         let macs = &self.macs;
-        for s in self.group.due(now, |s| !macs[s].is_ready()) {
+        let mut due = std::mem::take(&mut self.due);
+        self.group.due(now, |s| !macs[s].is_ready(), &mut due);
+        for &s in &due {
             self.take(s);
         }
+        self.due = due;
         // Stations due now stay due while others start transmitting at the
         // same instant (Dcf::freeze), and nobody becomes due now while we
         // serve them, so one pass in index order serves all.

@@ -28,7 +28,6 @@ pub use params::{DcfParams, MacCounters};
 pub use view::CsView;
 
 use super::frame::{Frame, FrameKind, MacAddr, MacOutput};
-use std::collections::HashMap;
 use wifitcp_core::{DropReason, RngStream, SimDur, SimTime};
 use wifitcp_wire::wifi_frame::{data_mpdu_len, msdu_len, ACK_LEN, CTS_LEN, RTS_LEN};
 use wifitcp_wire::Packet;
@@ -40,6 +39,8 @@ struct InService {
     ra: MacAddr,
     seq: u16,
     mpdu_bytes: u32,
+    /// Airtime of the data frame (computed once per MSDU).
+    data_time: SimDur,
     /// Failed attempts so far (short or long count, see `uses_rts`).
     retries: u32,
     uses_rts: bool,
@@ -81,13 +82,25 @@ pub struct Dcf {
     count_from: Option<SimTime>,
     // --- sequence numbers and duplicate detection (10.3.2.14) ---
     next_seq: u16,
-    rx_cache: HashMap<MacAddr, u16>,
+    /// Last sequence number received from each transmitter, indexed by its
+    /// (dense) address; `u16::MAX` = none (sequence numbers are < 4096).
+    rx_cache: Vec<u16>,
+    /// Control-frame airtimes of `p.timing`, computed once.
+    air: ControlAirtimes,
     pub counters: MacCounters,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct ControlAirtimes {
+    ack: SimDur,
+    cts: SimDur,
+    rts: SimDur,
 }
 
 impl Dcf {
     pub fn new(addr: MacAddr, p: DcfParams, rng: RngStream) -> Dcf {
         let cw = p.cw_min;
+        let air = ControlAirtimes { ack: p.timing.ack_time(), cts: p.timing.cts_time(), rts: p.timing.rts_time() };
         Dcf {
             addr,
             p,
@@ -104,7 +117,8 @@ impl Dcf {
             backoff: None,
             count_from: None,
             next_seq: 0,
-            rx_cache: HashMap::new(),
+            rx_cache: Vec::new(),
+            air,
             counters: MacCounters::default(),
         }
     }
@@ -132,7 +146,8 @@ impl Dcf {
         self.next_seq = (self.next_seq + 1) % 4096;
         // 10.3.2.7 / 10.3.4.4: frames longer than dot11RTSThreshold use RTS/CTS.
         let uses_rts = mpdu_bytes > self.p.rts_threshold;
-        self.cur = Some(InService { pkt, ra, seq, mpdu_bytes, retries: 0, uses_rts, ready_at: now });
+        let data_time = self.p.timing.data_time(mpdu_bytes);
+        self.cur = Some(InService { pkt, ra, seq, mpdu_bytes, data_time, retries: 0, uses_rts, ready_at: now });
         if self.backoff.is_none() {
             // 10.3.4.2: a frame arriving to an idle medium (and no backoff
             // pending) may be sent once the medium has been idle for DIFS;
@@ -271,19 +286,19 @@ impl Dcf {
         self.count_from = None;
         let t = &self.p.timing;
         let cur = self.cur.as_ref().expect("access without MSDU");
-        let data_time = t.data_time(cur.mpdu_bytes);
+        let data_time = cur.data_time;
         let f = if cur.uses_rts {
             // 9.2.5.2: RTS Duration = 3 SIFS + CTS + DATA + ACK.
             Frame {
                 kind: FrameKind::Rts,
                 ta: self.addr,
                 ra: cur.ra,
-                duration: t.sifs * 3 + t.cts_time() + data_time + t.ack_time(),
+                duration: t.sifs * 3 + self.air.cts + data_time + self.air.ack,
                 seq: 0,
                 retry: false,
                 mpdu_bytes: RTS_LEN,
                 rate: t.control_rate,
-                airtime: t.rts_time(),
+                airtime: self.air.rts,
                 msdu: None,
                 contended: true,
             }
@@ -305,12 +320,12 @@ impl Dcf {
             ta: self.addr,
             ra: cur.ra,
             // 9.2.5.2: Duration of a unicast data frame = SIFS + ACK.
-            duration: t.sifs + t.ack_time(),
+            duration: t.sifs + self.air.ack,
             seq: cur.seq,
             retry: cur.retries > 0,
             mpdu_bytes: cur.mpdu_bytes,
             rate: t.data_rate,
-            airtime: t.data_time(cur.mpdu_bytes),
+            airtime: cur.data_time,
             msdu: Some(cur.pkt.clone()),
             contended: false,
         }
@@ -326,8 +341,8 @@ impl Dcf {
     fn response(&self, kind: FrameKind, ra: MacAddr, duration: SimDur) -> Frame {
         let t = &self.p.timing;
         let (bytes, airtime) = match kind {
-            FrameKind::Ack => (ACK_LEN, t.ack_time()),
-            _ => (CTS_LEN, t.cts_time()),
+            FrameKind::Ack => (ACK_LEN, self.air.ack),
+            _ => (CTS_LEN, self.air.cts),
         };
         Frame { kind, ta: self.addr, ra, duration, seq: 0, retry: false, mpdu_bytes: bytes, rate: t.control_rate, airtime, msdu: None, contended: false }
     }
@@ -341,8 +356,12 @@ impl Dcf {
         self.scheduled = Some((now + self.p.timing.sifs, ack));
         // 10.3.2.14: a retried frame whose sequence number matches the cache
         // is a duplicate: acknowledge it but do not deliver it again.
-        let dup = f.retry && self.rx_cache.get(&f.ta) == Some(&f.seq);
-        self.rx_cache.insert(f.ta, f.seq);
+        let ta = f.ta.0 as usize;
+        if ta >= self.rx_cache.len() {
+            self.rx_cache.resize(ta + 1, u16::MAX);
+        }
+        let dup = f.retry && self.rx_cache[ta] == f.seq;
+        self.rx_cache[ta] = f.seq;
         if dup {
             self.counters.rx_duplicates += 1;
             return;
@@ -358,7 +377,7 @@ impl Dcf {
             return;
         }
         let t = &self.p.timing;
-        let d = f.duration.saturating_sub(t.sifs + t.cts_time());
+        let d = f.duration.saturating_sub(t.sifs + self.air.cts);
         let cts = self.response(FrameKind::Cts, f.ta, d);
         self.scheduled = Some((now + t.sifs, cts));
     }
