@@ -19,7 +19,9 @@ pub enum DropReason {
     LinkQueueFull,
     /// No route to the destination.
     NoRoute,
-    /// Duplicate frame discarded by the receiver (10.3.2.14).
+    /// A new MSDU discarded by the receiver's duplicate filter (10.3.2.14):
+    /// Retry set and the same sequence number as the last frame from that
+    /// transmitter, after the 12-bit sequence counter wrapped.
     DuplicateFrame,
     /// Receiver had no socket or application for the packet.
     NoReceiver,

@@ -63,7 +63,8 @@ pub enum MacOutput {
     Deliver { from: MacAddr, msdu: Packet },
     /// The MSDU in service was acknowledged.
     Acked(Packet),
-    /// The MSDU in service was discarded.
+    /// An MSDU was discarded: the one in service (retry limit), or, at a
+    /// receiver, a new MSDU taken for a duplicate (`DuplicateFrame`).
     Dropped(Packet, DropReason),
     /// The MAC has no MSDU in service and can take one (`start_msdu`).
     Ready,

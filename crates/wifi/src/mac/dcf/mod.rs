@@ -30,6 +30,7 @@ pub use view::CsView;
 use super::frame::{Frame, FrameKind, MacAddr, MacOutput};
 use wifitcp_core::{DropReason, RngStream, SimDur, SimTime};
 use wifitcp_wire::wifi_frame::{data_mpdu_len, msdu_len, ACK_LEN, CTS_LEN, RTS_LEN};
+use wifitcp_core::PacketId;
 use wifitcp_wire::Packet;
 
 /// The MSDU in service.
@@ -83,8 +84,10 @@ pub struct Dcf {
     // --- sequence numbers and duplicate detection (10.3.2.14) ---
     next_seq: u16,
     /// Last sequence number received from each transmitter, indexed by its
-    /// (dense) address; `u16::MAX` = none (sequence numbers are < 4096).
-    rx_cache: Vec<u16>,
+    /// (dense) address, with the id of the packet it carried (`None`: no
+    /// frame yet). The id is simulator knowledge, used only to account for
+    /// false duplicates (see `rx_data`).
+    rx_cache: Vec<Option<(u16, PacketId)>>,
     /// Control-frame airtimes of `p.timing`, computed once.
     air: ControlAirtimes,
     pub counters: MacCounters,
@@ -358,12 +361,23 @@ impl Dcf {
         // is a duplicate: acknowledge it but do not deliver it again.
         let ta = f.ta.0 as usize;
         if ta >= self.rx_cache.len() {
-            self.rx_cache.resize(ta + 1, u16::MAX);
+            self.rx_cache.resize(ta + 1, None);
         }
-        let dup = f.retry && self.rx_cache[ta] == f.seq;
-        self.rx_cache[ta] = f.seq;
-        if dup {
-            self.counters.rx_duplicates += 1;
+        let id = f.msdu.as_ref().expect("data frame without MSDU").id;
+        let cached = self.rx_cache[ta].replace((f.seq, id));
+        if f.retry && cached.is_some_and(|(seq, _)| seq == f.seq) {
+            // A false duplicate: a new MSDU whose first attempt failed and
+            // whose sequence number, after the 12-bit counter wrapped, equals
+            // the last one received from this transmitter. The standard's
+            // receiver cannot tell and discards it like a duplicate (ns-3
+            // does the same); the simulator reports the lost packet.
+            if cached.is_some_and(|(_, old)| old != id) {
+                self.counters.rx_false_duplicates += 1;
+                let msdu = f.msdu.clone().expect("data frame without MSDU");
+                out.push(MacOutput::Dropped(msdu, DropReason::DuplicateFrame));
+            } else {
+                self.counters.rx_duplicates += 1;
+            }
             return;
         }
         let msdu = f.msdu.clone().expect("data frame without MSDU");

@@ -50,4 +50,7 @@ pub struct MacCounters {
     pub rx_delivered: u64,
     /// Duplicate data frames discarded (10.3.2.14).
     pub rx_duplicates: u64,
+    /// New MSDUs discarded as duplicates after a sequence-number wrap
+    /// (reported as dropped with `DropReason::DuplicateFrame`).
+    pub rx_false_duplicates: u64,
 }

@@ -182,6 +182,42 @@ fn receiver_acks_after_sifs_and_discards_duplicates() {
 }
 
 #[test]
+fn false_duplicate_after_sequence_wrap_is_acked_and_reported_dropped() {
+    // seq 5 from station 1 (packet 1); 4096 frames later a new MSDU
+    // (packet 2) carries seq 5 again and its first attempt failed, so it
+    // arrives with Retry set: the receiver discards it as the standard
+    // says, acknowledges it, and reports the packet as dropped.
+    let mut d = sta(0, u32::MAX);
+    let mut out = vec![];
+    let mut f = Frame { kind: FrameKind::Data, ta: MacAddr(1), ra: MacAddr(0), duration: SimDur::from_micros(17), seq: 5, retry: false, mpdu_bytes: 100, rate: timing().data_rate, airtime: SimDur::from_micros(100), msdu: Some(pkt(1)), contended: true };
+    d.on_cca(us(0), true, &mut out);
+    d.on_rx_end(us(100), &f, true, &mut out);
+    d.on_cca(us(100), false, &mut out);
+    d.on_wake(us(103), &mut out);
+    d.on_tx_end(us(117), &mut out);
+    out.clear();
+    f.retry = true;
+    f.msdu = Some(pkt(2));
+    d.on_cca(us(200), true, &mut out);
+    d.on_rx_end(us(300), &f, true, &mut out);
+    assert!(out.iter().all(|o| !matches!(o, MacOutput::Deliver { .. })), "not delivered");
+    let dropped: Vec<_> = out.iter().filter_map(|o| if let MacOutput::Dropped(p, r) = o { Some((p.id, *r)) } else { None }).collect();
+    assert_eq!(dropped, vec![(PacketId(2), DropReason::DuplicateFrame)]);
+    assert_eq!((d.counters.rx_duplicates, d.counters.rx_false_duplicates), (0, 1));
+    assert_eq!(d.next_wakeup(), us(303), "acknowledged");
+    // Its retransmission is a true duplicate: silent.
+    out.clear();
+    d.on_cca(us(303), false, &mut out);
+    d.on_wake(us(303), &mut out);
+    d.on_tx_end(us(317), &mut out);
+    out.clear();
+    d.on_cca(us(400), true, &mut out);
+    d.on_rx_end(us(500), &f, true, &mut out);
+    assert!(out.iter().all(|o| !matches!(o, MacOutput::Deliver { .. } | MacOutput::Dropped(..))));
+    assert_eq!((d.counters.rx_duplicates, d.counters.rx_false_duplicates), (1, 1));
+}
+
+#[test]
 fn post_backoff_completed_allows_immediate_access() {
     let mut d = sta(1, u32::MAX);
     let mut out = vec![];
