@@ -26,7 +26,10 @@
 //!   blocks "else"; we read line 7 as blocking h_i > h*_i and admit the tie
 //!   h_i = h*_i, because with the tie blocked the algorithm deadlocks as
 //!   above (the paper's experiments show no deadlock, so its code cannot
-//!   have blocked the tie).
+//!   have blocked the tie). Even so this rule starves both classes in the
+//!   Pokhrel scenarios (0-2 Mbit/s, docs/validation.md 4.2): with two
+//!   classes one of them is always above 1/2 and blocked, also in an
+//!   empty buffer, until the other is served.
 //! - `"partition"`: the fluid reading of section V-A. Eq. (21) gives
 //!   p_i = (lambda_i / Theta_i)^(c h*_i B), the loss probability of a small
 //!   drop-tail buffer holding c h*_i B packets ("the factor c h*_i B_ap is
