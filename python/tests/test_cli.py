@@ -128,6 +128,7 @@ def test_subprocess_bad_input_no_traceback(tmp_path, content, args):
     ("[mac]\ncw_mni = 3\n", "mac.cw_mni"),
     ("[mac]\ncw_min = \"big\"\n", "mac.cw_min"),
     ("[wlan]\nper_uplink = 2.0\n", "wlan.per_uplink"),
+    ("[ap.qdisc]\nkind = \"vbs\"\nupdate = \"always\"\n", "ap.qdisc.update"),
 ])
 def test_subprocess_real_core_rejections(tmp_path, extra, path):
     f = tmp_path / "s.toml"

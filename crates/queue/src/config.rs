@@ -22,7 +22,7 @@ use crate::droptail::DropTail;
 use crate::fq_codel::{FqCodel, FqCodelParams};
 use crate::keceli::{Assignment, Keceli, KeceliParams};
 use crate::pilosof::{PacketRewriter, Pilosof, PilosofParams};
-use crate::vbs::{ShareMeasure, Vbs, VbsParams};
+use crate::vbs::{ShareMeasure, Vbs, VbsParams, VbsUpdate};
 use serde::{Deserialize, Serialize};
 use wifitcp_core::{RngStream, SimDur};
 
@@ -145,11 +145,23 @@ pub struct VbsConfig {
     pub measure: ShareMeasure,
     /// Measurement window. Default: B (the capacity).
     pub window: Option<usize>,
+    /// "above-target" (default), "literal" or "partition" (see
+    /// [`crate::vbs`]). A string checked by `validate`, so that a bad value
+    /// is reported as `ap.qdisc.update: ...` (serde's tagged enums lose the
+    /// field's path).
+    pub update: String,
 }
 
 impl Default for VbsConfig {
     fn default() -> Self {
-        VbsConfig { c: 0.6, tol: None, shares: Vec::new(), measure: ShareMeasure::Service, window: None }
+        VbsConfig {
+            c: 0.6,
+            tol: None,
+            shares: Vec::new(),
+            measure: ShareMeasure::Service,
+            window: None,
+            update: "above-target".into(),
+        }
     }
 }
 
@@ -340,7 +352,25 @@ impl VbsConfig {
         check(self.shares.is_empty() || self.shares.iter().sum::<f64>() > 0.0, "shares", "must not all be zero")?;
         let window = self.window.unwrap_or(capacity);
         check(window > 0, "window", "must be positive")?;
-        Ok(VbsParams { capacity, c: self.c, tol, shares: self.shares.clone(), measure: self.measure, window })
+        let update = match self.update.as_str() {
+            "above-target" => VbsUpdate::AboveTarget,
+            "literal" => VbsUpdate::Literal,
+            "partition" => VbsUpdate::Partition,
+            other => {
+                return Err(format!(
+                    "update: unknown value {other:?}, expected \"above-target\", \"literal\" or \"partition\""
+                ))
+            }
+        };
+        Ok(VbsParams {
+            capacity,
+            c: self.c,
+            tol,
+            shares: self.shares.clone(),
+            measure: self.measure,
+            window,
+            update,
+        })
     }
 }
 
@@ -480,6 +510,10 @@ mod tests {
         assert!(bad(r#"{"kind": "keceli-grouped", "c": [6, 2]}"#).starts_with("c:"));
         assert!(bad(r#"{"kind": "keceli-sorted", "alpha": 1.5}"#).starts_with("alpha:"));
         assert!(bad(r#"{"kind": "vbs", "c": 1.0}"#).starts_with("c:"));
+        let e = bad(r#"{"kind": "vbs", "update": "always"}"#);
+        assert!(e.starts_with("update: ") && e.contains("always") && e.contains("literal"), "{e}");
+        let QdiscConfig::Vbs(v) = parse(r#"{"kind": "vbs", "update": "literal"}"#).unwrap() else { panic!() };
+        assert_eq!(v.params(100).unwrap().update, VbsUpdate::Literal);
         assert!(bad(r#"{"kind": "fq-codel", "interval_ms": 0}"#).starts_with("interval_ms:"));
         assert!(bad(r#"{"kind": "airtime", "quantum_us": -1}"#).starts_with("quantum_us:"));
         assert!(parse(r#"{"kind": "drop-tail"}"#).unwrap().validate(0).unwrap_err().starts_with("capacity:"));

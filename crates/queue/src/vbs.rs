@@ -13,6 +13,36 @@
 //! 1 - p_i ("Unfairness solution"); as p_i is 0 or 1, no randomness is
 //! needed.
 //!
+//! Three update rules (`update`, [`VbsUpdate`]):
+//! - `"above-target"` (default): lines 6-7 apply only while Q > c B; below
+//!   the target nobody is blocked, so VBS "mimics a small DropTail buffer"
+//!   of c B packets (section V). This is a deviation from the algorithm as
+//!   printed, made because the printed rule with `>=` deadlocks
+//!   (docs/validation.md section 4.2): once every h_i equals its h*_i every
+//!   class is blocked, nothing is served, and the shares never change.
+//!   A class at or above its share is blocked.
+//! - `"literal"`: Algorithm 1 as printed, at every occupancy outside the
+//!   tolerance band, above or below c B. Line 6 admits h_i < h*_i, line 7
+//!   blocks "else"; we read line 7 as blocking h_i > h*_i and admit the tie
+//!   h_i = h*_i, because with the tie blocked the algorithm deadlocks as
+//!   above (the paper's experiments show no deadlock, so its code cannot
+//!   have blocked the tie). Even so this rule starves both classes in the
+//!   Pokhrel scenarios (0-2 Mbit/s, docs/validation.md 4.2): with two
+//!   classes one of them is always above 1/2 and blocked, also in an
+//!   empty buffer, until the other is served.
+//! - `"partition"`: the fluid reading of section V-A. Eq. (21) gives
+//!   p_i = (lambda_i / Theta_i)^(c h*_i B), the loss probability of a small
+//!   drop-tail buffer holding c h*_i B packets ("the factor c h*_i B_ap is
+//!   the buffer space"), and section V begins with "virtual partitioning of
+//!   the AP buffer" giving each class "the desired share of buffer". A
+//!   class is blocked while it holds at least c h*_i B packets of the
+//!   buffer: each class sees its own drop-tail partition, whose overflow
+//!   probability eq. (21) approximates. The tolerance plays no role. We do
+//!   not draw p_i at random from estimated lambda_i / Theta_i: the paper
+//!   gives no estimator for the two rates (window, averaging), and eq. (21)
+//!   is introduced for the control analysis of the appendix, not as the
+//!   AP's rule.
+//!
 //! Interpretations (each stated because the paper leaves it open):
 //! - Step n of the loop is a packet arrival: at every arrival the
 //!   discipline obtains h_i(n) and Q_n and, if `(Q_n - c B)^2 > tol`,
@@ -44,6 +74,20 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 use wifitcp_core::{DropReason, SimTime};
 
+/// Which occupancies trigger Algorithm 1 and how a class is judged (module
+/// doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum VbsUpdate {
+    /// Update only while Q > c B (outside tol); block h_i >= h*_i.
+    #[default]
+    AboveTarget,
+    /// Update whenever (Q - c B)^2 > tol; block h_i > h*_i.
+    Literal,
+    /// Block class i while it holds >= c h*_i B packets (eq. (21)).
+    Partition,
+}
+
 /// How h_i is measured.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -69,6 +113,7 @@ pub struct VbsParams {
     pub measure: ShareMeasure,
     /// Measurement window (dequeues for h_i, arrivals for activity).
     pub window: usize,
+    pub update: VbsUpdate,
 }
 
 impl VbsParams {
@@ -80,6 +125,7 @@ impl VbsParams {
             shares: Vec::new(),
             measure: ShareMeasure::Service,
             window: capacity.max(1),
+            update: VbsUpdate::AboveTarget,
         }
     }
 }
@@ -195,11 +241,34 @@ impl Vbs {
         self.arrivals.counts.keys().copied()
     }
 
+    /// Packets of class `class` in the buffer.
+    pub fn held(&self, class: u32) -> u32 {
+        self.held.get(&class).copied().unwrap_or(0)
+    }
+
     /// Algorithm 1, UPDATE, one step.
     fn update(&mut self) {
         let q = self.fifo.len() as f64;
         let target = self.p.c * self.p.capacity as f64;
+        if self.p.update == VbsUpdate::Partition {
+            // eq. (21): class i's virtual drop-tail buffer of c h*_i B packets
+            let active: Vec<u32> = self.active_classes().collect();
+            for c in active {
+                let block = self.held(c) as f64 >= self.p.c * self.desired_share(c) * self.p.capacity as f64;
+                self.blocked.insert(c, block);
+            }
+            return;
+        }
         if (q - target).powi(2) <= self.p.tol {
+            return;
+        }
+        if self.p.update == VbsUpdate::Literal {
+            let active: Vec<u32> = self.active_classes().collect();
+            let lone = active.len() <= 1;
+            for c in active {
+                let block = !lone && self.measured_share(c) > self.desired_share(c);
+                self.blocked.insert(c, block);
+            }
             return;
         }
         // Below the target occupancy nobody is blocked: VBS "mimics a small
@@ -368,5 +437,119 @@ mod tests {
         }
         assert_eq!(count(&dr, DropReason::QueueAdmission), 0);
         assert_eq!(count(&dr, DropReason::QueueFull), 3);
+    }
+
+    fn with_update(cap: usize, update: VbsUpdate) -> Vbs {
+        let mut p = VbsParams::paper(cap);
+        p.update = update;
+        Vbs::new(p)
+    }
+
+    /// B = 10, target 6: services 0,0,0,1 (h_0 = 3/4, h_1 = 1/4), buffer
+    /// left empty.
+    fn served_3_to_1(update: VbsUpdate) -> (Vbs, Dropped) {
+        let mut v = with_update(10, update);
+        let mut dr = Vec::new();
+        for (i, c) in [0u32, 0, 0, 1].into_iter().enumerate() {
+            v.enqueue(ms(0), q_class(data(1, i as u32), c), &mut dr);
+            assert_eq!(v.dequeue(ms(0), &mut dr).unwrap().class, c);
+        }
+        assert_eq!((v.len(), dr.len()), (0, 0));
+        (v, dr)
+    }
+
+    #[test]
+    fn literal_blocks_below_target_above_target_does_not() {
+        // Q = 0 < c B = 6: the literal rule updates (36 > tol) and blocks
+        // class 0 (h_0 = 3/4 > 1/2) even in an empty buffer; the default
+        // rule admits it.
+        let (mut lit, mut dr) = served_3_to_1(VbsUpdate::Literal);
+        lit.enqueue(ms(1), q_class(data(1, 10), 0), &mut dr);
+        assert_eq!((lit.len(), count(&dr, DropReason::QueueAdmission)), (0, 1));
+        lit.enqueue(ms(1), q_class(data(2, 10), 1), &mut dr);
+        assert_eq!(lit.len(), 1);
+        let (mut abv, mut dr) = served_3_to_1(VbsUpdate::AboveTarget);
+        abv.enqueue(ms(1), q_class(data(1, 10), 0), &mut dr);
+        assert_eq!((abv.len(), dr.len()), (1, 0));
+    }
+
+    #[test]
+    fn literal_admits_the_tie() {
+        // services 0,1,0,1: h_0 = h_1 = 1/2 = h*_i. The tie is admitted for
+        // both classes (read as >= it would block both for ever).
+        let mut v = with_update(10, VbsUpdate::Literal);
+        let mut dr = Vec::new();
+        for (i, c) in [0u32, 1, 0, 1].into_iter().enumerate() {
+            v.enqueue(ms(0), q_class(data(1, i as u32), c), &mut dr);
+            v.dequeue(ms(0), &mut dr);
+        }
+        v.enqueue(ms(1), q_class(data(1, 10), 0), &mut dr);
+        v.enqueue(ms(1), q_class(data(2, 10), 1), &mut dr);
+        assert_eq!((v.len(), dr.len()), (2, 0));
+        assert!(!v.is_blocked(0) && !v.is_blocked(1));
+        // one more class-0 service (h_0 = 3/5): class 0 now blocked
+        assert_eq!(v.dequeue(ms(2), &mut dr).unwrap().class, 0);
+        v.enqueue(ms(2), q_class(data(1, 11), 0), &mut dr);
+        assert!(v.is_blocked(0) && !v.is_blocked(1));
+        assert_eq!(count(&dr, DropReason::QueueAdmission), 1);
+    }
+
+    #[test]
+    fn literal_keeps_p_within_tolerance() {
+        // h_0 = 3/4: every update blocks class 0. Eight class-1 arrivals
+        // (updates at Q = 0..5 and 7, none at Q = 6).
+        let (mut v, mut dr) = served_3_to_1(VbsUpdate::Literal);
+        for i in 0..8 {
+            v.enqueue(ms(1), q_class(data(2, 20 + i), 1), &mut dr);
+        }
+        assert!(v.is_blocked(0) && v.len() == 8);
+        // two class-1 services: h_0 = 3/6 = 1/2 (no longer above), Q = 6
+        v.dequeue(ms(2), &mut dr);
+        v.dequeue(ms(2), &mut dr);
+        // Q = 6 = c B: no update, class 0 still blocked
+        v.enqueue(ms(3), q_class(data(1, 30), 0), &mut dr);
+        assert_eq!((v.len(), count(&dr, DropReason::QueueAdmission)), (6, 1));
+        v.enqueue(ms(3), q_class(data(2, 30), 1), &mut dr);
+        // Q = 7: update, the tie h_0 = 1/2 is admitted
+        v.enqueue(ms(4), q_class(data(1, 31), 0), &mut dr);
+        assert!(!v.is_blocked(0));
+        assert_eq!((v.len(), count(&dr, DropReason::QueueAdmission)), (8, 1));
+    }
+
+    #[test]
+    fn partition_gives_each_class_c_share_b() {
+        // B = 10, c = 0.6, two active classes: each may hold 0.6 * 0.5 * 10
+        // = 3 packets, whatever the service history.
+        let mut v = with_update(10, VbsUpdate::Partition);
+        let mut dr = Vec::new();
+        v.enqueue(ms(0), q_class(data(2, 0), 1), &mut dr);
+        for i in 0..5 {
+            v.enqueue(ms(0), q_class(data(1, i), 0), &mut dr);
+        }
+        assert_eq!((v.held(0), v.held(1)), (3, 1));
+        assert_eq!(count(&dr, DropReason::QueueAdmission), 2);
+        for i in 1..5 {
+            v.enqueue(ms(0), q_class(data(2, i), 1), &mut dr);
+        }
+        assert_eq!((v.held(0), v.held(1), v.len()), (3, 3, 6));
+        assert_eq!(count(&dr, DropReason::QueueAdmission), 4);
+        // a class-0 service frees one place of class 0's partition only
+        assert_eq!(v.dequeue(ms(1), &mut dr).unwrap().class, 1);
+        v.enqueue(ms(1), q_class(data(1, 9), 0), &mut dr);
+        assert_eq!(v.held(0), 3);
+        v.enqueue(ms(1), q_class(data(2, 9), 1), &mut dr);
+        assert_eq!(v.held(1), 3);
+        assert!(v.counters().balances(v.len()));
+    }
+
+    #[test]
+    fn partition_lone_class_gets_c_b() {
+        let mut v = with_update(10, VbsUpdate::Partition);
+        let mut dr = Vec::new();
+        for i in 0..9 {
+            v.enqueue(ms(0), q_class(data(1, i), 4), &mut dr);
+        }
+        assert_eq!(v.len(), 6);
+        assert_eq!(count(&dr, DropReason::QueueAdmission), 3);
     }
 }

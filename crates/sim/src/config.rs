@@ -145,13 +145,78 @@ pub struct TcpSection {
     pub syn_retries: Option<u32>,
     /// Consecutive RTOs before the connection aborts (default 15, Linux).
     pub max_retransmissions: Option<u32>,
+    /// `[tcp.compound]`: Compound TCP's parameters (used when cc =
+    /// "compound"); unset keys keep `CompoundConfig::default()`.
+    pub compound: Option<CompoundSection>,
+    /// `[tcp.vegas]`: Vegas's thresholds (used when cc = "vegas").
+    pub vegas: Option<VegasSection>,
+}
+
+/// `[tcp.compound]` (Tan et al., INFOCOM 2006; paper 004 eq. (1)). Names as
+/// in `wifitcp_tcp::cc::compound::CompoundConfig`; checked by
+/// `tcpcfg::compound_config`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CompoundSection {
+    /// dwnd growth `alpha * win^k` per round; default 0.125; > 0.
+    pub alpha: Option<f64>,
+    /// Window decrease on loss; default 0.5; in (0, 1).
+    pub beta: Option<f64>,
+    /// Exponent kappa of the delay window's growth; default 0.75; in [0, 1]
+    /// (paper 004's appendix discusses kappa = 0 and 1).
+    pub k: Option<f64>,
+    /// Backlog threshold gamma (packets); default 30; > 0.
+    pub gamma: Option<f64>,
+    /// dwnd reduction per backlogged packet above gamma; default 1; > 0.
+    pub zeta: Option<f64>,
+}
+
+/// `[tcp.vegas]` (Brakmo & Peterson 1995). Names as in
+/// `wifitcp_tcp::cc::vegas::VegasConfig`, in packets of backlog.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct VegasSection {
+    /// Grow while Diff < alpha; default 2; >= 0.
+    pub alpha: Option<f64>,
+    /// Shrink while Diff > beta; default 4; >= alpha.
+    pub beta: Option<f64>,
+    /// Leave slow start when Diff > gamma; default 1; >= 0.
+    pub gamma: Option<f64>,
+}
+
+impl CompoundSection {
+    fn over(&self, base: &CompoundSection) -> CompoundSection {
+        CompoundSection {
+            alpha: self.alpha.or(base.alpha),
+            beta: self.beta.or(base.beta),
+            k: self.k.or(base.k),
+            gamma: self.gamma.or(base.gamma),
+            zeta: self.zeta.or(base.zeta),
+        }
+    }
+}
+
+impl VegasSection {
+    fn over(&self, base: &VegasSection) -> VegasSection {
+        VegasSection { alpha: self.alpha.or(base.alpha), beta: self.beta.or(base.beta), gamma: self.gamma.or(base.gamma) }
+    }
 }
 
 impl TcpSection {
-    /// `self` with unset fields taken from `base`.
+    /// `self` with unset fields taken from `base` (key by key, also inside
+    /// `[tcp.compound]` and `[tcp.vegas]`).
     pub fn over(&self, base: &TcpSection) -> TcpSection {
         macro_rules! pick {
-            ($($f:ident),*) => { TcpSection { $($f: self.$f.clone().or(base.$f.clone())),* } };
+            ($($f:ident),*) => { TcpSection { $($f: self.$f.clone().or(base.$f.clone()),)*
+                compound: match (&self.compound, &base.compound) {
+                    (Some(a), Some(b)) => Some(a.over(b)),
+                    (a, b) => a.clone().or(b.clone()),
+                },
+                vegas: match (&self.vegas, &base.vegas) {
+                    (Some(a), Some(b)) => Some(a.over(b)),
+                    (a, b) => a.clone().or(b.clone()),
+                },
+            } };
         }
         pick!(recovery, cc, mss, rwnd_packets, rwnd_bytes, initial_window, delayed_ack, delayed_ack_count, delayed_ack_ms, sack, timestamps, window_scaling, limited_transmit, min_rto_ms, initial_rto_ms, max_rto_ms, trace_cwnd, syn_retries, max_retransmissions)
     }

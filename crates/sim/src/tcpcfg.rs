@@ -1,6 +1,6 @@
 //! From the scenario's `[tcp]` section to the TCP crate's configuration and
 //! congestion controller.
-use crate::config::{CcKind, RecoveryKind, TcpSection};
+use crate::config::{CcKind, CompoundSection, RecoveryKind, TcpSection, VegasSection};
 use wifitcp_core::SimDur;
 use wifitcp_tcp::cc::compound::{Compound, CompoundConfig};
 use wifitcp_tcp::cc::cubic::{Cubic, CubicConfig};
@@ -87,6 +87,8 @@ pub fn build(t: &TcpSection) -> Result<TcpConfig, String> {
     if let Some(k) = t.max_retransmissions {
         c.max_retransmissions = k;
     }
+    compound_config(t.compound.as_ref())?;
+    vegas_config(t.vegas.as_ref())?;
     // Needed for SACK-based recovery to be meaningful.
     if c.recovery == RecoveryVariant::Sack && !c.sack {
         return Err("recovery: \"sack\" needs sack = true".into());
@@ -95,12 +97,88 @@ pub fn build(t: &TcpSection) -> Result<TcpConfig, String> {
     Ok(c)
 }
 
-/// A fresh controller for one endpoint.
+fn finite(field: &str, x: f64, ok: bool, reason: &str) -> Result<f64, String> {
+    if x.is_finite() && ok {
+        Ok(x)
+    } else {
+        Err(format!("{field}: {reason}, got {x}"))
+    }
+}
+
+/// `[tcp.compound]` over `CompoundConfig::default()`; errors are
+/// "compound.field: reason".
+pub fn compound_config(s: Option<&CompoundSection>) -> Result<CompoundConfig, String> {
+    let mut c = CompoundConfig::default();
+    let Some(s) = s else { return Ok(c) };
+    if let Some(x) = s.alpha {
+        c.alpha = finite("compound.alpha", x, x > 0.0, "must be positive")?;
+    }
+    if let Some(x) = s.beta {
+        c.beta = finite("compound.beta", x, x > 0.0 && x < 1.0, "must be in (0, 1)")?;
+    }
+    if let Some(x) = s.k {
+        c.k = finite("compound.k", x, (0.0..=1.0).contains(&x), "must be in [0, 1]")?;
+    }
+    if let Some(x) = s.gamma {
+        c.gamma = finite("compound.gamma", x, x > 0.0, "must be a positive number of packets")?;
+    }
+    if let Some(x) = s.zeta {
+        c.zeta = finite("compound.zeta", x, x > 0.0, "must be positive (paper 004: zeta > 0)")?;
+    }
+    Ok(c)
+}
+
+/// `[tcp.vegas]` over `VegasConfig::default()`; errors are
+/// "vegas.field: reason".
+pub fn vegas_config(s: Option<&VegasSection>) -> Result<VegasConfig, String> {
+    let mut c = VegasConfig::default();
+    let Some(s) = s else { return Ok(c) };
+    if let Some(x) = s.alpha {
+        c.alpha = finite("vegas.alpha", x, x >= 0.0, "must be non-negative")?;
+    }
+    if let Some(x) = s.beta {
+        c.beta = finite("vegas.beta", x, x >= 0.0, "must be non-negative")?;
+    }
+    if let Some(x) = s.gamma {
+        c.gamma = finite("vegas.gamma", x, x >= 0.0, "must be non-negative")?;
+    }
+    if c.beta < c.alpha {
+        return Err(format!("vegas.beta: must be at least alpha ({}), got {}", c.alpha, c.beta));
+    }
+    Ok(c)
+}
+
+/// A fresh controller for one endpoint. `t` must have passed [`build`],
+/// which checks `[tcp.compound]` and `[tcp.vegas]`.
 pub fn controller(t: &TcpSection) -> Box<dyn CongestionControl> {
     match t.cc.unwrap_or(CcKind::Reno) {
         CcKind::Reno => Box::new(Reno::new()),
-        CcKind::Vegas => Box::new(Vegas::new(VegasConfig::default())),
+        CcKind::Vegas => Box::new(Vegas::new(vegas_config(t.vegas.as_ref()).expect("checked by tcpcfg::build"))),
         CcKind::Cubic => Box::new(Cubic::new(CubicConfig::default())),
-        CcKind::Compound => Box::new(Compound::new(CompoundConfig::default())),
+        CcKind::Compound => {
+            Box::new(Compound::new(compound_config(t.compound.as_ref()).expect("checked by tcpcfg::build")))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn traffic_overrides_merge_key_by_key() {
+        let base = TcpSection {
+            compound: Some(CompoundSection { gamma: Some(10.0), zeta: Some(0.5), ..Default::default() }),
+            ..Default::default()
+        };
+        let own = TcpSection {
+            compound: Some(CompoundSection { gamma: Some(20.0), ..Default::default() }),
+            ..Default::default()
+        };
+        let c = compound_config(own.over(&base).compound.as_ref()).unwrap();
+        assert_eq!((c.alpha, c.gamma, c.zeta), (0.125, 20.0, 0.5));
+        let v = vegas_config(Some(&VegasSection { alpha: Some(1.0), beta: Some(3.0), gamma: None })).unwrap();
+        assert_eq!((v.alpha, v.beta, v.gamma), (1.0, 3.0, 1.0));
+        assert_eq!(compound_config(None).unwrap(), CompoundConfig::default());
     }
 }

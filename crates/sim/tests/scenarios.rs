@@ -252,3 +252,65 @@ fn queue_reports_cover_station_disciplines_and_window_rewriting() {
     assert!(q[0]["window_rewrites"]["rewritten"].as_u64().unwrap() > 0, "{}", q[0]);
     assert_eq!(q[1]["kind"], "ack-first");
 }
+
+/// Three downloads with cc = `cc` and `[tcp.<cc>]` = `params`: (AP mean
+/// queue length, aggregate Mbit/s).
+fn cc_downloads(cc: &str, params: Value) -> (f64, f64) {
+    let mut s = keceli(3, 20.0);
+    s["traffic"][0]["direction"] = json!("downlink");
+    s["ap"]["queue_packets"] = json!(200);
+    s["tcp"]["rwnd_packets"] = json!(400);
+    s["tcp"]["window_scaling"] = json!(true);
+    s["tcp"]["cc"] = json!(cc);
+    s["tcp"][cc] = params;
+    let r = run(&s, 1);
+    (r["queues"][0]["mean_len"].as_f64().unwrap(), r["aggregate_mbps"].as_f64().unwrap())
+}
+
+#[test]
+fn vegas_thresholds_set_the_standing_queue() {
+    // Vegas keeps between alpha and beta packets per flow queued at the
+    // bottleneck (the AP): 3 flows x (2..4) by default, 3 x (10..12) with
+    // alpha = 10, beta = 12, i.e. about 24 packets more.
+    let (q_default, t_default) = cc_downloads("vegas", json!({}));
+    let (q_big, t_big) = cc_downloads("vegas", json!({"alpha": 10.0, "beta": 12.0}));
+    let d = q_big - q_default;
+    assert!(d > 15.0 && d < 35.0, "queue {q_default} -> {q_big}");
+    assert!(t_default > 5.0 && t_big > 5.0, "{t_default} {t_big}");
+}
+
+#[test]
+fn compound_parameters_change_the_run() {
+    // gamma = 1 packet: the delay window shrinks as soon as one packet per
+    // flow is backlogged, alpha = 1 grows it by win^k - 1 per round.
+    let base = cc_downloads("compound", json!({}));
+    let same = cc_downloads("compound", json!({"alpha": 0.125, "k": 0.75}));
+    let other = cc_downloads("compound", json!({"alpha": 1.0, "gamma": 1.0}));
+    assert_eq!(base, same, "explicit defaults change nothing");
+    assert_ne!(base, other);
+}
+
+#[test]
+fn cc_parameter_errors_name_the_field() {
+    for (cc, params, field) in [
+        ("compound", json!({"beta": 1.0}), "tcp.compound.beta:"),
+        ("compound", json!({"k": -0.5}), "tcp.compound.k:"),
+        ("compound", json!({"gamma": 0.0}), "tcp.compound.gamma:"),
+        ("vegas", json!({"alpha": 5.0}), "tcp.vegas.beta:"),
+        ("vegas", json!({"gamma": -1.0}), "tcp.vegas.gamma:"),
+    ] {
+        let mut s = keceli(1, 1.0);
+        s["tcp"]["cc"] = json!(cc);
+        s["tcp"][cc] = params;
+        match run_json(&s.to_string(), 1) {
+            Err(ApiError::Config(m)) => assert!(m.starts_with(field), "{m}"),
+            other => panic!("{other:?}"),
+        }
+    }
+    let mut s = keceli(1, 1.0);
+    s["tcp"]["compound"] = json!({"kappa": 0.5});
+    match run_json(&s.to_string(), 1) {
+        Err(ApiError::Config(m)) => assert!(m.contains("kappa"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+}

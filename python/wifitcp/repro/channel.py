@@ -177,9 +177,12 @@ def table(header: list[str], rows: list[list[Any]]) -> str:
 
 
 def qdisc_label(p: dict) -> str:
+    """``drop-tail``, ``vbs-<update rule>`` and ``/occupancy`` when h_i is the
+    buffer-occupancy share."""
     kind = p.get("ap.qdisc.kind", "drop-tail")
     if kind == "vbs":
-        return "vbs-occupancy" if p.get("ap.qdisc.measure") == "occupancy" else "vbs-service"
+        lab = "vbs-" + p.get("ap.qdisc.update", "above-target")
+        return lab + "/occupancy" if p.get("ap.qdisc.measure") == "occupancy" else lab
     return kind
 
 
@@ -212,24 +215,30 @@ def pokhrel_download_report(runs: list[dict]) -> tuple[str, dict]:
     for key, rs in sorted(g.items(), key=lambda kv: (-kv[0][0], kv[0][1], kv[0][2])):
         st = [pokhrel_download_stats(r) for r in rs]
         agg[key] = {k: mean(s[k] for s in st) for k in st[0]}
-        agg[key]["c1_sd"] = sd(s["c1"] for s in st)
-        agg[key]["c2_sd"] = sd(s["c2"] for s in st)
+        for x in ("c1", "c2", "total", "occ"):
+            agg[key][x + "_sd"] = sd(s[x] for s in st)
         agg[key]["n"] = len(st)
     rows = []
     for (k, qd, pw), a in agg.items():
         rows.append([k, qd, fmt(pw), f"{fmt(a['c1'])} ± {fmt(a['c1_sd'])}", f"{fmt(a['c2'])} ± {fmt(a['c2_sd'])}",
-                     fmt(a["c1"] / a["c2"] if a["c2"] > 0 else float("inf")), fmt(a["total"]),
-                     fmt(a["jain"], 3), fmt(a["occ"], 1), fmt(100 * a["p_buffer"], 2),
+                     fmt(a["c1"] / a["c2"] if a["c2"] > 0 else float("inf")),
+                     f"{fmt(a['total'])} ± {fmt(a['total_sd'])}",
+                     fmt(a["jain"], 3), f"{fmt(a['occ'], 1)} ± {fmt(a['occ_sd'], 1)}", fmt(100 * a["p_buffer"], 2),
                      fmt(100 * a["p_admission"], 2), fmt(a["f_ap"], 3), f"{a['p_discard']:.1e}",
                      fmt(a["timeouts"], 1)])
     txt = ("### Pokhrel & Williamson Figs. 11, 14, 15: two SNR classes x 5 Compound TCP downloads\n\n"
            "Paper: without VBS class 2's throughput falls behind class 1's as p_w grows (Figs. 3, 11, 15);"
            " with VBS the classes are fair, the total is unchanged and the AP holds about c B = 60 packets"
            " (Fig. 14); without VBS the AP buffer is almost always full (Fig. 2).\n\n"
+           + "Mean over seeds ± standard deviation over seeds.\n\n"
            + table(["k", "AP queue", "p_w", "class 1 Mbit/s", "class 2 Mbit/s", "ratio", "total",
                     "Jain (10)", "AP occupancy", "buffer loss %", "VBS blocked %", "AP failure/attempt",
                     "AP discard/frame", "RTOs/flow"], rows))
     return txt, agg
+
+
+QDISC_COLORS = {"drop-tail": "C0", "vbs-above-target": "C2", "vbs-literal": "C3", "vbs-partition": "C1",
+                "vbs-above-target/occupancy": "C4"}
 
 
 def pokhrel_download_figure(agg: dict, path: Path) -> None:
@@ -238,34 +247,34 @@ def pokhrel_download_figure(agg: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(1, 3, figsize=(13, 4.6))
-    styles = {("drop-tail", 7): ("C0", "-", "drop-tail, k = 7 (paper)"),
-              ("drop-tail", 1): ("C1", "--", "drop-tail, k = 1 (sensitivity)"),
-              ("vbs-service", 7): ("C2", "-", "VBS (engine), k = 7"),
-              ("vbs-occupancy", 7): ("C3", "-", "VBS occupancy share, k = 7")}
-    for (qd, k), (color, ls, label) in styles.items():
-        pts = sorted((pw, a) for (kk, q, pw), a in agg.items() if kk == k and q == qd)
-        if not pts:
-            continue
-        x = [p for p, _ in pts]
-        ax[0].plot(x, [a["c1"] for _, a in pts], color=color, ls=ls, marker="o", ms=3)
-        ax[0].plot(x, [a["c2"] for _, a in pts], color=color, ls=ls, marker="x", ms=5)
-        ax[1].plot(x, [a["total"] for _, a in pts], color=color, ls=ls, marker="o", ms=3, label=label)
-        ax[2].plot(x, [a["occ"] for _, a in pts], color=color, ls=ls, marker="o", ms=3, label=label)
-    ax[2].axhline(60, color="grey", lw=0.8, ls=":")
-    ax[2].text(0.0, 62, "c B = 60 (paper, with VBS)", fontsize=7, color="grey")
-    ax[0].set_title("per class: o class 1 (p_w = 0), x class 2 (Figs. 11, 15)", fontsize=9)
-    ax[1].set_title("total throughput", fontsize=9)
-    ax[2].set_title("AP occupancy after warm-up (Fig. 14)", fontsize=9)
-    for a, yl in zip(ax, ["Mbit/s (sum of 5 flows)", "Mbit/s", "packets (B = 100)"]):
+    fig, axes = plt.subplots(2, 3, figsize=(13, 8.2), sharex=True)
+    for row, k in enumerate((7, 1)):
+        ax = axes[row]
+        for qd, color in QDISC_COLORS.items():
+            pts = sorted((pw, a) for (kk, q, pw), a in agg.items() if kk == k and q == qd)
+            if not pts:
+                continue
+            x = [p for p, _ in pts]
+            ax[0].plot(x, [a["c1"] for _, a in pts], color=color, marker="o", ms=3)
+            ax[0].plot(x, [a["c2"] for _, a in pts], color=color, ls="--", marker="x", ms=5)
+            ax[1].errorbar(x, [a["total"] for _, a in pts], yerr=[a["total_sd"] for _, a in pts], color=color,
+                           marker="o", ms=3, capsize=2, label=qd)
+            ax[2].plot(x, [a["occ"] for _, a in pts], color=color, marker="o", ms=3, label=qd)
+        ax[2].axhline(60, color="grey", lw=0.8, ls=":")
+        ax[2].text(0.0, 62, "c B = 60 (paper, with VBS)", fontsize=7, color="grey")
+        kk = "k = 7 (paper)" if k == 7 else "k = 1 (sensitivity)"
+        ax[0].set_title(f"{kk}: per class, o- class 1 (p_w = 0), x-- class 2", fontsize=9)
+        ax[1].set_title(f"{kk}: total throughput (± sd over seeds)", fontsize=9)
+        ax[2].set_title(f"{kk}: AP occupancy after warm-up (Fig. 14)", fontsize=9)
+        for a, yl in zip(ax, ["Mbit/s (sum of 5 flows)", "Mbit/s", "packets (B = 100)"]):
+            a.set_ylabel(yl)
+            a.grid(alpha=0.3)
+            a.set_ylim(bottom=0)
+    for a in axes[1]:
         a.set_xlabel("p_w of class 2")
-        a.set_ylabel(yl)
-        a.grid(alpha=0.3)
-    ax[0].set_ylim(bottom=0)
-    ax[1].set_ylim(bottom=0)
-    handles, labels = ax[1].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    handles, labels = axes[0][1].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
     fig.savefig(path, dpi=90)
     plt.close(fig)
 
@@ -311,8 +320,7 @@ def pokhrel_updown_figure(agg: dict, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(1, 2, figsize=(11, 3.8))
-    colors = {"drop-tail": "C0", "vbs-service": "C2", "vbs-occupancy": "C3"}
-    for qd, c in colors.items():
+    for qd, c in QDISC_COLORS.items():
         p16 = sorted((pw, a) for (q, b, pw), a in agg.items() if q == qd and b == 500)
         p17 = sorted((b, a) for (q, b, pw), a in agg.items() if q == qd and abs(pw - 0.2) < 1e-9)
         for axis, pts in ((ax[0], p16), (ax[1], p17)):
