@@ -92,6 +92,8 @@ pub struct Bss {
     wake_at: SimTime,
     /// Earliest `Wake` emitted and not yet fired.
     armed: SimTime,
+    /// The group's earliest transmission, as of the last `arm`.
+    group_at: SimTime,
     /// Whether receivers decoded the PLCP header of the first frame of the
     /// current busy period, and when that header ends.
     burst_header_ok: bool,
@@ -136,6 +138,7 @@ impl Bss {
             next_tx: 0,
             wake_at: SimTime::NEVER,
             armed: SimTime::NEVER,
+            group_at: SimTime::NEVER,
             burst_header_ok: false,
             burst_header_end: SimTime::ZERO,
             eifs_always,
@@ -202,13 +205,17 @@ impl Bss {
             self.reschedule(out); // nothing due yet: re-arm
             return;
         }
-        let macs = &self.macs;
-        let mut due = std::mem::take(&mut self.due);
-        self.group.due(now, |s| !macs[s].is_ready(), &mut due);
-        for &s in &due {
-            self.take(s);
+        // Members due now (`group_at` is exact: the group and the MACs
+        // changed only through inputs that ended in `arm`).
+        if self.group_at == now {
+            let macs = &self.macs;
+            let mut due = std::mem::take(&mut self.due);
+            self.group.due(now, |s| !macs[s].is_ready(), &mut due);
+            for &s in &due {
+                self.take(s);
+            }
+            self.due = due;
         }
-        self.due = due;
         // Stations due now stay due while others start transmitting at the
         // same instant (Dcf::freeze), and nobody becomes due now while we
         // serve them, so one pass in index order serves all.
@@ -304,26 +311,33 @@ impl Bss {
     }
 
     /// After an input: let quiet stations whose view equals the group's
-    /// join it, then reschedule.
+    /// join it, then reschedule (one walk over the solo stations does both).
     fn settle(&mut self, now: SimTime, out: &mut Vec<BssOutput>) {
+        let mut at = SimTime::NEVER;
         if self.grouping {
             let view = self.group.view;
             let mut i = 0;
             while i < self.solo.len() {
                 let s = self.solo[i];
                 let m = &self.macs[s];
+                let next = m.next_wakeup();
                 // A station that transmitted during a frame still on the
                 // air will not receive it, unlike the group: not yet.
                 let overlapped = self.overlapping[s] > 0;
-                if !overlapped && m.shares_view(&view, now) && m.next_wakeup() != now {
+                if !overlapped && next != now && m.shares_view(&view, now) {
                     self.group.join(s, m.backoff(), !m.is_ready());
                     self.solo.remove(i);
                 } else {
+                    at = at.min(next);
                     i += 1;
                 }
             }
+        } else {
+            for &s in &self.solo {
+                at = at.min(self.macs[s].next_wakeup());
+            }
         }
-        self.reschedule(out);
+        self.arm(at, out);
     }
 
     // ------------------------------------------------------------------
@@ -407,11 +421,18 @@ impl Bss {
     /// Track the earliest instant any station must act at; emit a wake-up
     /// only if it is earlier than the earliest one pending.
     fn reschedule(&mut self, out: &mut Vec<BssOutput>) {
-        let macs = &self.macs;
-        let mut at = self.group.next_tx(|s| !macs[s].is_ready());
+        let mut at = SimTime::NEVER;
         for &s in &self.solo {
             at = at.min(self.macs[s].next_wakeup());
         }
+        self.arm(at, out);
+    }
+
+    /// `reschedule` given the solo stations' earliest instant `solo_at`.
+    fn arm(&mut self, solo_at: SimTime, out: &mut Vec<BssOutput>) {
+        let macs = &self.macs;
+        self.group_at = self.group.next_tx(|s| !macs[s].is_ready());
+        let at = solo_at.min(self.group_at);
         self.wake_at = at;
         if at < self.armed {
             self.armed = at;
