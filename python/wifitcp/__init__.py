@@ -21,11 +21,20 @@ from .errors import InputError, RunError
 from .scenario import Scenario
 from .store import Store
 
-try:
-    from importlib.metadata import version as _dist_version
 
-    __version__ = _dist_version("wifitcp")
-except Exception:  # pragma: no cover - running from a source tree
-    __version__ = "0.0.0+unknown"
+
+def __getattr__(name: str) -> str:
+    # `__version__` is looked up lazily: importlib.metadata costs about 30 ms
+    # of start-up, which every CLI call would pay.
+    if name == "__version__":
+        try:
+            from importlib.metadata import version as _dist_version
+
+            v = _dist_version("wifitcp")
+        except Exception:  # pragma: no cover - running from a source tree
+            v = "0.0.0+unknown"
+        globals()["__version__"] = v
+        return v
+    raise AttributeError(f"module 'wifitcp' has no attribute {name!r}")
 
 __all__ = ["run", "sweep", "load", "Scenario", "Store", "InputError", "RunError", "__version__"]

@@ -14,11 +14,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import multiprocessing
 import os
 import sys
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any, Iterator, Optional, Sequence
 
@@ -144,6 +142,11 @@ def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1,
             text, wall, err = _execute(core.to_json(spec.config), spec.seed)
             yield _outcome(spec, config, text, wall, err)
         return
+    # Imported here: a single-process run (the CLI's common case) should not
+    # pay for loading multiprocessing (about 60 ms of start-up).
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=min(jobs, len(items)), mp_context=ctx) as pool:
         pending = {}
