@@ -39,6 +39,21 @@ def test_t_quantiles_and_interval():
     assert one.half is None and one.lo is None
 
 
+def test_interval_is_clipped_to_the_metric_range():
+    from wifitcp.plot import clipped_interval, metric_range
+    from wifitcp.stats import summarise
+
+    st = summarise([1.0, 1.0, 0.9])           # 0.967 +- 0.143: above 1 unclipped
+    assert st.hi > 1.0
+    lo, hi = clipped_interval("jain_index", st)
+    assert hi == 1.0 and lo == pytest.approx(st.lo)
+    assert clipped_interval("stations[0].collision_probability", summarise([0.0, 0.0, 0.1]))[0] == 0.0
+    assert clipped_interval("aggregate_mbps", summarise([0.0, 0.0, 3.0]))[0] == 0.0
+    assert metric_range("queues[0].mean_len") == (0.0, float("inf"))
+    assert metric_range("params.delta") == (float("-inf"), float("inf"))
+    assert clipped_interval("jain_index", summarise([0.5])) == (None, None)
+
+
 def test_select_groups_by_line_and_x(store):
     sel = select(store, "wlan.stations", "aggregate_mbps", by="phy.standard")
     assert [line.label for line in sel.lines] == ["802.11a", "802.11b"]

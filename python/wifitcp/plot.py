@@ -290,15 +290,16 @@ def draw(sel: Selection, prefix: str, formats: Sequence[str] = FORMATS,
     for i, line in enumerate(sel.lines):
         xs = [xs_cat.index(p.x) if sel.categorical else p.x for p in line.points]
         means = [p.stats.mean for p in line.points]
-        err = [p.stats.half or 0.0 for p in line.points]
+        band = [clipped_interval(sel.y, p.stats) for p in line.points]
+        lows = [m if lo is None else lo for m, (lo, _) in zip(means, band)]
+        highs = [m if hi is None else hi for m, (_, hi) in zip(means, band)]
+        err = [[m - lo for m, lo in zip(means, lows)], [hi - m for m, hi in zip(means, highs)]]
         label = _label(line.label) if sel.by else sel.y
         color = f"C{i % 10}"
         ax.errorbar(xs, means, yerr=err, marker="o", ms=4, capsize=3, lw=1.5,
                     color=color, label=label)
-        if any(err) and len(xs) > 1:
-            ax.fill_between(xs, [m - e for m, e in zip(means, err)],
-                            [m + e for m, e in zip(means, err)], color=color, alpha=0.15,
-                            lw=0)
+        if any(h > lo for lo, h in zip(lows, highs)) and len(xs) > 1:
+            ax.fill_between(xs, lows, highs, color=color, alpha=0.15, lw=0)
     if sel.categorical:
         ax.set_xticks(range(len(xs_cat)), [_label(v) for v in xs_cat])
     ax.set_xlabel(xlabel or sel.x)
@@ -308,7 +309,9 @@ def draw(sel: Selection, prefix: str, formats: Sequence[str] = FORMATS,
     ax.grid(True, alpha=0.3)
     if sel.by:
         ax.legend(title=sel.by, fontsize=8, title_fontsize=8)
-    fig.text(0.99, 0.01, f"mean and 95 % CI over {n_text} runs per point",
+    fig.text(0.99, 0.01, f"mean and 95 % CI over {n_text} runs per point"
+             + ("" if metric_range(sel.y) == (float("-inf"), float("inf"))
+                else " (clipped to the metric's range)"),
              ha="right", va="bottom", fontsize=7, color="0.4")
     fig.tight_layout()
     Path(prefix).parent.mkdir(parents=True, exist_ok=True)
@@ -321,13 +324,42 @@ def draw(sel: Selection, prefix: str, formats: Sequence[str] = FORMATS,
     return paths
 
 
+#: Metrics with a known range, by the last part of their name: the t
+#: interval is clipped to it (a Jain index of 1.0 in two seeds and 0.9 in a
+#: third gives 0.967 +- 0.143, but the index never exceeds 1).
+_UNIT_RANGE = re.compile(r"(jain|probability|share|fraction)")
+_NON_NEGATIVE = re.compile(r"(mbps|bytes|packets|_s$|_ms$|count|events|len|drops|dropped|"
+                           r"retries|attempts|timeouts|successes|failures|collisions|"
+                           r"enqueued|dequeued|generated|delivered)")
+
+
+def metric_range(y: str) -> tuple[float, float]:
+    """The range a metric's values can take, as far as its name tells."""
+    last = y.split(".")[-1].lower()
+    if _UNIT_RANGE.search(last):
+        return 0.0, 1.0
+    if _NON_NEGATIVE.search(last):
+        return 0.0, float("inf")
+    return float("-inf"), float("inf")
+
+
+def clipped_interval(y: str, st: Summary) -> tuple[Optional[float], Optional[float]]:
+    """The 95 % interval of `st`, clipped to the range of metric `y`."""
+    if st.half is None:
+        return None, None
+    lo, hi = metric_range(y)
+    return max(st.mean - st.half, lo), min(st.mean + st.half, hi)
+
+
 def table_rows(sel: Selection) -> list:
-    """[by, x, n, mean, ci95 low, ci95 high] per point."""
+    """[by, x, n, mean, ci95 low, ci95 high] per point (clipped to the
+    metric's range, see `metric_range`)."""
     out = []
     for line in sel.lines:
         for p in line.points:
+            lo, hi = clipped_interval(sel.y, p.stats)
             out.append([_label(line.label) if sel.by else "-", _label(p.x), p.stats.n,
-                        p.stats.mean, p.stats.lo, p.stats.hi])
+                        p.stats.mean, lo, hi])
     return out
 
 
