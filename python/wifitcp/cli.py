@@ -51,7 +51,8 @@ def _jobs(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="wifitcp", description="Simulate TCP over IEEE 802.11.")
-    p.add_argument("--version", action="version", version=_version_text())
+    p.add_argument("--version", action=_VersionAction, nargs=0,
+                   help="show the program's and the core's version and exit")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def scenario_args(sp: argparse.ArgumentParser) -> None:
@@ -131,6 +132,15 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--jobs", type=_jobs, default=None, help="worker processes for --run")
     rp.add_argument("--dask", metavar="ADDRESS", help="dask cluster for --run")
     return p
+
+
+class _VersionAction(argparse.Action):
+    """`--version`, with the text computed only when asked for (finding the
+    package version costs about 50 ms of start-up)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(_version_text())
+        parser.exit()
 
 
 def _version_text() -> str:
