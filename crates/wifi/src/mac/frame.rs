@@ -69,3 +69,17 @@ pub enum MacOutput {
     /// The MAC has no MSDU in service and can take one (`start_msdu`).
     Ready,
 }
+
+/// Where a MAC puts its outputs: a `Vec<MacOutput>` (tests, simple
+/// callers), or a caller's own sink that handles each output as it is
+/// produced (the medium translates them straight into its own outputs).
+pub trait MacSink {
+    fn push(&mut self, o: MacOutput);
+}
+
+impl MacSink for Vec<MacOutput> {
+    #[inline]
+    fn push(&mut self, o: MacOutput) {
+        Vec::push(self, o);
+    }
+}

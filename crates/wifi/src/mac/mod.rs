@@ -13,4 +13,4 @@ pub mod dcf;
 pub mod frame;
 
 pub use dcf::{CsView, Dcf, DcfParams, MacCounters};
-pub use frame::{Frame, FrameKind, MacAddr, MacOutput};
+pub use frame::{Frame, FrameKind, MacAddr, MacOutput, MacSink};

@@ -32,7 +32,7 @@ mod group;
 
 pub use errors::{ChannelErrors, FixedPer, FrameErrorModel};
 
-use crate::mac::{Dcf, Frame, FrameKind, MacAddr, MacOutput};
+use crate::mac::{Dcf, Frame, FrameKind, MacAddr, MacOutput, MacSink};
 use group::Group;
 use wifitcp_core::{DropReason, RngStream, SimTime};
 use wifitcp_wire::Packet;
@@ -108,12 +108,34 @@ pub struct Bss {
     solo: Vec<usize>,
     group: Group,
     grouping: bool,
-    /// Output buffer of the MAC call in progress; `pool` holds more for
-    /// nested calls (`start_tx` runs inside `apply`).
-    scratch: Vec<MacOutput>,
-    pool: Vec<Vec<MacOutput>>,
     /// Scratch list of the group members due at a wake-up.
     due: Vec<usize>,
+}
+
+/// The medium's [`MacSink`] for one MAC call: outputs become
+/// [`BssOutput`]s at once; a transmission is kept for the medium to start
+/// after the call (a MAC starts at most one per input; a second would be a
+/// MAC defect and panics).
+struct Sink<'a> {
+    sta: usize,
+    tx: Option<Frame>,
+    out: &'a mut Vec<BssOutput>,
+}
+
+impl MacSink for Sink<'_> {
+    #[inline]
+    fn push(&mut self, o: MacOutput) {
+        let sta = self.sta;
+        match o {
+            MacOutput::StartTx(f) => {
+                assert!(self.tx.replace(f).is_none(), "a MAC started two transmissions in one call");
+            }
+            MacOutput::Deliver { from, msdu } => self.out.push(BssOutput::Deliver { sta, from: from.0 as usize, msdu }),
+            MacOutput::Acked(msdu) => self.out.push(BssOutput::Acked { sta, msdu }),
+            MacOutput::Dropped(msdu, reason) => self.out.push(BssOutput::Dropped { sta, msdu, reason }),
+            MacOutput::Ready => self.out.push(BssOutput::Ready { sta }),
+        }
+    }
 }
 
 impl Bss {
@@ -147,8 +169,6 @@ impl Bss {
             solo: (0..n).collect(),
             group,
             grouping: true,
-            scratch: Vec::new(),
-            pool: Vec::new(),
             due: Vec::new(),
         }
     }
@@ -272,10 +292,7 @@ impl Bss {
             }
             let ok = if t == ra { ok_at_ra } else { !tx.corrupted };
             let frame = &tx.frame;
-            let macs = &mut self.macs;
-            let mut mo = std::mem::take(&mut self.scratch);
-            macs[t].on_rx_end(now, frame, ok, &mut mo);
-            self.finish_call(now, t, mo, out);
+            self.call(now, t, out, |m, mo| m.on_rx_end(now, frame, ok, mo));
         }
         for &x in &tx.overlapped_by {
             self.mark[x] = false;
@@ -343,39 +360,16 @@ impl Bss {
     // ------------------------------------------------------------------
     // MAC calls and their outputs
 
-    /// Run one MAC input on station `t`; translate its outputs, if any.
+    /// Run one MAC input on station `t`. Its outputs go straight into
+    /// `out` as they are produced (see [`Sink`]); the frame it starts, if
+    /// any, is put on the air when the call returns.
     #[inline]
-    fn call(&mut self, now: SimTime, t: usize, out: &mut Vec<BssOutput>, f: impl FnOnce(&mut Dcf, &mut Vec<MacOutput>)) {
-        let mut mo = std::mem::take(&mut self.scratch);
-        f(&mut self.macs[t], &mut mo);
-        self.finish_call(now, t, mo, out);
-    }
-
-    #[inline]
-    fn finish_call(&mut self, now: SimTime, t: usize, mo: Vec<MacOutput>, out: &mut Vec<BssOutput>) {
-        if mo.is_empty() {
-            self.scratch = mo;
-        } else {
-            self.apply(now, t, mo, out);
+    fn call(&mut self, now: SimTime, t: usize, out: &mut Vec<BssOutput>, f: impl FnOnce(&mut Dcf, &mut Sink<'_>)) {
+        let mut sink = Sink { sta: t, tx: None, out };
+        f(&mut self.macs[t], &mut sink);
+        if let Some(frame) = sink.tx {
+            self.start_tx(now, t, frame, out);
         }
-    }
-
-    /// Translate MAC outputs of station `sta`; returns the buffer to the pool.
-    fn apply(&mut self, now: SimTime, sta: usize, mut mo: Vec<MacOutput>, out: &mut Vec<BssOutput>) {
-        if self.scratch.capacity() == 0 {
-            // Lend the nested calls of start_tx a buffer with capacity.
-            self.scratch = self.pool.pop().unwrap_or_default();
-        }
-        for o in mo.drain(..) {
-            match o {
-                MacOutput::StartTx(f) => self.start_tx(now, sta, f, out),
-                MacOutput::Deliver { from, msdu } => out.push(BssOutput::Deliver { sta, from: from.0 as usize, msdu }),
-                MacOutput::Acked(msdu) => out.push(BssOutput::Acked { sta, msdu }),
-                MacOutput::Dropped(msdu, reason) => out.push(BssOutput::Dropped { sta, msdu, reason }),
-                MacOutput::Ready => out.push(BssOutput::Ready { sta }),
-            }
-        }
-        self.pool.push(mo);
     }
 
     fn start_tx(&mut self, now: SimTime, s: usize, f: Frame, out: &mut Vec<BssOutput>) {

@@ -27,7 +27,7 @@ mod tests;
 pub use params::{DcfParams, MacCounters};
 pub use view::CsView;
 
-use super::frame::{Frame, FrameKind, MacAddr, MacOutput};
+use super::frame::{Frame, FrameKind, MacAddr, MacOutput, MacSink};
 use wifitcp_core::{DropReason, RngStream, SimDur, SimTime};
 use wifitcp_wire::wifi_frame::{data_mpdu_len, msdu_len, ACK_LEN, CTS_LEN, RTS_LEN};
 use wifitcp_core::PacketId;
@@ -141,7 +141,7 @@ impl Dcf {
     }
 
     /// Hand the MAC its next MSDU for `ra`. Precondition: `is_ready()`.
-    pub fn start_msdu(&mut self, now: SimTime, pkt: Packet, ra: MacAddr, out: &mut Vec<MacOutput>) {
+    pub fn start_msdu(&mut self, now: SimTime, pkt: Packet, ra: MacAddr, out: &mut impl MacSink) {
         assert!(self.cur.is_none(), "start_msdu while an MSDU is in service");
         let _ = out;
         let mpdu_bytes = data_mpdu_len(msdu_len(pkt.ip_len()));
@@ -162,7 +162,7 @@ impl Dcf {
     }
 
     /// Physical carrier sense changed (another station's energy).
-    pub fn on_cca(&mut self, now: SimTime, busy: bool, out: &mut Vec<MacOutput>) {
+    pub fn on_cca(&mut self, now: SimTime, busy: bool, out: &mut impl MacSink) {
         if busy {
             self.freeze(now);
             self.cca_busy = true;
@@ -183,7 +183,7 @@ impl Dcf {
 
     /// A frame ended at this station. `ok` is false if it was corrupted
     /// (collision or channel error). Called before `on_cca(now, false)`.
-    pub fn on_rx_end(&mut self, now: SimTime, f: &Frame, ok: bool, out: &mut Vec<MacOutput>) {
+    pub fn on_rx_end(&mut self, now: SimTime, f: &Frame, ok: bool, out: &mut impl MacSink) {
         if !ok {
             // 10.3.2.3.7: EIFS after a frame received in error.
             self.use_eifs = true;
@@ -219,7 +219,7 @@ impl Dcf {
     }
 
     /// Our own transmission ended.
-    pub fn on_tx_end(&mut self, now: SimTime, out: &mut Vec<MacOutput>) {
+    pub fn on_tx_end(&mut self, now: SimTime, out: &mut impl MacSink) {
         let Exchange::Transmitting(kind) = self.ex else {
             panic!("on_tx_end without a transmission");
         };
@@ -239,7 +239,7 @@ impl Dcf {
     }
 
     /// The caller woke us at `next_wakeup()`.
-    pub fn on_wake(&mut self, now: SimTime, out: &mut Vec<MacOutput>) {
+    pub fn on_wake(&mut self, now: SimTime, out: &mut impl MacSink) {
         if let Some((at, _)) = &self.scheduled {
             if *at == now {
                 let (_, f) = self.scheduled.take().expect("scheduled");
@@ -284,7 +284,7 @@ impl Dcf {
     // Transmissions
 
     /// Backoff reached zero: start the frame exchange (10.3.4.3).
-    fn access(&mut self, now: SimTime, out: &mut Vec<MacOutput>) {
+    fn access(&mut self, now: SimTime, out: &mut impl MacSink) {
         self.backoff = None;
         self.count_from = None;
         let t = &self.p.timing;
@@ -334,7 +334,7 @@ impl Dcf {
         }
     }
 
-    fn transmit(&mut self, now: SimTime, f: Frame, out: &mut Vec<MacOutput>) {
+    fn transmit(&mut self, now: SimTime, f: Frame, out: &mut impl MacSink) {
         self.freeze(now);
         self.ex = Exchange::Transmitting(f.kind);
         self.self_busy_until = now + f.airtime;
@@ -353,7 +353,7 @@ impl Dcf {
     // ------------------------------------------------------------------
     // Receptions addressed to us
 
-    fn rx_data(&mut self, now: SimTime, f: &Frame, out: &mut Vec<MacOutput>) {
+    fn rx_data(&mut self, now: SimTime, f: &Frame, out: &mut impl MacSink) {
         // 10.3.2.9: acknowledge after SIFS regardless of the medium state.
         let ack = self.response(FrameKind::Ack, f.ta, SimDur::ZERO);
         self.scheduled = Some((now + self.p.timing.sifs, ack));
@@ -396,7 +396,7 @@ impl Dcf {
         self.scheduled = Some((now + t.sifs, cts));
     }
 
-    fn rx_ack(&mut self, now: SimTime, out: &mut Vec<MacOutput>) {
+    fn rx_ack(&mut self, now: SimTime, out: &mut impl MacSink) {
         if !matches!(self.ex, Exchange::AwaitResponse { kind: FrameKind::Ack, .. }) {
             return;
         }
@@ -427,7 +427,7 @@ impl Dcf {
     }
 
     /// No (valid) response: 10.3.4.4 retry procedure.
-    fn exchange_failed(&mut self, now: SimTime, kind: FrameKind, out: &mut Vec<MacOutput>) {
+    fn exchange_failed(&mut self, now: SimTime, kind: FrameKind, out: &mut impl MacSink) {
         let _ = now;
         self.ex = Exchange::Idle;
         self.counters.failures += 1;
