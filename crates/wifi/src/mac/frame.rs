@@ -45,8 +45,6 @@ pub struct Frame {
     pub mpdu_bytes: u32,
     pub rate: Rate,
     pub airtime: SimDur,
-    /// The MSDU of a data frame.
-    pub msdu: Option<Packet>,
     /// Sent after winning contention (an RTS, or a data frame without
     /// RTS/CTS): the frames whose collisions define the conditional
     /// collision probability. False for responses and data after a CTS.
@@ -57,7 +55,9 @@ pub struct Frame {
 #[derive(Debug)]
 pub enum MacOutput {
     /// Put this frame on the medium now; the caller calls `on_tx_end` after
-    /// `frame.airtime`.
+    /// `frame.airtime`. A data frame carries the MSDU in service
+    /// (`Dcf::in_service`); the medium hands a copy to the receiver
+    /// (`on_rx_end`), so frames stay small and are not cloned per attempt.
     StartTx(Frame),
     /// A new (non-duplicate) MSDU was received for the upper layer.
     Deliver { from: MacAddr, msdu: Packet },

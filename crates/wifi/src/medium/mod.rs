@@ -276,6 +276,13 @@ impl Bss {
                 self.medium[s].channel_errors += 1;
             }
         }
+        // The receiver's copy of the MSDU (the sender keeps its own until
+        // the exchange ends).
+        let mut msdu = if ok_at_ra && tx.frame.kind == FrameKind::Data && ra < self.macs.len() {
+            self.macs[s].in_service().cloned()
+        } else {
+            None
+        };
         let quiet_after = self.air.is_empty();
         // Overlapping frames make one corrupted reception, reported when the
         // last of them ends, and only by receivers that decoded the PLCP
@@ -292,7 +299,8 @@ impl Bss {
             }
             let ok = if t == ra { ok_at_ra } else { !tx.corrupted };
             let frame = &tx.frame;
-            self.call(now, t, out, |m, mo| m.on_rx_end(now, frame, ok, mo));
+            let m_sdu = if t == ra { msdu.take() } else { None };
+            self.call(now, t, out, |m, mo| m.on_rx_end(now, frame, m_sdu, ok, mo));
         }
         for &x in &tx.overlapped_by {
             self.mark[x] = false;

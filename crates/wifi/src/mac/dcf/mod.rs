@@ -182,8 +182,10 @@ impl Dcf {
     }
 
     /// A frame ended at this station. `ok` is false if it was corrupted
-    /// (collision or channel error). Called before `on_cca(now, false)`.
-    pub fn on_rx_end(&mut self, now: SimTime, f: &Frame, ok: bool, out: &mut impl MacSink) {
+    /// (collision or channel error). `msdu` is the MSDU of a data frame
+    /// addressed to this station (the caller may pass `None` otherwise).
+    /// Called before `on_cca(now, false)`.
+    pub fn on_rx_end(&mut self, now: SimTime, f: &Frame, msdu: Option<Packet>, ok: bool, out: &mut impl MacSink) {
         if !ok {
             // 10.3.2.3.7: EIFS after a frame received in error.
             self.use_eifs = true;
@@ -211,7 +213,7 @@ impl Dcf {
             }
         }
         match f.kind {
-            FrameKind::Data => self.rx_data(now, f, out),
+            FrameKind::Data => self.rx_data(now, f, msdu.expect("data frame without its MSDU"), out),
             FrameKind::Rts => self.rx_rts(now, f),
             FrameKind::Ack => self.rx_ack(now, out),
             FrameKind::Cts => self.rx_cts(now),
@@ -302,7 +304,6 @@ impl Dcf {
                 mpdu_bytes: RTS_LEN,
                 rate: t.control_rate,
                 airtime: self.air.rts,
-                msdu: None,
                 contended: true,
             }
         } else {
@@ -329,7 +330,6 @@ impl Dcf {
             mpdu_bytes: cur.mpdu_bytes,
             rate: t.data_rate,
             airtime: cur.data_time,
-            msdu: Some(cur.pkt.clone()),
             contended: false,
         }
     }
@@ -347,13 +347,13 @@ impl Dcf {
             FrameKind::Ack => (ACK_LEN, self.air.ack),
             _ => (CTS_LEN, self.air.cts),
         };
-        Frame { kind, ta: self.addr, ra, duration, seq: 0, retry: false, mpdu_bytes: bytes, rate: t.control_rate, airtime, msdu: None, contended: false }
+        Frame { kind, ta: self.addr, ra, duration, seq: 0, retry: false, mpdu_bytes: bytes, rate: t.control_rate, airtime, contended: false }
     }
 
     // ------------------------------------------------------------------
     // Receptions addressed to us
 
-    fn rx_data(&mut self, now: SimTime, f: &Frame, out: &mut impl MacSink) {
+    fn rx_data(&mut self, now: SimTime, f: &Frame, msdu: Packet, out: &mut impl MacSink) {
         // 10.3.2.9: acknowledge after SIFS regardless of the medium state.
         let ack = self.response(FrameKind::Ack, f.ta, SimDur::ZERO);
         self.scheduled = Some((now + self.p.timing.sifs, ack));
@@ -363,7 +363,7 @@ impl Dcf {
         if ta >= self.rx_cache.len() {
             self.rx_cache.resize(ta + 1, None);
         }
-        let id = f.msdu.as_ref().expect("data frame without MSDU").id;
+        let id = msdu.id;
         let cached = self.rx_cache[ta].replace((f.seq, id));
         if f.retry && cached.is_some_and(|(seq, _)| seq == f.seq) {
             // A false duplicate: a new MSDU whose first attempt failed and
@@ -373,14 +373,12 @@ impl Dcf {
             // does the same); the simulator reports the lost packet.
             if cached.is_some_and(|(_, old)| old != id) {
                 self.counters.rx_false_duplicates += 1;
-                let msdu = f.msdu.clone().expect("data frame without MSDU");
                 out.push(MacOutput::Dropped(msdu, DropReason::DuplicateFrame));
             } else {
                 self.counters.rx_duplicates += 1;
             }
             return;
         }
-        let msdu = f.msdu.clone().expect("data frame without MSDU");
         self.counters.rx_delivered += 1;
         out.push(MacOutput::Deliver { from: f.ta, msdu });
     }

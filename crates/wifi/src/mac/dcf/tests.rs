@@ -100,13 +100,13 @@ fn eifs_after_error_and_cleared_by_good_frame() {
     d.on_cca(us(0), true, &mut out);
     d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
     d.backoff = Some(2);
-    let other = Frame { kind: FrameKind::Data, ta: MacAddr(2), ra: MacAddr(0), duration: SimDur::ZERO, seq: 0, retry: false, mpdu_bytes: 100, rate: timing().data_rate, airtime: SimDur::from_micros(100), msdu: None, contended: true };
-    d.on_rx_end(us(100), &other, false, &mut out);
+    let other = Frame { kind: FrameKind::Data, ta: MacAddr(2), ra: MacAddr(0), duration: SimDur::ZERO, seq: 0, retry: false, mpdu_bytes: 100, rate: timing().data_rate, airtime: SimDur::from_micros(100), contended: true };
+    d.on_rx_end(us(100), &other, None, false, &mut out);
     d.on_cca(us(100), false, &mut out);
     assert_eq!(d.next_wakeup(), us(100 + 20 + 2), "EIFS after an erroneous frame");
     // A correct frame before the EIFS ends switches back to DIFS.
     d.on_cca(us(105), true, &mut out);
-    d.on_rx_end(us(110), &other, true, &mut out);
+    d.on_rx_end(us(110), &other, None, true, &mut out);
     d.on_cca(us(110), false, &mut out);
     assert_eq!(d.next_wakeup(), us(110 + 5 + 2));
 }
@@ -118,8 +118,8 @@ fn nav_defers_until_duration_expires() {
     d.on_cca(us(0), true, &mut out);
     d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
     d.backoff = Some(0);
-    let rts = Frame { kind: FrameKind::Rts, ta: MacAddr(2), ra: MacAddr(0), duration: SimDur::from_micros(200), seq: 0, retry: false, mpdu_bytes: 20, rate: timing().control_rate, airtime: SimDur::from_micros(20), msdu: None, contended: true };
-    d.on_rx_end(us(20), &rts, true, &mut out);
+    let rts = Frame { kind: FrameKind::Rts, ta: MacAddr(2), ra: MacAddr(0), duration: SimDur::from_micros(200), seq: 0, retry: false, mpdu_bytes: 20, rate: timing().control_rate, airtime: SimDur::from_micros(20), contended: true };
+    d.on_rx_end(us(20), &rts, None, true, &mut out);
     d.on_cca(us(20), false, &mut out);
     assert_eq!(d.next_wakeup(), us(220 + 5));
 }
@@ -162,9 +162,9 @@ fn ack_timeout_doubles_cw_and_drops_at_retry_limit() {
 fn receiver_acks_after_sifs_and_discards_duplicates() {
     let mut d = sta(0, u32::MAX);
     let mut out = vec![];
-    let mut f = Frame { kind: FrameKind::Data, ta: MacAddr(1), ra: MacAddr(0), duration: SimDur::from_micros(17), seq: 9, retry: false, mpdu_bytes: 100, rate: timing().data_rate, airtime: SimDur::from_micros(100), msdu: Some(pkt(1)), contended: true };
+    let mut f = Frame { kind: FrameKind::Data, ta: MacAddr(1), ra: MacAddr(0), duration: SimDur::from_micros(17), seq: 9, retry: false, mpdu_bytes: 100, rate: timing().data_rate, airtime: SimDur::from_micros(100), contended: true };
     d.on_cca(us(0), true, &mut out);
-    d.on_rx_end(us(100), &f, true, &mut out);
+    d.on_rx_end(us(100), &f, Some(pkt(1)), true, &mut out);
     assert!(matches!(out[0], MacOutput::Deliver { .. }));
     assert_eq!(d.next_wakeup(), us(103));
     out.clear();
@@ -175,7 +175,7 @@ fn receiver_acks_after_sifs_and_discards_duplicates() {
     out.clear();
     f.retry = true;
     d.on_cca(us(200), true, &mut out);
-    d.on_rx_end(us(300), &f, true, &mut out);
+    d.on_rx_end(us(300), &f, Some(pkt(1)), true, &mut out);
     assert!(out.iter().all(|o| !matches!(o, MacOutput::Deliver { .. })), "duplicate not delivered");
     assert_eq!(d.counters.rx_duplicates, 1);
     assert_eq!(d.next_wakeup(), us(303), "duplicate still acknowledged");
@@ -189,17 +189,16 @@ fn false_duplicate_after_sequence_wrap_is_acked_and_reported_dropped() {
     // says, acknowledges it, and reports the packet as dropped.
     let mut d = sta(0, u32::MAX);
     let mut out = vec![];
-    let mut f = Frame { kind: FrameKind::Data, ta: MacAddr(1), ra: MacAddr(0), duration: SimDur::from_micros(17), seq: 5, retry: false, mpdu_bytes: 100, rate: timing().data_rate, airtime: SimDur::from_micros(100), msdu: Some(pkt(1)), contended: true };
+    let mut f = Frame { kind: FrameKind::Data, ta: MacAddr(1), ra: MacAddr(0), duration: SimDur::from_micros(17), seq: 5, retry: false, mpdu_bytes: 100, rate: timing().data_rate, airtime: SimDur::from_micros(100), contended: true };
     d.on_cca(us(0), true, &mut out);
-    d.on_rx_end(us(100), &f, true, &mut out);
+    d.on_rx_end(us(100), &f, Some(pkt(1)), true, &mut out);
     d.on_cca(us(100), false, &mut out);
     d.on_wake(us(103), &mut out);
     d.on_tx_end(us(117), &mut out);
     out.clear();
     f.retry = true;
-    f.msdu = Some(pkt(2));
     d.on_cca(us(200), true, &mut out);
-    d.on_rx_end(us(300), &f, true, &mut out);
+    d.on_rx_end(us(300), &f, Some(pkt(2)), true, &mut out);
     assert!(out.iter().all(|o| !matches!(o, MacOutput::Deliver { .. })), "not delivered");
     let dropped: Vec<_> = out.iter().filter_map(|o| if let MacOutput::Dropped(p, r) = o { Some((p.id, *r)) } else { None }).collect();
     assert_eq!(dropped, vec![(PacketId(2), DropReason::DuplicateFrame)]);
@@ -212,7 +211,7 @@ fn false_duplicate_after_sequence_wrap_is_acked_and_reported_dropped() {
     d.on_tx_end(us(317), &mut out);
     out.clear();
     d.on_cca(us(400), true, &mut out);
-    d.on_rx_end(us(500), &f, true, &mut out);
+    d.on_rx_end(us(500), &f, Some(pkt(2)), true, &mut out);
     assert!(out.iter().all(|o| !matches!(o, MacOutput::Deliver { .. } | MacOutput::Dropped(..))));
     assert_eq!((d.counters.rx_duplicates, d.counters.rx_false_duplicates), (1, 1));
 }
@@ -325,9 +324,9 @@ fn other_frame_during_ack_wait_fails_the_exchange() {
     // The AP starts a data frame to us inside our ACK timeout.
     d.on_cca(us(107), true, &mut out);
     assert_eq!(d.next_wakeup(), SimTime::NEVER, "waits for the reception to end");
-    let f = Frame { kind: FrameKind::Data, ta: MacAddr(0), ra: MacAddr(1), duration: SimDur::from_micros(17), seq: 1, retry: false, mpdu_bytes: 100, rate: timing().data_rate, airtime: SimDur::from_micros(100), msdu: Some(pkt(2)), contended: true };
+    let f = Frame { kind: FrameKind::Data, ta: MacAddr(0), ra: MacAddr(1), duration: SimDur::from_micros(17), seq: 1, retry: false, mpdu_bytes: 100, rate: timing().data_rate, airtime: SimDur::from_micros(100), contended: true };
     out.clear();
-    d.on_rx_end(us(207), &f, true, &mut out);
+    d.on_rx_end(us(207), &f, Some(pkt(2)), true, &mut out);
     assert_eq!(d.counters.failures, 1, "not the ACK: failure");
     assert!(out.iter().any(|o| matches!(o, MacOutput::Deliver { .. })), "the data frame is still received");
     assert_eq!(d.next_wakeup(), us(210), "and acknowledged after SIFS");
