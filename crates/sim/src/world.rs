@@ -323,9 +323,12 @@ impl World {
             BssOutput::TxEnd { id, at } => {
                 self.q.push(at, Ev::TxEnd { id });
             }
-            BssOutput::Deliver { sta, msdu, .. } => self.receive(now, sta, msdu),
+            BssOutput::Deliver { sta, .. } => {
+                let msdu = self.bss.take_delivered();
+                self.receive(now, sta, msdu);
+            }
             BssOutput::Acked { .. } => {}
-            BssOutput::Dropped { msdu, reason, .. } => self.ledger.drop(msdu.id, reason),
+            BssOutput::Dropped { id, reason, .. } => self.ledger.drop(id, reason),
             BssOutput::Ready { sta } => self.feed(now, sta),
             BssOutput::Airtime { sta, peer, airtime } => {
                 // Airtime fairness at the AP (mac80211 style): charge the

@@ -34,7 +34,8 @@ pub use errors::{ChannelErrors, FixedPer, FrameErrorModel};
 
 use crate::mac::{Dcf, Frame, FrameKind, MacAddr, MacOutput, MacSink};
 use group::Group;
-use wifitcp_core::{DropReason, RngStream, SimTime};
+use std::collections::VecDeque;
+use wifitcp_core::{DropReason, PacketId, RngStream, SimTime};
 use wifitcp_wire::Packet;
 
 /// Medium-level counters of one station.
@@ -61,6 +62,8 @@ struct OnAir {
     overlapped_by: Vec<usize>,
 }
 
+/// What the BSS tells its caller. Small (32 bytes): the one packet an
+/// output hands over, a delivered MSDU, waits in [`Bss::take_delivered`].
 #[derive(Debug)]
 pub enum BssOutput {
     /// Call `wake` at `at`. Only wake-ups earlier than every pending one
@@ -68,12 +71,14 @@ pub enum BssOutput {
     Wake { at: SimTime },
     /// Call `tx_end(id)` at `at`.
     TxEnd { id: u64, at: SimTime },
-    /// Station `sta` received a new MSDU from `from`.
-    Deliver { sta: usize, from: usize, msdu: Packet },
-    /// Station `sta`'s MSDU was acknowledged.
-    Acked { sta: usize, msdu: Packet },
-    /// Station `sta` discarded an MSDU.
-    Dropped { sta: usize, msdu: Packet, reason: DropReason },
+    /// Station `sta` received a new MSDU from `from`; the caller takes it
+    /// with `take_delivered()` (MSDUs are kept in the order of these
+    /// outputs).
+    Deliver { sta: usize, from: usize },
+    /// Station `sta`'s MSDU `id` was acknowledged.
+    Acked { sta: usize, id: PacketId },
+    /// Station `sta` discarded MSDU `id`.
+    Dropped { sta: usize, id: PacketId, reason: DropReason },
     /// Station `sta` can take its next MSDU.
     Ready { sta: usize },
     /// A data frame from `sta` to `peer` used `airtime` (for airtime-fair
@@ -110,6 +115,8 @@ pub struct Bss {
     grouping: bool,
     /// Scratch list of the group members due at a wake-up.
     due: Vec<usize>,
+    /// Delivered MSDUs not yet taken (one per `BssOutput::Deliver`).
+    delivered: VecDeque<Packet>,
 }
 
 /// The medium's [`MacSink`] for one MAC call: outputs become
@@ -120,6 +127,7 @@ struct Sink<'a> {
     sta: usize,
     tx: Option<Frame>,
     out: &'a mut Vec<BssOutput>,
+    delivered: &'a mut VecDeque<Packet>,
 }
 
 impl MacSink for Sink<'_> {
@@ -130,9 +138,12 @@ impl MacSink for Sink<'_> {
             MacOutput::StartTx(f) => {
                 assert!(self.tx.replace(f).is_none(), "a MAC started two transmissions in one call");
             }
-            MacOutput::Deliver { from, msdu } => self.out.push(BssOutput::Deliver { sta, from: from.0 as usize, msdu }),
-            MacOutput::Acked(msdu) => self.out.push(BssOutput::Acked { sta, msdu }),
-            MacOutput::Dropped(msdu, reason) => self.out.push(BssOutput::Dropped { sta, msdu, reason }),
+            MacOutput::Deliver { from, msdu } => {
+                self.delivered.push_back(msdu);
+                self.out.push(BssOutput::Deliver { sta, from: from.0 as usize });
+            }
+            MacOutput::Acked(msdu) => self.out.push(BssOutput::Acked { sta, id: msdu.id }),
+            MacOutput::Dropped(msdu, reason) => self.out.push(BssOutput::Dropped { sta, id: msdu.id, reason }),
             MacOutput::Ready => self.out.push(BssOutput::Ready { sta }),
         }
     }
@@ -170,6 +181,7 @@ impl Bss {
             group,
             grouping: true,
             due: Vec::new(),
+            delivered: VecDeque::new(),
         }
     }
 
@@ -188,9 +200,14 @@ impl Bss {
         self.macs.is_empty()
     }
 
+    /// The MSDU of the oldest `BssOutput::Deliver` not yet taken.
+    pub fn take_delivered(&mut self) -> Packet {
+        self.delivered.pop_front().expect("a Deliver output without its MSDU")
+    }
+
     /// Packets on the air or in service at the MACs (end-of-run ledger).
     pub fn packets_in_service(&self) -> impl Iterator<Item = &Packet> {
-        self.macs.iter().filter_map(|m| m.in_service())
+        self.macs.iter().filter_map(|m| m.in_service()).chain(self.delivered.iter())
     }
 
     /// Hand every grouped station its own state back (before reading the
@@ -373,7 +390,7 @@ impl Bss {
     /// any, is put on the air when the call returns.
     #[inline]
     fn call(&mut self, now: SimTime, t: usize, out: &mut Vec<BssOutput>, f: impl FnOnce(&mut Dcf, &mut Sink<'_>)) {
-        let mut sink = Sink { sta: t, tx: None, out };
+        let mut sink = Sink { sta: t, tx: None, out, delivered: &mut self.delivered };
         f(&mut self.macs[t], &mut sink);
         if let Some(frame) = sink.tx {
             self.start_tx(now, t, frame, out);
