@@ -247,8 +247,9 @@ def pokhrel_download_figure(agg: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(2, 3, figsize=(13, 8.2), sharex=True)
-    for row, k in enumerate((7, 1)):
+    ks = [k for k in (7, 3, 1) if any(kk == k for (kk, _, _) in agg)]
+    fig, axes = plt.subplots(len(ks), 3, figsize=(13, 4.1 * len(ks)), sharex=True, squeeze=False)
+    for row, k in enumerate(ks):
         ax = axes[row]
         for qd, color in QDISC_COLORS.items():
             pts = sorted((pw, a) for (kk, q, pw), a in agg.items() if kk == k and q == qd)
@@ -262,7 +263,7 @@ def pokhrel_download_figure(agg: dict, path: Path) -> None:
             ax[2].plot(x, [a["occ"] for _, a in pts], color=color, marker="o", ms=3, label=qd)
         ax[2].axhline(60, color="grey", lw=0.8, ls=":")
         ax[2].text(0.0, 62, "c B = 60 (paper, with VBS)", fontsize=7, color="grey")
-        kk = "k = 7 (paper)" if k == 7 else "k = 1 (sensitivity)"
+        kk = {7: "k = 7 (paper)", 3: "k = 3 (discards as Fig. 10)", 1: "k = 1 (extreme)"}.get(k, f"k = {k}")
         ax[0].set_title(f"{kk}: per class, o- class 1 (p_w = 0), x-- class 2", fontsize=9)
         ax[1].set_title(f"{kk}: total throughput (± sd over seeds)", fontsize=9)
         ax[2].set_title(f"{kk}: AP occupancy after warm-up (Fig. 14)", fontsize=9)
@@ -270,7 +271,7 @@ def pokhrel_download_figure(agg: dict, path: Path) -> None:
             a.set_ylabel(yl)
             a.grid(alpha=0.3)
             a.set_ylim(bottom=0)
-    for a in axes[1]:
+    for a in axes[-1]:
         a.set_xlabel("p_w of class 2")
     handles, labels = axes[0][1].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=8, frameon=False)
