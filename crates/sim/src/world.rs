@@ -55,18 +55,22 @@ impl std::hash::Hasher for MulHasher {
     }
 }
 
+/// An event of the run loop. Kept to 16 bytes (indices as u32) so that a
+/// queue entry is 32 bytes: the queue moves entries on every push and pop.
 #[derive(Debug)]
 enum Ev {
     BssWake,
     TxEnd { id: u64 },
     /// A UDP source's next packet, or a TCP flow's start.
-    Source { flow: usize },
+    Source { flow: u32 },
     /// The next packet of a link direction arrives at the far end.
-    LinkArrive { link: usize, dir: usize },
-    TcpWake { ep: usize },
-    QdiscWake { sta: usize, gen: u64 },
+    LinkArrive { link: u32, dir: u32 },
+    TcpWake { ep: u32 },
+    QdiscWake { sta: u32, gen: u32 },
     Sample,
 }
+
+const _: () = assert!(std::mem::size_of::<Ev>() == 16);
 
 pub struct World {
     q: EventQueue<Ev>,
@@ -74,7 +78,7 @@ pub struct World {
     bss: Bss,
     /// Transmit queue discipline of each BSS member's WLAN interface.
     wq: Vec<Box<dyn QueueDisc>>,
-    wq_wake: Vec<(SimTime, u64)>,
+    wq_wake: Vec<(SimTime, u32)>,
     /// Pilosof window rewriting at each AP (None elsewhere).
     rewriter: Vec<Option<Box<dyn wifitcp_queue::PacketRewriter>>>,
     /// Class of each BSS member as seen by the AP's queue discipline.
@@ -204,7 +208,7 @@ impl World {
                 };
                 let kind_name = if tr.kind == TrafficKind::Udp { "udp" } else { "tcp" };
                 self.flows.push(FlowRt { src, dst, kind, stats: FlowStats::new(name, kind_name, self.topo.nodes[src].name.clone(), self.topo.nodes[dst].name.clone()) });
-                self.q.push(start.min(self.end), Ev::Source { flow: fi });
+                self.q.push(start.min(self.end), Ev::Source { flow: fi as u32 });
             }
         }
         Ok(())
@@ -263,16 +267,18 @@ impl World {
         match ev {
             Ev::BssWake => self.bss.wake(now, &mut self.out),
             Ev::TxEnd { id } => self.bss.tx_end(now, id, &mut self.out),
-            Ev::Source { flow } => self.source_fires(now, flow),
+            Ev::Source { flow } => self.source_fires(now, flow as usize),
             Ev::LinkArrive { link, dir } => {
+                let (link, dir) = (link as usize, dir as usize);
                 let (p, next) = self.links[link][dir].arrive(now);
                 if let Some(t) = next {
-                    self.q.push(t, Ev::LinkArrive { link, dir });
+                    self.q.push(t, Ev::LinkArrive { link: link as u32, dir: dir as u32 });
                 }
                 let (a, b) = self.topo.link_ends[link];
                 self.receive(now, if dir == 0 { b } else { a }, p);
             }
             Ev::TcpWake { ep } => {
+                let ep = ep as usize;
                 // Timers are armed lazily: an event fires at the earliest
                 // instant ever asked for; if the connection's timer moved
                 // later meanwhile, it is re-armed without acting.
@@ -285,6 +291,7 @@ impl World {
                 }
             }
             Ev::QdiscWake { sta, gen } => {
+                let sta = sta as usize;
                 if self.wq_wake[sta] == (now, gen) {
                     self.wq_wake[sta].0 = SimTime::NEVER;
                     self.wq[sta].on_timer(now, &mut self.dropped);
@@ -392,7 +399,7 @@ impl World {
             Hop::Wlan { ra } => self.enqueue_wlan(now, node, p, ra),
             Hop::Link { link, dir } => match self.links[link][dir].offer(now, p) {
                 Ok(Some(arrival)) => {
-                    self.q.push(arrival, Ev::LinkArrive { link, dir });
+                    self.q.push(arrival, Ev::LinkArrive { link: link as u32, dir: dir as u32 });
                 }
                 Ok(None) => {}
                 Err(p) => self.ledger.drop(p.id, DropReason::LinkQueueFull),
@@ -418,10 +425,10 @@ impl World {
     fn qdisc_timer(&mut self, sta: usize) {
         let at = self.wq[sta].next_wakeup().unwrap_or(SimTime::NEVER);
         if at != self.wq_wake[sta].0 {
-            let gen = self.wq_wake[sta].1 + 1;
+            let gen = self.wq_wake[sta].1.wrapping_add(1);
             self.wq_wake[sta] = (at, gen);
             if !at.is_never() {
-                self.q.push(at, Ev::QdiscWake { sta, gen });
+                self.q.push(at, Ev::QdiscWake { sta: sta as u32, gen });
             }
         }
     }
@@ -482,7 +489,7 @@ impl World {
                 }
                 let next = source.next_after(now);
                 if !next.is_never() {
-                    self.q.push(next, Ev::Source { flow: fi });
+                    self.q.push(next, Ev::Source { flow: fi as u32 });
                 }
                 let p = self.make_udp(now, fi);
                 self.send_from(now, src, p);
@@ -530,7 +537,7 @@ impl World {
         let at = e.conn.next_wakeup().unwrap_or(SimTime::NEVER);
         if at < e.armed {
             e.armed = at;
-            self.q.push(at, Ev::TcpWake { ep });
+            self.q.push(at, Ev::TcpWake { ep: ep as u32 });
         }
     }
 
