@@ -228,7 +228,7 @@ impl Bss {
     pub fn give_msdu(&mut self, now: SimTime, sta: usize, msdu: Packet, ra: usize, out: &mut Vec<BssOutput>) {
         self.take(sta);
         self.call(now, sta, out, |m, mo| m.start_msdu(now, msdu, MacAddr(ra as u32), mo));
-        self.settle(now, out);
+        self.reschedule(out);
     }
 
     /// A wake-up fired: serve every station due now, in index order
@@ -262,7 +262,7 @@ impl Bss {
                 self.call(now, s, out, |m, mo| m.on_wake(now, mo));
             }
         }
-        self.settle(now, out);
+        self.reschedule(out);
     }
 
     /// A transmission ended.
@@ -352,8 +352,11 @@ impl Bss {
         self.solo.insert(pos, s);
     }
 
-    /// After an input: let quiet stations whose view equals the group's
-    /// join it, then reschedule (one walk over the solo stations does both).
+    /// After a transmission ends: let quiet stations whose view equals the
+    /// group's join it, then reschedule (one walk over the solo stations
+    /// does both). Other inputs only reschedule: joining is an optimisation
+    /// (a solo station behaves exactly as a member would), and stations
+    /// become quiet with the group's view when an exchange ends.
     fn settle(&mut self, now: SimTime, out: &mut Vec<BssOutput>) {
         let mut at = SimTime::NEVER;
         if self.grouping {
