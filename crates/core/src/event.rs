@@ -28,10 +28,16 @@ const ARITY: usize = 4;
 
 /// A priority queue of events ordered by (time, insertion sequence).
 ///
-/// Implementation: an implicit 4-ary min-heap keyed by (time, sequence);
+/// Implementation: an implicit 4-ary min-heap keyed by (time, sequence),
+/// plus one slot in front of it for an event pushed as the earliest;
 /// both sift operations move a hole instead of swapping entries (the
 /// only `unsafe` code of the crate, commented at each block).
 pub struct EventQueue<E> {
+    /// The earliest event, when it was pushed as the earliest one: kept out
+    /// of the heap, so that the common pattern "schedule the very next
+    /// event, then pop it" costs no heap operation. Invariant: if set, it
+    /// precedes every heap entry.
+    front: Option<Entry<E>>,
     heap: Vec<Entry<E>>,
     seq: u64,
     now: SimTime,
@@ -46,10 +52,10 @@ impl<E> Default for EventQueue<E> {
 
 impl<E> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue { heap: Vec::new(), seq: 0, now: SimTime::ZERO, popped: 0 }
+        EventQueue { front: None, heap: Vec::new(), seq: 0, now: SimTime::ZERO, popped: 0 }
     }
     pub fn with_capacity(n: usize) -> Self {
-        EventQueue { heap: Vec::with_capacity(n), seq: 0, now: SimTime::ZERO, popped: 0 }
+        EventQueue { front: None, heap: Vec::with_capacity(n), seq: 0, now: SimTime::ZERO, popped: 0 }
     }
     /// Time of the last popped event.
     pub fn now(&self) -> SimTime {
@@ -60,24 +66,46 @@ impl<E> EventQueue<E> {
         assert!(at >= self.now, "event scheduled in the past: {at:?} < now {:?}", self.now);
         let seq = self.seq;
         self.seq += 1;
-        self.heap.push(Entry { at, seq, ev });
-        self.sift_up(self.heap.len() - 1);
+        let e = Entry { at, seq, ev };
+        // A new entry has the largest sequence number, so it precedes the
+        // others only by time.
+        let first = match (&self.front, self.heap.first()) {
+            (Some(f), _) => at < f.at,
+            (None, Some(h)) => at < h.at,
+            (None, None) => true,
+        };
+        if first {
+            if let Some(old) = self.front.replace(e) {
+                self.heap_push(old);
+            }
+        } else {
+            self.heap_push(e);
+        }
         seq
+    }
+    fn heap_push(&mut self, e: Entry<E>) {
+        self.heap.push(e);
+        self.sift_up(self.heap.len() - 1);
     }
     /// Remove and return the next event, advancing `now` to its time.
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let last = self.heap.pop()?;
-        let e = if self.heap.is_empty() {
-            last
-        } else {
-            let top = std::mem::replace(&mut self.heap[0], last);
-            self.sift_down_root();
-            top
+        let e = match self.front.take() {
+            Some(f) => f,
+            None => self.heap_pop()?,
         };
         assert!(e.at >= self.now, "time went backwards: {:?} < {:?}", e.at, self.now);
         self.now = e.at;
         self.popped += 1;
         Some((e.at, e.ev))
+    }
+    fn heap_pop(&mut self) -> Option<Entry<E>> {
+        let last = self.heap.pop()?;
+        if self.heap.is_empty() {
+            return Some(last);
+        }
+        let top = std::mem::replace(&mut self.heap[0], last);
+        self.sift_down_root();
+        Some(top)
     }
     /// Move the entry at `i` up to its place.
     #[inline]
@@ -135,13 +163,13 @@ impl<E> EventQueue<E> {
     }
     /// Time of the next event without removing it.
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.first().map(|e| e.at)
+        self.front.as_ref().or(self.heap.first()).map(|e| e.at)
     }
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + usize::from(self.front.is_some())
     }
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.front.is_none() && self.heap.is_empty()
     }
     /// Number of events popped so far.
     pub fn popped(&self) -> u64 {
