@@ -358,28 +358,26 @@ impl Bss {
     /// (a solo station behaves exactly as a member would), and stations
     /// become quiet with the group's view when an exchange ends.
     fn settle(&mut self, now: SimTime, out: &mut Vec<BssOutput>) {
+        if !self.grouping {
+            self.reschedule(out);
+            return;
+        }
+        let view = self.group.view;
         let mut at = SimTime::NEVER;
-        if self.grouping {
-            let view = self.group.view;
-            let mut i = 0;
-            while i < self.solo.len() {
-                let s = self.solo[i];
-                let m = &self.macs[s];
-                let next = m.next_wakeup();
-                // A station that transmitted during a frame still on the
-                // air will not receive it, unlike the group: not yet.
-                let overlapped = self.overlapping[s] > 0;
-                if !overlapped && next != now && m.shares_view(&view, now) {
-                    self.group.join(s, m.backoff(), !m.is_ready());
-                    self.solo.remove(i);
-                } else {
-                    at = at.min(next);
-                    i += 1;
-                }
-            }
-        } else {
-            for &s in &self.solo {
-                at = at.min(self.macs[s].next_wakeup());
+        let mut i = 0;
+        while i < self.solo.len() {
+            let s = self.solo[i];
+            let m = &self.macs[s];
+            let next = m.next_wakeup();
+            // A station that transmitted during a frame still on the
+            // air will not receive it, unlike the group: not yet.
+            let overlapped = self.overlapping[s] > 0;
+            if !overlapped && next != now && m.shares_view(&view, now) {
+                self.group.join(s, m.backoff(), !m.is_ready());
+                self.solo.remove(i);
+            } else {
+                at = at.min(next);
+                i += 1;
             }
         }
         self.arm(at, out);
