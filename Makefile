@@ -69,8 +69,10 @@ $(VENV)/.deps: pyproject.toml
 venv: $(VENV)/.deps
 
 # -- build -------------------------------------------------------------------
+# Profile-guided when llvm-profdata is available (scripts/build-core explains;
+# WIFITCP_PGO=0 builds without).
 build: rust venv
-	VIRTUAL_ENV=$(CURDIR)/$(VENV) $(VENV)/bin/maturin develop --release --quiet
+	scripts/build-core
 
 # -- the flagship reproduction -----------------------------------------------
 # Keceli et al. Figs. 3-4: Jain index and total uplink goodput vs n = 1..15
@@ -105,9 +107,14 @@ test: build
 
 # Engine event rate vs the bare event-queue loop, per-scenario wall time and
 # peak memory (bench/, the Rust engine alone), then the same through Python.
+# The bench binaries are built with the core's profile (same flags, same
+# target directory as the Python extension).
+BENCH_CARGO = RUSTFLAGS="$$(scripts/build-core --print-rustflags)" \
+	CARGO_TARGET_DIR=$(CARGO_TARGET_DIR)/$$([ -s $(CARGO_TARGET_DIR)/pgo/current ] && echo pgo-use) \
+	cargo run --release -q -p wifitcp-bench
 bench: build
-	cargo run --release -q -p wifitcp-bench --bin engine
-	cargo run --release -q -p wifitcp-bench --bin scenario -- r2
+	$(BENCH_CARGO) --bin engine
+	$(BENCH_CARGO) --bin scenario -- r2
 	$(VENV)/bin/wifitcp bench scenarios/quick-check.toml
 	$(VENV)/bin/wifitcp bench scenarios/dcf-saturation.toml --set scenario.duration_s=5
 
