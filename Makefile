@@ -107,14 +107,9 @@ test: build
 
 # Engine event rate vs the bare event-queue loop, per-scenario wall time and
 # peak memory (bench/, the Rust engine alone), then the same through Python.
-# The bench binaries are built with the core's profile (same flags, same
-# target directory as the Python extension).
-BENCH_CARGO = RUSTFLAGS="$$(scripts/build-core --print-rustflags)" \
-	CARGO_TARGET_DIR=$(CARGO_TARGET_DIR)/$$([ -s $(CARGO_TARGET_DIR)/pgo/current ] && echo pgo-use) \
-	cargo run --release -q -p wifitcp-bench
+# The bench binaries are profile-guided like the core (scripts/build-core).
 bench: build
-	$(BENCH_CARGO) --bin engine
-	$(BENCH_CARGO) --bin scenario -- r2
+	B=$$(scripts/build-core --bench | tail -1) && $$B/engine && $$B/scenario r2
 	$(VENV)/bin/wifitcp bench scenarios/quick-check.toml
 	$(VENV)/bin/wifitcp bench scenarios/dcf-saturation.toml --set scenario.duration_s=5
 
