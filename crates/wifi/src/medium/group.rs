@@ -14,9 +14,72 @@
 //! The group reproduces `Dcf` exactly (tests compare both); the rules below
 //! mirror `Dcf::freeze`, `Dcf::resume` and `Dcf::on_rx_end`.
 use crate::mac::CsView;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use wifitcp_core::{SimDur, SimTime};
+
+/// Bits of a heap key that hold the station index (the target takes the
+/// rest: 2^40 slots, 114 days of 9 us slots).
+const STA_BITS: u32 = 24;
+
+/// A min-heap of `(target, station)` packed into one `u64` (target in the
+/// high bits, so the packed order is the pair's lexicographic order), with
+/// four children per node: half the depth of a binary heap and one compare
+/// per key. Equal keys are interchangeable, so any correct min-heap pops
+/// the same sequence.
+#[derive(Default)]
+struct TargetHeap {
+    v: Vec<u64>,
+}
+
+impl TargetHeap {
+    fn key(target: u64, s: usize) -> u64 {
+        assert!(target < 1 << (64 - STA_BITS) && s < 1 << STA_BITS, "backoff target or station index out of range");
+        target << STA_BITS | s as u64
+    }
+    fn peek(&self) -> Option<(u64, usize)> {
+        self.v.first().map(|&k| (k >> STA_BITS, (k & ((1 << STA_BITS) - 1)) as usize))
+    }
+    fn push(&mut self, target: u64, s: usize) {
+        let k = Self::key(target, s);
+        let mut i = self.v.len();
+        self.v.push(k);
+        while i > 0 {
+            let parent = (i - 1) / 4;
+            if self.v[parent] <= k {
+                break;
+            }
+            self.v[i] = self.v[parent];
+            i = parent;
+        }
+        self.v[i] = k;
+    }
+    fn pop(&mut self) {
+        let Some(last) = self.v.pop() else { return };
+        let n = self.v.len();
+        if n == 0 {
+            return;
+        }
+        let mut i = 0;
+        loop {
+            let first = 4 * i + 1;
+            if first >= n {
+                break;
+            }
+            let end = (first + 4).min(n);
+            let mut best = first;
+            for c in first + 1..end {
+                if self.v[c] < self.v[best] {
+                    best = c;
+                }
+            }
+            if self.v[best] >= last {
+                break;
+            }
+            self.v[i] = self.v[best];
+            i = best;
+        }
+        self.v[i] = last;
+    }
+}
 
 /// A member: its target (None: no backoff pending) and the group's error
 /// count when it joined (to hand back its `rx_errors` counter).
@@ -38,7 +101,7 @@ pub(crate) struct Group {
     busy_slot_counts: bool,
     members: Vec<Option<Member>>,
     /// Members with a frame to send, by target (stale entries skipped).
-    heap: BinaryHeap<Reverse<(u64, usize)>>,
+    heap: TargetHeap,
     /// `next_tx` as last computed; cleared by every change of the group.
     /// (A member's "has a frame" cannot change while it is a member: the
     /// medium takes a station out of the group before any MAC input.)
@@ -48,7 +111,7 @@ pub(crate) struct Group {
 impl Group {
     pub fn new(n: usize, slot: SimDur, difs: SimDur, eifs: SimDur, busy_slot_counts: bool) -> Group {
         let view = CsView { cca_busy: false, cca_idle_at: SimTime::ZERO, nav_end: SimTime::ZERO, use_eifs: false, count_from: None };
-        Group { view, c: 0, rx_errors: 0, slot, difs, eifs, busy_slot_counts, members: vec![None; n], heap: BinaryHeap::new(), next_cache: None }
+        Group { view, c: 0, rx_errors: 0, slot, difs, eifs, busy_slot_counts, members: vec![None; n], heap: TargetHeap::default(), next_cache: None }
     }
 
     pub fn is_member(&self, s: usize) -> bool {
@@ -62,7 +125,7 @@ impl Group {
         let target = backoff.map(|k| self.c + k as u64);
         self.members[s] = Some(Member { target, errors_at_join: self.rx_errors });
         if let (Some(t), true) = (target, has_frame) {
-            self.heap.push(Reverse((t, s)));
+            self.heap.push(t, s);
         }
     }
 
@@ -123,7 +186,7 @@ impl Group {
 
     fn compute_next_tx(&mut self, has_frame: impl Fn(usize) -> bool) -> SimTime {
         let Some(cs) = self.view.count_from else { return SimTime::NEVER };
-        while let Some(&Reverse((t, s))) = self.heap.peek() {
+        while let Some((t, s)) = self.heap.peek() {
             let valid = matches!(self.members[s], Some(Member { target: Some(x), .. }) if x == t) && has_frame(s);
             if valid {
                 return cs + self.slot * t.saturating_sub(self.c);
@@ -141,12 +204,46 @@ impl Group {
             return;
         }
         while self.next_tx(has_frame) == now {
-            let Reverse((_, s)) = self.heap.pop().expect("peeked");
+            let (_, s) = self.heap.peek().expect("peeked");
+            self.heap.pop();
             self.next_cache = None;
             if !v.contains(&s) {
                 v.push(s);
             }
         }
         v.sort_unstable();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TargetHeap;
+    use wifitcp_core::RngStream;
+
+    #[test]
+    fn target_heap_pops_in_lexicographic_order() {
+        let mut rng = RngStream::derive(7, "test/target-heap");
+        let mut h = TargetHeap::default();
+        let mut all = Vec::new();
+        for round in 0..50 {
+            for _ in 0..(round % 7 + 1) {
+                let (t, s) = (rng.below(40) as u64, rng.below(1000) as usize);
+                h.push(t, s);
+                all.push((t, s));
+            }
+            // pop a few: always the smallest (target, station) pair
+            for _ in 0..(round % 3) {
+                all.sort_unstable();
+                assert_eq!(h.peek(), all.first().copied());
+                all.remove(0);
+                h.pop();
+            }
+        }
+        all.sort_unstable();
+        for want in all {
+            assert_eq!(h.peek(), Some(want));
+            h.pop();
+        }
+        assert_eq!(h.peek(), None);
     }
 }

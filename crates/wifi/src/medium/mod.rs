@@ -117,6 +117,9 @@ pub struct Bss {
     due: Vec<usize>,
     /// Delivered MSDUs not yet taken (one per `BssOutput::Deliver`).
     delivered: VecDeque<Packet>,
+    /// Emptied `OnAir::overlapped_by` lists, reused (no allocation per
+    /// collision once the run has seen its largest one).
+    spare_lists: Vec<Vec<usize>>,
 }
 
 /// The medium's [`MacSink`] for one MAC call: outputs become
@@ -182,6 +185,7 @@ impl Bss {
             grouping: true,
             due: Vec::new(),
             delivered: VecDeque::new(),
+            spare_lists: Vec::new(),
         }
     }
 
@@ -322,6 +326,9 @@ impl Bss {
         for &x in &tx.overlapped_by {
             self.mark[x] = false;
         }
+        let mut list = tx.overlapped_by;
+        list.clear();
+        self.spare_lists.push(list);
         if reported {
             self.group.rx_end(now, !tx.corrupted, tx.frame.duration);
         }
@@ -430,7 +437,8 @@ impl Bss {
         if was_quiet {
             self.group.busy(now);
         }
-        let overlapped_by: Vec<usize> = self.air.iter().map(|a| a.sender).collect();
+        let mut overlapped_by = self.spare_lists.pop().unwrap_or_default();
+        overlapped_by.extend(self.air.iter().map(|a| a.sender));
         for &x in &overlapped_by {
             self.overlapping[x] += 1;
         }
