@@ -16,8 +16,9 @@ pub struct Ledger {
     state: Vec<State>,
     pub delivered: u64,
     pub dropped: BTreeMap<DropReason, u64>,
-    /// Drops of copies of a packet that had already been delivered (e.g. a
-    /// MAC retry-limit discard after the ACK was lost): not packet losses.
+    /// Drops of copies of a packet that had already been delivered, or
+    /// whose copy had already reached the next hop (a MAC retry-limit
+    /// discard after every ACK of it was lost): not packet losses.
     pub late_drops: u64,
 }
 

@@ -155,7 +155,7 @@ fn station_json(v: &RunView, i: usize) -> Value {
         "name": v.topo.nodes[i].name,
         "attempts": c.attempts, "successes": c.successes, "failures": c.failures,
         "collisions": m.collided, "retries": c.retries,
-        "channel_errors": m.channel_errors,
+        "channel_errors": m.channel_errors, "control_errors": m.control_errors,
         "rx_errors": c.rx_errors, "rx_duplicates": c.rx_duplicates, "rx_false_duplicates": c.rx_false_duplicates,
         "airtime_s": m.airtime_ns as f64 * 1e-9,
         "collision_probability": if m.initial_frames > 0 { m.collided as f64 / m.initial_frames as f64 } else { 0.0 },

@@ -340,6 +340,7 @@ impl World {
             }
             BssOutput::Acked { .. } => {}
             BssOutput::Dropped { id, reason, .. } => self.ledger.drop(id, reason),
+            BssOutput::DiscardedAfterReceipt { .. } => self.ledger.late_drops += 1,
             BssOutput::Ready { sta } => self.feed(now, sta),
             BssOutput::Airtime { sta, peer, airtime } => {
                 // Airtime fairness at the AP (mac80211 style): charge the
@@ -596,6 +597,7 @@ fn build_bss(s: &Scenario, seed: u64) -> Result<Bss, String> {
         }
     };
     let mut bss = Bss::new(macs, errors, RngStream::derive(seed, "medium/errors"));
+    bss.set_control_rng(RngStream::derive(seed, "medium/control-errors"));
     bss.set_grouping(s.mac.group_bystanders);
     Ok(bss)
 }

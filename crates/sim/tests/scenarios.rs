@@ -117,6 +117,37 @@ fn saturated(n: u32, secs: f64) -> Value {
 }
 
 #[test]
+fn snr_class_scope_all_hits_mac_acks_and_data_scope_spares_them() {
+    // Saturated uplink; sta2 and sta3 receive with p_w = 0.3 (per_down).
+    // Their traffic is uplink, so the only frames they receive are the AP's
+    // MAC ACKs: with frames = "data" nothing is hit and the run equals the
+    // error-free one draw for draw; with "all" 30 % of those ACKs are lost.
+    let base = saturated(4, 5.0);
+    let with = |frames: &str| {
+        let mut s = base.clone();
+        s["channel"] = json!({"model": "fixed", "frames": frames, "classes": [{"name": "bad", "per_down": 0.3, "stations": ["sta2", "sta3"]}]});
+        run(&s, 1)
+    };
+    let clean = run(&base, 1);
+    let data = with("data");
+    assert_eq!(data["flows"].to_string(), clean["flows"].to_string());
+    assert_eq!(data["stations"].to_string(), clean["stations"].to_string());
+    let all = with("all");
+    let st = all["stations"].as_array().unwrap();
+    let u = |i: usize, k: &str| st[i][k].as_u64().unwrap();
+    assert_eq!(u(0, "channel_errors"), 0);
+    let lost = u(0, "control_errors");
+    // ACKs the AP sent to sta2 and sta3: one per success, one per loss.
+    let share = lost as f64 / (lost + u(3, "successes") + u(4, "successes")) as f64;
+    assert!((share - 0.3).abs() < 0.02, "{share}");
+    // Each lost ACK is a failed attempt at its station, and the retry a
+    // duplicate at the AP (unless that MSDU was discarded meanwhile).
+    assert!(u(0, "rx_duplicates") > 0 && u(0, "rx_duplicates") <= lost);
+    let fail = |r: &Value, i: usize| r["stations"][i]["failures"].as_f64().unwrap() / r["stations"][i]["attempts"].as_f64().unwrap();
+    assert!(fail(&all, 3) > fail(&clean, 3) + 0.2, "{} vs {}", fail(&all, 3), fail(&clean, 3));
+}
+
+#[test]
 fn snr_classes_hit_their_members_only() {
     let mut s = saturated(4, 5.0);
     s["channel"] = json!({"model": "fixed", "classes": [{"name": "bad", "per_up": 0.3, "stations": ["sta2", "sta3"]}]});

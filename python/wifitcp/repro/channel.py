@@ -361,10 +361,13 @@ def jp_distance(p: dict, default: float) -> float:
 def jp_stats(r: dict) -> dict:
     ftp = next(f for f in r["flows"] if f["name"].startswith("ftp"))
     game = [f["mean_delay_ms"] for f in r["flows"] if f["name"].startswith("game-down")]
-    ap = r["stations"][0]
+    ap, n3 = r["stations"][0], r["stations"][1]
+    acks_lost = n3.get("control_errors", 0)  # n3's MAC ACKs to BS1 the channel corrupted
     return {"tput": ftp["goodput_mbps"], "delay": ftp["mean_delay_ms"], "rto": ftp["tcp"]["timeouts"],
             "rtx": ftp["tcp"]["segments_retransmitted"],
             "per": ap["channel_errors"] / max(ap["attempts"], 1),
+            "ack_per": acks_lost / max(ap["successes"] + acks_lost, 1),
+            "fail": ap["failures"] / max(ap["attempts"], 1),
             "mac_drops": ap["drops"]["retry_limit"],
             "ifq_drops": r["queues"][0].get("dropped", {}).get("queue_full", 0),
             "occ": occupancy_after(r["queues"][0], r.get("warmup_s", 0.0), r.get("duration_s", 0.0)),
@@ -411,12 +414,13 @@ def janevski_report(agg: dict) -> str:
     for d in (5.0, 10.0, 50.0, 100.0):
         a = agg.get(("NewReno", d, 4, 50))
         if a:
-            rows.append([f"{d:g}", fmt(a["per"], 4), fmt(a["mac_drops"], 1), fmt(a["ifq_drops"], 0),
-                         fmt(a["rto"], 1), fmt(a["occ"], 1)])
-    out.append("NewReno, L = 4, IFQ 50: AP data-frame failures per attempt from the channel, MAC discards,"
-               " IFQ drops and RTOs per run, mean AP queue\n\n"
-               + table(["d (m)", "channel failures/attempt", "MAC discards", "IFQ drops", "RTOs",
-                        "AP queue (pkts)"], rows))
+            rows.append([f"{d:g}", fmt(a["per"], 4), fmt(a["ack_per"], 4), fmt(a["fail"], 4),
+                         fmt(a["mac_drops"], 1), fmt(a["ifq_drops"], 0), fmt(a["rto"], 1), fmt(a["occ"], 1)])
+    out.append("NewReno, L = 4, IFQ 50: per AP attempt, data frames lost to the channel; n3's MAC ACKs lost"
+               " to the channel (per ACK sent); AP attempts failed for any reason (channel, lost ACK,"
+               " collision); MAC discards, IFQ drops and RTOs per run, mean AP queue\n\n"
+               + table(["d (m)", "data lost/attempt", "ACKs lost/ACK", "failed/attempt", "MAC discards",
+                        "IFQ drops", "RTOs", "AP queue (pkts)"], rows))
     # Figs. 4 and 5
     for d, fig in ((50.0, 4), (100.0, 5)):
         rows = []

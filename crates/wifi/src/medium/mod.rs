@@ -18,9 +18,24 @@
 //!   slot destroy each other's headers, so bystanders see only energy and
 //!   defer DIFS (as in ns-3). With `collision_restart = "eifs"` (Bianchi's
 //!   single collision duration) every collision counts as an error.
-//! - Channel errors come from a [`FrameErrorModel`] and affect the intended
-//!   receiver of data frames only; third parties decode the frame (so they
-//!   set their NAV and use DIFS, not EIFS). Control frames are error-free.
+//! - Channel errors come from a [`FrameErrorModel`], asked about every
+//!   frame that did not collide, data and control (ACK, RTS, CTS) alike,
+//!   and affect its intended receiver only; third parties decode the frame
+//!   (so they set their NAV and use DIFS, not EIFS). The model decides
+//!   which frames it hits: [`FixedPer`] (`wlan.per_uplink/per_downlink`)
+//!   and SNR classes with `channel.frames = "data"` spare control frames;
+//!   with `"all"` classes hit every frame; the SNR/BER model uses the
+//!   frame's own length and rate (a 14-byte ACK at the control-response
+//!   rate fails far less often than a 1500-byte data frame); the ns-2
+//!   threshold model compares received power with RXThresh, shadowing
+//!   drawn per frame, so an ACK fails exactly as often as a data frame on
+//!   the same link (ns-2's WirelessPhy draws shadowing for every received
+//!   packet, MAC ACKs included; ns-3's error-rate models likewise judge
+//!   every PPDU). A corrupted ACK or CTS is a reception in error at the
+//!   waiting station: the exchange fails at its end and the station defers
+//!   EIFS (10.3.2.9, 10.3.2.3.7). Control frames draw from their own
+//!   stream, and only when their success probability is below 1, so the
+//!   data frames' draws do not depend on whether control frames are hit.
 //!
 //! Cost: stations outside the current frame exchange are kept in one
 //! [`group`] with a shared carrier-sense state and slot counter, so a frame
@@ -46,8 +61,12 @@ pub struct MediumCounters {
     pub initial_frames: u64,
     /// Of those, frames that overlapped another transmission.
     pub collided: u64,
-    /// Data frames lost to the channel error model.
+    /// Data frames this station sent that the channel error model
+    /// corrupted at their receiver.
     pub channel_errors: u64,
+    /// Control frames (ACK, RTS, CTS) this station sent that the channel
+    /// error model corrupted at their receiver.
+    pub control_errors: u64,
     /// Airtime used by this station's transmissions, in ns.
     pub airtime_ns: u64,
 }
@@ -79,6 +98,10 @@ pub enum BssOutput {
     Acked { sta: usize, id: PacketId },
     /// Station `sta` discarded MSDU `id`.
     Dropped { sta: usize, id: PacketId, reason: DropReason },
+    /// Station `sta` discarded MSDU `id` at the retry limit although a copy
+    /// of it had reached its receiver (every ACK of it was lost): the MAC
+    /// counts the discard, but the packet's fate is the receiver's copy's.
+    DiscardedAfterReceipt { sta: usize, id: PacketId },
     /// Station `sta` can take its next MSDU.
     Ready { sta: usize },
     /// A data frame from `sta` to `peer` used `airtime` (for airtime-fair
@@ -90,7 +113,10 @@ pub struct Bss {
     pub macs: Vec<Dcf>,
     pub medium: Vec<MediumCounters>,
     errors: Box<dyn FrameErrorModel>,
+    /// Channel-error draws of data frames.
     rng: RngStream,
+    /// Channel-error draws of control frames (see the module docs).
+    ctl_rng: RngStream,
     air: Vec<OnAir>,
     next_tx: u64,
     /// Earliest instant a station must act at.
@@ -117,6 +143,9 @@ pub struct Bss {
     due: Vec<usize>,
     /// Delivered MSDUs not yet taken (one per `BssOutput::Deliver`).
     delivered: VecDeque<Packet>,
+    /// Per station: the MSDU of its last data frame that reached its
+    /// receiver (see `BssOutput::DiscardedAfterReceipt`).
+    reached: Vec<Option<PacketId>>,
     /// Emptied `OnAir::overlapped_by` lists, reused (no allocation per
     /// collision once the run has seen its largest one).
     spare_lists: Vec<Vec<usize>>,
@@ -128,6 +157,7 @@ pub struct Bss {
 /// MAC defect and panics).
 struct Sink<'a> {
     sta: usize,
+    reached: Option<PacketId>,
     tx: Option<Frame>,
     out: &'a mut Vec<BssOutput>,
     delivered: &'a mut VecDeque<Packet>,
@@ -146,6 +176,9 @@ impl MacSink for Sink<'_> {
                 self.out.push(BssOutput::Deliver { sta, from: from.0 as usize });
             }
             MacOutput::Acked(msdu) => self.out.push(BssOutput::Acked { sta, id: msdu.id }),
+            MacOutput::Dropped(msdu, DropReason::RetryLimit) if self.reached == Some(msdu.id) => {
+                self.out.push(BssOutput::DiscardedAfterReceipt { sta, id: msdu.id })
+            }
             MacOutput::Dropped(msdu, reason) => self.out.push(BssOutput::Dropped { sta, id: msdu.id, reason }),
             MacOutput::Ready => self.out.push(BssOutput::Ready { sta }),
         }
@@ -153,6 +186,9 @@ impl MacSink for Sink<'_> {
 }
 
 impl Bss {
+    /// `rng` draws the channel errors of data frames; control frames get a
+    /// stream derived from its first value (without consuming it) until
+    /// [`Bss::set_control_rng`] gives them a named one.
     pub fn new(macs: Vec<Dcf>, errors: Box<dyn FrameErrorModel>, rng: RngStream) -> Bss {
         let n = macs.len();
         for (i, m) in macs.iter().enumerate() {
@@ -169,6 +205,7 @@ impl Bss {
             macs,
             medium: vec![MediumCounters::default(); n],
             errors,
+            ctl_rng: RngStream::derive(rng.clone().next_u64(), "medium/control-errors"),
             rng,
             air: Vec::new(),
             next_tx: 0,
@@ -186,7 +223,13 @@ impl Bss {
             due: Vec::new(),
             delivered: VecDeque::new(),
             spare_lists: Vec::new(),
+            reached: vec![None; n],
         }
+    }
+
+    /// The stream of control frames' channel-error draws.
+    pub fn set_control_rng(&mut self, rng: RngStream) {
+        self.ctl_rng = rng;
     }
 
     /// Keep bystanders in a group (default) or step every station alone.
@@ -289,12 +332,20 @@ impl Bss {
         if tx.frame.kind == FrameKind::Data {
             out.push(BssOutput::Airtime { sta: s, peer: ra, airtime: tx.frame.airtime });
         }
+        // The channel error model judges every frame that did not collide,
+        // at its intended receiver; a probability of 1 draws nothing.
         let mut ok_at_ra = !tx.corrupted;
-        if ok_at_ra && tx.frame.kind == FrameKind::Data {
-            let p = self.errors.success_prob(tx.frame.ta, tx.frame.ra, &tx.frame, &mut self.rng);
-            if p < 1.0 && !self.rng.bernoulli(p) {
+        if ok_at_ra {
+            let data = tx.frame.kind == FrameKind::Data;
+            let rng = if data { &mut self.rng } else { &mut self.ctl_rng };
+            let p = self.errors.success_prob(tx.frame.ta, tx.frame.ra, &tx.frame, rng);
+            if p < 1.0 && !rng.bernoulli(p) {
                 ok_at_ra = false;
-                self.medium[s].channel_errors += 1;
+                if data {
+                    self.medium[s].channel_errors += 1;
+                } else {
+                    self.medium[s].control_errors += 1;
+                }
             }
         }
         // The receiver's copy of the MSDU (the sender keeps its own until
@@ -304,6 +355,9 @@ impl Bss {
         } else {
             None
         };
+        if let Some(m) = &msdu {
+            self.reached[s] = Some(m.id);
+        }
         let quiet_after = self.air.is_empty();
         // Overlapping frames make one corrupted reception, reported when the
         // last of them ends, and only by receivers that decoded the PLCP
@@ -398,7 +452,7 @@ impl Bss {
     /// any, is put on the air when the call returns.
     #[inline]
     fn call(&mut self, now: SimTime, t: usize, out: &mut Vec<BssOutput>, f: impl FnOnce(&mut Dcf, &mut Sink<'_>)) {
-        let mut sink = Sink { sta: t, tx: None, out, delivered: &mut self.delivered };
+        let mut sink = Sink { sta: t, reached: self.reached[t], tx: None, out, delivered: &mut self.delivered };
         f(&mut self.macs[t], &mut sink);
         if let Some(frame) = sink.tx {
             self.start_tx(now, t, frame, out);

@@ -3,7 +3,9 @@
 //! linear timing and no preamble), so a 100-byte MPDU lasts 100 us and an
 //! ACK 14 us.
 use super::*;
-use crate::medium::{Bss, BssOutput, FixedPer};
+use crate::medium::{Bss, BssOutput, FixedPer, FrameErrorModel};
+use std::cell::RefCell;
+use std::rc::Rc;
 use crate::phy::{PhyConfig, PhyOverrides, PhyStandard, PhyTiming, TimingModel};
 use wifitcp_core::{EventQueue, FlowId, PacketId};
 use wifitcp_wire::ip::PROTO_UDP;
@@ -227,15 +229,20 @@ fn post_backoff_completed_allows_immediate_access() {
     assert_eq!(d.next_wakeup(), us(50));
 }
 
-/// Drive a whole BSS with an event queue; returns (time, station, kind) of
-/// every transmission start.
-fn run_bss(macs: Vec<Dcf>, frames: Vec<(u64, usize, usize)>, until: u64) -> (Vec<(u64, usize, FrameKind)>, Bss) {
+/// Drive a whole BSS with an event queue; returns the discards it reported
+/// (time in us, station, packet id, whether after receipt) and the BSS.
+fn run_bss(macs: Vec<Dcf>, frames: Vec<(u64, usize, usize)>, until: u64) -> (Vec<(u64, usize, u64, bool)>, Bss) {
+    run_bss_with(macs, Box::new(FixedPer::default()), frames, until)
+}
+
+/// `run_bss` with a given channel error model.
+fn run_bss_with(macs: Vec<Dcf>, errors: Box<dyn FrameErrorModel>, frames: Vec<(u64, usize, usize)>, until: u64) -> (Vec<(u64, usize, u64, bool)>, Bss) {
     enum Ev {
         Give(usize, usize, u64),
         Wake,
         TxEnd(u64),
     }
-    let mut bss = Bss::new(macs, Box::new(FixedPer::default()), RngStream::derive(1, "medium"));
+    let mut bss = Bss::new(macs, errors, RngStream::derive(1, "medium"));
     let mut q = EventQueue::new();
     for (t, s, ra) in frames {
         q.push(us(t), Ev::Give(s, ra, t));
@@ -265,11 +272,11 @@ fn run_bss(macs: Vec<Dcf>, frames: Vec<(u64, usize, usize)>, until: u64) -> (Vec
                 BssOutput::TxEnd { id, at } => {
                     q.push(at, Ev::TxEnd(id));
                 }
+                BssOutput::Dropped { sta, id, .. } => log.push((now.as_nanos() / 1000, sta, id.0, false)),
+                BssOutput::DiscardedAfterReceipt { sta, id } => log.push((now.as_nanos() / 1000, sta, id.0, true)),
                 _ => {}
             }
         }
-        // record starts by scanning air counters is awkward; log via counters
-        log.push((now.as_nanos() / 1000, 0usize, FrameKind::Data));
     }
     (log, bss)
 }
@@ -388,4 +395,166 @@ fn same_slot_collision_destroys_headers_so_no_eifs() {
     assert_eq!(collide_with_gap(0), 0);
     // A later start never collides: the second station freezes.
     assert_eq!(collide_with_gap(5), 0);
+}
+
+/// A channel that corrupts the first `lose` frames of kind `kind` at their
+/// receiver and spares every other frame; it logs (kind, ta, ra, lost) of
+/// every frame the medium asks about.
+struct LoseFirst {
+    kind: FrameKind,
+    lose: u32,
+    asked: Rc<RefCell<Vec<(FrameKind, u32, u32, bool)>>>,
+}
+
+impl FrameErrorModel for LoseFirst {
+    fn success_prob(&mut self, ta: MacAddr, ra: MacAddr, f: &Frame, _rng: &mut RngStream) -> f64 {
+        let lost = f.kind == self.kind && self.lose > 0;
+        if lost {
+            self.lose -= 1;
+        }
+        self.asked.borrow_mut().push((f.kind, ta.0, ra.0, lost));
+        if lost { 0.0 } else { 1.0 }
+    }
+}
+
+fn lose_first(kind: FrameKind, lose: u32) -> (Box<LoseFirst>, Rc<RefCell<Vec<(FrameKind, u32, u32, bool)>>>) {
+    let asked = Rc::new(RefCell::new(Vec::new()));
+    (Box::new(LoseFirst { kind, lose, asked: asked.clone() }), asked)
+}
+
+#[test]
+fn lost_ack_fails_the_exchange_with_eifs_and_the_data_is_retried() {
+    // sta1 sends one 100-us data frame to the AP at DIFS (5-105); the AP
+    // acknowledges after SIFS (108-122); the channel corrupts that ACK at
+    // sta1. The ACK's PHY-RXSTART came within the ACK timeout, so sta1
+    // waits for PHY-RXEND (122): no valid ACK, the attempt failed
+    // (10.3.2.9), and since the header decoded it defers EIFS, not DIFS
+    // (10.3.2.3.7).
+    let (ch, _) = lose_first(FrameKind::Ack, 1);
+    let (_, mut bss) = run_bss_with(vec![sta(0, u32::MAX), sta(1, u32::MAX)], ch, vec![(0, 1, 0)], 123);
+    bss.ungroup_all();
+    let s1 = &bss.macs[1];
+    assert_eq!(s1.counters.failures, 1, "a corrupted ACK is a failed attempt");
+    assert_eq!(s1.counters.successes, 0);
+    assert_eq!(s1.counters.rx_errors, 1);
+    assert!(s1.use_eifs);
+    assert_eq!(s1.cw, 31, "CW doubled");
+    let k = s1.backoff.expect("a new backoff") as u64;
+    assert_eq!(s1.next_wakeup(), us(122 + 20 + k), "EIFS after the bad ACK, then the backoff");
+    assert_eq!(bss.macs[0].counters.rx_delivered, 1, "the AP got the data frame");
+    assert_eq!(bss.medium[0].control_errors, 1, "counted at the ACK's sender");
+    assert_eq!(bss.medium[0].channel_errors, 0);
+    assert_eq!(bss.medium[1].channel_errors, 0);
+
+    // Run on: the retransmission (Retry bit set) is a duplicate at the AP,
+    // acknowledged again and not delivered twice.
+    let (ch, asked) = lose_first(FrameKind::Ack, 1);
+    let (_, bss) = run_bss_with(vec![sta(0, u32::MAX), sta(1, u32::MAX)], ch, vec![(0, 1, 0)], 1000);
+    let s1 = &bss.macs[1];
+    assert_eq!((s1.counters.attempts, s1.counters.retries, s1.counters.successes), (2, 1, 1));
+    assert_eq!(bss.macs[0].counters.rx_delivered, 1);
+    assert_eq!(bss.macs[0].counters.rx_duplicates, 1);
+    assert_eq!(bss.medium[1].airtime_ns, 200_000);
+    // The medium asked about every frame, data and control, at its receiver.
+    let asked: Vec<_> = asked.borrow().clone();
+    use FrameKind::{Ack, Data};
+    assert_eq!(asked, vec![(Data, 1, 0, false), (Ack, 0, 1, true), (Data, 1, 0, false), (Ack, 0, 1, false)]);
+}
+
+#[test]
+fn lost_cts_fails_the_rts_and_the_rts_is_retried() {
+    // RTS/CTS (threshold 50 < 100 bytes): RTS 5-25, CTS 28-42 corrupted at
+    // sta1, which fails the exchange at 42 (short retry count), defers EIFS,
+    // and sends a new RTS.
+    let (ch, _) = lose_first(FrameKind::Cts, 1);
+    let (_, mut bss) = run_bss_with(vec![sta(0, 50), sta(1, 50)], ch, vec![(0, 1, 0)], 43);
+    bss.ungroup_all();
+    let s1 = &bss.macs[1];
+    assert_eq!(s1.counters.failures, 1);
+    assert_eq!(s1.cur.as_ref().unwrap().retries, 1);
+    let k = s1.backoff.expect("a new backoff") as u64;
+    assert_eq!(s1.next_wakeup(), us(42 + 20 + k));
+    assert_eq!(bss.medium[0].control_errors, 1);
+
+    let (ch, asked) = lose_first(FrameKind::Cts, 1);
+    let (_, bss) = run_bss_with(vec![sta(0, 50), sta(1, 50)], ch, vec![(0, 1, 0)], 1000);
+    let s1 = &bss.macs[1];
+    assert_eq!((s1.counters.attempts, s1.counters.failures, s1.counters.successes), (2, 1, 1));
+    assert_eq!(bss.macs[0].counters.rx_delivered, 1);
+    // Two RTS and one data frame from sta1; two CTS and one ACK from the AP.
+    assert_eq!(bss.medium[1].airtime_ns, (20 + 20 + 100) * 1000);
+    assert_eq!(bss.medium[0].airtime_ns, (14 + 14 + 14) * 1000);
+    use FrameKind::{Ack, Cts, Data, Rts};
+    let kinds: Vec<_> = asked.borrow().iter().map(|a| (a.0, a.3)).collect();
+    assert_eq!(kinds, vec![(Rts, false), (Cts, true), (Rts, false), (Cts, false), (Data, false), (Ack, false)]);
+}
+
+#[test]
+fn lost_rts_times_out_and_is_retried() {
+    // The AP does not decode the RTS: no CTS comes, sta1 fails at the CTS
+    // timeout (25 + 4) and retries; the AP saw a frame in error.
+    let (ch, _) = lose_first(FrameKind::Rts, 1);
+    let (_, bss) = run_bss_with(vec![sta(0, 50), sta(1, 50)], ch, vec![(0, 1, 0)], 1000);
+    assert_eq!(bss.medium[1].control_errors, 1, "counted at the RTS's sender");
+    assert_eq!(bss.macs[0].counters.rx_errors, 1);
+    let s1 = &bss.macs[1];
+    assert_eq!((s1.counters.attempts, s1.counters.failures, s1.counters.successes), (2, 1, 1));
+}
+
+#[test]
+fn channel_errors_count_data_frames_and_control_errors_control_frames() {
+    // Every data frame and every ACK of a 3-attempt exchange is judged
+    // once: the first two ACKs lost, so three data frames, one delivery.
+    let (ch, asked) = lose_first(FrameKind::Ack, 2);
+    let (_, bss) = run_bss_with(vec![sta(0, u32::MAX), sta(1, u32::MAX)], ch, vec![(0, 1, 0)], 2000);
+    assert_eq!(bss.medium[0].control_errors, 2);
+    assert_eq!(bss.medium[0].channel_errors, 0);
+    assert_eq!(bss.medium[1].channel_errors, 0);
+    assert_eq!(bss.medium[1].control_errors, 0);
+    assert_eq!(bss.macs[1].counters.failures, 2);
+    assert_eq!(bss.macs[1].counters.successes, 1);
+    assert_eq!(bss.macs[0].counters.rx_duplicates, 2);
+    assert_eq!(asked.borrow().len(), 6);
+    // And data frames lost count as channel errors of their sender.
+    let (ch, _) = lose_first(FrameKind::Data, 2);
+    let (_, bss) = run_bss_with(vec![sta(0, u32::MAX), sta(1, u32::MAX)], ch, vec![(0, 1, 0)], 2000);
+    assert_eq!(bss.medium[1].channel_errors, 2);
+    assert_eq!(bss.medium[0].control_errors, 0);
+    assert_eq!(bss.macs[0].counters.rx_duplicates, 0);
+    assert_eq!(bss.macs[1].counters.successes, 1);
+}
+
+#[test]
+fn fixed_per_spares_control_frames() {
+    // wlan.per_uplink / per_downlink hit data frames only (docs/scenarios.md).
+    let mut m = FixedPer { uplink: vec![0.0, 0.4], downlink: vec![0.0, 0.3], is_ap: vec![true, false] };
+    let mut rng = RngStream::derive(1, "t");
+    let data = |ta: u32, ra: u32| Frame { kind: FrameKind::Data, ta: MacAddr(ta), ra: MacAddr(ra), duration: SimDur::ZERO, seq: 0, retry: false, mpdu_bytes: 100, rate: timing().data_rate, airtime: SimDur::from_micros(100), contended: true };
+    let ctl = |kind, ta: u32, ra: u32| Frame { kind, mpdu_bytes: 14, contended: false, ..data(ta, ra) };
+    assert!((m.success_prob(MacAddr(1), MacAddr(0), &data(1, 0), &mut rng) - 0.6).abs() < 1e-12);
+    assert!((m.success_prob(MacAddr(0), MacAddr(1), &data(0, 1), &mut rng) - 0.7).abs() < 1e-12);
+    for k in [FrameKind::Ack, FrameKind::Rts, FrameKind::Cts] {
+        assert_eq!(m.success_prob(MacAddr(1), MacAddr(0), &ctl(k, 1, 0), &mut rng), 1.0);
+        assert_eq!(m.success_prob(MacAddr(0), MacAddr(1), &ctl(k, 0, 1), &mut rng), 1.0);
+    }
+}
+
+#[test]
+fn discard_after_lost_acks_is_not_a_packet_loss() {
+    // Every ACK lost: the AP receives the first attempt (and two duplicate
+    // retries), sta1 discards the MSDU after 3 attempts (short retry limit
+    // 2). The medium reports that discard apart from a loss, since a copy
+    // reached the AP.
+    let (ch, _) = lose_first(FrameKind::Ack, 99);
+    let (discards, bss) = run_bss_with(vec![sta(0, u32::MAX), sta(1, u32::MAX)], ch, vec![(7, 1, 0)], 3000);
+    assert_eq!(bss.macs[1].counters.drops_retry_limit, 1);
+    assert_eq!(bss.macs[0].counters.rx_delivered, 1);
+    assert_eq!(bss.macs[0].counters.rx_duplicates, 2);
+    assert_eq!(discards.len(), 1);
+    assert_eq!((discards[0].1, discards[0].2, discards[0].3), (1, 7, true));
+    // Every data frame lost instead: nothing reached the AP, a real loss.
+    let (ch, _) = lose_first(FrameKind::Data, 99);
+    let (discards, _) = run_bss_with(vec![sta(0, u32::MAX), sta(1, u32::MAX)], ch, vec![(7, 1, 0)], 3000);
+    assert_eq!(discards.len(), 1);
+    assert_eq!((discards[0].1, discards[0].2, discards[0].3), (1, 7, false));
 }
