@@ -10,6 +10,12 @@ use wifitcp_core::RngStream;
 /// frames leaves every draw as it was.
 pub trait FrameErrorModel {
     fn success_prob(&mut self, ta: MacAddr, ra: MacAddr, frame: &Frame, rng: &mut RngStream) -> f64;
+    /// Whether `success_prob` can be below 1 for a control frame; a model
+    /// that says no is not asked about control frames (a shortcut: the
+    /// answer would be 1, which draws nothing).
+    fn may_hit_control_frames(&self) -> bool {
+        true
+    }
 }
 
 /// A [`Channel`](crate::channel::Channel) model with node positions: SNR
@@ -76,6 +82,9 @@ impl FrameErrorModel for FixedPer {
             0.0
         };
         1.0 - per
+    }
+    fn may_hit_control_frames(&self) -> bool {
+        false
     }
 }
 

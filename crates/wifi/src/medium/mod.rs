@@ -117,6 +117,8 @@ pub struct Bss {
     rng: RngStream,
     /// Channel-error draws of control frames (see the module docs).
     ctl_rng: RngStream,
+    /// Whether the error model can hit control frames at all.
+    control_errors: bool,
     air: Vec<OnAir>,
     next_tx: u64,
     /// Earliest instant a station must act at.
@@ -157,7 +159,8 @@ pub struct Bss {
 /// MAC defect and panics).
 struct Sink<'a> {
     sta: usize,
-    reached: Option<PacketId>,
+    /// `Bss::reached`, consulted only when the MAC discards an MSDU.
+    reached: &'a [Option<PacketId>],
     tx: Option<Frame>,
     out: &'a mut Vec<BssOutput>,
     delivered: &'a mut VecDeque<Packet>,
@@ -176,7 +179,7 @@ impl MacSink for Sink<'_> {
                 self.out.push(BssOutput::Deliver { sta, from: from.0 as usize });
             }
             MacOutput::Acked(msdu) => self.out.push(BssOutput::Acked { sta, id: msdu.id }),
-            MacOutput::Dropped(msdu, DropReason::RetryLimit) if self.reached == Some(msdu.id) => {
+            MacOutput::Dropped(msdu, DropReason::RetryLimit) if self.reached[sta] == Some(msdu.id) => {
                 self.out.push(BssOutput::DiscardedAfterReceipt { sta, id: msdu.id })
             }
             MacOutput::Dropped(msdu, reason) => self.out.push(BssOutput::Dropped { sta, id: msdu.id, reason }),
@@ -201,11 +204,13 @@ impl Bss {
         }
         let group = Group::new(n, p.timing.slot, p.timing.difs, p.timing.eifs, p.busy_slot_counts);
         let eifs_always = p.eifs_after_timeout;
+        let control_errors = errors.may_hit_control_frames();
         Bss {
             macs,
             medium: vec![MediumCounters::default(); n],
             errors,
             ctl_rng: RngStream::derive(rng.clone().next_u64(), "medium/control-errors"),
+            control_errors,
             rng,
             air: Vec::new(),
             next_tx: 0,
@@ -335,8 +340,8 @@ impl Bss {
         // The channel error model judges every frame that did not collide,
         // at its intended receiver; a probability of 1 draws nothing.
         let mut ok_at_ra = !tx.corrupted;
-        if ok_at_ra {
-            let data = tx.frame.kind == FrameKind::Data;
+        let data = tx.frame.kind == FrameKind::Data;
+        if ok_at_ra && (data || self.control_errors) {
             let rng = if data { &mut self.rng } else { &mut self.ctl_rng };
             let p = self.errors.success_prob(tx.frame.ta, tx.frame.ra, &tx.frame, rng);
             if p < 1.0 && !rng.bernoulli(p) {
@@ -452,7 +457,7 @@ impl Bss {
     /// any, is put on the air when the call returns.
     #[inline]
     fn call(&mut self, now: SimTime, t: usize, out: &mut Vec<BssOutput>, f: impl FnOnce(&mut Dcf, &mut Sink<'_>)) {
-        let mut sink = Sink { sta: t, reached: self.reached[t], tx: None, out, delivered: &mut self.delivered };
+        let mut sink = Sink { sta: t, reached: &self.reached, tx: None, out, delivered: &mut self.delivered };
         f(&mut self.macs[t], &mut sink);
         if let Some(frame) = sink.tx {
             self.start_tx(now, t, frame, out);
