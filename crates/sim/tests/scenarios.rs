@@ -217,6 +217,15 @@ fn grouping_bystanders_changes_no_result() {
         {"name": "cbr", "kind": "udp", "pattern": "poisson", "rate_mbps": 0.5, "direction": "downlink"}
     ]);
     cases.push(mixed);
+    // Sparse uplink frames: some arrive while a bystander's post-backoff is
+    // still running (they wait in the group), others after it ran out
+    // (the station acts alone).
+    let mut sparse = keceli(4, 6.0);
+    sparse["traffic"] = json!([
+        {"name": "up", "kind": "udp", "pattern": "poisson", "rate_mbps": 2.0, "direction": "uplink"},
+        {"name": "bulk", "kind": "tcp", "peer": "server", "direction": "uplink", "stations": [1]}
+    ]);
+    cases.push(sparse);
     for (i, s) in cases.into_iter().enumerate() {
         for seed in [1, 2] {
             let grouped = run(&s, seed);

@@ -138,6 +138,24 @@ impl Group {
         (k, self.rx_errors - m.errors_at_join)
     }
 
+    /// Member `s` got a frame at `now`. If the frame waits for the
+    /// member's pending backoff to end (as `Dcf::shares_view` requires: the
+    /// post-backoff has not finished before `now`), it enters the heap and
+    /// `true` is returned;
+    /// otherwise (no backoff pending, or it ran out before `now`) the
+    /// station must act on its own: `false`, nothing changed.
+    pub fn frame_arrives(&mut self, s: usize, now: SimTime) -> bool {
+        let Some(Member { target: Some(t), .. }) = self.members[s] else { return false };
+        if let Some(cs) = self.view.count_from {
+            if now > cs + self.slot * t.saturating_sub(self.c) {
+                return false;
+            }
+        }
+        self.heap.push(t, s);
+        self.next_cache = None;
+        true
+    }
+
     /// Dcf::freeze + cca busy: the medium turns busy at `now`.
     pub fn busy(&mut self, now: SimTime) {
         self.next_cache = None;

@@ -278,6 +278,14 @@ impl Bss {
 
     /// Give station `sta` an MSDU for station `ra`.
     pub fn give_msdu(&mut self, now: SimTime, sta: usize, msdu: Packet, ra: usize, out: &mut Vec<BssOutput>) {
+        // A bystander whose post-backoff is still running keeps waiting in
+        // the group: the frame goes out when that backoff ends, which is
+        // what `Dcf::start_msdu` would do with the group's view.
+        if self.group.is_member(sta) && self.group.frame_arrives(sta, now) {
+            self.macs[sta].install_msdu(now, msdu, MacAddr(ra as u32));
+            self.reschedule(out);
+            return;
+        }
         self.take(sta);
         self.call(now, sta, out, |m, mo| m.start_msdu(now, msdu, MacAddr(ra as u32), mo));
         self.reschedule(out);

@@ -142,15 +142,8 @@ impl Dcf {
 
     /// Hand the MAC its next MSDU for `ra`. Precondition: `is_ready()`.
     pub fn start_msdu(&mut self, now: SimTime, pkt: Packet, ra: MacAddr, out: &mut impl MacSink) {
-        assert!(self.cur.is_none(), "start_msdu while an MSDU is in service");
         let _ = out;
-        let mpdu_bytes = data_mpdu_len(msdu_len(pkt.ip_len()));
-        let seq = self.next_seq;
-        self.next_seq = (self.next_seq + 1) % 4096;
-        // 10.3.2.7 / 10.3.4.4: frames longer than dot11RTSThreshold use RTS/CTS.
-        let uses_rts = mpdu_bytes > self.p.rts_threshold;
-        let data_time = self.p.timing.data_time(mpdu_bytes);
-        self.cur = Some(InService { pkt, ra, seq, mpdu_bytes, data_time, retries: 0, uses_rts, ready_at: now });
+        self.install_msdu(now, pkt, ra);
         if self.backoff.is_none() {
             // 10.3.4.2: a frame arriving to an idle medium (and no backoff
             // pending) may be sent once the medium has been idle for DIFS;
@@ -159,6 +152,21 @@ impl Dcf {
             self.backoff = Some(if free { 0 } else { self.draw_backoff() });
         }
         self.resume();
+    }
+
+    /// Put an MSDU in service (sequence number, airtime) without acting on
+    /// it: `start_msdu` without its carrier-sense and backoff part. For a
+    /// station whose pending backoff is kept by the medium's bystander
+    /// group, where the frame simply waits for that backoff to end.
+    pub fn install_msdu(&mut self, now: SimTime, pkt: Packet, ra: MacAddr) {
+        assert!(self.cur.is_none(), "start_msdu while an MSDU is in service");
+        let mpdu_bytes = data_mpdu_len(msdu_len(pkt.ip_len()));
+        let seq = self.next_seq;
+        self.next_seq = (self.next_seq + 1) % 4096;
+        // 10.3.2.7 / 10.3.4.4: frames longer than dot11RTSThreshold use RTS/CTS.
+        let uses_rts = mpdu_bytes > self.p.rts_threshold;
+        let data_time = self.p.timing.data_time(mpdu_bytes);
+        self.cur = Some(InService { pkt, ra, seq, mpdu_bytes, data_time, retries: 0, uses_rts, ready_at: now });
     }
 
     /// Physical carrier sense changed (another station's energy).
