@@ -94,20 +94,23 @@ def execute(scn: Scenario, items: Optional[list] = None, *, jobs: Optional[int] 
     work = [(p.spec, p.config) for p in todo]
     for o in runner.run_all(work, jobs=jobs_for(scn, jobs), dask=dask_for(scn, dask)):
         p = by_index[o.spec.index]
-        if o.ok and isinstance(o.result, dict):
-            got = o.result.get("version")
+        if o.ok:
+            got = o.result_version
             if isinstance(got, str) and got != version:
                 o.error = (f"the worker's core is version {got}, this one {version}: "
                            "install the same wifitcp on every worker")
                 o.result = None
+                o.rows = None
         run_id = None
         if store is not None:
             if o.ok:
                 run_id = store.add_run(
                     scenario=o.spec.scenario, scenario_hash=p.scenario_hash,
                     params=o.spec.params, seed=o.spec.seed, version=version,
-                    wall_time_s=o.wall_time_s, config=o.config, result=o.result or {},
-                    result_json=o.result_json, key=p.key, known_new=p.key not in stale)
+                    wall_time_s=o.wall_time_s, config=o.config,
+                    result=None if o.rows is not None else (o.result or {}),
+                    rows=o.rows, result_json=o.result_json, key=p.key,
+                    known_new=p.key not in stale)
             else:
                 store.add_failure(
                     scenario=o.spec.scenario, scenario_hash=p.scenario_hash,

@@ -17,27 +17,62 @@ import json
 import os
 import sys
 import time
-from dataclasses import dataclass
 from typing import Any, Iterator, Optional, Sequence
 
 from . import core
+from .store import result_rows
 from .scenario import RunSpec
 
 
-@dataclass
-class RunOutcome:
-    """A finished run: its spec, normalised config, and result or error."""
+_UNPARSED = object()
 
-    spec: RunSpec
-    config: dict            # normalised config (as validated by the core)
-    result: Optional[dict]  # parsed result JSON, None on error
-    result_json: str
-    wall_time_s: float
-    error: Optional[str] = None
+
+class RunOutcome:
+    """A finished run: its spec, normalised config, and result or error.
+
+    ``result`` is the parsed result (None on error). It is parsed from
+    ``result_json`` when first asked for: a campaign writing to a store does
+    not need it, the worker has already turned it into the store's rows
+    (``rows``, `store.result_rows`).
+    """
+
+    def __init__(self, spec: RunSpec, config: dict, result: Any, result_json: str,
+                 wall_time_s: float, error: Optional[str] = None,
+                 rows: Optional[tuple] = None, result_version: Any = _UNPARSED):
+        self.spec = spec
+        self.config = config          # normalised config (as validated by the core)
+        self._result = result         # _UNPARSED: parse result_json when asked
+        self.result_json = result_json
+        self.wall_time_s = wall_time_s
+        self.error = error
+        self.rows = rows              # store.result_rows(result), or None
+        self._version = result_version  # the result's "version", _UNPARSED: look it up
+
+    @property
+    def result(self) -> Optional[Any]:
+        if self._result is _UNPARSED:
+            self._result = json.loads(self.result_json) if self.error is None else None
+        return self._result
+
+    @result.setter
+    def result(self, value: Any) -> None:
+        self._result = value
+
+    @property
+    def result_version(self) -> Any:
+        """The result's ``version`` (the worker's core version), None if none."""
+        if self._version is _UNPARSED:
+            r = self.result
+            self._version = r.get("version") if isinstance(r, dict) else None
+        return self._version
 
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    def __repr__(self) -> str:
+        state = "ok" if self.ok else f"error={self.error!r}"
+        return f"RunOutcome({self.spec.label!r}, {state}, wall_time_s={self.wall_time_s:.3f})"
 
 
 def config_hash(config: dict) -> str:
@@ -57,45 +92,58 @@ def default_jobs() -> int:
 NONDETERMINISTIC_KEYS = ("wall_time_s",)
 
 
+def _canonical(text: str) -> tuple[Any, str]:
+    """The parsed result without its non-deterministic keys, and its text."""
+    result = json.loads(text)
+    if isinstance(result, dict):
+        for k in NONDETERMINISTIC_KEYS:
+            result.pop(k, None)
+    return result, json.dumps(result, separators=(",", ":"))
+
+
 def canonical_result(text: str) -> str:
     """The core's result text without its non-deterministic keys.
 
     The core writes keys in sorted order; they keep their order here, and the
     text is compact, so equal results give byte-identical text.
     """
-    result = json.loads(text)
-    if isinstance(result, dict):
-        for k in NONDETERMINISTIC_KEYS:
-            result.pop(k, None)
-    return json.dumps(result, separators=(",", ":"))
+    return _canonical(text)[1]
 
 
-def _execute(config_json: str, seed: int) -> tuple[str, float, Optional[str]]:
-    """Worker body: one core run. Never raises (panics included)."""
+def _execute(config_json: str, seed: int) -> tuple:
+    """Worker body: one core run. Never raises (panics included).
+
+    Returns ``(canonical result text, wall time, error, rows, version)``:
+    ``rows`` are the store's rows of the result (`store.result_rows`) and
+    ``version`` its ``"version"``, taken here from the result this function
+    parses anyway, so the process writing the store does not parse it again
+    (both None if the result is not an object).
+    """
     t0 = time.perf_counter()
     try:
         text = core.run_text(config_json, seed)
         wall = time.perf_counter() - t0
         try:
-            text = canonical_result(text)
+            result, text = _canonical(text)
         except ValueError as e:
-            return "", wall, f"core returned invalid JSON: {e}"
-        return text, wall, None
+            return "", wall, f"core returned invalid JSON: {e}", None, None
+        if not isinstance(result, dict):
+            return text, wall, None, None, None
+        return text, wall, None, result_rows(result), result.get("version")
     except BaseException as e:  # pyo3 PanicException derives BaseException
         if isinstance(e, KeyboardInterrupt):
             raise
-        return "", time.perf_counter() - t0, f"{type(e).__name__}: {e}"
+        return "", time.perf_counter() - t0, f"{type(e).__name__}: {e}", None, None
 
 
-def _outcome(spec: RunSpec, config: dict, text: str, wall: float,
-             err: Optional[str]) -> RunOutcome:
-    result = None
-    if err is None:
-        try:
-            result = json.loads(text)
-        except json.JSONDecodeError as e:
-            err = f"core returned invalid JSON: {e}"
-    return RunOutcome(spec, config, result, text, wall, err)
+def _outcome(spec: RunSpec, config: dict, text: str, wall: float, err: Optional[str],
+             rows: Optional[tuple] = None, version: Any = None) -> RunOutcome:
+    """The outcome of what `_execute` returned (its text is valid JSON)."""
+    if err is not None:
+        return RunOutcome(spec, config, None, text, wall, err, None, None)
+    if rows is None:  # not an object, or a 3-tuple from an older worker
+        return RunOutcome(spec, config, _UNPARSED, text, wall)
+    return RunOutcome(spec, config, _UNPARSED, text, wall, None, rows, version)
 
 
 @contextlib.contextmanager
@@ -139,8 +187,7 @@ def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1,
         return
     if jobs <= 1 or len(items) <= 1:
         for spec, config in items:
-            text, wall, err = _execute(core.to_json(spec.config), spec.seed)
-            yield _outcome(spec, config, text, wall, err)
+            yield _outcome(spec, config, *_execute(core.to_json(spec.config), spec.seed))
         return
     # Imported here: a single-process run (the CLI's common case) should not
     # pay for loading multiprocessing (about 60 ms of start-up).
@@ -160,10 +207,10 @@ def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1,
                 for fut in done:
                     spec, config = pending.pop(fut)
                     try:
-                        text, wall, err = fut.result()
+                        got = fut.result()
                     except Exception as e:  # worker died (e.g. killed, abort)
-                        text, wall, err = "", 0.0, f"worker failed: {type(e).__name__}: {e}"
-                    yield _outcome(spec, config, text, wall, err)
+                        got = ("", 0.0, f"worker failed: {type(e).__name__}: {e}")
+                    yield _outcome(spec, config, *got)
         finally:
             for fut in pending:
                 fut.cancel()
