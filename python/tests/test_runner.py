@@ -1,11 +1,86 @@
-"""The worker body: store rows and version, lazily parsed outcomes."""
+"""The worker body: canonical result text, store rows, lazily parsed outcomes."""
 
 import json
+import random
+import re
 
 import pytest
 
-from wifitcp import campaign, runner, scenario as S
+from conftest import REPO, requires_core
+from wifitcp import campaign, core, runner, scenario as S
 from wifitcp.store import Store, result_rows
+
+
+def slow(text):
+    """What the stored text must be: json.dumps of the result without wall_time_s."""
+    r = json.loads(text)
+    if isinstance(r, dict):
+        r.pop("wall_time_s", None)
+    return json.dumps(r, separators=(",", ":"))
+
+
+# (text, whether json.dumps is known to give it back unchanged)
+TEXTS = [
+    ('{"a":1,"b":[1.5,0.25,-0.0,1234567890123456.0,0.0001],"flows":[{"name":"up/sta0",'
+     '"x":null}],"t":true,"u":false,"version":"0.1.0","wall_time_s":0.0123,'
+     '"warmup_s":0.0}', True),
+    ('{"name":"Eve e-1 E+2","wall_time_s":0.5}', True),       # e, E, spaces in strings
+    ('{"a":{"wall_time_s":2.0},"b":1}', True),                 # nested only: kept
+    ('{"a":{"wall_time_s":2.0},"wall_time_s":1.0,"z":{"wall_time_s":3.0}}', True),
+    ('{"wall_time_s":1.0,"a":1}', True),                       # first key
+    ('{"wall_time_s":1.0}', True),
+    ('[1,2]', True),
+    ('{"a":0.00002907874888,"wall_time_s":1.0}', False),       # Python: 2.907874888e-05
+    ('{"a":[-0.00001],"wall_time_s":1.0}', False),
+    ('{"a":9.395774263991487e-9,"wall_time_s":1.0}', False),  # Python: e-09
+    ('{"a":1e+16,"wall_time_s":1.0}', False),
+    ('{"a":1E5,"wall_time_s":1.0}', False),
+    ('{"a":"caf\u00e9","wall_time_s":1.0}', False),            # Python escapes it
+    ('{"a":"q\\"x","wall_time_s":1.0}', False),
+    ('{"a":"\x7f","wall_time_s":1.0}', False),
+    ('{"a": 1, "wall_time_s": 1.0}', False),                   # another writer
+]
+
+
+@pytest.mark.parametrize("text,keeps", TEXTS)
+def test_canonical_text_is_what_json_dumps_writes(text, keeps):
+    assert runner._dumps_keeps(text) is keeps
+    assert runner.canonical_result(text) == slow(text)
+
+
+@requires_core
+def test_core_writes_floats_as_json_dumps_does(real_core):
+    """Every double the core writes that `_dumps_keeps` lets through is
+    written exactly as Python writes it (what the cheap path relies on)."""
+    rng = random.Random(7)
+    n = 3000
+    pos = [[rng.uniform(-1, 1) * 10 ** rng.uniform(-12, 20),
+            rng.uniform(-1, 1) * 10 ** rng.uniform(-7, 17)] for _ in range(n)]
+    doc = {"scenario": {"name": "floats"}, "phy": {"standard": "802.11a", "data_rate_mbps": 54.0},
+           "wlan": {"stations": n, "positions": pos},
+           "traffic": [{"name": "u", "kind": "udp", "pattern": "saturated"}]}
+    text = real_core.check_config(json.dumps(doc))
+    i = text.index('"positions":')
+    block = text[text.index("[[", i):text.index("]]", i) + 2]
+    tokens = re.findall(r"-?[\d.]+(?:[eE][-+]?\d+)?", block)
+    assert len(tokens) == 2 * n
+    passed = [t for t in tokens if runner._dumps_keeps(f"[{t}]")]
+    assert len(passed) > n  # most doubles take the cheap path
+    assert [json.dumps(float(t)) for t in passed] == passed
+
+
+@requires_core
+def test_core_results_take_the_cheap_path_unchanged(real_core):
+    scn = S.load(REPO / "scenarios" / "keceli-fairness.toml",
+                 sets=[("scenario.duration_s", 3.0), ("scenario.seeds", [1])])
+    items = S.check_all(scn)
+    cheap = 0
+    for spec, _ in items[::9]:
+        text = real_core.run(core.to_json(spec.config), spec.seed)
+        assert '"wall_time_s":' in text
+        cheap += runner._dumps_keeps(text)
+        assert runner.canonical_result(text) == slow(text)
+    assert cheap >= 3
 
 
 def test_execute_returns_the_store_rows_and_version(fake_core, monkeypatch):
