@@ -259,7 +259,7 @@ def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1,
     # Imported here: a single-process run (the CLI's common case) should not
     # pay for loading multiprocessing (about 60 ms of start-up).
     import multiprocessing
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures import ProcessPoolExecutor, as_completed
 
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=min(jobs, len(items)), mp_context=ctx) as pool:
@@ -269,15 +269,15 @@ def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1,
                 fut = pool.submit(_execute, core.to_json(spec.config), spec.seed)
                 pending[fut] = (spec, config)
         try:
-            while pending:
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    spec, config = pending.pop(fut)
-                    try:
-                        got = fut.result()
-                    except Exception as e:  # worker died (e.g. killed, abort)
-                        got = ("", 0.0, f"worker failed: {type(e).__name__}: {e}")
-                    yield _outcome(spec, config, *got)
+            # (as_completed waits on every future once; wait() in a loop would
+            # wait on all pending ones again after each run)
+            for fut in as_completed(list(pending)):
+                spec, config = pending.pop(fut)
+                try:
+                    got = fut.result()
+                except Exception as e:  # worker died (e.g. killed, abort)
+                    got = ("", 0.0, f"worker failed: {type(e).__name__}: {e}")
+                yield _outcome(spec, config, *got)
         finally:
             for fut in pending:
                 fut.cancel()
