@@ -156,3 +156,13 @@ def test_store_keeps_working_after_a_failed_run(tmp_path):
         assert [r["seed"] for r in st.runs()] == [3, 4]
         assert st.query("SELECT count(*) AS c FROM flows")[0]["c"] == 4
         assert st.query("SELECT count(*) AS c FROM stations")[0]["c"] == 4
+
+
+def test_one_thread_restores_the_setting(tmp_path):
+    with Store(tmp_path / "r.duckdb") as st:
+        setting = "SELECT current_setting('threads') AS n"
+        before = st.query(setting)[0]["n"]
+        with st.one_thread():
+            assert st.query(setting)[0]["n"] == 1
+            add(st)
+        assert st.query(setting)[0]["n"] == before

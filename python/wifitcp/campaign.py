@@ -12,6 +12,7 @@ later campaign retries it.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -92,7 +93,17 @@ def execute(scn: Scenario, items: Optional[list] = None, *, jobs: Optional[int] 
         on_start(len(todo), len(res.skipped))
     by_index = {p.spec.index: p for p in todo}
     work = [(p.spec, p.config) for p in todo]
-    for o in runner.run_all(work, jobs=jobs_for(scn, jobs), dask=dask_for(scn, dask)):
+    with store.one_thread() if store is not None else contextlib.nullcontext():
+        _run(res, by_index, work, version, stale, store, on_outcome,
+             jobs=jobs_for(scn, jobs), dask=dask_for(scn, dask))
+    res.outcomes.sort(key=lambda x: x[0].spec.index)
+    return res
+
+
+def _run(res: CampaignResult, by_index: dict, work: list, version: str, stale: set,
+         store: Optional[Store], on_outcome: Optional[Callable], jobs: int, dask: Any) -> None:
+    """Run ``work``, store each outcome as it comes, append it to ``res``."""
+    for o in runner.run_all(work, jobs=jobs, dask=dask):
         p = by_index[o.spec.index]
         if o.ok:
             got = o.result_version
@@ -120,5 +131,3 @@ def execute(scn: Scenario, items: Optional[list] = None, *, jobs: Optional[int] 
         res.outcomes.append((o, run_id))
         if on_outcome is not None:
             on_outcome(o, run_id)
-    res.outcomes.sort(key=lambda x: x[0].spec.index)
-    return res
