@@ -1,6 +1,7 @@
 """The worker body: canonical result text, store rows, lazily parsed outcomes."""
 
 import json
+import pickle
 import random
 import re
 
@@ -110,6 +111,8 @@ def test_outcome_result_is_parsed_when_asked(fake_core):
     assert o.ok and o._result is runner._UNPARSED and o.result_version == "v"
     assert o._result is runner._UNPARSED  # known without parsing
     assert o.result == {"a": 1, "version": "v"}
+    o2 = pickle.loads(pickle.dumps(runner._outcome(spec, {}, '{"b":2}', 0.1, None)))
+    assert o2._result is runner._UNPARSED and o2.result == {"b": 2}
     o = runner._outcome(spec, {}, '{"a":1,"version":"w"}', 0.1, None)  # an older worker
     assert o.rows is None and o.result_version == "w"
     o = runner._outcome(spec, {}, "", 0.1, "boom")

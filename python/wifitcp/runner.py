@@ -24,7 +24,17 @@ from .store import result_rows
 from .scenario import RunSpec
 
 
-_UNPARSED = object()
+class _Unparsed:
+    """Marks a result not parsed yet (one instance, which pickles as itself)."""
+
+    def __reduce__(self) -> str:
+        return "_UNPARSED"
+
+    def __repr__(self) -> str:
+        return "<not parsed yet>"
+
+
+_UNPARSED = _Unparsed()
 
 
 class RunOutcome:
