@@ -6,7 +6,7 @@ import duckdb
 import pytest
 
 from fakecore import FakeCore
-from wifitcp.store import Store
+from wifitcp.store import Store, result_rows
 
 
 def result(seed=1, n=2):
@@ -98,3 +98,71 @@ def test_export_parquet(tmp_path):
     con = duckdb.connect()
     n = con.execute(f"SELECT count(*) FROM read_parquet('{tmp_path}/pq/flows.parquet')")
     assert n.fetchone()[0] == 2
+
+
+ODD = [
+    {"flows": [{"goodput_mbps": "x", "name": 3, "kind": None, "packets_generated": -1,
+                "mean_delay_ms": True, "bytes_delivered": 2**63 + 5, "note": "caf\u00e9"}],
+     "stations": "nope", "events": 7.0, "duration_s": 1, "ledger": {"dropped": None}},
+    {"flows": [{}, "x", {"msdu_mbps": 1e300, "extra_list": [1, {"a": None}]}],
+     "stations": [{"drops": {"retry_limit": 2.5, "queue_full": -3}, "attempts": 2**64 - 1},
+                  {"drops": "x", "collision_probability": 1}], "ledger": "nope"},
+    {},
+]
+
+
+def all_rows(path):
+    con = duckdb.connect(str(path), read_only=True)
+    out = {}
+    for t in ("runs", "flows", "stations"):
+        out[t] = con.execute(f"SELECT * EXCLUDE (created_at) FROM {t} ORDER BY ALL"
+                             if t == "runs" else f"SELECT * FROM {t} ORDER BY ALL").fetchall()
+    con.close()
+    return out
+
+
+def test_appenders_and_inserts_store_the_same(tmp_path, monkeypatch):
+    """Rows go through DuckDB appenders when duckdb-python has them; the
+    INSERT statements (older duckdb) must store exactly the same."""
+    results = [result(s, n)[0] for s, n in ((1, 1), (2, 4), (3, 9))] + ODD
+    for name, appenders in (("a", True), ("i", False)):
+        monkeypatch.setattr(Store, "use_appenders", appenders)
+        with Store(tmp_path / f"{name}.duckdb") as st:
+            for i, res in enumerate(results):
+                kw = dict(scenario="s", scenario_hash="h", params={"i": i}, seed=i,
+                          version="v", wall_time_s=0.5, config={"c": i})
+                if i % 2:  # precomputed rows, as a campaign passes them
+                    st.add_run(**kw, rows=result_rows(res), result_json=json.dumps(res))
+                else:
+                    st.add_run(**kw, result=res)
+            st.add_run(**kw, result=results[0])  # same key again: replaces the row
+            assert (st._appenders is not None) is (appenders and hasattr(st.con, "appender"))
+    a, i = all_rows(tmp_path / "a.duckdb"), all_rows(tmp_path / "i.duckdb")
+    # the last result (no flows) was replaced by the first (one flow)
+    assert len(a["runs"]) == len(results) and len(a["flows"]) == 1 + 4 + 9 + 1 + 3 + 1
+    assert a == i
+
+
+def test_store_keeps_working_after_a_failed_run(tmp_path):
+    with Store(tmp_path / "r.duckdb") as st:
+        res, cfg = result()
+        bad = json.loads(json.dumps(res))
+        bad["flows"][1]["bytes_delivered"] = 2**70
+        for seed in (3, 4):
+            with pytest.raises(Exception):
+                st.add_run(scenario="rt", scenario_hash="h", params={}, seed=9, version="v",
+                           wall_time_s=0.0, config=cfg, result=bad)
+            add(st, seed=seed)
+        assert [r["seed"] for r in st.runs()] == [3, 4]
+        assert st.query("SELECT count(*) AS c FROM flows")[0]["c"] == 4
+        assert st.query("SELECT count(*) AS c FROM stations")[0]["c"] == 4
+
+
+def test_one_thread_restores_the_setting(tmp_path):
+    with Store(tmp_path / "r.duckdb") as st:
+        setting = "SELECT current_setting('threads') AS n"
+        before = st.query(setting)[0]["n"]
+        with st.one_thread():
+            assert st.query(setting)[0]["n"] == 1
+            add(st)
+        assert st.query(setting)[0]["n"] == before

@@ -12,6 +12,7 @@ later campaign retries it.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -92,22 +93,35 @@ def execute(scn: Scenario, items: Optional[list] = None, *, jobs: Optional[int] 
         on_start(len(todo), len(res.skipped))
     by_index = {p.spec.index: p for p in todo}
     work = [(p.spec, p.config) for p in todo]
-    for o in runner.run_all(work, jobs=jobs_for(scn, jobs), dask=dask_for(scn, dask)):
+    with store.one_thread() if store is not None else contextlib.nullcontext():
+        _run(res, by_index, work, version, stale, store, on_outcome,
+             jobs=jobs_for(scn, jobs), dask=dask_for(scn, dask))
+    res.outcomes.sort(key=lambda x: x[0].spec.index)
+    return res
+
+
+def _run(res: CampaignResult, by_index: dict, work: list, version: str, stale: set,
+         store: Optional[Store], on_outcome: Optional[Callable], jobs: int, dask: Any) -> None:
+    """Run ``work``, store each outcome as it comes, append it to ``res``."""
+    for o in runner.run_all(work, jobs=jobs, dask=dask):
         p = by_index[o.spec.index]
-        if o.ok and isinstance(o.result, dict):
-            got = o.result.get("version")
+        if o.ok:
+            got = o.result_version
             if isinstance(got, str) and got != version:
                 o.error = (f"the worker's core is version {got}, this one {version}: "
                            "install the same wifitcp on every worker")
                 o.result = None
+                o.rows = None
         run_id = None
         if store is not None:
             if o.ok:
                 run_id = store.add_run(
                     scenario=o.spec.scenario, scenario_hash=p.scenario_hash,
                     params=o.spec.params, seed=o.spec.seed, version=version,
-                    wall_time_s=o.wall_time_s, config=o.config, result=o.result or {},
-                    result_json=o.result_json, key=p.key, known_new=p.key not in stale)
+                    wall_time_s=o.wall_time_s, config=o.config,
+                    result=None if o.rows is not None else (o.result or {}),
+                    rows=o.rows, result_json=o.result_json, key=p.key,
+                    known_new=p.key not in stale)
             else:
                 store.add_failure(
                     scenario=o.spec.scenario, scenario_hash=p.scenario_hash,
@@ -117,5 +131,3 @@ def execute(scn: Scenario, items: Optional[list] = None, *, jobs: Optional[int] 
         res.outcomes.append((o, run_id))
         if on_outcome is not None:
             on_outcome(o, run_id)
-    res.outcomes.sort(key=lambda x: x[0].spec.index)
-    return res

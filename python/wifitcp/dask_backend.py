@@ -1,8 +1,8 @@
 """Run a campaign on a ``dask.distributed`` cluster.
 
 The runs are submitted as tasks calling the same worker body as the local
-pool (`runner._execute`: config JSON and seed in, canonical result text
-out), so a run gives the same bytes wherever it ran. Workers need the
+pool (`runner._execute`: config JSON and seed in, canonical result text and
+its store rows out), so a run gives the same bytes wherever it ran. Workers need the
 ``wifitcp`` package (with its compiled core) importable, e.g. the same
 virtual environment on a shared file system (see docs/campaigns.md).
 
@@ -106,10 +106,10 @@ def run_dask(items: Sequence[tuple], target: Any, jobs: Optional[int] = None) ->
         for fut in distributed.as_completed(list(futures)):
             spec, config = futures.pop(fut)
             try:
-                text, wall, err = fut.result()
+                got = fut.result()
             except Exception as e:  # KilledWorker, lost connection, ...
-                text, wall, err = "", 0.0, f"worker failed: {type(e).__name__}: {e}"
-            yield _outcome(spec, config, text, wall, err)
+                got = ("", 0.0, f"worker failed: {type(e).__name__}: {e}")
+            yield _outcome(spec, config, *got)
     finally:
         if futures:
             try:

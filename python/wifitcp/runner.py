@@ -17,27 +17,72 @@ import json
 import os
 import sys
 import time
-from dataclasses import dataclass
 from typing import Any, Iterator, Optional, Sequence
 
 from . import core
+from .store import result_rows
 from .scenario import RunSpec
 
 
-@dataclass
-class RunOutcome:
-    """A finished run: its spec, normalised config, and result or error."""
+class _Unparsed:
+    """Marks a result not parsed yet (one instance, which pickles as itself)."""
 
-    spec: RunSpec
-    config: dict            # normalised config (as validated by the core)
-    result: Optional[dict]  # parsed result JSON, None on error
-    result_json: str
-    wall_time_s: float
-    error: Optional[str] = None
+    def __reduce__(self) -> str:
+        return "_UNPARSED"
+
+    def __repr__(self) -> str:
+        return "<not parsed yet>"
+
+
+_UNPARSED = _Unparsed()
+
+
+class RunOutcome:
+    """A finished run: its spec, normalised config, and result or error.
+
+    ``result`` is the parsed result (None on error). It is parsed from
+    ``result_json`` when first asked for: a campaign writing to a store does
+    not need it, the worker has already turned it into the store's rows
+    (``rows``, `store.result_rows`).
+    """
+
+    def __init__(self, spec: RunSpec, config: dict, result: Any, result_json: str,
+                 wall_time_s: float, error: Optional[str] = None,
+                 rows: Optional[tuple] = None, result_version: Any = _UNPARSED):
+        self.spec = spec
+        self.config = config          # normalised config (as validated by the core)
+        self._result = result         # _UNPARSED: parse result_json when asked
+        self.result_json = result_json
+        self.wall_time_s = wall_time_s
+        self.error = error
+        self.rows = rows              # store.result_rows(result), or None
+        self._version = result_version  # the result's "version", _UNPARSED: look it up
+
+    @property
+    def result(self) -> Optional[Any]:
+        if self._result is _UNPARSED:
+            self._result = json.loads(self.result_json) if self.error is None else None
+        return self._result
+
+    @result.setter
+    def result(self, value: Any) -> None:
+        self._result = value
+
+    @property
+    def result_version(self) -> Any:
+        """The result's ``version`` (the worker's core version), None if none."""
+        if self._version is _UNPARSED:
+            r = self.result
+            self._version = r.get("version") if isinstance(r, dict) else None
+        return self._version
 
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    def __repr__(self) -> str:
+        state = "ok" if self.ok else f"error={self.error!r}"
+        return f"RunOutcome({self.spec.label!r}, {state}, wall_time_s={self.wall_time_s:.3f})"
 
 
 def config_hash(config: dict) -> str:
@@ -57,45 +102,125 @@ def default_jobs() -> int:
 NONDETERMINISTIC_KEYS = ("wall_time_s",)
 
 
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _dumps_keeps(text: str) -> bool:
+    """Whether ``_compact(json.loads(text)) == text``, for the core's writer.
+
+    The core writes compact JSON (serde_json: no whitespace, keys in its own
+    order, floats as the shortest text that reads back to the same double,
+    ASCII strings only escaped where JSON requires it), which `json.dumps`
+    reproduces byte for byte except for:
+
+    * strings it escapes (non-ASCII, DEL, anything with a backslash);
+    * floats below 1e-4 or from 1e16 up, which Python writes with an
+      exponent (``2.5e-05``, ``1e+16``) and the core either without one
+      from 1e-5 to 1e-4 (``0.000025``) or with one of its own form
+      (``9.3e-9``);
+    * whitespace outside strings (another writer).
+
+    Those are looked for outside strings (between quotes, which then
+    delimit strings exactly); any of them, or anything looking like them,
+    answers False. test_runner checks the rest against `json.dumps` on the
+    core's results and on thousands of doubles written by the core.
+    """
+    if not text.isascii() or "\\" in text or "\x7f" in text:
+        return False
+    outside = "".join(text.split('"')[0::2])  # numbers, punctuation, literals
+    if any(c in outside for c in " \t\n\rE"):
+        return False
+    n_e = outside.count("e")  # exponents, or the e of true / false
+    if n_e and n_e != outside.count("true") + outside.count("false"):
+        return False
+    return not any(c + "0.0000" in outside for c in ":,[-")
+
+
+def _without_keys(text: str, result: dict) -> Optional[str]:
+    """``text`` (whose `_compact` form it is) without NONDETERMINISTIC_KEYS.
+
+    Cuts each key's member out of the text: the member and all members after
+    it are written again to check where it is, which is cheap for the core's
+    ``wall_time_s`` (only ``warmup_s`` follows it). None if a key comes
+    first or the text does not end as expected.
+    """
+    items = list(result.items())
+    for key in NONDETERMINISTIC_KEYS:
+        j = next((i for i, (k, _) in enumerate(items) if k == key), None)
+        if j is None:
+            continue
+        if j == 0:
+            return None
+        tail = "".join(f",{_compact(k)}:{_compact(v)}" for k, v in items[j + 1:]) + "}"
+        cut = f",{_compact(key)}:{_compact(items[j][1])}{tail}"
+        if not text.endswith(cut):
+            return None
+        text = text[:-len(cut)] + tail
+        del items[j]
+    return text
+
+
+def _canonical(text: str) -> tuple[Any, str]:
+    """The parsed result without its non-deterministic keys, and its text.
+
+    The text is always what `json.dumps` writes for that result; when the
+    core's text is already that (`_dumps_keeps`), the keys are cut out of it
+    instead of writing the whole result again (a tenth of the cost).
+    """
+    result = json.loads(text)
+    fast = None
+    if isinstance(result, dict):
+        if _dumps_keeps(text):
+            fast = _without_keys(text, result)
+        for k in NONDETERMINISTIC_KEYS:
+            result.pop(k, None)
+    return result, fast if fast is not None else _compact(result)
+
+
 def canonical_result(text: str) -> str:
     """The core's result text without its non-deterministic keys.
 
     The core writes keys in sorted order; they keep their order here, and the
     text is compact, so equal results give byte-identical text.
     """
-    result = json.loads(text)
-    if isinstance(result, dict):
-        for k in NONDETERMINISTIC_KEYS:
-            result.pop(k, None)
-    return json.dumps(result, separators=(",", ":"))
+    return _canonical(text)[1]
 
 
-def _execute(config_json: str, seed: int) -> tuple[str, float, Optional[str]]:
-    """Worker body: one core run. Never raises (panics included)."""
+def _execute(config_json: str, seed: int) -> tuple:
+    """Worker body: one core run. Never raises (panics included).
+
+    Returns ``(canonical result text, wall time, error, rows, version)``:
+    ``rows`` are the store's rows of the result (`store.result_rows`) and
+    ``version`` its ``"version"``, taken here from the result this function
+    parses anyway, so the process writing the store does not parse it again
+    (both None if the result is not an object).
+    """
     t0 = time.perf_counter()
     try:
         text = core.run_text(config_json, seed)
         wall = time.perf_counter() - t0
         try:
-            text = canonical_result(text)
+            result, text = _canonical(text)
         except ValueError as e:
-            return "", wall, f"core returned invalid JSON: {e}"
-        return text, wall, None
+            return "", wall, f"core returned invalid JSON: {e}", None, None
+        if not isinstance(result, dict):
+            return text, wall, None, None, None
+        return text, wall, None, result_rows(result), result.get("version")
     except BaseException as e:  # pyo3 PanicException derives BaseException
         if isinstance(e, KeyboardInterrupt):
             raise
-        return "", time.perf_counter() - t0, f"{type(e).__name__}: {e}"
+        return "", time.perf_counter() - t0, f"{type(e).__name__}: {e}", None, None
 
 
-def _outcome(spec: RunSpec, config: dict, text: str, wall: float,
-             err: Optional[str]) -> RunOutcome:
-    result = None
-    if err is None:
-        try:
-            result = json.loads(text)
-        except json.JSONDecodeError as e:
-            err = f"core returned invalid JSON: {e}"
-    return RunOutcome(spec, config, result, text, wall, err)
+def _outcome(spec: RunSpec, config: dict, text: str, wall: float, err: Optional[str],
+             rows: Optional[tuple] = None, version: Any = None) -> RunOutcome:
+    """The outcome of what `_execute` returned (its text is valid JSON)."""
+    if err is not None:
+        return RunOutcome(spec, config, None, text, wall, err, None, None)
+    if rows is None:  # not an object, or a 3-tuple from an older worker
+        return RunOutcome(spec, config, _UNPARSED, text, wall)
+    return RunOutcome(spec, config, _UNPARSED, text, wall, None, rows, version)
 
 
 @contextlib.contextmanager
@@ -139,13 +264,12 @@ def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1,
         return
     if jobs <= 1 or len(items) <= 1:
         for spec, config in items:
-            text, wall, err = _execute(core.to_json(spec.config), spec.seed)
-            yield _outcome(spec, config, text, wall, err)
+            yield _outcome(spec, config, *_execute(core.to_json(spec.config), spec.seed))
         return
     # Imported here: a single-process run (the CLI's common case) should not
     # pay for loading multiprocessing (about 60 ms of start-up).
     import multiprocessing
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures import ProcessPoolExecutor, as_completed
 
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=min(jobs, len(items)), mp_context=ctx) as pool:
@@ -155,15 +279,15 @@ def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1,
                 fut = pool.submit(_execute, core.to_json(spec.config), spec.seed)
                 pending[fut] = (spec, config)
         try:
-            while pending:
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    spec, config = pending.pop(fut)
-                    try:
-                        text, wall, err = fut.result()
-                    except Exception as e:  # worker died (e.g. killed, abort)
-                        text, wall, err = "", 0.0, f"worker failed: {type(e).__name__}: {e}"
-                    yield _outcome(spec, config, text, wall, err)
+            # (as_completed waits on every future once; wait() in a loop would
+            # wait on all pending ones again after each run)
+            for fut in as_completed(list(pending)):
+                spec, config = pending.pop(fut)
+                try:
+                    got = fut.result()
+                except Exception as e:  # worker died (e.g. killed, abort)
+                    got = ("", 0.0, f"worker failed: {type(e).__name__}: {e}")
+                yield _outcome(spec, config, *got)
         finally:
             for fut in pending:
                 fut.cancel()

@@ -17,10 +17,11 @@ success of the same key removes the failure.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Iterator, Optional, Union
 
 SCHEMA_VERSION = 2
 
@@ -130,13 +131,64 @@ def _uint(v: Any) -> Optional[int]:
     return int(v) if v >= 0 else None
 
 
+#: the ``runs`` columns `add_run` writes, in the order of its values
+RUN_COLUMNS = ["run_id", "scenario", "scenario_hash", "params", "seed", "version",
+               "wall_time_s", "duration_s", "events", "aggregate_mbps", "aggregate_msdu_mbps",
+               "collision_probability", "ledger_generated", "ledger_delivered",
+               "ledger_in_flight", "ledger_dropped", "config_json", "result_json", "run_key"]
+
+
+def result_rows(result: dict) -> tuple:
+    """What `Store.add_run` writes for one parsed result, run ids aside.
+
+    ``(run_values, flow_rows, station_rows)``: the values of the ``runs``
+    columns ``duration_s`` .. ``ledger_dropped`` and one list per row of
+    ``flows`` / ``stations`` without its ``run_id``. A pure function of the
+    result, so a worker process can compute it from the result it has just
+    parsed and the process holding the store need not parse it again.
+    """
+    ledger = result.get("ledger") if isinstance(result.get("ledger"), dict) else {}
+    run = [_num(result.get("duration_s")), _uint(result.get("events")),
+           _num(result.get("aggregate_mbps")), _num(result.get("aggregate_msdu_mbps")),
+           _num(result.get("collision_probability")),
+           _uint(ledger.get("generated")), _uint(ledger.get("delivered")),
+           _uint(ledger.get("in_flight")), _dumps(ledger.get("dropped"))]
+    flows = result.get("flows") or []
+    flow_rows = []
+    for i, f in enumerate(flows if isinstance(flows, list) else []):
+        f = f if isinstance(f, dict) else {}
+        extra = {k: v for k, v in f.items() if k not in FLOW_FIELDS}
+        flow_rows.append([i, f.get("name"), f.get("kind"), f.get("src"), f.get("dst"),
+                          _num(f.get("goodput_mbps")), _num(f.get("msdu_mbps")),
+                          _uint(f.get("packets_generated")), _uint(f.get("packets_delivered")),
+                          _uint(f.get("bytes_delivered")), _num(f.get("mean_delay_ms")),
+                          _dumps(extra or None)])
+    stations = result.get("stations") or []
+    station_rows = []
+    for i, s in enumerate(stations if isinstance(stations, list) else []):
+        s = s if isinstance(s, dict) else {}
+        drops = s.get("drops") if isinstance(s.get("drops"), dict) else {}
+        extra = {k: v for k, v in s.items() if k not in STATION_FIELDS + ["drops"]}
+        station_rows.append([i, s.get("name"), _uint(s.get("attempts")),
+                             _uint(s.get("successes")), _uint(s.get("collisions")),
+                             _uint(s.get("retries")), _uint(drops.get("retry_limit")),
+                             _uint(drops.get("queue_full")), _dumps(drops or None),
+                             _num(s.get("collision_probability")), _dumps(extra or None)])
+    return run, flow_rows, station_rows
+
+
 class Store:
     """A DuckDB results file. Use as a context manager or call close()."""
+
+    #: write rows through DuckDB appenders when duckdb-python has them (the
+    #: same values either way; False forces the INSERT statements)
+    use_appenders = True
 
     def __init__(self, path: Union[str, Path], read_only: bool = False):
         import duckdb
 
         self.path = str(path)
+        self._appenders: Optional[dict] = None
         if not read_only:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self.con = duckdb.connect(self.path, read_only=read_only)
@@ -165,6 +217,22 @@ class Store:
             con.execute("ROLLBACK")
             raise
 
+    @contextlib.contextmanager
+    def one_thread(self) -> Iterator[None]:
+        """DuckDB on one thread while this block runs (then as before).
+
+        For a campaign's run-by-run writes: each run's transaction is a few
+        small statements, whose tasks DuckDB otherwise hands to its worker
+        threads (one per core) and back, which costs about a third more CPU
+        per run (taken from the campaign's own worker processes).
+        """
+        old = self.con.execute("SELECT current_setting('threads')").fetchall()[0][0]
+        self.con.execute("SET threads = 1")
+        try:
+            yield
+        finally:
+            self.con.execute(f"SET threads = {int(old)}")
+
     def has_table(self, name: str) -> bool:
         return bool(self.con.execute(
             "SELECT count(*) FROM information_schema.tables WHERE table_name = ?",
@@ -177,6 +245,7 @@ class Store:
         self.close()
 
     def close(self) -> None:
+        self._appenders = None
         self.con.close()
 
     # -- writing ---------------------------------------------------------
@@ -199,74 +268,85 @@ class Store:
         return len(ids)
 
     def add_run(self, *, scenario: str, scenario_hash: str, params: dict, seed: int,
-                version: str, wall_time_s: float, config: dict, result: dict,
+                version: str, wall_time_s: float, config: dict, result: Optional[dict] = None,
                 result_json: Optional[str] = None, key: Optional[str] = None,
-                known_new: bool = False) -> int:
+                known_new: bool = False, rows: Optional[tuple] = None) -> int:
         """Insert one run with its flows and stations in one transaction.
 
         An earlier run with the same key (and a recorded failure of it) is
         removed in the same transaction: never two rows per key. A caller
         that has just checked that the key is in neither table may say so
-        (``known_new``) to skip the deletes.
+        (``known_new``) to skip the deletes. ``rows`` is `result_rows` of
+        the result if the caller has it already (then ``result`` is only
+        needed when ``result_json`` is not given).
         """
         con = self.con
         key = key or run_key(scenario_hash, params, seed, version)
-        ledger = result.get("ledger") if isinstance(result.get("ledger"), dict) else {}
+        if rows is None:
+            rows = result_rows(result if result is not None else {})
+        if result_json is None:
+            result_json = json.dumps(result if result is not None else {})
+        run_values, flow_rows, station_rows = rows
+        values = [scenario, scenario_hash, json.dumps(params), int(seed), version,
+                  float(wall_time_s), *run_values, json.dumps(config, sort_keys=True),
+                  result_json, key]
         con.execute("BEGIN TRANSACTION")
         try:
             if not known_new:
                 self._delete_key(key)
-            run_id = con.execute(
-                """INSERT INTO runs (run_id, scenario, scenario_hash, params, seed, version,
-                       wall_time_s, duration_s, events, aggregate_mbps, aggregate_msdu_mbps,
-                       collision_probability, ledger_generated, ledger_delivered,
-                       ledger_in_flight, ledger_dropped, config_json, result_json, run_key)
-                   VALUES (nextval('run_id_seq'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                           ?, ?, ?)
-                   RETURNING run_id""",
-                [scenario, scenario_hash, json.dumps(params), int(seed), version,
-                 float(wall_time_s), _num(result.get("duration_s")),
-                 _uint(result.get("events")), _num(result.get("aggregate_mbps")),
-                 _num(result.get("aggregate_msdu_mbps")),
-                 _num(result.get("collision_probability")),
-                 _uint(ledger.get("generated")), _uint(ledger.get("delivered")),
-                 _uint(ledger.get("in_flight")), _dumps(ledger.get("dropped")),
-                 json.dumps(config, sort_keys=True),
-                 result_json if result_json is not None else json.dumps(result), key]
-            ).fetchone()[0]
-            flows = result.get("flows") or []
-            rows = []
-            for i, f in enumerate(flows if isinstance(flows, list) else []):
-                f = f if isinstance(f, dict) else {}
-                extra = {k: v for k, v in f.items() if k not in FLOW_FIELDS}
-                rows.append([run_id, i, f.get("name"), f.get("kind"), f.get("src"),
-                             f.get("dst"), _num(f.get("goodput_mbps")),
-                             _num(f.get("msdu_mbps")), _uint(f.get("packets_generated")),
-                             _uint(f.get("packets_delivered")),
-                             _uint(f.get("bytes_delivered")),
-                             _num(f.get("mean_delay_ms")), _dumps(extra or None)])
-            self._insert_rows("flows", rows)
-            stations = result.get("stations") or []
-            rows = []
-            for i, s in enumerate(stations if isinstance(stations, list) else []):
-                s = s if isinstance(s, dict) else {}
-                drops = s.get("drops") if isinstance(s.get("drops"), dict) else {}
-                extra = {k: v for k, v in s.items() if k not in STATION_FIELDS + ["drops"]}
-                rows.append([run_id, i, s.get("name"), _uint(s.get("attempts")),
-                             _uint(s.get("successes")), _uint(s.get("collisions")),
-                             _uint(s.get("retries")), _uint(drops.get("retry_limit")),
-                             _uint(drops.get("queue_full")), _dumps(drops or None),
-                             _num(s.get("collision_probability")), _dumps(extra or None)])
-            self._insert_rows("stations", rows)
+            run_id = self._insert_run(values)
+            self._insert_rows("flows", [[run_id, *r] for r in flow_rows])
+            self._insert_rows("stations", [[run_id, *r] for r in station_rows])
             con.execute("COMMIT")
         except Exception:
+            self._appenders = None  # rebuilt on the next run, nothing left buffered
             con.execute("ROLLBACK")
             raise
         return int(run_id)
 
+    def _appender(self, table: str) -> Any:
+        """A long-lived DuckDB appender for ``table`` (None: not available).
+
+        duckdb-python has appenders from 2.0 on. Kept across runs: creating
+        one plans its insert again, which costs more than the rows of a run.
+        Each run's rows are flushed inside the run's transaction.
+        """
+        if self._appenders is None:
+            if not hasattr(self.con, "appender"):
+                return None
+            self._appenders = {
+                "runs": self.con.appender("runs", columns=RUN_COLUMNS),
+                "flows": self.con.appender("flows"),
+                "stations": self.con.appender("stations")}
+        return self._appenders[table]
+
+    def _insert_run(self, values: list) -> int:
+        """The ``runs`` row (``RUN_COLUMNS`` but ``run_id``); returns its run_id."""
+        app = self._appender("runs") if self.use_appenders else None
+        if app is not None:
+            run_id = self.con.execute("SELECT nextval('run_id_seq')").fetchall()[0][0]
+            app.append_row(run_id, *values)
+            app.flush()
+            return run_id
+        marks = ", ".join("?" for _ in values)
+        return self.con.execute(
+            f"INSERT INTO runs ({', '.join(RUN_COLUMNS)}) "
+            f"VALUES (nextval('run_id_seq'), {marks}) RETURNING run_id",
+            values).fetchall()[0][0]
+
     def _insert_rows(self, table: str, rows: list) -> None:
-        """Rows in few multi-row INSERTs (DuckDB's executemany costs ~10 ms a row)."""
+        """Rows through the table's appender, else in few multi-row INSERTs.
+
+        (DuckDB's executemany costs ~10 ms a row; each parameter of an INSERT
+        ~20 us to parse, bind and plan, which an appender kept across runs
+        mostly avoids.)
+        """
         if not rows:
+            return
+        app = self._appender(table) if self.use_appenders else None
+        if app is not None:
+            app.append_rows(rows)
+            app.flush()
             return
         one = "(" + ", ".join("?" for _ in rows[0]) + ")"
         for i in range(0, len(rows), 200):
