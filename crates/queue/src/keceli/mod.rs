@@ -67,7 +67,6 @@ use crate::disc::{Dropped, QueueCounters, QueueDisc, Queued};
 use crate::droptail::Fifo;
 use crate::occupancy::Occupancy;
 use crate::tcpack::{is_plain_ack, seq_lt, FlowKey};
-use std::collections::BTreeMap;
 use wifitcp_core::{DropReason, SimDur, SimTime};
 
 /// How `cum_thresh,i` is chosen (paper 001 section III).
@@ -107,11 +106,7 @@ impl KeceliParams {
             ifq_capacity: 25,
             control_capacity: 25,
             pass_first: 2,
-            assignment: if grouped {
-                Assignment::Grouped { gamma: 0.5, c: vec![2, 6, 12, 16, 20] }
-            } else {
-                Assignment::Sorted { c_srt: 1 }
-            },
+            assignment: if grouped { Assignment::Grouped { gamma: 0.5, c: vec![2, 6, 12, 16, 20] } } else { Assignment::Sorted { c_srt: 1 } },
         }
     }
 }
@@ -141,7 +136,9 @@ pub struct Keceli {
     p: KeceliParams,
     kind: &'static str,
     ifq: Fifo,
-    flows: BTreeMap<FlowKey, FlowState>,
+    /// Per-flow state, sorted by key (a handful of flows: a binary search
+    /// beats a tree, and iteration in key order is a slice walk).
+    flows: Vec<(FlowKey, FlowState)>,
     held: usize,
     held_bytes: u64,
     counters: QueueCounters,
@@ -150,7 +147,7 @@ pub struct Keceli {
     /// every change, so that `expire` and `next_wakeup` need no scan.
     next_due: SimTime,
     /// Scratch for `threshold` and `expire` (no allocation per packet).
-    scratch_avgs: Vec<(f64, usize)>,
+    scratch_avgs: Vec<f64>,
     scratch_due: Vec<(SimTime, FlowKey)>,
 }
 
@@ -164,7 +161,7 @@ impl Keceli {
             p,
             kind,
             ifq: Fifo::default(),
-            flows: BTreeMap::new(),
+            flows: Vec::new(),
             held: 0,
             held_bytes: 0,
             counters: QueueCounters::default(),
@@ -177,12 +174,21 @@ impl Keceli {
 
     /// Recompute `next_due` after held ACKs or their deadlines changed.
     fn refresh_due(&mut self) {
-        self.next_due = if self.held == 0 { SimTime::NEVER } else { self.flows.values().filter_map(|s| s.deadline()).min().unwrap_or(SimTime::NEVER) };
+        self.next_due = if self.held == 0 { SimTime::NEVER } else { self.flows.iter().filter_map(|(_, s)| s.deadline()).min().unwrap_or(SimTime::NEVER) };
+    }
+
+    /// Index of flow `k` in `flows`.
+    fn find(&self, k: &FlowKey) -> Option<usize> {
+        self.flows.binary_search_by(|(key, _)| key.cmp(k)).ok()
+    }
+
+    fn state(&self, k: &FlowKey) -> Option<&FlowState> {
+        self.find(k).map(|i| &self.flows[i].1)
     }
 
     /// `AvgACKint` of a flow, if estimated.
     pub fn avg_ack_interval(&self, k: &FlowKey) -> Option<SimDur> {
-        self.flows.get(k)?.avg_ns.map(|a| SimDur::from_nanos(a.round() as u64))
+        self.state(k)?.avg_ns.map(|a| SimDur::from_nanos(a.round() as u64))
     }
 
     /// ACKs currently held in the control queue.
@@ -200,16 +206,18 @@ impl Keceli {
     pub fn threshold(&mut self, now: SimTime, k: &FlowKey) -> u32 {
         let mut list = std::mem::take(&mut self.scratch_avgs);
         list.clear();
-        let mut me = None;
+        let (mut me, mut ahead) = (None, 0usize);
         for (key, s) in self.flows.iter() {
             if now.saturating_since(s.last_arr) > self.p.active_thresh {
                 continue;
             }
             if let Some(a) = s.avg_ns {
                 if key == k {
-                    me = Some(list.len());
+                    me = Some(a);
+                    // equal values listed before this flow rank ahead of it
+                    ahead += list.iter().filter(|&&v| v == a).count();
                 }
-                list.push((a, list.len()));
+                list.push(a);
             }
         }
         let th = match me {
@@ -217,17 +225,17 @@ impl Keceli {
                 Assignment::Sorted { c_srt } => *c_srt,
                 Assignment::Grouped { c, .. } => c[0],
             },
-            Some(i) => {
-                list.sort_unstable_by(|x, y| y.0.partial_cmp(&x.0).expect("finite AvgACKint").then(x.1.cmp(&y.1)));
-                let rank = list.iter().position(|x| x.1 == i).expect("listed");
-                match &self.p.assignment {
-                    Assignment::Sorted { c_srt } => (rank as u32 + 1) * c_srt,
-                    Assignment::Grouped { gamma, c } => {
-                        let (g, n_groups) = threshold::group_of_rank(list.iter().map(|x| x.0), *gamma, rank);
-                        threshold::grouped_value(g, n_groups, c)
-                    }
+            Some(mine) => match &self.p.assignment {
+                Assignment::Sorted { c_srt } => {
+                    // rank = flows ahead in the sorted list (higher values)
+                    let rank = ahead + list.iter().filter(|&&v| v > mine).count();
+                    (rank as u32 + 1) * c_srt
                 }
-            }
+                Assignment::Grouped { gamma, c } => {
+                    let (g, n_groups) = threshold::group_of_value(&list, *gamma, mine);
+                    threshold::grouped_value(g, n_groups, c)
+                }
+            },
         };
         self.scratch_avgs = list;
         th
@@ -243,7 +251,8 @@ impl Keceli {
 
     /// Move flow `k`'s held ACK (if any) to the IFQ; `cum_cur = 0`.
     fn release(&mut self, k: &FlowKey, dropped: &mut Dropped) {
-        let st = self.flows.get_mut(k).expect("known flow");
+        let i = self.find(k).expect("known flow");
+        let st = &mut self.flows[i].1;
         st.cum_cur = 0;
         if let Some(x) = st.held.take() {
             self.held -= 1;
@@ -279,21 +288,25 @@ impl Keceli {
         let (a, no_sack) = (t.ack, t.options.sack.is_empty());
         let plain = is_plain_ack(&item.pkt) && no_sack;
         let (alpha, pass_first) = (self.p.alpha, self.p.pass_first);
-        let mut is_new = false;
-        let st = self.flows.entry(k).or_insert_with(|| {
-            is_new = true;
-            FlowState {
-                avg_ns: None,
-                last_arr: now,
-                last_ack: a,
-                dup_count: 0,
-                pass_left: pass_first,
-                held: None,
-                cum_cur: 0,
-                wait_deadline: SimTime::NEVER,
-                timeout_deadline: SimTime::NEVER,
+        let (slot, is_new) = match self.flows.binary_search_by(|(key, _)| key.cmp(&k)) {
+            Ok(i) => (i, false),
+            Err(i) => {
+                let fresh = FlowState {
+                    avg_ns: None,
+                    last_arr: now,
+                    last_ack: a,
+                    dup_count: 0,
+                    pass_left: pass_first,
+                    held: None,
+                    cum_cur: 0,
+                    wait_deadline: SimTime::NEVER,
+                    timeout_deadline: SimTime::NEVER,
+                };
+                self.flows.insert(i, (k, fresh));
+                (i, true)
             }
-        });
+        };
+        let st = &mut self.flows[slot].1;
         // eq. (2)
         if !is_new {
             let sample = now.since(st.last_arr).as_nanos() as f64;
@@ -398,7 +411,7 @@ impl QueueDisc for Keceli {
         self.ifq.len()
     }
     fn next_wakeup(&self) -> Option<SimTime> {
-        debug_assert_eq!(self.next_due, self.flows.values().filter_map(|s| s.deadline()).min().unwrap_or(SimTime::NEVER));
+        debug_assert_eq!(self.next_due, self.flows.iter().filter_map(|(_, s)| s.deadline()).min().unwrap_or(SimTime::NEVER));
         (!self.next_due.is_never()).then_some(self.next_due)
     }
     fn on_timer(&mut self, now: SimTime, dropped: &mut Dropped) {

@@ -199,3 +199,57 @@ fn control_queue_capacity() {
     assert_eq!(count(&dr, DropReason::QueueFull), 1);
     assert!(k.counters().balances(k.len()));
 }
+
+#[test]
+fn threshold_matches_the_reference_assignments() {
+    // `Keceli::threshold` (no sort, no allocation) against
+    // `threshold::sorted` / `threshold::grouped` on the active flows in key
+    // order, with ties, inactive flows and flows without an estimate.
+    let mut x = 0x2545F4914F6CDD1Du64;
+    let mut draw = |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    for grouped in [false, true] {
+        for n in 1..18u32 {
+            for _ in 0..20 {
+                let mut k = Keceli::new(KeceliParams::paper(grouped));
+                let now = ms(1000);
+                for f in 0..n {
+                    let key = key(f);
+                    let avg = match draw(5) {
+                        0 => None,
+                        _ => Some((draw(16) + 1) as f64 * 250_000.0),
+                    };
+                    let last = if draw(6) == 0 { ms(100) } else { ms(900) };
+                    let st = FlowState {
+                        avg_ns: avg,
+                        last_arr: last,
+                        last_ack: 0,
+                        dup_count: 0,
+                        pass_left: 0,
+                        held: None,
+                        cum_cur: 0,
+                        wait_deadline: SimTime::NEVER,
+                        timeout_deadline: SimTime::NEVER,
+                    };
+                    let at = k.flows.binary_search_by(|(kk, _)| kk.cmp(&key)).unwrap_err();
+                    k.flows.insert(at, (key, st));
+                }
+                let active: Vec<(FlowKey, f64)> = k
+                    .flows
+                    .iter()
+                    .filter(|(_, s)| now.saturating_since(s.last_arr) <= SimDur::from_millis(500))
+                    .filter_map(|(kk, s)| s.avg_ns.map(|a| (*kk, a)))
+                    .collect();
+                let avgs: Vec<f64> = active.iter().map(|x| x.1).collect();
+                let want = if grouped { threshold::grouped(&avgs, 0.5, &[2, 6, 12, 16, 20]) } else { threshold::sorted(&avgs, 1) };
+                for (i, (kk, _)) in active.iter().enumerate() {
+                    assert_eq!(k.threshold(now, kk), want[i], "grouped {grouped} avgs {avgs:?} flow {i}");
+                }
+            }
+        }
+    }
+}

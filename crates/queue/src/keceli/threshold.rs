@@ -97,6 +97,39 @@ pub fn group_of_rank(sorted_desc: impl Iterator<Item = f64> + Clone, gamma: f64,
     (mine, g)
 }
 
+/// [`groups`] without sorting: the group number of the value `mine` (one
+/// of `avgs`) and the number of groups.
+///
+/// The greedy grouping of [`groups`] takes, for group g, every remaining
+/// value at or above `(1 - gamma) * r_g`, where the reference `r_g` is the
+/// largest value below the previous group's bound; so group g is the
+/// values in `[(1 - gamma) r_g, (1 - gamma) r_{g-1})`. This finds each
+/// reference with one pass (G passes in all, G the number of groups,
+/// usually a handful), with the same floating-point operations as
+/// [`groups`], hence identical groups.
+pub fn group_of_value(avgs: &[f64], gamma: f64, mine: f64) -> (u32, u32) {
+    debug_assert!((0.0..=1.0).contains(&gamma), "gamma {gamma}");
+    let (mut g, mut my_group) = (0u32, 0u32);
+    let mut bound = f64::INFINITY;
+    loop {
+        let mut reference = f64::NEG_INFINITY;
+        for &v in avgs {
+            if v < bound && v > reference {
+                reference = v;
+            }
+        }
+        if reference == f64::NEG_INFINITY {
+            return (my_group, g);
+        }
+        g += 1;
+        let lo = (1.0 - gamma) * reference;
+        if my_group == 0 && mine >= lo && mine < bound {
+            my_group = g;
+        }
+        bound = lo;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,6 +201,33 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn group_of_value_matches_groups() {
+        // The sort-free path of Keceli::threshold against `groups`,
+        // including ties and equal-to-bound values.
+        let mut x = 0x9E3779B97F4A7C15u64;
+        for n in 1..20 {
+            for _ in 0..50 {
+                let avgs: Vec<f64> = (0..n)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        ((x % 64) + 1) as f64 / 4.0
+                    })
+                    .collect();
+                for gamma in [0.0, 0.25, 0.5, 1.0] {
+                    let (group, n_groups) = groups(&avgs, gamma);
+                    for (i, &v) in avgs.iter().enumerate() {
+                        assert_eq!(group_of_value(&avgs, gamma, v), (group[i], n_groups), "{avgs:?} gamma {gamma} i {i}");
+                    }
+                }
+            }
+        }
+        assert_eq!(group_of_value(&[10.0, 5.0, 4.99], 0.5, 5.0), (1, 2));
+        assert_eq!(group_of_value(&[10.0, 5.0, 4.99], 0.5, 4.99), (2, 2));
     }
 
     #[test]
