@@ -130,7 +130,8 @@ def test_from_scenario_uses_core_timing(fake_core):
     cfg = {"scenario": {"name": "x"}, "wlan": {"stations": 10},
            "traffic": [{"name": "sat", "msdu_bytes": 1500}]}
     r = B.from_scenario(cfg)
-    ref = B.saturation(10, T54, 1500, 15, 1023, 7)
+    # short retry limit 7 = 7 attempts = 6 retransmissions in the model
+    ref = B.saturation(10, T54, 1500, 15, 1023, 6)
     assert r["n"] == 10 and r["access"] == "basic"
     assert r["throughput_mbps"] == pytest.approx(ref["throughput_mbps"], rel=1e-12)
     assert r["timing"]["data_ns"] == 248_000

@@ -522,11 +522,11 @@ impl Scenario {
         if cw_min > cw_max {
             return Err(format!("mac.cw_min: {cw_min} is larger than mac.cw_max {cw_max}"));
         }
-        if self.mac.short_retry_limit > 255 {
-            return Err("mac.short_retry_limit: must be at most 255".into());
+        if self.mac.short_retry_limit == 0 || self.mac.short_retry_limit > 255 {
+            return Err(format!("mac.short_retry_limit: transmission attempts, must be 1..=255, got {}", self.mac.short_retry_limit));
         }
-        if self.mac.long_retry_limit > 255 {
-            return Err("mac.long_retry_limit: must be at most 255".into());
+        if self.mac.long_retry_limit == 0 || self.mac.long_retry_limit > 255 {
+            return Err(format!("mac.long_retry_limit: transmission attempts, must be 1..=255, got {}", self.mac.long_retry_limit));
         }
         if self.mac.queue_packets == 0 || self.mac.queue_packets > 1_000_000 {
             return Err(format!("mac.queue_packets: must be in 1..=1000000, got {}", self.mac.queue_packets));

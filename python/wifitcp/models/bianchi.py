@@ -9,10 +9,10 @@ Model. ``n`` saturated stations, each attempt collides with a constant,
 independent probability ``p``. Backoff stage ``i`` (0..R) draws its counter
 uniformly from ``[0, W_i - 1]`` with ``W_i = min(2^i (CWmin+1), CWmax+1)``
 (clause 10.3.3: CW doubles as ``2(CW+1)-1`` up to CWmax). A frame gets
-``R + 1`` attempts, stages 0..R, where ``R`` is the retry limit counted as
-retransmissions. This is the simulator's convention (and ns-2's; see
-``crates/wifi/src/mac/dcf``); the 2020 text discards when the count
-*reaches* the limit, i.e. after ``R`` attempts. An attempt at stage ``i`` costs on average
+``R + 1`` attempts, stages 0..R, where ``R`` is the number of
+retransmissions. The simulator's (and 802.11's, ns-2's and ns-3's)
+``dot11ShortRetryLimit`` counts attempts, so ``R = limit - 1``
+(``from_scenario`` converts; see ``crates/wifi/src/mac/dcf``). An attempt at stage ``i`` costs on average
 ``(W_i + 1) / 2`` backoff slots including the transmission slot, and stage
 ``i`` is reached with probability ``p^i``, hence the per-slot attempt
 probability::
@@ -230,8 +230,9 @@ def from_scenario(config: dict, n: Optional[int] = None, msdu_bytes: Optional[in
     timing = core.phy_timing(norm, msdu_bytes)
     if access is None:
         access = "rts" if timing["mpdu_bytes"] > timing["rts_threshold_bytes"] else "basic"
+    # the short retry limit counts attempts: R = limit - 1 retransmissions
     out = saturation(n, Timing.from_dict(timing), msdu_bytes, int(timing["cw_min"]),
-                     int(timing["cw_max"]), int(timing["short_retry_limit"]),
+                     int(timing["cw_max"]), int(timing["short_retry_limit"]) - 1,
                      access=access, collision=collision)
     out["timing"] = timing
     return out

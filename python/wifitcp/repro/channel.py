@@ -483,7 +483,7 @@ JP_SENSITIVITY = [
     ("all of ns-2's 802.11 defaults: slot 20 us, 192 us PLCP on every frame, CW 31, 1 Mbit/s control",
      ["phy.control_rate_mbps=1.0", "phy.slot_us=20.0", "phy.preamble_us=144.0", "phy.plcp_header_us=48.0",
       "phy.rx_phy_start_delay_us=192.0", "mac.cw_min=31"]),
-    ("RTS/CTS before every data frame (ns-2 RTSThreshold_ 0)", ["mac.rts_threshold_bytes=0", "mac.long_retry_limit=3"]),
+    ("RTS/CTS before every data frame (ns-2 RTSThreshold_ 0)", ["mac.rts_threshold_bytes=0", "mac.long_retry_limit=4"]),
     ("receiver window 20 packets (ns-2 window_)", ["tcp.rwnd_packets=20"]),
 ]
 

@@ -9,10 +9,17 @@
 //! whole slots are subtracted (10.3.4.3: a slot counts only if the medium was
 //! idle for the whole slot). Cost is per frame, not per slot.
 //!
+//! Retry limits count transmission attempts, as the MIB defines them
+//! (802.11-2020 Annex C, dot11ShortRetryLimit / dot11LongRetryLimit: "the
+//! maximum number of transmission attempts of a frame ... that are made
+//! before a failure condition is indicated"; 10.23.2.12 discards when the
+//! retry count reaches the limit). With the default 7 an MSDU gets at most 7
+//! attempts, as in ns-2.35 (`Mac802_11::RetransmitDATA`: count incremented,
+//! discard if `>=` the limit) and ns-3 (`NeedRetransmission`: retry while
+//! the count is `<` MaxSsrc). Models written in retransmissions (Bianchi's m,
+//! Pokhrel's k with k + 1 attempts) use limit = m + 1.
+//!
 //! Deviations from the standard, each also noted at the code:
-//! - Retry limits count retransmissions: an MSDU is discarded after
-//!   `limit + 1` failed attempts (ns-2 and the papers' convention; the
-//!   2020 text discards when the count *reaches* the limit).
 //! - One retry counter per MSDU drives both CW doubling and discard (the
 //!   standard also keeps station-wide SSRC/SLRC; they coincide for a
 //!   station that serves one MSDU at a time, as here).
@@ -443,8 +450,8 @@ impl Dcf {
         let limit = if kind == FrameKind::Ack && cur.uses_rts { self.p.long_retry_limit } else { self.p.short_retry_limit };
         // CW doubles: CW = min(2 (CW + 1) - 1, CWmax) (10.3.4.3).
         self.cw = (2 * (self.cw + 1) - 1).min(self.p.cw_max);
-        if cur.retries > limit {
-            // Deviation (see module docs): discard after limit + 1 attempts.
+        if cur.retries >= limit {
+            // The retry count reached the limit: `limit` attempts (module docs).
             let cur = self.cur.take().expect("in service");
             self.counters.drops_retry_limit += 1;
             self.cw = self.p.cw_min;

@@ -9,10 +9,11 @@ pub struct DcfParams {
     pub cw_min: u32,
     /// aCWmax.
     pub cw_max: u32,
-    /// dot11ShortRetryLimit (retransmissions of frames up to the RTS
-    /// threshold, and of RTS frames).
+    /// dot11ShortRetryLimit: transmission attempts of a frame up to the RTS
+    /// threshold, and of an RTS frame (at least 1).
     pub short_retry_limit: u32,
-    /// dot11LongRetryLimit (retransmissions of data frames sent after RTS/CTS).
+    /// dot11LongRetryLimit: transmission attempts of a data frame sent
+    /// after RTS/CTS (at least 1).
     pub long_retry_limit: u32,
     /// dot11RTSThreshold in bytes: MPDUs longer than this use RTS/CTS.
     pub rts_threshold: u32,

@@ -37,7 +37,7 @@ fn timing() -> PhyTiming {
 }
 
 fn params(rts: u32) -> DcfParams {
-    DcfParams { timing: timing(), cw_min: 15, cw_max: 63, short_retry_limit: 2, long_retry_limit: 1, rts_threshold: rts, busy_slot_counts: false, eifs_after_timeout: false }
+    DcfParams { timing: timing(), cw_min: 15, cw_max: 63, short_retry_limit: 3, long_retry_limit: 2, rts_threshold: rts, busy_slot_counts: false, eifs_after_timeout: false }
 }
 
 /// A UDP packet whose data MPDU is exactly 100 bytes.
@@ -151,13 +151,36 @@ fn ack_timeout_doubles_cw_and_drops_at_retry_limit() {
             assert_eq!(t, end + SimDur::from_micros(4 + 5 + k));
         }
     }
-    // short retry limit 2: three attempts, then a drop; CW 31, 63 then reset.
+    // short retry limit 3: three attempts, then a drop; CW 31, 63 then reset.
     assert_eq!(cws, vec![31, 63, 15]);
     assert!(out.iter().any(|o| matches!(o, MacOutput::Dropped(_, DropReason::RetryLimit))));
     assert_eq!(d.counters.attempts, 3);
     assert_eq!(d.counters.retries, 2);
     assert_eq!(d.counters.drops_retry_limit, 1);
     assert!(d.is_ready());
+}
+
+#[test]
+fn retry_limit_counts_attempts() {
+    // dot11ShortRetryLimit is a number of transmission attempts (Annex C;
+    // ns-2 discards when the count reaches it, ns-3 retries while below it):
+    // with limit 1 the frame is sent once and discarded at the ACK timeout,
+    // with no retransmission.
+    let mut d = sta(1, u32::MAX);
+    d.p.short_retry_limit = 1;
+    let mut out = vec![];
+    d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
+    let t = d.next_wakeup();
+    out.clear();
+    d.on_wake(t, &mut out);
+    let f = started(&out).expect("transmits");
+    let end = t + f.airtime;
+    d.on_tx_end(end, &mut out);
+    out.clear();
+    d.on_wake(end + SimDur::from_micros(4), &mut out);
+    assert!(out.iter().any(|o| matches!(o, MacOutput::Dropped(_, DropReason::RetryLimit))));
+    assert_eq!((d.counters.attempts, d.counters.retries, d.counters.drops_retry_limit), (1, 0, 1));
+    assert_eq!(d.cw, 15, "CW reset after the discard");
 }
 
 #[test]
@@ -543,7 +566,7 @@ fn fixed_per_spares_control_frames() {
 fn discard_after_lost_acks_is_not_a_packet_loss() {
     // Every ACK lost: the AP receives the first attempt (and two duplicate
     // retries), sta1 discards the MSDU after 3 attempts (short retry limit
-    // 2). The medium reports that discard apart from a loss, since a copy
+    // 3). The medium reports that discard apart from a loss, since a copy
     // reached the AP.
     let (ch, _) = lose_first(FrameKind::Ack, 99);
     let (discards, bss) = run_bss_with(vec![sta(0, u32::MAX), sta(1, u32::MAX)], ch, vec![(7, 1, 0)], 3000);
