@@ -130,6 +130,7 @@ def test_subprocess_bad_input_no_traceback(tmp_path, content, args):
     ("[wlan]\nper_uplink = 2.0\n", "wlan.per_uplink"),
     ("[ap.qdisc]\nkind = \"vbs\"\nupdate = \"always\"\n", "ap.qdisc.update"),
     ("[mac]\nshort_retry_limit = 0\n", "mac.short_retry_limit"),
+    ("[ap.qdisc]\nkind = \"vbs\"\nmeasure = \"throughput\"\n", "ap.qdisc"),
 ])
 def test_subprocess_real_core_rejections(tmp_path, extra, path):
     f = tmp_path / "s.toml"
@@ -139,6 +140,17 @@ def test_subprocess_real_core_rejections(tmp_path, extra, path):
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in p.stderr, p.stderr
     assert lines[0].startswith(f"error: {f}: {path}: "), lines[0]
+
+
+@requires_core
+@pytest.mark.parametrize("measure", ["service", "occupancy", "delivered"])
+def test_subprocess_real_core_vbs_measures(tmp_path, measure):
+    f = tmp_path / "s.toml"
+    f.write_text(GOOD.replace("[wlan]\nstations = 2\n", "")
+                 + f'\n[ap.qdisc]\nkind = "vbs"\nmeasure = "{measure}"\n')
+    p = cli("validate", str(f))
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith(f"OK: {f}: "), p.stdout
 
 
 # -- working commands, with the fake core ---------------------------------

@@ -141,7 +141,8 @@ pub struct VbsConfig {
     pub tol: Option<f64>,
     /// Desired service fractions h*_i by class index; empty: equal.
     pub shares: Vec<f64>,
-    /// "service" (default) or "occupancy".
+    /// "service" (default), "occupancy" or "delivered" (see
+    /// [`crate::vbs::ShareMeasure`]).
     pub measure: ShareMeasure,
     /// Measurement window. Default: B (the capacity).
     pub window: Option<usize>,
@@ -514,6 +515,19 @@ mod tests {
         assert!(e.starts_with("update: ") && e.contains("always") && e.contains("literal"), "{e}");
         let QdiscConfig::Vbs(v) = parse(r#"{"kind": "vbs", "update": "literal"}"#).unwrap() else { panic!() };
         assert_eq!(v.params(100).unwrap().update, VbsUpdate::Literal);
+        for (name, m) in [
+            ("service", ShareMeasure::Service),
+            ("occupancy", ShareMeasure::Occupancy),
+            ("delivered", ShareMeasure::Delivered),
+        ] {
+            let QdiscConfig::Vbs(v) =
+                parse(&format!(r#"{{"kind": "vbs", "measure": "{name}"}}"#)).unwrap()
+            else {
+                panic!()
+            };
+            assert_eq!(v.params(100).unwrap().measure, m);
+        }
+        assert!(parse(r#"{"kind": "vbs", "measure": "throughput"}"#).is_err());
         assert!(bad(r#"{"kind": "fq-codel", "interval_ms": 0}"#).starts_with("interval_ms:"));
         assert!(bad(r#"{"kind": "airtime", "quantum_us": -1}"#).starts_with("quantum_us:"));
         assert!(parse(r#"{"kind": "drop-tail"}"#).unwrap().validate(0).unwrap_err().starts_with("capacity:"));
