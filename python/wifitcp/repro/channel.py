@@ -177,12 +177,18 @@ def table(header: list[str], rows: list[list[Any]]) -> str:
 
 
 def qdisc_label(p: dict) -> str:
-    """``drop-tail``, ``vbs-<update rule>`` and ``/occupancy`` when h_i is the
-    buffer-occupancy share."""
+    """``drop-tail``, ``vbs-<update rule>``, then ``/<measure>`` when h_i is
+    not the service share (``/occupancy``, ``/delivered``) and ``/w<n>`` when
+    the measurement window is not the default B_ap."""
     kind = p.get("ap.qdisc.kind", "drop-tail")
     if kind == "vbs":
         lab = "vbs-" + p.get("ap.qdisc.update", "above-target")
-        return lab + "/occupancy" if p.get("ap.qdisc.measure") == "occupancy" else lab
+        measure = p.get("ap.qdisc.measure", "service")
+        if measure != "service":
+            lab += "/" + measure
+        if p.get("ap.qdisc.window") is not None:
+            lab += f"/w{p['ap.qdisc.window']}"
+        return lab
     return kind
 
 
@@ -238,7 +244,8 @@ def pokhrel_download_report(runs: list[dict]) -> tuple[str, dict]:
 
 
 QDISC_COLORS = {"drop-tail": "C0", "vbs-above-target": "C2", "vbs-literal": "C3", "vbs-partition": "C1",
-                "vbs-above-target/occupancy": "C4"}
+                "vbs-above-target/occupancy": "C4", "vbs-above-target/delivered": "C5",
+                "vbs-above-target/delivered/w20000": "C6"}
 
 
 def pokhrel_download_figure(agg: dict, path: Path) -> None:
@@ -295,22 +302,26 @@ def pokhrel_updown_report(runs: list[dict]) -> tuple[str, dict]:
         full = [r["queues"][0].get("dropped", {}).get("queue_full", 0) for r in rs]
         agg[k] = {"up": mean(up), "down": mean(dn), "up_sd": sd(up), "down_sd": sd(dn), "occ": mean(occ),
                   "full": mean(full), "total": mean(u + d for u, d in zip(up, dn))}
+
+    def ratio(a: dict) -> str:  # "-" when the downloads are (almost) starved
+        return fmt(a["up"] / a["down"]) if a["down"] >= 0.05 else "-"
+
     rows16 = [[qd, fmt(pw), f"{fmt(a['up'])} ± {fmt(a['up_sd'])}", f"{fmt(a['down'])} ± {fmt(a['down_sd'])}",
-               fmt(a["total"]), fmt(a["occ"], 0), fmt(a["full"], 0)]
+               ratio(a), fmt(a["total"]), fmt(a["occ"], 0), fmt(a["full"], 0)]
               for (qd, b, pw), a in agg.items() if b == 500]
     rows17 = [[qd, b, f"{fmt(a['up'])} ± {fmt(a['up_sd'])}", f"{fmt(a['down'])} ± {fmt(a['down_sd'])}",
-               fmt(a["total"]), fmt(a["occ"], 0), fmt(a["full"], 0)]
+               ratio(a), fmt(a["total"]), fmt(a["occ"], 0), fmt(a["full"], 0)]
               for (qd, b, pw), a in agg.items() if abs(pw - 0.2) < 1e-9]
     txt = ("### Pokhrel & Williamson Fig. 16: 5 uploads + 5 downloads, p_w on every link, AP buffer 500\n\n"
            "Paper: without VBS the two groups diverge as p_w grows; with VBS they are fair, a small gap"
            " growing with p_w.\n\n"
-           + table(["AP queue", "p_w", "uploads Mbit/s", "downloads Mbit/s", "total", "AP occupancy",
-                    "AP overflow drops"], rows16)
+           + table(["AP queue", "p_w", "uploads Mbit/s", "downloads Mbit/s", "up/down", "total",
+                    "AP occupancy", "AP overflow drops"], rows16)
            + "\n\n### Pokhrel & Williamson Fig. 17: p_w = 0.2, AP buffer varied\n\n"
            "Paper: without VBS uploads win (download data lost at the AP's full buffer); with VBS fair for"
            " every buffer; total independent of the buffer.\n\n"
-           + table(["AP queue", "B_ap", "uploads Mbit/s", "downloads Mbit/s", "total", "AP occupancy",
-                    "AP overflow drops"], rows17))
+           + table(["AP queue", "B_ap", "uploads Mbit/s", "downloads Mbit/s", "up/down", "total",
+                    "AP occupancy", "AP overflow drops"], rows17))
     return txt, agg
 
 
@@ -320,7 +331,7 @@ def pokhrel_updown_figure(agg: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(1, 2, figsize=(11, 3.8))
+    fig, ax = plt.subplots(1, 2, figsize=(11, 5.0))
     for qd, c in QDISC_COLORS.items():
         p16 = sorted((pw, a) for (q, b, pw), a in agg.items() if q == qd and b == 500)
         p17 = sorted((b, a) for (q, b, pw), a in agg.items() if q == qd and abs(pw - 0.2) < 1e-9)
@@ -338,8 +349,9 @@ def pokhrel_updown_figure(agg: dict, path: Path) -> None:
         a.set_ylabel("Mbit/s (sum of 5 flows)")
         a.set_ylim(bottom=0)
         a.grid(alpha=0.3)
-    ax[0].legend(fontsize=6)
-    fig.tight_layout()
+    handles, labels = ax[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=6, frameon=False)
+    fig.tight_layout(rect=(0, 0.17, 1, 1))
     fig.savefig(path, dpi=90)
     plt.close(fig)
 
