@@ -271,6 +271,12 @@ pub struct MacConfig {
     /// (default) or "eifs" (with the bystanders, Bianchi's T_c assumption).
     #[serde(default)]
     pub collision_restart: CollisionRestart,
+    /// A frame that finds the medium idle (for DIFS, no backoff pending):
+    /// "immediate" (10.3.4.2, default; ns-3) sends it at once, "backoff"
+    /// draws a backoff first, as ns-2.35's Mac802_11::send does (a random
+    /// deferral of DIFS + rand(CW) slots even on an idle medium).
+    #[serde(default)]
+    pub idle_access: IdleAccess,
     /// Engine option, no effect on results: keep stations outside the
     /// current frame exchange in one group with a shared slot counter
     /// (true, default) or step every station at every busy/idle change
@@ -280,6 +286,14 @@ pub struct MacConfig {
 }
 fn yes() -> bool {
     true
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum IdleAccess {
+    #[default]
+    Immediate,
+    Backoff,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -311,7 +325,7 @@ fn d_queue() -> u32 {
 }
 impl Default for MacConfig {
     fn default() -> Self {
-        MacConfig { cw_min: None, cw_max: None, short_retry_limit: 7, long_retry_limit: 4, rts_threshold_bytes: 65535, queue_packets: 50, backoff_rule: BackoffRule::IdleSlots, collision_restart: CollisionRestart::AckTimeoutDifs, group_bystanders: true }
+        MacConfig { cw_min: None, cw_max: None, short_retry_limit: 7, long_retry_limit: 4, rts_threshold_bytes: 65535, queue_packets: 50, backoff_rule: BackoffRule::IdleSlots, collision_restart: CollisionRestart::AckTimeoutDifs, idle_access: IdleAccess::Immediate, group_bystanders: true }
     }
 }
 

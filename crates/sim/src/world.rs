@@ -580,6 +580,7 @@ fn build_bss(s: &Scenario, seed: u64) -> Result<Bss, String> {
         rts_threshold: s.mac.rts_threshold_bytes,
         busy_slot_counts: s.mac.backoff_rule == crate::config::BackoffRule::BusySlotCounts,
         eifs_after_timeout: s.mac.collision_restart == crate::config::CollisionRestart::Eifs,
+        backoff_on_idle_access: s.mac.idle_access == crate::config::IdleAccess::Backoff,
         timing,
     };
     let macs = (0..n).map(|i| Dcf::new(MacAddr(i as u32), params.clone(), RngStream::derive(seed, &format!("mac/{}", s.member_name(i))))).collect();

@@ -225,6 +225,9 @@ fn grouping_bystanders_changes_no_result() {
         {"name": "up", "kind": "udp", "pattern": "poisson", "rate_mbps": 2.0, "direction": "uplink"},
         {"name": "bulk", "kind": "tcp", "peer": "server", "direction": "uplink", "stations": [1]}
     ]);
+    cases.push(sparse.clone());
+    // ns-2's backoff on idle access (mac.idle_access = "backoff").
+    sparse["mac"] = json!({"idle_access": "backoff"});
     cases.push(sparse);
     for (i, s) in cases.into_iter().enumerate() {
         for seed in [1, 2] {

@@ -237,7 +237,7 @@ def pokhrel_download_report(runs: list[dict]) -> tuple[str, dict]:
            " with VBS the classes are fair, the total is unchanged and the AP holds about c B = 60 packets"
            " (Fig. 14); without VBS the AP buffer is almost always full (Fig. 2).\n\n"
            + "Mean over seeds ± standard deviation over seeds.\n\n"
-           + table(["k", "AP queue", "p_w", "class 1 Mbit/s", "class 2 Mbit/s", "ratio", "total",
+           + table(["retry limit", "AP queue", "p_w", "class 1 Mbit/s", "class 2 Mbit/s", "ratio", "total",
                     "Jain (10)", "AP occupancy", "buffer loss %", "VBS blocked %", "AP failure/attempt",
                     "AP discard/frame", "RTOs/flow"], rows))
     return txt, agg
@@ -254,7 +254,7 @@ def pokhrel_download_figure(agg: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    ks = [k for k in (7, 3, 1) if any(kk == k for (kk, _, _) in agg)]
+    ks = [k for k in (7, 4, 2) if any(kk == k for (kk, _, _) in agg)]
     fig, axes = plt.subplots(len(ks), 3, figsize=(13, 4.1 * len(ks)), sharex=True, squeeze=False)
     for row, k in enumerate(ks):
         ax = axes[row]
@@ -270,7 +270,7 @@ def pokhrel_download_figure(agg: dict, path: Path) -> None:
             ax[2].plot(x, [a["occ"] for _, a in pts], color=color, marker="o", ms=3, label=qd)
         ax[2].axhline(60, color="grey", lw=0.8, ls=":")
         ax[2].text(0.0, 62, "c B = 60 (paper, with VBS)", fontsize=7, color="grey")
-        kk = {7: "k = 7 (paper)", 3: "k = 3 (discards as Fig. 10)", 1: "k = 1 (extreme)"}.get(k, f"k = {k}")
+        kk = {7: "retry limit 7 (paper)", 4: "limit 4 (discards as Fig. 10)", 2: "limit 2 (extreme)"}.get(k, f"retry limit {k}")
         ax[0].set_title(f"{kk}: per class, o- class 1 (p_w = 0), x-- class 2", fontsize=9)
         ax[1].set_title(f"{kk}: total throughput (± sd over seeds)", fontsize=9)
         ax[2].set_title(f"{kk}: AP occupancy after warm-up (Fig. 14)", fontsize=9)

@@ -155,7 +155,7 @@ impl Dcf {
             // 10.3.4.2: a frame arriving to an idle medium (and no backoff
             // pending) may be sent once the medium has been idle for DIFS;
             // if the medium is busy the STA defers and then backs off.
-            let free = self.medium_free_since().is_some();
+            let free = self.medium_free_since().is_some() && !self.p.backoff_on_idle_access;
             self.backoff = Some(if free { 0 } else { self.draw_backoff() });
         }
         self.resume();

@@ -30,6 +30,14 @@ pub struct DcfParams {
     /// own frame (`true`): the single collision duration T_c = frame + EIFS
     /// that Bianchi's model assumes.
     pub eifs_after_timeout: bool,
+    /// A frame arriving to an idle medium with no backoff pending is sent
+    /// once the medium has been idle for DIFS (`false`, default, 10.3.4.2;
+    /// ns-3), or only after a backoff drawn then (`true`): ns-2.35's
+    /// `Mac802_11::send` defers DIFS + rand(CW) slots even on an idle
+    /// medium. Deviation from the standard, for reproducing ns-2 studies:
+    /// without it, periodic sources whose timers coincide collide on every
+    /// first attempt (with a retry limit of 1, for ever).
+    pub backoff_on_idle_access: bool,
 }
 
 /// Per-station MAC counters.

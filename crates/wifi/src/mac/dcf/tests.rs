@@ -37,7 +37,7 @@ fn timing() -> PhyTiming {
 }
 
 fn params(rts: u32) -> DcfParams {
-    DcfParams { timing: timing(), cw_min: 15, cw_max: 63, short_retry_limit: 3, long_retry_limit: 2, rts_threshold: rts, busy_slot_counts: false, eifs_after_timeout: false }
+    DcfParams { timing: timing(), cw_min: 15, cw_max: 63, short_retry_limit: 3, long_retry_limit: 2, rts_threshold: rts, busy_slot_counts: false, eifs_after_timeout: false, backoff_on_idle_access: false }
 }
 
 /// A UDP packet whose data MPDU is exactly 100 bytes.
@@ -74,6 +74,29 @@ fn idle_medium_sends_after_difs_without_backoff() {
     assert_eq!(f.kind, FrameKind::Data);
     assert_eq!(f.duration, SimDur::from_micros(3 + 14));
     assert_eq!(f.airtime, SimDur::from_micros(100));
+}
+
+#[test]
+fn ns2_idle_access_draws_a_backoff_first() {
+    // backoff_on_idle_access (ns-2.35 Mac802_11::send): the same idle
+    // medium, but the frame waits DIFS + k slots with k drawn from [0, CW].
+    let mut d = sta(1, u32::MAX);
+    d.p.backoff_on_idle_access = true;
+    let mut out = vec![];
+    d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
+    let k = d.backoff.expect("drawn") as u64;
+    assert!(k <= 15);
+    assert_eq!(d.next_wakeup(), us(5 + k));
+    // the draw comes from the station's stream: over seeds it is not always 0
+    let draws: Vec<u32> = (0..20u64)
+        .map(|seed| {
+            let mut e = Dcf::new(MacAddr(1), params(u32::MAX), RngStream::derive(seed, "mac/sta1"));
+            e.p.backoff_on_idle_access = true;
+            e.start_msdu(us(0), pkt(1), MacAddr(0), &mut vec![]);
+            e.backoff.unwrap()
+        })
+        .collect();
+    assert!(draws.iter().any(|&k| k > 0) && draws.iter().all(|&k| k <= 15), "{draws:?}");
 }
 
 #[test]
