@@ -99,6 +99,8 @@ pub(crate) struct Group {
     difs: SimDur,
     eifs: SimDur,
     busy_slot_counts: bool,
+    /// `DcfParams::backoff_on_idle_access` of every member.
+    backoff_on_idle_access: bool,
     members: Vec<Option<Member>>,
     /// Members with a frame to send, by target (stale entries skipped).
     heap: TargetHeap,
@@ -109,9 +111,9 @@ pub(crate) struct Group {
 }
 
 impl Group {
-    pub fn new(n: usize, slot: SimDur, difs: SimDur, eifs: SimDur, busy_slot_counts: bool) -> Group {
+    pub fn new(n: usize, slot: SimDur, difs: SimDur, eifs: SimDur, busy_slot_counts: bool, backoff_on_idle_access: bool) -> Group {
         let view = CsView { cca_busy: false, cca_idle_at: SimTime::ZERO, nav_end: SimTime::ZERO, use_eifs: false, count_from: None };
-        Group { view, c: 0, rx_errors: 0, slot, difs, eifs, busy_slot_counts, members: vec![None; n], heap: TargetHeap::default(), next_cache: None }
+        Group { view, c: 0, rx_errors: 0, slot, difs, eifs, busy_slot_counts, backoff_on_idle_access, members: vec![None; n], heap: TargetHeap::default(), next_cache: None }
     }
 
     pub fn is_member(&self, s: usize) -> bool {
@@ -146,10 +148,16 @@ impl Group {
     /// station must act on its own: `false`, nothing changed.
     pub fn frame_arrives(&mut self, s: usize, now: SimTime) -> bool {
         let Some(Member { target: Some(t), .. }) = self.members[s] else { return false };
+        let left = t.saturating_sub(self.c);
         if let Some(cs) = self.view.count_from {
-            if now > cs + self.slot * t.saturating_sub(self.c) {
+            if now > cs + self.slot * left {
                 return false;
             }
+        }
+        // With ns-2's idle access the member draws anew when its backoff
+        // has run out (`Dcf::backoff_expired`): it acts on its own.
+        if self.backoff_on_idle_access && (left == 0 || self.view.count_from.is_some_and(|cs| cs + self.slot * left <= now)) {
+            return false;
         }
         self.heap.push(t, s);
         self.next_cache = None;

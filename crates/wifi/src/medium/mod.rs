@@ -200,9 +200,9 @@ impl Bss {
         let p = macs[0].params();
         for m in &macs {
             let q = m.params();
-            assert!(q.timing == p.timing && q.busy_slot_counts == p.busy_slot_counts, "one BSS, one PHY timing and backoff rule");
+            assert!(q.timing == p.timing && q.busy_slot_counts == p.busy_slot_counts && q.backoff_on_idle_access == p.backoff_on_idle_access, "one BSS, one PHY timing and backoff rule");
         }
-        let group = Group::new(n, p.timing.slot, p.timing.difs, p.timing.eifs, p.busy_slot_counts);
+        let group = Group::new(n, p.timing.slot, p.timing.difs, p.timing.eifs, p.busy_slot_counts, p.backoff_on_idle_access);
         let eifs_always = p.eifs_after_timeout;
         let control_errors = errors.may_hit_control_frames();
         Bss {

@@ -58,6 +58,16 @@ impl Dcf {
         }
     }
 
+    /// No backoff pending at `now`: none, zero slots left, or a countdown
+    /// that ended at or before `now`.
+    pub(super) fn backoff_expired(&self, now: SimTime) -> bool {
+        match (self.backoff, self.count_from) {
+            (None, _) | (Some(0), _) => true,
+            (Some(k), Some(cs)) => cs + self.p.timing.slot * k as u64 <= now,
+            (Some(_), None) => false,
+        }
+    }
+
     /// When this station's backoff ends and it may transmit, if it has an
     /// MSDU and the medium is free. An MSDU that arrives after a completed
     /// post-backoff is sent at its arrival (10.3.4.2).

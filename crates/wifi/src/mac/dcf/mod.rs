@@ -151,11 +151,19 @@ impl Dcf {
     pub fn start_msdu(&mut self, now: SimTime, pkt: Packet, ra: MacAddr, out: &mut impl MacSink) {
         let _ = out;
         self.install_msdu(now, pkt, ra);
-        if self.backoff.is_none() {
+        if self.p.backoff_on_idle_access && self.backoff_expired(now) {
+            // ns-2.35 (Mac802_11::send), a deviation (see DcfParams): with
+            // no backoff pending (none, or one that has run out) the frame
+            // still waits DIFS + a drawn number of slots from its arrival,
+            // idle medium or not.
+            self.backoff = Some(self.draw_backoff());
+            self.count_from = None;
+            self.self_busy_until = self.self_busy_until.max(now);
+        } else if self.backoff.is_none() {
             // 10.3.4.2: a frame arriving to an idle medium (and no backoff
             // pending) may be sent once the medium has been idle for DIFS;
             // if the medium is busy the STA defers and then backs off.
-            let free = self.medium_free_since().is_some() && !self.p.backoff_on_idle_access;
+            let free = self.medium_free_since().is_some();
             self.backoff = Some(if free { 0 } else { self.draw_backoff() });
         }
         self.resume();

@@ -97,6 +97,18 @@ fn ns2_idle_access_draws_a_backoff_first() {
         })
         .collect();
     assert!(draws.iter().any(|&k| k > 0) && draws.iter().all(|&k| k <= 15), "{draws:?}");
+    // a completed (post-)backoff does not give immediate access either
+    let mut e = sta(1, u32::MAX);
+    e.p.backoff_on_idle_access = true;
+    let picks: Vec<Option<u32>> = (0..20)
+        .map(|i| {
+            e.cur = None;
+            e.backoff = Some(0);
+            e.start_msdu(us(1000 * i), pkt(i), MacAddr(0), &mut vec![]);
+            e.backoff
+        })
+        .collect();
+    assert!(picks.iter().any(|k| k.unwrap() > 0), "{picks:?}");
 }
 
 #[test]
