@@ -139,6 +139,9 @@ pub struct Keceli {
     /// Per-flow state, sorted by key (a handful of flows: a binary search
     /// beats a tree, and iteration in key order is a slice walk).
     flows: Vec<(FlowKey, FlowState)>,
+    /// `(AvgACKint or NaN, LastACKarr)` of `flows[i]`, kept beside it so
+    /// that `threshold` walks 16 bytes per flow.
+    rank_view: Vec<(f64, SimTime)>,
     held: usize,
     held_bytes: u64,
     counters: QueueCounters,
@@ -162,6 +165,7 @@ impl Keceli {
             kind,
             ifq: Fifo::default(),
             flows: Vec::new(),
+            rank_view: Vec::new(),
             held: 0,
             held_bytes: 0,
             counters: QueueCounters::default(),
@@ -204,27 +208,39 @@ impl Keceli {
     /// [`threshold::sorted`] and [`threshold::grouped`], which this
     /// reproduces without allocating; a unit test compares both).
     pub fn threshold(&mut self, now: SimTime, k: &FlowKey) -> u32 {
+        match self.find(k) {
+            Some(i) => self.threshold_at(now, i),
+            None => self.least_threshold(),
+        }
+    }
+
+    /// The threshold of a flow that is not ranked (no estimate, inactive).
+    fn least_threshold(&self) -> u32 {
+        match &self.p.assignment {
+            Assignment::Sorted { c_srt } => *c_srt,
+            Assignment::Grouped { c, .. } => c[0],
+        }
+    }
+
+    /// [`Keceli::threshold`] of `flows[idx]`.
+    fn threshold_at(&mut self, now: SimTime, idx: usize) -> u32 {
         let mut list = std::mem::take(&mut self.scratch_avgs);
         list.clear();
         let (mut me, mut ahead) = (None, 0usize);
-        for (key, s) in self.flows.iter() {
-            if now.saturating_since(s.last_arr) > self.p.active_thresh {
+        let active = self.p.active_thresh;
+        for (j, &(a, last)) in self.rank_view.iter().enumerate() {
+            if a.is_nan() || now.saturating_since(last) > active {
                 continue;
             }
-            if let Some(a) = s.avg_ns {
-                if key == k {
-                    me = Some(a);
-                    // equal values listed before this flow rank ahead of it
-                    ahead += list.iter().filter(|&&v| v == a).count();
-                }
-                list.push(a);
+            if j == idx {
+                me = Some(a);
+                // equal values listed before this flow rank ahead of it
+                ahead += list.iter().filter(|&&v| v == a).count();
             }
+            list.push(a);
         }
         let th = match me {
-            None => match &self.p.assignment {
-                Assignment::Sorted { c_srt } => *c_srt,
-                Assignment::Grouped { c, .. } => c[0],
-            },
+            None => self.least_threshold(),
             Some(mine) => match &self.p.assignment {
                 Assignment::Sorted { c_srt } => {
                     // rank = flows ahead in the sorted list (higher values)
@@ -303,6 +319,7 @@ impl Keceli {
                     timeout_deadline: SimTime::NEVER,
                 };
                 self.flows.insert(i, (k, fresh));
+                self.rank_view.insert(i, (f64::NAN, now));
                 (i, true)
             }
         };
@@ -315,6 +332,7 @@ impl Keceli {
                 Some(avg) => alpha * avg + (1.0 - alpha) * sample,
             });
             st.last_arr = now;
+            self.rank_view[slot] = (st.avg_ns.unwrap_or(f64::NAN), now);
         }
         let advancing = if is_new {
             true
@@ -367,7 +385,7 @@ impl Keceli {
             Assignment::Sorted { c_srt } => *c_srt,
             Assignment::Grouped { c, .. } => c.iter().copied().min().unwrap_or(0),
         };
-        if wait == SimDur::ZERO || (cum >= least && cum >= self.threshold(now, &k)) {
+        if wait == SimDur::ZERO || (cum >= least && cum >= self.threshold_at(now, slot)) {
             self.release(&k, dropped);
         }
     }

@@ -236,7 +236,8 @@ fn threshold_matches_the_reference_assignments() {
                         timeout_deadline: SimTime::NEVER,
                     };
                     let at = k.flows.binary_search_by(|(kk, _)| kk.cmp(&key)).unwrap_err();
-                    k.flows.insert(at, (key, st));
+                    k.flows.insert(at, (key, st.clone()));
+                    k.rank_view.insert(at, (st.avg_ns.unwrap_or(f64::NAN), st.last_arr));
                 }
                 let active: Vec<(FlowKey, f64)> = k
                     .flows
