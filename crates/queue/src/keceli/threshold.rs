@@ -76,27 +76,6 @@ pub fn grouped_value(g: u32, n_groups: u32, c: &[u32]) -> u32 {
     c[k as usize - 1]
 }
 
-/// [`groups`] for values already sorted in decreasing order: the group
-/// number of the value at `rank` and the number of groups.
-pub fn group_of_rank(sorted_desc: impl Iterator<Item = f64> + Clone, gamma: f64, rank: usize) -> (u32, u32) {
-    let mut it = sorted_desc.enumerate().peekable();
-    let (mut g, mut mine) = (0u32, 0u32);
-    while let Some(&(_, reference)) = it.peek() {
-        g += 1;
-        let (lo, hi) = ((1.0 - gamma) * reference, (1.0 + gamma) * reference);
-        while let Some(&(pos, v)) = it.peek() {
-            if !(v >= lo && v <= hi) {
-                break;
-            }
-            if pos == rank {
-                mine = g;
-            }
-            it.next();
-        }
-    }
-    (mine, g)
-}
-
 /// [`groups`] without sorting: the group number of the value `mine` (one
 /// of `avgs`) and the number of groups.
 ///
@@ -177,30 +156,6 @@ mod tests {
         assert_eq!(grouped(&[4.0, 3.0, 2.5, 2.0], 0.5, &C), vec![20; 4]);
         // five groups: the g-th gets c_g
         assert_eq!(grouped(&[81.0, 27.0, 9.0, 3.0, 1.0], 0.5, &C), vec![2, 6, 12, 16, 20]);
-    }
-
-    #[test]
-    fn group_of_rank_matches_groups() {
-        // The allocation-free path of Keceli::threshold against `groups`.
-        let mut x = 0x2545F4914F6CDD1Du64;
-        for n in 1..20 {
-            for _ in 0..50 {
-                let mut avgs: Vec<f64> = (0..n)
-                    .map(|_| {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        ((x % 64) + 1) as f64 / 4.0
-                    })
-                    .collect();
-                let (group, n_groups) = groups(&avgs, 0.5);
-                let order = order_desc(&avgs);
-                avgs.sort_by(|a, b| b.partial_cmp(a).unwrap());
-                for (rank, &i) in order.iter().enumerate() {
-                    assert_eq!(group_of_rank(avgs.iter().copied(), 0.5, rank), (group[i], n_groups));
-                }
-            }
-        }
     }
 
     #[test]
