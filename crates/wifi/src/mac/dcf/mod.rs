@@ -12,14 +12,18 @@
 //! Retry limits count transmission attempts, as the MIB defines them
 //! (802.11-2020 Annex C, dot11ShortRetryLimit / dot11LongRetryLimit: "the
 //! maximum number of transmission attempts of a frame ... that are made
-//! before a failure condition is indicated"; 10.23.2.12 discards when the
-//! retry count reaches the limit). With the default 7 an MSDU gets at most 7
+//! before a failure condition is indicated"; the retry procedure of
+//! 10.3.4.4 discards when the retry count reaches the limit). With the
+//! default 7 an MSDU gets at most 7
 //! attempts, as in ns-2.35 (`Mac802_11::RetransmitDATA`: count incremented,
 //! discard if `>=` the limit) and ns-3 (`NeedRetransmission`: retry while
 //! the count is `<` MaxSsrc). Models written in retransmissions (Bianchi's m,
 //! Pokhrel's k with k + 1 attempts) use limit = m + 1.
 //!
 //! Deviations from the standard, each also noted at the code:
+//! - Optional (`DcfParams::backoff_on_idle_access`, off by default): ns-2's
+//!   random deferral of a frame that finds the medium idle, instead of
+//!   10.3.4.2's access after DIFS; for reproducing ns-2 studies.
 //! - One retry counter per MSDU drives both CW doubling and discard (the
 //!   standard also keeps station-wide SSRC/SLRC; they coincide for a
 //!   station that serves one MSDU at a time, as here).
