@@ -151,7 +151,7 @@ pub struct Keceli {
     next_due: SimTime,
     /// Scratch for `threshold` and `expire` (no allocation per packet).
     scratch_avgs: Vec<f64>,
-    scratch_due: Vec<(SimTime, FlowKey)>,
+    scratch_due: Vec<(SimTime, usize)>,
 }
 
 impl Keceli {
@@ -265,9 +265,8 @@ impl Keceli {
         }
     }
 
-    /// Move flow `k`'s held ACK (if any) to the IFQ; `cum_cur = 0`.
-    fn release(&mut self, k: &FlowKey, dropped: &mut Dropped) {
-        let i = self.find(k).expect("known flow");
+    /// Move `flows[i]`'s held ACK (if any) to the IFQ; `cum_cur = 0`.
+    fn release(&mut self, i: usize, dropped: &mut Dropped) {
         let st = &mut self.flows[i].1;
         st.cum_cur = 0;
         if let Some(x) = st.held.take() {
@@ -284,10 +283,12 @@ impl Keceli {
         }
         let mut due = std::mem::take(&mut self.scratch_due);
         due.clear();
-        due.extend(self.flows.iter().filter_map(|(k, s)| s.deadline().filter(|d| *d <= now).map(|d| (d, *k))));
+        // (deadline, index): the flows are in key order, so ties release
+        // in key order
+        due.extend(self.flows.iter().enumerate().filter_map(|(i, (_, s))| s.deadline().filter(|d| *d <= now).map(|d| (d, i))));
         due.sort();
-        for (_, k) in due.iter() {
-            self.release(k, dropped);
+        for &(_, i) in due.iter() {
+            self.release(i, dropped);
         }
         self.scratch_due = due;
         self.refresh_due();
@@ -355,7 +356,7 @@ impl Keceli {
             if candidate && st.pass_left > 0 {
                 st.pass_left -= 1;
             }
-            self.release(&k, dropped);
+            self.release(slot, dropped);
             self.ifq_push(item, dropped);
             return;
         }
@@ -386,7 +387,7 @@ impl Keceli {
             Assignment::Grouped { c, .. } => c.iter().copied().min().unwrap_or(0),
         };
         if wait == SimDur::ZERO || (cum >= least && cum >= self.threshold_at(now, slot)) {
-            self.release(&k, dropped);
+            self.release(slot, dropped);
         }
     }
 
