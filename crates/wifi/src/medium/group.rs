@@ -58,26 +58,40 @@ impl TargetHeap {
         if n == 0 {
             return;
         }
+        let v = self.v.as_mut_slice();
         let mut i = 0;
         loop {
             let first = 4 * i + 1;
             if first >= n {
                 break;
             }
-            let end = (first + 4).min(n);
-            let mut best = first;
-            for c in first + 1..end {
-                if self.v[c] < self.v[best] {
-                    best = c;
+            // The smallest child: four at once when all exist (the common
+            // case), else the ones that do.
+            let (best, key) = if first + 4 <= n {
+                let c: &[u64; 4] = v[first..first + 4].try_into().expect("four children");
+                let (a, b) = if c[1] < c[0] { (first + 1, c[1]) } else { (first, c[0]) };
+                let (x, y) = if c[3] < c[2] { (first + 3, c[3]) } else { (first + 2, c[2]) };
+                if y < b {
+                    (x, y)
+                } else {
+                    (a, b)
                 }
-            }
-            if self.v[best] >= last {
+            } else {
+                let mut best = first;
+                for c in first + 1..n {
+                    if v[c] < v[best] {
+                        best = c;
+                    }
+                }
+                (best, v[best])
+            };
+            if key >= last {
                 break;
             }
-            self.v[i] = self.v[best];
+            v[i] = key;
             i = best;
         }
-        self.v[i] = last;
+        v[i] = last;
     }
 }
 
