@@ -172,6 +172,9 @@ impl QueueDisc for Airtime {
         self.occ.update(now, self.len, self.bytes);
         x
     }
+    fn uses_airtime(&self) -> bool {
+        true
+    }
     fn on_airtime(&mut self, dest: u32, airtime: SimDur) {
         if let Some(st) = self.stations.get_mut(&dest) {
             st.deficit_ns -= airtime.as_nanos() as i64;

@@ -148,7 +148,14 @@ pub trait QueueDisc: Send {
         None
     }
     fn on_timer(&mut self, _now: SimTime, _dropped: &mut Dropped) {}
+    /// Airtime of a data frame to or from station `dest` (see
+    /// `uses_airtime`).
     fn on_airtime(&mut self, _dest: u32, _airtime: SimDur) {}
+    /// Whether the discipline needs `on_airtime` reports (the medium then
+    /// reports every data frame's airtime; otherwise it skips them).
+    fn uses_airtime(&self) -> bool {
+        false
+    }
     fn counters(&self) -> &QueueCounters;
     /// Occupancy summary and bounded time series (see [`Occupancy`]).
     fn occupancy(&self) -> &Occupancy;

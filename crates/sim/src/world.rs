@@ -152,6 +152,8 @@ impl World {
             spare: Vec::new(),
             dropped: Vec::new(),
         };
+        let airtime = w.wq.iter().any(|q| q.uses_airtime());
+        w.bss.set_report_airtime(airtime);
         w.add_flows(s, seed)?;
         let mut out = Vec::new();
         w.bss.reschedule_all(&mut out);
@@ -338,7 +340,6 @@ impl World {
                 let msdu = self.bss.take_delivered();
                 self.receive(now, sta, msdu);
             }
-            BssOutput::Acked { .. } => {}
             BssOutput::Dropped { id, reason, .. } => self.ledger.drop(id, reason),
             BssOutput::DiscardedAfterReceipt { .. } => self.ledger.late_drops += 1,
             BssOutput::Ready { sta } => self.feed(now, sta),

@@ -94,8 +94,6 @@ pub enum BssOutput {
     /// with `take_delivered()` (MSDUs are kept in the order of these
     /// outputs).
     Deliver { sta: usize, from: usize },
-    /// Station `sta`'s MSDU `id` was acknowledged.
-    Acked { sta: usize, id: PacketId },
     /// Station `sta` discarded MSDU `id`.
     Dropped { sta: usize, id: PacketId, reason: DropReason },
     /// Station `sta` discarded MSDU `id` at the retry limit although a copy
@@ -105,7 +103,8 @@ pub enum BssOutput {
     /// Station `sta` can take its next MSDU.
     Ready { sta: usize },
     /// A data frame from `sta` to `peer` used `airtime` (for airtime-fair
-    /// scheduling; reported whatever the frame's fate).
+    /// scheduling; reported whatever the frame's fate, and only after
+    /// `Bss::set_report_airtime(true)`).
     Airtime { sta: usize, peer: usize, airtime: wifitcp_core::SimDur },
 }
 
@@ -141,6 +140,8 @@ pub struct Bss {
     solo: Vec<usize>,
     group: Group,
     grouping: bool,
+    /// Emit `BssOutput::Airtime` (off unless a queue discipline uses it).
+    report_airtime: bool,
     /// Scratch list of the group members due at a wake-up.
     due: Vec<usize>,
     /// Delivered MSDUs not yet taken (one per `BssOutput::Deliver`).
@@ -178,7 +179,8 @@ impl MacSink for Sink<'_> {
                 self.delivered.push_back(msdu);
                 self.out.push(BssOutput::Deliver { sta, from: from.0 as usize });
             }
-            MacOutput::Acked(msdu) => self.out.push(BssOutput::Acked { sta, id: msdu.id }),
+            // The caller learns of an acknowledged MSDU through `Ready`.
+            MacOutput::Acked(_) => {}
             MacOutput::Dropped(msdu, DropReason::RetryLimit) if self.reached[sta] == Some(msdu.id) => {
                 self.out.push(BssOutput::DiscardedAfterReceipt { sta, id: msdu.id })
             }
@@ -225,6 +227,7 @@ impl Bss {
             solo: (0..n).collect(),
             group,
             grouping: true,
+            report_airtime: false,
             due: Vec::new(),
             delivered: VecDeque::new(),
             spare_lists: Vec::new(),
@@ -243,6 +246,11 @@ impl Bss {
             self.ungroup_all();
         }
         self.grouping = on;
+    }
+
+    /// Report every data frame's airtime (`BssOutput::Airtime`).
+    pub fn set_report_airtime(&mut self, on: bool) {
+        self.report_airtime = on;
     }
 
     pub fn len(&self) -> usize {
@@ -342,7 +350,7 @@ impl Bss {
         if tx.corrupted && tx.frame.contended {
             self.medium[s].collided += 1;
         }
-        if tx.frame.kind == FrameKind::Data {
+        if self.report_airtime && tx.frame.kind == FrameKind::Data {
             out.push(BssOutput::Airtime { sta: s, peer: ra, airtime: tx.frame.airtime });
         }
         // The channel error model judges every frame that did not collide,
