@@ -149,8 +149,8 @@ pub struct Bss {
     /// Per station: the MSDU of its last data frame that reached its
     /// receiver (see `BssOutput::DiscardedAfterReceipt`).
     reached: Vec<Option<PacketId>>,
-    /// Emptied `OnAir::overlapped_by` lists, reused (no allocation per
-    /// collision once the run has seen its largest one).
+    /// Emptied `OnAir::overlapped_by` lists with capacity, reused (no
+    /// allocation per collision once the run has seen its largest one).
     spare_lists: Vec<Vec<usize>>,
 }
 
@@ -402,8 +402,10 @@ impl Bss {
             self.mark[x] = false;
         }
         let mut list = tx.overlapped_by;
-        list.clear();
-        self.spare_lists.push(list);
+        if list.capacity() > 0 {
+            list.clear();
+            self.spare_lists.push(list);
+        }
         if reported {
             self.group.rx_end(now, !tx.corrupted, tx.frame.duration);
         }
@@ -497,6 +499,9 @@ impl Bss {
         }
         for a in self.air.iter_mut() {
             a.corrupted = true;
+            if a.overlapped_by.capacity() == 0 {
+                a.overlapped_by = self.spare_lists.pop().unwrap_or_default();
+            }
             a.overlapped_by.push(s);
             self.overlapping[s] += 1;
         }
@@ -512,11 +517,19 @@ impl Bss {
         if was_quiet {
             self.group.busy(now);
         }
-        let mut overlapped_by = self.spare_lists.pop().unwrap_or_default();
-        overlapped_by.extend(self.air.iter().map(|a| a.sender));
-        for &x in &overlapped_by {
-            self.overlapping[x] += 1;
-        }
+        // A frame that starts on an idle medium (the common case) gets an
+        // empty list, which costs nothing; lists of overlapping frames come
+        // from the pool.
+        let overlapped_by = if was_quiet {
+            Vec::new()
+        } else {
+            let mut v = self.spare_lists.pop().unwrap_or_default();
+            v.extend(self.air.iter().map(|a| a.sender));
+            for &x in &v {
+                self.overlapping[x] += 1;
+            }
+            v
+        };
         self.air.push(OnAir { id, sender: s, frame: f, corrupted, overlapped_by });
         out.push(BssOutput::TxEnd { id, at: end });
     }
