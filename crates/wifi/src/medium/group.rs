@@ -95,11 +95,13 @@ impl TargetHeap {
     }
 }
 
-/// A member: its target (None: no backoff pending) and the group's error
-/// count when it joined (to hand back its `rx_errors` counter).
+/// A member: its target (None: no backoff pending), whether it holds a
+/// frame, and the group's error count when it joined (to hand back its
+/// `rx_errors` counter).
 #[derive(Clone, Copy, Debug)]
 struct Member {
     target: Option<u64>,
+    has_frame: bool,
     errors_at_join: u64,
 }
 
@@ -119,8 +121,6 @@ pub(crate) struct Group {
     /// Members with a frame to send, by target (stale entries skipped).
     heap: TargetHeap,
     /// `next_tx` as last computed; cleared by every change of the group.
-    /// (A member's "has a frame" cannot change while it is a member: the
-    /// medium takes a station out of the group before any MAC input.)
     next_cache: Option<SimTime>,
 }
 
@@ -139,7 +139,7 @@ impl Group {
     pub fn join(&mut self, s: usize, backoff: Option<u32>, has_frame: bool) {
         self.next_cache = None;
         let target = backoff.map(|k| self.c + k as u64);
-        self.members[s] = Some(Member { target, errors_at_join: self.rx_errors });
+        self.members[s] = Some(Member { target, has_frame, errors_at_join: self.rx_errors });
         if let (Some(t), true) = (target, has_frame) {
             self.heap.push(t, s);
         }
@@ -174,6 +174,9 @@ impl Group {
             return false;
         }
         self.heap.push(t, s);
+        if let Some(m) = self.members[s].as_mut() {
+            m.has_frame = true;
+        }
         self.next_cache = None;
         true
     }
@@ -213,21 +216,23 @@ impl Group {
         }
     }
 
-    /// Earliest transmission of a member with a frame; `has_frame(s)` says
-    /// whether station `s` still holds one. Drops stale heap entries.
-    pub fn next_tx(&mut self, has_frame: impl Fn(usize) -> bool) -> SimTime {
+    /// Earliest transmission of a member with a frame. Drops stale heap
+    /// entries. (A member's "has a frame" changes only through
+    /// `frame_arrives`: the medium takes a station out of the group before
+    /// any MAC input.)
+    pub fn next_tx(&mut self) -> SimTime {
         if let Some(t) = self.next_cache {
             return t;
         }
-        let t = self.compute_next_tx(has_frame);
+        let t = self.compute_next_tx();
         self.next_cache = Some(t);
         t
     }
 
-    fn compute_next_tx(&mut self, has_frame: impl Fn(usize) -> bool) -> SimTime {
+    fn compute_next_tx(&mut self) -> SimTime {
         let Some(cs) = self.view.count_from else { return SimTime::NEVER };
         while let Some((t, s)) = self.heap.peek() {
-            let valid = matches!(self.members[s], Some(Member { target: Some(x), .. }) if x == t) && has_frame(s);
+            let valid = matches!(self.members[s], Some(Member { target: Some(x), has_frame: true, .. }) if x == t);
             if valid {
                 return cs + self.slot * t.saturating_sub(self.c);
             }
@@ -238,12 +243,12 @@ impl Group {
 
     /// Members due to transmit at `now`, in index order, into `v` (cleared
     /// first; they leave the heap; the caller makes them act on their own).
-    pub fn due(&mut self, now: SimTime, has_frame: impl Fn(usize) -> bool + Copy, v: &mut Vec<usize>) {
+    pub fn due(&mut self, now: SimTime, v: &mut Vec<usize>) {
         v.clear();
-        if self.next_tx(has_frame) != now {
+        if self.next_tx() != now {
             return;
         }
-        while self.next_tx(has_frame) == now {
+        while self.next_tx() == now {
             let (_, s) = self.heap.peek().expect("peeked");
             self.heap.pop();
             self.next_cache = None;

@@ -313,9 +313,8 @@ impl Bss {
         // Members due now (`group_at` is exact: the group and the MACs
         // changed only through inputs that ended in `arm`).
         if self.group_at == now {
-            let macs = &self.macs;
             let mut due = std::mem::take(&mut self.due);
-            self.group.due(now, |s| !macs[s].is_ready(), &mut due);
+            self.group.due(now, &mut due);
             for &s in &due {
                 self.take(s);
             }
@@ -546,8 +545,7 @@ impl Bss {
 
     /// `reschedule` given the solo stations' earliest instant `solo_at`.
     fn arm(&mut self, solo_at: SimTime, out: &mut Vec<BssOutput>) {
-        let macs = &self.macs;
-        self.group_at = self.group.next_tx(|s| !macs[s].is_ready());
+        self.group_at = self.group.next_tx();
         let at = solo_at.min(self.group_at);
         self.wake_at = at;
         if at < self.armed {
