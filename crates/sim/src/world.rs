@@ -94,8 +94,8 @@ pub struct World {
     end: SimTime,
     warmup: SimTime,
     bin: SimDur,
+    /// Outputs of the BSS not yet handled (see `drain_outputs`).
     out: Vec<BssOutput>,
-    spare: Vec<BssOutput>,
     dropped: Vec<(Packet, DropReason)>,
 }
 
@@ -149,7 +149,6 @@ impl World {
             warmup: SimTime::from_secs_f64(s.scenario.warmup_s),
             bin: SimDur::from_secs_f64(s.scenario.sample_interval_s),
             out: Vec::new(),
-            spare: Vec::new(),
             dropped: Vec::new(),
         };
         let airtime = w.wq.iter().any(|q| q.uses_airtime());
@@ -312,24 +311,27 @@ impl World {
         }
     }
 
+    /// Handle every output of the BSS, in emission order, including the
+    /// outputs emitted while handling earlier ones. The `Bss` only appends
+    /// to `out`, so one pass by index sees them all in that order (an
+    /// output emitted while handling output k comes after every output
+    /// emitted before it); the vector is cleared once at the end, so no
+    /// output is moved.
     #[inline]
     fn drain_outputs(&mut self) {
-        if self.out.is_empty() {
-            return;
+        let mut i = 0;
+        while i < self.out.len() {
+            self.handle_output(i);
+            i += 1;
         }
-        let mut batch = std::mem::take(&mut self.spare);
-        while !self.out.is_empty() {
-            std::mem::swap(&mut batch, &mut self.out);
-            for o in batch.drain(..) {
-                self.handle_output(o);
-            }
-        }
-        self.spare = batch;
+        self.out.clear();
     }
 
-    fn handle_output(&mut self, o: BssOutput) {
+    /// Handle output `i` of `out` (its fields are copied out first: handling
+    /// it may append to `out`).
+    fn handle_output(&mut self, i: usize) {
         let now = self.q.now();
-        match o {
+        match self.out[i] {
             BssOutput::Wake { at } => {
                 self.q.push(at, Ev::BssWake);
             }
