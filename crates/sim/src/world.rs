@@ -458,7 +458,8 @@ impl World {
             self.qdisc_timer(sta);
             return;
         }
-        if self.wq[sta].ready_len() > 0 || self.saturated[sta].0.is_empty() {
+        // (`ready_len` has no side effect: test the cheap condition first.)
+        if self.saturated[sta].0.is_empty() || self.wq[sta].ready_len() > 0 {
             return;
         }
         // Round robin over the station's active saturated flows (no
@@ -466,12 +467,21 @@ impl World {
         let flows = &self.flows;
         let (list, cursor) = &mut self.saturated[sta];
         let active = |fi: &usize| flows[*fi].udp_active(now);
-        let n_active = list.iter().filter(|fi| active(fi)).count();
-        if n_active == 0 {
-            return;
-        }
-        *cursor = (*cursor + 1) % n_active;
-        let fi = list.iter().copied().filter(|fi| active(fi)).nth(*cursor).expect("counted");
+        let fi = if let [only] = list[..] {
+            // The usual single flow: the general case below with n_active = 1.
+            if !active(&only) {
+                return;
+            }
+            *cursor = 0;
+            only
+        } else {
+            let n_active = list.iter().filter(|fi| active(fi)).count();
+            if n_active == 0 {
+                return;
+            }
+            *cursor = (*cursor + 1) % n_active;
+            list.iter().copied().filter(|fi| active(fi)).nth(*cursor).expect("counted")
+        };
         let p = self.make_udp(now, fi);
         let dst = self.flows[fi].dst;
         match self.topo.next_hop(sta, dst) {
