@@ -88,8 +88,9 @@ pub struct World {
     eps: Vec<Endpoint>,
     /// (node, local port) -> endpoint.
     demux: HashMap<(usize, u16), usize, DemuxHash>,
-    /// Saturated UDP flows by sending BSS member, and a round-robin cursor.
-    saturated: Vec<(Vec<usize>, usize)>,
+    /// Saturated UDP flows by sending BSS member, each with its first hop
+    /// (the topology is static), and a round-robin cursor.
+    saturated: Vec<(Vec<(usize, Hop)>, usize)>,
     ledger: Ledger,
     end: SimTime,
     warmup: SimTime,
@@ -186,7 +187,7 @@ impl World {
                         let interval = tr.rate_mbps.map(|r| SimDur::from_secs_f64(tr.msdu_bytes as f64 * 8.0 / (r * 1e6))).unwrap_or(SimDur::ZERO);
                         let source = UdpSource { pattern: tr.pattern, msdu_bytes: tr.msdu_bytes, interval, start, stop, rng: RngStream::derive(seed, &format!("traffic/{name}")) };
                         if tr.pattern == Pattern::Saturated && src < self.bss.len() {
-                            self.saturated[src].0.push(fi);
+                            self.saturated[src].0.push((fi, self.topo.next_hop(src, dst)));
                         }
                         FlowKind::Udp { source, src_port: 10_000 + fi as u16 }
                     }
@@ -466,8 +467,8 @@ impl World {
         // allocation: this runs once per saturated packet).
         let flows = &self.flows;
         let (list, cursor) = &mut self.saturated[sta];
-        let active = |fi: &usize| flows[*fi].udp_active(now);
-        let fi = if let [only] = list[..] {
+        let active = |&(fi, _): &(usize, Hop)| flows[fi].udp_active(now);
+        let (fi, hop) = if let [only] = list[..] {
             // The usual single flow: the general case below with n_active = 1.
             if !active(&only) {
                 return;
@@ -475,16 +476,15 @@ impl World {
             *cursor = 0;
             only
         } else {
-            let n_active = list.iter().filter(|fi| active(fi)).count();
+            let n_active = list.iter().filter(|f| active(f)).count();
             if n_active == 0 {
                 return;
             }
             *cursor = (*cursor + 1) % n_active;
-            list.iter().copied().filter(|fi| active(fi)).nth(*cursor).expect("counted")
+            list.iter().copied().filter(|f| active(f)).nth(*cursor).expect("counted")
         };
         let p = self.make_udp(now, fi);
-        let dst = self.flows[fi].dst;
-        match self.topo.next_hop(sta, dst) {
+        match hop {
             Hop::Wlan { ra } => self.bss.give_msdu(now, sta, p, ra, &mut self.out),
             _ => self.send_from(now, sta, p),
         }
