@@ -37,15 +37,23 @@ pub struct LinkDir {
     pub max_queue: usize,
     /// Packets that left the pipe (arrived).
     arrived: u64,
+    /// The last serialisation time computed and its IP length: a direction
+    /// mostly carries one size (full segments one way, ACKs the other),
+    /// and the float conversion costs more than the rest of `offer`.
+    last_tx: (u32, SimDur),
 }
 
 impl LinkDir {
     pub fn new(rate_bps: f64, delay: SimDur, cap: usize) -> Self {
-        LinkDir { rate_bps, delay, cap, pipe: VecDeque::new(), sent: 0, dropped: 0, max_queue: 0, arrived: 0 }
+        LinkDir { rate_bps, delay, cap, pipe: VecDeque::new(), sent: 0, dropped: 0, max_queue: 0, arrived: 0, last_tx: (0, Self::tx_time_of(0, rate_bps)) }
     }
 
     pub fn tx_time(&self, p: &Packet) -> SimDur {
-        SimDur::from_secs_f64(p.ip_len() as f64 * 8.0 / self.rate_bps)
+        Self::tx_time_of(p.ip_len(), self.rate_bps)
+    }
+
+    fn tx_time_of(ip_len: u32, rate_bps: f64) -> SimDur {
+        SimDur::from_secs_f64(ip_len as f64 * 8.0 / rate_bps)
     }
 
     /// Packets waiting for the transmitter at `now`.
@@ -69,7 +77,11 @@ impl LinkDir {
             self.max_queue = self.max_queue.max(waiting + 1);
             busy_until
         };
-        let end = start + self.tx_time(&p);
+        let len = p.ip_len();
+        if len != self.last_tx.0 {
+            self.last_tx = (len, Self::tx_time_of(len, self.rate_bps));
+        }
+        let end = start + self.last_tx.1;
         let first = self.pipe.is_empty();
         self.pipe.push_back(InPipe { start, end, pkt: p });
         Ok(first.then_some(end + self.delay))
