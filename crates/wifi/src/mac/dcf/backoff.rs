@@ -72,9 +72,11 @@ impl Dcf {
     /// MSDU and the medium is free. An MSDU that arrives after a completed
     /// post-backoff is sent at its arrival (10.3.4.2).
     pub(super) fn contention_wake(&self) -> Option<SimTime> {
-        let cur = self.cur.as_ref()?;
+        // `count_from` first: it is unset whenever the medium is busy for
+        // the station, the most frequent reason for no wake-up.
         let cs = self.count_from?;
         let k = self.backoff?;
+        let cur = self.cur.as_ref()?;
         let slot = self.p.timing.slot;
         Some((cs + slot * k as u64).max(cur.ready_at))
     }
