@@ -40,12 +40,13 @@ impl Dcf {
 
     /// The medium turns busy for this station at `now`: stop counting.
     pub(super) fn freeze(&mut self, now: SimTime) {
+        let Some(cs) = self.count_from else { return };
         // A station whose backoff ends exactly now still transmits now
         // (both stations chose the same slot: a collision, 10.3.4.3).
         if self.contention_wake() == Some(now) {
             return;
         }
-        let Some(cs) = self.count_from.take() else { return };
+        self.count_from = None;
         let busy_slot_counts = self.p.busy_slot_counts;
         if let Some(k) = self.backoff.as_mut() {
             if now >= cs {
