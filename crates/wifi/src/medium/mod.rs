@@ -126,6 +126,9 @@ pub struct Bss {
     armed: SimTime,
     /// The group's earliest transmission, as of the last `arm`.
     group_at: SimTime,
+    /// The solo stations' earliest instant, as of the last `arm` (every
+    /// input that changes a solo MAC ends in `arm`).
+    solo_at: SimTime,
     /// Whether receivers decoded the PLCP header of the first frame of the
     /// current busy period, and when that header ends.
     burst_header_ok: bool,
@@ -219,6 +222,7 @@ impl Bss {
             wake_at: SimTime::NEVER,
             armed: SimTime::NEVER,
             group_at: SimTime::NEVER,
+            solo_at: SimTime::NEVER,
             burst_header_ok: false,
             burst_header_end: SimTime::ZERO,
             eifs_always,
@@ -276,6 +280,8 @@ impl Bss {
         for s in 0..self.macs.len() {
             self.take(s);
         }
+        // Every station is solo now: their earliest instant (for `arm`).
+        self.solo_at = self.solo.iter().map(|&s| self.macs[s].next_wakeup()).min().unwrap_or(SimTime::NEVER);
     }
 
     /// Schedule the BSS's wake-up (call once at start, or after changing
@@ -291,7 +297,8 @@ impl Bss {
         // what `Dcf::start_msdu` would do with the group's view.
         if self.group.is_member(sta) && self.group.frame_arrives(sta, now) {
             self.macs[sta].install_msdu(now, msdu, MacAddr(ra as u32));
-            self.reschedule(out);
+            // Only the group changed: the solo stations' instant holds.
+            self.arm(self.solo_at, out);
             return;
         }
         self.take(sta);
@@ -545,6 +552,8 @@ impl Bss {
 
     /// `reschedule` given the solo stations' earliest instant `solo_at`.
     fn arm(&mut self, solo_at: SimTime, out: &mut Vec<BssOutput>) {
+        debug_assert_eq!(solo_at, self.solo.iter().map(|&s| self.macs[s].next_wakeup()).min().unwrap_or(SimTime::NEVER), "stale solo instant");
+        self.solo_at = solo_at;
         self.group_at = self.group.next_tx();
         let at = solo_at.min(self.group_at);
         self.wake_at = at;
