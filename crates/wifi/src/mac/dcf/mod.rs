@@ -101,6 +101,8 @@ pub struct Dcf {
     rx_cache: Vec<Option<(u16, PacketId)>>,
     /// Control-frame airtimes of `p.timing`, computed once.
     air: ControlAirtimes,
+    /// The last data MPDU length and its airtime (u32::MAX: none yet).
+    last_data_time: (u32, SimDur),
     pub counters: MacCounters,
 }
 
@@ -133,6 +135,7 @@ impl Dcf {
             next_seq: 0,
             rx_cache: Vec::new(),
             air,
+            last_data_time: (u32::MAX, SimDur::ZERO),
             counters: MacCounters::default(),
         }
     }
@@ -184,7 +187,11 @@ impl Dcf {
         self.next_seq = (self.next_seq + 1) % 4096;
         // 10.3.2.7 / 10.3.4.4: frames longer than dot11RTSThreshold use RTS/CTS.
         let uses_rts = mpdu_bytes > self.p.rts_threshold;
-        let data_time = self.p.timing.data_time(mpdu_bytes);
+        // Consecutive MSDUs mostly have one length: keep the last airtime.
+        if self.last_data_time.0 != mpdu_bytes {
+            self.last_data_time = (mpdu_bytes, self.p.timing.data_time(mpdu_bytes));
+        }
+        let data_time = self.last_data_time.1;
         self.cur = Some(InService { pkt, ra, seq, mpdu_bytes, data_time, retries: 0, uses_rts, ready_at: now });
     }
 
