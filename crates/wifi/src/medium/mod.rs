@@ -438,8 +438,17 @@ impl Bss {
         let (k, errors) = self.group.leave(s);
         self.macs[s].adopt_view(&self.group.view, k);
         self.macs[s].counters.rx_errors += errors;
-        let pos = self.solo.binary_search(&s).expect_err("member is not solo");
-        self.solo.insert(pos, s);
+        // Sorted insertion by shifting from the end: the list is short (the
+        // stations in an exchange), shorter than a binary search and a
+        // `memmove` call.
+        let mut i = self.solo.len();
+        self.solo.push(s);
+        while i > 0 && self.solo[i - 1] > s {
+            self.solo[i] = self.solo[i - 1];
+            i -= 1;
+        }
+        debug_assert!(i == 0 || self.solo[i - 1] != s, "member {s} is also solo");
+        self.solo[i] = s;
     }
 
     /// After a transmission ends: let quiet stations whose view equals the
@@ -454,8 +463,10 @@ impl Bss {
         }
         let view = self.group.view;
         let mut at = SimTime::NEVER;
-        let mut i = 0;
-        while i < self.solo.len() {
+        // Compact the list in place: stations that stay solo move down to
+        // `kept` (order kept), joiners drop out.
+        let mut kept = 0;
+        for i in 0..self.solo.len() {
             let s = self.solo[i];
             let m = &self.macs[s];
             let next = m.next_wakeup();
@@ -464,12 +475,13 @@ impl Bss {
             let overlapped = self.overlapping[s] > 0;
             if !overlapped && next != now && m.shares_view(&view, now) {
                 self.group.join(s, m.backoff(), !m.is_ready());
-                self.solo.remove(i);
             } else {
                 at = at.min(next);
-                i += 1;
+                self.solo[kept] = s;
+                kept += 1;
             }
         }
+        self.solo.truncate(kept);
         self.arm(at, out);
     }
 
