@@ -79,6 +79,11 @@ pub struct Dcf {
     ex: Exchange,
     /// A response (ACK, CTS) or the data frame after a CTS, due at a time.
     scheduled: Option<(SimTime, Frame)>,
+    /// The earlier of `scheduled`'s time and the response timeout of
+    /// `ex` (while no reception started), `NEVER` if neither: the timer
+    /// part of `next_wakeup`, kept by `sync_timer` after every change of
+    /// `ex` or `scheduled`.
+    timer_at: SimTime,
     // --- carrier sense ---
     cca_busy: bool,
     cca_idle_at: SimTime,
@@ -124,6 +129,7 @@ impl Dcf {
             cur: None,
             ex: Exchange::Idle,
             scheduled: None,
+            timer_at: SimTime::NEVER,
             cca_busy: false,
             cca_idle_at: SimTime::ZERO,
             nav_end: SimTime::ZERO,
@@ -202,6 +208,7 @@ impl Dcf {
             self.cca_busy = true;
             if let Exchange::AwaitResponse { rx_started, .. } = &mut self.ex {
                 *rx_started = true;
+                self.sync_timer();
             }
         } else {
             self.cca_busy = false;
@@ -268,6 +275,7 @@ impl Dcf {
             }
             FrameKind::Ack | FrameKind::Cts => {}
         }
+        self.sync_timer();
         self.resume();
         if self.cur.is_none() {
             out.push(MacOutput::Ready);
@@ -279,6 +287,7 @@ impl Dcf {
         if let Some((at, _)) = &self.scheduled {
             if *at == now {
                 let (_, f) = self.scheduled.take().expect("scheduled");
+                self.sync_timer();
                 self.transmit(now, f, out);
                 return;
             }
@@ -303,17 +312,29 @@ impl Dcf {
 
     /// When the caller must call `on_wake` next (`SimTime::NEVER` if not).
     pub fn next_wakeup(&self) -> SimTime {
+        debug_assert_eq!(self.timer_at, self.timer_from_state(), "stale MAC timer");
+        match self.contention_wake() {
+            Some(c) => self.timer_at.min(c),
+            None => self.timer_at,
+        }
+    }
+
+    /// The timer part of `next_wakeup` from `scheduled` and `ex`.
+    fn timer_from_state(&self) -> SimTime {
         let mut t = SimTime::NEVER;
         if let Some((at, _)) = &self.scheduled {
-            t = t.min(*at);
+            t = *at;
         }
         if let Exchange::AwaitResponse { deadline, rx_started: false, .. } = self.ex {
             t = t.min(deadline);
         }
-        if let Some(c) = self.contention_wake() {
-            t = t.min(c);
-        }
         t
+    }
+
+    /// Refresh `timer_at` after `ex` or `scheduled` changed.
+    #[inline]
+    fn sync_timer(&mut self) {
+        self.timer_at = self.timer_from_state();
     }
 
     // ------------------------------------------------------------------
@@ -371,6 +392,7 @@ impl Dcf {
     fn transmit(&mut self, now: SimTime, f: Frame, out: &mut impl MacSink) {
         self.freeze(now);
         self.ex = Exchange::Transmitting(f.kind);
+        self.sync_timer();
         self.self_busy_until = now + f.airtime;
         out.push(MacOutput::StartTx(f));
     }
@@ -391,6 +413,7 @@ impl Dcf {
         // 10.3.2.9: acknowledge after SIFS regardless of the medium state.
         let ack = self.response(FrameKind::Ack, f.ta, SimDur::ZERO);
         self.scheduled = Some((now + self.p.timing.sifs, ack));
+        self.sync_timer();
         // 10.3.2.14: a retried frame whose sequence number matches the cache
         // is a duplicate: acknowledge it but do not deliver it again.
         let ta = f.ta.0 as usize;
@@ -426,6 +449,7 @@ impl Dcf {
         let d = f.duration.saturating_sub(t.sifs + self.air.cts);
         let cts = self.response(FrameKind::Cts, f.ta, d);
         self.scheduled = Some((now + t.sifs, cts));
+        self.sync_timer();
     }
 
     fn rx_ack(&mut self, now: SimTime, out: &mut impl MacSink) {
@@ -433,6 +457,7 @@ impl Dcf {
             return;
         }
         self.ex = Exchange::Idle;
+        self.sync_timer();
         self.self_busy_until = now;
         let cur = self.cur.take().expect("ACK without MSDU");
         self.counters.successes += 1;
@@ -456,12 +481,14 @@ impl Dcf {
         }
         let data = self.data_frame();
         self.scheduled = Some((now + self.p.timing.sifs, data));
+        self.sync_timer();
     }
 
     /// No (valid) response: 10.3.4.4 retry procedure.
     fn exchange_failed(&mut self, now: SimTime, kind: FrameKind, out: &mut impl MacSink) {
         let _ = now;
         self.ex = Exchange::Idle;
+        self.sync_timer();
         self.counters.failures += 1;
         let cur = self.cur.as_mut().expect("failed exchange without MSDU");
         cur.retries += 1;
