@@ -220,6 +220,7 @@ impl Group {
     /// entries. (A member's "has a frame" changes only through
     /// `frame_arrives`: the medium takes a station out of the group before
     /// any MAC input.)
+    #[inline]
     pub fn next_tx(&mut self) -> SimTime {
         if let Some(t) = self.next_cache {
             return t;
