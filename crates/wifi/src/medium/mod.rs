@@ -171,7 +171,7 @@ struct Sink<'a> {
 }
 
 impl MacSink for Sink<'_> {
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, o: MacOutput) {
         let sta = self.sta;
         match o {
