@@ -130,7 +130,7 @@ def test_subprocess_bad_input_no_traceback(tmp_path, content, args):
     ("[wlan]\nper_uplink = 2.0\n", "wlan.per_uplink"),
     ("[ap.qdisc]\nkind = \"vbs\"\nupdate = \"always\"\n", "ap.qdisc.update"),
     ("[mac]\nshort_retry_limit = 0\n", "mac.short_retry_limit"),
-    ("[ap.qdisc]\nkind = \"vbs\"\nmeasure = \"throughput\"\n", "ap.qdisc"),
+    ("[ap.qdisc]\nkind = \"vbs\"\nmeasure = \"throughput\"\n", "ap.qdisc.measure"),
 ])
 def test_subprocess_real_core_rejections(tmp_path, extra, path):
     f = tmp_path / "s.toml"

@@ -142,8 +142,10 @@ pub struct VbsConfig {
     /// Desired service fractions h*_i by class index; empty: equal.
     pub shares: Vec<f64>,
     /// "service" (default), "occupancy" or "delivered" (see
-    /// [`crate::vbs::ShareMeasure`]).
-    pub measure: ShareMeasure,
+    /// [`crate::vbs::ShareMeasure`]). A string checked by `validate`, as
+    /// `update` is, so that a bad value is reported as
+    /// `ap.qdisc.measure: ...`.
+    pub measure: String,
     /// Measurement window. Default: B (the capacity).
     pub window: Option<usize>,
     /// "above-target" (default), "literal" or "partition" (see
@@ -159,7 +161,7 @@ impl Default for VbsConfig {
             c: 0.6,
             tol: None,
             shares: Vec::new(),
-            measure: ShareMeasure::Service,
+            measure: "service".into(),
             window: None,
             update: "above-target".into(),
         }
@@ -363,12 +365,22 @@ impl VbsConfig {
                 ))
             }
         };
+        let measure = match self.measure.as_str() {
+            "service" => ShareMeasure::Service,
+            "occupancy" => ShareMeasure::Occupancy,
+            "delivered" => ShareMeasure::Delivered,
+            other => {
+                return Err(format!(
+                    "measure: unknown value {other:?}, expected \"service\", \"occupancy\" or \"delivered\""
+                ))
+            }
+        };
         Ok(VbsParams {
             capacity,
             c: self.c,
             tol,
             shares: self.shares.clone(),
-            measure: self.measure,
+            measure,
             window,
             update,
         })
@@ -527,7 +539,8 @@ mod tests {
             };
             assert_eq!(v.params(100).unwrap().measure, m);
         }
-        assert!(parse(r#"{"kind": "vbs", "measure": "throughput"}"#).is_err());
+        let e = bad(r#"{"kind": "vbs", "measure": "throughput"}"#);
+        assert!(e.starts_with("measure: ") && e.contains("throughput") && e.contains("delivered"), "{e}");
         assert!(bad(r#"{"kind": "fq-codel", "interval_ms": 0}"#).starts_with("interval_ms:"));
         assert!(bad(r#"{"kind": "airtime", "quantum_us": -1}"#).starts_with("quantum_us:"));
         assert!(parse(r#"{"kind": "drop-tail"}"#).unwrap().validate(0).unwrap_err().starts_with("capacity:"));

@@ -16,7 +16,7 @@ fn all_kinds() -> Vec<QdiscConfig> {
         QdiscConfig::KeceliGrouped(KeceliConfig::default()),
         QdiscConfig::Pilosof(PilosofConfig::default()),
         QdiscConfig::Vbs(VbsConfig { shares: vec![0.5, 0.3, 0.2], ..Default::default() }),
-        QdiscConfig::Vbs(VbsConfig { measure: crate::vbs::ShareMeasure::Delivered, window: Some(20), ..Default::default() }),
+        QdiscConfig::Vbs(VbsConfig { measure: "delivered".into(), window: Some(20), ..Default::default() }),
         QdiscConfig::CakeAck(CakeAckConfig { mode: AckFilterMode::Conservative }),
         QdiscConfig::CakeAck(CakeAckConfig { mode: AckFilterMode::Aggressive }),
         QdiscConfig::Codel(CodelConfig { target_ms: 1.0, interval_ms: 10.0 }),
