@@ -355,26 +355,8 @@ impl VbsConfig {
         check(self.shares.is_empty() || self.shares.iter().sum::<f64>() > 0.0, "shares", "must not all be zero")?;
         let window = self.window.unwrap_or(capacity);
         check(window > 0, "window", "must be positive")?;
-        let update = match self.update.as_str() {
-            "above-target" => VbsUpdate::AboveTarget,
-            "literal" => VbsUpdate::Literal,
-            "partition" => VbsUpdate::Partition,
-            other => {
-                return Err(format!(
-                    "update: unknown value {other:?}, expected \"above-target\", \"literal\" or \"partition\""
-                ))
-            }
-        };
-        let measure = match self.measure.as_str() {
-            "service" => ShareMeasure::Service,
-            "occupancy" => ShareMeasure::Occupancy,
-            "delivered" => ShareMeasure::Delivered,
-            other => {
-                return Err(format!(
-                    "measure: unknown value {other:?}, expected \"service\", \"occupancy\" or \"delivered\""
-                ))
-            }
-        };
+        let update = one_of("update", &self.update, &[("above-target", VbsUpdate::AboveTarget), ("literal", VbsUpdate::Literal), ("partition", VbsUpdate::Partition)])?;
+        let measure = one_of("measure", &self.measure, &[("service", ShareMeasure::Service), ("occupancy", ShareMeasure::Occupancy), ("delivered", ShareMeasure::Delivered)])?;
         Ok(VbsParams {
             capacity,
             c: self.c,
@@ -385,6 +367,20 @@ impl VbsConfig {
             update,
         })
     }
+}
+
+/// The value named `value` among `options`, or "field: unknown value ...,
+/// expected ..." (string-valued fields whose errors keep their path).
+fn one_of<T: Copy>(field: &str, value: &str, options: &[(&str, T)]) -> Result<T, ConfigError> {
+    if let Some(&(_, v)) = options.iter().find(|(name, _)| *name == value) {
+        return Ok(v);
+    }
+    let names: Vec<String> = options.iter().map(|(name, _)| format!("{name:?}")).collect();
+    let expected = match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => names.join(""),
+    };
+    Err(format!("{field}: unknown value {value:?}, expected {expected}"))
 }
 
 impl QdiscConfig {
