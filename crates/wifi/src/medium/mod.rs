@@ -281,7 +281,7 @@ impl Bss {
             self.take(s);
         }
         // Every station is solo now: their earliest instant (for `arm`).
-        self.solo_at = self.solo.iter().map(|&s| self.macs[s].next_wakeup()).min().unwrap_or(SimTime::NEVER);
+        self.solo_at = self.solo_earliest();
     }
 
     /// Schedule the BSS's wake-up (call once at start, or after changing
@@ -555,16 +555,22 @@ impl Bss {
     /// Track the earliest instant any station must act at; emit a wake-up
     /// only if it is earlier than the earliest one pending.
     fn reschedule(&mut self, out: &mut Vec<BssOutput>) {
+        let at = self.solo_earliest();
+        self.arm(at, out);
+    }
+
+    /// The earliest instant any solo station must act at.
+    fn solo_earliest(&self) -> SimTime {
         let mut at = SimTime::NEVER;
         for &s in &self.solo {
             at = at.min(self.macs[s].next_wakeup());
         }
-        self.arm(at, out);
+        at
     }
 
     /// `reschedule` given the solo stations' earliest instant `solo_at`.
     fn arm(&mut self, solo_at: SimTime, out: &mut Vec<BssOutput>) {
-        debug_assert_eq!(solo_at, self.solo.iter().map(|&s| self.macs[s].next_wakeup()).min().unwrap_or(SimTime::NEVER), "stale solo instant");
+        debug_assert_eq!(solo_at, self.solo_earliest(), "stale solo instant");
         self.solo_at = solo_at;
         self.group_at = self.group.next_tx();
         let at = solo_at.min(self.group_at);
