@@ -62,7 +62,10 @@ impl RngStream {
         loop {
             let m = (self.next_u64() as u128) * (n as u128);
             let lo = m as u64;
-            if lo >= n.wrapping_neg() % n {
+            // Reject `lo < 2^64 mod n`. That bound is below `n`, so the
+            // division computing it is needed only when `lo < n` (rare for
+            // small `n`): the same draws, without a division per call.
+            if lo >= n || lo >= n.wrapping_neg() % n {
                 return (m >> 64) as u64;
             }
         }
