@@ -21,7 +21,7 @@ pub use drop::DropReason;
 pub use event::EventQueue;
 pub use ids::*;
 pub use rng::RngStream;
-pub use time::{SimDur, SimTime};
+pub use time::{DurDivisor, SimDur, SimTime};
 pub use trace::{NullSink, TraceEvent, TraceSink, VecSink};
 
 /// A source of the current instant. Simulation uses virtual time; emulation

@@ -39,6 +39,7 @@ impl Dcf {
     }
 
     /// The medium turns busy for this station at `now`: stop counting.
+    #[inline]
     pub(super) fn freeze(&mut self, now: SimTime) {
         let Some(cs) = self.count_from else { return };
         // A station whose backoff ends exactly now still transmits now
@@ -50,7 +51,7 @@ impl Dcf {
         let busy_slot_counts = self.p.busy_slot_counts;
         if let Some(k) = self.backoff.as_mut() {
             if now >= cs {
-                let elapsed = ((now - cs).as_nanos() / self.p.timing.slot.as_nanos().max(1)) as u32;
+                let elapsed = self.slot_div.whole(now - cs) as u32;
                 // Optional slotted-model rule: the slot in which the medium
                 // turns busy also counts (see DcfParams::busy_slot_counts).
                 let extra = u32::from(busy_slot_counts);

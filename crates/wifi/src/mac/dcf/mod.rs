@@ -39,7 +39,7 @@ pub use params::{DcfParams, MacCounters};
 pub use view::CsView;
 
 use super::frame::{Frame, FrameKind, MacAddr, MacOutput, MacSink};
-use wifitcp_core::{DropReason, RngStream, SimDur, SimTime};
+use wifitcp_core::{DropReason, DurDivisor, RngStream, SimDur, SimTime};
 use wifitcp_wire::wifi_frame::{data_mpdu_len, msdu_len, ACK_LEN, CTS_LEN, RTS_LEN};
 use wifitcp_core::PacketId;
 use wifitcp_wire::Packet;
@@ -108,6 +108,8 @@ pub struct Dcf {
     air: ControlAirtimes,
     /// The last data MPDU length and its airtime (u32::MAX: none yet).
     last_data_time: (u32, SimDur),
+    /// Division by the slot time (elapsed idle slots at every freeze).
+    slot_div: DurDivisor,
     pub counters: MacCounters,
 }
 
@@ -122,6 +124,7 @@ impl Dcf {
     pub fn new(addr: MacAddr, p: DcfParams, rng: RngStream) -> Dcf {
         let cw = p.cw_min;
         let air = ControlAirtimes { ack: p.timing.ack_time(), cts: p.timing.cts_time(), rts: p.timing.rts_time() };
+        let slot_div = DurDivisor::new(p.timing.slot);
         Dcf {
             addr,
             p,
@@ -142,6 +145,7 @@ impl Dcf {
             rx_cache: Vec::new(),
             air,
             last_data_time: (u32::MAX, SimDur::ZERO),
+            slot_div,
             counters: MacCounters::default(),
         }
     }
