@@ -47,7 +47,7 @@ mod group;
 
 pub use errors::{ChannelErrors, FixedPer, FrameErrorModel};
 
-use crate::mac::{Dcf, Frame, FrameKind, MacAddr, MacOutput, MacSink};
+use crate::mac::{CsView, Dcf, Frame, FrameKind, MacAddr, MacOutput, MacSink};
 use group::Group;
 use std::collections::VecDeque;
 use wifitcp_core::{DropReason, PacketId, RngStream, SimTime};
@@ -319,23 +319,33 @@ impl Bss {
         }
         // Members due now (`group_at` is exact: the group and the MACs
         // changed only through inputs that ended in `arm`).
+        let mut due = std::mem::take(&mut self.due);
+        due.clear();
         if self.group_at == now {
-            let mut due = std::mem::take(&mut self.due);
             self.group.due(now, &mut due);
             for &s in &due {
                 self.take(s);
             }
-            self.due = due;
         }
         // Stations due now stay due while others start transmitting at the
         // same instant (Dcf::freeze), and nobody becomes due now while we
-        // serve them, so one pass in index order serves all.
-        for i in 0..self.solo.len() {
-            let s = self.solo[i];
-            if self.macs[s].next_wakeup() == now {
+        // serve them, so one pass in index order serves all. `solo_at` is
+        // exact too: if no solo station was due, the members just taken
+        // (in index order) are the only ones to serve.
+        if self.solo_at == now {
+            for i in 0..self.solo.len() {
+                let s = self.solo[i];
+                if self.macs[s].next_wakeup() == now {
+                    self.call(now, s, out, |m, mo| m.on_wake(now, mo));
+                }
+            }
+        } else {
+            for &s in &due {
+                debug_assert_eq!(self.macs[s].next_wakeup(), now, "a due member is not due");
                 self.call(now, s, out, |m, mo| m.on_wake(now, mo));
             }
         }
+        self.due = due;
         self.reschedule(out);
     }
 
@@ -377,11 +387,7 @@ impl Bss {
         }
         // The receiver's copy of the MSDU (the sender keeps its own until
         // the exchange ends).
-        let mut msdu = if ok_at_ra && tx.frame.kind == FrameKind::Data && ra < self.macs.len() {
-            self.macs[s].in_service().cloned()
-        } else {
-            None
-        };
+        let mut msdu = if ok_at_ra && tx.frame.kind == FrameKind::Data && ra < self.macs.len() { self.macs[s].in_service().cloned() } else { None };
         if let Some(m) = &msdu {
             self.reached[s] = Some(m.id);
         }
@@ -391,19 +397,57 @@ impl Bss {
         // header of the first one (see the module docs).
         let header_ok = self.burst_header_ok || self.eifs_always;
         let reported = !tx.corrupted || (quiet_after && header_ok);
+        // The group's view first (it takes part in no MAC call below).
+        if reported {
+            self.group.rx_end(now, !tx.corrupted, tx.frame.duration);
+        }
+        if quiet_after {
+            self.group.idle(now);
+        }
+        // One walk over the solo stations. Every one but the sender gets
+        // the end of reception (if it receives this frame), then the
+        // medium's idle indication (if no other station's frame is still
+        // on the air for it), in one call; then every one, the sender
+        // included, is settled (`settle`). The MAC contract orders all
+        // `on_rx_end` outputs before all `on_cca` outputs; `on_cca(idle)`
+        // can emit only for a station whose response timeout saw a
+        // reception start and that gets no `on_rx_end` here (after
+        // `on_rx_end` no exchange awaits a response): those few are served
+        // in a second pass, and then settled by `settle` itself.
+        let view = self.group.view;
+        let mut deferred = false;
+        let mut at = SimTime::NEVER;
+        let mut kept = 0;
         for i in 0..self.solo.len() {
             let t = self.solo[i];
-            if t == s || self.mark[t] {
-                continue;
+            if t != s {
+                let others_on_air = !quiet_after && self.air.iter().any(|a| a.sender != t);
+                let rx = !self.mark[t] && !(tx.corrupted && (others_on_air || !header_ok));
+                if rx {
+                    let ok = if t == ra { ok_at_ra } else { !tx.corrupted };
+                    let frame = &tx.frame;
+                    let m_sdu = if t == ra { msdu.take() } else { None };
+                    self.call(now, t, out, |m, mo| {
+                        m.on_rx_end(now, frame, m_sdu, ok, mo);
+                        if !others_on_air {
+                            m.on_cca(now, false, mo);
+                        }
+                    });
+                } else if !others_on_air {
+                    if self.macs[t].idle_may_fail_exchange() {
+                        deferred = true;
+                    } else {
+                        self.call(now, t, out, |m, mo| m.on_cca(now, false, mo));
+                    }
+                }
             }
-            if tx.corrupted && ((!quiet_after && self.air.iter().any(|a| a.sender != t)) || !header_ok) {
-                continue;
+            if let Some(next) = self.try_join(t, now, &view) {
+                at = at.min(next);
+                self.solo[kept] = t;
+                kept += 1;
             }
-            let ok = if t == ra { ok_at_ra } else { !tx.corrupted };
-            let frame = &tx.frame;
-            let m_sdu = if t == ra { msdu.take() } else { None };
-            self.call(now, t, out, |m, mo| m.on_rx_end(now, frame, m_sdu, ok, mo));
         }
+        self.solo.truncate(kept);
         for &x in &tx.overlapped_by {
             self.mark[x] = false;
         }
@@ -412,19 +456,17 @@ impl Bss {
             list.clear();
             self.spare_lists.push(list);
         }
-        if reported {
-            self.group.rx_end(now, !tx.corrupted, tx.frame.duration);
-        }
-        for i in 0..self.solo.len() {
-            let t = self.solo[i];
-            if t != s && (quiet_after || !self.air.iter().any(|a| a.sender != t)) {
-                self.call(now, t, out, |m, mo| m.on_cca(now, false, mo));
+        if deferred {
+            for i in 0..self.solo.len() {
+                let t = self.solo[i];
+                if t != s && self.macs[t].idle_may_fail_exchange() && (quiet_after || !self.air.iter().any(|a| a.sender != t)) {
+                    self.call(now, t, out, |m, mo| m.on_cca(now, false, mo));
+                }
             }
+            self.settle(now, out);
+        } else {
+            self.arm(at, out);
         }
-        if quiet_after {
-            self.group.idle(now);
-        }
-        self.settle(now, out);
     }
 
     // ------------------------------------------------------------------
@@ -457,10 +499,6 @@ impl Bss {
     /// (a solo station behaves exactly as a member would), and stations
     /// become quiet with the group's view when an exchange ends.
     fn settle(&mut self, now: SimTime, out: &mut Vec<BssOutput>) {
-        if !self.grouping {
-            self.reschedule(out);
-            return;
-        }
         let view = self.group.view;
         let mut at = SimTime::NEVER;
         // Compact the list in place: stations that stay solo move down to
@@ -468,14 +506,7 @@ impl Bss {
         let mut kept = 0;
         for i in 0..self.solo.len() {
             let s = self.solo[i];
-            let m = &self.macs[s];
-            let next = m.next_wakeup();
-            // A station that transmitted during a frame still on the
-            // air will not receive it, unlike the group: not yet.
-            let overlapped = self.overlapping[s] > 0;
-            if !overlapped && next != now && m.shares_view(&view, now) {
-                self.group.join(s, m.backoff(), !m.is_ready());
-            } else {
+            if let Some(next) = self.try_join(s, now, &view) {
                 at = at.min(next);
                 self.solo[kept] = s;
                 kept += 1;
@@ -483,6 +514,23 @@ impl Bss {
         }
         self.solo.truncate(kept);
         self.arm(at, out);
+    }
+
+    /// Solo station `s` joins the group if it is quiet with the group's
+    /// `view` (and grouping is on): `None`; else it stays solo and its next
+    /// instant is returned. The caller removes joiners from `solo`.
+    #[inline(always)]
+    fn try_join(&mut self, s: usize, now: SimTime, view: &CsView) -> Option<SimTime> {
+        let m = &self.macs[s];
+        let next = m.next_wakeup();
+        // A station that transmitted during a frame still on the air will
+        // not receive it, unlike the group: not yet.
+        if self.grouping && self.overlapping[s] == 0 && next != now && m.shares_view(view, now) {
+            self.group.join(s, m.backoff(), !m.is_ready());
+            None
+        } else {
+            Some(next)
+        }
     }
 
     // ------------------------------------------------------------------

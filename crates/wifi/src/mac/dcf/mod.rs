@@ -226,6 +226,15 @@ impl Dcf {
         }
     }
 
+    /// Whether `on_cca(now, false)` may end a failed exchange (and emit
+    /// outputs): a reception started during the response timeout. After
+    /// `on_rx_end` it is always false (every reception settles a pending
+    /// exchange).
+    #[inline]
+    pub fn idle_may_fail_exchange(&self) -> bool {
+        matches!(self.ex, Exchange::AwaitResponse { rx_started: true, .. })
+    }
+
     /// A frame ended at this station. `ok` is false if it was corrupted
     /// (collision or channel error). `msdu` is the MSDU of a data frame
     /// addressed to this station (the caller may pass `None` otherwise).
