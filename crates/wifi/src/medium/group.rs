@@ -47,7 +47,7 @@
 //! that may take it away (the last entry of its bucket, or an overflow
 //! entry with that key) makes the next look-up scan the bitmap again.
 use crate::mac::CsView;
-use wifitcp_core::{SimDur, SimTime};
+use wifitcp_core::{DurDivisor, SimDur, SimTime};
 
 /// "No station": the end of a bucket's list, or the `prev` of its head.
 const NIL: u32 = u32::MAX;
@@ -364,6 +364,8 @@ pub(crate) struct Group {
     /// Corrupted receptions the group has seen.
     rx_errors: u64,
     slot: SimDur,
+    /// Division by the slot time (elapsed slots when the medium turns busy).
+    slot_div: DurDivisor,
     difs: SimDur,
     eifs: SimDur,
     busy_slot_counts: bool,
@@ -382,7 +384,7 @@ impl Group {
     pub fn new(n: usize, slot: SimDur, difs: SimDur, eifs: SimDur, busy_slot_counts: bool, backoff_on_idle_access: bool, cw_max: u32) -> Group {
         let view = CsView { cca_busy: false, cca_idle_at: SimTime::ZERO, nav_end: SimTime::ZERO, use_eifs: false, count_from: None };
         let queue = TargetQueue::new(n, cw_max.into());
-        Group { view, c: 0, rx_errors: 0, slot, difs, eifs, busy_slot_counts, backoff_on_idle_access, members: vec![None; n], queue, next_cache: None }
+        Group { view, c: 0, rx_errors: 0, slot, slot_div: DurDivisor::new(slot), difs, eifs, busy_slot_counts, backoff_on_idle_access, members: vec![None; n], queue, next_cache: None }
     }
 
     pub fn is_member(&self, s: usize) -> bool {
@@ -443,7 +445,7 @@ impl Group {
         self.next_cache = None;
         if let Some(cs) = self.view.count_from.take() {
             if now >= cs {
-                let elapsed = (now - cs).as_nanos() / self.slot.as_nanos().max(1);
+                let elapsed = self.slot_div.whole(now - cs);
                 self.c += elapsed + u64::from(self.busy_slot_counts);
             }
         }

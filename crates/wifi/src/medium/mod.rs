@@ -207,7 +207,9 @@ impl Bss {
             let q = m.params();
             assert!(q.timing == p.timing && q.busy_slot_counts == p.busy_slot_counts && q.backoff_on_idle_access == p.backoff_on_idle_access, "one BSS, one PHY timing and backoff rule");
         }
-        let group = Group::new(n, p.timing.slot, p.timing.difs, p.timing.eifs, p.busy_slot_counts, p.backoff_on_idle_access, macs.iter().map(|m| m.params().cw_max.max(m.params().cw_min)).max().unwrap_or(0));
+        // The largest contention window sizes the group's target queue.
+        let cw_max = macs.iter().map(|m| m.params().cw_max.max(m.params().cw_min)).max().unwrap_or(0);
+        let group = Group::new(n, p.timing.slot, p.timing.difs, p.timing.eifs, p.busy_slot_counts, p.backoff_on_idle_access, cw_max);
         let eifs_always = p.eifs_after_timeout;
         let control_errors = errors.may_hit_control_frames();
         Bss {
