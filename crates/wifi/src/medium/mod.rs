@@ -73,7 +73,7 @@ pub struct MediumCounters {
 
 #[derive(Debug)]
 struct OnAir {
-    id: u64,
+    id: u32,
     sender: usize,
     frame: Frame,
     corrupted: bool,
@@ -88,8 +88,9 @@ pub enum BssOutput {
     /// Call `wake` at `at`. Only wake-ups earlier than every pending one
     /// are emitted; `wake` at a time with nothing due re-arms itself.
     Wake { at: SimTime },
-    /// Call `tx_end(id)` at `at`.
-    TxEnd { id: u64, at: SimTime },
+    /// Call `tx_end(id)` at `at`. Ids are unique among the frames on the
+    /// air (they count transmissions and wrap after 2^32).
+    TxEnd { id: u32, at: SimTime },
     /// Station `sta` received a new MSDU from `from`; the caller takes it
     /// with `take_delivered()` (MSDUs are kept in the order of these
     /// outputs).
@@ -119,7 +120,7 @@ pub struct Bss {
     /// Whether the error model can hit control frames at all.
     control_errors: bool,
     air: Vec<OnAir>,
-    next_tx: u64,
+    next_tx: u32,
     /// Earliest instant a station must act at.
     wake_at: SimTime,
     /// Earliest `Wake` emitted and not yet fired.
@@ -352,7 +353,7 @@ impl Bss {
     }
 
     /// A transmission ended.
-    pub fn tx_end(&mut self, now: SimTime, id: u64, out: &mut Vec<BssOutput>) {
+    pub fn tx_end(&mut self, now: SimTime, id: u32, out: &mut Vec<BssOutput>) {
         let pos = self.air.iter().position(|t| t.id == id).expect("unknown transmission");
         let tx = self.air.swap_remove(pos);
         let s = tx.sender;
@@ -552,7 +553,7 @@ impl Bss {
 
     fn start_tx(&mut self, now: SimTime, s: usize, f: Frame, out: &mut Vec<BssOutput>) {
         let id = self.next_tx;
-        self.next_tx += 1;
+        self.next_tx = self.next_tx.wrapping_add(1);
         let end = now + f.airtime;
         if f.contended {
             self.medium[s].initial_frames += 1;

@@ -298,7 +298,7 @@ fn run_bss_with(macs: Vec<Dcf>, errors: Box<dyn FrameErrorModel>, frames: Vec<(u
     enum Ev {
         Give(usize, usize, u64),
         Wake,
-        TxEnd(u64),
+        TxEnd(u32),
     }
     let mut bss = Bss::new(macs, errors, RngStream::derive(1, "medium"));
     let mut q = EventQueue::new();
