@@ -385,8 +385,8 @@ impl World {
             BssOutput::TxEnd { id, at } => {
                 self.q.push(at, Ev::TxEnd { id }.code());
             }
-            BssOutput::Deliver { sta, .. } => {
-                let msdu = self.bss.take_delivered();
+            BssOutput::Deliver { sta, from, id } => {
+                let msdu = self.bss.delivered_msdu(from, id);
                 self.receive(now, sta, msdu);
             }
             BssOutput::Dropped { id, reason, .. } => self.ledger.drop(id, reason),

@@ -1,6 +1,6 @@
 //! Frames as the MAC and the medium exchange them.
 use crate::phy::Rate;
-use wifitcp_core::{DropReason, SimDur};
+use wifitcp_core::{DropReason, PacketId, SimDur};
 use wifitcp_wire::Packet;
 
 /// A station's address within its BSS (dense index; the simulator maps it
@@ -56,16 +56,18 @@ pub struct Frame {
 pub enum MacOutput {
     /// Put this frame on the medium now; the caller calls `on_tx_end` after
     /// `frame.airtime`. A data frame carries the MSDU in service
-    /// (`Dcf::in_service`); the medium hands a copy to the receiver
-    /// (`on_rx_end`), so frames stay small and are not cloned per attempt.
+    /// (`Dcf::in_service`); the medium tells the receiver its id
+    /// (`on_rx_end`), so frames stay small and no MSDU is copied per attempt.
     StartTx(Frame),
-    /// A new (non-duplicate) MSDU was received for the upper layer.
-    Deliver { from: MacAddr, msdu: Packet },
+    /// A new (non-duplicate) MSDU was received for the upper layer: the
+    /// one with id `id` in service at the transmitter `from` (which keeps it
+    /// until its exchange ends; the caller copies it from there).
+    Deliver { from: MacAddr, id: PacketId },
     /// The MSDU in service was acknowledged.
     Acked(Packet),
     /// An MSDU was discarded: the one in service (retry limit), or, at a
     /// receiver, a new MSDU taken for a duplicate (`DuplicateFrame`).
-    Dropped(Packet, DropReason),
+    Dropped(PacketId, DropReason),
     /// The MAC has no MSDU in service and can take one (`start_msdu`).
     Ready,
 }

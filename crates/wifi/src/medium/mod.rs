@@ -49,7 +49,6 @@ pub use errors::{ChannelErrors, FixedPer, FrameErrorModel};
 
 use crate::mac::{CsView, Dcf, Frame, FrameKind, MacAddr, MacOutput, MacSink};
 use group::Group;
-use std::collections::VecDeque;
 use wifitcp_core::{DropReason, PacketId, RngStream, SimTime};
 use wifitcp_wire::Packet;
 
@@ -81,8 +80,8 @@ struct OnAir {
     overlapped_by: Vec<usize>,
 }
 
-/// What the BSS tells its caller. Small (32 bytes): the one packet an
-/// output hands over, a delivered MSDU, waits in [`Bss::take_delivered`].
+/// What the BSS tells its caller. Small (32 bytes): a delivered MSDU is
+/// copied from its transmitter with [`Bss::delivered_msdu`].
 #[derive(Debug)]
 pub enum BssOutput {
     /// Call `wake` at `at`. Only wake-ups earlier than every pending one
@@ -91,10 +90,10 @@ pub enum BssOutput {
     /// Call `tx_end(id)` at `at`. Ids are unique among the frames on the
     /// air (they count transmissions and wrap after 2^32).
     TxEnd { id: u32, at: SimTime },
-    /// Station `sta` received a new MSDU from `from`; the caller takes it
-    /// with `take_delivered()` (MSDUs are kept in the order of these
-    /// outputs).
-    Deliver { sta: usize, from: usize },
+    /// Station `sta` received MSDU `id` from `from`; the caller copies it
+    /// with `delivered_msdu(from, id)` before its next input to the BSS
+    /// (the transmitter keeps it in service until its exchange ends).
+    Deliver { sta: usize, from: usize, id: PacketId },
     /// Station `sta` discarded MSDU `id`.
     Dropped { sta: usize, id: PacketId, reason: DropReason },
     /// Station `sta` discarded MSDU `id` at the retry limit although a copy
@@ -148,8 +147,6 @@ pub struct Bss {
     report_airtime: bool,
     /// Scratch list of the group members due at a wake-up.
     due: Vec<usize>,
-    /// Delivered MSDUs not yet taken (one per `BssOutput::Deliver`).
-    delivered: VecDeque<Packet>,
     /// Per station: the MSDU of its last data frame that reached its
     /// receiver (see `BssOutput::DiscardedAfterReceipt`).
     reached: Vec<Option<PacketId>>,
@@ -168,7 +165,6 @@ struct Sink<'a> {
     reached: &'a [Option<PacketId>],
     tx: Option<Frame>,
     out: &'a mut Vec<BssOutput>,
-    delivered: &'a mut VecDeque<Packet>,
 }
 
 impl MacSink for Sink<'_> {
@@ -179,16 +175,11 @@ impl MacSink for Sink<'_> {
             MacOutput::StartTx(f) => {
                 assert!(self.tx.replace(f).is_none(), "a MAC started two transmissions in one call");
             }
-            MacOutput::Deliver { from, msdu } => {
-                self.delivered.push_back(msdu);
-                self.out.push(BssOutput::Deliver { sta, from: from.0 as usize });
-            }
+            MacOutput::Deliver { from, id } => self.out.push(BssOutput::Deliver { sta, from: from.0 as usize, id }),
             // The caller learns of an acknowledged MSDU through `Ready`.
             MacOutput::Acked(_) => {}
-            MacOutput::Dropped(msdu, DropReason::RetryLimit) if self.reached[sta] == Some(msdu.id) => {
-                self.out.push(BssOutput::DiscardedAfterReceipt { sta, id: msdu.id })
-            }
-            MacOutput::Dropped(msdu, reason) => self.out.push(BssOutput::Dropped { sta, id: msdu.id, reason }),
+            MacOutput::Dropped(id, DropReason::RetryLimit) if self.reached[sta] == Some(id) => self.out.push(BssOutput::DiscardedAfterReceipt { sta, id }),
+            MacOutput::Dropped(id, reason) => self.out.push(BssOutput::Dropped { sta, id, reason }),
             MacOutput::Ready => self.out.push(BssOutput::Ready { sta }),
         }
     }
@@ -236,7 +227,6 @@ impl Bss {
             grouping: true,
             report_airtime: false,
             due: Vec::new(),
-            delivered: VecDeque::new(),
             spare_lists: Vec::new(),
             reached: vec![None; n],
         }
@@ -267,14 +257,17 @@ impl Bss {
         self.macs.is_empty()
     }
 
-    /// The MSDU of the oldest `BssOutput::Deliver` not yet taken.
-    pub fn take_delivered(&mut self) -> Packet {
-        self.delivered.pop_front().expect("a Deliver output without its MSDU")
+    /// A copy of MSDU `id` of a `BssOutput::Deliver` from `from` (valid
+    /// until the next input to the BSS).
+    pub fn delivered_msdu(&self, from: usize, id: PacketId) -> Packet {
+        let p = self.macs[from].in_service().expect("a delivered MSDU left its transmitter");
+        assert_eq!(p.id, id, "a delivered MSDU left its transmitter");
+        p.clone()
     }
 
     /// Packets on the air or in service at the MACs (end-of-run ledger).
     pub fn packets_in_service(&self) -> impl Iterator<Item = &Packet> {
-        self.macs.iter().filter_map(|m| m.in_service()).chain(self.delivered.iter())
+        self.macs.iter().filter_map(|m| m.in_service())
     }
 
     /// Hand every grouped station its own state back (before reading the
@@ -388,11 +381,11 @@ impl Bss {
                 }
             }
         }
-        // The receiver's copy of the MSDU (the sender keeps its own until
-        // the exchange ends).
-        let mut msdu = if ok_at_ra && tx.frame.kind == FrameKind::Data && ra < self.macs.len() { self.macs[s].in_service().cloned() } else { None };
-        if let Some(m) = &msdu {
-            self.reached[s] = Some(m.id);
+        // The id of the MSDU the receiver gets (the sender keeps the MSDU
+        // until the exchange ends; the caller copies it from there).
+        let mut msdu = if ok_at_ra && tx.frame.kind == FrameKind::Data && ra < self.macs.len() { self.macs[s].in_service().map(|p| p.id) } else { None };
+        if msdu.is_some() {
+            self.reached[s] = msdu;
         }
         let quiet_after = self.air.is_empty();
         // Overlapping frames make one corrupted reception, reported when the
@@ -544,7 +537,7 @@ impl Bss {
     /// any, is put on the air when the call returns.
     #[inline]
     fn call(&mut self, now: SimTime, t: usize, out: &mut Vec<BssOutput>, f: impl FnOnce(&mut Dcf, &mut Sink<'_>)) {
-        let mut sink = Sink { sta: t, reached: &self.reached, tx: None, out, delivered: &mut self.delivered };
+        let mut sink = Sink { sta: t, reached: &self.reached, tx: None, out };
         f(&mut self.macs[t], &mut sink);
         if let Some(frame) = sink.tx {
             self.start_tx(now, t, frame, out);

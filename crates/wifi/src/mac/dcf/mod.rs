@@ -236,10 +236,11 @@ impl Dcf {
     }
 
     /// A frame ended at this station. `ok` is false if it was corrupted
-    /// (collision or channel error). `msdu` is the MSDU of a data frame
-    /// addressed to this station (the caller may pass `None` otherwise).
+    /// (collision or channel error). `msdu` is the id of the MSDU of a data
+    /// frame addressed to this station (the caller may pass `None`
+    /// otherwise); the transmitter keeps the MSDU itself.
     /// Called before `on_cca(now, false)`.
-    pub fn on_rx_end(&mut self, now: SimTime, f: &Frame, msdu: Option<Packet>, ok: bool, out: &mut impl MacSink) {
+    pub fn on_rx_end(&mut self, now: SimTime, f: &Frame, msdu: Option<PacketId>, ok: bool, out: &mut impl MacSink) {
         if !ok {
             // 10.3.2.3.7: EIFS after a frame received in error.
             self.use_eifs = true;
@@ -422,7 +423,7 @@ impl Dcf {
     // ------------------------------------------------------------------
     // Receptions addressed to us
 
-    fn rx_data(&mut self, now: SimTime, f: &Frame, msdu: Packet, out: &mut impl MacSink) {
+    fn rx_data(&mut self, now: SimTime, f: &Frame, id: PacketId, out: &mut impl MacSink) {
         // 10.3.2.9: acknowledge after SIFS regardless of the medium state.
         let ack = self.response(FrameKind::Ack, f.ta, SimDur::ZERO);
         self.scheduled = Some((now + self.p.timing.sifs, ack));
@@ -433,7 +434,6 @@ impl Dcf {
         if ta >= self.rx_cache.len() {
             self.rx_cache.resize(ta + 1, None);
         }
-        let id = msdu.id;
         let cached = self.rx_cache[ta].replace((f.seq, id));
         if f.retry && cached.is_some_and(|(seq, _)| seq == f.seq) {
             // A false duplicate: a new MSDU whose first attempt failed and
@@ -443,14 +443,14 @@ impl Dcf {
             // does the same); the simulator reports the lost packet.
             if cached.is_some_and(|(_, old)| old != id) {
                 self.counters.rx_false_duplicates += 1;
-                out.push(MacOutput::Dropped(msdu, DropReason::DuplicateFrame));
+                out.push(MacOutput::Dropped(id, DropReason::DuplicateFrame));
             } else {
                 self.counters.rx_duplicates += 1;
             }
             return;
         }
         self.counters.rx_delivered += 1;
-        out.push(MacOutput::Deliver { from: f.ta, msdu });
+        out.push(MacOutput::Deliver { from: f.ta, id });
     }
 
     fn rx_rts(&mut self, now: SimTime, f: &Frame) {
@@ -515,7 +515,7 @@ impl Dcf {
             self.counters.drops_retry_limit += 1;
             self.cw = self.p.cw_min;
             self.backoff = Some(self.draw_backoff());
-            out.push(MacOutput::Dropped(cur.pkt, DropReason::RetryLimit));
+            out.push(MacOutput::Dropped(cur.pkt.id, DropReason::RetryLimit));
             out.push(MacOutput::Ready);
         } else {
             self.backoff = Some(self.draw_backoff());

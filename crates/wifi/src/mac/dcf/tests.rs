@@ -224,7 +224,7 @@ fn receiver_acks_after_sifs_and_discards_duplicates() {
     let mut out = vec![];
     let mut f = Frame { kind: FrameKind::Data, ta: MacAddr(1), ra: MacAddr(0), duration: SimDur::from_micros(17), seq: 9, retry: false, mpdu_bytes: 100, rate: timing().data_rate, airtime: SimDur::from_micros(100), contended: true };
     d.on_cca(us(0), true, &mut out);
-    d.on_rx_end(us(100), &f, Some(pkt(1)), true, &mut out);
+    d.on_rx_end(us(100), &f, Some(pkt(1).id), true, &mut out);
     assert!(matches!(out[0], MacOutput::Deliver { .. }));
     assert_eq!(d.next_wakeup(), us(103));
     out.clear();
@@ -235,7 +235,7 @@ fn receiver_acks_after_sifs_and_discards_duplicates() {
     out.clear();
     f.retry = true;
     d.on_cca(us(200), true, &mut out);
-    d.on_rx_end(us(300), &f, Some(pkt(1)), true, &mut out);
+    d.on_rx_end(us(300), &f, Some(pkt(1).id), true, &mut out);
     assert!(out.iter().all(|o| !matches!(o, MacOutput::Deliver { .. })), "duplicate not delivered");
     assert_eq!(d.counters.rx_duplicates, 1);
     assert_eq!(d.next_wakeup(), us(303), "duplicate still acknowledged");
@@ -251,16 +251,16 @@ fn false_duplicate_after_sequence_wrap_is_acked_and_reported_dropped() {
     let mut out = vec![];
     let mut f = Frame { kind: FrameKind::Data, ta: MacAddr(1), ra: MacAddr(0), duration: SimDur::from_micros(17), seq: 5, retry: false, mpdu_bytes: 100, rate: timing().data_rate, airtime: SimDur::from_micros(100), contended: true };
     d.on_cca(us(0), true, &mut out);
-    d.on_rx_end(us(100), &f, Some(pkt(1)), true, &mut out);
+    d.on_rx_end(us(100), &f, Some(pkt(1).id), true, &mut out);
     d.on_cca(us(100), false, &mut out);
     d.on_wake(us(103), &mut out);
     d.on_tx_end(us(117), &mut out);
     out.clear();
     f.retry = true;
     d.on_cca(us(200), true, &mut out);
-    d.on_rx_end(us(300), &f, Some(pkt(2)), true, &mut out);
+    d.on_rx_end(us(300), &f, Some(pkt(2).id), true, &mut out);
     assert!(out.iter().all(|o| !matches!(o, MacOutput::Deliver { .. })), "not delivered");
-    let dropped: Vec<_> = out.iter().filter_map(|o| if let MacOutput::Dropped(p, r) = o { Some((p.id, *r)) } else { None }).collect();
+    let dropped: Vec<_> = out.iter().filter_map(|o| if let MacOutput::Dropped(id, r) = o { Some((*id, *r)) } else { None }).collect();
     assert_eq!(dropped, vec![(PacketId(2), DropReason::DuplicateFrame)]);
     assert_eq!((d.counters.rx_duplicates, d.counters.rx_false_duplicates), (0, 1));
     assert_eq!(d.next_wakeup(), us(303), "acknowledged");
@@ -271,7 +271,7 @@ fn false_duplicate_after_sequence_wrap_is_acked_and_reported_dropped() {
     d.on_tx_end(us(317), &mut out);
     out.clear();
     d.on_cca(us(400), true, &mut out);
-    d.on_rx_end(us(500), &f, Some(pkt(2)), true, &mut out);
+    d.on_rx_end(us(500), &f, Some(pkt(2).id), true, &mut out);
     assert!(out.iter().all(|o| !matches!(o, MacOutput::Deliver { .. } | MacOutput::Dropped(..))));
     assert_eq!((d.counters.rx_duplicates, d.counters.rx_false_duplicates), (1, 1));
 }
@@ -391,7 +391,7 @@ fn other_frame_during_ack_wait_fails_the_exchange() {
     assert_eq!(d.next_wakeup(), SimTime::NEVER, "waits for the reception to end");
     let f = Frame { kind: FrameKind::Data, ta: MacAddr(0), ra: MacAddr(1), duration: SimDur::from_micros(17), seq: 1, retry: false, mpdu_bytes: 100, rate: timing().data_rate, airtime: SimDur::from_micros(100), contended: true };
     out.clear();
-    d.on_rx_end(us(207), &f, Some(pkt(2)), true, &mut out);
+    d.on_rx_end(us(207), &f, Some(pkt(2).id), true, &mut out);
     assert_eq!(d.counters.failures, 1, "not the ACK: failure");
     assert!(out.iter().any(|o| matches!(o, MacOutput::Deliver { .. })), "the data frame is still received");
     assert_eq!(d.next_wakeup(), us(210), "and acknowledged after SIFS");
