@@ -36,8 +36,13 @@ pub struct EventQueue<E> {
     /// The earliest event, when it was pushed as the earliest one: kept out
     /// of the heap, so that the common pattern "schedule the very next
     /// event, then pop it" costs no heap operation. Invariant: if set, it
-    /// precedes every heap entry.
-    front: Option<Entry<E>>,
+    /// precedes every heap entry. Its instant and sequence number are kept
+    /// in separate fields and read one by one: the pop that follows the
+    /// push reads what the push just wrote, and a wider load spanning two
+    /// narrower stores waits for them to retire (no store forwarding).
+    front: Option<E>,
+    front_at: SimTime,
+    front_seq: u64,
     heap: Vec<Entry<E>>,
     seq: u64,
     now: SimTime,
@@ -52,10 +57,10 @@ impl<E> Default for EventQueue<E> {
 
 impl<E> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue { front: None, heap: Vec::new(), seq: 0, now: SimTime::ZERO, popped: 0 }
+        Self::with_capacity(0)
     }
     pub fn with_capacity(n: usize) -> Self {
-        EventQueue { front: None, heap: Vec::with_capacity(n), seq: 0, now: SimTime::ZERO, popped: 0 }
+        EventQueue { front: None, front_at: SimTime::ZERO, front_seq: 0, heap: Vec::with_capacity(n), seq: 0, now: SimTime::ZERO, popped: 0 }
     }
     /// Time of the last popped event.
     pub fn now(&self) -> SimTime {
@@ -66,20 +71,21 @@ impl<E> EventQueue<E> {
         assert!(at >= self.now, "event scheduled in the past: {at:?} < now {:?}", self.now);
         let seq = self.seq;
         self.seq += 1;
-        let e = Entry { at, seq, ev };
         // A new entry has the largest sequence number, so it precedes the
         // others only by time.
         let first = match (&self.front, self.heap.first()) {
-            (Some(f), _) => at < f.at,
+            (Some(_), _) => at < self.front_at,
             (None, Some(h)) => at < h.at,
             (None, None) => true,
         };
         if first {
-            if let Some(old) = self.front.replace(e) {
-                self.heap_push(old);
+            if let Some(old) = self.front.replace(ev) {
+                self.heap_push(Entry { at: self.front_at, seq: self.front_seq, ev: old });
             }
+            self.front_at = at;
+            self.front_seq = seq;
         } else {
-            self.heap_push(e);
+            self.heap_push(Entry { at, seq, ev });
         }
         seq
     }
@@ -89,14 +95,17 @@ impl<E> EventQueue<E> {
     }
     /// Remove and return the next event, advancing `now` to its time.
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let e = match self.front.take() {
-            Some(f) => f,
-            None => self.heap_pop()?,
+        let (at, ev) = match self.front.take() {
+            Some(ev) => (self.front_at, ev),
+            None => {
+                let e = self.heap_pop()?;
+                (e.at, e.ev)
+            }
         };
-        assert!(e.at >= self.now, "time went backwards: {:?} < {:?}", e.at, self.now);
-        self.now = e.at;
+        assert!(at >= self.now, "time went backwards: {:?} < {:?}", at, self.now);
+        self.now = at;
         self.popped += 1;
-        Some((e.at, e.ev))
+        Some((at, ev))
     }
     fn heap_pop(&mut self) -> Option<Entry<E>> {
         let last = self.heap.pop()?;
@@ -163,7 +172,11 @@ impl<E> EventQueue<E> {
     }
     /// Time of the next event without removing it.
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.front.as_ref().or(self.heap.first()).map(|e| e.at)
+        if self.front.is_some() {
+            Some(self.front_at)
+        } else {
+            self.heap.first().map(|e| e.at)
+        }
     }
     pub fn len(&self) -> usize {
         self.heap.len() + usize::from(self.front.is_some())
