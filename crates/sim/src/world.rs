@@ -386,8 +386,16 @@ impl World {
                 self.q.push(at, Ev::TxEnd { id }.code());
             }
             BssOutput::Deliver { sta, from, id } => {
-                let msdu = self.bss.delivered_msdu(from, id);
-                self.receive(now, sta, msdu);
+                // A UDP datagram for this node is only counted: read where
+                // its transmitter holds it; anything else is copied and
+                // received (forwarded, or handed to TCP).
+                let p = self.bss.delivered(from, id);
+                if matches!(p.l4, Transport::Udp(_)) && self.topo.node_of(p.ip.dst) == Some(sta) {
+                    udp_arrived(&mut self.ledger, &mut self.flows, self.warmup, p, now);
+                } else {
+                    let msdu = p.clone();
+                    self.receive(now, sta, msdu);
+                }
             }
             BssOutput::Dropped { id, reason, .. } => self.ledger.drop(id, reason),
             BssOutput::DiscardedAfterReceipt { .. } => self.ledger.late_drops += 1,
@@ -424,12 +432,7 @@ impl World {
         }
         let fi = p.flow.idx();
         match &p.l4 {
-            Transport::Udp(_) => {
-                if self.ledger.deliver(p.id) {
-                    let f = &mut self.flows[fi];
-                    f.stats.on_delivered(&p, now, now >= self.warmup);
-                }
-            }
+            Transport::Udp(_) => udp_arrived(&mut self.ledger, &mut self.flows, self.warmup, &p, now),
             Transport::Tcp(h) => {
                 let Some(&ep) = self.demux.get(&(node, h.dst_port)) else {
                     self.ledger.drop(p.id, DropReason::NoReceiver);
@@ -688,6 +691,14 @@ fn station_positions(s: &Scenario) -> Vec<Position> {
         };
     }
     v
+}
+
+/// A UDP datagram reached its destination node: counted once (a
+/// duplicate delivery is a defect upstream, which the ledger reports).
+fn udp_arrived(ledger: &mut Ledger, flows: &mut [FlowRt], warmup: SimTime, p: &Packet, now: SimTime) {
+    if ledger.deliver(p.id) {
+        flows[p.flow.idx()].stats.on_delivered(p, now, now >= warmup);
+    }
 }
 
 #[cfg(test)]

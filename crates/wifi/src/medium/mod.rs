@@ -81,7 +81,7 @@ struct OnAir {
 }
 
 /// What the BSS tells its caller. Small (32 bytes): a delivered MSDU is
-/// copied from its transmitter with [`Bss::delivered_msdu`].
+/// read from its transmitter with [`Bss::delivered`].
 #[derive(Debug)]
 pub enum BssOutput {
     /// Call `wake` at `at`. Only wake-ups earlier than every pending one
@@ -90,8 +90,8 @@ pub enum BssOutput {
     /// Call `tx_end(id)` at `at`. Ids are unique among the frames on the
     /// air (they count transmissions and wrap after 2^32).
     TxEnd { id: u32, at: SimTime },
-    /// Station `sta` received MSDU `id` from `from`; the caller copies it
-    /// with `delivered_msdu(from, id)` before its next input to the BSS
+    /// Station `sta` received MSDU `id` from `from`; the caller reads or
+    /// copies it with `delivered(from, id)` before its next input to the BSS
     /// (the transmitter keeps it in service until its exchange ends).
     Deliver { sta: usize, from: usize, id: PacketId },
     /// Station `sta` discarded MSDU `id`.
@@ -257,12 +257,12 @@ impl Bss {
         self.macs.is_empty()
     }
 
-    /// A copy of MSDU `id` of a `BssOutput::Deliver` from `from` (valid
-    /// until the next input to the BSS).
-    pub fn delivered_msdu(&self, from: usize, id: PacketId) -> Packet {
+    /// MSDU `id` of a `BssOutput::Deliver` from `from`, where its
+    /// transmitter holds it (until the next input to the BSS).
+    pub fn delivered(&self, from: usize, id: PacketId) -> &Packet {
         let p = self.macs[from].in_service().expect("a delivered MSDU left its transmitter");
         assert_eq!(p.id, id, "a delivered MSDU left its transmitter");
-        p.clone()
+        p
     }
 
     /// Packets on the air or in service at the MACs (end-of-run ledger).
