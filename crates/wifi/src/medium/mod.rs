@@ -39,7 +39,9 @@
 //!
 //! Cost: stations outside the current frame exchange are kept in one
 //! [`group`] with a shared carrier-sense state and slot counter, so a frame
-//! costs O(log N) plus the stations taking part in it, not O(N). Set
+//! costs O(1) per station entering or leaving the group's target queue
+//! (plus a bitmap scan for the next target) and the stations taking part in
+//! it, not O(N). Set
 //! `Bss::set_grouping(false)` to step every station individually (the
 //! reference the tests compare against).
 mod errors;
