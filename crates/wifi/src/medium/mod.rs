@@ -93,8 +93,10 @@ pub enum BssOutput {
     /// air (they count transmissions and wrap after 2^32).
     TxEnd { id: u32, at: SimTime },
     /// Station `sta` received MSDU `id` from `from`; the caller reads or
-    /// copies it with `delivered(from, id)` before its next input to the BSS
-    /// (the transmitter keeps it in service until its exchange ends).
+    /// copies it with `delivered(from, id)` while it handles the outputs of
+    /// the input that emitted this one (the transmitter keeps the MSDU in
+    /// service until its exchange ends, which takes a later `tx_end` or
+    /// `wake`; inputs for other stations meanwhile do not touch it).
     Deliver { sta: usize, from: usize, id: PacketId },
     /// Station `sta` discarded MSDU `id`.
     Dropped { sta: usize, id: PacketId, reason: DropReason },
@@ -260,7 +262,8 @@ impl Bss {
     }
 
     /// MSDU `id` of a `BssOutput::Deliver` from `from`, where its
-    /// transmitter holds it (until the next input to the BSS).
+    /// transmitter holds it (see `BssOutput::Deliver`; panics if the
+    /// transmitter no longer holds it).
     pub fn delivered(&self, from: usize, id: PacketId) -> &Packet {
         let p = self.macs[from].in_service().expect("a delivered MSDU left its transmitter");
         assert_eq!(p.id, id, "a delivered MSDU left its transmitter");
