@@ -422,7 +422,7 @@ impl Bss {
         for i in 0..self.solo.len() {
             let t = self.solo[i];
             if t != s {
-                let others_on_air = !quiet_after && self.air.iter().any(|a| a.sender != t);
+                let others_on_air = !quiet_after && self.busy_for(t);
                 let rx = !self.mark[t] && !(tx.corrupted && (others_on_air || !header_ok));
                 if rx {
                     let ok = if t == ra { ok_at_ra } else { !tx.corrupted };
@@ -460,7 +460,7 @@ impl Bss {
         if deferred {
             for i in 0..self.solo.len() {
                 let t = self.solo[i];
-                if t != s && self.macs[t].idle_may_fail_exchange() && (quiet_after || !self.air.iter().any(|a| a.sender != t)) {
+                if t != s && self.macs[t].idle_may_fail_exchange() && !self.busy_for(t) {
                     self.call(now, t, out, |m, mo| m.on_cca(now, false, mo));
                 }
             }
@@ -577,7 +577,7 @@ impl Bss {
         let was_quiet = self.air.is_empty();
         for i in 0..self.solo.len() {
             let t = self.solo[i];
-            if t != s && (was_quiet || !self.air.iter().any(|a| a.sender != t)) {
+            if t != s && !self.busy_for(t) {
                 self.call(now, t, out, |m, mo| m.on_cca(now, true, mo));
             }
         }
@@ -599,6 +599,13 @@ impl Bss {
         };
         self.air.push(OnAir { id, sender: s, frame: f, corrupted, overlapped_by });
         out.push(BssOutput::TxEnd { id, at: end });
+    }
+
+    /// Whether a frame of a station other than `t` is on the air (the
+    /// medium is then busy for `t`; its own frames do not count).
+    #[inline]
+    fn busy_for(&self, t: usize) -> bool {
+        self.air.iter().any(|a| a.sender != t)
     }
 
     /// Track the earliest instant any station must act at; emit a wake-up
