@@ -46,6 +46,8 @@ rust:
 	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl ca-certificates; }; \
 	  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal; \
 	fi
+	@{ cargo fmt --version && cargo clippy --version; } >/dev/null 2>&1 || \
+	  rustup component add rustfmt clippy
 	@command -v cc >/dev/null 2>&1 || { echo "no C linker: installing build-essential"; \
 	  $(SUDO) apt-get update -qq && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq build-essential; }
@@ -102,6 +104,8 @@ validate-dcf: build
 
 # -- tests -------------------------------------------------------------------
 test: build
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -q -- -D warnings
 	cargo test --workspace
 	$(VPY) -m pytest python/tests -q
 

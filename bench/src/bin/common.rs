@@ -53,7 +53,9 @@ pub fn reset_peak_rss() -> bool {
 /// on-CPU time excludes the time other processes held the CPU, and the
 /// wait time shows how much they did.
 pub fn sched_ns() -> Option<(u64, u64)> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").or_else(|_| std::fs::read_to_string("/proc/self/schedstat")).ok()?;
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat")
+        .or_else(|_| std::fs::read_to_string("/proc/self/schedstat"))
+        .ok()?;
     let mut it = s.split_whitespace().map(|x| x.parse::<u64>().ok());
     Some((it.next()??, it.next()??))
 }
@@ -129,7 +131,10 @@ impl Args {
     pub fn check_known(&self, known: &[&str]) -> Result<(), String> {
         for (k, _) in &self.flags {
             if !known.contains(&k.as_str()) {
-                return Err(format!("unknown flag --{k} (known: {})", known.iter().map(|k| format!("--{k}")).collect::<Vec<_>>().join(" ")));
+                return Err(format!(
+                    "unknown flag --{k} (known: {})",
+                    known.iter().map(|k| format!("--{k}")).collect::<Vec<_>>().join(" ")
+                ));
             }
         }
         Ok(())

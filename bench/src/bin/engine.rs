@@ -54,7 +54,15 @@ struct Case {
 
 impl Case {
     fn new(name: &str) -> Case {
-        Case { name: name.into(), events: vec![], rate: vec![], rate_cpu: vec![], wall: vec![], wait: vec![], note: String::new() }
+        Case {
+            name: name.into(),
+            events: vec![],
+            rate: vec![],
+            rate_cpu: vec![],
+            wall: vec![],
+            wait: vec![],
+            note: String::new(),
+        }
     }
     fn add(&mut self, events: u64, wall: f64, cpu: f64, wait: f64) {
         self.events.push(events as f64);
@@ -67,7 +75,8 @@ impl Case {
 
 fn main() {
     let args = Args::parse(&[]).unwrap_or_else(|e| common::die(&e));
-    args.check_known(&["reps", "bare-events", "bare-heaps", "bare-payloads", "only", "seed"]).unwrap_or_else(|e| common::die(&e));
+    args.check_known(&["reps", "bare-events", "bare-heaps", "bare-payloads", "only", "seed"])
+        .unwrap_or_else(|e| common::die(&e));
     let reps: usize = args.num("reps", 5).unwrap_or_else(|e| common::die(&e));
     let bare_events: u64 = args.num("bare-events", 20_000_000).unwrap_or_else(|e| common::die(&e));
     let seed: u64 = args.num("seed", 1).unwrap_or_else(|e| common::die(&e));
@@ -86,7 +95,13 @@ fn main() {
         .get("bare-heaps")
         .unwrap_or("16,1024")
         .split(',')
-        .map(|h| h.trim().parse().ok().filter(|&h| h > 0).unwrap_or_else(|| common::die(&format!("--bare-heaps: not a positive number: {h}"))))
+        .map(|h| {
+            h.trim()
+                .parse()
+                .ok()
+                .filter(|&h| h > 0)
+                .unwrap_or_else(|| common::die(&format!("--bare-heaps: not a positive number: {h}")))
+        })
         .collect();
     let payloads: Vec<bool> = args
         .get("bare-payloads")
@@ -150,7 +165,9 @@ fn main() {
     let b0 = rows.first().filter(|_| want("bare")).map(|c| (median(&c.rate), median(&c.rate_cpu)));
     for c in rows {
         let (m, mc) = (median(&c.rate), median(&c.rate_cpu));
-        let (r, rc) = b0.map(|(b, bc)| (format!("{:.1}%", 100.0 * m / b), format!("{:.1}%", 100.0 * mc / bc))).unwrap_or(("-".into(), "-".into()));
+        let (r, rc) = b0
+            .map(|(b, bc)| (format!("{:.1}%", 100.0 * m / b), format!("{:.1}%", 100.0 * mc / bc)))
+            .unwrap_or(("-".into(), "-".into()));
         println!(
             "{:<31} {:>10.0} {:>7.3} {:>9.2} {:>7.2} ..{:>7.2} {:>9.2} {:>5.0}% {:>9} {:>9}",
             c.name,
@@ -172,7 +189,12 @@ fn main() {
         println!();
         for (name, _, c) in &eng {
             let m = median(&c.rate);
-            let per: Vec<String> = bare.iter().map(|bc| format!("{:.1} % of {}", 100.0 * m / median(&bc.rate), bc.name.trim_start_matches("bare loop, "))).collect();
+            let per: Vec<String> = bare
+                .iter()
+                .map(|bc| {
+                    format!("{:.1} % of {}", 100.0 * m / median(&bc.rate), bc.name.trim_start_matches("bare loop, "))
+                })
+                .collect();
             println!("ratio {}: {}", name.to_uppercase(), per.join("; "));
         }
         if let Some((_, _, c)) = eng.iter().find(|(n, _, _)| n == "r2") {

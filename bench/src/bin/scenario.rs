@@ -35,7 +35,8 @@ fn main() {
         Some(j) => j.to_string(),
         None => std::fs::read_to_string(which).unwrap_or_else(|e| common::die(&format!("{which}: {e}"))),
     };
-    let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| common::die(&format!("{which}: not JSON: {e}")));
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| common::die(&format!("{which}: not JSON: {e}")));
     if let Some(d) = args.get("duration") {
         let d: f64 = d.parse().unwrap_or_else(|_| common::die(&format!("--duration: not a number: {d}")));
         doc["scenario"]["duration_s"] = serde_json::json!(d);
@@ -43,7 +44,8 @@ fn main() {
     let json = doc.to_string();
     let base_rss = common::proc_status_kib("VmRSS");
 
-    let (mut wall, mut call, mut events, mut cpu, mut wait) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut wall, mut call, mut events, mut cpu, mut wait) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut last = serde_json::Value::Null;
     let mut hwm: Option<u64> = None;
     let mut per_run_peak = true;
@@ -65,15 +67,29 @@ fn main() {
     if let Some(path) = args.get("out") {
         std::fs::write(path, last.to_string()).unwrap_or_else(|e| common::die(&format!("{path}: {e}")));
     }
-    let mib = |k: Option<u64>| k.map(|k| format!("{:.1} MiB", k as f64 / 1024.0)).unwrap_or_else(|| "n/a (no /proc)".into());
+    let mib =
+        |k: Option<u64>| k.map(|k| format!("{:.1} MiB", k as f64 / 1024.0)).unwrap_or_else(|| "n/a (no /proc)".into());
     let name = last["scenario"].as_str().unwrap_or(which);
     let sim_s = doc["scenario"]["duration_s"].as_f64().unwrap_or(f64::NAN);
     println!("scenario          {name} ({which}), {sim_s} s simulated, seed {seed}, {reps} runs");
-    println!("wall time         median {:.3} s  min {:.3}  max {:.3}  (engine, from result JSON)", median(&wall), common::min(&wall), common::max(&wall));
+    println!(
+        "wall time         median {:.3} s  min {:.3}  max {:.3}  (engine, from result JSON)",
+        median(&wall),
+        common::min(&wall),
+        common::max(&wall)
+    );
     println!("wall time (call)  median {:.3} s  (run_json incl. JSON parse and serialisation)", median(&call));
     println!("events            {:.0}", median(&events));
-    println!("cpu time (call)   median {:.3} s  (on-CPU; waited for a CPU {:.0} % of the call)", median(&cpu), 100.0 * median(&wait));
-    println!("events/s          median {:.3} M (wall), {:.3} M (cpu)", median(&events) / median(&wall) / 1e6, median(&events) / median(&cpu) / 1e6);
+    println!(
+        "cpu time (call)   median {:.3} s  (on-CPU; waited for a CPU {:.0} % of the call)",
+        median(&cpu),
+        100.0 * median(&wait)
+    );
+    println!(
+        "events/s          median {:.3} M (wall), {:.3} M (cpu)",
+        median(&events) / median(&wall) / 1e6,
+        median(&events) / median(&cpu) / 1e6
+    );
     println!("speed             {:.1}x real time", sim_s / median(&wall));
     println!(
         "peak RSS (VmHWM)  {}   ({}; baseline VmRSS before the first run: {})",

@@ -60,7 +60,15 @@ impl<E> EventQueue<E> {
         Self::with_capacity(0)
     }
     pub fn with_capacity(n: usize) -> Self {
-        EventQueue { front: None, front_at: SimTime::ZERO, front_seq: 0, heap: Vec::with_capacity(n), seq: 0, now: SimTime::ZERO, popped: 0 }
+        EventQueue {
+            front: None,
+            front_at: SimTime::ZERO,
+            front_seq: 0,
+            heap: Vec::with_capacity(n),
+            seq: 0,
+            now: SimTime::ZERO,
+            popped: 0,
+        }
     }
     /// Time of the last popped event.
     pub fn now(&self) -> SimTime {

@@ -112,10 +112,30 @@ mod tests {
     use super::*;
     #[test]
     fn streams_are_stable_and_independent() {
-        let a: Vec<u64> = (0..4).map({ let mut r = RngStream::derive(1, "a"); move |_| r.next_u64() }).collect();
-        let a2: Vec<u64> = (0..4).map({ let mut r = RngStream::derive(1, "a"); move |_| r.next_u64() }).collect();
-        let b: Vec<u64> = (0..4).map({ let mut r = RngStream::derive(1, "b"); move |_| r.next_u64() }).collect();
-        let c: Vec<u64> = (0..4).map({ let mut r = RngStream::derive(2, "a"); move |_| r.next_u64() }).collect();
+        let a: Vec<u64> = (0..4)
+            .map({
+                let mut r = RngStream::derive(1, "a");
+                move |_| r.next_u64()
+            })
+            .collect();
+        let a2: Vec<u64> = (0..4)
+            .map({
+                let mut r = RngStream::derive(1, "a");
+                move |_| r.next_u64()
+            })
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .map({
+                let mut r = RngStream::derive(1, "b");
+                move |_| r.next_u64()
+            })
+            .collect();
+        let c: Vec<u64> = (0..4)
+            .map({
+                let mut r = RngStream::derive(2, "a");
+                move |_| r.next_u64()
+            })
+            .collect();
         assert_eq!(a, a2);
         assert_ne!(a, b);
         assert_ne!(a, c);

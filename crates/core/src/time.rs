@@ -225,7 +225,9 @@ mod tests {
         let ds = [1, 2, 3, 7, 9_000, 20_000, 1 << 32, u64::MAX / 3, u64::MAX];
         for &d in &ds {
             let div = DurDivisor::new(SimDur(d));
-            for v in [0, 1, d - 1, d, d.saturating_add(1), u64::MAX, u64::MAX - 1, d.saturating_mul(1000).saturating_sub(1)] {
+            for v in
+                [0, 1, d - 1, d, d.saturating_add(1), u64::MAX, u64::MAX - 1, d.saturating_mul(1000).saturating_sub(1)]
+            {
                 assert_eq!(div.whole(SimDur(v)), v / d, "{v} / {d}");
             }
             for _ in 0..20_000 {

@@ -5,6 +5,10 @@
 //! Error mapping: `ApiError::Config` -> `ValueError` (message is
 //! "dotted.path: reason"), `ApiError::Run` -> `RuntimeError`.
 
+// pyo3 0.22's `#[pyfunction]` expansion converts a returned `PyResult`'s
+// error into `PyErr` again, which clippy reports at the call site.
+#![allow(clippy::useless_conversion)]
+
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use wifitcp_sim::api::{self, ApiError};
@@ -40,8 +44,7 @@ fn run(py: Python<'_>, json: &str, seed: u64) -> PyResult<String> {
 /// `msdu_bytes` (JSON), for analytical models.
 #[pyfunction]
 fn phy_timing(py: Python<'_>, json: &str, msdu_bytes: u32) -> PyResult<String> {
-    py.allow_threads(|| api::phy_timing_json(json, msdu_bytes))
-        .map_err(to_py)
+    py.allow_threads(|| api::phy_timing_json(json, msdu_bytes)).map_err(to_py)
 }
 
 #[pymodule]

@@ -142,7 +142,11 @@ impl QueueDisc for Airtime {
             if st.deficit_ns <= 0 {
                 st.deficit_ns += quantum;
                 st.list = List::Old;
-                if from_new { self.new_st.pop_front() } else { self.old_st.pop_front() };
+                if from_new {
+                    self.new_st.pop_front()
+                } else {
+                    self.old_st.pop_front()
+                };
                 self.old_st.push_back(dest);
                 continue;
             }

@@ -50,9 +50,9 @@
 use crate::disc::{Dropped, QueueCounters, QueueDisc, Queued};
 use crate::droptail::Fifo;
 use crate::occupancy::Occupancy;
-use wifitcp_core::{DropReason, SimTime};
 use crate::tcpack::{sack_covered, seq_lt, DupTracker, FlowKey};
 use serde::{Deserialize, Serialize};
+use wifitcp_core::{DropReason, SimTime};
 use wifitcp_wire::{Packet, TcpFlags, TcpHeader};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]

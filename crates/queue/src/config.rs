@@ -355,17 +355,25 @@ impl VbsConfig {
         check(self.shares.is_empty() || self.shares.iter().sum::<f64>() > 0.0, "shares", "must not all be zero")?;
         let window = self.window.unwrap_or(capacity);
         check(window > 0, "window", "must be positive")?;
-        let update = one_of("update", &self.update, &[("above-target", VbsUpdate::AboveTarget), ("literal", VbsUpdate::Literal), ("partition", VbsUpdate::Partition)])?;
-        let measure = one_of("measure", &self.measure, &[("service", ShareMeasure::Service), ("occupancy", ShareMeasure::Occupancy), ("delivered", ShareMeasure::Delivered)])?;
-        Ok(VbsParams {
-            capacity,
-            c: self.c,
-            tol,
-            shares: self.shares.clone(),
-            measure,
-            window,
-            update,
-        })
+        let update = one_of(
+            "update",
+            &self.update,
+            &[
+                ("above-target", VbsUpdate::AboveTarget),
+                ("literal", VbsUpdate::Literal),
+                ("partition", VbsUpdate::Partition),
+            ],
+        )?;
+        let measure = one_of(
+            "measure",
+            &self.measure,
+            &[
+                ("service", ShareMeasure::Service),
+                ("occupancy", ShareMeasure::Occupancy),
+                ("delivered", ShareMeasure::Delivered),
+            ],
+        )?;
+        Ok(VbsParams { capacity, c: self.c, tol, shares: self.shares.clone(), measure, window, update })
     }
 }
 
@@ -426,7 +434,10 @@ pub fn build(cfg: &QdiscConfig, capacity: usize, rng: &mut RngStream) -> Result<
         QdiscConfig::CakeAck(c) => Box::new(CakeAck::new(capacity, c.mode)),
         QdiscConfig::Codel(c) => Box::new(Codel::new(
             capacity,
-            CodelParams { target: positive_ms("target_ms", c.target_ms)?, interval: positive_ms("interval_ms", c.interval_ms)? },
+            CodelParams {
+                target: positive_ms("target_ms", c.target_ms)?,
+                interval: positive_ms("interval_ms", c.interval_ms)?,
+            },
         )),
         QdiscConfig::FqCodel(c) => {
             let p = fq_params(capacity, c, "quantum")?;
@@ -528,9 +539,7 @@ mod tests {
             ("occupancy", ShareMeasure::Occupancy),
             ("delivered", ShareMeasure::Delivered),
         ] {
-            let QdiscConfig::Vbs(v) =
-                parse(&format!(r#"{{"kind": "vbs", "measure": "{name}"}}"#)).unwrap()
-            else {
+            let QdiscConfig::Vbs(v) = parse(&format!(r#"{{"kind": "vbs", "measure": "{name}"}}"#)).unwrap() else {
                 panic!()
             };
             assert_eq!(v.params(100).unwrap().measure, m);

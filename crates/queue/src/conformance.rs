@@ -81,7 +81,13 @@ fn duplicate_acks_are_never_filtered_by_any_filter() {
             }
             out.extend(flush(d.as_mut(), SimTime::from_millis(20), &mut dropped));
             let sent = |a: u32| out.iter().filter(|p| p.flow.0 == 1 && ack_of(p) == a).count();
-            assert_eq!(sent(3000), 4, "{} interleave={interleave}: {:?}", cfg.kind(), out.iter().map(ack_of).collect::<Vec<_>>());
+            assert_eq!(
+                sent(3000),
+                4,
+                "{} interleave={interleave}: {:?}",
+                cfg.kind(),
+                out.iter().map(ack_of).collect::<Vec<_>>()
+            );
             assert_eq!(sent(6000), 2, "{} interleave={interleave}", cfg.kind());
             assert!(dropped.iter().all(|(p, _)| ![3000, 6000].contains(&ack_of(p)) || p.flow.0 != 1));
             // the newest ACK always gets through

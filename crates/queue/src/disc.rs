@@ -166,7 +166,11 @@ pub trait QueueDisc: Send {
 /// plain FIFO dequeue.
 macro_rules! fifo_accessors {
     (with_dequeue) => {
-        fn dequeue(&mut self, now: wifitcp_core::SimTime, _dropped: &mut $crate::disc::Dropped) -> Option<$crate::disc::Queued> {
+        fn dequeue(
+            &mut self,
+            now: wifitcp_core::SimTime,
+            _dropped: &mut $crate::disc::Dropped,
+        ) -> Option<$crate::disc::Queued> {
             let x = self.fifo.pop()?;
             self.counters.sent(&x);
             self.occ.update(now, self.fifo.len(), self.fifo.bytes());

@@ -165,7 +165,11 @@ impl FqCore {
             if fq.deficit <= 0 {
                 fq.deficit += self.p.quantum as i64;
                 fq.list = List::Old;
-                if from_new { self.new_flows.pop_front() } else { self.old_flows.pop_front() };
+                if from_new {
+                    self.new_flows.pop_front()
+                } else {
+                    self.old_flows.pop_front()
+                };
                 self.old_flows.push_back(bucket);
                 continue;
             }

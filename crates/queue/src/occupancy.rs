@@ -134,7 +134,7 @@ mod tests {
         o.update(SimTime::from_millis(0), 0, 0);
         o.update(SimTime::from_millis(10), 4, 400); // 0 for 10 ms
         o.update(SimTime::from_millis(20), 2, 200); // 4 for 10 ms
-        // 2 for 20 ms up to t = 40 ms: (0*10 + 4*10 + 2*20) / 40 = 2
+                                                    // 2 for 20 ms up to t = 40 ms: (0*10 + 4*10 + 2*20) / 40 = 2
         assert!((o.mean_len(SimTime::from_millis(40)) - 2.0).abs() < 1e-12);
         assert!((o.mean_bytes(SimTime::from_millis(40)) - 200.0).abs() < 1e-9);
         assert_eq!(o.max_len(), 4);

@@ -156,7 +156,15 @@ pub struct VbsParams {
 
 impl VbsParams {
     pub fn paper(capacity: usize) -> Self {
-        VbsParams { capacity, c: 0.6, tol: 1.0 / (capacity as f64 * capacity as f64), shares: Vec::new(), measure: ShareMeasure::Service, window: capacity.max(1), update: VbsUpdate::AboveTarget }
+        VbsParams {
+            capacity,
+            c: 0.6,
+            tol: 1.0 / (capacity as f64 * capacity as f64),
+            shares: Vec::new(),
+            measure: ShareMeasure::Service,
+            window: capacity.max(1),
+            update: VbsUpdate::AboveTarget,
+        }
     }
 }
 

@@ -198,7 +198,11 @@ impl CompoundSection {
 
 impl VegasSection {
     fn over(&self, base: &VegasSection) -> VegasSection {
-        VegasSection { alpha: self.alpha.or(base.alpha), beta: self.beta.or(base.beta), gamma: self.gamma.or(base.gamma) }
+        VegasSection {
+            alpha: self.alpha.or(base.alpha),
+            beta: self.beta.or(base.beta),
+            gamma: self.gamma.or(base.gamma),
+        }
     }
 }
 
@@ -218,7 +222,27 @@ impl TcpSection {
                 },
             } };
         }
-        pick!(recovery, cc, mss, rwnd_packets, rwnd_bytes, initial_window, delayed_ack, delayed_ack_count, delayed_ack_ms, sack, timestamps, window_scaling, limited_transmit, min_rto_ms, initial_rto_ms, max_rto_ms, trace_cwnd, syn_retries, max_retransmissions)
+        pick!(
+            recovery,
+            cc,
+            mss,
+            rwnd_packets,
+            rwnd_bytes,
+            initial_window,
+            delayed_ack,
+            delayed_ack_count,
+            delayed_ack_ms,
+            sack,
+            timestamps,
+            window_scaling,
+            limited_transmit,
+            min_rto_ms,
+            initial_rto_ms,
+            max_rto_ms,
+            trace_cwnd,
+            syn_retries,
+            max_retransmissions
+        )
     }
 }
 
@@ -325,7 +349,18 @@ fn d_queue() -> u32 {
 }
 impl Default for MacConfig {
     fn default() -> Self {
-        MacConfig { cw_min: None, cw_max: None, short_retry_limit: 7, long_retry_limit: 4, rts_threshold_bytes: 65535, queue_packets: 50, backoff_rule: BackoffRule::IdleSlots, collision_restart: CollisionRestart::AckTimeoutDifs, idle_access: IdleAccess::Immediate, group_bystanders: true }
+        MacConfig {
+            cw_min: None,
+            cw_max: None,
+            short_retry_limit: 7,
+            long_retry_limit: 4,
+            rts_threshold_bytes: 65535,
+            queue_packets: 50,
+            backoff_rule: BackoffRule::IdleSlots,
+            collision_restart: CollisionRestart::AckTimeoutDifs,
+            idle_access: IdleAccess::Immediate,
+            group_bystanders: true,
+        }
     }
 }
 
@@ -459,7 +494,15 @@ impl Traffic {
                 if a.len() < count {
                     return Err(format!("{path}.peer: {} peers listed for {count} stations", a.len()));
                 }
-                a.iter().take(count).enumerate().map(|(i, v)| v.as_str().map(str::to_string).ok_or_else(|| format!("{path}.peer[{i}]: expected a node name, got {v}"))).collect()
+                a.iter()
+                    .take(count)
+                    .enumerate()
+                    .map(|(i, v)| {
+                        v.as_str()
+                            .map(str::to_string)
+                            .ok_or_else(|| format!("{path}.peer[{i}]: expected a node name, got {v}"))
+                    })
+                    .collect()
             }
             Some(other) => Err(format!("{path}.peer: expected a node name or a list of names, got {other}")),
         }
@@ -472,7 +515,8 @@ impl Traffic {
             serde_json::Value::Array(a) => {
                 let mut v = Vec::new();
                 for (i, x) in a.iter().enumerate() {
-                    let k = x.as_u64().ok_or_else(|| format!("{path}.stations[{i}]: expected a station index, got {x}"))?;
+                    let k =
+                        x.as_u64().ok_or_else(|| format!("{path}.stations[{i}]: expected a station index, got {x}"))?;
                     if k >= n as u64 {
                         return Err(format!("{path}.stations[{i}]: station {k} does not exist (wlan.stations = {n})"));
                     }
@@ -537,10 +581,16 @@ impl Scenario {
             return Err(format!("mac.cw_min: {cw_min} is larger than mac.cw_max {cw_max}"));
         }
         if self.mac.short_retry_limit == 0 || self.mac.short_retry_limit > 255 {
-            return Err(format!("mac.short_retry_limit: transmission attempts, must be 1..=255, got {}", self.mac.short_retry_limit));
+            return Err(format!(
+                "mac.short_retry_limit: transmission attempts, must be 1..=255, got {}",
+                self.mac.short_retry_limit
+            ));
         }
         if self.mac.long_retry_limit == 0 || self.mac.long_retry_limit > 255 {
-            return Err(format!("mac.long_retry_limit: transmission attempts, must be 1..=255, got {}", self.mac.long_retry_limit));
+            return Err(format!(
+                "mac.long_retry_limit: transmission attempts, must be 1..=255, got {}",
+                self.mac.long_retry_limit
+            ));
         }
         if self.mac.queue_packets == 0 || self.mac.queue_packets > 1_000_000 {
             return Err(format!("mac.queue_packets: must be in 1..=1000000, got {}", self.mac.queue_packets));
@@ -602,12 +652,19 @@ impl Scenario {
                 }
             }
             if tr.msdu_bytes < MIN_UDP_MSDU || tr.msdu_bytes > 2304 {
-                return Err(format!("{p}.msdu_bytes: must be in {MIN_UDP_MSDU}..=2304 (802.11 maximum MSDU), got {}", tr.msdu_bytes));
+                return Err(format!(
+                    "{p}.msdu_bytes: must be in {MIN_UDP_MSDU}..=2304 (802.11 maximum MSDU), got {}",
+                    tr.msdu_bytes
+                ));
             }
             match (tr.pattern, tr.rate_mbps) {
                 (Pattern::Saturated, Some(_)) => return Err(format!("{p}.rate_mbps: not used by a saturated source")),
-                (Pattern::Cbr | Pattern::Poisson, None) => return Err(format!("{p}.rate_mbps: required for pattern {:?}", tr.pattern)),
-                (_, Some(r)) if !(r.is_finite() && r > 0.0) => return Err(format!("{p}.rate_mbps: must be positive, got {r}")),
+                (Pattern::Cbr | Pattern::Poisson, None) => {
+                    return Err(format!("{p}.rate_mbps: required for pattern {:?}", tr.pattern))
+                }
+                (_, Some(r)) if !(r.is_finite() && r > 0.0) => {
+                    return Err(format!("{p}.rate_mbps: must be positive, got {r}"))
+                }
                 _ => {}
             }
             if !(tr.start_s.is_finite() && tr.start_s >= 0.0) {
@@ -624,7 +681,9 @@ impl Scenario {
 
     /// None: no such node; Some(None): the AP; Some(Some(kind)): wired.
     pub fn node_kind(&self, name: &str) -> Option<Option<NodeKind>> {
-        if name == "ap" || name.strip_prefix("ap").and_then(|k| k.parse::<u32>().ok()).is_some_and(|k| k >= 1 && k < self.wlan.aps) {
+        if name == "ap"
+            || name.strip_prefix("ap").and_then(|k| k.parse::<u32>().ok()).is_some_and(|k| k >= 1 && k < self.wlan.aps)
+        {
             return Some(None);
         }
         self.nodes.iter().find(|n| n.name == name).map(|n| Some(n.kind))
@@ -664,8 +723,12 @@ impl Scenario {
                 return Err(format!("links[{i}].queue_packets: must be in 1..=1000000"));
             }
         }
-        if self.ap.classes == ClassKind::Channel && !matches!(self.channel, Some(wifitcp_wifi::channel::ChannelConfig::Fixed(_))) {
-            return Err("ap.classes: \"channel\" needs a [channel] table with model = \"fixed\" and [[channel.classes]]".into());
+        if self.ap.classes == ClassKind::Channel
+            && !matches!(self.channel, Some(wifitcp_wifi::channel::ChannelConfig::Fixed(_)))
+        {
+            return Err(
+                "ap.classes: \"channel\" needs a [channel] table with model = \"fixed\" and [[channel.classes]]".into(),
+            );
         }
         if let Some(q) = self.ap.queue_packets {
             if q == 0 || q > 1_000_000 {
@@ -764,7 +827,10 @@ impl Scenario {
             }
             c.build(&|name| self.member_id(name)).map_err(|e| e.to_string())?;
             if c.default_tx_power_dbm().is_some() && self.wlan.distance_m.is_none() && self.wlan.positions.is_none() {
-                return Err("wlan.distance_m: an SNR or threshold channel needs station positions (distance_m or positions)".into());
+                return Err(
+                    "wlan.distance_m: an SNR or threshold channel needs station positions (distance_m or positions)"
+                        .into(),
+                );
             }
         }
         Ok(())
@@ -807,4 +873,3 @@ impl Scenario {
         serde_json::to_string(&s).expect("serialisable")
     }
 }
-

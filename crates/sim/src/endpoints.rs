@@ -48,23 +48,58 @@ pub struct Endpoint {
     /// Earliest timer event pending in the event queue.
     pub armed: SimTime,
     /// Active-open arguments of a client not yet started.
-    pending: Option<(TcpConfig, Box<dyn CongestionControl>, u16, u16, u32)>,
+    pending: Option<ActiveOpen>,
 }
+
+/// Arguments of an active open: configuration, controller, local and
+/// remote ports, initial sequence number.
+type ActiveOpen = (TcpConfig, Box<dyn CongestionControl>, u16, u16, u32);
 
 impl Endpoint {
     /// A client that opens at its flow's start time.
     #[allow(clippy::too_many_arguments)]
-    pub fn client(node: usize, remote: usize, flow: usize, cfg: TcpConfig, cc: Box<dyn CongestionControl>, lport: u16, rport: u16, rng: &mut RngStream) -> Self {
+    pub fn client(
+        node: usize,
+        remote: usize,
+        flow: usize,
+        cfg: TcpConfig,
+        cc: Box<dyn CongestionControl>,
+        lport: u16,
+        rport: u16,
+        rng: &mut RngStream,
+    ) -> Self {
         let isn = random_isn(rng);
         // Until it opens, the endpoint sits closed-listening on its port;
         // nothing is addressed to it before its SYN goes out.
         let placeholder = Connection::listen(cfg.clone(), Box::new(wifitcp_tcp::Reno::new()), lport, isn);
-        Endpoint { node, remote, flow, conn: placeholder, armed: SimTime::NEVER, pending: Some((cfg, cc, lport, rport, isn)) }
+        Endpoint {
+            node,
+            remote,
+            flow,
+            conn: placeholder,
+            armed: SimTime::NEVER,
+            pending: Some((cfg, cc, lport, rport, isn)),
+        }
     }
 
-    pub fn server(node: usize, remote: usize, flow: usize, cfg: TcpConfig, cc: Box<dyn CongestionControl>, lport: u16, rng: &mut RngStream) -> Self {
+    pub fn server(
+        node: usize,
+        remote: usize,
+        flow: usize,
+        cfg: TcpConfig,
+        cc: Box<dyn CongestionControl>,
+        lport: u16,
+        rng: &mut RngStream,
+    ) -> Self {
         let isn = random_isn(rng);
-        Endpoint { node, remote, flow, conn: Connection::listen(cfg, cc, lport, isn), armed: SimTime::NEVER, pending: None }
+        Endpoint {
+            node,
+            remote,
+            flow,
+            conn: Connection::listen(cfg, cc, lport, isn),
+            armed: SimTime::NEVER,
+            pending: None,
+        }
     }
 
     /// Active open (clients only; no-op otherwise).

@@ -80,7 +80,13 @@ impl Ledger {
         let in_flight = self.in_flight();
         let total = self.delivered + self.dropped_total() + in_flight;
         if total != self.generated() {
-            return Err(format!("packet ledger does not balance: generated {} != delivered {} + dropped {} + in flight {}", self.generated(), self.delivered, self.dropped_total(), in_flight));
+            return Err(format!(
+                "packet ledger does not balance: generated {} != delivered {} + dropped {} + in flight {}",
+                self.generated(),
+                self.delivered,
+                self.dropped_total(),
+                in_flight
+            ));
         }
         if held_in_flight != in_flight {
             return Err(format!("packet ledger: {in_flight} packets are neither delivered nor dropped but {held_in_flight} are held in buffers (a packet was lost or duplicated without a reason)"));

@@ -45,7 +45,17 @@ pub struct LinkDir {
 
 impl LinkDir {
     pub fn new(rate_bps: f64, delay: SimDur, cap: usize) -> Self {
-        LinkDir { rate_bps, delay, cap, pipe: VecDeque::new(), sent: 0, dropped: 0, max_queue: 0, arrived: 0, last_tx: (0, Self::tx_time_of(0, rate_bps)) }
+        LinkDir {
+            rate_bps,
+            delay,
+            cap,
+            pipe: VecDeque::new(),
+            sent: 0,
+            dropped: 0,
+            max_queue: 0,
+            arrived: 0,
+            last_tx: (0, Self::tx_time_of(0, rate_bps)),
+        }
     }
 
     pub fn tx_time(&self, p: &Packet) -> SimDur {

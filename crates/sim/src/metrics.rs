@@ -34,7 +34,20 @@ pub struct FlowStats {
 
 impl FlowStats {
     pub fn new(name: String, kind: &'static str, src: String, dst: String) -> Self {
-        FlowStats { name, kind, src, dst, generated: 0, delivered: 0, payload_bytes_total: 0, msdu_bytes: 0, delay_sum_ns: 0, delay_max_ns: 0, samples: Vec::new(), base: 0 }
+        FlowStats {
+            name,
+            kind,
+            src,
+            dst,
+            generated: 0,
+            delivered: 0,
+            payload_bytes_total: 0,
+            msdu_bytes: 0,
+            delay_sum_ns: 0,
+            delay_max_ns: 0,
+            samples: Vec::new(),
+            base: 0,
+        }
     }
     /// A UDP datagram was delivered (counted in rates if after warm-up).
     pub fn on_delivered(&mut self, p: &Packet, now: SimTime, counted: bool) {
@@ -142,7 +155,8 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64) -> Value {
             "completion_s": completed.map(|t| t.since(*start).as_secs_f64()),
         });
         if c.config().trace {
-            j["tcp"]["cwnd_trace"] = Value::Array(st.cwnd_trace.iter().map(|x| json!([x.time.as_secs_f64(), x.cwnd, x.ssthresh])).collect());
+            j["tcp"]["cwnd_trace"] =
+                Value::Array(st.cwnd_trace.iter().map(|x| json!([x.time.as_secs_f64(), x.cwnd, x.ssthresh])).collect());
         }
     }
     j
@@ -167,7 +181,12 @@ fn queue_json(v: &RunView, i: usize) -> Value {
     let q = &v.wq[i];
     let c = q.counters();
     let occ = q.occupancy();
-    let dropped: serde_json::Map<String, Value> = DropReason::ALL.iter().enumerate().filter(|(k, _)| c.dropped_by_reason[*k] > 0).map(|(k, r)| (r.as_str().to_string(), json!(c.dropped_by_reason[k]))).collect();
+    let dropped: serde_json::Map<String, Value> = DropReason::ALL
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| c.dropped_by_reason[*k] > 0)
+        .map(|(k, r)| (r.as_str().to_string(), json!(c.dropped_by_reason[k])))
+        .collect();
     json!({
         "node": v.topo.nodes[i].name, "iface": "wlan", "kind": q.kind(),
         "enqueued": c.enqueued, "dequeued": c.dequeued, "dropped": dropped,
@@ -188,7 +207,10 @@ pub fn collect(v: &RunView) -> RunResult {
         col += m.collided;
     }
     let stations: Vec<Value> = (0..v.bss.len()).map(|i| station_json(v, i)).collect();
-    let dropped: serde_json::Map<String, Value> = DropReason::ALL.iter().map(|r| (r.as_str().to_string(), json!(v.ledger.dropped.get(r).copied().unwrap_or(0)))).collect();
+    let dropped: serde_json::Map<String, Value> = DropReason::ALL
+        .iter()
+        .map(|r| (r.as_str().to_string(), json!(v.ledger.dropped.get(r).copied().unwrap_or(0))))
+        .collect();
     let goodputs: Vec<f64> = v.flows.iter().map(|f| f.stats.goodput_mbps(secs)).collect();
     let links: Vec<Value> = v
         .links

@@ -29,9 +29,14 @@ pub enum Hop {
     /// Deliver locally.
     Local,
     /// Over the WLAN to BSS member `ra`.
-    Wlan { ra: usize },
+    Wlan {
+        ra: usize,
+    },
     /// Over wired link `link` in direction `dir` (0: a->b, 1: b->a).
-    Link { link: usize, dir: usize },
+    Link {
+        link: usize,
+        dir: usize,
+    },
     Unreachable,
 }
 

@@ -16,8 +16,8 @@ use crate::traffic::UdpSource;
 use std::collections::HashMap;
 use wifitcp_core::{DropReason, EventQueue, FlowId, RngStream, SimDur, SimTime};
 use wifitcp_queue::{QdiscConfig, QueueDisc, Queued};
-use wifitcp_wifi::mac::{Dcf, DcfParams, MacAddr};
 use wifitcp_wifi::channel::{Channel, Position, Preamble};
+use wifitcp_wifi::mac::{Dcf, DcfParams, MacAddr};
 use wifitcp_wifi::medium::{Bss, BssOutput, ChannelErrors, FixedPer, FrameErrorModel};
 use wifitcp_wire::ip::{PROTO_TCP, PROTO_UDP};
 use wifitcp_wire::wifi_frame::LLC_SNAP_LEN;
@@ -61,16 +61,28 @@ enum Ev {
     BssWake,
     /// A transmission ends (`Bss` ids are u32, unique among the frames on
     /// the air).
-    TxEnd { id: u32 },
+    TxEnd {
+        id: u32,
+    },
     /// A UDP source's next packet, or a TCP flow's start.
-    Source { flow: u32 },
+    Source {
+        flow: u32,
+    },
     /// The next packet of a link direction (0 or 1) arrives at the far end.
-    LinkArrive { link: u32, dir: u8 },
-    TcpWake { ep: u32 },
+    LinkArrive {
+        link: u32,
+        dir: u8,
+    },
+    TcpWake {
+        ep: u32,
+    },
     /// A queue discipline's timer; `gen` tells a current one from stale ones
     /// (it wraps after 65,536 re-arms of one station's timer, and a stale
     /// event matches only if it is also due at the same instant).
-    QdiscWake { sta: u32, gen: u16 },
+    QdiscWake {
+        sta: u32,
+        gen: u16,
+    },
     Sample,
 }
 
@@ -146,7 +158,6 @@ pub struct World {
     dropped: Vec<(Packet, DropReason)>,
 }
 
-
 impl World {
     pub fn build(s: &Scenario, seed: u64) -> Result<World, String> {
         let topo = Topology::build(s);
@@ -155,9 +166,17 @@ impl World {
         let mut wq: Vec<Box<dyn QueueDisc>> = Vec::with_capacity(n);
         for i in 0..n {
             let (cfg, cap, path) = if topo.is_ap(i) {
-                (s.ap.qdisc.clone().unwrap_or(QdiscConfig::DropTail(Default::default())), s.ap_queue_packets(), "ap.qdisc")
+                (
+                    s.ap.qdisc.clone().unwrap_or(QdiscConfig::DropTail(Default::default())),
+                    s.ap_queue_packets(),
+                    "ap.qdisc",
+                )
             } else {
-                (s.wlan.station_qdisc.clone().unwrap_or(QdiscConfig::DropTail(Default::default())), s.mac.queue_packets, "wlan.station_qdisc")
+                (
+                    s.wlan.station_qdisc.clone().unwrap_or(QdiscConfig::DropTail(Default::default())),
+                    s.mac.queue_packets,
+                    "wlan.station_qdisc",
+                )
             };
             let mut rng = RngStream::derive(seed, &format!("qdisc/{}", topo.nodes[i].name));
             wq.push(wifitcp_queue::build(&cfg, cap as usize, &mut rng).map_err(|e| format!("{path}.{e}"))?);
@@ -165,7 +184,8 @@ impl World {
         let mut rewriter = Vec::with_capacity(n);
         for i in 0..n {
             rewriter.push(match (&s.ap.qdisc, topo.is_ap(i)) {
-                (Some(c), true) => wifitcp_queue::build_rewriter(c, s.ap_queue_packets() as usize).map_err(|e| format!("ap.qdisc.{e}"))?,
+                (Some(c), true) => wifitcp_queue::build_rewriter(c, s.ap_queue_packets() as usize)
+                    .map_err(|e| format!("ap.qdisc.{e}"))?,
                 _ => None,
             });
         }
@@ -173,7 +193,9 @@ impl World {
             .links
             .iter()
             .map(|l| {
-                let mk = || LinkDir::new(l.rate_mbps * 1e6, SimDur::from_secs_f64(l.delay_ms / 1e3), l.queue_packets as usize);
+                let mk = || {
+                    LinkDir::new(l.rate_mbps * 1e6, SimDur::from_secs_f64(l.delay_ms / 1e3), l.queue_packets as usize)
+                };
                 [mk(), mk()]
             })
             .collect();
@@ -230,8 +252,18 @@ impl World {
                 let stop = tr.stop_s.map(SimTime::from_secs_f64).unwrap_or(self.end).min(self.end);
                 let kind = match tr.kind {
                     TrafficKind::Udp => {
-                        let interval = tr.rate_mbps.map(|r| SimDur::from_secs_f64(tr.msdu_bytes as f64 * 8.0 / (r * 1e6))).unwrap_or(SimDur::ZERO);
-                        let source = UdpSource { pattern: tr.pattern, msdu_bytes: tr.msdu_bytes, interval, start, stop, rng: RngStream::derive(seed, &format!("traffic/{name}")) };
+                        let interval = tr
+                            .rate_mbps
+                            .map(|r| SimDur::from_secs_f64(tr.msdu_bytes as f64 * 8.0 / (r * 1e6)))
+                            .unwrap_or(SimDur::ZERO);
+                        let source = UdpSource {
+                            pattern: tr.pattern,
+                            msdu_bytes: tr.msdu_bytes,
+                            interval,
+                            start,
+                            stop,
+                            rng: RngStream::derive(seed, &format!("traffic/{name}")),
+                        };
                         if tr.pattern == Pattern::Saturated && src < self.bss.len() {
                             self.saturated[src].0.push((fi, self.topo.next_hop(src, dst)));
                         }
@@ -245,9 +277,26 @@ impl World {
                         let sport = 5_000 + fi as u16;
                         let mut rng = RngStream::derive(seed, &format!("tcp/{name}"));
                         let ce = self.eps.len();
-                        self.eps.push(Endpoint::client(client, server, fi, cfg.clone(), crate::tcpcfg::controller(&t), cport, sport, &mut rng));
+                        self.eps.push(Endpoint::client(
+                            client,
+                            server,
+                            fi,
+                            cfg.clone(),
+                            crate::tcpcfg::controller(&t),
+                            cport,
+                            sport,
+                            &mut rng,
+                        ));
                         let se = self.eps.len();
-                        self.eps.push(Endpoint::server(server, client, fi, cfg, crate::tcpcfg::controller(&t), sport, &mut rng));
+                        self.eps.push(Endpoint::server(
+                            server,
+                            client,
+                            fi,
+                            cfg,
+                            crate::tcpcfg::controller(&t),
+                            sport,
+                            &mut rng,
+                        ));
                         self.demux.insert((client, cport), ce);
                         self.demux.insert((server, sport), se);
                         let (sender, receiver) = if tr.direction == Direction::Uplink { (ce, se) } else { (se, ce) };
@@ -255,7 +304,17 @@ impl World {
                     }
                 };
                 let kind_name = if tr.kind == TrafficKind::Udp { "udp" } else { "tcp" };
-                self.flows.push(FlowRt { src, dst, kind, stats: FlowStats::new(name, kind_name, self.topo.nodes[src].name.clone(), self.topo.nodes[dst].name.clone()) });
+                self.flows.push(FlowRt {
+                    src,
+                    dst,
+                    kind,
+                    stats: FlowStats::new(
+                        name,
+                        kind_name,
+                        self.topo.nodes[src].name.clone(),
+                        self.topo.nodes[dst].name.clone(),
+                    ),
+                });
                 self.q.push(start.min(self.end), Ev::Source { flow: fi as u32 }.code());
             }
         }
@@ -264,14 +323,44 @@ impl World {
 
     /// Run to the end; returns the metrics.
     pub fn run(mut self, wall: std::time::Instant) -> Result<RunResult, String> {
-        while let Some(t) = self.q.peek_time() {
-            if t > self.end {
+        self.step_until(self.end);
+        self.finish(wall)
+    }
+
+    /// The run's end instant (`scenario.duration_s`).
+    pub fn end(&self) -> SimTime {
+        self.end
+    }
+
+    /// The instant of the last event handled (zero before the first).
+    pub fn now(&self) -> SimTime {
+        self.q.now()
+    }
+
+    /// The instant of the next event due at or before the run's end, if any.
+    pub fn next_wakeup(&self) -> Option<SimTime> {
+        self.q.peek_time().filter(|&t| t <= self.end)
+    }
+
+    /// Handle every event due at or before `min(t, end)`, in (time,
+    /// insertion) order. Stepping in pieces gives the same result as one
+    /// step to the end: the event order does not depend on where a step
+    /// stops.
+    pub fn step_until(&mut self, t: SimTime) {
+        let until = t.min(self.end);
+        while let Some(at) = self.q.peek_time() {
+            if at > until {
                 break;
             }
             let (now, ev) = self.q.pop().expect("peeked");
             self.dispatch(now, ev.ev());
             self.drain_outputs();
         }
+    }
+
+    /// End the run at its end instant (events still queued after it are
+    /// left undone), check its invariants and collect the metrics.
+    pub fn finish(mut self, wall: std::time::Instant) -> Result<RunResult, String> {
         self.sample(self.end);
         for d in self.links.iter_mut().flatten() {
             d.account(self.end);
@@ -306,7 +395,9 @@ impl World {
 
     fn check_end(&self) -> Result<(), String> {
         for e in &self.eps {
-            e.conn.check_stream_integrity().map_err(|m| format!("TCP receiver of flow {}: {m}", self.flows[e.flow].stats.name))?;
+            e.conn
+                .check_stream_integrity()
+                .map_err(|m| format!("TCP receiver of flow {}: {m}", self.flows[e.flow].stats.name))?;
         }
         Ok(())
     }
@@ -592,8 +683,7 @@ impl World {
 
     /// Send everything endpoint `ep` has to send and re-arm its timer.
     fn tcp_poll(&mut self, now: SimTime, ep: usize) {
-        loop {
-            let Some(seg) = self.eps[ep].conn.poll_transmit(now) else { break };
+        while let Some(seg) = self.eps[ep].conn.poll_transmit(now) {
             let e = &self.eps[ep];
             let ip = Ipv4Header::new(addr_of(e.node), addr_of(e.remote), PROTO_TCP);
             let (node, fi) = (e.node, e.flow);
@@ -645,9 +735,17 @@ fn build_bss(s: &Scenario, seed: u64) -> Result<Bss, String> {
         backoff_on_idle_access: s.mac.idle_access == crate::config::IdleAccess::Backoff,
         timing,
     };
-    let macs = (0..n).map(|i| Dcf::new(MacAddr(i as u32), params.clone(), RngStream::derive(seed, &format!("mac/{}", s.member_name(i))))).collect();
+    let macs = (0..n)
+        .map(|i| {
+            Dcf::new(MacAddr(i as u32), params.clone(), RngStream::derive(seed, &format!("mac/{}", s.member_name(i))))
+        })
+        .collect();
     let errors: Box<dyn FrameErrorModel> = match &s.channel {
-        None => Box::new(FixedPer { uplink: vec![s.wlan.per_uplink; n], downlink: vec![s.wlan.per_downlink; n], is_ap: (0..n).map(|i| s.ap_of_members()[i] == i).collect() }),
+        None => Box::new(FixedPer {
+            uplink: vec![s.wlan.per_uplink; n],
+            downlink: vec![s.wlan.per_downlink; n],
+            is_ap: (0..n).map(|i| s.ap_of_members()[i] == i).collect(),
+        }),
         Some(c) => {
             let model = c.build(&|name| s.member_id(name)).map_err(|e| e.to_string())?;
             let mut rng = RngStream::derive(seed, "channel/shadowing");
@@ -656,7 +754,12 @@ fn build_bss(s: &Scenario, seed: u64) -> Result<Bss, String> {
                 wifitcp_wifi::phy::Preamble::Long => Preamble::Long,
                 wifitcp_wifi::phy::Preamble::Short => Preamble::Short,
             };
-            Box::new(ChannelErrors { channel: Channel::new(model, &mut rng), positions, tx_power_dbm: c.default_tx_power_dbm().unwrap_or(20.0), preamble })
+            Box::new(ChannelErrors {
+                channel: Channel::new(model, &mut rng),
+                positions,
+                tx_power_dbm: c.default_tx_power_dbm().unwrap_or(20.0),
+                preamble,
+            })
         }
     };
     let mut bss = Bss::new(macs, errors, RngStream::derive(seed, "medium/errors"));

@@ -37,7 +37,10 @@ fn tcp_uplink_runs_balance_and_carry_data() {
     let r = run(&keceli(4, 10.0), 1);
     let l = &r["ledger"];
     let dropped: u64 = l["dropped"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
-    assert_eq!(l["generated"].as_u64().unwrap(), l["delivered"].as_u64().unwrap() + dropped + l["in_flight"].as_u64().unwrap());
+    assert_eq!(
+        l["generated"].as_u64().unwrap(),
+        l["delivered"].as_u64().unwrap() + dropped + l["in_flight"].as_u64().unwrap()
+    );
     let agg = r["aggregate_mbps"].as_f64().unwrap();
     // 4 uploads over 802.11g at 24 Mbit/s: well above zero, below the PHY rate.
     assert!(agg > 8.0 && agg < 24.0, "aggregate {agg}");
@@ -57,7 +60,13 @@ fn mixed_directions_show_upload_download_unfairness() {
     let r = run(&s, 3);
     let flows = r["flows"].as_array().unwrap();
     assert_eq!(flows.len(), 4);
-    let sum = |dir: &str| -> f64 { flows.iter().filter(|f| f["name"].as_str().unwrap().starts_with(dir)).map(|f| f["goodput_mbps"].as_f64().unwrap()).sum() };
+    let sum = |dir: &str| -> f64 {
+        flows
+            .iter()
+            .filter(|f| f["name"].as_str().unwrap().starts_with(dir))
+            .map(|f| f["goodput_mbps"].as_f64().unwrap())
+            .sum()
+    };
     for f in flows {
         assert!(f["bytes_delivered"].as_u64().unwrap() > 0, "{f}");
     }
@@ -143,7 +152,9 @@ fn snr_class_scope_all_hits_mac_acks_and_data_scope_spares_them() {
     // Each lost ACK is a failed attempt at its station, and the retry a
     // duplicate at the AP (unless that MSDU was discarded meanwhile).
     assert!(u(0, "rx_duplicates") > 0 && u(0, "rx_duplicates") <= lost);
-    let fail = |r: &Value, i: usize| r["stations"][i]["failures"].as_f64().unwrap() / r["stations"][i]["attempts"].as_f64().unwrap();
+    let fail = |r: &Value, i: usize| {
+        r["stations"][i]["failures"].as_f64().unwrap() / r["stations"][i]["attempts"].as_f64().unwrap()
+    };
     assert!(fail(&all, 3) > fail(&clean, 3) + 0.2, "{} vs {}", fail(&all, 3), fail(&clean, 3));
 }
 
@@ -356,4 +367,25 @@ fn cc_parameter_errors_name_the_field() {
         Err(ApiError::Config(m)) => assert!(m.contains("kappa"), "{m}"),
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn stepping_in_pieces_gives_the_same_result_as_one_run() {
+    use wifitcp_core::{SimDur, SimTime};
+    use wifitcp_sim::{world::World, Scenario};
+    let s = Scenario::from_json(&keceli(3, 6.0).to_string()).expect("valid");
+    let strip = |mut r: Value| {
+        r.as_object_mut().unwrap().remove("wall_time_s");
+        r.to_string()
+    };
+    let wall = std::time::Instant::now();
+    let whole = strip(World::build(&s, 5).unwrap().run(wall).unwrap().json);
+    let mut w = World::build(&s, 5).unwrap();
+    let mut t = SimTime::ZERO;
+    while w.next_wakeup().is_some() {
+        t = t + SimDur::from_secs_f64(0.337);
+        w.step_until(t);
+        assert!(w.now() <= t);
+    }
+    assert_eq!(strip(w.finish(wall).unwrap().json), whole);
 }

@@ -147,7 +147,14 @@ impl Connection {
     /// Active open (RFC 9293 3.10.1): the SYN is ready for `poll_transmit`.
     /// Panics if `cfg` is invalid: the simulator's configuration check must
     /// call [`TcpConfig::validate`] first and report its one-line error.
-    pub fn connect(now: SimTime, cfg: TcpConfig, cc: Box<dyn CongestionControl>, local_port: u16, remote_port: u16, isn: u32) -> Self {
+    pub fn connect(
+        now: SimTime,
+        cfg: TcpConfig,
+        cc: Box<dyn CongestionControl>,
+        local_port: u16,
+        remote_port: u16,
+        isn: u32,
+    ) -> Self {
         let mut c = Self::new(cfg, cc, local_port, remote_port, isn);
         c.last_now = now;
         c.state = TcpState::SynSent;
@@ -477,10 +484,16 @@ impl Connection {
 
     /// The earliest time at which [`Connection::on_timer`] must be called.
     pub fn next_wakeup(&self) -> Option<SimTime> {
-        [self.rcv.delack_deadline(), self.syn_deadline, self.snd.rtx_deadline, self.snd.persist_deadline, self.time_wait_deadline]
-            .into_iter()
-            .flatten()
-            .min()
+        [
+            self.rcv.delack_deadline(),
+            self.syn_deadline,
+            self.snd.rtx_deadline,
+            self.snd.persist_deadline,
+            self.time_wait_deadline,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     // ----- output -----------------------------------------------------
@@ -542,7 +555,15 @@ impl Connection {
             self.rcv.on_ack_sent(1);
         }
         let window = self.rcv.syn_window_field();
-        let header = TcpHeader { src_port: self.local_port, dst_port: self.remote_port, seq: self.iss.wire(0), ack, flags, window, options: opts };
+        let header = TcpHeader {
+            src_port: self.local_port,
+            dst_port: self.remote_port,
+            seq: self.iss.wire(0),
+            ack,
+            flags,
+            window,
+            options: opts,
+        };
         self.snd.stats.segments_sent += 1;
         Segment { header, payload_len: 0, retransmission: self.syn_tx > 1 }
     }
@@ -732,7 +753,15 @@ mod tests {
     }
 
     fn syn(opts: TcpOptions) -> TcpHeader {
-        TcpHeader { src_port: 5, dst_port: 80, seq: 77, ack: 0, flags: TcpFlags(TcpFlags::SYN), window: 65_535, options: opts }
+        TcpHeader {
+            src_port: 5,
+            dst_port: 80,
+            seq: 77,
+            ack: 0,
+            flags: TcpFlags(TcpFlags::SYN),
+            window: 65_535,
+            options: opts,
+        }
     }
 
     #[test]
@@ -744,7 +773,13 @@ mod tests {
         assert_eq!(sa.ack, 78);
         assert_eq!(sa.options, TcpOptions { mss: Some(1000), ..Default::default() }, "RFC 7323 2.2/3.2, RFC 2018 2");
         let mut b = Connection::listen(cfg(), Box::new(Reno::new()), 80, 1000);
-        let full = TcpOptions { mss: Some(1460), window_scale: Some(7), sack_permitted: true, timestamps: Some((5, 0)), sack: vec![] };
+        let full = TcpOptions {
+            mss: Some(1460),
+            window_scale: Some(7),
+            sack_permitted: true,
+            timestamps: Some((5, 0)),
+            sack: vec![],
+        };
         b.on_segment(T0, &syn(full), 0);
         let sa = b.poll_transmit(T0).unwrap().header;
         assert!(sa.options.sack_permitted);
@@ -756,11 +791,24 @@ mod tests {
     /// segments of 1000 bytes sent; returns the connection and the peer's
     /// ISN-relative sequence base.
     fn sender_with_data(v: RecoveryVariant, n: u64) -> (Connection, Vec<Segment>) {
-        let c = TcpConfig { timestamps: false, recovery: v, initial_window: crate::config::InitialWindow::Segments(10), ..cfg() };
+        let c = TcpConfig {
+            timestamps: false,
+            recovery: v,
+            initial_window: crate::config::InitialWindow::Segments(10),
+            ..cfg()
+        };
         let mut a = Connection::connect(T0, c, Box::new(Reno::new()), 5, 80, 0);
         let s = a.poll_transmit(T0).unwrap();
         assert!(s.header.flags.has(TcpFlags::SYN));
-        let sa = TcpHeader { src_port: 80, dst_port: 5, seq: 500, ack: 1, flags: TcpFlags(TcpFlags::SYN | TcpFlags::ACK), window: 65_535, options: TcpOptions { mss: Some(1000), ..Default::default() } };
+        let sa = TcpHeader {
+            src_port: 80,
+            dst_port: 5,
+            seq: 500,
+            ack: 1,
+            flags: TcpFlags(TcpFlags::SYN | TcpFlags::ACK),
+            window: 65_535,
+            options: TcpOptions { mss: Some(1000), ..Default::default() },
+        };
         let t = SimTime::from_millis(10);
         a.on_segment(t, &sa, 0);
         assert_eq!(a.state(), TcpState::Established);
@@ -775,7 +823,15 @@ mod tests {
     }
 
     fn ack(ackno: u32, window: u16, payload: bool) -> (TcpHeader, u32) {
-        let h = TcpHeader { src_port: 80, dst_port: 5, seq: 501, ack: ackno, flags: TcpFlags(TcpFlags::ACK), window, options: TcpOptions::default() };
+        let h = TcpHeader {
+            src_port: 80,
+            dst_port: 5,
+            seq: 501,
+            ack: ackno,
+            flags: TcpFlags(TcpFlags::ACK),
+            window,
+            options: TcpOptions::default(),
+        };
         (h, if payload { 100 } else { 0 })
     }
 

@@ -42,7 +42,8 @@ impl Sender {
     pub(crate) fn on_dupack(&mut self, _now: SimTime) {
         self.dupacks += 1;
         self.stats.dupacks_received += 1;
-        if self.state == LossState::Recovery && matches!(self.variant, RecoveryVariant::Reno | RecoveryVariant::NewReno) {
+        if self.state == LossState::Recovery && matches!(self.variant, RecoveryVariant::Reno | RecoveryVariant::NewReno)
+        {
             // RFC 5681 3.2 step 4 / RFC 6582 3.2 step 2: each further
             // duplicate ACK signals a segment that left the network.
             self.win.cwnd += self.smss as u64;

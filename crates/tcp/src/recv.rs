@@ -266,7 +266,8 @@ impl Receiver {
 
     fn deliver(&mut self, from: u64, to: u64) -> u64 {
         if from != self.delivered_end && self.integrity_error.is_none() {
-            self.integrity_error = Some(format!("delivered range starts at {from}, previous ended at {}", self.delivered_end));
+            self.integrity_error =
+                Some(format!("delivered range starts at {from}, previous ended at {}", self.delivered_end));
         }
         debug_assert_eq!(from, self.delivered_end, "receiver delivered a gap or a duplicate");
         debug_assert!(to >= from);

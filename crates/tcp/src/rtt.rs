@@ -141,10 +141,20 @@ mod tests {
 
     #[test]
     fn floor_granularity_and_cap() {
-        let mut e = RttEstimator::new(SimDur::from_secs(1), SimDur::from_secs(1), SimDur::from_secs(60), SimDur::from_millis(1));
+        let mut e = RttEstimator::new(
+            SimDur::from_secs(1),
+            SimDur::from_secs(1),
+            SimDur::from_secs(60),
+            SimDur::from_millis(1),
+        );
         e.on_sample(SimDur::from_millis(10));
         assert_eq!(e.rto(), SimDur::from_secs(1), "RFC 6298 (2.4) floor");
-        let mut e = RttEstimator::new(SimDur::from_secs(1), SimDur::from_micros(1), SimDur::from_secs(60), SimDur::from_millis(5));
+        let mut e = RttEstimator::new(
+            SimDur::from_secs(1),
+            SimDur::from_micros(1),
+            SimDur::from_secs(60),
+            SimDur::from_millis(5),
+        );
         for _ in 0..200 {
             e.on_sample(SimDur::from_millis(10));
         }
@@ -154,7 +164,12 @@ mod tests {
 
     #[test]
     fn backoff_doubles_and_caps() {
-        let mut e = RttEstimator::new(SimDur::from_secs(1), SimDur::from_secs(1), SimDur::from_secs(60), SimDur::from_millis(1));
+        let mut e = RttEstimator::new(
+            SimDur::from_secs(1),
+            SimDur::from_secs(1),
+            SimDur::from_secs(60),
+            SimDur::from_millis(1),
+        );
         let mut seen = vec![];
         for _ in 0..8 {
             seen.push(e.rto().as_nanos() / 1_000_000_000);

@@ -41,7 +41,17 @@ pub struct SentSeg {
 
 impl SentSeg {
     pub fn new(start: u64, end: u64, fin: bool, now: SimTime) -> Self {
-        SentSeg { start, end, fin, last_sent: now, tx_count: 1, sacked: false, lost: false, retrans: false, ever_rtx: false }
+        SentSeg {
+            start,
+            end,
+            fin,
+            last_sent: now,
+            tx_count: 1,
+            sacked: false,
+            lost: false,
+            retrans: false,
+            ever_rtx: false,
+        }
     }
     /// Sequence-space length (payload plus FIN).
     #[allow(clippy::len_without_is_empty)]

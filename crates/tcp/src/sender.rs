@@ -245,12 +245,8 @@ impl Sender {
         // Only the SACK variant uses SACK information (a NewReno sender
         // ignores it even when the option was negotiated).
         let newly_sacked = if self.sack_ok && self.sack_recovery() && !a.sacks.is_empty() {
-            let blocks: Vec<(u64, u64)> = a
-                .sacks
-                .iter()
-                .filter(|&&(l, r)| l < r && r <= self.snd_max && l >= a.ack)
-                .copied()
-                .collect();
+            let blocks: Vec<(u64, u64)> =
+                a.sacks.iter().filter(|&&(l, r)| l < r && r <= self.snd_max && l >= a.ack).copied().collect();
             self.sb.apply_sack(&blocks)
         } else {
             0

@@ -13,7 +13,13 @@ const RTT: SimDur = SimDur::from_millis(40);
 use RecoveryVariant::{NewReno, Reno, Sack, Tahoe};
 
 fn cfg(v: RecoveryVariant) -> TcpConfig {
-    TcpConfig { mss: M as u32, recovery: v, trace: true, recv_buffer: RecvBuffer::Bytes(1 << 20), ..TcpConfig::default() }
+    TcpConfig {
+        mss: M as u32,
+        recovery: v,
+        trace: true,
+        recv_buffer: RecvBuffer::Bytes(1 << 20),
+        ..TcpConfig::default()
+    }
 }
 
 fn setup(v: RecoveryVariant) -> Setup {
@@ -46,7 +52,9 @@ fn rtx_times(h: &Harness) -> Vec<SimTime> {
 fn acked_at(h: &Harness, off: u64) -> SimTime {
     h.log
         .iter()
-        .filter(|e| e.dir == Dir::BtoA && e.arrival.is_some() && h.off_a(e.hdr.ack) >= off && h.off_a(e.hdr.ack) < 1 << 31)
+        .filter(|e| {
+            e.dir == Dir::BtoA && e.arrival.is_some() && h.off_a(e.hdr.ack) >= off && h.off_a(e.hdr.ack) < 1 << 31
+        })
         .map(|e| e.arrival.unwrap())
         .min()
         .expect("offset acknowledged")
@@ -99,7 +107,8 @@ fn one_loss_one_fast_retransmit_one_halving() {
         assert_eq!(ev.flight, expect_flight, "{v:?} lt={lt}");
         assert_eq!(ev.ssthresh, (expect_flight / 2).max(2 * M));
         // After recovery cwnd is ssthresh (one halving), then grows.
-        let after: Vec<_> = st.cwnd_trace.iter().filter(|c| c.time >= t).skip_while(|c| c.ssthresh != ev.ssthresh).collect();
+        let after: Vec<_> =
+            st.cwnd_trace.iter().filter(|c| c.time >= t).skip_while(|c| c.ssthresh != ev.ssthresh).collect();
         assert!(after.iter().any(|c| c.cwnd == ev.ssthresh), "{v:?}: cwnd deflated to ssthresh");
         assert!(after.iter().all(|c| c.ssthresh == ev.ssthresh), "{v:?}: halved once");
     }
@@ -130,7 +139,10 @@ fn two_losses_newreno_partial_ack_vs_reno() {
     let h = run(Reno);
     let st = h.a.stats();
     let halvings = st.loss_events.len();
-    eprintln!("Reno, two losses: {} fast retransmits, {} timeouts, {} halvings", st.fast_retransmits, st.timeouts, halvings);
+    eprintln!(
+        "Reno, two losses: {} fast retransmits, {} timeouts, {} halvings",
+        st.fast_retransmits, st.timeouts, halvings
+    );
     assert!(st.timeouts >= 1 || halvings >= 2, "Reno needs an RTO or two halvings");
     assert!(st.fast_retransmits >= 1);
 }
@@ -241,7 +253,8 @@ fn handshake_syn_loss_backoff() {
     let mut h = setup(NewReno).build();
     h.rule(Dir::AtoB, Rule::Syn(2));
     established(&mut h);
-    let syns: Vec<SimTime> = h.log.iter().filter(|e| e.dir == Dir::AtoB && e.hdr.flags.has(TcpFlags::SYN)).map(|e| e.t).collect();
+    let syns: Vec<SimTime> =
+        h.log.iter().filter(|e| e.dir == Dir::AtoB && e.hdr.flags.has(TcpFlags::SYN)).map(|e| e.t).collect();
     assert_eq!(syns, vec![secs(0), secs(1), secs(3)]);
     assert_eq!(h.a.stats().syn_retransmits, 2);
     assert_eq!(h.a.cwnd(), M, "IW is one segment after a SYN loss");
@@ -476,12 +489,10 @@ fn bottleneck_with_drop_tail_queue() {
 fn all_controllers_through_the_trait() {
     use wifitcp_tcp::cc::{compound::Compound, cubic::Cubic, vegas::Vegas};
     use wifitcp_tcp::{CongestionControl, Connection, Reno};
-    let makers: Vec<fn() -> Box<dyn CongestionControl>> = vec![
-        || Box::new(Reno::new()),
-        || Box::new(Cubic::default()),
-        || Box::new(Vegas::default()),
-        || Box::new(Compound::default()),
-    ];
+    let makers: Vec<fn() -> Box<dyn CongestionControl>> =
+        vec![|| Box::new(Reno::new()), || Box::new(Cubic::default()), || Box::new(Vegas::default()), || {
+            Box::new(Compound::default())
+        }];
     for make in makers {
         let mut s = setup(Sack);
         s.rate_bps = Some(5_000_000);
@@ -494,7 +505,6 @@ fn all_controllers_through_the_trait() {
         eprintln!("{}: done at {:?}, {} rtx", h.a.cc_name(), h.now, h.a.stats().segments_retransmitted);
     }
 }
-
 
 /// With timestamps (RFC 7323), the ACK of a retransmitted segment is a
 /// valid RTT sample, so the RTO backoff ends at once (no Karn ambiguity).
@@ -539,10 +549,7 @@ fn sack_blocks_on_the_wire() {
         // triggered it
         let mut checked = 0;
         for ack in h.acks_b().filter(|e| !e.hdr.options.sack.is_empty()) {
-            let last_data = h
-                .log
-                .iter()
-                .rfind(|e| e.dir == Dir::AtoB && e.len > 0 && e.arrival == Some(ack.t));
+            let last_data = h.log.iter().rfind(|e| e.dir == Dir::AtoB && e.len > 0 && e.arrival == Some(ack.t));
             if let Some(d) = last_data {
                 let b = ack.hdr.options.sack[0];
                 let (l, r) = (h.off_a(b.left), h.off_a(b.right));

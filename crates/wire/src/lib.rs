@@ -18,9 +18,9 @@ pub mod wifi_frame;
 
 pub use ip::Ipv4Header;
 pub use packet::{Packet, Transport};
+pub use std::net::Ipv4Addr;
 pub use tcp::{SackBlock, TcpFlags, TcpHeader, TcpOptions};
 pub use udp::UdpHeader;
-pub use std::net::Ipv4Addr;
 
 /// One's-complement sum over 16-bit words (RFC 1071), folded.
 pub(crate) fn csum_add(mut acc: u32, data: &[u8]) -> u32 {

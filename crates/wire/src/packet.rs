@@ -25,11 +25,25 @@ pub struct Packet {
 }
 
 impl Packet {
-    pub fn new_udp(id: PacketId, flow: FlowId, created: SimTime, ip: Ipv4Header, udp: UdpHeader, payload_len: u32) -> Self {
+    pub fn new_udp(
+        id: PacketId,
+        flow: FlowId,
+        created: SimTime,
+        ip: Ipv4Header,
+        udp: UdpHeader,
+        payload_len: u32,
+    ) -> Self {
         debug_assert_eq!(ip.protocol, PROTO_UDP);
         Packet { id, flow, created, ip, l4: Transport::Udp(udp), payload_len }
     }
-    pub fn new_tcp(id: PacketId, flow: FlowId, created: SimTime, ip: Ipv4Header, tcp: TcpHeader, payload_len: u32) -> Self {
+    pub fn new_tcp(
+        id: PacketId,
+        flow: FlowId,
+        created: SimTime,
+        ip: Ipv4Header,
+        tcp: TcpHeader,
+        payload_len: u32,
+    ) -> Self {
         debug_assert_eq!(ip.protocol, PROTO_TCP);
         Packet { id, flow, created, ip, l4: Transport::Tcp(tcp), payload_len }
     }
@@ -123,7 +137,15 @@ mod tests {
 
     fn ack_pkt(opts: TcpOptions) -> Packet {
         let ip = Ipv4Header::new(Ipv4Addr::new(10, 0, 0, 1), Ipv4Addr::new(10, 0, 0, 2), PROTO_TCP);
-        let t = TcpHeader { src_port: 5000, dst_port: 80, seq: 1, ack: 1461, flags: TcpFlags(TcpFlags::ACK), window: 65535, options: opts };
+        let t = TcpHeader {
+            src_port: 5000,
+            dst_port: 80,
+            seq: 1,
+            ack: 1461,
+            flags: TcpFlags(TcpFlags::ACK),
+            window: 65535,
+            options: opts,
+        };
         Packet::new_tcp(PacketId(1), FlowId(0), SimTime::ZERO, ip, t, 0)
     }
 
@@ -132,7 +154,11 @@ mod tests {
         let p = ack_pkt(TcpOptions::default());
         assert_eq!(p.ip_len(), 40);
         assert_eq!(p.to_bytes().len(), 40);
-        let q = ack_pkt(TcpOptions { timestamps: Some((1, 2)), sack: vec![SackBlock { left: 10, right: 20 }], ..Default::default() });
+        let q = ack_pkt(TcpOptions {
+            timestamps: Some((1, 2)),
+            sack: vec![SackBlock { left: 10, right: 20 }],
+            ..Default::default()
+        });
         assert_eq!(q.ip_len(), 40 + 12 + 12);
         assert_eq!(q.to_bytes().len() as u32, q.ip_len());
         assert!(q.is_pure_tcp_ack());

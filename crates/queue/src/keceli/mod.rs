@@ -106,7 +106,11 @@ impl KeceliParams {
             ifq_capacity: 25,
             control_capacity: 25,
             pass_first: 2,
-            assignment: if grouped { Assignment::Grouped { gamma: 0.5, c: vec![2, 6, 12, 16, 20] } } else { Assignment::Sorted { c_srt: 1 } },
+            assignment: if grouped {
+                Assignment::Grouped { gamma: 0.5, c: vec![2, 6, 12, 16, 20] }
+            } else {
+                Assignment::Sorted { c_srt: 1 }
+            },
         }
     }
 }
@@ -178,7 +182,11 @@ impl Keceli {
 
     /// Recompute `next_due` after held ACKs or their deadlines changed.
     fn refresh_due(&mut self) {
-        self.next_due = if self.held == 0 { SimTime::NEVER } else { self.flows.iter().filter_map(|(_, s)| s.deadline()).min().unwrap_or(SimTime::NEVER) };
+        self.next_due = if self.held == 0 {
+            SimTime::NEVER
+        } else {
+            self.flows.iter().filter_map(|(_, s)| s.deadline()).min().unwrap_or(SimTime::NEVER)
+        };
     }
 
     /// Index of flow `k` in `flows`.
@@ -285,7 +293,9 @@ impl Keceli {
         due.clear();
         // (deadline, index): the flows are in key order, so ties release
         // in key order
-        due.extend(self.flows.iter().enumerate().filter_map(|(i, (_, s))| s.deadline().filter(|d| *d <= now).map(|d| (d, i))));
+        due.extend(
+            self.flows.iter().enumerate().filter_map(|(i, (_, s))| s.deadline().filter(|d| *d <= now).map(|d| (d, i))),
+        );
         due.sort();
         for &(_, i) in due.iter() {
             self.release(i, dropped);
@@ -430,7 +440,10 @@ impl QueueDisc for Keceli {
         self.ifq.len()
     }
     fn next_wakeup(&self) -> Option<SimTime> {
-        debug_assert_eq!(self.next_due, self.flows.iter().filter_map(|(_, s)| s.deadline()).min().unwrap_or(SimTime::NEVER));
+        debug_assert_eq!(
+            self.next_due,
+            self.flows.iter().filter_map(|(_, s)| s.deadline()).min().unwrap_or(SimTime::NEVER)
+        );
         (!self.next_due.is_never()).then_some(self.next_due)
     }
     fn on_timer(&mut self, now: SimTime, dropped: &mut Dropped) {

@@ -246,7 +246,11 @@ fn threshold_matches_the_reference_assignments() {
                     .filter_map(|(kk, s)| s.avg_ns.map(|a| (*kk, a)))
                     .collect();
                 let avgs: Vec<f64> = active.iter().map(|x| x.1).collect();
-                let want = if grouped { threshold::grouped(&avgs, 0.5, &[2, 6, 12, 16, 20]) } else { threshold::sorted(&avgs, 1) };
+                let want = if grouped {
+                    threshold::grouped(&avgs, 0.5, &[2, 6, 12, 16, 20])
+                } else {
+                    threshold::sorted(&avgs, 1)
+                };
                 for (i, (kk, _)) in active.iter().enumerate() {
                     assert_eq!(k.threshold(now, kk), want[i], "grouped {grouped} avgs {avgs:?} flow {i}");
                 }

@@ -176,7 +176,11 @@ mod tests {
                 for gamma in [0.0, 0.25, 0.5, 1.0] {
                     let (group, n_groups) = groups(&avgs, gamma);
                     for (i, &v) in avgs.iter().enumerate() {
-                        assert_eq!(group_of_value(&avgs, gamma, v), (group[i], n_groups), "{avgs:?} gamma {gamma} i {i}");
+                        assert_eq!(
+                            group_of_value(&avgs, gamma, v),
+                            (group[i], n_groups),
+                            "{avgs:?} gamma {gamma} i {i}"
+                        );
                     }
                 }
             }

@@ -78,13 +78,7 @@ pub struct CompoundConfig {
 
 impl Default for CompoundConfig {
     fn default() -> Self {
-        CompoundConfig {
-            alpha: 0.125,
-            beta: 0.5,
-            k: 0.75,
-            gamma: 30.0,
-            zeta: 1.0,
-        }
+        CompoundConfig { alpha: 0.125, beta: 0.5, k: 0.75, gamma: 30.0, zeta: 1.0 }
     }
 }
 
@@ -123,14 +117,7 @@ pub struct Compound {
 
 impl Compound {
     pub fn new(cfg: CompoundConfig) -> Self {
-        Compound {
-            cfg,
-            rounds: RoundTracker::new(),
-            lwnd: 0,
-            dwnd: 0.0,
-            frac: 0.0,
-            last_round: None,
-        }
+        Compound { cfg, rounds: RoundTracker::new(), lwnd: 0, dwnd: 0.0, frac: 0.0, last_round: None }
     }
     pub fn config(&self) -> &CompoundConfig {
         &self.cfg
@@ -197,13 +184,8 @@ impl Compound {
         } else {
             (self.dwnd - self.cfg.zeta * diff * mss).max(0.0)
         };
-        self.last_round = Some(CompoundRound {
-            at: now,
-            win_pkts,
-            diff,
-            dwnd_before: before / mss,
-            dwnd_after: self.dwnd / mss,
-        });
+        self.last_round =
+            Some(CompoundRound { at: now, win_pkts, diff, dwnd_before: before / mss, dwnd_after: self.dwnd / mss });
     }
 }
 
@@ -244,13 +226,7 @@ impl CongestionControl for Compound {
         self.rounds.on_rtt(rtt);
     }
 
-    fn ssthresh_after_loss(
-        &mut self,
-        _now: SimTime,
-        win: &Window,
-        _in_flight: u64,
-        kind: LossKind,
-    ) -> u64 {
+    fn ssthresh_after_loss(&mut self, _now: SimTime, win: &Window, _in_flight: u64, kind: LossKind) -> u64 {
         self.reconcile(win);
         let w = self.total() as f64;
         let half_l = self.lwnd / 2;
@@ -304,10 +280,7 @@ mod tests {
     #[test]
     fn defaults_are_the_papers() {
         let c = CompoundConfig::default();
-        assert_eq!(
-            (c.alpha, c.beta, c.k, c.gamma, c.zeta),
-            (0.125, 0.5, 0.75, 30.0, 1.0)
-        );
+        assert_eq!((c.alpha, c.beta, c.k, c.gamma, c.zeta), (0.125, 0.5, 0.75, 30.0, 1.0));
         // alpha * 100^0.75 - 1 = 0.125 * 31.6228 - 1 = 2.9528
         assert!((c.dwnd_increase(100.0) - 2.952847).abs() < 1e-6);
         // Below win = 8^(4/3) = 16 packets the increase is clipped to zero.
@@ -333,8 +306,7 @@ mod tests {
                 r.at,
                 s.records.last().unwrap().start
                     + SimDur::from_nanos(
-                        s.records.last().unwrap().rtt.as_nanos()
-                            / s.records.last().unwrap().acks as u64
+                        s.records.last().unwrap().rtt.as_nanos() / s.records.last().unwrap().acks as u64
                     )
             );
             assert_eq!(r.dwnd_before, d0);
@@ -343,27 +315,13 @@ mod tests {
             // The window used is the one the sender had at the start of this
             // round (plus at most one ACK's worth of lwnd growth).
             let w_rec = pk(s.records.last().unwrap().cwnd as f64);
-            assert!(
-                (r.win_pkts - w_rec).abs() < 0.1,
-                "win {} vs recorded {}",
-                r.win_pkts,
-                w_rec
-            );
+            assert!((r.win_pkts - w_rec).abs() < 0.1, "win {} vs recorded {}", r.win_pkts, w_rec);
             let want = r.dwnd_before + (0.125 * r.win_pkts.powf(0.75) - 1.0).max(0.0);
-            assert!(
-                (r.dwnd_after - want).abs() < 1e-9,
-                "dwnd {} -> {}, want {}",
-                r.dwnd_before,
-                r.dwnd_after,
-                want
-            );
+            assert!((r.dwnd_after - want).abs() < 1e-9, "dwnd {} -> {}, want {}", r.dwnd_before, r.dwnd_after, want);
             assert!(r.dwnd_after - r.dwnd_before > 1.0);
             // lwnd: +1 packet per RTT (1/win per ACK, win ACKs per RTT), up to rounding.
             let dl = pk((s.cc.loss_window() - l0) as f64);
-            assert!(
-                (0.7..=1.3).contains(&dl),
-                "lwnd grew {dl} packets in one RTT"
-            );
+            assert!((0.7..=1.3).contains(&dl), "lwnd grew {dl} packets in one RTT");
             checked += 1;
         }
         assert_eq!(checked, 6);
@@ -373,12 +331,7 @@ mod tests {
         let w: Vec<f64> = s.records.iter().map(|r| pk(r.cwnd as f64)).collect();
         for p in w.windows(2).skip(3) {
             let pred = p[0] + cfg.alpha * p[0].powf(cfg.k);
-            assert!(
-                (p[1] - pred).abs() <= 0.1 * (pred - p[0]) + 1.0,
-                "{} -> {} (pred {pred})",
-                p[0],
-                p[1]
-            );
+            assert!((p[1] - pred).abs() <= 0.1 * (pred - p[0]) + 1.0, "{} -> {} (pred {pred})", p[0], p[1]);
         }
     }
 
@@ -386,10 +339,7 @@ mod tests {
     #[test]
     fn dwnd_shrinks_by_zeta_diff_when_backlogged() {
         // Bottleneck 500 pkt/s, 100 ms: BDP 50 packets.
-        let model = RttModel::Bottleneck {
-            base: SimDur::from_millis(100),
-            rate_pps: 500.0,
-        };
+        let model = RttModel::Bottleneck { base: SimDur::from_millis(100), rate_pps: 500.0 };
         let mut s = ca_sender(30, model);
         // Grow until the backlog reaches gamma, then check every shrinking round.
         let mut shrinks = 0;
@@ -409,11 +359,7 @@ mod tests {
         // alone is below BDP + gamma (80 packets) the backlog stays within a
         // couple of rounds' growth of gamma.
         assert!(s.cc.loss_window() < 80 * MSS as u64);
-        let peak = s
-            .records
-            .iter()
-            .map(|r| model.queued(pk(r.cwnd as f64)))
-            .fold(0.0, f64::max);
+        let peak = s.records.iter().map(|r| model.queued(pk(r.cwnd as f64))).fold(0.0, f64::max);
         assert!((30.0..=38.0).contains(&peak), "peak backlog {peak}");
     }
 
@@ -429,11 +375,7 @@ mod tests {
         assert!((s.cc.delay_window_exact() - want_d).abs() < 1e-6);
         assert_eq!(s.cc.loss_window(), l / 2);
         assert_eq!(th, l / 2 + want_d.floor() as u64);
-        assert!(
-            (th as f64 - w as f64 / 2.0).abs() <= 1.0,
-            "ssthresh {th} vs win/2 {}",
-            w / 2
-        );
+        assert!((th as f64 - w as f64 / 2.0).abs() <= 1.0, "ssthresh {th} vs win/2 {}", w / 2);
         assert_eq!(s.win.cwnd, th);
         // P&W form: W_loss/2 + W_delay (1 - beta) agrees with beta = 1/2.
         assert!((th as f64 - (l as f64 / 2.0 + d as f64 * 0.5)).abs() <= 1.0);
@@ -448,10 +390,7 @@ mod tests {
     fn pure_loss_regime_behaves_as_reno() {
         // Bottleneck 100 pkt/s, 100 ms: BDP 10 packets; the backlog reaches
         // gamma = 30 at a window of 40.
-        let model = RttModel::Bottleneck {
-            base: SimDur::from_millis(100),
-            rate_pps: 100.0,
-        };
+        let model = RttModel::Bottleneck { base: SimDur::from_millis(100), rate_pps: 100.0 };
         let mut s = ca_sender(8, model);
         s.run_rounds(40);
         let mut dw = Vec::new();
@@ -464,10 +403,7 @@ mod tests {
         }
         assert!(dw.iter().all(|&d| d == 0), "{dw:?}");
         let grown = pk((s.win.cwnd - a) as f64);
-        assert!(
-            (grown - 20.0).abs() <= 1.0,
-            "Reno CA: +1/RTT, got {grown} in 20 RTTs"
-        );
+        assert!((grown - 20.0).abs() <= 1.0, "Reno CA: +1/RTT, got {grown} in 20 RTTs");
         let w = s.win.cwnd;
         let th = s.loss_now(LossKind::FastRetransmit);
         assert_eq!(th, w / 2);
@@ -477,13 +413,8 @@ mod tests {
     /// Slow start leaves dwnd alone; a timeout clears it.
     #[test]
     fn slow_start_and_timeout() {
-        let mut s = TestSender::new(
-            Compound::default(),
-            MSS,
-            2,
-            64 * MSS as u64,
-            RttModel::Fixed(SimDur::from_millis(100)),
-        );
+        let mut s =
+            TestSender::new(Compound::default(), MSS, 2, 64 * MSS as u64, RttModel::Fixed(SimDur::from_millis(100)));
         s.run_rounds(5);
         let c: Vec<u64> = s.records.iter().map(|r| r.cwnd / MSS as u64).collect();
         assert_eq!(c, vec![2, 4, 8, 16, 32]);
@@ -501,11 +432,7 @@ mod tests {
     #[test]
     fn reconciles_connection_changes() {
         let mut cc = Compound::default();
-        let mut win = Window {
-            cwnd: 50 * MSS as u64,
-            ssthresh: 10 * MSS as u64,
-            mss: MSS,
-        };
+        let mut win = Window { cwnd: 50 * MSS as u64, ssthresh: 10 * MSS as u64, mss: MSS };
         cc.lwnd = 30 * MSS as u64;
         cc.dwnd = 20.0 * MSS as f64;
         cc.on_event(SimTime::ZERO, &mut win, CcEvent::RecoveryExit);

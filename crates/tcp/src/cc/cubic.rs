@@ -66,12 +66,7 @@ pub struct CubicConfig {
 
 impl Default for CubicConfig {
     fn default() -> Self {
-        CubicConfig {
-            c: 0.4,
-            beta: 0.7,
-            fast_convergence: true,
-            reno_friendly: true,
-        }
+        CubicConfig { c: 0.4, beta: 0.7, fast_convergence: true, reno_friendly: true }
     }
 }
 
@@ -170,12 +165,7 @@ impl Cubic {
         self.after_timeout = false;
         self.w_max = w_max;
         self.w_est = cwnd; // RFC 9438 4.3: W_est = cwnd_epoch
-        self.epoch = Some(CubicEpoch {
-            t_epoch: now,
-            cwnd_epoch: cwnd,
-            k,
-            w_max,
-        });
+        self.epoch = Some(CubicEpoch { t_epoch: now, cwnd_epoch: cwnd, k, w_max });
     }
 
     fn add_bytes(&mut self, win: &mut Window, bytes: f64) {
@@ -197,11 +187,7 @@ impl Cubic {
         let segs = ack.acked_bytes as f64 / mss;
 
         // RFC 9438 4.3: Reno-friendly estimate.
-        let alpha = if self.w_est >= self.cwnd_prior {
-            1.0
-        } else {
-            self.cfg.alpha_cubic()
-        };
+        let alpha = if self.w_est >= self.cwnd_prior { 1.0 } else { self.cfg.alpha_cubic() };
         self.w_est += alpha * segs / cwnd;
 
         let w_t = self.cfg.w_cubic(t, ep.k, ep.w_max);
@@ -212,10 +198,7 @@ impl Cubic {
             return;
         }
         // RFC 9438 4.2: target = W_cubic(t + RTT) within [cwnd, 1.5 cwnd].
-        let target = self
-            .cfg
-            .w_cubic(t + rtt, ep.k, ep.w_max)
-            .clamp(cwnd, 1.5 * cwnd);
+        let target = self.cfg.w_cubic(t + rtt, ep.k, ep.w_max).clamp(cwnd, 1.5 * cwnd);
         // RFC 9438 4.4/4.5: (target - cwnd) / cwnd per acknowledged segment.
         self.add_bytes(win, (target - cwnd) / cwnd * segs * mss);
     }
@@ -258,22 +241,13 @@ impl CongestionControl for Cubic {
         });
     }
 
-    fn ssthresh_after_loss(
-        &mut self,
-        _now: SimTime,
-        win: &Window,
-        in_flight: u64,
-        kind: LossKind,
-    ) -> u64 {
+    fn ssthresh_after_loss(&mut self, _now: SimTime, win: &Window, in_flight: u64, kind: LossKind) -> u64 {
         let mss = win.mss as f64;
         let cwnd = win.cwnd as f64 / mss;
         // RFC 9438 4.7: fast convergence.
         let w_max_now = self.w_max();
-        self.w_max = if self.cfg.fast_convergence && cwnd < w_max_now {
-            cwnd * (1.0 + self.cfg.beta) / 2.0
-        } else {
-            cwnd
-        };
+        self.w_max =
+            if self.cfg.fast_convergence && cwnd < w_max_now { cwnd * (1.0 + self.cfg.beta) / 2.0 } else { cwnd };
         // RFC 9438 4.6.
         self.cwnd_prior = cwnd;
         self.epoch = None;
@@ -307,13 +281,8 @@ mod tests {
 
     /// A sender at W = 100 segments in CA that loses a packet at t = 0.
     fn after_loss_at_100(rtt_ms: u64, cfg: CubicConfig) -> TestSender<Cubic> {
-        let mut s = TestSender::new(
-            Cubic::new(cfg),
-            MSS,
-            100,
-            100 * MSS as u64,
-            RttModel::Fixed(SimDur::from_millis(rtt_ms)),
-        );
+        let mut s =
+            TestSender::new(Cubic::new(cfg), MSS, 100, 100 * MSS as u64, RttModel::Fixed(SimDur::from_millis(rtt_ms)));
         s.loss_now(LossKind::FastRetransmit);
         s.run_rounds(1);
         s
@@ -327,21 +296,14 @@ mod tests {
         assert!((k - (100.0f64 * 0.3 / 0.4).cbrt()).abs() < 1e-12);
         assert!((k - 4.217163).abs() < 1e-6);
         assert!((c.alpha_cubic() - 0.9 / 1.7).abs() < 1e-12);
-        assert!(
-            (c.w_cubic(0.0, k, 100.0) - 70.0).abs() < 1e-9,
-            "W(0) = beta W_max"
-        );
+        assert!((c.w_cubic(0.0, k, 100.0) - 70.0).abs() < 1e-9, "W(0) = beta W_max");
         assert!((c.w_cubic(k, k, 100.0) - 100.0).abs() < 1e-12);
     }
 
     #[test]
     fn ssthresh_is_beta_times_flight() {
         let mut cc = Cubic::default();
-        let win = Window {
-            cwnd: 100 * MSS as u64,
-            ssthresh: 50 * MSS as u64,
-            mss: MSS,
-        };
+        let win = Window { cwnd: 100 * MSS as u64, ssthresh: 50 * MSS as u64, mss: MSS };
         let th = cc.ssthresh_after_loss(SimTime::ZERO, &win, win.cwnd, LossKind::FastRetransmit);
         assert_eq!(th, 70 * MSS as u64);
         assert_eq!(cc.w_max(), 100.0);
@@ -371,10 +333,7 @@ mod tests {
             let want = cfg.w_cubic(t, k, 100.0);
             // Observed error is below 0.07 segments; allow 0.25.
             let tol = 0.25;
-            assert!(
-                (w - want).abs() <= tol,
-                "t = {t}: cwnd {w:.2} vs W(t) {want:.2}"
-            );
+            assert!((w - want).abs() <= tol, "t = {t}: cwnd {w:.2} vs W(t) {want:.2}");
             checked += 1;
         }
         assert_eq!(checked, 9);
@@ -396,13 +355,8 @@ mod tests {
     #[test]
     fn reno_friendly_region_dominates_for_small_rtt() {
         let cfg = CubicConfig::default();
-        let mut s = TestSender::new(
-            Cubic::new(cfg),
-            MSS,
-            20,
-            20 * MSS as u64,
-            RttModel::Fixed(SimDur::from_millis(10)),
-        );
+        let mut s =
+            TestSender::new(Cubic::new(cfg), MSS, 20, 20 * MSS as u64, RttModel::Fixed(SimDur::from_millis(10)));
         s.loss_now(LossKind::FastRetransmit);
         assert_eq!(segs(s.win.cwnd), 14.0);
         s.run_rounds(1);
@@ -414,21 +368,12 @@ mod tests {
         let w = segs(s.win.cwnd);
         let t = s.now.since(ep.t_epoch).as_secs_f64();
         let cubic = cfg.w_cubic(t, ep.k, ep.w_max);
-        assert!(
-            (w - (14.0 + 10.0 * cfg.alpha_cubic())).abs() <= 1.0,
-            "cwnd {w}"
-        );
+        assert!((w - (14.0 + 10.0 * cfg.alpha_cubic())).abs() <= 1.0, "cwnd {w}");
         assert!(w > cubic + 3.0, "cwnd {w}, W_cubic {cubic}");
         assert!((s.cc.w_est() - w).abs() < 1.0);
         // Per-RTT growth in this phase is alpha_cubic (not 1).
-        let g: Vec<f64> = s.records[r0 + 1..]
-            .windows(2)
-            .map(|p| segs(p[1].cwnd) - segs(p[0].cwnd))
-            .collect();
-        assert!(
-            g.iter().all(|&d| (d - cfg.alpha_cubic()).abs() < 0.35),
-            "{g:?}"
-        );
+        let g: Vec<f64> = s.records[r0 + 1..].windows(2).map(|p| segs(p[1].cwnd) - segs(p[0].cwnd)).collect();
+        assert!(g.iter().all(|&d| (d - cfg.alpha_cubic()).abs() < 0.35), "{g:?}");
         // Once W_est >= cwnd_prior (20), alpha becomes 1: +1 segment per RTT.
         s.run_rounds(10);
         let a = segs(s.win.cwnd);
@@ -442,17 +387,9 @@ mod tests {
     /// (slow) cubic curve, proving the test above exercises W_est.
     #[test]
     fn without_reno_friendly_cubic_is_slower() {
-        let cfg = CubicConfig {
-            reno_friendly: false,
-            ..Default::default()
-        };
-        let mut s = TestSender::new(
-            Cubic::new(cfg),
-            MSS,
-            20,
-            20 * MSS as u64,
-            RttModel::Fixed(SimDur::from_millis(10)),
-        );
+        let cfg = CubicConfig { reno_friendly: false, ..Default::default() };
+        let mut s =
+            TestSender::new(Cubic::new(cfg), MSS, 20, 20 * MSS as u64, RttModel::Fixed(SimDur::from_millis(10)));
         s.loss_now(LossKind::FastRetransmit);
         s.run_rounds(11);
         assert!(segs(s.win.cwnd) < 16.0, "{}", segs(s.win.cwnd));
@@ -463,10 +400,7 @@ mod tests {
     #[test]
     fn fast_convergence_lowers_w_max() {
         for fc in [true, false] {
-            let cfg = CubicConfig {
-                fast_convergence: fc,
-                ..Default::default()
-            };
+            let cfg = CubicConfig { fast_convergence: fc, ..Default::default() };
             let mut s = after_loss_at_100(100, cfg);
             s.run_rounds(10);
             let bytes = s.win.cwnd;
@@ -474,11 +408,7 @@ mod tests {
             assert!(cwnd < 100.0);
             s.loss_now(LossKind::FastRetransmit);
             let want = if fc { cwnd * 0.85 } else { cwnd };
-            assert!(
-                (s.cc.w_max() - want).abs() < 1e-9,
-                "fc={fc}: W_max {} want {want}",
-                s.cc.w_max()
-            );
+            assert!((s.cc.w_max() - want).abs() < 1e-9, "fc={fc}: W_max {} want {want}", s.cc.w_max());
             assert_eq!(s.win.ssthresh, (bytes as f64 * 0.7) as u64);
         }
     }
@@ -487,13 +417,8 @@ mod tests {
     /// W_max = cwnd_epoch, so the window grows convexly from there.
     #[test]
     fn timeout_then_convex_growth_from_epoch() {
-        let mut s = TestSender::new(
-            Cubic::default(),
-            MSS,
-            100,
-            100 * MSS as u64,
-            RttModel::Fixed(SimDur::from_millis(100)),
-        );
+        let mut s =
+            TestSender::new(Cubic::default(), MSS, 100, 100 * MSS as u64, RttModel::Fixed(SimDur::from_millis(100)));
         s.loss_now(LossKind::Timeout);
         assert_eq!(s.win.cwnd, MSS as u64);
         assert_eq!(s.win.ssthresh, 70 * MSS as u64);
@@ -505,12 +430,7 @@ mod tests {
         assert_eq!(ep.w_max, ep.cwnd_epoch);
         // Convex: growth per RTT does not decrease.
         s.run_rounds(30);
-        let c: Vec<f64> = s
-            .records
-            .iter()
-            .filter(|r| r.start >= ep.t_epoch)
-            .map(|r| segs(r.cwnd))
-            .collect();
+        let c: Vec<f64> = s.records.iter().filter(|r| r.start >= ep.t_epoch).map(|r| segs(r.cwnd)).collect();
         let g: Vec<f64> = c.windows(2).map(|p| p[1] - p[0]).collect();
         assert!(g.windows(2).all(|p| p[1] >= p[0] - 0.3), "{g:?}");
     }
@@ -520,22 +440,12 @@ mod tests {
     /// K = 0 because CA started without a known W_max).
     #[test]
     fn target_is_capped_at_one_and_a_half_cwnd() {
-        let mut s = TestSender::new(
-            Cubic::default(),
-            MSS,
-            10,
-            10 * MSS as u64,
-            RttModel::Fixed(SimDur::from_secs(3)),
-        );
+        let mut s = TestSender::new(Cubic::default(), MSS, 10, 10 * MSS as u64, RttModel::Fixed(SimDur::from_secs(3)));
         s.run_rounds(4);
         let ep = s.cc.epoch().unwrap();
         assert_eq!((ep.k, ep.w_max), (0.0, 10.0));
         // W_cubic(t + 3 s) >= 0.4 * 27 + 10 = 20.8 > 1.5 cwnd in the first rounds.
-        let ratios: Vec<f64> = s
-            .records
-            .windows(2)
-            .map(|p| p[1].cwnd as f64 / p[0].cwnd as f64)
-            .collect();
+        let ratios: Vec<f64> = s.records.windows(2).map(|p| p[1].cwnd as f64 / p[0].cwnd as f64).collect();
         assert!(ratios.iter().all(|&r| r <= 1.5 + 1e-9), "{ratios:?}");
         // (The first round starts in the Reno-friendly region, where
         // W_cubic(t) < W_est for t < ~0.3 s; from the second round the cap binds.)
@@ -544,13 +454,7 @@ mod tests {
 
     #[test]
     fn slow_start_doubles_per_rtt() {
-        let mut s = TestSender::new(
-            Cubic::default(),
-            MSS,
-            2,
-            u64::MAX / 2,
-            RttModel::Fixed(SimDur::from_millis(100)),
-        );
+        let mut s = TestSender::new(Cubic::default(), MSS, 2, u64::MAX / 2, RttModel::Fixed(SimDur::from_millis(100)));
         s.run_rounds(5);
         let c: Vec<u64> = s.records.iter().map(|r| r.cwnd / MSS as u64).collect();
         assert_eq!(c, vec![2, 4, 8, 16, 32]);

@@ -53,9 +53,7 @@ impl RttModel {
     pub fn queued(&self, window_pkts: f64) -> f64 {
         match *self {
             RttModel::Fixed(_) => 0.0,
-            RttModel::Bottleneck { base, rate_pps } => {
-                (window_pkts - rate_pps * base.as_secs_f64()).max(0.0)
-            }
+            RttModel::Bottleneck { base, rate_pps } => (window_pkts - rate_pps * base.as_secs_f64()).max(0.0),
         }
     }
 }
@@ -94,11 +92,7 @@ impl<C: CongestionControl> TestSender<C> {
     /// A sender with `cwnd_pkts` segments of `mss` bytes and the given
     /// ssthresh (bytes), at time zero.
     pub fn new(cc: C, mss: u32, cwnd_pkts: u64, ssthresh: u64, model: RttModel) -> Self {
-        let win = Window {
-            cwnd: cwnd_pkts * mss as u64,
-            ssthresh,
-            mss,
-        };
+        let win = Window { cwnd: cwnd_pkts * mss as u64, ssthresh, mss };
         TestSender {
             cc,
             win,
@@ -114,25 +108,19 @@ impl<C: CongestionControl> TestSender<C> {
 
     /// Inject a loss at `at` (losses must be scheduled in time order).
     pub fn schedule_loss(&mut self, at: SimTime, kind: LossKind) {
-        assert!(
-            self.losses.back().is_none_or(|&(t, _)| t <= at),
-            "losses out of order"
-        );
+        assert!(self.losses.back().is_none_or(|&(t, _)| t <= at), "losses out of order");
         self.losses.push_back((at, kind));
     }
 
     /// Apply a loss right now (outside any round).
     pub fn loss_now(&mut self, kind: LossKind) -> u64 {
         let in_flight = self.win.cwnd;
-        let th = self
-            .cc
-            .ssthresh_after_loss(self.now, &self.win, in_flight, kind);
+        let th = self.cc.ssthresh_after_loss(self.now, &self.win, in_flight, kind);
         self.win.ssthresh = th;
         match kind {
             LossKind::FastRetransmit => {
                 self.win.cwnd = th;
-                self.cc
-                    .on_event(self.now, &mut self.win, CcEvent::RecoveryExit);
+                self.cc.on_event(self.now, &mut self.win, CcEvent::RecoveryExit);
             }
             LossKind::Timeout => self.win.cwnd = self.win.mss as u64,
         }
@@ -228,23 +216,14 @@ mod tests {
         fn on_rtt_sample(&mut self, _now: SimTime, rtt: SimDur) {
             self.samples.push(rtt);
         }
-        fn ssthresh_after_loss(
-            &mut self,
-            _now: SimTime,
-            win: &Window,
-            in_flight: u64,
-            _kind: LossKind,
-        ) -> u64 {
+        fn ssthresh_after_loss(&mut self, _now: SimTime, win: &Window, in_flight: u64, _kind: LossKind) -> u64 {
             super::super::half_flight(in_flight, win.mss)
         }
     }
 
     #[test]
     fn ack_clock_and_queue_model() {
-        let model = RttModel::Bottleneck {
-            base: SimDur::from_millis(100),
-            rate_pps: 200.0,
-        };
+        let model = RttModel::Bottleneck { base: SimDur::from_millis(100), rate_pps: 200.0 };
         assert_eq!(model.rtt(10.0), SimDur::from_millis(100));
         assert_eq!(model.rtt(30.0), SimDur::from_millis(150));
         assert!((model.queued(30.0) - 10.0).abs() < 1e-9);
@@ -258,13 +237,7 @@ mod tests {
 
     #[test]
     fn loss_cuts_round_and_sets_window() {
-        let mut s = TestSender::new(
-            Frozen::default(),
-            1000,
-            10,
-            100_000,
-            RttModel::Fixed(SimDur::from_millis(100)),
-        );
+        let mut s = TestSender::new(Frozen::default(), 1000, 10, 100_000, RttModel::Fixed(SimDur::from_millis(100)));
         s.schedule_loss(SimTime::from_millis(150), LossKind::FastRetransmit);
         s.run_rounds(2);
         assert!(s.records[1].loss);
@@ -282,10 +255,7 @@ mod tests {
     #[test]
     fn controllers_are_deterministic() {
         fn run<C: CongestionControl>(mk: fn() -> C) -> Vec<(SimTime, u64)> {
-            let model = RttModel::Bottleneck {
-                base: SimDur::from_millis(20),
-                rate_pps: 1000.0,
-            };
+            let model = RttModel::Bottleneck { base: SimDur::from_millis(20), rate_pps: 1000.0 };
             let mut s = TestSender::new(mk(), 1448, 2, u64::MAX / 2, model);
             s.schedule_loss(SimTime::from_millis(700), LossKind::FastRetransmit);
             s.schedule_loss(SimTime::from_millis(1500), LossKind::Timeout);

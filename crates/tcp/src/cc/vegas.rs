@@ -75,13 +75,7 @@ pub struct VegasConfig {
 
 impl Default for VegasConfig {
     fn default() -> Self {
-        VegasConfig {
-            alpha: 2.0,
-            beta: 4.0,
-            gamma: 1.0,
-            min_samples: 3,
-            ss_every_other_rtt: true,
-        }
+        VegasConfig { alpha: 2.0, beta: 4.0, gamma: 1.0, min_samples: 3, ss_every_other_rtt: true }
     }
 }
 
@@ -115,10 +109,7 @@ pub struct RoundTracker {
 
 impl RoundTracker {
     pub fn new() -> Self {
-        RoundTracker {
-            restart: true,
-            ..Default::default()
-        }
+        RoundTracker { restart: true, ..Default::default() }
     }
 
     /// Record an RTT sample (zero is raised to 1 ns so ratios stay finite).
@@ -135,11 +126,7 @@ impl RoundTracker {
         let before = self.acked_total;
         self.acked_total += acked_bytes;
         if self.restart || self.acked_total > self.round_end {
-            let stats = RoundStats {
-                min_rtt: self.min_rtt,
-                samples: self.samples,
-                partial: self.restart,
-            };
+            let stats = RoundStats { min_rtt: self.min_rtt, samples: self.samples, partial: self.restart };
             self.restart = false;
             // snd_nxt as of this ACK: snd_una before it plus what was in flight.
             self.round_end = before + prior_in_flight;
@@ -182,13 +169,7 @@ pub struct Vegas {
 
 impl Vegas {
     pub fn new(cfg: VegasConfig) -> Self {
-        Vegas {
-            cfg,
-            rounds: RoundTracker::new(),
-            ss_grow_round: true,
-            ca_acc: 0,
-            last_diff: None,
-        }
+        Vegas { cfg, rounds: RoundTracker::new(), ss_grow_round: true, ca_acc: 0, last_diff: None }
     }
     pub fn config(&self) -> &VegasConfig {
         &self.cfg
@@ -238,11 +219,7 @@ impl Vegas {
                 // with target_cwnd = cwnd * BaseRTT / RTT = cwnd - Diff).
                 let target_pkts = (win.cwnd as f64 / mss as f64 - d).floor().max(0.0) as u64 + 1;
                 win.cwnd = win.cwnd.min(target_pkts * mss).max(Self::min_cwnd(win));
-                win.ssthresh = win
-                    .ssthresh
-                    .min(win.cwnd.saturating_sub(mss))
-                    .max(Self::min_cwnd(win))
-                    .min(win.cwnd);
+                win.ssthresh = win.ssthresh.min(win.cwnd.saturating_sub(mss)).max(Self::min_cwnd(win)).min(win.cwnd);
                 self.ss_grow_round = true;
                 return;
             }
@@ -260,9 +237,7 @@ impl Vegas {
             Some(d) if d > self.cfg.beta => {
                 win.cwnd = win.cwnd.saturating_sub(mss).max(Self::min_cwnd(win));
                 // Keep cwnd > ssthresh so the decrease does not re-enter slow start.
-                win.ssthresh = win
-                    .ssthresh
-                    .min(win.cwnd.saturating_sub(mss).max(Self::min_cwnd(win)));
+                win.ssthresh = win.ssthresh.min(win.cwnd.saturating_sub(mss).max(Self::min_cwnd(win)));
             }
             Some(_) => {}
         }
@@ -300,13 +275,7 @@ impl CongestionControl for Vegas {
         self.rounds.on_rtt(rtt);
     }
 
-    fn ssthresh_after_loss(
-        &mut self,
-        _now: SimTime,
-        win: &Window,
-        in_flight: u64,
-        _kind: LossKind,
-    ) -> u64 {
+    fn ssthresh_after_loss(&mut self, _now: SimTime, win: &Window, in_flight: u64, _kind: LossKind) -> u64 {
         self.rounds.restart();
         self.ss_grow_round = true;
         self.ca_acc = 0;
@@ -356,22 +325,13 @@ mod tests {
     /// With RTT == BaseRTT there is never a queue, so CA grows 1 MSS per RTT.
     #[test]
     fn constant_rtt_grows_one_mss_per_rtt() {
-        let mut s = TestSender::new(
-            Vegas::default(),
-            MSS,
-            10,
-            10 * MSS as u64,
-            RttModel::Fixed(SimDur::from_millis(100)),
-        );
+        let mut s =
+            TestSender::new(Vegas::default(), MSS, 10, 10 * MSS as u64, RttModel::Fixed(SimDur::from_millis(100)));
         s.run_rounds(3);
         let start = s.win.cwnd / MSS as u64;
         s.run_rounds(20);
         let end = s.win.cwnd / MSS as u64;
-        assert_eq!(
-            end - start,
-            20,
-            "Vegas CA with no queueing must add exactly 1 MSS per RTT"
-        );
+        assert_eq!(end - start, 20, "Vegas CA with no queueing must add exactly 1 MSS per RTT");
         for r in &s.records[3..] {
             assert!(r.ssthresh <= r.cwnd);
         }
@@ -381,22 +341,13 @@ mod tests {
     /// must settle with Diff (= queued packets) within [alpha, beta].
     #[test]
     fn converges_to_alpha_beta_band_with_queue() {
-        let model = RttModel::Bottleneck {
-            base: SimDur::from_millis(100),
-            rate_pps: 200.0,
-        };
+        let model = RttModel::Bottleneck { base: SimDur::from_millis(100), rate_pps: 200.0 };
         let mut s = TestSender::new(Vegas::default(), MSS, 4, 4 * MSS as u64, model);
         s.run_rounds(60);
         for r in &s.records[40..] {
             let w = r.cwnd as f64 / MSS as f64;
             let queued = w - 20.0;
-            assert!(
-                (2.0..=4.0 + 1.0).contains(&queued),
-                "round {}: cwnd {} pkts, queue {}",
-                r.round,
-                w,
-                queued
-            );
+            assert!((2.0..=4.0 + 1.0).contains(&queued), "round {}: cwnd {} pkts, queue {}", r.round, w, queued);
         }
         let d = s.cc.last_diff().unwrap();
         assert!((2.0..=4.0).contains(&d), "Diff {d} outside [alpha, beta]");
@@ -410,29 +361,17 @@ mod tests {
     /// RTT until Diff <= beta, without falling back into slow start.
     #[test]
     fn decreases_when_diff_above_beta() {
-        let model = RttModel::Bottleneck {
-            base: SimDur::from_millis(100),
-            rate_pps: 200.0,
-        };
+        let model = RttModel::Bottleneck { base: SimDur::from_millis(100), rate_pps: 200.0 };
         let mut s = TestSender::new(Vegas::default(), MSS, 10, 10 * MSS as u64, model);
         s.run_rounds(40);
         let w0 = s.win.cwnd / MSS as u64;
         assert!((22..=24).contains(&w0));
-        s.model = RttModel::Bottleneck {
-            base: SimDur::from_millis(100),
-            rate_pps: 100.0,
-        };
+        s.model = RttModel::Bottleneck { base: SimDur::from_millis(100), rate_pps: 100.0 };
         let first = s.records.len();
         s.run_rounds(30);
-        let c: Vec<u64> = s.records[first..]
-            .iter()
-            .map(|r| r.cwnd / MSS as u64)
-            .collect();
+        let c: Vec<u64> = s.records[first..].iter().map(|r| r.cwnd / MSS as u64).collect();
         // Non-increasing, at most one packet per round, ends in the band.
-        assert!(
-            c.windows(2).all(|w| w[1] <= w[0] && w[0] - w[1] <= 1),
-            "{c:?}"
-        );
+        assert!(c.windows(2).all(|w| w[1] <= w[0] && w[0] - w[1] <= 1), "{c:?}");
         assert!(c[0] - c[c.len() - 1] >= 8, "{c:?}");
         let q = s.model.queued(*c.last().unwrap() as f64);
         assert!((2.0..=4.0).contains(&q), "{c:?}");
@@ -443,18 +382,11 @@ mod tests {
     /// round with Diff > gamma; the window is then cut to Expected + 1.
     #[test]
     fn slow_start_every_other_rtt_and_exit_on_gamma() {
-        let model = RttModel::Bottleneck {
-            base: SimDur::from_millis(100),
-            rate_pps: 200.0,
-        };
+        let model = RttModel::Bottleneck { base: SimDur::from_millis(100), rate_pps: 200.0 };
         let mut s = TestSender::new(Vegas::default(), MSS, 2, u64::MAX / 2, model);
         s.run_rounds(14);
         let c: Vec<u64> = s.records.iter().map(|r| r.cwnd / MSS as u64).collect();
-        let exit = s
-            .records
-            .iter()
-            .position(|r| r.ssthresh < u64::MAX / 2)
-            .expect("never left slow start");
+        let exit = s.records.iter().position(|r| r.ssthresh < u64::MAX / 2).expect("never left slow start");
         // Round 0 grows (start-up), round 1 holds (its end is the first round
         // with samples), then grow/hold alternate: 2 -> 4 = 4 -> 8 = 8 ...
         // The hold round at 32 packets (12 queued, Diff = 32 (1 - 100/160)
@@ -477,17 +409,10 @@ mod tests {
     /// cwnd = Expected + 1 = 16.
     #[test]
     fn slow_start_compares_only_in_hold_rounds() {
-        let model = RttModel::Bottleneck {
-            base: SimDur::from_millis(100),
-            rate_pps: 152.0,
-        };
+        let model = RttModel::Bottleneck { base: SimDur::from_millis(100), rate_pps: 152.0 };
         let mut s = TestSender::new(Vegas::default(), MSS, 2, u64::MAX / 2, model);
         s.run_rounds(12);
-        let exit = s
-            .records
-            .iter()
-            .position(|r| r.ssthresh < u64::MAX / 2)
-            .expect("never left slow start");
+        let exit = s.records.iter().position(|r| r.ssthresh < u64::MAX / 2).expect("never left slow start");
         let c: Vec<u64> = s.records.iter().map(|r| r.cwnd / MSS as u64).collect();
         assert_eq!(c[exit - 1], 32, "{c:?}");
         assert_eq!(c[exit], 16, "{c:?}");
@@ -495,32 +420,20 @@ mod tests {
 
     #[test]
     fn loss_halves_flight_like_reno() {
-        let mut s = TestSender::new(
-            Vegas::default(),
-            MSS,
-            40,
-            10 * MSS as u64,
-            RttModel::Fixed(SimDur::from_millis(50)),
-        );
+        let mut s =
+            TestSender::new(Vegas::default(), MSS, 40, 10 * MSS as u64, RttModel::Fixed(SimDur::from_millis(50)));
         s.run_rounds(2);
         let flight = s.win.cwnd;
-        let th =
-            s.cc.ssthresh_after_loss(s.now, &s.win, flight, LossKind::FastRetransmit);
+        let th = s.cc.ssthresh_after_loss(s.now, &s.win, flight, LossKind::FastRetransmit);
         assert_eq!(th, flight / 2);
-        let th =
-            s.cc.ssthresh_after_loss(s.now, &s.win, 3 * MSS as u64, LossKind::Timeout);
+        let th = s.cc.ssthresh_after_loss(s.now, &s.win, 3 * MSS as u64, LossKind::Timeout);
         assert_eq!(th, 2 * MSS as u64);
     }
 
     #[test]
     fn app_limited_acks_do_not_grow() {
-        let mut s = TestSender::new(
-            Vegas::default(),
-            MSS,
-            10,
-            10 * MSS as u64,
-            RttModel::Fixed(SimDur::from_millis(100)),
-        );
+        let mut s =
+            TestSender::new(Vegas::default(), MSS, 10, 10 * MSS as u64, RttModel::Fixed(SimDur::from_millis(100)));
         s.app_limited = true;
         s.run_rounds(10);
         assert_eq!(s.win.cwnd, 10 * MSS as u64);

@@ -325,9 +325,7 @@ impl Harness {
 
     /// Pure ACKs sent by `b`.
     pub fn acks_b(&self) -> impl Iterator<Item = &LogEntry> {
-        self.log
-            .iter()
-            .filter(|e| e.dir == Dir::BtoA && e.len == 0 && !e.hdr.flags.has(TcpFlags::SYN | TcpFlags::FIN))
+        self.log.iter().filter(|e| e.dir == Dir::BtoA && e.len == 0 && !e.hdr.flags.has(TcpFlags::SYN | TcpFlags::FIN))
     }
 
     /// `a`'s outstanding data just before log entry `idx` was sent,

@@ -76,10 +76,7 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 fn err(field: impl Into<String>, reason: impl Into<String>) -> ConfigError {
-    ConfigError {
-        field: field.into(),
-        reason: reason.into(),
-    }
+    ConfigError { field: field.into(), reason: reason.into() }
 }
 
 /// The `[channel]` table.
@@ -178,11 +175,7 @@ pub struct NoiseConfig {
 
 impl Default for NoiseConfig {
     fn default() -> Self {
-        NoiseConfig {
-            noise_figure_db: 7.0,
-            ofdm_bandwidth_hz: 20e6,
-            dsss_bandwidth_hz: 22e6,
-        }
+        NoiseConfig { noise_figure_db: 7.0, ofdm_bandwidth_hz: 20e6, dsss_bandwidth_hz: 22e6 }
     }
 }
 
@@ -275,10 +268,7 @@ fn probability(field: &str, v: f64) -> Result<FixedPer, ConfigError> {
 
 fn radio(p: &PropagationConfig, n: &NoiseConfig) -> Result<Radio, ConfigError> {
     let f = positive("channel.propagation.frequency_hz", p.frequency_hz)?;
-    let d0 = positive(
-        "channel.propagation.reference_distance_m",
-        p.reference_distance_m,
-    )?;
+    let d0 = positive("channel.propagation.reference_distance_m", p.reference_distance_m)?;
     let exponent = positive("channel.propagation.exponent", p.exponent)?;
     let pl0 = match p.reference_loss_db {
         Some(v) => finite("channel.propagation.reference_loss_db", v)?,
@@ -286,26 +276,13 @@ fn radio(p: &PropagationConfig, n: &NoiseConfig) -> Result<Radio, ConfigError> {
     };
     let sigma = p.shadowing_sigma_db;
     if !(sigma.is_finite() && sigma >= 0.0) {
-        return Err(err(
-            "channel.propagation.shadowing_sigma_db",
-            format!("must be >= 0, got {sigma}"),
-        ));
+        return Err(err("channel.propagation.shadowing_sigma_db", format!("must be >= 0, got {sigma}")));
     }
     Ok(Radio {
         budget: LinkBudget {
-            path_loss: LogDistance {
-                exponent,
-                reference_distance_m: d0,
-                reference_loss_db: pl0,
-            },
-            tx_antenna_gain_dbi: finite(
-                "channel.propagation.tx_antenna_gain_dbi",
-                p.tx_antenna_gain_dbi,
-            )?,
-            rx_antenna_gain_dbi: finite(
-                "channel.propagation.rx_antenna_gain_dbi",
-                p.rx_antenna_gain_dbi,
-            )?,
+            path_loss: LogDistance { exponent, reference_distance_m: d0, reference_loss_db: pl0 },
+            tx_antenna_gain_dbi: finite("channel.propagation.tx_antenna_gain_dbi", p.tx_antenna_gain_dbi)?,
+            rx_antenna_gain_dbi: finite("channel.propagation.rx_antenna_gain_dbi", p.rx_antenna_gain_dbi)?,
             system_loss_db: finite("channel.propagation.system_loss_db", p.system_loss_db)?,
         },
         shadowing_sigma_db: sigma,
@@ -328,10 +305,7 @@ impl ChannelConfig {
 
     /// Validates the table and builds the model; `station` resolves the
     /// station names of SNR classes to node ids.
-    pub fn build(
-        &self,
-        station: &dyn Fn(&str) -> Option<NodeId>,
-    ) -> Result<ChannelModel, ConfigError> {
+    pub fn build(&self, station: &dyn Fn(&str) -> Option<NodeId>) -> Result<ChannelModel, ConfigError> {
         match self {
             ChannelConfig::Fixed(c) => build_fixed(c, station).map(ChannelModel::Fixed),
             ChannelConfig::Snr(s) => {
@@ -353,20 +327,13 @@ impl ChannelConfig {
                     None => None,
                 };
                 let radio = radio(&t.propagation, &t.noise)?;
-                Ok(ChannelModel::Threshold(ThresholdChannel {
-                    radio,
-                    rx_threshold_dbm: rx,
-                    cs_threshold_dbm: cs,
-                }))
+                Ok(ChannelModel::Threshold(ThresholdChannel { radio, rx_threshold_dbm: rx, cs_threshold_dbm: cs }))
             }
         }
     }
 }
 
-fn build_fixed(
-    c: &FixedConfig,
-    station: &dyn Fn(&str) -> Option<NodeId>,
-) -> Result<SnrClasses, ConfigError> {
+fn build_fixed(c: &FixedConfig, station: &dyn Fn(&str) -> Option<NodeId>) -> Result<SnrClasses, ConfigError> {
     let mut classes = SnrClasses::new(probability("channel.per", c.per)?, c.frames);
     for (i, k) in c.classes.iter().enumerate() {
         let at = |f: &str| format!("channel.classes[{i}].{f}");
@@ -374,10 +341,7 @@ fn build_fixed(
             return Err(err(at("name"), "must not be empty"));
         }
         if c.classes[..i].iter().any(|o| o.name == k.name) {
-            return Err(err(
-                at("name"),
-                format!("duplicate class name '{}'", k.name),
-            ));
+            return Err(err(at("name"), format!("duplicate class name '{}'", k.name)));
         }
         let idx = classes.add_class(SnrClass {
             name: k.name.clone(),
@@ -388,10 +352,7 @@ fn build_fixed(
             let field = format!("channel.classes[{i}].stations[{j}]");
             let node = station(s).ok_or_else(|| err(&field, format!("unknown station '{s}'")))?;
             if let Some(other) = classes.class_of(node) {
-                return Err(err(
-                    &field,
-                    format!("station '{s}' is already in class '{}'", other.name),
-                ));
+                return Err(err(&field, format!("station '{s}' is already in class '{}'", other.name)));
             }
             classes.assign(node, idx).map_err(|r| err(&field, r))?;
         }

@@ -112,12 +112,7 @@ pub struct SnrClasses {
 impl SnrClasses {
     /// No classes yet; `default` applies to every link.
     pub fn new(default: FixedPer, scope: FrameScope) -> Self {
-        SnrClasses {
-            default,
-            scope,
-            classes: Vec::new(),
-            member: BTreeMap::new(),
-        }
+        SnrClasses { default, scope, classes: Vec::new(), member: BTreeMap::new() }
     }
 
     /// Adds a class and returns its index.
@@ -132,10 +127,7 @@ impl SnrClasses {
             return Err(format!("no SNR class with index {class}"));
         }
         if let Some(&c) = self.member.get(&node) {
-            return Err(format!(
-                "node {} is already in SNR class '{}'",
-                node.0, self.classes[c].name
-            ));
+            return Err(format!("node {} is already in SNR class '{}'", node.0, self.classes[c].name));
         }
         self.member.insert(node, class);
         Ok(())
@@ -169,8 +161,7 @@ impl SnrClasses {
         if down.is_none() && up.is_none() {
             return self.default.p();
         }
-        let ok = down.unwrap_or(FixedPer::ZERO).success_prob()
-            * up.unwrap_or(FixedPer::ZERO).success_prob();
+        let ok = down.unwrap_or(FixedPer::ZERO).success_prob() * up.unwrap_or(FixedPer::ZERO).success_prob();
         1.0 - ok
     }
 
@@ -215,9 +206,7 @@ mod tests {
         // P(two consecutive failures) = p^2 for independent attempts.
         let f = per(0.3);
         let mut rng = RngStream::derive(5, "test/fixed");
-        let draws: Vec<bool> = (0..200_000)
-            .map(|_| !f.attempt_succeeds(&mut rng))
-            .collect();
+        let draws: Vec<bool> = (0..200_000).map(|_| !f.attempt_succeeds(&mut rng)).collect();
         let pairs = draws.windows(2).filter(|w| w[0] && w[1]).count() as f64;
         let frac = pairs / (draws.len() - 1) as f64;
         assert!((frac - 0.09).abs() < 0.005, "{frac}");
@@ -227,9 +216,7 @@ mod tests {
     fn deterministic_with_same_seed() {
         let run = || {
             let mut rng = RngStream::derive(77, "test/fixed");
-            (0..64)
-                .map(|_| per(0.4).attempt_succeeds(&mut rng))
-                .collect::<Vec<_>>()
+            (0..64).map(|_| per(0.4).attempt_succeeds(&mut rng)).collect::<Vec<_>>()
         };
         assert_eq!(run(), run());
     }
@@ -238,16 +225,8 @@ mod tests {
         // Pokhrel & Williamson's set-up: class 1 p_w = 0, class 2 p_w = 0.3,
         // downloads only (per_up = 0), data frames only.
         let mut c = SnrClasses::new(FixedPer::ZERO, FrameScope::Data);
-        let c1 = c.add_class(SnrClass {
-            name: "class1".into(),
-            per_down: per(0.0),
-            per_up: per(0.0),
-        });
-        let c2 = c.add_class(SnrClass {
-            name: "class2".into(),
-            per_down: per(0.3),
-            per_up: per(0.0),
-        });
+        let c1 = c.add_class(SnrClass { name: "class1".into(), per_down: per(0.0), per_up: per(0.0) });
+        let c2 = c.add_class(SnrClass { name: "class2".into(), per_down: per(0.3), per_up: per(0.0) });
         let ap = NodeId(0);
         let stas = [NodeId(1), NodeId(2), NodeId(3), NodeId(4)];
         c.assign(stas[0], c1).unwrap();
@@ -284,16 +263,8 @@ mod tests {
     #[test]
     fn both_ends_combine_independently_and_scope_all() {
         let mut c = SnrClasses::new(per(0.05), FrameScope::All);
-        let a = c.add_class(SnrClass {
-            name: "a".into(),
-            per_down: per(0.2),
-            per_up: per(0.1),
-        });
-        let b = c.add_class(SnrClass {
-            name: "b".into(),
-            per_down: per(0.4),
-            per_up: per(0.5),
-        });
+        let a = c.add_class(SnrClass { name: "a".into(), per_down: per(0.2), per_up: per(0.1) });
+        let b = c.add_class(SnrClass { name: "b".into(), per_down: per(0.4), per_up: per(0.5) });
         c.assign(NodeId(1), a).unwrap();
         c.assign(NodeId(2), b).unwrap();
         // 1 -> 2: up of 1 (0.1), down of 2 (0.4).

@@ -12,9 +12,7 @@
 
 use super::error_model::{ErrorModel, Family, Mode, Preamble, UnionBoundModel};
 use super::fixed::{FrameKind, SnrClasses};
-use super::propagation::{
-    sinr_db, thermal_noise_dbm, LinkBudget, Position, Shadowing, ShadowingMode,
-};
+use super::propagation::{sinr_db, thermal_noise_dbm, LinkBudget, Position, Shadowing, ShadowingMode};
 use wifitcp_core::{NodeId, RngStream};
 
 /// One transmission attempt of one frame, as the channel sees it.
@@ -56,8 +54,7 @@ impl Radio {
 
     /// Mean received power (no shadowing) of a frame.
     pub fn mean_rx_power_dbm(&self, f: &FrameTx) -> f64 {
-        self.budget
-            .mean_rx_power_dbm(f.tx_power_dbm, f.tx_pos.distance(&f.rx_pos))
+        self.budget.mean_rx_power_dbm(f.tx_power_dbm, f.tx_pos.distance(&f.rx_pos))
     }
 }
 
@@ -110,12 +107,7 @@ impl ChannelModel {
     /// (which includes any shadowing draw) and the power of concurrent
     /// interferers at the receiver (all dBm). Fixed models ignore the powers;
     /// the threshold model ignores interference (ns-2 leaves it to capture).
-    pub fn success_prob_from_rx_power(
-        &self,
-        f: &FrameTx,
-        rx_power_dbm: f64,
-        interferers_dbm: &[f64],
-    ) -> f64 {
+    pub fn success_prob_from_rx_power(&self, f: &FrameTx, rx_power_dbm: f64, interferers_dbm: &[f64]) -> f64 {
         match self {
             ChannelModel::Fixed(c) => c.frame_success_prob(f.tx, f.rx, f.kind),
             ChannelModel::Snr(s) => {
@@ -215,9 +207,7 @@ impl Channel {
     /// model shadows per link).
     pub fn new(model: ChannelModel, rng: &mut RngStream) -> Self {
         let shadowing = match model.radio() {
-            Some(r) if r.shadowing_sigma_db > 0.0 => {
-                Shadowing::new(r.shadowing_sigma_db, r.shadowing, rng)
-            }
+            Some(r) if r.shadowing_sigma_db > 0.0 => Shadowing::new(r.shadowing_sigma_db, r.shadowing, rng),
             _ => Shadowing::none(),
         };
         Channel { model, shadowing }

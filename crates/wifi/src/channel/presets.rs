@@ -44,8 +44,7 @@
 //! ```
 
 use super::config::{
-    ChannelConfig, NoiseConfig, PropagationConfig, ThresholdConfig, NS2_CS_THRESH_W, NS2_PT_W,
-    NS2_RX_THRESH_W,
+    ChannelConfig, NoiseConfig, PropagationConfig, ThresholdConfig, NS2_CS_THRESH_W, NS2_PT_W, NS2_RX_THRESH_W,
 };
 use super::propagation::{watts_to_dbm, ShadowingMode};
 
@@ -126,9 +125,7 @@ mod tests {
 
     #[test]
     fn ns2_values() {
-        let ChannelConfig::Threshold(t) = janevski_petrov() else {
-            panic!()
-        };
+        let ChannelConfig::Threshold(t) = janevski_petrov() else { panic!() };
         assert_eq!(t.propagation.frequency_hz, 914e6);
         assert_eq!(t.propagation.exponent, 2.7);
         assert_eq!(t.propagation.shadowing_sigma_db, 4.0);

@@ -90,11 +90,7 @@ pub struct LogDistance {
 
 impl LogDistance {
     /// Reference loss from Friis at d0 and `frequency_hz`.
-    pub fn with_friis_reference(
-        exponent: f64,
-        reference_distance_m: f64,
-        frequency_hz: f64,
-    ) -> Self {
+    pub fn with_friis_reference(exponent: f64, reference_distance_m: f64, frequency_hz: f64) -> Self {
         LogDistance {
             exponent,
             reference_distance_m,
@@ -120,8 +116,7 @@ impl LogDistance {
         if loss_db <= self.reference_loss_db {
             return self.reference_distance_m;
         }
-        self.reference_distance_m
-            * 10f64.powf((loss_db - self.reference_loss_db) / (10.0 * self.exponent))
+        self.reference_distance_m * 10f64.powf((loss_db - self.reference_loss_db) / (10.0 * self.exponent))
     }
 }
 
@@ -151,22 +146,12 @@ impl Shadowing {
     /// streams derived from one seed drawn from `rng` now, so they do not
     /// depend on the order in which links are first used.
     pub fn new(sigma_db: f64, mode: ShadowingMode, rng: &mut RngStream) -> Self {
-        Shadowing {
-            sigma_db,
-            mode,
-            link_seed: rng.next_u64(),
-            per_link: BTreeMap::new(),
-        }
+        Shadowing { sigma_db, mode, link_seed: rng.next_u64(), per_link: BTreeMap::new() }
     }
 
     /// No shadowing.
     pub fn none() -> Self {
-        Shadowing {
-            sigma_db: 0.0,
-            mode: ShadowingMode::PerFrame,
-            link_seed: 0,
-            per_link: BTreeMap::new(),
-        }
+        Shadowing { sigma_db: 0.0, mode: ShadowingMode::PerFrame, link_seed: 0, per_link: BTreeMap::new() }
     }
 
     pub fn sigma_db(&self) -> f64 {

@@ -88,7 +88,6 @@ impl FrameErrorModel for FixedPer {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,7 +98,18 @@ mod tests {
 
     fn frame(kind: FrameKind, bytes: u32, rate_mbps: u32) -> Frame {
         let (ta, ra) = if kind == FrameKind::Data { (0, 1) } else { (1, 0) };
-        Frame { kind, ta: MacAddr(ta), ra: MacAddr(ra), duration: SimDur::ZERO, seq: 0, retry: false, mpdu_bytes: bytes, rate: Rate(rate_mbps * 10), airtime: SimDur::from_micros(100), contended: kind != FrameKind::Ack }
+        Frame {
+            kind,
+            ta: MacAddr(ta),
+            ra: MacAddr(ra),
+            duration: SimDur::ZERO,
+            seq: 0,
+            retry: false,
+            mpdu_bytes: bytes,
+            rate: Rate(rate_mbps * 10),
+            airtime: SimDur::from_micros(100),
+            contended: kind != FrameKind::Ack,
+        }
     }
 
     fn errors(c: ChannelConfig, d: f64) -> ChannelErrors {
@@ -114,7 +124,12 @@ mod tests {
 
     /// Fraction of `n` attempts of `f` that fail, drawn as the medium does.
     fn failure_rate(e: &mut ChannelErrors, f: &Frame, n: u32, rng: &mut RngStream) -> f64 {
-        let fails = (0..n).filter(|_| { let p = e.success_prob(f.ta, f.ra, f, rng); !rng.bernoulli(p) }).count();
+        let fails = (0..n)
+            .filter(|_| {
+                let p = e.success_prob(f.ta, f.ra, f, rng);
+                !rng.bernoulli(p)
+            })
+            .count();
         fails as f64 / n as f64
     }
 
@@ -151,7 +166,18 @@ mod tests {
 
     #[test]
     fn snr_classes_hit_control_frames_by_their_scope() {
-        let cfg = |frames| ChannelConfig::Fixed(FixedConfig { per: 0.0, frames, classes: vec![SnrClassConfig { name: "bad".into(), per_down: 0.0, per_up: 0.25, stations: vec!["sta0".into()] }] });
+        let cfg = |frames| {
+            ChannelConfig::Fixed(FixedConfig {
+                per: 0.0,
+                frames,
+                classes: vec![SnrClassConfig {
+                    name: "bad".into(),
+                    per_down: 0.0,
+                    per_up: 0.25,
+                    stations: vec!["sta0".into()],
+                }],
+            })
+        };
         let ack = frame(FrameKind::Ack, 14, 12); // from member 1 (sta0) to the AP
         let mut rng = RngStream::derive(3, "medium");
         let before = rng.clone().next_u64();

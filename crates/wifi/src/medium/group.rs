@@ -381,10 +381,37 @@ pub(crate) struct Group {
 impl Group {
     /// `cw_max`: the largest backoff a member can draw (sizes the target
     /// queue; larger backoffs are slower, not wrong).
-    pub fn new(n: usize, slot: SimDur, difs: SimDur, eifs: SimDur, busy_slot_counts: bool, backoff_on_idle_access: bool, cw_max: u32) -> Group {
-        let view = CsView { cca_busy: false, cca_idle_at: SimTime::ZERO, nav_end: SimTime::ZERO, use_eifs: false, count_from: None };
+    pub fn new(
+        n: usize,
+        slot: SimDur,
+        difs: SimDur,
+        eifs: SimDur,
+        busy_slot_counts: bool,
+        backoff_on_idle_access: bool,
+        cw_max: u32,
+    ) -> Group {
+        let view = CsView {
+            cca_busy: false,
+            cca_idle_at: SimTime::ZERO,
+            nav_end: SimTime::ZERO,
+            use_eifs: false,
+            count_from: None,
+        };
         let queue = TargetQueue::new(n, cw_max.into());
-        Group { view, c: 0, rx_errors: 0, slot, slot_div: DurDivisor::new(slot), difs, eifs, busy_slot_counts, backoff_on_idle_access, members: vec![None; n], queue, next_cache: None }
+        Group {
+            view,
+            c: 0,
+            rx_errors: 0,
+            slot,
+            slot_div: DurDivisor::new(slot),
+            difs,
+            eifs,
+            busy_slot_counts,
+            backoff_on_idle_access,
+            members: vec![None; n],
+            queue,
+            next_cache: None,
+        }
     }
 
     pub fn is_member(&self, s: usize) -> bool {
@@ -429,7 +456,9 @@ impl Group {
         }
         // With ns-2's idle access the member draws anew when its backoff
         // has run out (`Dcf::backoff_expired`): it acts on its own.
-        if self.backoff_on_idle_access && (left == 0 || self.view.count_from.is_some_and(|cs| cs + self.slot * left <= now)) {
+        if self.backoff_on_idle_access
+            && (left == 0 || self.view.count_from.is_some_and(|cs| cs + self.slot * left <= now))
+        {
             return false;
         }
         self.queue.push(s, t, self.c);

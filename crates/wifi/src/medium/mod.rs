@@ -182,7 +182,9 @@ impl MacSink for Sink<'_> {
             MacOutput::Deliver { from, id } => self.out.push(BssOutput::Deliver { sta, from: from.0 as usize, id }),
             // The caller learns of an acknowledged MSDU through `Ready`.
             MacOutput::Acked(_) => {}
-            MacOutput::Dropped(id, DropReason::RetryLimit) if self.reached[sta] == Some(id) => self.out.push(BssOutput::DiscardedAfterReceipt { sta, id }),
+            MacOutput::Dropped(id, DropReason::RetryLimit) if self.reached[sta] == Some(id) => {
+                self.out.push(BssOutput::DiscardedAfterReceipt { sta, id })
+            }
             MacOutput::Dropped(id, reason) => self.out.push(BssOutput::Dropped { sta, id, reason }),
             MacOutput::Ready => self.out.push(BssOutput::Ready { sta }),
         }
@@ -201,11 +203,24 @@ impl Bss {
         let p = macs[0].params();
         for m in &macs {
             let q = m.params();
-            assert!(q.timing == p.timing && q.busy_slot_counts == p.busy_slot_counts && q.backoff_on_idle_access == p.backoff_on_idle_access, "one BSS, one PHY timing and backoff rule");
+            assert!(
+                q.timing == p.timing
+                    && q.busy_slot_counts == p.busy_slot_counts
+                    && q.backoff_on_idle_access == p.backoff_on_idle_access,
+                "one BSS, one PHY timing and backoff rule"
+            );
         }
         // The largest contention window sizes the group's target queue.
         let cw_max = macs.iter().map(|m| m.params().cw_max.max(m.params().cw_min)).max().unwrap_or(0);
-        let group = Group::new(n, p.timing.slot, p.timing.difs, p.timing.eifs, p.busy_slot_counts, p.backoff_on_idle_access, cw_max);
+        let group = Group::new(
+            n,
+            p.timing.slot,
+            p.timing.difs,
+            p.timing.eifs,
+            p.busy_slot_counts,
+            p.backoff_on_idle_access,
+            cw_max,
+        );
         let eifs_always = p.eifs_after_timeout;
         let control_errors = errors.may_hit_control_frames();
         Bss {
@@ -388,7 +403,11 @@ impl Bss {
         }
         // The id of the MSDU the receiver gets (the sender keeps the MSDU
         // until the exchange ends; the caller copies it from there).
-        let mut msdu = if ok_at_ra && tx.frame.kind == FrameKind::Data && ra < self.macs.len() { self.macs[s].in_service().map(|p| p.id) } else { None };
+        let mut msdu = if ok_at_ra && tx.frame.kind == FrameKind::Data && ra < self.macs.len() {
+            self.macs[s].in_service().map(|p| p.id)
+        } else {
+            None
+        };
         if msdu.is_some() {
             self.reached[s] = msdu;
         }

@@ -186,7 +186,12 @@ impl PhyTiming {
             .filter(|r| std.modulation_of(*r).is_some() || (linear && r.0 > 0))
             .ok_or_else(|| {
                 let list: Vec<String> = std.rates().iter().map(|(r, _)| format!("{}", r.mbps())).collect();
-                format!("phy.data_rate_mbps: {} is not a rate of {:?} (one of {})", c.data_rate_mbps, std, list.join(", "))
+                format!(
+                    "phy.data_rate_mbps: {} is not a rate of {:?} (one of {})",
+                    c.data_rate_mbps,
+                    std,
+                    list.join(", ")
+                )
             })?;
         let basic: Vec<Rate> = match &c.basic_rates_mbps {
             None => std.mandatory_rates(),
@@ -205,9 +210,14 @@ impl PhyTiming {
             }
         };
         let control_rate = match c.control_rate_mbps {
-            Some(m) => Rate::from_mbps(m).filter(|r| m > 0.0 && r.0 > 0).ok_or_else(|| format!("phy.control_rate_mbps: invalid rate {m}"))?,
+            Some(m) => Rate::from_mbps(m)
+                .filter(|r| m > 0.0 && r.0 > 0)
+                .ok_or_else(|| format!("phy.control_rate_mbps: invalid rate {m}"))?,
             None if std.modulation_of(data_rate).is_none() => {
-                return Err(format!("phy.control_rate_mbps: required when the data rate ({} Mbit/s) is not a rate of {std:?}", c.data_rate_mbps));
+                return Err(format!(
+                    "phy.control_rate_mbps: required when the data rate ({} Mbit/s) is not a rate of {std:?}",
+                    c.data_rate_mbps
+                ));
             }
             None => response_rate(std, &basic, data_rate),
         };
@@ -309,7 +319,8 @@ impl PhyTiming {
             self.preamble_override.unwrap_or(SimDur::from_micros(if short { 72 } else { 144 }))
                 + self.header_override.unwrap_or(SimDur::from_micros(if short { 24 } else { 48 }))
         } else {
-            self.preamble_override.unwrap_or(SimDur::from_micros(16)) + self.header_override.unwrap_or(SimDur::from_micros(4))
+            self.preamble_override.unwrap_or(SimDur::from_micros(16))
+                + self.header_override.unwrap_or(SimDur::from_micros(4))
         }
     }
 
@@ -336,13 +347,7 @@ pub fn response_rate(std: PhyStandard, basic: &[Rate], eliciting: Rate) -> Rate 
     let class = std.modulation_of(eliciting).unwrap_or(Modulation::Ofdm);
     let same = |r: &&Rate| std.modulation_of(**r) == Some(class) && **r <= eliciting;
     let mandatory = std.mandatory_rates();
-    basic
-        .iter()
-        .filter(same)
-        .max()
-        .or_else(|| mandatory.iter().filter(same).max())
-        .copied()
-        .unwrap_or(eliciting)
+    basic.iter().filter(same).max().or_else(|| mandatory.iter().filter(same).max()).copied().unwrap_or(eliciting)
 }
 
 #[cfg(test)]

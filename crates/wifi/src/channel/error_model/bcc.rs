@@ -64,8 +64,7 @@ impl CodeRate {
 
     /// The first `TERMS` nonzero spectrum terms (d, c_d), cached.
     pub fn spectrum(self) -> &'static [(u32, f64)] {
-        static CACHE: [OnceLock<Vec<(u32, f64)>>; 3] =
-            [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        static CACHE: [OnceLock<Vec<(u32, f64)>>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
         let slot = match self {
             CodeRate::R1_2 => &CACHE[0],
             CodeRate::R2_3 => &CACHE[1],
@@ -135,11 +134,7 @@ fn first_terms(rate: CodeRate, n: usize) -> Vec<(u32, f64)> {
     let mut dmax = 12;
     loop {
         let s = info_weight_spectrum(rate, dmax);
-        let terms: Vec<(u32, f64)> = s
-            .into_iter()
-            .filter(|&(_, c)| c > 0)
-            .map(|(d, c)| (d, c as f64))
-            .collect();
+        let terms: Vec<(u32, f64)> = s.into_iter().filter(|&(_, c)| c > 0).map(|(d, c)| (d, c as f64)).collect();
         if terms.len() >= n {
             return terms[..n].to_vec();
         }
@@ -166,13 +161,7 @@ mod tests {
         // The unpunctured K=7 code has only even-weight paths; its
         // information weights 36, 211, 1404, 11633, 77433 are textbook values.
         let s = CodeRate::R1_2.spectrum();
-        let want = [
-            (10, 36.0),
-            (12, 211.0),
-            (14, 1404.0),
-            (16, 11633.0),
-            (18, 77433.0),
-        ];
+        let want = [(10, 36.0), (12, 211.0), (14, 1404.0), (16, 11633.0), (18, 77433.0)];
         assert_eq!(&s[..5], &want);
         assert_eq!(s.len(), TERMS);
         assert!(s.iter().all(|&(d, _)| d % 2 == 0));

@@ -171,21 +171,11 @@ pub fn cck_selection_weights(kind: Cck) -> &'static [(f64, f64)] {
                     continue;
                 }
                 let c2 = correlation2(&words[i], &words[j]);
-                assert!(
-                    c2 < energy2,
-                    "CCK base words {i} and {j} differ only in phase"
-                );
+                assert!(c2 < energy2, "CCK base words {i} and {j} differ only in phase");
                 *acc.entry(c2).or_insert(0) += (i ^ j).count_ones() as u64;
             }
         }
-        acc.into_iter()
-            .map(|(c2, h)| {
-                (
-                    c2 as f64 / energy2 as f64,
-                    h as f64 / (m as f64 * ks as f64),
-                )
-            })
-            .collect()
+        acc.into_iter().map(|(c2, h)| (c2 as f64 / energy2 as f64, h as f64 / (m as f64 * ks as f64))).collect()
     })
 }
 
@@ -238,10 +228,7 @@ mod tests {
         ];
         for (g_db, want) in refs {
             let got = dqpsk_ber(db(g_db));
-            assert!(
-                ((got - want) / want).abs() < 1e-10,
-                "{g_db} dB: {got} vs {want}"
-            );
+            assert!(((got - want) / want).abs() < 1e-10, "{g_db} dB: {got} vs {want}");
         }
     }
 
@@ -274,10 +261,7 @@ mod tests {
         assert_eq!(cck_selection_weights(Cck::Mbps5_5), &[(0.0, 2.0)]);
         // 11 Mbit/s: |rho|^2 in {0, 1/8, 1/4, 1/2} (seen from word 0: 37,
         // 8, 12 and 6 words respectively, by an independent computation).
-        let rho2: Vec<f64> = cck_selection_weights(Cck::Mbps11)
-            .iter()
-            .map(|t| t.0)
-            .collect();
+        let rho2: Vec<f64> = cck_selection_weights(Cck::Mbps11).iter().map(|t| t.0).collect();
         assert_eq!(rho2, vec![0.0, 0.125, 0.25, 0.5]);
         // Every bit differs in half of the 64 * 63 ordered pairs' partners:
         // sum of Hamming distances = 64 * 6 * 32, so the weights sum to 32.

@@ -77,11 +77,7 @@ pub fn uncoded_ber(c: Constellation, es_n0: f64) -> f64 {
 /// Decoded bit error probability bound for code-bit error probability `p`
 /// (step 3).
 pub fn coded_ber(rate: CodeRate, p: f64) -> f64 {
-    let sum: f64 = rate
-        .spectrum()
-        .iter()
-        .map(|&(d, c)| c * pairwise_error_hard(p, d))
-        .sum();
+    let sum: f64 = rate.spectrum().iter().map(|&(d, c)| c * pairwise_error_hard(p, d)).sum();
     (sum / rate.period() as f64).min(0.5)
 }
 

@@ -118,10 +118,7 @@ pub fn pairwise_error_hard(p: f64, d: u32) -> f64 {
 /// of the integrand's peak (tested to 1e-10 relative against an independent
 /// Marcum Q implementation).
 pub fn q1_minus_half_i0(a: f64, b: f64) -> f64 {
-    assert!(
-        a >= 0.0 && b > a,
-        "q1_minus_half_i0 needs 0 <= a < b, got a={a}, b={b}"
-    );
+    assert!(a >= 0.0 && b > a, "q1_minus_half_i0 needs 0 <= a < b, got a={a}, b={b}");
     if 0.5 * (b - a) * (b - a) > 745.0 {
         // The whole integrand is below the smallest f64.
         return 0.0;

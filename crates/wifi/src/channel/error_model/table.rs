@@ -62,9 +62,6 @@ impl BerTable {
 /// bandwidth) on first use.
 pub fn table(mode: Mode, exact: impl Fn(f64) -> f64) -> &'static BerTable {
     static TABLES: [OnceLock<BerTable>; 12] = [const { OnceLock::new() }; 12];
-    let i = Mode::ALL
-        .iter()
-        .position(|&m| m == mode)
-        .expect("mode is in Mode::ALL");
+    let i = Mode::ALL.iter().position(|&m| m == mode).expect("mode is in Mode::ALL");
     TABLES[i].get_or_init(|| BerTable::build(exact))
 }

@@ -28,10 +28,7 @@ fn crossing(mode: Mode, psdu: u32, target: f64) -> f64 {
 #[test]
 fn mode_table() {
     let kbps: Vec<u32> = Mode::ALL.iter().map(|m| m.kbps()).collect();
-    assert_eq!(
-        kbps,
-        vec![1000, 2000, 5500, 11000, 6000, 9000, 12000, 18000, 24000, 36000, 48000, 54000]
-    );
+    assert_eq!(kbps, vec![1000, 2000, 5500, 11000, 6000, 9000, 12000, 18000, 24000, 36000, 48000, 54000]);
     for m in Mode::ALL {
         assert_eq!(Mode::from_kbps(m.kbps()), Some(m));
         assert_eq!(m.code_rate().is_some(), m.family() == Family::Ofdm);
@@ -47,10 +44,7 @@ fn data_bits_and_headers() {
     // OFDM: SERVICE 16 + 8 * PSDU + tail 6.
     assert_eq!(Mode::Ofdm54.data_bits(1500), 16 + 12_000 + 6);
     assert_eq!(Mode::Cck11.data_bits(1500), 12_000);
-    assert_eq!(
-        plcp_header(Mode::Ofdm54, Preamble::Short),
-        (Mode::Ofdm6, 24)
-    );
+    assert_eq!(plcp_header(Mode::Ofdm54, Preamble::Short), (Mode::Ofdm6, 24));
     assert_eq!(plcp_header(Mode::Cck11, Preamble::Long), (Mode::Dsss1, 48));
     assert_eq!(plcp_header(Mode::Cck11, Preamble::Short), (Mode::Dsss2, 48));
 }
@@ -69,12 +63,10 @@ fn fer_formula() {
     let m = model();
     let snr = 3.0;
     let got = m.frame_success_prob(snr, Mode::Ofdm6, 1000);
-    let want =
-        chunk_success(m.ber(snr, Mode::Ofdm6), 24) * chunk_success(m.ber(snr, Mode::Ofdm6), 1000);
+    let want = chunk_success(m.ber(snr, Mode::Ofdm6), 24) * chunk_success(m.ber(snr, Mode::Ofdm6), 1000);
     assert!((got - want).abs() < 1e-15);
     let got = m.ppdu_success_prob(snr, Mode::Cck11, Preamble::Short, 1000);
-    let want =
-        chunk_success(m.ber(snr, Mode::Dsss2), 48) * chunk_success(m.ber(snr, Mode::Cck11), 1000);
+    let want = chunk_success(m.ber(snr, Mode::Dsss2), 48) * chunk_success(m.ber(snr, Mode::Cck11), 1000);
     assert!((got - want).abs() < 1e-15);
 }
 
@@ -88,10 +80,7 @@ fn ber_is_monotone_decreasing_in_snr() {
             let snr = -10.0 + 0.25 * i as f64;
             let b = m.ber(snr, mode);
             assert!((0.0..=0.5).contains(&b), "{mode:?} {snr}: {b}");
-            assert!(
-                b <= prev,
-                "{mode:?}: BER rises from {prev} to {b} at {snr} dB"
-            );
+            assert!(b <= prev, "{mode:?}: BER rises from {prev} to {b} at {snr} dB");
             if b < prev && b > 1e-300 {
                 strictly += 1;
             }
@@ -107,22 +96,11 @@ fn ber_is_monotone_decreasing_in_snr() {
 fn faster_modes_need_more_snr() {
     // Order of SNR needed for a 1500-byte frame to get through half the
     // time, within each family.
-    let ofdm = [
-        Mode::Ofdm6,
-        Mode::Ofdm9,
-        Mode::Ofdm12,
-        Mode::Ofdm18,
-        Mode::Ofdm24,
-        Mode::Ofdm36,
-        Mode::Ofdm48,
-        Mode::Ofdm54,
-    ];
+    let ofdm =
+        [Mode::Ofdm6, Mode::Ofdm9, Mode::Ofdm12, Mode::Ofdm18, Mode::Ofdm24, Mode::Ofdm36, Mode::Ofdm48, Mode::Ofdm54];
     let dsss = [Mode::Dsss1, Mode::Dsss2, Mode::Cck5_5, Mode::Cck11];
     for family in [&ofdm[..], &dsss[..]] {
-        let need: Vec<f64> = family
-            .iter()
-            .map(|&m| crossing(m, FRAME_1500, 0.5))
-            .collect();
+        let need: Vec<f64> = family.iter().map(|&m| crossing(m, FRAME_1500, 0.5)).collect();
         for w in need.windows(2) {
             assert!(w[1] > w[0] + 0.2, "{family:?}: {need:?}");
         }
@@ -161,10 +139,7 @@ fn ofdm54_transition_band() {
     // p = (7/12) Q(sqrt(Es/N0 / 21)) gives Es/N0 = 21.0 dB, SNR = 20.1 dB;
     // the O(p^4) terms add a few tenths of a dB.
     let s50 = crossing(Mode::Ofdm54, FRAME_1500, 0.5);
-    assert!(
-        (20.0..21.5).contains(&s50),
-        "54 Mbit/s 50 % point at {s50} dB"
-    );
+    assert!((20.0..21.5).contains(&s50), "54 Mbit/s 50 % point at {s50} dB");
     let width = crossing(Mode::Ofdm54, FRAME_1500, 0.9) - crossing(Mode::Ofdm54, FRAME_1500, 0.1);
     assert!(width > 0.0 && width < 1.5, "{width}");
 }
@@ -208,10 +183,7 @@ fn documented_transition_points() {
     ];
     for (m, want) in documented {
         let got = crossing(m, FRAME_1500, 0.5);
-        assert!(
-            (got - want).abs() < 0.02,
-            "{m:?}: {got:.3} dB, documented {want}"
-        );
+        assert!((got - want).abs() < 0.02, "{m:?}: {got:.3} dB, documented {want}");
     }
 }
 
@@ -226,10 +198,7 @@ fn table_matches_the_formulas() {
     // bandwidth settings: relative error < 1e-3 wherever 1e-100 < BER <= 0.1,
     // and < 3 % above (the corner where the bounds are clamped to 1/2).
     for bw in [20e6, 16.6e6] {
-        let m = UnionBoundModel {
-            ofdm_noise_bandwidth_hz: bw,
-            dsss_noise_bandwidth_hz: bw * 1.1,
-        };
+        let m = UnionBoundModel { ofdm_noise_bandwidth_hz: bw, dsss_noise_bandwidth_hz: bw * 1.1 };
         for mode in Mode::ALL {
             let (mut worst, mut worst_high): (f64, f64) = (0.0, 0.0);
             for i in 0..1600 {
@@ -245,14 +214,8 @@ fn table_matches_the_formulas() {
                     worst = worst.max(e);
                 }
             }
-            assert!(
-                worst < 1e-3,
-                "{mode:?} at {bw} Hz: worst relative error {worst}"
-            );
-            assert!(
-                worst_high < 0.03,
-                "{mode:?} at {bw} Hz: {worst_high} above BER 0.1"
-            );
+            assert!(worst < 1e-3, "{mode:?} at {bw} Hz: worst relative error {worst}");
+            assert!(worst_high < 0.03, "{mode:?} at {bw} Hz: {worst_high} above BER 0.1");
         }
     }
 }
@@ -261,10 +224,7 @@ fn table_matches_the_formulas() {
 fn bandwidth_shift() {
     // Halving the noise bandwidth at equal SNR halves Es/N0: the curve
     // moves 3.01 dB to the right.
-    let narrow = UnionBoundModel {
-        ofdm_noise_bandwidth_hz: 10e6,
-        ..UnionBoundModel::default()
-    };
+    let narrow = UnionBoundModel { ofdm_noise_bandwidth_hz: 10e6, ..UnionBoundModel::default() };
     let wide = UnionBoundModel::default();
     let shift = 10.0 * 2f64.log10();
     for snr in [2.0, 8.0, 15.0] {

@@ -67,10 +67,7 @@ fn per_frame_shadowing_average_matches_quadrature() {
     let m = snr_model(4.0, ShadowingMode::PerFrame);
     let f = frame(Mode::Ofdm24, 45.0);
     let mean = m.mean_success_prob(&f).unwrap();
-    assert!(
-        mean > 0.2 && mean < 0.9,
-        "choose a waterfall distance: {mean}"
-    );
+    assert!(mean > 0.2 && mean < 0.9, "choose a waterfall distance: {mean}");
     let mut ch = Channel::new(m, &mut RngStream::derive(3, "c"));
     let mut rng = RngStream::derive(4, "c");
     let n = 100_000;
@@ -85,9 +82,7 @@ fn same_seed_same_draws() {
         let mut ch = Channel::new(m, &mut RngStream::derive(seed, "channel"));
         let mut rng = RngStream::derive(seed, "rx");
         let f = frame(Mode::Ofdm24, 45.0);
-        (0..100)
-            .map(|_| ch.attempt_succeeds(&f, &mut rng))
-            .collect::<Vec<bool>>()
+        (0..100).map(|_| ch.attempt_succeeds(&f, &mut rng)).collect::<Vec<bool>>()
     };
     assert_eq!(run(10), run(10));
     assert_ne!(run(10), run(11));
@@ -102,11 +97,7 @@ fn per_link_shadowing_keeps_a_links_power() {
     let p1 = ch.rx_power_dbm(&f, &mut rng).unwrap();
     let p2 = ch.rx_power_dbm(&f, &mut rng).unwrap();
     assert_eq!(p1, p2);
-    let back = FrameTx {
-        tx: f.rx,
-        rx: f.tx,
-        ..f
-    };
+    let back = FrameTx { tx: f.rx, rx: f.tx, ..f };
     assert_eq!(ch.rx_power_dbm(&back, &mut rng).unwrap(), p1);
 }
 
@@ -158,20 +149,11 @@ fn range_with_shadowing_is_where_mean_fer_crosses() {
     let m = snr_model(4.0, ShadowingMode::PerFrame);
     let f = frame(Mode::Ofdm12, 0.0);
     let r = m.range_m(&f, 0.1).unwrap();
-    let at = |d: f64| {
-        1.0 - m
-            .mean_success_prob(&FrameTx {
-                rx_pos: Position::new(d, 0.0, 0.0),
-                ..f
-            })
-            .unwrap()
-    };
+    let at = |d: f64| 1.0 - m.mean_success_prob(&FrameTx { rx_pos: Position::new(d, 0.0, 0.0), ..f }).unwrap();
     assert!((at(r) - 0.1).abs() < 1e-6, "{}", at(r));
     assert!(at(0.9 * r) < 0.1 && at(1.1 * r) > 0.1);
     // Shadowing shortens the 10 %-FER range (the tail of bad draws).
-    let r0 = snr_model(0.0, ShadowingMode::PerFrame)
-        .range_m(&f, 0.1)
-        .unwrap();
+    let r0 = snr_model(0.0, ShadowingMode::PerFrame).range_m(&f, 0.1).unwrap();
     assert!(r < r0, "{r} vs {r0}");
 }
 
@@ -208,15 +190,9 @@ fn fixed_model_through_channel() {
     let f = frame(Mode::Ofdm36, 10.0);
     assert_eq!(ch.rx_power_dbm(&f, &mut rng), None);
     let n = 100_000;
-    let fails = (0..n)
-        .filter(|_| !ch.attempt_succeeds(&f, &mut rng))
-        .count() as f64
-        / n as f64;
+    let fails = (0..n).filter(|_| !ch.attempt_succeeds(&f, &mut rng)).count() as f64 / n as f64;
     assert!((fails - 0.2).abs() < 0.01, "{fails}");
-    let ack = FrameTx {
-        kind: FrameKind::Control,
-        ..f
-    };
+    let ack = FrameTx { kind: FrameKind::Control, ..f };
     assert_eq!(ch.frame_success_prob(&ack, &mut rng), 1.0);
 }
 
@@ -242,9 +218,6 @@ fn documented_ranges_of_the_default_snr_model() {
     ];
     for (mode, want) in documented {
         let got = m.range_m(&frame(mode, 0.0), 0.1).unwrap();
-        assert!(
-            (got / want - 1.0).abs() < 0.005,
-            "{mode:?}: {got:.1} m, documented {want}"
-        );
+        assert!((got / want - 1.0).abs() < 0.005, "{mode:?}: {got:.1} m, documented {want}");
     }
 }

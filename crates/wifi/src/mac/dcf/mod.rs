@@ -31,17 +31,17 @@
 //!   DIFS of idle medium after it before counting (ns-3 does the same).
 mod backoff;
 mod params;
-mod view;
 #[cfg(test)]
 mod tests;
+mod view;
 
 pub use params::{DcfParams, MacCounters};
 pub use view::CsView;
 
 use super::frame::{Frame, FrameKind, MacAddr, MacOutput, MacSink};
+use wifitcp_core::PacketId;
 use wifitcp_core::{DropReason, DurDivisor, RngStream, SimDur, SimTime};
 use wifitcp_wire::wifi_frame::{data_mpdu_len, msdu_len, ACK_LEN, CTS_LEN, RTS_LEN};
-use wifitcp_core::PacketId;
 use wifitcp_wire::Packet;
 
 /// The MSDU in service.
@@ -285,7 +285,11 @@ impl Dcf {
         match kind {
             FrameKind::Data | FrameKind::Rts => {
                 let resp = if kind == FrameKind::Data { FrameKind::Ack } else { FrameKind::Cts };
-                self.ex = Exchange::AwaitResponse { kind: resp, deadline: now + self.p.timing.ack_timeout(), rx_started: false };
+                self.ex = Exchange::AwaitResponse {
+                    kind: resp,
+                    deadline: now + self.p.timing.ack_timeout(),
+                    rx_started: false,
+                };
             }
             FrameKind::Ack | FrameKind::Cts => {}
         }
@@ -417,7 +421,18 @@ impl Dcf {
             FrameKind::Ack => (ACK_LEN, self.air.ack),
             _ => (CTS_LEN, self.air.cts),
         };
-        Frame { kind, ta: self.addr, ra, duration, seq: 0, retry: false, mpdu_bytes: bytes, rate: t.control_rate, airtime, contended: false }
+        Frame {
+            kind,
+            ta: self.addr,
+            ra,
+            duration,
+            seq: 0,
+            retry: false,
+            mpdu_bytes: bytes,
+            rate: t.control_rate,
+            airtime,
+            contended: false,
+        }
     }
 
     // ------------------------------------------------------------------
@@ -506,7 +521,8 @@ impl Dcf {
         let cur = self.cur.as_mut().expect("failed exchange without MSDU");
         cur.retries += 1;
         // Data frames sent after RTS/CTS count against the long limit.
-        let limit = if kind == FrameKind::Ack && cur.uses_rts { self.p.long_retry_limit } else { self.p.short_retry_limit };
+        let limit =
+            if kind == FrameKind::Ack && cur.uses_rts { self.p.long_retry_limit } else { self.p.short_retry_limit };
         // CW doubles: CW = min(2 (CW + 1) - 1, CWmax) (10.3.4.3).
         self.cw = (2 * (self.cw + 1) - 1).min(self.p.cw_max);
         if cur.retries >= limit {

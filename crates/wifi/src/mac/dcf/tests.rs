@@ -4,9 +4,9 @@
 //! ACK 14 us.
 use super::*;
 use crate::medium::{Bss, BssOutput, FixedPer, FrameErrorModel};
+use crate::phy::{PhyConfig, PhyOverrides, PhyStandard, PhyTiming, TimingModel};
 use std::cell::RefCell;
 use std::rc::Rc;
-use crate::phy::{PhyConfig, PhyOverrides, PhyStandard, PhyTiming, TimingModel};
 use wifitcp_core::{EventQueue, FlowId, PacketId};
 use wifitcp_wire::ip::PROTO_UDP;
 use wifitcp_wire::{Ipv4Addr, Ipv4Header, UdpHeader};
@@ -20,24 +20,34 @@ fn timing() -> PhyTiming {
     c.control_rate_mbps = Some(8.0);
     c.timing_model = TimingModel::Linear;
     c.set_overrides(PhyOverrides {
-            slot_us: Some(1.0),
-            sifs_us: Some(3.0),
-            difs_us: Some(5.0),
-            eifs_us: Some(20.0),
-            preamble_us: Some(0.0),
-            plcp_header_us: Some(0.0),
-            rx_phy_start_delay_us: Some(0.0),
-        });
+        slot_us: Some(1.0),
+        sifs_us: Some(3.0),
+        difs_us: Some(5.0),
+        eifs_us: Some(20.0),
+        preamble_us: Some(0.0),
+        plcp_header_us: Some(0.0),
+        rx_phy_start_delay_us: Some(0.0),
+    });
     PhyTiming::from_config(&c)
-    .map(|mut t| {
-        t.data_rate = crate::phy::Rate(80);
-        t
-    })
-    .unwrap()
+        .map(|mut t| {
+            t.data_rate = crate::phy::Rate(80);
+            t
+        })
+        .unwrap()
 }
 
 fn params(rts: u32) -> DcfParams {
-    DcfParams { timing: timing(), cw_min: 15, cw_max: 63, short_retry_limit: 3, long_retry_limit: 2, rts_threshold: rts, busy_slot_counts: false, eifs_after_timeout: false, backoff_on_idle_access: false }
+    DcfParams {
+        timing: timing(),
+        cw_min: 15,
+        cw_max: 63,
+        short_retry_limit: 3,
+        long_retry_limit: 2,
+        rts_threshold: rts,
+        busy_slot_counts: false,
+        eifs_after_timeout: false,
+        backoff_on_idle_access: false,
+    }
 }
 
 /// A UDP packet whose data MPDU is exactly 100 bytes.
@@ -137,7 +147,18 @@ fn eifs_after_error_and_cleared_by_good_frame() {
     d.on_cca(us(0), true, &mut out);
     d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
     d.backoff = Some(2);
-    let other = Frame { kind: FrameKind::Data, ta: MacAddr(2), ra: MacAddr(0), duration: SimDur::ZERO, seq: 0, retry: false, mpdu_bytes: 100, rate: timing().data_rate, airtime: SimDur::from_micros(100), contended: true };
+    let other = Frame {
+        kind: FrameKind::Data,
+        ta: MacAddr(2),
+        ra: MacAddr(0),
+        duration: SimDur::ZERO,
+        seq: 0,
+        retry: false,
+        mpdu_bytes: 100,
+        rate: timing().data_rate,
+        airtime: SimDur::from_micros(100),
+        contended: true,
+    };
     d.on_rx_end(us(100), &other, None, false, &mut out);
     d.on_cca(us(100), false, &mut out);
     assert_eq!(d.next_wakeup(), us(100 + 20 + 2), "EIFS after an erroneous frame");
@@ -155,7 +176,18 @@ fn nav_defers_until_duration_expires() {
     d.on_cca(us(0), true, &mut out);
     d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
     d.backoff = Some(0);
-    let rts = Frame { kind: FrameKind::Rts, ta: MacAddr(2), ra: MacAddr(0), duration: SimDur::from_micros(200), seq: 0, retry: false, mpdu_bytes: 20, rate: timing().control_rate, airtime: SimDur::from_micros(20), contended: true };
+    let rts = Frame {
+        kind: FrameKind::Rts,
+        ta: MacAddr(2),
+        ra: MacAddr(0),
+        duration: SimDur::from_micros(200),
+        seq: 0,
+        retry: false,
+        mpdu_bytes: 20,
+        rate: timing().control_rate,
+        airtime: SimDur::from_micros(20),
+        contended: true,
+    };
     d.on_rx_end(us(20), &rts, None, true, &mut out);
     d.on_cca(us(20), false, &mut out);
     assert_eq!(d.next_wakeup(), us(220 + 5));
@@ -222,7 +254,18 @@ fn retry_limit_counts_attempts() {
 fn receiver_acks_after_sifs_and_discards_duplicates() {
     let mut d = sta(0, u32::MAX);
     let mut out = vec![];
-    let mut f = Frame { kind: FrameKind::Data, ta: MacAddr(1), ra: MacAddr(0), duration: SimDur::from_micros(17), seq: 9, retry: false, mpdu_bytes: 100, rate: timing().data_rate, airtime: SimDur::from_micros(100), contended: true };
+    let mut f = Frame {
+        kind: FrameKind::Data,
+        ta: MacAddr(1),
+        ra: MacAddr(0),
+        duration: SimDur::from_micros(17),
+        seq: 9,
+        retry: false,
+        mpdu_bytes: 100,
+        rate: timing().data_rate,
+        airtime: SimDur::from_micros(100),
+        contended: true,
+    };
     d.on_cca(us(0), true, &mut out);
     d.on_rx_end(us(100), &f, Some(pkt(1).id), true, &mut out);
     assert!(matches!(out[0], MacOutput::Deliver { .. }));
@@ -249,7 +292,18 @@ fn false_duplicate_after_sequence_wrap_is_acked_and_reported_dropped() {
     // says, acknowledges it, and reports the packet as dropped.
     let mut d = sta(0, u32::MAX);
     let mut out = vec![];
-    let mut f = Frame { kind: FrameKind::Data, ta: MacAddr(1), ra: MacAddr(0), duration: SimDur::from_micros(17), seq: 5, retry: false, mpdu_bytes: 100, rate: timing().data_rate, airtime: SimDur::from_micros(100), contended: true };
+    let mut f = Frame {
+        kind: FrameKind::Data,
+        ta: MacAddr(1),
+        ra: MacAddr(0),
+        duration: SimDur::from_micros(17),
+        seq: 5,
+        retry: false,
+        mpdu_bytes: 100,
+        rate: timing().data_rate,
+        airtime: SimDur::from_micros(100),
+        contended: true,
+    };
     d.on_cca(us(0), true, &mut out);
     d.on_rx_end(us(100), &f, Some(pkt(1).id), true, &mut out);
     d.on_cca(us(100), false, &mut out);
@@ -260,7 +314,8 @@ fn false_duplicate_after_sequence_wrap_is_acked_and_reported_dropped() {
     d.on_cca(us(200), true, &mut out);
     d.on_rx_end(us(300), &f, Some(pkt(2).id), true, &mut out);
     assert!(out.iter().all(|o| !matches!(o, MacOutput::Deliver { .. })), "not delivered");
-    let dropped: Vec<_> = out.iter().filter_map(|o| if let MacOutput::Dropped(id, r) = o { Some((*id, *r)) } else { None }).collect();
+    let dropped: Vec<_> =
+        out.iter().filter_map(|o| if let MacOutput::Dropped(id, r) = o { Some((*id, *r)) } else { None }).collect();
     assert_eq!(dropped, vec![(PacketId(2), DropReason::DuplicateFrame)]);
     assert_eq!((d.counters.rx_duplicates, d.counters.rx_false_duplicates), (0, 1));
     assert_eq!(d.next_wakeup(), us(303), "acknowledged");
@@ -282,7 +337,7 @@ fn post_backoff_completed_allows_immediate_access() {
     let mut out = vec![];
     d.backoff = Some(3);
     d.resume(); // idle since 0: counting from 5
-    // The frame arrives long after the post-backoff ended.
+                // The frame arrives long after the post-backoff ended.
     d.start_msdu(us(50), pkt(1), MacAddr(0), &mut out);
     assert_eq!(d.next_wakeup(), us(50));
 }
@@ -294,7 +349,12 @@ fn run_bss(macs: Vec<Dcf>, frames: Vec<(u64, usize, usize)>, until: u64) -> (Vec
 }
 
 /// `run_bss` with a given channel error model.
-fn run_bss_with(macs: Vec<Dcf>, errors: Box<dyn FrameErrorModel>, frames: Vec<(u64, usize, usize)>, until: u64) -> (Vec<(u64, usize, u64, bool)>, Bss) {
+fn run_bss_with(
+    macs: Vec<Dcf>,
+    errors: Box<dyn FrameErrorModel>,
+    frames: Vec<(u64, usize, usize)>,
+    until: u64,
+) -> (Vec<(u64, usize, u64, bool)>, Bss) {
     enum Ev {
         Give(usize, usize, u64),
         Wake,
@@ -389,7 +449,18 @@ fn other_frame_during_ack_wait_fails_the_exchange() {
     // The AP starts a data frame to us inside our ACK timeout.
     d.on_cca(us(107), true, &mut out);
     assert_eq!(d.next_wakeup(), SimTime::NEVER, "waits for the reception to end");
-    let f = Frame { kind: FrameKind::Data, ta: MacAddr(0), ra: MacAddr(1), duration: SimDur::from_micros(17), seq: 1, retry: false, mpdu_bytes: 100, rate: timing().data_rate, airtime: SimDur::from_micros(100), contended: true };
+    let f = Frame {
+        kind: FrameKind::Data,
+        ta: MacAddr(0),
+        ra: MacAddr(1),
+        duration: SimDur::from_micros(17),
+        seq: 1,
+        retry: false,
+        mpdu_bytes: 100,
+        rate: timing().data_rate,
+        airtime: SimDur::from_micros(100),
+        contended: true,
+    };
     out.clear();
     d.on_rx_end(us(207), &f, Some(pkt(2).id), true, &mut out);
     assert_eq!(d.counters.failures, 1, "not the ACK: failure");
@@ -415,7 +486,15 @@ fn sta_with_header(addr: u32) -> Dcf {
     let mut c = PhyConfig::new(PhyStandard::Dot11a, 6.0);
     c.control_rate_mbps = Some(8.0);
     c.timing_model = TimingModel::Linear;
-    c.set_overrides(PhyOverrides { slot_us: Some(1.0), sifs_us: Some(3.0), difs_us: Some(5.0), eifs_us: Some(20.0), preamble_us: Some(2.0), plcp_header_us: Some(2.0), rx_phy_start_delay_us: Some(0.0) });
+    c.set_overrides(PhyOverrides {
+        slot_us: Some(1.0),
+        sifs_us: Some(3.0),
+        difs_us: Some(5.0),
+        eifs_us: Some(20.0),
+        preamble_us: Some(2.0),
+        plcp_header_us: Some(2.0),
+        rx_phy_start_delay_us: Some(0.0),
+    });
     let mut t = PhyTiming::from_config(&c).unwrap();
     t.data_rate = crate::phy::Rate(80);
     p.timing = t;
@@ -461,8 +540,11 @@ fn same_slot_collision_destroys_headers_so_no_eifs() {
 struct LoseFirst {
     kind: FrameKind,
     lose: u32,
-    asked: Rc<RefCell<Vec<(FrameKind, u32, u32, bool)>>>,
+    asked: AskLog,
 }
+
+/// (kind, ta, ra, lost) of every frame the medium asked about.
+type AskLog = Rc<RefCell<Vec<(FrameKind, u32, u32, bool)>>>;
 
 impl FrameErrorModel for LoseFirst {
     fn success_prob(&mut self, ta: MacAddr, ra: MacAddr, f: &Frame, _rng: &mut RngStream) -> f64 {
@@ -471,11 +553,15 @@ impl FrameErrorModel for LoseFirst {
             self.lose -= 1;
         }
         self.asked.borrow_mut().push((f.kind, ta.0, ra.0, lost));
-        if lost { 0.0 } else { 1.0 }
+        if lost {
+            0.0
+        } else {
+            1.0
+        }
     }
 }
 
-fn lose_first(kind: FrameKind, lose: u32) -> (Box<LoseFirst>, Rc<RefCell<Vec<(FrameKind, u32, u32, bool)>>>) {
+fn lose_first(kind: FrameKind, lose: u32) -> (Box<LoseFirst>, AskLog) {
     let asked = Rc::new(RefCell::new(Vec::new()));
     (Box::new(LoseFirst { kind, lose, asked: asked.clone() }), asked)
 }
@@ -587,7 +673,18 @@ fn fixed_per_spares_control_frames() {
     // wlan.per_uplink / per_downlink hit data frames only (docs/scenarios.md).
     let mut m = FixedPer { uplink: vec![0.0, 0.4], downlink: vec![0.0, 0.3], is_ap: vec![true, false] };
     let mut rng = RngStream::derive(1, "t");
-    let data = |ta: u32, ra: u32| Frame { kind: FrameKind::Data, ta: MacAddr(ta), ra: MacAddr(ra), duration: SimDur::ZERO, seq: 0, retry: false, mpdu_bytes: 100, rate: timing().data_rate, airtime: SimDur::from_micros(100), contended: true };
+    let data = |ta: u32, ra: u32| Frame {
+        kind: FrameKind::Data,
+        ta: MacAddr(ta),
+        ra: MacAddr(ra),
+        duration: SimDur::ZERO,
+        seq: 0,
+        retry: false,
+        mpdu_bytes: 100,
+        rate: timing().data_rate,
+        airtime: SimDur::from_micros(100),
+        contended: true,
+    };
     let ctl = |kind, ta: u32, ra: u32| Frame { kind, mpdu_bytes: 14, contended: false, ..data(ta, ra) };
     assert!((m.success_prob(MacAddr(1), MacAddr(0), &data(1, 0), &mut rng) - 0.6).abs() < 1e-12);
     assert!((m.success_prob(MacAddr(0), MacAddr(1), &data(0, 1), &mut rng) - 0.7).abs() < 1e-12);

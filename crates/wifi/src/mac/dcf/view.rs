@@ -28,7 +28,11 @@ impl Dcf {
     /// Whether this station's future behaviour equals that of a station
     /// with carrier-sense state `v` and the same backoff, as of `now`.
     pub fn shares_view(&self, v: &CsView, now: SimTime) -> bool {
-        if !self.is_quiet() || self.cca_busy != v.cca_busy || self.use_eifs != v.use_eifs || self.count_from != v.count_from {
+        if !self.is_quiet()
+            || self.cca_busy != v.cca_busy
+            || self.use_eifs != v.use_eifs
+            || self.count_from != v.count_from
+        {
             return false;
         }
         if self.nav_end.max(now) != v.nav_end.max(now) || self.self_busy_until > now {
