@@ -6,6 +6,8 @@
 use serde::{Deserialize, Serialize};
 use wifitcp_wifi::phy::{PhyConfig, PhyTiming};
 
+pub mod schema;
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
@@ -532,6 +534,11 @@ impl Traffic {
 impl Scenario {
     /// Parse and validate; errors are "dotted.path: reason".
     pub fn from_json(json: &str) -> Result<Scenario, String> {
+        // Ranges first (and unknown keys of qdisc/channel tables at the
+        // key): a document that is not JSON is reported by the parse below.
+        if let Ok(doc) = serde_json::from_str::<serde_json::Value>(json) {
+            schema::check_ranges(&doc)?;
+        }
         let de = &mut serde_json::Deserializer::from_str(json);
         let s: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
