@@ -89,9 +89,12 @@ class FakeCore:
         return json.dumps(normalise(json.loads(text)))
 
     @classmethod
-    def run(cls, text: str, seed: int) -> str:
+    def run(cls, text: str, seed: int, progress=None) -> str:
         cls.calls += 1
         cfg = normalise(json.loads(text))
+        if progress is not None:
+            end = float(cfg["scenario"]["duration_s"])
+            progress(end, end, 0, 0.0)
         rng = random.Random(f"{seed}/{json.dumps(cfg, sort_keys=True)}")
         n = cfg["wlan"]["stations"]
         flows, stations = [], []

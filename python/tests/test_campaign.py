@@ -110,10 +110,10 @@ def test_failed_run_is_recorded_and_does_not_stop_the_sweep(fake_core, write, ca
                                                             tmp_path, monkeypatch):
     real_run = fake_core.run
 
-    def flaky(text, seed):
+    def flaky(text, seed, *progress):
         if json.loads(text)["wlan"]["stations"] == 4 and seed == 2:
             raise RuntimeError("ledger does not balance")
-        return real_run(text, seed)
+        return real_run(text, seed, *progress)
 
     monkeypatch.setattr(fake_core, "run", staticmethod(flaky))
     f = write("s.toml", GOOD)

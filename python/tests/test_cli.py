@@ -224,7 +224,7 @@ def test_compare_command(fake_core, write, capsys, tmp_path):
 
 
 def test_run_failure_exits_1(fake_core, write, capsys, monkeypatch):
-    def boom(text, seed):
+    def boom(text, seed, *progress):
         raise RuntimeError("ledger does not balance")
 
     monkeypatch.setattr(fake_core, "run", boom)

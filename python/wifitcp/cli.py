@@ -201,7 +201,8 @@ def run_campaign(scn, items, *, out: Optional[str], jobs: Optional[int], dask,
         if store is not None and replace:
             store.delete_scenario(scn.name)
         res = campaign.execute(scn, items, jobs=jobs, dask=dask, store=store, rerun=rerun,
-                               on_start=on_start, on_outcome=outcome)
+                               on_start=on_start, on_outcome=outcome,
+                               on_progress=lambda spec, *p: bar.within(spec.label, *p))
     finally:
         if bar is not None:
             bar.close()

@@ -52,9 +52,21 @@ def run(config: dict, seed: int) -> dict:
     return json.loads(impl().run(to_json(config), int(seed)))
 
 
-def run_text(config_json: str, seed: int) -> str:
-    """Run one scenario given as JSON text; returns the result JSON text."""
-    return impl().run(config_json, int(seed))
+def run_text(config_json: str, seed: int, progress: Any = None) -> str:
+    """Run one scenario given as JSON text; returns the result JSON text.
+
+    The core checks for signals (Ctrl-C raises KeyboardInterrupt within
+    about 50 ms of wall time) and calls ``progress(sim_s, end_s, events,
+    wall_s)``, if given, between chunks of the run.
+    """
+    if progress is None:
+        return impl().run(config_json, int(seed))
+    return impl().run(config_json, int(seed), progress)
+
+
+def schema() -> list:
+    """The scenario schema: every key's type, default, range and unit."""
+    return json.loads(impl().schema())
 
 
 def phy_timing(config: dict, msdu_bytes: int) -> dict:

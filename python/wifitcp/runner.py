@@ -187,7 +187,7 @@ def canonical_result(text: str) -> str:
     return _canonical(text)[1]
 
 
-def _execute(config_json: str, seed: int) -> tuple:
+def _execute(config_json: str, seed: int, progress: Any = None) -> tuple:
     """Worker body: one core run. Never raises (panics included).
 
     Returns ``(canonical result text, wall time, error, rows, version)``:
@@ -198,7 +198,8 @@ def _execute(config_json: str, seed: int) -> tuple:
     """
     t0 = time.perf_counter()
     try:
-        text = core.run_text(config_json, seed)
+        text = (core.run_text(config_json, seed) if progress is None
+                else core.run_text(config_json, seed, progress))
         wall = time.perf_counter() - t0
         try:
             result, text = _canonical(text)
@@ -248,14 +249,59 @@ def main_not_reimported() -> Iterator[None]:
         main.__file__ = saved
 
 
+def _worker_init(parent: int) -> None:
+    """Make a pool worker die with the process that started it.
+
+    A worker blocked on the result pipe of a parent killed with SIGKILL
+    would otherwise live forever (and keep multiprocessing's resource
+    tracker alive with it). On Linux the kernel sends SIGKILL to the worker
+    when its parent exits (prctl PR_SET_PDEATHSIG); elsewhere, and for a
+    parent that died before this ran, a thread checks that the parent is
+    still there every second.
+    """
+    import threading
+
+    try:
+        import ctypes
+        import signal as _signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        libc.prctl(PR_SET_PDEATHSIG, int(_signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+
+    def watch() -> None:
+        while True:
+            if os.getppid() != parent:
+                os._exit(1)
+            time.sleep(1.0)
+
+    if os.getppid() != parent:
+        os._exit(1)
+    threading.Thread(target=watch, name="wifitcp-parent-watch", daemon=True).start()
+
+
+def _stop_pool(pool: Any) -> None:
+    """Cancel what has not started and end the workers now (Ctrl-C)."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in list(getattr(pool, "_processes", {}).values()):
+        with contextlib.suppress(Exception):
+            proc.kill()
+
+
 def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1,
-            dask: Any = None) -> Iterator[RunOutcome]:
+            dask: Any = None, on_progress: Any = None) -> Iterator[RunOutcome]:
     """Run every (spec, normalised config); yield outcomes as they finish.
 
     With ``dask`` (an address, ``"local"``, a ``distributed.Client`` or a
     cluster) the runs go to that cluster. Otherwise ``jobs <= 1`` (or a
     single run) runs in this process, and larger ``jobs`` a pool of worker
-    processes (spawned, so no state is inherited).
+    processes (spawned, so no state is inherited; each dies with this
+    process, `_worker_init`). Runs in this process report
+    ``on_progress(spec, sim_s, end_s, events, wall_s)`` about every 50 ms
+    of wall time, if given. Ctrl-C stops the runs under way within a
+    fraction of a second (finished runs have been yielded already).
     """
     if dask is not None:
         from .dask_backend import run_dask
@@ -264,7 +310,12 @@ def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1,
         return
     if jobs <= 1 or len(items) <= 1:
         for spec, config in items:
-            yield _outcome(spec, config, *_execute(core.to_json(spec.config), spec.seed))
+            progress = None
+            if on_progress is not None:
+                def progress(sim_s, end_s, events, wall_s, spec=spec):
+                    on_progress(spec, sim_s, end_s, events, wall_s)
+            yield _outcome(spec, config, *_execute(core.to_json(spec.config), spec.seed,
+                                                   progress))
         return
     # Imported here: a single-process run (the CLI's common case) should not
     # pay for loading multiprocessing (about 60 ms of start-up).
@@ -272,7 +323,8 @@ def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1,
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(jobs, len(items)), mp_context=ctx) as pool:
+    with ProcessPoolExecutor(max_workers=min(jobs, len(items)), mp_context=ctx,
+                             initializer=_worker_init, initargs=(os.getpid(),)) as pool:
         pending = {}
         with main_not_reimported():  # the pool starts its processes on submit
             for spec, config in items:
@@ -288,6 +340,9 @@ def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1,
                 except Exception as e:  # worker died (e.g. killed, abort)
                     got = ("", 0.0, f"worker failed: {type(e).__name__}: {e}")
                 yield _outcome(spec, config, *got)
+        except BaseException:  # KeyboardInterrupt, or the consumer stopped
+            _stop_pool(pool)
+            raise
         finally:
             for fut in pending:
                 fut.cancel()

@@ -4,6 +4,13 @@
 //! and returns JSON text, and Python is never called back per event.
 //! Error mapping: `ApiError::Config` -> `ValueError` (message is
 //! "dotted.path: reason"), `ApiError::Run` -> `RuntimeError`.
+//!
+//! `run` steps the simulation in chunks of simulated time
+//! (`api::run_json_chunked`, about 50 ms of wall time each) with the GIL
+//! released; between chunks it takes the GIL to run pending signal
+//! handlers (`Python::check_signals`: Ctrl-C raises `KeyboardInterrupt`
+//! within a chunk's time, not at the end of the run) and to call the
+//! optional progress callback.
 
 // pyo3 0.22's `#[pyfunction]` expansion converts a returned `PyResult`'s
 // error into `PyErr` again, which clippy reports at the call site.
@@ -17,6 +24,7 @@ fn to_py(err: ApiError) -> PyErr {
     match err {
         ApiError::Config(msg) => PyValueError::new_err(msg),
         ApiError::Run(msg) => PyRuntimeError::new_err(msg),
+        ApiError::Stopped => PyRuntimeError::new_err("the run was stopped"),
     }
 }
 
@@ -34,10 +42,41 @@ fn check_config(py: Python<'_>, json: &str) -> PyResult<String> {
 }
 
 /// Run one scenario (JSON) with one seed; returns the result JSON.
-/// The GIL is released for the whole run.
+/// The GIL is released while the simulation runs; between chunks of about
+/// 50 ms of wall time pending signals are handled (a KeyboardInterrupt
+/// stops the run) and `progress(sim_s, end_s, events, wall_s)` is called
+/// if given (an exception it raises stops the run and is re-raised).
 #[pyfunction]
-fn run(py: Python<'_>, json: &str, seed: u64) -> PyResult<String> {
-    py.allow_threads(|| api::run_json(json, seed)).map_err(to_py)
+#[pyo3(signature = (json, seed, progress=None))]
+fn run(py: Python<'_>, json: &str, seed: u64, progress: Option<PyObject>) -> PyResult<String> {
+    let mut failure: Option<PyErr> = None;
+    let got = py.allow_threads(|| {
+        api::run_json_chunked(json, seed, api::CHUNK_WALL, |p| {
+            Python::with_gil(|py| {
+                let step = py.check_signals().and_then(|()| match &progress {
+                    Some(cb) => cb.call1(py, (p.sim_s, p.end_s, p.events, p.wall_s)).map(drop),
+                    None => Ok(()),
+                });
+                match step {
+                    Ok(()) => api::Control::Continue,
+                    Err(e) => {
+                        failure = Some(e);
+                        api::Control::Stop
+                    }
+                }
+            })
+        })
+    });
+    match (got, failure) {
+        (Err(ApiError::Stopped), Some(e)) => Err(e),
+        (got, _) => got.map_err(to_py),
+    }
+}
+
+/// The scenario schema (every key, type, default, range, unit) as JSON.
+#[pyfunction]
+fn schema() -> String {
+    api::schema_json()
 }
 
 /// PHY/MAC timing the simulator uses for a data frame carrying
@@ -53,6 +92,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_config, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(phy_timing, m)?)?;
+    m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add("__version__", api::VERSION)?;
     Ok(())
 }

@@ -1,8 +1,13 @@
 //! The string-in, string-out API the Python bindings call. One call per run:
-//! Python is never called per event.
+//! Python is never called per event. A run may be stepped in chunks of
+//! simulated time ([`run_json_chunked`]) so that the caller can show its
+//! progress and stop it between chunks; stepping in chunks gives the same
+//! result bytes as one step to the end (`World::step_until`).
 use crate::config::Scenario;
 use crate::world::World;
 use serde_json::json;
+use std::time::{Duration, Instant};
+use wifitcp_core::{SimDur, SimTime};
 use wifitcp_wire::wifi_frame::{data_mpdu_len, ACK_LEN, CTS_LEN, RTS_LEN};
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -14,7 +19,38 @@ pub enum ApiError {
     Config(String),
     /// The run failed (for example the packet ledger did not balance).
     Run(String),
+    /// The progress callback asked to stop; the run was abandoned.
+    Stopped,
 }
+
+/// Where a chunked run stands, passed to its progress callback.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    /// Simulated time reached, seconds.
+    pub sim_s: f64,
+    /// The run's end (`scenario.duration_s`), seconds.
+    pub end_s: f64,
+    /// Events handled so far.
+    pub events: u64,
+    /// Wall time since the run started (building included), seconds.
+    pub wall_s: f64,
+}
+
+/// What the progress callback wants next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Control {
+    Continue,
+    Stop,
+}
+
+/// Wall time a chunk aims at. Chunks are sized in simulated time from the
+/// speed measured on the previous chunk (at most 4x larger than that one),
+/// so a run whose event rate is steady reaches its callback about this
+/// often; a sudden burst of events can make one chunk longer.
+pub const CHUNK_WALL: Duration = Duration::from_millis(50);
+
+/// First chunk: 1 ms of simulated time (calibrates the speed).
+const FIRST_CHUNK: SimDur = SimDur::from_nanos(1_000_000);
 
 /// Validate a scenario (JSON of the TOML document without `[sweep]` and
 /// `scenario.seeds`) and return it normalised, with every default filled in.
@@ -33,6 +69,66 @@ pub fn run_json(json: &str, seed: u64) -> Result<String, ApiError> {
     r.json["seed"] = json!(seed);
     r.json["version"] = json!(VERSION);
     Ok(r.json.to_string())
+}
+
+/// Run one scenario with one seed in chunks of simulated time, calling
+/// `on_chunk` after each (and once at the end); it may stop the run.
+/// `chunk_wall` is the wall time a chunk aims at ([`CHUNK_WALL`]). The
+/// result is byte for byte that of [`run_json`] but for `wall_time_s`.
+pub fn run_json_chunked(
+    json: &str,
+    seed: u64,
+    chunk_wall: Duration,
+    mut on_chunk: impl FnMut(&Progress) -> Control,
+) -> Result<String, ApiError> {
+    let s = Scenario::from_json(json).map_err(ApiError::Config)?;
+    let wall = Instant::now();
+    let mut w = World::build(&s, seed).map_err(ApiError::Config)?;
+    let end = w.end();
+    let mut chunk = FIRST_CHUNK;
+    let mut t = SimTime::ZERO;
+    loop {
+        let target = t + chunk;
+        let target = if target > end { end } else { target };
+        let t0 = Instant::now();
+        w.step_until(target);
+        let took = t0.elapsed();
+        let p = Progress {
+            sim_s: target.as_secs_f64(),
+            end_s: end.as_secs_f64(),
+            events: w.events(),
+            wall_s: wall.elapsed().as_secs_f64(),
+        };
+        if on_chunk(&p) == Control::Stop {
+            return Err(ApiError::Stopped);
+        }
+        if target >= end {
+            break;
+        }
+        t = target;
+        chunk = next_chunk(chunk, took, chunk_wall);
+    }
+    let mut r = w.finish(wall).map_err(ApiError::Run)?;
+    r.json["scenario"] = json!(s.scenario.name);
+    r.json["seed"] = json!(seed);
+    r.json["version"] = json!(VERSION);
+    Ok(r.json.to_string())
+}
+
+/// The next chunk's simulated length: the last one scaled to take
+/// `aim` of wall time, growing at most 4x and shrinking at most 16x per
+/// step, never below 1 us.
+fn next_chunk(last: SimDur, took: Duration, aim: Duration) -> SimDur {
+    let last_ns = last.as_nanos() as f64;
+    let ratio = aim.as_secs_f64() / took.as_secs_f64().max(1e-9);
+    let ns = (last_ns * ratio.clamp(1.0 / 16.0, 4.0)).clamp(1e3, 1e15);
+    SimDur::from_nanos(ns as u64)
+}
+
+/// The scenario schema: every key with its type, default, range and unit
+/// (see `config::schema`), as JSON.
+pub fn schema_json() -> String {
+    crate::config::schema::schema_json().to_string()
 }
 
 /// Derived PHY/MAC timing of a scenario for data frames carrying
@@ -60,4 +156,81 @@ pub fn phy_timing_json(json: &str, msdu_bytes: u32) -> Result<String, ApiError> 
         "msdu_bytes": msdu_bytes,
     })
     .to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SCN: &str = r#"{"scenario": {"name": "chunks", "duration_s": 3},
+        "phy": {"standard": "802.11b", "data_rate_mbps": 11},
+        "wlan": {"stations": 3}, "nodes": [{"name": "srv"}],
+        "links": [{"a": "ap", "b": "srv", "rate_mbps": 100, "delay_ms": 10}],
+        "traffic": [{"name": "down", "kind": "tcp", "direction": "downlink", "peer": "srv"},
+                    {"name": "up", "kind": "udp", "pattern": "poisson", "rate_mbps": 1.5}]}"#;
+
+    fn without_wall(text: &str) -> serde_json::Value {
+        let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+        v.as_object_mut().unwrap().remove("wall_time_s");
+        v
+    }
+
+    #[test]
+    fn chunked_runs_give_the_result_of_one_run() {
+        let whole = run_json(SCN, 7).unwrap();
+        for aim in [Duration::ZERO, Duration::from_micros(200), CHUNK_WALL] {
+            let mut calls = Vec::new();
+            let got = run_json_chunked(SCN, 7, aim, |p| {
+                calls.push(*p);
+                Control::Continue
+            })
+            .unwrap();
+            assert_eq!(without_wall(&got).to_string(), without_wall(&whole).to_string(), "aim {aim:?}");
+            // progress is monotone and ends at the end
+            assert!(calls.windows(2).all(|w| w[0].sim_s < w[1].sim_s && w[0].events <= w[1].events));
+            let last = calls.last().unwrap();
+            assert_eq!((last.sim_s, last.end_s), (3.0, 3.0));
+            if aim == Duration::ZERO {
+                assert!(calls.len() > 10, "{} chunks", calls.len());
+            }
+        }
+    }
+
+    #[test]
+    fn the_callback_can_stop_a_run() {
+        let mut n = 0;
+        let got = run_json_chunked(SCN, 7, Duration::ZERO, |_| {
+            n += 1;
+            if n == 3 {
+                Control::Stop
+            } else {
+                Control::Continue
+            }
+        });
+        assert_eq!(got, Err(ApiError::Stopped));
+        assert_eq!(n, 3);
+    }
+
+    #[test]
+    fn chunks_follow_the_measured_speed() {
+        let ms = Duration::from_millis;
+        let c = SimDur::from_nanos(1_000_000);
+        // took twice the aim: half the chunk
+        assert_eq!(next_chunk(c, ms(100), ms(50)).as_nanos(), 500_000);
+        // very fast: at most 4x
+        assert_eq!(next_chunk(c, Duration::ZERO, ms(50)).as_nanos(), 4_000_000);
+        // very slow: at most /16, and never below 1 us
+        assert_eq!(next_chunk(c, ms(100_000), ms(50)).as_nanos(), 62_500);
+        assert_eq!(next_chunk(SimDur::from_nanos(1000), ms(100_000), ms(50)).as_nanos(), 1000);
+    }
+
+    #[test]
+    fn the_schema_is_json_with_a_range_for_every_number() {
+        let v: serde_json::Value = serde_json::from_str(&schema_json()).unwrap();
+        let rows = v.as_array().unwrap();
+        assert!(rows.len() > 100);
+        let link = rows.iter().find(|r| r["key"] == "links[].rate_mbps").unwrap();
+        assert_eq!(link["range"], "[1e-3, 1e6]");
+        assert_eq!(link["unit"], "Mbit/s");
+    }
 }

@@ -337,6 +337,11 @@ impl World {
         self.q.now()
     }
 
+    /// Events handled so far.
+    pub fn events(&self) -> u64 {
+        self.q.popped()
+    }
+
     /// The instant of the next event due at or before the run's end, if any.
     pub fn next_wakeup(&self) -> Option<SimTime> {
         self.q.peek_time().filter(|&t| t <= self.end)

@@ -110,8 +110,8 @@ const fn kw(
 const fn r(lo: B, hi: B) -> Option<(B, B)> {
     Some((lo, hi))
 }
-use B::{Ex, In};
 use Ty::*;
+use B::{Ex, In};
 
 /// Largest packet count of any buffer (packets).
 const PKTS: Option<(B, B)> = r(In(1.0), In(1e6));
@@ -435,10 +435,7 @@ fn walk(v: &Value, path: &str, pattern: &str, variant: Option<&str>, tagged: Opt
                         let keys = section_keys(pattern, kind);
                         if !keys.is_empty() {
                             let t = tagged.unwrap_or("kind");
-                            return Err(format!(
-                                "{p}: unknown key for {t} {kind:?} (expected {})",
-                                keys.join(", ")
-                            ));
+                            return Err(format!("{p}: unknown key for {t} {kind:?} (expected {})", keys.join(", ")));
                         }
                     }
                 }
@@ -467,10 +464,9 @@ fn section_keys(pattern: &str, variant: &str) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
     for k in KEYS {
         if let Some(rest) = k.path.strip_prefix(&prefix) {
-            if !rest.contains('.') && !rest.contains('[') && (k.when.is_empty() || k.when.contains(&variant)) {
-                if !out.contains(&rest) {
-                    out.push(rest);
-                }
+            let direct = !rest.contains('.') && !rest.contains('[');
+            if direct && (k.when.is_empty() || k.when.contains(&variant)) && !out.contains(&rest) {
+                out.push(rest);
             }
         }
     }
