@@ -103,3 +103,46 @@ def test_unreachable_scheduler_is_bad_input(fake_core, tmp_path, capsys, monkeyp
     err = capsys.readouterr().err
     assert rc == 2 and err.startswith("error: --dask: cannot connect to tcp://127.0.0.1:9")
     assert len(err.strip().splitlines()) == 1
+
+
+def test_closed_port_fails_at_once_with_the_stated_timeout(fake_core, tmp_path, capsys):
+    import socket
+    import time
+
+    from wifitcp import dask_backend
+
+    assert dask_backend.CONNECT_TIMEOUT_S <= 5
+    with socket.socket() as s:  # a local port where nothing listens
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    f = tmp_path / "s.toml"
+    f.write_text('[scenario]\nname = "x"\n[[traffic]]\nname = "sat"\n')
+    t0 = time.monotonic()
+    rc = main(["run", str(f), "--no-store", "--dask", f"tcp://127.0.0.1:{port}"])
+    took = time.monotonic() - t0
+    err = capsys.readouterr().err
+    assert rc == 2 and took < 2.0, (rc, took, err)
+    assert err == f"error: --dask: cannot connect to tcp://127.0.0.1:{port}: Connection refused\n"
+
+
+def test_a_scheduler_that_never_answers_fails_after_the_timeout(fake_core, tmp_path, capsys,
+                                                                 monkeypatch):
+    import socket
+    import time
+
+    from wifitcp import dask_backend
+
+    monkeypatch.setattr(dask_backend, "CONNECT_TIMEOUT_S", 1)
+    f = tmp_path / "s.toml"
+    f.write_text('[scenario]\nname = "x"\n[[traffic]]\nname = "sat"\n')
+    with socket.socket() as s:  # accepts connections (backlog), never speaks
+        s.bind(("127.0.0.1", 0))
+        s.listen(8)
+        addr = f"tcp://127.0.0.1:{s.getsockname()[1]}"
+        t0 = time.monotonic()
+        rc = main(["run", str(f), "--no-store", "--dask", addr])
+        took = time.monotonic() - t0
+    err = capsys.readouterr().err
+    assert rc == 2 and took < 5.0, (rc, took, err)
+    assert err.startswith(f"error: --dask: cannot connect to {addr} within 1 s: ")
+    assert len(err.strip().splitlines()) == 1

@@ -26,8 +26,10 @@ from typing import Any, Iterator, Optional, Sequence
 from . import core
 from .errors import InputError
 
-#: how long to wait for a scheduler before giving up
-CONNECT_TIMEOUT_S = 30
+#: how long to wait for a scheduler before giving up (seconds): a TCP
+#: connection is tried first with this timeout, so an address where nothing
+#: listens fails at once (connection refused) or after this long (no answer)
+CONNECT_TIMEOUT_S = 5
 
 
 def _import_distributed():
@@ -80,12 +82,57 @@ def connect(target: Any, jobs: Optional[int] = None) -> tuple[Any, list]:
                                                processes=processes, dashboard_address=None)
         client = distributed.Client(cluster)
         return client, [client, cluster]
-    try:
-        client = distributed.Client(spec, timeout=f"{CONNECT_TIMEOUT_S}s")
-    except Exception as e:  # OSError / TimeoutError from the comm layer
-        raise InputError("--dask", "", f"cannot connect to {spec}: "
-                         f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+    _probe(spec)
+    # distributed's own timeout does not cover a peer that accepts the
+    # connection and never answers the handshake: wait for it in a thread
+    import threading
+
+    box: dict = {}
+
+    def make() -> None:
+        try:
+            box["client"] = distributed.Client(spec, timeout=f"{CONNECT_TIMEOUT_S}s")
+        except Exception as e:  # OSError / TimeoutError from the comm layer
+            box["error"] = e
+
+    t = threading.Thread(target=make, name="wifitcp-dask-connect", daemon=True)
+    t.start()
+    t.join(CONNECT_TIMEOUT_S + 1.0)
+    e = box.get("error")
+    if "client" not in box:
+        why = (str(e).splitlines()[0] if str(e) else type(e).__name__) if e is not None \
+            else "no answer"
+        raise InputError("--dask", "", f"cannot connect to {spec} within "
+                         f"{CONNECT_TIMEOUT_S} s: {why}") from None
+    client = box["client"]
     return client, [client]
+
+
+def _probe(spec: str) -> None:
+    """Fail fast (InputError) if nothing accepts a TCP connection at a
+    ``tcp://host:port`` or ``host:port`` address; other schemes (tls://,
+    ucx://, ...) are left to dask."""
+    import socket
+    from urllib.parse import urlsplit
+
+    if "://" in spec and not spec.startswith("tcp://"):
+        return
+    try:
+        url = urlsplit(spec if "://" in spec else f"tcp://{spec}")
+        host, port = url.hostname, url.port
+    except ValueError as e:
+        raise InputError("--dask", "", f"bad address {spec!r}: {e}") from None
+    if not host or port is None:
+        raise InputError("--dask", "", f"bad address {spec!r}: expected tcp://HOST:PORT")
+    try:
+        with socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S):
+            pass
+    except socket.timeout:
+        raise InputError("--dask", "", f"cannot connect to {spec}: no answer within "
+                         f"{CONNECT_TIMEOUT_S} s") from None
+    except OSError as e:
+        raise InputError("--dask", "", f"cannot connect to {spec}: "
+                         f"{e.strerror or type(e).__name__}") from None
 
 
 def run_dask(items: Sequence[tuple], target: Any, jobs: Optional[int] = None) -> Iterator:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import math
 import re
 import sys
 from dataclasses import dataclass, field
@@ -44,6 +45,13 @@ PathPart = Union[str, int]
 
 DEFAULT_SEEDS = [1]
 MAX_SEED = 2**64 - 1
+#: most runs one campaign may expand to (grid x cases x seeds); each run holds
+#: a copy of the configuration, so a larger sweep is split into campaigns
+MAX_RUNS = 100_000
+#: most values a range (``1..N``) or a value list may expand to
+MAX_VALUES = MAX_RUNS
+#: deepest nesting of tables and arrays in a scenario (the schema needs 5)
+MAX_DEPTH = 32
 _INDEX = re.compile(r"^([^\[\]]*)((?:\[\d+\])+)$")
 
 
@@ -159,6 +167,7 @@ class RunSpec:
     seed: int
     config: dict
     origins: dict = field(default_factory=dict)  # param path -> where set
+    sets: dict = field(default_factory=dict)     # --set path -> "--set path=value"
 
     @property
     def label(self) -> str:
@@ -181,6 +190,7 @@ class Scenario:
     cases: list                     # [{path: value, ...}, ...]; [{}] if none
     campaign: dict = field(default_factory=dict)   # [campaign]: jobs, dask
     report: Optional[dict] = None   # [report], checked (see parse_report)
+    sets: dict = field(default_factory=dict)       # --set path -> "--set path=value"
 
     @property
     def name(self) -> str:
@@ -220,7 +230,7 @@ class Scenario:
                         raise InputError(self.file, origins[path], str(e)) from None
                 for seed in self.seeds:
                     specs.append(RunSpec(len(specs), self.name, dict(params), seed,
-                                         config, origins))
+                                         config, origins, self.sets))
         return specs
 
 
@@ -242,6 +252,25 @@ def read_toml(path: Union[str, Path]) -> dict:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise InputError(file, "", f"not valid TOML: {e}") from None
+    except RecursionError:
+        raise InputError(file, _deep_key(text), f"tables or arrays nested too deeply (a "
+                         f"scenario nests at most {MAX_DEPTH} levels)") from None
+
+
+def _deep_key(text: str) -> str:
+    """The key of the first line nesting more than MAX_DEPTH levels (after
+    its table header), or "" (for a message about a file TOML cannot parse)."""
+    table = ""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("[") and "=" not in stripped:
+            table = stripped.strip("[] ")
+        elif "=" in stripped:
+            key, _, value = stripped.partition("=")
+            if value.count("[") + value.count("{") > MAX_DEPTH:
+                key = key.strip().strip("\"'")
+                return f"{table}.{key}" if table else key
+    return ""
 
 
 def load(path: Union[str, Path], sets: Iterable[str] = (), seed: Optional[int] = None) -> Scenario:
@@ -254,11 +283,15 @@ def from_dict(doc: dict, file: str = "<scenario>", sets: Iterable[str] = (),
     """Build a Scenario from a parsed document (a deep copy is taken)."""
     if not isinstance(doc, dict):
         raise InputError(file, "", "a scenario must be a table")
+    _check_depth(doc, file)
     doc = copy.deepcopy(doc)
     if "sweep" in doc:
         doc["sweep"] = _flatten_sweep(doc["sweep"], file)
+    set_origins: dict = {}
     for item in sets:
-        _apply_set(doc, item, file)
+        key = _apply_set(doc, item, file)
+        if key is not None:
+            set_origins[key] = f"--set {item}" if isinstance(item, str) else f"--set {key}"
 
     sweep = doc.pop("sweep", None)
     campaign = _parse_campaign(doc.pop("campaign", None), file)
@@ -269,8 +302,30 @@ def from_dict(doc: dict, file: str = "<scenario>", sets: Iterable[str] = (),
     if seed is not None:
         seeds = [_check_seed(seed, file, "--seed")]
     grid, cases = _parse_sweep(sweep, file)
-    return Scenario(file=file, base=doc, seeds=seeds, grid=grid, cases=cases,
-                    campaign=campaign, report=report)
+    scn = Scenario(file=file, base=doc, seeds=seeds, grid=grid, cases=cases,
+                   campaign=campaign, report=report, sets=set_origins)
+    if scn.n_runs > MAX_RUNS:
+        sizes = [str(len(v)) for _, v in grid] + ([str(len(cases))] if len(cases) > 1 else [])
+        sizes.append(f"{len(seeds)} seed{'s' if len(seeds) != 1 else ''}")
+        raise InputError(file, "sweep" if grid or len(cases) > 1 else "scenario.seeds",
+                         f"{' x '.join(sizes)} = {scn.n_runs} runs, more than a campaign "
+                         f"may expand to ({MAX_RUNS}); split the sweep")
+    return scn
+
+
+def _check_depth(doc: Any, file: str) -> None:
+    """Reject nesting deeper than MAX_DEPTH (iteratively: no recursion)."""
+    stack: list = [(doc, [], 0)]
+    while stack:
+        node, path, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            shown = join_path(path[:4]) + ("…" if len(path) > 4 else "")
+            raise InputError(file, shown, f"nested {MAX_DEPTH}+ levels deep; a scenario "
+                             f"nests at most {MAX_DEPTH}")
+        if isinstance(node, dict):
+            stack.extend((v, path + [str(k)], depth + 1) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, path + [i], depth + 1) for i, v in enumerate(node))
 
 
 # --------------------------------------------------------------------------
@@ -287,6 +342,10 @@ def _expand(item: str) -> list:
         if step < 1 or b < a:
             raise ValueError(f"bad range {item.strip()!r} (want FIRST..LAST[..STEP], "
                              "FIRST <= LAST, STEP >= 1)")
+        n = (b - a) // step + 1
+        if n > MAX_VALUES:
+            raise ValueError(f"range {item.strip()} has {n} values, more than a campaign "
+                             f"may run ({MAX_VALUES})")
         return list(range(a, b + 1, step))
     return [parse_value(item.strip())]
 
@@ -305,6 +364,8 @@ def parse_values(text: str) -> list:
             if not item.strip():
                 raise ValueError(f"empty value in {text!r}")
             values.extend(_expand(item))
+            if len(values) > MAX_VALUES:
+                raise ValueError(f"more than {MAX_VALUES} values")
     if not values:
         raise ValueError("no values")
     return values
@@ -425,7 +486,9 @@ def parse_report(raw: Any, file: str, where: str = "report") -> dict:
     return rep
 
 
-def _apply_set(doc: dict, item: Union[str, tuple], file: str) -> None:
+def _apply_set(doc: dict, item: Union[str, tuple], file: str) -> Optional[str]:
+    """Apply one override; returns its key if it is a plain ``--set`` (not a
+    sweep or the seeds, which name their own options)."""
     try:
         key, value = parse_set(item) if isinstance(item, str) else item
     except ValueError as e:
@@ -448,6 +511,7 @@ def _apply_set(doc: dict, item: Union[str, tuple], file: str) -> None:
             set_path(doc, key, value)
     except ValueError as e:
         raise InputError(file, key, f"--set: {e}") from None
+    return key if isinstance(item, str) and not key.startswith("sweep.") else None
 
 
 def _dotted(node: Any, prefix: str = "", out: Optional[dict] = None) -> dict:
@@ -574,7 +638,15 @@ def check_run(spec: RunSpec, file: str, context: bool = True) -> dict:
     the sweep set is reported at the sweep entry that set it. With
     ``context``, other errors name the sweep point they occurred at.
     """
+    where = ""
+    if context and spec.params:
+        where = "with " + " ".join(f"{k}={_fmt(v)}" for k, v in spec.params.items())
     try:
+        bad = _non_finite(spec.config)
+        if bad is not None:
+            path, value = bad
+            name = "NaN is not a number" if value != value else f"{value} is not finite"
+            raise ValueError(f"{path}: {name}; give a finite value")
         return core.check_config(spec.config)
     except ValueError as e:
         path, reason = split_core_message(str(e))
@@ -582,16 +654,36 @@ def check_run(spec: RunSpec, file: str, context: bool = True) -> dict:
             parts = split_path(path) if path else []
         except ValueError:
             parts = []
-        for p, origin in spec.origins.items():
+        # the most specific sweep entry or --set that set the offending value
+        best = None
+        for p, origin in list(spec.origins.items()) + list(spec.sets.items()):
             pp = split_path(p)
             if parts and (_is_prefix(pp, parts) or _is_prefix(parts, pp)):
-                return _raise(file, origin, f"{reason} (value {_fmt(spec.params[p])})")
-        where = ""
-        if context and spec.params:
-            where = " (with " + " ".join(f"{k}={_fmt(v)}" for k, v in spec.params.items()) + ")"
-        raise InputError(file, path, reason + where) from None
+                if best is None or len(pp) > best[0]:
+                    best = (len(pp), p, origin)
+        if best is not None and best[1] in spec.origins and best[2] == spec.origins[best[1]]:
+            return _raise(file, best[2], f"{reason} (value {_fmt(spec.params[best[1]])})")
+        notes = [n for n in ((f"from {best[2]}" if best else ""), where) if n]
+        raise InputError(file, path, reason + (f" ({', '.join(notes)})" if notes else "")) from None
     except TypeError as e:  # JSON serialisation (e.g. a TOML date)
         raise InputError(file, "", str(e)) from None
+
+
+def _non_finite(node: Any, path: str = "") -> Optional[tuple]:
+    """(dotted path, value) of the first NaN or infinity in ``node``."""
+    if isinstance(node, float) and not math.isfinite(node):
+        return path, node
+    if isinstance(node, dict):
+        items = ((join_path([path, k]) if path else k, v) for k, v in node.items())
+    elif isinstance(node, list):
+        items = ((f"{path}[{i}]", v) for i, v in enumerate(node))
+    else:
+        return None
+    for p, v in items:
+        got = _non_finite(v, p)
+        if got is not None:
+            return got
+    return None
 
 
 def _raise(file: str, path: str, reason: str):

@@ -130,6 +130,23 @@ const PHY_US: Option<(B, B)> = r(In(0.0), In(1e4));
 const DB: Option<(B, B)> = r(In(-300.0), In(300.0));
 const DBM: Option<(B, B)> = r(In(-200.0), In(90.0));
 
+/// Every `kind` of a queue discipline, then every `model` of a channel.
+pub const VARIANTS: &[&str] = &[
+    "drop-tail",
+    "ack-first",
+    "keceli-sorted",
+    "keceli-grouped",
+    "pilosof",
+    "vbs",
+    "cake-ack",
+    "codel",
+    "fq-codel",
+    "airtime",
+    "fixed",
+    "snr",
+    "threshold",
+];
+
 const FQ: &[&str] = &["fq-codel", "airtime"];
 const CODEL_LIKE: &[&str] = &["codel", "fq-codel", "airtime"];
 const KECELI: &[&str] = &["keceli-sorted", "keceli-grouped"];
@@ -431,12 +448,14 @@ fn walk(v: &Value, path: &str, pattern: &str, variant: Option<&str>, tagged: Opt
                 }
                 let known = lookup(&pat, var);
                 if known.is_none() && tagged.is_some() {
-                    if let Some(kind) = variant.filter(|v| KEYS.iter().any(|k| k.when.contains(v))) {
+                    if let Some(kind) = variant.filter(|v| VARIANTS.contains(v)) {
                         let keys = section_keys(pattern, kind);
-                        if !keys.is_empty() {
-                            let t = tagged.unwrap_or("kind");
-                            return Err(format!("{p}: unknown key for {t} {kind:?} (expected {})", keys.join(", ")));
-                        }
+                        let t = tagged.unwrap_or("kind");
+                        return Err(if keys.len() <= 1 {
+                            format!("{p}: unknown key: {t} {kind:?} takes no other keys")
+                        } else {
+                            format!("{p}: unknown key for {t} {kind:?} (expected {})", keys.join(", "))
+                        });
                     }
                 }
                 match (known, child) {
@@ -589,22 +608,11 @@ mod tests {
             ..Default::default()
         };
         add("tcp", None, j(&tcp));
-        for kind in [
-            "drop-tail",
-            "ack-first",
-            "keceli-sorted",
-            "keceli-grouped",
-            "pilosof",
-            "vbs",
-            "cake-ack",
-            "codel",
-            "fq-codel",
-            "airtime",
-        ] {
+        for kind in &VARIANTS[..10] {
             let q: QdiscConfig = serde_json::from_value(serde_json::json!({ "kind": kind })).unwrap();
             add("qdisc", Some(kind), j(&q));
         }
-        for model in ["fixed", "snr", "threshold"] {
+        for model in &VARIANTS[10..] {
             let c: ChannelConfig = serde_json::from_value(serde_json::json!({ "model": model })).unwrap();
             add("channel", Some(model), j(&c));
         }
@@ -716,6 +724,8 @@ mod tests {
         assert!(e.starts_with("wlan.station_qdisc.quantum_us: unknown key for kind \"codel\""), "{e}");
         let e = bad(r#", "channel": {"model": "snr", "propagation": {"exponentt": 3}}"#);
         assert!(e.starts_with("channel.propagation.exponentt: unknown key for model \"snr\""), "{e}");
+        let e = bad(r#", "ap": {"qdisc": {"kind": "drop-tail", "target": 5}}"#);
+        assert_eq!(e, "ap.qdisc.target: unknown key: kind \"drop-tail\" takes no other keys");
         // an unknown kind is the deserialiser's to report
         let e = bad(r#", "ap": {"qdisc": {"kind": "red", "x": 1}}"#);
         assert!(e.contains("red"), "{e}");
