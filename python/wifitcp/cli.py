@@ -131,6 +131,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="first run (or resume) each scenario's campaign")
     rp.add_argument("--jobs", type=_jobs, default=None, help="worker processes for --run")
     rp.add_argument("--dask", metavar="ADDRESS", help="dask cluster for --run")
+
+    sc = sub.add_parser("schema", help="every scenario key: type, default, range, unit")
+    sc.add_argument("--markdown", action="store_true", help="as Markdown tables (default JSON)")
+    sc.add_argument("--write", metavar="FILE.md", help="rewrite FILE.md's generated blocks")
     return p
 
 
@@ -361,7 +365,18 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"run": cmd_run, "validate": cmd_validate, "compare": cmd_compare,
+def cmd_schema(args: argparse.Namespace) -> int:
+    from . import schemadoc
+
+    if args.write:
+        changed = schemadoc.update(Path(args.write))
+        print(f"{args.write}: {'updated' if changed else 'up to date'}", file=sys.stderr)
+    else:
+        print(schemadoc.keys_markdown() if args.markdown else json.dumps(core.schema(), indent=1))
+    return 0
+
+
+COMMANDS = {"schema": cmd_schema, "run": cmd_run, "validate": cmd_validate, "compare": cmd_compare,
             "export": cmd_export, "bench": cmd_bench, "plot": cmd_plot,
             "report": cmd_report}
 

@@ -36,6 +36,10 @@ pub enum Ty {
     Ints,
     /// An array of strings.
     Strs,
+    /// A table (its keys are listed under its own path).
+    Table,
+    /// An array of tables.
+    Tables,
     /// A string or an array (see the key's description).
     Any,
 }
@@ -50,6 +54,8 @@ impl Ty {
             Ty::Floats => "array of floats",
             Ty::Ints => "array of integers",
             Ty::Strs => "array of strings",
+            Ty::Table => "table",
+            Ty::Tables => "array of tables",
             Ty::Any => "string or array",
         }
     }
@@ -199,13 +205,13 @@ pub static KEYS: &[Key] = &[
     k("wlan.per_downlink", Float, "0.0", PROB, "", "Error probability of data frames from the AP."),
     k("wlan.distance_m", Float, "none", r(Ex(0.0), In(1e6)), "m", "Every station's distance from the AP."),
     k("wlan.positions", Floats, "none", POS_M, "m", "Station positions [[x, y], ...]."),
-    k("wlan.station_qdisc", Any, "drop-tail", None, "", "Queue discipline of the stations (a qdisc table)."),
+    k("wlan.station_qdisc", Table, "drop-tail", None, "", "Queue discipline of the stations (a qdisc table)."),
     k("wlan.aps", Int, "1", r(In(1.0), In(64.0)), "APs", "Access points sharing the channel."),
     k("wlan.association", Ints, "all on AP 0", r(In(0.0), In(63.0)), "AP index", "AP of each station."),
     k("wlan.ap_positions", Floats, "AP k at (20 k, 0)", POS_M, "m", "AP positions [[x, y], ...]."),
     // [ap]
     k("ap.queue_packets", Int, "mac.queue_packets", PKTS, "packets", "The AP's transmit queue."),
-    k("ap.qdisc", Any, "drop-tail", None, "", "Queue discipline of the AP (a qdisc table)."),
+    k("ap.qdisc", Table, "drop-tail", None, "", "Queue discipline of the AP (a qdisc table)."),
     k("ap.classes", Str, "\"station\"", None, "", "Class of a queued packet: \"station\" or \"channel\"."),
     // [[nodes]]
     k("nodes[].name", Str, "required", None, "", "Name of a wired node."),
@@ -243,13 +249,13 @@ pub static KEYS: &[Key] = &[
     k("tcp.trace_cwnd", Bool, "false", None, "", "Record cwnd/ssthresh over time."),
     k("tcp.syn_retries", Int, "6", r(In(0.0), In(1e9)), "retries", "SYN retransmissions before giving up."),
     k("tcp.max_retransmissions", Int, "15", r(In(1.0), In(1e9)), "RTOs", "Consecutive RTOs before aborting."),
-    k("tcp.compound", Any, "table", None, "", "Compound TCP's parameters (cc = \"compound\")."),
+    k("tcp.compound", Table, "each key's default", None, "", "Compound TCP's parameters (cc = \"compound\")."),
     k("tcp.compound.alpha", Float, "0.125", r(Ex(0.0), In(100.0)), "", "dwnd growth alpha * win^k per round."),
     k("tcp.compound.beta", Float, "0.5", r(Ex(0.0), Ex(1.0)), "", "Window decrease on loss."),
     k("tcp.compound.k", Float, "0.75", r(In(0.0), In(1.0)), "", "Exponent of the delay window's growth."),
     k("tcp.compound.gamma", Float, "30.0", r(Ex(0.0), In(1e6)), "packets", "Backlog threshold."),
     k("tcp.compound.zeta", Float, "1.0", r(Ex(0.0), In(100.0)), "", "dwnd reduction per packet above gamma."),
-    k("tcp.vegas", Any, "table", None, "", "Vegas's thresholds (cc = \"vegas\")."),
+    k("tcp.vegas", Table, "each key's default", None, "", "Vegas's thresholds (cc = \"vegas\")."),
     k("tcp.vegas.alpha", Float, "2.0", r(In(0.0), In(1e6)), "packets", "Grow while Diff < alpha."),
     k("tcp.vegas.beta", Float, "4.0", r(In(0.0), In(1e6)), "packets", "Shrink while Diff > beta; >= alpha."),
     k("tcp.vegas.gamma", Float, "1.0", r(In(0.0), In(1e6)), "packets", "Leave slow start when Diff > gamma."),
@@ -273,7 +279,7 @@ pub static KEYS: &[Key] = &[
     k("traffic[].stop_s", Float, "none", r(Ex(0.0), In(1e6)), "s", "Stop; after start_s."),
     k("traffic[].peer", Any, "\"ap\"", None, "", "Other end: a node name or one per station."),
     k("traffic[].bytes", Int, "infinite", r(In(1.0), In(1e15)), "bytes", "TCP: bytes to transfer."),
-    k("traffic[].tcp", Any, "[tcp]", None, "", "TCP settings overriding [tcp] (the tcp.* keys)."),
+    k("traffic[].tcp", Table, "[tcp]", None, "", "TCP settings overriding [tcp] (the tcp.* keys)."),
     // queue disciplines: `ap.qdisc` and `wlan.station_qdisc`
     k(
         "qdisc.kind",
@@ -324,7 +330,7 @@ pub static KEYS: &[Key] = &[
     k("channel.model", Str, "\"fixed\"", None, "", "\"fixed\", \"snr\" or \"threshold\"."),
     kw("channel.per", &["fixed"], Float, "0.0", PROB, "", "Error probability of links with no class member."),
     kw("channel.frames", &["fixed"], Str, "\"data\"", None, "", "Frames hit: \"data\" or \"all\"."),
-    kw("channel.classes", &["fixed"], Any, "[]", None, "", "SNR classes (tables)."),
+    kw("channel.classes", &["fixed"], Tables, "[]", None, "", "SNR classes (tables)."),
     kw("channel.classes[].name", &["fixed"], Str, "required", None, "", "Class name."),
     kw("channel.classes[].per_down", &["fixed"], Float, "0.0", PROB, "", "Error probability of frames received."),
     kw("channel.classes[].per_up", &["fixed"], Float, "0.0", PROB, "", "Error probability of frames sent."),
@@ -334,7 +340,7 @@ pub static KEYS: &[Key] = &[
     kw("channel.error_model", &["snr"], Str, "\"union_bound\"", None, "", "SNR error model."),
     kw("channel.rx_threshold_dbm", &["threshold"], Float, "-64.3747", DBM, "dBm", "ns-2 RXThresh_."),
     kw("channel.cs_threshold_dbm", &["threshold"], Float, "-78.0715", DBM, "dBm", "ns-2 CSThresh_."),
-    kw("channel.propagation", RADIO, Any, "table", None, "", "Log-distance propagation."),
+    kw("channel.propagation", RADIO, Table, "each key's default", None, "", "Log-distance propagation."),
     kw("channel.propagation.frequency_hz", RADIO, Float, "5150000000.0", r(In(1e6), In(1e12)), "Hz", "Carrier."),
     kw("channel.propagation.exponent", RADIO, Float, "3.0", r(Ex(0.0), In(10.0)), "", "Path-loss exponent."),
     kw("channel.propagation.reference_distance_m", RADIO, Float, "1.0", r(Ex(0.0), In(1e4)), "m", "d0."),
@@ -344,7 +350,7 @@ pub static KEYS: &[Key] = &[
     kw("channel.propagation.tx_antenna_gain_dbi", RADIO, Float, "0.0", DB, "dBi", "Transmit antenna gain."),
     kw("channel.propagation.rx_antenna_gain_dbi", RADIO, Float, "0.0", DB, "dBi", "Receive antenna gain."),
     kw("channel.propagation.system_loss_db", RADIO, Float, "0.0", DB, "dB", "System loss (ns-2 L_)."),
-    kw("channel.noise", RADIO, Any, "table", None, "", "Receiver noise."),
+    kw("channel.noise", RADIO, Table, "each key's default", None, "", "Receiver noise."),
     kw("channel.noise.noise_figure_db", RADIO, Float, "7.0", r(In(0.0), In(100.0)), "dB", "Noise figure."),
     kw("channel.noise.ofdm_bandwidth_hz", RADIO, Float, "20000000.0", r(In(1e3), In(1e10)), "Hz", "OFDM."),
     kw("channel.noise.dsss_bandwidth_hz", RADIO, Float, "22000000.0", r(In(1e3), In(1e10)), "Hz", "DSSS."),
@@ -373,7 +379,7 @@ pub fn range_text(range: (B, B), unit: &str) -> String {
 fn num(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e15 {
         let s = format!("{}", x as i64);
-        if s.ends_with("00000") {
+        if s.ends_with("0000") {
             format!("{x:e}")
         } else {
             s
@@ -704,7 +710,7 @@ mod tests {
         let e = bad(r#", "links": [{"a": "ap", "b": "h", "rate_mbps": 1e-300, "delay_ms": 1}]"#);
         assert_eq!(e, "links[0].rate_mbps: must be in [1e-3, 1e6] Mbit/s, got 1e-300");
         let e = bad(r#", "traffic": [{"name": "t", "kind": "udp", "pattern": "cbr", "rate_mbps": 3e7}]"#);
-        assert!(e.starts_with("traffic[0].rate_mbps: must be in (0, 10000] Mbit/s"), "{e}");
+        assert!(e.starts_with("traffic[0].rate_mbps: must be in (0, 1e4] Mbit/s"), "{e}");
         let e = bad(r#", "ap": {"qdisc": {"kind": "airtime", "quantum_us": 1e300}}"#);
         assert!(e.starts_with("ap.qdisc.quantum_us: must be in [1, 1e6] us"), "{e}");
         let e = bad(r#", "wlan": {"stations": 1, "positions": [[0, 2e6]]}"#);
