@@ -24,7 +24,6 @@ fn to_py(err: ApiError) -> PyErr {
     match err {
         ApiError::Config(msg) => PyValueError::new_err(msg),
         ApiError::Run(msg) => PyRuntimeError::new_err(msg),
-        ApiError::Stopped => PyRuntimeError::new_err("the run was stopped"),
     }
 }
 
@@ -68,8 +67,10 @@ fn run(py: Python<'_>, json: &str, seed: u64, progress: Option<PyObject>) -> PyR
         })
     });
     match (got, failure) {
-        (Err(ApiError::Stopped), Some(e)) => Err(e),
-        (got, _) => got.map_err(to_py),
+        (Ok(Some(text)), _) => Ok(text),
+        (Ok(None), Some(e)) => Err(e),
+        (Ok(None), None) => Err(PyRuntimeError::new_err("the run was stopped")),
+        (Err(e), _) => Err(to_py(e)),
     }
 }
 

@@ -19,8 +19,6 @@ pub enum ApiError {
     Config(String),
     /// The run failed (for example the packet ledger did not balance).
     Run(String),
-    /// The progress callback asked to stop; the run was abandoned.
-    Stopped,
 }
 
 /// Where a chunked run stands, passed to its progress callback.
@@ -74,13 +72,14 @@ pub fn run_json(json: &str, seed: u64) -> Result<String, ApiError> {
 /// Run one scenario with one seed in chunks of simulated time, calling
 /// `on_chunk` after each (and once at the end); it may stop the run.
 /// `chunk_wall` is the wall time a chunk aims at ([`CHUNK_WALL`]). The
-/// result is byte for byte that of [`run_json`] but for `wall_time_s`.
+/// result is byte for byte that of [`run_json`] but for `wall_time_s`;
+/// `None` if the callback stopped the run (it is abandoned).
 pub fn run_json_chunked(
     json: &str,
     seed: u64,
     chunk_wall: Duration,
     mut on_chunk: impl FnMut(&Progress) -> Control,
-) -> Result<String, ApiError> {
+) -> Result<Option<String>, ApiError> {
     let s = Scenario::from_json(json).map_err(ApiError::Config)?;
     let wall = Instant::now();
     let mut w = World::build(&s, seed).map_err(ApiError::Config)?;
@@ -100,7 +99,7 @@ pub fn run_json_chunked(
             wall_s: wall.elapsed().as_secs_f64(),
         };
         if on_chunk(&p) == Control::Stop {
-            return Err(ApiError::Stopped);
+            return Ok(None);
         }
         if target >= end {
             break;
@@ -112,7 +111,7 @@ pub fn run_json_chunked(
     r.json["scenario"] = json!(s.scenario.name);
     r.json["seed"] = json!(seed);
     r.json["version"] = json!(VERSION);
-    Ok(r.json.to_string())
+    Ok(Some(r.json.to_string()))
 }
 
 /// The next chunk's simulated length: the last one scaled to take
@@ -184,6 +183,7 @@ mod tests {
                 calls.push(*p);
                 Control::Continue
             })
+            .unwrap()
             .unwrap();
             assert_eq!(without_wall(&got).to_string(), without_wall(&whole).to_string(), "aim {aim:?}");
             // progress is monotone and ends at the end
@@ -207,7 +207,7 @@ mod tests {
                 Control::Continue
             }
         });
-        assert_eq!(got, Err(ApiError::Stopped));
+        assert_eq!(got, Ok(None));
         assert_eq!(n, 3);
     }
 
