@@ -3,6 +3,7 @@
 //! Invariants: one master seed per run, from which every component derives
 //! its RNG stream by a stable name; a run's packet ledger balances or the
 //! run fails; Python is called once per run, never per event.
+pub mod agents;
 pub mod api;
 pub mod config;
 pub mod endpoints;

@@ -15,6 +15,7 @@ use crate::topology::{addr_of, Hop, Topology};
 use crate::traffic::UdpSource;
 use std::collections::HashMap;
 use wifitcp_core::{DropReason, EventQueue, FlowId, RngStream, SimDur, SimTime};
+use wifitcp_net::{Agent, AgentCtx, Arrival, TimerKey, TimerRegistry, Verdict};
 use wifitcp_queue::{QdiscConfig, QueueDisc, Queued};
 use wifitcp_wifi::channel::{Channel, Position, Preamble};
 use wifitcp_wifi::mac::{Dcf, DcfParams, MacAddr};
@@ -76,11 +77,11 @@ enum Ev {
     TcpWake {
         ep: u32,
     },
-    /// A queue discipline's timer; `gen` tells a current one from stale ones
-    /// (it wraps after 65,536 re-arms of one station's timer, and a stale
-    /// event matches only if it is also due at the same instant).
-    QdiscWake {
-        sta: u32,
+    /// A component's wake-up from the timer registry (queue disciplines,
+    /// agents); `gen` tells a current one from stale ones (see
+    /// `wifitcp_net::timers`).
+    Timer {
+        key: u32,
         gen: u16,
     },
     Sample,
@@ -104,7 +105,7 @@ impl Ev {
             Ev::Source { flow } => (3, flow, 0),
             Ev::LinkArrive { link, dir } => (4, link, dir as u16),
             Ev::TcpWake { ep } => (5, ep, 0),
-            Ev::QdiscWake { sta, gen } => (6, sta, gen),
+            Ev::Timer { key, gen } => (6, key, gen),
             Ev::Sample => (7, 0, 0),
         };
         EvCode(std::num::NonZeroU64::new(kind | (a as u64) << 8 | (b as u64) << 40).expect("kind is non-zero"))
@@ -122,7 +123,7 @@ impl EvCode {
             3 => Ev::Source { flow: a },
             4 => Ev::LinkArrive { link: a, dir: b as u8 },
             5 => Ev::TcpWake { ep: a },
-            6 => Ev::QdiscWake { sta: a, gen: b },
+            6 => Ev::Timer { key: a, gen: b },
             _ => Ev::Sample,
         }
     }
@@ -130,15 +131,31 @@ impl EvCode {
 
 const _: () = assert!(std::mem::size_of::<Option<(SimTime, EvCode)>>() == 16);
 
+/// The component behind a timer key.
+#[derive(Debug, Clone, Copy)]
+enum TimerOwner {
+    /// The queue discipline of BSS member `sta`.
+    Qdisc(usize),
+    /// Agent `k` of node `node`.
+    Agent { node: usize, k: usize },
+}
+
 pub struct World {
     q: EventQueue<EvCode>,
     topo: Topology,
     bss: Bss,
     /// Transmit queue discipline of each BSS member's WLAN interface.
     wq: Vec<Box<dyn QueueDisc>>,
-    wq_wake: Vec<(SimTime, u16)>,
-    /// Pilosof window rewriting at each AP (None elsewhere).
-    rewriter: Vec<Option<Box<dyn wifitcp_queue::PacketRewriter>>>,
+    /// Every component wake-up other than the MAC's and TCP's, and who owns
+    /// each key.
+    timers: TimerRegistry,
+    timer_owner: Vec<TimerOwner>,
+    /// Timer key of each BSS member's queue discipline.
+    wq_timer: Vec<TimerKey>,
+    /// Agents of each node, in the order they see a packet, with their
+    /// timer keys.
+    agents: Vec<Vec<(Box<dyn Agent>, TimerKey)>>,
+    agent_ctx: AgentCtx,
     /// Class of each BSS member as seen by the AP's queue discipline.
     ap_class: Vec<u32>,
     links: Vec<[LinkDir; 2]>,
@@ -181,14 +198,27 @@ impl World {
             let mut rng = RngStream::derive(seed, &format!("qdisc/{}", topo.nodes[i].name));
             wq.push(wifitcp_queue::build(&cfg, cap as usize, &mut rng).map_err(|e| format!("{path}.{e}"))?);
         }
-        let mut rewriter = Vec::with_capacity(n);
-        for i in 0..n {
-            rewriter.push(match (&s.ap.qdisc, topo.is_ap(i)) {
-                (Some(c), true) => wifitcp_queue::build_rewriter(c, s.ap_queue_packets() as usize)
-                    .map_err(|e| format!("ap.qdisc.{e}"))?,
-                _ => None,
-            });
-        }
+        let mut timers = TimerRegistry::new();
+        let mut timer_owner = Vec::new();
+        let wq_timer = (0..n)
+            .map(|i| {
+                timer_owner.push(TimerOwner::Qdisc(i));
+                timers.register()
+            })
+            .collect();
+        let agents = crate::agents::build(s, &topo)?
+            .into_iter()
+            .enumerate()
+            .map(|(node, list)| {
+                list.into_iter()
+                    .enumerate()
+                    .map(|(k, a)| {
+                        timer_owner.push(TimerOwner::Agent { node, k });
+                        (a, timers.register())
+                    })
+                    .collect()
+            })
+            .collect();
         let links = s
             .links
             .iter()
@@ -204,9 +234,12 @@ impl World {
             q: EventQueue::with_capacity(64),
             topo,
             bss,
-            wq_wake: vec![(SimTime::NEVER, 0); n],
+            timers,
+            timer_owner,
+            wq_timer,
+            agents,
+            agent_ctx: AgentCtx::default(),
             wq,
-            rewriter,
             ap_class: s.ap_classes(),
             links,
             flows: Vec::new(),
@@ -327,6 +360,29 @@ impl World {
         self.finish(wall)
     }
 
+    /// Install `agent` at `node`, after the node's other agents (see
+    /// `wifitcp_net::agent`). The index of nodes is the topology's: BSS
+    /// members first (APs and stations), then wired nodes.
+    pub fn add_agent(&mut self, node: usize, agent: Box<dyn Agent>) -> Result<(), String> {
+        if node >= self.agents.len() {
+            return Err(format!("no node {node} (the scenario has {})", self.agents.len()));
+        }
+        let k = self.agents[node].len();
+        self.timer_owner.push(TimerOwner::Agent { node, k });
+        let key = self.timers.register();
+        self.agents[node].push((agent, key));
+        let wake = self.agents[node][k].0.next_wakeup().map(|t| t.max(self.q.now()));
+        if let Some((at, gen)) = self.timers.set(key, wake) {
+            self.q.push(at, Ev::Timer { key: key.0, gen }.code());
+        }
+        Ok(())
+    }
+
+    /// The index of the node named `name`.
+    pub fn node_index(&self, name: &str) -> Option<usize> {
+        self.topo.nodes.iter().position(|n| n.name == name)
+    }
+
     /// The run's end instant (`scenario.duration_s`).
     pub fn end(&self) -> SimTime {
         self.end
@@ -382,7 +438,7 @@ impl World {
             flows: &self.flows,
             eps: &self.eps,
             wq: &self.wq,
-            rewriters: &self.rewriter,
+            agents: &self.agents,
             links: &self.links,
             ledger: &self.ledger,
             end: self.end,
@@ -429,14 +485,21 @@ impl World {
                     self.tcp_poll(now, ep);
                 }
             }
-            Ev::QdiscWake { sta, gen } => {
-                let sta = sta as usize;
-                if self.wq_wake[sta] == (now, gen) {
-                    self.wq_wake[sta].0 = SimTime::NEVER;
-                    self.wq[sta].on_timer(now, &mut self.dropped);
-                    self.flush_drops();
-                    self.feed(now, sta);
-                    self.qdisc_timer(sta);
+            Ev::Timer { key, gen } => {
+                if !self.timers.fire(TimerKey(key), gen, now) {
+                    return; // stale: re-armed or cancelled since
+                }
+                match self.timer_owner[key as usize] {
+                    TimerOwner::Qdisc(sta) => {
+                        self.wq[sta].on_timer(now, &mut self.dropped);
+                        self.flush_drops();
+                        self.feed(now, sta);
+                        self.qdisc_timer(sta);
+                    }
+                    TimerOwner::Agent { node, k } => {
+                        self.agents[node][k].0.on_timer(now, &mut self.agent_ctx);
+                        self.agent_done(now, node, k);
+                    }
                 }
             }
             Ev::Sample => {
@@ -477,11 +540,14 @@ impl World {
                 self.q.push(at, Ev::TxEnd { id }.code());
             }
             BssOutput::Deliver { sta, from, id } => {
-                // A UDP datagram for this node is only counted: read where
-                // its transmitter holds it; anything else is copied and
-                // received (forwarded, or handed to TCP).
+                // A UDP datagram for this node, which has no agents, is only
+                // counted: read where its transmitter holds it; anything
+                // else is copied and received (forwarded, or handed to TCP).
                 let p = self.bss.delivered(from, id);
-                if matches!(p.l4, Transport::Udp(_)) && self.topo.node_of(p.ip.dst) == Some(sta) {
+                if matches!(p.l4, Transport::Udp(_))
+                    && self.topo.node_of(p.ip.dst) == Some(sta)
+                    && self.agents[sta].is_empty()
+                {
                     udp_arrived(&mut self.ledger, &mut self.flows, self.warmup, p, now);
                 } else {
                     let msdu = p.clone();
@@ -512,12 +578,20 @@ impl World {
             self.ledger.drop(p.id, DropReason::NoRoute);
             return;
         };
-        if dst != node {
-            if p.tcp().is_some() {
-                if let Some(r) = self.rewriter.get_mut(node).and_then(|r| r.as_mut()) {
-                    r.rewrite(now, &mut p);
+        if !self.agents[node].is_empty() {
+            match self.run_agents(now, node, dst == node, &mut p) {
+                Verdict::Pass => {}
+                Verdict::Consume => {
+                    self.ledger.deliver(p.id);
+                    return;
+                }
+                Verdict::Drop(r) => {
+                    self.ledger.drop(p.id, r);
+                    return;
                 }
             }
+        }
+        if dst != node {
             self.send_from(now, node, p);
             return;
         }
@@ -576,13 +650,41 @@ impl World {
     }
 
     fn qdisc_timer(&mut self, sta: usize) {
-        let at = self.wq[sta].next_wakeup().unwrap_or(SimTime::NEVER);
-        if at != self.wq_wake[sta].0 {
-            let gen = self.wq_wake[sta].1.wrapping_add(1);
-            self.wq_wake[sta] = (at, gen);
-            if !at.is_never() {
-                self.q.push(at, Ev::QdiscWake { sta: sta as u32, gen }.code());
+        let key = self.wq_timer[sta];
+        if let Some((at, gen)) = self.timers.set(key, self.wq[sta].next_wakeup()) {
+            self.q.push(at, Ev::Timer { key: key.0, gen }.code());
+        }
+    }
+
+    /// Show packet `p`, which arrived at `node`, to the node's agents in
+    /// order, until one does not pass it.
+    fn run_agents(&mut self, now: SimTime, node: usize, local: bool, p: &mut Packet) -> Verdict {
+        let at = Arrival { node, local };
+        for k in 0..self.agents[node].len() {
+            let v = self.agents[node][k].0.on_packet(now, at, p, &mut self.agent_ctx);
+            self.agent_done(now, node, k);
+            if v != Verdict::Pass {
+                return v;
             }
+        }
+        Verdict::Pass
+    }
+
+    /// After a call into agent `k` of `node`: send what it emitted (each a
+    /// new packet in the ledger) and re-arm its timer.
+    fn agent_done(&mut self, now: SimTime, node: usize, k: usize) {
+        while self.agent_ctx.has_emitted() {
+            let mut batch: Vec<Packet> = self.agent_ctx.take_emitted().collect();
+            for p in batch.iter_mut() {
+                p.id = self.ledger.generate();
+            }
+            for p in batch {
+                self.send_from(now, node, p);
+            }
+        }
+        let (agent, key) = &self.agents[node][k];
+        if let Some((at, gen)) = self.timers.set(*key, agent.next_wakeup()) {
+            self.q.push(at, Ev::Timer { key: key.0, gen }.code());
         }
     }
 
@@ -818,8 +920,8 @@ mod tests {
             Ev::LinkArrive { link: u32::MAX, dir: 1 },
             Ev::LinkArrive { link: 3, dir: 0 },
             Ev::TcpWake { ep: 12345 },
-            Ev::QdiscWake { sta: 99_999, gen: u16::MAX },
-            Ev::QdiscWake { sta: 0, gen: 0 },
+            Ev::Timer { key: 99_999, gen: u16::MAX },
+            Ev::Timer { key: 0, gen: 0 },
             Ev::Sample,
         ];
         for e in all {
