@@ -85,6 +85,9 @@ enum Ev {
         gen: u16,
     },
     Sample,
+    /// A packet given to `World::inject` is due (the next of the ingress
+    /// queue, which is in time order).
+    Ingress,
 }
 
 /// An [`Ev`] as the queue stores it: one non-zero `u64` (kind in the low
@@ -107,6 +110,7 @@ impl Ev {
             Ev::TcpWake { ep } => (5, ep, 0),
             Ev::Timer { key, gen } => (6, key, gen),
             Ev::Sample => (7, 0, 0),
+            Ev::Ingress => (8, 0, 0),
         };
         EvCode(std::num::NonZeroU64::new(kind | (a as u64) << 8 | (b as u64) << 40).expect("kind is non-zero"))
     }
@@ -124,12 +128,21 @@ impl EvCode {
             4 => Ev::LinkArrive { link: a, dir: b as u8 },
             5 => Ev::TcpWake { ep: a },
             6 => Ev::Timer { key: a, gen: b },
-            _ => Ev::Sample,
+            7 => Ev::Sample,
+            _ => Ev::Ingress,
         }
     }
 }
 
 const _: () = assert!(std::mem::size_of::<Option<(SimTime, EvCode)>>() == 16);
+
+/// A packet that reached an external node (see [`World::set_external`]).
+#[derive(Debug, Clone)]
+pub struct Egress {
+    pub at: SimTime,
+    pub node: usize,
+    pub packet: Packet,
+}
 
 /// The component behind a timer key.
 #[derive(Debug, Clone, Copy)]
@@ -156,6 +169,16 @@ pub struct World {
     /// timer keys.
     agents: Vec<Vec<(Box<dyn Agent>, TimerKey)>>,
     agent_ctx: AgentCtx,
+    /// Nodes whose packets leave the simulation: a packet addressed to one
+    /// goes to `egress` instead of a simulated endpoint (the driver API).
+    external: Vec<bool>,
+    /// Per node: it has agents or is external (one test on the per-packet
+    /// path instead of two).
+    hooked: Vec<bool>,
+    /// Packets injected by the driver, due in this order: (instant, node).
+    ingress: std::collections::VecDeque<(SimTime, usize, Packet)>,
+    /// Packets delivered to external nodes, not yet drained by the driver.
+    egress: Vec<Egress>,
     /// Class of each BSS member as seen by the AP's queue discipline.
     ap_class: Vec<u32>,
     links: Vec<[LinkDir; 2]>,
@@ -239,6 +262,10 @@ impl World {
             wq_timer,
             agents,
             agent_ctx: AgentCtx::default(),
+            external: Vec::new(),
+            hooked: Vec::new(),
+            ingress: Default::default(),
+            egress: Vec::new(),
             wq,
             ap_class: s.ap_classes(),
             links,
@@ -253,6 +280,8 @@ impl World {
             out: Vec::new(),
             dropped: Vec::new(),
         };
+        w.external = vec![false; w.topo.nodes.len()];
+        w.update_hooked();
         let airtime = w.wq.iter().any(|q| q.uses_airtime());
         w.bss.set_report_airtime(airtime);
         w.add_flows(s, seed)?;
@@ -371,11 +400,56 @@ impl World {
         self.timer_owner.push(TimerOwner::Agent { node, k });
         let key = self.timers.register();
         self.agents[node].push((agent, key));
+        self.update_hooked();
         let wake = self.agents[node][k].0.next_wakeup().map(|t| t.max(self.q.now()));
         if let Some((at, gen)) = self.timers.set(key, wake) {
             self.q.push(at, Ev::Timer { key: key.0, gen }.code());
         }
         Ok(())
+    }
+
+    // ------------------------------------------------------------------
+    // Driver API: a virtual-clock driver (`run`) and a wall-clock one (the
+    // emulator) both step the network with `step_until` and exchange
+    // packets with the outside through external nodes.
+
+    /// Mark `node` external: packets addressed to it leave the simulation
+    /// through [`World::drain_egress`] (counted as delivered), and it
+    /// sends through [`World::inject`].
+    pub fn set_external(&mut self, node: usize) -> Result<(), String> {
+        if node >= self.topo.nodes.len() {
+            return Err(format!("no node {node} (the scenario has {})", self.topo.nodes.len()));
+        }
+        self.external[node] = true;
+        self.update_hooked();
+        Ok(())
+    }
+
+    /// Send `packet` from `node` at instant `at` (no earlier than the last
+    /// instant stepped to, nor than an earlier injection). It is handled
+    /// when a step reaches `at`, as a new packet of the ledger (its id is
+    /// replaced).
+    pub fn inject(&mut self, at: SimTime, node: usize, packet: Packet) -> Result<(), String> {
+        if node >= self.topo.nodes.len() {
+            return Err(format!("no node {node} (the scenario has {})", self.topo.nodes.len()));
+        }
+        let last = self.ingress.back().map_or(self.q.now(), |x| x.0.max(self.q.now()));
+        if at < last {
+            return Err(format!("inject at {at:?}: before {last:?}"));
+        }
+        self.ingress.push_back((at, node, packet));
+        self.q.push(at, Ev::Ingress.code());
+        Ok(())
+    }
+
+    /// The packets that reached external nodes since the last call, in the
+    /// order they arrived.
+    pub fn drain_egress(&mut self) -> Vec<Egress> {
+        std::mem::take(&mut self.egress)
+    }
+
+    fn update_hooked(&mut self) {
+        self.hooked = (0..self.topo.nodes.len()).map(|i| self.external[i] || !self.agents[i].is_empty()).collect();
     }
 
     /// The index of the node named `name`.
@@ -502,6 +576,11 @@ impl World {
                     }
                 }
             }
+            Ev::Ingress => {
+                let (_, node, mut p) = self.ingress.pop_front().expect("one ingress event per packet");
+                p.id = self.ledger.generate();
+                self.send_from(now, node, p);
+            }
             Ev::Sample => {
                 self.sample(now);
                 let next = now + self.bin;
@@ -544,10 +623,7 @@ impl World {
                 // counted: read where its transmitter holds it; anything
                 // else is copied and received (forwarded, or handed to TCP).
                 let p = self.bss.delivered(from, id);
-                if matches!(p.l4, Transport::Udp(_))
-                    && self.topo.node_of(p.ip.dst) == Some(sta)
-                    && self.agents[sta].is_empty()
-                {
+                if matches!(p.l4, Transport::Udp(_)) && self.topo.node_of(p.ip.dst) == Some(sta) && !self.hooked[sta] {
                     udp_arrived(&mut self.ledger, &mut self.flows, self.warmup, p, now);
                 } else {
                     let msdu = p.clone();
@@ -578,7 +654,7 @@ impl World {
             self.ledger.drop(p.id, DropReason::NoRoute);
             return;
         };
-        if !self.agents[node].is_empty() {
+        if self.hooked[node] && !self.agents[node].is_empty() {
             match self.run_agents(now, node, dst == node, &mut p) {
                 Verdict::Pass => {}
                 Verdict::Consume => {
@@ -595,7 +671,17 @@ impl World {
             self.send_from(now, node, p);
             return;
         }
+        if self.hooked[node] && self.external[node] {
+            self.ledger.deliver(p.id);
+            self.egress.push(Egress { at: now, node, packet: p });
+            return;
+        }
         let fi = p.flow.idx();
+        if fi >= self.flows.len() {
+            // An injected packet of no simulated flow, for a simulated node.
+            self.ledger.drop(p.id, DropReason::NoReceiver);
+            return;
+        }
         match &p.l4 {
             Transport::Udp(_) => udp_arrived(&mut self.ledger, &mut self.flows, self.warmup, &p, now),
             Transport::Tcp(h) => {
@@ -923,6 +1009,7 @@ mod tests {
             Ev::Timer { key: 99_999, gen: u16::MAX },
             Ev::Timer { key: 0, gen: 0 },
             Ev::Sample,
+            Ev::Ingress,
         ];
         for e in all {
             assert_eq!(e.code().ev(), e);
