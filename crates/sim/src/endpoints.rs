@@ -1,14 +1,11 @@
 //! Flows and TCP endpoints as the run loop holds them.
 use crate::metrics::FlowStats;
-use crate::traffic::UdpSource;
 use wifitcp_core::{RngStream, SimTime};
 use wifitcp_tcp::{random_isn, CongestionControl, Connection, TcpConfig};
 
 pub enum FlowKind {
-    Udp {
-        source: UdpSource,
-        src_port: u16,
-    },
+    /// A UDP flow: its source, active in [start, stop).
+    Udp { source: Box<dyn crate::apps::Source>, start: SimTime, stop: SimTime, src_port: u16 },
     /// A TCP transfer: the station is the client (it opens the connection),
     /// data goes from `sender` to `receiver` (endpoint indices).
     Tcp {
@@ -32,7 +29,7 @@ pub struct FlowRt {
 
 impl FlowRt {
     pub fn udp_active(&self, now: SimTime) -> bool {
-        matches!(&self.kind, FlowKind::Udp { source, .. } if source.active(now))
+        matches!(&self.kind, FlowKind::Udp { start, stop, .. } if now >= *start && now < *stop)
     }
     pub fn is_receiver(&self, ep: usize) -> bool {
         matches!(&self.kind, FlowKind::Tcp { receiver, .. } if *receiver == ep)

@@ -5,6 +5,7 @@
 //! run fails; Python is called once per run, never per event.
 pub mod agents;
 pub mod api;
+pub mod apps;
 pub mod config;
 pub mod endpoints;
 pub mod ledger;
@@ -12,7 +13,6 @@ pub mod link;
 pub mod metrics;
 pub mod tcpcfg;
 pub mod topology;
-pub mod traffic;
 pub mod world;
 
 pub use config::Scenario;

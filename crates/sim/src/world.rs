@@ -6,13 +6,13 @@
 //! (generated = delivered + dropped by reason + held in a buffer), and
 //! every TCP receiver delivered one in-order byte stream without gaps or
 //! duplicates.
-use crate::config::{Direction, Pattern, Scenario, TrafficKind};
+use crate::apps::Firing;
+use crate::config::{Direction, Scenario, TrafficKind};
 use crate::endpoints::{Endpoint, FlowKind, FlowRt};
 use crate::ledger::Ledger;
 use crate::link::LinkDir;
 use crate::metrics::{self, FlowStats, RunResult};
 use crate::topology::{addr_of, Hop, Topology};
-use crate::traffic::UdpSource;
 use std::collections::HashMap;
 use wifitcp_core::{DropReason, EventQueue, FlowId, RngStream, SimDur, SimTime};
 use wifitcp_net::{Agent, AgentCtx, Arrival, TimerKey, TimerRegistry, Verdict};
@@ -314,22 +314,11 @@ impl World {
                 let stop = tr.stop_s.map(SimTime::from_secs_f64).unwrap_or(self.end).min(self.end);
                 let kind = match tr.kind {
                     TrafficKind::Udp => {
-                        let interval = tr
-                            .rate_mbps
-                            .map(|r| SimDur::from_secs_f64(tr.msdu_bytes as f64 * 8.0 / (r * 1e6)))
-                            .unwrap_or(SimDur::ZERO);
-                        let source = UdpSource {
-                            pattern: tr.pattern,
-                            msdu_bytes: tr.msdu_bytes,
-                            interval,
-                            start,
-                            stop,
-                            rng: RngStream::derive(seed, &format!("traffic/{name}")),
-                        };
-                        if tr.pattern == Pattern::Saturated && src < self.bss.len() {
+                        let source = crate::apps::build(tr, RngStream::derive(seed, &format!("traffic/{name}")));
+                        if source.saturated() && src < self.bss.len() {
                             self.saturated[src].0.push((fi, self.topo.next_hop(src, dst)));
                         }
-                        FlowKind::Udp { source, src_port: 10_000 + fi as u16 }
+                        FlowKind::Udp { source, start, stop, src_port: 10_000 + fi as u16 }
                     }
                     TrafficKind::Tcp => {
                         let t = tr.tcp.clone().unwrap_or_default().over(&s.tcp);
@@ -811,7 +800,9 @@ impl World {
             *cursor = (*cursor + 1) % n_active;
             list.iter().copied().filter(|f| active(f)).nth(*cursor).expect("counted")
         };
-        let p = self.make_udp(now, fi);
+        let FlowKind::Udp { source, .. } = &mut self.flows[fi].kind else { unreachable!("a saturated UDP flow") };
+        let msdu_bytes = source.fire(now).msdu_bytes;
+        let p = self.make_udp(now, fi, msdu_bytes);
         match hop {
             Hop::Wlan { ra } => self.bss.give_msdu(now, sta, p, ra, &mut self.out),
             _ => self.send_from(now, sta, p),
@@ -824,24 +815,21 @@ impl World {
     fn source_fires(&mut self, now: SimTime, fi: usize) {
         let src = self.flows[fi].src;
         match &mut self.flows[fi].kind {
-            FlowKind::Udp { source, .. } => {
-                if !source.active(now) {
+            FlowKind::Udp { source, start, stop, .. } => {
+                if now < *start || now >= *stop {
                     return;
                 }
-                if source.pattern == Pattern::Saturated {
+                if source.saturated() {
                     if src < self.bss.len() {
                         self.feed(now, src);
-                    } else {
-                        // A wired saturated source sends a window of packets
-                        // paced by its link; not modelled: use cbr.
                     }
                     return;
                 }
-                let next = source.next_after(now);
-                if !next.is_never() {
+                let Firing { msdu_bytes, next } = source.fire(now);
+                if next < *stop {
                     self.q.push(next, Ev::Source { flow: fi as u32 }.code());
                 }
-                let p = self.make_udp(now, fi);
+                let p = self.make_udp(now, fi, msdu_bytes);
                 self.send_from(now, src, p);
             }
             FlowKind::Tcp { client, sender, bytes, .. } => {
@@ -859,13 +847,14 @@ impl World {
         }
     }
 
-    fn make_udp(&mut self, now: SimTime, fi: usize) -> Packet {
+    /// A datagram of flow `fi` carrying an MSDU of `msdu_bytes`.
+    fn make_udp(&mut self, now: SimTime, fi: usize, msdu_bytes: u32) -> Packet {
         let id = self.ledger.generate();
         let f = &mut self.flows[fi];
         f.stats.generated += 1;
-        let FlowKind::Udp { source, src_port } = &f.kind else { unreachable!("UDP flow") };
+        let FlowKind::Udp { src_port, .. } = &f.kind else { unreachable!("UDP flow") };
         let ip = Ipv4Header::new(addr_of(f.src), addr_of(f.dst), PROTO_UDP);
-        let payload = source.msdu_bytes - LLC_SNAP_LEN - 20 - 8;
+        let payload = msdu_bytes - LLC_SNAP_LEN - 20 - 8;
         Packet::new_udp(id, FlowId(fi as u32), now, ip, UdpHeader { src_port: *src_port, dst_port: 9 }, payload)
     }
 
