@@ -70,6 +70,40 @@ impl TimerRegistry {
         }
     }
 
+    /// Arm `key` for `at` unless a wake-up no later than `at` is armed
+    /// ("lazy" timers, for owners whose deadline moves often: a TCP
+    /// connection's retransmission and delayed-ACK timers). Returns the
+    /// instant to schedule (with generation 0) when it is earlier than the
+    /// armed one. The owner then runs at the earliest instant it ever
+    /// asked for, and must tolerate a wake-up with nothing due (it re-arms
+    /// for its current deadline). Match lazy events with
+    /// [`TimerRegistry::fire_at`].
+    #[inline]
+    pub fn arm_earliest(&mut self, key: TimerKey, at: Option<SimTime>) -> Option<(SimTime, u16)> {
+        let at = at.unwrap_or(SimTime::NEVER);
+        let slot = &mut self.slots[key.0 as usize];
+        if at < slot.0 {
+            slot.0 = at;
+            Some((at, 0))
+        } else {
+            None
+        }
+    }
+
+    /// A lazy event of `key` fired at `now`: whether `now` is the armed
+    /// instant (then the slot is disarmed). Of two events for one instant
+    /// the first acts.
+    #[inline]
+    pub fn fire_at(&mut self, key: TimerKey, now: SimTime) -> bool {
+        let slot = &mut self.slots[key.0 as usize];
+        if slot.0 == now {
+            slot.0 = SimTime::NEVER;
+            true
+        } else {
+            false
+        }
+    }
+
     /// The instant armed for `key`, if any.
     pub fn armed(&self, key: TimerKey) -> Option<SimTime> {
         let t = self.slots[key.0 as usize].0;
@@ -94,6 +128,20 @@ mod tests {
         assert!(r.fire(k, gb, b));
         assert!(!r.fire(k, gb, b), "fires once");
         assert_eq!(r.armed(k), None);
+    }
+
+    #[test]
+    fn lazy_timers_keep_the_earliest_instant() {
+        let mut r = TimerRegistry::new();
+        let k = r.register();
+        let t = |us| SimTime::from_micros(us);
+        assert_eq!(r.arm_earliest(k, Some(t(30))), Some((t(30), 0)));
+        assert_eq!(r.arm_earliest(k, Some(t(40))), None, "later: the armed event will do");
+        assert_eq!(r.arm_earliest(k, Some(t(20))), Some((t(20), 0)));
+        assert!(!r.fire_at(k, t(30)), "stale once 20 us is armed");
+        assert!(r.fire_at(k, t(20)));
+        assert!(!r.fire_at(k, t(20)), "the first event of an instant acts");
+        assert!(!r.fire_at(k, t(30)), "nothing armed any more");
     }
 
     #[test]

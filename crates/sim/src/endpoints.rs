@@ -42,8 +42,6 @@ pub struct Endpoint {
     pub remote: usize,
     pub flow: usize,
     pub conn: Connection,
-    /// Earliest timer event pending in the event queue.
-    pub armed: SimTime,
     /// Active-open arguments of a client not yet started.
     pending: Option<ActiveOpen>,
 }
@@ -69,14 +67,7 @@ impl Endpoint {
         // Until it opens, the endpoint sits closed-listening on its port;
         // nothing is addressed to it before its SYN goes out.
         let placeholder = Connection::listen(cfg.clone(), Box::new(wifitcp_tcp::Reno::new()), lport, isn);
-        Endpoint {
-            node,
-            remote,
-            flow,
-            conn: placeholder,
-            armed: SimTime::NEVER,
-            pending: Some((cfg, cc, lport, rport, isn)),
-        }
+        Endpoint { node, remote, flow, conn: placeholder, pending: Some((cfg, cc, lport, rport, isn)) }
     }
 
     pub fn server(
@@ -89,14 +80,7 @@ impl Endpoint {
         rng: &mut RngStream,
     ) -> Self {
         let isn = random_isn(rng);
-        Endpoint {
-            node,
-            remote,
-            flow,
-            conn: Connection::listen(cfg, cc, lport, isn),
-            armed: SimTime::NEVER,
-            pending: None,
-        }
+        Endpoint { node, remote, flow, conn: Connection::listen(cfg, cc, lport, isn), pending: None }
     }
 
     /// Active open (clients only; no-op otherwise).

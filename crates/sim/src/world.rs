@@ -65,21 +65,9 @@ enum Ev {
     TxEnd {
         id: u32,
     },
-    /// A UDP source's next packet, or a TCP flow's start.
-    Source {
-        flow: u32,
-    },
-    /// The next packet of a link direction (0 or 1) arrives at the far end.
-    LinkArrive {
-        link: u32,
-        dir: u8,
-    },
-    TcpWake {
-        ep: u32,
-    },
-    /// A component's wake-up from the timer registry (queue disciplines,
-    /// agents); `gen` tells a current one from stale ones (see
-    /// `wifitcp_net::timers`).
+    /// A component's wake-up from the timer registry (traffic sources,
+    /// TCP connections, link directions, queue disciplines, agents); `gen`
+    /// tells a current one from stale ones (see `wifitcp_net::timers`).
     Timer {
         key: u32,
         gen: u16,
@@ -105,9 +93,6 @@ impl Ev {
         let (kind, a, b): (u64, u32, u16) = match self {
             Ev::BssWake => (1, 0, 0),
             Ev::TxEnd { id } => (2, id, 0),
-            Ev::Source { flow } => (3, flow, 0),
-            Ev::LinkArrive { link, dir } => (4, link, dir as u16),
-            Ev::TcpWake { ep } => (5, ep, 0),
             Ev::Timer { key, gen } => (6, key, gen),
             Ev::Sample => (7, 0, 0),
             Ev::Ingress => (8, 0, 0),
@@ -124,9 +109,6 @@ impl EvCode {
         match v & 0xff {
             1 => Ev::BssWake,
             2 => Ev::TxEnd { id: a },
-            3 => Ev::Source { flow: a },
-            4 => Ev::LinkArrive { link: a, dir: b as u8 },
-            5 => Ev::TcpWake { ep: a },
             6 => Ev::Timer { key: a, gen: b },
             7 => Ev::Sample,
             _ => Ev::Ingress,
@@ -147,6 +129,14 @@ pub struct Egress {
 /// The component behind a timer key.
 #[derive(Debug, Clone, Copy)]
 enum TimerOwner {
+    /// Flow `fi`'s source fires (a UDP datagram, or a TCP flow's start).
+    Flow(usize),
+    /// The next packet of link `link`'s direction `dir` (0: a to b)
+    /// reaches the far end.
+    Link { link: usize, dir: usize },
+    /// TCP endpoint `ep`'s retransmission or delayed-ACK timer (armed
+    /// lazily: see `TimerRegistry::arm_earliest`).
+    Tcp(usize),
     /// The queue discipline of BSS member `sta`.
     Qdisc(usize),
     /// Agent `k` of node `node`.
@@ -159,12 +149,17 @@ pub struct World {
     bss: Bss,
     /// Transmit queue discipline of each BSS member's WLAN interface.
     wq: Vec<Box<dyn QueueDisc>>,
-    /// Every component wake-up other than the MAC's and TCP's, and who owns
-    /// each key.
+    /// Every component wake-up other than the MAC's, and who owns each key.
     timers: TimerRegistry,
     timer_owner: Vec<TimerOwner>,
     /// Timer key of each BSS member's queue discipline.
     wq_timer: Vec<TimerKey>,
+    /// Timer keys of each link's two directions.
+    link_timer: Vec<[TimerKey; 2]>,
+    /// Timer key of each flow's source.
+    flow_timer: Vec<TimerKey>,
+    /// Timer key of each TCP endpoint.
+    ep_timer: Vec<TimerKey>,
     /// Agents of each node, in the order they see a packet, with their
     /// timer keys.
     agents: Vec<Vec<(Box<dyn Agent>, TimerKey)>>,
@@ -242,6 +237,14 @@ impl World {
                     .collect()
             })
             .collect();
+        let link_timer = (0..s.links.len())
+            .map(|link| {
+                [0, 1].map(|dir| {
+                    timer_owner.push(TimerOwner::Link { link, dir });
+                    timers.register()
+                })
+            })
+            .collect();
         let links = s
             .links
             .iter()
@@ -260,6 +263,9 @@ impl World {
             timers,
             timer_owner,
             wq_timer,
+            link_timer,
+            flow_timer: Vec::new(),
+            ep_timer: Vec::new(),
             agents,
             agent_ctx: AgentCtx::default(),
             external: Vec::new(),
@@ -366,8 +372,14 @@ impl World {
                         self.topo.nodes[dst].name.clone(),
                     ),
                 });
-                self.q.push(start.min(self.end), Ev::Source { flow: fi as u32 }.code());
+                let key = self.new_timer(TimerOwner::Flow(fi));
+                self.flow_timer.push(key);
+                self.arm(key, Some(start.min(self.end)));
             }
+        }
+        for ep in 0..self.eps.len() {
+            let key = self.new_timer(TimerOwner::Tcp(ep));
+            self.ep_timer.push(key);
         }
         Ok(())
     }
@@ -525,34 +537,32 @@ impl World {
         match ev {
             Ev::BssWake => self.bss.wake(now, &mut self.out),
             Ev::TxEnd { id } => self.bss.tx_end(now, id, &mut self.out),
-            Ev::Source { flow } => self.source_fires(now, flow as usize),
-            Ev::LinkArrive { link, dir } => {
-                let (link, dir) = (link as usize, dir as usize);
-                let (p, next) = self.links[link][dir].arrive(now);
-                if let Some(t) = next {
-                    self.q.push(t, Ev::LinkArrive { link: link as u32, dir: dir as u8 }.code());
-                }
-                let (a, b) = self.topo.link_ends[link];
-                self.receive(now, if dir == 0 { b } else { a }, p);
-            }
-            Ev::TcpWake { ep } => {
-                let ep = ep as usize;
-                // Timers are armed lazily: an event fires at the earliest
-                // instant ever asked for; if the connection's timer moved
-                // later meanwhile, it is re-armed without acting.
-                if self.eps[ep].armed == now {
-                    self.eps[ep].armed = SimTime::NEVER;
-                    if self.eps[ep].conn.next_wakeup().is_some_and(|t| t <= now) {
-                        self.eps[ep].conn.on_timer(now);
-                    }
-                    self.tcp_poll(now, ep);
-                }
-            }
             Ev::Timer { key, gen } => {
-                if !self.timers.fire(TimerKey(key), gen, now) {
+                let owner = self.timer_owner[key as usize];
+                let due = match owner {
+                    TimerOwner::Tcp(_) => self.timers.fire_at(TimerKey(key), now),
+                    _ => self.timers.fire(TimerKey(key), gen, now),
+                };
+                if !due {
                     return; // stale: re-armed or cancelled since
                 }
-                match self.timer_owner[key as usize] {
+                match owner {
+                    TimerOwner::Flow(fi) => self.source_fires(now, fi),
+                    TimerOwner::Link { link, dir } => {
+                        let (p, next) = self.links[link][dir].arrive(now);
+                        self.arm(self.link_timer[link][dir], next);
+                        let (a, b) = self.topo.link_ends[link];
+                        self.receive(now, if dir == 0 { b } else { a }, p);
+                    }
+                    TimerOwner::Tcp(ep) => {
+                        // Armed lazily: the connection runs at the earliest
+                        // instant it ever asked for; if its deadline moved
+                        // later meanwhile, it is re-armed without acting.
+                        if self.eps[ep].conn.next_wakeup().is_some_and(|t| t <= now) {
+                            self.eps[ep].conn.on_timer(now);
+                        }
+                        self.tcp_poll(now, ep);
+                    }
                     TimerOwner::Qdisc(sta) => {
                         self.wq[sta].on_timer(now, &mut self.dropped);
                         self.flush_drops();
@@ -696,9 +706,7 @@ impl World {
             Hop::Local => self.receive(now, node, p),
             Hop::Wlan { ra } => self.enqueue_wlan(now, node, p, ra),
             Hop::Link { link, dir } => match self.links[link][dir].offer(now, p) {
-                Ok(Some(arrival)) => {
-                    self.q.push(arrival, Ev::LinkArrive { link: link as u32, dir: dir as u8 }.code());
-                }
+                Ok(Some(arrival)) => self.arm(self.link_timer[link][dir], Some(arrival)),
                 Ok(None) => {}
                 Err(p) => self.ledger.drop(p.id, DropReason::LinkQueueFull),
             },
@@ -743,6 +751,20 @@ impl World {
             }
         }
         Verdict::Pass
+    }
+
+    /// A new key of the timer registry, owned by `owner`.
+    fn new_timer(&mut self, owner: TimerOwner) -> TimerKey {
+        self.timer_owner.push(owner);
+        self.timers.register()
+    }
+
+    /// Arm `key` for `at` (exactly; `None` cancels).
+    #[inline]
+    fn arm(&mut self, key: TimerKey, at: Option<SimTime>) {
+        if let Some((at, gen)) = self.timers.set(key, at) {
+            self.q.push(at, Ev::Timer { key: key.0, gen }.code());
+        }
     }
 
     /// After a call into agent `k` of `node`: send what it emitted (each a
@@ -827,7 +849,7 @@ impl World {
                 }
                 let Firing { msdu_bytes, next } = source.fire(now);
                 if next < *stop {
-                    self.q.push(next, Ev::Source { flow: fi as u32 }.code());
+                    self.arm(self.flow_timer[fi], Some(next));
                 }
                 let p = self.make_udp(now, fi, msdu_bytes);
                 self.send_from(now, src, p);
@@ -871,11 +893,9 @@ impl World {
             let p = Packet::new_tcp(id, FlowId(fi as u32), now, ip, seg.header, seg.payload_len);
             self.send_from(now, node, p);
         }
-        let e = &mut self.eps[ep];
-        let at = e.conn.next_wakeup().unwrap_or(SimTime::NEVER);
-        if at < e.armed {
-            e.armed = at;
-            self.q.push(at, Ev::TcpWake { ep: ep as u32 }.code());
+        let key = self.ep_timer[ep];
+        if let Some((at, gen)) = self.timers.arm_earliest(key, self.eps[ep].conn.next_wakeup()) {
+            self.q.push(at, Ev::Timer { key: key.0, gen }.code());
         }
     }
 
@@ -991,10 +1011,6 @@ mod tests {
             Ev::BssWake,
             Ev::TxEnd { id: 0 },
             Ev::TxEnd { id: u32::MAX },
-            Ev::Source { flow: 7 },
-            Ev::LinkArrive { link: u32::MAX, dir: 1 },
-            Ev::LinkArrive { link: 3, dir: 0 },
-            Ev::TcpWake { ep: 12345 },
             Ev::Timer { key: 99_999, gen: u16::MAX },
             Ev::Timer { key: 0, gen: 0 },
             Ev::Sample,
