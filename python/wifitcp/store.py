@@ -23,7 +23,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterator, Optional, Union
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SCHEMA = """
 CREATE SEQUENCE IF NOT EXISTS run_id_seq START 1;
@@ -51,7 +51,10 @@ CREATE TABLE IF NOT EXISTS runs (
     config_json JSON NOT NULL,
     result_json JSON NOT NULL,
     created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
-    run_key VARCHAR
+    run_key VARCHAR,
+    source VARCHAR,
+    command VARCHAR,
+    host VARCHAR
 );
 CREATE TABLE IF NOT EXISTS failures (
     run_key VARCHAR NOT NULL,
@@ -135,7 +138,10 @@ def _uint(v: Any) -> Optional[int]:
 RUN_COLUMNS = ["run_id", "scenario", "scenario_hash", "params", "seed", "version",
                "wall_time_s", "duration_s", "events", "aggregate_mbps", "aggregate_msdu_mbps",
                "collision_probability", "ledger_generated", "ledger_delivered",
-               "ledger_in_flight", "ledger_dropped", "config_json", "result_json", "run_key"]
+               "ledger_in_flight", "ledger_dropped", "config_json", "result_json", "run_key",
+               "source", "command", "host"]
+#: provenance columns of ``runs`` (`wifitcp.provenance`), added by schema 3
+PROVENANCE = ["source", "command", "host"]
 
 
 def result_rows(result: dict) -> tuple:
@@ -200,9 +206,12 @@ class Store:
                 [str(SCHEMA_VERSION)])
 
     def _migrate(self) -> None:
-        """Schema 1 -> 2: add ``runs.run_key`` and fill it for old rows."""
+        """Schema 1 -> 2: add ``runs.run_key`` and fill it for old rows;
+        2 -> 3: add the provenance columns (NULL for old rows)."""
         con = self.con
         con.execute("ALTER TABLE runs ADD COLUMN IF NOT EXISTS run_key VARCHAR")
+        for col in PROVENANCE:
+            con.execute(f"ALTER TABLE runs ADD COLUMN IF NOT EXISTS {col} VARCHAR")
         old = con.execute("SELECT run_id, scenario_hash, params, seed, version FROM runs "
                           "WHERE run_key IS NULL").fetchall()
         if not old:
@@ -287,9 +296,10 @@ class Store:
         if result_json is None:
             result_json = json.dumps(result if result is not None else {})
         run_values, flow_rows, station_rows = rows
+        prov = self.provenance()
         values = [scenario, scenario_hash, json.dumps(params), int(seed), version,
                   float(wall_time_s), *run_values, json.dumps(config, sort_keys=True),
-                  result_json, key]
+                  result_json, key, *(prov.get(k) for k in PROVENANCE)]
         con.execute("BEGIN TRANSACTION")
         try:
             if not known_new:
@@ -303,6 +313,17 @@ class Store:
             con.execute("ROLLBACK")
             raise
         return int(run_id)
+
+    def provenance(self) -> dict:
+        """What `add_run` records in the provenance columns: this process's
+        `wifitcp.provenance.current` unless ``self.provenance_override``
+        (a dict) is set."""
+        override = getattr(self, "provenance_override", None)
+        if override is not None:
+            return override
+        from .provenance import current
+
+        return current()
 
     def _appender(self, table: str) -> Any:
         """A long-lived DuckDB appender for ``table`` (None: not available).
