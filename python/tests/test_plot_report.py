@@ -1,5 +1,6 @@
 """wifitcp plot (mean and 95 % CI per point) and wifitcp report (HTML page)."""
 
+import html
 import json
 import math
 import re
@@ -201,26 +202,69 @@ def test_report_page_shows_every_figure(fake_core, write, tmp_path, capsys):
 
 BROWSERS = ("chromium-headless-shell", "chromium", "chromium-browser")
 
+#: appended to a copy of the page: after the load event, writes what the
+#: browser made of every image and table into the DOM that --dump-dom prints
+CHECK = """<script>
+window.addEventListener("load", function () {
+  var out = {images: [], tables: []};
+  document.querySelectorAll("img").forEach(function (im) {
+    out.images.push({src: im.getAttribute("src"), complete: im.complete,
+                     w: im.naturalWidth, h: im.naturalHeight});
+  });
+  document.querySelectorAll("table").forEach(function (t) {
+    var r = t.getBoundingClientRect();
+    out.tables.push({rows: t.rows.length, cells: t.querySelectorAll("td").length,
+                     w: r.width, h: r.height, cls: t.className});
+  });
+  var pre = document.createElement("pre");
+  pre.id = "wifitcp-check";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script>"""
+
 
 def test_report_renders_in_a_headless_browser(fake_core, write, tmp_path):
-    """Optional: only where Debian's chromium is installed."""
+    """Every figure loads (decoded, non-zero size) and every table renders
+    (laid out with rows and cells) in a real headless Chromium.
+
+    Runs where Debian's chromium is installed (`make test` installs it);
+    skipped, saying so, elsewhere.
+    """
     import shutil
     import subprocess
 
     browser = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
     if browser is None:
-        pytest.skip("no headless chromium installed")
+        pytest.skip("no headless Chromium (apt-get install chromium; `make test` does)")
     f = write("rep.toml", REPORTED)
     results = tmp_path / "results"
     assert main(["run", f, "--out", str(results / "rep.duckdb"), "--jobs", "1",
                  "--quiet"]) == 0
     out = tmp_path / "site"
     assert main(["report", f, "--results", str(results), "--out", str(out)]) == 0
-    shot = tmp_path / "shot.png"
-    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
-                    "--window-size=1300,1600", f"--screenshot={shot}",
-                    (out / "index.html").as_uri()], capture_output=True, timeout=120)
-    assert shot.stat().st_size > 50_000  # a page with figures, not a blank one
+    page = (out / "index.html").read_text()
+    probe = out / "probe.html"  # beside index.html: the same relative links
+    probe.write_text(page.replace("</body>", CHECK + "</body>"))
+    p = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
+                        "--allow-file-access-from-files", "--window-size=1300,1600",
+                        "--virtual-time-budget=10000", "--dump-dom", probe.as_uri()],
+                       capture_output=True, text=True, timeout=180)
+    m = re.search(r'<pre id="wifitcp-check">(.*?)</pre>', p.stdout, re.S)
+    assert m, f"the page's check did not run: {p.stderr[-2000:]}"
+    got = json.loads(html.unescape(m.group(1)))
+    refs = _Refs()
+    refs.feed(page)
+    assert [i["src"] for i in got["images"]] == refs.imgs and len(refs.imgs) == 2
+    for im in got["images"]:
+        assert im["complete"] and im["w"] > 300 and im["h"] > 200, im
+    # per figure a points table and a runs table (inside <details>, closed:
+    # laid out, zero height until opened)
+    assert [t["cls"] for t in got["tables"]] == ["points", "runs"] * 2
+    for t in got["tables"]:
+        assert t["rows"] >= 2 and t["cells"] >= t["rows"] - 1, t
+        if t["cls"] == "points":
+            assert t["w"] > 50 and t["h"] > 20, t
 
 
 def test_report_run_option_runs_missing_campaigns(fake_core, write, tmp_path, capsys):

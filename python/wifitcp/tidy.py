@@ -34,20 +34,50 @@ from typing import Any, Optional, Union
 
 TABLES = ("runs", "flows", "series", "cwnd", "stations", "queues", "queue_series", "links",
           "failures")
-#: run columns copied into the per-element tables (with the parameters)
-KEYS = ["run_id", "scenario", "seed"]
+#: result keys that hold a table or null (null: the mechanism is off); the
+#: table's values become columns, null in the rows where it was off
+NULL_TABLES = {"window_rewrites"}
+
+#: the first columns of the per-element tables, after the run's ``run_id``,
+#: ``scenario``, ``seed`` and parameters (the rest in the core's order)
+FIRST = {"flows": ["flow_index", "name", "kind", "src", "dst"],
+         "stations": ["station_index", "name"],
+         "queues": ["queue_index", "node", "iface", "kind"],
+         "links": ["link_index", "from", "to"]}
 
 
-def _flatten(node: Any, prefix: str, out: dict, counts: bool = False) -> None:
+def _flatten(node: Any, prefix: str, out: dict) -> None:
     """Scalars of ``node`` into ``out`` as ``prefix_key``; lists are skipped."""
     if isinstance(node, dict):
         for k, v in node.items():
+            if v is None and k in NULL_TABLES:
+                continue
             name = f"{prefix}_{k}" if prefix else str(k)
-            _flatten(v, name, out, counts or "dropped" in str(k) or k == "drops")
+            _flatten(v, name, out)
     elif isinstance(node, list):
         return
     else:
         out[prefix] = node
+
+
+#: types of columns that can be null in every row (a store without failures,
+#: a flow that never left slow start): by name, else by the name's ending
+TYPES = {"run_id": "int64", "seed": "int64", "flow_index": "int64", "station_index": "int64",
+         "queue_index": "int64", "link_index": "int64", "wall_time_s": "float64",
+         "created_at": "timestamp", "t_s": "float64", "mbps": "float64", "packets": "int64",
+         "cwnd_bytes": "int64", "ssthresh_bytes": "int64", "tcp_ssthresh_bytes": "int64"}
+_FLOAT_ENDINGS = ("_s", "_ms", "_mbps", "probability", "share", "index", "mean_len")
+_INT_ENDINGS = ("_bytes", "_packets", "count", "events")
+
+
+def _type_for(name: str) -> str:
+    if name in TYPES:
+        return TYPES[name]
+    if name.endswith(_FLOAT_ENDINGS):
+        return "float64"
+    if name.endswith(_INT_ENDINGS) or "dropped" in name or name.startswith("drops_"):
+        return "int64"
+    return "string"
 
 
 class _Table:
@@ -55,6 +85,7 @@ class _Table:
 
     def __init__(self, first: Optional[list] = None):
         self.columns: dict = {c: None for c in (first or [])}
+        self.fixed = set(first or [])
         self.rows: list = []
         self.counts: set = set()
 
@@ -66,16 +97,31 @@ class _Table:
             self.counts |= counts
         self.rows.append(row)
 
-    def arrow(self) -> Any:
+    def arrow(self, hints: Optional[dict] = None) -> Any:
+        """A pyarrow Table; ``hints``: types (pyarrow) for all-null columns."""
         import pyarrow as pa
 
         arrays, names = [], []
         for c in self.columns:
             default = 0 if c in self.counts else None
             vals = [r.get(c, default) for r in self.rows]
-            arrays.append(_array(vals))
+            if all(v is None for v in vals):
+                typ = (hints or {}).get(c) or _PA[_type_for(c)]()
+                arrays.append(pa.nulls(len(vals), typ))
+            else:
+                arrays.append(_array(vals))
             names.append(c)
-        return pa.table(arrays, names=names) if names else pa.table({})
+        return pa.table(arrays, names=names)
+
+
+def _pa_types() -> dict:
+    return {"int64": lambda: __import__("pyarrow").int64(),
+            "float64": lambda: __import__("pyarrow").float64(),
+            "string": lambda: __import__("pyarrow").string(),
+            "timestamp": lambda: __import__("pyarrow").timestamp("us")}
+
+
+_PA = _pa_types()
 
 
 def _array(vals: list) -> Any:
@@ -86,8 +132,6 @@ def _array(vals: list) -> Any:
             any(isinstance(v, str) for v in present)
             and not all(isinstance(v, str) for v in present)):
         return pa.array([None if v is None else json.dumps(v) for v in vals], pa.string())
-    if not present:
-        return pa.array(vals, pa.string())
     if all(isinstance(v, bool) for v in present):
         return pa.array(vals, pa.bool_())
     if all(isinstance(v, int) and not isinstance(v, bool) for v in present):
@@ -143,6 +187,13 @@ class Results:
                     params.append(k)
         self.params = params
         t = {name: _Table() for name in TABLES}
+        t["series"] = _Table(["run_id", "flow_index", "flow", "t_s", "mbps"])
+        t["cwnd"] = _Table(["run_id", "flow_index", "flow", "t_s", "cwnd_bytes",
+                            "ssthresh_bytes"])
+        t["queue_series"] = _Table(["run_id", "queue_index", "node", "t_s", "packets"])
+        keys = ["run_id", "scenario", "seed", *params]
+        for name, first in FIRST.items():
+            t[name] = _Table(keys + first)
         t["runs"] = _Table(["run_id", "run_key", "scenario", "scenario_hash", "seed", *params,
                             "version", "source", "command", "host", "created_at",
                             "wall_time_s"])
@@ -202,7 +253,11 @@ class Results:
         if name not in TABLES:
             raise KeyError(f"no table {name!r} (tables: {', '.join(TABLES)})")
         if name not in self._arrow:
-            self._arrow[name] = self._tables[name].arrow()
+            hints = None
+            if name == "failures":  # parameters typed as in runs, even without failures
+                runs = self.arrow("runs")
+                hints = {f.name: f.type for f in runs.schema}
+            self._arrow[name] = self._tables[name].arrow(hints)
         return self._arrow[name]
 
     def frame(self, name: str, kind: Optional[str] = None) -> Any:
