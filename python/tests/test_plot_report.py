@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, requires_core
 import wifitcp
 from wifitcp import reportpage, scenario as S
 from wifitcp.cli import main
@@ -294,3 +294,110 @@ def test_registry_entries_match_their_scenarios():
             for b in fig.get("by", "").split(","):
                 assert not b or b in swept, (path, b)
             assert fig.get("expectation") or rep.get("expectation")
+
+
+# -- CDFs, flows by name, categorical x, time series ---------------------------
+
+def test_flows_selected_by_name(store, capsys, tmp_path):
+    sel = select(store, "wlan.stations", "goodput_mbps", flows=["sat/sta1", "sat/sta3"],
+                 where={"phy.standard": "802.11a"})
+    # sta1 exists at n = 2 and 4, sta3 only at n = 4: samples = flows x seeds
+    assert [(p.x, p.stats.n) for p in sel.lines[0].points] == [(2, 3), (4, 6)]
+    assert {r["flow"] for r in sel.rows} == {"sat/sta1", "sat/sta3"}
+    sel = select(store, "wlan.stations", "goodput_mbps", by="flow", flows=["sat/sta[01]"],
+                 where={"phy.standard": "802.11a"})
+    assert [line.label for line in sel.lines] == ["sat/sta0", "sat/sta1"]
+    assert [p.x for p in sel.lines[1].points] == [2, 4]
+    with pytest.raises(wifitcp.InputError, match="flows here: sat/sta0"):
+        select(store, "wlan.stations", "goodput_mbps", flows=["tcp/*"])
+
+
+def test_categorical_x_axis(store, tmp_path):
+    sel = select(store, "phy.standard", "aggregate_mbps", by="wlan.stations")
+    assert sel.categorical and [p.x for p in sel.lines[0].points] == ["802.11a", "802.11b"]
+    sel = select(store, "flow", "goodput_mbps", where={"phy.standard": "802.11b",
+                                                     "wlan.stations": 4})
+    assert sel.categorical
+    assert [p.x for p in sel.lines[0].points] == [f"sat/sta{i}" for i in range(4)]
+    assert all(p.stats.n == 3 for p in sel.lines[0].points)  # seeds
+    paths = wifitcp.plot.draw(sel, str(tmp_path / "cat"), ("svg",))
+    assert "sat/sta3" in Path(paths[0]).read_text()
+
+
+def test_cdf(store, capsys, tmp_path):
+    assert main(["plot", store, "--cdf", "--y", "goodput_mbps", "--flow", "*",
+                 "--by", "phy.standard", "--out", str(tmp_path / "cdf")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split() == ["phy.standard", "n", "min", "p10", "median", "p90", "max"]
+    # 3 seeds x (1 + 2 + 4) flows per standard
+    assert [line.split()[:2] for line in out[2:]] == [["802.11a", "21"], ["802.11b", "21"]]
+    sel = select(store, None, "goodput_mbps", by="phy.standard", flows=["*"], mode="cdf")
+    with wifitcp.Store(store, read_only=True) as st:
+        want = sorted(r["goodput_mbps"] for r in st.query(
+            "SELECT goodput_mbps FROM flows JOIN runs USING (run_id) "
+            "WHERE params->>'$.\"phy.standard\"' = '802.11a'"))
+    assert sel.lines[0].values == pytest.approx(want)
+    assert (tmp_path / "cdf.png").stat().st_size > 10_000
+    # per run: one sample per run
+    sel = select(store, None, "aggregate_mbps", mode="cdf")
+    assert len(sel.lines) == 1 and len(sel.lines[0].values) == 18
+
+
+@pytest.mark.parametrize("argv,expect", [
+    (["--cdf"], "error: --y: --cdf needs the metric"),
+    (["--x", "wlan.stations"], "error: --y: required"),
+    (["--cdf", "--series", "--y", "a"], "error: --cdf: give --cdf or --series"),
+    (["--series", "cwnd"], "error: --series: cwnd: no selected run has such a time series"),
+])
+def test_plot_mode_errors(store, capsys, argv, expect):
+    assert main(["plot", store, *argv]) == 2
+    err = capsys.readouterr().err
+    assert expect in err and len(err.strip().splitlines()) == 1
+
+
+@requires_core
+def test_time_series_of_flows_and_queues(tmp_path, capsys, write):
+    doc = """
+[scenario]
+name = "ts"
+duration_s = 2.0
+sample_interval_s = 0.5
+seeds = [1, 2]
+[phy]
+standard = "802.11a"
+data_rate_mbps = 54.0
+[wlan]
+stations = 2
+[[traffic]]
+name = "sat"
+kind = "udp"
+direction = "uplink"
+stations = "all"
+msdu_bytes = 1500
+[[traffic]]
+name = "down"
+kind = "udp"
+pattern = "cbr"
+rate_mbps = 2.0
+direction = "downlink"
+stations = [0]
+msdu_bytes = 1000
+"""
+    f = write("ts.toml", doc)
+    db = str(tmp_path / "ts.duckdb")
+    assert main(["run", f, "--out", db, "--jobs", "1", "--quiet"]) == 0
+    capsys.readouterr()
+    sel = select(db, None, None, mode="series", flows=["down/*"])
+    assert [line.label for line in sel.lines] == ["down/sta0"]
+    pts = sel.lines[0].points
+    assert [p.x for p in pts] == [0.5, 1.0, 1.5, 2.0] and all(p.stats.n == 2 for p in pts)
+    assert all(abs(p.stats.mean - 2.0 * 1000 / 1028) < 0.1 for p in pts[1:])  # payload share
+    res = wifitcp.load(db, frame="polars")
+    s = res.series.filter(res.series["flow"] == "down/sta0")
+    assert s["mbps"].mean() == pytest.approx(sum(p.stats.mean for p in pts) / 4)
+    assert main(["plot", db, "--series", "queues", "--out", str(tmp_path / "q")]) == 0
+    out = capsys.readouterr().out
+    assert "ap" in out and (tmp_path / "q.svg").is_file()
+    assert main(["plot", db, "--series", "--flow", "sat/*", "--out", str(tmp_path / "s")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [x.split()[0] for x in out[2:]] == ["sat/sta0"] * 4 + ["sat/sta1"] * 4

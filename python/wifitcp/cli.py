@@ -128,12 +128,23 @@ def build_parser() -> argparse.ArgumentParser:
 
     pl = command("plot", "a metric vs a parameter with 95 %% CI, a CDF, or time series")
     pl.add_argument("store", metavar="FILE.duckdb")
-    pl.add_argument("--x", required=True, metavar="PATH",
-                    help="x axis: a swept parameter or configuration path, or seed")
-    pl.add_argument("--y", required=True, metavar="METRIC",
+    pl.add_argument("--x", metavar="PATH",
+                    help="x axis: a swept parameter or configuration path, seed, or flow "
+                         "(numbers: a numeric axis; anything else: categories)")
+    pl.add_argument("--y", metavar="METRIC",
                     help="a numeric runs column or result value (jain_index, "
-                         "aggregate_mbps, queues[0].mean_len, ...)")
-    pl.add_argument("--by", metavar="PATH", help="one line per value of this parameter")
+                         "aggregate_mbps, queues[0].mean_len, ...); with --flow a value of "
+                         "each flow (goodput_mbps, mean_delay_ms, tcp.srtt_ms)")
+    pl.add_argument("--cdf", action="store_true",
+                    help="the empirical CDF of --y over the runs (or the flows) instead")
+    pl.add_argument("--series", nargs="?", const="flows", choices=["flows", "queues", "cwnd"],
+                    help="time series instead: the flows' Mbit/s (default), the queues' "
+                         "occupancy or the senders' cwnd, mean over the selected runs")
+    pl.add_argument("--flow", action="append", default=[], metavar="PATTERN",
+                    help="only the flows with these names (shell wildcards: 'up/*'); "
+                         "repeatable; --by flow: one line per flow")
+    pl.add_argument("--by", metavar="PATH",
+                    help="one line per value of this parameter (or flow)")
     pl.add_argument("--scenario", help="only this scenario's runs")
     pl.add_argument("--where", action="append", default=[], metavar="PATH=VALUE",
                     help="only runs with this value; repeatable")
@@ -391,13 +402,24 @@ def cmd_plot(args: argparse.Namespace) -> int:
     from . import plot
 
     formats = plot.check_formats(args.format)
+    mode = "series" if args.series else "cdf" if args.cdf else "xy"
+    if args.cdf and args.series:
+        raise InputError("--cdf", "", "give --cdf or --series, not both")
+    if mode == "xy":
+        for opt, v in (("--x", args.x), ("--y", args.y)):
+            if not v:
+                raise InputError(opt, "", "required (or --cdf with --y, or --series)")
+    elif mode == "cdf" and not args.y:
+        raise InputError("--y", "", "--cdf needs the metric (--y)")
     sel = plot.select(args.store, args.x, args.y, by=args.by, scenario=args.scenario,
-                      where=plot.parse_where(args.where))
+                      where=plot.parse_where(args.where), flows=args.flow, mode=mode,
+                      series=args.series or "flows")
     prefix = plot.strip_ext(args.out) if args.out else \
-        plot.default_prefix(args.store, args.x, args.y, args.by)
+        plot.default_prefix(args.store, args.x, args.y, args.by, mode, args.series or "flows")
     paths = plot.draw(sel, prefix, formats, title=args.title)
     print(plot.render(sel))
-    print(f"{sel.n_runs} runs -> {' '.join(paths)}", file=sys.stderr)
+    print(f"{len({r['run_id'] for r in sel.rows})} runs -> {' '.join(paths)}",
+          file=sys.stderr)
     return 0
 
 
