@@ -33,7 +33,8 @@ help:
 	@echo "                   write its figures and the HTML report (results/report/)"
 	@echo "make validate-dcf  DCF saturation (802.11a/g/b, n = 1..50) vs Bianchi's model"
 	@echo "make report        rebuild results/report/index.html from the stores in results/"
-	@echo "make test          install test dependencies, cargo test + pytest"
+	@echo "make test          install test dependencies, cargo test + pytest + docs-check"
+	@echo "make docs-check    rerun the numbers the documents quote; fail if one drifted"
 	@echo "make bench         engine event rate (bench/), then per-configuration timing"
 	@echo "make bench-campaign  the 450-run Keceli Fig. 3 campaign on 2 cores, wall time"
 	@echo "make build         build the Rust core and install the Python package into $(VENV)"
@@ -115,6 +116,12 @@ test: build chromium
 	cargo clippy --workspace --all-targets -q -- -D warnings
 	cargo test --workspace
 	$(VPY) -m pytest python/tests -q
+	$(VPY) scripts/docs-check
+
+# Rerun the cheap numbers docs/performance.md and docs/results.md quote
+# (about 10 s); fails when one drifts (scripts/docs-check).
+docs-check: build
+	$(VPY) scripts/docs-check
 
 # Engine event rate vs the bare event-queue loop, per-scenario wall time and
 # peak memory (bench/, the Rust engine alone), then the same through Python.
