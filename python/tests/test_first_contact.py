@@ -66,6 +66,7 @@ def test_run_json_prints_stored_runs(fake_core, write, capsys, tmp_path):
     again = [json.loads(x) for x in out.splitlines()]
     assert len(again) == 4
     assert [r["run_index"] for r in again] == sorted(r["run_index"] for r in first)
+    assert all(r["stored"] for r in again) and not any("stored" in r for r in first)
     by_index = {r["run_index"]: r for r in first}
     for r in again:
         old = by_index[r["run_index"]]

@@ -276,6 +276,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         # the runs the store already had: printed as stored (run order)
         with _open_existing(out) as st:
             for rec in api.stored_records(st, res.skipped):
+                rec["stored"] = True  # not run now: the store's result of an earlier run
                 print(json.dumps(rec), flush=True)
     if not args.json and not args.quiet and outcomes:
         if len(outcomes) <= RUNS_TABLE_MAX or args.flows:
