@@ -100,6 +100,9 @@ def test_bash_completion(capsys, tmp_path, monkeypatch):
     opts = bash_complete(script, ["wifitcp", "run", "--s"])
     assert set(opts) == {"--seed", "--seeds", "--set", "--sweep"}
     assert bash_complete(script, ["wifitcp", "completion", ""]) == ["bash", "zsh"]
+    assert bash_complete(script, ["wifitcp", "plot", "x.duckdb", "--series", ""]) == \
+        ["flows", "queues", "cwnd"]
+    assert bash_complete(script, ["wifitcp", "run", "x.toml", "--seed", ""]) == []
     (tmp_path / "a.toml").write_text("")
     (tmp_path / "b.duckdb").write_text("")
     monkeypatch.chdir(tmp_path)
