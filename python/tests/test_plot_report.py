@@ -401,3 +401,30 @@ msdu_bytes = 1000
     assert main(["plot", db, "--series", "--flow", "sat/*", "--out", str(tmp_path / "s")]) == 0
     out = capsys.readouterr().out.splitlines()
     assert [x.split()[0] for x in out[2:]] == ["sat/sta0"] * 4 + ["sat/sta1"] * 4
+
+
+def test_bianchi_model_beside_the_simulation(fake_core, write, tmp_path, capsys):
+    from test_cli import GOOD
+    from wifitcp.compare import compare
+    from wifitcp.plot import add_model, draw
+
+    f = write("s.toml", GOOD)
+    db = str(tmp_path / "b.duckdb")
+    assert main(["run", f, "--out", db, "--jobs", "1", "--quiet"]) == 0
+    sel = select(db, "wlan.stations", "aggregate_msdu_mbps")
+    assert add_model(sel) == 1
+    (_, label, xs, ys), = sel.models
+    rows = {r["n"]: r for r in compare(db)}
+    assert xs == [1, 3] and "Bianchi" in label
+    assert ys == [rows[1]["model_classic_mbps"], rows[3]["model_classic_mbps"]]
+    svg = draw(sel, str(tmp_path / "b"), ("svg",))[0]
+    assert "Bianchi (T_c = DATA + DIFS)" in Path(svg).read_text()
+    sel = select(db, "wlan.stations", "collision_probability")
+    assert add_model(sel) == 1 and sel.models[0][3] == [rows[1]["model_p"], rows[3]["model_p"]]
+    # a metric the model does not give: nothing added; the CLI says so
+    assert add_model(select(db, "wlan.stations", "aggregate_mbps")) == 0
+    assert main(["plot", db, "--x", "wlan.stations", "--y", "aggregate_mbps",
+                 "--model", "bianchi"]) == 2
+    assert "error: --model: bianchi: the model covers" in capsys.readouterr().err
+    assert main(["plot", db, "--x", "wlan.stations", "--y", "aggregate_msdu_mbps",
+                 "--model", "bianchi", "--out", str(tmp_path / "c")]) == 0

@@ -140,6 +140,9 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--series", nargs="?", const="flows", choices=["flows", "queues", "cwnd"],
                     help="time series instead: the flows' Mbit/s (default), the queues' "
                          "occupancy or the senders' cwnd, mean over the selected runs")
+    pl.add_argument("--model", choices=["bianchi"],
+                    help="draw Bianchi's DCF model beside each line (saturated workloads; "
+                         "--y aggregate_msdu_mbps or collision_probability)")
     pl.add_argument("--flow", action="append", default=[], metavar="PATTERN",
                     help="only the flows with these names (shell wildcards: 'up/*'); "
                          "repeatable; --by flow: one line per flow")
@@ -415,6 +418,10 @@ def cmd_plot(args: argparse.Namespace) -> int:
     sel = plot.select(args.store, args.x, args.y, by=args.by, scenario=args.scenario,
                       where=plot.parse_where(args.where), flows=args.flow, mode=mode,
                       series=args.series or "flows")
+    if args.model and not plot.add_model(sel, args.model):
+        raise InputError("--model", args.model, "the model covers saturated single-size "
+                         "workloads against wlan.stations, --y aggregate_msdu_mbps or "
+                         "collision_probability; no line here qualifies")
     prefix = plot.strip_ext(args.out) if args.out else \
         plot.default_prefix(args.store, args.x, args.y, args.by, mode, args.series or "flows")
     paths = plot.draw(sel, prefix, formats, title=args.title)

@@ -85,6 +85,7 @@ class Selection:
     lines: list                     # [Line]
     categorical: bool
     mode: str = "xy"                # xy, cdf or series
+    models: list = field(default_factory=list)   # [(line index, label, xs, ys)]
 
     @property
     def n_runs(self) -> int:
@@ -493,7 +494,7 @@ def draw(sel: Selection, prefix: str, formats: Sequence[str] = FORMATS,
             "series": f"{sel.y} over time"}[sel.mode]
     ax.set_title(title or f"{', '.join(sel.scenarios)}: {what}", fontsize=10)
     ax.grid(True, alpha=0.3)
-    if sel.by or len(sel.lines) > 1:
+    if sel.by or len(sel.lines) > 1 or sel.models:
         ax.legend(title=sel.by, fontsize=8, title_fontsize=8)
     fig.text(0.99, 0.01, note, ha="right", va="bottom", fontsize=7, color="0.4")
     fig.tight_layout()
@@ -536,6 +537,49 @@ def _draw_series(ax: Any, sel: Selection) -> str:
     return f"mean over {runs} runs per time" + (" with 95 % CI" if max(ns) > 1 else "")
 
 
+#: what Bianchi's model predicts for a metric: the compare row's key per MAC
+#: ("std": the standard MAC, whose bystanders defer DIFS after a collision;
+#: "bianchi": the model's own assumptions, T_c with EIFS)
+MODEL_Y = {"aggregate_msdu_mbps": {"std": "model_classic_mbps", "bianchi": "model_eifs_mbps"},
+           "collision_probability": {"std": "model_p", "bianchi": "model_p"}}
+
+
+def add_model(sel: Selection, model: str = "bianchi") -> int:
+    """Add Bianchi's model beside each line of an x-y selection: one dashed
+    line per simulated line, at the same configurations (`wifitcp.compare`,
+    retry limit included). Only for saturated single-size workloads with
+    ``y`` = aggregate_msdu_mbps or collision_probability; returns the number
+    of model lines added (0 where the model does not apply)."""
+    if model != "bianchi":
+        raise InputError("--model", "", f"expected bianchi, got {model!r}")
+    if sel.mode != "xy" or sel.y not in MODEL_Y or sel.categorical:
+        return 0
+    from .compare import compare
+
+    rows = [r for name in sel.scenarios for r in compare(sel.store, scenario=name)
+            if r.get("n") is not None and r.get("access") is not None]
+    by_hash = {}
+    for r in rows:
+        by_hash[json.dumps(r["config"], sort_keys=True)] = r
+    added = 0
+    for i, line in enumerate(sel.lines):
+        xs, ys = [], []
+        for p in line.points:
+            cfgs = {json.dumps(r["config"], sort_keys=True) for r in sel.rows
+                    if r["run_id"] in set(p.run_ids)}
+            r = by_hash.get(next(iter(cfgs))) if len(cfgs) == 1 else None
+            key = MODEL_Y[sel.y].get(r["mac"]) if r else None
+            if key and r.get(key) is not None:
+                xs.append(p.x)
+                ys.append(r[key])
+        if xs:
+            variant = "T_c = DATA + DIFS" if sel.y == "aggregate_msdu_mbps" else "p"
+            name = _label(line.label) + " " if sel.by else ""
+            sel.models.append((i, f"{name}Bianchi ({variant})", xs, ys))
+            added += 1
+    return added
+
+
 def _draw_xy(ax: Any, sel: Selection) -> str:
     xs_cat: list = []
     if sel.categorical:
@@ -552,11 +596,15 @@ def _draw_xy(ax: Any, sel: Selection) -> str:
         highs = [m if hi is None else hi for m, (_, hi) in zip(means, band)]
         err = [[m - lo for m, lo in zip(means, lows)], [hi - m for m, hi in zip(means, highs)]]
         label = _label(line.label) if sel.by else sel.y
+        if sel.models:
+            label += " (simulation)"
         color = f"C{i % 10}"
         ax.errorbar(xs, means, yerr=err, marker="o", ms=4, capsize=3, lw=1.5,
                     color=color, label=label)
         if any(h > lo for lo, h in zip(lows, highs)) and len(xs) > 1:
             ax.fill_between(xs, lows, highs, color=color, alpha=0.15, lw=0)
+    for i, label, xs, ys in sel.models:
+        ax.plot(xs, ys, ls="--", lw=1.2, marker="x", ms=4, color=f"C{i % 10}", label=label)
     if sel.categorical:
         ax.set_xticks(range(len(xs_cat)), [_label(v) for v in xs_cat])
         if sum(len(_label(v)) for v in xs_cat) > 60:

@@ -178,12 +178,14 @@ def _section(entry: Entry, results: Path, out: Path, log) -> dict:
         except InputError as e:
             sec["figures"].append({"title": title, "error": str(e)})
             continue
+        model = plot.add_model(sel) if fig["y"] in plot.MODEL_Y else 0
         paths = plot.draw(sel, str(out / "figures" / stem), ("png", "svg"), title=title,
                           xlabel=fig.get("xlabel"), ylabel=fig.get("ylabel"))
         log(f"{entry.name}: {title} -> {paths[0]}")
         png, svg = (Path(p).relative_to(out).as_posix() for p in paths)
         cmd = f"wifitcp plot {store} --x {fig['x']} --y {fig['y']}" + (
-            f" --by {fig['by']}" if fig.get("by") else "") + f" --scenario {entry.name}"
+            f" --by {fig['by']}" if fig.get("by") else "") + f" --scenario {entry.name}" + (
+            " --model bianchi" if model else "")
         sec["figures"].append({
             "title": title, "png": png, "svg": svg, "command": cmd,
             "expectation": fig.get("expectation") or "(no expectation given)",
