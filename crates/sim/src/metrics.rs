@@ -169,8 +169,12 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64) -> Value {
             "completion_s": completed.map(|t| t.since(*start).as_secs_f64()),
         });
         if c.config().trace {
-            j["tcp"]["cwnd_trace"] =
-                Value::Array(st.cwnd_trace.iter().map(|x| json!([x.time.as_secs_f64(), x.cwnd, ssthresh_json(x.ssthresh)])).collect());
+            j["tcp"]["cwnd_trace"] = Value::Array(
+                st.cwnd_trace
+                    .iter()
+                    .map(|x| json!([x.time.as_secs_f64(), x.cwnd, ssthresh_json(x.ssthresh)]))
+                    .collect(),
+            );
         }
     }
     j
