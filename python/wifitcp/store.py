@@ -13,6 +13,11 @@ replaces any earlier row with its key, in the same transaction), which is
 what lets an interrupted campaign resume: it skips the keys already present.
 Runs that failed go to the ``failures`` table with their error; a later
 success of the same key removes the failure.
+
+Every run also records where it came from (schema 3): ``source`` (the git
+commit of the source tree, or the installed package's version), ``command``
+and ``host`` (`wifitcp.provenance`). For analysis, `wifitcp.tidy` reads a
+store into typed long-format tables.
 """
 
 from __future__ import annotations
