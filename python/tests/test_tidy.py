@@ -91,6 +91,13 @@ def test_raw_export_keeps_the_store_tables(store, tmp_path, capsys):
     assert main(["export", store, "--parquet", str(tmp_path / "raw"), "--raw"]) == 0
     assert (tmp_path / "raw" / "runs.parquet").is_file()
     assert not (tmp_path / "raw" / "series.parquet").exists()
+    pl = pytest.importorskip("polars")
+    raw = pl.read_parquet(tmp_path / "raw" / "runs.parquet")
+    assert raw.schema["params"] == pl.String and raw.schema["result_json"] == pl.String
+    assert json.loads(raw["params"][0]) in ({"wlan.stations": 1, "phy.standard": "802.11a"},
+                                           {"wlan.stations": 1, "phy.standard": "802.11b"},
+                                           {"wlan.stations": 3, "phy.standard": "802.11a"},
+                                           {"wlan.stations": 3, "phy.standard": "802.11b"})
     assert main(["export", store]) == 2
     assert "--parquet" in capsys.readouterr().err
 

@@ -460,7 +460,12 @@ class Store:
         return rel.pl() if frame_kind(kind) == "polars" else rel.df()
 
     def export_parquet(self, directory: Union[str, Path]) -> list[str]:
-        """Write each table to DIR/<table>.parquet; returns the paths."""
+        """Write each table to DIR/<table>.parquet; returns the paths.
+
+        JSON columns are written as text (Parquet strings): DuckDB's JSON
+        type would otherwise reach Parquet as bytes, which polars reads as
+        Binary.
+        """
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         out = []
@@ -469,7 +474,12 @@ class Store:
                 continue
             path = d / f"{table}.parquet"
             target = str(path).replace("'", "''")
-            self.con.execute(f"COPY (SELECT * FROM {table} ORDER BY ALL) "
+            cols = self.con.execute(
+                "SELECT column_name, data_type FROM information_schema.columns "
+                "WHERE table_name = ? ORDER BY ordinal_position", [table]).fetchall()
+            select = ", ".join(f'CAST("{c}" AS VARCHAR) AS "{c}"' if t == "JSON" else f'"{c}"'
+                               for c, t in cols)
+            self.con.execute(f"COPY (SELECT {select} FROM {table} ORDER BY ALL) "
                              f"TO '{target}' (FORMAT PARQUET)")
             out.append(str(path))
         return out
