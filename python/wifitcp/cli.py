@@ -98,7 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run on a dask.distributed cluster: tcp://HOST:PORT, or local[:N] "
                         "for a local one (default: [campaign] dask, else local processes)")
     r.add_argument("--json", action="store_true",
-                   help="print one JSON object per run (JSON lines) instead of a table")
+                   help="print one JSON object per run (JSON lines) instead of a table; "
+                        "runs the store already has are printed too, with \"stored\": true")
     r.add_argument("--jobs", type=_jobs, default=None,
                    help="worker processes (default: [campaign] jobs, else all cores)")
     r.add_argument("--quiet", action="store_true", help="no progress, no table")
@@ -117,8 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
     e = command("export", "export a store as tidy tables (Parquet or CSV)")
     e.add_argument("store", metavar="FILE.duckdb")
     e.add_argument("--parquet", metavar="DIR",
-                   help="write DIR/<table>.parquet for runs, flows, series, stations, queues, "
-                        "queue_series, failures (docs/results.md)")
+                   help="write DIR/<table>.parquet for runs, flows, series, cwnd, stations, "
+                        "queues, queue_series, links, failures (docs/results.md)")
     e.add_argument("--csv", metavar="DIR", help="the same tables as DIR/<table>.csv")
     e.add_argument("--raw", action="store_true",
                    help="the store's own tables (JSON columns as text) instead of the tidy ones")
