@@ -26,7 +26,7 @@ JOBS ?=
 JOBS_ARG := $(if $(JOBS),--jobs $(JOBS),)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help run validate-dcf report test chromium docs-check bench bench-campaign build rust venv clean
+.PHONY: help run validate-dcf report test test-tools docs-check bench bench-campaign build rust venv clean
 
 help:
 	@echo "make run           build everything, run $(FLAGSHIP) (Keceli Figs. 3-4),"
@@ -104,14 +104,20 @@ validate-dcf: build
 	$(VENV)/bin/wifitcp compare $(DCF_DB)
 
 # -- tests -------------------------------------------------------------------
-# The report test opens the page in a real headless browser: Debian's chromium.
-chromium:
+# Programs some tests drive: Debian's chromium (the report page in a real
+# headless browser) and zsh (the completion script's syntax). Each test says
+# why it is skipped when its program is missing.
+test-tools:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-headless-shell >/dev/null 2>&1 || \
 	  { echo "installing chromium (headless report test)"; $(SUDO) apt-get update -qq && \
 	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } || \
 	  echo "chromium could not be installed: the browser test will be skipped"
+	@command -v zsh >/dev/null 2>&1 || \
+	  { echo "installing zsh (completion test)"; \
+	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zsh; } || \
+	  echo "zsh could not be installed: the zsh completion check will be skipped"
 
-test: build chromium
+test: build test-tools
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -q -- -D warnings
 	cargo test --workspace
