@@ -113,7 +113,7 @@ test-tools:
 	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } || \
 	  echo "chromium could not be installed: the browser test will be skipped"
 	@command -v zsh >/dev/null 2>&1 || \
-	  { echo "installing zsh (completion test)"; \
+	  { echo "installing zsh (completion test)"; $(SUDO) apt-get update -qq && \
 	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zsh; } || \
 	  echo "zsh could not be installed: the zsh completion check will be skipped"
 
