@@ -178,7 +178,7 @@ def _section(entry: Entry, results: Path, out: Path, log) -> dict:
         except InputError as e:
             sec["figures"].append({"title": title, "error": str(e)})
             continue
-        model = plot.add_model(sel) if fig["y"] in plot.MODEL_Y else 0
+        model = _model(sel, log, entry.name) if fig["y"] in plot.MODEL_Y else 0
         paths = plot.draw(sel, str(out / "figures" / stem), ("png", "svg"), title=title,
                           xlabel=fig.get("xlabel"), ylabel=fig.get("ylabel"))
         log(f"{entry.name}: {title} -> {paths[0]}")
@@ -191,6 +191,19 @@ def _section(entry: Entry, results: Path, out: Path, log) -> dict:
             "expectation": fig.get("expectation") or "(no expectation given)",
             "points": _points(sel), "runs": _runs(sel)})
     return sec
+
+
+def _model(sel, log, name: str) -> int:
+    """Bianchi's model beside the figure where it applies (0 lines if not);
+    a failure of the model leaves the figure without it, said in the log."""
+    from . import plot
+
+    try:
+        return plot.add_model(sel)
+    except Exception as e:  # the model is an addition: never lose the figure for it
+        log(f"{name}: Bianchi's model not drawn: {type(e).__name__}: {e}")
+        sel.models.clear()
+        return 0
 
 
 def render(context: dict) -> str:
