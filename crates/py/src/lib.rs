@@ -20,6 +20,8 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use wifitcp_sim::api::{self, ApiError};
 
+mod network;
+
 fn to_py(err: ApiError) -> PyErr {
     match err {
         ApiError::Config(msg) => PyValueError::new_err(msg),
@@ -94,6 +96,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(phy_timing, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_class::<network::Network>()?;
     m.add("__version__", api::VERSION)?;
     Ok(())
 }
