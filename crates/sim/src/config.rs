@@ -483,6 +483,12 @@ fn d_msdu() -> u32 {
     1500
 }
 
+/// Most bins of a time series (`duration_s / sample_interval_s`): each is a
+/// number in the result of every flow, queue and station, so a longer
+/// series makes a result of hundreds of megabytes that takes longer to
+/// write than the run to simulate.
+pub const MAX_SAMPLES: f64 = 1e5;
+
 /// Smallest MSDU that holds LLC/SNAP + IPv4 + UDP headers.
 pub const MIN_UDP_MSDU: u32 = 8 + 20 + 8;
 
@@ -575,6 +581,16 @@ impl Scenario {
         }
         if !(m.sample_interval_s.is_finite() && m.sample_interval_s >= 1e-3) {
             return Err(format!("scenario.sample_interval_s: must be at least 0.001, got {}", m.sample_interval_s));
+        }
+        let bins = m.duration_s / m.sample_interval_s;
+        if bins > MAX_SAMPLES {
+            return Err(format!(
+                "scenario.sample_interval_s: {} s over duration_s = {} s gives {bins:.0} samples per time series, \
+                 more than {MAX_SAMPLES:.0}: raise it to at least {} s",
+                m.sample_interval_s,
+                m.duration_s,
+                m.duration_s / MAX_SAMPLES
+            ));
         }
         let t = self.timing()?;
         let cw_min = self.mac.cw_min.unwrap_or(t.cw_min_default);

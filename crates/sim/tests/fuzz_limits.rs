@@ -16,7 +16,8 @@
 //! * give the same bytes again for the same seed (for runs that end).
 //!
 //! More seeds: `WIFITCP_FUZZ_SEEDS=1000 cargo test -p wifitcp-sim --test
-//! fuzz_limits -- --nocapture` (seeds 1..=N instead of the fixed list).
+//! fuzz_limits -- --nocapture` (seeds 1..=N instead of the fixed list;
+//! `WIFITCP_FUZZ_SEEDS=140,205` runs those seeds).
 use serde_json::{json, Value};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -251,7 +252,7 @@ fn scenario(seed: u64) -> Value {
     let mut doc = json!({
         "scenario": {"name": format!("fuzz-{seed}"), "duration_s": duration,
                      "warmup_s": if g.chance(0.3) { duration * 0.999 } else { 0.0 },
-                     "sample_interval_s": g.pick(&[1e-3, 0.1, 1e6])},
+                     "sample_interval_s": g.pick(&[1e-3_f64, 0.1, 1e6]).max(duration / 1e5)},
         "phy": phy(g),
         "mac": mac(g),
         "wlan": {"stations": stations},
@@ -320,9 +321,10 @@ fn without_wall(text: &str) -> String {
 
 #[test]
 fn random_scenarios_at_the_limits_never_panic_hang_or_fail_their_checks() {
-    let seeds: Vec<u64> = match std::env::var("WIFITCP_FUZZ_SEEDS").ok().and_then(|n| n.parse::<u64>().ok()) {
-        Some(n) => (1..=n).collect(),
-        None => SEEDS.to_vec(),
+    let seeds: Vec<u64> = match std::env::var("WIFITCP_FUZZ_SEEDS") {
+        Ok(v) if v.contains(',') => v.split(',').map(|x| x.trim().parse().expect("a seed")).collect(),
+        Ok(v) => (1..=v.trim().parse::<u64>().expect("a number of seeds")).collect(),
+        Err(_) => SEEDS.to_vec(),
     };
     let (mut valid, mut finished, mut failures) = (0, 0, Vec::new());
     for &seed in &seeds {

@@ -713,6 +713,14 @@ mod tests {
         assert!(e.starts_with("traffic[0].rate_mbps: must be in (0, 1e4] Mbit/s"), "{e}");
         let e = bad(r#", "ap": {"qdisc": {"kind": "airtime", "quantum_us": 1e300}}"#);
         assert!(e.starts_with("ap.qdisc.quantum_us: must be in [1, 1e6] us"), "{e}");
+        // 1e7 samples per time series: a result the run would spend minutes writing
+        let long = doc("").replace(r#""name": "x"}"#, r#""name": "x", "duration_s": 1e6, "sample_interval_s": 0.1}"#);
+        let e = crate::config::Scenario::from_json(&long).unwrap_err();
+        assert_eq!(
+            e,
+            "scenario.sample_interval_s: 0.1 s over duration_s = 1000000 s gives 10000000 samples per time series, \
+             more than 100000: raise it to at least 10 s"
+        );
         let e = bad(r#", "wlan": {"stations": 1, "positions": [[0, 2e6]]}"#);
         assert!(e.starts_with("wlan.positions[0][1]: must be in"), "{e}");
         let e = bad(r#", "tcp": {"compound": {"beta": 1.0}}"#);
