@@ -487,7 +487,7 @@ fn d_msdu() -> u32 {
 /// number in the result of every flow, queue and station, so a longer
 /// series makes a result of hundreds of megabytes that takes longer to
 /// write than the run to simulate.
-pub const MAX_SAMPLES: f64 = 1e5;
+pub const MAX_SAMPLES: f64 = 1e6;
 
 /// Smallest MSDU that holds LLC/SNAP + IPv4 + UDP headers.
 pub const MIN_UDP_MSDU: u32 = 8 + 20 + 8;

@@ -719,7 +719,7 @@ mod tests {
         assert_eq!(
             e,
             "scenario.sample_interval_s: 0.1 s over duration_s = 1000000 s gives 10000000 samples per time series, \
-             more than 100000: raise it to at least 10 s"
+             more than 1000000: raise it to at least 1 s"
         );
         let e = bad(r#", "wlan": {"stations": 1, "positions": [[0, 2e6]]}"#);
         assert!(e.starts_with("wlan.positions[0][1]: must be in"), "{e}");
