@@ -83,8 +83,10 @@ def test_ctrl_c_stops_a_long_run_within_a_second_keeping_finished_runs(tmp_path)
             in line, line
         t0 = time.monotonic()
         os.kill(p.pid, signal.SIGINT)
-        rc = p.wait(timeout=30)
+        # stopped: the message is out (the interpreter's exit follows)
+        assert err.wait_for("error: interrupted", 30), err.lines
         stopped_after = time.monotonic() - t0
+        rc = p.wait(timeout=30)
     finally:
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
@@ -135,9 +137,9 @@ def test_kill_9_of_the_main_process_leaves_no_worker_behind(tmp_path):
     f.write_text(LONG)
     p = cli_proc("run", str(f), "--no-store", "--jobs", "2", "--quiet",
                  "--sweep", "wlan.stations=9,10", cwd=tmp_path)
+    kids: set = set()
     try:
         end = time.monotonic() + 60
-        kids: set = set()
         while time.monotonic() < end and len(kids) < 3:  # two workers, resource tracker
             kids = _children(p.pid)
             time.sleep(0.1)
@@ -150,7 +152,7 @@ def test_kill_9_of_the_main_process_leaves_no_worker_behind(tmp_path):
             time.sleep(0.1)
         left = _alive(kids)
     finally:
-        for pid in _alive(kids if "kids" in dir() else set()):
+        for pid in _alive(kids):
             os.kill(pid, signal.SIGKILL)
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
@@ -197,3 +199,38 @@ def test_progress_bar_moves_within_a_run_and_estimates_long_ones():
     bar.within("seed=2", 1.0, 2.0, 10, 1.0)
     assert out.getvalue().count("will take about") == 1
     bar.close()
+
+
+@requires_core
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_ctrl_c_of_a_pool_ends_its_workers_at_once(tmp_path):
+    f = tmp_path / "long.toml"
+    f.write_text(LONG)
+    p = cli_proc("run", str(f), "--no-store", "--jobs", "2", "--quiet",
+                 "--sweep", "wlan.stations=9,10", cwd=tmp_path)
+    err = Lines(p.stderr)
+    kids: set = set()
+    try:
+        end = time.monotonic() + 60
+        while time.monotonic() < end and len(kids) < 3:  # two workers, resource tracker
+            kids = _children(p.pid)
+            time.sleep(0.1)
+        assert len(kids) >= 3, kids
+        time.sleep(1.0)  # the workers are inside their runs
+        t0 = time.monotonic()
+        os.kill(p.pid, signal.SIGINT)  # the main process only, as `kill -INT`
+        assert err.wait_for("error: interrupted", 30), err.lines
+        stopped_after = time.monotonic() - t0
+        rc = p.wait(timeout=30)
+        end = time.monotonic() + 5
+        while time.monotonic() < end and _alive(kids):
+            time.sleep(0.1)
+        left = _alive(kids)
+    finally:
+        for pid in _alive(kids):
+            os.kill(pid, signal.SIGKILL)
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    assert rc == 130 and stopped_after < 1.0, (rc, stopped_after, err.lines)
+    assert not left, f"still running after Ctrl-C: {left}"

@@ -284,8 +284,9 @@ def _worker_init(parent: int) -> None:
 
 def _stop_pool(pool: Any) -> None:
     """Cancel what has not started and end the workers now (Ctrl-C)."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())  # shutdown clears it
     pool.shutdown(wait=False, cancel_futures=True)
-    for proc in list(getattr(pool, "_processes", {}).values()):
+    for proc in procs:
         with contextlib.suppress(Exception):
             proc.kill()
 
