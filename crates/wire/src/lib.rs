@@ -9,9 +9,11 @@
 //! Invariants: `Packet::ip_len()` equals `to_bytes().len()`; TCP options are
 //! padded to a multiple of 4 bytes and never exceed 40 bytes.
 
+pub mod codec;
 pub mod ip;
 pub mod packet;
 pub mod pcap;
+pub mod sim_bytes;
 pub mod tcp;
 pub mod udp;
 pub mod wifi_frame;
