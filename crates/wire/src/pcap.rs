@@ -14,12 +14,12 @@
 //! path do not depend on it.
 use crate::codec::radiotap::RadiotapRepr;
 use crate::packet::Packet;
-use crate::sim_bytes::{self, Control, WlanHop};
+use crate::sim_bytes::{self, ControlFrame, WlanHop};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use wifitcp_core::{SimDur, SimTime};
+use wifitcp_core::SimTime;
 
 pub const LINKTYPE_ETHERNET: u32 = 1;
 pub const LINKTYPE_RAW: u32 = 101;
@@ -174,7 +174,10 @@ impl PcapTap {
         }
         let (k, w) = self.files.get_mut(iface).expect("inserted above");
         if *k != kind {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("interface {iface} used as {k:?} and {kind:?}")));
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("interface {iface} used as {k:?} and {kind:?}"),
+            ));
         }
         Ok(w)
     }
@@ -199,18 +202,9 @@ impl PcapTap {
         self.wlan_bytes(at, iface, radio, &frame)
     }
 
-    /// Record a control frame (Ack, RTS, CTS, CF-End) from `ta` to `ra`.
-    pub fn wlan_control(
-        &mut self,
-        at: SimTime,
-        iface: &str,
-        radio: &RadiotapRepr,
-        kind: Control,
-        ta: u32,
-        ra: u32,
-        duration: SimDur,
-    ) -> io::Result<()> {
-        let frame = sim_bytes::wlan_control_frame(kind, ta, ra, duration);
+    /// Record a control frame (Ack, RTS, CTS, CF-End).
+    pub fn wlan_control(&mut self, at: SimTime, iface: &str, radio: &RadiotapRepr, c: &ControlFrame) -> io::Result<()> {
+        let frame = sim_bytes::wlan_control_frame(c);
         self.wlan_bytes(at, iface, radio, &frame)
     }
 

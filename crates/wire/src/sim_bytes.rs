@@ -10,8 +10,8 @@
 //! encoders agree byte for byte), and the data frame of a packet is
 //! `wifi_frame::data_mpdu_len(msdu_len(p.ip_len()))` bytes long (QoS: 2 more),
 //! the length the MAC times on the air.
-use crate::codec::ieee80211::{FcFlags, MacFrameRepr, SeqCtrl};
 use crate::codec::ieee80211::{self as w, DataFrameRepr};
+use crate::codec::ieee80211::{FcFlags, MacFrameRepr, SeqCtrl};
 use crate::codec::ipv4::Ipv4Repr;
 use crate::codec::llc::{SnapHeader, SnapRepr};
 use crate::codec::radiotap::{chan, flags, RadiotapRepr};
@@ -114,6 +114,69 @@ pub fn datagram(p: &Packet) -> Vec<u8> {
     v
 }
 
+/// The simulator's option struct for an option list: the modelled options
+/// (the first of each kind); NOPs and unknown kinds are dropped.
+pub fn tcp_options_from_list(list: &[TcpOption]) -> TcpOptions {
+    let mut o = TcpOptions::default();
+    for opt in list {
+        match opt {
+            TcpOption::Mss(m) => o.mss = o.mss.or(Some(*m)),
+            TcpOption::WindowScale(s) => o.window_scale = o.window_scale.or(Some(*s)),
+            TcpOption::SackPermitted => o.sack_permitted = true,
+            TcpOption::Timestamps { tsval, tsecr } => o.timestamps = o.timestamps.or(Some((*tsval, *tsecr))),
+            TcpOption::Sack(b) if o.sack.is_empty() => o.sack = b.clone(),
+            _ => {}
+        }
+    }
+    o
+}
+
+/// A simulator packet for a real IPv4 datagram carrying TCP or UDP (the
+/// emulator's way in): headers parsed and checksums verified; the payload
+/// bytes are dropped and only their length kept; IP options, fragments and
+/// other protocols are `Unsupported`. `from_datagram(&datagram(p), ..) == p`
+/// for every packet the simulator builds (property-tested).
+pub fn from_datagram(
+    bytes: &[u8],
+    id: wifitcp_core::PacketId,
+    flow: wifitcp_core::FlowId,
+    created: wifitcp_core::SimTime,
+) -> crate::codec::Result<Packet> {
+    use crate::codec::{ipv4::Ipv4Packet, tcp::TcpSegment, udp::UdpDatagram, Error};
+    use crate::ip::{Ipv4Header, PROTO_TCP, PROTO_UDP};
+    let p = Ipv4Packet::new_checked(bytes)?;
+    let ip = Ipv4Repr::parse(&p)?;
+    if !ip.options.is_empty() {
+        return Err(Error::Unsupported("IPv4 options in a simulated packet"));
+    }
+    if ip.more_frags || ip.frag_offset != 0 {
+        return Err(Error::Unsupported("IPv4 fragment"));
+    }
+    let hdr = Ipv4Header { src: ip.src, dst: ip.dst, tos: ip.tos, ttl: ip.ttl, ident: ip.ident, protocol: ip.protocol };
+    let addrs = Some((ip.src, ip.dst));
+    match ip.protocol {
+        PROTO_TCP => {
+            let t = TcpRepr::parse(&TcpSegment::new_checked(p.payload())?, addrs)?;
+            let h = crate::tcp::TcpHeader {
+                src_port: t.src_port,
+                dst_port: t.dst_port,
+                seq: t.seq,
+                ack: t.ack,
+                flags: t.flags,
+                window: t.window,
+                options: tcp_options_from_list(&t.options),
+            };
+            Ok(Packet::new_tcp(id, flow, created, hdr, h, t.payload_len as u32))
+        }
+        PROTO_UDP => {
+            let u = UdpRepr::parse(&UdpDatagram::new_checked(p.payload())?, addrs)?;
+            let h = crate::udp::UdpHeader { src_port: u.src_port, dst_port: u.dst_port };
+            Ok(Packet::new_udp(id, flow, created, hdr, h, u.payload_len as u32))
+        }
+        _ => Err(Error::Unsupported("transport other than TCP and UDP")),
+    }
+}
+
 /// How one 802.11 transmission of a data frame is addressed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WlanHop {
@@ -188,10 +251,21 @@ pub enum Control {
     CfEnd,
 }
 
-pub fn wlan_control_frame(kind: Control, ta: u32, ra: u32, duration: SimDur) -> Vec<u8> {
-    let (f, dur) = (FcFlags(0), duration_field(duration));
-    let (ta, ra) = (MacAddress::from_index(ta), MacAddress::from_index(ra));
-    let r = match kind {
+/// One control frame: kind, transmitter and receiver (station indices) and
+/// the Duration/ID value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ControlFrame {
+    pub kind: Control,
+    pub ta: u32,
+    pub ra: u32,
+    pub duration: SimDur,
+}
+
+/// The bytes (with FCS) of a control frame.
+pub fn wlan_control_frame(c: &ControlFrame) -> Vec<u8> {
+    let (f, dur) = (FcFlags(0), duration_field(c.duration));
+    let (ta, ra) = (MacAddress::from_index(c.ta), MacAddress::from_index(c.ra));
+    let r = match c.kind {
         Control::Ack => MacFrameRepr::Ack { flags: f, duration: dur, ra },
         Control::Cts => MacFrameRepr::Cts { flags: f, duration: dur, ra },
         Control::Rts => MacFrameRepr::Rts { flags: f, duration: dur, ra, ta },
@@ -285,15 +359,25 @@ mod tests {
             }
         }
         let ip = Ipv4Header::new(Ipv4Addr::new(1, 1, 1, 1), Ipv4Addr::new(2, 2, 2, 2), PROTO_UDP);
-        let u = Packet::new_udp(PacketId(2), FlowId(1), SimTime::ZERO, ip, UdpHeader { src_port: 9, dst_port: 10 }, 1000);
+        let u =
+            Packet::new_udp(PacketId(2), FlowId(1), SimTime::ZERO, ip, UdpHeader { src_port: 9, dst_port: 10 }, 1000);
         assert_eq!(datagram(&u), u.to_bytes());
     }
 
     #[test]
     fn data_frame_length_and_decode() {
-        let o = TcpOptions { timestamps: Some((5, 6)), sack: vec![SackBlock { left: 1, right: 9 }], ..Default::default() };
+        let o =
+            TcpOptions { timestamps: Some((5, 6)), sack: vec![SackBlock { left: 1, right: 9 }], ..Default::default() };
         let p = tcp_pkt(o, 1448);
-        let hop = WlanHop { ta: 0, ra: 3, ap: Some(0), seq: 4097, retry: true, duration: SimDur::from_micros(44), qos_tid: None };
+        let hop = WlanHop {
+            ta: 0,
+            ra: 3,
+            ap: Some(0),
+            seq: 4097,
+            retry: true,
+            duration: SimDur::from_micros(44),
+            qos_tid: None,
+        };
         let f = wlan_data_frame(&p, &hop);
         assert_eq!(f.len() as u32, data_mpdu_len(msdu_len(p.ip_len())));
         let rt = radiotap(54_000, 2437, Some(-50));
@@ -317,9 +401,18 @@ mod tests {
     fn control_frames_have_the_simulated_lengths() {
         use crate::wifi_frame::{ACK_LEN, CTS_LEN, RTS_LEN};
         let d = SimDur::from_micros(10);
-        assert_eq!(wlan_control_frame(Control::Ack, 1, 0, d).len() as u32, ACK_LEN);
-        assert_eq!(wlan_control_frame(Control::Cts, 1, 0, d).len() as u32, CTS_LEN);
-        assert_eq!(wlan_control_frame(Control::Rts, 1, 0, d).len() as u32, RTS_LEN);
-        assert_eq!(wlan_control_frame(Control::CfEnd, 0, 0, d).len(), 20);
+        assert_eq!(
+            wlan_control_frame(&ControlFrame { kind: Control::Ack, ta: 1, ra: 0, duration: d }).len() as u32,
+            ACK_LEN
+        );
+        assert_eq!(
+            wlan_control_frame(&ControlFrame { kind: Control::Cts, ta: 1, ra: 0, duration: d }).len() as u32,
+            CTS_LEN
+        );
+        assert_eq!(
+            wlan_control_frame(&ControlFrame { kind: Control::Rts, ta: 1, ra: 0, duration: d }).len() as u32,
+            RTS_LEN
+        );
+        assert_eq!(wlan_control_frame(&ControlFrame { kind: Control::CfEnd, ta: 0, ra: 0, duration: d }).len(), 20);
     }
 }

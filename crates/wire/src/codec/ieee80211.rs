@@ -283,7 +283,9 @@ pub struct DataFrameRepr {
 
 impl DataFrameRepr {
     pub fn header_len(&self) -> usize {
-        24 + 6 * self.addr4.is_some() as usize + 2 * self.qos_control.is_some() as usize + 4 * self.ht_control.is_some() as usize
+        24 + 6 * self.addr4.is_some() as usize
+            + 2 * self.qos_control.is_some() as usize
+            + 4 * self.ht_control.is_some() as usize
     }
     fn check(&self) -> Result<()> {
         if self.subtype > 0x0f {
@@ -511,7 +513,8 @@ impl MacFrameRepr {
         let duration = f.duration();
         let ra = f.addr1();
         let ta = MacAddress::from_slice(b.get(10..16).unwrap_or(&[0; 6]));
-        let exact = |n: usize| if b.len() == n { Ok(()) } else { Err(Error::Malformed("control frame of the wrong length")) };
+        let exact =
+            |n: usize| if b.len() == n { Ok(()) } else { Err(Error::Malformed("control frame of the wrong length")) };
         Ok(match (f.frame_type(), f.subtype()) {
             (ftype::DATA, st) => {
                 let hl = f.header_len()?;
@@ -773,7 +776,8 @@ mod tests {
             start: SeqCtrl { frag: 0, seq: 100 },
             bitmap: 0xff,
         });
-        for (r, want) in [(rts, wf::RTS_LEN), (cts, wf::CTS_LEN), (bar, wf::BLOCK_ACK_REQ_LEN), (ba, wf::BLOCK_ACK_LEN)] {
+        for (r, want) in [(rts, wf::RTS_LEN), (cts, wf::CTS_LEN), (bar, wf::BLOCK_ACK_REQ_LEN), (ba, wf::BLOCK_ACK_LEN)]
+        {
             assert_eq!(r.buffer_len() + 4, want as usize, "{r:?}");
         }
         let poll = MacFrameRepr::Data(DataFrameRepr {

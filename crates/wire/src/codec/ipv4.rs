@@ -193,7 +193,7 @@ impl Ipv4Repr {
     /// Write the header (checksum included) into `p`, whose buffer holds at
     /// least `buffer_len()` bytes; the payload area is left as it is.
     pub fn emit<T: AsRef<[u8]> + AsMut<[u8]>>(&self, p: &mut Ipv4Packet<T>) -> Result<()> {
-        if self.options.len() % 4 != 0 || self.options.len() > MAX_OPTIONS_LEN {
+        if self.options.len() & 3 != 0 || self.options.len() > MAX_OPTIONS_LEN {
             return Err(Error::Invalid("IPv4 options not a multiple of 4 or over 40 bytes"));
         }
         if self.frag_offset > 0x1fff {
@@ -241,8 +241,8 @@ mod tests {
     // header 4500 0073 0000 4000 4011 ---- c0a8 0001 c0a8 00c7 has checksum
     // 0xb861.
     const HDR: [u8; 20] = [
-        0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0xb8, 0x61, 0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00,
-        0xc7,
+        0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0xb8, 0x61, 0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8,
+        0x00, 0xc7,
     ];
 
     #[test]

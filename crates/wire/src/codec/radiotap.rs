@@ -121,7 +121,13 @@ impl RadiotapRepr {
         }
         let present = h.present();
         let mut r = RadiotapRepr::default();
-        let need = |at: usize, n: usize| if at + n > b.len() { Err(Error::Malformed("radiotap field runs past the header")) } else { Ok(()) };
+        let need = |at: usize, n: usize| {
+            if at + n > b.len() {
+                Err(Error::Malformed("radiotap field runs past the header"))
+            } else {
+                Ok(())
+            }
+        };
         if present & BIT_TSFT != 0 {
             at = align(at, 8);
             need(at, 8)?;
@@ -236,7 +242,8 @@ mod tests {
         let c = RadiotapRepr { channel: Some((5180, chan::GHZ5 | chan::OFDM)), ..Default::default() };
         assert_eq!(c.header_len(), 12);
         // Rate only then channel: rate@8, pad@9, channel@10.
-        let rc = RadiotapRepr { rate_500kbps: Some(2), channel: Some((2412, chan::GHZ2 | chan::CCK)), ..Default::default() };
+        let rc =
+            RadiotapRepr { rate_500kbps: Some(2), channel: Some((2412, chan::GHZ2 | chan::CCK)), ..Default::default() };
         let b = rc.to_bytes(&[]).unwrap();
         assert_eq!(b.len(), 14);
         assert_eq!(RadiotapRepr::parse(&RadiotapHeader::new_unchecked(&b[..])).unwrap(), rc);

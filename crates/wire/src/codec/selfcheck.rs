@@ -106,7 +106,8 @@ pub fn tcp(data: &[u8]) {
             assert_eq!(TcpRepr::parse(&s2, Some((a, b))).unwrap(), r);
             assert_eq!(s2.payload(), s.payload());
             // Canonical when the option area is: same bytes but checksum.
-            if options_len(&r.options) == s.options().len() && s.options()[parse_len(&r.options)..].iter().all(|&x| x == 0)
+            if options_len(&r.options) == s.options().len()
+                && s.options()[parse_len(&r.options)..].iter().all(|&x| x == 0)
             {
                 let (mut x, mut y) = (out.clone(), data.to_vec());
                 x[16..18].fill(0);

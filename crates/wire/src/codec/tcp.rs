@@ -170,9 +170,14 @@ impl TcpOption {
     }
     fn check(&self) -> Result<()> {
         match self {
-            TcpOption::Sack(b) if b.is_empty() || b.len() > 4 => Err(Error::Invalid("SACK option with 0 or over 4 blocks")),
+            TcpOption::Sack(b) if b.is_empty() || b.len() > 4 => {
+                Err(Error::Invalid("SACK option with 0 or over 4 blocks"))
+            }
             TcpOption::Unknown { kind, data } => {
-                if matches!(*kind, kind::EOL | kind::NOP | kind::MSS | kind::WS | kind::SACK_PERM | kind::SACK | kind::TS) {
+                if matches!(
+                    *kind,
+                    kind::EOL | kind::NOP | kind::MSS | kind::WS | kind::SACK_PERM | kind::SACK | kind::TS
+                ) {
                     Err(Error::Invalid("Unknown option with a known kind"))
                 } else if data.len() > 38 {
                     Err(Error::Invalid("option over 40 bytes"))
@@ -240,9 +245,9 @@ pub fn parse_options(mut b: &[u8]) -> Result<Vec<TcpOption>> {
             (kind::MSS, 4) => TcpOption::Mss(be16(d, 0)),
             (kind::WS, 3) => TcpOption::WindowScale(d[0]),
             (kind::SACK_PERM, 2) => TcpOption::SackPermitted,
-            (kind::SACK, _) if len >= 10 && (len - 2) % 8 == 0 => TcpOption::Sack(
-                d.chunks_exact(8).map(|c| SackBlock { left: be32(c, 0), right: be32(c, 4) }).collect(),
-            ),
+            (kind::SACK, _) if len >= 10 && (len - 2) & 7 == 0 => {
+                TcpOption::Sack(d.chunks_exact(8).map(|c| SackBlock { left: be32(c, 0), right: be32(c, 4) }).collect())
+            }
             (kind::TS, 10) => TcpOption::Timestamps { tsval: be32(d, 0), tsecr: be32(d, 4) },
             (kind::MSS | kind::WS | kind::SACK_PERM | kind::SACK | kind::TS, _) => {
                 return Err(Error::Malformed("TCP option of a known kind with a wrong length"))
@@ -308,7 +313,12 @@ impl TcpRepr {
     /// Write the header into `s` (whose buffer is exactly `buffer_len()`
     /// bytes: the checksum covers the whole buffer) and fill the checksum for
     /// the pseudo-header `src`, `dst`.
-    pub fn emit<T: AsRef<[u8]> + AsMut<[u8]>>(&self, s: &mut TcpSegment<T>, src: Ipv4Addr, dst: Ipv4Addr) -> Result<()> {
+    pub fn emit<T: AsRef<[u8]> + AsMut<[u8]>>(
+        &self,
+        s: &mut TcpSegment<T>,
+        src: Ipv4Addr,
+        dst: Ipv4Addr,
+    ) -> Result<()> {
         for o in &self.options {
             o.check()?;
         }
@@ -321,7 +331,11 @@ impl TcpRepr {
         }
         let b = s.buffer.as_mut();
         if b.len() != self.buffer_len() {
-            return Err(if b.len() < self.buffer_len() { Error::Truncated } else { Error::Invalid("buffer longer than segment") });
+            return Err(if b.len() < self.buffer_len() {
+                Error::Truncated
+            } else {
+                Error::Invalid("buffer longer than segment")
+            });
         }
         put_be16(b, field::SRC_PORT, self.src_port);
         put_be16(b, field::DST_PORT, self.dst_port);

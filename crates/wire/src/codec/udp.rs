@@ -108,7 +108,12 @@ impl UdpRepr {
         HEADER_LEN + self.payload_len
     }
     /// Write the header and checksum into a buffer of at least `buffer_len()`.
-    pub fn emit<T: AsRef<[u8]> + AsMut<[u8]>>(&self, d: &mut UdpDatagram<T>, src: Ipv4Addr, dst: Ipv4Addr) -> Result<()> {
+    pub fn emit<T: AsRef<[u8]> + AsMut<[u8]>>(
+        &self,
+        d: &mut UdpDatagram<T>,
+        src: Ipv4Addr,
+        dst: Ipv4Addr,
+    ) -> Result<()> {
         let l = u16::try_from(self.buffer_len()).map_err(|_| Error::Invalid("UDP datagram over 65535 bytes"))?;
         let b = d.buffer.as_mut();
         if b.len() < l as usize {
