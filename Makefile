@@ -104,6 +104,9 @@ validate-dcf: build
 
 # -- tests -------------------------------------------------------------------
 test: build
+	@command -v tshark >/dev/null 2>&1 || { echo "tshark not found: installing it (crates/wire/tests/tshark.rs reads pcap with it)"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tshark >/dev/null; } || \
+	  echo "tshark could not be installed: the pcap test will say SKIPPED"
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -q -- -D warnings
 	cargo test --workspace

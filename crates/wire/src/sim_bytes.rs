@@ -292,6 +292,8 @@ pub fn ethernet_frame(p: &Packet, src: u32, dst: u32) -> Vec<u8> {
 /// centre frequency `freq_mhz`, received at `signal_dbm` (if known); the FCS
 /// flag is set because the frames above carry their FCS. The channel flags
 /// say OFDM for rates other than the DSSS/CCK ones (1, 2, 5.5, 11 Mbit/s).
+/// The rate field counts 500 kbit/s in one byte: rates above 127.5 Mbit/s
+/// (802.11n MCS) are left out, since radiotap's MCS field is not modelled.
 pub fn radiotap(rate_kbps: u32, freq_mhz: u16, signal_dbm: Option<i8>) -> RadiotapRepr {
     let band = if freq_mhz >= 4900 { chan::GHZ5 } else { chan::GHZ2 };
     let modulation = if matches!(rate_kbps, 1000 | 2000 | 5500 | 11000) { chan::CCK } else { chan::OFDM };

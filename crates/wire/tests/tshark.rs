@@ -109,7 +109,9 @@ fn write_captures(dir: &Path) -> Vec<Seg> {
         tap.wlan_data(t, "wlan0", &radio, &hop, &p).unwrap();
         let ack = ControlFrame { kind: Control::Ack, ta: ra, ra: ta, duration: SimDur::ZERO };
         tap.wlan_control(t + SimDur::from_micros(150), "wlan0", &radio, &ack).unwrap();
-        tap.wired(t, "eth0", 10, 11, &p).unwrap();
+        // The wired link between the server (node 10) and the AP (node 0).
+        let (src, dst) = if from_server { (10, AP) } else { (AP, 10) };
+        tap.wired(t, "eth0", src, dst, &p).unwrap();
         let h = p.tcp().unwrap();
         written.push(Seg {
             seq: h.seq,
