@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from .api import load, run, sweep
 from .errors import InputError, RunError
+from .network import Network
 from .scenario import Scenario
 from .store import Store
 
@@ -37,4 +38,4 @@ def __getattr__(name: str) -> str:
         return v
     raise AttributeError(f"module 'wifitcp' has no attribute {name!r}")
 
-__all__ = ["run", "sweep", "load", "Scenario", "Store", "InputError", "RunError", "__version__"]
+__all__ = ["run", "sweep", "load", "Network", "Scenario", "Store", "InputError", "RunError", "__version__"]
