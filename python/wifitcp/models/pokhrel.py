@@ -194,7 +194,7 @@ def window_distribution(p_m: float, w_max: int = W_MAX, alpha: float = ALPHA,
     return _distribution(p_m, steps)
 
 
-def _distribution(p_m: float, steps: Sequence[float]) -> list[float]:
+def _distribution(p_m: float, steps: Sequence[float], normalise: bool = True) -> list[float]:
     """The cut-equation solution for ``steps[l-1] = N(l)``."""
     w_max = len(steps)
     if w_max == 1:
@@ -231,8 +231,23 @@ def _distribution(p_m: float, steps: Sequence[float]) -> list[float]:
                 pi[m] *= 1e-150
             for m in range(lvl, w_max + 2):
                 suffix[m] *= 1e-150
+    if not normalise:
+        return pi[1:w_max + 1]
     total = sum(pi[1:w_max + 1])
     return [pi[lvl] / total for lvl in range(1, w_max + 1)]
+
+
+def _mean(p_m: float, steps: Sequence[float]) -> float:
+    """``E[W]`` from `_distribution` (one pass, no normalised list)."""
+    dist = _distribution(p_m, steps, normalise=False)
+    tot = 0.0
+    acc = 0.0
+    lvl = 1
+    for q in dist:
+        tot += q
+        acc += lvl * q
+        lvl += 1
+    return acc / tot
 
 
 class _Window:
@@ -247,8 +262,7 @@ class _Window:
         p = 0.0 if p < 0.0 else (1.0 if p > 1.0 else p)
         v = self.memo.get(p)
         if v is None:
-            dist = _distribution(p, self.steps)
-            v = sum((i + 1) * q for i, q in enumerate(dist))
+            v = _mean(p, self.steps)
             if len(self.memo) < 4096:
                 self.memo[p] = v
         return v
@@ -298,6 +312,7 @@ class Result:
     occupancy: float              # packets in the AP buffer (eq. 19's left side)
     iterations: int
     residual: float
+    pb_equation: float = 0.0      # eq. (19)'s p_b at the final state
     params: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
@@ -334,20 +349,64 @@ def _check_classes(classes) -> list:
     return out
 
 
-def solve(classes: Sequence, *, b_ap: int = B_AP, w_max: int = W_MAX, retry_limit: int = 7,
+def solve(classes: Sequence, **kw) -> Result:
+    """Solve the fixed point for ``classes`` (`SnrClass` or dicts); keywords
+    as `_solve` (``b_ap``, ``w_max``, ``retry_limit`` (attempts, the paper's
+    ``k + 1``), ``cw_min``, ``cw_max``, ``alpha``, ``kappa``,
+    ``increment``, ``timing``, ``mss``, ``qdisc``, ``c``, ``h_star``,
+    ``rtt_prop_s``, ``damping``, ``tol``, ``max_iter``, ``h0``, ``beta0``,
+    ``beta_ap0``).
+
+    Raises `ModelError` (a ``ValueError``) naming the parameter for input
+    outside the model's domain, or ``max_iter`` when no scheme converges.
+    With drop-tail, when the damped iteration does not settle (uploads that
+    nearly fill the buffer make ``p_b`` a very steep function of the
+    uploads' discard rate), ``p_b`` is taken out of the iteration: for a
+    given ``p_b`` the rest converges, and ``p_b`` is the root of
+    ``p_b - eq19(p_b)`` (increasing in ``p_b``), found by regula falsi.
+    ``params["p_b_outer"]`` says which scheme answered.
+    """
+    dt = kw.get("qdisc", "drop-tail") == "drop-tail"
+    first = dict(kw)
+    if dt:  # leave early for the outer scheme when the plain iteration stalls
+        first["max_iter"] = min(kw.get("max_iter", 2000), 300)
+    try:
+        r = _solve(classes, **first)
+        r.params["p_b_outer"] = False
+        return r
+    except ModelError as e:
+        if e.param != "max_iter" or not dt:
+            raise
+    tol = kw.get("tol", TOL)
+    last: dict = {}
+
+    def g(x: float) -> float:
+        warm = {}
+        if "r" in last:
+            warm = {"h0": last["r"].h, "beta0": last["r"].beta_sta, "beta_ap0": last["r"].beta_ap}
+        r = _solve(classes, fixed_pb=x, **{**kw, **warm})
+        last["r"] = r
+        return r.pb_equation - x       # decreasing in x
+
+    x = _solve_monotone(g, tol=max(tol, 1e-12))
+    r = _solve(classes, fixed_pb=x, **kw)
+    if abs(r.pb_equation - x) > 1e-6:
+        raise ModelError("max_iter", f"no fixed point found for p_b (|p_b - eq. 19| = "
+                         f"{abs(r.pb_equation - x):.3g})")
+    r.params["p_b_outer"] = True
+    return r
+
+
+def _solve(classes: Sequence, *, b_ap: int = B_AP, w_max: int = W_MAX, retry_limit: int = 7,
           cw_min: int = 31, cw_max: int = 1023, alpha: float = ALPHA, kappa: float = KAPPA,
           increment: str = "ctcp", timing: Optional[SlotTiming] = None, mss: int = 1460,
           qdisc: str = "drop-tail", c: float = 0.6, h_star: Optional[Sequence[float]] = None,
           rtt_prop_s: float = 0.0, damping: float = 0.7, tol: float = TOL,
           max_iter: int = 2000, h0: Optional[Sequence[float]] = None,
-          beta0: Optional[Sequence[float]] = None, beta_ap0: Optional[float] = None) -> Result:
-    """Solve the fixed point for ``classes`` (`SnrClass` or dicts).
-
-    ``retry_limit`` counts transmission attempts (``K``; the paper's
-    ``k + 1``). Raises `ModelError` (a ``ValueError``) naming the parameter
-    for input outside the model's domain, or ``max_iter`` when the damped
-    iteration has not met ``tol`` by then.
-    """
+          beta0: Optional[Sequence[float]] = None, beta_ap0: Optional[float] = None,
+          fixed_pb: Optional[float] = None) -> Result:
+    """The damped iteration (``fixed_pb``: hold ``p_b`` there instead of
+    solving eq. 19 each round; ``Result.pb_equation`` is eq. 19's answer)."""
     cls = _check_classes(classes)
     b_ap = check_int("b_ap", b_ap, minimum=1)
     w_max = check_int("w_max", w_max, minimum=1)
@@ -411,6 +470,7 @@ def solve(classes: Sequence, *, b_ap: int = B_AP, w_max: int = W_MAX, retry_limi
     p_block = [0.0] * ncls
     theta_flow = [0.0] * ncls
     it = 0
+    pb_eq = 0.0
     resid = last_resid = math.inf
     d_now = float(damping)
     damping_used = d_now
@@ -463,7 +523,8 @@ def solve(classes: Sequence, *, b_ap: int = B_AP, w_max: int = W_MAX, retry_limi
         # ---- TCP side, eqs. (3)-(4), (17)-(20)
         inflight = sum(cls[k].n * theta_flow[k] * rtt_prop_s for k in range(ncls))
         if qdisc == "drop-tail":
-            p_b = _buffer_loss(cls, down, p_d, b_ap + inflight, ew, p_b)
+            pb_eq = _buffer_loss(cls, down, p_d, b_ap + inflight, ew, p_b if fixed_pb is None else pb_eq)
+            p_b = pb_eq if fixed_pb is None else fixed_pb
             p_m = [p_b + (1.0 - p_b) * p_d[k] if down[k] else p_d[k] for k in range(ncls)]
             p_block = [p_b] * ncls
             occ = [cls[k].n * ew(p_m[k]) for k in range(ncls)]
@@ -513,7 +574,7 @@ def solve(classes: Sequence, *, b_ap: int = B_AP, w_max: int = W_MAX, retry_limi
         p_b=p_b if qdisc == "drop-tail" else 0.0, p_d=p_d, p_m=p_m, p_block=p_block,
         mean_window=[ew(p) for p in p_m], f_ap=f_ap, f_ap_mean=f_ap_mean, f_sta=f_sta,
         beta_ap=beta_ap, beta_sta=beta_sta, mean_slot_ns=mean_slot, occupancy=tot_occ,
-        iterations=it, residual=resid,
+        iterations=it, residual=resid, pb_equation=pb_eq,
         params={"b_ap": b_ap, "w_max": w_max, "retry_limit": attempts, "cw_min": cw_min,
                 "cw_max": cw_max, "alpha": alpha, "kappa": kappa, "increment": increment,
                 "qdisc": qdisc, "c": c if qdisc == "vbs" else None, "mss": mss,

@@ -22,7 +22,7 @@
       B = ((1-p)/p + W_max + Q(W_max)/(1-p))
           / (RTT (b W_max/8 + (1-p)/(p W_max) + 2) + Q(W_max) T0 f(p)/(1-p))
 
-  and the approximate model eq. (33),
+  and the approximate model (the paper's closing formula),
   ``B = min(W_max/RTT, 1/(RTT sqrt(2bp/3) + T0 min(1, 3 sqrt(3bp/8)) p (1 + 32 p^2)))``.
 
 ``p`` is the loss-indication rate (loss events per segment sent), ``RTT``
@@ -112,7 +112,7 @@ def padhye(p: float, rtt_s: float, t0_s: float, w_max: Optional[float] = None,
 
 def padhye_approx_pps(p: float, rtt_s: float, t0_s: float, w_max: Optional[float] = None,
                       b: int = 1) -> float:
-    """Padhye et al. approximate model, eq. (33): packets per second."""
+    """Padhye et al. approximate model: packets per second."""
     p, rtt_s = _check(p, rtt_s)
     t0_s = check_positive("t0_s", t0_s)
     v = 1.0 / (rtt_s * math.sqrt(2.0 * b * p / 3.0)
