@@ -209,3 +209,15 @@ def test_from_scenario_uses_the_simulators_timing():
     assert [(c.n, c.direction) for c in cls] == [(5, "down"), (5, "down")]
     r = P.from_scenario(cfg)
     assert r.params["retry_limit"] == 7 and r.params["b_ap"] == 100
+
+
+@requires_core
+def test_from_scenario_refuses_a_beta_the_dtmc_cannot_model():
+    import tomllib
+
+    cfg = tomllib.loads((REPO / "scenarios" / "pokhrel-download.toml").read_text())
+    cfg.pop("sweep")
+    cfg["tcp"]["compound"] = {"beta": 0.7}
+    with pytest.raises(ModelError) as e:
+        P.from_scenario(cfg)
+    assert e.value.param == "tcp.compound.beta"

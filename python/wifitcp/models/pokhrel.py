@@ -694,10 +694,13 @@ def from_scenario(config: dict, **kw) -> Result:
     tcp = norm.get("tcp") or {}
     q = ap.get("qdisc") or {}
     ctcp = tcp.get("compound") or {}
+    if float(ctcp.get("beta", BETA)) != BETA:
+        raise ModelError("tcp.compound.beta", "the model's window DTMC halves on a loss "
+                         f"(beta = {BETA}); got {ctcp.get('beta')!r}")
     args = dict(b_ap=int(ap.get("queue_packets", B_AP)), w_max=int(tcp.get("rwnd_packets", W_MAX)),
                 retry_limit=int(mac.get("short_retry_limit", 7)), cw_min=int(mac.get("cw_min", 31)),
                 cw_max=int(mac.get("cw_max", 1023)), mss=int(tcp.get("mss", 1460)),
-                alpha=float(ctcp.get("alpha", ALPHA)), kappa=float(ctcp.get("kappa", KAPPA)),
+                alpha=float(ctcp.get("alpha", ALPHA)), kappa=float(ctcp.get("k", KAPPA)),
                 timing=timing_from_scenario(config, int(tcp.get("mss", 1460)) + 40, 40))
     if q.get("kind") == "vbs":
         args["qdisc"] = "vbs"
