@@ -116,7 +116,8 @@ pub struct RunView<'a> {
     pub flows: &'a [FlowRt],
     pub eps: &'a [Endpoint],
     pub wq: &'a [Box<dyn QueueDisc>],
-    pub rewriters: &'a [Option<Box<dyn wifitcp_queue::PacketRewriter>>],
+    /// Agents of each node, with their timer keys.
+    pub agents: &'a [Vec<(Box<dyn wifitcp_net::Agent>, wifitcp_net::TimerKey)>],
     pub links: &'a [[LinkDir; 2]],
     pub ledger: &'a Ledger,
     pub end: SimTime,
@@ -187,14 +188,22 @@ fn queue_json(v: &RunView, i: usize) -> Value {
         .filter(|(k, _)| c.dropped_by_reason[*k] > 0)
         .map(|(k, r)| (r.as_str().to_string(), json!(c.dropped_by_reason[k])))
         .collect();
-    json!({
+    let mut j = json!({
         "node": v.topo.nodes[i].name, "iface": "wlan", "kind": q.kind(),
         "enqueued": c.enqueued, "dequeued": c.dequeued, "dropped": dropped,
         "filtered_share": c.filtered_share(), "rewritten": c.rewritten,
         "mean_len": occ.mean_len(v.end), "max_len": occ.max_len(),
-        "window_rewrites": v.rewriters.get(i).and_then(|r| r.as_ref()).map(|r| json!({"seen": r.counters().seen, "rewritten": r.counters().rewritten})),
+        // (null unless a window-rewriting agent sits at this node)
+        "window_rewrites": null,
         "series": occ.series().iter().map(|(t, n)| json!([t.as_secs_f64(), n])).collect::<Vec<_>>(),
-    })
+    });
+    // Each agent at the node adds its counters under its own key.
+    for (a, _) in v.agents.get(i).into_iter().flatten() {
+        if let Some((key, value)) = a.report() {
+            j[key] = value;
+        }
+    }
+    j
 }
 
 /// Assemble the result of a run.
