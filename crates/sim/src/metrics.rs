@@ -127,6 +127,20 @@ pub struct RunView<'a> {
     pub wall_s: f64,
 }
 
+/// A sender's ssthresh for the results: `null` while it is unbounded.
+///
+/// RFC 5681 section 3.1 lets the initial ssthresh be "arbitrarily high"; the
+/// sender holds that as `u64::MAX >> 2` (crates/tcp/src/sender.rs), a number
+/// that would read as a real threshold of 4.6e18 bytes. Any value at or above
+/// it is written as JSON `null` (docs/results.md, "flows").
+fn ssthresh_json(ssthresh: u64) -> Value {
+    if ssthresh >= u64::MAX >> 2 {
+        Value::Null
+    } else {
+        json!(ssthresh)
+    }
+}
+
 fn flow_json(v: &RunView, f: &FlowRt, secs: f64) -> Value {
     let s = &f.stats;
     let mut j = json!({
@@ -151,13 +165,17 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64) -> Value {
             "timeouts": st.timeouts,
             "syn_retransmits": st.syn_retransmits + v.eps[*receiver].conn.stats().syn_retransmits,
             "cwnd_bytes": c.cwnd(),
-            "ssthresh_bytes": c.ssthresh(),
+            "ssthresh_bytes": ssthresh_json(c.ssthresh()),
             "srtt_ms": c.srtt().map(|d| d.as_secs_f64() * 1e3),
             "completion_s": completed.map(|t| t.since(*start).as_secs_f64()),
         });
         if c.config().trace {
-            j["tcp"]["cwnd_trace"] =
-                Value::Array(st.cwnd_trace.iter().map(|x| json!([x.time.as_secs_f64(), x.cwnd, x.ssthresh])).collect());
+            j["tcp"]["cwnd_trace"] = Value::Array(
+                st.cwnd_trace
+                    .iter()
+                    .map(|x| json!([x.time.as_secs_f64(), x.cwnd, ssthresh_json(x.ssthresh)]))
+                    .collect(),
+            );
         }
     }
     j
@@ -257,5 +275,18 @@ pub fn collect(v: &RunView) -> RunResult {
                 "dropped": dropped,
             },
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unbounded_ssthresh_is_null() {
+        assert_eq!(ssthresh_json(u64::MAX >> 2), Value::Null);
+        assert_eq!(ssthresh_json(u64::MAX), Value::Null);
+        assert_eq!(ssthresh_json(4380), json!(4380));
+        assert_eq!(ssthresh_json((u64::MAX >> 2) - 1), json!((u64::MAX >> 2) - 1));
     }
 }
