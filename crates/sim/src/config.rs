@@ -656,6 +656,17 @@ impl Scenario {
             if !(tr.start_stagger_s.is_finite() && tr.start_stagger_s >= 0.0) {
                 return Err(format!("{p}.start_stagger_s: must be >= 0"));
             }
+            if let Some(stop) = tr.stop_s {
+                // every flow of the entry starts before it stops (a flow
+                // stopped before it starts has no meaning)
+                let last = tr.start_s + count.saturating_sub(1) as f64 * tr.start_stagger_s;
+                if stop <= last && count > 1 {
+                    return Err(format!(
+                        "{p}.stop_s: {stop} s is not after the last flow's start, start_s + ({count} - 1) * \
+                         start_stagger_s = {last} s"
+                    ));
+                }
+            }
             match tr.kind {
                 TrafficKind::Tcp => {
                     if tr.rate_mbps.is_some() {

@@ -721,6 +721,16 @@ mod tests {
             "scenario.sample_interval_s: 0.1 s over duration_s = 1000000 s gives 10000000 samples per time series, \
              more than 1000000: raise it to at least 1 s"
         );
+        // a flow stopped before its staggered start (the fuzzer found TCP
+        // flows scheduling their close in the past)
+        let three =
+            doc(r#", "traffic": [{"name": "t", "kind": "tcp", "peer": "h", "start_stagger_s": 1.0, "stop_s": 1.5}]"#)
+                .replace(r#""stations": 1"#, r#""stations": 3"#);
+        let e = crate::config::Scenario::from_json(&three).unwrap_err();
+        assert_eq!(
+            e,
+            "traffic[0].stop_s: 1.5 s is not after the last flow's start, start_s + (3 - 1) * start_stagger_s = 2 s"
+        );
         let e = bad(r#", "wlan": {"stations": 1, "positions": [[0, 2e6]]}"#);
         assert!(e.starts_with("wlan.positions[0][1]: must be in"), "{e}");
         let e = bad(r#", "tcp": {"compound": {"beta": 1.0}}"#);

@@ -249,6 +249,24 @@ impl World {
         }
     }
 
+    /// [`World::step_until`] handling at most `max` events; true if events
+    /// due at or before `min(t, end)` are left (call again to go on: the
+    /// events are handled in the same order as by one `step_until`).
+    pub fn step_until_at_most(&mut self, t: SimTime, max: u64) -> bool {
+        let until = t.min(self.end);
+        for _ in 0..max {
+            match self.q.peek_time() {
+                Some(at) if at <= until => {
+                    let (now, ev) = self.q.pop().expect("peeked");
+                    self.dispatch(now, ev.ev());
+                    self.drain_outputs();
+                }
+                _ => return false,
+            }
+        }
+        self.q.peek_time().is_some_and(|at| at <= until)
+    }
+
     /// End the run at its end instant (events still queued after it are
     /// left undone), check its invariants and collect the metrics.
     pub fn finish(mut self, wall: std::time::Instant) -> Result<RunResult, String> {
