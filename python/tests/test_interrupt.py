@@ -26,6 +26,7 @@ LONG = """
 [scenario]
 name = "long"
 duration_s = 1e6
+sample_interval_s = 10.0    # 1e6 goodput samples (10 flows)
 [phy]
 standard = "802.11b"
 data_rate_mbps = 11.0

@@ -483,11 +483,12 @@ fn d_msdu() -> u32 {
     1500
 }
 
-/// Most bins of a time series (`duration_s / sample_interval_s`): each is a
-/// number in the result of every flow, queue and station, so a longer
-/// series makes a result of hundreds of megabytes that takes longer to
-/// write than the run to simulate.
-pub const MAX_SAMPLES: f64 = 1e6;
+/// Most goodput samples of a run, over all its flows (`duration_s /
+/// sample_interval_s` per flow): 2e6 samples make a result of about 36 MB
+/// that the core writes in about 1.5 s; more (1e6 s sampled every 0.1 s:
+/// 1e7 per flow) make a result of gigabytes that takes longer to write
+/// than the run to simulate.
+pub const MAX_SAMPLES: f64 = 2e6;
 
 /// Smallest MSDU that holds LLC/SNAP + IPv4 + UDP headers.
 pub const MIN_UDP_MSDU: u32 = 8 + 20 + 8;
@@ -582,16 +583,6 @@ impl Scenario {
         if !(m.sample_interval_s.is_finite() && m.sample_interval_s >= 1e-3) {
             return Err(format!("scenario.sample_interval_s: must be at least 0.001, got {}", m.sample_interval_s));
         }
-        let bins = m.duration_s / m.sample_interval_s;
-        if bins > MAX_SAMPLES {
-            return Err(format!(
-                "scenario.sample_interval_s: {} s over duration_s = {} s gives {bins:.0} samples per time series, \
-                 more than {MAX_SAMPLES:.0}: raise it to at least {} s",
-                m.sample_interval_s,
-                m.duration_s,
-                m.duration_s / MAX_SAMPLES
-            ));
-        }
         let t = self.timing()?;
         let cw_min = self.mac.cw_min.unwrap_or(t.cw_min_default);
         let cw_max = self.mac.cw_max.unwrap_or(t.cw_max_default);
@@ -630,7 +621,29 @@ impl Scenario {
         self.validate_wlan_layout()?;
         self.validate_topology()?;
         self.validate_channel()?;
-        self.validate_traffic()
+        self.validate_traffic()?;
+        self.validate_samples()
+    }
+
+    /// The goodput series of every flow fit in a result that takes seconds,
+    /// not minutes, to write (`MAX_SAMPLES`).
+    fn validate_samples(&self) -> Result<(), String> {
+        let m = &self.scenario;
+        let n = self.wlan.stations;
+        let flows: usize = self.traffic.iter().map(|t| t.station_list(n, "").map_or(0, |v| v.len())).sum();
+        let flows = flows.max(1) as f64;
+        let samples = m.duration_s / m.sample_interval_s * flows;
+        if samples > MAX_SAMPLES {
+            return Err(format!(
+                "scenario.sample_interval_s: {} s over duration_s = {} s for {flows} flow{} gives {samples:.0} \
+                 goodput samples, more than {MAX_SAMPLES:.0}: raise it to at least {} s",
+                m.sample_interval_s,
+                m.duration_s,
+                if flows == 1.0 { "" } else { "s" },
+                m.duration_s * flows / MAX_SAMPLES
+            ));
+        }
+        Ok(())
     }
 
     fn validate_traffic(&self) -> Result<(), String> {

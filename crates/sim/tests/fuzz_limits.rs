@@ -252,7 +252,7 @@ fn scenario(seed: u64) -> Value {
     let mut doc = json!({
         "scenario": {"name": format!("fuzz-{seed}"), "duration_s": duration,
                      "warmup_s": if g.chance(0.3) { duration * 0.999 } else { 0.0 },
-                     "sample_interval_s": g.pick(&[1e-3_f64, 0.1, 1e6]).max(duration / 1e6)},
+                     "sample_interval_s": g.pick(&[1e-3_f64, 0.1, 1e6]).max(duration * 90.0 / 2e6)},
         "phy": phy(g),
         "mac": mac(g),
         "wlan": {"stations": stations},
