@@ -197,7 +197,18 @@ impl Sender {
             return RtoOutcome::Abort;
         }
         self.stats.timeouts += 1;
-        let flight = self.snd_max - self.snd_una;
+        // FlightSize of RFC 5681 eq. (4): the data in the network. Outside
+        // recovery that is `snd_max - snd_una`; during SACK recovery (or
+        // after an earlier RTO) it is RFC 6675's pipe, taken before the
+        // scoreboard is cleared. `snd_max - snd_una` there would count the
+        // segments SACKed or deemed lost, which have left the network, and
+        // the new data the pipe rule sent beyond them: an RTO during SACK
+        // recovery would then set ssthresh far above the window that caused
+        // the loss (a CUBIC download with a 1000-packet receive window got
+        // ssthresh = 0.7 x 998 segments after a 289-segment window and
+        // collapsed into repeated timeouts). ns-3 takes BytesInFlight (its
+        // pipe) before the timeout marks everything lost, the same reading.
+        let flight = self.in_flight();
         // RFC 5681 3.1: ssthresh is set by equation (4) when a segment is
         // first retransmitted by the timer; it is held constant on further
         // timeouts of the same segment.

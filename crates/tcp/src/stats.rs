@@ -15,8 +15,10 @@ pub struct CwndSample {
 pub struct LossEvent {
     pub time: SimTime,
     pub kind: LossKind,
-    /// FlightSize (RFC 5681: `snd_max - snd_una`, minus Limited Transmit
-    /// segments) passed to the controller.
+    /// FlightSize passed to the controller: at a fast retransmit RFC
+    /// 5681's `snd_max - snd_una` minus Limited Transmit segments; at a
+    /// timeout the data in the network (`Sender::in_flight`: RFC 6675's
+    /// pipe during SACK recovery or after an earlier timeout).
     pub flight: u64,
     pub ssthresh: u64,
     pub cwnd_after: u64,

@@ -642,3 +642,47 @@ fn bidirectional_transfer_under_loss() {
         }
     }
 }
+
+/// A retransmission lost during SACK recovery ends in an RTO. The pipe
+/// rule (RFC 6675) has meanwhile sent new data past the holes, so
+/// `snd_max - snd_una` is far above the data in the network; the RTO's
+/// ssthresh (RFC 5681 eq. 4, FlightSize = what is in the network) must
+/// not exceed the one the fast retransmit chose for the same loss, for
+/// every controller (a CUBIC download collapsed into repeated timeouts
+/// when it did).
+#[test]
+fn rto_during_sack_recovery_does_not_raise_ssthresh() {
+    use wifitcp_tcp::cc::{compound::Compound, cubic::Cubic, vegas::Vegas};
+    use wifitcp_tcp::{CongestionControl, Connection, Reno};
+    let makers: Vec<fn() -> Box<dyn CongestionControl>> =
+        vec![|| Box::new(Reno::new()), || Box::new(Cubic::default()), || Box::new(Vegas::default()), || {
+            Box::new(Compound::default())
+        }];
+    for make in makers {
+        let mut s = setup(Sack);
+        s.rate_bps = Some(10_000_000);
+        let mut h = s.build();
+        h.a = Connection::connect(SimTime::ZERO, cfg(Sack), make(), harness::PORT_A, harness::PORT_B, h.isn_a);
+        // Lose segment 60 and two of its retransmissions, and a few more
+        // segments of the window so that SACK recovery has several holes.
+        h.rule(Dir::AtoB, Rule::Offset { off: 60 * M, times: 3 });
+        for n in [64u64, 70, 75] {
+            h.rule(Dir::AtoB, Rule::Offset { off: n * M, times: 1 });
+        }
+        h.a.send(2_000 * M);
+        deliver(&mut h, 2_000 * M, secs(300));
+        let st = h.a.stats();
+        let name = h.a.cc_name();
+        let fr = st.loss_events.iter().find(|e| e.kind == LossKind::FastRetransmit).expect("fast retransmit");
+        let rto = st.loss_events.iter().find(|e| e.kind == LossKind::Timeout).expect("a timeout");
+        assert!(rto.time > fr.time);
+        assert!(
+            rto.ssthresh <= fr.ssthresh,
+            "{name}: RTO ssthresh {} above the fast retransmit's {} (flight {} at the RTO, {} at the fast retransmit)",
+            rto.ssthresh,
+            fr.ssthresh,
+            rto.flight,
+            fr.flight
+        );
+    }
+}

@@ -55,6 +55,14 @@ struct InService {
     data_time: SimDur,
     /// Failed attempts so far (short or long count, see `uses_rts`).
     retries: u32,
+    /// Whether a data frame of this MSDU has been on the air: the Retry
+    /// subfield of every later data frame of it (9.2.4.1.6: set in "any
+    /// data frame that is a retransmission of an earlier frame"). Not
+    /// `retries > 0`: a CTS resets the retry count (10.3.4.4) although the
+    /// data frame it precedes may be a retransmission, and the receiver's
+    /// duplicate filter (10.3.2.14) needs the Retry bit of every
+    /// retransmission, whatever the exchange.
+    data_sent: bool,
     uses_rts: bool,
     /// When the MSDU became available to the MAC.
     ready_at: SimTime,
@@ -202,7 +210,17 @@ impl Dcf {
             self.last_data_time = (mpdu_bytes, self.p.timing.data_time(mpdu_bytes));
         }
         let data_time = self.last_data_time.1;
-        self.cur = Some(InService { pkt, ra, seq, mpdu_bytes, data_time, retries: 0, uses_rts, ready_at: now });
+        self.cur = Some(InService {
+            pkt,
+            ra,
+            seq,
+            mpdu_bytes,
+            data_time,
+            retries: 0,
+            data_sent: false,
+            uses_rts,
+            ready_at: now,
+        });
     }
 
     /// Physical carrier sense changed (another station's energy).
@@ -399,7 +417,7 @@ impl Dcf {
             // 9.2.5.2: Duration of a unicast data frame = SIFS + ACK.
             duration: t.sifs + self.air.ack,
             seq: cur.seq,
-            retry: cur.retries > 0,
+            retry: cur.data_sent,
             mpdu_bytes: cur.mpdu_bytes,
             rate: t.data_rate,
             airtime: cur.data_time,
@@ -409,6 +427,11 @@ impl Dcf {
 
     fn transmit(&mut self, now: SimTime, f: Frame, out: &mut impl MacSink) {
         self.freeze(now);
+        if f.kind == FrameKind::Data {
+            if let Some(c) = self.cur.as_mut() {
+                c.data_sent = true;
+            }
+        }
         self.ex = Exchange::Transmitting(f.kind);
         self.sync_timer();
         self.self_busy_until = now + f.airtime;
