@@ -8,7 +8,7 @@ use crate::testutil::*;
 use wifitcp_core::{DropReason, RngStream, SimDur, SimTime};
 use wifitcp_wire::Packet;
 
-fn all_kinds() -> Vec<QdiscConfig> {
+pub(crate) fn all_kinds() -> Vec<QdiscConfig> {
     vec![
         QdiscConfig::DropTail(DropTailConfig::default()),
         QdiscConfig::AckFirst(AckFirstConfig { ack_capacity: Some(10) }),

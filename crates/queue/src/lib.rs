@@ -42,6 +42,8 @@ pub mod fq_codel;
 pub mod keceli;
 pub mod occupancy;
 pub mod pilosof;
+#[cfg(test)]
+mod proptests;
 pub mod tcpack;
 mod testutil;
 pub mod vbs;

@@ -383,7 +383,7 @@ fn stepping_in_pieces_gives_the_same_result_as_one_run() {
     let mut w = World::build(&s, 5).unwrap();
     let mut t = SimTime::ZERO;
     while w.next_wakeup().is_some() {
-        t = t + SimDur::from_secs_f64(0.337);
+        t += SimDur::from_secs_f64(0.337);
         w.step_until(t);
         assert!(w.now() <= t);
     }
