@@ -69,3 +69,33 @@ fn tcp_over_every_exchange_runs_clean() {
         }
     }
 }
+
+/// `mac.group_bystanders` is an engine option with the same results either
+/// way; a zero `phy.slot_us` (where it was not) is a configuration error
+/// naming the key, and the smallest slot accepted groups exactly.
+#[test]
+fn zero_slot_is_rejected_and_small_slots_group_exactly() {
+    use wifitcp_sim::api::ApiError;
+    let mut s = scenario(false, "data", false);
+    s["phy"]["slot_us"] = json!(0.0);
+    match run_json(&s.to_string(), 1) {
+        Err(ApiError::Config(e)) => assert!(e.starts_with("phy.slot_us: "), "{e}"),
+        other => panic!("zero slot accepted: {other:?}"),
+    }
+    for slot in [0.001, 0.5, 3.0] {
+        let mut s = json!({
+            "scenario": {"name": "sat", "duration_s": 2.0},
+            "phy": {"standard": "802.11b", "data_rate_mbps": 11.0, "slot_us": slot},
+            "wlan": {"stations": 8},
+            "traffic": [{"name": "sat", "kind": "udp", "pattern": "saturated", "direction": "uplink", "peer": "ap"}]
+        });
+        let mut runs = vec![];
+        for g in [true, false] {
+            s["mac"] = json!({"group_bystanders": g});
+            let mut r = run(&s, 3);
+            r.as_object_mut().unwrap().remove("wall_time_s");
+            runs.push(r.to_string());
+        }
+        assert_eq!(runs[0], runs[1], "slot {slot}: grouping changed the results");
+    }
+}

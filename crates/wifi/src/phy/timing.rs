@@ -248,6 +248,16 @@ impl PhyTiming {
             PhyStandard::Dot11g => (if c.slot == SlotKind::Long { 20.0 } else { 9.0 }, 10.0, 24.0, 15, 1023),
         };
         let slot = us(o.slot_us.unwrap_or(slot_us));
+        if slot == SimDur::ZERO {
+            // The DCF counts backoff in idle slots (10.3.4.3): with a zero
+            // aSlotTime every backoff ends the instant counting starts, and
+            // "elapsed slots" (idle time / slot) is undefined. No PHY has
+            // one; rejected rather than given a meaning.
+            return Err(format!(
+                "phy.slot_us: must be at least 0.001 us (1 ns), got {} (a zero slot leaves the backoff undefined)",
+                o.slot_us.unwrap_or(slot_us)
+            ));
+        }
         let sifs = us(o.sifs_us.unwrap_or(sifs_us));
         let difs = o.difs_us.map(us).unwrap_or(sifs + slot * 2);
         let mut t = PhyTiming {
@@ -406,6 +416,19 @@ mod tests {
         c.preamble = Preamble::Short;
         let s = PhyTiming::from_config(&c).unwrap();
         assert_eq!(s.data_time(1528), SimDur::from_micros(1208));
+    }
+
+    #[test]
+    fn zero_slot_is_rejected() {
+        for x in [0.0, 0.0004] {
+            let mut c = cfg(PhyStandard::Dot11b, 11.0);
+            c.slot_us = Some(x);
+            let e = PhyTiming::from_config(&c).unwrap_err();
+            assert!(e.starts_with("phy.slot_us: must be at least 0.001 us"), "{e}");
+        }
+        let mut c = cfg(PhyStandard::Dot11b, 11.0);
+        c.slot_us = Some(0.001);
+        assert_eq!(PhyTiming::from_config(&c).unwrap().slot, SimDur::from_nanos(1));
     }
 
     #[test]
