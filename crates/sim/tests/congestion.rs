@@ -46,3 +46,32 @@ fn sack_download_does_not_collapse_for_any_controller() {
         assert!(worst > 0.5 * base, "{cc}: a second at {worst} Mbit/s");
     }
 }
+
+/// `[tcp.vegas] loss_response`: "reno" (default, as ns-3 and Linux) or
+/// "brakmo" (Brakmo & Peterson's fine-grained loss detection, as ns-2);
+/// anything else is a configuration error naming the key.
+#[test]
+fn vegas_loss_response_key() {
+    let mut s = json!({
+        "scenario": {"name": "v", "duration_s": 10.0},
+        "phy": {"standard": "802.11b", "data_rate_mbps": 11.0},
+        "wlan": {"stations": 1, "per_downlink": 0.3},
+        "mac": {"short_retry_limit": 2},
+        "nodes": [{"name": "server"}],
+        "links": [{"a": "ap", "b": "server", "rate_mbps": 100.0, "delay_ms": 15.0}],
+        "tcp": {"cc": "vegas", "recovery": "reno", "sack": false},
+        "traffic": [{"name": "down", "kind": "tcp", "direction": "downlink", "peer": "server"}]
+    });
+    let run = |s: &Value| -> Value { serde_json::from_str(&run_json(&s.to_string(), 1).expect("run")).unwrap() };
+    let default = run(&s);
+    s["tcp"]["vegas"] = json!({"loss_response": "reno"});
+    assert_eq!(run(&s)["flows"].to_string(), default["flows"].to_string(), "reno is the default");
+    s["tcp"]["vegas"] = json!({"loss_response": "brakmo"});
+    let b = run(&s);
+    assert_ne!(b["flows"].to_string(), default["flows"].to_string(), "brakmo changes the loss response");
+    let (gb, gr) = (b["aggregate_mbps"].as_f64().unwrap(), default["aggregate_mbps"].as_f64().unwrap());
+    assert!(gb > 0.1 && gr > 0.1, "brakmo {gb} reno {gr} Mbit/s");
+    s["tcp"]["vegas"] = json!({"loss_response": "ns2"});
+    let e = run_json(&s.to_string(), 1).unwrap_err();
+    assert!(format!("{e:?}").contains("vegas.loss_response"), "{e:?}");
+}

@@ -44,6 +44,9 @@ pub struct TcpStats {
     pub fast_retransmits: u64,
     /// NewReno partial-ACK retransmissions (RFC 6582 3.2 step 3).
     pub partial_ack_retransmits: u64,
+    /// Retransmissions on a new ACK after a fine-grained timeout (Vegas,
+    /// B&P 3.1 second check).
+    pub fine_grained_retransmits: u64,
     /// Retransmission-timer expirations on data (RFC 6298 5.4).
     pub timeouts: u64,
     /// SYN or SYN-ACK retransmissions.
