@@ -745,6 +745,20 @@ fn rts_cts_retransmission_after_a_lost_ack_is_a_duplicate() {
 }
 
 #[test]
+fn long_retry_count_survives_cts_and_discards() {
+    // RTS/CTS every time, every data frame lost: a CTS resets the short
+    // count but not the long one, so the MSDU goes after long_retry_limit
+    // (2 here) data attempts (10.3.4.4), not never.
+    let (ch, asked) = lose_first(FrameKind::Data, 99);
+    let (discards, bss) = run_bss_with(vec![sta(0, 50), sta(1, 50)], ch, vec![(7, 1, 0)], 5000);
+    assert_eq!(bss.macs[1].counters.drops_retry_limit, 1);
+    assert_eq!(discards.len(), 1);
+    assert_eq!((discards[0].1, discards[0].2, discards[0].3), (1, 7, false));
+    let data = asked.borrow().iter().filter(|a| a.0 == FrameKind::Data).count();
+    assert_eq!(data, 2, "long_retry_limit data attempts");
+}
+
+#[test]
 fn retry_bit_marks_data_retransmissions_only() {
     // An RTS that failed twice before its first CTS: the data frame after
     // the CTS is the MSDU's first data frame, Retry clear (9.2.4.1.6).
@@ -759,6 +773,7 @@ fn retry_bit_marks_data_retransmissions_only() {
     assert!(!d.data_frame().retry, "no data frame sent yet");
     d.cur.as_mut().unwrap().data_sent = true;
     d.cur.as_mut().unwrap().retries = 0;
+    d.cur.as_mut().unwrap().long_retries = 1;
     assert!(d.data_frame().retry, "a CTS reset the count, the data frame is still a retransmission");
 }
 
