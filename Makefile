@@ -11,7 +11,7 @@ PYTHON ?= python3
 VENV := .venv
 VPY := $(VENV)/bin/python
 PIP := $(VPY) -m pip --disable-pip-version-check --no-input -q
-PY_DEPS := maturin duckdb numpy matplotlib pytest tqdm pandas polars pyarrow 'dask[distributed]'
+PY_DEPS := maturin duckdb scipy jinja2 matplotlib pytest tqdm pandas polars pyarrow 'dask[distributed]'
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 export PIP_PROGRESS_BAR := off
@@ -26,14 +26,15 @@ JOBS ?=
 JOBS_ARG := $(if $(JOBS),--jobs $(JOBS),)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help run validate-dcf report test bench bench-campaign build rust venv clean
+.PHONY: help run validate-dcf report test test-tools docs-check bench bench-campaign build rust venv clean
 
 help:
 	@echo "make run           build everything, run $(FLAGSHIP) (Keceli Figs. 3-4),"
 	@echo "                   write its figures and the HTML report (results/report/)"
 	@echo "make validate-dcf  DCF saturation (802.11a/g/b, n = 1..50) vs Bianchi's model"
 	@echo "make report        rebuild results/report/index.html from the stores in results/"
-	@echo "make test          install test dependencies, cargo test + pytest"
+	@echo "make test          install test dependencies, cargo test + pytest + docs-check"
+	@echo "make docs-check    rerun the numbers the documents quote; fail if one drifted"
 	@echo "make bench         engine event rate (bench/), then per-configuration timing"
 	@echo "make bench-campaign  the 450-run Keceli Fig. 3 campaign on 2 cores, wall time"
 	@echo "make build         build the Rust core and install the Python package into $(VENV)"
@@ -103,11 +104,30 @@ validate-dcf: build
 	$(VENV)/bin/wifitcp compare $(DCF_DB)
 
 # -- tests -------------------------------------------------------------------
-test: build
+# Programs some tests drive: Debian's chromium (the report page in a real
+# headless browser) and zsh (the completion script's syntax). Each test says
+# why it is skipped when its program is missing.
+test-tools:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-headless-shell >/dev/null 2>&1 || \
+	  { echo "installing chromium (headless report test)"; $(SUDO) apt-get update -qq && \
+	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } || \
+	  echo "chromium could not be installed: the browser test will be skipped"
+	@command -v zsh >/dev/null 2>&1 || \
+	  { echo "installing zsh (completion test)"; $(SUDO) apt-get update -qq && \
+	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zsh; } || \
+	  echo "zsh could not be installed: the zsh completion check will be skipped"
+
+test: build test-tools
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -q -- -D warnings
 	cargo test --workspace
 	$(VPY) -m pytest python/tests -q
+	$(VPY) scripts/docs-check
+
+# Rerun the cheap numbers docs/performance.md and docs/results.md quote
+# (about 10 s); fails when one drifts (scripts/docs-check).
+docs-check: build
+	$(VPY) scripts/docs-check
 
 # Engine event rate vs the bare event-queue loop, per-scenario wall time and
 # peak memory (bench/, the Rust engine alone), then the same through Python.

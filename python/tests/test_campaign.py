@@ -83,8 +83,10 @@ def test_killed_sweep_resumes_without_loss_or_duplicates(tmp_path):
     out, err = p.communicate(timeout=300)
     assert p.returncode == 0, err
     assert f"{k} of 16 runs already in" in err
-    second = [json.loads(x) for x in out.splitlines()]
+    lines = [json.loads(x) for x in out.splitlines()]
+    second = [d for d in lines if not d.get("stored")]
     assert len(second) == 16 - k  # only what had not finished ran again
+    assert sorted(d["run_id"] for d in lines if d.get("stored")) == sorted(ids)
     done_before = {(json.dumps(json.loads(r[2]), sort_keys=True), r[3]) for r in before}
     assert not {(json.dumps(d["params"], sort_keys=True), d["seed"]) for d in second} \
         & done_before
@@ -97,7 +99,8 @@ def test_killed_sweep_resumes_without_loss_or_duplicates(tmp_path):
     # a third invocation has nothing to do
     p = cli_proc(*args, cwd=tmp_path)
     out, err = p.communicate(timeout=120)
-    assert p.returncode == 0 and out == "" and "16 of 16 runs already in" in err
+    assert p.returncode == 0 and "16 of 16 runs already in" in err
+    assert all(json.loads(x)["stored"] for x in out.splitlines())  # printed from the store
     assert stored(db) == after
 
 

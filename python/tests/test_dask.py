@@ -86,7 +86,9 @@ pattern = "saturated"
                  "--sweep", "wlan.stations=2,3", "--json"]) == 0
     out, err = capsys.readouterr()
     assert "2 of 4 runs already in" in err and "with dask tcp://" in err
-    assert sorted(json.loads(x)["seed"] for x in out.splitlines()) == [2, 2]
+    rows = [json.loads(x) for x in out.splitlines()]
+    assert sorted(r["seed"] for r in rows if not r.get("stored")) == [2, 2]  # run now
+    assert sorted(r["seed"] for r in rows if r.get("stored")) == [1, 1]      # from the store
     local = str(tmp_path / "l.duckdb")
     assert main(["run", str(f), "--out", local, "--jobs", "1",
                  "--sweep", "wlan.stations=2,3", "--quiet"]) == 0

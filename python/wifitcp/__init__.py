@@ -8,6 +8,8 @@ Quick use::
                        seeds="1..3", out="results/qc.duckdb")      # resumable
     runs = wifitcp.run("scenarios/quick-check.toml", frame="records")
     runs[0]["aggregate_mbps"], runs[0]["flows"][0]["goodput_mbps"]
+    res = wifitcp.load("results/qc.duckdb")      # a store: tidy tables
+    res.runs, res.flows, res.series, res.stations, res.queues   # pandas (frame="polars")
 
 The per-packet simulator is the compiled core ``wifitcp._core`` (Rust);
 this package loads scenarios, expands sweeps, runs them in parallel, stores
@@ -16,10 +18,31 @@ results in DuckDB and holds the analytical models (``wifitcp.models``).
 
 from __future__ import annotations
 
-from .api import load, run, sweep
+from pathlib import Path as _Path
+from typing import Any as _Any
+
+from . import api as _api
+from .api import run, sweep
 from .errors import InputError, RunError
+from .network import Network
 from .scenario import Scenario
 from .store import Store
+from .tidy import Results
+
+
+def load(source: _Any, *args: _Any, **kwargs: _Any) -> _Any:
+    """A results store's tidy tables, or a scenario.
+
+    ``load("results/x.duckdb", scenario=None, frame=None)`` (a path ending in
+    ``.duckdb``, or a `Store`) returns `Results`: ``.runs``, ``.flows``,
+    ``.series``, ``.stations``, ``.queues``, ... as pandas or polars frames,
+    ``.write(dir)`` for Parquet (`wifitcp.tidy`). Anything else is a scenario
+    (a TOML path or a dict; ``sets=``, ``seed=``) and returns a `Scenario`.
+    """
+    if isinstance(source, Store) or (isinstance(source, (str, _Path))
+                                     and str(source).endswith(".duckdb")):
+        return Results(source, *args, **kwargs)
+    return _api.load(source, *args, **kwargs)
 
 
 
@@ -37,4 +60,5 @@ def __getattr__(name: str) -> str:
         return v
     raise AttributeError(f"module 'wifitcp' has no attribute {name!r}")
 
-__all__ = ["run", "sweep", "load", "Scenario", "Store", "InputError", "RunError", "__version__"]
+__all__ = ["run", "sweep", "load", "Network", "Results", "Scenario", "Store", "InputError", "RunError",
+           "__version__"]

@@ -55,8 +55,9 @@ def record(o: RunOutcome, version: str, run_id: Optional[int] = None) -> dict:
     return d
 
 
-def _stored_records(store: Store, planned: list) -> list:
-    """Records of runs skipped because the store has them."""
+def stored_records(store: Store, planned: list) -> list:
+    """Records (as `record` makes them) of the planned runs the store
+    already has, in the order of ``planned``."""
     if not planned:
         return []
     keys = [p.key for p in planned]
@@ -162,7 +163,7 @@ def run(scenario: Union[str, Path, dict, Scenario], *, seed: Optional[int] = Non
                                on_start=on_start, on_outcome=on_outcome)
         records = [record(o, res.version, rid) for o, rid in res.outcomes]
         if store is not None:
-            records += _stored_records(store, res.skipped)
+            records += stored_records(store, res.skipped)
     finally:
         if bar is not None:
             bar.close()

@@ -1,7 +1,8 @@
 """The ``wifitcp`` command line.
 
 Subcommands: ``run``, ``validate``, ``compare``, ``export``, ``bench``,
-``plot``, ``report``.
+``plot``, ``report``, ``completion``. Help texts go through argparse's
+%-formatting: a literal percent sign is written ``%%``.
 Bad input prints ONE line ``error: FILE: dotted.key: reason`` on stderr and
 exits 2; a failed run exits 1; no traceback either way (set
 ``WIFITCP_DEBUG=1`` to see one for internal errors).
@@ -49,11 +50,30 @@ def _jobs(text: str) -> int:
     return v
 
 
+class _TopFormatter(argparse.HelpFormatter):
+    """The top-level help: every command's one-line help on the command's
+    own line (argparse measures subcommand names without their indentation,
+    so the longest one would otherwise get its help on the next line)."""
+
+    def __init__(self, prog: str):
+        super().__init__(prog, max_help_position=20)
+        self._action_max_length = 16
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="wifitcp", description="Simulate TCP over IEEE 802.11.")
+    p = _Parser(prog="wifitcp", description="Simulate TCP over IEEE 802.11.",
+                epilog="docs/ in the source tree describes the scenario files and the results.",
+                formatter_class=_TopFormatter)
     p.add_argument("--version", action=_VersionAction, nargs=0,
                    help="show the program's and the core's version and exit")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser,
+                           title="commands", metavar="COMMAND",
+                           help="one of these (`wifitcp COMMAND --help` for its options):")
+
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        """A subcommand whose one-line help is also its description."""
+        text = help.replace("%%", "%")  # descriptions are not %-formatted
+        return sub.add_parser(name, help=help, description=text[0].upper() + text[1:] + ".")
 
     def scenario_args(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("scenario", metavar="SCENARIO.toml")
@@ -65,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--sweep", action="append", default=[], metavar="KEY=V1,V2,...",
                         help="a grid axis, e.g. wlan.stations=1,2,5 or 1..15; repeatable")
 
-    r = sub.add_parser("run", help="run a scenario (every sweep point and seed)")
+    r = command("run", "run a scenario (every sweep point and seed)")
     scenario_args(r)
     r.add_argument("--out", metavar="FILE.duckdb",
                    help="results store (default results/<scenario-name>.duckdb)")
@@ -78,7 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run on a dask.distributed cluster: tcp://HOST:PORT, or local[:N] "
                         "for a local one (default: [campaign] dask, else local processes)")
     r.add_argument("--json", action="store_true",
-                   help="print one JSON object per run (JSON lines) instead of a table")
+                   help="print one JSON object per run (JSON lines) instead of a table; "
+                        "runs the store already has are printed too, with \"stored\": true")
     r.add_argument("--jobs", type=_jobs, default=None,
                    help="worker processes (default: [campaign] jobs, else all cores)")
     r.add_argument("--quiet", action="store_true", help="no progress, no table")
@@ -86,31 +107,48 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--compare", action="store_true",
                    help="then print the simulation vs Bianchi comparison")
 
-    v = sub.add_parser("validate", help="check every expanded run of a scenario")
+    v = command("validate", "check every expanded run of a scenario")
     scenario_args(v)
 
-    c = sub.add_parser("compare", help="simulation vs Bianchi DCF model, from a store")
+    c = command("compare", "simulation vs Bianchi DCF model, from a store")
     c.add_argument("store", metavar="FILE.duckdb")
     c.add_argument("--scenario", help="only this scenario name")
     c.add_argument("--json", action="store_true", help="JSON lines instead of a table")
 
-    e = sub.add_parser("export", help="export a store's tables")
+    e = command("export", "export a store as tidy tables (Parquet or CSV)")
     e.add_argument("store", metavar="FILE.duckdb")
-    e.add_argument("--parquet", metavar="DIR", required=True,
-                   help="write DIR/runs.parquet, flows.parquet, stations.parquet, "
-                        "failures.parquet")
+    e.add_argument("--parquet", metavar="DIR",
+                   help="write DIR/<table>.parquet for runs, flows, series, cwnd, stations, "
+                        "queues, queue_series, links, failures (docs/results.md)")
+    e.add_argument("--csv", metavar="DIR", help="the same tables as DIR/<table>.csv")
+    e.add_argument("--raw", action="store_true",
+                   help="the store's own tables (JSON columns as text) instead of the tidy ones")
 
-    b = sub.add_parser("bench", help="time each configuration of a scenario (one seed)")
+    b = command("bench", "time each configuration of a scenario (one seed)")
     scenario_args(b)
 
-    pl = sub.add_parser("plot", help="a metric against a swept parameter, mean and 95 % CI")
+    pl = command("plot", "a metric vs a parameter with 95 %% CI, a CDF, or time series")
     pl.add_argument("store", metavar="FILE.duckdb")
-    pl.add_argument("--x", required=True, metavar="PATH",
-                    help="x axis: a swept parameter or configuration path, or seed")
-    pl.add_argument("--y", required=True, metavar="METRIC",
+    pl.add_argument("--x", metavar="PATH",
+                    help="x axis: a swept parameter or configuration path, seed, or flow "
+                         "(numbers: a numeric axis; anything else: categories)")
+    pl.add_argument("--y", metavar="METRIC",
                     help="a numeric runs column or result value (jain_index, "
-                         "aggregate_mbps, queues[0].mean_len, ...)")
-    pl.add_argument("--by", metavar="PATH", help="one line per value of this parameter")
+                         "aggregate_mbps, queues[0].mean_len, ...); with --flow a value of "
+                         "each flow (goodput_mbps, mean_delay_ms, tcp.srtt_ms)")
+    pl.add_argument("--cdf", action="store_true",
+                    help="the empirical CDF of --y over the runs (or the flows) instead")
+    pl.add_argument("--series", nargs="?", const="flows", choices=["flows", "queues", "cwnd"],
+                    help="time series instead: the flows' Mbit/s (default), the queues' "
+                         "occupancy or the senders' cwnd, mean over the selected runs")
+    pl.add_argument("--model", choices=["bianchi"],
+                    help="draw Bianchi's DCF model beside each line (saturated workloads; "
+                         "--y aggregate_msdu_mbps or collision_probability)")
+    pl.add_argument("--flow", action="append", default=[], metavar="PATTERN",
+                    help="only the flows with these names (shell wildcards: 'up/*'); "
+                         "repeatable; --by flow: one line per flow")
+    pl.add_argument("--by", metavar="PATH",
+                    help="one line per value of this parameter (or flow)")
     pl.add_argument("--scenario", help="only this scenario's runs")
     pl.add_argument("--where", action="append", default=[], metavar="PATH=VALUE",
                     help="only runs with this value; repeatable")
@@ -119,7 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--format", default="png,svg", help="png, svg or png,svg")
     pl.add_argument("--title", help="figure title")
 
-    rp = sub.add_parser("report", help="one HTML page with every reproduced paper figure")
+    rp = command("report", "one HTML page with every reproduced paper figure")
     rp.add_argument("scenarios", nargs="*", metavar="SCENARIO.toml",
                     help="scenarios to report (default: the built-in registry and every "
                          "scenarios/*.toml with a [report] table)")
@@ -131,6 +169,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="first run (or resume) each scenario's campaign")
     rp.add_argument("--jobs", type=_jobs, default=None, help="worker processes for --run")
     rp.add_argument("--dask", metavar="ADDRESS", help="dask cluster for --run")
+
+    co = command("completion", "print a shell completion script (bash or zsh)")
+    co.add_argument("shell", choices=["bash", "zsh"])
     return p
 
 
@@ -189,7 +230,7 @@ def run_campaign(scn, items, *, out: Optional[str], jobs: Optional[int], dask,
         nonlocal bar
         if skipped:
             print(f"{scn.name}: {skipped} of {skipped + n} runs already in {out}, "
-                  f"running {n}", file=sys.stderr, flush=True)
+                  f"running {n} (--rerun runs them again)", file=sys.stderr, flush=True)
         bar = Progress(n, enabled=progress, label=scn.name)
 
     def outcome(o, run_id):
@@ -235,6 +276,12 @@ def cmd_run(args: argparse.Namespace) -> int:
                        rerun=args.rerun, progress=not (args.json or args.quiet),
                        on_outcome=on_outcome)
     outcomes = [o for o, _ in res.outcomes]
+    if args.json and res.skipped and out:
+        # the runs the store already had: printed as stored (run order)
+        with _open_existing(out) as st:
+            for rec in api.stored_records(st, res.skipped):
+                rec["stored"] = True  # not run now: the store's result of an earlier run
+                print(json.dumps(rec), flush=True)
     if not args.json and not args.quiet and outcomes:
         if len(outcomes) <= RUNS_TABLE_MAX or args.flows:
             print(runs_table(outcomes, all_flows=args.flows))
@@ -303,13 +350,33 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from . import tidy
+
+    if not args.parquet and not args.csv:
+        raise InputError("export", "", "give --parquet DIR and/or --csv DIR")
     st = _open_existing(args.store)
     try:
-        paths = st.export_parquet(args.parquet)
+        paths = []
+        if args.raw:
+            if args.csv:
+                raise InputError("--raw", "", "--raw writes Parquet only (--parquet DIR)")
+            paths = st.export_parquet(args.parquet)
+        else:
+            res = tidy.Results(st)
+            for fmt, d in (("parquet", args.parquet), ("csv", args.csv)):
+                if d:
+                    paths += res.write(d, fmt)
     finally:
         st.close()
     for p in paths:
         print(p)
+    return 0
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    from .completion import script
+
+    sys.stdout.write(script(args.shell))
     return 0
 
 
@@ -340,13 +407,28 @@ def cmd_plot(args: argparse.Namespace) -> int:
     from . import plot
 
     formats = plot.check_formats(args.format)
+    mode = "series" if args.series else "cdf" if args.cdf else "xy"
+    if args.cdf and args.series:
+        raise InputError("--cdf", "", "give --cdf or --series, not both")
+    if mode == "xy":
+        for opt, v in (("--x", args.x), ("--y", args.y)):
+            if not v:
+                raise InputError(opt, "", "required (or --cdf with --y, or --series)")
+    elif mode == "cdf" and not args.y:
+        raise InputError("--y", "", "--cdf needs the metric (--y)")
     sel = plot.select(args.store, args.x, args.y, by=args.by, scenario=args.scenario,
-                      where=plot.parse_where(args.where))
+                      where=plot.parse_where(args.where), flows=args.flow, mode=mode,
+                      series=args.series or "flows")
+    if args.model and not plot.add_model(sel, args.model):
+        raise InputError("--model", args.model, "the model covers saturated single-size "
+                         "workloads against wlan.stations, --y aggregate_msdu_mbps or "
+                         "collision_probability; no line here qualifies")
     prefix = plot.strip_ext(args.out) if args.out else \
-        plot.default_prefix(args.store, args.x, args.y, args.by)
+        plot.default_prefix(args.store, args.x, args.y, args.by, mode, args.series or "flows")
     paths = plot.draw(sel, prefix, formats, title=args.title)
     print(plot.render(sel))
-    print(f"{sel.n_runs} runs -> {' '.join(paths)}", file=sys.stderr)
+    print(f"{len({r['run_id'] for r in sel.rows})} runs -> {' '.join(paths)}",
+          file=sys.stderr)
     return 0
 
 
@@ -362,10 +444,13 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 COMMANDS = {"run": cmd_run, "validate": cmd_validate, "compare": cmd_compare,
             "export": cmd_export, "bench": cmd_bench, "plot": cmd_plot,
-            "report": cmd_report}
+            "report": cmd_report, "completion": cmd_completion}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    from . import provenance
+
+    provenance.set_command(list(sys.argv[1:] if argv is None else argv))
     try:
         args = build_parser().parse_args(argv)
         return COMMANDS[args.command](args)

@@ -6,8 +6,8 @@ swept parameter (named by its dotted path, e.g. ``"wlan.stations"``),
 ``jain_index``, ``collision_probability``, ``events``, ...; keys the core
 adds later appear by themselves), ``error`` (None for a run that finished),
 ``wall_time_s`` and ``version``. Nested results (flows, stations, queues,
-time series) are not columns: ask for ``frame="records"``, or read the
-store's ``flows`` / ``stations`` tables (`Store.frame`).
+time series) are not columns: ask for ``frame="records"``, or run with a
+store and read its tidy tables with ``wifitcp.load(store)`` (`wifitcp.tidy`).
 """
 
 from __future__ import annotations

@@ -1,23 +1,40 @@
-"""``wifitcp plot``: a metric against a swept parameter, mean and 95 % CI.
+"""``wifitcp plot``: a metric against a parameter, its CDF, or time series.
 
 From a results store: the runs of one scenario (or all), the latest run of
-each (configuration, seed). ``x`` and ``by`` name a swept parameter (a
-dotted path of ``params``), any configuration path (``mac.cw_min``), or the
-run columns ``seed`` / ``scenario``; ``y`` names a numeric column of
-``runs`` or any numeric value of the core's result by dotted path
-(``jain_index``, ``queues[0].mean_len``). One line per value of ``by``;
-each point is the mean over the runs sharing (by, x) (the seeds) with its
-95 % Student-t confidence interval (`wifitcp.stats`).
+each (configuration, seed). Three kinds of figure:
+
+- **x-y** (``--x PATH --y METRIC``): ``x`` and ``by`` name a swept
+  parameter (a dotted path of ``params``), any configuration path
+  (``mac.cw_min``), or the run columns ``seed`` / ``scenario``; ``y`` names a
+  numeric column of ``runs`` or any numeric value of the core's result by
+  dotted path (``jain_index``, ``queues[0].mean_len``). One line per value
+  of ``by``; each point is the mean over the runs sharing (by, x) (the
+  seeds) with its 95 % Student-t confidence interval (`wifitcp.stats`).
+  Numeric x values make a numeric axis, any other (``ap.qdisc.kind``) a
+  categorical one, in order of first appearance.
+- **CDF** (``--cdf --y METRIC``): the empirical distribution of ``y`` over
+  the selected runs (or flows), one step line per value of ``by``.
+- **time series** (``--series [flows|queues|cwnd]``): the flows' delivered
+  Mbit/s per sample interval, the queues' occupancy or the senders' cwnd
+  (``[tcp] trace_cwnd``) against time, one line per flow (node), mean over
+  the selected runs at each time with its 95 % interval.
+
+``--flow PATTERN`` (shell wildcards, repeatable) selects flows by name
+(``up/sta3``, ``'tcp/*'``); with it ``y`` is a value of each flow
+(``goodput_mbps``, ``mean_delay_ms``, ``tcp.srtt_ms``) and every selected
+flow of every run is one sample; ``--by flow`` draws one line per flow.
 
 Runs sharing (by, x) must be the same configuration: if they differ in
 something else the command says in what, and ``--where PATH=VALUE`` picks
-one value (or ``--by`` separates them). Figures are drawn with matplotlib's
+one value (or ``--by`` separates them). Grouping is a polars group-by over
+integer codes of the distinct values. Figures are drawn with matplotlib's
 object API (no pyplot state, no display needed) as PNG and SVG, with fixed
 metadata so equal data give equal files.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import re
 from dataclasses import dataclass, field
@@ -52,6 +69,7 @@ class Point:
 class Line:
     label: Any                      # the ``by`` value (None without --by)
     points: list = field(default_factory=list)
+    values: list = field(default_factory=list)   # a CDF's sorted samples
 
 
 @dataclass
@@ -66,6 +84,8 @@ class Selection:
     rows: list                      # dicts: run_id, seed, params, x, by, y, ...
     lines: list                     # [Line]
     categorical: bool
+    mode: str = "xy"                # xy, cdf or series
+    models: list = field(default_factory=list)   # [(line index, label, xs, ys)]
 
     @property
     def n_runs(self) -> int:
@@ -97,6 +117,8 @@ def _value(row: dict, path: str) -> Any:
         return " ".join(vals) if vals else None
     if path in RUN_COLUMNS:
         return row[path]
+    if path == "flow":
+        return row.get("flow")
     params = row["params"]
     if path in params:
         return params[path]
@@ -130,11 +152,24 @@ def _label(v: Any) -> str:
     return v if isinstance(v, str) else json.dumps(v)
 
 
-def select(store_path: str, x: str, y: str, by: Optional[str] = None,
-           scenario: Optional[str] = None, where: Optional[dict] = None) -> Selection:
-    """The runs of a store behind one figure, grouped and summarised."""
+MODES = ("xy", "cdf", "series")
+SERIES = {"flows": ("flows", "series", "name", "Mbit/s"),
+          "queues": ("queues", "series", "node", "packets"),
+          "cwnd": ("flows", "tcp.cwnd_trace", "name", "cwnd bytes")}
+
+
+def select(store_path: str, x: Optional[str], y: Optional[str], by: Optional[str] = None,
+           scenario: Optional[str] = None, where: Optional[dict] = None,
+           flows: Sequence[str] = (), mode: str = "xy", series: str = "flows") -> Selection:
+    """The runs of a store behind one figure, grouped and summarised.
+
+    ``mode``: ``"xy"`` (needs x and y), ``"cdf"`` (y) or ``"series"``
+    (``series``: flows, queues or cwnd); ``flows``: name patterns.
+    """
     if not Path(store_path).is_file():
         raise InputError(store_path, "", "no such results store")
+    if mode == "series" and series not in SERIES:
+        raise InputError("--series", "", f"expected flows, queues or cwnd, got {series!r}")
     for opt, path in (("--x", x), ("--y", y), ("--by", by)):
         if not path:
             continue
@@ -143,6 +178,9 @@ def select(store_path: str, x: str, y: str, by: Optional[str] = None,
                 split_path(part)
             except ValueError as e:
                 raise InputError(opt, "", str(e)) from None
+    if mode != "xy" or flows or "flow" in (x, by):
+        return _select_samples(store_path, x, y, by, scenario, where or {}, list(flows),
+                               mode, series)
     try:
         st = Store(store_path, read_only=True)
     except Exception as e:
@@ -217,55 +255,219 @@ def _check_y(rows: list, y: str, sample: Optional[str], store_path: str) -> None
     raise InputError("--y", y, f"no run of {store_path} has a number there{hint}")
 
 
+def _codes(values: list) -> tuple[list, list]:
+    """(codes, distinct): each value's index among the distinct values
+    (compared by value and type, so 1 and "1" or 1 and True stay apart)."""
+    distinct: list = []
+    index: dict = {}
+    codes = []
+    for v in values:
+        key = (type(v).__name__, repr(v))
+        if key not in index:
+            index[key] = len(distinct)
+            distinct.append(v)
+        codes.append(index[key])
+    return codes, distinct
+
+
 def _group(rows: list, x: str, by: Optional[str], store_path: str) -> tuple[list, bool]:
-    groups: dict = {}
-    order_by: list = []
-    order_x: list = []
-    for r in rows:
-        bk, xk = json.dumps(r["byv"]), json.dumps(r["xv"])
-        if bk not in groups:
-            groups[bk] = {}
-            order_by.append(bk)
-        if xk not in order_x:
-            order_x.append(xk)
-        groups[bk].setdefault(xk, []).append(r)
-    categorical = not all(_is_number(json.loads(k)) for k in order_x)
-    if not categorical:
-        order_x.sort(key=lambda k: json.loads(k))
-    lines = []
-    for bk in order_by:
-        line = Line(json.loads(bk))
-        for xk in order_x:
-            runs = groups[bk].get(xk)
-            if not runs:
-                continue
-            hashes = {r["scenario_hash"] for r in runs}
-            if len(hashes) > 1:
-                configs = [next(r["config"] for r in runs if r["scenario_hash"] == h)
-                           for h in sorted(hashes)]
-                diff = _differences(configs)
-                at = f"{x}={_label(json.loads(xk))}" + (
-                    f", {by}={_label(json.loads(bk))}" if by else "")
-                raise InputError(
-                    store_path, "", f"the runs at {at} are {len(hashes)} different "
-                    f"configurations (they differ in {', '.join(diff[:6]) or 'nothing'}): "
-                    f"choose one with --where PATH=VALUE (or --scenario), or separate them "
-                    f"with --by")
-            line.points.append(Point(json.loads(xk), summarise([r["yv"] for r in runs]),
-                                     [r["run_id"] for r in runs]))
-        lines.append(line)
+    """Lines of points: a polars group-by of the samples over (by, x) codes."""
+    import polars as pl
+
+    bcodes, bvals = _codes([r["byv"] for r in rows])
+    xcodes, xvals = _codes([r["xv"] for r in rows])
+    hcodes, _ = _codes([r["scenario_hash"] for r in rows])
+    df = pl.DataFrame({"b": bcodes, "x": xcodes, "h": hcodes,
+                       "y": [float(r["yv"]) for r in rows],
+                       "run_id": [r["run_id"] for r in rows],
+                       "row": list(range(len(rows)))})
+    groups = df.group_by(["b", "x"], maintain_order=True).agg(
+        pl.col("y"), pl.col("run_id"), pl.col("h").n_unique().alias("configs"),
+        pl.col("row"))
+    categorical = not all(_is_number(v) for v in xvals)
+    x_order = list(range(len(xvals))) if categorical else \
+        sorted(range(len(xvals)), key=lambda i: xvals[i])
+    rank = {c: i for i, c in enumerate(x_order)}
+    lines = [Line(v) for v in bvals]
+    for g in sorted(groups.iter_rows(named=True), key=lambda g: (g["b"], rank[g["x"]])):
+        if g["configs"] > 1:
+            runs = [rows[i] for i in g["row"]]
+            hashes = sorted({r["scenario_hash"] for r in runs})
+            configs = [next(r["config"] for r in runs if r["scenario_hash"] == h)
+                       for h in hashes]
+            diff = _differences(configs)
+            at = f"{x}={_label(xvals[g['x']])}" + (
+                f", {by}={_label(bvals[g['b']])}" if by else "")
+            raise InputError(
+                store_path, "", f"the runs at {at} are {len(hashes)} different "
+                f"configurations (they differ in {', '.join(diff[:6]) or 'nothing'}): "
+                f"choose one with --where PATH=VALUE (or --scenario), or separate them "
+                f"with --by")
+        lines[g["b"]].points.append(Point(xvals[g["x"]], summarise(g["y"]), g["run_id"]))
     return lines, categorical
+
+
+# --------------------------------------------------------------------------
+# CDFs, time series and per-flow values
+
+def _read_runs(store_path: str, scenario: Optional[str]) -> list:
+    """The latest run of each (configuration, seed), whole results parsed."""
+    try:
+        st = Store(store_path, read_only=True)
+    except Exception as e:
+        raise InputError(store_path, "", f"not a results store: "
+                         f"{str(e).splitlines()[0]}") from None
+    try:
+        cond, args = ("WHERE scenario = ?", [scenario]) if scenario else ("", [])
+        raw = st.query(_LATEST.format(yexpr="result_json", where=cond), args)
+        names = sorted({r["scenario"] for r in st.query("SELECT DISTINCT scenario FROM runs")})
+    finally:
+        st.close()
+    if not raw:
+        what = f"scenario {scenario!r}" if scenario else "any scenario"
+        raise InputError(store_path, "", f"no runs of {what} (scenarios here: "
+                         f"{', '.join(names) or 'none'})")
+    rows = []
+    for r in raw:
+        row = dict(r)
+        row["params"] = json.loads(r["params"]) if isinstance(r["params"], str) else r["params"]
+        row["config"] = json.loads(r["config_json"]) if isinstance(r["config_json"], str) \
+            else r["config_json"]
+        row["result"] = json.loads(r["y"]) if isinstance(r["y"], str) else (r["y"] or {})
+        rows.append(row)
+    return rows
+
+
+def _pick_flows(items: list, patterns: list, key: str) -> list:
+    if not patterns:
+        return items
+    return [f for f in items if isinstance(f, dict)
+            and any(fnmatch.fnmatchcase(str(f.get(key)), p) for p in patterns)]
+
+
+def _select_samples(store_path: str, x: Optional[str], y: Optional[str], by: Optional[str],
+                    scenario: Optional[str], where: dict, patterns: list, mode: str,
+                    series: str) -> Selection:
+    runs = _read_runs(store_path, scenario)
+    for path, want in where.items():
+        runs = [r for r in runs if _value(r, path) == want]
+        if not runs:
+            raise InputError("--where", path, f"no run has {path} = {_label(want)}")
+    by_flow = by == "flow"
+    if mode == "series":
+        table, field_, key, unit = SERIES[series]
+        samples = []
+        for r in runs:
+            items = r["result"].get(table) or []
+            for it in _pick_flows(items, patterns, key):
+                for point in get_path(it, field_) or []:
+                    samples.append({**r, "flow": it.get(key), "xv": point[0], "yv": point[1],
+                                    "byv": _series_label(r, by, it.get(key))})
+        if not samples:
+            raise InputError("--series", series, "no selected run has such a time series"
+                             + (f" for --flow {' '.join(patterns)}" if patterns else "")
+                             + (" (tcp.cwnd_trace needs [tcp] trace_cwnd = true)"
+                                if series == "cwnd" else ""))
+        samples = [s for s in samples if _is_number(s["yv"])]
+        lines, _ = _group_series(samples, store_path)
+        return Selection(store_path, "t_s", f"{series} ({unit})", by or key, _names(runs),
+                         samples, lines, False, mode="series")
+    if not y:
+        raise InputError("--y", "", "required (the metric)")
+    samples = []
+    for r in runs:
+        if patterns or by_flow or x == "flow":
+            flows = _pick_flows(r["result"].get("flows") or [], patterns or ["*"], "name")
+            for f in flows:
+                samples.append({**r, "flow": f.get("name"), "yv": get_path(f, y)})
+        else:
+            samples.append({**r, "flow": None, "yv": get_path(r["result"], y,
+                                                                r.get(y) if y in r else None)})
+    if patterns and not samples:
+        names = sorted({f.get("name") for r in runs for f in r["result"].get("flows") or []
+                        if isinstance(f, dict)})
+        raise InputError("--flow", " ".join(patterns), "no flow has such a name (flows here: "
+                         f"{', '.join(map(str, names[:20]))})")
+    if not any(_is_number(s["yv"]) for s in samples):
+        what = "flow" if (patterns or by_flow or x == "flow") else "run"
+        raise InputError("--y", y, f"no selected {what} of {store_path} has a number there")
+    for s in samples:
+        s["byv"] = s["flow"] if by_flow else (_value(s, by) if by else None)
+        if by and s["byv"] is None:
+            raise InputError("--by", by, "not a parameter, configuration path or run column")
+        if mode == "xy":
+            s["xv"] = _value(s, x)
+            if s["xv"] is None:
+                raise InputError("--x", x, "not a parameter, configuration path or run column")
+    samples = [s for s in samples if _is_number(s["yv"])]
+    if mode == "cdf":
+        import polars as pl
+
+        codes, labels = _codes([s["byv"] for s in samples])
+        df = pl.DataFrame({"b": codes, "y": [float(s["yv"]) for s in samples]})
+        lines = []
+        for g in df.group_by("b", maintain_order=True).agg(pl.col("y").sort()).iter_rows(
+                named=True):
+            lines.append(Line(labels[g["b"]], values=g["y"]))
+        return Selection(store_path, y, y, by, _names(runs), samples, lines, False, mode="cdf")
+    lines, categorical = _group(samples, x, by, store_path)
+    return Selection(store_path, x, y, by, _names(runs), samples, lines, categorical)
+
+
+def _names(rows: list) -> list:
+    return sorted({r["scenario"] for r in rows})
+
+
+def _series_label(run: dict, by: Optional[str], name: Any) -> Any:
+    if not by or by in ("flow", "node"):
+        return name
+    return f"{_label(_value(run, by))} {name}"
+
+
+def _group_series(samples: list, store_path: str) -> tuple[list, bool]:
+    """One line per label; per time the mean over runs and its 95 % CI."""
+    import polars as pl
+
+    codes, labels = _codes([s["byv"] for s in samples])
+    hcodes, _ = _codes([s["scenario_hash"] for s in samples])
+    df = pl.DataFrame({"b": codes, "t": [float(s["xv"]) for s in samples],
+                       "y": [float(s["yv"]) for s in samples], "h": hcodes,
+                       "run_id": [s["run_id"] for s in samples],
+                       "row": list(range(len(samples)))})
+    mixed = df.group_by("b").agg(pl.col("h").n_unique().alias("n"), pl.col("row").first()) \
+        .filter(pl.col("n") > 1)
+    if mixed.height:
+        runs = [s for s in samples if s["byv"] == labels[mixed["b"][0]]]
+        hashes = sorted({r["scenario_hash"] for r in runs})
+        configs = [next(r["config"] for r in runs if r["scenario_hash"] == h) for h in hashes]
+        diff = _differences(configs)
+        raise InputError(store_path, "", f"the runs behind {_label(labels[mixed['b'][0]])} are "
+                         f"{len(hashes)} different configurations (they differ in "
+                         f"{', '.join(diff[:6]) or 'nothing'}): choose one with "
+                         f"--where PATH=VALUE (or --scenario), or separate them with --by")
+    lines = [Line(v) for v in labels]
+    for g in df.group_by(["b", "t"], maintain_order=True).agg(
+            pl.col("y"), pl.col("run_id")).sort(["b", "t"]).iter_rows(named=True):
+        lines[g["b"]].points.append(Point(g["t"], summarise(g["y"]), g["run_id"]))
+    return lines, False
 
 
 # --------------------------------------------------------------------------
 # drawing
 
-def default_prefix(store_path: str, x: str, y: str, by: Optional[str]) -> str:
+def default_prefix(store_path: str, x: Optional[str], y: Optional[str], by: Optional[str],
+                   mode: str = "xy", series: str = "flows") -> str:
     def slug(s: str) -> str:
         return re.sub(r"[^A-Za-z0-9_.-]+", "_", s).strip("_")
 
     p = Path(store_path)
-    name = f"{p.stem}-{slug(y)}-vs-{slug(x)}" + (f"-by-{slug(by)}" if by else "")
+    if mode == "series":
+        name = f"{p.stem}-{series}-series"
+    elif mode == "cdf":
+        name = f"{p.stem}-{slug(y or '')}-cdf"
+    else:
+        name = f"{p.stem}-{slug(y or '')}-vs-{slug(x or '')}"
+    name += f"-by-{slug(by)}" if by else ""
     return str(p.with_name(name))
 
 
@@ -280,6 +482,105 @@ def draw(sel: Selection, prefix: str, formats: Sequence[str] = FORMATS,
     matplotlib.rcParams["svg.hashsalt"] = "wifitcp"
     fig = Figure(figsize=(6.4, 4.4), dpi=110)
     ax = fig.add_subplot(1, 1, 1)
+    if sel.mode == "cdf":
+        note = _draw_cdf(ax, sel)
+    elif sel.mode == "series":
+        note = _draw_series(ax, sel)
+    else:
+        note = _draw_xy(ax, sel)
+    ax.set_xlabel(xlabel or ("time (s)" if sel.mode == "series" else sel.x))
+    ax.set_ylabel(ylabel or ("fraction of samples <= value" if sel.mode == "cdf" else sel.y))
+    what = {"xy": f"{sel.y} vs {sel.x}", "cdf": f"CDF of {sel.y}",
+            "series": f"{sel.y} over time"}[sel.mode]
+    ax.set_title(title or f"{', '.join(sel.scenarios)}: {what}", fontsize=10)
+    ax.grid(True, alpha=0.3)
+    if sel.by or len(sel.lines) > 1 or sel.models:
+        ax.legend(title=sel.by, fontsize=8, title_fontsize=8)
+    fig.text(0.99, 0.01, note, ha="right", va="bottom", fontsize=7, color="0.4")
+    fig.tight_layout()
+    Path(prefix).parent.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for fmt in formats:
+        path = f"{prefix}.{fmt}"
+        meta = {"Date": None} if fmt == "svg" else {"Software": None}
+        fig.savefig(path, format=fmt, metadata=meta)
+        paths.append(path)
+    return paths
+
+
+def _draw_cdf(ax: Any, sel: Selection) -> str:
+    for i, line in enumerate(sel.lines):
+        n = len(line.values)
+        ys = [0.0] + [(k + 1) / n for k in range(n)]   # F(x) = share of samples <= x
+        label = _label(line.label) if sel.by else sel.y
+        ax.step([line.values[0]] + list(line.values), ys, where="post", color=f"C{i % 10}",
+                lw=1.5, label=f"{label} (n={n})")
+    ax.set_ylim(0, 1.02)
+    unit = "flows" if any(r.get("flow") for r in sel.rows) else "runs"
+    return f"empirical CDF over {unit}"
+
+
+def _draw_series(ax: Any, sel: Selection) -> str:
+    ns = set()
+    for i, line in enumerate(sel.lines):
+        xs = [p.x for p in line.points]
+        means = [p.stats.mean for p in line.points]
+        ns |= {p.stats.n for p in line.points}
+        color = f"C{i % 10}"
+        ax.plot(xs, means, color=color, lw=1.2, label=_label(line.label))
+        band = [clipped_interval(sel.y, p.stats) for p in line.points]
+        if any(lo is not None for lo, _ in band):
+            lows = [m if lo is None else lo for m, (lo, _) in zip(means, band)]
+            highs = [m if hi is None else hi for m, (_, hi) in zip(means, band)]
+            ax.fill_between(xs, lows, highs, color=color, alpha=0.15, lw=0)
+    runs = "/".join(str(n) for n in sorted(ns))
+    return f"mean over {runs} runs per time" + (" with 95 % CI" if max(ns) > 1 else "")
+
+
+#: what Bianchi's model predicts for a metric: the compare row's key per MAC
+#: ("std": the standard MAC, whose bystanders defer DIFS after a collision;
+#: "bianchi": the model's own assumptions, T_c with EIFS)
+MODEL_Y = {"aggregate_msdu_mbps": {"std": "model_classic_mbps", "bianchi": "model_eifs_mbps"},
+           "collision_probability": {"std": "model_p", "bianchi": "model_p"}}
+
+
+def add_model(sel: Selection, model: str = "bianchi") -> int:
+    """Add Bianchi's model beside each line of an x-y selection: one dashed
+    line per simulated line, at the same configurations (`wifitcp.compare`,
+    retry limit included). Only for saturated single-size workloads with
+    ``y`` = aggregate_msdu_mbps or collision_probability; returns the number
+    of model lines added (0 where the model does not apply)."""
+    if model != "bianchi":
+        raise InputError("--model", "", f"expected bianchi, got {model!r}")
+    if sel.mode != "xy" or sel.y not in MODEL_Y or sel.categorical:
+        return 0
+    from .compare import compare
+
+    rows = [r for name in sel.scenarios for r in compare(sel.store, scenario=name)
+            if r.get("n") is not None and r.get("access") is not None]
+    by_hash = {}
+    for r in rows:
+        by_hash[json.dumps(r["config"], sort_keys=True)] = r
+    added = 0
+    for i, line in enumerate(sel.lines):
+        xs, ys = [], []
+        for p in line.points:
+            cfgs = {json.dumps(r["config"], sort_keys=True) for r in sel.rows
+                    if r["run_id"] in set(p.run_ids)}
+            r = by_hash.get(next(iter(cfgs))) if len(cfgs) == 1 else None
+            key = MODEL_Y[sel.y].get(r["mac"]) if r else None
+            if key and r.get(key) is not None:
+                xs.append(p.x)
+                ys.append(r[key])
+        if xs:
+            variant = "T_c = DATA + DIFS" if sel.y == "aggregate_msdu_mbps" else "p"
+            name = _label(line.label) + " " if sel.by else ""
+            sel.models.append((i, f"{name}Bianchi ({variant})", xs, ys))
+            added += 1
+    return added
+
+
+def _draw_xy(ax: Any, sel: Selection) -> str:
     xs_cat: list = []
     if sel.categorical:
         for line in sel.lines:
@@ -295,33 +596,26 @@ def draw(sel: Selection, prefix: str, formats: Sequence[str] = FORMATS,
         highs = [m if hi is None else hi for m, (_, hi) in zip(means, band)]
         err = [[m - lo for m, lo in zip(means, lows)], [hi - m for m, hi in zip(means, highs)]]
         label = _label(line.label) if sel.by else sel.y
+        if sel.models:
+            label += " (simulation)"
         color = f"C{i % 10}"
         ax.errorbar(xs, means, yerr=err, marker="o", ms=4, capsize=3, lw=1.5,
                     color=color, label=label)
         if any(h > lo for lo, h in zip(lows, highs)) and len(xs) > 1:
             ax.fill_between(xs, lows, highs, color=color, alpha=0.15, lw=0)
+    for i, label, xs, ys in sel.models:
+        ax.plot(xs, ys, ls="--", lw=1.2, marker="x", ms=4, color=f"C{i % 10}", label=label)
     if sel.categorical:
         ax.set_xticks(range(len(xs_cat)), [_label(v) for v in xs_cat])
-    ax.set_xlabel(xlabel or sel.x)
-    ax.set_ylabel(ylabel or sel.y)
+        if sum(len(_label(v)) for v in xs_cat) > 60:
+            for t in ax.get_xticklabels():
+                t.set_rotation(30)
+                t.set_horizontalalignment("right")
     n_text = "/".join(str(n) for n in seeds)
-    ax.set_title(title or f"{', '.join(sel.scenarios)}: {sel.y} vs {sel.x}", fontsize=10)
-    ax.grid(True, alpha=0.3)
-    if sel.by:
-        ax.legend(title=sel.by, fontsize=8, title_fontsize=8)
-    fig.text(0.99, 0.01, f"mean and 95 % CI over {n_text} runs per point"
-             + ("" if metric_range(sel.y) == (float("-inf"), float("inf"))
-                else " (clipped to the metric's range)"),
-             ha="right", va="bottom", fontsize=7, color="0.4")
-    fig.tight_layout()
-    Path(prefix).parent.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for fmt in formats:
-        path = f"{prefix}.{fmt}"
-        meta = {"Date": None} if fmt == "svg" else {"Software": None}
-        fig.savefig(path, format=fmt, metadata=meta)
-        paths.append(path)
-    return paths
+    per = "flows" if any(r.get("flow") for r in sel.rows) else "runs"
+    return (f"mean and 95 % CI over {n_text} {per} per point"
+            + ("" if metric_range(sel.y) == (float("-inf"), float("inf"))
+               else " (clipped to the metric's range)"))
 
 
 #: Metrics with a known range, by the last part of their name: the t
@@ -353,23 +647,57 @@ def clipped_interval(y: str, st: Summary) -> tuple[Optional[float], Optional[flo
 
 def table_rows(sel: Selection) -> list:
     """[by, x, n, mean, ci95 low, ci95 high] per point (clipped to the
-    metric's range, see `metric_range`)."""
+    metric's range, see `metric_range`); for a CDF [by, n, min, p10, p50,
+    p90, max] per line."""
     out = []
     for line in sel.lines:
+        lab = _label(line.label) if (sel.by or sel.mode == "series") else "-"
+        if sel.mode == "cdf":
+            v = line.values
+            out.append([lab, len(v), v[0], _quantile(v, 0.1), _quantile(v, 0.5),
+                        _quantile(v, 0.9), v[-1]])
+            continue
         for p in line.points:
             lo, hi = clipped_interval(sel.y, p.stats)
-            out.append([_label(line.label) if sel.by else "-", _label(p.x), p.stats.n,
-                        p.stats.mean, lo, hi])
+            out.append([lab, _label(p.x), p.stats.n, p.stats.mean, lo, hi])
     return out
+
+
+def _quantile(sorted_values: list, q: float) -> float:
+    """Linear interpolation between order statistics (numpy's default)."""
+    pos = q * (len(sorted_values) - 1)
+    i = int(pos)
+    j = min(i + 1, len(sorted_values) - 1)
+    return sorted_values[i] + (sorted_values[j] - sorted_values[i]) * (pos - i)
 
 
 def render(sel: Selection) -> str:
     from .report import fmt, table
 
+    if sel.mode == "cdf":
+        rows = [[b, str(n), *(fmt(v, 4) for v in vals)] for b, n, *vals in table_rows(sel)]
+        return table([sel.by or "by", "n", "min", "p10", "median", "p90", "max"], rows,
+                     "lrrrrrr")
     rows = [[b, x, str(n), fmt(m, 4), fmt(lo, 4), fmt(hi, 4)]
             for b, x, n, m, lo, hi in table_rows(sel)]
+    if sel.mode == "series" and len(rows) > 40:  # the figure is the point: summarise
+        rows = _series_summary(sel)
+        return table([sel.by or "line", "samples", "t from", "t to", f"mean {sel.y}"], rows,
+                     "lrrrr")
     return table([sel.by or "by", sel.x, "n", f"mean {sel.y}", "ci95 low", "ci95 high"],
                  rows, "lrrrrr")
+
+
+def _series_summary(sel: Selection) -> list:
+    from .report import fmt
+
+    out = []
+    for line in sel.lines:
+        pts = line.points
+        mean = sum(p.stats.mean for p in pts) / len(pts) if pts else None
+        out.append([_label(line.label), str(len(pts)), fmt(pts[0].x, 3), fmt(pts[-1].x, 3),
+                    fmt(mean, 4)])
+    return out
 
 
 def check_formats(text: str) -> list:

@@ -10,13 +10,14 @@ of the points (mean and 95 % CI per line and x) and the runs behind it. A
 scenario without results gets a section saying how to run it.
 
 The page is static: ``<out>/index.html`` with ``<out>/figures/*.png|svg``
-(relative links, so the directory can be moved or served as is).
+(relative links, so the directory can be moved or served as is). The HTML
+is the Jinja2 template ``templates/report.html.j2`` (autoescaped); this
+module only gathers what it shows.
 """
 
 from __future__ import annotations
 
 import datetime
-import html
 import json
 import re
 import sys
@@ -91,30 +92,8 @@ def entries(files: Sequence[str] = ()) -> list:
 
 # --------------------------------------------------------------------------
 
-CSS = """
-body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 78em;
-       color: #222; line-height: 1.4; padding: 0 1em; }
-h1 { font-size: 1.6em; } h2 { font-size: 1.3em; border-bottom: 1px solid #ccc;
-  padding-bottom: .2em; margin-top: 2em; } h3 { font-size: 1.05em; margin: .2em 0; }
-.meta, .paper { color: #555; font-size: .9em; }
-.figure { display: flex; flex-wrap: wrap; gap: 1.5em; margin: 1.2em 0;
-          align-items: flex-start; }
-.figure .plot { flex: 0 1 640px; max-width: 640px; }
-.figure img { width: 100%; border: 1px solid #ddd; }
-.plot code { white-space: normal; overflow-wrap: anywhere; font-size: .8em; }
-.figure .text { flex: 1 1 22em; min-width: 18em; }
-.expect { background: #f4f7fb; border-left: 4px solid #4a78b5; padding: .5em .8em; }
-table { border-collapse: collapse; font-size: .85em; margin: .5em 0; }
-td, th { border: 1px solid #ddd; padding: .15em .5em; text-align: right; }
-th { background: #f2f2f2; } td.l, th.l { text-align: left; }
-details { margin: .4em 0; } summary { cursor: pointer; color: #345; }
-code { background: #f3f3f3; padding: 0 .25em; }
-.missing { color: #a33; }
-"""
-
-
-def _e(text: Any) -> str:
-    return html.escape(str(text))
+#: the page's template (Jinja2, autoescaped), beside this module
+TEMPLATE = "report.html.j2"
 
 
 def _fmt(v: Any, digits: int = 4) -> str:
@@ -129,8 +108,8 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()[:60] or "fig"
 
 
-def _points_table(sel) -> str:
-    """x down, one column per line: mean +- CI half-width (runs)."""
+def _points(sel) -> dict:
+    """x down, one column per line: mean, CI half-width and runs per cell."""
     from .plot import _label
 
     xs: list = []
@@ -138,40 +117,30 @@ def _points_table(sel) -> str:
         for p in line.points:
             if p.x not in xs:
                 xs.append(p.x)
-    head = "".join(f"<th>{_e(_label(line.label) if sel.by else sel.y)}</th>"
-                   for line in sel.lines)
     rows = []
     for x in xs:
         cells = []
         for line in sel.lines:
             p = next((p for p in line.points if p.x == x), None)
-            if p is None:
-                cells.append("<td>-</td>")
-                continue
-            ci = f" &plusmn; {p.stats.half:.4f}" if p.stats.half is not None else ""
-            cells.append(f"<td title='{p.stats.n} runs'>{_e(_fmt(p.stats.mean))}{ci}</td>")
-        rows.append(f"<tr><td>{_e(_label(x))}</td>{''.join(cells)}</tr>")
-    runs = sorted({p.stats.n for line in sel.lines for p in line.points})
-    return (f"<p class=meta>mean {_e(sel.y)} &plusmn; 95 % CI half-width, "
-            f"{'/'.join(map(str, runs))} runs per point</p>"
-            f"<table><tr><th>{_e(sel.x)}</th>{head}</tr>" + "".join(rows) + "</table>")
+            cells.append(None if p is None else {
+                "mean": _fmt(p.stats.mean), "n": p.stats.n,
+                "half": None if p.stats.half is None else f"{p.stats.half:.4f}"})
+        rows.append({"x": _label(x), "cells": cells})
+    return {"x": sel.x, "y": sel.y,
+            "heads": [_label(line.label) if sel.by else sel.y for line in sel.lines],
+            "rows": rows,
+            "runs_per_point": "/".join(map(str, sorted({p.stats.n for line in sel.lines
+                                                        for p in line.points})))}
 
 
-def _runs_table(sel) -> str:
-    rows = []
-    for r in sorted(sel.rows, key=lambda r: r["run_id"]):
-        params = " ".join(f"{k}={_fmt(v)}" for k, v in r["params"].items()) or "-"
-        rows.append(f"<tr><td>{r['run_id']}</td><td class=l>{_e(params)}</td>"
-                    f"<td>{r['seed']}</td><td>{_e(_fmt(r['yv']))}</td>"
-                    f"<td class=l>{_e(r['version'])}</td>"
-                    f"<td class=l>{_e(str(r['created_at'])[:19])}</td></tr>")
-    return (f"<details><summary>the {len(sel.rows)} runs behind this figure</summary>"
-            "<table><tr><th>run_id</th><th class=l>params</th><th>seed</th><th>"
-            + _e(sel.y) + "</th><th class=l>core</th><th class=l>written</th></tr>"
-            + "".join(rows) + "</table></details>")
+def _runs(sel) -> list:
+    return [{"run_id": r["run_id"], "seed": r["seed"], "y": _fmt(r["yv"]),
+             "params": " ".join(f"{k}={_fmt(v)}" for k, v in r["params"].items()) or "-",
+             "version": r["version"], "written": str(r["created_at"])[:19]}
+            for r in sorted(sel.rows, key=lambda r: r["run_id"])]
 
 
-def _store_summary(store: Path, name: str) -> tuple[str, int]:
+def _store_summary(store: Path, name: str) -> Optional[dict]:
     from .store import Store
 
     with Store(store, read_only=True) as st:
@@ -181,35 +150,25 @@ def _store_summary(store: Path, name: str) -> tuple[str, int]:
                        "FROM runs WHERE scenario = ?", [name])[0]
         failures = len(st.failures(name))
     if not row["n"]:
-        return "", 0
-    text = (f"{row['n']} runs ({row['configs']} configurations x {row['seeds']} seeds) in "
-            f"<code>{_e(store)}</code>, core {_e(row['v'])}, written {_e(str(row['t0'])[:16])}"
-            f" .. {_e(str(row['t1'])[:16])}, {row['cpu']:.0f} CPU-seconds")
-    if failures:
-        text += f"; <span class=missing>{failures} failed runs recorded</span>"
-    return text, row["n"]
+        return None
+    return {"runs": row["n"], "configs": row["configs"], "seeds": row["seeds"],
+            "core": row["v"], "from": str(row["t0"])[:16], "to": str(row["t1"])[:16],
+            "cpu_s": f"{row['cpu']:.0f}", "failures": failures}
 
 
-def _section(entry: Entry, results: Path, out: Path, log) -> str:
+def _section(entry: Entry, results: Path, out: Path, log) -> dict:
+    """What the template shows for one scenario."""
     from . import plot
 
     rep = entry.report
-    anchor = _slug(entry.name)
-    parts = [f"<section id='{anchor}'><h2>{_e(rep.get('title', entry.name))}</h2>"]
-    if rep.get("paper"):
-        parts.append(f"<p class=paper>{_e(rep['paper'])}</p>")
-    if rep.get("expectation"):
-        parts.append(f"<p>{_e(rep['expectation'])}</p>")
     store = results / f"{entry.name}.duckdb"
-    summary, n = _store_summary(store, entry.name) if store.is_file() else ("", 0)
-    cmd = f"wifitcp run {entry.file} --out {store}"
-    if not n:
-        parts.append(f"<p class=missing>Not run yet: no runs of <code>{_e(entry.name)}</code>"
-                     f" in <code>{_e(store)}</code>. Run <code>{_e(cmd)}</code> (or "
-                     "<code>wifitcp report --run</code>).</p></section>")
-        return "".join(parts)
-    parts.append(f"<p class=meta>Scenario <code>{_e(entry.file)}</code>: {summary}. "
-                 f"Reproduce: <code>{_e(cmd)}</code>.</p>")
+    sec = {"anchor": _slug(entry.name), "title": rep.get("title", entry.name),
+           "paper": rep.get("paper"), "expectation": rep.get("expectation"),
+           "name": entry.name, "file": entry.file, "store": str(store),
+           "command": f"wifitcp run {entry.file} --out {store}", "figures": [],
+           "summary": _store_summary(store, entry.name) if store.is_file() else None}
+    if sec["summary"] is None:
+        return sec
     for i, fig in enumerate(rep["figures"]):
         title = fig.get("title") or f"{fig['y']} vs {fig['x']}"
         stem = f"{_slug(entry.name)}-{i + 1}-{_slug(fig['y'])}"
@@ -217,24 +176,45 @@ def _section(entry: Entry, results: Path, out: Path, log) -> str:
             sel = plot.select(str(store), fig["x"], fig["y"], by=fig.get("by"),
                               scenario=entry.name, where=fig.get("where"))
         except InputError as e:
-            parts.append(f"<h3>{_e(title)}</h3><p class=missing>cannot draw: {_e(e)}</p>")
+            sec["figures"].append({"title": title, "error": str(e)})
             continue
+        model = _model(sel, log, entry.name) if fig["y"] in plot.MODEL_Y else 0
         paths = plot.draw(sel, str(out / "figures" / stem), ("png", "svg"), title=title,
                           xlabel=fig.get("xlabel"), ylabel=fig.get("ylabel"))
         log(f"{entry.name}: {title} -> {paths[0]}")
         png, svg = (Path(p).relative_to(out).as_posix() for p in paths)
-        expect = fig.get("expectation") or "(no expectation given)"
-        parts.append(
-            f"<div class=figure><div class=plot><h3>{_e(title)}</h3>"
-            f"<img src='{_e(png)}' alt='{_e(title)}'><br>"
-            f"<a href='{_e(svg)}'>SVG</a> &middot; <code>wifitcp plot {_e(store)} --x "
-            f"{_e(fig['x'])} --y {_e(fig['y'])}"
-            + (f" --by {_e(fig['by'])}" if fig.get("by") else "")
-            + f" --scenario {_e(entry.name)}</code></div>"
-            f"<div class=text><div class=expect><h3>The paper</h3><p>{_e(expect)}</p></div>"
-            f"<h3>Here</h3>{_points_table(sel)}{_runs_table(sel)}</div></div>")
-    parts.append("</section>")
-    return "".join(parts)
+        cmd = f"wifitcp plot {store} --x {fig['x']} --y {fig['y']}" + (
+            f" --by {fig['by']}" if fig.get("by") else "") + f" --scenario {entry.name}" + (
+            " --model bianchi" if model else "")
+        sec["figures"].append({
+            "title": title, "png": png, "svg": svg, "command": cmd,
+            "expectation": fig.get("expectation") or "(no expectation given)",
+            "points": _points(sel), "runs": _runs(sel)})
+    return sec
+
+
+def _model(sel, log, name: str) -> int:
+    """Bianchi's model beside the figure where it applies (0 lines if not);
+    a failure of the model leaves the figure without it, said in the log."""
+    from . import plot
+
+    try:
+        return plot.add_model(sel)
+    except Exception as e:  # the model is an addition: never lose the figure for it
+        log(f"{name}: Bianchi's model not drawn: {type(e).__name__}: {e}")
+        sel.models.clear()
+        return 0
+
+
+def render(context: dict) -> str:
+    """The page from its template and ``context`` (sections, meta data)."""
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(Path(__file__).with_name("templates"))),
+        autoescape=True, trim_blocks=True, lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined)
+    return env.get_template(TEMPLATE).render(**context)
 
 
 def build(files: Sequence[str] = (), results: str = "results", out: str = "results/report",
@@ -264,19 +244,9 @@ def build(files: Sequence[str] = (), results: str = "results", out: str = "resul
     except Exception:
         core_v = "not built"
     sections = [_section(e, res_dir, out_dir, log) for e in chosen]
-    toc = "".join(f"<li><a href='#{_slug(e.name)}'>{_e(e.report.get('title', e.name))}</a>"
-                  "</li>" for e in chosen)
-    now = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
-    page = (
-        "<!doctype html><html lang=en><head><meta charset='utf-8'>"
-        "<title>wifitcp: reproduced figures</title>"
-        f"<style>{CSS}</style></head><body>"
-        "<h1>wifitcp: reproduced paper figures</h1>"
-        f"<p class=meta>Generated {now} by wifitcp {_e(__version__)} (core {_e(core_v)}) "
-        f"from the stores in <code>{_e(res_dir)}</code>. Each point is the mean over "
-        "seeds with its 95 % Student-t confidence interval; the expectation beside each "
-        "figure is what the paper reports.</p>"
-        f"<ul>{toc}</ul>" + "".join(sections) + "</body></html>\n")
+    page = render({"sections": sections, "version": __version__, "core": core_v,
+                   "results": str(res_dir),
+                   "generated": datetime.datetime.now().strftime("%Y-%m-%d %H:%M")})
     index = out_dir / "index.html"
     index.write_text(page, encoding="utf-8")
     return str(index)

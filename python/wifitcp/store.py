@@ -13,6 +13,11 @@ replaces any earlier row with its key, in the same transaction), which is
 what lets an interrupted campaign resume: it skips the keys already present.
 Runs that failed go to the ``failures`` table with their error; a later
 success of the same key removes the failure.
+
+Every run also records where it came from (schema 3): ``source`` (the git
+commit of the source tree, or the installed package's version), ``command``
+and ``host`` (`wifitcp.provenance`). For analysis, `wifitcp.tidy` reads a
+store into typed long-format tables.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterator, Optional, Union
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SCHEMA = """
 CREATE SEQUENCE IF NOT EXISTS run_id_seq START 1;
@@ -51,7 +56,10 @@ CREATE TABLE IF NOT EXISTS runs (
     config_json JSON NOT NULL,
     result_json JSON NOT NULL,
     created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
-    run_key VARCHAR
+    run_key VARCHAR,
+    source VARCHAR,
+    command VARCHAR,
+    host VARCHAR
 );
 CREATE TABLE IF NOT EXISTS failures (
     run_key VARCHAR NOT NULL,
@@ -135,7 +143,10 @@ def _uint(v: Any) -> Optional[int]:
 RUN_COLUMNS = ["run_id", "scenario", "scenario_hash", "params", "seed", "version",
                "wall_time_s", "duration_s", "events", "aggregate_mbps", "aggregate_msdu_mbps",
                "collision_probability", "ledger_generated", "ledger_delivered",
-               "ledger_in_flight", "ledger_dropped", "config_json", "result_json", "run_key"]
+               "ledger_in_flight", "ledger_dropped", "config_json", "result_json", "run_key",
+               "source", "command", "host"]
+#: provenance columns of ``runs`` (`wifitcp.provenance`), added by schema 3
+PROVENANCE = ["source", "command", "host"]
 
 
 def result_rows(result: dict) -> tuple:
@@ -200,9 +211,12 @@ class Store:
                 [str(SCHEMA_VERSION)])
 
     def _migrate(self) -> None:
-        """Schema 1 -> 2: add ``runs.run_key`` and fill it for old rows."""
+        """Schema 1 -> 2: add ``runs.run_key`` and fill it for old rows;
+        2 -> 3: add the provenance columns (NULL for old rows)."""
         con = self.con
         con.execute("ALTER TABLE runs ADD COLUMN IF NOT EXISTS run_key VARCHAR")
+        for col in PROVENANCE:
+            con.execute(f"ALTER TABLE runs ADD COLUMN IF NOT EXISTS {col} VARCHAR")
         old = con.execute("SELECT run_id, scenario_hash, params, seed, version FROM runs "
                           "WHERE run_key IS NULL").fetchall()
         if not old:
@@ -287,9 +301,10 @@ class Store:
         if result_json is None:
             result_json = json.dumps(result if result is not None else {})
         run_values, flow_rows, station_rows = rows
+        prov = self.provenance()
         values = [scenario, scenario_hash, json.dumps(params), int(seed), version,
                   float(wall_time_s), *run_values, json.dumps(config, sort_keys=True),
-                  result_json, key]
+                  result_json, key, *(prov.get(k) for k in PROVENANCE)]
         con.execute("BEGIN TRANSACTION")
         try:
             if not known_new:
@@ -303,6 +318,17 @@ class Store:
             con.execute("ROLLBACK")
             raise
         return int(run_id)
+
+    def provenance(self) -> dict:
+        """What `add_run` records in the provenance columns: this process's
+        `wifitcp.provenance.current` unless ``self.provenance_override``
+        (a dict) is set."""
+        override = getattr(self, "provenance_override", None)
+        if override is not None:
+            return override
+        from .provenance import current
+
+        return current()
 
     def _appender(self, table: str) -> Any:
         """A long-lived DuckDB appender for ``table`` (None: not available).
@@ -434,7 +460,12 @@ class Store:
         return rel.pl() if frame_kind(kind) == "polars" else rel.df()
 
     def export_parquet(self, directory: Union[str, Path]) -> list[str]:
-        """Write each table to DIR/<table>.parquet; returns the paths."""
+        """Write each table to DIR/<table>.parquet; returns the paths.
+
+        JSON columns are written as text (Parquet strings): DuckDB's JSON
+        type would otherwise reach Parquet as bytes, which polars reads as
+        Binary.
+        """
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         out = []
@@ -443,7 +474,12 @@ class Store:
                 continue
             path = d / f"{table}.parquet"
             target = str(path).replace("'", "''")
-            self.con.execute(f"COPY (SELECT * FROM {table} ORDER BY ALL) "
+            cols = self.con.execute(
+                "SELECT column_name, data_type FROM information_schema.columns "
+                "WHERE table_name = ? ORDER BY ordinal_position", [table]).fetchall()
+            select = ", ".join(f'CAST("{c}" AS VARCHAR) AS "{c}"' if t == "JSON" else f'"{c}"'
+                               for c, t in cols)
+            self.con.execute(f"COPY (SELECT {select} FROM {table} ORDER BY ALL) "
                              f"TO '{target}' (FORMAT PARQUET)")
             out.append(str(path))
         return out

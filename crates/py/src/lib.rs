@@ -13,6 +13,8 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use wifitcp_sim::api::{self, ApiError};
 
+mod network;
+
 fn to_py(err: ApiError) -> PyErr {
     match err {
         ApiError::Config(msg) => PyValueError::new_err(msg),
@@ -53,6 +55,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_config, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(phy_timing, m)?)?;
+    m.add_class::<network::Network>()?;
     m.add("__version__", api::VERSION)?;
     Ok(())
 }

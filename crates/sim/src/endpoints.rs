@@ -1,14 +1,11 @@
 //! Flows and TCP endpoints as the run loop holds them.
 use crate::metrics::FlowStats;
-use crate::traffic::UdpSource;
 use wifitcp_core::{RngStream, SimTime};
 use wifitcp_tcp::{random_isn, CongestionControl, Connection, TcpConfig};
 
 pub enum FlowKind {
-    Udp {
-        source: UdpSource,
-        src_port: u16,
-    },
+    /// A UDP flow: its source, active in [start, stop).
+    Udp { source: Box<dyn crate::apps::Source>, start: SimTime, stop: SimTime, src_port: u16 },
     /// A TCP transfer: the station is the client (it opens the connection),
     /// data goes from `sender` to `receiver` (endpoint indices).
     Tcp {
@@ -32,7 +29,7 @@ pub struct FlowRt {
 
 impl FlowRt {
     pub fn udp_active(&self, now: SimTime) -> bool {
-        matches!(&self.kind, FlowKind::Udp { source, .. } if source.active(now))
+        matches!(&self.kind, FlowKind::Udp { start, stop, .. } if now >= *start && now < *stop)
     }
     pub fn is_receiver(&self, ep: usize) -> bool {
         matches!(&self.kind, FlowKind::Tcp { receiver, .. } if *receiver == ep)
@@ -45,8 +42,6 @@ pub struct Endpoint {
     pub remote: usize,
     pub flow: usize,
     pub conn: Connection,
-    /// Earliest timer event pending in the event queue.
-    pub armed: SimTime,
     /// Active-open arguments of a client not yet started.
     pending: Option<ActiveOpen>,
 }
@@ -72,14 +67,7 @@ impl Endpoint {
         // Until it opens, the endpoint sits closed-listening on its port;
         // nothing is addressed to it before its SYN goes out.
         let placeholder = Connection::listen(cfg.clone(), Box::new(wifitcp_tcp::Reno::new()), lport, isn);
-        Endpoint {
-            node,
-            remote,
-            flow,
-            conn: placeholder,
-            armed: SimTime::NEVER,
-            pending: Some((cfg, cc, lport, rport, isn)),
-        }
+        Endpoint { node, remote, flow, conn: placeholder, pending: Some((cfg, cc, lport, rport, isn)) }
     }
 
     pub fn server(
@@ -92,14 +80,7 @@ impl Endpoint {
         rng: &mut RngStream,
     ) -> Self {
         let isn = random_isn(rng);
-        Endpoint {
-            node,
-            remote,
-            flow,
-            conn: Connection::listen(cfg, cc, lport, isn),
-            armed: SimTime::NEVER,
-            pending: None,
-        }
+        Endpoint { node, remote, flow, conn: Connection::listen(cfg, cc, lport, isn), pending: None }
     }
 
     /// Active open (clients only; no-op otherwise).

@@ -3,7 +3,9 @@
 //! Invariants: one master seed per run, from which every component derives
 //! its RNG stream by a stable name; a run's packet ledger balances or the
 //! run fails; Python is called once per run, never per event.
+pub mod agents;
 pub mod api;
+pub mod apps;
 pub mod config;
 pub mod endpoints;
 pub mod ledger;
@@ -11,7 +13,6 @@ pub mod link;
 pub mod metrics;
 pub mod tcpcfg;
 pub mod topology;
-pub mod traffic;
 pub mod world;
 
 pub use config::Scenario;

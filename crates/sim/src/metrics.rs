@@ -116,7 +116,8 @@ pub struct RunView<'a> {
     pub flows: &'a [FlowRt],
     pub eps: &'a [Endpoint],
     pub wq: &'a [Box<dyn QueueDisc>],
-    pub rewriters: &'a [Option<Box<dyn wifitcp_queue::PacketRewriter>>],
+    /// Agents of each node, with their timer keys.
+    pub agents: &'a [Vec<(Box<dyn wifitcp_net::Agent>, wifitcp_net::TimerKey)>],
     pub links: &'a [[LinkDir; 2]],
     pub ledger: &'a Ledger,
     pub end: SimTime,
@@ -124,6 +125,20 @@ pub struct RunView<'a> {
     pub bin: SimDur,
     pub events: u64,
     pub wall_s: f64,
+}
+
+/// A sender's ssthresh for the results: `null` while it is unbounded.
+///
+/// RFC 5681 section 3.1 lets the initial ssthresh be "arbitrarily high"; the
+/// sender holds that as `u64::MAX >> 2` (crates/tcp/src/sender.rs), a number
+/// that would read as a real threshold of 4.6e18 bytes. Any value at or above
+/// it is written as JSON `null` (docs/results.md, "flows").
+fn ssthresh_json(ssthresh: u64) -> Value {
+    if ssthresh >= u64::MAX >> 2 {
+        Value::Null
+    } else {
+        json!(ssthresh)
+    }
 }
 
 fn flow_json(v: &RunView, f: &FlowRt, secs: f64) -> Value {
@@ -150,13 +165,17 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64) -> Value {
             "timeouts": st.timeouts,
             "syn_retransmits": st.syn_retransmits + v.eps[*receiver].conn.stats().syn_retransmits,
             "cwnd_bytes": c.cwnd(),
-            "ssthresh_bytes": c.ssthresh(),
+            "ssthresh_bytes": ssthresh_json(c.ssthresh()),
             "srtt_ms": c.srtt().map(|d| d.as_secs_f64() * 1e3),
             "completion_s": completed.map(|t| t.since(*start).as_secs_f64()),
         });
         if c.config().trace {
-            j["tcp"]["cwnd_trace"] =
-                Value::Array(st.cwnd_trace.iter().map(|x| json!([x.time.as_secs_f64(), x.cwnd, x.ssthresh])).collect());
+            j["tcp"]["cwnd_trace"] = Value::Array(
+                st.cwnd_trace
+                    .iter()
+                    .map(|x| json!([x.time.as_secs_f64(), x.cwnd, ssthresh_json(x.ssthresh)]))
+                    .collect(),
+            );
         }
     }
     j
@@ -187,14 +206,22 @@ fn queue_json(v: &RunView, i: usize) -> Value {
         .filter(|(k, _)| c.dropped_by_reason[*k] > 0)
         .map(|(k, r)| (r.as_str().to_string(), json!(c.dropped_by_reason[k])))
         .collect();
-    json!({
+    let mut j = json!({
         "node": v.topo.nodes[i].name, "iface": "wlan", "kind": q.kind(),
         "enqueued": c.enqueued, "dequeued": c.dequeued, "dropped": dropped,
         "filtered_share": c.filtered_share(), "rewritten": c.rewritten,
         "mean_len": occ.mean_len(v.end), "max_len": occ.max_len(),
-        "window_rewrites": v.rewriters.get(i).and_then(|r| r.as_ref()).map(|r| json!({"seen": r.counters().seen, "rewritten": r.counters().rewritten})),
+        // (null unless a window-rewriting agent sits at this node)
+        "window_rewrites": null,
         "series": occ.series().iter().map(|(t, n)| json!([t.as_secs_f64(), n])).collect::<Vec<_>>(),
-    })
+    });
+    // Each agent at the node adds its counters under its own key.
+    for (a, _) in v.agents.get(i).into_iter().flatten() {
+        if let Some((key, value)) = a.report() {
+            j[key] = value;
+        }
+    }
+    j
 }
 
 /// Assemble the result of a run.
@@ -248,5 +275,18 @@ pub fn collect(v: &RunView) -> RunResult {
                 "dropped": dropped,
             },
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unbounded_ssthresh_is_null() {
+        assert_eq!(ssthresh_json(u64::MAX >> 2), Value::Null);
+        assert_eq!(ssthresh_json(u64::MAX), Value::Null);
+        assert_eq!(ssthresh_json(4380), json!(4380));
+        assert_eq!(ssthresh_json((u64::MAX >> 2) - 1), json!((u64::MAX >> 2) - 1));
     }
 }

@@ -75,12 +75,28 @@ pub struct MediumCounters {
 #[derive(Debug)]
 struct OnAir {
     id: u32,
+    /// Start sequence number (`Bss::starts` when it started).
+    seq: u64,
     sender: usize,
     frame: Frame,
-    corrupted: bool,
-    /// Stations (other than the sender) that transmitted during this frame.
-    overlapped_by: Vec<usize>,
+    /// Another frame was on the air when it started (a frame that starts
+    /// later while it is on the air is known from `Bss::starts`).
+    overlapped_at_start: bool,
 }
+
+impl OnAir {
+    /// Whether another transmission overlapped this one, as of `starts`
+    /// frames started so far (while it is on the air, or at its end).
+    #[inline]
+    fn corrupted(&self, starts: u64) -> bool {
+        self.overlapped_at_start || starts > self.seq + 1
+    }
+}
+
+/// `Bss::end_mark` of a station whose latest frame is on the air.
+const ON_AIR: u64 = u64::MAX;
+/// `Bss::last_start` of a station that never transmitted.
+const NEVER_SENT: u64 = u64::MAX;
 
 /// What the BSS tells its caller. Small (32 bytes): a delivered MSDU is
 /// read from its transmitter with [`Bss::delivered`].
@@ -139,10 +155,21 @@ pub struct Bss {
     burst_header_end: SimTime,
     /// Every corrupted reception counts as an error (Bianchi's T_c).
     eifs_always: bool,
-    /// Per station: how many frames on the air it transmitted during
-    /// (it cannot receive those), and a scratch mark for one frame's list.
-    overlapping: Vec<u32>,
-    mark: Vec<bool>,
+    /// Overlaps in the order of events, without per-frame lists (so a burst
+    /// of k colliding frames costs O(k) bookkeeping, not O(k^2)): frames
+    /// are numbered as they start (`starts` counts them); per station, the
+    /// number of its latest frame (`last_start`) and the value of `starts`
+    /// when that frame ended (`end_mark`, `ON_AIR` while it is on the air).
+    /// A station transmitted during frame A (number a) iff its latest frame
+    /// started after A (while A was on the air), or started before A and
+    /// had not ended when A started (`end_mark > a`); earlier frames of the
+    /// station ended before its latest one began, so they never decide.
+    starts: u64,
+    last_start: Vec<u64>,
+    end_mark: Vec<u64>,
+    /// The smallest start number among the frames on the air (`u64::MAX`
+    /// when the medium is quiet).
+    air_min_seq: u64,
     /// Stations acting on their own (not in the group), in index order.
     solo: Vec<usize>,
     group: Group,
@@ -154,9 +181,6 @@ pub struct Bss {
     /// Per station: the MSDU of its last data frame that reached its
     /// receiver (see `BssOutput::DiscardedAfterReceipt`).
     reached: Vec<Option<PacketId>>,
-    /// Emptied `OnAir::overlapped_by` lists with capacity, reused (no
-    /// allocation per collision once the run has seen its largest one).
-    spare_lists: Vec<Vec<usize>>,
 }
 
 /// The medium's [`MacSink`] for one MAC call: outputs become
@@ -239,14 +263,15 @@ impl Bss {
             burst_header_ok: false,
             burst_header_end: SimTime::ZERO,
             eifs_always,
-            overlapping: vec![0; n],
-            mark: vec![false; n],
+            starts: 0,
+            last_start: vec![NEVER_SENT; n],
+            end_mark: vec![0; n],
+            air_min_seq: u64::MAX,
             solo: (0..n).collect(),
             group,
             grouping: true,
             report_airtime: false,
             due: Vec::new(),
-            spare_lists: Vec::new(),
             reached: vec![None; n],
         }
     }
@@ -370,16 +395,17 @@ impl Bss {
         let pos = self.air.iter().position(|t| t.id == id).expect("unknown transmission");
         let tx = self.air.swap_remove(pos);
         let s = tx.sender;
-        for &x in &tx.overlapped_by {
-            self.overlapping[x] -= 1;
-            self.mark[x] = true;
+        let corrupted = tx.corrupted(self.starts);
+        self.end_mark[s] = self.starts;
+        if tx.seq == self.air_min_seq {
+            self.air_min_seq = self.air.iter().map(|a| a.seq).min().unwrap_or(u64::MAX);
         }
         let ra = tx.frame.ra.0 as usize;
         if ra < self.macs.len() {
             self.take(ra);
         }
         self.call(now, s, out, |m, mo| m.on_tx_end(now, mo));
-        if tx.corrupted && tx.frame.contended {
+        if corrupted && tx.frame.contended {
             self.medium[s].collided += 1;
         }
         if self.report_airtime && tx.frame.kind == FrameKind::Data {
@@ -387,7 +413,7 @@ impl Bss {
         }
         // The channel error model judges every frame that did not collide,
         // at its intended receiver; a probability of 1 draws nothing.
-        let mut ok_at_ra = !tx.corrupted;
+        let mut ok_at_ra = !corrupted;
         let data = tx.frame.kind == FrameKind::Data;
         if ok_at_ra && (data || self.control_errors) {
             let rng = if data { &mut self.rng } else { &mut self.ctl_rng };
@@ -416,10 +442,10 @@ impl Bss {
         // last of them ends, and only by receivers that decoded the PLCP
         // header of the first one (see the module docs).
         let header_ok = self.burst_header_ok || self.eifs_always;
-        let reported = !tx.corrupted || (quiet_after && header_ok);
+        let reported = !corrupted || (quiet_after && header_ok);
         // The group's view first (it takes part in no MAC call below).
         if reported {
-            self.group.rx_end(now, !tx.corrupted, tx.frame.duration);
+            self.group.rx_end(now, !corrupted, tx.frame.duration);
         }
         if quiet_after {
             self.group.idle(now);
@@ -442,9 +468,9 @@ impl Bss {
             let t = self.solo[i];
             if t != s {
                 let others_on_air = !quiet_after && self.busy_for(t);
-                let rx = !self.mark[t] && !(tx.corrupted && (others_on_air || !header_ok));
+                let rx = !self.sent_during(t, tx.seq) && !(corrupted && (others_on_air || !header_ok));
                 if rx {
-                    let ok = if t == ra { ok_at_ra } else { !tx.corrupted };
+                    let ok = if t == ra { ok_at_ra } else { !corrupted };
                     let frame = &tx.frame;
                     let m_sdu = if t == ra { msdu.take() } else { None };
                     self.call(now, t, out, |m, mo| {
@@ -468,14 +494,6 @@ impl Bss {
             }
         }
         self.solo.truncate(kept);
-        for &x in &tx.overlapped_by {
-            self.mark[x] = false;
-        }
-        let mut list = tx.overlapped_by;
-        if list.capacity() > 0 {
-            list.clear();
-            self.spare_lists.push(list);
-        }
         if deferred {
             for i in 0..self.solo.len() {
                 let t = self.solo[i];
@@ -545,7 +563,7 @@ impl Bss {
         let next = m.next_wakeup();
         // A station that transmitted during a frame still on the air will
         // not receive it, unlike the group: not yet.
-        if self.grouping && self.overlapping[s] == 0 && next != now && m.shares_view(view, now) {
+        if self.grouping && !self.overlaps_air(s) && next != now && m.shares_view(view, now) {
             self.group.join(s, m.backoff(), !m.is_ready());
             None
         } else {
@@ -576,55 +594,74 @@ impl Bss {
             self.medium[s].initial_frames += 1;
         }
         self.medium[s].airtime_ns += f.airtime.as_nanos();
-        let corrupted = !self.air.is_empty();
+        let overlapped_at_start = !self.air.is_empty();
+        let seq = self.starts;
+        self.starts += 1;
+        self.last_start[s] = seq;
+        self.end_mark[s] = ON_AIR;
         if self.air.is_empty() {
+            self.air_min_seq = seq;
             self.burst_header_ok = true;
             self.burst_header_end = now + self.macs[s].params().timing.plcp_time(f.rate);
         } else if now < self.burst_header_end {
             self.burst_header_ok = false;
         }
-        for a in self.air.iter_mut() {
-            a.corrupted = true;
-            if a.overlapped_by.capacity() == 0 {
-                a.overlapped_by = self.spare_lists.pop().unwrap_or_default();
-            }
-            a.overlapped_by.push(s);
-            self.overlapping[s] += 1;
-        }
         // Stations that saw an idle medium (no transmission by anyone else)
-        // now sense it busy.
+        // now sense it busy. On a quiet medium that is every solo station
+        // but the sender; on a busy one only a station whose own frame is
+        // all that is on the air (any other already senses it busy), so a
+        // burst of k colliding frames costs O(k), not O(k x solo stations).
         let was_quiet = self.air.is_empty();
-        for i in 0..self.solo.len() {
-            let t = self.solo[i];
-            if t != s && !self.busy_for(t) {
-                self.call(now, t, out, |m, mo| m.on_cca(now, true, mo));
+        if was_quiet {
+            for i in 0..self.solo.len() {
+                let t = self.solo[i];
+                if t != s {
+                    self.call(now, t, out, |m, mo| m.on_cca(now, true, mo));
+                }
+            }
+        } else {
+            let u = self.air[0].sender;
+            if u != s && self.air.iter().all(|a| a.sender == u) && !self.group.is_member(u) {
+                debug_assert!(self.solo.contains(&u), "a transmitting station is solo");
+                self.call(now, u, out, |m, mo| m.on_cca(now, true, mo));
             }
         }
         if was_quiet {
             self.group.busy(now);
         }
-        // A frame that starts on an idle medium (the common case) gets an
-        // empty list, which costs nothing; lists of overlapping frames come
-        // from the pool.
-        let overlapped_by = if was_quiet {
-            Vec::new()
-        } else {
-            let mut v = self.spare_lists.pop().unwrap_or_default();
-            v.extend(self.air.iter().map(|a| a.sender));
-            for &x in &v {
-                self.overlapping[x] += 1;
-            }
-            v
-        };
-        self.air.push(OnAir { id, sender: s, frame: f, corrupted, overlapped_by });
+        self.air.push(OnAir { id, seq, sender: s, frame: f, overlapped_at_start });
         out.push(BssOutput::TxEnd { id, at: end });
     }
 
     /// Whether a frame of a station other than `t` is on the air (the
-    /// medium is then busy for `t`; its own frames do not count).
+    /// medium is then busy for `t`; its own frames do not count). A
+    /// station has at most one frame on the air, so the count decides.
     #[inline]
     fn busy_for(&self, t: usize) -> bool {
-        self.air.iter().any(|a| a.sender != t)
+        self.air.len() > (self.end_mark[t] == ON_AIR) as usize
+    }
+
+    /// Whether station `t` transmitted during the frame numbered `a` (see
+    /// `Bss::starts`; `t` is not that frame's sender).
+    #[inline]
+    fn sent_during(&self, t: usize, a: u64) -> bool {
+        match self.last_start[t] {
+            NEVER_SENT => false,
+            b if b > a => true,
+            _ => self.end_mark[t] > a, // ON_AIR is the largest value
+        }
+    }
+
+    /// Whether station `t` transmitted during a frame of another station
+    /// that is still on the air (it will not receive that frame, unlike
+    /// the group, so it cannot join the group yet).
+    #[inline]
+    fn overlaps_air(&self, t: usize) -> bool {
+        if self.end_mark[t] == ON_AIR {
+            self.air.len() > 1
+        } else {
+            self.air_min_seq < self.end_mark[t]
+        }
     }
 
     /// Track the earliest instant any station must act at; emit a wake-up

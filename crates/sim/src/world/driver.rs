@@ -1,0 +1,82 @@
+//! The driver API: agents at nodes, external nodes, packets injected into
+//! and drained from the network. `run` is the virtual-clock driver; the
+//! emulator drives the same calls from wall-clock time.
+use super::*;
+
+/// A packet that reached an external node (see [`World::set_external`]).
+#[derive(Debug, Clone)]
+pub struct Egress {
+    pub at: SimTime,
+    pub node: usize,
+    pub packet: Packet,
+}
+
+impl World {
+    /// Install `agent` at `node`, after the node's other agents (see
+    /// `wifitcp_net::agent`). The index of nodes is the topology's: BSS
+    /// members first (APs and stations), then wired nodes.
+    pub fn add_agent(&mut self, node: usize, agent: Box<dyn Agent>) -> Result<(), String> {
+        if node >= self.agents.len() {
+            return Err(format!("no node {node} (the scenario has {})", self.agents.len()));
+        }
+        let k = self.agents[node].len();
+        self.timer_owner.push(TimerOwner::Agent { node, k });
+        let key = self.timers.register();
+        self.agents[node].push((agent, key));
+        self.update_hooked();
+        let wake = self.agents[node][k].0.next_wakeup().map(|t| t.max(self.q.now()));
+        if let Some((at, gen)) = self.timers.set(key, wake) {
+            self.q.push(at, Ev::Timer { key: key.0, gen }.code());
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------
+    // Driver API: a virtual-clock driver (`run`) and a wall-clock one (the
+    // emulator) both step the network with `step_until` and exchange
+    // packets with the outside through external nodes.
+
+    /// Mark `node` external: packets addressed to it leave the simulation
+    /// through [`World::drain_egress`] (counted as delivered), and it
+    /// sends through [`World::inject`].
+    pub fn set_external(&mut self, node: usize) -> Result<(), String> {
+        if node >= self.topo.nodes.len() {
+            return Err(format!("no node {node} (the scenario has {})", self.topo.nodes.len()));
+        }
+        self.external[node] = true;
+        self.update_hooked();
+        Ok(())
+    }
+
+    /// Send `packet` from `node` at instant `at` (no earlier than the last
+    /// instant stepped to, nor than an earlier injection). It is handled
+    /// when a step reaches `at`, as a new packet of the ledger (its id is
+    /// replaced).
+    pub fn inject(&mut self, at: SimTime, node: usize, packet: Packet) -> Result<(), String> {
+        if node >= self.topo.nodes.len() {
+            return Err(format!("no node {node} (the scenario has {})", self.topo.nodes.len()));
+        }
+        let last = self.ingress.back().map_or(self.q.now(), |x| x.0.max(self.q.now()));
+        if at < last {
+            return Err(format!("inject at {at:?}: before {last:?}"));
+        }
+        self.ingress.push_back((at, node, packet));
+        self.q.push(at, Ev::Ingress.code());
+        Ok(())
+    }
+
+    /// The packets that reached external nodes since the last call, in the
+    /// order they arrived.
+    pub fn drain_egress(&mut self) -> Vec<Egress> {
+        std::mem::take(&mut self.egress)
+    }
+
+    pub(super) fn update_hooked(&mut self) {
+        self.hooked = (0..self.topo.nodes.len()).map(|i| self.external[i] || !self.agents[i].is_empty()).collect();
+    }
+
+    /// The index of the node named `name`.
+    pub fn node_index(&self, name: &str) -> Option<usize> {
+        self.topo.nodes.iter().position(|n| n.name == name)
+    }
+}

@@ -1,0 +1,361 @@
+//! The run loop: builds a scenario's components and drives them with one
+//! event queue.
+//!
+//! Event order: (time, insertion sequence), enforced by `EventQueue`.
+//! Invariants checked at the end of every run: the packet ledger balances
+//! (generated = delivered + dropped by reason + held in a buffer), and
+//! every TCP receiver delivered one in-order byte stream without gaps or
+//! duplicates.
+//!
+//! Files: `mod.rs` the loop (build, step, dispatch, finish) and the timer
+//! registry's use; `events.rs` the event encoding; `network.rs` a node's
+//! packet path (agents, forwarding, local delivery); `wlan.rs` the BSS's
+//! outputs and the queue disciplines that feed its MACs; `transport.rs`
+//! flows, traffic sources and TCP endpoints; `driver.rs` the driver API
+//! (agents, external nodes, inject and drain); `demux.rs` the port table's
+//! hasher.
+mod demux;
+mod driver;
+mod events;
+mod network;
+mod transport;
+mod wlan;
+
+use demux::DemuxHash;
+pub use driver::Egress;
+use events::{Ev, EvCode, TimerOwner};
+use network::udp_arrived;
+use wlan::build_bss;
+
+use crate::apps::Firing;
+use crate::config::{Direction, Scenario, TrafficKind};
+use crate::endpoints::{Endpoint, FlowKind, FlowRt};
+use crate::ledger::Ledger;
+use crate::link::LinkDir;
+use crate::metrics::{self, FlowStats, RunResult};
+use crate::topology::{addr_of, Hop, Topology};
+use std::collections::HashMap;
+use wifitcp_core::{DropReason, EventQueue, FlowId, RngStream, SimDur, SimTime};
+use wifitcp_net::{Agent, AgentCtx, Arrival, TimerKey, TimerRegistry, Verdict};
+use wifitcp_queue::{QdiscConfig, QueueDisc, Queued};
+use wifitcp_wifi::channel::{Channel, Position, Preamble};
+use wifitcp_wifi::mac::{Dcf, DcfParams, MacAddr};
+use wifitcp_wifi::medium::{Bss, BssOutput, ChannelErrors, FixedPer, FrameErrorModel};
+use wifitcp_wire::ip::{PROTO_TCP, PROTO_UDP};
+use wifitcp_wire::wifi_frame::LLC_SNAP_LEN;
+use wifitcp_wire::{Ipv4Header, Packet, Transport, UdpHeader};
+
+/// A scenario's network: its nodes (BSS members first, then wired nodes),
+/// the BSS, links, queue disciplines, agents, flows and TCP endpoints, one
+/// event queue and the packet ledger. Driven by [`World::step_until`]
+/// (see the driver API in `driver.rs`), or to the end by [`World::run`].
+pub struct World {
+    q: EventQueue<EvCode>,
+    topo: Topology,
+    bss: Bss,
+    /// Transmit queue discipline of each BSS member's WLAN interface.
+    wq: Vec<Box<dyn QueueDisc>>,
+    /// Every component wake-up other than the MAC's, and who owns each key.
+    timers: TimerRegistry,
+    timer_owner: Vec<TimerOwner>,
+    /// Timer key of each BSS member's queue discipline.
+    wq_timer: Vec<TimerKey>,
+    /// Timer keys of each link's two directions.
+    link_timer: Vec<[TimerKey; 2]>,
+    /// Timer key of each flow's source.
+    flow_timer: Vec<TimerKey>,
+    /// Timer key of each TCP endpoint.
+    ep_timer: Vec<TimerKey>,
+    /// Agents of each node, in the order they see a packet, with their
+    /// timer keys.
+    agents: Vec<Vec<(Box<dyn Agent>, TimerKey)>>,
+    agent_ctx: AgentCtx,
+    /// Nodes whose packets leave the simulation: a packet addressed to one
+    /// goes to `egress` instead of a simulated endpoint (the driver API).
+    external: Vec<bool>,
+    /// Per node: it has agents or is external (one test on the per-packet
+    /// path instead of two).
+    hooked: Vec<bool>,
+    /// Packets injected by the driver, due in this order: (instant, node).
+    ingress: std::collections::VecDeque<(SimTime, usize, Packet)>,
+    /// Packets delivered to external nodes, not yet drained by the driver.
+    egress: Vec<Egress>,
+    /// Class of each BSS member as seen by the AP's queue discipline.
+    ap_class: Vec<u32>,
+    links: Vec<[LinkDir; 2]>,
+    flows: Vec<FlowRt>,
+    eps: Vec<Endpoint>,
+    /// (node, local port) -> endpoint.
+    demux: HashMap<(usize, u16), usize, DemuxHash>,
+    /// Saturated UDP flows by sending BSS member, each with its first hop
+    /// (the topology is static), and a round-robin cursor.
+    saturated: Vec<(Vec<(usize, Hop)>, usize)>,
+    ledger: Ledger,
+    end: SimTime,
+    warmup: SimTime,
+    bin: SimDur,
+    /// Outputs of the BSS not yet handled (see `drain_outputs`).
+    out: Vec<BssOutput>,
+    dropped: Vec<(Packet, DropReason)>,
+}
+impl World {
+    pub fn build(s: &Scenario, seed: u64) -> Result<World, String> {
+        let topo = Topology::build(s);
+        let bss = build_bss(s, seed)?;
+        let n = bss.len();
+        let mut wq: Vec<Box<dyn QueueDisc>> = Vec::with_capacity(n);
+        for i in 0..n {
+            let (cfg, cap, path) = if topo.is_ap(i) {
+                (
+                    s.ap.qdisc.clone().unwrap_or(QdiscConfig::DropTail(Default::default())),
+                    s.ap_queue_packets(),
+                    "ap.qdisc",
+                )
+            } else {
+                (
+                    s.wlan.station_qdisc.clone().unwrap_or(QdiscConfig::DropTail(Default::default())),
+                    s.mac.queue_packets,
+                    "wlan.station_qdisc",
+                )
+            };
+            let mut rng = RngStream::derive(seed, &format!("qdisc/{}", topo.nodes[i].name));
+            wq.push(wifitcp_queue::build(&cfg, cap as usize, &mut rng).map_err(|e| format!("{path}.{e}"))?);
+        }
+        let mut timers = TimerRegistry::new();
+        let mut timer_owner = Vec::new();
+        let wq_timer = (0..n)
+            .map(|i| {
+                timer_owner.push(TimerOwner::Qdisc(i));
+                timers.register()
+            })
+            .collect();
+        let agents = crate::agents::build(s, &topo)?
+            .into_iter()
+            .enumerate()
+            .map(|(node, list)| {
+                list.into_iter()
+                    .enumerate()
+                    .map(|(k, a)| {
+                        timer_owner.push(TimerOwner::Agent { node, k });
+                        (a, timers.register())
+                    })
+                    .collect()
+            })
+            .collect();
+        let link_timer = (0..s.links.len())
+            .map(|link| {
+                [0, 1].map(|dir| {
+                    timer_owner.push(TimerOwner::Link { link, dir });
+                    timers.register()
+                })
+            })
+            .collect();
+        let links = s
+            .links
+            .iter()
+            .map(|l| {
+                let mk = || {
+                    LinkDir::new(l.rate_mbps * 1e6, SimDur::from_secs_f64(l.delay_ms / 1e3), l.queue_packets as usize)
+                };
+                [mk(), mk()]
+            })
+            .collect();
+        let end = SimTime::from_secs_f64(s.scenario.duration_s);
+        let mut w = World {
+            q: EventQueue::with_capacity(64),
+            topo,
+            bss,
+            timers,
+            timer_owner,
+            wq_timer,
+            link_timer,
+            flow_timer: Vec::new(),
+            ep_timer: Vec::new(),
+            agents,
+            agent_ctx: AgentCtx::default(),
+            external: Vec::new(),
+            hooked: Vec::new(),
+            ingress: Default::default(),
+            egress: Vec::new(),
+            wq,
+            ap_class: s.ap_classes(),
+            links,
+            flows: Vec::new(),
+            eps: Vec::new(),
+            demux: HashMap::default(),
+            saturated: vec![(Vec::new(), 0); n],
+            ledger: Ledger::default(),
+            end,
+            warmup: SimTime::from_secs_f64(s.scenario.warmup_s),
+            bin: SimDur::from_secs_f64(s.scenario.sample_interval_s),
+            out: Vec::new(),
+            dropped: Vec::new(),
+        };
+        w.external = vec![false; w.topo.nodes.len()];
+        w.update_hooked();
+        let airtime = w.wq.iter().any(|q| q.uses_airtime());
+        w.bss.set_report_airtime(airtime);
+        w.add_flows(s, seed)?;
+        let mut out = Vec::new();
+        w.bss.reschedule_all(&mut out);
+        w.out = out;
+        w.drain_outputs();
+        w.q.push(SimTime::ZERO, Ev::Sample.code());
+        if w.warmup > SimTime::ZERO {
+            w.q.push(w.warmup, Ev::Sample.code());
+        }
+        Ok(w)
+    }
+
+    /// Run to the end; returns the metrics.
+    pub fn run(mut self, wall: std::time::Instant) -> Result<RunResult, String> {
+        self.step_until(self.end);
+        self.finish(wall)
+    }
+
+    /// The run's end instant (`scenario.duration_s`).
+    pub fn end(&self) -> SimTime {
+        self.end
+    }
+
+    /// The instant of the last event handled (zero before the first).
+    pub fn now(&self) -> SimTime {
+        self.q.now()
+    }
+
+    /// The instant of the next event due at or before the run's end, if any.
+    pub fn next_wakeup(&self) -> Option<SimTime> {
+        self.q.peek_time().filter(|&t| t <= self.end)
+    }
+
+    /// Handle every event due at or before `min(t, end)`, in (time,
+    /// insertion) order. Stepping in pieces gives the same result as one
+    /// step to the end: the event order does not depend on where a step
+    /// stops.
+    pub fn step_until(&mut self, t: SimTime) {
+        let until = t.min(self.end);
+        while let Some(at) = self.q.peek_time() {
+            if at > until {
+                break;
+            }
+            let (now, ev) = self.q.pop().expect("peeked");
+            self.dispatch(now, ev.ev());
+            self.drain_outputs();
+        }
+    }
+
+    /// End the run at its end instant (events still queued after it are
+    /// left undone), check its invariants and collect the metrics.
+    pub fn finish(mut self, wall: std::time::Instant) -> Result<RunResult, String> {
+        self.sample(self.end);
+        for d in self.links.iter_mut().flatten() {
+            d.account(self.end);
+        }
+        self.bss.ungroup_all();
+        self.check_end()?;
+        let queued: u64 = self.wq.iter().map(|q| q.len() as u64).sum();
+        let held: Vec<_> = self
+            .bss
+            .packets_in_service()
+            .map(|p| p.id)
+            .chain(self.links.iter().flat_map(|l| l.iter().flat_map(|d| d.held().map(|p| p.id))))
+            .collect();
+        self.ledger.check(held.into_iter(), queued)?;
+        let events = self.q.popped();
+        Ok(metrics::collect(&metrics::RunView {
+            bss: &self.bss,
+            topo: &self.topo,
+            flows: &self.flows,
+            eps: &self.eps,
+            wq: &self.wq,
+            agents: &self.agents,
+            links: &self.links,
+            ledger: &self.ledger,
+            end: self.end,
+            warmup: self.warmup,
+            bin: self.bin,
+            events,
+            wall_s: wall.elapsed().as_secs_f64(),
+        }))
+    }
+
+    fn check_end(&self) -> Result<(), String> {
+        for e in &self.eps {
+            e.conn
+                .check_stream_integrity()
+                .map_err(|m| format!("TCP receiver of flow {}: {m}", self.flows[e.flow].stats.name))?;
+        }
+        Ok(())
+    }
+
+    fn dispatch(&mut self, now: SimTime, ev: Ev) {
+        match ev {
+            Ev::BssWake => self.bss.wake(now, &mut self.out),
+            Ev::TxEnd { id } => self.bss.tx_end(now, id, &mut self.out),
+            Ev::Timer { key, gen } => {
+                let owner = self.timer_owner[key as usize];
+                let due = match owner {
+                    TimerOwner::Tcp(_) => self.timers.fire_at(TimerKey(key), now),
+                    _ => self.timers.fire(TimerKey(key), gen, now),
+                };
+                if !due {
+                    return; // stale: re-armed or cancelled since
+                }
+                match owner {
+                    TimerOwner::Flow(fi) => self.source_fires(now, fi),
+                    TimerOwner::Link { link, dir } => {
+                        let (p, next) = self.links[link][dir].arrive(now);
+                        self.arm(self.link_timer[link][dir], next);
+                        let (a, b) = self.topo.link_ends[link];
+                        self.receive(now, if dir == 0 { b } else { a }, p);
+                    }
+                    TimerOwner::Tcp(ep) => {
+                        // Armed lazily: the connection runs at the earliest
+                        // instant it ever asked for; if its deadline moved
+                        // later meanwhile, it is re-armed without acting.
+                        if self.eps[ep].conn.next_wakeup().is_some_and(|t| t <= now) {
+                            self.eps[ep].conn.on_timer(now);
+                        }
+                        self.tcp_poll(now, ep);
+                    }
+                    TimerOwner::Qdisc(sta) => {
+                        self.wq[sta].on_timer(now, &mut self.dropped);
+                        self.flush_drops();
+                        self.feed(now, sta);
+                        self.qdisc_timer(sta);
+                    }
+                    TimerOwner::Agent { node, k } => {
+                        self.agents[node][k].0.on_timer(now, &mut self.agent_ctx);
+                        self.agent_done(now, node, k);
+                    }
+                }
+            }
+            Ev::Ingress => {
+                let (_, node, mut p) = self.ingress.pop_front().expect("one ingress event per packet");
+                p.id = self.ledger.generate();
+                self.send_from(now, node, p);
+            }
+            Ev::Sample => {
+                self.sample(now);
+                let next = now + self.bin;
+                if next < self.end {
+                    self.q.push(next, Ev::Sample.code());
+                }
+            }
+        }
+    }
+
+    /// A new key of the timer registry, owned by `owner`.
+    fn new_timer(&mut self, owner: TimerOwner) -> TimerKey {
+        self.timer_owner.push(owner);
+        self.timers.register()
+    }
+
+    /// Arm `key` for `at` (exactly; `None` cancels).
+    #[inline]
+    fn arm(&mut self, key: TimerKey, at: Option<SimTime>) {
+        if let Some((at, gen)) = self.timers.set(key, at) {
+            self.q.push(at, Ev::Timer { key: key.0, gen }.code());
+        }
+    }
+}

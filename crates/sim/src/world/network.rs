@@ -1,0 +1,139 @@
+//! A node's packet path: its agents, then forwarding (the next hop of the
+//! static routing table: the WLAN, a wired link, or the node itself) or
+//! local delivery (a UDP flow's sink, a TCP endpoint by port, or the
+//! outside for an external node).
+use super::*;
+
+impl World {
+    /// A packet arrived at `node`: deliver it or forward it.
+    pub(super) fn receive(&mut self, now: SimTime, node: usize, mut p: Packet) {
+        let Some(dst) = self.topo.node_of(p.ip.dst) else {
+            self.ledger.drop(p.id, DropReason::NoRoute);
+            return;
+        };
+        if self.hooked[node] && !self.agents[node].is_empty() {
+            match self.run_agents(now, node, dst == node, &mut p) {
+                Verdict::Pass => {}
+                Verdict::Consume => {
+                    self.ledger.deliver(p.id);
+                    return;
+                }
+                Verdict::Drop(r) => {
+                    self.ledger.drop(p.id, r);
+                    return;
+                }
+            }
+        }
+        if dst != node {
+            self.send_from(now, node, p);
+            return;
+        }
+        if self.hooked[node] && self.external[node] {
+            self.ledger.deliver(p.id);
+            self.egress.push(Egress { at: now, node, packet: p });
+            return;
+        }
+        let fi = p.flow.idx();
+        if fi >= self.flows.len() {
+            // An injected packet of no simulated flow, for a simulated node.
+            self.ledger.drop(p.id, DropReason::NoReceiver);
+            return;
+        }
+        match &p.l4 {
+            Transport::Udp(_) => udp_arrived(&mut self.ledger, &mut self.flows, self.warmup, &p, now),
+            Transport::Tcp(h) => {
+                let Some(&ep) = self.demux.get(&(node, h.dst_port)) else {
+                    self.ledger.drop(p.id, DropReason::NoReceiver);
+                    return;
+                };
+                self.ledger.deliver(p.id);
+                if p.payload_len > 0 && self.flows[fi].is_receiver(ep) && now >= self.warmup {
+                    self.flows[fi].stats.on_data_arrival(&p, now);
+                }
+                self.eps[ep].conn.on_segment(now, h, p.payload_len);
+                self.tcp_poll(now, ep);
+                self.check_completion(now, fi);
+            }
+        }
+    }
+
+    /// Send a packet from `node` towards its destination.
+    pub(super) fn send_from(&mut self, now: SimTime, node: usize, p: Packet) {
+        let dst = self.topo.node_of(p.ip.dst).expect("routable");
+        match self.topo.next_hop(node, dst) {
+            Hop::Local => self.receive(now, node, p),
+            Hop::Wlan { ra } => self.enqueue_wlan(now, node, p, ra),
+            Hop::Link { link, dir } => match self.links[link][dir].offer(now, p) {
+                Ok(Some(arrival)) => self.arm(self.link_timer[link][dir], Some(arrival)),
+                Ok(None) => {}
+                Err(p) => self.ledger.drop(p.id, DropReason::LinkQueueFull),
+            },
+            Hop::Unreachable => self.ledger.drop(p.id, DropReason::NoRoute),
+        }
+    }
+
+    pub(super) fn enqueue_wlan(&mut self, now: SimTime, sta: usize, p: Packet, ra: usize) {
+        let class = if self.topo.is_ap(sta) { self.ap_class[ra] } else { 0 };
+        self.wq[sta].enqueue(now, Queued::new(p, ra as u32, class), &mut self.dropped);
+        self.flush_drops();
+        self.feed(now, sta);
+        self.qdisc_timer(sta);
+    }
+
+    #[inline]
+    pub(super) fn flush_drops(&mut self) {
+        if self.dropped.is_empty() {
+            return; // the common case, three times per forwarded packet
+        }
+        for (p, r) in self.dropped.drain(..) {
+            self.ledger.drop(p.id, r);
+        }
+    }
+
+    pub(super) fn qdisc_timer(&mut self, sta: usize) {
+        let key = self.wq_timer[sta];
+        if let Some((at, gen)) = self.timers.set(key, self.wq[sta].next_wakeup()) {
+            self.q.push(at, Ev::Timer { key: key.0, gen }.code());
+        }
+    }
+
+    /// Show packet `p`, which arrived at `node`, to the node's agents in
+    /// order, until one does not pass it.
+    pub(super) fn run_agents(&mut self, now: SimTime, node: usize, local: bool, p: &mut Packet) -> Verdict {
+        let at = Arrival { node, local };
+        for k in 0..self.agents[node].len() {
+            let v = self.agents[node][k].0.on_packet(now, at, p, &mut self.agent_ctx);
+            self.agent_done(now, node, k);
+            if v != Verdict::Pass {
+                return v;
+            }
+        }
+        Verdict::Pass
+    }
+
+    /// After a call into agent `k` of `node`: send what it emitted (each a
+    /// new packet in the ledger) and re-arm its timer.
+    pub(super) fn agent_done(&mut self, now: SimTime, node: usize, k: usize) {
+        while self.agent_ctx.has_emitted() {
+            let mut batch: Vec<Packet> = self.agent_ctx.take_emitted().collect();
+            for p in batch.iter_mut() {
+                p.id = self.ledger.generate();
+            }
+            for p in batch {
+                self.send_from(now, node, p);
+            }
+        }
+        let (agent, key) = &self.agents[node][k];
+        if let Some((at, gen)) = self.timers.set(*key, agent.next_wakeup()) {
+            self.q.push(at, Ev::Timer { key: key.0, gen }.code());
+        }
+    }
+}
+
+/// A UDP datagram reached its destination node: counted once (a
+/// duplicate delivery is a defect upstream, which the ledger reports).
+pub(super) fn udp_arrived(ledger: &mut Ledger, flows: &mut [FlowRt], warmup: SimTime, p: &Packet, now: SimTime) {
+    if ledger.deliver(p.id) {
+        flows[p.flow.idx()].stats.on_delivered(p, now, now >= warmup);
+    }
+}

@@ -1,0 +1,181 @@
+//! The BSS's side of the loop: its outputs (wake-ups, transmission ends,
+//! deliveries, drops), and the queue disciplines and saturated sources that
+//! feed each MAC when it is ready.
+use super::*;
+
+impl World {
+    /// Handle every output of the BSS, in emission order, including the
+    /// outputs emitted while handling earlier ones. The `Bss` only appends
+    /// to `out`, so one pass by index sees them all in that order (an
+    /// output emitted while handling output k comes after every output
+    /// emitted before it); the vector is cleared once at the end, so no
+    /// output is moved.
+    #[inline]
+    pub(super) fn drain_outputs(&mut self) {
+        let mut i = 0;
+        while i < self.out.len() {
+            self.handle_output(i);
+            i += 1;
+        }
+        self.out.clear();
+    }
+
+    /// Handle output `i` of `out` (its fields are copied out first: handling
+    /// it may append to `out`).
+    pub(super) fn handle_output(&mut self, i: usize) {
+        let now = self.q.now();
+        match self.out[i] {
+            BssOutput::Wake { at } => {
+                self.q.push(at, Ev::BssWake.code());
+            }
+            BssOutput::TxEnd { id, at } => {
+                self.q.push(at, Ev::TxEnd { id }.code());
+            }
+            BssOutput::Deliver { sta, from, id } => {
+                // A UDP datagram for this node, which has no agents, is only
+                // counted: read where its transmitter holds it; anything
+                // else is copied and received (forwarded, or handed to TCP).
+                let p = self.bss.delivered(from, id);
+                if matches!(p.l4, Transport::Udp(_)) && self.topo.node_of(p.ip.dst) == Some(sta) && !self.hooked[sta] {
+                    udp_arrived(&mut self.ledger, &mut self.flows, self.warmup, p, now);
+                } else {
+                    let msdu = p.clone();
+                    self.receive(now, sta, msdu);
+                }
+            }
+            BssOutput::Dropped { id, reason, .. } => self.ledger.drop(id, reason),
+            BssOutput::DiscardedAfterReceipt { .. } => self.ledger.late_drops += 1,
+            BssOutput::Ready { sta } => self.feed(now, sta),
+            BssOutput::Airtime { sta, peer, airtime } => {
+                // Airtime fairness at the AP (mac80211 style): charge the
+                // station for frames sent to it and received from it.
+                if self.topo.is_ap(sta) {
+                    self.wq[sta].on_airtime(peer as u32, airtime);
+                } else if self.topo.is_ap(peer) {
+                    self.wq[peer].on_airtime(sta as u32, airtime);
+                }
+            }
+        }
+    }
+
+    /// The MAC of `sta` can take a frame: give it the next packet of its
+    /// queue discipline, or a fresh packet from a saturated source.
+    pub(super) fn feed(&mut self, now: SimTime, sta: usize) {
+        if !self.bss.macs[sta].is_ready() {
+            return;
+        }
+        let item = self.wq[sta].dequeue(now, &mut self.dropped);
+        self.flush_drops();
+        if let Some(it) = item {
+            self.bss.give_msdu(now, sta, it.pkt, it.dest as usize, &mut self.out);
+            self.qdisc_timer(sta);
+            return;
+        }
+        // (`ready_len` has no side effect: test the cheap condition first.)
+        if self.saturated[sta].0.is_empty() || self.wq[sta].ready_len() > 0 {
+            return;
+        }
+        // Round robin over the station's active saturated flows (no
+        // allocation: this runs once per saturated packet).
+        let flows = &self.flows;
+        let (list, cursor) = &mut self.saturated[sta];
+        let active = |&(fi, _): &(usize, Hop)| flows[fi].udp_active(now);
+        let (fi, hop) = if let [only] = list[..] {
+            // The usual single flow: the general case below with n_active = 1.
+            if !active(&only) {
+                return;
+            }
+            *cursor = 0;
+            only
+        } else {
+            let n_active = list.iter().filter(|f| active(f)).count();
+            if n_active == 0 {
+                return;
+            }
+            *cursor = (*cursor + 1) % n_active;
+            list.iter().copied().filter(|f| active(f)).nth(*cursor).expect("counted")
+        };
+        let FlowKind::Udp { source, .. } = &mut self.flows[fi].kind else { unreachable!("a saturated UDP flow") };
+        let msdu_bytes = source.fire(now).msdu_bytes;
+        let p = self.make_udp(now, fi, msdu_bytes);
+        match hop {
+            Hop::Wlan { ra } => self.bss.give_msdu(now, sta, p, ra, &mut self.out),
+            _ => self.send_from(now, sta, p),
+        }
+    }
+}
+
+pub(super) fn build_bss(s: &Scenario, seed: u64) -> Result<Bss, String> {
+    let timing = s.timing()?;
+    let n = s.wlan_members();
+    let params = DcfParams {
+        cw_min: s.mac.cw_min.unwrap_or(timing.cw_min_default),
+        cw_max: s.mac.cw_max.unwrap_or(timing.cw_max_default),
+        short_retry_limit: s.mac.short_retry_limit,
+        long_retry_limit: s.mac.long_retry_limit,
+        rts_threshold: s.mac.rts_threshold_bytes,
+        busy_slot_counts: s.mac.backoff_rule == crate::config::BackoffRule::BusySlotCounts,
+        eifs_after_timeout: s.mac.collision_restart == crate::config::CollisionRestart::Eifs,
+        backoff_on_idle_access: s.mac.idle_access == crate::config::IdleAccess::Backoff,
+        timing,
+    };
+    let macs = (0..n)
+        .map(|i| {
+            Dcf::new(MacAddr(i as u32), params.clone(), RngStream::derive(seed, &format!("mac/{}", s.member_name(i))))
+        })
+        .collect();
+    let errors: Box<dyn FrameErrorModel> = match &s.channel {
+        None => Box::new(FixedPer {
+            uplink: vec![s.wlan.per_uplink; n],
+            downlink: vec![s.wlan.per_downlink; n],
+            is_ap: (0..n).map(|i| s.ap_of_members()[i] == i).collect(),
+        }),
+        Some(c) => {
+            let model = c.build(&|name| s.member_id(name)).map_err(|e| e.to_string())?;
+            let mut rng = RngStream::derive(seed, "channel/shadowing");
+            let positions = station_positions(s);
+            let preamble = match s.phy.preamble {
+                wifitcp_wifi::phy::Preamble::Long => Preamble::Long,
+                wifitcp_wifi::phy::Preamble::Short => Preamble::Short,
+            };
+            Box::new(ChannelErrors {
+                channel: Channel::new(model, &mut rng),
+                positions,
+                tx_power_dbm: c.default_tx_power_dbm().unwrap_or(20.0),
+                preamble,
+            })
+        }
+    };
+    let mut bss = Bss::new(macs, errors, RngStream::derive(seed, "medium/errors"));
+    bss.set_control_rng(RngStream::derive(seed, "medium/control-errors"));
+    bss.set_grouping(s.mac.group_bystanders);
+    Ok(bss)
+}
+
+/// Positions of the BSS members: APs at `wlan.ap_positions` (default AP k
+/// at (20 k, 0)); stations at `wlan.positions`, or evenly on a circle of
+/// radius `wlan.distance_m` around their AP (1 m if neither is given).
+fn station_positions(s: &Scenario) -> Vec<Position> {
+    let n = s.wlan.stations as usize;
+    let ap_pos = |k: usize| match &s.wlan.ap_positions {
+        Some(p) => Position::new(p[k][0], p[k][1], 0.0),
+        None => Position::new(20.0 * k as f64, 0.0, 0.0),
+    };
+    let ap_of = s.ap_of_members();
+    let mut v = vec![Position::new(0.0, 0.0, 0.0); s.wlan_members()];
+    for k in 0..s.wlan.aps as usize {
+        v[s.ap_member(k)] = ap_pos(k);
+    }
+    for i in 1..=n {
+        v[i] = match &s.wlan.positions {
+            Some(p) => Position::new(p[i - 1][0], p[i - 1][1], 0.0),
+            None => {
+                let r = s.wlan.distance_m.unwrap_or(1.0);
+                let a = 2.0 * std::f64::consts::PI * (i - 1) as f64 / n as f64;
+                let c = v[ap_of[i]];
+                Position::new(c.x + r * a.cos(), c.y + r * a.sin(), 0.0)
+            }
+        };
+    }
+    v
+}

@@ -1,0 +1,84 @@
+"""A scenario's network stepped from Python, with per-packet callbacks.
+
+``wifitcp.run`` runs a campaign to the end; ``Network`` holds one run in
+memory and lets a notebook step it in simulated time, look at it between
+steps and watch (or drop) the packets arriving at a node::
+
+    import wifitcp
+    net = wifitcp.Network("scenarios/quick-check.toml", seed=1)
+    seen = []
+    net.on_packet("ap", lambda t, node, local, p: seen.append((t, p["size"])))
+    net.step_until(0.5)          # seconds of simulated time
+    net.now, len(seen)
+    result = net.finish()        # the same result dict as wifitcp.run's records
+
+A callback is ``callback(t, node, local, packet)`` with the packet as a dict
+(``id``, ``flow``, ``src``, ``dst``, ``proto``, ``size``, ``payload``,
+ports, and for TCP ``seq``, ``ack``, ``flags``, ``window``, ``sack``); its
+return value decides the packet's fate: ``None`` or ``"pass"``, ``"drop"``
+(counted under the ledger reason ``proxy``) or ``"consume"``. It is one
+Python call per packet at that node: meant for exploring, not for
+campaigns. An exception in a callback is raised by the ``step_until`` that
+ran it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable, Iterable, Optional, Union
+
+from . import core
+from . import scenario as scn_mod
+from .scenario import Scenario
+
+
+class Network:
+    """One run of a scenario, stepped by the caller.
+
+    ``scenario`` is a TOML path, a dict or a Scenario; ``set`` overrides
+    keys; a sweep picks its run with ``run`` (an index into the runs, grid x
+    cases x seeds); ``seed`` overrides the seed.
+    """
+
+    def __init__(self, scenario: Union[str, Path, dict, Scenario], seed: Optional[int] = None,
+                 set: Iterable = (), run: int = 0) -> None:
+        from .api import load
+
+        scn = load(scenario, sets=set, seed=seed)
+        runs = scn.runs()
+        if not 0 <= run < len(runs):
+            raise ValueError(f"run: the scenario has {len(runs)} runs, got index {run}")
+        spec = runs[run]
+        scn_mod.check_run(spec, scn.file)  # bad input: one InputError naming the key
+        self.spec = spec
+        self._net = core.impl().Network(core.to_json(spec.config), int(spec.seed))
+
+    def step_until(self, t: float) -> None:
+        """Handle every event due by ``t`` seconds (at most the end)."""
+        self._net.step_until(float(t))
+
+    @property
+    def now(self) -> float:
+        """The instant of the last event handled, in seconds."""
+        return self._net.now
+
+    @property
+    def end(self) -> float:
+        return self._net.end
+
+    @property
+    def next_wakeup(self) -> Optional[float]:
+        """When the next event is due (seconds), or None."""
+        return self._net.next_wakeup
+
+    def node_index(self, name: str) -> Optional[int]:
+        return self._net.node_index(name)
+
+    def on_packet(self, node: str, callback: Callable[[float, int, bool, dict], Any]) -> None:
+        """Call ``callback`` for every packet arriving at ``node``."""
+        self._net.on_packet(node, callback)
+
+    def finish(self) -> dict:
+        """Stop at the scenario's end and return the result (a dict)."""
+        return json.loads(self._net.finish())
