@@ -131,11 +131,13 @@ fn renewal(t: &Tm, rts: bool, e_data: f64, e_up: f64, e_dn: f64) -> (f64, f64) {
     /// From the start of an attempt with short count `r`, long count `l`,
     /// `c` failures so far, after a corrupted frame (`eifs`) or not, and
     /// whether the AP already has the MSDU: (E[remaining time], P(delivered)).
+    /// (short count, long count, failures, EIFS pending, delivered)
+    type Key = (u32, u32, u32, bool, bool);
     struct S<'a> {
         t: &'a Tm,
         rts: bool,
         e: (f64, f64, f64),
-        memo: std::cell::RefCell<std::collections::HashMap<(u32, u32, u32, bool, bool), (f64, f64)>>,
+        memo: std::cell::RefCell<std::collections::HashMap<Key, (f64, f64)>>,
     }
     impl S<'_> {
         fn f(&self, r: u32, l: u32, c: u32, eifs: bool, d: bool) -> (f64, f64) {

@@ -730,7 +730,7 @@ fn vegas_brakmo_loss_response() {
     let st = b.a.stats();
     assert_eq!((st.fast_retransmits, st.timeouts), (1, 0));
     let ev = st.loss_events[0];
-    let before = st.cwnd_trace.iter().filter(|c| c.time <= ev.time && c.ssthresh != ev.ssthresh).last().unwrap().cwnd;
+    let before = st.cwnd_trace.iter().rfind(|c| c.time <= ev.time && c.ssthresh != ev.ssthresh).unwrap().cwnd;
     assert_eq!(ev.ssthresh, (before - before / 4).max(2 * M), "a quarter off the window");
     let r = run(VegasLoss::Reno, &[100]);
     let (db, dr) = (rtx_delay(&b), rtx_delay(&r));

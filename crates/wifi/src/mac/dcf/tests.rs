@@ -862,7 +862,11 @@ mod duplicate_filter_props {
     /// up to 12 MSDUs, up- and downlink, at random times; a random pattern
     /// of corrupted frames over data, ACK, RTS and CTS alike (the medium
     /// asks about every frame in turn).
-    fn scenario() -> impl Strategy<Value = (Vec<u32>, Vec<(u64, usize, usize)>, Vec<bool>, bool)> {
+    /// RTS thresholds per station, MSDUs (time us, sender, receiver), the
+    /// loss pattern, and whether bystanders are grouped.
+    type Case = (Vec<u32>, Vec<(u64, usize, usize)>, Vec<bool>, bool);
+
+    fn scenario() -> impl Strategy<Value = Case> {
         (1usize..=3)
             .prop_flat_map(|n| {
                 let rts = proptest::collection::vec(prop_oneof![Just(u32::MAX), Just(50u32)], n + 1);
