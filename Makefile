@@ -105,8 +105,9 @@ validate-dcf: build
 
 # -- tests -------------------------------------------------------------------
 # Programs some tests drive: Debian's chromium (the report page in a real
-# headless browser) and zsh (the completion script's syntax). Each test says
-# why it is skipped when its program is missing.
+# headless browser), zsh (the completion script's syntax) and tshark (reads
+# the pcap the wire codec writes, crates/wire/tests/tshark.rs). Each test
+# says why it is skipped when its program is missing.
 test-tools:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-headless-shell >/dev/null 2>&1 || \
 	  { echo "installing chromium (headless report test)"; $(SUDO) apt-get update -qq && \
@@ -116,6 +117,10 @@ test-tools:
 	  { echo "installing zsh (completion test)"; $(SUDO) apt-get update -qq && \
 	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zsh; } || \
 	  echo "zsh could not be installed: the zsh completion check will be skipped"
+	@command -v tshark >/dev/null 2>&1 || \
+	  { echo "installing tshark (pcap test)"; $(SUDO) apt-get update -qq && \
+	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tshark >/dev/null; } || \
+	  echo "tshark could not be installed: the pcap test will say SKIPPED"
 
 test: build test-tools
 	cargo fmt --all --check

@@ -389,3 +389,22 @@ fn stepping_in_pieces_gives_the_same_result_as_one_run() {
     }
     assert_eq!(strip(w.finish(wall).unwrap().json), whole);
 }
+
+#[test]
+fn a_tcp_flow_stops_sending_at_stop_s() {
+    // One upload for 8 s that stops at 3 s: it delivers about what 3 s of
+    // sending give (plus what was in flight), far less than 8 s would.
+    let bytes = |stop: Option<f64>, secs: f64| -> f64 {
+        let mut s = keceli(1, secs);
+        if let Some(t) = stop {
+            s["traffic"][0]["stop_s"] = json!(t);
+        }
+        let r = run(&s, 1);
+        r["flows"][0]["goodput_mbps"].as_f64().unwrap() * secs
+    };
+    let stopped = bytes(Some(3.0), 8.0);
+    let three = bytes(None, 3.0);
+    let eight = bytes(None, 8.0);
+    assert!(stopped > 0.8 * three && stopped < 1.2 * three, "stopped {stopped} vs 3 s {three}");
+    assert!(stopped < 0.6 * eight, "stopped {stopped} vs 8 s {eight}");
+}

@@ -105,8 +105,16 @@ impl World {
                 let p = self.make_udp(now, fi, msdu_bytes);
                 self.send_from(now, src, p);
             }
-            FlowKind::Tcp { client, sender, bytes, .. } => {
-                let (client, sender, bytes) = (*client, *sender, *bytes);
+            FlowKind::Tcp { client, sender, bytes, start, stop, .. } => {
+                let (client, sender, bytes, start, stop) = (*client, *sender, *bytes, *start, *stop);
+                if now >= stop && stop > start {
+                    // `traffic.stop_s`: the sending application closes; a
+                    // FIN follows the data already written or sent (the
+                    // connection still retransmits what is unacknowledged).
+                    self.eps[sender].conn.close(now);
+                    self.tcp_poll(now, sender);
+                    return;
+                }
                 self.eps[client].open(now);
                 match bytes {
                     Some(b) => self.eps[sender].conn.send(b),
@@ -115,6 +123,9 @@ impl World {
                 self.tcp_poll(now, client);
                 if sender != client {
                     self.tcp_poll(now, sender);
+                }
+                if stop < self.end {
+                    self.arm(self.flow_timer[fi], Some(stop));
                 }
             }
         }

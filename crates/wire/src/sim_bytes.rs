@@ -1,0 +1,420 @@
+//! Real bytes for the simulator's packets: the IPv4 + TCP/UDP headers a
+//! [`Packet`] describes (zero-filled payload of `payload_len` bytes), the
+//! 802.11 data frame around it, Ethernet framing, and the control frames, so
+//! that a pcap of a simulation is what a capture of real traffic would be.
+//!
+//! Only the pcap tap uses this; the simulator keeps header structs, never
+//! bytes, so none of this runs when no tap is attached.
+//!
+//! Invariants (tested): `datagram(p) == p.to_bytes()` (two independent
+//! encoders agree byte for byte), and the data frame of a packet is
+//! `wifi_frame::data_mpdu_len(msdu_len(p.ip_len()))` bytes long (QoS: 2 more),
+//! the length the MAC times on the air.
+use crate::codec::ieee80211::{self as w, DataFrameRepr};
+use crate::codec::ieee80211::{FcFlags, MacFrameRepr, SeqCtrl};
+use crate::codec::ipv4::Ipv4Repr;
+use crate::codec::llc::{SnapHeader, SnapRepr};
+use crate::codec::radiotap::{chan, flags, RadiotapRepr};
+use crate::codec::tcp::{TcpOption, TcpRepr};
+use crate::codec::udp::UdpRepr;
+use crate::codec::{ethernet, L4Repr, MacAddress};
+use crate::packet::{Packet, Transport};
+use crate::tcp::TcpOptions;
+use wifitcp_core::SimDur;
+
+/// The option list `TcpOptions::write` lays out (Linux's order and NOP
+/// alignment): MSS; SACK-permitted + timestamps (or NOP NOP before either
+/// alone); NOP + window scale; NOP NOP + SACK blocks.
+pub fn tcp_option_list(o: &TcpOptions) -> Vec<TcpOption> {
+    let mut v = Vec::new();
+    if let Some(m) = o.mss {
+        v.push(TcpOption::Mss(m));
+    }
+    match (o.sack_permitted, o.timestamps) {
+        (sp, Some((tsval, tsecr))) => {
+            if sp {
+                v.push(TcpOption::SackPermitted);
+            } else {
+                v.extend([TcpOption::Nop, TcpOption::Nop]);
+            }
+            v.push(TcpOption::Timestamps { tsval, tsecr });
+        }
+        (true, None) => v.extend([TcpOption::Nop, TcpOption::Nop, TcpOption::SackPermitted]),
+        (false, None) => {}
+    }
+    if let Some(s) = o.window_scale {
+        v.extend([TcpOption::Nop, TcpOption::WindowScale(s)]);
+    }
+    if !o.sack.is_empty() {
+        v.extend([TcpOption::Nop, TcpOption::Nop, TcpOption::Sack(o.sack.clone())]);
+    }
+    v
+}
+
+/// The IPv4 and transport Reprs of a simulated packet (DF set, no options,
+/// as `Ipv4Header::write` renders them).
+pub fn reprs(p: &Packet) -> (Ipv4Repr, L4Repr) {
+    let l4 = match &p.l4 {
+        Transport::Tcp(t) => L4Repr::Tcp(TcpRepr {
+            src_port: t.src_port,
+            dst_port: t.dst_port,
+            seq: t.seq,
+            ack: t.ack,
+            reserved: 0,
+            flags: t.flags,
+            window: t.window,
+            urgent: 0,
+            options: tcp_option_list(&t.options),
+            payload_len: p.payload_len as usize,
+        }),
+        Transport::Udp(u) => {
+            L4Repr::Udp(UdpRepr { src_port: u.src_port, dst_port: u.dst_port, payload_len: p.payload_len as usize })
+        }
+    };
+    let l4_len = match &l4 {
+        L4Repr::Tcp(t) => t.buffer_len(),
+        L4Repr::Udp(u) => u.buffer_len(),
+    };
+    let ip = Ipv4Repr {
+        src: p.ip.src,
+        dst: p.ip.dst,
+        tos: p.ip.tos,
+        ident: p.ip.ident,
+        dont_frag: true,
+        more_frags: false,
+        frag_offset: 0,
+        ttl: p.ip.ttl,
+        protocol: p.ip.protocol,
+        options: Vec::new(),
+        payload_len: l4_len,
+    };
+    (ip, l4)
+}
+
+/// Write the datagram of `p` into `out` (exactly `p.ip_len()` bytes).
+fn write_datagram(p: &Packet, out: &mut [u8]) -> crate::codec::Result<()> {
+    use crate::codec::ipv4::Ipv4Packet;
+    use crate::codec::tcp::TcpSegment;
+    use crate::codec::udp::UdpDatagram;
+    let (ip, l4) = reprs(p);
+    let hl = ip.header_len();
+    match &l4 {
+        L4Repr::Tcp(t) => t.emit(&mut TcpSegment::new_unchecked(&mut out[hl..]), ip.src, ip.dst)?,
+        L4Repr::Udp(u) => u.emit(&mut UdpDatagram::new_unchecked(&mut out[hl..]), ip.src, ip.dst)?,
+    }
+    ip.emit(&mut Ipv4Packet::new_unchecked(out))
+}
+
+/// The IPv4 datagram of `p`: headers with checksums, zero payload.
+/// Panics only for a packet the simulator cannot build (over 65535 bytes,
+/// options over 40 bytes), as `Packet::to_bytes` does.
+pub fn datagram(p: &Packet) -> Vec<u8> {
+    let mut v = vec![0u8; p.ip_len() as usize];
+    write_datagram(p, &mut v).expect("a simulated packet encodes");
+    v
+}
+
+/// The simulator's option struct for an option list: the modelled options
+/// (the first of each kind); NOPs and unknown kinds are dropped.
+pub fn tcp_options_from_list(list: &[TcpOption]) -> TcpOptions {
+    let mut o = TcpOptions::default();
+    for opt in list {
+        match opt {
+            TcpOption::Mss(m) => o.mss = o.mss.or(Some(*m)),
+            TcpOption::WindowScale(s) => o.window_scale = o.window_scale.or(Some(*s)),
+            TcpOption::SackPermitted => o.sack_permitted = true,
+            TcpOption::Timestamps { tsval, tsecr } => o.timestamps = o.timestamps.or(Some((*tsval, *tsecr))),
+            TcpOption::Sack(b) if o.sack.is_empty() => o.sack = b.clone(),
+            _ => {}
+        }
+    }
+    o
+}
+
+/// A simulator packet for a real IPv4 datagram carrying TCP or UDP (the
+/// emulator's way in): headers parsed and checksums verified; the payload
+/// bytes are dropped and only their length kept; IP options, fragments and
+/// other protocols are `Unsupported`. `from_datagram(&datagram(p), ..) == p`
+/// for every packet the simulator builds (property-tested).
+pub fn from_datagram(
+    bytes: &[u8],
+    id: wifitcp_core::PacketId,
+    flow: wifitcp_core::FlowId,
+    created: wifitcp_core::SimTime,
+) -> crate::codec::Result<Packet> {
+    use crate::codec::{ipv4::Ipv4Packet, tcp::TcpSegment, udp::UdpDatagram, Error};
+    use crate::ip::{Ipv4Header, PROTO_TCP, PROTO_UDP};
+    let p = Ipv4Packet::new_checked(bytes)?;
+    let ip = Ipv4Repr::parse(&p)?;
+    if !ip.options.is_empty() {
+        return Err(Error::Unsupported("IPv4 options in a simulated packet"));
+    }
+    if ip.more_frags || ip.frag_offset != 0 {
+        return Err(Error::Unsupported("IPv4 fragment"));
+    }
+    let hdr = Ipv4Header { src: ip.src, dst: ip.dst, tos: ip.tos, ttl: ip.ttl, ident: ip.ident, protocol: ip.protocol };
+    let addrs = Some((ip.src, ip.dst));
+    match ip.protocol {
+        PROTO_TCP => {
+            let t = TcpRepr::parse(&TcpSegment::new_checked(p.payload())?, addrs)?;
+            let h = crate::tcp::TcpHeader {
+                src_port: t.src_port,
+                dst_port: t.dst_port,
+                seq: t.seq,
+                ack: t.ack,
+                flags: t.flags,
+                window: t.window,
+                options: tcp_options_from_list(&t.options),
+            };
+            Ok(Packet::new_tcp(id, flow, created, hdr, h, t.payload_len as u32))
+        }
+        PROTO_UDP => {
+            let u = UdpRepr::parse(&UdpDatagram::new_checked(p.payload())?, addrs)?;
+            let h = crate::udp::UdpHeader { src_port: u.src_port, dst_port: u.dst_port };
+            Ok(Packet::new_udp(id, flow, created, hdr, h, u.payload_len as u32))
+        }
+        _ => Err(Error::Unsupported("transport other than TCP and UDP")),
+    }
+}
+
+/// How one 802.11 transmission of a data frame is addressed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WlanHop {
+    /// Transmitter and receiver, as the MAC's dense station indices.
+    pub ta: u32,
+    pub ra: u32,
+    /// The AP of the BSS (its index is the BSSID), or `None` in an IBSS.
+    pub ap: Option<u32>,
+    /// Sequence number, modulo 4096 (9.2.4.4.2).
+    pub seq: u16,
+    /// Retry bit (9.2.4.1.6).
+    pub retry: bool,
+    /// Duration/ID value (9.2.5), rounded up to whole microseconds.
+    pub duration: SimDur,
+    /// QoS Data with this TID (0..=7) instead of plain Data.
+    pub qos_tid: Option<u8>,
+}
+
+fn duration_field(d: SimDur) -> u16 {
+    // 9.2.4.2: a duration in microseconds, 0..=32767.
+    d.as_nanos().div_ceil(1000).min(32767) as u16
+}
+
+/// The 802.11 data frame (with FCS) carrying `p` in an LLC/SNAP MSDU.
+///
+/// Addresses (9.3.2.1, Table 9-30): from the AP, From DS = 1 and
+/// A1 = RA, A2 = BSSID, A3 = SA; to the AP, To DS = 1 and A1 = BSSID,
+/// A2 = TA, A3 = DA; in an IBSS neither bit, A3 = BSSID. The simulated AP
+/// is also the IP router of its BSS, so SA/DA beyond it are the AP's own
+/// address. The simulator models no BSSID for an IBSS; A3 there is the
+/// address of the lower of the two station indices.
+pub fn wlan_data_frame(p: &Packet, hop: &WlanHop) -> Vec<u8> {
+    let (ta, ra) = (MacAddress::from_index(hop.ta), MacAddress::from_index(hop.ra));
+    let (fl, a1, a2, a3) = match hop.ap {
+        Some(ap) if ap == hop.ta => (FcFlags::FROM_DS, ra, ta, ta),
+        Some(ap) if ap == hop.ra => (FcFlags::TO_DS, ra, ta, ra),
+        Some(ap) => (0, ra, ta, MacAddress::from_index(ap)),
+        None => (0, ra, ta, MacAddress::from_index(hop.ta.min(hop.ra))),
+    };
+    let msdu_len = SnapRepr::IPV4.header_len() + p.ip_len() as usize;
+    let d = DataFrameRepr {
+        subtype: if hop.qos_tid.is_some() { w::subtype::QOS_DATA } else { w::subtype::DATA },
+        flags: FcFlags(fl | if hop.retry { FcFlags::RETRY } else { 0 }),
+        duration: duration_field(hop.duration),
+        addr1: a1,
+        addr2: a2,
+        addr3: a3,
+        seq_ctrl: SeqCtrl { frag: 0, seq: hop.seq % 4096 },
+        addr4: None,
+        // QoS Control (9.2.4.5): TID in bits 0-3, Ack Policy 00 (normal).
+        qos_control: hop.qos_tid.map(|t| (t & 0x0f) as u16),
+        ht_control: None,
+        payload_len: msdu_len,
+    };
+    let hl = d.header_len();
+    let mut v = vec![0u8; hl + msdu_len];
+    let r = MacFrameRepr::Data(d);
+    r.emit(&mut w::MacFrame::new_unchecked(&mut v[..])).expect("data frame encodes");
+    SnapRepr::IPV4.emit(&mut SnapHeader::new_unchecked(&mut v[hl..])).expect("SNAP encodes");
+    write_datagram(p, &mut v[hl + 8..]).expect("a simulated packet encodes");
+    w::append_fcs(&mut v);
+    v
+}
+
+/// A control frame the simulator sends (with FCS).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Control {
+    Ack,
+    Rts,
+    Cts,
+    /// CF-End (9.3.1.6): RA broadcast, TA = BSSID = the transmitter.
+    CfEnd,
+}
+
+/// One control frame: kind, transmitter and receiver (station indices) and
+/// the Duration/ID value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ControlFrame {
+    pub kind: Control,
+    pub ta: u32,
+    pub ra: u32,
+    pub duration: SimDur,
+}
+
+/// The bytes (with FCS) of a control frame.
+pub fn wlan_control_frame(c: &ControlFrame) -> Vec<u8> {
+    let (f, dur) = (FcFlags(0), duration_field(c.duration));
+    let (ta, ra) = (MacAddress::from_index(c.ta), MacAddress::from_index(c.ra));
+    let r = match c.kind {
+        Control::Ack => MacFrameRepr::Ack { flags: f, duration: dur, ra },
+        Control::Cts => MacFrameRepr::Cts { flags: f, duration: dur, ra },
+        Control::Rts => MacFrameRepr::Rts { flags: f, duration: dur, ra, ta },
+        Control::CfEnd => MacFrameRepr::CfEnd { flags: f, duration: 0, ra: MacAddress::BROADCAST, bssid: ta },
+    };
+    r.to_bytes(None, true).expect("control frame encodes")
+}
+
+/// An Ethernet II frame carrying `p` between stations `src` and `dst`
+/// (indices mapped as `MacAddress::from_index`).
+pub fn ethernet_frame(p: &Packet, src: u32, dst: u32) -> Vec<u8> {
+    let e = ethernet::EthernetRepr {
+        dst: MacAddress::from_index(dst),
+        src: MacAddress::from_index(src),
+        ethertype: ethernet::ETHERTYPE_IPV4,
+    };
+    let mut v = vec![0u8; ethernet::HEADER_LEN + p.ip_len() as usize];
+    e.emit(&mut ethernet::EthernetFrame::new_unchecked(&mut v[..])).expect("Ethernet header encodes");
+    write_datagram(p, &mut v[ethernet::HEADER_LEN..]).expect("a simulated packet encodes");
+    v
+}
+
+/// The radiotap header for a frame sent at `rate_kbps` on the channel of
+/// centre frequency `freq_mhz`, received at `signal_dbm` (if known); the FCS
+/// flag is set because the frames above carry their FCS. The channel flags
+/// say OFDM for rates other than the DSSS/CCK ones (1, 2, 5.5, 11 Mbit/s).
+/// The rate field counts 500 kbit/s in one byte: rates above 127.5 Mbit/s
+/// (802.11n MCS) are left out, since radiotap's MCS field is not modelled.
+pub fn radiotap(rate_kbps: u32, freq_mhz: u16, signal_dbm: Option<i8>) -> RadiotapRepr {
+    let band = if freq_mhz >= 4900 { chan::GHZ5 } else { chan::GHZ2 };
+    let modulation = if matches!(rate_kbps, 1000 | 2000 | 5500 | 11000) { chan::CCK } else { chan::OFDM };
+    RadiotapRepr {
+        flags: Some(flags::FCS_AT_END),
+        rate_500kbps: u8::try_from(rate_kbps / 500).ok(),
+        channel: Some((freq_mhz, band | modulation)),
+        antenna_signal_dbm: signal_dbm,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::{decode_ethernet, decode_wlan};
+    use crate::ip::{Ipv4Header, PROTO_TCP, PROTO_UDP};
+    use crate::tcp::{SackBlock, TcpFlags, TcpHeader};
+    use crate::udp::UdpHeader;
+    use crate::wifi_frame::{data_mpdu_len, msdu_len};
+    use std::net::Ipv4Addr;
+    use wifitcp_core::{FlowId, PacketId, SimTime};
+
+    fn tcp_pkt(opts: TcpOptions, len: u32) -> Packet {
+        let mut ip = Ipv4Header::new(Ipv4Addr::new(10, 0, 0, 1), Ipv4Addr::new(10, 0, 1, 2), PROTO_TCP);
+        ip.ident = 77;
+        ip.tos = 2;
+        let t = TcpHeader {
+            src_port: 5000,
+            dst_port: 80,
+            seq: 12345,
+            ack: 999,
+            flags: TcpFlags(TcpFlags::ACK | TcpFlags::PSH),
+            window: 1000,
+            options: opts,
+        };
+        Packet::new_tcp(PacketId(1), FlowId(0), SimTime::ZERO, ip, t, len)
+    }
+
+    fn all_option_sets() -> Vec<TcpOptions> {
+        let mut v = Vec::new();
+        for mss in [None, Some(1460)] {
+            for ws in [None, Some(7)] {
+                for sp in [false, true] {
+                    for ts in [None, Some((1, 2))] {
+                        for n in 0..=3 {
+                            let sack = (0..n).map(|i| SackBlock { left: 100 * i, right: 100 * i + 50 }).collect();
+                            let o = TcpOptions { mss, window_scale: ws, sack_permitted: sp, timestamps: ts, sack };
+                            if o.encoded_len() <= 40 {
+                                v.push(o);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn datagram_equals_packet_to_bytes() {
+        for o in all_option_sets() {
+            for len in [0, 1, 1448] {
+                let p = tcp_pkt(o.clone(), len);
+                assert_eq!(datagram(&p), p.to_bytes(), "{o:?}");
+            }
+        }
+        let ip = Ipv4Header::new(Ipv4Addr::new(1, 1, 1, 1), Ipv4Addr::new(2, 2, 2, 2), PROTO_UDP);
+        let u =
+            Packet::new_udp(PacketId(2), FlowId(1), SimTime::ZERO, ip, UdpHeader { src_port: 9, dst_port: 10 }, 1000);
+        assert_eq!(datagram(&u), u.to_bytes());
+    }
+
+    #[test]
+    fn data_frame_length_and_decode() {
+        let o =
+            TcpOptions { timestamps: Some((5, 6)), sack: vec![SackBlock { left: 1, right: 9 }], ..Default::default() };
+        let p = tcp_pkt(o, 1448);
+        let hop = WlanHop {
+            ta: 0,
+            ra: 3,
+            ap: Some(0),
+            seq: 4097,
+            retry: true,
+            duration: SimDur::from_micros(44),
+            qos_tid: None,
+        };
+        let f = wlan_data_frame(&p, &hop);
+        assert_eq!(f.len() as u32, data_mpdu_len(msdu_len(p.ip_len())));
+        let rt = radiotap(54_000, 2437, Some(-50));
+        let d = decode_wlan(&rt.to_bytes(&f).unwrap()).unwrap();
+        let Some(MacFrameRepr::Data(df)) = &d.mac else { panic!("{d:?}") };
+        assert_eq!(df.seq_ctrl.seq, 1);
+        assert_eq!(df.duration, 44);
+        assert!(df.flags.has(FcFlags::RETRY) && df.flags.has(FcFlags::FROM_DS));
+        assert_eq!(df.addr1, MacAddress::from_index(3));
+        let (ip, l4) = reprs(&p);
+        assert_eq!(d.ip, Some(ip));
+        assert_eq!(d.l4, Some(l4));
+        let q = wlan_data_frame(&p, &WlanHop { qos_tid: Some(5), ..hop });
+        assert_eq!(q.len(), f.len() + 2);
+        assert!(decode_wlan(&rt.to_bytes(&q).unwrap()).is_ok());
+        let e = ethernet_frame(&p, 1, 2);
+        assert_eq!(decode_ethernet(&e).unwrap().ip.unwrap().payload_len as u32, p.ip_len() - 20);
+    }
+
+    #[test]
+    fn control_frames_have_the_simulated_lengths() {
+        use crate::wifi_frame::{ACK_LEN, CTS_LEN, RTS_LEN};
+        let d = SimDur::from_micros(10);
+        assert_eq!(
+            wlan_control_frame(&ControlFrame { kind: Control::Ack, ta: 1, ra: 0, duration: d }).len() as u32,
+            ACK_LEN
+        );
+        assert_eq!(
+            wlan_control_frame(&ControlFrame { kind: Control::Cts, ta: 1, ra: 0, duration: d }).len() as u32,
+            CTS_LEN
+        );
+        assert_eq!(
+            wlan_control_frame(&ControlFrame { kind: Control::Rts, ta: 1, ra: 0, duration: d }).len() as u32,
+            RTS_LEN
+        );
+        assert_eq!(wlan_control_frame(&ControlFrame { kind: Control::CfEnd, ta: 0, ra: 0, duration: d }).len(), 20);
+    }
+}
