@@ -1,7 +1,9 @@
 // wifitcp reference scenario R2 for ns-3.37: DCF saturation throughput (Bianchi setting).
 //
 // n saturated stations send 1500-byte MSDUs to one sink in an 802.11a IBSS
-// (54 Mbit/s data, basic-rate rule for the ACK, RTS/CTS off). No IP, no ARP,
+// (54 Mbit/s data, basic-rate rule for the ACK, RTS/CTS off); --standard=b gives
+// an 802.11b IBSS (pass --dataMode=DsssRate11Mbps --ctrlMode=DsssRate1Mbps
+// --cwMin=31), whose ACKs ns-3 sends at the data rate (no BSS basic rate set). No IP, no ARP,
 // no beacons: traffic enters the MAC through PacketSockets, like ns-3's own
 // wifi-bianchi example, so the only frames on the air are data and ACKs.
 //
@@ -125,8 +127,10 @@ main(int argc, char* argv[])
     double radius = 0.001;
     uint32_t seed = 1;
     uint32_t run = 1;
+    std::string standard = "a"; // a | b (802.11b: pass dataMode, ctrlMode and cwMin=31)
 
     CommandLine cmd(__FILE__);
+    cmd.AddValue("standard", "PHY: a (802.11a) or b (802.11b)", standard);
     cmd.AddValue("n", "number of saturated stations", n);
     cmd.AddValue("duration", "measured time (s)", duration);
     cmd.AddValue("warmup", "unmeasured time before the window (s)", warmup);
@@ -170,7 +174,8 @@ main(int argc, char* argv[])
     phy.SetChannel(channel.Create());
 
     WifiHelper wifi;
-    wifi.SetStandard(WIFI_STANDARD_80211a);
+    NS_ABORT_MSG_IF(standard != "a" && standard != "b", "standard must be a or b");
+    wifi.SetStandard(standard == "b" ? WIFI_STANDARD_80211b : WIFI_STANDARD_80211a);
     wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
                                  "DataMode", StringValue(dataMode),
                                  "ControlMode", StringValue(ctrlMode));

@@ -184,6 +184,8 @@ pub struct VegasSection {
     pub beta: Option<f64>,
     /// Leave slow start when Diff > gamma; default 1; >= 0.
     pub gamma: Option<f64>,
+    /// "reno" (default, as ns-3 and Linux) or "brakmo" (B&P 3.1, as ns-2).
+    pub loss_response: Option<String>,
 }
 
 impl CompoundSection {
@@ -204,6 +206,7 @@ impl VegasSection {
             alpha: self.alpha.or(base.alpha),
             beta: self.beta.or(base.beta),
             gamma: self.gamma.or(base.gamma),
+            loss_response: self.loss_response.clone().or(base.loss_response.clone()),
         }
     }
 }

@@ -1,6 +1,12 @@
 //! The packet ledger: every packet generated in a run ends as exactly one of
 //! delivered, dropped (with a typed reason) or still in flight. Checked at
 //! the end of every run; a run whose ledger does not balance fails.
+//!
+//! The ledger never panics: a packet that would leave it twice (delivered
+//! twice, dropped twice, delivered after being dropped) is a defect
+//! upstream, recorded as a violation; the run goes on and `check` then
+//! fails it with a message naming the first one (the process does not
+//! abort, so the other runs of a sweep are kept).
 use std::collections::BTreeMap;
 use wifitcp_core::{DropReason, PacketId};
 
@@ -20,6 +26,9 @@ pub struct Ledger {
     /// whose copy had already reached the next hop (a MAC retry-limit
     /// discard after every ACK of it was lost): not packet losses.
     pub late_drops: u64,
+    /// Invariant violations seen (counted; the first described).
+    violations: u64,
+    first_violation: Option<String>,
 }
 
 impl Ledger {
@@ -31,8 +40,9 @@ impl Ledger {
     pub fn generated(&self) -> u64 {
         self.state.len() as u64
     }
-    /// Record a delivery; false if the packet had already been delivered
-    /// (a duplicate delivery, which is a bug upstream).
+    /// Record a delivery; false if the packet had already left the ledger
+    /// (delivered or dropped before: a defect upstream, recorded as a
+    /// violation that fails the run at `check`).
     pub fn deliver(&mut self, id: PacketId) -> bool {
         let s = &mut self.state[id.0 as usize];
         match *s {
@@ -41,9 +51,23 @@ impl Ledger {
                 self.delivered += 1;
                 true
             }
-            State::Delivered => false,
-            State::Dropped => panic!("packet {id:?} delivered after being dropped"),
+            State::Delivered => {
+                self.violation(format!("packet {} delivered twice", id.0));
+                false
+            }
+            State::Dropped => {
+                self.violation(format!("packet {} delivered after being dropped", id.0));
+                false
+            }
         }
+    }
+    fn violation(&mut self, what: String) {
+        self.violations += 1;
+        self.first_violation.get_or_insert(what);
+    }
+    /// Number of invariant violations recorded (see the module docs).
+    pub fn violations(&self) -> u64 {
+        self.violations
     }
     pub fn drop(&mut self, id: PacketId, reason: DropReason) {
         let s = &mut self.state[id.0 as usize];
@@ -53,7 +77,7 @@ impl Ledger {
                 *self.dropped.entry(reason).or_default() += 1;
             }
             State::Delivered => self.late_drops += 1,
-            State::Dropped => panic!("packet {id:?} dropped twice"),
+            State::Dropped => self.violation(format!("packet {} dropped twice ({})", id.0, reason.as_str())),
         }
     }
     pub fn is_in_flight(&self, id: PacketId) -> bool {
@@ -70,6 +94,12 @@ impl Ledger {
     /// been delivered already, e.g. a frame whose ACK was lost), `queued`
     /// the number of packets in queue disciplines (never delivered yet).
     pub fn check(&self, held: impl Iterator<Item = PacketId>, queued: u64) -> Result<(), String> {
+        if let Some(first) = &self.first_violation {
+            return Err(format!(
+                "packet ledger: {} invariant violation(s), the first: {first} (a packet left the run twice)",
+                self.violations
+            ));
+        }
         let mut seen = std::collections::HashSet::new();
         let mut held_in_flight = queued;
         for id in held {
@@ -111,6 +141,24 @@ mod tests {
         assert!(l.check(std::iter::empty(), 0).is_err(), "c vanished");
         l.drop(a, DropReason::RetryLimit);
         assert_eq!(l.late_drops, 1);
+        assert!(l.check([c].into_iter(), 0).is_ok(), "a late drop is no violation");
         assert!(!l.deliver(a));
+        let e = l.check([c].into_iter(), 0).unwrap_err();
+        assert!(e.contains("packet 0 delivered twice"), "{e}");
+    }
+
+    #[test]
+    fn leaving_twice_fails_the_check_without_panicking() {
+        let mut l = Ledger::default();
+        let a = l.generate();
+        let b = l.generate();
+        l.drop(a, DropReason::LinkQueueFull);
+        l.drop(a, DropReason::LinkQueueFull);
+        assert!(!l.deliver(a));
+        l.drop(b, DropReason::QueueFull);
+        assert!(!l.deliver(b));
+        assert_eq!(l.violations(), 3);
+        let e = l.check(std::iter::empty(), 0).unwrap_err();
+        assert!(e.contains("3 invariant violation(s)") && e.contains("packet 0 dropped twice"), "{e}");
     }
 }

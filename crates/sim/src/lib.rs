@@ -6,6 +6,7 @@
 pub mod agents;
 pub mod api;
 pub mod apps;
+pub mod capture;
 pub mod config;
 pub mod endpoints;
 pub mod ledger;

@@ -4,7 +4,7 @@ use crate::config::{CcKind, CompoundSection, RecoveryKind, TcpSection, VegasSect
 use wifitcp_core::SimDur;
 use wifitcp_tcp::cc::compound::{Compound, CompoundConfig};
 use wifitcp_tcp::cc::cubic::{Cubic, CubicConfig};
-use wifitcp_tcp::cc::vegas::{Vegas, VegasConfig};
+use wifitcp_tcp::cc::vegas::{Vegas, VegasConfig, VegasLoss};
 use wifitcp_tcp::{CongestionControl, DelayedAck, InitialWindow, RecoveryVariant, RecvBuffer, Reno, TcpConfig};
 
 fn ms(field: &str, x: f64) -> Result<SimDur, String> {
@@ -145,6 +145,11 @@ pub fn vegas_config(s: Option<&VegasSection>) -> Result<VegasConfig, String> {
     if c.beta < c.alpha {
         return Err(format!("vegas.beta: must be at least alpha ({}), got {}", c.alpha, c.beta));
     }
+    c.loss_response = match s.loss_response.as_deref() {
+        None | Some("reno") => VegasLoss::Reno,
+        Some("brakmo") => VegasLoss::Brakmo,
+        Some(x) => return Err(format!("vegas.loss_response: must be \"reno\" or \"brakmo\", got {x:?}")),
+    };
     Ok(c)
 }
 
@@ -177,7 +182,9 @@ mod tests {
         };
         let c = compound_config(own.over(&base).compound.as_ref()).unwrap();
         assert_eq!((c.alpha, c.gamma, c.zeta), (0.125, 20.0, 0.5));
-        let v = vegas_config(Some(&VegasSection { alpha: Some(1.0), beta: Some(3.0), gamma: None })).unwrap();
+        let v =
+            vegas_config(Some(&VegasSection { alpha: Some(1.0), beta: Some(3.0), gamma: None, loss_response: None }))
+                .unwrap();
         assert_eq!((v.alpha, v.beta, v.gamma), (1.0, 3.0, 1.0));
         assert_eq!(compound_config(None).unwrap(), CompoundConfig::default());
     }

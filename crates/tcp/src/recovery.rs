@@ -57,7 +57,11 @@ impl Sender {
         if self.sb.is_empty() {
             return;
         }
-        let by_dupacks = self.dupacks >= self.dupthresh;
+        // B&P 3.1 (Vegas's own loss response): on a duplicate ACK (same
+        // acknowledgement number; B&P and ns-2 do not compare windows), a
+        // first segment older than the fine-grained timeout is lost.
+        let by_fine_timer = self.same_ack && self.cc.fine_grained_loss() && self.first_seg_expired(now);
+        let by_dupacks = self.dupacks >= self.dupthresh || by_fine_timer;
         let by_sack = self.sack_recovery_variant()
             && self.sb.sacked_bytes() > 0
             && self.sb.is_lost(self.snd_una, self.dupthresh, self.smss);
@@ -73,6 +77,44 @@ impl Sender {
         self.enter_recovery(now);
     }
 
+    /// B&P's fine-grained timeout for the first unacknowledged segment:
+    /// `SRTT + 4 RTTVAR` without RFC 6298's floor (the point of B&P's
+    /// timer is a clock finer than the coarse RTO), doubled for a segment
+    /// already retransmitted; `None` before the first RTT sample.
+    fn first_seg_expired(&self, now: SimTime) -> bool {
+        let (Some(f), Some(srtt)) = (self.sb.front(), self.rtt.srtt()) else {
+            return false;
+        };
+        if f.sacked {
+            return false;
+        }
+        let mut t = srtt + self.rtt.rttvar() * 4;
+        if f.tx_count > 1 {
+            t = t * 2;
+        }
+        now.saturating_since(f.last_sent) >= t
+    }
+
+    /// B&P 3.1 second check: on the first and second new ACK after a
+    /// fine-grained-loss retransmission, resend the next unacknowledged
+    /// segment if it is older than the fine-grained timeout (no window
+    /// change).
+    pub(crate) fn fine_grained_check_after_rtx(&mut self, now: SimTime) {
+        if self.fg_worried == 0 {
+            return;
+        }
+        self.fg_worried -= 1;
+        if self.sb.is_empty() || !self.first_seg_expired(now) {
+            self.fg_worried = 0;
+            return;
+        }
+        if !self.sb.get(0).lost {
+            self.sb.mark_lost(0);
+        }
+        self.force_rtx = true;
+        self.stats.fine_grained_retransmits += 1;
+    }
+
     fn sack_recovery_variant(&self) -> bool {
         self.variant == RecoveryVariant::Sack
     }
@@ -83,6 +125,12 @@ impl Sender {
         // RFC 5681 3.2 step 2: ssthresh from FlightSize, excluding data
         // sent by Limited Transmit (RFC 3042 / RFC 5681 3.2 note).
         let flight = (self.snd_max - self.snd_una).saturating_sub(self.lt_bytes);
+        if let Some(f) = self.sb.front() {
+            self.cc.on_loss_segment(f.last_sent, f.tx_count > 1);
+        }
+        if self.cc.fine_grained_loss() {
+            self.fg_worried = 2;
+        }
         let ssthresh = self.cc.ssthresh_after_loss(now, &self.win, flight, LossKind::FastRetransmit);
         // The controller decides (RFC 5681 eq. (4) floors at 2 SMSS); only a
         // one-segment sanity floor is applied here.
@@ -197,7 +245,18 @@ impl Sender {
             return RtoOutcome::Abort;
         }
         self.stats.timeouts += 1;
-        let flight = self.snd_max - self.snd_una;
+        // FlightSize of RFC 5681 eq. (4): the data in the network. Outside
+        // recovery that is `snd_max - snd_una`; during SACK recovery (or
+        // after an earlier RTO) it is RFC 6675's pipe, taken before the
+        // scoreboard is cleared. `snd_max - snd_una` there would count the
+        // segments SACKed or deemed lost, which have left the network, and
+        // the new data the pipe rule sent beyond them: an RTO during SACK
+        // recovery would then set ssthresh far above the window that caused
+        // the loss (a CUBIC download with a 1000-packet receive window got
+        // ssthresh = 0.7 x 998 segments after a 289-segment window and
+        // collapsed into repeated timeouts). ns-3 takes BytesInFlight (its
+        // pipe) before the timeout marks everything lost, the same reading.
+        let flight = self.in_flight();
         // RFC 5681 3.1: ssthresh is set by equation (4) when a segment is
         // first retransmitted by the timer; it is held constant on further
         // timeouts of the same segment.

@@ -106,6 +106,13 @@ pub struct Sender {
     pub(crate) force_rtx: bool,
     pub(crate) lt_bytes: u64,
     pub(crate) partial_acks: u32,
+    /// New ACKs after a fine-grained-loss retransmission still to check
+    /// (Vegas, B&P 3.1: the first and second).
+    pub(crate) fg_worried: u8,
+    /// The ACK being processed repeats `snd_una` with data outstanding (a
+    /// duplicate in B&P's sense: same acknowledgement number, whatever
+    /// its window).
+    pub(crate) same_ack: bool,
     pub(crate) rtx_deadline: Option<SimTime>,
     pub(crate) persist_deadline: Option<SimTime>,
     persist_backoff: u32,
@@ -153,6 +160,8 @@ impl Sender {
             force_rtx: false,
             lt_bytes: 0,
             partial_acks: 0,
+            fg_worried: 0,
+            same_ack: false,
             rtx_deadline: None,
             persist_deadline: None,
             persist_backoff: 0,
@@ -267,6 +276,7 @@ impl Sender {
         if dup {
             self.on_dupack(a.now);
         }
+        self.same_ack = !cumulative && outstanding && a.pure;
         if self.state == LossState::Open {
             self.maybe_enter_recovery(a.now);
         }
@@ -330,6 +340,7 @@ impl Sender {
             }
             LossState::Recovery => restart_timer = self.recovery_ack(now, acked),
         }
+        self.fine_grained_check_after_rtx(now);
         // RFC 6298 (5.2): all data acknowledged -> stop the timer;
         // (5.3): new data acknowledged -> restart it.
         if self.snd_una == self.snd_max {

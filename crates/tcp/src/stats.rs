@@ -15,8 +15,10 @@ pub struct CwndSample {
 pub struct LossEvent {
     pub time: SimTime,
     pub kind: LossKind,
-    /// FlightSize (RFC 5681: `snd_max - snd_una`, minus Limited Transmit
-    /// segments) passed to the controller.
+    /// FlightSize passed to the controller: at a fast retransmit RFC
+    /// 5681's `snd_max - snd_una` minus Limited Transmit segments; at a
+    /// timeout the data in the network (`Sender::in_flight`: RFC 6675's
+    /// pipe during SACK recovery or after an earlier timeout).
     pub flight: u64,
     pub ssthresh: u64,
     pub cwnd_after: u64,
@@ -42,6 +44,9 @@ pub struct TcpStats {
     pub fast_retransmits: u64,
     /// NewReno partial-ACK retransmissions (RFC 6582 3.2 step 3).
     pub partial_ack_retransmits: u64,
+    /// Retransmissions on a new ACK after a fine-grained timeout (Vegas,
+    /// B&P 3.1 second check).
+    pub fine_grained_retransmits: u64,
     /// Retransmission-timer expirations on data (RFC 6298 5.4).
     pub timeouts: u64,
     /// SYN or SYN-ACK retransmissions.

@@ -642,3 +642,114 @@ fn bidirectional_transfer_under_loss() {
         }
     }
 }
+
+/// A retransmission lost during SACK recovery ends in an RTO. The pipe
+/// rule (RFC 6675) has meanwhile sent new data past the holes, so
+/// `snd_max - snd_una` is far above the data in the network; the RTO's
+/// ssthresh (RFC 5681 eq. 4, FlightSize = what is in the network) must
+/// not exceed the one the fast retransmit chose for the same loss, for
+/// every controller (a CUBIC download collapsed into repeated timeouts
+/// when it did).
+#[test]
+fn rto_during_sack_recovery_does_not_raise_ssthresh() {
+    use wifitcp_tcp::cc::{compound::Compound, cubic::Cubic, vegas::Vegas};
+    use wifitcp_tcp::{CongestionControl, Connection, Reno};
+    let makers: Vec<fn() -> Box<dyn CongestionControl>> =
+        vec![|| Box::new(Reno::new()), || Box::new(Cubic::default()), || Box::new(Vegas::default()), || {
+            Box::new(Compound::default())
+        }];
+    for make in makers {
+        let mut s = setup(Sack);
+        s.rate_bps = Some(10_000_000);
+        let mut h = s.build();
+        h.a = Connection::connect(SimTime::ZERO, cfg(Sack), make(), harness::PORT_A, harness::PORT_B, h.isn_a);
+        // Lose segment 60 and two of its retransmissions, and a few more
+        // segments of the window so that SACK recovery has several holes.
+        h.rule(Dir::AtoB, Rule::Offset { off: 60 * M, times: 3 });
+        for n in [64u64, 70, 75] {
+            h.rule(Dir::AtoB, Rule::Offset { off: n * M, times: 1 });
+        }
+        h.a.send(2_000 * M);
+        deliver(&mut h, 2_000 * M, secs(300));
+        let st = h.a.stats();
+        let name = h.a.cc_name();
+        let fr = st.loss_events.iter().find(|e| e.kind == LossKind::FastRetransmit).expect("fast retransmit");
+        let rto = st.loss_events.iter().find(|e| e.kind == LossKind::Timeout).expect("a timeout");
+        assert!(rto.time > fr.time);
+        assert!(
+            rto.ssthresh <= fr.ssthresh,
+            "{name}: RTO ssthresh {} above the fast retransmit's {} (flight {} at the RTO, {} at the fast retransmit)",
+            rto.ssthresh,
+            fr.ssthresh,
+            rto.flight,
+            fr.flight
+        );
+    }
+}
+
+/// Vegas with Brakmo & Peterson's loss response (section 3.1, as ns-2's
+/// Agent/TCP/Vegas), on an application-limited sender (one segment every
+/// 30 ms, RTT 40 ms), where duplicate ACKs come slowly: a lost segment is
+/// resent on the first duplicate ACK that finds it older than the
+/// fine-grained timeout, the window is cut by a quarter, and a second loss
+/// of the same window is resent on the first new ACK after the
+/// retransmission with no second cut. The default (Reno's response, as
+/// ns-3 and Linux) waits for three duplicates and halves.
+#[test]
+fn vegas_brakmo_loss_response() {
+    use wifitcp_tcp::cc::vegas::{Vegas, VegasConfig, VegasLoss};
+    use wifitcp_tcp::Connection;
+    let run = |loss: VegasLoss, holes: &[u64]| {
+        let mut s = setup(Reno);
+        // every RTT sample one path RTT (no delayed-ACK wait)
+        s.cfg_b.delayed_ack = None;
+        let mut h = s.build();
+        let cc = Vegas::new(VegasConfig { loss_response: loss, ..VegasConfig::default() });
+        let mut c = cfg(Reno);
+        c.limited_transmit = false;
+        h.a = Connection::connect(SimTime::ZERO, c, Box::new(cc), harness::PORT_A, harness::PORT_B, h.isn_a);
+        for &n in holes {
+            h.rule(Dir::AtoB, Rule::NthData(n));
+        }
+        established(&mut h);
+        for _ in 0..200 {
+            h.a.send(M);
+            let t = h.now + SimDur::from_millis(30);
+            h.run_to(t);
+        }
+        deliver(&mut h, 200 * M, secs(120));
+        h
+    };
+    // Delay from the lost segment's first transmission to its resend.
+    let rtx_delay = |h: &Harness| {
+        let first = h.data_log().find(|e| e.dropped).unwrap();
+        let rtx = h.data_log().find(|e| e.rtx && e.hdr.seq == first.hdr.seq).unwrap();
+        rtx.t - first.t
+    };
+    let b = run(VegasLoss::Brakmo, &[100]);
+    let st = b.a.stats();
+    assert_eq!((st.fast_retransmits, st.timeouts), (1, 0));
+    let ev = st.loss_events[0];
+    let before = st.cwnd_trace.iter().rfind(|c| c.time <= ev.time && c.ssthresh != ev.ssthresh).unwrap().cwnd;
+    assert_eq!(ev.ssthresh, (before - before / 4).max(2 * M), "a quarter off the window");
+    let r = run(VegasLoss::Reno, &[100]);
+    let (db, dr) = (rtx_delay(&b), rtx_delay(&r));
+    // Brakmo: the first duplicate, the next segment's 30 ms + one RTT;
+    // Reno: the third, 90 ms + one RTT.
+    assert!(db <= SimDur::from_millis(75), "brakmo resent after {db:?}");
+    assert!(dr >= SimDur::from_millis(125), "reno resent after {dr:?}");
+    let st = r.a.stats();
+    assert_eq!(st.loss_events[0].ssthresh, (st.loss_events[0].flight / 2).max(2 * M), "halved");
+
+    // Two consecutive segments lost: the second is resent on the new ACK
+    // that follows the first resend (fine-grained check), one window cut;
+    // Reno's response needs a second fast retransmit.
+    let b = run(VegasLoss::Brakmo, &[100, 101]);
+    let st = b.a.stats();
+    assert_eq!((st.timeouts, st.segments_retransmitted, st.fine_grained_retransmits), (0, 2, 1));
+    assert_eq!(st.loss_events.len(), 1, "one window cut");
+    let r = run(VegasLoss::Reno, &[100, 101]);
+    let st = r.a.stats();
+    assert_eq!(st.fine_grained_retransmits, 0);
+    assert!(st.loss_events.len() >= 2 || st.timeouts > 0, "{:?}", st.loss_events);
+}

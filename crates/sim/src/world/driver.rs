@@ -12,6 +12,17 @@ pub struct Egress {
 }
 
 impl World {
+    /// Capture every interface's packets into pcap files in `dir` (see
+    /// `crate::capture`); call before stepping. An unwritable directory is
+    /// an error now; a write error later fails the run at `finish`.
+    pub fn capture_to(&mut self, dir: &std::path::Path) -> Result<(), String> {
+        let c = crate::capture::Capture::create(dir)?;
+        let is_ap = (0..self.bss.len()).map(|i| self.topo.is_ap(i)).collect();
+        self.bss.set_tap(Some(c.wlan_tap(self.standard, is_ap)));
+        self.capture = Some(c);
+        Ok(())
+    }
+
     /// Install `agent` at `node`, after the node's other agents (see
     /// `wifitcp_net::agent`). The index of nodes is the topology's: BSS
     /// members first (APs and stations), then wired nodes.

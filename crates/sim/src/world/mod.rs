@@ -80,6 +80,10 @@ pub struct World {
     ingress: std::collections::VecDeque<(SimTime, usize, Packet)>,
     /// Packets delivered to external nodes, not yet drained by the driver.
     egress: Vec<Egress>,
+    /// Packet capture (`capture_to`), off by default.
+    capture: Option<crate::capture::Capture>,
+    /// Standard of the PHY (for the capture's radiotap headers).
+    standard: wifitcp_wifi::phy::PhyStandard,
     /// Class of each BSS member as seen by the AP's queue discipline.
     ap_class: Vec<u32>,
     links: Vec<[LinkDir; 2]>,
@@ -177,6 +181,8 @@ impl World {
             hooked: Vec::new(),
             ingress: Default::default(),
             egress: Vec::new(),
+            capture: None,
+            standard: s.phy.standard,
             wq,
             ap_class: s.ap_classes(),
             links,
@@ -270,6 +276,10 @@ impl World {
     /// End the run at its end instant (events still queued after it are
     /// left undone), check its invariants and collect the metrics.
     pub fn finish(mut self, wall: std::time::Instant) -> Result<RunResult, String> {
+        if let Some(c) = self.capture.take() {
+            drop(self.bss.take_tap());
+            c.finish()?;
+        }
         self.sample(self.end);
         for d in self.links.iter_mut().flatten() {
             d.account(self.end);
@@ -330,6 +340,11 @@ impl World {
                         let (p, next) = self.links[link][dir].arrive(now);
                         self.arm(self.link_timer[link][dir], next);
                         let (a, b) = self.topo.link_ends[link];
+                        if let Some(c) = &self.capture {
+                            let (from, to) = if dir == 0 { (a, b) } else { (b, a) };
+                            let iface = format!("link-{}-{}", self.topo.nodes[a].name, self.topo.nodes[b].name);
+                            c.wired(now, &iface, from, to, &p);
+                        }
                         self.receive(now, if dir == 0 { b } else { a }, p);
                     }
                     TimerOwner::Tcp(ep) => {

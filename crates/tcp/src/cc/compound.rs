@@ -410,6 +410,54 @@ mod tests {
         assert_eq!(s.cc.delay_window(), 0);
     }
 
+    /// The response function of the Compound TCP paper's window rule
+    /// (Tan et al. 2006, section 4: deterministic loss, one loss every
+    /// 1/p packets, no queueing so dwnd is active): between losses the
+    /// window grows by `alpha W^k` per RTT and a loss multiplies it by
+    /// `1 - beta`, so
+    /// `W_max = ((2-k) alpha / (p (1 - (1-beta)^(2-k))))^(1/(2-k))`,
+    /// a cycle lasts `N = W_max^(1-k) (1 - (1-beta)^(1-k)) / ((1-k) alpha)`
+    /// RTTs, and the mean window is `(1/p) / N`, proportional to
+    /// `p^(-1/(2-k)) = p^(-0.8)` (Reno: `p^(-0.5)`). The simulated mean
+    /// window must follow it within 5 % over two decades of p.
+    #[test]
+    fn response_function_follows_the_paper_model() {
+        let c = CompoundConfig::default();
+        let (a, b, k) = (c.alpha, c.beta, c.k);
+        let model = |p: f64| {
+            let wmax = ((2.0 - k) * a / (p * (1.0 - (1.0 - b).powf(2.0 - k)))).powf(1.0 / (2.0 - k));
+            let n = wmax.powf(1.0 - k) * (1.0 - (1.0 - b).powf(1.0 - k)) / ((1.0 - k) * a);
+            (1.0 / p) / n
+        };
+        let mut sim = Vec::new();
+        for p in [1e-3, 1e-4, 1e-5] {
+            let mut s = ca_sender(20, RttModel::Fixed(SimDur::from_millis(100)));
+            let every = (1.0 / p) as u64;
+            let (mut acked, mut since_loss, mut rounds, mut losses) = (0u64, 0u64, 0u64, 0);
+            while losses < 12 {
+                let r = s.run_round();
+                since_loss += r.acks as u64;
+                if losses >= 2 {
+                    acked += r.acks as u64;
+                    rounds += 1;
+                }
+                if since_loss >= every {
+                    s.loss_now(LossKind::FastRetransmit);
+                    since_loss = 0;
+                    losses += 1;
+                }
+            }
+            let mean = acked as f64 / rounds as f64;
+            let m = model(p);
+            assert!((mean / m - 1.0).abs() < 0.05, "p = {p}: mean window {mean:.1}, model {m:.1}");
+            eprintln!("compound response: p = {p:e}: simulated mean window {mean:.2}, model {m:.2}");
+            sim.push(mean);
+        }
+        // log-log slope over the two decades: -1/(2-k) = -0.8
+        let slope = (sim[2] / sim[0]).ln() / (1e-5f64 / 1e-3).ln();
+        assert!((slope + 0.8).abs() < 0.03, "slope {slope}");
+    }
+
     /// Slow start leaves dwnd alone; a timeout clears it.
     #[test]
     fn slow_start_and_timeout() {

@@ -77,6 +77,19 @@ pub trait CongestionControl: std::fmt::Debug {
 
     /// Notification of other events.
     fn on_event(&mut self, _now: SimTime, _win: &mut Window, _ev: CcEvent) {}
+
+    /// Whether the connection checks a fine-grained timeout on duplicate
+    /// ACKs and on the first two new ACKs after a retransmission (Brakmo &
+    /// Peterson's Vegas loss detection, see [`vegas`]). Off by default.
+    fn fine_grained_loss(&self) -> bool {
+        false
+    }
+
+    /// The segment a fast retransmit is about to resend: when it was last
+    /// sent and whether that was already a retransmission. Called just
+    /// before [`CongestionControl::ssthresh_after_loss`] with
+    /// `LossKind::FastRetransmit`.
+    fn on_loss_segment(&mut self, _sent_at: SimTime, _retransmitted: bool) {}
 }
 
 /// RFC 5681 equation (4): ssthresh = max(FlightSize / 2, 2 * SMSS).

@@ -27,10 +27,27 @@
 //!   `ssthresh = min(ssthresh, cwnd - 1)`). Whenever CA decreases cwnd,
 //!   ssthresh follows it down the same way (Linux) so the decrease does not
 //!   re-enter slow start.
-//! - Loss: like Reno, `ssthresh = max(FlightSize / 2, 2 MSS)` (RFC 5681
-//!   eq. 4; Linux Vegas uses Reno's ssthresh). B&P also change the loss
-//!   response (3/4 reduction, fine-grained timeouts); those belong to the
-//!   connection's recovery and are **not** modelled here (deviation).
+//! - Loss, [`VegasLoss::Reno`] (default): like Reno, `ssthresh =
+//!   max(FlightSize / 2, 2 MSS)` (RFC 5681 eq. 4), with the connection's
+//!   recovery variant. This is what ns-3 3.37 (`TcpVegas`, standard
+//!   recovery of `TcpSocketBase`) and Linux (`tcp_vegas`, Reno's ssthresh)
+//!   do, the references the project compares against.
+//! - Loss, [`VegasLoss::Brakmo`] (`[tcp.vegas] loss_response = "brakmo"`):
+//!   B&P section 3.1, as ns-2.35's `Agent/TCP/Vegas` implements it:
+//!   1. the connection keeps a fine-grained timeout, `SRTT + 4 RTTVAR` of
+//!      its RFC 6298 estimator without the minimum-RTO floor or the coarse
+//!      clock of 4.4BSD (doubled for a segment already retransmitted), and
+//!      checks it on every duplicate ACK: if the first unacknowledged
+//!      segment was sent longer ago than that, it is retransmitted at once
+//!      (fast retransmit without waiting for three duplicates);
+//!   2. on the first and second new ACK after such a retransmission it
+//!      checks the next unacknowledged segment the same way and resends it
+//!      if expired (a second loss of the same window is repaired without a
+//!      coarse timeout), without a further window change;
+//!   3. the window is cut only for a segment sent after the last cut
+//!      ("losses at the current sending rate"), by one quarter (`cwnd -
+//!      cwnd / 4`), or by half if the lost segment was itself a
+//!      retransmission; never below 2 MSS. Timeouts are Reno's.
 //!
 //! # Defaults (B&P section 4 / Linux module parameters)
 //! `alpha = 2`, `beta = 4`, `gamma = 1` packets.
@@ -71,11 +88,30 @@ pub struct VegasConfig {
     /// B&P 3.3: grow exponentially only every other RTT. `false` gives
     /// Linux's every-ACK slow start.
     pub ss_every_other_rtt: bool,
+    /// Loss response (module docs); default Reno's, as ns-3 and Linux.
+    pub loss_response: VegasLoss,
+}
+
+/// Vegas's reaction to loss (module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum VegasLoss {
+    /// Reno's: three duplicate ACKs, half the flight (ns-3 3.37, Linux).
+    #[default]
+    Reno,
+    /// Brakmo & Peterson 1995 section 3.1 (ns-2.35 `Agent/TCP/Vegas`).
+    Brakmo,
 }
 
 impl Default for VegasConfig {
     fn default() -> Self {
-        VegasConfig { alpha: 2.0, beta: 4.0, gamma: 1.0, min_samples: 3, ss_every_other_rtt: true }
+        VegasConfig {
+            alpha: 2.0,
+            beta: 4.0,
+            gamma: 1.0,
+            min_samples: 3,
+            ss_every_other_rtt: true,
+            loss_response: VegasLoss::Reno,
+        }
     }
 }
 
@@ -165,11 +201,24 @@ pub struct Vegas {
     /// Reno congestion-avoidance byte accumulator (fallback rounds).
     ca_acc: u64,
     last_diff: Option<f64>,
+    /// Brakmo loss response: when the window was last cut for a loss, and
+    /// the segment the pending fast retransmit resends (last sent at,
+    /// already a retransmission).
+    last_cut: Option<SimTime>,
+    loss_seg: Option<(SimTime, bool)>,
 }
 
 impl Vegas {
     pub fn new(cfg: VegasConfig) -> Self {
-        Vegas { cfg, rounds: RoundTracker::new(), ss_grow_round: true, ca_acc: 0, last_diff: None }
+        Vegas {
+            cfg,
+            rounds: RoundTracker::new(),
+            ss_grow_round: true,
+            ca_acc: 0,
+            last_diff: None,
+            last_cut: None,
+            loss_seg: None,
+        }
     }
     pub fn config(&self) -> &VegasConfig {
         &self.cfg
@@ -275,11 +324,34 @@ impl CongestionControl for Vegas {
         self.rounds.on_rtt(rtt);
     }
 
-    fn ssthresh_after_loss(&mut self, _now: SimTime, win: &Window, in_flight: u64, _kind: LossKind) -> u64 {
+    fn ssthresh_after_loss(&mut self, now: SimTime, win: &Window, in_flight: u64, kind: LossKind) -> u64 {
         self.rounds.restart();
         self.ss_grow_round = true;
         self.ca_acc = 0;
+        let seg = self.loss_seg.take();
+        if self.cfg.loss_response == VegasLoss::Brakmo && kind == LossKind::FastRetransmit {
+            // B&P 3.1: cut only for a loss at the current rate (a segment
+            // sent after the last cut), by a quarter, or by half if the
+            // segment was already a retransmission.
+            let (sent_at, retransmitted) = seg.unwrap_or((now, false));
+            if self.last_cut.is_some_and(|cut| sent_at < cut) {
+                return win.cwnd.max(2 * win.mss as u64);
+            }
+            self.last_cut = Some(now);
+            let cwnd = win.cwnd;
+            let cut = if retransmitted { cwnd / 2 } else { cwnd - cwnd / 4 };
+            return cut.max(2 * win.mss as u64);
+        }
+        self.last_cut = Some(now);
         half_flight(in_flight, win.mss)
+    }
+
+    fn fine_grained_loss(&self) -> bool {
+        self.cfg.loss_response == VegasLoss::Brakmo
+    }
+
+    fn on_loss_segment(&mut self, sent_at: SimTime, retransmitted: bool) {
+        self.loss_seg = Some((sent_at, retransmitted));
     }
 
     fn on_event(&mut self, _now: SimTime, _win: &mut Window, ev: CcEvent) {

@@ -98,6 +98,14 @@ const ON_AIR: u64 = u64::MAX;
 /// `Bss::last_start` of a station that never transmitted.
 const NEVER_SENT: u64 = u64::MAX;
 
+/// Sees every frame the moment it starts on the air, with the MSDU a data
+/// frame carries (a packet capture). Whether it is then received is not
+/// known yet: a capture shows what was sent, as a monitor beside the
+/// transmitter would.
+pub trait FrameTap: Send {
+    fn frame(&mut self, now: SimTime, frame: &Frame, msdu: Option<&Packet>);
+}
+
 /// What the BSS tells its caller. Small (32 bytes): a delivered MSDU is
 /// read from its transmitter with [`Bss::delivered`].
 #[derive(Debug)]
@@ -176,6 +184,9 @@ pub struct Bss {
     grouping: bool,
     /// Emit `BssOutput::Airtime` (off unless a queue discipline uses it).
     report_airtime: bool,
+    /// Told of every frame that starts (packet captures); `None` costs one
+    /// test per frame.
+    tap: Option<Box<dyn FrameTap>>,
     /// Scratch list of the group members due at a wake-up.
     due: Vec<usize>,
     /// Per station: the MSDU of its last data frame that reached its
@@ -271,6 +282,7 @@ impl Bss {
             group,
             grouping: true,
             report_airtime: false,
+            tap: None,
             due: Vec::new(),
             reached: vec![None; n],
         }
@@ -290,6 +302,15 @@ impl Bss {
     }
 
     /// Report every data frame's airtime (`BssOutput::Airtime`).
+    pub fn set_tap(&mut self, tap: Option<Box<dyn FrameTap>>) {
+        self.tap = tap;
+    }
+
+    /// Give back the frame tap (at the end of a run).
+    pub fn take_tap(&mut self) -> Option<Box<dyn FrameTap>> {
+        self.tap.take()
+    }
+
     pub fn set_report_airtime(&mut self, on: bool) {
         self.report_airtime = on;
     }
@@ -594,6 +615,10 @@ impl Bss {
             self.medium[s].initial_frames += 1;
         }
         self.medium[s].airtime_ns += f.airtime.as_nanos();
+        if let Some(tap) = self.tap.as_mut() {
+            let msdu = if f.kind == FrameKind::Data { self.macs[s].in_service() } else { None };
+            tap.frame(now, &f, msdu);
+        }
         let overlapped_at_start = !self.air.is_empty();
         let seq = self.starts;
         self.starts += 1;

@@ -83,6 +83,22 @@ impl PhyStandard {
             }
         }
     }
+    /// Default BSSBasicRateSet, used when `phy.basic_rates_mbps` is not
+    /// given. The standard leaves the set to the AP (MLME-START.request,
+    /// 6.3.4.2.2); these are what APs of each PHY and ns-3 use:
+    /// - 802.11b: {1, 2} Mbit/s, the DSSS rates (clause 15) every
+    ///   HR/DSSS station decodes; 5.5 and 11 Mbit/s are operational but
+    ///   not basic. Control responses to 11 Mbit/s data then go at
+    ///   2 Mbit/s (10.6.6.5.2), as in ns-3 3.37.
+    /// - 802.11a: the mandatory OFDM rates {6, 12, 24} (17.3.5.6).
+    /// - 802.11g: the mandatory ERP rates {1, 2, 5.5, 11, 6, 12, 24}
+    ///   (18.1; ERP-only BSS).
+    pub fn default_basic_rates(self) -> Vec<Rate> {
+        match self {
+            PhyStandard::Dot11b => vec![Rate(10), Rate(20)],
+            _ => self.mandatory_rates(),
+        }
+    }
     pub fn modulation_of(self, r: Rate) -> Option<Modulation> {
         self.rates().into_iter().find(|(x, _)| *x == r).map(|(_, m)| m)
     }

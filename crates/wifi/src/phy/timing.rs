@@ -22,8 +22,10 @@
 //! - Control-response rate: the highest rate of the BSSBasicRateSet that is
 //!   at most the eliciting frame's rate and of the same modulation class; if
 //!   none, the highest mandatory rate of that class at most that rate
-//!   (10.6.6.5.2). Default BSSBasicRateSet: the PHY's mandatory rates
-//!   (deviation: real APs often advertise fewer; set `basic_rates_mbps`).
+//!   (10.6.6.5.2). Default BSSBasicRateSet (`PhyStandard::default_basic_rates`):
+//!   802.11b {1, 2} Mbit/s, as 802.11b APs and ns-3 use it (so ACKs of
+//!   11 Mbit/s data go at 2 Mbit/s); 802.11a and 802.11g the PHY's
+//!   mandatory rates. `basic_rates_mbps` sets another.
 use super::rates::{Modulation, PhyStandard, Rate};
 use serde::{Deserialize, Serialize};
 use wifitcp_core::SimDur;
@@ -194,7 +196,7 @@ impl PhyTiming {
                 )
             })?;
         let basic: Vec<Rate> = match &c.basic_rates_mbps {
-            None => std.mandatory_rates(),
+            None => std.default_basic_rates(),
             Some(v) => {
                 let mut out = Vec::new();
                 for m in v {
@@ -246,6 +248,16 @@ impl PhyTiming {
             PhyStandard::Dot11g => (if c.slot == SlotKind::Long { 20.0 } else { 9.0 }, 10.0, 24.0, 15, 1023),
         };
         let slot = us(o.slot_us.unwrap_or(slot_us));
+        if slot == SimDur::ZERO {
+            // The DCF counts backoff in idle slots (10.3.4.3): with a zero
+            // aSlotTime every backoff ends the instant counting starts, and
+            // "elapsed slots" (idle time / slot) is undefined. No PHY has
+            // one; rejected rather than given a meaning.
+            return Err(format!(
+                "phy.slot_us: must be at least 0.001 us (1 ns), got {} (a zero slot leaves the backoff undefined)",
+                o.slot_us.unwrap_or(slot_us)
+            ));
+        }
         let sifs = us(o.sifs_us.unwrap_or(sifs_us));
         let difs = o.difs_us.map(us).unwrap_or(sifs + slot * 2);
         let mut t = PhyTiming {
@@ -390,11 +402,33 @@ mod tests {
         let t = PhyTiming::from_config(&c).unwrap();
         // ceil(1528*8/11) = 1112 us + 192
         assert_eq!(t.data_time(1528), SimDur::from_micros(1304));
-        assert_eq!(t.control_rate, Rate(110));
+        // Default basic rates {1, 2}: the ACK of 11 Mbit/s data goes at
+        // 2 Mbit/s (192 + ceil(112 / 2) = 248 us), as in ns-3.
+        assert_eq!(t.control_rate, Rate(20));
+        assert_eq!(t.ack_time(), SimDur::from_micros(248));
         assert_eq!(t.eifs, SimDur::from_micros(10 + 304 + 50));
+        // Every HR/DSSS rate basic: the ACK at 11 Mbit/s (192 + 11 us).
+        c.basic_rates_mbps = Some(vec![1.0, 2.0, 5.5, 11.0]);
+        let all = PhyTiming::from_config(&c).unwrap();
+        assert_eq!(all.control_rate, Rate(110));
+        assert_eq!(all.ack_time(), SimDur::from_micros(192 + 11));
+        c.basic_rates_mbps = None;
         c.preamble = Preamble::Short;
         let s = PhyTiming::from_config(&c).unwrap();
         assert_eq!(s.data_time(1528), SimDur::from_micros(1208));
+    }
+
+    #[test]
+    fn zero_slot_is_rejected() {
+        for x in [0.0, 0.0004] {
+            let mut c = cfg(PhyStandard::Dot11b, 11.0);
+            c.slot_us = Some(x);
+            let e = PhyTiming::from_config(&c).unwrap_err();
+            assert!(e.starts_with("phy.slot_us: must be at least 0.001 us"), "{e}");
+        }
+        let mut c = cfg(PhyStandard::Dot11b, 11.0);
+        c.slot_us = Some(0.001);
+        assert_eq!(PhyTiming::from_config(&c).unwrap().slot, SimDur::from_nanos(1));
     }
 
     #[test]

@@ -24,9 +24,10 @@
 //! - Optional (`DcfParams::backoff_on_idle_access`, off by default): ns-2's
 //!   random deferral of a frame that finds the medium idle, instead of
 //!   10.3.4.2's access after DIFS; for reproducing ns-2 studies.
-//! - One retry counter per MSDU drives both CW doubling and discard (the
-//!   standard also keeps station-wide SSRC/SLRC; they coincide for a
-//!   station that serves one MSDU at a time, as here).
+//! - Short and long retry counts are kept per MSDU and drive discard; CW
+//!   doubles after every failure (the standard also keeps station-wide
+//!   SSRC/SLRC; they coincide for a station that serves one MSDU at a
+//!   time, as here).
 //! - A failed exchange ends at the ACK/CTS timeout; the station then needs
 //!   DIFS of idle medium after it before counting (ns-3 does the same).
 mod backoff;
@@ -53,8 +54,22 @@ struct InService {
     mpdu_bytes: u32,
     /// Airtime of the data frame (computed once per MSDU).
     data_time: SimDur,
-    /// Failed attempts so far (short or long count, see `uses_rts`).
+    /// Short retry count of the MSDU (10.3.4.4): failed RTS attempts, or
+    /// failed data attempts of a frame sent without RTS/CTS. A CTS resets it.
     retries: u32,
+    /// Long retry count (10.3.4.4): failed data attempts after a CTS. Not
+    /// reset by a CTS (only by the end of the MSDU), so an MSDU whose RTS
+    /// exchanges succeed but whose data frames fail is discarded at
+    /// `long_retry_limit` attempts.
+    long_retries: u32,
+    /// Whether a data frame of this MSDU has been on the air: the Retry
+    /// subfield of every later data frame of it (9.2.4.1.6: set in "any
+    /// data frame that is a retransmission of an earlier frame"). Not
+    /// `retries > 0`: a CTS resets the retry count (10.3.4.4) although the
+    /// data frame it precedes may be a retransmission, and the receiver's
+    /// duplicate filter (10.3.2.14) needs the Retry bit of every
+    /// retransmission, whatever the exchange.
+    data_sent: bool,
     uses_rts: bool,
     /// When the MSDU became available to the MAC.
     ready_at: SimTime,
@@ -202,7 +217,18 @@ impl Dcf {
             self.last_data_time = (mpdu_bytes, self.p.timing.data_time(mpdu_bytes));
         }
         let data_time = self.last_data_time.1;
-        self.cur = Some(InService { pkt, ra, seq, mpdu_bytes, data_time, retries: 0, uses_rts, ready_at: now });
+        self.cur = Some(InService {
+            pkt,
+            ra,
+            seq,
+            mpdu_bytes,
+            data_time,
+            retries: 0,
+            long_retries: 0,
+            data_sent: false,
+            uses_rts,
+            ready_at: now,
+        });
     }
 
     /// Physical carrier sense changed (another station's energy).
@@ -383,7 +409,7 @@ impl Dcf {
             Frame { contended: true, ..self.data_frame() }
         };
         self.counters.attempts += 1;
-        if cur.retries > 0 {
+        if cur.retries > 0 || cur.long_retries > 0 {
             self.counters.retries += 1;
         }
         self.transmit(now, f, out);
@@ -399,7 +425,7 @@ impl Dcf {
             // 9.2.5.2: Duration of a unicast data frame = SIFS + ACK.
             duration: t.sifs + self.air.ack,
             seq: cur.seq,
-            retry: cur.retries > 0,
+            retry: cur.data_sent,
             mpdu_bytes: cur.mpdu_bytes,
             rate: t.data_rate,
             airtime: cur.data_time,
@@ -409,6 +435,11 @@ impl Dcf {
 
     fn transmit(&mut self, now: SimTime, f: Frame, out: &mut impl MacSink) {
         self.freeze(now);
+        if f.kind == FrameKind::Data {
+            if let Some(c) = self.cur.as_mut() {
+                c.data_sent = true;
+            }
+        }
         self.ex = Exchange::Transmitting(f.kind);
         self.sync_timer();
         self.self_busy_until = now + f.airtime;
@@ -503,7 +534,8 @@ impl Dcf {
         }
         self.ex = Exchange::Idle;
         // 10.3.4.4: a CTS resets the short retry count of the MSDU; data
-        // failures from now on count against the long retry limit.
+        // failures count against the long retry limit with the long count,
+        // which the CTS leaves alone.
         if let Some(c) = self.cur.as_mut() {
             c.retries = 0;
         }
@@ -519,13 +551,18 @@ impl Dcf {
         self.sync_timer();
         self.counters.failures += 1;
         let cur = self.cur.as_mut().expect("failed exchange without MSDU");
-        cur.retries += 1;
-        // Data frames sent after RTS/CTS count against the long limit.
-        let limit =
-            if kind == FrameKind::Ack && cur.uses_rts { self.p.long_retry_limit } else { self.p.short_retry_limit };
+        // Data frames sent after RTS/CTS count against the long limit with
+        // the long retry count; everything else against the short one.
+        let (count, limit) = if kind == FrameKind::Ack && cur.uses_rts {
+            cur.long_retries += 1;
+            (cur.long_retries, self.p.long_retry_limit)
+        } else {
+            cur.retries += 1;
+            (cur.retries, self.p.short_retry_limit)
+        };
         // CW doubles: CW = min(2 (CW + 1) - 1, CWmax) (10.3.4.3).
         self.cw = (2 * (self.cw + 1) - 1).min(self.p.cw_max);
-        if cur.retries >= limit {
+        if count >= limit {
             // The retry count reached the limit: `limit` attempts (module docs).
             let cur = self.cur.take().expect("in service");
             self.counters.drops_retry_limit += 1;

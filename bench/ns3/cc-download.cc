@@ -1,0 +1,318 @@
+// Congestion-controller cross-check for ns-3.37: n TCP downloads server -> AP -> STAs
+// through a drop-tail AP buffer of B packets (scenarios/download.toml of wifitcp).
+//
+// Topology: server --p2p 100 Mbit/s, 15 ms, 1000-packet queue--> AP --802.11g
+// (ERP-OFDM 24 Mbit/s, DCF, RTS off)--> n STAs. One bulk TCP download per STA.
+// The AP's Wi-Fi MAC queue holds B packets (drop-tail: with no queue disc, a full
+// MAC queue stops the device queue and the traffic-control layer drops, TcDrop).
+//
+// TCP: --cc=newreno|cubic|vegas (TcpNewReno, TcpCubic, TcpVegas), --sack, classic
+// recovery (not PRR), timestamps off, every segment ACKed (DelAckCount 1), initial
+// window 2, receive buffer 1000 segments with window scaling, minimum RTO 1 s,
+// clock granularity 1 ms; TcpCubic's HyStart off (wifitcp's CUBIC has none);
+// every other controller parameter at its ns-3 default (CUBIC C 0.4, beta 0.7,
+// fast convergence, TCP friendliness; Vegas alpha 2, beta 4, gamma 1).
+//
+// Output: one JSON line: per-flow goodput (bytes*8/simTime), RTO and fast-recovery
+// counts per flow, AP queue drops, and flow 0's cwnd (segments) sampled every 0.1 s.
+// Our own code; only the ns-3 public API is used.
+
+#include "common.h"
+
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/mobility-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+#include "ns3/wifi-module.h"
+
+#include <iostream>
+#include <set>
+
+using namespace ns3;
+
+namespace
+{
+
+uint64_t g_apDrops = 0;
+std::vector<uint32_t> g_rto;
+std::vector<uint32_t> g_fastRecov;
+uint32_t g_cwnd0 = 0; // bytes, flow 0
+std::vector<double> g_cwndSeries;
+std::set<std::string> g_ackModes;
+uint32_t g_mss = 1460;
+uint32_t g_assoc = 0;
+
+void
+ApDrop(Ptr<const WifiMpdu>)
+{
+    ++g_apDrops;
+}
+
+void
+ApTcDrop(Ptr<const Packet>)
+{
+    ++g_apDrops;
+}
+
+void
+Assoc(Mac48Address)
+{
+    ++g_assoc;
+}
+
+void
+PsduTxBegin(WifiConstPsduMap psdus, WifiTxVector txv, double)
+{
+    for (const auto& kv : psdus)
+    {
+        if (kv.second->GetHeader(0).IsAck() && Simulator::Now().GetSeconds() > 1.0)
+        {
+            g_ackModes.insert(txv.GetMode().GetUniqueName());
+        }
+    }
+}
+
+void
+CongState(uint32_t flow, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
+{
+    if (now == TcpSocketState::CA_LOSS)
+    {
+        ++g_rto[flow];
+    }
+    else if (now == TcpSocketState::CA_RECOVERY)
+    {
+        ++g_fastRecov[flow];
+    }
+}
+
+void
+Cwnd0(uint32_t, uint32_t now)
+{
+    g_cwnd0 = now;
+}
+
+void
+SampleCwnd(double every)
+{
+    g_cwndSeries.push_back(double(g_cwnd0) / g_mss);
+    Simulator::Schedule(Seconds(every), &SampleCwnd, every);
+}
+
+void
+HookSocket(Ptr<BulkSendApplication> app, uint32_t flow)
+{
+    Ptr<Socket> s = app->GetSocket();
+    NS_ABORT_MSG_IF(!s, "bulk-send socket not created");
+    bool ok = s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CongState, flow));
+    if (flow == 0)
+    {
+        ok = ok && s->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&Cwnd0));
+    }
+    NS_ABORT_MSG_IF(!ok, "trace connect failed");
+}
+
+void
+AfterAssociation(Ptr<ApWifiMac> ap, uint32_t nSta)
+{
+    if (g_assoc >= nSta)
+    {
+        NeighborCacheHelper nch;
+        nch.PopulateNeighborCache();
+        ap->SetAttribute("BeaconGeneration", BooleanValue(false));
+        return;
+    }
+    Simulator::Schedule(MilliSeconds(100), &AfterAssociation, ap, nSta);
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    const double wall0 = bench::WallNow();
+    uint32_t nSta = 1;
+    double simTime = 60.0;
+    double warmup = 1.0;
+    uint32_t apQueue = 100;
+    std::string cc = "newreno";
+    bool sack = true;
+    uint32_t rwndPkts = 1000;
+    uint32_t mss = 1460;
+    uint32_t seed = 1;
+    uint32_t run = 1;
+    double cwndEvery = 0.1;
+    std::string standard = "g"; // g | b (802.11b at 11 Mbit/s: to see ns-3's AP basic rates)
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("nSta", "number of downloading stations", nSta);
+    cmd.AddValue("simTime", "traffic time (s)", simTime);
+    cmd.AddValue("apQueue", "AP Wi-Fi MAC queue (packets)", apQueue);
+    cmd.AddValue("cc", "newreno | cubic | vegas", cc);
+    cmd.AddValue("sack", "enable SACK", sack);
+    cmd.AddValue("rwnd", "receive buffer (segments)", rwndPkts);
+    cmd.AddValue("run", "RngSeedManager run", run);
+    cmd.AddValue("cwndEvery", "cwnd sampling interval (s)", cwndEvery);
+    cmd.AddValue("standard", "g (802.11g 24 Mbit/s) or b (802.11b 11 Mbit/s)", standard);
+    cmd.Parse(argc, argv);
+    RngSeedManager::SetSeed(seed);
+    RngSeedManager::SetRun(run);
+    g_mss = mss;
+    g_rto.assign(nSta, 0);
+    g_fastRecov.assign(nSta, 0);
+
+    TypeId tid = cc == "cubic"   ? TcpCubic::GetTypeId()
+                 : cc == "vegas" ? TcpVegas::GetTypeId()
+                                 : TcpNewReno::GetTypeId();
+    NS_ABORT_MSG_IF(cc != "cubic" && cc != "vegas" && cc != "newreno", "unknown cc " << cc);
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(tid));
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(TcpClassicRecovery::GetTypeId()));
+    Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(2));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(rwndPkts * mss));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(rwndPkts * mss));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(1.0)));
+    Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MilliSeconds(1)));
+    Config::SetDefault("ns3::TcpSocket::DataRetries", UintegerValue(1000000));
+    Config::SetDefault("ns3::RttEstimator::InitialEstimation", TimeValue(Seconds(1.0)));
+
+    Config::SetDefault("ns3::WifiMacQueue::MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, apQueue)));
+    Config::SetDefault("ns3::WifiMacQueue::MaxDelay", TimeValue(Seconds(1e6)));
+    Config::SetDefault("ns3::WifiRemoteStationManager::RtsCtsThreshold", UintegerValue(65535));
+    Config::SetDefault("ns3::WifiRemoteStationManager::MaxSsrc", UintegerValue(7));
+
+    NodeContainer server;
+    server.Create(1);
+    NodeContainer apNode;
+    apNode.Create(1);
+    NodeContainer stas;
+    stas.Create(nSta);
+
+    PointToPointHelper p2p;
+    p2p.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
+    p2p.SetChannelAttribute("Delay", TimeValue(MilliSeconds(15)));
+    p2p.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1000p"));
+    NetDeviceContainer wired = p2p.Install(server.Get(0), apNode.Get(0));
+
+    YansWifiChannelHelper channel = YansWifiChannelHelper::Default();
+    YansWifiPhyHelper phy;
+    phy.SetChannel(channel.Create());
+    WifiHelper wifi;
+    const bool b = standard == "b";
+    NS_ABORT_MSG_IF(!b && standard != "g", "standard must be g or b");
+    wifi.SetStandard(b ? WIFI_STANDARD_80211b : WIFI_STANDARD_80211g);
+    wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
+                                 "DataMode", StringValue(b ? "DsssRate11Mbps" : "ErpOfdmRate24Mbps"),
+                                 "ControlMode", StringValue(b ? "DsssRate1Mbps" : "ErpOfdmRate24Mbps"));
+    WifiMacHelper mac;
+    Ssid ssid("wifitcp-cc");
+    mac.SetType("ns3::StaWifiMac", "Ssid", SsidValue(ssid), "QosSupported", BooleanValue(false),
+                "ShortSlotTimeSupported", BooleanValue(!b),
+                "MaxMissedBeacons", UintegerValue(std::numeric_limits<uint32_t>::max()));
+    NetDeviceContainer staDevs = wifi.Install(phy, mac, stas);
+    mac.SetType("ns3::ApWifiMac", "Ssid", SsidValue(ssid), "QosSupported", BooleanValue(false),
+                "ShortSlotTimeSupported", BooleanValue(!b));
+    NetDeviceContainer apDev = wifi.Install(phy, mac, apNode);
+    wifi.AssignStreams(NetDeviceContainer(apDev, staDevs), 100);
+
+    MobilityHelper mob;
+    Ptr<ListPositionAllocator> pos = CreateObject<ListPositionAllocator>();
+    pos->Add(Vector(0, 0, 0));
+    for (uint32_t i = 0; i < nSta; ++i)
+    {
+        double a = 2 * M_PI * i / nSta;
+        pos->Add(Vector(5 * std::cos(a), 5 * std::sin(a), 0));
+    }
+    mob.SetPositionAllocator(pos);
+    mob.SetMobilityModel("ns3::ConstantPositionMobilityModel");
+    mob.Install(apNode);
+    mob.Install(stas);
+
+    InternetStackHelper internet;
+    internet.Install(server);
+    internet.Install(apNode);
+    internet.Install(stas);
+    Ipv4AddressHelper addr;
+    addr.SetBase("10.1.1.0", "255.255.255.0");
+    addr.Assign(wired);
+    addr.SetBase("10.1.2.0", "255.255.255.0");
+    addr.Assign(apDev);
+    Ipv4InterfaceContainer staIf = addr.Assign(staDevs);
+    TrafficControlHelper tch;
+    tch.Uninstall(wired);
+    tch.Uninstall(apDev);
+    tch.Uninstall(staDevs);
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    std::vector<Ptr<PacketSink>> sinks;
+    const double stopAt = warmup + simTime;
+    for (uint32_t i = 0; i < nSta; ++i)
+    {
+        uint16_t port = 5000 + i;
+        PacketSinkHelper sinkH("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));
+        ApplicationContainer s = sinkH.Install(stas.Get(i));
+        s.Start(Seconds(0));
+        s.Stop(Seconds(stopAt + 1));
+        sinks.push_back(DynamicCast<PacketSink>(s.Get(0)));
+        BulkSendHelper src("ns3::TcpSocketFactory", InetSocketAddress(staIf.GetAddress(i), port));
+        src.SetAttribute("MaxBytes", UintegerValue(0));
+        src.SetAttribute("SendSize", UintegerValue(mss));
+        ApplicationContainer a = src.Install(server.Get(0));
+        a.Start(Seconds(warmup));
+        a.Stop(Seconds(stopAt));
+        Simulator::Schedule(Seconds(warmup) + NanoSeconds(1), &HookSocket,
+                            DynamicCast<BulkSendApplication>(a.Get(0)), i);
+    }
+    Simulator::Schedule(Seconds(warmup) + NanoSeconds(2), &SampleCwnd, cwndEvery);
+
+    Ptr<WifiNetDevice> apWifi = DynamicCast<WifiNetDevice>(apDev.Get(0));
+    Ptr<WifiMacQueue> apQ = apWifi->GetMac()->GetTxop()->GetWifiMacQueue();
+    bool ok = apQ->TraceConnectWithoutContext("Drop", MakeCallback(&ApDrop)) &&
+              apNode.Get(0)->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext("TcDrop",
+                                                                                          MakeCallback(&ApTcDrop)) &&
+              apWifi->GetPhy()->TraceConnectWithoutContext("PhyTxPsduBegin", MakeCallback(&PsduTxBegin));
+    for (uint32_t i = 0; i < nSta; ++i)
+    {
+        ok = ok && DynamicCast<WifiNetDevice>(staDevs.Get(i))->GetMac()->TraceConnectWithoutContext(
+                       "Assoc", MakeCallback(&Assoc));
+    }
+    NS_ABORT_MSG_IF(!ok, "could not connect traces");
+    Simulator::Schedule(MilliSeconds(300), &AfterAssociation, DynamicCast<ApWifiMac>(apWifi->GetMac()), nSta);
+
+    Simulator::Stop(Seconds(stopAt));
+    Simulator::Run();
+
+    std::vector<double> gput;
+    double total = 0;
+    for (uint32_t i = 0; i < nSta; ++i)
+    {
+        double g = sinks[i]->GetTotalRx() * 8.0 / simTime / 1e6;
+        gput.push_back(g);
+        total += g;
+    }
+    std::string acks;
+    for (const auto& m : g_ackModes)
+    {
+        acks += (acks.empty() ? "" : ",") + m;
+    }
+    std::ostringstream js;
+    js << "{\"sim\":\"ns-3\",\"version\":\"3.37\",\"cc\":" << bench::Str(cc) << ",\"sack\":" << (sack ? "true" : "false")
+       << ",\"n\":" << nSta << ",\"ap_queue\":" << apQueue << ",\"sim_time_s\":" << bench::Num(simTime, 3)
+       << ",\"goodput_mbps\":" << bench::Arr(gput, 4) << ",\"aggregate_mbps\":" << bench::Num(total, 4)
+       << ",\"jain\":" << bench::Num(bench::Jain(gput), 4) << ",\"rto_events\":" << bench::Arr(g_rto)
+       << ",\"fast_recoveries\":" << bench::Arr(g_fastRecov) << ",\"ap_queue_drops\":" << g_apDrops
+       << ",\"cwnd_every_s\":" << bench::Num(cwndEvery, 3) << ",\"cwnd0_segments\":" << bench::Arr(g_cwndSeries, 1)
+       << ",\"ack_modes\":" << bench::Str(acks) << ",\"assoc\":" << g_assoc
+       << ",\"wall_s\":" << bench::Num(bench::WallNow() - wall0, 2) << "}";
+    std::cout << js.str() << std::endl;
+    Simulator::Destroy();
+    return 0;
+}
