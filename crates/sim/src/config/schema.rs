@@ -259,6 +259,14 @@ pub static KEYS: &[Key] = &[
     k("tcp.vegas.alpha", Float, "2.0", r(In(0.0), In(1e6)), "packets", "Grow while Diff < alpha."),
     k("tcp.vegas.beta", Float, "4.0", r(In(0.0), In(1e6)), "packets", "Shrink while Diff > beta; >= alpha."),
     k("tcp.vegas.gamma", Float, "1.0", r(In(0.0), In(1e6)), "packets", "Leave slow start when Diff > gamma."),
+    k(
+        "tcp.vegas.loss_response",
+        Str,
+        "\"reno\"",
+        None,
+        "",
+        "\"reno\" (as ns-3 and Linux) or \"brakmo\" (Brakmo & Peterson 3.1, as ns-2).",
+    ),
     // [[traffic]]
     k("traffic[].name", Str, "required", None, "", "Flow name (unique, no '/')."),
     k("traffic[].kind", Str, "required", None, "", "\"udp\" or \"tcp\"."),
