@@ -119,7 +119,7 @@ def run(scenario: Union[str, Path, dict, Scenario], *, seed: Optional[int] = Non
         jobs: Optional[int] = None, dask: Any = None,
         out: Optional[Union[str, Path]] = None, replace: bool = False,
         rerun: bool = False, frame: Optional[str] = None, progress: bool = False,
-        raise_on_failure: bool = True) -> Any:
+        raise_on_failure: bool = True, pcap: Optional[Union[str, Path]] = None) -> Any:
     """Run a scenario's campaign (path, dict or Scenario); one row per run.
 
     * ``set``: ``"dotted.key=VALUE"`` overrides; ``sweep``: extra grid axes,
@@ -130,6 +130,8 @@ def run(scenario: Union[str, Path, dict, Scenario], *, seed: Optional[int] = Non
       cluster (default: ``[campaign] dask``, else run locally).
     * ``out``: a DuckDB store; runs already in it are skipped (``rerun``
       runs them again), ``replace`` first deletes the scenario's runs.
+    * ``pcap``: a directory; each run writes one pcap file per interface
+      into ``pcap/<scenario>/run<index>-seed<seed>/``.
     * ``frame``: ``"pandas"``, ``"polars"``, or ``"records"`` for a list of
       dicts with the whole result (flows, stations, series); default pandas,
       or polars if pandas is missing.
@@ -160,7 +162,8 @@ def run(scenario: Union[str, Path, dict, Scenario], *, seed: Optional[int] = Non
                 bar.update(o.ok)
 
         res = campaign.execute(scn, items, jobs=jobs, dask=dask, store=store, rerun=rerun,
-                               on_start=on_start, on_outcome=on_outcome)
+                               on_start=on_start, on_outcome=on_outcome,
+                               pcap=None if pcap is None else str(pcap))
         records = [record(o, res.version, rid) for o, rid in res.outcomes]
         if store is not None:
             records += stored_records(store, res.skipped)

@@ -102,6 +102,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "runs the store already has are printed too, with \"stored\": true")
     r.add_argument("--jobs", type=_jobs, default=None,
                    help="worker processes (default: [campaign] jobs, else all cores)")
+    r.add_argument("--pcap", metavar="DIR",
+                   help="write each run's packets as pcap, one file per interface, into "
+                        "DIR/<scenario>/run<index>-seed<seed>/ (802.11 with radiotap; "
+                        "Ethernet on wired links)")
     r.add_argument("--quiet", action="store_true", help="no progress, no table")
     r.add_argument("--flows", action="store_true", help="list every flow's goodput")
     r.add_argument("--compare", action="store_true",
@@ -220,7 +224,7 @@ def _open_store(path: str):
 
 def run_campaign(scn, items, *, out: Optional[str], jobs: Optional[int], dask,
                  replace: bool = False, rerun: bool = False, progress: bool = True,
-                 on_outcome=None):
+                 on_outcome=None, pcap: Optional[str] = None):
     """Run (or resume) a campaign with a progress display; returns its result."""
     from . import campaign
     from .progress import Progress
@@ -246,7 +250,7 @@ def run_campaign(scn, items, *, out: Optional[str], jobs: Optional[int], dask,
             store.delete_scenario(scn.name)
         res = campaign.execute(scn, items, jobs=jobs, dask=dask, store=store, rerun=rerun,
                                on_start=on_start, on_outcome=outcome,
-                               on_progress=lambda spec, *p: bar.within(spec.label, *p))
+                               on_progress=lambda spec, *p: bar.within(spec.label, *p), pcap=pcap)
     finally:
         if bar is not None:
             bar.close()
@@ -254,6 +258,19 @@ def run_campaign(scn, items, *, out: Optional[str], jobs: Optional[int], dask,
             store.close()
     res.wall_s = time.perf_counter() - t0
     return res
+
+
+def _check_writable_dir(path: str, opt: str) -> None:
+    """Create ``path`` and check a file can be written there, before any run
+    (one line naming the option and the reason otherwise)."""
+    try:
+        os.makedirs(path, exist_ok=True)
+        probe = os.path.join(path, ".wifitcp-write-probe")
+        with open(probe, "w"):
+            pass
+        os.remove(probe)
+    except OSError as e:
+        raise InputError(path, "", f"{opt}: cannot write there: {e.strerror or e}") from None
 
 
 #: above this many runs, `run` prints one line per configuration, not per run
@@ -267,6 +284,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     scn = _load(args)
     items = scn_mod.check_all(scn)  # all bad input is reported before any run starts
+    if args.pcap is not None:
+        _check_writable_dir(args.pcap, "--pcap")
     jobs = campaign.jobs_for(scn, args.jobs)
     dask = campaign.dask_for(scn, args.dask)
     out = None if args.no_store else (args.out or api.default_store_path(scn.name))
@@ -278,7 +297,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     version = core.version()
     res = run_campaign(scn, items, out=out, jobs=jobs, dask=dask, replace=args.replace,
                        rerun=args.rerun, progress=not (args.json or args.quiet),
-                       on_outcome=on_outcome)
+                       on_outcome=on_outcome, pcap=args.pcap)
     outcomes = [o for o, _ in res.outcomes]
     if args.json and res.skipped and out:
         # the runs the store already had: printed as stored (run order)

@@ -135,9 +135,11 @@ def _probe(spec: str) -> None:
                          f"{e.strerror or type(e).__name__}") from None
 
 
-def run_dask(items: Sequence[tuple], target: Any, jobs: Optional[int] = None) -> Iterator:
-    """Submit every run to the cluster; yield `RunOutcome`s as they finish."""
-    from .runner import _execute, _outcome
+def run_dask(items: Sequence[tuple], target: Any, jobs: Optional[int] = None,
+             pcap: Any = None) -> Iterator:
+    """Submit every run to the cluster; yield `RunOutcome`s as they finish
+    (with ``pcap``, each writes its captures on its worker's file system)."""
+    from .runner import _execute, _outcome, pcap_dir
 
     distributed = _import_distributed()
     if not items:
@@ -147,8 +149,8 @@ def run_dask(items: Sequence[tuple], target: Any, jobs: Optional[int] = None) ->
     futures = {}
     try:
         for i, (spec, config) in enumerate(items):
-            fut = client.submit(_execute, core.to_json(spec.config), spec.seed,
-                                key=f"wifitcp-{tag}-{i}", pure=False)
+            fut = client.submit(_execute, core.to_json(spec.config), spec.seed, None,
+                                pcap_dir(pcap, spec), key=f"wifitcp-{tag}-{i}", pure=False)
             futures[fut] = (spec, config)
         for fut in distributed.as_completed(list(futures)):
             spec, config = futures.pop(fut)

@@ -187,7 +187,7 @@ def canonical_result(text: str) -> str:
     return _canonical(text)[1]
 
 
-def _execute(config_json: str, seed: int, progress: Any = None) -> tuple:
+def _execute(config_json: str, seed: int, progress: Any = None, pcap: Any = None) -> tuple:
     """Worker body: one core run. Never raises (panics included).
 
     Returns ``(canonical result text, wall time, error, rows, version)``:
@@ -198,8 +198,8 @@ def _execute(config_json: str, seed: int, progress: Any = None) -> tuple:
     """
     t0 = time.perf_counter()
     try:
-        text = (core.run_text(config_json, seed) if progress is None
-                else core.run_text(config_json, seed, progress))
+        text = (core.run_text(config_json, seed) if progress is None and pcap is None
+                else core.run_text(config_json, seed, progress, pcap))
         wall = time.perf_counter() - t0
         try:
             result, text = _canonical(text)
@@ -291,8 +291,17 @@ def _stop_pool(pool: Any) -> None:
             proc.kill()
 
 
+def pcap_dir(base: Any, spec: RunSpec) -> Optional[str]:
+    """Where run ``spec`` writes its pcap files under ``base``:
+    ``BASE/<scenario>/run<index>-seed<seed>/`` (None without ``base``)."""
+    if base is None:
+        return None
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in spec.scenario) or "scenario"
+    return os.path.join(str(base), safe, f"run{spec.index}-seed{spec.seed}")
+
+
 def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1,
-            dask: Any = None, on_progress: Any = None) -> Iterator[RunOutcome]:
+            dask: Any = None, on_progress: Any = None, pcap: Any = None) -> Iterator[RunOutcome]:
     """Run every (spec, normalised config); yield outcomes as they finish.
 
     With ``dask`` (an address, ``"local"``, a ``distributed.Client`` or a
@@ -302,12 +311,14 @@ def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1,
     process, `_worker_init`). Runs in this process report
     ``on_progress(spec, sim_s, end_s, events, wall_s)`` about every 50 ms
     of wall time, if given. Ctrl-C stops the runs under way within a
-    fraction of a second (finished runs have been yielded already).
+    fraction of a second (finished runs have been yielded already). With
+    ``pcap`` (a directory) every run writes its packet captures into
+    `pcap_dir` (on the worker's file system, for dask).
     """
     if dask is not None:
         from .dask_backend import run_dask
 
-        yield from run_dask(items, dask, jobs=jobs)
+        yield from run_dask(items, dask, jobs=jobs, pcap=pcap)
         return
     if jobs <= 1 or len(items) <= 1:
         for spec, config in items:
@@ -316,7 +327,7 @@ def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1,
                 def progress(sim_s, end_s, events, wall_s, spec=spec):
                     on_progress(spec, sim_s, end_s, events, wall_s)
             yield _outcome(spec, config, *_execute(core.to_json(spec.config), spec.seed,
-                                                   progress))
+                                                   progress, pcap_dir(pcap, spec)))
         return
     # Imported here: a single-process run (the CLI's common case) should not
     # pay for loading multiprocessing (about 60 ms of start-up).
@@ -329,7 +340,8 @@ def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1,
         pending = {}
         with main_not_reimported():  # the pool starts its processes on submit
             for spec, config in items:
-                fut = pool.submit(_execute, core.to_json(spec.config), spec.seed)
+                fut = pool.submit(_execute, core.to_json(spec.config), spec.seed, None,
+                                  pcap_dir(pcap, spec))
                 pending[fut] = (spec, config)
         try:
             # (as_completed waits on every future once; wait() in a loop would

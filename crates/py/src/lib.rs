@@ -47,12 +47,14 @@ fn check_config(py: Python<'_>, json: &str) -> PyResult<String> {
 /// 50 ms of wall time pending signals are handled (a KeyboardInterrupt
 /// stops the run) and `progress(sim_s, end_s, events, wall_s)` is called
 /// if given (an exception it raises stops the run and is re-raised).
+/// `pcap`: a directory to write one pcap file per interface into.
 #[pyfunction]
-#[pyo3(signature = (json, seed, progress=None))]
-fn run(py: Python<'_>, json: &str, seed: u64, progress: Option<PyObject>) -> PyResult<String> {
+#[pyo3(signature = (json, seed, progress=None, pcap=None))]
+fn run(py: Python<'_>, json: &str, seed: u64, progress: Option<PyObject>, pcap: Option<String>) -> PyResult<String> {
     let mut failure: Option<PyErr> = None;
+    let opts = api::RunOptions { pcap_dir: pcap.map(std::path::PathBuf::from) };
     let got = py.allow_threads(|| {
-        api::run_json_chunked(json, seed, api::CHUNK_WALL, |p| {
+        api::run_json_with(json, seed, &opts, api::CHUNK_WALL, |p| {
             Python::with_gil(|py| {
                 let step = py.check_signals().and_then(|()| match &progress {
                     Some(cb) => cb.call1(py, (p.sim_s, p.end_s, p.events, p.wall_s)).map(drop),

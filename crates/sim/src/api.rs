@@ -74,6 +74,14 @@ pub fn run_json(json: &str, seed: u64) -> Result<String, ApiError> {
     Ok(r.json.to_string())
 }
 
+/// What a run writes besides its result.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Write one pcap file per interface into this directory
+    /// (`crate::capture`); results are the same with or without.
+    pub pcap_dir: Option<std::path::PathBuf>,
+}
+
 /// Run one scenario with one seed in chunks of simulated time, calling
 /// `on_chunk` after each (and once at the end); it may stop the run.
 /// `chunk_wall` is the wall time a chunk aims at ([`CHUNK_WALL`]). The
@@ -83,11 +91,28 @@ pub fn run_json_chunked(
     json: &str,
     seed: u64,
     chunk_wall: Duration,
+    on_chunk: impl FnMut(&Progress) -> Control,
+) -> Result<Option<String>, ApiError> {
+    run_json_with(json, seed, &RunOptions::default(), chunk_wall, on_chunk)
+}
+
+/// [`run_json_chunked`] with [`RunOptions`]. A pcap directory that cannot
+/// be written is an `ApiError::Config` before the run starts
+/// (`pcap: DIR: reason`); a write error during the run (a full disk) fails
+/// the run (`ApiError::Run`).
+pub fn run_json_with(
+    json: &str,
+    seed: u64,
+    opts: &RunOptions,
+    chunk_wall: Duration,
     mut on_chunk: impl FnMut(&Progress) -> Control,
 ) -> Result<Option<String>, ApiError> {
     let s = Scenario::from_json(json).map_err(ApiError::Config)?;
     let wall = Instant::now();
     let mut w = World::build(&s, seed).map_err(ApiError::Config)?;
+    if let Some(dir) = &opts.pcap_dir {
+        w.capture_to(dir).map_err(ApiError::Config)?;
+    }
     let end = w.end();
     let mut chunk = FIRST_CHUNK;
     let mut t = SimTime::ZERO;

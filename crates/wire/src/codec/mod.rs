@@ -150,10 +150,13 @@ pub(crate) fn pseudo_checksum(src: std::net::Ipv4Addr, dst: std::net::Ipv4Addr, 
 }
 
 /// CRC-32 of IEEE 802.3 (polynomial 0x04C11DB7, reflected, initial and final
-/// complement), the 802.11 FCS (IEEE 802.11-2020 9.2.4.8).
+/// complement), the 802.11 FCS (IEEE 802.11-2020 9.2.4.8). Eight bytes per
+/// step with eight tables ("slicing by 8"; table k advances a byte's
+/// remainder by k more zero bytes), the same value as one byte at a time
+/// (tested), several times faster on a capture's 1,500-byte frames.
 pub fn crc32(data: &[u8]) -> u32 {
-    const TABLE: [u32; 256] = {
-        let mut t = [0u32; 256];
+    const TABLES: [[u32; 256]; 8] = {
+        let mut t = [[0u32; 256]; 8];
         let mut i = 0;
         while i < 256 {
             let mut c = i as u32;
@@ -162,14 +165,38 @@ pub fn crc32(data: &[u8]) -> u32 {
                 c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
                 k += 1;
             }
-            t[i] = c;
+            t[0][i] = c;
             i += 1;
+        }
+        let mut j = 1;
+        while j < 8 {
+            let mut i = 0;
+            while i < 256 {
+                let prev = t[j - 1][i];
+                t[j][i] = t[0][(prev & 0xff) as usize] ^ (prev >> 8);
+                i += 1;
+            }
+            j += 1;
         }
         t
     };
+    let t = &TABLES;
     let mut c = 0xFFFF_FFFFu32;
-    for &b in data {
-        c = TABLE[((c ^ b as u32) & 0xff) as usize] ^ (c >> 8);
+    let mut chunks = data.chunks_exact(8);
+    for ch in &mut chunks {
+        let lo = c ^ u32::from_le_bytes([ch[0], ch[1], ch[2], ch[3]]);
+        let hi = u32::from_le_bytes([ch[4], ch[5], ch[6], ch[7]]);
+        c = t[7][(lo & 0xff) as usize]
+            ^ t[6][((lo >> 8) & 0xff) as usize]
+            ^ t[5][((lo >> 16) & 0xff) as usize]
+            ^ t[4][(lo >> 24) as usize]
+            ^ t[3][(hi & 0xff) as usize]
+            ^ t[2][((hi >> 8) & 0xff) as usize]
+            ^ t[1][((hi >> 16) & 0xff) as usize]
+            ^ t[0][(hi >> 24) as usize];
+    }
+    for &b in chunks.remainder() {
+        c = t[0][((c ^ b as u32) & 0xff) as usize] ^ (c >> 8);
     }
     !c
 }
@@ -182,6 +209,24 @@ mod tests {
     fn crc32_check_value() {
         // The standard check value of CRC-32/ISO-HDLC over "123456789".
         assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+    }
+
+    #[test]
+    fn crc32_by_eight_equals_bit_by_bit() {
+        let bitwise = |d: &[u8]| {
+            let mut c = 0xFFFF_FFFFu32;
+            for &b in d {
+                c ^= b as u32;
+                for _ in 0..8 {
+                    c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
+                }
+            }
+            !c
+        };
+        let data: Vec<u8> = (0..3000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        for len in [0, 1, 7, 8, 9, 15, 16, 17, 100, 1499, 1500, 3000] {
+            assert_eq!(crc32(&data[..len]), bitwise(&data[..len]), "length {len}");
+        }
     }
 
     #[test]

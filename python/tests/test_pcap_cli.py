@@ -1,0 +1,79 @@
+"""`wifitcp run --pcap DIR`: one pcap per interface and run; same results;
+an unwritable directory is one line and exit status 2."""
+
+import json
+import struct
+
+import pytest
+
+from conftest import requires_core
+from wifitcp.cli import main
+
+SCN = """
+[scenario]
+name = "pcap-cli"
+duration_s = 0.5
+seeds = [1, 2]
+
+[phy]
+standard = "802.11g"
+data_rate_mbps = 24.0
+
+[wlan]
+stations = 1
+
+[[nodes]]
+name = "server"
+
+[[links]]
+a = "ap"
+b = "server"
+rate_mbps = 100.0
+delay_ms = 2.0
+
+[[traffic]]
+name = "up"
+kind = "tcp"
+peer = "server"
+"""
+
+
+def records(path):
+    data = path.read_bytes()
+    magic, _, _, _, _, _, linktype = struct.unpack("<IHHiIII", data[:24])
+    n, off = 0, 24
+    while off < len(data):
+        incl = struct.unpack("<IIII", data[off:off + 16])[2]
+        off += 16 + incl
+        n += 1
+    return magic, linktype, n
+
+
+@requires_core
+def test_pcap_per_interface_and_run_with_results_unchanged(tmp_path, capsys):
+    scn = tmp_path / "s.toml"
+    scn.write_text(SCN)
+    assert main(["run", str(scn), "--no-store", "--json"]) == 0
+    plain = [json.loads(l) for l in capsys.readouterr().out.splitlines()]
+    out = tmp_path / "caps"
+    assert main(["run", str(scn), "--no-store", "--json", "--pcap", str(out)]) == 0
+    cap = [json.loads(l) for l in capsys.readouterr().out.splitlines()]
+    strip = lambda r: {k: v for k, v in r.items() if k not in ("wall_time_s", "run_id")}
+    assert [strip(r) for r in cap] == [strip(r) for r in plain]
+    for seed in (1, 2):
+        d = out / "pcap-cli" / f"run{seed - 1}-seed{seed}"
+        magic, lt, n = records(d / "wlan.pcap")
+        assert magic in (0xA1B23C4D, 0xA1B2C3D4) and lt == 127 and n > 100
+        magic, lt, n = records(d / "link-ap-server.pcap")
+        assert lt == 1 and n > 50
+
+
+@requires_core
+def test_unwritable_pcap_directory_is_one_line_and_exit_2(tmp_path, capsys):
+    scn = tmp_path / "s.toml"
+    scn.write_text(SCN)
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    rc = main(["run", str(scn), "--no-store", "--pcap", str(blocker / "sub")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and "--pcap: cannot write there" in err[0], err
