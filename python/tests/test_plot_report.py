@@ -428,3 +428,77 @@ def test_bianchi_model_beside_the_simulation(fake_core, write, tmp_path, capsys)
     assert "error: --model: bianchi: the model covers" in capsys.readouterr().err
     assert main(["plot", db, "--x", "wlan.stations", "--y", "aggregate_msdu_mbps",
                  "--model", "bianchi", "--out", str(tmp_path / "c")]) == 0
+
+
+def test_histogram_cdf_points_and_quantiles():
+    from wifitcp.plot import _histogram_points, _histogram_quantile
+    b = [(1.0, 2.0, 1), (2.0, 3.0, 1), (5.0, 6.0, 2)]
+    xs, ys = _histogram_points(b)
+    assert xs == [1.0, 2.0, 3.0, 5.0, 6.0]
+    assert ys == [0.0, 0.25, 0.5, 0.5, 1.0]
+    assert _histogram_quantile(b, 0.5) == 3.0
+    assert _histogram_quantile(b, 0.75) == 5.5
+    assert _histogram_quantile(b, 0.125) == 1.5
+
+
+DELAY = """
+[scenario]
+name = "delay-cdf"
+duration_s = 3.0
+warmup_s = 1.0
+seeds = [1, 2]
+
+[phy]
+standard = "802.11b"
+data_rate_mbps = 11.0
+
+[wlan]
+stations = 3
+
+[[nodes]]
+name = "server"
+
+[[links]]
+a = "ap"
+b = "server"
+rate_mbps = 2.0
+delay_ms = 10.0
+queue_packets = 30
+
+[[traffic]]
+name = "u"
+kind = "udp"
+pattern = "poisson"
+rate_mbps = 0.8
+direction = "uplink"
+stations = "all"
+peer = "server"
+"""
+
+
+@requires_core
+def test_delay_cdf_from_stored_histograms(tmp_path, capsys):
+    f = tmp_path / "delay.toml"
+    f.write_text(DELAY)
+    db = str(tmp_path / "d.duckdb")
+    assert main(["run", str(f), "--out", db, "--jobs", "1", "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["plot", db, "--cdf", "--y", "delay_histogram", "--flow", "u/*",
+                 "--by", "flow", "--out", str(tmp_path / "dcdf")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split() == ["flow", "n", "min", "p10", "median", "p90", "max"]
+    assert [line.split()[0] for line in out[2:5]] == ["u/sta0", "u/sta1", "u/sta2"]
+    assert (tmp_path / "dcdf.png").stat().st_size > 10_000
+    sel = select(db, None, "delay_histogram", by="flow", flows=["u/sta0"], mode="cdf")
+    res = wifitcp.load(db, frame="polars")
+    fl = res.flows.filter(res.flows["name"] == "u/sta0")
+    (line,) = sel.lines
+    # counts of both seeds' histograms are summed
+    assert sum(n for _, _, n in line.buckets) == fl["packets_delivered"].sum()
+    # the histogram's median lies within a bucket (1/16 octave) of the
+    # sketch's p50 of each seed's run
+    row = wifitcp.plot.table_rows(sel)[0]
+    for p50 in fl["delay_p50_ms"].to_list():
+        assert abs(row[4] - p50) / p50 < 0.1
+    xs, ys = wifitcp.plot._histogram_points(line.buckets)
+    assert xs == sorted(xs) and ys == sorted(ys) and ys[-1] == 1.0

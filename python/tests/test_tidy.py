@@ -189,3 +189,18 @@ def test_real_runs_series_queues_and_unbounded_ssthresh(write, tmp_path, capsys)
     assert qs.height > 0 and qs.schema["packets"] == pl.Int64
     assert res.queues["node"].to_list()[0] == "ap"
     assert res.links.height == 2
+    # per-flow delay percentiles, jitter and loss over the counted window
+    for c in ("delay_p50_ms", "delay_p90_ms", "delay_p99_ms", "delay_p999_ms", "jitter_ms",
+              "loss_ratio", "delay_relative_error"):
+        assert flows.schema[c] == pl.Float64, c
+    for c in ("window_generated_packets", "window_delivered_packets"):
+        assert flows.schema[c] == pl.Int64, c
+    row = flows.row(0, named=True)
+    assert row["delay_p50_ms"] <= row["delay_p99_ms"] <= row["max_delay_ms"] * 1.01
+    assert row["delay_p50_ms"] > 15.0                # the wired link's delay
+    assert 0.0 <= row["loss_ratio"] < 0.5
+    hist = res.delay_histogram
+    assert hist.columns[:6] == ["run_id", "flow_index", "flow", "lower_ms", "upper_ms", "count"]
+    assert hist.schema["lower_ms"] == pl.Float64 and hist.schema["count"] == pl.Int64
+    per_flow = hist.group_by("flow").agg(pl.col("count").sum()).sort("flow")
+    assert per_flow["count"].to_list() == flows.sort("name")["packets_delivered"].to_list()

@@ -13,7 +13,11 @@ each (configuration, seed). Three kinds of figure:
   Numeric x values make a numeric axis, any other (``ap.qdisc.kind``) a
   categorical one, in order of first appearance.
 - **CDF** (``--cdf --y METRIC``): the empirical distribution of ``y`` over
-  the selected runs (or flows), one step line per value of ``by``.
+  the selected runs (or flows), one step line per value of ``by``. With
+  ``--y delay_histogram`` it is the distribution of the packets' one-way
+  delays (ms) of the selected flows, from the histograms stored with each
+  run (counts of equal buckets summed over runs and flows; ``--by flow``
+  for one line per flow): exact at bucket bounds, linear inside a bucket.
 - **time series** (``--series [flows|queues|cwnd]``): the flows' delivered
   Mbit/s per sample interval, the queues' occupancy or the senders' cwnd
   (``[tcp] trace_cwnd``) against time, one line per flow (node), mean over
@@ -70,6 +74,7 @@ class Line:
     label: Any                      # the ``by`` value (None without --by)
     points: list = field(default_factory=list)
     values: list = field(default_factory=list)   # a CDF's sorted samples
+    buckets: list = field(default_factory=list)  # a histogram CDF: (lower, upper, count)
 
 
 @dataclass
@@ -374,6 +379,8 @@ def _select_samples(store_path: str, x: Optional[str], y: Optional[str], by: Opt
                          samples, lines, False, mode="series")
     if not y:
         raise InputError("--y", "", "required (the metric)")
+    if mode == "cdf" and y == HISTOGRAM:
+        return _histogram_cdf(store_path, runs, by, patterns)
     samples = []
     for r in runs:
         if patterns or by_flow or x == "flow":
@@ -412,6 +419,62 @@ def _select_samples(store_path: str, x: Optional[str], y: Optional[str], by: Opt
         return Selection(store_path, y, y, by, _names(runs), samples, lines, False, mode="cdf")
     lines, categorical = _group(samples, x, by, store_path)
     return Selection(store_path, x, y, by, _names(runs), samples, lines, categorical)
+
+
+#: a flow's stored delay histogram: ``[lower_ms, upper_ms, count]`` per bucket
+HISTOGRAM = "delay_histogram"
+
+
+def _histogram_cdf(store_path: str, runs: list, by: Optional[str], patterns: list) -> Selection:
+    """One line per ``by`` value (``flow`` or a run value), from the summed
+    counts of the selected flows' delay histograms."""
+    samples, groups = [], {}
+    for r in runs:
+        for f in _pick_flows(r["result"].get("flows") or [], patterns or ["*"], "name"):
+            hist = f.get(HISTOGRAM)
+            if not isinstance(hist, list):
+                continue
+            s = {**r, "flow": f.get("name")}
+            s["byv"] = s["flow"] if by == "flow" else (_value(s, by) if by else None)
+            if by and s["byv"] is None:
+                raise InputError("--by", by, "not a parameter, configuration path or run column")
+            samples.append(s)
+            g = groups.setdefault(json.dumps(s["byv"], sort_keys=True, default=str),
+                                  (s["byv"], {}))[1]
+            for lo, hi, n in hist:
+                g[(lo, hi)] = g.get((lo, hi), 0) + n
+    lines = [Line(label, buckets=[(lo, hi, n) for (lo, hi), n in sorted(b.items())])
+             for label, b in groups.values() if b]
+    if not lines:
+        raise InputError("--y", HISTOGRAM, "no selected flow has delivered packets with a "
+                         "delay histogram" + (f" (--flow {' '.join(patterns)})" if patterns
+                                              else ""))
+    return Selection(store_path, "one-way delay (ms)", HISTOGRAM, by, _names(runs), samples,
+                     lines, False, mode="cdf")
+
+
+def _histogram_points(buckets: list) -> tuple[list, list]:
+    """The CDF's corners: 0 at the first lower bound, the cumulative share
+    at each bucket's upper bound, flat across gaps between buckets."""
+    total = sum(n for _, _, n in buckets)
+    xs, ys, seen = [buckets[0][0]], [0.0], 0
+    for lo, hi, n in buckets:
+        if lo > xs[-1]:
+            xs.append(lo)
+            ys.append(seen / total)
+        seen += n
+        xs.append(hi)
+        ys.append(seen / total)
+    return xs, ys
+
+
+def _histogram_quantile(buckets: list, q: float) -> float:
+    """Linear inside the bucket where the cumulative share reaches q."""
+    xs, ys = _histogram_points(buckets)
+    for k in range(1, len(xs)):
+        if ys[k] >= q and ys[k] > ys[k - 1]:
+            return xs[k - 1] + (xs[k] - xs[k - 1]) * (q - ys[k - 1]) / (ys[k] - ys[k - 1])
+    return xs[-1]
 
 
 def _names(rows: list) -> list:
@@ -489,8 +552,11 @@ def draw(sel: Selection, prefix: str, formats: Sequence[str] = FORMATS,
     else:
         note = _draw_xy(ax, sel)
     ax.set_xlabel(xlabel or ("time (s)" if sel.mode == "series" else sel.x))
-    ax.set_ylabel(ylabel or ("fraction of samples <= value" if sel.mode == "cdf" else sel.y))
-    what = {"xy": f"{sel.y} vs {sel.x}", "cdf": f"CDF of {sel.y}",
+    ax.set_ylabel(ylabel or ("fraction of packets <= value" if sel.y == HISTOGRAM
+                             else "fraction of samples <= value" if sel.mode == "cdf"
+                             else sel.y))
+    what = {"xy": f"{sel.y} vs {sel.x}",
+            "cdf": f"CDF of {sel.x if sel.y == HISTOGRAM else sel.y}",
             "series": f"{sel.y} over time"}[sel.mode]
     ax.set_title(title or f"{', '.join(sel.scenarios)}: {what}", fontsize=10)
     ax.grid(True, alpha=0.3)
@@ -509,6 +575,14 @@ def draw(sel: Selection, prefix: str, formats: Sequence[str] = FORMATS,
 
 
 def _draw_cdf(ax: Any, sel: Selection) -> str:
+    if sel.y == HISTOGRAM:
+        for i, line in enumerate(sel.lines):
+            xs, ys = _histogram_points(line.buckets)
+            n = sum(c for _, _, c in line.buckets)
+            label = _label(line.label) if sel.by else "delay"
+            ax.plot(xs, ys, color=f"C{i % 10}", lw=1.5, label=f"{label} (n={n} packets)")
+        ax.set_ylim(0, 1.02)
+        return "from the stored per-flow delay histograms"
     for i, line in enumerate(sel.lines):
         n = len(line.values)
         ys = [0.0] + [(k + 1) / n for k in range(n)]   # F(x) = share of samples <= x
@@ -652,6 +726,11 @@ def table_rows(sel: Selection) -> list:
     out = []
     for line in sel.lines:
         lab = _label(line.label) if (sel.by or sel.mode == "series") else "-"
+        if sel.mode == "cdf" and line.buckets:
+            b = line.buckets
+            out.append([lab, sum(n for _, _, n in b), b[0][0],
+                        *(_histogram_quantile(b, q) for q in (0.1, 0.5, 0.9)), b[-1][1]])
+            continue
         if sel.mode == "cdf":
             v = line.values
             out.append([lab, len(v), v[0], _quantile(v, 0.1), _quantile(v, 0.5),

@@ -14,6 +14,8 @@ column (no JSON columns; docs/results.md lists the columns):
   ``scenario``, ``seed`` and parameter columns, and the element's scalars
   flattened the same way (``tcp_srtt_ms``, ``drops_retry_limit``);
 - ``series``: one row per flow per sample (``t_s``, ``mbps``);
+  ``delay_histogram``: one row per flow per delay bucket (``lower_ms``,
+  ``upper_ms``, ``count``);
   ``queue_series``: one row per queue per change (``t_s``, ``packets``);
   ``cwnd``: one row per cwnd trace sample (``[tcp] trace_cwnd``), each with
   ``run_id`` and the flow's (queue's) index and name;
@@ -32,7 +34,7 @@ import json
 from pathlib import Path
 from typing import Any, Optional, Union
 
-TABLES = ("runs", "flows", "series", "cwnd", "stations", "queues", "queue_series", "links",
+TABLES = ("runs", "flows", "series", "delay_histogram", "cwnd", "stations", "queues", "queue_series", "links",
           "failures")
 #: result keys that hold a table or null (null: the mechanism is off); the
 #: table's values become columns, null in the rows where it was off
@@ -65,7 +67,9 @@ def _flatten(node: Any, prefix: str, out: dict) -> None:
 TYPES = {"run_id": "int64", "seed": "int64", "flow_index": "int64", "station_index": "int64",
          "queue_index": "int64", "link_index": "int64", "wall_time_s": "float64",
          "created_at": "timestamp", "t_s": "float64", "mbps": "float64", "packets": "int64",
-         "cwnd_bytes": "int64", "ssthresh_bytes": "int64", "tcp_ssthresh_bytes": "int64"}
+         "cwnd_bytes": "int64", "ssthresh_bytes": "int64", "tcp_ssthresh_bytes": "int64",
+         "loss_ratio": "float64", "delay_relative_error": "float64", "lower_ms": "float64",
+         "upper_ms": "float64"}
 _FLOAT_ENDINGS = ("_s", "_ms", "_mbps", "probability", "share", "index", "mean_len")
 _INT_ENDINGS = ("_bytes", "_packets", "count", "events")
 
@@ -188,6 +192,8 @@ class Results:
         self.params = params
         t = {name: _Table() for name in TABLES}
         t["series"] = _Table(["run_id", "flow_index", "flow", "t_s", "mbps"])
+        t["delay_histogram"] = _Table(["run_id", "flow_index", "flow", "lower_ms", "upper_ms",
+                                       "count"])
         t["cwnd"] = _Table(["run_id", "flow_index", "flow", "t_s", "cwnd_bytes",
                             "ssthresh_bytes"])
         t["queue_series"] = _Table(["run_id", "queue_index", "node", "t_s", "packets"])
@@ -238,6 +244,10 @@ class Results:
                     for s in item.get("series") or []:
                         t["series"].add({"run_id": r["run_id"], "flow_index": i, "flow": label,
                                          "t_s": s[0], "mbps": s[1]})
+                    for b in item.get("delay_histogram") or []:
+                        t["delay_histogram"].add({"run_id": r["run_id"], "flow_index": i,
+                                                  "flow": label, "lower_ms": b[0],
+                                                  "upper_ms": b[1], "count": b[2]})
                     tcp = item.get("tcp") if isinstance(item.get("tcp"), dict) else {}
                     for s in tcp.get("cwnd_trace") or []:
                         t["cwnd"].add({"run_id": r["run_id"], "flow_index": i, "flow": label,

@@ -1,4 +1,9 @@
 //! Per-run metrics and their JSON form (see docs/results.md).
+//!
+//! Per-flow delay statistics are streaming: a bounded [`sketch::DelaySketch`]
+//! and an RFC 3550 [`sketch::Jitter`] estimator take one update per
+//! delivered data packet; nothing is kept per packet.
+pub mod sketch;
 use crate::endpoints::{Endpoint, FlowKind, FlowRt};
 use crate::ledger::Ledger;
 use crate::link::LinkDir;
@@ -27,6 +32,14 @@ pub struct FlowStats {
     pub msdu_bytes: u64,
     delay_sum_ns: u128,
     delay_max_ns: u64,
+    /// One-way delays of the packets counted in `delivered`.
+    delay: sketch::DelaySketch,
+    /// RFC 3550 interarrival jitter over the same packets.
+    jitter: sketch::Jitter,
+    /// Data packets created at or after the warm-up.
+    pub window_generated: u64,
+    /// Of those, the ones delivered (counted once per arrival).
+    pub window_delivered: u64,
     /// Cumulative application bytes at each sample time.
     samples: Vec<(SimTime, u64)>,
     base: u64,
@@ -45,24 +58,51 @@ impl FlowStats {
             msdu_bytes: 0,
             delay_sum_ns: 0,
             delay_max_ns: 0,
+            delay: sketch::DelaySketch::new(),
+            jitter: sketch::Jitter::default(),
+            window_generated: 0,
+            window_delivered: 0,
             samples: Vec::new(),
             base: 0,
         }
     }
-    /// A UDP datagram was delivered (counted in rates if after warm-up).
-    pub fn on_delivered(&mut self, p: &Packet, now: SimTime, counted: bool) {
-        self.payload_bytes_total += p.payload_len as u64;
-        if counted {
-            self.on_data_arrival(p, now);
+    /// A data packet (UDP datagram, TCP segment with payload) was created
+    /// at `now`; the loss window starts at `warmup`.
+    pub fn on_generated(&mut self, now: SimTime, warmup: SimTime) {
+        self.generated += 1;
+        if now >= warmup {
+            self.window_generated += 1;
         }
     }
-    /// A data packet reached its destination (one-way delay sample).
-    pub fn on_data_arrival(&mut self, p: &Packet, now: SimTime) {
+    /// A UDP datagram was delivered (counted in rates if after warm-up).
+    pub fn on_delivered(&mut self, p: &Packet, now: SimTime, warmup: SimTime) {
+        self.payload_bytes_total += p.payload_len as u64;
+        if now >= warmup {
+            self.on_data_arrival(p, now, warmup);
+        }
+    }
+    /// A data packet reached its destination at or after the warm-up
+    /// (one-way delay sample).
+    pub fn on_data_arrival(&mut self, p: &Packet, now: SimTime, warmup: SimTime) {
         self.delivered += 1;
+        if p.created >= warmup {
+            self.window_delivered += 1;
+        }
         self.msdu_bytes += (LLC_SNAP_LEN + p.ip_len()) as u64;
         let d = now.saturating_since(p.created).as_nanos();
         self.delay_sum_ns += d as u128;
         self.delay_max_ns = self.delay_max_ns.max(d);
+        self.delay.insert(d);
+        self.jitter.on_arrival(p.created.as_nanos(), now.as_nanos());
+    }
+    /// The delay sketch (quantiles, histogram).
+    pub fn delay(&self) -> &sketch::DelaySketch {
+        &self.delay
+    }
+    /// `1 - window_delivered / window_generated`; `None` before any packet
+    /// of the window.
+    pub fn loss_ratio(&self) -> Option<f64> {
+        (self.window_generated > 0).then(|| 1.0 - self.window_delivered as f64 / self.window_generated as f64)
     }
     pub fn sample(&mut self, now: SimTime, cum: u64, is_base: bool) {
         if self.samples.last().map(|s| s.0) == Some(now) {
@@ -141,6 +181,15 @@ fn ssthresh_json(ssthresh: u64) -> Value {
     }
 }
 
+/// The stored histogram merges 4 sketch buckets into one: 16 per octave
+/// (each at most 1/16 of its lower bound wide), enough for a CDF and
+/// small beside the series.
+const HISTOGRAM_MERGE_BITS: u32 = 2;
+
+fn ms(ns: Option<f64>) -> Option<f64> {
+    ns.map(|x| x / 1e6)
+}
+
 fn flow_json(v: &RunView, f: &FlowRt, secs: f64) -> Value {
     let s = &f.stats;
     let mut j = json!({
@@ -152,6 +201,17 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64) -> Value {
         "bytes_delivered": s.final_bytes() - s.base,
         "mean_delay_ms": if s.delivered > 0 { s.delay_sum_ns as f64 / s.delivered as f64 / 1e6 } else { 0.0 },
         "max_delay_ms": s.delay_max_ns as f64 / 1e6,
+        "window_generated_packets": s.window_generated,
+        "window_delivered_packets": s.window_delivered,
+        "loss_ratio": s.loss_ratio(),
+        "delay_p50_ms": ms(s.delay.quantile(0.5)),
+        "delay_p90_ms": ms(s.delay.quantile(0.9)),
+        "delay_p99_ms": ms(s.delay.quantile(0.99)),
+        "delay_p999_ms": ms(s.delay.quantile(0.999)),
+        "delay_relative_error": sketch::RELATIVE_ERROR,
+        "jitter_ms": s.jitter.value_ns() / 1e6,
+        "delay_histogram": s.delay.histogram(HISTOGRAM_MERGE_BITS).iter()
+            .map(|&(lo, hi, n)| json!([lo as f64 / 1e6, hi as f64 / 1e6, n])).collect::<Vec<_>>(),
         "series": s.series(),
     });
     if let FlowKind::Tcp { sender, receiver, completed, start, .. } = &f.kind {

@@ -48,7 +48,7 @@ impl World {
                 };
                 self.ledger.deliver(p.id);
                 if p.payload_len > 0 && self.flows[fi].is_receiver(ep) && now >= self.warmup {
-                    self.flows[fi].stats.on_data_arrival(&p, now);
+                    self.flows[fi].stats.on_data_arrival(&p, now, self.warmup);
                 }
                 self.eps[ep].conn.on_segment(now, h, p.payload_len);
                 self.tcp_poll(now, ep);
@@ -134,6 +134,6 @@ impl World {
 /// duplicate delivery is a defect upstream, which the ledger reports).
 pub(super) fn udp_arrived(ledger: &mut Ledger, flows: &mut [FlowRt], warmup: SimTime, p: &Packet, now: SimTime) {
     if ledger.deliver(p.id) {
-        flows[p.flow.idx()].stats.on_delivered(p, now, now >= warmup);
+        flows[p.flow.idx()].stats.on_delivered(p, now, warmup);
     }
 }

@@ -135,7 +135,7 @@ impl World {
     pub(super) fn make_udp(&mut self, now: SimTime, fi: usize, msdu_bytes: u32) -> Packet {
         let id = self.ledger.generate();
         let f = &mut self.flows[fi];
-        f.stats.generated += 1;
+        f.stats.on_generated(now, self.warmup);
         let FlowKind::Udp { src_port, .. } = &f.kind else { unreachable!("UDP flow") };
         let ip = Ipv4Header::new(addr_of(f.src), addr_of(f.dst), PROTO_UDP);
         let payload = msdu_bytes - LLC_SNAP_LEN - 20 - 8;
@@ -150,7 +150,7 @@ impl World {
             let (node, fi) = (e.node, e.flow);
             let id = self.ledger.generate();
             if seg.payload_len > 0 {
-                self.flows[fi].stats.generated += 1;
+                self.flows[fi].stats.on_generated(now, self.warmup);
             }
             let p = Packet::new_tcp(id, FlowId(fi as u32), now, ip, seg.header, seg.payload_len);
             self.send_from(now, node, p);

@@ -1,0 +1,267 @@
+//! A streaming quantile sketch of one-way delays: a log-linear histogram
+//! with bounded memory and a stated relative error.
+//!
+//! A value `x` (integer nanoseconds) falls into a bucket found from its bits
+//! alone (no floating point, so the bucket of a value is the same on every
+//! platform): values below `2^M` (`M` = [`SUB_BITS`]) have a bucket each;
+//! above, each octave `[2^e, 2^(e+1))` is cut into `2^M` equal sub-buckets
+//! of width `2^(e-M)`. A bucket is reported by its midpoint, which is within
+//! `2^-(M+1)` of every value in it, relative to the value
+//! ([`RELATIVE_ERROR`], 0.78 % for `M` = 6; the relative-accuracy guarantee
+//! of DDSketch, Masson, Rim & Lee, VLDB 2019, with linear sub-buckets in
+//! place of a logarithmic index).
+//!
+//! Invariants: the counts are held densely between the lowest and the
+//! highest bucket seen, so memory is at most [`MAX_BUCKETS`] counters
+//! (30 KiB) whatever the number of samples; an insert allocates only when
+//! it widens that range (at most a few dozen times per flow), never per
+//! sample. A quantile is the midpoint of the bucket holding the sample of
+//! rank `floor(q (n - 1))` (0-based) of the sorted samples, so it is within
+//! [`RELATIVE_ERROR`] of that exact order statistic.
+
+/// Sub-bucket bits: `2^SUB_BITS` buckets per octave.
+pub const SUB_BITS: u32 = 6;
+const SUB: u64 = 1 << SUB_BITS;
+/// Highest relative error of a reported value: `2^-(SUB_BITS+1)`.
+pub const RELATIVE_ERROR: f64 = 1.0 / (2 * SUB) as f64;
+/// Number of distinct buckets over all of `u64`.
+pub const MAX_BUCKETS: usize = bucket_of(u64::MAX) + 1;
+
+/// The bucket of value `x`.
+pub const fn bucket_of(x: u64) -> usize {
+    if x < SUB {
+        return x as usize;
+    }
+    let e = 63 - x.leading_zeros(); // 2^e <= x < 2^(e+1), e >= SUB_BITS
+    let shift = e - SUB_BITS;
+    (((shift as u64 + 1) << SUB_BITS) + ((x >> shift) - SUB)) as usize
+}
+
+/// The values of bucket `i`: `[lower, lower + width)`.
+pub fn bucket_bounds(i: usize) -> (u64, u64) {
+    let i = i as u64;
+    if i < SUB {
+        return (i, 1);
+    }
+    let k = i >> SUB_BITS; // >= 1
+    let sub = i & (SUB - 1);
+    ((SUB + sub) << (k - 1), 1u64 << (k - 1))
+}
+
+/// The value reported for bucket `i`: its midpoint (its single value when
+/// its width is 1).
+pub fn bucket_value(i: usize) -> f64 {
+    let (lo, w) = bucket_bounds(i);
+    if w == 1 {
+        lo as f64
+    } else {
+        lo as f64 + w as f64 / 2.0
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct DelaySketch {
+    /// Index of `counts[0]`.
+    first: usize,
+    counts: Vec<u64>,
+    n: u64,
+}
+
+impl DelaySketch {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Number of samples.
+    pub fn count(&self) -> u64 {
+        self.n
+    }
+    /// Counters held (memory bound check).
+    pub fn buckets_held(&self) -> usize {
+        self.counts.len()
+    }
+    pub fn insert(&mut self, x: u64) {
+        let i = bucket_of(x);
+        if self.counts.is_empty() {
+            self.first = i;
+            self.counts.push(0);
+        } else if i < self.first {
+            let grow = self.first - i;
+            self.counts.splice(0..0, std::iter::repeat_n(0, grow));
+            self.first = i;
+        } else if i >= self.first + self.counts.len() {
+            self.counts.resize(i - self.first + 1, 0);
+        }
+        self.counts[i - self.first] += 1;
+        self.n += 1;
+    }
+    /// The value of rank `floor(q (n-1))` within [`RELATIVE_ERROR`];
+    /// `None` without samples.
+    pub fn quantile(&self, q: f64) -> Option<f64> {
+        if self.n == 0 {
+            return None;
+        }
+        let rank = (q.clamp(0.0, 1.0) * (self.n - 1) as f64).floor() as u64;
+        let mut seen = 0u64;
+        for (k, &c) in self.counts.iter().enumerate() {
+            seen += c;
+            if seen > rank {
+                return Some(bucket_value(self.first + k));
+            }
+        }
+        unreachable!("rank below the count")
+    }
+    /// Non-empty buckets merged `2^merge_bits` at a time (aligned, so an
+    /// octave splits into `2^(SUB_BITS - merge_bits)` parts): `(lower,
+    /// upper, count)` with values in `[lower, upper)`, ascending.
+    pub fn histogram(&self, merge_bits: u32) -> Vec<(u64, u64, u64)> {
+        let mut out: Vec<(u64, u64, u64)> = Vec::new();
+        let mut cur: Option<(usize, u64)> = None;
+        for (k, &c) in self.counts.iter().enumerate() {
+            if c == 0 {
+                continue;
+            }
+            let g = (self.first + k) >> merge_bits;
+            match &mut cur {
+                Some((cg, n)) if *cg == g => *n += c,
+                _ => {
+                    if let Some((cg, n)) = cur {
+                        out.push(group(cg, merge_bits, n));
+                    }
+                    cur = Some((g, c));
+                }
+            }
+        }
+        if let Some((cg, n)) = cur {
+            out.push(group(cg, merge_bits, n));
+        }
+        out
+    }
+}
+
+fn group(g: usize, merge_bits: u32, n: u64) -> (u64, u64, u64) {
+    let lo = bucket_bounds(g << merge_bits).0;
+    let (l, w) = bucket_bounds(((g + 1) << merge_bits) - 1);
+    (lo, l.saturating_add(w), n)
+}
+
+/// RFC 3550 interarrival jitter (section 6.4.1, appendix A.8): for
+/// consecutive arrivals, `D = (R_j - R_i) - (S_j - S_i)` is the difference
+/// of their transit times and `J += (|D| - J) / 16`. Send and receive times
+/// are the packet's creation at the source and its arrival at the
+/// destination, in nanoseconds (the RFC uses RTP timestamp units; the
+/// estimator is the same). Kept in `f64` rather than the appendix's scaled
+/// integer: the appendix's fixed point serves to avoid floating point in
+/// 1996 receivers, not to change the value.
+#[derive(Clone, Debug, Default)]
+pub struct Jitter {
+    last_transit: Option<i128>,
+    j: f64,
+}
+
+impl Jitter {
+    pub fn on_arrival(&mut self, sent_ns: u64, arrived_ns: u64) {
+        let transit = arrived_ns as i128 - sent_ns as i128;
+        if let Some(prev) = self.last_transit {
+            let d = (transit - prev).unsigned_abs() as f64;
+            self.j += (d - self.j) / 16.0;
+        }
+        self.last_transit = Some(transit);
+    }
+    /// The jitter estimate, in nanoseconds (0 before two arrivals).
+    pub fn value_ns(&self) -> f64 {
+        self.j
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn buckets_tile_u64() {
+        assert_eq!(MAX_BUCKETS, 3776);
+        // Consecutive buckets are contiguous, and every value maps back.
+        let mut next = 0u64;
+        for i in 0..MAX_BUCKETS {
+            let (lo, w) = bucket_bounds(i);
+            assert_eq!(lo, next, "bucket {i}");
+            assert_eq!(bucket_of(lo), i);
+            assert_eq!(bucket_of(lo + (w - 1)), i);
+            next = lo.wrapping_add(w);
+        }
+        assert_eq!(next, 0, "the last bucket ends at 2^64");
+    }
+
+    #[test]
+    fn midpoint_error_is_bounded() {
+        for i in 0..MAX_BUCKETS {
+            let (lo, w) = bucket_bounds(i);
+            let v = bucket_value(i);
+            for x in [lo, lo + (w - 1)] {
+                assert!((v - x as f64).abs() <= RELATIVE_ERROR * x as f64 + 1e-9 * v, "bucket {i} x {x}");
+            }
+        }
+    }
+
+    #[test]
+    fn memory_is_bounded() {
+        let mut s = DelaySketch::new();
+        let mut x = 1u64;
+        for _ in 0..1_000_000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s.insert(x >> (x % 64));
+        }
+        assert!(s.buckets_held() <= MAX_BUCKETS);
+        assert_eq!(s.count(), 1_000_000);
+        let h = s.histogram(2);
+        assert_eq!(h.iter().map(|b| b.2).sum::<u64>(), 1_000_000);
+        assert!(h.windows(2).all(|w| w[0].1 <= w[1].0));
+    }
+
+    proptest! {
+        #[test]
+        fn quantiles_match_an_exact_sort(
+            mut xs in prop::collection::vec(
+                prop_oneof![0u64..200, 1_000u64..50_000_000, 0u64..u64::MAX], 1..2000),
+            q in 0.0f64..=1.0,
+        ) {
+            let mut s = DelaySketch::new();
+            for &x in &xs {
+                s.insert(x);
+            }
+            xs.sort_unstable();
+            for q in [q, 0.5, 0.9, 0.99, 0.999, 0.0, 1.0] {
+                let exact = xs[(q * (xs.len() - 1) as f64).floor() as usize] as f64;
+                let est = s.quantile(q).unwrap();
+                prop_assert!((est - exact).abs() <= RELATIVE_ERROR * exact * (1.0 + 1e-12),
+                    "q {} exact {} est {}", q, exact, est);
+            }
+            let h = s.histogram(2);
+            prop_assert_eq!(h.iter().map(|b| b.2).sum::<u64>(), xs.len() as u64);
+        }
+    }
+
+    /// A hand-computed example: transit times 10, 12, 11, 15, 15 ms.
+    /// |D| = 2, 1, 4, 0 ms, so J = 2/16 = 0.125; 0.125 + (1 - 0.125)/16 =
+    /// 0.1796875; + (4 - 0.1796875)/16 = 0.418457...; + (0 - J)/16 =
+    /// 0.392303466796875 ms.
+    #[test]
+    fn jitter_by_hand() {
+        let mut j = Jitter::default();
+        let ms = 1_000_000u64;
+        for (k, transit) in [10u64, 12, 11, 15, 15].iter().enumerate() {
+            let sent = k as u64 * 20 * ms;
+            j.on_arrival(sent, sent + transit * ms);
+        }
+        let expect = {
+            let mut v = 0.0f64;
+            for d in [2.0, 1.0, 4.0, 0.0] {
+                v += (d - v) / 16.0;
+            }
+            v
+        };
+        assert!((expect - 0.392303466796875).abs() < 1e-15);
+        assert!((j.value_ns() / 1e6 - 0.392303466796875).abs() < 1e-12, "{}", j.value_ns());
+    }
+}
