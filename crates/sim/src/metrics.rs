@@ -3,6 +3,7 @@
 //! Per-flow delay statistics are streaming: a bounded [`sketch::DelaySketch`]
 //! and an RFC 3550 [`sketch::Jitter`] estimator take one update per
 //! delivered data packet; nothing is kept per packet.
+mod effective;
 pub mod sketch;
 use crate::endpoints::{Endpoint, FlowKind, FlowRt};
 use crate::ledger::Ledger;
@@ -327,6 +328,7 @@ pub fn collect(v: &RunView) -> RunResult {
             // APs' queues, then stations' queues that are not plain drop-tail.
             "queues": (0..v.bss.len()).filter(|&i| v.topo.is_ap(i) || v.wq[i].kind() != "drop-tail").map(|i| queue_json(v, i)).collect::<Vec<_>>(),
             "links": links,
+            "effective": effective::effective_json(v),
             "ledger": {
                 "generated": v.ledger.generated(),
                 "delivered": v.ledger.delivered,

@@ -1,0 +1,103 @@
+//! The configuration a run actually used, every default resolved: the
+//! PHY timing and MAC parameters of the BSS, each WLAN interface's queue
+//! discipline, and each TCP flow's connection settings as built (both
+//! ends). Written into the result as `effective`, so a stored run records
+//! the values behind its numbers even where the scenario left a key to its
+//! default (the scenario's own normalised form keeps such keys empty, as
+//! written; see docs/results.md).
+use super::RunView;
+use serde_json::{json, Value};
+use wifitcp_core::SimDur;
+use wifitcp_tcp::{DelayedAck, InitialWindow, RecvBuffer, TcpConfig};
+
+fn us(d: SimDur) -> f64 {
+    d.as_micros_f64()
+}
+
+fn ms(d: SimDur) -> f64 {
+    d.as_micros_f64() / 1e3
+}
+
+fn tcp_json(c: &TcpConfig, cc: &str) -> Value {
+    let iw = match c.initial_window {
+        InitialWindow::Rfc5681 => json!("rfc5681"),
+        InitialWindow::Rfc6928 => json!("rfc6928"),
+        InitialWindow::Segments(n) => json!(n),
+        #[allow(unreachable_patterns)]
+        other => json!(format!("{other:?}")),
+    };
+    let rwnd_bytes = match c.recv_buffer {
+        RecvBuffer::Bytes(b) => b,
+        RecvBuffer::Segments(n) => n as u64 * c.mss as u64,
+    };
+    let (dack_count, dack_ms) = match c.delayed_ack {
+        Some(DelayedAck { count, timeout, .. }) => (json!(count), json!(ms(timeout))),
+        None => (Value::Null, Value::Null),
+    };
+    json!({
+        "cc": cc,
+        "recovery": format!("{:?}", c.recovery).to_lowercase(),
+        "mss": c.mss,
+        "initial_window": iw,
+        "rwnd_bytes": rwnd_bytes,
+        "window_scaling": c.window_scaling,
+        "sack": c.sack,
+        "timestamps": c.timestamps,
+        "delayed_ack": c.delayed_ack.is_some(),
+        "delayed_ack_count": dack_count,
+        "delayed_ack_ms": dack_ms,
+        "min_rto_ms": ms(c.min_rto),
+        "max_rto_ms": ms(c.max_rto),
+        "initial_rto_ms": ms(c.initial_rto),
+        "clock_granularity_ms": ms(c.clock_granularity),
+        "syn_retries": c.syn_retries,
+        "max_retransmissions": c.max_retransmissions,
+        "dupthresh": c.dupthresh,
+        "limited_transmit": c.limited_transmit,
+        "nagle": c.nagle,
+    })
+}
+
+/// The `effective` object of a run's result (see the module docs; with
+/// `delayed_ack` off, its count and timer are null: they do not apply).
+pub fn effective_json(v: &RunView) -> Value {
+    let p = v.bss.macs[0].params();
+    let t = &p.timing;
+    let phy = json!({
+        "standard": serde_json::to_value(t.standard).unwrap_or(Value::Null),
+        "data_rate_mbps": t.data_rate.mbps(),
+        "control_rate_mbps": t.control_rate.mbps(),
+        "slot_us": us(t.slot),
+        "sifs_us": us(t.sifs),
+        "difs_us": us(t.difs),
+        "eifs_us": us(t.eifs),
+        "rx_phy_start_delay_us": us(t.rx_phy_start_delay),
+        "plcp_us_at_data_rate": us(t.plcp_time(t.data_rate)),
+        "ack_timeout_us": us(t.ack_timeout()),
+    });
+    let mac = json!({
+        "cw_min": p.cw_min,
+        "cw_max": p.cw_max,
+        "short_retry_limit": p.short_retry_limit,
+        "long_retry_limit": p.long_retry_limit,
+        "rts_threshold_bytes": p.rts_threshold,
+    });
+    let queues: Vec<Value> =
+        (0..v.bss.len()).map(|i| json!({"node": v.topo.nodes[i].name, "kind": v.wq[i].kind()})).collect();
+    let tcp: Vec<Value> = v
+        .flows
+        .iter()
+        .filter_map(|f| match &f.kind {
+            crate::endpoints::FlowKind::Tcp { sender, receiver, .. } => {
+                let (s, r) = (&v.eps[*sender].conn, &v.eps[*receiver].conn);
+                Some(json!({
+                    "flow": f.stats.name,
+                    "sender": tcp_json(s.config(), s.cc_name()),
+                    "receiver": tcp_json(r.config(), r.cc_name()),
+                }))
+            }
+            _ => None,
+        })
+        .collect();
+    json!({"phy": phy, "mac": mac, "wlan_queues": queues, "tcp": tcp})
+}
