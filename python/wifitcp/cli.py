@@ -114,7 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
     v = command("validate", "check every expanded run of a scenario")
     scenario_args(v)
 
-    c = command("compare", "simulation vs Bianchi DCF model, from a store")
+    c = command("compare", "simulation vs the analytical models (Bianchi's DCF; Pokhrel's "
+                            "fixed point and the Mathis/Padhye formulas where they apply)")
     c.add_argument("store", metavar="FILE.duckdb")
     c.add_argument("--scenario", help="only this scenario name")
     c.add_argument("--json", action="store_true", help="JSON lines instead of a table")
@@ -122,8 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
     e = command("export", "export a store as tidy tables (Parquet or CSV)")
     e.add_argument("store", metavar="FILE.duckdb")
     e.add_argument("--parquet", metavar="DIR",
-                   help="write DIR/<table>.parquet for runs, flows, series, cwnd, stations, "
-                        "queues, queue_series, links, failures (docs/results.md)")
+                   help="write DIR/<table>.parquet for runs, flows, series, delay_histogram, cwnd, "
+                        "stations, queues, queue_series, links, failures (docs/results.md)")
     e.add_argument("--csv", metavar="DIR", help="the same tables as DIR/<table>.csv")
     e.add_argument("--raw", action="store_true",
                    help="the store's own tables (JSON columns as text) instead of the tidy ones")
