@@ -67,11 +67,13 @@ def execute(scn: Scenario, items: Optional[list] = None, *, jobs: Optional[int] 
             dask: Any = None, store: Optional[Store] = None, rerun: bool = False,
             on_start: Optional[Callable[[int, int], None]] = None,
             on_outcome: Optional[Callable[[RunOutcome, Optional[int]], None]] = None,
-            on_progress: Optional[Callable] = None, pcap: Any = None) -> CampaignResult:
+            on_progress: Optional[Callable] = None, pcap: Any = None,
+            trace: Any = None) -> CampaignResult:
     """Validate, skip what the store has, run the rest, store each as it ends.
 
     ``pcap``: a directory; every run that runs writes one pcap file per
-    interface under it (`runner.pcap_dir`).
+    interface under it (`runner.pcap_dir`); ``trace``: likewise, the
+    per-packet trace (``packets.parquet``).
 
     ``on_start(n_to_run, n_skipped)`` is called before the first run;
     ``on_outcome(outcome, run_id)`` after each run is stored;
@@ -100,16 +102,18 @@ def execute(scn: Scenario, items: Optional[list] = None, *, jobs: Optional[int] 
     work = [(p.spec, p.config) for p in todo]
     with store.one_thread() if store is not None else contextlib.nullcontext():
         _run(res, by_index, work, version, stale, store, on_outcome,
-             jobs=jobs_for(scn, jobs), dask=dask_for(scn, dask), on_progress=on_progress, pcap=pcap)
+             jobs=jobs_for(scn, jobs), dask=dask_for(scn, dask), on_progress=on_progress, pcap=pcap,
+             trace=trace)
     res.outcomes.sort(key=lambda x: x[0].spec.index)
     return res
 
 
 def _run(res: CampaignResult, by_index: dict, work: list, version: str, stale: set,
          store: Optional[Store], on_outcome: Optional[Callable], jobs: int, dask: Any,
-         on_progress: Optional[Callable] = None, pcap: Any = None) -> None:
+         on_progress: Optional[Callable] = None, pcap: Any = None, trace: Any = None) -> None:
     """Run ``work``, store each outcome as it comes, append it to ``res``."""
-    for o in runner.run_all(work, jobs=jobs, dask=dask, on_progress=on_progress, pcap=pcap):
+    for o in runner.run_all(work, jobs=jobs, dask=dask, on_progress=on_progress, pcap=pcap,
+                            trace=trace):
         p = by_index[o.spec.index]
         if o.ok:
             got = o.result_version

@@ -106,6 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write each run's packets as pcap, one file per interface, into "
                         "DIR/<scenario>/run<index>-seed<seed>/ (802.11 with radiotap; "
                         "Ethernet on wired links)")
+    r.add_argument("--trace", metavar="DIR",
+                   help="write each run's per-packet trace (enqueue, dequeue, transmit, receive, "
+                        "drop) as DIR/<scenario>/run<index>-seed<seed>/packets.parquet")
     r.add_argument("--quiet", action="store_true", help="no progress, no table")
     r.add_argument("--flows", action="store_true", help="list every flow's goodput")
     r.add_argument("--compare", action="store_true",
@@ -225,7 +228,7 @@ def _open_store(path: str):
 
 def run_campaign(scn, items, *, out: Optional[str], jobs: Optional[int], dask,
                  replace: bool = False, rerun: bool = False, progress: bool = True,
-                 on_outcome=None, pcap: Optional[str] = None):
+                 on_outcome=None, pcap: Optional[str] = None, trace: Optional[str] = None):
     """Run (or resume) a campaign with a progress display; returns its result."""
     from . import campaign
     from .progress import Progress
@@ -251,7 +254,8 @@ def run_campaign(scn, items, *, out: Optional[str], jobs: Optional[int], dask,
             store.delete_scenario(scn.name)
         res = campaign.execute(scn, items, jobs=jobs, dask=dask, store=store, rerun=rerun,
                                on_start=on_start, on_outcome=outcome,
-                               on_progress=lambda spec, *p: bar.within(spec.label, *p), pcap=pcap)
+                               on_progress=lambda spec, *p: bar.within(spec.label, *p), pcap=pcap,
+                               trace=trace)
     finally:
         if bar is not None:
             bar.close()
@@ -287,6 +291,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     items = scn_mod.check_all(scn)  # all bad input is reported before any run starts
     if args.pcap is not None:
         _check_writable_dir(args.pcap, "--pcap")
+    if args.trace is not None:
+        _check_writable_dir(args.trace, "--trace")
     jobs = campaign.jobs_for(scn, args.jobs)
     dask = campaign.dask_for(scn, args.dask)
     out = None if args.no_store else (args.out or api.default_store_path(scn.name))
@@ -298,7 +304,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     version = core.version()
     res = run_campaign(scn, items, out=out, jobs=jobs, dask=dask, replace=args.replace,
                        rerun=args.rerun, progress=not (args.json or args.quiet),
-                       on_outcome=on_outcome, pcap=args.pcap)
+                       on_outcome=on_outcome, pcap=args.pcap, trace=args.trace)
     outcomes = [o for o, _ in res.outcomes]
     if args.json and res.skipped and out:
         # the runs the store already had: printed as stored (run order)

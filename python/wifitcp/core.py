@@ -52,14 +52,19 @@ def run(config: dict, seed: int) -> dict:
     return json.loads(impl().run(to_json(config), int(seed)))
 
 
-def run_text(config_json: str, seed: int, progress: Any = None, pcap: Any = None) -> str:
+def run_text(config_json: str, seed: int, progress: Any = None, pcap: Any = None,
+             trace: Any = None) -> str:
     """Run one scenario given as JSON text; returns the result JSON text.
 
     The core checks for signals (Ctrl-C raises KeyboardInterrupt within
     about 50 ms of wall time) and calls ``progress(sim_s, end_s, events,
     wall_s)``, if given, between chunks of the run. ``pcap``: a directory
-    the run writes one pcap file per interface into.
+    the run writes one pcap file per interface into; ``trace``: one it
+    writes its per-packet trace (``packets.csv``) into.
     """
+    if trace is not None:
+        return impl().run(config_json, int(seed), progress, None if pcap is None else str(pcap),
+                          str(trace))
     if pcap is not None:
         return impl().run(config_json, int(seed), progress, str(pcap))
     if progress is None:

@@ -187,7 +187,26 @@ def canonical_result(text: str) -> str:
     return _canonical(text)[1]
 
 
-def _execute(config_json: str, seed: int, progress: Any = None, pcap: Any = None) -> tuple:
+def trace_to_parquet(run_dir: str) -> None:
+    """Turn a run's ``packets.csv`` (the core's per-packet trace) into
+    ``packets.parquet`` with typed columns, and remove the CSV."""
+    import duckdb
+
+    csv = os.path.join(run_dir, "packets.csv")
+    pq = os.path.join(run_dir, "packets.parquet")
+    cols = ("{'time_s': 'DOUBLE', 'node': 'VARCHAR', 'iface': 'VARCHAR', 'event': 'VARCHAR', "
+            "'packet': 'UBIGINT', 'flow': 'INTEGER', 'size': 'INTEGER', 'reason': 'VARCHAR'}")
+    con = duckdb.connect()
+    try:
+        con.execute(f"COPY (SELECT * FROM read_csv('{csv}', header = true, columns = {cols})) "
+                    f"TO '{pq}' (FORMAT PARQUET)")
+    finally:
+        con.close()
+    os.remove(csv)
+
+
+def _execute(config_json: str, seed: int, progress: Any = None, pcap: Any = None,
+             trace: Any = None) -> tuple:
     """Worker body: one core run. Never raises (panics included).
 
     Returns ``(canonical result text, wall time, error, rows, version)``:
@@ -198,8 +217,11 @@ def _execute(config_json: str, seed: int, progress: Any = None, pcap: Any = None
     """
     t0 = time.perf_counter()
     try:
-        text = (core.run_text(config_json, seed) if progress is None and pcap is None
-                else core.run_text(config_json, seed, progress, pcap))
+        text = (core.run_text(config_json, seed)
+                if progress is None and pcap is None and trace is None
+                else core.run_text(config_json, seed, progress, pcap, trace))
+        if trace is not None:
+            trace_to_parquet(trace)
         wall = time.perf_counter() - t0
         try:
             result, text = _canonical(text)
@@ -301,7 +323,8 @@ def pcap_dir(base: Any, spec: RunSpec) -> Optional[str]:
 
 
 def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1,
-            dask: Any = None, on_progress: Any = None, pcap: Any = None) -> Iterator[RunOutcome]:
+            dask: Any = None, on_progress: Any = None, pcap: Any = None,
+            trace: Any = None) -> Iterator[RunOutcome]:
     """Run every (spec, normalised config); yield outcomes as they finish.
 
     With ``dask`` (an address, ``"local"``, a ``distributed.Client`` or a
@@ -313,12 +336,13 @@ def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1,
     of wall time, if given. Ctrl-C stops the runs under way within a
     fraction of a second (finished runs have been yielded already). With
     ``pcap`` (a directory) every run writes its packet captures into
-    `pcap_dir` (on the worker's file system, for dask).
+    `pcap_dir` (on the worker's file system, for dask); with ``trace`` its
+    per-packet trace (``packets.parquet``) likewise.
     """
     if dask is not None:
         from .dask_backend import run_dask
 
-        yield from run_dask(items, dask, jobs=jobs, pcap=pcap)
+        yield from run_dask(items, dask, jobs=jobs, pcap=pcap, trace=trace)
         return
     if jobs <= 1 or len(items) <= 1:
         for spec, config in items:
@@ -327,7 +351,8 @@ def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1,
                 def progress(sim_s, end_s, events, wall_s, spec=spec):
                     on_progress(spec, sim_s, end_s, events, wall_s)
             yield _outcome(spec, config, *_execute(core.to_json(spec.config), spec.seed,
-                                                   progress, pcap_dir(pcap, spec)))
+                                                   progress, pcap_dir(pcap, spec),
+                                                   pcap_dir(trace, spec)))
         return
     # Imported here: a single-process run (the CLI's common case) should not
     # pay for loading multiprocessing (about 60 ms of start-up).
@@ -341,7 +366,7 @@ def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1,
         with main_not_reimported():  # the pool starts its processes on submit
             for spec, config in items:
                 fut = pool.submit(_execute, core.to_json(spec.config), spec.seed, None,
-                                  pcap_dir(pcap, spec))
+                                  pcap_dir(pcap, spec), pcap_dir(trace, spec))
                 pending[fut] = (spec, config)
         try:
             # (as_completed waits on every future once; wait() in a loop would

@@ -47,12 +47,23 @@ fn check_config(py: Python<'_>, json: &str) -> PyResult<String> {
 /// 50 ms of wall time pending signals are handled (a KeyboardInterrupt
 /// stops the run) and `progress(sim_s, end_s, events, wall_s)` is called
 /// if given (an exception it raises stops the run and is re-raised).
-/// `pcap`: a directory to write one pcap file per interface into.
+/// `pcap`: a directory to write one pcap file per interface into;
+/// `trace`: a directory to write the per-packet trace (`packets.csv`) into.
 #[pyfunction]
-#[pyo3(signature = (json, seed, progress=None, pcap=None))]
-fn run(py: Python<'_>, json: &str, seed: u64, progress: Option<PyObject>, pcap: Option<String>) -> PyResult<String> {
+#[pyo3(signature = (json, seed, progress=None, pcap=None, trace=None))]
+fn run(
+    py: Python<'_>,
+    json: &str,
+    seed: u64,
+    progress: Option<PyObject>,
+    pcap: Option<String>,
+    trace: Option<String>,
+) -> PyResult<String> {
     let mut failure: Option<PyErr> = None;
-    let opts = api::RunOptions { pcap_dir: pcap.map(std::path::PathBuf::from) };
+    let opts = api::RunOptions {
+        pcap_dir: pcap.map(std::path::PathBuf::from),
+        trace_dir: trace.map(std::path::PathBuf::from),
+    };
     let got = py.allow_threads(|| {
         api::run_json_with(json, seed, &opts, api::CHUNK_WALL, |p| {
             Python::with_gil(|py| {

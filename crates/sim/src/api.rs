@@ -80,6 +80,8 @@ pub struct RunOptions {
     /// Write one pcap file per interface into this directory
     /// (`crate::capture`); results are the same with or without.
     pub pcap_dir: Option<std::path::PathBuf>,
+    /// Write the per-packet trace (`crate::trace`) into this directory.
+    pub trace_dir: Option<std::path::PathBuf>,
 }
 
 /// Run one scenario with one seed in chunks of simulated time, calling
@@ -112,6 +114,9 @@ pub fn run_json_with(
     let mut w = World::build(&s, seed).map_err(ApiError::Config)?;
     if let Some(dir) = &opts.pcap_dir {
         w.capture_to(dir).map_err(ApiError::Config)?;
+    }
+    if let Some(dir) = &opts.trace_dir {
+        w.trace_to(dir).map_err(ApiError::Config)?;
     }
     let end = w.end();
     let mut chunk = FIRST_CHUNK;

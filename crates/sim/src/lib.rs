@@ -14,6 +14,7 @@ pub mod link;
 pub mod metrics;
 pub mod tcpcfg;
 pub mod topology;
+pub mod trace;
 pub mod world;
 
 pub use config::Scenario;

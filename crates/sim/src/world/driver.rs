@@ -18,9 +18,28 @@ impl World {
     pub fn capture_to(&mut self, dir: &std::path::Path) -> Result<(), String> {
         let c = crate::capture::Capture::create(dir)?;
         let is_ap = (0..self.bss.len()).map(|i| self.topo.is_ap(i)).collect();
-        self.bss.set_tap(Some(c.wlan_tap(self.standard, is_ap)));
+        self.add_frame_tap(c.wlan_tap(self.standard, is_ap));
         self.capture = Some(c);
         Ok(())
+    }
+
+    /// Write the per-packet trace of the run into `dir/packets.csv` (see
+    /// `crate::trace`); call before stepping.
+    pub fn trace_to(&mut self, dir: &std::path::Path) -> Result<(), String> {
+        let names = self.topo.nodes.iter().map(|n| n.name.clone()).collect();
+        let t = crate::trace::PacketTrace::create(dir, names)?;
+        self.add_frame_tap(t.wlan_tap());
+        self.trace = Some(t);
+        Ok(())
+    }
+
+    /// Add a tap to the medium's (a capture and a trace may both listen).
+    fn add_frame_tap(&mut self, tap: Box<dyn wifitcp_wifi::medium::FrameTap>) {
+        let tap = match self.bss.take_tap() {
+            None => tap,
+            Some(old) => Box::new(crate::trace::Taps(vec![old, tap])),
+        };
+        self.bss.set_tap(Some(tap));
     }
 
     /// Install `agent` at `node`, after the node's other agents (see

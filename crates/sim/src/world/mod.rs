@@ -82,6 +82,8 @@ pub struct World {
     egress: Vec<Egress>,
     /// Packet capture (`capture_to`), off by default.
     capture: Option<crate::capture::Capture>,
+    /// Per-packet trace (`trace_to`), off by default.
+    trace: Option<crate::trace::PacketTrace>,
     /// Standard of the PHY (for the capture's radiotap headers).
     standard: wifitcp_wifi::phy::PhyStandard,
     /// Class of each BSS member as seen by the AP's queue discipline.
@@ -182,6 +184,7 @@ impl World {
             ingress: Default::default(),
             egress: Vec::new(),
             capture: None,
+            trace: None,
             standard: s.phy.standard,
             wq,
             ap_class: s.ap_classes(),
@@ -276,9 +279,14 @@ impl World {
     /// End the run at its end instant (events still queued after it are
     /// left undone), check its invariants and collect the metrics.
     pub fn finish(mut self, wall: std::time::Instant) -> Result<RunResult, String> {
-        if let Some(c) = self.capture.take() {
+        if self.capture.is_some() || self.trace.is_some() {
             drop(self.bss.take_tap());
+        }
+        if let Some(c) = self.capture.take() {
             c.finish()?;
+        }
+        if let Some(t) = self.trace.take() {
+            t.finish()?;
         }
         self.sample(self.end);
         for d in self.links.iter_mut().flatten() {
@@ -340,10 +348,15 @@ impl World {
                         let (p, next) = self.links[link][dir].arrive(now);
                         self.arm(self.link_timer[link][dir], next);
                         let (a, b) = self.topo.link_ends[link];
-                        if let Some(c) = &self.capture {
+                        if self.capture.is_some() || self.trace.is_some() {
                             let (from, to) = if dir == 0 { (a, b) } else { (b, a) };
-                            let iface = format!("link-{}-{}", self.topo.nodes[a].name, self.topo.nodes[b].name);
-                            c.wired(now, &iface, from, to, &p);
+                            let iface = self.link_name(link);
+                            if let Some(c) = &self.capture {
+                                c.wired(now, &iface, from, to, &p);
+                            }
+                            if let Some(t) = &self.trace {
+                                t.packet(now, to, &iface, "receive", &p, None);
+                            }
                         }
                         self.receive(now, if dir == 0 { b } else { a }, p);
                     }
@@ -358,7 +371,7 @@ impl World {
                     }
                     TimerOwner::Qdisc(sta) => {
                         self.wq[sta].on_timer(now, &mut self.dropped);
-                        self.flush_drops();
+                        self.flush_drops(sta);
                         self.feed(now, sta);
                         self.qdisc_timer(sta);
                     }
@@ -371,6 +384,9 @@ impl World {
             Ev::Ingress => {
                 let (_, node, mut p) = self.ingress.pop_front().expect("one ingress event per packet");
                 p.id = self.ledger.generate();
+                if let Some(t) = &self.trace {
+                    t.packet(now, node, "ingress", "receive", &p, None);
+                }
                 self.send_from(now, node, p);
             }
             Ev::Sample => {

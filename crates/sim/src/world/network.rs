@@ -8,7 +8,7 @@ impl World {
     /// A packet arrived at `node`: deliver it or forward it.
     pub(super) fn receive(&mut self, now: SimTime, node: usize, mut p: Packet) {
         let Some(dst) = self.topo.node_of(p.ip.dst) else {
-            self.ledger.drop(p.id, DropReason::NoRoute);
+            self.drop_packet(now, node, "", &p, DropReason::NoRoute);
             return;
         };
         if self.hooked[node] && !self.agents[node].is_empty() {
@@ -19,7 +19,7 @@ impl World {
                     return;
                 }
                 Verdict::Drop(r) => {
-                    self.ledger.drop(p.id, r);
+                    self.drop_packet(now, node, "", &p, r);
                     return;
                 }
             }
@@ -36,14 +36,14 @@ impl World {
         let fi = p.flow.idx();
         if fi >= self.flows.len() {
             // An injected packet of no simulated flow, for a simulated node.
-            self.ledger.drop(p.id, DropReason::NoReceiver);
+            self.drop_packet(now, node, "", &p, DropReason::NoReceiver);
             return;
         }
         match &p.l4 {
             Transport::Udp(_) => udp_arrived(&mut self.ledger, &mut self.flows, self.warmup, &p, now),
             Transport::Tcp(h) => {
                 let Some(&ep) = self.demux.get(&(node, h.dst_port)) else {
-                    self.ledger.drop(p.id, DropReason::NoReceiver);
+                    self.drop_packet(now, node, "", &p, DropReason::NoReceiver);
                     return;
                 };
                 self.ledger.deliver(p.id);
@@ -63,31 +63,62 @@ impl World {
         match self.topo.next_hop(node, dst) {
             Hop::Local => self.receive(now, node, p),
             Hop::Wlan { ra } => self.enqueue_wlan(now, node, p, ra),
-            Hop::Link { link, dir } => match self.links[link][dir].offer(now, p) {
-                Ok(Some(arrival)) => self.arm(self.link_timer[link][dir], Some(arrival)),
-                Ok(None) => {}
-                Err(p) => self.ledger.drop(p.id, DropReason::LinkQueueFull),
-            },
-            Hop::Unreachable => self.ledger.drop(p.id, DropReason::NoRoute),
+            Hop::Link { link, dir } => {
+                if let Some(t) = &self.trace {
+                    t.packet(now, node, &self.link_name(link), "enqueue", &p, None);
+                }
+                match self.links[link][dir].offer(now, p) {
+                    Ok(Some(arrival)) => self.arm(self.link_timer[link][dir], Some(arrival)),
+                    Ok(None) => {}
+                    Err(p) => {
+                        let iface = if self.trace.is_some() { self.link_name(link) } else { String::new() };
+                        self.drop_packet(now, node, &iface, &p, DropReason::LinkQueueFull)
+                    }
+                }
+            }
+            Hop::Unreachable => self.drop_packet(now, node, "", &p, DropReason::NoRoute),
         }
     }
 
     pub(super) fn enqueue_wlan(&mut self, now: SimTime, sta: usize, p: Packet, ra: usize) {
         let class = if self.topo.is_ap(sta) { self.ap_class[ra] } else { 0 };
+        if let Some(t) = &self.trace {
+            t.packet(now, sta, "wlan", "enqueue", &p, None);
+        }
         self.wq[sta].enqueue(now, Queued::new(p, ra as u32, class), &mut self.dropped);
-        self.flush_drops();
+        self.flush_drops(sta);
         self.feed(now, sta);
         self.qdisc_timer(sta);
     }
 
     #[inline]
-    pub(super) fn flush_drops(&mut self) {
+    /// The packets the queue discipline of `sta` just discarded.
+    pub(super) fn flush_drops(&mut self, sta: usize) {
         if self.dropped.is_empty() {
             return; // the common case, three times per forwarded packet
+        }
+        if let Some(t) = &self.trace {
+            for (p, r) in &self.dropped {
+                t.packet(self.q.now(), sta, "wlan", "drop", p, Some(*r));
+            }
         }
         for (p, r) in self.dropped.drain(..) {
             self.ledger.drop(p.id, r);
         }
+    }
+
+    /// Drop `p` at `node` (on `iface`, "" if none) for `reason`.
+    pub(super) fn drop_packet(&mut self, now: SimTime, node: usize, iface: &str, p: &Packet, reason: DropReason) {
+        if let Some(t) = &self.trace {
+            t.packet(now, node, iface, "drop", p, Some(reason));
+        }
+        self.ledger.drop(p.id, reason);
+    }
+
+    /// The file and trace name of wired link `link`.
+    pub(super) fn link_name(&self, link: usize) -> String {
+        let (a, b) = self.topo.link_ends[link];
+        format!("link-{}-{}", self.topo.nodes[a].name, self.topo.nodes[b].name)
     }
 
     pub(super) fn qdisc_timer(&mut self, sta: usize) {

@@ -36,6 +36,9 @@ impl World {
                 // counted: read where its transmitter holds it; anything
                 // else is copied and received (forwarded, or handed to TCP).
                 let p = self.bss.delivered(from, id);
+                if let Some(t) = &self.trace {
+                    t.packet(now, sta, "wlan", "receive", p, None);
+                }
                 if matches!(p.l4, Transport::Udp(_)) && self.topo.node_of(p.ip.dst) == Some(sta) && !self.hooked[sta] {
                     udp_arrived(&mut self.ledger, &mut self.flows, self.warmup, p, now);
                 } else {
@@ -43,7 +46,12 @@ impl World {
                     self.receive(now, sta, msdu);
                 }
             }
-            BssOutput::Dropped { id, reason, .. } => self.ledger.drop(id, reason),
+            BssOutput::Dropped { sta, id, reason } => {
+                if let Some(t) = &self.trace {
+                    t.row(now, sta, "wlan", "drop", id.0, None, None, Some(reason));
+                }
+                self.ledger.drop(id, reason)
+            }
             BssOutput::DiscardedAfterReceipt { .. } => self.ledger.late_drops += 1,
             BssOutput::Ready { sta } => self.feed(now, sta),
             BssOutput::Airtime { sta, peer, airtime } => {
@@ -65,8 +73,11 @@ impl World {
             return;
         }
         let item = self.wq[sta].dequeue(now, &mut self.dropped);
-        self.flush_drops();
+        self.flush_drops(sta);
         if let Some(it) = item {
+            if let Some(t) = &self.trace {
+                t.packet(now, sta, "wlan", "dequeue", &it.pkt, None);
+            }
             self.bss.give_msdu(now, sta, it.pkt, it.dest as usize, &mut self.out);
             self.qdisc_timer(sta);
             return;
@@ -98,6 +109,9 @@ impl World {
         let FlowKind::Udp { source, .. } = &mut self.flows[fi].kind else { unreachable!("a saturated UDP flow") };
         let msdu_bytes = source.fire(now).msdu_bytes;
         let p = self.make_udp(now, fi, msdu_bytes);
+        if let Some(t) = &self.trace {
+            t.packet(now, sta, "wlan", "dequeue", &p, None);
+        }
         match hop {
             Hop::Wlan { ra } => self.bss.give_msdu(now, sta, p, ra, &mut self.out),
             _ => self.send_from(now, sta, p),
