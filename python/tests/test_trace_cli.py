@@ -41,3 +41,14 @@ def test_trace_agrees_with_the_ledger_and_changes_nothing(tmp_path, capsys):
     # flow counts deliveries (none of its packets is delivered twice)
     got = q("select count(*) from T where node = 'server' and event = 'receive' and size > 52")[0][0]
     assert got >= plain["flows"][0]["packets_delivered"]
+
+
+@requires_core
+def test_unwritable_trace_directory_is_one_line_and_exit_2(tmp_path, capsys):
+    scn = tmp_path / "s.toml"
+    scn.write_text(SCN)
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    rc = main(["run", str(scn), "--no-store", "--trace", str(blocker / "sub")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and "--trace: cannot write there" in err[0], err
