@@ -77,3 +77,24 @@ def test_unwritable_pcap_directory_is_one_line_and_exit_2(tmp_path, capsys):
     rc = main(["run", str(scn), "--no-store", "--pcap", str(blocker / "sub")])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and "--pcap: cannot write there" in err[0], err
+
+
+@requires_core
+def test_a_full_disk_is_one_line_and_exit_2(tmp_path, capsys):
+    # The WLAN file of run 0 is /dev/full: every write fails with ENOSPC.
+    scn = tmp_path / "s.toml"
+    scn.write_text(SCN)
+    run0 = tmp_path / "caps" / "pcap-cli" / "run0-seed1"
+    run0.mkdir(parents=True)
+    (run0 / "wlan.pcap").symlink_to("/dev/full")
+    store = tmp_path / "r.duckdb"
+    rc = main(["run", str(scn), "--out", str(store), "--pcap", str(tmp_path / "caps"), "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2, err
+    errors = [l for l in err if l.startswith("error:")]
+    assert len(errors) == 1 and errors == err[-1:], err  # after the usual "N runs in ..." line
+    assert "--pcap:" in errors[0] and "No space left on device" in errors[0], err
+    # the other run finished and is kept
+    import duckdb
+    n = duckdb.connect(str(store), read_only=True).execute("select count(*) from runs").fetchone()[0]
+    assert n == 1

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -324,6 +325,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"{len(outcomes)} runs in {res.wall_s:.1f} s with {workers}{skipped}{where}",
           file=sys.stderr)
     failed = res.failed
+    for o in failed:
+        # A capture or trace that could not be written (a full disk) is an
+        # input/output problem of --pcap/--trace, not a failed simulation.
+        m = re.search(r"\b(pcap|trace): (.+?): (.+)$", o.error or "")
+        if m:
+            raise InputError(m.group(2), "", f"--{m.group(1)}: {m.group(3)} "
+                             f"(run {o.spec.label}; {len(outcomes) - len(failed)} other runs done"
+                             + (f", kept in {out})" if out else ")"))
     if failed:
         kept = " (recorded in the store's failures table)" if out else ""
         raise RunError(f"{len(failed)} of {len(outcomes)} runs failed{kept}; "
