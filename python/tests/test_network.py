@@ -70,3 +70,10 @@ def test_bad_input():
     net.finish()
     with pytest.raises(RuntimeError, match="finished"):
         net.step_until(0.1)
+
+
+def test_finish_runs_on_to_the_end():
+    whole = core.run(DOC, 2)
+    net = wifitcp.Network(DOC, seed=2)
+    net.step_until(0.25)
+    assert strip(net.finish()) == strip(whole)

@@ -10,7 +10,7 @@ steps and watch (or drop) the packets arriving at a node::
     net.on_packet("ap", lambda t, node, local, p: seen.append((t, p["size"])))
     net.step_until(0.5)          # seconds of simulated time
     net.now, len(seen)
-    result = net.finish()        # the same result dict as wifitcp.run's records
+    result = net.finish()        # runs on to the end: the same result as wifitcp.run's
 
 A callback is ``callback(t, node, local, packet)`` with the packet as a dict
 (``id``, ``flow``, ``src``, ``dst``, ``proto``, ``size``, ``payload``,
@@ -80,5 +80,7 @@ class Network:
         self._net.on_packet(node, callback)
 
     def finish(self) -> dict:
-        """Stop at the scenario's end and return the result (a dict)."""
+        """Run on to the scenario's end and return the result (a dict, the
+        same as a run's, whatever steps were taken)."""
+        self._net.step_until(self._net.end)
         return json.loads(self._net.finish())
