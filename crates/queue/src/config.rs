@@ -392,6 +392,21 @@ fn one_of<T: Copy>(field: &str, value: &str, options: &[(&str, T)]) -> Result<T,
 }
 
 impl QdiscConfig {
+    /// Every `kind` string, in the order of the enum (a new discipline adds
+    /// itself here and in [`QdiscConfig::kind`]; a test checks they agree).
+    pub const KINDS: [&'static str; 10] = [
+        "drop-tail",
+        "ack-first",
+        "keceli-sorted",
+        "keceli-grouped",
+        "pilosof",
+        "vbs",
+        "cake-ack",
+        "codel",
+        "fq-codel",
+        "airtime",
+    ];
+
     /// The `kind` string of this configuration.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -481,18 +496,7 @@ mod tests {
 
     #[test]
     fn every_kind_parses_with_defaults_and_builds() {
-        for kind in [
-            "drop-tail",
-            "ack-first",
-            "keceli-sorted",
-            "keceli-grouped",
-            "pilosof",
-            "vbs",
-            "cake-ack",
-            "codel",
-            "fq-codel",
-            "airtime",
-        ] {
+        for kind in QdiscConfig::KINDS {
             let cfg = parse(&format!(r#"{{"kind": "{kind}"}}"#)).unwrap();
             assert_eq!(cfg.kind(), kind);
             let q = build(&cfg, 50, &mut RngStream::derive(1, "q")).unwrap();
