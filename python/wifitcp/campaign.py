@@ -72,7 +72,7 @@ def execute(scn: Scenario, items: Optional[list] = None, *, jobs: Optional[int] 
     """Validate, skip what the store has, run the rest, store each as it ends.
 
     ``pcap``: a directory; every run that runs writes one pcap file per
-    interface under it (`runner.pcap_dir`); ``trace``: likewise, the
+    interface under it (`runner.run_dir`); ``trace``: likewise, the
     per-packet trace (``packets.parquet``).
 
     ``on_start(n_to_run, n_skipped)`` is called before the first run;

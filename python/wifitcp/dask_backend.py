@@ -139,7 +139,7 @@ def run_dask(items: Sequence[tuple], target: Any, jobs: Optional[int] = None,
              pcap: Any = None, trace: Any = None) -> Iterator:
     """Submit every run to the cluster; yield `RunOutcome`s as they finish
     (with ``pcap``, each writes its captures on its worker's file system)."""
-    from .runner import _execute, _outcome, pcap_dir
+    from .runner import _execute, _outcome, run_dir
 
     distributed = _import_distributed()
     if not items:
@@ -150,7 +150,7 @@ def run_dask(items: Sequence[tuple], target: Any, jobs: Optional[int] = None,
     try:
         for i, (spec, config) in enumerate(items):
             fut = client.submit(_execute, core.to_json(spec.config), spec.seed, None,
-                                pcap_dir(pcap, spec), pcap_dir(trace, spec),
+                                run_dir(pcap, spec), run_dir(trace, spec),
                                 key=f"wifitcp-{tag}-{i}", pure=False)
             futures[fut] = (spec, config)
         for fut in distributed.as_completed(list(futures)):

@@ -313,8 +313,8 @@ def _stop_pool(pool: Any) -> None:
             proc.kill()
 
 
-def pcap_dir(base: Any, spec: RunSpec) -> Optional[str]:
-    """Where run ``spec`` writes its pcap files under ``base``:
+def run_dir(base: Any, spec: RunSpec) -> Optional[str]:
+    """Where run ``spec`` writes its files (pcap, trace) under ``base``:
     ``BASE/<scenario>/run<index>-seed<seed>/`` (None without ``base``)."""
     if base is None:
         return None
@@ -336,7 +336,7 @@ def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1,
     of wall time, if given. Ctrl-C stops the runs under way within a
     fraction of a second (finished runs have been yielded already). With
     ``pcap`` (a directory) every run writes its packet captures into
-    `pcap_dir` (on the worker's file system, for dask); with ``trace`` its
+    `run_dir` (on the worker's file system, for dask); with ``trace`` its
     per-packet trace (``packets.parquet``) likewise.
     """
     if dask is not None:
@@ -351,8 +351,8 @@ def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1,
                 def progress(sim_s, end_s, events, wall_s, spec=spec):
                     on_progress(spec, sim_s, end_s, events, wall_s)
             yield _outcome(spec, config, *_execute(core.to_json(spec.config), spec.seed,
-                                                   progress, pcap_dir(pcap, spec),
-                                                   pcap_dir(trace, spec)))
+                                                   progress, run_dir(pcap, spec),
+                                                   run_dir(trace, spec)))
         return
     # Imported here: a single-process run (the CLI's common case) should not
     # pay for loading multiprocessing (about 60 ms of start-up).
@@ -366,7 +366,7 @@ def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1,
         with main_not_reimported():  # the pool starts its processes on submit
             for spec, config in items:
                 fut = pool.submit(_execute, core.to_json(spec.config), spec.seed, None,
-                                  pcap_dir(pcap, spec), pcap_dir(trace, spec))
+                                  run_dir(pcap, spec), run_dir(trace, spec))
                 pending[fut] = (spec, config)
         try:
             # (as_completed waits on every future once; wait() in a loop would

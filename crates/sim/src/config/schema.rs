@@ -136,22 +136,14 @@ const PHY_US: Option<(B, B)> = r(In(0.0), In(1e4));
 const DB: Option<(B, B)> = r(In(-300.0), In(300.0));
 const DBM: Option<(B, B)> = r(In(-200.0), In(90.0));
 
-/// Every `kind` of a queue discipline, then every `model` of a channel.
-pub const VARIANTS: &[&str] = &[
-    "drop-tail",
-    "ack-first",
-    "keceli-sorted",
-    "keceli-grouped",
-    "pilosof",
-    "vbs",
-    "cake-ack",
-    "codel",
-    "fq-codel",
-    "airtime",
-    "fixed",
-    "snr",
-    "threshold",
-];
+/// Every `model` of a channel (the queue disciplines' kinds are
+/// `QdiscConfig::KINDS`).
+pub const CHANNEL_MODELS: [&str; 3] = ["fixed", "snr", "threshold"];
+
+/// Whether `v` is a queue discipline's `kind` or a channel's `model`.
+fn is_variant(v: &str) -> bool {
+    wifitcp_queue::QdiscConfig::KINDS.contains(&v) || CHANNEL_MODELS.contains(&v)
+}
 
 const FQ: &[&str] = &["fq-codel", "airtime"];
 const CODEL_LIKE: &[&str] = &["codel", "fq-codel", "airtime"];
@@ -462,7 +454,7 @@ fn walk(v: &Value, path: &str, pattern: &str, variant: Option<&str>, tagged: Opt
                 }
                 let known = lookup(&pat, var);
                 if known.is_none() && tagged.is_some() {
-                    if let Some(kind) = variant.filter(|v| VARIANTS.contains(v)) {
+                    if let Some(kind) = variant.filter(|v| is_variant(v)) {
                         let keys = section_keys(pattern, kind);
                         let t = tagged.unwrap_or("kind");
                         return Err(if keys.len() <= 1 {
@@ -622,11 +614,11 @@ mod tests {
             ..Default::default()
         };
         add("tcp", None, j(&tcp));
-        for kind in &VARIANTS[..10] {
+        for kind in &QdiscConfig::KINDS {
             let q: QdiscConfig = serde_json::from_value(serde_json::json!({ "kind": kind })).unwrap();
             add("qdisc", Some(kind), j(&q));
         }
-        for model in &VARIANTS[10..] {
+        for model in &CHANNEL_MODELS {
             let c: ChannelConfig = serde_json::from_value(serde_json::json!({ "model": model })).unwrap();
             add("channel", Some(model), j(&c));
         }

@@ -23,8 +23,6 @@ fn tcp_json(c: &TcpConfig, cc: &str) -> Value {
         InitialWindow::Rfc5681 => json!("rfc5681"),
         InitialWindow::Rfc6928 => json!("rfc6928"),
         InitialWindow::Segments(n) => json!(n),
-        #[allow(unreachable_patterns)]
-        other => json!(format!("{other:?}")),
     };
     let rwnd_bytes = match c.recv_buffer {
         RecvBuffer::Bytes(b) => b,

@@ -54,10 +54,7 @@ impl World {
         let key = self.timers.register();
         self.agents[node].push((agent, key));
         self.update_hooked();
-        let wake = self.agents[node][k].0.next_wakeup().map(|t| t.max(self.q.now()));
-        if let Some((at, gen)) = self.timers.set(key, wake) {
-            self.q.push(at, Ev::Timer { key: key.0, gen }.code());
-        }
+        self.arm_agent(node, k);
         Ok(())
     }
 

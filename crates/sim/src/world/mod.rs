@@ -248,13 +248,21 @@ impl World {
     /// stops.
     pub fn step_until(&mut self, t: SimTime) {
         let until = t.min(self.end);
-        while let Some(at) = self.q.peek_time() {
-            if at > until {
-                break;
+        while self.step_one(until) {}
+    }
+
+    /// Handle the next event if it is due at or before `until`; whether
+    /// one was.
+    #[inline(always)]
+    fn step_one(&mut self, until: SimTime) -> bool {
+        match self.q.peek_time() {
+            Some(at) if at <= until => {
+                let (now, ev) = self.q.pop().expect("peeked");
+                self.dispatch(now, ev.ev());
+                self.drain_outputs();
+                true
             }
-            let (now, ev) = self.q.pop().expect("peeked");
-            self.dispatch(now, ev.ev());
-            self.drain_outputs();
+            _ => false,
         }
     }
 
@@ -264,13 +272,8 @@ impl World {
     pub fn step_until_at_most(&mut self, t: SimTime, max: u64) -> bool {
         let until = t.min(self.end);
         for _ in 0..max {
-            match self.q.peek_time() {
-                Some(at) if at <= until => {
-                    let (now, ev) = self.q.pop().expect("peeked");
-                    self.dispatch(now, ev.ev());
-                    self.drain_outputs();
-                }
-                _ => return false,
+            if !self.step_one(until) {
+                return false;
             }
         }
         self.q.peek_time().is_some_and(|at| at <= until)

@@ -154,10 +154,14 @@ impl World {
                 self.send_from(now, node, p);
             }
         }
+        self.arm_agent(node, k);
+    }
+
+    /// Arm agent `k` of `node` for its next wake-up (no earlier than now).
+    pub(super) fn arm_agent(&mut self, node: usize, k: usize) {
         let (agent, key) = &self.agents[node][k];
-        if let Some((at, gen)) = self.timers.set(*key, agent.next_wakeup()) {
-            self.q.push(at, Ev::Timer { key: key.0, gen }.code());
-        }
+        let (key, wake) = (*key, agent.next_wakeup().map(|t| t.max(self.q.now())));
+        self.arm(key, wake);
     }
 }
 

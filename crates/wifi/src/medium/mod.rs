@@ -644,9 +644,10 @@ impl Bss {
                     self.call(now, t, out, |m, mo| m.on_cca(now, true, mo));
                 }
             }
-        } else {
+        } else if self.air.len() == 1 {
+            // (one frame per station: a single frame is a single sender)
             let u = self.air[0].sender;
-            if u != s && self.air.iter().all(|a| a.sender == u) && !self.group.is_member(u) {
+            if u != s && !self.group.is_member(u) {
                 debug_assert!(self.solo.contains(&u), "a transmitting station is solo");
                 self.call(now, u, out, |m, mo| m.on_cca(now, true, mo));
             }
