@@ -5,3 +5,4 @@ pub mod channel;
 pub mod mac;
 pub mod medium;
 pub mod phy;
+pub mod rate;
