@@ -1,15 +1,16 @@
 //! Frame error models the medium applies to every frame (data and
 //! control) that did not collide; each model decides which kinds it hits.
 use crate::mac::{Frame, FrameKind, MacAddr};
-use wifitcp_core::RngStream;
+use wifitcp_core::{RngStream, SimTime};
 
-/// Probability that a frame (data or control) from `ta` to `ra` is
-/// received correctly when no collision occurs. May draw from `rng` (e.g.
+/// Probability that a frame (data or control) from `ta` to `ra`, ending at
+/// `now`, is received correctly when no collision occurs (`now` lets a
+/// model follow moving nodes). May draw from `rng` (e.g.
 /// shadowing). A model that spares a frame returns exactly 1.0 and draws
 /// nothing (the medium then draws nothing either), so sparing control
 /// frames leaves every draw as it was.
 pub trait FrameErrorModel {
-    fn success_prob(&mut self, ta: MacAddr, ra: MacAddr, frame: &Frame, rng: &mut RngStream) -> f64;
+    fn success_prob(&mut self, now: SimTime, ta: MacAddr, ra: MacAddr, frame: &Frame, rng: &mut RngStream) -> f64;
     /// Whether `success_prob` can be below 1 for a control frame; a model
     /// that says no is not asked about control frames (a shortcut: the
     /// answer would be 1, which draws nothing).
@@ -32,7 +33,7 @@ pub struct ChannelErrors {
 }
 
 impl FrameErrorModel for ChannelErrors {
-    fn success_prob(&mut self, ta: MacAddr, ra: MacAddr, f: &Frame, rng: &mut RngStream) -> f64 {
+    fn success_prob(&mut self, _now: SimTime, ta: MacAddr, ra: MacAddr, f: &Frame, rng: &mut RngStream) -> f64 {
         use crate::channel::{FrameKind as K, FrameTx, Mode};
         let mode = Mode::from_kbps(f.rate.0 * 100).unwrap_or(Mode::Ofdm6);
         let tx = FrameTx {
@@ -70,7 +71,7 @@ impl FixedPer {
 }
 
 impl FrameErrorModel for FixedPer {
-    fn success_prob(&mut self, ta: MacAddr, ra: MacAddr, f: &Frame, _rng: &mut RngStream) -> f64 {
+    fn success_prob(&mut self, _now: SimTime, ta: MacAddr, ra: MacAddr, f: &Frame, _rng: &mut RngStream) -> f64 {
         if f.kind != FrameKind::Data {
             return 1.0;
         }
@@ -126,7 +127,7 @@ mod tests {
     fn failure_rate(e: &mut ChannelErrors, f: &Frame, n: u32, rng: &mut RngStream) -> f64 {
         let fails = (0..n)
             .filter(|_| {
-                let p = e.success_prob(f.ta, f.ra, f, rng);
+                let p = e.success_prob(SimTime::ZERO, f.ta, f.ra, f, rng);
                 !rng.bernoulli(p)
             })
             .count();
@@ -148,7 +149,10 @@ mod tests {
         // 5 m: 38 dB above the threshold, no frame ever fails (and p is
         // exactly 1, so the medium draws nothing more).
         let mut e = errors(presets::janevski_petrov(), 5.0);
-        assert_eq!(e.success_prob(MacAddr(1), MacAddr(0), &frame(FrameKind::Ack, 14, 12), &mut rng), 1.0);
+        assert_eq!(
+            e.success_prob(SimTime::ZERO, MacAddr(1), MacAddr(0), &frame(FrameKind::Ack, 14, 12), &mut rng),
+            1.0
+        );
     }
 
     #[test]
@@ -158,8 +162,9 @@ mod tests {
         // 12 Mbit/s control-response rate almost never does.
         let mut e = errors(ChannelConfig::Snr(SnrConfig::default()), 56.0);
         let mut rng = RngStream::derive(3, "medium");
-        let data = 1.0 - e.success_prob(MacAddr(0), MacAddr(1), &frame(FrameKind::Data, 1500, 24), &mut rng);
-        let ack = 1.0 - e.success_prob(MacAddr(1), MacAddr(0), &frame(FrameKind::Ack, 14, 12), &mut rng);
+        let data =
+            1.0 - e.success_prob(SimTime::ZERO, MacAddr(0), MacAddr(1), &frame(FrameKind::Data, 1500, 24), &mut rng);
+        let ack = 1.0 - e.success_prob(SimTime::ZERO, MacAddr(1), MacAddr(0), &frame(FrameKind::Ack, 14, 12), &mut rng);
         assert!(data > 0.1, "data FER {data}");
         assert!(ack > 0.0 && ack < data / 100.0, "ACK FER {ack} vs data {data}");
     }
@@ -182,13 +187,13 @@ mod tests {
         let mut rng = RngStream::derive(3, "medium");
         let before = rng.clone().next_u64();
         let mut e = errors(cfg(FrameScope::Data), 10.0);
-        assert_eq!(e.success_prob(ack.ta, ack.ra, &ack, &mut rng), 1.0);
+        assert_eq!(e.success_prob(SimTime::ZERO, ack.ta, ack.ra, &ack, &mut rng), 1.0);
         assert_eq!(rng.clone().next_u64(), before, "a spared frame draws nothing");
         let mut e = errors(cfg(FrameScope::All), 10.0);
-        assert!((e.success_prob(ack.ta, ack.ra, &ack, &mut rng) - 0.75).abs() < 1e-12);
+        assert!((e.success_prob(SimTime::ZERO, ack.ta, ack.ra, &ack, &mut rng) - 0.75).abs() < 1e-12);
         for k in [FrameKind::Rts, FrameKind::Cts] {
             let f = Frame { kind: k, ..ack.clone() };
-            assert!((e.success_prob(f.ta, f.ra, &f, &mut rng) - 0.75).abs() < 1e-12);
+            assert!((e.success_prob(SimTime::ZERO, f.ta, f.ra, &f, &mut rng) - 0.75).abs() < 1e-12);
         }
     }
 }

@@ -438,7 +438,7 @@ impl Bss {
         let data = tx.frame.kind == FrameKind::Data;
         if ok_at_ra && (data || self.control_errors) {
             let rng = if data { &mut self.rng } else { &mut self.ctl_rng };
-            let p = self.errors.success_prob(tx.frame.ta, tx.frame.ra, &tx.frame, rng);
+            let p = self.errors.success_prob(now, tx.frame.ta, tx.frame.ra, &tx.frame, rng);
             if p < 1.0 && !rng.bernoulli(p) {
                 ok_at_ra = false;
                 if data {

@@ -547,7 +547,7 @@ struct LoseFirst {
 type AskLog = Rc<RefCell<Vec<(FrameKind, u32, u32, bool)>>>;
 
 impl FrameErrorModel for LoseFirst {
-    fn success_prob(&mut self, ta: MacAddr, ra: MacAddr, f: &Frame, _rng: &mut RngStream) -> f64 {
+    fn success_prob(&mut self, _now: SimTime, ta: MacAddr, ra: MacAddr, f: &Frame, _rng: &mut RngStream) -> f64 {
         let lost = f.kind == self.kind && self.lose > 0;
         if lost {
             self.lose -= 1;
@@ -686,11 +686,11 @@ fn fixed_per_spares_control_frames() {
         contended: true,
     };
     let ctl = |kind, ta: u32, ra: u32| Frame { kind, mpdu_bytes: 14, contended: false, ..data(ta, ra) };
-    assert!((m.success_prob(MacAddr(1), MacAddr(0), &data(1, 0), &mut rng) - 0.6).abs() < 1e-12);
-    assert!((m.success_prob(MacAddr(0), MacAddr(1), &data(0, 1), &mut rng) - 0.7).abs() < 1e-12);
+    assert!((m.success_prob(SimTime::ZERO, MacAddr(1), MacAddr(0), &data(1, 0), &mut rng) - 0.6).abs() < 1e-12);
+    assert!((m.success_prob(SimTime::ZERO, MacAddr(0), MacAddr(1), &data(0, 1), &mut rng) - 0.7).abs() < 1e-12);
     for k in [FrameKind::Ack, FrameKind::Rts, FrameKind::Cts] {
-        assert_eq!(m.success_prob(MacAddr(1), MacAddr(0), &ctl(k, 1, 0), &mut rng), 1.0);
-        assert_eq!(m.success_prob(MacAddr(0), MacAddr(1), &ctl(k, 0, 1), &mut rng), 1.0);
+        assert_eq!(m.success_prob(SimTime::ZERO, MacAddr(1), MacAddr(0), &ctl(k, 1, 0), &mut rng), 1.0);
+        assert_eq!(m.success_prob(SimTime::ZERO, MacAddr(0), MacAddr(1), &ctl(k, 0, 1), &mut rng), 1.0);
     }
 }
 
@@ -785,7 +785,7 @@ struct Pattern {
 }
 
 impl FrameErrorModel for Pattern {
-    fn success_prob(&mut self, _ta: MacAddr, _ra: MacAddr, _f: &Frame, _rng: &mut RngStream) -> f64 {
+    fn success_prob(&mut self, _now: SimTime, _ta: MacAddr, _ra: MacAddr, _f: &Frame, _rng: &mut RngStream) -> f64 {
         let lost = self.lost.get(self.next).copied().unwrap_or(false);
         self.next += 1;
         if lost {
