@@ -14,8 +14,8 @@
 //!   MCS's long-GI data rate (the N_ES column of Tables 19-27 to 19-34
 //!   follows this rule for every equal-modulation MCS; checked against
 //!   ns-3's tables by `ht_txtime_matches_ns3`).
-//! - HT-mixed TXTIME (19.4.3, eqs. 19-135/19-136): T_LEG_PREAMBLE (L-STF 8
-//!   + L-LTF 8 us) + T_L-SIG (4) + T_HT-SIG (8) + T_HT-STF (4) + N_LTF x
+//! - HT-mixed TXTIME (19.4.3): the sum of T_LEG_PREAMBLE (L-STF 8 us and
+//!   L-LTF 8 us), T_L-SIG (4), T_HT-SIG (8), T_HT-STF (4) and N_LTF times
 //!   T_HT-LTF (4), N_LTF = 1, 2, 4, 4 for 1-4 streams (Table 19-13, no
 //!   extension LTFs, no STBC); then N_SYM = ceil((8 L + 16 + 6 N_ES) /
 //!   N_DBPS) data symbols of T_SYM; with the short GI the data field lasts
