@@ -9,6 +9,7 @@
 //! Invariants: a MAC transmits only at an instant the caller woke it for; it
 //! holds at most one MSDU in service (head of line); every MSDU given to it
 //! leaves as exactly one of `Acked`, `Dropped` or `Sent` (no ACK expected).
+pub mod blockack;
 pub mod dcf;
 pub mod frame;
 
