@@ -11,6 +11,7 @@
 //! leaves as exactly one of `Acked`, `Dropped` or `Sent` (no ACK expected).
 pub mod blockack;
 pub mod dcf;
+pub mod edca;
 pub mod frame;
 
 pub use dcf::{CsView, Dcf, DcfParams, MacCounters};
