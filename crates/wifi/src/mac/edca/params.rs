@@ -83,8 +83,9 @@ impl EdcaSet {
     pub fn default_for(a_cw_min: u32, a_cw_max: u32, dsss: bool) -> EdcaSet {
         let us = SimDur::from_micros;
         let (vi_txop, vo_txop) = if dsss { (us(6016), us(3264)) } else { (us(3008), us(1504)) };
-        let half = (a_cw_min + 1) / 2 - 1;
-        let quarter = (a_cw_min + 1) / 4 - 1;
+        // (aCWmin + 1) / 2 - 1 and (aCWmin + 1) / 4 - 1 in the table.
+        let half = a_cw_min.div_ceil(2) - 1;
+        let quarter = a_cw_min.div_ceil(4) - 1;
         EdcaSet([
             EdcaParams { aifsn: 7, cw_min: a_cw_min, cw_max: a_cw_max, txop_limit: SimDur::ZERO },
             EdcaParams { aifsn: 3, cw_min: a_cw_min, cw_max: a_cw_max, txop_limit: SimDur::ZERO },
