@@ -5,9 +5,9 @@
 //!
 //! Model choices (each a deviation from a real receiver, stated):
 //! - Es/N0 per data subcarrier: the SNR over the channel width W (20 or 40
-//!   MHz) spread over N_ST subcarriers of 312.5 kHz: 56 at 20 MHz (52 data
-//!   + 4 pilots), 114 at 40 MHz (108 + 6), Table 19-6; so Es/N0 = SNR x W /
-//!   (N_ST x 312.5 kHz).
+//!   MHz) spread over N_ST subcarriers of 312.5 kHz, 56 at 20 MHz (52 data
+//!   and 4 pilots) and 114 at 40 MHz (108 and 6), Table 19-6; so Es/N0 =
+//!   SNR x W / (N_ST x 312.5 kHz).
 //! - N_SS spatial streams share the transmit power equally and are
 //!   separated without loss or gain (one receive chain per stream, no
 //!   diversity, no inter-stream interference): each stream sees SNR / N_SS.
