@@ -27,6 +27,8 @@ double g_t1 = 0;
 uint64_t g_rx = 0;
 uint64_t g_ppdus = 0;
 uint64_t g_mpdus = 0;
+uint64_t g_bars = 0;
+uint64_t g_mpduBytes = 0;
 std::set<std::string> g_respModes;
 
 bool
@@ -48,6 +50,14 @@ PsduTxBegin(WifiConstPsduMap psdus, WifiTxVector txv, double)
             {
                 ++g_ppdus;
                 g_mpdus += kv.second->GetNMpdus();
+                g_mpduBytes += kv.second->GetSize();
+            }
+        }
+        else if (h.IsBlockAckReq())
+        {
+            if (InWindow())
+            {
+                ++g_bars;
             }
         }
         else if (h.IsBlockAck() || h.IsAck())
@@ -186,7 +196,7 @@ main(int argc, char* argv[])
               << ",\"throughput_mbps\":" << bench::Num(g_rx * msdu * 8.0 / duration / 1e6, 4)
               << ",\"ppdus\":" << g_ppdus << ",\"mpdus_per_ppdu\":"
               << bench::Num(g_ppdus ? double(g_mpdus) / g_ppdus : 0, 3)
-              << ",\"response_modes\":" << bench::Str(resp) << ",\"events\":" << Simulator::GetEventCount()
+              << ",\"block_ack_reqs\":" << g_bars << ",\"response_modes\":" << bench::Str(resp) << ",\"events\":" << Simulator::GetEventCount()
               << ",\"run_wall_s\":" << bench::Num(wallRun, 3)
               << ",\"wall_s\":" << bench::Num(bench::WallNow() - wall0, 3) << "}" << std::endl;
     Simulator::Destroy();
