@@ -56,6 +56,8 @@
 //! against).
 mod errors;
 mod group;
+#[cfg(test)]
+mod trait_tests;
 
 pub use errors::{ChannelErrors, FixedPer, FrameErrorModel};
 
