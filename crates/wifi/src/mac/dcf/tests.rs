@@ -65,6 +65,7 @@ fn params(rts: u32) -> DcfParams {
         busy_slot_counts: false,
         eifs_after_timeout: false,
         backoff_on_idle_access: false,
+        ack_policy: AckPolicy::Normal,
     }
 }
 
@@ -1008,4 +1009,42 @@ fn rate_control_chooses_each_attempts_rate_and_hears_its_outcome() {
         ]
     );
     assert!(out.iter().any(|o| matches!(o, MacOutput::Acked(PacketId(1)))));
+}
+
+#[test]
+fn no_ack_frames_get_no_ack_and_the_next_frame_follows_difs_and_a_backoff() {
+    let mut p = params(u32::MAX);
+    p.ack_policy = AckPolicy::NoAck;
+    let mut d = Dcf::new(MacAddr(1), p.clone(), RngStream::derive(1, "mac/1"));
+    let mut out = vec![];
+    d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
+    d.on_wake(us(5), &mut out);
+    let f = started(&out).expect("transmits at DIFS").clone();
+    // QoS Data, 2 bytes longer than the 100-byte Data frame (9.3.2.1).
+    assert_eq!((f.kind, f.mpdu_bytes, f.airtime), (FrameKind::QosData, 102, SimDur::from_micros(102)));
+    assert_eq!(f.duration, SimDur::ZERO, "no response follows");
+    assert_eq!(f.mpdus.first().unwrap().ack, AckPolicy::NoAck);
+    out.clear();
+    d.on_tx_end(us(107), &mut out);
+    assert!(matches!(out[..], [MacOutput::Acked(PacketId(1)), MacOutput::Ready]), "{out:?}");
+    assert_eq!(d.counters.successes, 1);
+    // The next MSDU waits DIFS and a fresh backoff from the frame's end, no
+    // ACK timeout, no SIFS + ACK.
+    let k = d.backoff.expect("post-backoff") as u64;
+    d.start_msdu(us(107), pkt(2), MacAddr(0), &mut out);
+    assert_eq!(d.next_wakeup(), us(107 + 5 + k));
+    assert_eq!(d.cw, 15);
+
+    // The receiver delivers and schedules nothing.
+    let mut r = Dcf::new(MacAddr(0), p, RngStream::derive(1, "mac/0"));
+    let mut rout = vec![];
+    r.on_cca(us(5), true, &mut rout);
+    let mut g = f.clone();
+    g.mpdus.first_mut().unwrap().fcs_ok = true;
+    r.on_rx_end(us(107), &mut g, true, &mut rout);
+    r.on_cca(us(107), false, &mut rout);
+    assert!(matches!(&rout[..], [MacOutput::Deliver { pkt, .. }] if pkt.id == PacketId(1)), "{rout:?}");
+    assert_eq!(r.next_wakeup(), SimTime::NEVER, "no ACK after SIFS");
+    // A No Ack frame lost on the channel is simply lost: no retransmission.
+    assert_eq!(d.counters.retries, 0);
 }
