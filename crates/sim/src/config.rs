@@ -315,9 +315,8 @@ pub struct MacConfig {
     /// Ack policy of every station's data frames: "normal" (default:
     /// acknowledged non-QoS Data, retransmitted up to the retry limits) or
     /// "noack" (QoS Data with the No Ack policy, 9.2.4.5.4: no ACK, no
-    /// retransmission, 26-byte header). Written to results only when not
-    /// "normal".
-    #[serde(default, skip_serializing_if = "AckPolicyConfig::is_normal")]
+    /// retransmission, 26-byte header).
+    #[serde(default)]
     pub ack_policy: AckPolicyConfig,
 }
 fn yes() -> bool {
@@ -331,12 +330,6 @@ pub enum AckPolicyConfig {
     Normal,
     #[serde(rename = "noack")]
     NoAck,
-}
-
-impl AckPolicyConfig {
-    fn is_normal(&self) -> bool {
-        *self == AckPolicyConfig::Normal
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
