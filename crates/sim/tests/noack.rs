@@ -71,3 +71,29 @@ fn noack_with_rts_cts_is_a_config_error() {
     s["mac"]["rts_threshold_bytes"] = json!(65535);
     assert!(matches!(run_json(&s.to_string(), 1), Err(ApiError::Config(m)) if m.contains("ack_policy")));
 }
+
+/// The bystander group reproduces stations stepped one by one with No Ack
+/// frames too (Duration 0, no response, exchanges that end with the frame),
+/// with collisions and channel errors.
+#[test]
+fn noack_results_are_the_same_with_and_without_the_bystander_group() {
+    let mut runs = vec![];
+    for g in [true, false] {
+        let s = json!({
+            "scenario": {"name": "noack-group", "duration_s": 3.0},
+            "phy": {"standard": "802.11b", "data_rate_mbps": 11.0},
+            "mac": {"ack_policy": "noack", "group_bystanders": g},
+            "wlan": {"stations": 8, "per_uplink": 0.05, "per_downlink": 0.05},
+            "traffic": [
+                {"name": "sat", "kind": "udp", "pattern": "saturated", "direction": "uplink", "peer": "ap"},
+                {"name": "down", "kind": "udp", "pattern": "saturated", "direction": "downlink", "peer": "ap",
+                 "stations": [1, 2]}
+            ]
+        });
+        let mut r = run(&s);
+        assert!(r["ledger"]["dropped"]["noack_lost"].as_u64().unwrap() > 100);
+        r.as_object_mut().unwrap().remove("wall_time_s");
+        runs.push(r.to_string());
+    }
+    assert_eq!(runs[0], runs[1], "grouping changed the results");
+}
