@@ -158,9 +158,24 @@ pub struct MacConfig {
     /// (false: the reference the tests compare against).
     #[serde(default = "yes")]
     pub group_bystanders: bool,
+    /// Ack policy of every station's data frames: "normal" (default:
+    /// acknowledged non-QoS Data, retransmitted up to the retry limits) or
+    /// "noack" (QoS Data with the No Ack policy, 9.2.4.5.4: no ACK, no
+    /// retransmission, 26-byte header).
+    #[serde(default)]
+    pub ack_policy: AckPolicyConfig,
 }
 fn yes() -> bool {
     true
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum AckPolicyConfig {
+    #[default]
+    Normal,
+    #[serde(rename = "noack")]
+    NoAck,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -211,6 +226,7 @@ impl Default for MacConfig {
             collision_restart: CollisionRestart::AckTimeoutDifs,
             idle_access: IdleAccess::Immediate,
             group_bystanders: true,
+            ack_policy: AckPolicyConfig::Normal,
         }
     }
 }
@@ -453,6 +469,12 @@ impl Scenario {
             return Err(format!(
                 "mac.long_retry_limit: transmission attempts, must be 1..=255, got {}",
                 self.mac.long_retry_limit
+            ));
+        }
+        if self.mac.ack_policy == AckPolicyConfig::NoAck && self.mac.rts_threshold_bytes < 65535 {
+            return Err(format!(
+                "mac.ack_policy: \"noack\" sends no RTS/CTS, but mac.rts_threshold_bytes = {} requests it (65535: off)",
+                self.mac.rts_threshold_bytes
             ));
         }
         if self.mac.queue_packets == 0 || self.mac.queue_packets > 1_000_000 {

@@ -76,6 +76,7 @@ static HEAD: &[Key] = &[
     k("mac.collision_restart", Str, "\"ack-timeout-difs\"", None, "", "\"ack-timeout-difs\" or \"eifs\"."),
     k("mac.idle_access", Str, "\"immediate\"", None, "", "\"immediate\" or \"backoff\" (ns-2)."),
     k("mac.group_bystanders", Bool, "true", None, "", "Engine option; no effect on results."),
+    k("mac.ack_policy", Str, "\"normal\"", None, "", "\"normal\" or \"noack\" (QoS No Ack, no RTS/CTS)."),
     // [wlan]
     k("wlan.stations", Int, "required", r(In(1.0), In(100000.0)), "stations", "Stations of the WLAN."),
     k("wlan.per_uplink", Float, "0.0", PROB, "", "Error probability of data frames to the AP."),
