@@ -175,6 +175,20 @@ proc sample_cwnd {} {
     $ns at [expr {[$ns now] + 0.1}] "sample_cwnd"
 }
 $ns at $opt(warmup) "sample_cwnd"
+# Vegas: flow 0's latest per-segment RTT sample (v_rtt_) every 1 ms from 5 s into
+# the measured window, for its minimum and mean (the spread the MAC adds to RTT).
+set vrtt_n 0; set vrtt_sum 0.0; set vrtt_min 1e9
+proc sample_vrtt {} {
+    global ns tcp vrtt_n vrtt_sum vrtt_min
+    set r [$tcp(0) set v_rtt_]
+    if {$r > 0} {
+        incr vrtt_n
+        set vrtt_sum [expr {$vrtt_sum + $r}]
+        if {$r < $vrtt_min} { set vrtt_min $r }
+    }
+    $ns at [expr {[$ns now] + 0.001}] "sample_vrtt"
+}
+if {$opt(agent) eq "Vegas"} { $ns at [expr {$opt(warmup) + 5.0}] "sample_vrtt" }
 set ack0 {}
 proc mark_start {} {
     global tcp opt ack0
@@ -188,7 +202,7 @@ proc errors_on {} {
 $ns at $opt(warmup) "errors_on"
 
 proc finish {} {
-    global ns opt tcp tf tracePath wall0 cwnd0 ack0 BS
+    global ns opt tcp tf tracePath wall0 cwnd0 ack0 BS vrtt_n vrtt_sum vrtt_min
     set gput {}; set rto {}; set rexmit {}; set total 0.0
     for {set i 0} {$i < $opt(n)} {incr i} {
         set a0 [lindex $ack0 $i]
@@ -206,8 +220,13 @@ proc finish {} {
     set drops [exec awk "\$1==\"D\" && \$3==\"$bs\" && \$4==\"IFQ\" {d++} END {printf \"%d\", d}" $tracePath]
     file delete $tracePath
     set wall [expr {([clock clicks -milliseconds] - $wall0) / 1000.0}]
-    puts [format {{"sim":"ns-2","version":"2.35","agent":"%s","n":%d,"ap_queue":%d,"sim_time_s":%.3f,"per_down":%s,"goodput_mbps":%s,"aggregate_mbps":%.4f,"rto_events":%s,"retransmitted_segments":%s,"ap_queue_drops":%d,"cwnd_every_s":0.1,"cwnd0_segments":%s,"wall_s":%.3f}} \
-        $opt(agent) $opt(n) $opt(ifq) $opt(simtime) $opt(per_down) [json_list $gput] $total \
+    set vr "null"
+    if {$vrtt_n > 0} {
+        set vr [format {{"samples":%d,"min_ms":%.3f,"mean_ms":%.3f}} $vrtt_n [expr {$vrtt_min * 1e3}] \
+            [expr {$vrtt_sum / $vrtt_n * 1e3}]]
+    }
+    puts [format {{"sim":"ns-2","version":"2.35","vegas_rtt0":%s,"agent":"%s","n":%d,"ap_queue":%d,"sim_time_s":%.3f,"per_down":%s,"goodput_mbps":%s,"aggregate_mbps":%.4f,"rto_events":%s,"retransmitted_segments":%s,"ap_queue_drops":%d,"cwnd_every_s":0.1,"cwnd0_segments":%s,"wall_s":%.3f}} \
+        $vr $opt(agent) $opt(n) $opt(ifq) $opt(simtime) $opt(per_down) [json_list $gput] $total \
         [json_list $rto %d] [json_list $rexmit %d] $drops [json_list $cwnd0 %.1f] $wall]
     exit 0
 }
