@@ -41,7 +41,7 @@ array set opt {
 }
 parse_args opt $argv
 if {$opt(agent) ne "Newreno" && $opt(agent) ne "Vegas"} {
-    puts stderr "agent must be Newreno or Vegas"
+    puts stderr "error: cc-download.tcl: agent: must be Newreno or Vegas"
     exit 2
 }
 set wall0 [clock clicks -milliseconds]
