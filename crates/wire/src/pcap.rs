@@ -240,19 +240,34 @@ impl PcapTap {
         buf.clear();
         let rl = radio.header_len();
         buf.resize(rl, 0);
-        radio
+        let snap = self.snap;
+        let r = radio
             .emit(&mut RadiotapHeader::new_unchecked(&mut buf[..]))
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
-        let whole = rl + sim_bytes::wlan_data_frame_into(p, hop, self.snap, &mut buf);
-        let r = self.file(iface, IfaceKind::Wlan).and_then(|w| w.write_record_of(at, &buf, whole));
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))
+            .and_then(|_| {
+                let whole = rl + sim_bytes::wlan_data_frame_into(p, hop, snap, &mut buf);
+                self.file(iface, IfaceKind::Wlan).and_then(|w| w.write_record_of(at, &buf, whole))
+            });
         self.buf = buf;
         r
     }
 
     /// Record a control frame (Ack, RTS, CTS, CF-End).
     pub fn wlan_control(&mut self, at: SimTime, iface: &str, radio: &RadiotapRepr, c: &ControlFrame) -> io::Result<()> {
-        let frame = sim_bytes::wlan_control_frame(c);
-        self.wlan_bytes(at, iface, radio, &frame)
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        let rl = radio.header_len();
+        buf.resize(rl, 0);
+        let r = radio
+            .emit(&mut RadiotapHeader::new_unchecked(&mut buf[..]))
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))
+            .and_then(|_| {
+                sim_bytes::wlan_control_frame_into(c, &mut buf);
+                self.file(iface, IfaceKind::Wlan)
+            })
+            .and_then(|w| w.write_record(at, &buf));
+        self.buf = buf;
+        r
     }
 
     /// Record an 802.11 frame given as bytes (FCS included when `radio`'s

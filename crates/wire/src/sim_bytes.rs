@@ -351,15 +351,32 @@ pub struct ControlFrame {
 
 /// The bytes (with FCS) of a control frame.
 pub fn wlan_control_frame(c: &ControlFrame) -> Vec<u8> {
+    let mut v = Vec::new();
+    wlan_control_frame_into(c, &mut v);
+    v
+}
+
+/// Append the bytes (with FCS) of a control frame to `out`; returns their
+/// length.
+pub fn wlan_control_frame_into(c: &ControlFrame, out: &mut Vec<u8>) -> usize {
+    let r = control_repr(c);
+    let at = out.len();
+    out.resize(at + r.buffer_len(), 0);
+    r.emit(&mut w::MacFrame::new_unchecked(&mut out[at..])).expect("control frame encodes");
+    let c = crate::codec::crc32(&out[at..]);
+    out.extend_from_slice(&c.to_le_bytes());
+    out.len() - at
+}
+
+fn control_repr(c: &ControlFrame) -> MacFrameRepr {
     let (f, dur) = (FcFlags(0), duration_field(c.duration));
     let (ta, ra) = (MacAddress::from_index(c.ta), MacAddress::from_index(c.ra));
-    let r = match c.kind {
+    match c.kind {
         Control::Ack => MacFrameRepr::Ack { flags: f, duration: dur, ra },
         Control::Cts => MacFrameRepr::Cts { flags: f, duration: dur, ra },
         Control::Rts => MacFrameRepr::Rts { flags: f, duration: dur, ra, ta },
         Control::CfEnd => MacFrameRepr::CfEnd { flags: f, duration: 0, ra: MacAddress::BROADCAST, bssid: ta },
-    };
-    r.to_bytes(None, true).expect("control frame encodes")
+    }
 }
 
 /// An Ethernet II frame carrying `p` between stations `src` and `dst`
