@@ -262,10 +262,11 @@ def test_report_renders_in_a_headless_browser(fake_core, write, tmp_path):
     # laid out, zero height until opened)
     # the second figure (collision probability) has Bianchi's model beside
     # it: its model-against-simulation table renders too
-    assert [t["cls"] for t in got["tables"]] == ["points", "runs", "points", "runs", "model"]
+    assert [t["cls"] for t in got["tables"]] == ["points", "runs", "points", "runs",
+                                                 "model-summary", "model"]
     for t in got["tables"]:
         assert t["rows"] >= 2 and t["cells"] >= t["rows"] - 1, t
-        if t["cls"] in ("points", "model"):
+        if t["cls"] in ("points", "model-summary"):
             assert t["w"] > 50 and t["h"] > 20, t
 
 

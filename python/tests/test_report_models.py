@@ -56,6 +56,14 @@ def test_report_draws_pokhrel_and_tcp_models_beside_a_small_campaign(tmp_path, c
         assert float(value) == pytest.approx(m, rel=1e-3)
         assert float(diff) == pytest.approx(float(sim) - m, abs=2e-3)
         assert float(pct.split()[0]) == pytest.approx(100 * (float(sim) / m - 1), abs=0.06)
+    # the summary per (curve, simulated line): points and largest |%|
+    i = page.index(title)
+    j = page.index('<table class="model-summary">', i)
+    summ = page[j:page.index("</table>", j)]
+    dt = [r for r in rows if r[1] == "drop-tail"]
+    want = max(abs(float(r[6].split()[0])) for r in dt)
+    assert re.search(r"class 2, drop-tail, retry limit 4 \(model\)</td><td class=\"l\">drop-tail"
+                     rf"</td><td>2</td>\s*<td>[\d.]+</td><td>{want:.1f}</td>", summ), summ
     svgs = sorted((out / "figures").glob("pokhrel-download-2-*.svg"))
     assert svgs and "class 2, vbs, retry limit 4 (model)" in svgs[0].read_text()
     # the retry limit 7 figures stay in the page (no runs here: said so)

@@ -353,8 +353,15 @@ def _model_table(sel, pairs: list) -> Optional[dict]:
                          "sim": _fmt(y), "value": _fmt(mv), "diff": f"{d:+.4g}",
                          "pct": "-" if pct is None else f"{pct:+.1f} %"})
     pcts = [abs(float(r["pct"].split()[0])) for r in rows if r["pct"].endswith(" %")]
+    pairs_seen: dict = {}
+    for r in rows:
+        if r["pct"].endswith(" %"):
+            pairs_seen.setdefault((r["model"], r["line"]), []).append(
+                abs(float(r["pct"].split()[0])))
+    summary = [{"model": m, "line": ln, "n": len(v), "mean": f"{sum(v) / len(v):.1f}",
+                "max": f"{max(v):.1f}"} for (m, ln), v in pairs_seen.items()]
     return {"rows": rows, "max_abs_pct": f"{max(pcts):.1f}" if pcts else None,
-            "n": len(pcts)}
+            "n": len(pcts), "summary": summary}
 
 
 def _model_figure(fid: str, entry: Entry, out: Path, j: int, log) -> dict:
@@ -378,7 +385,7 @@ def _model_figure(fid: str, entry: Entry, out: Path, j: int, log) -> dict:
                        f"print(overlay.model_curves('{fid}'))\"",
             "expectation": "The model's curve for this figure; the simulator has no "
                            "scenario for it.",
-            "model": {"rows": rows, "max_abs_pct": None, "n": 0}}
+            "model": {"rows": rows, "max_abs_pct": None, "n": 0, "summary": []}}
 
 
 def render(context: dict) -> str:
