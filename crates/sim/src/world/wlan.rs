@@ -39,7 +39,10 @@ impl World {
                 if let Some(t) = &self.trace {
                     t.packet(now, sta, "wlan", "receive", p, None);
                 }
-                if matches!(p.l4, Transport::Udp(_)) && self.topo.node_of(p.ip.dst) == Some(sta) && !self.hooked[sta] {
+                // (Echo requests and replies take the full path: they are answered or timed.)
+                let plain_udp =
+                    matches!(&p.l4, Transport::Udp(h) if h.dst_port != ECHO_PORT && h.src_port != ECHO_PORT);
+                if plain_udp && self.topo.node_of(p.ip.dst) == Some(sta) && !self.hooked[sta] {
                     udp_arrived(&mut self.ledger, &mut self.flows, self.warmup, p, now);
                 } else {
                     let msdu = p.clone();

@@ -1,0 +1,159 @@
+//! Applications in whole runs: ping's round-trip times against the sum of
+//! the path's delays, and their growth when the pinging station's queue is
+//! loaded; game traffic's datagram counts and sizes (paper 002); a
+//! trace-driven source delivering its file's bytes; on-off's duty cycle;
+//! malformed trace files reported with their line.
+use serde_json::{json, Value};
+use wifitcp_sim::api::{check_config_json, run_json};
+
+fn scenario(traffic: Value, duration: f64) -> Value {
+    json!({
+        "scenario": {"name": "x", "duration_s": duration, "warmup_s": 2.0},
+        "phy": {"standard": "802.11b", "data_rate_mbps": 11.0, "control_rate_mbps": 11.0, "preamble": "long"},
+        "wlan": {"stations": 1},
+        "nodes": [{"name": "server"}],
+        "links": [{"a": "ap", "b": "server", "rate_mbps": 100.0, "delay_ms": 10.0, "queue_packets": 100}],
+        "traffic": traffic
+    })
+}
+
+fn run(s: &Value) -> Value {
+    serde_json::from_str(&run_json(&s.to_string(), 1).expect("run")).unwrap()
+}
+
+fn f(v: &Value, k: &str) -> f64 {
+    v[k].as_f64().unwrap_or_else(|| panic!("{k}: {v}"))
+}
+
+fn ping(interval_ms: f64) -> Value {
+    json!({"name": "ping", "kind": "udp", "pattern": "ping", "interval_ms": interval_ms,
+           "direction": "uplink", "peer": "server"})
+}
+
+/// The smallest round trip: twice the wired delay and transmission, and
+/// twice an 802.11b data frame after DIFS (no backoff on an idle medium,
+/// 802.11-2016 10.3.4.2), long preamble 192 us, MPDU = 24 header + 92 MSDU
+/// + 4 FCS = 120 bytes at 11 Mbit/s. The ACK follows the delivery.
+fn idle_rtt_ms() -> f64 {
+    let wired = 10.0 + 84.0 * 8.0 / 100e6 * 1e3;
+    let air = (50.0 + 192.0 + 120.0 * 8.0 / 11.0) / 1e3;
+    2.0 * (wired + air)
+}
+
+#[test]
+fn idle_ping_rtt_is_the_paths_delay() {
+    let r = run(&scenario(json!([ping(100.0)]), 12.0));
+    let fl = &r["flows"][0];
+    let p = &fl["ping"];
+    assert_eq!(p["transport"], "udp-echo");
+    let err = f(fl, "delay_relative_error");
+    let lb = idle_rtt_ms();
+    let (p50, p99, max) = (f(p, "rtt_p50_ms"), f(p, "rtt_p99_ms"), f(p, "rtt_max_ms"));
+    assert!(p50 >= lb * (1.0 - err), "p50 {p50} below the path's {lb}");
+    // At most a backoff's worth above (CW 31 slots of 20 us each way: the
+    // AP's reply can meet its post-backoff).
+    assert!(p99 <= (lb + 2.0 * 31.0 * 0.02) * (1.0 + err), "p99 {p99}, path {lb}");
+    assert!(max >= p99 * (1.0 - err));
+    // 100 requests in the 10 s window, every one answered.
+    assert_eq!(fl["window_generated_packets"], 100);
+    assert_eq!(p["window_replies"], 100);
+    assert_eq!(f(p, "rtt_loss_ratio"), 0.0);
+    let h = p["rtt_histogram"].as_array().unwrap();
+    assert_eq!(h.iter().map(|b| b[2].as_u64().unwrap()).sum::<u64>(), p["replies"].as_u64().unwrap());
+    // The one-way delay of a request is about half the round trip.
+    assert!((f(fl, "delay_p50_ms") - lb / 2.0).abs() < 0.5, "{}", fl["delay_p50_ms"]);
+    // Requests and replies balance in the ledger.
+    assert_eq!(r["ledger"]["in_flight"], 0);
+    // Flows without ping have no "ping" key.
+    let r = run(&scenario(
+        json!([{"name": "u", "kind": "udp", "pattern": "cbr", "rate_mbps": 0.1,
+                                   "peer": "server"}]),
+        4.0,
+    ));
+    assert!(r["flows"][0].get("ping").is_none());
+}
+
+#[test]
+fn ping_under_load_waits_behind_the_stations_queue() {
+    // A 12 Mbit/s CBR uplink from the same station saturates its 802.11b
+    // MAC; its drop-tail queue (mac.queue_packets, 50) stays nearly full,
+    // so a request waits behind ~49 frames of 1500 bytes, each at least
+    // DIFS + PLCP + 1528 * 8 / 11 us + SIFS + ACK = 1.6 ms.
+    let mut s = scenario(
+        json!([ping(100.0), {"name": "bulk", "kind": "udp", "pattern": "cbr", "rate_mbps": 12.0,
+                             "direction": "uplink", "peer": "server"}]),
+        12.0,
+    );
+    s["mac"] = json!({"queue_packets": 50});
+    let r = run(&s);
+    let p = &r["flows"][0]["ping"];
+    let p50 = f(p, "rtt_p50_ms");
+    let frame_ms = (50.0 + 192.0 + 1528.0 * 8.0 / 11.0 + 10.0 + 192.0 + 14.0 * 8.0 / 11.0) / 1e3;
+    assert!(p50 > idle_rtt_ms() + 45.0 * frame_ms, "loaded p50 {p50}");
+    assert!(f(p, "rtt_p50_ms") <= f(p, "rtt_p99_ms"));
+}
+
+#[test]
+fn game_streams_follow_paper_002() {
+    let r = run(&scenario(
+        json!([
+            {"name": "down", "kind": "udp", "pattern": "game", "direction": "downlink", "peer": "server"},
+            {"name": "up", "kind": "udp", "pattern": "game", "direction": "uplink", "peer": "server"}
+        ]),
+        14.0,
+    ));
+    // 12 s window: the server every 50 ms (240), the client every 60 ms (200).
+    let (down, up) = (&r["flows"][0], &r["flows"][1]);
+    assert_eq!(down["window_generated_packets"], 240);
+    assert_eq!(up["window_generated_packets"], 200);
+    // MSDU = LLC/SNAP 8 + IPv4 20 + UDP 8 + payload (200, 42 bytes).
+    let msdu = |fl: &Value| f(fl, "msdu_mbps") * 1e6 / 8.0 * 12.0 / f(fl, "packets_delivered");
+    assert!((msdu(down) - 236.0).abs() < 1e-6, "{}", msdu(down));
+    assert!((msdu(up) - 78.0).abs() < 1e-6, "{}", msdu(up));
+}
+
+#[test]
+fn a_trace_source_sends_its_files_bytes() {
+    let dir = std::env::temp_dir().join(format!("wifitcp-apps-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("t.txt");
+    // 10 frames per second: 100, 2000 (two datagrams), 300 bytes, repeating
+    // every 0.3 s: 2400 bytes per 0.3 s = 64 kbit/s.
+    std::fs::write(&file, "# test\n0.0 100\n0.1 2000\n0.2 300\n").unwrap();
+    let tr = json!([{"name": "v", "kind": "udp", "pattern": "trace", "trace_file": file.to_str().unwrap(),
+                     "direction": "uplink", "peer": "server"}]);
+    let r = run(&scenario(tr, 5.0));
+    let fl = &r["flows"][0];
+    // window [2, 5) s: 10 repetitions, 40 datagrams, 24,000 payload bytes
+    assert_eq!(fl["window_generated_packets"], 40);
+    assert!((f(fl, "goodput_mbps") - 0.064).abs() < 0.003, "{}", fl["goodput_mbps"]);
+
+    std::fs::write(&file, "0.0 100\n0.1 x\n").unwrap();
+    let e = check_config_json(&scenario(tr_with(&file), 5.0).to_string()).unwrap_err();
+    let e = format!("{e:?}");
+    assert!(e.contains("traffic[0].trace_file: ") && e.contains("t.txt: line 2: size "), "{e}");
+    let missing = dir.join("missing.txt");
+    let e = check_config_json(&scenario(tr_with(&missing), 5.0).to_string()).unwrap_err();
+    let e = format!("{e:?}");
+    assert!(e.contains("traffic[0].trace_file: ") && e.contains("missing.txt: cannot read"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+fn tr_with(file: &std::path::Path) -> Value {
+    json!([{"name": "v", "kind": "udp", "pattern": "trace", "trace_file": file.to_str().unwrap(), "peer": "server"}])
+}
+
+#[test]
+fn on_off_offers_its_duty_cycle() {
+    let tr = json!([{"name": "o", "kind": "udp", "pattern": "on-off", "rate_mbps": 1.0, "msdu_bytes": 1000,
+                     "on_s": 0.5, "off_s": 1.5, "on_off_distribution": "fixed", "peer": "server"}]);
+    let r = run(&scenario(tr, 10.0));
+    // 8 s window = 4 cycles of 0.5 s on, 8 ms apart: at 0, 8, ..., 496 ms
+    // of each on period, 63 datagrams.
+    assert_eq!(r["flows"][0]["window_generated_packets"], 4 * 63);
+    let bad = json!([{"name": "o", "kind": "udp", "pattern": "on-off", "rate_mbps": 1.0, "on_s": 0.5,
+                      "peer": "server"}]);
+    let e = check_config_json(&scenario(bad, 10.0).to_string()).unwrap_err();
+    let e = format!("{e:?}");
+    assert!(e.contains("traffic[0].off_s: required for pattern on-off"), "{e}");
+}
