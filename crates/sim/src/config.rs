@@ -744,6 +744,7 @@ impl Scenario {
                     if tr.rate_mbps.is_some() {
                         return Err(format!("{p}.rate_mbps: TCP flows are window-limited; no rate"));
                     }
+                    crate::apps::reject_udp_keys(tr, &p)?;
                     if tr.peers(count, &p)?.iter().any(|x| x == "ap") {
                         return Err(format!("{p}.peer: a TCP flow needs a wired host as peer (the AP only bridges)"));
                     }

@@ -156,4 +156,13 @@ fn on_off_offers_its_duty_cycle() {
     let e = check_config_json(&scenario(bad, 10.0).to_string()).unwrap_err();
     let e = format!("{e:?}");
     assert!(e.contains("traffic[0].off_s: required for pattern on-off"), "{e}");
+    let bad = json!([{"name": "t", "kind": "tcp", "peer": "server", "interval_ms": 5.0}]);
+    let e = check_config_json(&scenario(bad, 10.0).to_string()).unwrap_err();
+    let e = format!("{e:?}");
+    assert!(e.contains("traffic[0].interval_ms: applies to UDP flows only"), "{e}");
+    let bad = json!([{"name": "u", "kind": "udp", "pattern": "cbr", "rate_mbps": 1.0, "peer": "server",
+                      "trace_file": "x.txt"}]);
+    let e = check_config_json(&scenario(bad, 10.0).to_string()).unwrap_err();
+    let e = format!("{e:?}");
+    assert!(e.contains("traffic[0].trace_file: used by pattern trace only"), "{e}");
 }

@@ -112,6 +112,22 @@ pub fn validate(tr: &Traffic, path: &str) -> Result<(), String> {
     }
 }
 
+/// A TCP `[[traffic]]` entry at `path` sets none of the UDP applications'
+/// keys.
+pub fn reject_udp_keys(tr: &Traffic, path: &str) -> Result<(), String> {
+    let set = [
+        ("on_s", tr.on_s.is_some()),
+        ("off_s", tr.off_s.is_some()),
+        ("interval_ms", tr.interval_ms.is_some()),
+        ("payload_bytes", tr.payload_bytes.is_some()),
+        ("trace_file", tr.trace_file.is_some()),
+    ];
+    match set.iter().find(|k| k.1) {
+        Some((key, _)) => Err(format!("{path}.{key}: applies to UDP flows only")),
+        None => Ok(()),
+    }
+}
+
 /// The source of one flow of a `[[traffic]]` entry of kind `udp`
 /// (validated by [`validate`]).
 pub fn build(tr: &Traffic, rng: RngStream) -> Result<Box<dyn Source>, String> {
