@@ -67,8 +67,11 @@ fn idle_ping_rtt_is_the_paths_delay() {
     // Requests and replies balance in the ledger.
     assert_eq!(r["ledger"]["in_flight"], 0);
     // Flows without ping have no "ping" key.
-    let r = run(&scenario(json!([{"name": "u", "kind": "udp", "pattern": "cbr", "rate_mbps": 0.1,
-                                   "peer": "server"}]), 4.0));
+    let r = run(&scenario(
+        json!([{"name": "u", "kind": "udp", "pattern": "cbr", "rate_mbps": 0.1,
+                                   "peer": "server"}]),
+        4.0,
+    ));
     assert!(r["flows"][0].get("ping").is_none());
 }
 
@@ -89,7 +92,8 @@ fn ping_under_load_waits_behind_the_stations_queue() {
     let r = run(&s);
     let p = &r["flows"][0]["ping"];
     let p50 = f(p, "rtt_p50_ms");
-    let frame_ms = (50.0 + 192.0 + (1528.0f64 * 8.0 / 11.0).ceil() + 10.0 + 192.0 + (14.0f64 * 8.0 / 11.0).ceil()) / 1e3;
+    let frame_ms =
+        (50.0 + 192.0 + (1528.0f64 * 8.0 / 11.0).ceil() + 10.0 + 192.0 + (14.0f64 * 8.0 / 11.0).ceil()) / 1e3;
     let (lo, hi) = (idle_rtt_ms() + 48.0 * frame_ms, idle_rtt_ms() + 50.0 * (frame_ms + 0.31) + 2.0);
     assert!(lo < p50 && p50 < hi, "loaded p50 {p50} not in ({lo}, {hi})");
     assert!(f(p, "rtt_p50_ms") <= f(p, "rtt_p99_ms"));

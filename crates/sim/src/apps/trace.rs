@@ -16,7 +16,6 @@
 //! fired at, and the file is read once, when the scenario is checked and
 //! when the source is built.
 use super::{Firing, Source, UDP_OVERHEAD};
-use std::sync::Arc;
 use wifitcp_core::{SimDur, SimTime};
 
 /// Most frames a trace may hold (10^7 lines: days of 25 frame/s video).
@@ -87,7 +86,7 @@ pub fn load(path: &str) -> Result<Frames, String> {
 }
 
 pub struct TraceSource {
-    frames: Arc<Vec<(SimDur, u32)>>,
+    frames: Vec<(SimDur, u32)>,
     period: SimDur,
     /// Largest payload of one datagram.
     max_payload: u32,
@@ -102,7 +101,7 @@ impl TraceSource {
     pub fn new(f: Frames, max_payload: u32) -> Self {
         let left = f.frames[0].1;
         TraceSource {
-            frames: Arc::new(f.frames),
+            frames: f.frames,
             period: f.period,
             max_payload: max_payload.max(1),
             origin: SimTime::ZERO,
