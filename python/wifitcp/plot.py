@@ -18,6 +18,8 @@ each (configuration, seed). Three kinds of figure:
   delays (ms) of the selected flows, from the histograms stored with each
   run (counts of equal buckets summed over runs and flows; ``--by flow``
   for one line per flow): exact at bucket bounds, linear inside a bucket.
+  ``--y rtt_histogram`` does the same with the round-trip times of ping
+  flows (``ping.rtt_histogram``).
 - **time series** (``--series [flows|queues|cwnd]``): the flows' delivered
   Mbit/s per sample interval, the queues' occupancy or the senders' cwnd
   (``[tcp] trace_cwnd``) against time, one line per flow (node), mean over
@@ -435,8 +437,8 @@ def _select_samples(store_path: str, x: Optional[str], y: Optional[str], by: Opt
                          samples, lines, False, mode="series")
     if not y:
         raise InputError("--y", "", "required (the metric)")
-    if mode == "cdf" and y == HISTOGRAM:
-        return _histogram_cdf(store_path, runs, by, patterns)
+    if mode == "cdf" and y in HISTOGRAMS:
+        return _histogram_cdf(store_path, runs, by, patterns, y)
     samples = []
     for r in runs:
         if patterns or by_flow or x == "flow":
@@ -479,15 +481,22 @@ def _select_samples(store_path: str, x: Optional[str], y: Optional[str], by: Opt
 
 #: a flow's stored delay histogram: ``[lower_ms, upper_ms, count]`` per bucket
 HISTOGRAM = "delay_histogram"
+#: the histograms ``--cdf --y`` accepts: name -> (path in a flow, axis label)
+HISTOGRAMS = {
+    HISTOGRAM: (HISTOGRAM, "one-way delay (ms)"),
+    "rtt_histogram": ("ping.rtt_histogram", "round-trip time (ms)"),
+}
 
 
-def _histogram_cdf(store_path: str, runs: list, by: Optional[str], patterns: list) -> Selection:
+def _histogram_cdf(store_path: str, runs: list, by: Optional[str], patterns: list,
+                   y: str = HISTOGRAM) -> Selection:
     """One line per ``by`` value (``flow`` or a run value), from the summed
-    counts of the selected flows' delay histograms."""
+    counts of the selected flows' histograms ``y`` (one of HISTOGRAMS)."""
+    path, axis = HISTOGRAMS[y]
     samples, groups = [], {}
     for r in runs:
         for f in _pick_flows(r["result"].get("flows") or [], patterns or ["*"], "name"):
-            hist = f.get(HISTOGRAM)
+            hist = get_path(f, path)
             if not isinstance(hist, list):
                 continue
             s = {**r, "flow": f.get("name")}
@@ -502,10 +511,11 @@ def _histogram_cdf(store_path: str, runs: list, by: Optional[str], patterns: lis
     lines = [Line(label, buckets=[(lo, hi, n) for (lo, hi), n in sorted(b.items())])
              for label, b in groups.values() if b]
     if not lines:
-        raise InputError("--y", HISTOGRAM, "no selected flow has delivered packets with a "
-                         "delay histogram" + (f" (--flow {' '.join(patterns)})" if patterns
-                                              else ""))
-    return Selection(store_path, "one-way delay (ms)", HISTOGRAM, by, _names(runs), samples,
+        what = "delivered packets with a delay histogram" if y == HISTOGRAM else \
+            "echo replies with a round-trip histogram (a ping flow)"
+        raise InputError("--y", y, f"no selected flow has {what}"
+                         + (f" (--flow {' '.join(patterns)})" if patterns else ""))
+    return Selection(store_path, axis, y, by, _names(runs), samples,
                      lines, False, mode="cdf")
 
 
@@ -608,11 +618,11 @@ def draw(sel: Selection, prefix: str, formats: Sequence[str] = FORMATS,
     else:
         note = _draw_xy(ax, sel)
     ax.set_xlabel(xlabel or ("time (s)" if sel.mode == "series" else sel.x))
-    ax.set_ylabel(ylabel or ("fraction of packets <= value" if sel.y == HISTOGRAM
+    ax.set_ylabel(ylabel or ("fraction of packets <= value" if sel.y in HISTOGRAMS
                              else "fraction of samples <= value" if sel.mode == "cdf"
                              else sel.y))
     what = {"xy": f"{sel.y} vs {sel.x}",
-            "cdf": f"CDF of {sel.x if sel.y == HISTOGRAM else sel.y}",
+            "cdf": f"CDF of {sel.x if sel.y in HISTOGRAMS else sel.y}",
             "series": f"{sel.y} over time"}[sel.mode]
     ax.set_title(title or f"{', '.join(sel.scenarios)}: {what}", fontsize=10)
     ax.grid(True, alpha=0.3)
@@ -664,14 +674,16 @@ def draw_curves(curves: Sequence[dict], prefix: str, formats: Sequence[str] = FO
 
 
 def _draw_cdf(ax: Any, sel: Selection) -> str:
-    if sel.y == HISTOGRAM:
+    if sel.y in HISTOGRAMS:
+        rtt = sel.y != HISTOGRAM
         for i, line in enumerate(sel.lines):
             xs, ys = _histogram_points(line.buckets)
             n = sum(c for _, _, c in line.buckets)
-            label = _label(line.label) if sel.by else "delay"
-            ax.plot(xs, ys, color=f"C{i % 10}", lw=1.5, label=f"{label} (n={n} packets)")
+            label = _label(line.label) if sel.by else ("round trip" if rtt else "delay")
+            ax.plot(xs, ys, color=f"C{i % 10}", lw=1.5,
+                    label=f"{label} (n={n} {'replies' if rtt else 'packets'})")
         ax.set_ylim(0, 1.02)
-        return "from the stored per-flow delay histograms"
+        return f"from the stored per-flow {'round-trip' if rtt else 'delay'} histograms"
     for i, line in enumerate(sel.lines):
         n = len(line.values)
         ys = [0.0] + [(k + 1) / n for k in range(n)]   # F(x) = share of samples <= x

@@ -228,10 +228,21 @@ class Scenario:
                         set_path(config, path, copy.deepcopy(value))
                     except ValueError as e:
                         raise InputError(self.file, origins[path], str(e)) from None
+                resolve_files(config, Path(self.file).parent)
                 for seed in self.seeds:
                     specs.append(RunSpec(len(specs), self.name, dict(params), seed,
                                          config, origins, self.sets))
         return specs
+
+
+def resolve_files(config: dict, base: Path) -> None:
+    """Make each relative ``traffic[].trace_file`` relative to ``base`` (the
+    scenario file's folder), as docs/scenarios.md states; the core opens the
+    path it is given."""
+    for tr in config.get("traffic") or []:
+        f = tr.get("trace_file") if isinstance(tr, dict) else None
+        if isinstance(f, str) and f and not Path(f).is_absolute():
+            tr["trace_file"] = str(base / f)
 
 
 # --------------------------------------------------------------------------
