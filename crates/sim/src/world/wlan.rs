@@ -44,7 +44,7 @@ impl World {
                 {
                     udp_arrived(&mut self.ledger, &mut self.flows, self.warmup, &pkt, now);
                 } else {
-                    self.receive(now, sta, pkt);
+                    self.receive(now, sta, std::sync::Arc::unwrap_or_clone(pkt));
                 }
             }
             BssOutput::Dropped { sta, id, reason } => {
