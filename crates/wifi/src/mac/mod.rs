@@ -12,7 +12,9 @@
 //! a receiver delivers the MSDU it takes out of a received frame (an owned
 //! copy), never one read back from the transmitter.
 pub mod api;
+pub mod blockack;
 pub mod dcf;
+pub mod edca;
 pub mod frame;
 
 pub use api::{Bystander, Demand, GroupRules, Mac};
