@@ -20,18 +20,24 @@ impl World {
         self.out.clear();
     }
 
-    /// Handle output `i` of `out` (it is moved out first, leaving a wake-up
-    /// at `NEVER` that nothing reads: handling it may append to `out`).
+    /// Handle output `i` of `out` (its fields are copied out first, a
+    /// delivery's packet handle moved out, leaving a wake-up at `NEVER` that
+    /// nothing reads: handling it may append to `out`).
     pub(super) fn handle_output(&mut self, i: usize) {
         let now = self.q.now();
-        match std::mem::replace(&mut self.out[i], BssOutput::Wake { at: SimTime::NEVER }) {
+        match self.out[i] {
             BssOutput::Wake { at } => {
                 self.q.push(at, Ev::BssWake.code());
             }
             BssOutput::TxEnd { id, at } => {
                 self.q.push(at, Ev::TxEnd { id }.code());
             }
-            BssOutput::Deliver { sta, from: _, pkt } => {
+            BssOutput::Deliver { sta, .. } => {
+                let BssOutput::Deliver { pkt, .. } =
+                    std::mem::replace(&mut self.out[i], BssOutput::Wake { at: SimTime::NEVER })
+                else {
+                    unreachable!()
+                };
                 // A UDP datagram for this node, which has no agents, is only
                 // counted; anything else is received (forwarded, or handed
                 // to TCP).
@@ -44,7 +50,7 @@ impl World {
                 if plain_udp && self.topo.node_of(pkt.ip.dst) == Some(sta) && !self.hooked[sta] {
                     udp_arrived(&mut self.ledger, &mut self.flows, self.warmup, &pkt, now);
                 } else {
-                    self.receive(now, sta, pkt);
+                    self.receive(now, sta, std::sync::Arc::unwrap_or_clone(pkt));
                 }
             }
             BssOutput::Dropped { sta, id, reason } => {

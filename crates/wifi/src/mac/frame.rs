@@ -2,10 +2,11 @@
 //!
 //! A [`Frame`] is one PPDU: its PHY-level fields (rate, airtime, the
 //! Duration/ID of its first MPDU) and a list of MPDUs ([`Mpdus`]). A data
-//! MPDU owns its MSDU ([`Packet`]): the transmitter keeps its own copy for
-//! retransmissions and puts a copy on the air, and the receiver takes the
-//! MSDU out of the frame it received (the medium never reads a packet back
-//! from a transmitter). Control frames carry no MPDU list entry, or one
+//! MPDU holds its MSDU through an owned, shared handle ([`Msdu`], an
+//! `Arc<Packet>`): the transmitter keeps one handle for retransmissions and
+//! puts another on the air (no packet copy per attempt), and the receiver
+//! takes the handle out of the frame it received (the medium never reads a
+//! packet back from a transmitter). Control frames carry no MPDU list entry, or one
 //! with a control body (BlockAck, BlockAckReq). The medium sets each MPDU's
 //! `fcs_ok` at the intended receiver (per-MPDU error outcomes, so an
 //! aggregate can lose some MPDUs and keep others) before `on_rx_end`.
@@ -16,8 +17,14 @@
 //! [`FrameKind::carries_msdus`] and the MPDU list only, never on a specific
 //! kind, so a new MAC adds frame kinds without touching the medium.
 use crate::phy::Rate;
+use std::sync::Arc;
 use wifitcp_core::{DropReason, PacketId, SimDur};
 use wifitcp_wire::Packet;
+
+/// An MSDU as MACs and frames hold it: a shared, immutable handle to the
+/// packet (cloning it copies no packet). The receiver's caller gets its own
+/// `Packet` with `Arc::unwrap_or_clone`.
+pub type Msdu = Arc<Packet>;
 
 /// A station's address within its BSS (dense index; the simulator maps it
 /// to a node).
@@ -97,7 +104,7 @@ pub enum MpduBody {
     #[default]
     Empty,
     /// An MSDU, owned by the frame.
-    Msdu(Packet),
+    Msdu(Msdu),
     /// An MSDU the receiver took out of the frame (its id remains).
     Taken(PacketId),
     /// BlockAck: starting sequence number and the compressed bitmap
@@ -144,7 +151,7 @@ impl Mpdu {
     }
 
     /// Take the MSDU out of the frame (the receiver's delivery).
-    pub fn take_msdu(&mut self) -> Option<Packet> {
+    pub fn take_msdu(&mut self) -> Option<Msdu> {
         let MpduBody::Msdu(p) = &self.body else { return None };
         let id = p.id;
         match std::mem::replace(&mut self.body, MpduBody::Taken(id)) {
@@ -256,7 +263,7 @@ pub enum MacOutput {
     StartTx(Frame),
     /// A new (non-duplicate) MSDU was received from `from` for the upper
     /// layer, taken out of the received frame.
-    Deliver { from: MacAddr, pkt: Packet },
+    Deliver { from: MacAddr, pkt: Msdu },
     /// An MSDU's exchange ended successfully: acknowledged, or sent with
     /// the No Ack policy.
     Acked(PacketId),

@@ -19,4 +19,4 @@ pub mod frame;
 
 pub use api::{Bystander, Demand, GroupRules, Mac};
 pub use dcf::{CsView, Dcf, DcfParams, MacCounters};
-pub use frame::{AckPolicy, Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdu, MpduBody, Mpdus};
+pub use frame::{AckPolicy, Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdu, MpduBody, Mpdus, Msdu};

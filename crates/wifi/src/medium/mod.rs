@@ -61,7 +61,9 @@ mod trait_tests;
 
 pub use errors::{ChannelErrors, FixedPer, FrameErrorModel};
 
-use crate::mac::{AckPolicy, Bystander, CsView, Dcf, Demand, Frame, GroupRules, Mac, MacAddr, MacOutput, MacSink};
+use crate::mac::{
+    AckPolicy, Bystander, CsView, Dcf, Demand, Frame, GroupRules, Mac, MacAddr, MacOutput, MacSink, Msdu,
+};
 use group::Group;
 use wifitcp_core::{DropReason, PacketId, RngStream, SimTime};
 use wifitcp_wire::Packet;
@@ -127,9 +129,9 @@ pub enum BssOutput {
     /// Call `tx_end(id)` at `at`. Ids are unique among the frames on the
     /// air (they count transmissions and wrap after 2^32).
     TxEnd { id: u32, at: SimTime },
-    /// Station `sta` received MSDU `pkt` from `from` (its own copy, taken
-    /// out of the frame it received).
-    Deliver { sta: usize, from: usize, pkt: Packet },
+    /// Station `sta` received MSDU `pkt` from `from` (the handle taken out
+    /// of the frame it received; the transmitter may still hold another).
+    Deliver { sta: usize, from: usize, pkt: Msdu },
     /// Station `sta` discarded MSDU `id`.
     Dropped { sta: usize, id: PacketId, reason: DropReason },
     /// Station `sta` discarded MSDU `id` at the retry limit although a copy

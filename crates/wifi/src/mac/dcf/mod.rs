@@ -48,7 +48,7 @@ pub use params::{DcfParams, MacCounters};
 pub use view::CsView;
 
 use super::api::{Bystander, Demand, GroupRules, Mac};
-use super::frame::{AckPolicy, Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdu, MpduBody, Mpdus};
+use super::frame::{AckPolicy, Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdu, MpduBody, Mpdus, Msdu};
 use crate::phy::{PhyTiming, Rate};
 use crate::rate::{FixedRate, Outcome, RateControl};
 use wifitcp_core::PacketId;
@@ -61,7 +61,7 @@ use wifitcp_wire::Packet;
 /// The MSDU in service.
 #[derive(Debug)]
 struct InService {
-    pkt: Packet,
+    pkt: Msdu,
     ra: MacAddr,
     seq: u16,
     mpdu_bytes: u32,
@@ -213,7 +213,7 @@ impl Dcf {
 
     /// The MSDU in service, if any (for end-of-run accounting).
     pub fn in_service(&self) -> Option<&Packet> {
-        self.cur.as_ref().map(|c| &c.pkt)
+        self.cur.as_ref().map(|c| &*c.pkt)
     }
 
     /// Hand the MAC its next MSDU for `ra`. Precondition: `is_ready()`.
@@ -257,7 +257,7 @@ impl Dcf {
         // one used.
         let rate = self.last_data_time.1;
         self.cur = Some(InService {
-            pkt,
+            pkt: Msdu::new(pkt),
             ra,
             seq,
             mpdu_bytes,

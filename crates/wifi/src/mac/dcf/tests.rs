@@ -22,7 +22,7 @@ fn rx(d: &mut Dcf, now: SimTime, f: &Frame, msdu: Option<Packet>, ok: bool, out:
             tid: 0,
             ack: AckPolicy::Normal,
             bytes: f.mpdu_bytes,
-            body: MpduBody::Msdu(p),
+            body: MpduBody::Msdu(Msdu::new(p)),
             fcs_ok: ok,
         });
     }

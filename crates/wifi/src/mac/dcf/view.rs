@@ -21,12 +21,14 @@ pub struct CsView {
 impl Dcf {
     /// Not in a frame exchange, nothing scheduled: the station only defers
     /// and counts.
+    #[inline]
     pub fn is_quiet(&self) -> bool {
         self.ex == Exchange::Idle && self.scheduled.is_none()
     }
 
     /// Whether this station's future behaviour equals that of a station
     /// with carrier-sense state `v` and the same backoff, as of `now`.
+    #[inline]
     pub fn shares_view(&self, v: &CsView, now: SimTime) -> bool {
         if !self.is_quiet()
             || self.cca_busy != v.cca_busy
@@ -56,6 +58,7 @@ impl Dcf {
     }
 
     /// Take over a shared carrier-sense state and a backoff count.
+    #[inline]
     pub fn adopt_view(&mut self, v: &CsView, backoff: Option<u32>) {
         self.cca_busy = v.cca_busy;
         self.cca_idle_at = v.cca_idle_at;
