@@ -95,6 +95,8 @@ pub struct ProxyConfig {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ProxyKind {
+    /// No proxy (lets a sweep compare "none" with the proxies).
+    None,
     Snoop,
     Itcp,
     Dproxy,
@@ -103,6 +105,7 @@ pub enum ProxyKind {
 impl ProxyKind {
     pub fn name(self) -> &'static str {
         match self {
+            ProxyKind::None => "none",
             ProxyKind::Snoop => "snoop",
             ProxyKind::Itcp => "itcp",
             ProxyKind::Dproxy => "dproxy",
@@ -137,6 +140,7 @@ impl ProxyConfig {
     /// Keys of kind `kind`.
     pub fn kind_keys(kind: ProxyKind) -> &'static [&'static str] {
         match kind {
+            ProxyKind::None => &[],
             ProxyKind::Snoop => {
                 &["cache_packets", "local_rto_min_ms", "local_rto_initial_ms", "max_local_retransmissions"]
             }

@@ -333,3 +333,79 @@ fn itcp_recovers_on_the_wireless_connection() {
         }
     }
 }
+
+/// The scenario's `[ap.proxy]` through the registry, on a lossy channel
+/// (data frame error rate 0.05 both ways, standard 802.11 retries).
+fn run_registry(kind: &str) -> Value {
+    let mut d = doc(Some(json!({ "kind": kind })));
+    d["wlan"]["per_downlink"] = json!(0.05);
+    d["wlan"]["per_uplink"] = json!(0.05);
+    let s = Scenario::from_json(&d.to_string()).expect("valid");
+    World::build(&s, 3).unwrap().run(std::time::Instant::now()).expect("ledger balances").json
+}
+
+#[test]
+fn each_proxy_kind_runs_from_the_scenario_and_reports() {
+    let none = run_registry("none");
+    complete(&none);
+    assert!(node(&none, "ap").get("proxy").is_none(), "kind none installs nothing");
+    for kind in ["snoop", "itcp", "dproxy"] {
+        let r = run_registry(kind);
+        complete(&r);
+        assert_eq!(node(&r, "ap")["proxy"]["kind"], kind);
+    }
+    let r = run_registry("dproxy");
+    assert_eq!(node(&r, "sta0")["proxy"]["kind"], "dproxy-station");
+}
+
+#[test]
+fn no_proxy_key_and_kind_none_give_the_same_result() {
+    let plain = Scenario::from_json(&doc(None).to_string()).unwrap();
+    let none = Scenario::from_json(&doc(Some(json!({"kind": "none"}))).to_string()).unwrap();
+    let run = |s: &Scenario| {
+        let mut v = World::build(s, 1).unwrap().run(std::time::Instant::now()).unwrap().json;
+        v.as_object_mut().unwrap().remove("wall_time_s");
+        v.to_string()
+    };
+    assert_eq!(run(&plain), run(&none));
+}
+
+fn error(proxy: Value) -> String {
+    Scenario::from_json(&doc(Some(proxy)).to_string()).unwrap_err()
+}
+
+#[test]
+fn bad_proxy_settings_are_one_line_errors_naming_the_key() {
+    let cases = [
+        (json!({"kind": "dproxy", "node": "server"}), "ap.proxy.node: \"server\" has no wireless interface"),
+        (json!({"kind": "dproxy", "node": "sta0"}), "ap.proxy.node: \"sta0\" is a station"),
+        (json!({"kind": "snoop", "node": "nowhere"}), "ap.proxy.node: no node named \"nowhere\""),
+        (json!({"kind": "dproxy", "buffer_packets": 0}), "ap.proxy.buffer_packets: must be in [1, 1e6] packets"),
+        (json!({"kind": "dproxy", "buffer_packets": -5}), "ap.proxy.buffer_packets: must be in [1, 1e6] packets"),
+        (json!({"kind": "snoop", "cache_packets": 0}), "ap.proxy.cache_packets: must be in [1, 1e6] packets"),
+        (json!({"kind": "itcp", "relay_buffer_bytes": 0}), "ap.proxy.relay_buffer_bytes: must be in [1, 1e9] bytes"),
+        (
+            json!({"kind": "dproxy", "rerequest_multipliers": [3.0, 2.0, 4.0]}),
+            "ap.proxy.rerequest_multipliers: must be strictly increasing, got [3.0, 2.0, 4.0]",
+        ),
+        (
+            json!({"kind": "dproxy", "rerequest_multipliers": [2.0, 2.0]}),
+            "ap.proxy.rerequest_multipliers: must be strictly increasing",
+        ),
+        (json!({"kind": "dproxy", "rerequest_multipliers": []}), "ap.proxy.rerequest_multipliers: must list"),
+        (
+            json!({"kind": "snoop", "relay_buffer_bytes": 1000}),
+            "ap.proxy.relay_buffer_bytes: not a key of kind \"snoop\"",
+        ),
+        (json!({"kind": "none", "cache_packets": 10}), "ap.proxy.cache_packets: not a key of kind \"none\""),
+        (json!({"kind": "itcp", "wired_tcp": {"mss": 10}}), "ap.proxy.wired_tcp.mss: must be in [64, 65495] bytes"),
+        (json!({"kind": "itcp", "wireless_tcp": {"cc": "bbr"}}), "ap.proxy.wireless_tcp.cc: unknown variant"),
+        (json!({"kind": "split"}), "ap.proxy.kind: unknown variant `split`"),
+        (json!({"kind": "snoop", "cache": 3}), "ap.proxy.cache: unknown field `cache`"),
+    ];
+    for (p, want) in cases {
+        let e = error(p.clone());
+        assert!(e.starts_with(want), "{p}: got {e:?}, want {want:?}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+}

@@ -51,6 +51,7 @@ fn proxies(
             (0..topo.nodes.len()).filter(|&j| topo.is_station(j) && topo.ap_of[j] == ap).collect();
         let sides = wifitcp_pep::Sides::new(stations.iter().map(|&j| addr_of(j)).collect());
         let agent: Box<dyn Agent> = match p.kind {
+            ProxyKind::None => continue,
             ProxyKind::Snoop => {
                 let d = wifitcp_pep::snoop::SnoopConfig::default();
                 let c = wifitcp_pep::snoop::SnoopConfig {

@@ -213,7 +213,7 @@ pub static KEYS: &[Key] = &[
         "required",
         None,
         "",
-        "\"snoop\", \"itcp\" or \"dproxy\" (D-Proxy, also at every station).",
+        "\"none\", \"snoop\", \"itcp\" or \"dproxy\" (D-Proxy, also at every station).",
     ),
     k("ap.proxy.node", Str, "every AP", None, "", "The AP (BSS member name) to run at."),
     k(
@@ -309,7 +309,7 @@ pub static KEYS: &[Key] = &[
     k("tcp.initial_window", Int, "RFC 5681", r(In(1.0), In(1e4)), "segments", "Initial window."),
     k("tcp.delayed_ack", Bool, "true", None, "", "Delayed ACKs (RFC 1122)."),
     k("tcp.delayed_ack_count", Int, "2", r(In(1.0), In(1000.0)), "segments", "ACK every n-th segment."),
-    k("tcp.delayed_ack_ms", Float, "250.0", r(Ex(0.0), In(500.0)), "ms", "Delayed-ACK timer (RFC 1122: <= 500 ms)."),
+    k("tcp.delayed_ack_ms", Float, "200.0", r(Ex(0.0), In(500.0)), "ms", "Delayed-ACK timer (RFC 1122: <= 500 ms)."),
     k("tcp.sack", Bool, "true", None, "", "SACK (RFC 2018)."),
     k("tcp.timestamps", Bool, "false", None, "", "Timestamps (RFC 7323)."),
     k("tcp.window_scaling", Bool, "true", None, "", "Window scaling (RFC 7323)."),
