@@ -409,3 +409,55 @@ fn bad_proxy_settings_are_one_line_errors_naming_the_key() {
         assert!(!e.contains('\n'), "{e}");
     }
 }
+
+/// The Figs. 6-7 comparison at a reduced size, from the scenario files
+/// (standard 802.11): aggregate goodput of the five downloads (bytes over
+/// the last completion) and the mean completion time, per wired RTT and
+/// proxy. `MURRAY_BYTES` (default 14.4e6, a tenth of the paper's file),
+/// `MURRAY_SEEDS` (default 2), `MURRAY_DELAYS` (one-way ms, default
+/// "0.05,5,50"). Run with
+/// `cargo test --release -p wifitcp-sim --test proxies murray -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn murray_figs_6_7_table() {
+    let env = |k: &str, d: &str| std::env::var(k).unwrap_or_else(|_| d.to_string());
+    let bytes: f64 = env("MURRAY_BYTES", "14.4e6").parse().unwrap();
+    let seeds: u64 = env("MURRAY_SEEDS", "2").parse().unwrap();
+    let delays: Vec<f64> = env("MURRAY_DELAYS", "0.05,5,50").split(',').map(|x| x.parse().unwrap()).collect();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    for file in ["murray_reliable.toml", "murray_unreliable.toml"] {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        let mut d: Value = serde_json::to_value(toml::from_str::<toml::Value>(&text).unwrap()).unwrap();
+        d.as_object_mut().unwrap().remove("sweep");
+        d["scenario"].as_object_mut().unwrap().remove("seeds");
+        d["traffic"][0]["bytes"] = json!(bytes as u64);
+        println!("{file}: rtt_ms proxy aggregate_mbps mean_completion_s (seeds 1..={seeds})");
+        for &delay in &delays {
+            for kind in ["none", "snoop", "itcp", "dproxy"] {
+                d["links"][0]["delay_ms"] = json!(delay);
+                d["ap"]["proxy"] = json!({ "kind": kind });
+                let s = Scenario::from_json(&d.to_string()).unwrap();
+                let (mut agg, mut comp, mut n) = (0.0, 0.0, 0.0);
+                for seed in 1..=seeds {
+                    let r = World::build(&s, seed).unwrap().run(std::time::Instant::now()).unwrap().json;
+                    let flows = r["flows"].as_array().unwrap();
+                    let c: Vec<f64> = flows.iter().filter_map(|f| f["tcp"]["completion_s"].as_f64()).collect();
+                    let last = c.iter().cloned().fold(0.0, f64::max);
+                    let total: f64 = flows.iter().map(|f| f["bytes_delivered"].as_f64().unwrap()).sum();
+                    if c.len() == flows.len() {
+                        agg += total * 8.0 / last / 1e6;
+                        comp += c.iter().sum::<f64>() / c.len() as f64;
+                        n += 1.0;
+                    }
+                }
+                println!(
+                    "  {:6.1} {:7} {:7.2} {:8.2}  ({n} of {seeds} complete)",
+                    2.0 * delay,
+                    kind,
+                    agg / n,
+                    comp / n
+                );
+            }
+        }
+    }
+}
