@@ -32,7 +32,11 @@
 //! exponentially weighted mean (gain 1/8, as RFC 6298's SRTT) of the time
 //! from a request to the arrival of the segment that fills its hole, with
 //! `initial_rtx_time` before the first sample, sampled only from holes
-//! requested once (Karn's rule); a duplicate of a held segment, and the
+//! requested once (Karn's rule), and doubled (at most 8 times) for every
+//! hole given up with no sample since, as RFC 6298 5.5 backs off its timer
+//! (without this the mean never learns that replays queued behind a full
+//! AP queue take longer than its first value: every hole is given up and
+//! none gives a sample); a duplicate of a held segment, and the
 //! replays still expected for a hole filled after several requests, are
 //! dropped (`DropReason::Proxy`: TCP would answer each with a duplicate
 //! ACK, and three make the sender retransmit); a segment that
@@ -83,7 +87,11 @@ pub struct DProxyStaStats {
     pub duplicates_dropped: u64,
     pub catchup_pauses: u64,
     pub max_buffer_occupancy: u64,
+    pub holes_timed_out: u64,
 }
+
+/// Most doublings of the mean retransmission time.
+const MAX_BACKOFF: u32 = 8;
 
 #[derive(Clone, Debug)]
 struct Hole {
@@ -160,6 +168,9 @@ pub struct DProxySta {
     flows: BTreeMap<FlowKey, Flow>,
     mean_rtx: SimDur,
     sampled: bool,
+    /// Doublings of the mean after holes given up with no sample since
+    /// (RFC 6298 5.5 and 5.7, applied to the retransmission time).
+    backoff: u32,
     wake: Option<SimTime>,
     stats: DProxyStaStats,
 }
@@ -174,6 +185,7 @@ impl DProxySta {
             flows: BTreeMap::new(),
             mean_rtx,
             sampled: false,
+            backoff: 0,
             wake: None,
             stats: DProxyStaStats::default(),
         }
@@ -207,11 +219,13 @@ impl DProxySta {
         } else {
             return None;
         };
-        Some(SimTime(h.first_req.0 + (self.mean_rtx.0 as f64 * mult).round() as u64))
+        let mean = self.mean_rtx.0 as f64 * (1u64 << self.backoff) as f64;
+        Some(SimTime(h.first_req.0 + (mean * mult).round() as u64))
     }
 
     fn rtx_sample(&mut self, r: SimDur) {
         self.mean_rtx = if self.sampled { SimDur((7 * self.mean_rtx.0 + r.0) / 8) } else { r };
+        self.backoff = 0;
         self.sampled = true;
     }
 
@@ -448,7 +462,12 @@ impl Agent for DProxySta {
                 let h = f.holes.get_mut(&s).expect("hole");
                 h.requests += 1;
                 if h.requests as usize > limit + 1 {
-                    continue; // given up: `advance` skips it
+                    // Given up (`advance` skips it): the replays take
+                    // longer than the mean says, so wait twice as long
+                    // until a sample comes (at most 2^8 times).
+                    self.backoff = (self.backoff + 1).min(MAX_BACKOFF);
+                    self.stats.holes_timed_out += 1;
+                    continue;
                 }
                 h.last_req = now;
                 h.order = order;
@@ -482,6 +501,8 @@ impl Agent for DProxySta {
                 "catchup_pauses": s.catchup_pauses,
                 "max_buffer_occupancy": s.max_buffer_occupancy,
                 "mean_rtx_time_ms": self.mean_rtx.as_secs_f64() * 1e3,
+                "rtx_backoff": self.backoff,
+                "holes_timed_out": s.holes_timed_out,
             }),
         ))
     }

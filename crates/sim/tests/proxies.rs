@@ -415,7 +415,9 @@ fn bad_proxy_settings_are_one_line_errors_naming_the_key() {
 /// the last completion) and the mean completion time, per wired RTT and
 /// proxy. `MURRAY_BYTES` (default 14.4e6, a tenth of the paper's file),
 /// `MURRAY_SEEDS` (default 2), `MURRAY_DELAYS` (one-way ms, default
-/// "0.05,5,50"). Run with
+/// "0.05,5,50"), `MURRAY_PER` (the unreliable link's frame error rate,
+/// default the file's 0.1), `MURRAY_VERBOSE` (print each run's proxy
+/// counters). Run with
 /// `cargo test --release -p wifitcp-sim --test proxies murray -- --ignored --nocapture`.
 #[test]
 #[ignore]
@@ -425,13 +427,27 @@ fn murray_figs_6_7_table() {
     let seeds: u64 = env("MURRAY_SEEDS", "2").parse().unwrap();
     let delays: Vec<f64> = env("MURRAY_DELAYS", "0.05,5,50").split(',').map(|x| x.parse().unwrap()).collect();
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
-    for file in ["murray_reliable.toml", "murray_unreliable.toml"] {
+    // The third case: the unreliable link with one transmission per frame
+    // (retry limits 1), where every frame error is a packet loss as with
+    // NoAck, but the MAC ACKs still take their airtime.
+    for (file, retry1) in
+        [("murray_reliable.toml", false), ("murray_unreliable.toml", false), ("murray_unreliable.toml", true)]
+    {
         let text = std::fs::read_to_string(root.join(file)).unwrap();
         let mut d: Value = serde_json::to_value(toml::from_str::<toml::Value>(&text).unwrap()).unwrap();
         d.as_object_mut().unwrap().remove("sweep");
         d["scenario"].as_object_mut().unwrap().remove("seeds");
         d["traffic"][0]["bytes"] = json!(bytes as u64);
-        println!("{file}: rtt_ms proxy aggregate_mbps mean_completion_s (seeds 1..={seeds})");
+        if retry1 {
+            d["mac"] = json!({"short_retry_limit": 1, "long_retry_limit": 1});
+        }
+        if let (Ok(p), true) = (std::env::var("MURRAY_PER"), file.contains("unreliable")) {
+            let p: f64 = p.parse().unwrap();
+            d["wlan"]["per_downlink"] = json!(p);
+            d["wlan"]["per_uplink"] = json!(p);
+        }
+        let tag = if retry1 { " with mac.short_retry_limit = mac.long_retry_limit = 1" } else { "" };
+        println!("{file}{tag}: rtt_ms proxy aggregate_mbps mean_completion_s (seeds 1..={seeds})");
         for &delay in &delays {
             for kind in ["none", "snoop", "itcp", "dproxy"] {
                 d["links"][0]["delay_ms"] = json!(delay);
@@ -440,6 +456,11 @@ fn murray_figs_6_7_table() {
                 let (mut agg, mut comp, mut n) = (0.0, 0.0, 0.0);
                 for seed in 1..=seeds {
                     let r = World::build(&s, seed).unwrap().run(std::time::Instant::now()).unwrap().json;
+                    if std::env::var("MURRAY_VERBOSE").is_ok() {
+                        for q in r["queues"].as_array().unwrap() {
+                            println!("      {} dropped {} proxy {}", q["node"], q["dropped"], q["proxy"]);
+                        }
+                    }
                     let flows = r["flows"].as_array().unwrap();
                     let c: Vec<f64> = flows.iter().filter_map(|f| f["tcp"]["completion_s"].as_f64()).collect();
                     let last = c.iter().cloned().fold(0.0, f64::max);
