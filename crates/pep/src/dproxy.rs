@@ -167,3 +167,46 @@ impl Agent for DProxyAp {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::*;
+    use wifitcp_wire::{Ipv4Header, UdpHeader};
+
+    fn request(seq: u32) -> Packet {
+        let (ident, sport) = encode_request(seq);
+        let mut ip = Ipv4Header::new(STA, AP, wifitcp_wire::ip::PROTO_UDP);
+        ip.ident = ident;
+        let u = UdpHeader { src_port: sport, dst_port: 7070 };
+        Packet::new_udp(wifitcp_core::PacketId(0), wifitcp_core::FlowId(0), SimTime::ZERO, ip, u, REQUEST_PAYLOAD)
+    }
+
+    #[test]
+    fn requests_round_trip_through_the_headers() {
+        for seq in [0, 1, 65_535, 65_536, 0xdead_beef, u32::MAX] {
+            let (i, p) = encode_request(seq);
+            assert_eq!(decode_request(i, p), seq);
+        }
+    }
+
+    #[test]
+    fn replays_cached_segments_frees_acknowledged_ones_and_bounds_the_cache() {
+        let cfg = DProxyApConfig { cache_packets: 3, ..Default::default() };
+        let mut a = DProxyAp::new(cfg, AP, sides());
+        let mut ctx = AgentCtx::default();
+        for k in 0..4u32 {
+            assert_eq!(a.on_packet(t(0.0), FWD, &mut data(1 + 100 * k, 100), &mut ctx), Verdict::Pass);
+        }
+        assert_eq!(a.stats().cache_evictions, 1, "the oldest copy goes when full");
+        assert_eq!(a.on_packet(t(1.0), LOCAL, &mut request(201), &mut ctx), Verdict::Consume);
+        assert_eq!(emitted(&mut ctx).0, vec![201]);
+        a.on_packet(t(1.0), LOCAL, &mut request(1), &mut ctx);
+        assert_eq!(a.stats().request_misses, 1, "evicted");
+        a.on_packet(t(2.0), FWD, &mut ack(301), &mut ctx);
+        a.on_packet(t(3.0), LOCAL, &mut request(201), &mut ctx);
+        assert_eq!(a.stats().request_misses, 2, "freed by the ACK");
+        assert!(emitted(&mut ctx).0.is_empty());
+        assert_eq!(a.stats().replays, 1);
+    }
+}

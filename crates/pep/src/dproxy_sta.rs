@@ -507,3 +507,97 @@ impl Agent for DProxySta {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::*;
+
+    fn half(cfg: DProxyStaConfig) -> DProxySta {
+        DProxySta::new(cfg, STA, AP)
+    }
+
+    #[test]
+    fn give_up_is_one_step_past_the_last_multiplier() {
+        assert_eq!(give_up_multiplier(&[2.0, 3.0, 4.0]), 5.0);
+        assert_eq!(give_up_multiplier(&[3.0]), 6.0);
+    }
+
+    /// Fig. 5 with sequence numbers across 2^32: a gap of two segments is
+    /// two requests; the replays come in reverse order, so the first one
+    /// to arrive (the later hole) triggers a retransmission-order
+    /// re-request of the earlier hole; once both are in, everything goes
+    /// to TCP in order, five at a time.
+    #[test]
+    fn gap_requests_retransmission_order_and_staggered_catch_up_across_the_wrap() {
+        let mut d = half(DProxyStaConfig::default());
+        let mut ctx = AgentCtx::default();
+        let isn = u32::MAX - 2_000;
+        assert_eq!(d.on_packet(t(0.0), LOCAL, &mut synack(isn), &mut ctx), Verdict::Pass);
+        let s0 = isn.wrapping_add(1);
+        let seg = |k: u32| s0.wrapping_add(1000 * k);
+        assert_eq!(d.on_packet(t(1.0), LOCAL, &mut data(seg(0), 1000), &mut ctx), Verdict::Pass);
+        // seg 1 and 2 lost; 3..=7 arrive.
+        for k in 3..=7 {
+            assert_eq!(d.on_packet(t(2.0), LOCAL, &mut data(seg(k), 1000), &mut ctx), Verdict::Consume);
+        }
+        let (tcp, udp) = emitted(&mut ctx);
+        assert!(tcp.is_empty());
+        assert_eq!(udp, 2, "one request per missing segment");
+        assert_eq!(d.stats().gaps, 1);
+        // The replay of seg 2 arrives first: seg 1's request or replay was
+        // lost, re-request it at once.
+        assert_eq!(d.on_packet(t(3.0), LOCAL, &mut data(seg(2), 1000), &mut ctx), Verdict::Consume);
+        assert_eq!(emitted(&mut ctx), (vec![], 1));
+        assert_eq!(d.stats().order_rerequests, 1);
+        assert_eq!(d.on_packet(t(4.0), LOCAL, &mut data(seg(1), 1000), &mut ctx), Verdict::Consume);
+        let (tcp, _) = emitted(&mut ctx);
+        assert_eq!(tcp, vec![seg(1), seg(2), seg(3), seg(4), seg(5)], "at most five, in order");
+        assert_eq!(d.next_wakeup(), Some(t(4.0)), "the rest after the events already due");
+        d.on_timer(t(4.0), &mut ctx);
+        assert_eq!(emitted(&mut ctx).0, vec![seg(6), seg(7)]);
+        // The copies come back through the half and pass; a second replay
+        // of seg 1 (requested twice) is dropped.
+        assert_eq!(d.on_packet(t(4.0), LOCAL, &mut data(seg(1), 1000), &mut ctx), Verdict::Pass);
+        assert_eq!(d.on_packet(t(5.0), LOCAL, &mut data(seg(1), 1000), &mut ctx), Verdict::Drop(DropReason::Proxy));
+        assert_eq!(d.on_packet(t(6.0), LOCAL, &mut data(seg(8), 1000), &mut ctx), Verdict::Pass);
+    }
+
+    #[test]
+    fn timeouts_re_request_at_the_multipliers_then_give_up_and_back_off() {
+        let cfg = DProxyStaConfig { initial_rtx_time: SimDur::from_millis(10), ..Default::default() };
+        let mut d = half(cfg);
+        let mut ctx = AgentCtx::default();
+        d.on_packet(t(0.0), LOCAL, &mut synack(99), &mut ctx);
+        d.on_packet(t(0.0), LOCAL, &mut data(100, 1000), &mut ctx);
+        d.on_packet(t(0.0), LOCAL, &mut data(2100, 1000), &mut ctx); // 1100 missing
+        assert_eq!(emitted(&mut ctx).1, 1);
+        for due in [20.0, 30.0, 40.0] {
+            assert_eq!(d.next_wakeup(), Some(t(due)));
+            d.on_timer(t(due), &mut ctx);
+            assert_eq!(emitted(&mut ctx).1, 1, "re-request at {due} ms");
+        }
+        assert_eq!(d.next_wakeup(), Some(t(50.0)), "given up one step later");
+        d.on_timer(t(50.0), &mut ctx);
+        assert_eq!(emitted(&mut ctx), (vec![2100], 0), "what was held goes to TCP");
+        assert_eq!(d.stats().holes_timed_out, 1);
+        assert_eq!(d.backoff, 1, "the mean doubles until a sample comes");
+        assert_eq!(d.on_packet(t(60.0), LOCAL, &mut data(1100, 1000), &mut ctx), Verdict::Pass, "late: old data");
+    }
+
+    #[test]
+    fn a_flow_over_its_buffer_share_stops_waiting_for_its_first_hole() {
+        let cfg = DProxyStaConfig { buffer_packets: 3, ..Default::default() };
+        let mut d = half(cfg);
+        let mut ctx = AgentCtx::default();
+        d.on_packet(t(0.0), LOCAL, &mut synack(0), &mut ctx);
+        d.on_packet(t(0.0), LOCAL, &mut data(1, 100), &mut ctx);
+        for k in 2..=4 {
+            d.on_packet(t(1.0), LOCAL, &mut data(1 + 100 * k, 100), &mut ctx);
+        }
+        assert!(emitted(&mut ctx).0.is_empty(), "three held: at the share");
+        d.on_packet(t(1.0), LOCAL, &mut data(501, 100), &mut ctx);
+        assert_eq!(emitted(&mut ctx).0, vec![201, 301, 401, 501], "over it: released past the hole");
+        assert_eq!(d.stats().holes_abandoned, 1);
+    }
+}

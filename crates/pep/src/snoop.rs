@@ -340,3 +340,63 @@ impl Agent for Snoop {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::*;
+
+    #[test]
+    fn retransmits_on_the_first_dupack_suppresses_the_expected_ones_and_drops_stale_acks() {
+        let mut s = Snoop::new(SnoopConfig::default(), sides());
+        let mut ctx = AgentCtx::default();
+        for k in 0..5u32 {
+            assert_eq!(s.on_packet(t(k as f64), FWD, &mut data(1000 + 100 * k, 100), &mut ctx), Verdict::Pass);
+        }
+        assert_eq!(s.on_packet(t(10.0), FWD, &mut ack(1100), &mut ctx), Verdict::Pass, "new ACK");
+        assert_eq!(s.flows.values().next().unwrap().cache.len(), 4, "the acknowledged segment is freed");
+        // 1100 lost: three segments above it produce duplicates.
+        let d = Verdict::Drop(DropReason::Proxy);
+        assert_eq!(s.on_packet(t(11.0), FWD, &mut ack(1100), &mut ctx), d);
+        assert_eq!(emitted(&mut ctx).0, vec![1100], "local retransmission of the missing segment");
+        assert_eq!(s.on_packet(t(11.1), FWD, &mut ack(1100), &mut ctx), d);
+        assert_eq!(s.on_packet(t(11.2), FWD, &mut ack(1100), &mut ctx), d);
+        assert_eq!(s.on_packet(t(11.3), FWD, &mut ack(1100), &mut ctx), Verdict::Pass, "beyond the expected");
+        assert!(emitted(&mut ctx).0.is_empty());
+        assert_eq!(s.on_packet(t(12.0), FWD, &mut ack(1500), &mut ctx), Verdict::Pass);
+        assert_eq!(s.on_packet(t(12.1), FWD, &mut ack(1300), &mut ctx), d, "an ACK below the last is stale");
+        assert_eq!(s.stats().stale_acks_dropped, 1);
+        assert_eq!(s.stats().suppressed_dupacks, 3);
+        assert!(s.next_wakeup().is_none(), "nothing cached, no timer");
+    }
+
+    #[test]
+    fn the_local_timer_retransmits_the_oldest_segment_and_backs_off() {
+        let cfg = SnoopConfig { max_local_retransmissions: 2, ..Default::default() };
+        let mut s = Snoop::new(cfg, sides());
+        let mut ctx = AgentCtx::default();
+        s.on_packet(t(0.0), FWD, &mut data(1, 100), &mut ctx);
+        let w1 = s.next_wakeup().unwrap();
+        assert_eq!(w1, t(250.0), "the initial local RTO");
+        s.on_timer(w1, &mut ctx);
+        assert_eq!(emitted(&mut ctx).0, vec![1]);
+        let w2 = s.next_wakeup().unwrap();
+        assert_eq!(w2, t(750.0), "doubled");
+        s.on_timer(w2, &mut ctx);
+        s.on_timer(s.next_wakeup().unwrap(), &mut ctx);
+        assert_eq!(emitted(&mut ctx).0, vec![1], "at most max_local_retransmissions");
+        assert_eq!(s.stats().timer_retransmissions, 2);
+    }
+
+    #[test]
+    fn the_cache_is_bounded() {
+        let cfg = SnoopConfig { cache_packets: 3, ..Default::default() };
+        let mut s = Snoop::new(cfg, sides());
+        let mut ctx = AgentCtx::default();
+        for k in 0..5u32 {
+            s.on_packet(t(0.0), FWD, &mut data(1 + 100 * k, 100), &mut ctx);
+        }
+        assert_eq!(s.stats().max_cache_occupancy, 3);
+        assert_eq!(s.stats().cache_full, 2);
+    }
+}
