@@ -15,7 +15,9 @@ pub fn sides() -> crate::Sides {
     crate::Sides::new(vec![STA])
 }
 
-fn tcp(src: Ipv4Addr, dst: Ipv4Addr, sp: u16, dp: u16, seq: u32, ack: u32, flags: u8, len: u32) -> Packet {
+/// A TCP packet from the server (`down`) or from the station.
+fn tcp(down: bool, seq: u32, ack: u32, flags: u8, len: u32) -> Packet {
+    let (src, dst, sp, dp) = if down { (SERVER, STA, 5000, 20000) } else { (STA, SERVER, 20000, 5000) };
     let h = TcpHeader {
         src_port: sp,
         dst_port: dp,
@@ -29,15 +31,15 @@ fn tcp(src: Ipv4Addr, dst: Ipv4Addr, sp: u16, dp: u16, seq: u32, ack: u32, flags
 }
 /// A data segment from the server to the station.
 pub fn data(seq: u32, len: u32) -> Packet {
-    tcp(SERVER, STA, 5000, 20000, seq, 1, TcpFlags::ACK, len)
+    tcp(true, seq, 1, TcpFlags::ACK, len)
 }
 /// The server's SYN-ACK (initial sequence number `isn`).
 pub fn synack(isn: u32) -> Packet {
-    tcp(SERVER, STA, 5000, 20000, isn, 1, TcpFlags::SYN | TcpFlags::ACK, 0)
+    tcp(true, isn, 1, TcpFlags::SYN | TcpFlags::ACK, 0)
 }
 /// A pure ACK from the station.
 pub fn ack(ack: u32) -> Packet {
-    tcp(STA, SERVER, 20000, 5000, 1, ack, TcpFlags::ACK, 0)
+    tcp(false, 1, ack, TcpFlags::ACK, 0)
 }
 /// The TCP sequence numbers of the emitted TCP packets, and the number of
 /// emitted UDP packets.
