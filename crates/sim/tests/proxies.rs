@@ -482,3 +482,20 @@ fn murray_figs_6_7_table() {
         }
     }
 }
+
+#[test]
+fn itcp_sides_take_their_own_controllers_and_options() {
+    let d = doc(Some(
+        json!({"kind": "itcp", "wireless_tcp": {"cc": "vegas", "sack": false}, "wired_tcp": {"cc": "cubic"}}),
+    ));
+    let s = Scenario::from_json(&d.to_string()).unwrap();
+    let r = World::build(&s, 1).unwrap().run(std::time::Instant::now()).unwrap().json;
+    complete(&r);
+    let c = &node(&r, "ap")["proxy"]["connections"][0];
+    assert_eq!(c["station_side"]["cc"], "vegas");
+    assert_eq!(c["wired_side"]["cc"], "cubic");
+    // The wired sender's RTT is the wired leg's, shorter than end to end.
+    let plain = run(Proxy::None, Script::new(On::Data, vec![], None));
+    let srtt = |v: &Value| v["flows"][0]["tcp"]["srtt_ms"].as_f64().unwrap();
+    assert!(srtt(&r) < srtt(&plain), "{} vs {}", srtt(&r), srtt(&plain));
+}
