@@ -160,7 +160,7 @@ fn run(proxy: Proxy, script: Box<Script>) -> Value {
             let t = s.tcp.clone();
             let f = move || -> itcp::SideFactory {
                 let t = t.clone();
-                Box::new(move || (wifitcp_sim::tcpcfg::build(&t).unwrap(), wifitcp_sim::tcpcfg::controller(&t)))
+                Box::new(move || (wifitcp_tcp::scenario::build(&t).unwrap(), wifitcp_tcp::scenario::controller(&t)))
             };
             let rng = wifitcp_core::RngStream::derive(1, "proxy/ap");
             w.add_agent(ap, Box::new(itcp::Itcp::new(Default::default(), sides(), f(), f(), rng))).unwrap();

@@ -71,8 +71,8 @@ fn proxies(
                     let t = o.clone().unwrap_or_default().over(&s.tcp);
                     Box::new(move || {
                         (
-                            crate::tcpcfg::build(&t).expect("checked by ProxyConfig::validate"),
-                            crate::tcpcfg::controller(&t),
+                            wifitcp_tcp::scenario::build(&t).expect("checked by ProxyConfig::validate"),
+                            wifitcp_tcp::scenario::controller(&t),
                         )
                     })
                 };
