@@ -195,7 +195,9 @@ def select(store_path: str, x: Optional[str], y: Optional[str], by: Optional[str
         cols = {r["column_name"]: r["data_type"] for r in st.query(
             "SELECT column_name, data_type FROM information_schema.columns "
             "WHERE table_name = 'runs'")}
-        if y in cols and cols[y] not in ("JSON", "VARCHAR", "TIMESTAMP"):
+        if derived_metric(y):
+            yexpr = "result_json"
+        elif y in cols and cols[y] not in ("JSON", "VARCHAR", "TIMESTAMP"):
             yexpr = f'CAST("{y}" AS VARCHAR)'
         else:
             yexpr = f"json_extract(result_json, '{json_path(y)}')::VARCHAR"
@@ -219,6 +221,8 @@ def select(store_path: str, x: Optional[str], y: Optional[str], by: Optional[str
         row["config"] = json.loads(r["config_json"]) if isinstance(r["config_json"], str) \
             else r["config_json"]
         yv = json.loads(r["y"]) if r["y"] is not None else None
+        if derived_metric(y):
+            yv = derived_value(y, yv or {}, row["config"])
         if isinstance(yv, str):
             try:
                 yv = float(yv)
@@ -245,6 +249,58 @@ def select(store_path: str, x: Optional[str], y: Optional[str], by: Optional[str
     lines, categorical = _group(rows, x, by, store_path)
     return Selection(store_path, x, y, by, sorted({r["scenario"] for r in rows}), rows, lines,
                      categorical)
+
+
+#: Metrics derived from a run's result and configuration (not one stored
+#: number), for the figures the models predict (`wifitcp.models.overlay`):
+#:
+#: - ``class_goodput_mbps[K]``: the goodput summed over the flows whose
+#:   station (source or destination) is in ``channel.classes[K].stations``
+#:   (Pokhrel's per-class throughput, Figs. 3, 11, 15-17);
+#: - ``ap_failure_probability``: the AP's failed data-frame attempts per
+#:   attempt (``f_ap``, Fig. 9);
+#: - ``ap_discard_probability``: the AP's retry-limit discards per frame it
+#:   started (attempts - retries; ``p_d``, Fig. 10);
+#: - ``ap_buffer_loss_probability``: the AP WLAN queue's ``queue_full``
+#:   drops per packet offered (``p_b``, Fig. 13).
+DERIVED = ("class_goodput_mbps[K]", "ap_failure_probability", "ap_discard_probability",
+           "ap_buffer_loss_probability")
+_CLASS_Y = re.compile(r"^class_goodput_mbps\[(\d+)\]$")
+
+
+def derived_metric(y: Optional[str]) -> bool:
+    return bool(y) and (y in DERIVED[1:] or _CLASS_Y.match(y) is not None)
+
+
+def _ap(items: list, key: str) -> Optional[dict]:
+    return next((s for s in items or [] if isinstance(s, dict) and s.get(key) == "ap"), None)
+
+
+def derived_value(y: str, result: dict, config: dict) -> Optional[float]:
+    """The value of a `DERIVED` metric for one run (None where it has none)."""
+    m = _CLASS_Y.match(y)
+    if m:
+        classes = get_path(config, "channel.classes") or []
+        k = int(m.group(1))
+        if k >= len(classes):
+            return None
+        names = set(classes[k].get("stations") or [])
+        flows = [f for f in result.get("flows") or []
+                 if f.get("src") in names or f.get("dst") in names]
+        return sum(float(f.get("goodput_mbps") or 0.0) for f in flows) if flows else None
+    if y == "ap_buffer_loss_probability":
+        q = next((q for q in result.get("queues") or []
+                  if q.get("node") == "ap" and q.get("iface") == "wlan"), None)
+        if not q or not q.get("enqueued"):
+            return None
+        return (q.get("dropped") or {}).get("queue_full", 0) / q["enqueued"]
+    ap = _ap(result.get("stations"), "name")
+    if not ap or not ap.get("attempts"):
+        return None
+    if y == "ap_failure_probability":
+        return ap.get("failures", 0) / ap["attempts"]
+    started = max(ap["attempts"] - ap.get("retries", 0), 1)
+    return (ap.get("drops") or {}).get("retry_limit", 0) / started
 
 
 def _check_y(rows: list, y: str, sample: Optional[str], store_path: str) -> None:
@@ -563,6 +619,39 @@ def draw(sel: Selection, prefix: str, formats: Sequence[str] = FORMATS,
     if sel.by or len(sel.lines) > 1 or sel.models:
         ax.legend(title=sel.by, fontsize=8, title_fontsize=8)
     fig.text(0.99, 0.01, note, ha="right", va="bottom", fontsize=7, color="0.4")
+    fig.tight_layout()
+    Path(prefix).parent.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for fmt in formats:
+        path = f"{prefix}.{fmt}"
+        meta = {"Date": None} if fmt == "svg" else {"Software": None}
+        fig.savefig(path, format=fmt, metadata=meta)
+        paths.append(path)
+    return paths
+
+
+def draw_curves(curves: Sequence[dict], prefix: str, formats: Sequence[str] = FORMATS,
+                title: Optional[str] = None) -> list:
+    """Draw model curves alone (`wifitcp.models.overlay` dicts: label, x, y,
+    xlabel, ylabel), dashed as beside a simulation; returns the paths."""
+    from matplotlib.figure import Figure
+
+    import matplotlib
+
+    matplotlib.rcParams["svg.hashsalt"] = "wifitcp"
+    fig = Figure(figsize=(6.4, 4.4), dpi=110)
+    ax = fig.add_subplot(1, 1, 1)
+    for i, c in enumerate(curves):
+        ax.plot(c["x"], c["y"], ls="--", lw=1.2, marker="x", ms=4, color=f"C{i % 10}",
+                label=c["label"])
+    if curves:
+        ax.set_xlabel(curves[0].get("xlabel", "x"))
+        ax.set_ylabel(curves[0].get("ylabel", "y"))
+        ax.legend(fontsize=7)
+    ax.set_title(title or "model", fontsize=10)
+    ax.grid(True, alpha=0.3)
+    fig.text(0.99, 0.01, "analytical model only", ha="right", va="bottom", fontsize=7,
+             color="0.4")
     fig.tight_layout()
     Path(prefix).parent.mkdir(parents=True, exist_ok=True)
     paths = []
