@@ -51,6 +51,152 @@ pub struct ApConfig {
     /// it belongs to none).
     #[serde(default)]
     pub classes: ClassKind,
+    /// A performance-enhancing proxy at the AP (`[ap.proxy]`, absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy: Option<ProxyConfig>,
+}
+
+/// `[ap.proxy]`: a performance-enhancing proxy (crates/pep) at the AP, and
+/// for D-Proxy its station half at every station of that AP. Constants left
+/// out take the defaults of crates/pep (the paper's values where paper 003
+/// gives them); keys of another kind are errors.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ProxyConfig {
+    pub kind: ProxyKind,
+    /// The AP to run at (a BSS member's name); default: every AP.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_packets: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local_rto_min_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local_rto_initial_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_local_retransmissions: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relay_buffer_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wired_tcp: Option<TcpSection>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wireless_tcp: Option<TcpSection>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer_packets: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rerequest_multipliers: Option<Vec<f64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub catchup_packets: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_rtx_time_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_port: Option<u16>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProxyKind {
+    /// No proxy (lets a sweep compare "none" with the proxies).
+    None,
+    Snoop,
+    Itcp,
+    Dproxy,
+}
+
+impl ProxyKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ProxyKind::None => "none",
+            ProxyKind::Snoop => "snoop",
+            ProxyKind::Itcp => "itcp",
+            ProxyKind::Dproxy => "dproxy",
+        }
+    }
+}
+
+impl ProxyConfig {
+    /// The constants each kind takes (besides `kind` and `node`).
+    fn keys_set(&self) -> Vec<&'static str> {
+        let mut k = Vec::new();
+        let mut add = |name: &'static str, set: bool| {
+            if set {
+                k.push(name)
+            }
+        };
+        add("cache_packets", self.cache_packets.is_some());
+        add("local_rto_min_ms", self.local_rto_min_ms.is_some());
+        add("local_rto_initial_ms", self.local_rto_initial_ms.is_some());
+        add("max_local_retransmissions", self.max_local_retransmissions.is_some());
+        add("relay_buffer_bytes", self.relay_buffer_bytes.is_some());
+        add("wired_tcp", self.wired_tcp.is_some());
+        add("wireless_tcp", self.wireless_tcp.is_some());
+        add("buffer_packets", self.buffer_packets.is_some());
+        add("rerequest_multipliers", self.rerequest_multipliers.is_some());
+        add("catchup_packets", self.catchup_packets.is_some());
+        add("initial_rtx_time_ms", self.initial_rtx_time_ms.is_some());
+        add("request_port", self.request_port.is_some());
+        k
+    }
+
+    /// Keys of kind `kind`.
+    pub fn kind_keys(kind: ProxyKind) -> &'static [&'static str] {
+        match kind {
+            ProxyKind::None => &[],
+            ProxyKind::Snoop => {
+                &["cache_packets", "local_rto_min_ms", "local_rto_initial_ms", "max_local_retransmissions"]
+            }
+            ProxyKind::Itcp => &["relay_buffer_bytes", "wired_tcp", "wireless_tcp"],
+            ProxyKind::Dproxy => &[
+                "cache_packets",
+                "buffer_packets",
+                "rerequest_multipliers",
+                "catchup_packets",
+                "initial_rtx_time_ms",
+                "request_port",
+            ],
+        }
+    }
+
+    /// Errors are "key: reason" (under `ap.proxy`).
+    pub fn validate(&self, s: &Scenario) -> Result<(), String> {
+        let allowed = Self::kind_keys(self.kind);
+        if let Some(k) = self.keys_set().into_iter().find(|k| !allowed.contains(k)) {
+            return Err(format!("{k}: not a key of kind {:?} (its keys: {})", self.kind.name(), allowed.join(", ")));
+        }
+        if let Some(n) = &self.node {
+            let members: Vec<String> = (0..s.wlan_members()).map(|i| s.member_name(i)).collect();
+            match members.iter().position(|m| m == n) {
+                Some(i) if (1..=s.wlan.stations as usize).contains(&i) => {
+                    return Err(format!("node: {n:?} is a station; a proxy runs at an AP"))
+                }
+                Some(_) => {}
+                None if s.nodes.iter().any(|x| &x.name == n) => {
+                    return Err(format!("node: {n:?} has no wireless interface (a proxy runs at an AP)"))
+                }
+                None => return Err(format!("node: no node named {n:?}")),
+            }
+        }
+        if self.buffer_packets == Some(0) || self.cache_packets == Some(0) || self.catchup_packets == Some(0) {
+            return Err("buffer_packets, cache_packets, catchup_packets: must be at least 1".into());
+        }
+        if self.relay_buffer_bytes == Some(0) {
+            return Err("relay_buffer_bytes: must be at least 1".into());
+        }
+        if let Some(m) = &self.rerequest_multipliers {
+            if m.is_empty() {
+                return Err("rerequest_multipliers: must list at least one multiplier".into());
+            }
+            if m.windows(2).any(|w| w[0] >= w[1]) {
+                return Err(format!("rerequest_multipliers: must be strictly increasing, got {m:?}"));
+            }
+        }
+        for (name, t) in [("wired_tcp", &self.wired_tcp), ("wireless_tcp", &self.wireless_tcp)] {
+            if let Some(t) = t {
+                wifitcp_tcp::scenario::build(&t.clone().over(&s.tcp)).map_err(|e| format!("{name}.{e}"))?;
+            }
+        }
+        Ok(())
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -719,6 +865,9 @@ impl Scenario {
         }
         if let Some(qd) = &self.ap.qdisc {
             qd.validate(self.ap_queue_packets() as usize).map_err(|e| format!("ap.qdisc.{e}"))?;
+        }
+        if let Some(p) = &self.ap.proxy {
+            p.validate(self).map_err(|e| format!("ap.proxy.{e}"))?;
         }
         wifitcp_tcp::scenario::build(&self.tcp).map_err(|e| format!("tcp.{e}"))?;
         Ok(())

@@ -383,8 +383,11 @@ pub fn collect(v: &RunView) -> RunResult {
             "collision_probability": if att > 0 { col as f64 / att as f64 } else { 0.0 },
             "flows": flows,
             "stations": stations,
-            // APs' queues, then stations' queues that are not plain drop-tail.
-            "queues": (0..v.bss.len()).filter(|&i| v.topo.is_ap(i) || v.wq[i].kind() != "drop-tail").map(|i| queue_json(v, i)).collect::<Vec<_>>(),
+            // APs' queues, then stations' queues that are not plain drop-tail
+            // or whose agents report (a proxy's station half).
+            "queues": (0..v.bss.len())
+                .filter(|&i| v.topo.is_ap(i) || v.wq[i].kind() != "drop-tail" || v.agents.get(i).is_some_and(|a| a.iter().any(|(x, _)| x.report().is_some())))
+                .map(|i| queue_json(v, i)).collect::<Vec<_>>(),
             "links": links,
             "effective": effective::effective_json(v),
             "ledger": {

@@ -284,9 +284,11 @@ impl Receiver {
     /// is off). Returns the bytes read and whether the window opened enough
     /// to warrant a window update (RFC 9293 3.8.6.2.2).
     pub fn read(&mut self, max: u64) -> (u64, bool) {
+        // (`unread` may exceed the buffer by less than one window-scale
+        // unit: `window` rounds a kept right edge up.)
         let n = self.unread.min(max);
         self.unread -= n;
-        let avail = self.buf - self.unread;
+        let avail = self.buf.saturating_sub(self.unread);
         let cur = self.adv_right.saturating_sub(self.rcv_nxt);
         (n, n > 0 && avail >= cur + self.sws_threshold())
     }
@@ -305,7 +307,7 @@ impl Receiver {
     /// so subtracting them again would double-count and shrink the window
     /// (the sender may always fill the holes below them).
     pub fn window(&mut self) -> u64 {
-        let avail = self.buf - self.unread;
+        let avail = self.buf.saturating_sub(self.unread);
         let cur = self.adv_right.saturating_sub(self.rcv_nxt);
         let mut w = if avail >= cur + self.sws_threshold() || avail == self.buf { avail } else { cur };
         // Rounding to the scale unit must not move the right edge left:

@@ -91,6 +91,85 @@ static HEAD: &[Key] = &[
     k("ap.queue_packets", Int, "mac.queue_packets", PKTS, "packets", "The AP's transmit queue."),
     k("ap.qdisc", Table, "drop-tail", None, "", "Queue discipline of the AP (a qdisc table)."),
     k("ap.classes", Str, "\"station\"", None, "", "Class of a queued packet: \"station\" or \"channel\"."),
+    // [ap.proxy] (crates/pep; paper 003 section III)
+    k("ap.proxy", Table, "none", None, "", "A performance-enhancing proxy at the AP."),
+    k(
+        "ap.proxy.kind",
+        Str,
+        "required",
+        None,
+        "",
+        "\"none\", \"snoop\", \"itcp\" or \"dproxy\" (D-Proxy, also at every station).",
+    ),
+    k("ap.proxy.node", Str, "every AP", None, "", "The AP (BSS member name) to run at."),
+    k(
+        "ap.proxy.cache_packets",
+        Int,
+        "150 (snoop), 512 (dproxy)",
+        PKTS,
+        "packets",
+        "snoop, dproxy: cached segments per flow at the AP.",
+    ),
+    k("ap.proxy.local_rto_min_ms", Float, "250.0", TIMER_MS, "ms", "snoop: floor of the local retransmission timer."),
+    k("ap.proxy.local_rto_initial_ms", Float, "250.0", TIMER_MS, "ms", "snoop: local timer before an RTT sample."),
+    k(
+        "ap.proxy.max_local_retransmissions",
+        Int,
+        "4",
+        r(In(0.0), In(255.0)),
+        "",
+        "snoop: local retransmissions of one segment.",
+    ),
+    k(
+        "ap.proxy.relay_buffer_bytes",
+        Int,
+        "262144",
+        r(In(1.0), In(1e9)),
+        "bytes",
+        "itcp: bytes relayed and not yet acknowledged by the receiving side.",
+    ),
+    k(
+        "ap.proxy.wired_tcp",
+        Table,
+        "[tcp]",
+        None,
+        "",
+        "itcp: the AP-to-wired-host connection (a tcp table over [tcp]).",
+    ),
+    k(
+        "ap.proxy.wireless_tcp",
+        Table,
+        "[tcp]",
+        None,
+        "",
+        "itcp: the AP-to-station connection (a tcp table over [tcp]).",
+    ),
+    k("ap.proxy.buffer_packets", Int, "150", PKTS, "packets", "dproxy: station half's buffer, shared by its flows."),
+    k(
+        "ap.proxy.rerequest_multipliers",
+        Floats,
+        "[2.0, 3.0, 4.0]",
+        r(Ex(0.0), In(1e3)),
+        "",
+        "dproxy: re-request times in mean retransmission times; strictly increasing.",
+    ),
+    k(
+        "ap.proxy.catchup_packets",
+        Int,
+        "5",
+        PKTS,
+        "packets",
+        "dproxy: segments released before input is checked again.",
+    ),
+    k(
+        "ap.proxy.initial_rtx_time_ms",
+        Float,
+        "5.0",
+        TIMER_MS,
+        "ms",
+        "dproxy: mean retransmission time before the first sample.",
+    ),
+    k("ap.proxy.request_port", Int, "7070", r(In(1.0), In(65535.0)), "", "dproxy: UDP port of the AP half."),
     // [[nodes]]
     k("nodes[].name", Str, "required", None, "", "Name of a wired node."),
     k("nodes[].kind", Str, "\"host\"", None, "", "\"host\" or \"router\"."),
@@ -262,7 +341,7 @@ pub fn lookup(pattern: &str, variant: Option<&str>) -> Option<&'static Key> {
 fn mount(pattern: &str) -> Option<(&'static str, Option<&'static str>)> {
     match pattern {
         "ap.qdisc" | "wlan.station_qdisc" => Some(("qdisc", Some("kind"))),
-        "traffic[].tcp" | "tcp" => Some(("tcp", None)),
+        "traffic[].tcp" | "tcp" | "ap.proxy.wired_tcp" | "ap.proxy.wireless_tcp" => Some(("tcp", None)),
         "channel" => Some(("channel", Some("model"))),
         _ => None,
     }
@@ -478,6 +557,27 @@ mod tests {
             stations: vec![],
         };
         add("channel.classes[]", Some("fixed"), j(&class));
+        let proxy = ProxyConfig {
+            kind: ProxyKind::Dproxy,
+            node: Some("ap".into()),
+            cache_packets: Some(150),
+            local_rto_min_ms: Some(250.0),
+            local_rto_initial_ms: Some(250.0),
+            max_local_retransmissions: Some(4),
+            relay_buffer_bytes: Some(262_144),
+            wired_tcp: Some(TcpSection::default()),
+            wireless_tcp: Some(TcpSection::default()),
+            buffer_packets: Some(150),
+            rerequest_multipliers: Some(vec![2.0, 3.0, 4.0]),
+            catchup_packets: Some(5),
+            initial_rtx_time_ms: Some(5.0),
+            request_port: Some(7070),
+        };
+        out.push(("ap.proxy".into(), None, Value::Null));
+        for (key, val) in j(&proxy).as_object().expect("a table") {
+            let v = if val.is_object() { Value::Null } else { val.clone() };
+            out.push((format!("ap.proxy.{key}"), None, v));
+        }
         out
     }
 

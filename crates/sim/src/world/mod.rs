@@ -136,7 +136,7 @@ impl World {
                 timers.register()
             })
             .collect();
-        let agents = crate::agents::build(s, &topo)?
+        let agents = crate::agents::build(s, &topo, seed)?
             .into_iter()
             .enumerate()
             .map(|(node, list)| {

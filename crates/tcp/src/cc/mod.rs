@@ -58,8 +58,9 @@ pub enum CcEvent {
 }
 
 /// A congestion-control algorithm. One instance per connection; it owns all
-/// of its private state.
-pub trait CongestionControl: std::fmt::Debug {
+/// of its private state. `Send`: a connection may run inside an agent (the
+/// split-TCP proxy's two connections).
+pub trait CongestionControl: std::fmt::Debug + Send {
     /// Short name, e.g. "newreno", "cubic".
     fn name(&self) -> &'static str;
 
