@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 use wifitcp_wifi::phy::{PhyConfig, PhyTiming};
 
+pub mod mobility;
 pub mod schema;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -402,6 +403,11 @@ pub struct WlanConfig {
     /// (20 k, 0)).
     #[serde(default)]
     pub ap_positions: Option<Vec<[f64; 2]>>,
+    /// How stations move (`[[wlan.mobility]]`, config/mobility.rs); none:
+    /// every station stands still (and the key is not serialised, so
+    /// results of scenarios without it are unchanged).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mobility: Vec<mobility::MobilityConfig>,
 }
 fn one() -> u32 {
     1
@@ -522,7 +528,12 @@ impl Traffic {
 
     /// Selected station indices (0-based), validated against `n`.
     pub fn station_list(&self, n: u32, path: &str) -> Result<Vec<u32>, String> {
-        match &self.stations {
+        Self::stations_of(&self.stations, n, path)
+    }
+
+    /// The station indices of a `stations` key ("all" or indices).
+    pub fn stations_of(stations: &serde_json::Value, n: u32, path: &str) -> Result<Vec<u32>, String> {
+        match stations {
             serde_json::Value::String(s) if s == "all" => Ok((0..n).collect()),
             serde_json::Value::Array(a) => {
                 let mut v = Vec::new();
@@ -624,6 +635,15 @@ impl Scenario {
         self.validate_wlan_layout()?;
         self.validate_topology()?;
         self.validate_channel()?;
+        self.validate_mobility()?;
+        if !self.phy.rate_control.is_fixed() {
+            // The DCF does not ask a RateControl yet (its call site comes
+            // with the MAC trait); until then only the fixed rate runs.
+            return Err(format!(
+                "phy.rate_control: \"{}\" needs the MAC's rate-control call site, which this build lacks; only \"fixed\" runs",
+                self.phy.rate_control.name()
+            ));
+        }
         self.validate_traffic()?;
         self.validate_samples()
     }
@@ -882,6 +902,27 @@ impl Scenario {
                         .into(),
                 );
             }
+        }
+        Ok(())
+    }
+
+    fn validate_mobility(&self) -> Result<(), String> {
+        let n = self.wlan.stations;
+        let mut moved = vec![None; n as usize];
+        for (i, m) in self.wlan.mobility.iter().enumerate() {
+            let p = format!("wlan.mobility[{i}]");
+            if self.channel.as_ref().is_none_or(|c| c.default_tx_power_dbm().is_none()) {
+                return Err(format!(
+                    "{p}: moving stations need a [channel] with model \"snr\" or \"threshold\" (positions matter only there)"
+                ));
+            }
+            let list = Traffic::stations_of(&m.stations, n, &p)?;
+            for k in list {
+                if let Some(j) = moved[k as usize].replace(i) {
+                    return Err(format!("{p}.stations: station {k} already moves by wlan.mobility[{j}]"));
+                }
+            }
+            m.validate(&p, self.scenario.duration_s)?;
         }
         Ok(())
     }

@@ -21,7 +21,7 @@ pub struct Waypoint {
 pub struct Waypoints {
     points: Vec<Waypoint>,
     /// Index of the leg's start waypoint for the last query (queries are
-    /// non-decreasing, so the search only moves forward).
+    /// non-decreasing, so the search moves forward a step at a time).
     cursor: usize,
 }
 
@@ -42,8 +42,12 @@ impl Waypoints {
         &self.points
     }
 
-    /// Moves the cursor to the leg holding `now`.
+    /// Moves the cursor to the leg holding `now` (forward in the normal
+    /// case; backward too, so an out-of-order query is still exact).
     fn seek(&mut self, now: SimTime) {
+        while self.cursor > 0 && self.points[self.cursor].time > now {
+            self.cursor -= 1;
+        }
         while self.cursor + 1 < self.points.len() && self.points[self.cursor + 1].time <= now {
             self.cursor += 1;
         }
