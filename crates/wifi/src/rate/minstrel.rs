@@ -6,8 +6,11 @@
 //!
 //! - statistics are updated every 100 ms (`update_interval`): per rate the
 //!   success ratio of the interval's attempts enters an EWMA with weight
-//!   75 % on the old value (`EWMA_LEVEL` 75; the first update of a rate
-//!   starts from 0, as Linux's legacy minstrel does);
+//!   75 % on the old value (`EWMA_LEVEL` 75); a rate's first interval
+//!   with attempts sets it to that interval's ratio (Linux 4.x
+//!   `minstrel_calc_rate_stats`; Linux 3.x started the EWMA from 0, which
+//!   leaves rarely sampled rates underrated for a second or more: a
+//!   station at 50 km/h then sticks to failing rates);
 //! - throughput of a rate = EWMA probability / time of a 1200-byte frame
 //!   at that rate (minstrel_ht's `AVG_PKT_SIZE` 1200; legacy minstrel's
 //!   `perfect_tx_time` of 1200 bytes), 0 below 10 % probability;
@@ -95,6 +98,8 @@ struct RateStats {
     sample_limit: i32,
     /// Intervals without an attempt.
     sample_skipped: u32,
+    /// An interval with attempts has been averaged in.
+    seen: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -263,7 +268,8 @@ impl Minstrel {
             if r.attempts > 0 {
                 r.sample_skipped = 0;
                 let cur = r.success as f64 / r.attempts as f64;
-                r.prob = r.prob * w + cur * (1.0 - w);
+                r.prob = if r.seen { r.prob * w + cur * (1.0 - w) } else { cur };
+                r.seen = true;
             } else {
                 r.sample_skipped += 1;
             }
@@ -437,15 +443,16 @@ mod tests {
     fn ewma_weighs_the_old_value_75_percent() {
         let mut m = minstrel();
         let ra = MacAddr(1);
-        // only the lowest rate gets through, every attempt there: its
-        // probability after the first, second and third update is 0.25,
-        // 0.4375, 0.578125 (samples of the others fail)
-        let mut seen = Vec::new();
-        for k in 1..=3u64 {
-            run(&mut m, (k - 1) * 101, 101, |r| r == Rate(60));
+        // only the lowest rate gets through, every attempt there: its first
+        // interval sets its probability to 1; then nothing gets through and
+        // the EWMA falls to 0.75 and 0.5625
+        run(&mut m, 0, 101, |r| r == Rate(60));
+        let mut seen = vec![m.prob(ra, Rate(60)).unwrap()];
+        for k in 1..=2u64 {
+            run(&mut m, k * 101, 101, |_| false);
             seen.push(m.prob(ra, Rate(60)).unwrap());
         }
-        for (s, e) in seen.iter().zip([0.25, 0.4375, 0.578125]) {
+        for (s, e) in seen.iter().zip([1.0, 0.75, 0.5625]) {
             assert!((s - e).abs() < 1e-12, "{seen:?}");
         }
     }
