@@ -159,6 +159,24 @@ pub trait QueueDisc: Send {
     fn counters(&self) -> &QueueCounters;
     /// Occupancy summary and bounded time series (see [`Occupancy`]).
     fn occupancy(&self) -> &Occupancy;
+    /// The next packet `dequeue_for(ra, tid)` would hand out, for a MAC
+    /// that serves one receiver (next-hop station index, `Queued::dest`)
+    /// or traffic identifier at a time (`None`: any). Every packet has TID
+    /// 0 until packets carry a user priority. Default: no per-receiver
+    /// view (`None`); disciplines with per-station queues override it.
+    fn peek_for(&self, _ra: Option<u32>, _tid: Option<u8>) -> Option<&Queued> {
+        None
+    }
+    /// Dequeue the next packet for receiver `ra` and traffic identifier
+    /// `tid` (`None`: any). Default: `dequeue` when neither is named, and
+    /// nothing otherwise (see `peek_for`).
+    fn dequeue_for(&mut self, now: SimTime, ra: Option<u32>, tid: Option<u8>, dropped: &mut Dropped) -> Option<Queued> {
+        if ra.is_none() && tid.is_none() {
+            self.dequeue(now, dropped)
+        } else {
+            None
+        }
+    }
 }
 
 /// The accessors every FIFO-backed discipline shares: `len` and `bytes` of

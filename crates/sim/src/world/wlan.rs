@@ -23,30 +23,31 @@ impl World {
         self.out.clear();
     }
 
-    /// Handle output `i` of `out` (its fields are copied out first: handling
-    /// it may append to `out`).
+    /// Handle output `i` of `out` (it is moved out first, leaving a wake-up
+    /// at `NEVER` that nothing reads: handling it may append to `out`).
     pub(super) fn handle_output(&mut self, i: usize) {
         let now = self.q.now();
-        match self.out[i] {
+        match std::mem::replace(&mut self.out[i], BssOutput::Wake { at: SimTime::NEVER }) {
             BssOutput::Wake { at } => {
                 self.q.push(at, Ev::BssWake.code());
             }
             BssOutput::TxEnd { id, at } => {
                 self.q.push(at, Ev::TxEnd { id }.code());
             }
-            BssOutput::Deliver { sta, from, id } => {
+            BssOutput::Deliver { sta, from: _, pkt } => {
                 // A UDP datagram for this node, which has no agents, is only
-                // counted: read where its transmitter holds it; anything
-                // else is copied and received (forwarded, or handed to TCP).
-                let p = self.bss.delivered(from, id);
+                // counted; anything else is received (forwarded, or handed
+                // to TCP).
                 if let Some(t) = &self.trace {
-                    t.packet(now, sta, "wlan", "receive", p, None);
+                    t.packet(now, sta, "wlan", "receive", &pkt, None);
                 }
-                if matches!(p.l4, Transport::Udp(_)) && self.topo.node_of(p.ip.dst) == Some(sta) && !self.hooked[sta] {
-                    udp_arrived(&mut self.ledger, &mut self.flows, self.warmup, p, now);
+                if matches!(pkt.l4, Transport::Udp(_))
+                    && self.topo.node_of(pkt.ip.dst) == Some(sta)
+                    && !self.hooked[sta]
+                {
+                    udp_arrived(&mut self.ledger, &mut self.flows, self.warmup, &pkt, now);
                 } else {
-                    let msdu = p.clone();
-                    self.receive(now, sta, msdu);
+                    self.receive(now, sta, pkt);
                 }
             }
             BssOutput::Dropped { sta, id, reason } => {
@@ -70,12 +71,15 @@ impl World {
     }
 
     /// The MAC of `sta` can take a frame: give it the next packet of its
-    /// queue discipline, or a fresh packet from a saturated source.
+    /// queue discipline (for the receiver and traffic identifier it asks
+    /// for, if it names them), or a fresh packet from a saturated source.
     pub(super) fn feed(&mut self, now: SimTime, sta: usize) {
-        if !self.bss.macs[sta].is_ready() {
-            return;
-        }
-        let item = self.wq[sta].dequeue(now, &mut self.dropped);
+        let Some(demand) = self.bss.demand(sta) else { return };
+        let item = if demand == Demand::ANY {
+            self.wq[sta].dequeue(now, &mut self.dropped)
+        } else {
+            self.wq[sta].dequeue_for(now, demand.ra.map(|a| a.0), demand.tid, &mut self.dropped)
+        };
         self.flush_drops(sta);
         if let Some(it) = item {
             if let Some(t) = &self.trace {

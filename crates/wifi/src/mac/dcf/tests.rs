@@ -11,6 +11,24 @@ use wifitcp_core::{EventQueue, FlowId, PacketId};
 use wifitcp_wire::ip::PROTO_UDP;
 use wifitcp_wire::{Ipv4Addr, Ipv4Header, UdpHeader};
 
+/// Deliver a copy of `f` to `d`, carrying `msdu` (a data frame addressed
+/// to it) with the frame's sequence number and Retry bit.
+fn rx(d: &mut Dcf, now: SimTime, f: &Frame, msdu: Option<Packet>, ok: bool, out: &mut Vec<MacOutput>) {
+    let mut f = f.clone();
+    if let Some(p) = msdu {
+        f.mpdus = Mpdus::one(Mpdu {
+            seq: f.seq,
+            retry: f.retry,
+            tid: 0,
+            ack: AckPolicy::Normal,
+            bytes: f.mpdu_bytes,
+            body: MpduBody::Msdu(p),
+            fcs_ok: ok,
+        });
+    }
+    d.on_rx_end(now, &mut f, ok, out);
+}
+
 fn us(x: u64) -> SimTime {
     SimTime::from_micros(x)
 }
@@ -158,13 +176,14 @@ fn eifs_after_error_and_cleared_by_good_frame() {
         rate: timing().data_rate,
         airtime: SimDur::from_micros(100),
         contended: true,
+        mpdus: Mpdus::none(),
     };
-    d.on_rx_end(us(100), &other, None, false, &mut out);
+    rx(&mut d, us(100), &other, None, false, &mut out);
     d.on_cca(us(100), false, &mut out);
     assert_eq!(d.next_wakeup(), us(100 + 20 + 2), "EIFS after an erroneous frame");
     // A correct frame before the EIFS ends switches back to DIFS.
     d.on_cca(us(105), true, &mut out);
-    d.on_rx_end(us(110), &other, None, true, &mut out);
+    rx(&mut d, us(110), &other, None, true, &mut out);
     d.on_cca(us(110), false, &mut out);
     assert_eq!(d.next_wakeup(), us(110 + 5 + 2));
 }
@@ -187,8 +206,9 @@ fn nav_defers_until_duration_expires() {
         rate: timing().control_rate,
         airtime: SimDur::from_micros(20),
         contended: true,
+        mpdus: Mpdus::none(),
     };
-    d.on_rx_end(us(20), &rts, None, true, &mut out);
+    rx(&mut d, us(20), &rts, None, true, &mut out);
     d.on_cca(us(20), false, &mut out);
     assert_eq!(d.next_wakeup(), us(220 + 5));
 }
@@ -265,9 +285,10 @@ fn receiver_acks_after_sifs_and_discards_duplicates() {
         rate: timing().data_rate,
         airtime: SimDur::from_micros(100),
         contended: true,
+        mpdus: Mpdus::none(),
     };
     d.on_cca(us(0), true, &mut out);
-    d.on_rx_end(us(100), &f, Some(pkt(1).id), true, &mut out);
+    rx(&mut d, us(100), &f, Some(pkt(1)), true, &mut out);
     assert!(matches!(out[0], MacOutput::Deliver { .. }));
     assert_eq!(d.next_wakeup(), us(103));
     out.clear();
@@ -278,7 +299,7 @@ fn receiver_acks_after_sifs_and_discards_duplicates() {
     out.clear();
     f.retry = true;
     d.on_cca(us(200), true, &mut out);
-    d.on_rx_end(us(300), &f, Some(pkt(1).id), true, &mut out);
+    rx(&mut d, us(300), &f, Some(pkt(1)), true, &mut out);
     assert!(out.iter().all(|o| !matches!(o, MacOutput::Deliver { .. })), "duplicate not delivered");
     assert_eq!(d.counters.rx_duplicates, 1);
     assert_eq!(d.next_wakeup(), us(303), "duplicate still acknowledged");
@@ -303,16 +324,17 @@ fn false_duplicate_after_sequence_wrap_is_acked_and_reported_dropped() {
         rate: timing().data_rate,
         airtime: SimDur::from_micros(100),
         contended: true,
+        mpdus: Mpdus::none(),
     };
     d.on_cca(us(0), true, &mut out);
-    d.on_rx_end(us(100), &f, Some(pkt(1).id), true, &mut out);
+    rx(&mut d, us(100), &f, Some(pkt(1)), true, &mut out);
     d.on_cca(us(100), false, &mut out);
     d.on_wake(us(103), &mut out);
     d.on_tx_end(us(117), &mut out);
     out.clear();
     f.retry = true;
     d.on_cca(us(200), true, &mut out);
-    d.on_rx_end(us(300), &f, Some(pkt(2).id), true, &mut out);
+    rx(&mut d, us(300), &f, Some(pkt(2)), true, &mut out);
     assert!(out.iter().all(|o| !matches!(o, MacOutput::Deliver { .. })), "not delivered");
     let dropped: Vec<_> =
         out.iter().filter_map(|o| if let MacOutput::Dropped(id, r) = o { Some((*id, *r)) } else { None }).collect();
@@ -326,7 +348,7 @@ fn false_duplicate_after_sequence_wrap_is_acked_and_reported_dropped() {
     d.on_tx_end(us(317), &mut out);
     out.clear();
     d.on_cca(us(400), true, &mut out);
-    d.on_rx_end(us(500), &f, Some(pkt(2).id), true, &mut out);
+    rx(&mut d, us(500), &f, Some(pkt(2)), true, &mut out);
     assert!(out.iter().all(|o| !matches!(o, MacOutput::Deliver { .. } | MacOutput::Dropped(..))));
     assert_eq!((d.counters.rx_duplicates, d.counters.rx_false_duplicates), (1, 1));
 }
@@ -460,9 +482,10 @@ fn other_frame_during_ack_wait_fails_the_exchange() {
         rate: timing().data_rate,
         airtime: SimDur::from_micros(100),
         contended: true,
+        mpdus: Mpdus::none(),
     };
     out.clear();
-    d.on_rx_end(us(207), &f, Some(pkt(2).id), true, &mut out);
+    rx(&mut d, us(207), &f, Some(pkt(2)), true, &mut out);
     assert_eq!(d.counters.failures, 1, "not the ACK: failure");
     assert!(out.iter().any(|o| matches!(o, MacOutput::Deliver { .. })), "the data frame is still received");
     assert_eq!(d.next_wakeup(), us(210), "and acknowledged after SIFS");
@@ -684,6 +707,7 @@ fn fixed_per_spares_control_frames() {
         rate: timing().data_rate,
         airtime: SimDur::from_micros(100),
         contended: true,
+        mpdus: Mpdus::none(),
     };
     let ctl = |kind, ta: u32, ra: u32| Frame { kind, mpdu_bytes: 14, contended: false, ..data(ta, ra) };
     assert!((m.success_prob(SimTime::ZERO, MacAddr(1), MacAddr(0), &data(1, 0), &mut rng) - 0.6).abs() < 1e-12);
@@ -829,16 +853,16 @@ fn run_pattern(
         }
         let mut i = 0;
         while i < out.len() {
-            match out[i] {
+            match std::mem::replace(&mut out[i], BssOutput::Wake { at: SimTime::NEVER }) {
                 BssOutput::Wake { at } => {
                     q.push(at, (1, 0, 0, 0));
                 }
                 BssOutput::TxEnd { id, at } => {
                     q.push(at, (2, 0, id as u64, 0));
                 }
-                BssOutput::Deliver { sta, from, id } => {
-                    assert_eq!(bss.delivered(from, id).id, id);
-                    delivered.push((sta, id.0));
+                BssOutput::Deliver { sta, from, pkt } => {
+                    assert_ne!(sta, from, "a station received its own frame");
+                    delivered.push((sta, pkt.id.0));
                 }
                 BssOutput::Dropped { id, .. } | BssOutput::DiscardedAfterReceipt { id, .. } => discarded.push(id.0),
                 BssOutput::Ready { sta } => match pending[sta].pop_front() {
