@@ -2,7 +2,8 @@
 beside the channel model's analytical answer, as the markdown table of
 docs/validation.md ("Moving stations").
 
-    .venv/bin/python scripts/mobility_walk.py
+    .venv/bin/python scripts/mobility_walk.py          # J&P's channel, fixed rate
+    .venv/bin/python scripts/mobility_walk.py rates    # scenarios/mobility_rates.toml
 
 Runs the scenario's four speeds twice (a saturated UDP downlink from the AP,
 and the scenario's TCP SACK download), bins every per-second goodput sample by
@@ -82,7 +83,38 @@ def by_distance(run):
     return v, out
 
 
+def rates():
+    """Goodput per 10 m of scenarios/mobility_rates.toml: one column per
+    controller and speed."""
+    scen = ROOT / "scenarios" / "mobility_rates.toml"
+    cmd = [sys.executable, "-m", "wifitcp", "run", str(scen), "--no-store", "--json", "--jobs", "1"]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    cols = []
+    order = {"fixed": 0, "arf": 1, "aarf": 2, "minstrel": 3}
+    rs = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    rs.sort(key=lambda r: (r["params"]["wlan.mobility[0].speed_mps"], order[r["params"]["phy.rate_control"]]))
+    bucket = 10.0
+    for r in rs:
+        v = r["params"]["wlan.mobility[0].speed_mps"]
+        b = {}
+        for t_end, mbps in r["flows"][0]["series"]:
+            d = 5.0 + v * (t_end - 0.5)
+            b.setdefault(int((d - 5.0) // bucket), []).append(mbps)
+        name = r["params"]["phy.rate_control"]
+        cols.append((f"{'fixed 54' if name == 'fixed' else name} {v * 3.6:.0f} km/h", b))
+    print("| distance (m) |" + "".join(f" {c} |" for c, _ in cols))
+    print("|" + "---|" * (1 + len(cols)))
+    for i in range(12):
+        row = f"| {5 + i * bucket:.0f}-{5 + (i + 1) * bucket:.0f} |"
+        for _, b in cols:
+            x = b.get(i, [])
+            row += f" {sum(x) / len(x):.2f} |" if x else " - |"
+        print(row)
+
+
 def main():
+    if sys.argv[1:] == ["rates"]:
+        return rates()
     udp = runs(["--set", "traffic[0].kind=udp", "--set", 'traffic[0].peer="ap"'])
     tcp = runs([])
     cols = []

@@ -140,9 +140,18 @@ pub(super) fn build_bss(s: &Scenario, seed: u64) -> Result<Bss, String> {
         backoff_on_idle_access: s.mac.idle_access == crate::config::IdleAccess::Backoff,
         timing,
     };
+    let rates: Vec<_> = s.phy.standard.rates().into_iter().map(|(r, _)| r).collect();
     let macs = (0..n)
         .map(|i| {
-            Dcf::new(MacAddr(i as u32), params.clone(), RngStream::derive(seed, &format!("mac/{}", s.member_name(i))))
+            let name = s.member_name(i);
+            let mut mac = Dcf::new(MacAddr(i as u32), params.clone(), RngStream::derive(seed, &format!("mac/{name}")));
+            if !s.phy.rate_control.is_fixed() {
+                // every member adapts its rate per receiver (`phy.rate_control`)
+                let rng = RngStream::derive(seed, &format!("rate/{name}"));
+                let t = &params.timing;
+                mac.set_rate_control(wifitcp_wifi::rate::build(s.phy.rate_control, t.data_rate, &rates, t, rng));
+            }
+            mac
         })
         .collect();
     let errors: Box<dyn FrameErrorModel> = match &s.channel {

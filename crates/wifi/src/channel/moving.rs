@@ -75,6 +75,7 @@ mod tests {
             rate: Rate(mbps * 10),
             airtime: SimDur::from_micros(100),
             contended: true,
+            mpdus: crate::mac::Mpdus::none(),
         }
     }
 
