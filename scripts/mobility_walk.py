@@ -117,11 +117,13 @@ def main():
         return rates()
     udp = runs(["--set", "traffic[0].kind=udp", "--set", 'traffic[0].peer="ap"'])
     tcp = runs([])
-    cols = []
+    cols, window = [], []
     for label, rs in (("UDP", udp), ("TCP", tcp)):
         for r in sorted(rs, key=lambda r: r["params"]["wlan.mobility[0].speed_mps"]):
             v, b = by_distance(r)
             cols.append((f"{label} {v * 3.6:.0f} km/h", b))
+            s = [g for t, g in r["flows"][0]["series"] if WALK_FROM_S < t <= 20.0]
+            window.append(sum(s) / len(s))
     head = "| distance (m) | P(frame lost) | UDP model |" + "".join(f" {c} |" for c, _ in cols)
     print(head)
     print("|" + "---|" * (3 + len(cols)))
@@ -136,6 +138,7 @@ def main():
             s = b.get(i, [])
             row += f" {sum(s) / len(s):.2f} |" if s else " - |"
         print(row)
+    print("| mean over 5-20 s | | |" + "".join(f" {g:.2f} |" for g in window))
 
 
 if __name__ == "__main__":
