@@ -212,3 +212,24 @@ macro_rules! fifo_accessors {
     };
 }
 pub(crate) use fifo_accessors;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::droptail::DropTail;
+    use crate::testutil::*;
+
+    #[test]
+    fn default_per_receiver_access_serves_any_and_refuses_a_named_receiver() {
+        let mut d = DropTail::new(10);
+        let mut dr = Vec::new();
+        d.enqueue(ms(0), q(data(1, 1)), &mut dr);
+        d.enqueue(ms(0), q(data(1, 2)), &mut dr);
+        assert!(d.peek_for(None, None).is_none());
+        assert!(d.dequeue_for(ms(1), Some(0), None, &mut dr).is_none());
+        assert!(d.dequeue_for(ms(1), None, Some(0), &mut dr).is_none());
+        assert_eq!(d.len(), 2, "a refused request takes nothing");
+        assert!(d.dequeue_for(ms(1), None, None, &mut dr).is_some());
+        assert_eq!(d.len(), 1);
+    }
+}

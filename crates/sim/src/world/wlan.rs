@@ -138,6 +138,10 @@ pub(super) fn build_bss(s: &Scenario, seed: u64) -> Result<Bss, String> {
         busy_slot_counts: s.mac.backoff_rule == crate::config::BackoffRule::BusySlotCounts,
         eifs_after_timeout: s.mac.collision_restart == crate::config::CollisionRestart::Eifs,
         backoff_on_idle_access: s.mac.idle_access == crate::config::IdleAccess::Backoff,
+        ack_policy: match s.mac.ack_policy {
+            crate::config::AckPolicyConfig::Normal => AckPolicy::Normal,
+            crate::config::AckPolicyConfig::NoAck => AckPolicy::NoAck,
+        },
         timing,
     };
     let rates: Vec<_> = s.phy.standard.rates().into_iter().map(|(r, _)| r).collect();

@@ -23,6 +23,7 @@
 pub mod config;
 pub mod error_model;
 pub mod fixed;
+pub mod keys;
 pub mod model;
 pub mod moving;
 pub mod presets;

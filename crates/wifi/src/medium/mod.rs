@@ -56,10 +56,12 @@
 //! against).
 mod errors;
 mod group;
+#[cfg(test)]
+mod trait_tests;
 
 pub use errors::{ChannelErrors, FixedPer, FrameErrorModel};
 
-use crate::mac::{Bystander, CsView, Dcf, Demand, Frame, GroupRules, Mac, MacAddr, MacOutput, MacSink};
+use crate::mac::{AckPolicy, Bystander, CsView, Dcf, Demand, Frame, GroupRules, Mac, MacAddr, MacOutput, MacSink};
 use group::Group;
 use wifitcp_core::{DropReason, PacketId, RngStream, SimTime};
 use wifitcp_wire::Packet;
@@ -462,6 +464,18 @@ impl<M: Mac> Bss<M> {
             out.push(BssOutput::Airtime { sta: s, peer: ra, airtime: tx.frame.airtime });
         }
         let ok_at_ra = !corrupted && self.judge(now, s, &mut tx.frame);
+        if corrupted {
+            tx.frame.mpdus.as_mut_slice().iter_mut().for_each(|m| m.fcs_ok = false);
+        }
+        // An MSDU sent with No Ack that its receiver did not get is lost:
+        // nobody retransmits or reports it but the medium.
+        for m in tx.frame.mpdus.iter() {
+            if m.ack == AckPolicy::NoAck && !(ok_at_ra && m.fcs_ok) {
+                if let Some(id) = m.msdu_id() {
+                    out.push(BssOutput::Dropped { sta: s, id, reason: DropReason::NoAckLost });
+                }
+            }
+        }
         // The MSDU that reached its receiver (see `DiscardedAfterReceipt`).
         if ok_at_ra && data && ra < self.macs.len() {
             if let Some(id) = tx.frame.mpdus.iter().rev().filter(|m| m.fcs_ok).find_map(|m| m.msdu_id()) {

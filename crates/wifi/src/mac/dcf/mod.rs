@@ -30,6 +30,14 @@
 //!   time, as here).
 //! - A failed exchange ends at the ACK/CTS timeout; the station then needs
 //!   DIFS of idle medium after it before counting (ns-3 does the same).
+//!
+//! With `DcfParams::ack_policy = NoAck` the station sends QoS Data frames
+//! with the No Ack policy (9.2.4.5.4) under the same channel access: the
+//! exchange ends with the frame, which counts as a success (CW reset to
+//! CWmin, new backoff, as after an acknowledged frame: 10.22.2.7 treats a
+//! No Ack transmission as successful); nothing is retransmitted; the
+//! receiver delivers without answering. The rate control hears no outcome
+//! (the transmitter learns nothing).
 mod backoff;
 mod params;
 #[cfg(test)]
@@ -45,7 +53,9 @@ use crate::phy::{PhyTiming, Rate};
 use crate::rate::{FixedRate, Outcome, RateControl};
 use wifitcp_core::PacketId;
 use wifitcp_core::{DropReason, DurDivisor, RngStream, SimDur, SimTime};
-use wifitcp_wire::wifi_frame::{data_mpdu_len, msdu_len, ACK_LEN, CTS_LEN, RTS_LEN};
+use wifitcp_wire::wifi_frame::{
+    data_mpdu_len, msdu_len, ACK_LEN, CTS_LEN, DATA_HEADER_LEN, QOS_DATA_HEADER_LEN, RTS_LEN,
+};
 use wifitcp_wire::Packet;
 
 /// The MSDU in service.
@@ -135,6 +145,8 @@ pub struct Dcf {
     /// Chooses each data frame's rate and hears each attempt's outcome
     /// (`FixedRate(timing.data_rate)` unless set).
     rc: Box<dyn RateControl>,
+    /// The MSDU whose No Ack frame just ended (reported by `on_tx_end`).
+    done_no_ack: Option<PacketId>,
     /// Division by the slot time (elapsed idle slots at every freeze).
     slot_div: DurDivisor,
     pub counters: MacCounters,
@@ -174,6 +186,7 @@ impl Dcf {
             air,
             last_data_time: (u32::MAX, Rate(0), SimDur::ZERO),
             rc,
+            done_no_ack: None,
             slot_div,
             counters: MacCounters::default(),
         }
@@ -231,11 +244,15 @@ impl Dcf {
     /// group, where the frame simply waits for that backoff to end.
     pub fn install_msdu(&mut self, now: SimTime, pkt: Packet, ra: MacAddr) {
         assert!(self.cur.is_none(), "start_msdu while an MSDU is in service");
-        let mpdu_bytes = data_mpdu_len(msdu_len(pkt.ip_len()));
+        let mut mpdu_bytes = data_mpdu_len(msdu_len(pkt.ip_len()));
+        if self.p.ack_policy == AckPolicy::NoAck {
+            // QoS Data: the QoS Control field adds 2 octets (9.3.2.1).
+            mpdu_bytes += QOS_DATA_HEADER_LEN - DATA_HEADER_LEN;
+        }
         let seq = self.next_seq;
         self.next_seq = (self.next_seq + 1) % 4096;
         // 10.3.2.7 / 10.3.4.4: frames longer than dot11RTSThreshold use RTS/CTS.
-        let uses_rts = mpdu_bytes > self.p.rts_threshold;
+        let uses_rts = mpdu_bytes > self.p.rts_threshold && self.p.ack_policy != AckPolicy::NoAck;
         // The rate is asked at each access (`access`); until then the last
         // one used.
         let rate = self.last_data_time.1;
@@ -339,6 +356,7 @@ impl Dcf {
         self.self_busy_until = now;
         self.ex = Exchange::Idle;
         match kind {
+            FrameKind::Data | FrameKind::QosData if self.p.ack_policy == AckPolicy::NoAck => self.sent_no_ack(),
             FrameKind::Data | FrameKind::QosData | FrameKind::Rts => {
                 let resp = if kind == FrameKind::Rts { FrameKind::Cts } else { FrameKind::Ack };
                 self.ex = Exchange::AwaitResponse {
@@ -352,8 +370,20 @@ impl Dcf {
         self.sync_timer();
         self.resume();
         if self.cur.is_none() {
+            if let Some(id) = self.done_no_ack.take() {
+                out.push(MacOutput::Acked(id));
+            }
             out.push(MacOutput::Ready);
         }
+    }
+
+    /// A No Ack data frame ended: the MSDU's exchange is over (module docs).
+    fn sent_no_ack(&mut self) {
+        let cur = self.cur.take().expect("a data frame without MSDU");
+        self.counters.successes += 1;
+        self.cw = self.p.cw_min;
+        self.backoff = Some(self.draw_backoff());
+        self.done_no_ack = Some(cur.pkt.id);
     }
 
     /// The caller woke us at `next_wakeup()`.
@@ -466,12 +496,14 @@ impl Dcf {
     fn data_frame(&self) -> Frame {
         let t = &self.p.timing;
         let cur = self.cur.as_ref().expect("data frame without MSDU");
+        let no_ack = self.p.ack_policy == AckPolicy::NoAck;
         Frame {
-            kind: FrameKind::Data,
+            kind: if no_ack { FrameKind::QosData } else { FrameKind::Data },
             ta: self.addr,
             ra: cur.ra,
-            // 9.2.5.2: Duration of a unicast data frame = SIFS + ACK.
-            duration: t.sifs + self.air.ack,
+            // 9.2.5.2: Duration of a unicast data frame = SIFS + ACK; with
+            // No Ack nothing follows the frame: 0.
+            duration: if no_ack { SimDur::ZERO } else { t.sifs + self.air.ack },
             seq: cur.seq,
             retry: cur.data_sent,
             mpdu_bytes: cur.mpdu_bytes,
@@ -482,7 +514,7 @@ impl Dcf {
                 seq: cur.seq,
                 retry: cur.data_sent,
                 tid: 0,
-                ack: AckPolicy::Normal,
+                ack: if no_ack { AckPolicy::NoAck } else { AckPolicy::Normal },
                 bytes: cur.mpdu_bytes,
                 body: MpduBody::Msdu(cur.pkt.clone()),
                 fcs_ok: false,
@@ -538,11 +570,14 @@ impl Dcf {
     fn rx_data(&mut self, now: SimTime, f: &mut Frame, out: &mut impl MacSink) {
         let m = f.mpdus.first_mut().expect("a data frame without its MPDU");
         let id = m.msdu_id().expect("a data frame without its MSDU");
-        let (seq, retry) = (m.seq, m.retry);
-        // 10.3.2.9: acknowledge after SIFS regardless of the medium state.
-        let ack = self.response(FrameKind::Ack, f.ta, SimDur::ZERO);
-        self.scheduled = Some((now + self.p.timing.sifs, ack));
-        self.sync_timer();
+        let (seq, retry, policy) = (m.seq, m.retry, m.ack);
+        // 10.3.2.9: acknowledge after SIFS regardless of the medium state,
+        // unless the frame says No Ack (9.2.4.5.4).
+        if policy != AckPolicy::NoAck {
+            let ack = self.response(FrameKind::Ack, f.ta, SimDur::ZERO);
+            self.scheduled = Some((now + self.p.timing.sifs, ack));
+            self.sync_timer();
+        }
         // 10.3.2.14: a retried frame whose sequence number matches the cache
         // is a duplicate: acknowledge it but do not deliver it again.
         let ta = f.ta.0 as usize;

@@ -65,6 +65,7 @@ fn params(rts: u32) -> DcfParams {
         busy_slot_counts: false,
         eifs_after_timeout: false,
         backoff_on_idle_access: false,
+        ack_policy: AckPolicy::Normal,
     }
 }
 
@@ -927,4 +928,123 @@ mod duplicate_filter_props {
             }
         }
     }
+}
+
+/// A rate control that answers from a list and records every question and
+/// outcome.
+struct Recorder {
+    rates: Vec<crate::phy::Rate>,
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl crate::rate::RateControl for Recorder {
+    fn kind(&self) -> &'static str {
+        "recorder"
+    }
+    fn data_rate(&mut self, now: SimTime, ra: MacAddr, bytes: u32) -> crate::phy::Rate {
+        let r = self.rates.remove(0);
+        self.log.lock().unwrap().push(format!("ask {} {} {} -> {}", now.as_nanos() / 1000, ra.0, bytes, r.0));
+        r
+    }
+    fn on_outcome(&mut self, now: SimTime, ra: MacAddr, o: crate::rate::Outcome) {
+        self.log.lock().unwrap().push(format!(
+            "outcome {} {} rate {} sent {} acked {} retry {}",
+            now.as_nanos() / 1000,
+            ra.0,
+            o.rate.0,
+            o.sent,
+            o.acked,
+            o.retry
+        ));
+    }
+}
+
+#[test]
+fn rate_control_chooses_each_attempts_rate_and_hears_its_outcome() {
+    use crate::phy::Rate;
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut d = sta(1, u32::MAX);
+    d.set_rate_control(Box::new(Recorder { rates: vec![Rate(40), Rate(80)], log: log.clone() }));
+    assert_eq!(d.rate_control_kind(), "recorder");
+    let mut out = vec![];
+    d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
+    // First attempt at 4 Mbit/s (0.5 byte per us): 200 us, then no ACK.
+    d.on_wake(us(5), &mut out);
+    let f = started(&out).expect("transmits").clone();
+    assert_eq!((f.rate, f.airtime), (Rate(40), SimDur::from_micros(200)));
+    d.on_tx_end(us(205), &mut out);
+    d.on_wake(us(209), &mut out);
+    // Second attempt at the rate asked then (8 Mbit/s): ACKed.
+    let t = d.next_wakeup();
+    out.clear();
+    d.on_wake(t, &mut out);
+    let f = started(&out).expect("retransmits").clone();
+    assert_eq!((f.rate, f.airtime, f.retry), (Rate(80), SimDur::from_micros(100), true));
+    let end = t + f.airtime;
+    d.on_tx_end(end, &mut out);
+    let ack = Frame {
+        kind: FrameKind::Ack,
+        ta: MacAddr(0),
+        ra: MacAddr(1),
+        duration: SimDur::ZERO,
+        seq: 0,
+        retry: false,
+        mpdu_bytes: 14,
+        rate: timing().control_rate,
+        airtime: SimDur::from_micros(14),
+        contended: false,
+        mpdus: Mpdus::none(),
+    };
+    let ack_end = end + SimDur::from_micros(17);
+    rx(&mut d, ack_end, &ack, None, true, &mut out);
+    let t2 = (t + SimDur::from_micros(117)).as_nanos() / 1000;
+    let t1 = t.as_nanos() / 1000;
+    assert_eq!(
+        *log.lock().unwrap(),
+        vec![
+            "ask 5 0 100 -> 40".to_string(),
+            "outcome 209 0 rate 40 sent 1 acked 0 retry 0".to_string(),
+            format!("ask {t1} 0 100 -> 80"),
+            format!("outcome {t2} 0 rate 80 sent 1 acked 1 retry 1"),
+        ]
+    );
+    assert!(out.iter().any(|o| matches!(o, MacOutput::Acked(PacketId(1)))));
+}
+
+#[test]
+fn no_ack_frames_get_no_ack_and_the_next_frame_follows_difs_and_a_backoff() {
+    let mut p = params(u32::MAX);
+    p.ack_policy = AckPolicy::NoAck;
+    let mut d = Dcf::new(MacAddr(1), p.clone(), RngStream::derive(1, "mac/1"));
+    let mut out = vec![];
+    d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
+    d.on_wake(us(5), &mut out);
+    let f = started(&out).expect("transmits at DIFS").clone();
+    // QoS Data, 2 bytes longer than the 100-byte Data frame (9.3.2.1).
+    assert_eq!((f.kind, f.mpdu_bytes, f.airtime), (FrameKind::QosData, 102, SimDur::from_micros(102)));
+    assert_eq!(f.duration, SimDur::ZERO, "no response follows");
+    assert_eq!(f.mpdus.first().unwrap().ack, AckPolicy::NoAck);
+    out.clear();
+    d.on_tx_end(us(107), &mut out);
+    assert!(matches!(out[..], [MacOutput::Acked(PacketId(1)), MacOutput::Ready]), "{out:?}");
+    assert_eq!(d.counters.successes, 1);
+    // The next MSDU waits DIFS and a fresh backoff from the frame's end, no
+    // ACK timeout, no SIFS + ACK.
+    let k = d.backoff.expect("post-backoff") as u64;
+    d.start_msdu(us(107), pkt(2), MacAddr(0), &mut out);
+    assert_eq!(d.next_wakeup(), us(107 + 5 + k));
+    assert_eq!(d.cw, 15);
+
+    // The receiver delivers and schedules nothing.
+    let mut r = Dcf::new(MacAddr(0), p, RngStream::derive(1, "mac/0"));
+    let mut rout = vec![];
+    r.on_cca(us(5), true, &mut rout);
+    let mut g = f.clone();
+    g.mpdus.first_mut().unwrap().fcs_ok = true;
+    r.on_rx_end(us(107), &mut g, true, &mut rout);
+    r.on_cca(us(107), false, &mut rout);
+    assert!(matches!(&rout[..], [MacOutput::Deliver { pkt, .. }] if pkt.id == PacketId(1)), "{rout:?}");
+    assert_eq!(r.next_wakeup(), SimTime::NEVER, "no ACK after SIFS");
+    // A No Ack frame lost on the channel is simply lost: no retransmission.
+    assert_eq!(d.counters.retries, 0);
 }
