@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 pub use wifitcp_tcp::scenario::{CcKind, CompoundSection, RecoveryKind, TcpSection, VegasSection};
 use wifitcp_wifi::phy::{PhyConfig, PhyTiming};
 
+pub mod mobility;
 pub mod schema;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -410,6 +411,11 @@ pub struct WlanConfig {
     /// (20 k, 0)).
     #[serde(default)]
     pub ap_positions: Option<Vec<[f64; 2]>>,
+    /// How stations move (`[[wlan.mobility]]`, config/mobility.rs); none:
+    /// every station stands still (and the key is not serialised, so
+    /// results of scenarios without it are unchanged).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mobility: Vec<mobility::MobilityConfig>,
 }
 fn one() -> u32 {
     1
@@ -586,7 +592,12 @@ impl Traffic {
 
     /// Selected station indices (0-based), validated against `n`.
     pub fn station_list(&self, n: u32, path: &str) -> Result<Vec<u32>, String> {
-        match &self.stations {
+        Self::stations_of(&self.stations, n, path)
+    }
+
+    /// The station indices of a `stations` key ("all" or indices).
+    pub fn stations_of(stations: &serde_json::Value, n: u32, path: &str) -> Result<Vec<u32>, String> {
+        match stations {
             serde_json::Value::String(s) if s == "all" => Ok((0..n).collect()),
             serde_json::Value::Array(a) => {
                 let mut v = Vec::new();
@@ -632,8 +643,27 @@ impl Scenario {
         Ok(s)
     }
 
+    /// The PHY timing. With rate adaptation and no `phy.control_rate_mbps`
+    /// the control rate is the lowest basic rate: the DCF answers every
+    /// frame at one control rate, and 10.6.6.5.2's rule applied to
+    /// `data_rate_mbps` (the highest basic rate not above it) would send
+    /// ACKs at, say, 24 Mbit/s to a station whose data frames already went
+    /// down to 6, losing the exchange to the ACK. The lowest basic rate is
+    /// what the rule gives for the slowest data frames; for faster ones it
+    /// costs ACK airtime (an 802.11a ACK: 44 us at 6 Mbit/s, 28 us at 24).
     pub fn timing(&self) -> Result<PhyTiming, String> {
-        PhyTiming::from_config(&self.phy)
+        if self.phy.rate_control.is_fixed() || self.phy.control_rate_mbps.is_some() {
+            return PhyTiming::from_config(&self.phy);
+        }
+        let mut phy = self.phy.clone();
+        let lowest = match &phy.basic_rates_mbps {
+            Some(b) => b.iter().copied().fold(f64::INFINITY, f64::min),
+            None => phy.standard.default_basic_rates().iter().map(|r| r.mbps()).fold(f64::INFINITY, f64::min),
+        };
+        if lowest.is_finite() {
+            phy.control_rate_mbps = Some(lowest);
+        }
+        PhyTiming::from_config(&phy)
     }
 
     fn validate(&self) -> Result<(), String> {
@@ -694,6 +724,7 @@ impl Scenario {
         self.validate_wlan_layout()?;
         self.validate_topology()?;
         self.validate_channel()?;
+        self.validate_mobility()?;
         self.validate_traffic()?;
         self.validate_samples()
     }
@@ -960,6 +991,27 @@ impl Scenario {
                         .into(),
                 );
             }
+        }
+        Ok(())
+    }
+
+    fn validate_mobility(&self) -> Result<(), String> {
+        let n = self.wlan.stations;
+        let mut moved = vec![None; n as usize];
+        for (i, m) in self.wlan.mobility.iter().enumerate() {
+            let p = format!("wlan.mobility[{i}]");
+            if self.channel.as_ref().is_none_or(|c| c.default_tx_power_dbm().is_none()) {
+                return Err(format!(
+                    "{p}: moving stations need a [channel] with model \"snr\" or \"threshold\" (positions matter only there)"
+                ));
+            }
+            let list = Traffic::stations_of(&m.stations, n, &p)?;
+            for k in list {
+                if let Some(j) = moved[k as usize].replace(i) {
+                    return Err(format!("{p}.stations: station {k} already moves by wlan.mobility[{j}]"));
+                }
+            }
+            m.validate(&p, self.scenario.duration_s)?;
         }
         Ok(())
     }

@@ -4,5 +4,6 @@
 pub mod channel;
 pub mod mac;
 pub mod medium;
+pub mod mobility;
 pub mod phy;
 pub mod rate;

@@ -30,6 +30,9 @@ pub use wifitcp_core::schema::*;
 
 pub use wifitcp_wifi::channel::keys::CHANNEL_MODELS;
 
+/// Node speeds in m/s: walking to aircraft, generously (0 stands still).
+const SPEED: Option<(B, B)> = r(In(0.0), In(1e3));
+
 /// Whether `v` is a queue discipline's `kind` or a channel's `model`.
 fn is_variant(v: &str) -> bool {
     wifitcp_queue::QdiscConfig::KINDS.contains(&v) || CHANNEL_MODELS.contains(&v)
@@ -55,6 +58,14 @@ static HEAD: &[Key] = &[
         "Rate of ACK, CTS and RTS.",
     ),
     k("phy.basic_rates_mbps", Floats, "the PHY's mandatory rates", WLAN_RATE, "Mbit/s", "BSSBasicRateSet."),
+    k(
+        "phy.rate_control",
+        Str,
+        "\"fixed\"",
+        None,
+        "",
+        "Rate adaptation: \"fixed\" (data_rate_mbps), \"arf\", \"aarf\" or \"minstrel\".",
+    ),
     k("phy.preamble", Str, "\"long\"", None, "", "DSSS preamble: \"long\" or \"short\"."),
     k("phy.slot", Str, "\"short\"", None, "", "802.11g slot: \"short\" or \"long\"."),
     k("phy.timing_model", Str, "\"standard\"", None, "", "Frame-time model (see the PHY section)."),
@@ -87,6 +98,46 @@ static HEAD: &[Key] = &[
     k("wlan.aps", Int, "1", r(In(1.0), In(64.0)), "APs", "Access points sharing the channel."),
     k("wlan.association", Ints, "all on AP 0", r(In(0.0), In(63.0)), "AP index", "AP of each station."),
     k("wlan.ap_positions", Floats, "AP k at (20 k, 0)", POS_M, "m", "AP positions [[x, y], ...]."),
+    k(
+        "wlan.mobility",
+        Tables,
+        "none",
+        None,
+        "",
+        "How stations move (none: they stand still); needs an snr or threshold channel.",
+    ),
+    k(
+        "wlan.mobility[].stations",
+        Any,
+        "\"all\"",
+        r(In(0.0), In(99999.0)),
+        "station index",
+        "\"all\" or 0-based indices.",
+    ),
+    k("wlan.mobility[].model", Str, "required", None, "", "\"linear\", \"waypoints\" or \"random_waypoint\"."),
+    k("wlan.mobility[].waypoints", Floats, "none", POS_M, "s, m", "waypoints: [[t_s, x, y], ...], times increasing."),
+    k("wlan.mobility[].speed_mps", Float, "none", SPEED, "m/s", "linear: speed (2-50 km/h = 0.56-13.89 m/s)."),
+    k(
+        "wlan.mobility[].heading_deg",
+        Float,
+        "away from the AP",
+        r(In(-360.0), In(360.0)),
+        "deg",
+        "linear: direction from +x.",
+    ),
+    k("wlan.mobility[].start_s", Float, "0.0", SIM_S, "s", "linear: when the walk starts; < duration_s."),
+    k("wlan.mobility[].stop_s", Float, "the run's end", r(Ex(0.0), In(1e6)), "s", "linear: when it stops."),
+    k("wlan.mobility[].area_m", Floats, "none", POS_M, "m", "random_waypoint: [[x_min, y_min], [x_max, y_max]]."),
+    k(
+        "wlan.mobility[].speed_min_mps",
+        Float,
+        "none",
+        r(Ex(0.0), In(1e3)),
+        "m/s",
+        "random_waypoint: lowest speed (> 0).",
+    ),
+    k("wlan.mobility[].speed_max_mps", Float, "none", r(Ex(0.0), In(1e3)), "m/s", "random_waypoint: highest speed."),
+    k("wlan.mobility[].pause_s", Float, "0.0", SIM_S, "s", "random_waypoint: pause at each destination."),
     // [ap]
     k("ap.queue_packets", Int, "mac.queue_packets", PKTS, "packets", "The AP's transmit queue."),
     k("ap.qdisc", Table, "drop-tail", None, "", "Queue discipline of the AP (a qdisc table)."),
@@ -578,6 +629,22 @@ mod tests {
             let v = if val.is_object() { Value::Null } else { val.clone() };
             out.push((format!("ap.proxy.{key}"), None, v));
         }
+        // keys serialised only when set (results without them are unchanged)
+        let mut phy = s.phy.clone();
+        phy.rate_control = wifitcp_wifi::rate::RateControlKind::Arf;
+        out.push(("phy.rate_control".into(), None, Value::String("fixed".into())));
+        assert!(j(&phy).get("rate_control").is_some() && j(&s.phy).get("rate_control").is_none());
+        let mut wlan = s.wlan.clone();
+        let m: mobility::MobilityConfig = serde_json::from_value(serde_json::json!({"model": "linear"})).unwrap();
+        wlan.mobility = vec![m.clone()];
+        out.push(("wlan.mobility".into(), None, Value::Null));
+        assert!(j(&wlan).get("mobility").is_some() && j(&s.wlan).get("mobility").is_none());
+        let mut add = |prefix: &str, v: Value| {
+            for (key, val) in v.as_object().expect("a table") {
+                out.push((format!("{prefix}.{key}"), None, val.clone()));
+            }
+        };
+        add("wlan.mobility[]", j(&m));
         out
     }
 

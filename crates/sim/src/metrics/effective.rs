@@ -61,7 +61,7 @@ fn tcp_json(c: &TcpConfig, cc: &str) -> Value {
 pub fn effective_json(v: &RunView) -> Value {
     let p = v.bss.macs[0].params();
     let t = &p.timing;
-    let phy = json!({
+    let mut phy = json!({
         "standard": serde_json::to_value(t.standard).unwrap_or(Value::Null),
         "data_rate_mbps": t.data_rate.mbps(),
         "control_rate_mbps": t.control_rate.mbps(),
@@ -73,6 +73,11 @@ pub fn effective_json(v: &RunView) -> Value {
         "plcp_us_at_data_rate": us(t.plcp_time(t.data_rate)),
         "ack_timeout_us": us(t.ack_timeout()),
     });
+    // only when it adapts (results of fixed-rate runs keep their keys)
+    let rc = v.bss.macs[0].rate_control_kind();
+    if rc != "fixed" {
+        phy["rate_control"] = json!(rc);
+    }
     let mac = json!({
         "cw_min": p.cw_min,
         "cw_max": p.cw_max,

@@ -2,6 +2,9 @@
 //! deliveries, drops), and the queue disciplines and saturated sources that
 //! feed each MAC when it is ready.
 use super::*;
+use crate::config::Traffic;
+use wifitcp_wifi::channel::moving::MovingChannelErrors;
+use wifitcp_wifi::mobility::Mobility;
 
 impl World {
     /// Handle every output of the BSS, in emission order, including the
@@ -147,9 +150,18 @@ pub(super) fn build_bss(s: &Scenario, seed: u64) -> Result<Bss, String> {
         },
         timing,
     };
+    let rates: Vec<_> = s.phy.standard.rates().into_iter().map(|(r, _)| r).collect();
     let macs = (0..n)
         .map(|i| {
-            Dcf::new(MacAddr(i as u32), params.clone(), RngStream::derive(seed, &format!("mac/{}", s.member_name(i))))
+            let name = s.member_name(i);
+            let mut mac = Dcf::new(MacAddr(i as u32), params.clone(), RngStream::derive(seed, &format!("mac/{name}")));
+            if !s.phy.rate_control.is_fixed() {
+                // every member adapts its rate per receiver (`phy.rate_control`)
+                let rng = RngStream::derive(seed, &format!("rate/{name}"));
+                let t = &params.timing;
+                mac.set_rate_control(wifitcp_wifi::rate::build(s.phy.rate_control, t.data_rate, &rates, t, rng));
+            }
+            mac
         })
         .collect();
     let errors: Box<dyn FrameErrorModel> = match &s.channel {
@@ -166,18 +178,40 @@ pub(super) fn build_bss(s: &Scenario, seed: u64) -> Result<Bss, String> {
                 wifitcp_wifi::phy::Preamble::Long => Preamble::Long,
                 wifitcp_wifi::phy::Preamble::Short => Preamble::Short,
             };
-            Box::new(ChannelErrors {
+            let errors = ChannelErrors {
                 channel: Channel::new(model, &mut rng),
                 positions,
                 tx_power_dbm: c.default_tx_power_dbm().unwrap_or(20.0),
                 preamble,
-            })
+            };
+            if s.wlan.mobility.is_empty() {
+                Box::new(errors)
+            } else {
+                Box::new(moving_errors(s, seed, errors)?)
+            }
         }
     };
     let mut bss = Bss::new(macs, errors, RngStream::derive(seed, "medium/errors"));
     bss.set_control_rng(RngStream::derive(seed, "medium/control-errors"));
     bss.set_grouping(s.mac.group_bystanders);
     Ok(bss)
+}
+
+/// The channel with `[[wlan.mobility]]`: station i's model starts at its
+/// configured position; random draws come from `mobility/sta<i>`.
+fn moving_errors(s: &Scenario, seed: u64, errors: ChannelErrors) -> Result<MovingChannelErrors, String> {
+    let n = s.wlan.stations;
+    let ap_of = s.ap_of_members();
+    let mut models: Vec<Option<Box<dyn Mobility>>> = (0..s.wlan_members()).map(|_| None).collect();
+    for (i, m) in s.wlan.mobility.iter().enumerate() {
+        for k in Traffic::stations_of(&m.stations, n, &format!("wlan.mobility[{i}]"))? {
+            let member = k as usize + 1;
+            let rng = RngStream::derive(seed, &format!("mobility/{}", s.member_name(member)));
+            let (start, ap) = (errors.positions[member], errors.positions[ap_of[member]]);
+            models[member] = Some(m.build(start, ap, s.scenario.duration_s, rng));
+        }
+    }
+    Ok(MovingChannelErrors::new(errors, models))
 }
 
 /// Positions of the BSS members: APs at `wlan.ap_positions` (default AP k

@@ -18,12 +18,14 @@
 //!   `Threshold`) and [`Channel`] (model + shadowing state).
 //! - [`config`]: the `[channel]` scenario table and its validation.
 //! - [`presets`]: the reference papers' channels.
+//! - [`moving`]: the channel with moving nodes (a frame error model).
 
 pub mod config;
 pub mod error_model;
 pub mod fixed;
 pub mod keys;
 pub mod model;
+pub mod moving;
 pub mod presets;
 pub mod propagation;
 

@@ -110,6 +110,10 @@ pub struct PhyConfig {
     pub plcp_header_us: Option<f64>,
     #[serde(default)]
     pub rx_phy_start_delay_us: Option<f64>,
+    /// Rate adaptation (crates/wifi/src/rate); not serialised when fixed,
+    /// so results of scenarios without it are unchanged.
+    #[serde(default, skip_serializing_if = "crate::rate::RateControlKind::is_fixed")]
+    pub rate_control: crate::rate::RateControlKind,
 }
 
 impl PhyConfig {
@@ -130,6 +134,7 @@ impl PhyConfig {
             preamble_us: None,
             plcp_header_us: None,
             rx_phy_start_delay_us: None,
+            rate_control: crate::rate::RateControlKind::Fixed,
         }
     }
     pub fn overrides(&self) -> PhyOverrides {
