@@ -142,9 +142,10 @@ pub struct Dcf {
     /// The last data MPDU length and rate, and their airtime (u32::MAX:
     /// none yet).
     last_data_time: (u32, Rate, SimDur),
-    /// Chooses each data frame's rate and hears each attempt's outcome
-    /// (`FixedRate(timing.data_rate)` unless set).
-    rc: Box<dyn RateControl>,
+    /// Chooses each data frame's rate and hears each attempt's outcome;
+    /// `None`: the PHY's fixed data rate, asked and told nothing (the
+    /// common case, kept off the per-access path).
+    rc: Option<Box<dyn RateControl>>,
     /// The MSDU whose No Ack frame just ended (reported by `on_tx_end`).
     done_no_ack: Option<PacketId>,
     /// Division by the slot time (elapsed idle slots at every freeze).
@@ -164,7 +165,7 @@ impl Dcf {
         let cw = p.cw_min;
         let air = ControlAirtimes { ack: p.timing.ack_time(), cts: p.timing.cts_time(), rts: p.timing.rts_time() };
         let slot_div = DurDivisor::new(p.timing.slot);
-        let rc: Box<dyn RateControl> = Box::new(FixedRate(p.timing.data_rate));
+        let rc = None;
         Dcf {
             addr,
             p,
@@ -198,12 +199,12 @@ impl Dcf {
 
     /// Replace the rate control (default: the PHY's fixed data rate).
     pub fn set_rate_control(&mut self, rc: Box<dyn RateControl>) {
-        self.rc = rc;
+        self.rc = Some(rc);
     }
 
     /// The rate control's name (for results).
     pub fn rate_control_kind(&self) -> &'static str {
-        self.rc.kind()
+        self.rc.as_ref().map_or(FixedRate(self.p.timing.data_rate).kind(), |rc| rc.kind())
     }
 
     /// Whether the MAC can take a new MSDU.
@@ -482,7 +483,10 @@ impl Dcf {
     /// CTS use the same rate), and its airtime.
     fn choose_rate(&mut self, now: SimTime) {
         let cur = self.cur.as_mut().expect("access without MSDU");
-        let rate = self.rc.data_rate(now, cur.ra, cur.mpdu_bytes);
+        let rate = match self.rc.as_mut() {
+            Some(rc) => rc.data_rate(now, cur.ra, cur.mpdu_bytes),
+            None => self.p.timing.data_rate,
+        };
         // Consecutive frames mostly have one length and rate: keep the last
         // airtime.
         if self.last_data_time.0 != cur.mpdu_bytes || self.last_data_time.1 != rate {
@@ -524,9 +528,10 @@ impl Dcf {
 
     /// Tell the rate control how a data frame fared.
     fn report_outcome(&mut self, now: SimTime, acked: bool) {
+        let Some(rc) = self.rc.as_mut() else { return };
         let cur = self.cur.as_ref().expect("outcome without MSDU");
         let o = Outcome { rate: cur.rate, sent: 1, acked: u32::from(acked), retry: cur.data_attempts - 1 };
-        self.rc.on_outcome(now, cur.ra, o);
+        rc.on_outcome(now, cur.ra, o);
     }
 
     fn transmit(&mut self, now: SimTime, f: Frame, out: &mut impl MacSink) {
