@@ -111,7 +111,9 @@ def test_tcp_settings_map_to_sysctls_and_report_the_rest():
 def test_node_names_follow_the_simulators_addresses():
     from wifitcp import core, emulate
 
-    cfg = json.loads(core.check_config(emulate_cfg()))
+    doc = emulate_cfg()
+    doc["scenario"].pop("seeds")
+    cfg = core.check_config(doc)
     names = emulate.node_names(cfg)
     assert names == ["ap", "sta0", "sta1", "server"]
     assert emulate.addr_of(names.index("server")) == "10.0.0.4"
@@ -206,10 +208,13 @@ def test_iperf3_tcp_transfer_and_the_macs_measure_agree(tmp_path, no_leftovers):
     # 802.11g at 54 Mbit/s carries at most about 30 Mbit/s of TCP goodput
     # (DCF overhead and the ACKs sharing the channel).
     assert 5 < got < 32, got
-    mac = [f for f in res["flows"] if f["kind"] == "tcp" and f["dst"] == "server"]
-    assert len(mac) == 1
-    # iperf3 counts over its own interval; the MAC over the whole run
-    assert mac[0]["bytes_delivered"] > 0.5 * got * 1e6 / 8 * 4
+    mac = max((f for f in res["flows"] if f["kind"] == "tcp" and f["dst"] == "server"),
+              key=lambda f: f["bytes_delivered"])
+    # The emulator's MAC measure over the flow's active span against
+    # iperf3's receiver: the same bytes, counted at two places (iperf3 from
+    # the connection's start, the MAC from its first segment): within 10 %.
+    rate = mac["bytes_delivered"] * 8 / (mac["last_s"] - mac["first_s"]) / 1e6
+    assert abs(rate - got) < 0.1 * got, (rate, got)
 
 
 @needs_ns

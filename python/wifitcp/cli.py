@@ -207,7 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
     em.add_argument("--no-store", action="store_true", help="do not write a results store")
     em.add_argument("--json", action="store_true", help="print the result as one JSON object")
     em.add_argument("--cleanup", action="store_true",
-                    help="remove every namespace an emulator left behind, then exit")
+                    help="remove every namespace an emulator that is no longer running left behind, then exit")
     return p
 
 
@@ -530,7 +530,7 @@ def cmd_emulate(args: argparse.Namespace) -> int:
     if args.cleanup:
         if not emulate.has_net_admin():
             raise InputError("emulate", "", "--cleanup needs root or CAP_NET_ADMIN")
-        gone = emulate.cleanup()
+        gone = emulate.cleanup(only_dead=True)
         print(f"removed {len(gone)} namespace(s)" + (": " + " ".join(gone) if gone else ""))
         return 0
     if args.scenario is None:

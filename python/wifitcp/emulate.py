@@ -50,6 +50,13 @@ IPERF_PORT = 5201
 CAP_NET_ADMIN = 12
 
 
+def _get(d: dict, key: str, default: Any) -> Any:
+    """``d[key]``, or ``default`` when absent or None (the normalised
+    configuration writes None for "the default")."""
+    v = d.get(key)
+    return default if v is None else v
+
+
 def addr_of(index: int) -> str:
     """The simulator's address of node ``index`` (crates/sim topology::addr_of)."""
     v = 0x0A00_0000 + index + 1
@@ -60,7 +67,7 @@ def node_names(config: dict) -> list[str]:
     """Node names in the simulator's order: BSS members (AP, stations of
     each BSS as the core numbers them), then wired nodes."""
     n = int(config["wlan"]["stations"])
-    aps = int(config["wlan"].get("aps", 1))
+    aps = int(_get(config["wlan"], "aps", 1))
     if aps != 1:
         return []  # refused by check_supported
     names = ["ap"] + [f"sta{i}" for i in range(n)]
@@ -68,14 +75,13 @@ def node_names(config: dict) -> list[str]:
 
 
 def has_net_admin() -> bool:
-    if os.geteuid() == 0:
-        return True
+    """CAP_NET_ADMIN in the effective set (root without it is not enough)."""
     try:
         for line in Path("/proc/self/status").read_text().splitlines():
             if line.startswith("CapEff:"):
                 return bool(int(line.split()[1], 16) >> CAP_NET_ADMIN & 1)
     except OSError:
-        pass
+        return os.geteuid() == 0
     return False
 
 
@@ -158,11 +164,13 @@ TCP_SETTINGS = {
     "delayed_ack": "route quickack (false: every segment ACKed at once)",
 }
 CC_LINUX = {"reno": "reno", "cubic": "cubic"}
+CC_KEY = "net.ipv4.tcp_congestion_control"
 
 
 def tcp_plan(tcp: dict) -> tuple[dict, dict, list[str]]:
     """(sysctls, route attributes, ignored settings) for the [tcp] table
     (normalised: every key present)."""
+    tcp = {k: v for k, v in tcp.items() if v is not None}  # normalised: None = default
     sysctl: dict = {}
     route: dict = {}
     ignored: list[str] = []
@@ -232,21 +240,21 @@ def traffic_commands(config: dict, names: list[str], duration: float, file: str)
         if t.get("kind") != "tcp":
             raise InputError(file, f"{where}.kind", f"the emulator runs TCP flows only (as iperf3 "
                              f"transfers), not {t.get('kind')!r}; remove it or use --on")
-        sel = t.get("stations", "all")
+        sel = _get(t, "stations", "all")
         idx = list(range(len(stations))) if sel == "all" else [int(x) for x in sel]
-        peers = t.get("peer", "ap")
+        peers = _get(t, "peer", "ap")
         for k, si in enumerate(idx):
             sta = stations[si]
             peer = peers[k] if isinstance(peers, list) else peers
             if peer not in names:
                 raise InputError(file, f"{where}.peer", f"no node {peer!r}")
-            start = float(t.get("start_s", 0.0)) + k * float(t.get("start_stagger_s", 0.0))
+            start = float(_get(t, "start_s", 0.0)) + k * float(_get(t, "start_stagger_s", 0.0))
             stop = t.get("stop_s")
             end = min(float(stop), duration) if stop is not None else duration
             secs = end - start - 0.5  # leave iperf3 time to report before the end
             if secs < 1:
                 continue
-            up = t.get("direction", "uplink") == "uplink"
+            up = _get(t, "direction", "uplink") == "uplink"
             # The server sits at the data's receiver for an upload, at the
             # station for a download (iperf3 -R reverses the data).
             srv_node, cli_node = (peer, sta)
@@ -266,7 +274,7 @@ def traffic_commands(config: dict, names: list[str], duration: float, file: str)
 def check_supported(config: dict, file: str) -> None:
     """Refuse, in one line, a scenario feature the emulator cannot run."""
     w = config.get("wlan", {})
-    if int(w.get("aps", 1)) != 1:
+    if int(_get(w, "aps", 1)) != 1:
         raise InputError(file, "wlan.aps", "the emulator runs one BSS only")
     for key in ("agents",):
         if config.get(key):
@@ -290,15 +298,17 @@ class Emulation:
     ignored: list = field(default_factory=list)
     stop_r: int = -1
     stop_w: int = -1
+    #: the controller iperf3 flows ask for per socket (set by setup)
+    cc_per_socket: Optional[str] = None
 
     def ns_name(self, node: str) -> str:
         return f"{PREFIX}{os.getpid()}-{node}"
 
     def setup(self) -> None:
-        sysctl, route, self.ignored = tcp_plan(self.config.get("tcp", {}))
+        sysctl, route, self.ignored = tcp_plan(self.config.get("tcp") or {})
         hosts = "127.0.0.1 localhost\n" + "".join(
             f"{addr_of(i)} {n}\n" for i, n in enumerate(self.names))
-        mtu = int(self.config.get("tcp", {}).get("mss", 1460)) + 40
+        mtu = int(_get(self.config.get("tcp") or {}, "mss", 1460)) + 40
         for i, node in enumerate(self.names):
             ns = self.ns_name(node)
             _ip("netns", "add", ns)
@@ -306,8 +316,30 @@ class Emulation:
             etc = NETNS_ETC / ns
             etc.mkdir(parents=True, exist_ok=True)
             (etc / "hosts").write_text(hosts)
+            # sysctls first: IPv6 off before the interface comes up (no
+            # router solicitations on it)
+            cc = sysctl.get(CC_KEY)
+            if cc is not None:
+                # Linux lets a namespace's default be only a controller of the
+                # host's net.ipv4.tcp_allowed_congestion_control (the host is
+                # left alone): otherwise the scenario's flows ask for it per
+                # socket (iperf3 -C) and the namespace keeps the host default.
+                r = subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-q", "-w", f"{CC_KEY}={cc}"],
+                                   capture_output=True, text=True)
+                if r.returncode != 0 and i == 0:
+                    self.cc_per_socket = cc
+                    host = Path("/proc/sys/net/ipv4/tcp_congestion_control").read_text().strip()
+                    self.ignored.append(f"tcp.cc = {cc!r} as the namespaces' default (not in the host's "
+                                        f"tcp_allowed_congestion_control; iperf3 flows use -C {cc}, "
+                                        f"other commands get {host!r})")
+            args = ["ip", "netns", "exec", ns, "sysctl", "-q", "-w"]
+            args += [f"{k}={v}" for k, v in sysctl.items() if k != CC_KEY]
+            args += ["net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"]
+            r = subprocess.run(args, capture_output=True, text=True)
+            if r.returncode != 0:
+                raise RunError(f"sysctl in {ns}: {r.stderr.strip()}")
             tmp = f"wte{os.getpid() % 100000}x{i}"[:15]
-            fd = core.emu_open_tun(tmp)
+            fd = core.impl().emu_open_tun(tmp)
             self.fds.append((node, node, fd))
             _ip("link", "set", tmp, "netns", ns)
             _ip("-n", ns, "link", "set", tmp, "name", IFACE)
@@ -316,12 +348,6 @@ class Emulation:
             _ip("-n", ns, "addr", "add", f"{addr_of(i)}/32", "dev", IFACE)
             attrs = [x for k, v in route.items() for x in (k, v)]
             _ip("-n", ns, "route", "add", "default", "dev", IFACE, *attrs)
-            args = ["ip", "netns", "exec", ns, "sysctl", "-q", "-w"]
-            args += [f"{k}={v}" for k, v in sysctl.items()]
-            args += ["net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"]
-            r = subprocess.run(args, capture_output=True, text=True)
-            if r.returncode != 0:
-                raise RunError(f"sysctl in {ns}: {r.stderr.strip()}")
         self.stop_r, self.stop_w = os.pipe()
 
     def teardown(self) -> None:
@@ -351,6 +377,8 @@ class Emulation:
         c.out = open(outdir / f"{safe}.out", "w+")
         c.err = open(outdir / f"{safe}.err", "w+")
         c.started_s = time.monotonic() - t0
+        if c.iperf_json and self.cc_per_socket and "-C" not in c.argv:
+            c.argv = [*c.argv, "-C", self.cc_per_socket]
         c.proc = subprocess.Popen(["ip", "netns", "exec", self.ns[c.node], *c.argv], stdout=c.out,
                                   stderr=c.err, stdin=subprocess.DEVNULL, start_new_session=True)
 
@@ -363,7 +391,7 @@ def _finish_command(c: Command) -> dict:
             f.close()
     d = {"node": c.node, "label": c.label, "argv": c.argv, "start_s": c.start_s,
          "started_s": c.started_s, "exit_status": c.rc, "server": c.server}
-    if c.iperf_json and c.stdout.strip():
+    if c.stdout.lstrip().startswith("{") and '"end"' in c.stdout:  # iperf3 -J
         try:
             j = json.loads(c.stdout)
             end = j.get("end", {})
@@ -390,7 +418,7 @@ def run(config: dict, seed: int, *, file: str, duration: Optional[float], on: li
     config = json.loads(json.dumps(config))
     if duration is not None:
         config["scenario"]["duration_s"] = float(duration)
-    duration = float(config["scenario"]["duration_s"])
+    duration = float(_get(config["scenario"], "duration_s", 10.0))
     check_supported(config, file)
     names = node_names(config)
     for node, _ in on:
@@ -420,7 +448,7 @@ def run(config: dict, seed: int, *, file: str, duration: Optional[float], on: li
 
     def loop():
         try:
-            text = core.emulate(json.dumps(core_config), seed, ports, stop_fd=em.stop_r,
+            text = core.impl().emulate(json.dumps(core_config), seed, ports, stop_fd=em.stop_r,
                                 max_lag_ms=max_lag_ms, log_dir=pcap and str(Path(pcap) / "tun"),
                                 pcap=pcap)
             result.update(json.loads(text))

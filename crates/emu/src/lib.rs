@@ -63,11 +63,15 @@ pub struct Options {
     /// A descriptor that becomes readable when the run must stop early
     /// (e.g. the read end of a pipe; Python's signal wake-up descriptor).
     pub stop_fd: Option<RawFd>,
+    /// Run the loop's thread under SCHED_FIFO (best effort, see
+    /// `sys::realtime`): on a busy machine an ordinary thread waits for a
+    /// CPU for milliseconds after its timer fires.
+    pub realtime: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { max_lag_p99: DEFAULT_MAX_LAG_P99, log_dir: None, stop_fd: None }
+        Options { max_lag_p99: DEFAULT_MAX_LAG_P99, log_dir: None, stop_fd: None, realtime: false }
     }
 }
 
@@ -76,6 +80,9 @@ const BUF: usize = 65536;
 /// Datagrams read from one interface per wake-up before stepping again.
 const READ_BATCH: usize = 64;
 const TOKEN_TIMER: u64 = u64::MAX;
+/// SCHED_FIFO priority of the loop (low among real-time tasks: kernel
+/// threads that run at 50 keep precedence).
+const REALTIME_PRIORITY: i32 = 10;
 const TOKEN_STOP: u64 = u64::MAX - 1;
 
 struct Counts {
@@ -124,6 +131,7 @@ pub fn run(mut world: World, ports: Vec<Port>, opts: &Options) -> Result<Value, 
         ep.add(p.tun.as_raw_fd(), k as u64).map_err(|e| io(p.tun.name(), e))?;
     }
     sys::tight_timer_slack();
+    let realtime = opts.realtime && sys::realtime(REALTIME_PRIORITY);
 
     let warmup = world.warmup();
     let end = world.end();
@@ -209,6 +217,12 @@ pub fn run(mut world: World, ports: Vec<Port>, opts: &Options) -> Result<Value, 
             break;
         }
     }
+    if realtime {
+        // back to an ordinary thread for the bookkeeping (and the caller)
+        let p = libc::sched_param { sched_priority: 0 };
+        // SAFETY: valid `sched_param`; 0 = the calling thread.
+        unsafe { libc::sched_setscheduler(0, libc::SCHED_OTHER, &p) };
+    }
     for l in logs.iter_mut() {
         l.flush().map_err(|e| io("log", e))?;
     }
@@ -238,6 +252,7 @@ pub fn run(mut world: World, ports: Vec<Port>, opts: &Options) -> Result<Value, 
     res["emulation"] = json!({
         "valid": valid,
         "stopped_early": stopped_early,
+        "realtime": realtime,
         "ran_s": ran.as_secs_f64(),
         "max_lag_p99_ms": opts.max_lag_p99.as_nanos() as f64 / 1e6,
         "event_lag": lag.json(),

@@ -222,3 +222,13 @@ pub fn tight_timer_slack() {
     // SAFETY: plain prctl; failure only leaves the default slack.
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong) };
 }
+
+/// Run the calling thread under SCHED_FIFO at `priority` (1..99), so that
+/// the loop preempts ordinary processes when a timer or a datagram wakes
+/// it (the kernel's RT throttling, `sched_rt_runtime_us`, still leaves
+/// other tasks 5 % of each CPU). Needs CAP_SYS_NICE; whether it worked.
+pub fn realtime(priority: i32) -> bool {
+    let p = libc::sched_param { sched_priority: priority };
+    // SAFETY: valid `sched_param`; 0 = the calling thread.
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) == 0 }
+}

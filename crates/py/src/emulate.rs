@@ -24,9 +24,11 @@ pub fn emu_open_tun(name: &str) -> PyResult<i32> {
 
 /// Run the emulation of scenario `json` (seed `seed`); `ports` lists
 /// (node name, interface name, TUN descriptor), the descriptors are taken
-/// over (closed when the run ends). Returns the result JSON.
+/// over (closed when the run ends); `realtime`: run the loop under
+/// SCHED_FIFO when permitted. Returns the result JSON.
 #[pyfunction]
-#[pyo3(signature = (json, seed, ports, stop_fd=None, max_lag_ms=None, log_dir=None, pcap=None))]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (json, seed, ports, stop_fd=None, max_lag_ms=None, log_dir=None, pcap=None, realtime=true))]
 pub fn emulate(
     py: Python<'_>,
     json: &str,
@@ -36,6 +38,7 @@ pub fn emulate(
     max_lag_ms: Option<f64>,
     log_dir: Option<String>,
     pcap: Option<String>,
+    realtime: bool,
 ) -> PyResult<String> {
     // Take ownership of the descriptors first, so that they are closed on
     // every path out of here.
@@ -48,6 +51,7 @@ pub fn emulate(
         max_lag_p99: max_lag_ms.map(|ms| SimDur::from_secs_f64(ms / 1e3)).unwrap_or(wifitcp_emu::DEFAULT_MAX_LAG_P99),
         log_dir: log_dir.map(std::path::PathBuf::from),
         stop_fd,
+        realtime,
     };
     // The world is built in the loop's thread (it is not `Send`).
     let res = py
