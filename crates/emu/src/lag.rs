@@ -26,7 +26,7 @@ impl Lag {
 
     pub fn record(&mut self, ns: u64) {
         self.max = self.max.max(ns);
-        if self.seen % self.stride == 0 {
+        if self.seen.is_multiple_of(self.stride) {
             if self.samples.len() >= MAX_SAMPLES {
                 let mut k = 0;
                 self.samples.retain(|_| {
