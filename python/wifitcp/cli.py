@@ -200,6 +200,9 @@ def build_parser() -> argparse.ArgumentParser:
     em.add_argument("--pcap", metavar="DIR",
                     help="write the simulated network's pcap files and DIR/tun/<node>.pcap "
                          "(every datagram through each node's interface)")
+    em.add_argument("--sysctl", action="append", default=[], metavar="KEY=VALUE",
+                    help="set this net.* sysctl in every namespace (after the scenario's); "
+                         "repeatable")
     em.add_argument("--max-lag-ms", type=float, metavar="MS",
                     help="p99 real-time lag above which the run is not valid (default 1)")
     em.add_argument("--out", metavar="FILE.duckdb",
@@ -547,7 +550,7 @@ def cmd_emulate(args: argparse.Namespace) -> int:
     spec, config = items[0]
     t0 = time.perf_counter()
     res = emulate.run(config, spec.seed, file=scn.file, duration=args.duration, on=args.on,
-                      pcap=args.pcap, max_lag_ms=args.max_lag_ms)
+                      pcap=args.pcap, max_lag_ms=args.max_lag_ms, sysctls=tuple(args.sysctl))
     wall = time.perf_counter() - t0
     e = res["emulation"]
     if args.json:

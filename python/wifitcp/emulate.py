@@ -46,6 +46,9 @@ IFACE = "wifi0"
 NETNS_ETC = Path("/etc/netns")
 #: TCP port of the first iperf3 server of the scenario's flows
 IPERF_PORT = 5201
+#: the emulation runs this long after the scenario's end (flows measured up
+#: to the end) when the scenario has TCP flows: time for iperf3 to report
+END_MARGIN_S = 2.0
 #: CAP_NET_ADMIN's bit in /proc/self/status CapEff
 CAP_NET_ADMIN = 12
 
@@ -251,7 +254,10 @@ def traffic_commands(config: dict, names: list[str], duration: float, file: str)
             start = float(_get(t, "start_s", 0.0)) + k * float(_get(t, "start_stagger_s", 0.0))
             stop = t.get("stop_s")
             end = min(float(stop), duration) if stop is not None else duration
-            secs = end - start - 0.5  # leave iperf3 time to report before the end
+            # the transfer ends at the scenario's end; the emulation runs
+            # END_MARGIN_S longer for iperf3 to exchange its results (its
+            # control connection queues behind the data)
+            secs = end - start
             if secs < 1:
                 continue
             up = _get(t, "direction", "uplink") == "uplink"
@@ -300,6 +306,8 @@ class Emulation:
     stop_w: int = -1
     #: the controller iperf3 flows ask for per socket (set by setup)
     cc_per_socket: Optional[str] = None
+    #: more sysctls for every namespace (--sysctl KEY=VALUE)
+    extra_sysctl: dict = field(default_factory=dict)
 
     def ns_name(self, node: str) -> str:
         return f"{PREFIX}{os.getpid()}-{node}"
@@ -338,6 +346,12 @@ class Emulation:
             r = subprocess.run(args, capture_output=True, text=True)
             if r.returncode != 0:
                 raise RunError(f"sysctl in {ns}: {r.stderr.strip()}")
+            if self.extra_sysctl:
+                r = subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-q", "-w",
+                                    *(f"{k}={v}" for k, v in self.extra_sysctl.items())],
+                                   capture_output=True, text=True)
+                if r.returncode != 0:
+                    raise InputError("--sysctl", "", r.stderr.strip().splitlines()[0])
             tmp = f"wte{os.getpid() % 100000}x{i}"[:15]
             fd = core.impl().emu_open_tun(tmp)
             self.fds.append((node, node, fd))
@@ -412,7 +426,7 @@ def _finish_command(c: Command) -> dict:
 
 def run(config: dict, seed: int, *, file: str, duration: Optional[float], on: list,
         pcap: Optional[str] = None, max_lag_ms: Optional[float] = None,
-        workdir: Optional[str] = None, quiet: bool = False) -> dict:
+        workdir: Optional[str] = None, sysctls: tuple = ()) -> dict:
     """Emulate one configuration (normalised config dict) and return the
     result (the core's result plus ``emulation`` and ``commands``)."""
     config = json.loads(json.dumps(config))
@@ -438,7 +452,16 @@ def run(config: dict, seed: int, *, file: str, duration: Optional[float], on: li
     cleanup(only_dead=True)
     core_config = dict(config)
     core_config["traffic"] = []  # the real flows replace the simulated ones
+    measure_until = None
+    if cmds and any(c.iperf_json for c in cmds):
+        core_config["scenario"] = dict(config["scenario"], duration_s=duration + END_MARGIN_S)
+        measure_until = duration
     em = Emulation(core_config, seed, names, file, max_lag_ms, pcap=pcap)
+    for item in sysctls:
+        key, sep, value = item.partition("=")
+        if not sep or not key.startswith("net."):
+            raise InputError("--sysctl", "", f"{item!r}: expected net.KEY=VALUE")
+        em.extra_sysctl[key.strip()] = value.strip()
     work = Path(workdir or os.environ.get("TMPDIR", "/tmp")) / f"wifitcp-emulate-{os.getpid()}"
     work.mkdir(parents=True, exist_ok=True)
     result: dict = {}
@@ -450,7 +473,7 @@ def run(config: dict, seed: int, *, file: str, duration: Optional[float], on: li
         try:
             text = core.impl().emulate(json.dumps(core_config), seed, ports, stop_fd=em.stop_r,
                                 max_lag_ms=max_lag_ms, log_dir=pcap and str(Path(pcap) / "tun"),
-                                pcap=pcap)
+                                pcap=pcap, measure_until_s=measure_until)
             result.update(json.loads(text))
         except BaseException as e:  # reported by the main thread
             failure.append(e)
@@ -507,9 +530,41 @@ def run(config: dict, seed: int, *, file: str, duration: Optional[float], on: li
             raise InputError(file, path, reason)
         raise RunError(f"emulation failed: {e}")
     result["commands"] = [_finish_command(c) for c in cmds]
+    scenario_flows(result, cmds)
     result["emulation"]["ignored_settings"] = em.ignored
+    result["emulation"]["sysctl"] = em.extra_sysctl
     result["emulation"]["output_dir"] = str(work)
     return result
+
+
+def scenario_flows(result: dict, cmds: list) -> None:
+    """Goodput and Jain index over the scenario's flows, as `run` counts
+    them: one value per flow of the scenario (its iperf3 data connection's
+    goodput at the MAC, 0 for a flow that never carried data, e.g. one
+    whose SYNs were all lost), instead of over the 5-tuples seen."""
+    clients = [c for c in cmds if c.iperf_json and not c.server]
+    if not clients:
+        return
+    flows = result.get("flows", [])
+    out = []
+    for c in clients:
+        port = int(c.argv[c.argv.index("-p") + 1])
+        peer = c.argv[c.argv.index("-c") + 1]
+        if "-R" in c.argv:  # download: data from the peer's port to the station
+            mine = [f for f in flows if f["src"] == peer and f["dst"] == c.node and f["src_port"] == port]
+        else:
+            mine = [f for f in flows if f["src"] == c.node and f["dst"] == peer and f["dst_port"] == port]
+        best = max(mine, key=lambda f: f["bytes_delivered"], default=None)
+        out.append({"name": c.label, "src": c.node if "-R" not in c.argv else peer,
+                    "dst": peer if "-R" not in c.argv else c.node,
+                    "goodput_mbps": best["goodput_mbps"] if best else 0.0,
+                    "mac_flow": best["name"] if best else None})
+    g = [f["goodput_mbps"] for f in out]
+    s = sum(g)
+    sq = sum(x * x for x in g)
+    result["scenario_flows"] = out
+    result["aggregate_mbps"] = s
+    result["jain_index"] = s * s / (len(g) * sq) if sq > 0 else 1.0
 
 
 def _kill(c: Command) -> None:

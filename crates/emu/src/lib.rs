@@ -67,11 +67,16 @@ pub struct Options {
     /// `sys::realtime`): on a busy machine an ordinary thread waits for a
     /// CPU for milliseconds after its timer fires.
     pub realtime: bool,
+    /// The flows' goodput counts deliveries in [warm-up, this) (default:
+    /// the world's end). A caller that lets the applications finish
+    /// before the end (iperf3 exchanges its results after its data)
+    /// measures up to the applications' end.
+    pub measure_until: Option<SimTime>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { max_lag_p99: DEFAULT_MAX_LAG_P99, log_dir: None, stop_fd: None, realtime: false }
+        Options { max_lag_p99: DEFAULT_MAX_LAG_P99, log_dir: None, stop_fd: None, realtime: false, measure_until: None }
     }
 }
 
@@ -135,6 +140,7 @@ pub fn run(mut world: World, ports: Vec<Port>, opts: &Options) -> Result<Value, 
 
     let warmup = world.warmup();
     let end = world.end();
+    let until = opts.measure_until.unwrap_or(end).min(end);
     let mut counters = frames::Counters::default();
     let mut stash = frames::Stash::default();
     let mut meter = meter::Meter::default();
@@ -161,7 +167,7 @@ pub fn run(mut world: World, ports: Vec<Port>, opts: &Options) -> Result<Value, 
             world.step_until(due);
             lag.record(t.since(due).as_nanos());
             for e in world.drain_egress() {
-                meter.delivered(&e.packet, e.at, warmup);
+                meter.delivered(&e.packet, e.at, warmup, until);
                 let k = port_of_node[e.node];
                 let Some(bytes) = stash.take(&e.packet, &mut counters) else { continue };
                 match ports[k].tun.send(&bytes) {
@@ -230,7 +236,7 @@ pub fn run(mut world: World, ports: Vec<Port>, opts: &Options) -> Result<Value, 
     world.step_until(end);
     world.drain_egress();
     let mut res = world.finish(wall)?.json;
-    let secs = (end.as_secs_f64() - warmup.as_secs_f64()).max(1e-9);
+    let secs = (until.as_secs_f64() - warmup.as_secs_f64()).max(1e-9);
     let name_of = |a: u32| {
         (0..names.len())
             .find(|&i| u32::from(wifitcp_sim::topology::addr_of(i)) == a)
@@ -255,6 +261,7 @@ pub fn run(mut world: World, ports: Vec<Port>, opts: &Options) -> Result<Value, 
         "realtime": realtime,
         "ran_s": ran.as_secs_f64(),
         "max_lag_p99_ms": opts.max_lag_p99.as_nanos() as f64 / 1e6,
+        "measured_s": [warmup.as_secs_f64(), until.as_secs_f64()],
         "event_lag": lag.json(),
         "delivery_lag": out_lag.json(),
         "wakeups": n.wakeups,

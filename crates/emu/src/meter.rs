@@ -3,7 +3,7 @@
 //!
 //! Goodput of a TCP flow counts each byte of sequence space once: the
 //! advance of the highest sequence number delivered (retransmissions and
-//! reordering add nothing), after the warm-up. UDP counts delivered
+//! reordering add nothing), in the measured window (after the warm-up). UDP counts delivered
 //! payload bytes. A flow's name is `proto:src:sport>dst:dport` with node
 //! names.
 use serde_json::{json, Value};
@@ -37,8 +37,9 @@ pub struct Meter {
 }
 
 impl Meter {
-    /// Count packet `p`, delivered at `at` (bytes only after `warmup`).
-    pub fn delivered(&mut self, p: &Packet, at: SimTime, warmup: SimTime) {
+    /// Count packet `p`, delivered at `at` (bytes only in [`warmup`,
+    /// `until`)).
+    pub fn delivered(&mut self, p: &Packet, at: SimTime, warmup: SimTime, until: SimTime) {
         let (tcp, sport, dport) = match &p.l4 {
             Transport::Tcp(t) => (true, t.src_port, t.dst_port),
             Transport::Udp(u) => (false, u.src_port, u.dst_port),
@@ -51,7 +52,7 @@ impl Meter {
         f.packets += 1;
         f.first.get_or_insert(at);
         f.last = at;
-        let counts = at >= warmup;
+        let counts = at >= warmup && at < until;
         match &p.l4 {
             Transport::Tcp(t) => {
                 let syn = t.flags.has(TcpFlags::SYN) as u32;
@@ -131,7 +132,7 @@ mod tests {
         let mut m = Meter::default();
         let t = SimTime::from_millis(1);
         for (s, l) in [(0, 100), (100, 100), (100, 100), (300, 100), (200, 100), (400, 0)] {
-            m.delivered(&seg(s, l), t, SimTime::ZERO);
+            m.delivered(&seg(s, l), t, SimTime::ZERO, SimTime::NEVER);
         }
         let j = m.json(1.0, 1, &|a| Ipv4Addr::from(a).to_string());
         assert_eq!(j.len(), 1);

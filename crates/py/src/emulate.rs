@@ -25,10 +25,11 @@ pub fn emu_open_tun(name: &str) -> PyResult<i32> {
 /// Run the emulation of scenario `json` (seed `seed`); `ports` lists
 /// (node name, interface name, TUN descriptor), the descriptors are taken
 /// over (closed when the run ends); `realtime`: run the loop under
-/// SCHED_FIFO when permitted. Returns the result JSON.
+/// SCHED_FIFO when permitted; `measure_until_s`: the flows' goodput counts
+/// deliveries up to this instant (default the end). Returns the result JSON.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (json, seed, ports, stop_fd=None, max_lag_ms=None, log_dir=None, pcap=None, realtime=true))]
+#[pyo3(signature = (json, seed, ports, stop_fd=None, max_lag_ms=None, log_dir=None, pcap=None, realtime=true, measure_until_s=None))]
 pub fn emulate(
     py: Python<'_>,
     json: &str,
@@ -39,6 +40,7 @@ pub fn emulate(
     log_dir: Option<String>,
     pcap: Option<String>,
     realtime: bool,
+    measure_until_s: Option<f64>,
 ) -> PyResult<String> {
     // Take ownership of the descriptors first, so that they are closed on
     // every path out of here.
@@ -52,6 +54,7 @@ pub fn emulate(
         log_dir: log_dir.map(std::path::PathBuf::from),
         stop_fd,
         realtime,
+        measure_until: measure_until_s.map(wifitcp_core::SimTime::from_secs_f64),
     };
     // The world is built in the loop's thread (it is not `Send`).
     let res = py
