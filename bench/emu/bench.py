@@ -6,6 +6,10 @@ Cases (each one `wifitcp emulate ... --json`, root needed):
   wired   iperf3 h1 -> h2 over 1 Gbit/s simulated links (bench/emu/wired.toml):
           the loop's own forwarding ceiling, no MAC on the path;
   wired4  the same with 4 parallel streams (iperf3 -P 4);
+  big1    one stream, 4 MB receive window (tcp.rwnd_bytes, window scaling):
+          the window no longer bounds the stream (64 KB over the 4 ms
+          RTT does, about 130 Mbit/s), the 1 Gbit/s link or the loop does;
+  big8    the same with 8 streams: past the loop's capacity;
   wlan    5 uplink iperf3 flows through the 802.11g BSS of
           bench/emu/bss2.toml (with 5 stations): the MAC-bound case.
 
@@ -58,6 +62,11 @@ def main():
     res, cpu = emulate(HERE / "wired.toml", secs, "--on", "h2", "iperf3 -s -1",
                        "--on", "h1", f"sleep 0.5; iperf3 -c h2 -J -P 4 -t {t:.1f}")
     report("wired4", res, cpu, secs)
+    big = ["--set", "tcp.rwnd_bytes=4000000"]
+    for p in (1, 8):
+        res, cpu = emulate(HERE / "wired.toml", secs, *big, "--on", "h2", "iperf3 -s -1",
+                           "--on", "h1", f"sleep 0.5; iperf3 -c h2 -J -P {p} -t {t:.1f}")
+        report(f"big{p}", res, cpu, secs)
     res, cpu = emulate(HERE / "bss2.toml", secs, "--set", "wlan.stations=5", "--set",
                        'traffic=[{name="up", kind="tcp", stations="all", peer="server"}]')
     report("wlan", res, cpu, secs)
