@@ -102,9 +102,10 @@ fn datagrams_cross_the_simulated_network_in_real_time_byte_for_byte() {
         // 802.11a airtime of a 1028-byte MSDU (DIFS, backoff, frame, SIFS,
         // ACK: about 0.25 ms), 5 ms of link delay and 0.08 ms of
         // serialisation at 100 Mbit/s: no earlier than 5.2 ms, and late by
-        // at most the scheduling delays of a shared machine.
+        // at most the scheduling delays of a shared machine (the test
+        // threads are ordinary ones).
         let d = t1.duration_since(*t0);
-        assert!(d >= Duration::from_micros(5_200) && d < Duration::from_millis(60), "delay {d:?}");
+        assert!(d >= Duration::from_micros(5_200) && d < Duration::from_millis(250), "delay {d:?}");
     }
     let e = &res["emulation"];
     assert_eq!(e["datagrams_injected"], 20);
