@@ -140,6 +140,13 @@ def test_unsupported_traffic_is_named():
     assert r.stderr.count("\n") == 1
 
 
+def test_several_bsss_and_sweeps_are_refused_in_one_line():
+    r = wifitcp("emulate", str(BSS2), "--no-store", "--set", "wlan.aps=2")
+    assert r.returncode == 2 and "wlan.aps" in r.stderr and r.stderr.count("\n") == 1, r.stderr
+    r = wifitcp("emulate", str(BSS2), "--no-store", "--set", 'sweep={"wlan.stations"=[1, 2]}')
+    assert r.returncode == 2 and "the emulator runs one" in r.stderr, r.stderr
+
+
 def test_missing_privileges_are_one_line(tmp_path):
     if os.geteuid() != 0 or shutil.which("setpriv") is None:
         pytest.skip("needs root and setpriv to drop the capabilities")

@@ -282,9 +282,6 @@ def check_supported(config: dict, file: str) -> None:
     w = config.get("wlan", {})
     if int(_get(w, "aps", 1)) != 1:
         raise InputError(file, "wlan.aps", "the emulator runs one BSS only")
-    for key in ("agents",):
-        if config.get(key):
-            raise InputError(file, key, "agents run on simulated packets; the emulator does not run them yet")
 
 
 # --------------------------------------------------------------------------
