@@ -28,6 +28,7 @@
 #include "ns3/traffic-control-module.h"
 #include "ns3/wifi-module.h"
 
+#include <fstream>
 #include <iostream>
 #include <set>
 
@@ -44,17 +45,74 @@ std::vector<double> g_cwndSeries;
 std::set<std::string> g_ackModes;
 uint32_t g_mss = 1460;
 uint32_t g_assoc = 0;
+std::ofstream g_trace; // --trace: flow 0's sender events, one line each
+
+// Flow 0 trace lines: "t_s kind fields...". kinds: tx seq_seg (retx 0|1), ack ack_seg,
+// cwnd bytes, ssth bytes, infl bytes, state name, drop (AP queue drop).
+bool
+Tracing()
+{
+    return g_trace.is_open();
+}
+
+void
+TraceTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (Tracing() && p->GetSize() > 0)
+    {
+        g_trace << Simulator::Now().GetSeconds() << " tx " << (h.GetSequenceNumber().GetValue() - 1) / g_mss
+                << "\n";
+    }
+}
+
+void
+TraceRx(Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (Tracing() && (h.GetFlags() & TcpHeader::ACK))
+    {
+        g_trace << Simulator::Now().GetSeconds() << " ack " << (h.GetAckNumber().GetValue() - 1) / g_mss << "\n";
+    }
+}
+
+void
+TraceU32(std::string kind, uint32_t, uint32_t now)
+{
+    if (Tracing())
+    {
+        g_trace << Simulator::Now().GetSeconds() << " " << kind << " " << now << "\n";
+    }
+}
+
+void
+TraceState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
+{
+    if (Tracing())
+    {
+        g_trace << Simulator::Now().GetSeconds() << " state " << TcpSocketState::TcpCongStateName[now] << "\n";
+    }
+}
+
+void
+TraceDrop()
+{
+    if (Tracing())
+    {
+        g_trace << Simulator::Now().GetSeconds() << " drop\n";
+    }
+}
 
 void
 ApDrop(Ptr<const WifiMpdu>)
 {
     ++g_apDrops;
+    TraceDrop();
 }
 
 void
 ApTcDrop(Ptr<const Packet>)
 {
     ++g_apDrops;
+    TraceDrop();
 }
 
 void
@@ -75,9 +133,83 @@ PsduTxBegin(WifiConstPsduMap psdus, WifiTxVector txv, double)
     }
 }
 
+// --renoSackReset: ns-3 without SACK counts each duplicate ACK as a SACK of the next
+// unmarked segment (TcpTxBuffer::AddRenoSack) and clears these marks only at an RTO
+// (ResetRenoSack in ReTxTimeout). A mark left on the segment after SND.UNA becomes a
+// "sacked head" at the next cumulative ACK; DiscardUpTo then moves the mark on and marks
+// the new head lost, which is retransmitted although it is in flight. The option clears
+// the marks, through the public TcpTxBuffer API, before a cumulative ACK is processed
+// that ends a duplicate-ACK episode: any new ACK in Open/Disorder (RFC 5681 3.2 resets
+// the duplicate-ACK count there) and a full ACK (>= recover) in Recovery (RFC 6582 3.2
+// step 3 ends fast recovery). Off by default: a what-if that isolates the effect.
+struct FlowTcp
+{
+    Ptr<TcpSocketBase> sock;
+    TcpSocketState::TcpCongState_t state{TcpSocketState::CA_OPEN};
+    uint32_t recover{0}; // HighestSequence (bytes) when Recovery was entered
+    uint32_t highest{0};
+    uint32_t resets{0};  // ResetRenoSack calls that cleared at least one mark
+    uint64_t dataTx{0};     // data segments sent
+    uint64_t retx{0};       // ... below the highest sequence sent so far
+    uint64_t retxOpen{0};   // ... of which in Open or Disorder (RFC 5681 retransmits only
+                            //     on the DupThresh-th duplicate ACK or at an RTO)
+};
+
+std::vector<FlowTcp> g_flows;
+bool g_renoSackReset = false;
+
+void
+Highest(uint32_t flow, SequenceNumber32, SequenceNumber32 now)
+{
+    g_flows[flow].highest = now.GetValue();
+}
+
+void
+TxCount(uint32_t flow, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    FlowTcp& f = g_flows[flow];
+    if (p->GetSize() == 0)
+    {
+        return;
+    }
+    ++f.dataTx;
+    if (h.GetSequenceNumber().GetValue() < f.highest)
+    {
+        ++f.retx;
+        if (f.state == TcpSocketState::CA_OPEN || f.state == TcpSocketState::CA_DISORDER)
+        {
+            ++f.retxOpen;
+        }
+    }
+}
+
+void
+RxBeforeProcessing(uint32_t flow, Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    FlowTcp& f = g_flows[flow];
+    if (!(h.GetFlags() & TcpHeader::ACK) || f.sock->GetTxBuffer()->GetSacked() == 0)
+    {
+        return;
+    }
+    const SequenceNumber32 ack = h.GetAckNumber();
+    const bool newAck = ack > f.sock->GetTxBuffer()->HeadSequence();
+    const bool openish = f.state == TcpSocketState::CA_OPEN || f.state == TcpSocketState::CA_DISORDER;
+    const bool fullAck = f.state == TcpSocketState::CA_RECOVERY && ack.GetValue() >= f.recover;
+    if (newAck && (openish || fullAck))
+    {
+        f.sock->GetTxBuffer()->ResetRenoSack();
+        ++f.resets;
+    }
+}
+
 void
 CongState(uint32_t flow, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
 {
+    g_flows[flow].state = now;
+    if (now == TcpSocketState::CA_RECOVERY)
+    {
+        g_flows[flow].recover = g_flows[flow].highest;
+    }
     if (now == TcpSocketState::CA_LOSS)
     {
         ++g_rto[flow];
@@ -106,10 +238,26 @@ HookSocket(Ptr<BulkSendApplication> app, uint32_t flow)
 {
     Ptr<Socket> s = app->GetSocket();
     NS_ABORT_MSG_IF(!s, "bulk-send socket not created");
-    bool ok = s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CongState, flow));
+    g_flows[flow].sock = DynamicCast<TcpSocketBase>(s);
+    bool ok = s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CongState, flow)) &&
+              s->TraceConnectWithoutContext("HighestSequence", MakeBoundCallback(&Highest, flow)) &&
+              s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&TxCount, flow));
+    if (g_renoSackReset)
+    {
+        ok = ok && s->TraceConnectWithoutContext("Rx", MakeBoundCallback(&RxBeforeProcessing, flow));
+    }
     if (flow == 0)
     {
         ok = ok && s->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&Cwnd0));
+        if (Tracing())
+        {
+            ok = ok && s->TraceConnectWithoutContext("Tx", MakeCallback(&TraceTx)) &&
+                 s->TraceConnectWithoutContext("Rx", MakeCallback(&TraceRx)) &&
+                 s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&TraceU32, std::string("cwnd"))) &&
+                 s->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&TraceU32, std::string("ssth"))) &&
+                 s->TraceConnectWithoutContext("BytesInFlight", MakeBoundCallback(&TraceU32, std::string("infl"))) &&
+                 s->TraceConnectWithoutContext("CongState", MakeCallback(&TraceState));
+        }
     }
     NS_ABORT_MSG_IF(!ok, "trace connect failed");
 }
@@ -145,6 +293,9 @@ main(int argc, char* argv[])
     uint32_t run = 1;
     double cwndEvery = 0.1;
     std::string standard = "g"; // g | b (802.11b at 11 Mbit/s: to see ns-3's AP basic rates)
+    std::string recovery = "classic";
+    bool limitedTx = true;
+    std::string trace;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("nSta", "number of downloading stations", nSta);
@@ -156,19 +307,31 @@ main(int argc, char* argv[])
     cmd.AddValue("run", "RngSeedManager run", run);
     cmd.AddValue("cwndEvery", "cwnd sampling interval (s)", cwndEvery);
     cmd.AddValue("standard", "g (802.11g 24 Mbit/s) or b (802.11b 11 Mbit/s)", standard);
+    cmd.AddValue("recovery", "classic (TcpClassicRecovery) | prr (TcpPrrRecovery, ns-3's default)", recovery);
+    cmd.AddValue("limitedTx", "Limited Transmit (RFC 3042), TcpSocketBase::LimitedTransmit", limitedTx);
+    cmd.AddValue("renoSackReset", "clear ns-3's Reno-SACK marks when a new ACK ends a dupack episode", g_renoSackReset);
+    cmd.AddValue("trace", "write flow 0's sender events (tx, ack, cwnd, state, AP drops) to this file", trace);
     cmd.Parse(argc, argv);
+    NS_ABORT_MSG_IF(recovery != "classic" && recovery != "prr", "unknown recovery " << recovery);
+    if (!trace.empty())
+    {
+        g_trace.open(trace);
+        NS_ABORT_MSG_IF(!g_trace, "cannot write " << trace);
+        g_trace.precision(9);
+    }
     RngSeedManager::SetSeed(seed);
     RngSeedManager::SetRun(run);
     g_mss = mss;
     g_rto.assign(nSta, 0);
     g_fastRecov.assign(nSta, 0);
+    g_flows.resize(nSta);
 
     TypeId tid = cc == "cubic"   ? TcpCubic::GetTypeId()
                  : cc == "vegas" ? TcpVegas::GetTypeId()
                                  : TcpNewReno::GetTypeId();
     NS_ABORT_MSG_IF(cc != "cubic" && cc != "vegas" && cc != "newreno", "unknown cc " << cc);
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(tid));
-    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(TcpClassicRecovery::GetTypeId()));
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(recovery == "prr" ? TcpPrrRecovery::GetTypeId() : TcpClassicRecovery::GetTypeId()));
     Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(false));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(2));
@@ -178,7 +341,7 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
     Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
-    Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(limitedTx));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(1.0)));
     Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MilliSeconds(1)));
     Config::SetDefault("ns3::TcpSocket::DataRetries", UintegerValue(1000000));
@@ -298,6 +461,14 @@ main(int argc, char* argv[])
         gput.push_back(g);
         total += g;
     }
+    uint64_t dataTx = 0, retx = 0, retxOpen = 0, resets = 0;
+    for (const auto& f : g_flows)
+    {
+        dataTx += f.dataTx;
+        retx += f.retx;
+        retxOpen += f.retxOpen;
+        resets += f.resets;
+    }
     std::string acks;
     for (const auto& m : g_ackModes)
     {
@@ -309,6 +480,9 @@ main(int argc, char* argv[])
        << ",\"goodput_mbps\":" << bench::Arr(gput, 4) << ",\"aggregate_mbps\":" << bench::Num(total, 4)
        << ",\"jain\":" << bench::Num(bench::Jain(gput), 4) << ",\"rto_events\":" << bench::Arr(g_rto)
        << ",\"fast_recoveries\":" << bench::Arr(g_fastRecov) << ",\"ap_queue_drops\":" << g_apDrops
+       << ",\"data_tx\":" << dataTx << ",\"retx\":" << retx << ",\"retx_open\":" << retxOpen
+       << ",\"reno_sack_resets\":" << resets << ",\"limited_tx\":" << (limitedTx ? "true" : "false")
+       << ",\"recovery\":" << bench::Str(recovery) << ",\"reno_sack_reset\":" << (g_renoSackReset ? "true" : "false")
        << ",\"cwnd_every_s\":" << bench::Num(cwndEvery, 3) << ",\"cwnd0_segments\":" << bench::Arr(g_cwndSeries, 1)
        << ",\"ack_modes\":" << bench::Str(acks) << ",\"assoc\":" << g_assoc
        << ",\"wall_s\":" << bench::Num(bench::WallNow() - wall0, 2) << "}";

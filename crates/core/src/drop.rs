@@ -27,10 +27,15 @@ pub enum DropReason {
     NoReceiver,
     /// Removed by a proxy or agent on purpose.
     Proxy,
+    /// Sent in a frame with the No Ack policy (802.11-2020 9.2.4.5.4) that
+    /// its receiver did not receive (collision or channel error): nobody
+    /// retransmits it. Results list it only when it occurs (an optional
+    /// feature's reason; every other reason is always listed).
+    NoAckLost,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 10] = [
+    pub const ALL: [DropReason; 11] = [
         DropReason::QueueFull,
         DropReason::QueueAqm,
         DropReason::QueueAdmission,
@@ -41,6 +46,7 @@ impl DropReason {
         DropReason::DuplicateFrame,
         DropReason::NoReceiver,
         DropReason::Proxy,
+        DropReason::NoAckLost,
     ];
     pub fn as_str(self) -> &'static str {
         match self {
@@ -54,6 +60,7 @@ impl DropReason {
             DropReason::DuplicateFrame => "duplicate_frame",
             DropReason::NoReceiver => "no_receiver",
             DropReason::Proxy => "proxy",
+            DropReason::NoAckLost => "noack_lost",
         }
     }
 }

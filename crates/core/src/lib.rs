@@ -14,6 +14,7 @@ pub mod drop;
 pub mod event;
 pub mod ids;
 pub mod rng;
+pub mod schema;
 pub mod time;
 pub mod trace;
 

@@ -103,12 +103,20 @@ fn phy_timing(py: Python<'_>, json: &str, msdu_bytes: u32) -> PyResult<String> {
     py.allow_threads(|| api::phy_timing_json(json, msdu_bytes)).map_err(to_py)
 }
 
+/// Airtime of an 802.11n A-MPDU exchange (JSON in, JSON out), for the
+/// aggregation model.
+#[pyfunction]
+fn ht_ampdu_timing(py: Python<'_>, json: &str) -> PyResult<String> {
+    py.allow_threads(|| api::ht_ampdu_timing_json(json)).map_err(to_py)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(check_config, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(phy_timing, m)?)?;
+    m.add_function(wrap_pyfunction!(ht_ampdu_timing, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_class::<network::Network>()?;
     m.add_function(wrap_pyfunction!(emulate::emulate, m)?)?;

@@ -159,6 +159,24 @@ pub trait QueueDisc: Send {
     fn counters(&self) -> &QueueCounters;
     /// Occupancy summary and bounded time series (see [`Occupancy`]).
     fn occupancy(&self) -> &Occupancy;
+    /// The next packet `dequeue_for(ra, tid)` would hand out, for a MAC
+    /// that serves one receiver (next-hop station index, `Queued::dest`)
+    /// or traffic identifier at a time (`None`: any). Every packet has TID
+    /// 0 until packets carry a user priority. Default: no per-receiver
+    /// view (`None`); disciplines with per-station queues override it.
+    fn peek_for(&self, _ra: Option<u32>, _tid: Option<u8>) -> Option<&Queued> {
+        None
+    }
+    /// Dequeue the next packet for receiver `ra` and traffic identifier
+    /// `tid` (`None`: any). Default: `dequeue` when neither is named, and
+    /// nothing otherwise (see `peek_for`).
+    fn dequeue_for(&mut self, now: SimTime, ra: Option<u32>, tid: Option<u8>, dropped: &mut Dropped) -> Option<Queued> {
+        if ra.is_none() && tid.is_none() {
+            self.dequeue(now, dropped)
+        } else {
+            None
+        }
+    }
 }
 
 /// The accessors every FIFO-backed discipline shares: `len` and `bytes` of
@@ -194,3 +212,24 @@ macro_rules! fifo_accessors {
     };
 }
 pub(crate) use fifo_accessors;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::droptail::DropTail;
+    use crate::testutil::*;
+
+    #[test]
+    fn default_per_receiver_access_serves_any_and_refuses_a_named_receiver() {
+        let mut d = DropTail::new(10);
+        let mut dr = Vec::new();
+        d.enqueue(ms(0), q(data(1, 1)), &mut dr);
+        d.enqueue(ms(0), q(data(1, 2)), &mut dr);
+        assert!(d.peek_for(None, None).is_none());
+        assert!(d.dequeue_for(ms(1), Some(0), None, &mut dr).is_none());
+        assert!(d.dequeue_for(ms(1), None, Some(0), &mut dr).is_none());
+        assert_eq!(d.len(), 2, "a refused request takes nothing");
+        assert!(d.dequeue_for(ms(1), None, None, &mut dr).is_some());
+        assert_eq!(d.len(), 1);
+    }
+}

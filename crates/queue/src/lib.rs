@@ -40,6 +40,7 @@ pub mod disc;
 pub mod droptail;
 pub mod fq_codel;
 pub mod keceli;
+pub mod keys;
 pub mod occupancy;
 pub mod pilosof;
 #[cfg(test)]

@@ -211,6 +211,61 @@ pub fn phy_timing_json(json: &str, msdu_bytes: u32) -> Result<String, ApiError> 
     .to_string())
 }
 
+/// Airtime of an 802.11n A-MPDU exchange under EDCA best effort, for the
+/// aggregation model (`wifitcp.models.ampdu`). Input JSON: `mcs` (0-31),
+/// `width_mhz` (20 or 40), `short_gi`, `band_ghz` (2.4 or 5),
+/// `mpdu_bytes` and `mpdus` (MPDUs per A-MPDU, at least 1). The PPDU
+/// timing is `wifitcp_wifi::phy::ht`; the BlockAck (32 octets, compressed)
+/// and ACK go at 24 Mbit/s, the highest mandatory OFDM rate not above the
+/// 54 Mbit/s non-HT reference rate of MCS 7 (10.6.6.5.2); AIFS and EIFS
+/// are those of AC_BE (Table 9-155, 10.3.2.3.7) on the OFDM slot and SIFS.
+/// `mpdus_fit` is how many MPDUs fit in aPPDUMaxTime.
+pub fn ht_ampdu_timing_json(json: &str) -> Result<String, ApiError> {
+    use wifitcp_wifi::mac::edca::{AccessCategory, EdcaSet};
+    use wifitcp_wifi::phy::ht::{ampdu_bytes, Band, GuardInterval, HtMcs, HtTxVector, HtWidth, PPDU_MAX_TIME};
+    use wifitcp_wifi::phy::{PhyConfig, PhyStandard, PhyTiming, Rate};
+    let v: serde_json::Value = serde_json::from_str(json).map_err(|e| ApiError::Config(format!("json: {e}")))?;
+    let num = |k: &str| {
+        v.get(k).and_then(|x| x.as_f64()).ok_or_else(|| ApiError::Config(format!("{k}: missing or not a number")))
+    };
+    let mcs = HtMcs::new(num("mcs")? as u8).ok_or_else(|| ApiError::Config("mcs: not 0-31".into()))?;
+    let width = match num("width_mhz")? as u32 {
+        20 => HtWidth::Mhz20,
+        40 => HtWidth::Mhz40,
+        _ => return Err(ApiError::Config("width_mhz: 20 or 40".into())),
+    };
+    let gi = if v.get("short_gi").and_then(|x| x.as_bool()).unwrap_or(false) {
+        GuardInterval::Short
+    } else {
+        GuardInterval::Long
+    };
+    let band = if num("band_ghz")? < 3.0 { Band::Ghz2_4 } else { Band::Ghz5 };
+    let mpdu = num("mpdu_bytes")? as u32;
+    let k = num("mpdus")? as usize;
+    if mpdu == 0 || k == 0 {
+        return Err(ApiError::Config("mpdu_bytes, mpdus: at least 1".into()));
+    }
+    let tx = HtTxVector { mcs, width, gi, band };
+    let psdu = |n: usize| if n == 1 { mpdu } else { ampdu_bytes(&vec![mpdu; n]) };
+    let fit = (1..=64).take_while(|&n| tx.txtime(psdu(n)) <= PPDU_MAX_TIME).last().unwrap_or(1);
+    let t = PhyTiming::from_config(&PhyConfig::new(PhyStandard::Dot11a, 54.0)).map_err(ApiError::Config)?;
+    let be = *EdcaSet::default_for(15, 1023, false).get(AccessCategory::Be);
+    let aifs = be.aifs(t.sifs, t.slot);
+    let r24 = Rate(240);
+    let ns = |d: SimDur| d.as_nanos();
+    Ok(json!({
+        "psdu_bytes": psdu(k),
+        "data_ns": ns(tx.txtime(psdu(k))),
+        "mpdus_fit": fit,
+        "slot_ns": ns(t.slot), "sifs_ns": ns(t.sifs), "difs_ns": ns(aifs),
+        "eifs_ns": ns(t.sifs + t.tx_time(ACK_LEN, Rate(60)) + aifs),
+        "ack_ns": ns(t.tx_time(if k == 1 { ACK_LEN } else { 32 }, r24)),
+        "ack_timeout_ns": ns(t.ack_timeout()),
+        "cw_min": be.cw_min, "cw_max": be.cw_max,
+    })
+    .to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

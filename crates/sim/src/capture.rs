@@ -97,7 +97,7 @@ impl FrameTap for WlanTap {
         let is_ap = |i: u32| self.is_ap.get(i as usize).copied().unwrap_or(false);
         let mut s = self.cap.state.lock().expect("not poisoned");
         match (f.kind, msdu) {
-            (FrameKind::Data, Some(p)) => {
+            (FrameKind::Data | FrameKind::QosData, Some(p)) => {
                 let ap = if is_ap(ta) {
                     Some(ta)
                 } else if is_ap(ra) {
@@ -105,10 +105,11 @@ impl FrameTap for WlanTap {
                 } else {
                     None
                 };
-                let hop = WlanHop { ta, ra, ap, seq: f.seq, retry: f.retry, duration: f.duration, qos_tid: None };
+                let qos_tid = (f.kind == FrameKind::QosData).then(|| f.mpdus.first().map_or(0, |m| m.tid));
+                let hop = WlanHop { ta, ra, ap, seq: f.seq, retry: f.retry, duration: f.duration, qos_tid };
                 s.write(|t| t.wlan_data(now, "wlan", &radio, &hop, p));
             }
-            (FrameKind::Data, None) => {} // no MSDU in service: nothing to show
+            (FrameKind::Data | FrameKind::QosData, None) => {} // no MSDU: nothing to show
             (kind, _) => {
                 let kind = match kind {
                     FrameKind::Ack => Control::Ack,

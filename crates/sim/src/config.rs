@@ -4,6 +4,7 @@
 //! Python strips `scenario.seeds` and `[sweep]` (sweep expansion is its
 //! job) and hands the rest here as JSON.
 use serde::{Deserialize, Serialize};
+pub use wifitcp_tcp::scenario::{CcKind, CompoundSection, RecoveryKind, TcpSection, VegasSection};
 use wifitcp_wifi::phy::{PhyConfig, PhyTiming};
 
 pub mod schema;
@@ -96,161 +97,6 @@ fn d_link_queue() -> u32 {
     100
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RecoveryKind {
-    Tahoe,
-    Reno,
-    NewReno,
-    Sack,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CcKind {
-    Reno,
-    Vegas,
-    Cubic,
-    Compound,
-}
-
-/// `[tcp]` and `[traffic.tcp]`: TCP settings. Unset fields fall back to the
-/// scenario's `[tcp]`, then to the TCP crate's RFC defaults (see
-/// `wifitcp_tcp::TcpConfig`: MSS 1460, RFC 5681 initial window, 64 KiB
-/// receive buffer, SACK and window scaling on, timestamps off, delayed ACK
-/// every 2nd segment / 200 ms, min RTO 1 s, NewReno).
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct TcpSection {
-    pub recovery: Option<RecoveryKind>,
-    pub cc: Option<CcKind>,
-    pub mss: Option<u32>,
-    /// Receiver window in packets (of `mss`), as ns-2's `window_`.
-    pub rwnd_packets: Option<u32>,
-    pub rwnd_bytes: Option<u64>,
-    /// Initial window in segments; default RFC 5681.
-    pub initial_window: Option<u32>,
-    pub delayed_ack: Option<bool>,
-    pub delayed_ack_count: Option<u32>,
-    pub delayed_ack_ms: Option<f64>,
-    pub sack: Option<bool>,
-    pub timestamps: Option<bool>,
-    pub window_scaling: Option<bool>,
-    pub limited_transmit: Option<bool>,
-    pub min_rto_ms: Option<f64>,
-    pub initial_rto_ms: Option<f64>,
-    pub max_rto_ms: Option<f64>,
-    /// Record cwnd/ssthresh over time.
-    pub trace_cwnd: Option<bool>,
-    /// SYN/SYN-ACK retransmissions before giving up (default 6, Linux);
-    /// ns-2 never gives up: use a large value to model it.
-    pub syn_retries: Option<u32>,
-    /// Consecutive RTOs before the connection aborts (default 15, Linux).
-    pub max_retransmissions: Option<u32>,
-    /// `[tcp.compound]`: Compound TCP's parameters (used when cc =
-    /// "compound"); unset keys keep `CompoundConfig::default()`.
-    pub compound: Option<CompoundSection>,
-    /// `[tcp.vegas]`: Vegas's thresholds (used when cc = "vegas").
-    pub vegas: Option<VegasSection>,
-}
-
-/// `[tcp.compound]` (Tan et al., INFOCOM 2006; paper 004 eq. (1)). Names as
-/// in `wifitcp_tcp::cc::compound::CompoundConfig`; checked by
-/// `tcpcfg::compound_config`.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct CompoundSection {
-    /// dwnd growth `alpha * win^k` per round; default 0.125; > 0.
-    pub alpha: Option<f64>,
-    /// Window decrease on loss; default 0.5; in (0, 1).
-    pub beta: Option<f64>,
-    /// Exponent kappa of the delay window's growth; default 0.75; in [0, 1]
-    /// (paper 004's appendix discusses kappa = 0 and 1).
-    pub k: Option<f64>,
-    /// Backlog threshold gamma (packets); default 30; > 0.
-    pub gamma: Option<f64>,
-    /// dwnd reduction per backlogged packet above gamma; default 1; > 0.
-    pub zeta: Option<f64>,
-}
-
-/// `[tcp.vegas]` (Brakmo & Peterson 1995). Names as in
-/// `wifitcp_tcp::cc::vegas::VegasConfig`, in packets of backlog.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct VegasSection {
-    /// Grow while Diff < alpha; default 2; >= 0.
-    pub alpha: Option<f64>,
-    /// Shrink while Diff > beta; default 4; >= alpha.
-    pub beta: Option<f64>,
-    /// Leave slow start when Diff > gamma; default 1; >= 0.
-    pub gamma: Option<f64>,
-    /// "reno" (default, as ns-3 and Linux) or "brakmo" (B&P 3.1, as ns-2).
-    pub loss_response: Option<String>,
-}
-
-impl CompoundSection {
-    fn over(&self, base: &CompoundSection) -> CompoundSection {
-        CompoundSection {
-            alpha: self.alpha.or(base.alpha),
-            beta: self.beta.or(base.beta),
-            k: self.k.or(base.k),
-            gamma: self.gamma.or(base.gamma),
-            zeta: self.zeta.or(base.zeta),
-        }
-    }
-}
-
-impl VegasSection {
-    fn over(&self, base: &VegasSection) -> VegasSection {
-        VegasSection {
-            alpha: self.alpha.or(base.alpha),
-            beta: self.beta.or(base.beta),
-            gamma: self.gamma.or(base.gamma),
-            loss_response: self.loss_response.clone().or(base.loss_response.clone()),
-        }
-    }
-}
-
-impl TcpSection {
-    /// `self` with unset fields taken from `base` (key by key, also inside
-    /// `[tcp.compound]` and `[tcp.vegas]`).
-    pub fn over(&self, base: &TcpSection) -> TcpSection {
-        macro_rules! pick {
-            ($($f:ident),*) => { TcpSection { $($f: self.$f.clone().or(base.$f.clone()),)*
-                compound: match (&self.compound, &base.compound) {
-                    (Some(a), Some(b)) => Some(a.over(b)),
-                    (a, b) => a.clone().or(b.clone()),
-                },
-                vegas: match (&self.vegas, &base.vegas) {
-                    (Some(a), Some(b)) => Some(a.over(b)),
-                    (a, b) => a.clone().or(b.clone()),
-                },
-            } };
-        }
-        pick!(
-            recovery,
-            cc,
-            mss,
-            rwnd_packets,
-            rwnd_bytes,
-            initial_window,
-            delayed_ack,
-            delayed_ack_count,
-            delayed_ack_ms,
-            sack,
-            timestamps,
-            window_scaling,
-            limited_transmit,
-            min_rto_ms,
-            initial_rto_ms,
-            max_rto_ms,
-            trace_cwnd,
-            syn_retries,
-            max_retransmissions
-        )
-    }
-}
-
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Meta {
@@ -312,9 +158,24 @@ pub struct MacConfig {
     /// (false: the reference the tests compare against).
     #[serde(default = "yes")]
     pub group_bystanders: bool,
+    /// Ack policy of every station's data frames: "normal" (default:
+    /// acknowledged non-QoS Data, retransmitted up to the retry limits) or
+    /// "noack" (QoS Data with the No Ack policy, 9.2.4.5.4: no ACK, no
+    /// retransmission, 26-byte header).
+    #[serde(default)]
+    pub ack_policy: AckPolicyConfig,
 }
 fn yes() -> bool {
     true
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum AckPolicyConfig {
+    #[default]
+    Normal,
+    #[serde(rename = "noack")]
+    NoAck,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -365,6 +226,7 @@ impl Default for MacConfig {
             collision_restart: CollisionRestart::AckTimeoutDifs,
             idle_access: IdleAccess::Immediate,
             group_bystanders: true,
+            ack_policy: AckPolicyConfig::Normal,
         }
     }
 }
@@ -609,6 +471,12 @@ impl Scenario {
                 self.mac.long_retry_limit
             ));
         }
+        if self.mac.ack_policy == AckPolicyConfig::NoAck && self.mac.rts_threshold_bytes < 65535 {
+            return Err(format!(
+                "mac.ack_policy: \"noack\" sends no RTS/CTS, but mac.rts_threshold_bytes = {} requests it (65535: off)",
+                self.mac.rts_threshold_bytes
+            ));
+        }
         if self.mac.queue_packets == 0 || self.mac.queue_packets > 1_000_000 {
             return Err(format!("mac.queue_packets: must be in 1..=1000000, got {}", self.mac.queue_packets));
         }
@@ -692,7 +560,7 @@ impl Scenario {
                         return Err(format!("{p}.peer: a TCP flow needs a wired host as peer (the AP only bridges)"));
                     }
                     let t = tr.tcp.clone().unwrap_or_default().over(&self.tcp);
-                    crate::tcpcfg::build(&t).map_err(|e| format!("{p}.tcp.{e}"))?;
+                    wifitcp_tcp::scenario::build(&t).map_err(|e| format!("{p}.tcp.{e}"))?;
                     continue;
                 }
                 TrafficKind::Udp => {
@@ -791,7 +659,7 @@ impl Scenario {
         if let Some(qd) = &self.ap.qdisc {
             qd.validate(self.ap_queue_packets() as usize).map_err(|e| format!("ap.qdisc.{e}"))?;
         }
-        crate::tcpcfg::build(&self.tcp).map_err(|e| format!("tcp.{e}"))?;
+        wifitcp_tcp::scenario::build(&self.tcp).map_err(|e| format!("tcp.{e}"))?;
         Ok(())
     }
 

@@ -12,7 +12,6 @@ pub mod endpoints;
 pub mod ledger;
 pub mod link;
 pub mod metrics;
-pub mod tcpcfg;
 pub mod topology;
 pub mod trace;
 pub mod world;

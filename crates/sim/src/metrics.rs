@@ -297,7 +297,10 @@ pub fn collect(v: &RunView) -> RunResult {
     let stations: Vec<Value> = (0..v.bss.len()).map(|i| station_json(v, i)).collect();
     let dropped: serde_json::Map<String, Value> = DropReason::ALL
         .iter()
-        .map(|r| (r.as_str().to_string(), json!(v.ledger.dropped.get(r).copied().unwrap_or(0))))
+        .map(|r| (r, v.ledger.dropped.get(r).copied().unwrap_or(0)))
+        // (an optional feature's reason only when it occurs, see DropReason)
+        .filter(|&(r, n)| n > 0 || *r != DropReason::NoAckLost)
+        .map(|(r, n)| (r.as_str().to_string(), json!(n)))
         .collect();
     let goodputs: Vec<f64> = v.flows.iter().map(|f| f.stats.goodput_mbps(secs)).collect();
     let links: Vec<Value> = v

@@ -118,7 +118,7 @@ struct TraceTap(PacketTrace);
 
 impl FrameTap for TraceTap {
     fn frame(&mut self, now: SimTime, f: &Frame, msdu: Option<&Packet>) {
-        if let (FrameKind::Data, Some(p)) = (f.kind, msdu) {
+        if let (FrameKind::Data | FrameKind::QosData, Some(p)) = (f.kind, msdu) {
             let flow = (p.flow.0 != u32::MAX).then_some(p.flow.0);
             self.0.row(now, f.ta.0 as usize, "wlan", "transmit", p.id.0, flow, Some(f.mpdu_bytes), None);
         }

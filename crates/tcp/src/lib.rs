@@ -67,6 +67,7 @@ pub mod connection;
 pub mod recovery;
 pub mod recv;
 pub mod rtt;
+pub mod scenario;
 pub mod scoreboard;
 pub mod sender;
 pub mod seq;

@@ -256,12 +256,37 @@ impl Sender {
         // ssthresh = 0.7 x 998 segments after a 289-segment window and
         // collapsed into repeated timeouts). ns-3 takes BytesInFlight (its
         // pipe) before the timeout marks everything lost, the same reading.
-        let flight = self.in_flight();
+        // During Reno/NewReno fast recovery the same holds without SACK:
+        // each duplicate ACK reported one segment that left the network and
+        // inflated cwnd by one SMSS (RFC 5681 3.2 step 4, RFC 6582 3.2 step
+        // 2), and partial ACKs took those reports back out (deflation), so
+        // cwnd - ssthresh is the data reported received beyond the holes and
+        // still counted in `snd_max - snd_una`. Subtracting it leaves the
+        // data in the network. Without it, a lost fast retransmission (no
+        // partial ACK until the RTO, new data sent on every duplicate ACK)
+        // put the whole receive window into `snd_max - snd_una` and the RTO
+        // set ssthresh to half of it (500 segments where the fast retransmit
+        // had set 42, in a download with a 1000-packet receive window). RFC
+        // 5681 eq. (4) is an upper bound ("no more than"); ns-3 takes its
+        // Reno-SACK pipe here, Linux keeps the recovery's ssthresh.
+        // A controller that reads the window (Compound's loss and delay
+        // windows) sees the same: the inflation is no window the connection
+        // had, so it is given cwnd without it.
+        let mut win = self.win;
+        let flight = match self.state {
+            LossState::Recovery if !self.sack_recovery_variant() => {
+                let in_network =
+                    (self.snd_max - self.snd_una).saturating_sub(self.win.cwnd.saturating_sub(self.win.ssthresh));
+                win.cwnd = win.cwnd.min(in_network.max(self.smss as u64));
+                in_network
+            }
+            _ => self.in_flight(),
+        };
         // RFC 5681 3.1: ssthresh is set by equation (4) when a segment is
         // first retransmitted by the timer; it is held constant on further
         // timeouts of the same segment.
         if self.rto_count == 1 {
-            let ss = self.cc.ssthresh_after_loss(now, &self.win, flight, LossKind::Timeout);
+            let ss = self.cc.ssthresh_after_loss(now, &win, flight, LossKind::Timeout);
             self.win.ssthresh = ss.max(self.smss as u64);
         }
         // RFC 5681 3.1: cwnd = loss window = 1 full-sized segment.

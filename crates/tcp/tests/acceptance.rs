@@ -687,6 +687,50 @@ fn rto_during_sack_recovery_does_not_raise_ssthresh() {
     }
 }
 
+/// The same class of error without SACK: the fast retransmission of a
+/// Reno or NewReno recovery is lost, no partial ACK comes, and every
+/// duplicate ACK inflates cwnd by one SMSS and releases a new segment
+/// (RFC 5681 3.2 step 4, RFC 6582 3.2 step 2) until the RTO. By then
+/// `snd_max - snd_una` holds the whole receive window, almost all of it
+/// reported as received by those duplicate ACKs; the RTO's ssthresh (RFC
+/// 5681 eq. 4, FlightSize = what is in the network) must not exceed the
+/// fast retransmit's, for every controller.
+#[test]
+fn rto_during_newreno_recovery_does_not_raise_ssthresh() {
+    use wifitcp_tcp::cc::{compound::Compound, cubic::Cubic, vegas::Vegas};
+    use wifitcp_tcp::{CongestionControl, Connection, Reno as RenoCc};
+    let makers: Vec<fn() -> Box<dyn CongestionControl>> =
+        vec![|| Box::new(RenoCc::new()), || Box::new(Cubic::default()), || Box::new(Vegas::default()), || {
+            Box::new(Compound::default())
+        }];
+    for v in [Reno, NewReno] {
+        for make in makers.iter() {
+            let mut s = setup(v);
+            s.rate_bps = Some(10_000_000);
+            let mut h = s.build();
+            h.a = Connection::connect(SimTime::ZERO, cfg(v), make(), harness::PORT_A, harness::PORT_B, h.isn_a);
+            // Segment 60 and its fast retransmission are lost.
+            h.rule(Dir::AtoB, Rule::Offset { off: 60 * M, times: 2 });
+            h.a.send(3_000 * M);
+            deliver(&mut h, 3_000 * M, secs(300));
+            let st = h.a.stats();
+            let name = h.a.cc_name();
+            let fr = st.loss_events.iter().find(|e| e.kind == LossKind::FastRetransmit).expect("fast retransmit");
+            let rto = st.loss_events.iter().find(|e| e.kind == LossKind::Timeout).expect("a timeout");
+            assert!(rto.time > fr.time);
+            assert!(
+                rto.ssthresh <= fr.ssthresh,
+                "{v:?} {name}: RTO ssthresh {} above the fast retransmit's {} (flight {} at the RTO, {} at the \
+                 fast retransmit)",
+                rto.ssthresh,
+                fr.ssthresh,
+                rto.flight,
+                fr.flight
+            );
+        }
+    }
+}
+
 /// Vegas with Brakmo & Peterson's loss response (section 3.1, as ns-2's
 /// Agent/TCP/Vegas), on an application-limited sender (one segment every
 /// 30 ms, RTT 40 ms), where duplicate ACKs come slowly: a lost segment is

@@ -24,134 +24,19 @@
 //! engine (integer nanoseconds, events per second) the entry says so.
 use serde_json::Value;
 
-/// Type of a key's value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ty {
-    Float,
-    Int,
-    Bool,
-    Str,
-    /// An array of numbers (nested arrays allowed, e.g. positions).
-    Floats,
-    Ints,
-    /// An array of strings.
-    Strs,
-    /// A table (its keys are listed under its own path).
-    Table,
-    /// An array of tables.
-    Tables,
-    /// A string or an array (see the key's description).
-    Any,
-}
+use wifitcp_core::schema::Ty::*;
+use wifitcp_core::schema::B::{Ex, In};
+pub use wifitcp_core::schema::*;
 
-impl Ty {
-    fn name(self) -> &'static str {
-        match self {
-            Ty::Float => "float",
-            Ty::Int => "integer",
-            Ty::Bool => "boolean",
-            Ty::Str => "string",
-            Ty::Floats => "array of floats",
-            Ty::Ints => "array of integers",
-            Ty::Strs => "array of strings",
-            Ty::Table => "table",
-            Ty::Tables => "array of tables",
-            Ty::Any => "string or array",
-        }
-    }
-    fn numeric(self) -> bool {
-        matches!(self, Ty::Float | Ty::Int | Ty::Floats | Ty::Ints)
-    }
-}
-
-/// A bound of a range: inclusive or exclusive.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum B {
-    In(f64),
-    Ex(f64),
-}
-
-/// One key of the schema.
-#[derive(Clone, Copy, Debug)]
-pub struct Key {
-    /// Dotted pattern: `[]` stands for any array index; the sections
-    /// mounted in several places are written once: `qdisc.*` (for
-    /// `ap.qdisc` and `wlan.station_qdisc`), `tcp.*` (for `[tcp]` and
-    /// `traffic[].tcp`).
-    pub path: &'static str,
-    /// The `kind` (qdisc) or `model` (channel) values the key belongs to;
-    /// empty: every one.
-    pub when: &'static [&'static str],
-    pub ty: Ty,
-    /// JSON text of the default, or a description of how it is derived.
-    pub default: &'static str,
-    /// Range of numbers (of each element for arrays); `None` for
-    /// non-numeric keys.
-    pub range: Option<(B, B)>,
-    pub unit: &'static str,
-    pub doc: &'static str,
-}
-
-const fn k(
-    path: &'static str,
-    ty: Ty,
-    default: &'static str,
-    range: Option<(B, B)>,
-    unit: &'static str,
-    doc: &'static str,
-) -> Key {
-    Key { path, when: &[], ty, default, range, unit, doc }
-}
-const fn kw(
-    path: &'static str,
-    when: &'static [&'static str],
-    ty: Ty,
-    default: &'static str,
-    range: Option<(B, B)>,
-    unit: &'static str,
-    doc: &'static str,
-) -> Key {
-    Key { path, when, ty, default, range, unit, doc }
-}
-const fn r(lo: B, hi: B) -> Option<(B, B)> {
-    Some((lo, hi))
-}
-use Ty::*;
-use B::{Ex, In};
-
-/// Largest packet count of any buffer (packets).
-const PKTS: Option<(B, B)> = r(In(1.0), In(1e6));
-/// Simulated times (s): the run length is at most 1e6 s.
-const SIM_S: Option<(B, B)> = r(In(0.0), In(1e6));
-/// Timer values in ms: positive, at most 1e7 ms (2.8 h).
-const TIMER_MS: Option<(B, B)> = r(Ex(0.0), In(1e7));
-const PROB: Option<(B, B)> = r(In(0.0), In(1.0));
-/// Positions in metres.
-const POS_M: Option<(B, B)> = r(In(-1e6), In(1e6));
-/// WLAN rates: 802.11a/b/g rates are 1..54 Mbit/s; the PHY checks the rate
-/// set itself.
-const WLAN_RATE: Option<(B, B)> = r(Ex(0.0), In(1e4));
-/// PHY timing overrides in us: 802.11 values are tens of us.
-const PHY_US: Option<(B, B)> = r(In(0.0), In(1e4));
-const DB: Option<(B, B)> = r(In(-300.0), In(300.0));
-const DBM: Option<(B, B)> = r(In(-200.0), In(90.0));
-
-/// Every `model` of a channel (the queue disciplines' kinds are
-/// `QdiscConfig::KINDS`).
-pub const CHANNEL_MODELS: [&str; 3] = ["fixed", "snr", "threshold"];
+pub use wifitcp_wifi::channel::keys::CHANNEL_MODELS;
 
 /// Whether `v` is a queue discipline's `kind` or a channel's `model`.
 fn is_variant(v: &str) -> bool {
     wifitcp_queue::QdiscConfig::KINDS.contains(&v) || CHANNEL_MODELS.contains(&v)
 }
 
-const FQ: &[&str] = &["fq-codel", "airtime"];
-const CODEL_LIKE: &[&str] = &["codel", "fq-codel", "airtime"];
-const KECELI: &[&str] = &["keceli-sorted", "keceli-grouped"];
-const RADIO: &[&str] = &["snr", "threshold"];
-
-/// Every key of a scenario, in document order.
-pub static KEYS: &[Key] = &[
+/// The scenario's own keys up to `[tcp]`, in document order.
+static HEAD: &[Key] = &[
     // [scenario]
     k("scenario.name", Str, "required", None, "", "Name of the scenario (results are stored under it)."),
     k("scenario.description", Str, "\"\"", None, "", "Free text."),
@@ -191,6 +76,7 @@ pub static KEYS: &[Key] = &[
     k("mac.collision_restart", Str, "\"ack-timeout-difs\"", None, "", "\"ack-timeout-difs\" or \"eifs\"."),
     k("mac.idle_access", Str, "\"immediate\"", None, "", "\"immediate\" or \"backoff\" (ns-2)."),
     k("mac.group_bystanders", Bool, "true", None, "", "Engine option; no effect on results."),
+    k("mac.ack_policy", Str, "\"normal\"", None, "", "\"normal\" or \"noack\" (QoS No Ack, no RTS/CTS)."),
     // [wlan]
     k("wlan.stations", Int, "required", r(In(1.0), In(100000.0)), "stations", "Stations of the WLAN."),
     k("wlan.per_uplink", Float, "0.0", PROB, "", "Error probability of data frames to the AP."),
@@ -221,44 +107,10 @@ pub static KEYS: &[Key] = &[
     ),
     k("links[].delay_ms", Float, "required", r(In(0.0), In(1e5)), "ms", "Propagation delay."),
     k("links[].queue_packets", Int, "100", PKTS, "packets", "Drop-tail queue per direction."),
-    // [tcp] (also [traffic.tcp])
-    k("tcp.recovery", Str, "\"newreno\"", None, "", "\"tahoe\", \"reno\", \"newreno\" or \"sack\"."),
-    k("tcp.cc", Str, "\"reno\"", None, "", "\"reno\", \"vegas\", \"cubic\" or \"compound\"."),
-    k("tcp.mss", Int, "1460", r(In(64.0), In(65495.0)), "bytes", "Maximum segment size."),
-    k("tcp.rwnd_packets", Int, "none", PKTS, "packets", "Receive window in segments (ns-2 window_)."),
-    k("tcp.rwnd_bytes", Int, "65535", r(In(1.0), In(1073741824.0)), "bytes", "Receive window (RFC 7323: < 2^30)."),
-    k("tcp.initial_window", Int, "RFC 5681", r(In(1.0), In(1e4)), "segments", "Initial window."),
-    k("tcp.delayed_ack", Bool, "true", None, "", "Delayed ACKs (RFC 1122)."),
-    k("tcp.delayed_ack_count", Int, "2", r(In(1.0), In(1000.0)), "segments", "ACK every n-th segment."),
-    k("tcp.delayed_ack_ms", Float, "200.0", r(Ex(0.0), In(500.0)), "ms", "Delayed-ACK timer (RFC 1122: <= 500 ms)."),
-    k("tcp.sack", Bool, "true", None, "", "SACK (RFC 2018)."),
-    k("tcp.timestamps", Bool, "false", None, "", "Timestamps (RFC 7323)."),
-    k("tcp.window_scaling", Bool, "true", None, "", "Window scaling (RFC 7323)."),
-    k("tcp.limited_transmit", Bool, "true", None, "", "Limited transmit (RFC 3042)."),
-    k("tcp.min_rto_ms", Float, "1000.0", TIMER_MS, "ms", "Minimum RTO (RFC 6298)."),
-    k("tcp.initial_rto_ms", Float, "1000.0", TIMER_MS, "ms", "Initial RTO."),
-    k("tcp.max_rto_ms", Float, "60000.0", TIMER_MS, "ms", "Maximum RTO."),
-    k("tcp.trace_cwnd", Bool, "false", None, "", "Record cwnd/ssthresh over time."),
-    k("tcp.syn_retries", Int, "6", r(In(0.0), In(1e9)), "retries", "SYN retransmissions before giving up."),
-    k("tcp.max_retransmissions", Int, "15", r(In(1.0), In(1e9)), "RTOs", "Consecutive RTOs before aborting."),
-    k("tcp.compound", Table, "each key's default", None, "", "Compound TCP's parameters (cc = \"compound\")."),
-    k("tcp.compound.alpha", Float, "0.125", r(Ex(0.0), In(100.0)), "", "dwnd growth alpha * win^k per round."),
-    k("tcp.compound.beta", Float, "0.5", r(Ex(0.0), Ex(1.0)), "", "Window decrease on loss."),
-    k("tcp.compound.k", Float, "0.75", r(In(0.0), In(1.0)), "", "Exponent of the delay window's growth."),
-    k("tcp.compound.gamma", Float, "30.0", r(Ex(0.0), In(1e6)), "packets", "Backlog threshold."),
-    k("tcp.compound.zeta", Float, "1.0", r(Ex(0.0), In(100.0)), "", "dwnd reduction per packet above gamma."),
-    k("tcp.vegas", Table, "each key's default", None, "", "Vegas's thresholds (cc = \"vegas\")."),
-    k("tcp.vegas.alpha", Float, "2.0", r(In(0.0), In(1e6)), "packets", "Grow while Diff < alpha."),
-    k("tcp.vegas.beta", Float, "4.0", r(In(0.0), In(1e6)), "packets", "Shrink while Diff > beta; >= alpha."),
-    k("tcp.vegas.gamma", Float, "1.0", r(In(0.0), In(1e6)), "packets", "Leave slow start when Diff > gamma."),
-    k(
-        "tcp.vegas.loss_response",
-        Str,
-        "\"reno\"",
-        None,
-        "",
-        "\"reno\" (as ns-3 and Linux) or \"brakmo\" (Brakmo & Peterson 3.1, as ns-2).",
-    ),
+];
+
+/// `[[traffic]]` up to the queue disciplines.
+static TRAFFIC: &[Key] = &[
     // [[traffic]]
     k("traffic[].name", Str, "required", None, "", "Flow name (unique, no '/')."),
     k("traffic[].kind", Str, "required", None, "", "\"udp\" or \"tcp\"."),
@@ -280,81 +132,30 @@ pub static KEYS: &[Key] = &[
     k("traffic[].peer", Any, "\"ap\"", None, "", "Other end: a node name or one per station."),
     k("traffic[].bytes", Int, "infinite", r(In(1.0), In(1e15)), "bytes", "TCP: bytes to transfer."),
     k("traffic[].tcp", Table, "[tcp]", None, "", "TCP settings overriding [tcp] (the tcp.* keys)."),
-    // queue disciplines: `ap.qdisc` and `wlan.station_qdisc`
-    k(
-        "qdisc.kind",
-        Str,
-        "\"drop-tail\"",
-        None,
-        "",
-        "drop-tail, ack-first, keceli-sorted, keceli-grouped, pilosof, vbs, cake-ack, codel, fq-codel, airtime.",
-    ),
-    kw("qdisc.ack_capacity", &["ack-first"], Int, "the interface capacity", PKTS, "packets", "ACK buffer."),
-    kw("qdisc.alpha", KECELI, Float, "0.8", PROB, "", "EWMA weight of eq. (2), paper 001."),
-    kw("qdisc.beta", KECELI, Float, "2.0", r(Ex(0.0), In(1e3)), "", "Waiting time = beta * AvgACKint."),
-    kw("qdisc.active_thresh_ms", KECELI, Float, "500.0", TIMER_MS, "ms", "Activity window."),
-    kw("qdisc.timeout_ms", KECELI, Float, "100.0", TIMER_MS, "ms", "Timeout timer."),
-    kw("qdisc.ifq_capacity", KECELI, Int, "capacity - capacity/2", PKTS, "packets", "IFQ size."),
-    kw("qdisc.control_capacity", KECELI, Int, "max(capacity/2, 1)", PKTS, "packets", "Control queue size."),
-    kw("qdisc.pass_first", KECELI, Int, "2", r(In(0.0), In(1e6)), "ACKs", "ACKs passed directly for new flows."),
-    kw("qdisc.c_srt", KECELI, Int, "1", r(In(1.0), In(1e6)), "", "Sorted assignment constant (keceli-sorted)."),
-    kw("qdisc.gamma", KECELI, Float, "0.5", r(In(0.0), Ex(1.0)), "", "Grouping tolerance (keceli-grouped)."),
-    kw("qdisc.c", KECELI, Ints, "[2,6,12,16,20]", r(In(2.0), In(1e6)), "", "Thresholds (keceli-grouped)."),
-    kw("qdisc.buffer", &["pilosof"], Int, "the interface capacity", PKTS, "packets", "B of floor(B / n_act)."),
-    kw("qdisc.mss", &["pilosof"], Int, "1460", r(In(64.0), In(65495.0)), "bytes", "MSS if no SYN was seen."),
-    kw("qdisc.active_thresh_ms", &["pilosof"], Float, "500.0", TIMER_MS, "ms", "Activity window for n_act."),
-    kw("qdisc.c", &["vbs"], Float, "0.6", r(Ex(0.0), Ex(1.0)), "", "Target occupancy fraction."),
-    kw("qdisc.tol", &["vbs"], Float, "1 / capacity^2", r(In(0.0), In(1e6)), "", "Tolerance on (Q - cB)^2."),
-    kw("qdisc.shares", &["vbs"], Floats, "[] (equal)", r(In(0.0), In(1e6)), "", "Service shares by class."),
-    kw("qdisc.measure", &["vbs"], Str, "\"service\"", None, "", "\"service\", \"occupancy\" or \"delivered\"."),
-    kw("qdisc.window", &["vbs"], Int, "the interface capacity", PKTS, "packets", "Measurement window."),
-    kw("qdisc.update", &["vbs"], Str, "\"above-target\"", None, "", "\"above-target\", \"literal\", \"partition\"."),
-    kw("qdisc.mode", &["cake-ack"], Str, "\"conservative\"", None, "", "\"conservative\", \"aggressive\", \"off\"."),
-    kw("qdisc.target_ms", CODEL_LIKE, Float, "5.0", TIMER_MS, "ms", "CoDel target (RFC 8289)."),
-    kw("qdisc.interval_ms", CODEL_LIKE, Float, "100.0", TIMER_MS, "ms", "CoDel interval (RFC 8289)."),
-    kw("qdisc.flows", FQ, Int, "1024", r(In(1.0), In(65536.0)), "queues", "Hash buckets (RFC 8290)."),
-    kw("qdisc.quantum", &["fq-codel"], Int, "1514", r(In(1.0), In(1e6)), "bytes", "DRR quantum."),
-    kw("qdisc.memory_limit", FQ, Int, "33554432", r(In(1.0), In(1099511627776.0)), "bytes", "Byte limit."),
-    kw("qdisc.ack_filter", FQ, Str, "\"off\"", None, "", "CAKE ACK filter per flow queue."),
-    kw(
-        "qdisc.quantum_us",
-        &["airtime"],
-        Float,
-        "300.0",
-        r(In(1.0), In(1e6)),
-        "us",
-        "Airtime DRR quantum (1 us to 1 s: the deficit is integer nanoseconds).",
-    ),
-    kw("qdisc.fq_quantum", &["airtime"], Int, "1514", r(In(1.0), In(1e6)), "bytes", "Per-station FQ-CoDel quantum."),
-    // [channel]
-    k("channel.model", Str, "\"fixed\"", None, "", "\"fixed\", \"snr\" or \"threshold\"."),
-    kw("channel.per", &["fixed"], Float, "0.0", PROB, "", "Error probability of links with no class member."),
-    kw("channel.frames", &["fixed"], Str, "\"data\"", None, "", "Frames hit: \"data\" or \"all\"."),
-    kw("channel.classes", &["fixed"], Tables, "[]", None, "", "SNR classes (tables)."),
-    kw("channel.classes[].name", &["fixed"], Str, "required", None, "", "Class name."),
-    kw("channel.classes[].per_down", &["fixed"], Float, "0.0", PROB, "", "Error probability of frames received."),
-    kw("channel.classes[].per_up", &["fixed"], Float, "0.0", PROB, "", "Error probability of frames sent."),
-    kw("channel.classes[].stations", &["fixed"], Strs, "required", None, "", "Member station names."),
-    kw("channel.tx_power_dbm", &["snr"], Float, "16.0206", DBM, "dBm", "Transmit power (40 mW, ns-3)."),
-    kw("channel.tx_power_dbm", &["threshold"], Float, "24.5", DBM, "dBm", "Transmit power (ns-2 Pt_)."),
-    kw("channel.error_model", &["snr"], Str, "\"union_bound\"", None, "", "SNR error model."),
-    kw("channel.rx_threshold_dbm", &["threshold"], Float, "-64.3747", DBM, "dBm", "ns-2 RXThresh_."),
-    kw("channel.cs_threshold_dbm", &["threshold"], Float, "-78.0715", DBM, "dBm", "ns-2 CSThresh_."),
-    kw("channel.propagation", RADIO, Table, "each key's default", None, "", "Log-distance propagation."),
-    kw("channel.propagation.frequency_hz", RADIO, Float, "5150000000.0", r(In(1e6), In(1e12)), "Hz", "Carrier."),
-    kw("channel.propagation.exponent", RADIO, Float, "3.0", r(Ex(0.0), In(10.0)), "", "Path-loss exponent."),
-    kw("channel.propagation.reference_distance_m", RADIO, Float, "1.0", r(Ex(0.0), In(1e4)), "m", "d0."),
-    kw("channel.propagation.reference_loss_db", RADIO, Float, "Friis at d0", DB, "dB", "Loss at d0."),
-    kw("channel.propagation.shadowing_sigma_db", RADIO, Float, "0.0", r(In(0.0), In(100.0)), "dB", "Shadowing."),
-    kw("channel.propagation.shadowing", RADIO, Str, "\"per_frame\"", None, "", "\"per_frame\" or \"per_link\"."),
-    kw("channel.propagation.tx_antenna_gain_dbi", RADIO, Float, "0.0", DB, "dBi", "Transmit antenna gain."),
-    kw("channel.propagation.rx_antenna_gain_dbi", RADIO, Float, "0.0", DB, "dBi", "Receive antenna gain."),
-    kw("channel.propagation.system_loss_db", RADIO, Float, "0.0", DB, "dB", "System loss (ns-2 L_)."),
-    kw("channel.noise", RADIO, Table, "each key's default", None, "", "Receiver noise."),
-    kw("channel.noise.noise_figure_db", RADIO, Float, "7.0", r(In(0.0), In(100.0)), "dB", "Noise figure."),
-    kw("channel.noise.ofdm_bandwidth_hz", RADIO, Float, "20000000.0", r(In(1e3), In(1e10)), "Hz", "OFDM."),
-    kw("channel.noise.dsss_bandwidth_hz", RADIO, Float, "22000000.0", r(In(1e3), In(1e10)), "Hz", "DSSS."),
 ];
+
+/// Every key of a scenario, in document order: the scenario's own keys with
+/// the sections other crates own mounted at their place: `[tcp]`
+/// (`wifitcp_tcp::scenario::KEYS`), the queue disciplines of `ap.qdisc` and
+/// `wlan.station_qdisc` (`wifitcp_queue::keys::KEYS`, mounted once as
+/// `qdisc.*`) and `[channel]` (`wifitcp_wifi::channel::keys::KEYS`). Built once; the mounted paths live as
+/// long as the process, like the tables they come from.
+pub fn keys() -> &'static [Key] {
+    static ALL: std::sync::OnceLock<Vec<Key>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| {
+        let mut v = HEAD.to_vec();
+        v.extend(mounted("tcp", wifitcp_tcp::scenario::KEYS));
+        v.extend_from_slice(TRAFFIC);
+        v.extend(mounted("qdisc", wifitcp_queue::keys::KEYS));
+        v.extend(mounted("channel", wifitcp_wifi::channel::keys::KEYS));
+        v
+    })
+}
+
+/// `keys` under `section`: paths prefixed with `section.`.
+fn mounted<'a>(section: &'a str, keys: &'a [Key]) -> impl Iterator<Item = Key> + 'a {
+    keys.iter().map(move |k| Key { path: Box::leak(format!("{section}.{}", k.path).into_boxed_str()), ..*k })
+}
 
 /// Text of a range with its unit: `[1, 255] attempts`, `(0, 1e6] s`.
 pub fn range_text(range: (B, B), unit: &str) -> String {
@@ -405,7 +206,7 @@ fn inside(x: f64, (lo, hi): (B, B)) -> bool {
 
 /// The table key of `pattern` (with `[]` for indices) under `variant`.
 pub fn lookup(pattern: &str, variant: Option<&str>) -> Option<&'static Key> {
-    KEYS.iter().find(|k| k.path == pattern && (k.when.is_empty() || variant.is_some_and(|v| k.when.contains(&v))))
+    keys().iter().find(|k| k.path == pattern && (k.when.is_empty() || variant.is_some_and(|v| k.when.contains(&v))))
 }
 
 /// Where a tagged or shared section is mounted: (pattern of the section,
@@ -487,7 +288,7 @@ fn walk(v: &Value, path: &str, pattern: &str, variant: Option<&str>, tagged: Opt
 fn section_keys(pattern: &str, variant: &str) -> Vec<&'static str> {
     let prefix = format!("{pattern}.");
     let mut out: Vec<&'static str> = Vec::new();
-    for k in KEYS {
+    for k in keys() {
         if let Some(rest) = k.path.strip_prefix(&prefix) {
             let direct = !rest.contains('.') && !rest.contains('[');
             if direct && (k.when.is_empty() || k.when.contains(&variant)) && !out.contains(&rest) {
@@ -527,7 +328,7 @@ fn check_numbers(v: &Value, path: &str, k: &Key) -> Result<(), String> {
 /// The table as JSON: `[{key, when, type, default, range, min, max, unit,
 /// doc}, ...]` (`range`, `min`, `max` null for non-numeric keys).
 pub fn schema_json() -> Value {
-    let rows: Vec<Value> = KEYS
+    let rows: Vec<Value> = keys()
         .iter()
         .map(|k| {
             let bound = |b: B| match b {
@@ -564,7 +365,7 @@ mod tests {
 
     #[test]
     fn every_numeric_key_has_a_finite_range_and_a_unit_or_none() {
-        for k in KEYS {
+        for k in keys() {
             if matches!(k.ty, Float | Int | Floats | Ints) {
                 let (lo, hi) = k.range.unwrap_or_else(|| panic!("{} has no range", k.path));
                 for b in [lo, hi] {
@@ -646,10 +447,10 @@ mod tests {
 
     #[test]
     fn the_table_lists_exactly_the_keys_of_the_structs_with_their_defaults() {
-        let keys = struct_keys();
+        let serialised = struct_keys();
         // every serialised key is in the table (compound/vegas/propagation/
         // noise sub-tables are listed key by key)
-        for (path, variant, default) in &keys {
+        for (path, variant, default) in &serialised {
             let k = lookup(path, variant.as_deref()).unwrap_or_else(|| panic!("{path} ({variant:?}) not in KEYS"));
             if let Ok(lit) = serde_json::from_str::<Value>(k.default) {
                 let tag = path.ends_with(".kind") || path.ends_with(".model");
@@ -663,8 +464,8 @@ mod tests {
             }
         }
         // every table key is serialised by some struct
-        for k in KEYS {
-            let found = keys.iter().any(|(p, v, _)| {
+        for k in keys() {
+            let found = serialised.iter().any(|(p, v, _)| {
                 p == k.path && (k.when.is_empty() || v.as_deref().is_some_and(|v| k.when.contains(&v)))
             });
             assert!(found, "{} in KEYS but in no struct", k.path);

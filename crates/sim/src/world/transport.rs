@@ -29,7 +29,7 @@ impl World {
                     }
                     TrafficKind::Tcp => {
                         let t = tr.tcp.clone().unwrap_or_default().over(&s.tcp);
-                        let cfg = crate::tcpcfg::build(&t)?;
+                        let cfg = wifitcp_tcp::scenario::build(&t)?;
                         let (client, server) = (sta, peer);
                         let cport = 20_000 + fi as u16;
                         let sport = 5_000 + fi as u16;
@@ -40,7 +40,7 @@ impl World {
                             server,
                             fi,
                             cfg.clone(),
-                            crate::tcpcfg::controller(&t),
+                            wifitcp_tcp::scenario::controller(&t),
                             cport,
                             sport,
                             &mut rng,
@@ -51,7 +51,7 @@ impl World {
                             client,
                             fi,
                             cfg,
-                            crate::tcpcfg::controller(&t),
+                            wifitcp_tcp::scenario::controller(&t),
                             sport,
                             &mut rng,
                         ));

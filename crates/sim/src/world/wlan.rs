@@ -20,30 +20,31 @@ impl World {
         self.out.clear();
     }
 
-    /// Handle output `i` of `out` (its fields are copied out first: handling
-    /// it may append to `out`).
+    /// Handle output `i` of `out` (it is moved out first, leaving a wake-up
+    /// at `NEVER` that nothing reads: handling it may append to `out`).
     pub(super) fn handle_output(&mut self, i: usize) {
         let now = self.q.now();
-        match self.out[i] {
+        match std::mem::replace(&mut self.out[i], BssOutput::Wake { at: SimTime::NEVER }) {
             BssOutput::Wake { at } => {
                 self.q.push(at, Ev::BssWake.code());
             }
             BssOutput::TxEnd { id, at } => {
                 self.q.push(at, Ev::TxEnd { id }.code());
             }
-            BssOutput::Deliver { sta, from, id } => {
+            BssOutput::Deliver { sta, from: _, pkt } => {
                 // A UDP datagram for this node, which has no agents, is only
-                // counted: read where its transmitter holds it; anything
-                // else is copied and received (forwarded, or handed to TCP).
-                let p = self.bss.delivered(from, id);
+                // counted; anything else is received (forwarded, or handed
+                // to TCP).
                 if let Some(t) = &self.trace {
-                    t.packet(now, sta, "wlan", "receive", p, None);
+                    t.packet(now, sta, "wlan", "receive", &pkt, None);
                 }
-                if matches!(p.l4, Transport::Udp(_)) && self.topo.node_of(p.ip.dst) == Some(sta) && !self.hooked[sta] {
-                    udp_arrived(&mut self.ledger, &mut self.flows, self.warmup, p, now);
+                if matches!(pkt.l4, Transport::Udp(_))
+                    && self.topo.node_of(pkt.ip.dst) == Some(sta)
+                    && !self.hooked[sta]
+                {
+                    udp_arrived(&mut self.ledger, &mut self.flows, self.warmup, &pkt, now);
                 } else {
-                    let msdu = p.clone();
-                    self.receive(now, sta, msdu);
+                    self.receive(now, sta, pkt);
                 }
             }
             BssOutput::Dropped { sta, id, reason } => {
@@ -67,12 +68,15 @@ impl World {
     }
 
     /// The MAC of `sta` can take a frame: give it the next packet of its
-    /// queue discipline, or a fresh packet from a saturated source.
+    /// queue discipline (for the receiver and traffic identifier it asks
+    /// for, if it names them), or a fresh packet from a saturated source.
     pub(super) fn feed(&mut self, now: SimTime, sta: usize) {
-        if !self.bss.macs[sta].is_ready() {
-            return;
-        }
-        let item = self.wq[sta].dequeue(now, &mut self.dropped);
+        let Some(demand) = self.bss.demand(sta) else { return };
+        let item = if demand == Demand::ANY {
+            self.wq[sta].dequeue(now, &mut self.dropped)
+        } else {
+            self.wq[sta].dequeue_for(now, demand.ra.map(|a| a.0), demand.tid, &mut self.dropped)
+        };
         self.flush_drops(sta);
         if let Some(it) = item {
             if let Some(t) = &self.trace {
@@ -131,6 +135,10 @@ pub(super) fn build_bss(s: &Scenario, seed: u64) -> Result<Bss, String> {
         busy_slot_counts: s.mac.backoff_rule == crate::config::BackoffRule::BusySlotCounts,
         eifs_after_timeout: s.mac.collision_restart == crate::config::CollisionRestart::Eifs,
         backoff_on_idle_access: s.mac.idle_access == crate::config::IdleAccess::Backoff,
+        ack_policy: match s.mac.ack_policy {
+            crate::config::AckPolicyConfig::Normal => AckPolicy::Normal,
+            crate::config::AckPolicyConfig::NoAck => AckPolicy::NoAck,
+        },
         timing,
     };
     let macs = (0..n)

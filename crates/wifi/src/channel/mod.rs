@@ -22,6 +22,7 @@
 pub mod config;
 pub mod error_model;
 pub mod fixed;
+pub mod keys;
 pub mod model;
 pub mod presets;
 pub mod propagation;

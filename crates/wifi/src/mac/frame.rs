@@ -1,4 +1,20 @@
 //! Frames as the MAC and the medium exchange them.
+//!
+//! A [`Frame`] is one PPDU: its PHY-level fields (rate, airtime, the
+//! Duration/ID of its first MPDU) and a list of MPDUs ([`Mpdus`]). A data
+//! MPDU owns its MSDU ([`Packet`]): the transmitter keeps its own copy for
+//! retransmissions and puts a copy on the air, and the receiver takes the
+//! MSDU out of the frame it received (the medium never reads a packet back
+//! from a transmitter). Control frames carry no MPDU list entry, or one
+//! with a control body (BlockAck, BlockAckReq). The medium sets each MPDU's
+//! `fcs_ok` at the intended receiver (per-MPDU error outcomes, so an
+//! aggregate can lose some MPDUs and keep others) before `on_rx_end`.
+//!
+//! Invariants: `mpdu_bytes` is the PSDU length (the sum of the MPDUs and,
+//! in an A-MPDU, their delimiters and padding); `seq`/`retry` mirror the
+//! first MPDU of a data frame; the medium's logic depends on
+//! [`FrameKind::carries_msdus`] and the MPDU list only, never on a specific
+//! kind, so a new MAC adds frame kinds without touching the medium.
 use crate::phy::Rate;
 use wifitcp_core::{DropReason, PacketId, SimDur};
 use wifitcp_wire::Packet;
@@ -8,22 +24,190 @@ use wifitcp_wire::Packet;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct MacAddr(pub u32);
 
+/// Frame type and subtype (802.11-2020 9.2.4.1.3, Table 9-1), the ones the
+/// simulator's MACs use or will use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FrameKind {
+    /// Data (non-QoS, 24-byte header).
     Data,
+    /// QoS Data (26-byte header with QoS Control, 9.2.4.5).
+    QosData,
+    /// QoS Null (no body).
+    QosNull,
     Ack,
     Rts,
     Cts,
+    /// BlockAck (9.3.1.8).
+    BlockAck,
+    /// BlockAckReq (9.3.1.7).
+    BlockAckReq,
+    /// CF-Poll (data subtype, PCF 11.4 of 802.11-2012).
+    CfPoll,
+    /// CF-End (9.3.1.6).
+    CfEnd,
+    /// Beacon (9.3.3.2).
+    Beacon,
 }
 
 impl FrameKind {
     pub fn as_str(self) -> &'static str {
         match self {
             FrameKind::Data => "data",
+            FrameKind::QosData => "qos-data",
+            FrameKind::QosNull => "qos-null",
             FrameKind::Ack => "ack",
             FrameKind::Rts => "rts",
             FrameKind::Cts => "cts",
+            FrameKind::BlockAck => "block-ack",
+            FrameKind::BlockAckReq => "block-ack-req",
+            FrameKind::CfPoll => "cf-poll",
+            FrameKind::CfEnd => "cf-end",
+            FrameKind::Beacon => "beacon",
         }
+    }
+
+    /// A frame that may carry MSDUs (Data, QoS Data): the medium reports its
+    /// airtime, judges it with the data frames' error stream and shows its
+    /// MSDU to a capture. Everything else is a control or management frame.
+    #[inline]
+    pub fn carries_msdus(self) -> bool {
+        matches!(self, FrameKind::Data | FrameKind::QosData)
+    }
+}
+
+/// Ack Policy subfield of the QoS Control field (9.2.4.5.4, Table 9-11).
+/// Non-QoS data frames are always acknowledged (`Normal`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum AckPolicy {
+    /// Normal Ack (or implicit BlockAckReq inside an A-MPDU): the receiver
+    /// answers with an ACK (or BlockAck) after SIFS.
+    #[default]
+    Normal,
+    /// No Ack: the receiver sends no response; the transmitter neither waits
+    /// nor retransmits.
+    NoAck,
+    /// Block Ack: acknowledged later by a BlockAck answering a BlockAckReq.
+    BlockAck,
+}
+
+/// What an MPDU carries.
+#[derive(Clone, Debug, Default)]
+pub enum MpduBody {
+    /// No body (QoS Null, a control frame's single entry).
+    #[default]
+    Empty,
+    /// An MSDU, owned by the frame.
+    Msdu(Packet),
+    /// An MSDU the receiver took out of the frame (its id remains).
+    Taken(PacketId),
+    /// BlockAck: starting sequence number and the compressed bitmap
+    /// (9.3.1.8.2), for traffic identifier `tid`.
+    BlockAck { tid: u8, start_seq: u16, bitmap: u64 },
+    /// BlockAckReq: starting sequence number (9.3.1.7).
+    BlockAckReq { tid: u8, start_seq: u16 },
+}
+
+/// One MPDU of a frame.
+#[derive(Clone, Debug)]
+pub struct Mpdu {
+    /// Sequence number, modulo 4096 (9.2.4.4.2).
+    pub seq: u16,
+    /// Retry subfield of Frame Control (9.2.4.1.6).
+    pub retry: bool,
+    /// Traffic identifier (0 for non-QoS data).
+    pub tid: u8,
+    pub ack: AckPolicy,
+    /// MPDU length including header and FCS, in bytes.
+    pub bytes: u32,
+    pub body: MpduBody,
+    /// Whether the MPDU's FCS checked at the intended receiver: set by the
+    /// medium before `on_rx_end` (meaningful only there).
+    pub fcs_ok: bool,
+}
+
+impl Mpdu {
+    /// The MSDU's id, whether still in the frame or taken.
+    pub fn msdu_id(&self) -> Option<PacketId> {
+        match &self.body {
+            MpduBody::Msdu(p) => Some(p.id),
+            MpduBody::Taken(id) => Some(*id),
+            _ => None,
+        }
+    }
+
+    /// The MSDU, if still in the frame.
+    pub fn msdu(&self) -> Option<&Packet> {
+        match &self.body {
+            MpduBody::Msdu(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// Take the MSDU out of the frame (the receiver's delivery).
+    pub fn take_msdu(&mut self) -> Option<Packet> {
+        let MpduBody::Msdu(p) = &self.body else { return None };
+        let id = p.id;
+        match std::mem::replace(&mut self.body, MpduBody::Taken(id)) {
+            MpduBody::Msdu(p) => Some(p),
+            _ => unreachable!(),
+        }
+    }
+}
+
+/// The MPDUs of a frame: none, one (stored inline, the common case; no
+/// allocation per frame), or several (an A-MPDU).
+#[derive(Clone, Debug, Default)]
+pub struct Mpdus(Inner);
+
+#[allow(clippy::large_enum_variant)] // inline on purpose: no allocation per frame
+#[derive(Clone, Debug, Default)]
+enum Inner {
+    #[default]
+    None,
+    One(Mpdu),
+    Many(Vec<Mpdu>),
+}
+
+impl Mpdus {
+    pub const fn none() -> Mpdus {
+        Mpdus(Inner::None)
+    }
+    pub fn one(m: Mpdu) -> Mpdus {
+        Mpdus(Inner::One(m))
+    }
+    pub fn many(v: Vec<Mpdu>) -> Mpdus {
+        Mpdus(Inner::Many(v))
+    }
+    #[inline]
+    pub fn as_slice(&self) -> &[Mpdu] {
+        match &self.0 {
+            Inner::None => &[],
+            Inner::One(m) => std::slice::from_ref(m),
+            Inner::Many(v) => v,
+        }
+    }
+    #[inline]
+    pub fn as_mut_slice(&mut self) -> &mut [Mpdu] {
+        match &mut self.0 {
+            Inner::None => &mut [],
+            Inner::One(m) => std::slice::from_mut(m),
+            Inner::Many(v) => v,
+        }
+    }
+    pub fn len(&self) -> usize {
+        self.as_slice().len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.as_slice().is_empty()
+    }
+    pub fn iter(&self) -> std::slice::Iter<'_, Mpdu> {
+        self.as_slice().iter()
+    }
+    pub fn first(&self) -> Option<&Mpdu> {
+        self.as_slice().first()
+    }
+    pub fn first_mut(&mut self) -> Option<&mut Mpdu> {
+        self.as_mut_slice().first_mut()
     }
 }
 
@@ -37,38 +221,49 @@ pub struct Frame {
     /// Duration/ID field: NAV set by third parties that decode the frame
     /// (9.2.5, 10.3.2.4), counted from the end of the frame.
     pub duration: SimDur,
-    /// Sequence number (data frames), modulo 4096 (9.2.4.4.2).
+    /// Sequence number of the first MPDU of a data frame, modulo 4096
+    /// (9.2.4.4.2).
     pub seq: u16,
-    /// Retry subfield of Frame Control (9.2.4.1.6).
+    /// Retry subfield of the first MPDU (9.2.4.1.6).
     pub retry: bool,
-    /// MPDU length including header and FCS, in bytes.
+    /// PSDU length in bytes: the MPDU including header and FCS, or an
+    /// A-MPDU's MPDUs with delimiters and padding.
     pub mpdu_bytes: u32,
     pub rate: Rate,
     pub airtime: SimDur,
     /// Sent after winning contention (an RTS, or a data frame without
     /// RTS/CTS): the frames whose collisions define the conditional
-    /// collision probability. False for responses and data after a CTS.
+    /// collision probability. False for responses, data after a CTS, and
+    /// frames sent without contention (PIFS, within a TXOP).
     pub contended: bool,
+    /// The MPDUs (empty for control frames without a body).
+    pub mpdus: Mpdus,
+}
+
+impl Frame {
+    /// The MSDU of the first MPDU, if the frame still holds one.
+    pub fn first_msdu(&self) -> Option<&Packet> {
+        self.mpdus.first().and_then(|m| m.msdu())
+    }
 }
 
 /// What a MAC asks its caller to do or tells it.
 #[derive(Debug)]
 pub enum MacOutput {
     /// Put this frame on the medium now; the caller calls `on_tx_end` after
-    /// `frame.airtime`. A data frame carries the MSDU in service
-    /// (`Dcf::in_service`); the medium tells the receiver its id
-    /// (`on_rx_end`), so frames stay small and no MSDU is copied per attempt.
+    /// `frame.airtime`, and gives the frame (with per-MPDU outcomes) to
+    /// every station that receives it.
     StartTx(Frame),
-    /// A new (non-duplicate) MSDU was received for the upper layer: the
-    /// one with id `id` in service at the transmitter `from` (which keeps it
-    /// until its exchange ends; the caller copies it from there).
-    Deliver { from: MacAddr, id: PacketId },
-    /// The MSDU in service was acknowledged.
-    Acked(Packet),
-    /// An MSDU was discarded: the one in service (retry limit), or, at a
+    /// A new (non-duplicate) MSDU was received from `from` for the upper
+    /// layer, taken out of the received frame.
+    Deliver { from: MacAddr, pkt: Packet },
+    /// An MSDU's exchange ended successfully: acknowledged, or sent with
+    /// the No Ack policy.
+    Acked(PacketId),
+    /// An MSDU was discarded: one in service (retry limit), or, at a
     /// receiver, a new MSDU taken for a duplicate (`DuplicateFrame`).
     Dropped(PacketId, DropReason),
-    /// The MAC has no MSDU in service and can take one (`start_msdu`).
+    /// The MAC can take MSDUs again (see `Mac::demand`).
     Ready,
 }
 

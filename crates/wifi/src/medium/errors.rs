@@ -1,6 +1,6 @@
 //! Frame error models the medium applies to every frame (data and
 //! control) that did not collide; each model decides which kinds it hits.
-use crate::mac::{Frame, FrameKind, MacAddr};
+use crate::mac::{Frame, MacAddr};
 use wifitcp_core::{RngStream, SimTime};
 
 /// Probability that a frame (data or control) from `ta` to `ra`, ending at
@@ -45,7 +45,7 @@ impl FrameErrorModel for ChannelErrors {
             mode,
             preamble: self.preamble,
             bits: mode.data_bits(f.mpdu_bytes),
-            kind: if f.kind == FrameKind::Data { K::Data } else { K::Control },
+            kind: if f.kind.carries_msdus() { K::Data } else { K::Control },
         };
         self.channel.frame_success_prob(&tx, rng)
     }
@@ -72,7 +72,7 @@ impl FixedPer {
 
 impl FrameErrorModel for FixedPer {
     fn success_prob(&mut self, _now: SimTime, ta: MacAddr, ra: MacAddr, f: &Frame, _rng: &mut RngStream) -> f64 {
-        if f.kind != FrameKind::Data {
+        if !f.kind.carries_msdus() {
             return 1.0;
         }
         let per = if self.ap(ra) && !self.ap(ta) {
@@ -94,6 +94,7 @@ mod tests {
     use super::*;
     use crate::channel::config::{ChannelConfig, FixedConfig, SnrClassConfig, SnrConfig};
     use crate::channel::{presets, Channel, FrameScope, Position, Preamble};
+    use crate::mac::FrameKind;
     use crate::phy::Rate;
     use wifitcp_core::{NodeId, SimDur};
 
@@ -110,6 +111,7 @@ mod tests {
             rate: Rate(rate_mbps * 10),
             airtime: SimDur::from_micros(100),
             contended: kind != FrameKind::Ack,
+            mpdus: crate::mac::Mpdus::none(),
         }
     }
 

@@ -37,19 +37,31 @@
 //!   stream, and only when their success probability is below 1, so the
 //!   data frames' draws do not depend on whether control frames are hit.
 //!
-//! Cost: stations outside the current frame exchange are kept in one
-//! [`group`] with a shared carrier-sense state and slot counter, so a frame
-//! costs O(1) per station entering or leaving the group's target queue
-//! (plus a bitmap scan for the next target) and the stations taking part in
-//! it, not O(N). Set
-//! `Bss::set_grouping(false)` to step every station individually (the
-//! reference the tests compare against).
+//! The medium drives any MAC through the [`Mac`] trait (`Bss<M: Mac>`,
+//! the DCF by default) and never matches on frame kinds for a MAC's rules:
+//! it asks only whether a frame carries MSDUs (`FrameKind::carries_msdus`:
+//! airtime reports, the data frames' error stream, captures). It sets each
+//! MPDU's FCS outcome at the intended receiver: a single-MPDU frame with one
+//! draw of the error model, an aggregate with one draw per MPDU (see
+//! `judge`). A receiver takes its MSDUs out of the frame it receives; the
+//! medium forwards them to its caller (`BssOutput::Deliver`).
+//!
+//! Cost: if every MAC of the cell offers the [`Bystander`] capability (the
+//! DCF does) with equal rules, stations outside the current frame exchange
+//! are kept in one [`group`] with a shared carrier-sense state and slot
+//! counter, so a frame costs O(1) per station entering or leaving the
+//! group's target queue (plus a bitmap scan for the next target) and the
+//! stations taking part in it, not O(N). Set `Bss::set_grouping(false)` to
+//! step every station individually (the reference the tests compare
+//! against).
 mod errors;
 mod group;
+#[cfg(test)]
+mod trait_tests;
 
 pub use errors::{ChannelErrors, FixedPer, FrameErrorModel};
 
-use crate::mac::{CsView, Dcf, Frame, FrameKind, MacAddr, MacOutput, MacSink};
+use crate::mac::{AckPolicy, Bystander, CsView, Dcf, Demand, Frame, GroupRules, Mac, MacAddr, MacOutput, MacSink};
 use group::Group;
 use wifitcp_core::{DropReason, PacketId, RngStream, SimTime};
 use wifitcp_wire::Packet;
@@ -106,8 +118,7 @@ pub trait FrameTap: Send {
     fn frame(&mut self, now: SimTime, frame: &Frame, msdu: Option<&Packet>);
 }
 
-/// What the BSS tells its caller. Small (32 bytes): a delivered MSDU is
-/// read from its transmitter with [`Bss::delivered`].
+/// What the BSS tells its caller.
 #[derive(Debug)]
 pub enum BssOutput {
     /// Call `wake` at `at`. Only wake-ups earlier than every pending one
@@ -116,12 +127,9 @@ pub enum BssOutput {
     /// Call `tx_end(id)` at `at`. Ids are unique among the frames on the
     /// air (they count transmissions and wrap after 2^32).
     TxEnd { id: u32, at: SimTime },
-    /// Station `sta` received MSDU `id` from `from`; the caller reads or
-    /// copies it with `delivered(from, id)` while it handles the outputs of
-    /// the input that emitted this one (the transmitter keeps the MSDU in
-    /// service until its exchange ends, which takes a later `tx_end` or
-    /// `wake`; inputs for other stations meanwhile do not touch it).
-    Deliver { sta: usize, from: usize, id: PacketId },
+    /// Station `sta` received MSDU `pkt` from `from` (its own copy, taken
+    /// out of the frame it received).
+    Deliver { sta: usize, from: usize, pkt: Packet },
     /// Station `sta` discarded MSDU `id`.
     Dropped { sta: usize, id: PacketId, reason: DropReason },
     /// Station `sta` discarded MSDU `id` at the retry limit although a copy
@@ -136,8 +144,8 @@ pub enum BssOutput {
     Airtime { sta: usize, peer: usize, airtime: wifitcp_core::SimDur },
 }
 
-pub struct Bss {
-    pub macs: Vec<Dcf>,
+pub struct Bss<M: Mac = Dcf> {
+    pub macs: Vec<M>,
     pub medium: Vec<MediumCounters>,
     errors: Box<dyn FrameErrorModel>,
     /// Channel-error draws of data frames.
@@ -182,6 +190,8 @@ pub struct Bss {
     solo: Vec<usize>,
     group: Group,
     grouping: bool,
+    /// Every MAC offers the bystander capability with equal rules.
+    groupable: bool,
     /// Emit `BssOutput::Airtime` (off unless a queue discipline uses it).
     report_airtime: bool,
     /// Told of every frame that starts (packet captures); `None` costs one
@@ -214,7 +224,7 @@ impl MacSink for Sink<'_> {
             MacOutput::StartTx(f) => {
                 assert!(self.tx.replace(f).is_none(), "a MAC started two transmissions in one call");
             }
-            MacOutput::Deliver { from, id } => self.out.push(BssOutput::Deliver { sta, from: from.0 as usize, id }),
+            MacOutput::Deliver { from, pkt } => self.out.push(BssOutput::Deliver { sta, from: from.0 as usize, pkt }),
             // The caller learns of an acknowledged MSDU through `Ready`.
             MacOutput::Acked(_) => {}
             MacOutput::Dropped(id, DropReason::RetryLimit) if self.reached[sta] == Some(id) => {
@@ -226,37 +236,56 @@ impl MacSink for Sink<'_> {
     }
 }
 
-impl Bss {
+/// The bystander capability of a MAC the medium groups (only called while
+/// grouping, which requires it of every MAC).
+#[inline(always)]
+fn by<M: Mac>(m: &M) -> &dyn Bystander {
+    m.bystander().expect("a grouped MAC without the bystander capability")
+}
+
+/// The rules every MAC's bystander capability shares, the largest
+/// contention window among them; `None` if a MAC lacks the capability or
+/// the rules differ.
+fn group_rules<M: Mac>(macs: &[M]) -> Option<GroupRules> {
+    let mut rules: Option<GroupRules> = None;
+    for m in macs {
+        let r = m.bystander()?.group_rules();
+        match rules.as_mut() {
+            None => rules = Some(r),
+            Some(g) => {
+                if (GroupRules { cw_max: g.cw_max, ..r }) != *g {
+                    return None;
+                }
+                // The largest contention window sizes the group's target queue.
+                g.cw_max = g.cw_max.max(r.cw_max);
+            }
+        }
+    }
+    rules
+}
+
+impl<M: Mac> Bss<M> {
     /// `rng` draws the channel errors of data frames; control frames get a
     /// stream derived from its first value (without consuming it) until
     /// [`Bss::set_control_rng`] gives them a named one.
-    pub fn new(macs: Vec<Dcf>, errors: Box<dyn FrameErrorModel>, rng: RngStream) -> Bss {
+    pub fn new(macs: Vec<M>, errors: Box<dyn FrameErrorModel>, rng: RngStream) -> Bss<M> {
         let n = macs.len();
         for (i, m) in macs.iter().enumerate() {
-            assert_eq!(m.addr, MacAddr(i as u32), "MAC addresses must be their index");
+            assert_eq!(m.addr(), MacAddr(i as u32), "MAC addresses must be their index");
         }
-        let p = macs[0].params();
-        for m in &macs {
-            let q = m.params();
-            assert!(
-                q.timing == p.timing
-                    && q.busy_slot_counts == p.busy_slot_counts
-                    && q.backoff_on_idle_access == p.backoff_on_idle_access,
-                "one BSS, one PHY timing and backoff rule"
-            );
-        }
-        // The largest contention window sizes the group's target queue.
-        let cw_max = macs.iter().map(|m| m.params().cw_max.max(m.params().cw_min)).max().unwrap_or(0);
-        let group = Group::new(
-            n,
-            p.timing.slot,
-            p.timing.difs,
-            p.timing.eifs,
-            p.busy_slot_counts,
-            p.backoff_on_idle_access,
-            cw_max,
-        );
-        let eifs_always = p.eifs_after_timeout;
+        let rules = group_rules(&macs);
+        let groupable = rules.is_some();
+        // Without the capability the group stays empty (its rules unused).
+        let g = rules.unwrap_or(GroupRules {
+            slot: macs[0].timing().slot,
+            difs: macs[0].timing().difs,
+            eifs: macs[0].timing().eifs,
+            busy_slot_counts: false,
+            backoff_on_idle_access: false,
+            cw_max: 0,
+        });
+        let group = Group::new(n, g.slot, g.difs, g.eifs, g.busy_slot_counts, g.backoff_on_idle_access, g.cw_max);
+        let eifs_always = macs[0].eifs_after_collision();
         let control_errors = errors.may_hit_control_frames();
         Bss {
             macs,
@@ -280,7 +309,8 @@ impl Bss {
             air_min_seq: u64::MAX,
             solo: (0..n).collect(),
             group,
-            grouping: true,
+            grouping: groupable,
+            groupable,
             report_airtime: false,
             tap: None,
             due: Vec::new(),
@@ -293,12 +323,13 @@ impl Bss {
         self.ctl_rng = rng;
     }
 
-    /// Keep bystanders in a group (default) or step every station alone.
+    /// Keep bystanders in a group (default, if every MAC offers the
+    /// capability) or step every station alone.
     pub fn set_grouping(&mut self, on: bool) {
         if !on {
             self.ungroup_all();
         }
-        self.grouping = on;
+        self.grouping = on && self.groupable;
     }
 
     /// Report every data frame's airtime (`BssOutput::Airtime`).
@@ -322,18 +353,16 @@ impl Bss {
         self.macs.is_empty()
     }
 
-    /// MSDU `id` of a `BssOutput::Deliver` from `from`, where its
-    /// transmitter holds it (see `BssOutput::Deliver`; panics if the
-    /// transmitter no longer holds it).
-    pub fn delivered(&self, from: usize, id: PacketId) -> &Packet {
-        let p = self.macs[from].in_service().expect("a delivered MSDU left its transmitter");
-        assert_eq!(p.id, id, "a delivered MSDU left its transmitter");
-        p
+    /// What station `sta`'s MAC asks of its queue (`None`: nothing now).
+    #[inline]
+    pub fn demand(&self, sta: usize) -> Option<Demand> {
+        self.macs[sta].demand()
     }
 
-    /// Packets on the air or in service at the MACs (end-of-run ledger).
+    /// Packets held by the MACs (end-of-run ledger; copies on the air are
+    /// copies of these).
     pub fn packets_in_service(&self) -> impl Iterator<Item = &Packet> {
-        self.macs.iter().filter_map(|m| m.in_service())
+        self.macs.iter().flat_map(|m| m.held())
     }
 
     /// Hand every grouped station its own state back (before reading the
@@ -358,13 +387,14 @@ impl Bss {
         // the group: the frame goes out when that backoff ends, which is
         // what `Dcf::start_msdu` would do with the group's view.
         if self.group.is_member(sta) && self.group.frame_arrives(sta, now) {
-            self.macs[sta].install_msdu(now, msdu, MacAddr(ra as u32));
+            let b = self.macs[sta].bystander_mut().expect("a grouped MAC without the bystander capability");
+            b.install_msdu(now, msdu, MacAddr(ra as u32));
             // Only the group changed: the solo stations' instant holds.
             self.arm(self.solo_at, out);
             return;
         }
         self.take(sta);
-        self.call(now, sta, out, |m, mo| m.start_msdu(now, msdu, MacAddr(ra as u32), mo));
+        self.call(now, sta, out, |m, mo| m.give_msdu(now, msdu, MacAddr(ra as u32), mo));
         self.reschedule(out);
     }
 
@@ -414,7 +444,7 @@ impl Bss {
     /// A transmission ended.
     pub fn tx_end(&mut self, now: SimTime, id: u32, out: &mut Vec<BssOutput>) {
         let pos = self.air.iter().position(|t| t.id == id).expect("unknown transmission");
-        let tx = self.air.swap_remove(pos);
+        let mut tx = self.air.swap_remove(pos);
         let s = tx.sender;
         let corrupted = tx.corrupted(self.starts);
         self.end_mark[s] = self.starts;
@@ -429,34 +459,28 @@ impl Bss {
         if corrupted && tx.frame.contended {
             self.medium[s].collided += 1;
         }
-        if self.report_airtime && tx.frame.kind == FrameKind::Data {
+        let data = tx.frame.kind.carries_msdus();
+        if self.report_airtime && data {
             out.push(BssOutput::Airtime { sta: s, peer: ra, airtime: tx.frame.airtime });
         }
-        // The channel error model judges every frame that did not collide,
-        // at its intended receiver; a probability of 1 draws nothing.
-        let mut ok_at_ra = !corrupted;
-        let data = tx.frame.kind == FrameKind::Data;
-        if ok_at_ra && (data || self.control_errors) {
-            let rng = if data { &mut self.rng } else { &mut self.ctl_rng };
-            let p = self.errors.success_prob(now, tx.frame.ta, tx.frame.ra, &tx.frame, rng);
-            if p < 1.0 && !rng.bernoulli(p) {
-                ok_at_ra = false;
-                if data {
-                    self.medium[s].channel_errors += 1;
-                } else {
-                    self.medium[s].control_errors += 1;
+        let ok_at_ra = !corrupted && self.judge(now, s, &mut tx.frame);
+        if corrupted {
+            tx.frame.mpdus.as_mut_slice().iter_mut().for_each(|m| m.fcs_ok = false);
+        }
+        // An MSDU sent with No Ack that its receiver did not get is lost:
+        // nobody retransmits or reports it but the medium.
+        for m in tx.frame.mpdus.iter() {
+            if m.ack == AckPolicy::NoAck && !(ok_at_ra && m.fcs_ok) {
+                if let Some(id) = m.msdu_id() {
+                    out.push(BssOutput::Dropped { sta: s, id, reason: DropReason::NoAckLost });
                 }
             }
         }
-        // The id of the MSDU the receiver gets (the sender keeps the MSDU
-        // until the exchange ends; the caller copies it from there).
-        let mut msdu = if ok_at_ra && tx.frame.kind == FrameKind::Data && ra < self.macs.len() {
-            self.macs[s].in_service().map(|p| p.id)
-        } else {
-            None
-        };
-        if msdu.is_some() {
-            self.reached[s] = msdu;
+        // The MSDU that reached its receiver (see `DiscardedAfterReceipt`).
+        if ok_at_ra && data && ra < self.macs.len() {
+            if let Some(id) = tx.frame.mpdus.iter().rev().filter(|m| m.fcs_ok).find_map(|m| m.msdu_id()) {
+                self.reached[s] = Some(id);
+            }
         }
         let quiet_after = self.air.is_empty();
         // Overlapping frames make one corrupted reception, reported when the
@@ -492,16 +516,15 @@ impl Bss {
                 let rx = !self.sent_during(t, tx.seq) && !(corrupted && (others_on_air || !header_ok));
                 if rx {
                     let ok = if t == ra { ok_at_ra } else { !corrupted };
-                    let frame = &tx.frame;
-                    let m_sdu = if t == ra { msdu.take() } else { None };
+                    let frame = &mut tx.frame;
                     self.call(now, t, out, |m, mo| {
-                        m.on_rx_end(now, frame, m_sdu, ok, mo);
+                        m.on_rx_end(now, frame, ok, mo);
                         if !others_on_air {
                             m.on_cca(now, false, mo);
                         }
                     });
                 } else if !others_on_air {
-                    if self.macs[t].idle_may_fail_exchange() {
+                    if self.macs[t].idle_may_emit() {
                         deferred = true;
                     } else {
                         self.call(now, t, out, |m, mo| m.on_cca(now, false, mo));
@@ -518,7 +541,7 @@ impl Bss {
         if deferred {
             for i in 0..self.solo.len() {
                 let t = self.solo[i];
-                if t != s && self.macs[t].idle_may_fail_exchange() && !self.busy_for(t) {
+                if t != s && self.macs[t].idle_may_emit() && !self.busy_for(t) {
                     self.call(now, t, out, |m, mo| m.on_cca(now, false, mo));
                 }
             }
@@ -526,6 +549,48 @@ impl Bss {
         } else {
             self.arm(at, out);
         }
+    }
+
+    /// The channel error model's verdict on a frame that did not collide,
+    /// at its intended receiver: sets each MPDU's `fcs_ok` and returns
+    /// whether the PPDU is received (some MPDU, or the frame without MPDUs,
+    /// got through). A probability of 1 draws nothing. A frame with at
+    /// most one MPDU is judged whole (one draw, `success_prob` of its PSDU);
+    /// an aggregate MPDU by MPDU, MPDU `i` with probability
+    /// `p^(bytes_i / psdu_bytes)` where `p` is the whole PSDU's: exact for
+    /// models whose bit errors are independent (the SNR/BER model, where
+    /// `p = (1 - BER)^bits`), and for a fixed frame error rate the rate of
+    /// an MPDU of the PSDU's length.
+    fn judge(&mut self, now: SimTime, s: usize, f: &mut Frame) -> bool {
+        let data = f.kind.carries_msdus();
+        if !(data || self.control_errors) {
+            f.mpdus.as_mut_slice().iter_mut().for_each(|m| m.fcs_ok = true);
+            return true;
+        }
+        let rng = if data { &mut self.rng } else { &mut self.ctl_rng };
+        let p = self.errors.success_prob(now, f.ta, f.ra, f, rng);
+        let ok = if f.mpdus.len() <= 1 {
+            let ok = p >= 1.0 || rng.bernoulli(p);
+            f.mpdus.as_mut_slice().iter_mut().for_each(|m| m.fcs_ok = ok);
+            ok
+        } else {
+            let psdu = f.mpdu_bytes.max(1) as f64;
+            let mut any = false;
+            for m in f.mpdus.as_mut_slice() {
+                let q = if p >= 1.0 { 1.0 } else { p.powf(m.bytes as f64 / psdu) };
+                m.fcs_ok = q >= 1.0 || rng.bernoulli(q);
+                any |= m.fcs_ok;
+            }
+            any
+        };
+        if !ok {
+            if data {
+                self.medium[s].channel_errors += 1;
+            } else {
+                self.medium[s].control_errors += 1;
+            }
+        }
+        ok
     }
 
     // ------------------------------------------------------------------
@@ -537,8 +602,8 @@ impl Bss {
             return;
         }
         let (k, errors) = self.group.leave(s);
-        self.macs[s].adopt_view(&self.group.view, k);
-        self.macs[s].counters.rx_errors += errors;
+        let b = self.macs[s].bystander_mut().expect("a grouped MAC without the bystander capability");
+        b.adopt_view(&self.group.view, k, errors);
         // Sorted insertion by shifting from the end: the list is short (the
         // stations in an exchange), shorter than a binary search and a
         // `memmove` call.
@@ -584,8 +649,9 @@ impl Bss {
         let next = m.next_wakeup();
         // A station that transmitted during a frame still on the air will
         // not receive it, unlike the group: not yet.
-        if self.grouping && !self.overlaps_air(s) && next != now && m.shares_view(view, now) {
-            self.group.join(s, m.backoff(), !m.is_ready());
+        if self.grouping && !self.overlaps_air(s) && next != now && by(m).shares_view(view, now) {
+            let b = by(m);
+            self.group.join(s, b.backoff(), b.has_frame());
             None
         } else {
             Some(next)
@@ -599,7 +665,7 @@ impl Bss {
     /// `out` as they are produced (see [`Sink`]); the frame it starts, if
     /// any, is put on the air when the call returns.
     #[inline]
-    fn call(&mut self, now: SimTime, t: usize, out: &mut Vec<BssOutput>, f: impl FnOnce(&mut Dcf, &mut Sink<'_>)) {
+    fn call(&mut self, now: SimTime, t: usize, out: &mut Vec<BssOutput>, f: impl FnOnce(&mut M, &mut Sink<'_>)) {
         let mut sink = Sink { sta: t, reached: &self.reached, tx: None, out };
         f(&mut self.macs[t], &mut sink);
         if let Some(frame) = sink.tx {
@@ -616,7 +682,7 @@ impl Bss {
         }
         self.medium[s].airtime_ns += f.airtime.as_nanos();
         if let Some(tap) = self.tap.as_mut() {
-            let msdu = if f.kind == FrameKind::Data { self.macs[s].in_service() } else { None };
+            let msdu = if f.kind.carries_msdus() { f.first_msdu() } else { None };
             tap.frame(now, &f, msdu);
         }
         let overlapped_at_start = !self.air.is_empty();
@@ -627,7 +693,7 @@ impl Bss {
         if self.air.is_empty() {
             self.air_min_seq = seq;
             self.burst_header_ok = true;
-            self.burst_header_end = now + self.macs[s].params().timing.plcp_time(f.rate);
+            self.burst_header_end = now + self.macs[s].timing().plcp_time(f.rate);
         } else if now < self.burst_header_end {
             self.burst_header_ok = false;
         }

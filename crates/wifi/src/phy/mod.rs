@@ -5,6 +5,7 @@
 //! values of a [`PhyTiming`] are fixed for a run; any value may be
 //! overridden by the scenario (see [`PhyOverrides`]), and overridden values
 //! are used everywhere (airtime, IFS, EIFS, timeouts) consistently.
+pub mod ht;
 mod rates;
 mod timing;
 

@@ -5,7 +5,9 @@
 //! K = 7 and generator polynomials g0 = 133 (octal) and g1 = 171 (octal),
 //! rate 1/2. Rates 2/3 and 3/4 are obtained by puncturing (Figure 17-9):
 //! - 2/3: per 2 input bits send A0 B0 A1 (B1 stolen);
-//! - 3/4: per 3 input bits send A0 B0 A1 B2 (B1 and A2 stolen).
+//! - 3/4: per 3 input bits send A0 B0 A1 B2 (B1 and A2 stolen);
+//! - 5/6 (HT, 19.3.11.6, Figure 19-9): per 5 input bits send A0 B0 A1 B2
+//!   A3 B4 (B1, A2, B3 and A4 stolen).
 //!
 //! The spectrum {c_d} (total number of information-bit errors over all
 //! error events of output weight d, summed over the puncturing phases) is
@@ -36,6 +38,7 @@ pub enum CodeRate {
     R1_2,
     R2_3,
     R3_4,
+    R5_6,
 }
 
 impl CodeRate {
@@ -45,6 +48,7 @@ impl CodeRate {
             CodeRate::R1_2 => 0.5,
             CodeRate::R2_3 => 2.0 / 3.0,
             CodeRate::R3_4 => 0.75,
+            CodeRate::R5_6 => 5.0 / 6.0,
         }
     }
 
@@ -54,6 +58,7 @@ impl CodeRate {
             CodeRate::R1_2 => &[[true, true]],
             CodeRate::R2_3 => &[[true, true], [true, false]],
             CodeRate::R3_4 => &[[true, true], [true, false], [false, true]],
+            CodeRate::R5_6 => &[[true, true], [true, false], [false, true], [true, false], [false, true]],
         }
     }
 
@@ -64,11 +69,13 @@ impl CodeRate {
 
     /// The first `TERMS` nonzero spectrum terms (d, c_d), cached.
     pub fn spectrum(self) -> &'static [(u32, f64)] {
-        static CACHE: [OnceLock<Vec<(u32, f64)>>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        static CACHE: [OnceLock<Vec<(u32, f64)>>; 4] =
+            [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
         let slot = match self {
             CodeRate::R1_2 => &CACHE[0],
             CodeRate::R2_3 => &CACHE[1],
             CodeRate::R3_4 => &CACHE[2],
+            CodeRate::R5_6 => &CACHE[3],
         };
         slot.get_or_init(|| first_terms(self, TERMS))
     }
@@ -154,6 +161,8 @@ mod tests {
         assert_eq!(CodeRate::R1_2.spectrum()[0], (10, 36.0));
         assert_eq!(CodeRate::R2_3.spectrum()[0], (6, 3.0));
         assert_eq!(CodeRate::R3_4.spectrum()[0], (5, 42.0));
+        // The HT rate-5/6 puncturing of the same code has d_free = 4.
+        assert_eq!(CodeRate::R5_6.spectrum()[0].0, 4);
     }
 
     #[test]
@@ -180,5 +189,6 @@ mod tests {
         assert_eq!(CodeRate::R1_2.period(), 1);
         assert_eq!(CodeRate::R2_3.period(), 2);
         assert_eq!(CodeRate::R3_4.period(), 3);
+        assert_eq!(CodeRate::R5_6.period(), 5);
     }
 }

@@ -36,6 +36,7 @@
 
 pub mod bcc;
 pub mod dsss;
+pub mod ht;
 pub mod ofdm;
 pub mod special;
 mod table;

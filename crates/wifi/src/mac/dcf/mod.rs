@@ -30,6 +30,14 @@
 //!   time, as here).
 //! - A failed exchange ends at the ACK/CTS timeout; the station then needs
 //!   DIFS of idle medium after it before counting (ns-3 does the same).
+//!
+//! With `DcfParams::ack_policy = NoAck` the station sends QoS Data frames
+//! with the No Ack policy (9.2.4.5.4) under the same channel access: the
+//! exchange ends with the frame, which counts as a success (CW reset to
+//! CWmin, new backoff, as after an acknowledged frame: 10.22.2.7 treats a
+//! No Ack transmission as successful); nothing is retransmitted; the
+//! receiver delivers without answering. The rate control hears no outcome
+//! (the transmitter learns nothing).
 mod backoff;
 mod params;
 #[cfg(test)]
@@ -39,10 +47,15 @@ mod view;
 pub use params::{DcfParams, MacCounters};
 pub use view::CsView;
 
-use super::frame::{Frame, FrameKind, MacAddr, MacOutput, MacSink};
+use super::api::{Bystander, Demand, GroupRules, Mac};
+use super::frame::{AckPolicy, Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdu, MpduBody, Mpdus};
+use crate::phy::{PhyTiming, Rate};
+use crate::rate::{FixedRate, Outcome, RateControl};
 use wifitcp_core::PacketId;
 use wifitcp_core::{DropReason, DurDivisor, RngStream, SimDur, SimTime};
-use wifitcp_wire::wifi_frame::{data_mpdu_len, msdu_len, ACK_LEN, CTS_LEN, RTS_LEN};
+use wifitcp_wire::wifi_frame::{
+    data_mpdu_len, msdu_len, ACK_LEN, CTS_LEN, DATA_HEADER_LEN, QOS_DATA_HEADER_LEN, RTS_LEN,
+};
 use wifitcp_wire::Packet;
 
 /// The MSDU in service.
@@ -52,8 +65,13 @@ struct InService {
     ra: MacAddr,
     seq: u16,
     mpdu_bytes: u32,
-    /// Airtime of the data frame (computed once per MSDU).
+    /// Rate of the current exchange's data frame, asked of the rate
+    /// control at each access (`access`), and its airtime.
+    rate: Rate,
     data_time: SimDur,
+    /// Data frames of this MSDU sent so far (the rate control's attempt
+    /// number).
+    data_attempts: u32,
     /// Short retry count of the MSDU (10.3.4.4): failed RTS attempts, or
     /// failed data attempts of a frame sent without RTS/CTS. A CTS resets it.
     retries: u32,
@@ -121,8 +139,14 @@ pub struct Dcf {
     rx_cache: Vec<Option<(u16, PacketId)>>,
     /// Control-frame airtimes of `p.timing`, computed once.
     air: ControlAirtimes,
-    /// The last data MPDU length and its airtime (u32::MAX: none yet).
-    last_data_time: (u32, SimDur),
+    /// The last data MPDU length and rate, and their airtime (u32::MAX:
+    /// none yet).
+    last_data_time: (u32, Rate, SimDur),
+    /// Chooses each data frame's rate and hears each attempt's outcome
+    /// (`FixedRate(timing.data_rate)` unless set).
+    rc: Box<dyn RateControl>,
+    /// The MSDU whose No Ack frame just ended (reported by `on_tx_end`).
+    done_no_ack: Option<PacketId>,
     /// Division by the slot time (elapsed idle slots at every freeze).
     slot_div: DurDivisor,
     pub counters: MacCounters,
@@ -140,6 +164,7 @@ impl Dcf {
         let cw = p.cw_min;
         let air = ControlAirtimes { ack: p.timing.ack_time(), cts: p.timing.cts_time(), rts: p.timing.rts_time() };
         let slot_div = DurDivisor::new(p.timing.slot);
+        let rc: Box<dyn RateControl> = Box::new(FixedRate(p.timing.data_rate));
         Dcf {
             addr,
             p,
@@ -159,7 +184,9 @@ impl Dcf {
             next_seq: 0,
             rx_cache: Vec::new(),
             air,
-            last_data_time: (u32::MAX, SimDur::ZERO),
+            last_data_time: (u32::MAX, Rate(0), SimDur::ZERO),
+            rc,
+            done_no_ack: None,
             slot_div,
             counters: MacCounters::default(),
         }
@@ -167,6 +194,16 @@ impl Dcf {
 
     pub fn params(&self) -> &DcfParams {
         &self.p
+    }
+
+    /// Replace the rate control (default: the PHY's fixed data rate).
+    pub fn set_rate_control(&mut self, rc: Box<dyn RateControl>) {
+        self.rc = rc;
+    }
+
+    /// The rate control's name (for results).
+    pub fn rate_control_kind(&self) -> &'static str {
+        self.rc.kind()
     }
 
     /// Whether the MAC can take a new MSDU.
@@ -207,22 +244,26 @@ impl Dcf {
     /// group, where the frame simply waits for that backoff to end.
     pub fn install_msdu(&mut self, now: SimTime, pkt: Packet, ra: MacAddr) {
         assert!(self.cur.is_none(), "start_msdu while an MSDU is in service");
-        let mpdu_bytes = data_mpdu_len(msdu_len(pkt.ip_len()));
+        let mut mpdu_bytes = data_mpdu_len(msdu_len(pkt.ip_len()));
+        if self.p.ack_policy == AckPolicy::NoAck {
+            // QoS Data: the QoS Control field adds 2 octets (9.3.2.1).
+            mpdu_bytes += QOS_DATA_HEADER_LEN - DATA_HEADER_LEN;
+        }
         let seq = self.next_seq;
         self.next_seq = (self.next_seq + 1) % 4096;
         // 10.3.2.7 / 10.3.4.4: frames longer than dot11RTSThreshold use RTS/CTS.
-        let uses_rts = mpdu_bytes > self.p.rts_threshold;
-        // Consecutive MSDUs mostly have one length: keep the last airtime.
-        if self.last_data_time.0 != mpdu_bytes {
-            self.last_data_time = (mpdu_bytes, self.p.timing.data_time(mpdu_bytes));
-        }
-        let data_time = self.last_data_time.1;
+        let uses_rts = mpdu_bytes > self.p.rts_threshold && self.p.ack_policy != AckPolicy::NoAck;
+        // The rate is asked at each access (`access`); until then the last
+        // one used.
+        let rate = self.last_data_time.1;
         self.cur = Some(InService {
             pkt,
             ra,
             seq,
             mpdu_bytes,
-            data_time,
+            rate,
+            data_time: SimDur::ZERO,
+            data_attempts: 0,
             retries: 0,
             long_retries: 0,
             data_sent: false,
@@ -262,11 +303,13 @@ impl Dcf {
     }
 
     /// A frame ended at this station. `ok` is false if it was corrupted
-    /// (collision or channel error). `msdu` is the id of the MSDU of a data
-    /// frame addressed to this station (the caller may pass `None`
-    /// otherwise); the transmitter keeps the MSDU itself.
+    /// (collision or channel error); a data frame addressed to this station
+    /// carries its MSDU, which the DCF takes out to deliver it.
     /// Called before `on_cca(now, false)`.
-    pub fn on_rx_end(&mut self, now: SimTime, f: &Frame, msdu: Option<PacketId>, ok: bool, out: &mut impl MacSink) {
+    pub fn on_rx_end(&mut self, now: SimTime, f: &mut Frame, ok: bool, out: &mut impl MacSink) {
+        // One MPDU per DCF frame: at its intended receiver its FCS outcome
+        // is the frame's (elsewhere `fcs_ok` means nothing).
+        let ok = ok && (f.ra != self.addr || f.mpdus.first().is_none_or(|m| m.fcs_ok));
         if !ok {
             // 10.3.2.3.7: EIFS after a frame received in error.
             self.use_eifs = true;
@@ -294,10 +337,14 @@ impl Dcf {
             }
         }
         match f.kind {
-            FrameKind::Data => self.rx_data(now, f, msdu.expect("data frame without its MSDU"), out),
+            FrameKind::Data | FrameKind::QosData => self.rx_data(now, f, out),
             FrameKind::Rts => self.rx_rts(now, f),
             FrameKind::Ack => self.rx_ack(now, out),
             FrameKind::Cts => self.rx_cts(now),
+            // Frames of other MACs (EDCA, PCF, BlockAck) addressed to a DCF
+            // station: decoded (the NAV and EIFS rules above applied), no
+            // response.
+            _ => {}
         }
     }
 
@@ -309,21 +356,34 @@ impl Dcf {
         self.self_busy_until = now;
         self.ex = Exchange::Idle;
         match kind {
-            FrameKind::Data | FrameKind::Rts => {
-                let resp = if kind == FrameKind::Data { FrameKind::Ack } else { FrameKind::Cts };
+            FrameKind::Data | FrameKind::QosData if self.p.ack_policy == AckPolicy::NoAck => self.sent_no_ack(),
+            FrameKind::Data | FrameKind::QosData | FrameKind::Rts => {
+                let resp = if kind == FrameKind::Rts { FrameKind::Cts } else { FrameKind::Ack };
                 self.ex = Exchange::AwaitResponse {
                     kind: resp,
                     deadline: now + self.p.timing.ack_timeout(),
                     rx_started: false,
                 };
             }
-            FrameKind::Ack | FrameKind::Cts => {}
+            _ => {}
         }
         self.sync_timer();
         self.resume();
         if self.cur.is_none() {
+            if let Some(id) = self.done_no_ack.take() {
+                out.push(MacOutput::Acked(id));
+            }
             out.push(MacOutput::Ready);
         }
+    }
+
+    /// A No Ack data frame ended: the MSDU's exchange is over (module docs).
+    fn sent_no_ack(&mut self) {
+        let cur = self.cur.take().expect("a data frame without MSDU");
+        self.counters.successes += 1;
+        self.cw = self.p.cw_min;
+        self.backoff = Some(self.draw_backoff());
+        self.done_no_ack = Some(cur.pkt.id);
     }
 
     /// The caller woke us at `next_wakeup()`.
@@ -388,6 +448,7 @@ impl Dcf {
     fn access(&mut self, now: SimTime, out: &mut impl MacSink) {
         self.backoff = None;
         self.count_from = None;
+        self.choose_rate(now);
         let t = &self.p.timing;
         let cur = self.cur.as_ref().expect("access without MSDU");
         let data_time = cur.data_time;
@@ -404,6 +465,7 @@ impl Dcf {
                 rate: t.control_rate,
                 airtime: self.air.rts,
                 contended: true,
+                mpdus: Mpdus::none(),
             }
         } else {
             Frame { contended: true, ..self.data_frame() }
@@ -415,29 +477,64 @@ impl Dcf {
         self.transmit(now, f, out);
     }
 
+    /// Ask the rate control for the data frame of this exchange (one
+    /// question per access: an RTS's Duration and the data frame after the
+    /// CTS use the same rate), and its airtime.
+    fn choose_rate(&mut self, now: SimTime) {
+        let cur = self.cur.as_mut().expect("access without MSDU");
+        let rate = self.rc.data_rate(now, cur.ra, cur.mpdu_bytes);
+        // Consecutive frames mostly have one length and rate: keep the last
+        // airtime.
+        if self.last_data_time.0 != cur.mpdu_bytes || self.last_data_time.1 != rate {
+            self.last_data_time = (cur.mpdu_bytes, rate, self.p.timing.tx_time(cur.mpdu_bytes, rate));
+        }
+        cur.rate = rate;
+        cur.data_time = self.last_data_time.2;
+    }
+
+    /// The data frame of the MSDU in service, with a copy of the MSDU.
     fn data_frame(&self) -> Frame {
         let t = &self.p.timing;
         let cur = self.cur.as_ref().expect("data frame without MSDU");
+        let no_ack = self.p.ack_policy == AckPolicy::NoAck;
         Frame {
-            kind: FrameKind::Data,
+            kind: if no_ack { FrameKind::QosData } else { FrameKind::Data },
             ta: self.addr,
             ra: cur.ra,
-            // 9.2.5.2: Duration of a unicast data frame = SIFS + ACK.
-            duration: t.sifs + self.air.ack,
+            // 9.2.5.2: Duration of a unicast data frame = SIFS + ACK; with
+            // No Ack nothing follows the frame: 0.
+            duration: if no_ack { SimDur::ZERO } else { t.sifs + self.air.ack },
             seq: cur.seq,
             retry: cur.data_sent,
             mpdu_bytes: cur.mpdu_bytes,
-            rate: t.data_rate,
+            rate: cur.rate,
             airtime: cur.data_time,
             contended: false,
+            mpdus: Mpdus::one(Mpdu {
+                seq: cur.seq,
+                retry: cur.data_sent,
+                tid: 0,
+                ack: if no_ack { AckPolicy::NoAck } else { AckPolicy::Normal },
+                bytes: cur.mpdu_bytes,
+                body: MpduBody::Msdu(cur.pkt.clone()),
+                fcs_ok: false,
+            }),
         }
+    }
+
+    /// Tell the rate control how a data frame fared.
+    fn report_outcome(&mut self, now: SimTime, acked: bool) {
+        let cur = self.cur.as_ref().expect("outcome without MSDU");
+        let o = Outcome { rate: cur.rate, sent: 1, acked: u32::from(acked), retry: cur.data_attempts - 1 };
+        self.rc.on_outcome(now, cur.ra, o);
     }
 
     fn transmit(&mut self, now: SimTime, f: Frame, out: &mut impl MacSink) {
         self.freeze(now);
-        if f.kind == FrameKind::Data {
+        if f.kind.carries_msdus() {
             if let Some(c) = self.cur.as_mut() {
                 c.data_sent = true;
+                c.data_attempts += 1;
             }
         }
         self.ex = Exchange::Transmitting(f.kind);
@@ -463,25 +560,32 @@ impl Dcf {
             rate: t.control_rate,
             airtime,
             contended: false,
+            mpdus: Mpdus::none(),
         }
     }
 
     // ------------------------------------------------------------------
     // Receptions addressed to us
 
-    fn rx_data(&mut self, now: SimTime, f: &Frame, id: PacketId, out: &mut impl MacSink) {
-        // 10.3.2.9: acknowledge after SIFS regardless of the medium state.
-        let ack = self.response(FrameKind::Ack, f.ta, SimDur::ZERO);
-        self.scheduled = Some((now + self.p.timing.sifs, ack));
-        self.sync_timer();
+    fn rx_data(&mut self, now: SimTime, f: &mut Frame, out: &mut impl MacSink) {
+        let m = f.mpdus.first_mut().expect("a data frame without its MPDU");
+        let id = m.msdu_id().expect("a data frame without its MSDU");
+        let (seq, retry, policy) = (m.seq, m.retry, m.ack);
+        // 10.3.2.9: acknowledge after SIFS regardless of the medium state,
+        // unless the frame says No Ack (9.2.4.5.4).
+        if policy != AckPolicy::NoAck {
+            let ack = self.response(FrameKind::Ack, f.ta, SimDur::ZERO);
+            self.scheduled = Some((now + self.p.timing.sifs, ack));
+            self.sync_timer();
+        }
         // 10.3.2.14: a retried frame whose sequence number matches the cache
         // is a duplicate: acknowledge it but do not deliver it again.
         let ta = f.ta.0 as usize;
         if ta >= self.rx_cache.len() {
             self.rx_cache.resize(ta + 1, None);
         }
-        let cached = self.rx_cache[ta].replace((f.seq, id));
-        if f.retry && cached.is_some_and(|(seq, _)| seq == f.seq) {
+        let cached = self.rx_cache[ta].replace((seq, id));
+        if retry && cached.is_some_and(|(s, _)| s == seq) {
             // A false duplicate: a new MSDU whose first attempt failed and
             // whose sequence number, after the 12-bit counter wrapped, equals
             // the last one received from this transmitter. The standard's
@@ -496,7 +600,8 @@ impl Dcf {
             return;
         }
         self.counters.rx_delivered += 1;
-        out.push(MacOutput::Deliver { from: f.ta, id });
+        let pkt = f.mpdus.first_mut().and_then(|m| m.take_msdu()).expect("the MSDU taken twice");
+        out.push(MacOutput::Deliver { from: f.ta, pkt });
     }
 
     fn rx_rts(&mut self, now: SimTime, f: &Frame) {
@@ -518,13 +623,14 @@ impl Dcf {
         self.ex = Exchange::Idle;
         self.sync_timer();
         self.self_busy_until = now;
+        self.report_outcome(now, true);
         let cur = self.cur.take().expect("ACK without MSDU");
         self.counters.successes += 1;
         // 10.3.4.3: CW reset after a successful attempt, then a new backoff
         // (post-backoff) even if no frame is queued.
         self.cw = self.p.cw_min;
         self.backoff = Some(self.draw_backoff());
-        out.push(MacOutput::Acked(cur.pkt));
+        out.push(MacOutput::Acked(cur.pkt.id));
         out.push(MacOutput::Ready);
     }
 
@@ -546,8 +652,11 @@ impl Dcf {
 
     /// No (valid) response: 10.3.4.4 retry procedure.
     fn exchange_failed(&mut self, now: SimTime, kind: FrameKind, out: &mut impl MacSink) {
-        let _ = now;
         self.ex = Exchange::Idle;
+        if kind == FrameKind::Ack {
+            // A data frame got no valid ACK (a failed RTS tested no data rate).
+            self.report_outcome(now, false);
+        }
         self.sync_timer();
         self.counters.failures += 1;
         let cur = self.cur.as_mut().expect("failed exchange without MSDU");
@@ -579,5 +688,64 @@ impl Dcf {
     fn draw_backoff(&mut self) -> u32 {
         // Uniform over [0, CW] (10.3.3).
         self.rng.below(self.cw as u64 + 1) as u32
+    }
+}
+
+/// The DCF as the medium drives it (the inherent methods of the same names
+/// do the work; a caller holding a `Dcf` may use either).
+impl Mac for Dcf {
+    #[inline]
+    fn addr(&self) -> MacAddr {
+        self.addr
+    }
+    #[inline]
+    fn timing(&self) -> &PhyTiming {
+        &self.p.timing
+    }
+    #[inline]
+    fn demand(&self) -> Option<Demand> {
+        self.is_ready().then_some(Demand::ANY)
+    }
+    #[inline]
+    fn give_msdu(&mut self, now: SimTime, pkt: Packet, ra: MacAddr, out: &mut impl MacSink) {
+        self.start_msdu(now, pkt, ra, out)
+    }
+    #[inline]
+    fn on_cca(&mut self, now: SimTime, busy: bool, out: &mut impl MacSink) {
+        Dcf::on_cca(self, now, busy, out)
+    }
+    #[inline]
+    fn idle_may_emit(&self) -> bool {
+        self.idle_may_fail_exchange()
+    }
+    #[inline]
+    fn on_rx_end(&mut self, now: SimTime, f: &mut Frame, ok: bool, out: &mut impl MacSink) {
+        Dcf::on_rx_end(self, now, f, ok, out)
+    }
+    #[inline]
+    fn on_tx_end(&mut self, now: SimTime, out: &mut impl MacSink) {
+        Dcf::on_tx_end(self, now, out)
+    }
+    #[inline]
+    fn on_wake(&mut self, now: SimTime, out: &mut impl MacSink) {
+        Dcf::on_wake(self, now, out)
+    }
+    #[inline]
+    fn next_wakeup(&self) -> SimTime {
+        Dcf::next_wakeup(self)
+    }
+    fn held(&self) -> impl Iterator<Item = &Packet> {
+        self.in_service().into_iter()
+    }
+    fn eifs_after_collision(&self) -> bool {
+        self.p.eifs_after_timeout
+    }
+    #[inline]
+    fn bystander(&self) -> Option<&dyn Bystander> {
+        Some(self)
+    }
+    #[inline]
+    fn bystander_mut(&mut self) -> Option<&mut dyn Bystander> {
+        Some(self)
     }
 }

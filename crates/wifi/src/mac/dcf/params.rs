@@ -1,4 +1,5 @@
 //! DCF parameters and counters.
+use crate::mac::AckPolicy;
 use crate::phy::PhyTiming;
 
 /// MIB values of the DCF (Annex C names in comments).
@@ -38,6 +39,14 @@ pub struct DcfParams {
     /// without it, periodic sources whose timers coincide collide on every
     /// first attempt (with a retry limit of 1, for ever).
     pub backoff_on_idle_access: bool,
+    /// Ack policy of the station's data frames. `Normal` (default): non-QoS
+    /// Data frames (24-byte header), each acknowledged after SIFS and
+    /// retransmitted until the retry limit (10.3.2.9, 10.3.4.4). `NoAck`:
+    /// QoS Data frames whose QoS Control field says No Ack (9.2.4.5.4): no
+    /// ACK, no retransmission; the header is 26 bytes (9.3.2.1: QoS Control
+    /// adds 2 octets). RTS/CTS is not used with it (the scenario rejects
+    /// the combination). `BlockAck` is not a DCF policy (treated as Normal).
+    pub ack_policy: AckPolicy,
 }
 
 /// Per-station MAC counters.

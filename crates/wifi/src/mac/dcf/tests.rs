@@ -11,6 +11,24 @@ use wifitcp_core::{EventQueue, FlowId, PacketId};
 use wifitcp_wire::ip::PROTO_UDP;
 use wifitcp_wire::{Ipv4Addr, Ipv4Header, UdpHeader};
 
+/// Deliver a copy of `f` to `d`, carrying `msdu` (a data frame addressed
+/// to it) with the frame's sequence number and Retry bit.
+fn rx(d: &mut Dcf, now: SimTime, f: &Frame, msdu: Option<Packet>, ok: bool, out: &mut Vec<MacOutput>) {
+    let mut f = f.clone();
+    if let Some(p) = msdu {
+        f.mpdus = Mpdus::one(Mpdu {
+            seq: f.seq,
+            retry: f.retry,
+            tid: 0,
+            ack: AckPolicy::Normal,
+            bytes: f.mpdu_bytes,
+            body: MpduBody::Msdu(p),
+            fcs_ok: ok,
+        });
+    }
+    d.on_rx_end(now, &mut f, ok, out);
+}
+
 fn us(x: u64) -> SimTime {
     SimTime::from_micros(x)
 }
@@ -47,6 +65,7 @@ fn params(rts: u32) -> DcfParams {
         busy_slot_counts: false,
         eifs_after_timeout: false,
         backoff_on_idle_access: false,
+        ack_policy: AckPolicy::Normal,
     }
 }
 
@@ -158,13 +177,14 @@ fn eifs_after_error_and_cleared_by_good_frame() {
         rate: timing().data_rate,
         airtime: SimDur::from_micros(100),
         contended: true,
+        mpdus: Mpdus::none(),
     };
-    d.on_rx_end(us(100), &other, None, false, &mut out);
+    rx(&mut d, us(100), &other, None, false, &mut out);
     d.on_cca(us(100), false, &mut out);
     assert_eq!(d.next_wakeup(), us(100 + 20 + 2), "EIFS after an erroneous frame");
     // A correct frame before the EIFS ends switches back to DIFS.
     d.on_cca(us(105), true, &mut out);
-    d.on_rx_end(us(110), &other, None, true, &mut out);
+    rx(&mut d, us(110), &other, None, true, &mut out);
     d.on_cca(us(110), false, &mut out);
     assert_eq!(d.next_wakeup(), us(110 + 5 + 2));
 }
@@ -187,8 +207,9 @@ fn nav_defers_until_duration_expires() {
         rate: timing().control_rate,
         airtime: SimDur::from_micros(20),
         contended: true,
+        mpdus: Mpdus::none(),
     };
-    d.on_rx_end(us(20), &rts, None, true, &mut out);
+    rx(&mut d, us(20), &rts, None, true, &mut out);
     d.on_cca(us(20), false, &mut out);
     assert_eq!(d.next_wakeup(), us(220 + 5));
 }
@@ -265,9 +286,10 @@ fn receiver_acks_after_sifs_and_discards_duplicates() {
         rate: timing().data_rate,
         airtime: SimDur::from_micros(100),
         contended: true,
+        mpdus: Mpdus::none(),
     };
     d.on_cca(us(0), true, &mut out);
-    d.on_rx_end(us(100), &f, Some(pkt(1).id), true, &mut out);
+    rx(&mut d, us(100), &f, Some(pkt(1)), true, &mut out);
     assert!(matches!(out[0], MacOutput::Deliver { .. }));
     assert_eq!(d.next_wakeup(), us(103));
     out.clear();
@@ -278,7 +300,7 @@ fn receiver_acks_after_sifs_and_discards_duplicates() {
     out.clear();
     f.retry = true;
     d.on_cca(us(200), true, &mut out);
-    d.on_rx_end(us(300), &f, Some(pkt(1).id), true, &mut out);
+    rx(&mut d, us(300), &f, Some(pkt(1)), true, &mut out);
     assert!(out.iter().all(|o| !matches!(o, MacOutput::Deliver { .. })), "duplicate not delivered");
     assert_eq!(d.counters.rx_duplicates, 1);
     assert_eq!(d.next_wakeup(), us(303), "duplicate still acknowledged");
@@ -303,16 +325,17 @@ fn false_duplicate_after_sequence_wrap_is_acked_and_reported_dropped() {
         rate: timing().data_rate,
         airtime: SimDur::from_micros(100),
         contended: true,
+        mpdus: Mpdus::none(),
     };
     d.on_cca(us(0), true, &mut out);
-    d.on_rx_end(us(100), &f, Some(pkt(1).id), true, &mut out);
+    rx(&mut d, us(100), &f, Some(pkt(1)), true, &mut out);
     d.on_cca(us(100), false, &mut out);
     d.on_wake(us(103), &mut out);
     d.on_tx_end(us(117), &mut out);
     out.clear();
     f.retry = true;
     d.on_cca(us(200), true, &mut out);
-    d.on_rx_end(us(300), &f, Some(pkt(2).id), true, &mut out);
+    rx(&mut d, us(300), &f, Some(pkt(2)), true, &mut out);
     assert!(out.iter().all(|o| !matches!(o, MacOutput::Deliver { .. })), "not delivered");
     let dropped: Vec<_> =
         out.iter().filter_map(|o| if let MacOutput::Dropped(id, r) = o { Some((*id, *r)) } else { None }).collect();
@@ -326,7 +349,7 @@ fn false_duplicate_after_sequence_wrap_is_acked_and_reported_dropped() {
     d.on_tx_end(us(317), &mut out);
     out.clear();
     d.on_cca(us(400), true, &mut out);
-    d.on_rx_end(us(500), &f, Some(pkt(2).id), true, &mut out);
+    rx(&mut d, us(500), &f, Some(pkt(2)), true, &mut out);
     assert!(out.iter().all(|o| !matches!(o, MacOutput::Deliver { .. } | MacOutput::Dropped(..))));
     assert_eq!((d.counters.rx_duplicates, d.counters.rx_false_duplicates), (1, 1));
 }
@@ -460,9 +483,10 @@ fn other_frame_during_ack_wait_fails_the_exchange() {
         rate: timing().data_rate,
         airtime: SimDur::from_micros(100),
         contended: true,
+        mpdus: Mpdus::none(),
     };
     out.clear();
-    d.on_rx_end(us(207), &f, Some(pkt(2).id), true, &mut out);
+    rx(&mut d, us(207), &f, Some(pkt(2)), true, &mut out);
     assert_eq!(d.counters.failures, 1, "not the ACK: failure");
     assert!(out.iter().any(|o| matches!(o, MacOutput::Deliver { .. })), "the data frame is still received");
     assert_eq!(d.next_wakeup(), us(210), "and acknowledged after SIFS");
@@ -684,6 +708,7 @@ fn fixed_per_spares_control_frames() {
         rate: timing().data_rate,
         airtime: SimDur::from_micros(100),
         contended: true,
+        mpdus: Mpdus::none(),
     };
     let ctl = |kind, ta: u32, ra: u32| Frame { kind, mpdu_bytes: 14, contended: false, ..data(ta, ra) };
     assert!((m.success_prob(SimTime::ZERO, MacAddr(1), MacAddr(0), &data(1, 0), &mut rng) - 0.6).abs() < 1e-12);
@@ -829,16 +854,16 @@ fn run_pattern(
         }
         let mut i = 0;
         while i < out.len() {
-            match out[i] {
+            match std::mem::replace(&mut out[i], BssOutput::Wake { at: SimTime::NEVER }) {
                 BssOutput::Wake { at } => {
                     q.push(at, (1, 0, 0, 0));
                 }
                 BssOutput::TxEnd { id, at } => {
                     q.push(at, (2, 0, id as u64, 0));
                 }
-                BssOutput::Deliver { sta, from, id } => {
-                    assert_eq!(bss.delivered(from, id).id, id);
-                    delivered.push((sta, id.0));
+                BssOutput::Deliver { sta, from, pkt } => {
+                    assert_ne!(sta, from, "a station received its own frame");
+                    delivered.push((sta, pkt.id.0));
                 }
                 BssOutput::Dropped { id, .. } | BssOutput::DiscardedAfterReceipt { id, .. } => discarded.push(id.0),
                 BssOutput::Ready { sta } => match pending[sta].pop_front() {
@@ -903,4 +928,123 @@ mod duplicate_filter_props {
             }
         }
     }
+}
+
+/// A rate control that answers from a list and records every question and
+/// outcome.
+struct Recorder {
+    rates: Vec<crate::phy::Rate>,
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl crate::rate::RateControl for Recorder {
+    fn kind(&self) -> &'static str {
+        "recorder"
+    }
+    fn data_rate(&mut self, now: SimTime, ra: MacAddr, bytes: u32) -> crate::phy::Rate {
+        let r = self.rates.remove(0);
+        self.log.lock().unwrap().push(format!("ask {} {} {} -> {}", now.as_nanos() / 1000, ra.0, bytes, r.0));
+        r
+    }
+    fn on_outcome(&mut self, now: SimTime, ra: MacAddr, o: crate::rate::Outcome) {
+        self.log.lock().unwrap().push(format!(
+            "outcome {} {} rate {} sent {} acked {} retry {}",
+            now.as_nanos() / 1000,
+            ra.0,
+            o.rate.0,
+            o.sent,
+            o.acked,
+            o.retry
+        ));
+    }
+}
+
+#[test]
+fn rate_control_chooses_each_attempts_rate_and_hears_its_outcome() {
+    use crate::phy::Rate;
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut d = sta(1, u32::MAX);
+    d.set_rate_control(Box::new(Recorder { rates: vec![Rate(40), Rate(80)], log: log.clone() }));
+    assert_eq!(d.rate_control_kind(), "recorder");
+    let mut out = vec![];
+    d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
+    // First attempt at 4 Mbit/s (0.5 byte per us): 200 us, then no ACK.
+    d.on_wake(us(5), &mut out);
+    let f = started(&out).expect("transmits").clone();
+    assert_eq!((f.rate, f.airtime), (Rate(40), SimDur::from_micros(200)));
+    d.on_tx_end(us(205), &mut out);
+    d.on_wake(us(209), &mut out);
+    // Second attempt at the rate asked then (8 Mbit/s): ACKed.
+    let t = d.next_wakeup();
+    out.clear();
+    d.on_wake(t, &mut out);
+    let f = started(&out).expect("retransmits").clone();
+    assert_eq!((f.rate, f.airtime, f.retry), (Rate(80), SimDur::from_micros(100), true));
+    let end = t + f.airtime;
+    d.on_tx_end(end, &mut out);
+    let ack = Frame {
+        kind: FrameKind::Ack,
+        ta: MacAddr(0),
+        ra: MacAddr(1),
+        duration: SimDur::ZERO,
+        seq: 0,
+        retry: false,
+        mpdu_bytes: 14,
+        rate: timing().control_rate,
+        airtime: SimDur::from_micros(14),
+        contended: false,
+        mpdus: Mpdus::none(),
+    };
+    let ack_end = end + SimDur::from_micros(17);
+    rx(&mut d, ack_end, &ack, None, true, &mut out);
+    let t2 = (t + SimDur::from_micros(117)).as_nanos() / 1000;
+    let t1 = t.as_nanos() / 1000;
+    assert_eq!(
+        *log.lock().unwrap(),
+        vec![
+            "ask 5 0 100 -> 40".to_string(),
+            "outcome 209 0 rate 40 sent 1 acked 0 retry 0".to_string(),
+            format!("ask {t1} 0 100 -> 80"),
+            format!("outcome {t2} 0 rate 80 sent 1 acked 1 retry 1"),
+        ]
+    );
+    assert!(out.iter().any(|o| matches!(o, MacOutput::Acked(PacketId(1)))));
+}
+
+#[test]
+fn no_ack_frames_get_no_ack_and_the_next_frame_follows_difs_and_a_backoff() {
+    let mut p = params(u32::MAX);
+    p.ack_policy = AckPolicy::NoAck;
+    let mut d = Dcf::new(MacAddr(1), p.clone(), RngStream::derive(1, "mac/1"));
+    let mut out = vec![];
+    d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
+    d.on_wake(us(5), &mut out);
+    let f = started(&out).expect("transmits at DIFS").clone();
+    // QoS Data, 2 bytes longer than the 100-byte Data frame (9.3.2.1).
+    assert_eq!((f.kind, f.mpdu_bytes, f.airtime), (FrameKind::QosData, 102, SimDur::from_micros(102)));
+    assert_eq!(f.duration, SimDur::ZERO, "no response follows");
+    assert_eq!(f.mpdus.first().unwrap().ack, AckPolicy::NoAck);
+    out.clear();
+    d.on_tx_end(us(107), &mut out);
+    assert!(matches!(out[..], [MacOutput::Acked(PacketId(1)), MacOutput::Ready]), "{out:?}");
+    assert_eq!(d.counters.successes, 1);
+    // The next MSDU waits DIFS and a fresh backoff from the frame's end, no
+    // ACK timeout, no SIFS + ACK.
+    let k = d.backoff.expect("post-backoff") as u64;
+    d.start_msdu(us(107), pkt(2), MacAddr(0), &mut out);
+    assert_eq!(d.next_wakeup(), us(107 + 5 + k));
+    assert_eq!(d.cw, 15);
+
+    // The receiver delivers and schedules nothing.
+    let mut r = Dcf::new(MacAddr(0), p, RngStream::derive(1, "mac/0"));
+    let mut rout = vec![];
+    r.on_cca(us(5), true, &mut rout);
+    let mut g = f.clone();
+    g.mpdus.first_mut().unwrap().fcs_ok = true;
+    r.on_rx_end(us(107), &mut g, true, &mut rout);
+    r.on_cca(us(107), false, &mut rout);
+    assert!(matches!(&rout[..], [MacOutput::Deliver { pkt, .. }] if pkt.id == PacketId(1)), "{rout:?}");
+    assert_eq!(r.next_wakeup(), SimTime::NEVER, "no ACK after SIFS");
+    // A No Ack frame lost on the channel is simply lost: no retransmission.
+    assert_eq!(d.counters.retries, 0);
 }

@@ -2,7 +2,7 @@
 //! can keep stations whose view of the medium is identical in one group with
 //! a shared slot counter (see `crate::medium`), and hand a station back its
 //! exact state when it has to act on its own.
-use super::{Dcf, Exchange};
+use super::{Bystander, Dcf, Exchange, GroupRules, MacAddr, Packet};
 use wifitcp_core::SimTime;
 
 /// The part of a station's state that every bystander of the same
@@ -63,5 +63,44 @@ impl Dcf {
         self.use_eifs = v.use_eifs;
         self.count_from = v.count_from;
         self.backoff = backoff;
+    }
+}
+
+impl Bystander for Dcf {
+    fn group_rules(&self) -> GroupRules {
+        let p = &self.p;
+        GroupRules {
+            slot: p.timing.slot,
+            difs: p.timing.difs,
+            eifs: p.timing.eifs,
+            busy_slot_counts: p.busy_slot_counts,
+            backoff_on_idle_access: p.backoff_on_idle_access,
+            cw_max: p.cw_max.max(p.cw_min),
+        }
+    }
+    #[inline]
+    fn is_quiet(&self) -> bool {
+        Dcf::is_quiet(self)
+    }
+    #[inline]
+    fn has_frame(&self) -> bool {
+        self.cur.is_some()
+    }
+    #[inline]
+    fn shares_view(&self, v: &CsView, now: SimTime) -> bool {
+        Dcf::shares_view(self, v, now)
+    }
+    #[inline]
+    fn backoff(&self) -> Option<u32> {
+        self.backoff
+    }
+    #[inline]
+    fn adopt_view(&mut self, v: &CsView, backoff: Option<u32>, rx_errors: u64) {
+        Dcf::adopt_view(self, v, backoff);
+        self.counters.rx_errors += rx_errors;
+    }
+    #[inline]
+    fn install_msdu(&mut self, now: SimTime, pkt: Packet, ra: MacAddr) {
+        Dcf::install_msdu(self, now, pkt, ra)
     }
 }

@@ -1,0 +1,42 @@
+//! The keys of the `[channel]` table of a scenario, relative to it:
+//! `model` and each model's parameters, with types, defaults and physical
+//! ranges. The simulator mounts them into its scenario schema. A new
+//! channel model adds its name to [`CHANNEL_MODELS`] and its rows here.
+use wifitcp_core::schema::Ty::*;
+use wifitcp_core::schema::B::{Ex, In};
+use wifitcp_core::schema::{k, kw, r, Key, DB, DBM, PROB};
+
+/// Every `model` of a channel.
+pub const CHANNEL_MODELS: [&str; 3] = ["fixed", "snr", "threshold"];
+
+const RADIO: &[&str] = &["snr", "threshold"];
+
+pub static KEYS: &[Key] = &[
+    k("model", Str, "\"fixed\"", None, "", "\"fixed\", \"snr\" or \"threshold\"."),
+    kw("per", &["fixed"], Float, "0.0", PROB, "", "Error probability of links with no class member."),
+    kw("frames", &["fixed"], Str, "\"data\"", None, "", "Frames hit: \"data\" or \"all\"."),
+    kw("classes", &["fixed"], Tables, "[]", None, "", "SNR classes (tables)."),
+    kw("classes[].name", &["fixed"], Str, "required", None, "", "Class name."),
+    kw("classes[].per_down", &["fixed"], Float, "0.0", PROB, "", "Error probability of frames received."),
+    kw("classes[].per_up", &["fixed"], Float, "0.0", PROB, "", "Error probability of frames sent."),
+    kw("classes[].stations", &["fixed"], Strs, "required", None, "", "Member station names."),
+    kw("tx_power_dbm", &["snr"], Float, "16.0206", DBM, "dBm", "Transmit power (40 mW, ns-3)."),
+    kw("tx_power_dbm", &["threshold"], Float, "24.5", DBM, "dBm", "Transmit power (ns-2 Pt_)."),
+    kw("error_model", &["snr"], Str, "\"union_bound\"", None, "", "SNR error model."),
+    kw("rx_threshold_dbm", &["threshold"], Float, "-64.3747", DBM, "dBm", "ns-2 RXThresh_."),
+    kw("cs_threshold_dbm", &["threshold"], Float, "-78.0715", DBM, "dBm", "ns-2 CSThresh_."),
+    kw("propagation", RADIO, Table, "each key's default", None, "", "Log-distance propagation."),
+    kw("propagation.frequency_hz", RADIO, Float, "5150000000.0", r(In(1e6), In(1e12)), "Hz", "Carrier."),
+    kw("propagation.exponent", RADIO, Float, "3.0", r(Ex(0.0), In(10.0)), "", "Path-loss exponent."),
+    kw("propagation.reference_distance_m", RADIO, Float, "1.0", r(Ex(0.0), In(1e4)), "m", "d0."),
+    kw("propagation.reference_loss_db", RADIO, Float, "Friis at d0", DB, "dB", "Loss at d0."),
+    kw("propagation.shadowing_sigma_db", RADIO, Float, "0.0", r(In(0.0), In(100.0)), "dB", "Shadowing."),
+    kw("propagation.shadowing", RADIO, Str, "\"per_frame\"", None, "", "\"per_frame\" or \"per_link\"."),
+    kw("propagation.tx_antenna_gain_dbi", RADIO, Float, "0.0", DB, "dBi", "Transmit antenna gain."),
+    kw("propagation.rx_antenna_gain_dbi", RADIO, Float, "0.0", DB, "dBi", "Receive antenna gain."),
+    kw("propagation.system_loss_db", RADIO, Float, "0.0", DB, "dB", "System loss (ns-2 L_)."),
+    kw("noise", RADIO, Table, "each key's default", None, "", "Receiver noise."),
+    kw("noise.noise_figure_db", RADIO, Float, "7.0", r(In(0.0), In(100.0)), "dB", "Noise figure."),
+    kw("noise.ofdm_bandwidth_hz", RADIO, Float, "20000000.0", r(In(1e3), In(1e10)), "Hz", "OFDM."),
+    kw("noise.dsss_bandwidth_hz", RADIO, Float, "22000000.0", r(In(1e3), In(1e10)), "Hz", "DSSS."),
+];
