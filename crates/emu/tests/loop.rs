@@ -67,10 +67,13 @@ fn datagrams_cross_the_simulated_network_in_real_time_byte_for_byte() {
         let mut sent = Vec::new();
         for k in 0..20u16 {
             let d = datagram(k);
+            // the instant before the write: the loop (real-time) may read
+            // and inject the datagram before this thread runs again
+            let t0 = Instant::now();
             // SAFETY: valid buffer and descriptor.
             let n = unsafe { libc::write(std::os::fd::AsRawFd::as_raw_fd(&sta_ns), d.as_ptr().cast(), d.len()) };
             assert_eq!(n as usize, d.len());
-            sent.push((Instant::now(), d));
+            sent.push((t0, d));
             std::thread::sleep(Duration::from_millis(10));
         }
         (sent, sta_ns)
