@@ -260,10 +260,13 @@ def test_report_renders_in_a_headless_browser(fake_core, write, tmp_path):
         assert im["complete"] and im["w"] > 300 and im["h"] > 200, im
     # per figure a points table and a runs table (inside <details>, closed:
     # laid out, zero height until opened)
-    assert [t["cls"] for t in got["tables"]] == ["points", "runs"] * 2
+    # the second figure (collision probability) has Bianchi's model beside
+    # it: its model-against-simulation table renders too
+    assert [t["cls"] for t in got["tables"]] == ["points", "runs", "points", "runs",
+                                                 "model-summary", "model"]
     for t in got["tables"]:
         assert t["rows"] >= 2 and t["cells"] >= t["rows"] - 1, t
-        if t["cls"] == "points":
+        if t["cls"] in ("points", "model-summary"):
             assert t["w"] > 50 and t["h"] > 20, t
 
 

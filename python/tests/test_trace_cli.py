@@ -52,3 +52,45 @@ def test_unwritable_trace_directory_is_one_line_and_exit_2(tmp_path, capsys):
     rc = main(["run", str(scn), "--no-store", "--trace", str(blocker / "sub")])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and "--trace: cannot write there" in err[0], err
+
+
+@requires_core
+def test_trace_parquet_is_read_alike_by_duckdb_and_pyarrow(tmp_path, capsys):
+    """The core's own Parquet writer (crates/sim/src/parquet.rs): the
+    documented column types; two independent readers see the same rows,
+    values and nulls across several row groups; the same run writes the
+    same bytes."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from conftest import REPO
+
+    scn = str(REPO / "scenarios" / "bench-r1.toml")
+    files = []
+    for k in range(2):
+        out = tmp_path / f"tr{k}"
+        assert main(["run", scn, "--no-store", "--quiet", "--set", "scenario.duration_s=21",
+                     "--trace", str(out)]) == 0
+        files.append(out / "bench-r1" / "run0-seed1" / "packets.parquet")
+    assert files[0].read_bytes() == files[1].read_bytes()
+    f = str(files[0])
+    con = duckdb.connect()
+    types = [(r[0], r[1]) for r in con.execute(f"DESCRIBE SELECT * FROM '{f}'").fetchall()]
+    assert types == [("time_s", "DOUBLE"), ("node", "VARCHAR"), ("iface", "VARCHAR"),
+                     ("event", "VARCHAR"), ("packet", "UBIGINT"), ("flow", "INTEGER"),
+                     ("size", "INTEGER"), ("reason", "VARCHAR")]
+    meta = pq.ParquetFile(f).metadata
+    assert meta.num_row_groups >= 2  # more rows than one row group holds
+    t = pq.read_table(f)
+    d = con.execute(f"SELECT count(*), count(flow), count(size), count(reason), sum(packet), "
+                    f"sum(time_s), count(DISTINCT node), min(event), max(iface) FROM '{f}'").fetchone()
+    assert d[0] == t.num_rows == meta.num_rows > 262_144
+    assert d[1:4] == tuple(t.num_rows - t.column(c).null_count for c in ("flow", "size", "reason"))
+    assert d[4] == pc.sum(t.column("packet")).as_py()
+    assert abs(d[5] - pc.sum(t.column("time_s")).as_py()) < 1e-6 * d[5]
+    assert d[6] == len(pc.unique(t.column("node")))
+    assert d[7] == pc.min_max(t.column("event"))["min"].as_py()
+    assert d[8] == pc.min_max(t.column("iface"))["max"].as_py()
+    # the rows in event order
+    assert con.execute(f"SELECT count(*) FROM (SELECT time_s < lag(time_s) OVER () AS back "
+                       f"FROM '{f}') WHERE back").fetchone()[0] == 0

@@ -60,7 +60,7 @@ def run_text(config_json: str, seed: int, progress: Any = None, pcap: Any = None
     about 50 ms of wall time) and calls ``progress(sim_s, end_s, events,
     wall_s)``, if given, between chunks of the run. ``pcap``: a directory
     the run writes one pcap file per interface into; ``trace``: one it
-    writes its per-packet trace (``packets.csv``) into.
+    writes its per-packet trace (``packets.parquet``) into.
     """
     if trace is not None:
         return impl().run(config_json, int(seed), progress, None if pcap is None else str(pcap),

@@ -18,6 +18,8 @@ each (configuration, seed). Three kinds of figure:
   delays (ms) of the selected flows, from the histograms stored with each
   run (counts of equal buckets summed over runs and flows; ``--by flow``
   for one line per flow): exact at bucket bounds, linear inside a bucket.
+  ``--y rtt_histogram`` does the same with the round-trip times of ping
+  flows (``ping.rtt_histogram``).
 - **time series** (``--series [flows|queues|cwnd]``): the flows' delivered
   Mbit/s per sample interval, the queues' occupancy or the senders' cwnd
   (``[tcp] trace_cwnd``) against time, one line per flow (node), mean over
@@ -195,7 +197,9 @@ def select(store_path: str, x: Optional[str], y: Optional[str], by: Optional[str
         cols = {r["column_name"]: r["data_type"] for r in st.query(
             "SELECT column_name, data_type FROM information_schema.columns "
             "WHERE table_name = 'runs'")}
-        if y in cols and cols[y] not in ("JSON", "VARCHAR", "TIMESTAMP"):
+        if derived_metric(y):
+            yexpr = "result_json"
+        elif y in cols and cols[y] not in ("JSON", "VARCHAR", "TIMESTAMP"):
             yexpr = f'CAST("{y}" AS VARCHAR)'
         else:
             yexpr = f"json_extract(result_json, '{json_path(y)}')::VARCHAR"
@@ -219,6 +223,8 @@ def select(store_path: str, x: Optional[str], y: Optional[str], by: Optional[str
         row["config"] = json.loads(r["config_json"]) if isinstance(r["config_json"], str) \
             else r["config_json"]
         yv = json.loads(r["y"]) if r["y"] is not None else None
+        if derived_metric(y):
+            yv = derived_value(y, yv or {}, row["config"])
         if isinstance(yv, str):
             try:
                 yv = float(yv)
@@ -245,6 +251,58 @@ def select(store_path: str, x: Optional[str], y: Optional[str], by: Optional[str
     lines, categorical = _group(rows, x, by, store_path)
     return Selection(store_path, x, y, by, sorted({r["scenario"] for r in rows}), rows, lines,
                      categorical)
+
+
+#: Metrics derived from a run's result and configuration (not one stored
+#: number), for the figures the models predict (`wifitcp.models.overlay`):
+#:
+#: - ``class_goodput_mbps[K]``: the goodput summed over the flows whose
+#:   station (source or destination) is in ``channel.classes[K].stations``
+#:   (Pokhrel's per-class throughput, Figs. 3, 11, 15-17);
+#: - ``ap_failure_probability``: the AP's failed data-frame attempts per
+#:   attempt (``f_ap``, Fig. 9);
+#: - ``ap_discard_probability``: the AP's retry-limit discards per frame it
+#:   started (attempts - retries; ``p_d``, Fig. 10);
+#: - ``ap_buffer_loss_probability``: the AP WLAN queue's ``queue_full``
+#:   drops per packet offered (``p_b``, Fig. 13).
+DERIVED = ("class_goodput_mbps[K]", "ap_failure_probability", "ap_discard_probability",
+           "ap_buffer_loss_probability")
+_CLASS_Y = re.compile(r"^class_goodput_mbps\[(\d+)\]$")
+
+
+def derived_metric(y: Optional[str]) -> bool:
+    return bool(y) and (y in DERIVED[1:] or _CLASS_Y.match(y) is not None)
+
+
+def _ap(items: list, key: str) -> Optional[dict]:
+    return next((s for s in items or [] if isinstance(s, dict) and s.get(key) == "ap"), None)
+
+
+def derived_value(y: str, result: dict, config: dict) -> Optional[float]:
+    """The value of a `DERIVED` metric for one run (None where it has none)."""
+    m = _CLASS_Y.match(y)
+    if m:
+        classes = get_path(config, "channel.classes") or []
+        k = int(m.group(1))
+        if k >= len(classes):
+            return None
+        names = set(classes[k].get("stations") or [])
+        flows = [f for f in result.get("flows") or []
+                 if f.get("src") in names or f.get("dst") in names]
+        return sum(float(f.get("goodput_mbps") or 0.0) for f in flows) if flows else None
+    if y == "ap_buffer_loss_probability":
+        q = next((q for q in result.get("queues") or []
+                  if q.get("node") == "ap" and q.get("iface") == "wlan"), None)
+        if not q or not q.get("enqueued"):
+            return None
+        return (q.get("dropped") or {}).get("queue_full", 0) / q["enqueued"]
+    ap = _ap(result.get("stations"), "name")
+    if not ap or not ap.get("attempts"):
+        return None
+    if y == "ap_failure_probability":
+        return ap.get("failures", 0) / ap["attempts"]
+    started = max(ap["attempts"] - ap.get("retries", 0), 1)
+    return (ap.get("drops") or {}).get("retry_limit", 0) / started
 
 
 def _check_y(rows: list, y: str, sample: Optional[str], store_path: str) -> None:
@@ -379,8 +437,8 @@ def _select_samples(store_path: str, x: Optional[str], y: Optional[str], by: Opt
                          samples, lines, False, mode="series")
     if not y:
         raise InputError("--y", "", "required (the metric)")
-    if mode == "cdf" and y == HISTOGRAM:
-        return _histogram_cdf(store_path, runs, by, patterns)
+    if mode == "cdf" and y in HISTOGRAMS:
+        return _histogram_cdf(store_path, runs, by, patterns, y)
     samples = []
     for r in runs:
         if patterns or by_flow or x == "flow":
@@ -423,15 +481,22 @@ def _select_samples(store_path: str, x: Optional[str], y: Optional[str], by: Opt
 
 #: a flow's stored delay histogram: ``[lower_ms, upper_ms, count]`` per bucket
 HISTOGRAM = "delay_histogram"
+#: the histograms ``--cdf --y`` accepts: name -> (path in a flow, axis label)
+HISTOGRAMS = {
+    HISTOGRAM: (HISTOGRAM, "one-way delay (ms)"),
+    "rtt_histogram": ("ping.rtt_histogram", "round-trip time (ms)"),
+}
 
 
-def _histogram_cdf(store_path: str, runs: list, by: Optional[str], patterns: list) -> Selection:
+def _histogram_cdf(store_path: str, runs: list, by: Optional[str], patterns: list,
+                   y: str = HISTOGRAM) -> Selection:
     """One line per ``by`` value (``flow`` or a run value), from the summed
-    counts of the selected flows' delay histograms."""
+    counts of the selected flows' histograms ``y`` (one of HISTOGRAMS)."""
+    path, axis = HISTOGRAMS[y]
     samples, groups = [], {}
     for r in runs:
         for f in _pick_flows(r["result"].get("flows") or [], patterns or ["*"], "name"):
-            hist = f.get(HISTOGRAM)
+            hist = get_path(f, path)
             if not isinstance(hist, list):
                 continue
             s = {**r, "flow": f.get("name")}
@@ -446,10 +511,11 @@ def _histogram_cdf(store_path: str, runs: list, by: Optional[str], patterns: lis
     lines = [Line(label, buckets=[(lo, hi, n) for (lo, hi), n in sorted(b.items())])
              for label, b in groups.values() if b]
     if not lines:
-        raise InputError("--y", HISTOGRAM, "no selected flow has delivered packets with a "
-                         "delay histogram" + (f" (--flow {' '.join(patterns)})" if patterns
-                                              else ""))
-    return Selection(store_path, "one-way delay (ms)", HISTOGRAM, by, _names(runs), samples,
+        what = "delivered packets with a delay histogram" if y == HISTOGRAM else \
+            "echo replies with a round-trip histogram (a ping flow)"
+        raise InputError("--y", y, f"no selected flow has {what}"
+                         + (f" (--flow {' '.join(patterns)})" if patterns else ""))
+    return Selection(store_path, axis, y, by, _names(runs), samples,
                      lines, False, mode="cdf")
 
 
@@ -552,11 +618,11 @@ def draw(sel: Selection, prefix: str, formats: Sequence[str] = FORMATS,
     else:
         note = _draw_xy(ax, sel)
     ax.set_xlabel(xlabel or ("time (s)" if sel.mode == "series" else sel.x))
-    ax.set_ylabel(ylabel or ("fraction of packets <= value" if sel.y == HISTOGRAM
+    ax.set_ylabel(ylabel or ("fraction of packets <= value" if sel.y in HISTOGRAMS
                              else "fraction of samples <= value" if sel.mode == "cdf"
                              else sel.y))
     what = {"xy": f"{sel.y} vs {sel.x}",
-            "cdf": f"CDF of {sel.x if sel.y == HISTOGRAM else sel.y}",
+            "cdf": f"CDF of {sel.x if sel.y in HISTOGRAMS else sel.y}",
             "series": f"{sel.y} over time"}[sel.mode]
     ax.set_title(title or f"{', '.join(sel.scenarios)}: {what}", fontsize=10)
     ax.grid(True, alpha=0.3)
@@ -574,15 +640,50 @@ def draw(sel: Selection, prefix: str, formats: Sequence[str] = FORMATS,
     return paths
 
 
+def draw_curves(curves: Sequence[dict], prefix: str, formats: Sequence[str] = FORMATS,
+                title: Optional[str] = None) -> list:
+    """Draw model curves alone (`wifitcp.models.overlay` dicts: label, x, y,
+    xlabel, ylabel), dashed as beside a simulation; returns the paths."""
+    from matplotlib.figure import Figure
+
+    import matplotlib
+
+    matplotlib.rcParams["svg.hashsalt"] = "wifitcp"
+    fig = Figure(figsize=(6.4, 4.4), dpi=110)
+    ax = fig.add_subplot(1, 1, 1)
+    for i, c in enumerate(curves):
+        ax.plot(c["x"], c["y"], ls="--", lw=1.2, marker="x", ms=4, color=f"C{i % 10}",
+                label=c["label"])
+    if curves:
+        ax.set_xlabel(curves[0].get("xlabel", "x"))
+        ax.set_ylabel(curves[0].get("ylabel", "y"))
+        ax.legend(fontsize=7)
+    ax.set_title(title or "model", fontsize=10)
+    ax.grid(True, alpha=0.3)
+    fig.text(0.99, 0.01, "analytical model only", ha="right", va="bottom", fontsize=7,
+             color="0.4")
+    fig.tight_layout()
+    Path(prefix).parent.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for fmt in formats:
+        path = f"{prefix}.{fmt}"
+        meta = {"Date": None} if fmt == "svg" else {"Software": None}
+        fig.savefig(path, format=fmt, metadata=meta)
+        paths.append(path)
+    return paths
+
+
 def _draw_cdf(ax: Any, sel: Selection) -> str:
-    if sel.y == HISTOGRAM:
+    if sel.y in HISTOGRAMS:
+        rtt = sel.y != HISTOGRAM
         for i, line in enumerate(sel.lines):
             xs, ys = _histogram_points(line.buckets)
             n = sum(c for _, _, c in line.buckets)
-            label = _label(line.label) if sel.by else "delay"
-            ax.plot(xs, ys, color=f"C{i % 10}", lw=1.5, label=f"{label} (n={n} packets)")
+            label = _label(line.label) if sel.by else ("round trip" if rtt else "delay")
+            ax.plot(xs, ys, color=f"C{i % 10}", lw=1.5,
+                    label=f"{label} (n={n} {'replies' if rtt else 'packets'})")
         ax.set_ylim(0, 1.02)
-        return "from the stored per-flow delay histograms"
+        return f"from the stored per-flow {'round-trip' if rtt else 'delay'} histograms"
     for i, line in enumerate(sel.lines):
         n = len(line.values)
         ys = [0.0] + [(k + 1) / n for k in range(n)]   # F(x) = share of samples <= x

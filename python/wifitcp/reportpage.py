@@ -178,7 +178,13 @@ def _section(entry: Entry, results: Path, out: Path, log) -> dict:
         except InputError as e:
             sec["figures"].append({"title": title, "error": str(e)})
             continue
-        model = _model(sel, log, entry.name) if fig["y"] in plot.MODEL_Y else 0
+        want = fig.get("model")
+        model = 0
+        if want in (None, "bianchi") and fig["y"] in plot.MODEL_Y:
+            model = _model(sel, log, entry.name)
+        pairs = _bianchi_pairs(sel)
+        if want not in (None, "bianchi"):
+            pairs = _model_pairs(sel, fig, entry, log)
         paths = plot.draw(sel, str(out / "figures" / stem), ("png", "svg"), title=title,
                           xlabel=fig.get("xlabel"), ylabel=fig.get("ylabel"))
         log(f"{entry.name}: {title} -> {paths[0]}")
@@ -189,7 +195,10 @@ def _section(entry: Entry, results: Path, out: Path, log) -> dict:
         sec["figures"].append({
             "title": title, "png": png, "svg": svg, "command": cmd,
             "expectation": fig.get("expectation") or "(no expectation given)",
-            "points": _points(sel), "runs": _runs(sel)})
+            "points": _points(sel), "runs": _runs(sel),
+            "model": _model_table(sel, pairs)})
+    for j, fid in enumerate(rep.get("models") or []):
+        sec["figures"].append(_model_figure(fid, entry, out, j, log))
     return sec
 
 
@@ -204,6 +213,179 @@ def _model(sel, log, name: str) -> int:
         log(f"{name}: Bianchi's model not drawn: {type(e).__name__}: {e}")
         sel.models.clear()
         return 0
+
+
+# --------------------------------------------------------------------------
+# models beside the simulated lines
+
+def _bianchi_pairs(sel) -> list:
+    """(line index, curve) for Bianchi's lines `plot.add_model` added."""
+    return [(i, {"label": label, "x": [float(v) for v in xs], "y": list(ys)})
+            for i, label, xs, ys in sel.models if i < len(sel.lines)]
+
+
+def _matches(value, line_label) -> bool:
+    """A curve's key value names a simulated line: equal, or its first word
+    (``vbs`` names the lines ``vbs above-target``, ``vbs partition``)."""
+    text = line_label if isinstance(line_label, str) else json.dumps(line_label)
+    v = str(value)
+    return text == v or text.startswith(v + " ")
+
+
+def _model_pairs(sel, fig: dict, entry: Entry, log) -> list:
+    """Add the model's curves for ``fig["model"]`` to ``sel.models`` and
+    return the (simulated line index or None, curve) pairs to tabulate.
+
+    ``model`` is a figure id of `wifitcp.models.overlay` (its curves kept
+    where their ``keys`` equal ``model_keys``; a curve pairs with the
+    simulated lines whose ``by`` value its key ``model_by`` names, or with
+    the only line), or ``tcp-throughput`` (Mathis and Padhye per run from
+    each flow's loss-event rate and RTT, see `_tcp_pairs`). A model that
+    fails leaves the figure without it, said in the log."""
+    want = fig["model"]
+    try:
+        if want == "tcp-throughput":
+            return _tcp_pairs(sel, fig, entry)
+        from .models import overlay
+
+        curves = overlay.model_curves(want, config=entry.scenario.base)
+    except Exception as e:  # the model is an addition: never lose the figure for it
+        log(f"{entry.name}: model {want} not drawn: {type(e).__name__}: {e}")
+        return []
+    keys = fig.get("model_keys") or {}
+    curves = [c for c in curves if all(c["keys"].get(k) == v for k, v in keys.items())]
+    by = fig.get("model_by")
+    pairs = []
+    for j, c in enumerate(curves):
+        if by is not None:
+            idx = [i for i, ln in enumerate(sel.lines) if _matches(c["keys"].get(by), ln.label)]
+        else:
+            idx = [0] if len(sel.lines) == 1 else []
+        color = idx[0] if idx else len(sel.lines) + j
+        sel.models.append((color, c["label"], c["x"], c["y"]))
+        if idx:
+            pairs.extend((i, c) for i in idx)
+        else:
+            pairs.append((None, c))
+    return pairs
+
+
+def _tcp_pairs(sel, fig: dict, entry: Entry) -> list:
+    """Mathis and Padhye beside each simulated line: per run, the formulas
+    summed over the run's TCP flows (those the figure's ``y`` counts: all,
+    or one class's for ``class_goodput_mbps[K]``), each fed with its own
+    loss-event rate and RTT (`wifitcp.models.tcp_throughput.from_flow`);
+    per point the mean over the runs where every such flow saw a loss
+    event (the formulas need p > 0)."""
+    from . import plot
+    from .models import tcp_throughput as T
+    from .scenario import get_path
+    from .store import Store
+
+    ids = sorted({rid for ln in sel.lines for p in ln.points for rid in p.run_ids})
+    with Store(sel.store, read_only=True) as st:
+        res = {r["run_id"]: r for r in st.query(
+            "SELECT run_id, result_json, config_json FROM runs WHERE run_id IN "
+            f"({', '.join('?' * len(ids))})", ids)} if ids else {}
+    m = plot._CLASS_Y.match(sel.y)
+
+    def per_run(rid):
+        r = res.get(rid)
+        if r is None:
+            return None
+        out = json.loads(r["result_json"]) if isinstance(r["result_json"], str) \
+            else r["result_json"]
+        cfg = json.loads(r["config_json"]) if isinstance(r["config_json"], str) \
+            else r["config_json"]
+        flows = [f for f in out.get("flows") or [] if f.get("kind") == "tcp"]
+        if m:
+            cls = (get_path(cfg, "channel.classes") or [])[int(m.group(1))]
+            names = set(cls.get("stations") or [])
+            flows = [f for f in flows if f.get("src") in names or f.get("dst") in names]
+        kw = {"mss": int(get_path(cfg, "tcp.mss") or 1460),
+              "w_max": get_path(cfg, "tcp.rwnd_packets"),
+              "min_rto_s": float(get_path(cfg, "tcp.min_rto_ms") or 200.0) / 1e3,
+              "b": 2 if get_path(cfg, "tcp.delayed_ack") else 1}
+        got = [T.from_flow(f, **kw) for f in flows]
+        if not got or any(g is None for g in got):
+            return None
+        return (sum(g["mathis_mbps"] for g in got), sum(g["padhye_mbps"] for g in got))
+
+    pairs = []
+    for i, ln in enumerate(sel.lines):
+        xs, ys = [], ([], [])
+        for p in ln.points:
+            vals = [v for v in (per_run(rid) for rid in p.run_ids) if v is not None]
+            if vals and plot._is_number(p.x):
+                xs.append(float(p.x))
+                for k in (0, 1):
+                    ys[k].append(sum(v[k] for v in vals) / len(vals))
+        name = (plot._label(ln.label) + " ") if sel.by else ""
+        for k, what in ((0, "Mathis"), (1, "Padhye")):
+            if xs:
+                c = {"label": f"{name}{what} (per flow p, RTT)", "x": xs, "y": ys[k]}
+                sel.models.append((i, c["label"], xs, ys[k]))
+                pairs.append((i, c))
+    return pairs
+
+
+def _model_table(sel, pairs: list) -> Optional[dict]:
+    """Model against simulation at the simulated x values: one row per
+    (curve, simulated line, x) with the difference and its % of the model."""
+    from . import plot
+    from .models.overlay import differences
+
+    if not pairs:
+        return None
+    rows = []
+    for i, c in pairs:
+        line = sel.lines[i] if i is not None else None
+        pts = [(p.x, p.stats.mean) for p in line.points if plot._is_number(p.x)] \
+            if line is not None else []
+        diffs = differences(c, pts)
+        sim_label = (plot._label(line.label) if sel.by else sel.y) if line is not None else "-"
+        if not diffs:
+            rows.append({"model": c["label"], "line": sim_label, "x": "-", "sim": "-",
+                         "value": "-", "diff": "-", "pct": "no simulated point at the "
+                         "model's x values"})
+        for x, y, mv, d, pct in diffs:
+            rows.append({"model": c["label"], "line": sim_label, "x": _fmt(x),
+                         "sim": _fmt(y), "value": _fmt(mv), "diff": f"{d:+.4g}",
+                         "pct": "-" if pct is None else f"{pct:+.1f} %"})
+    pcts = [abs(float(r["pct"].split()[0])) for r in rows if r["pct"].endswith(" %")]
+    pairs_seen: dict = {}
+    for r in rows:
+        if r["pct"].endswith(" %"):
+            pairs_seen.setdefault((r["model"], r["line"]), []).append(
+                abs(float(r["pct"].split()[0])))
+    summary = [{"model": m, "line": ln, "n": len(v), "mean": f"{sum(v) / len(v):.1f}",
+                "max": f"{max(v):.1f}"} for (m, ln), v in pairs_seen.items()]
+    return {"rows": rows, "max_abs_pct": f"{max(pcts):.1f}" if pcts else None,
+            "n": len(pcts), "summary": summary}
+
+
+def _model_figure(fid: str, entry: Entry, out: Path, j: int, log) -> dict:
+    """A figure the model draws alone (no simulation of it here)."""
+    from . import plot
+    from .models import overlay
+
+    title = f"{fid}: model only (not simulated)"
+    try:
+        curves = overlay.model_curves(fid, config=entry.scenario.base)
+    except Exception as e:
+        log(f"{entry.name}: model {fid} not drawn: {type(e).__name__}: {e}")
+        return {"title": title, "error": f"model {fid}: {e}"}
+    stem = f"{_slug(entry.name)}-model-{_slug(fid)}"
+    paths = plot.draw_curves(curves, str(out / "figures" / stem), ("png", "svg"), title=title)
+    png, svg = (Path(p).relative_to(out).as_posix() for p in paths)
+    rows = [{"model": c["label"], "line": "-", "x": _fmt(x), "sim": "-", "value": _fmt(y),
+             "diff": "-", "pct": "-"} for c in curves for x, y in zip(c["x"], c["y"])]
+    return {"title": title, "png": png, "svg": svg, "model_only": True,
+            "command": f"python -c \"from wifitcp.models import overlay; "
+                       f"print(overlay.model_curves('{fid}'))\"",
+            "expectation": "The model's curve for this figure; the simulator has no "
+                           "scenario for it.",
+            "model": {"rows": rows, "max_abs_pct": None, "n": 0, "summary": []}}
 
 
 def render(context: dict) -> str:

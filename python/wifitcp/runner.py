@@ -187,24 +187,6 @@ def canonical_result(text: str) -> str:
     return _canonical(text)[1]
 
 
-def trace_to_parquet(run_dir: str) -> None:
-    """Turn a run's ``packets.csv`` (the core's per-packet trace) into
-    ``packets.parquet`` with typed columns, and remove the CSV."""
-    import duckdb
-
-    csv = os.path.join(run_dir, "packets.csv")
-    pq = os.path.join(run_dir, "packets.parquet")
-    cols = ("{'time_s': 'DOUBLE', 'node': 'VARCHAR', 'iface': 'VARCHAR', 'event': 'VARCHAR', "
-            "'packet': 'UBIGINT', 'flow': 'INTEGER', 'size': 'INTEGER', 'reason': 'VARCHAR'}")
-    con = duckdb.connect()
-    try:
-        con.execute(f"COPY (SELECT * FROM read_csv('{csv}', header = true, columns = {cols})) "
-                    f"TO '{pq}' (FORMAT PARQUET)")
-    finally:
-        con.close()
-    os.remove(csv)
-
-
 def _execute(config_json: str, seed: int, progress: Any = None, pcap: Any = None,
              trace: Any = None) -> tuple:
     """Worker body: one core run. Never raises (panics included).
@@ -220,8 +202,6 @@ def _execute(config_json: str, seed: int, progress: Any = None, pcap: Any = None
         text = (core.run_text(config_json, seed)
                 if progress is None and pcap is None and trace is None
                 else core.run_text(config_json, seed, progress, pcap, trace))
-        if trace is not None:
-            trace_to_parquet(trace)
         wall = time.perf_counter() - t0
         try:
             result, text = _canonical(text)

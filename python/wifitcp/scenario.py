@@ -228,10 +228,21 @@ class Scenario:
                         set_path(config, path, copy.deepcopy(value))
                     except ValueError as e:
                         raise InputError(self.file, origins[path], str(e)) from None
+                resolve_files(config, Path(self.file).parent)
                 for seed in self.seeds:
                     specs.append(RunSpec(len(specs), self.name, dict(params), seed,
                                          config, origins, self.sets))
         return specs
+
+
+def resolve_files(config: dict, base: Path) -> None:
+    """Make each relative ``traffic[].trace_file`` relative to ``base`` (the
+    scenario file's folder), as docs/scenarios.md states; the core opens the
+    path it is given."""
+    for tr in config.get("traffic") or []:
+        f = tr.get("trace_file") if isinstance(tr, dict) else None
+        if isinstance(f, str) and f and not Path(f).is_absolute():
+            tr["trace_file"] = str(base / f)
 
 
 # --------------------------------------------------------------------------
@@ -418,9 +429,11 @@ def sweep_sets(sweeps: Iterable[str] = (), seeds: Optional[str] = None) -> list:
 # [campaign] and [report]
 
 CAMPAIGN_KEYS = {"jobs": int, "dask": str}
-REPORT_KEYS = {"title": str, "expectation": str, "paper": str, "figures": list}
+REPORT_KEYS = {"title": str, "expectation": str, "paper": str, "figures": list,
+               "models": list}
 FIGURE_KEYS = {"x": str, "y": str, "by": str, "where": dict, "title": str,
-               "expectation": str, "xlabel": str, "ylabel": str}
+               "expectation": str, "xlabel": str, "ylabel": str, "model": str,
+               "model_keys": dict, "model_by": str}
 
 
 def _parse_campaign(raw: Any, file: str) -> dict:
@@ -475,6 +488,12 @@ def parse_report(raw: Any, file: str, where: str = "report") -> dict:
         for k in ("x", "y"):
             if not fig.get(k):
                 raise InputError(file, f"{w}.{k}", "required")
+        if "model" in fig:
+            from .models.overlay import FIGURES
+
+            known = (*FIGURES, "bianchi", "tcp-throughput")
+            if fig["model"] not in known:
+                raise InputError(file, f"{w}.model", f"expected one of {', '.join(known)}")
         for k in ("x", "y", "by"):
             if k in fig:
                 try:
@@ -483,6 +502,13 @@ def parse_report(raw: Any, file: str, where: str = "report") -> dict:
                     raise InputError(file, f"{w}.{k}", str(e)) from None
         out.append(fig)
     rep["figures"] = out
+    if "models" in rep:
+        from .models.overlay import FIGURES
+
+        for i, fid in enumerate(rep["models"]):
+            if fid not in FIGURES:
+                raise InputError(file, f"{where}.models[{i}]",
+                                 f"expected one of {', '.join(FIGURES)}")
     return rep
 
 

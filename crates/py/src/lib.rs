@@ -49,7 +49,7 @@ fn check_config(py: Python<'_>, json: &str) -> PyResult<String> {
 /// stops the run) and `progress(sim_s, end_s, events, wall_s)` is called
 /// if given (an exception it raises stops the run and is re-raised).
 /// `pcap`: a directory to write one pcap file per interface into;
-/// `trace`: a directory to write the per-packet trace (`packets.csv`) into.
+/// `trace`: a directory to write the per-packet trace (`packets.parquet`) into.
 #[pyfunction]
 #[pyo3(signature = (json, seed, progress=None, pcap=None, trace=None))]
 fn run(

@@ -9,6 +9,14 @@
 //!   nodes a and b, both directions, as Ethernet II, at the instant it
 //!   reaches the far end (a tap on the cable at the receiving side).
 //!
+//! Frames that carry payload bytes are kept up to the end of their TCP/UDP
+//! header (`Snap::Headers`): the simulator's payload is zeros, so the
+//! record holds every header byte and the frame's original length (pcap's
+//! caplen < len, which Wireshark shows as "packet size limited during
+//! capture"), and the checksums in the headers are those of the whole
+//! frame; the FCS of a cut frame is not written. Frames without payload
+//! (TCP ACKs, 802.11 control frames) are kept whole, FCS included.
+//!
 //! Off by default, and then nothing on the per-packet path touches it (one
 //! test per frame in the medium, one per link delivery). The first I/O
 //! error (a full disk) stops the capture; the run then fails with
@@ -21,7 +29,7 @@ use wifitcp_wifi::medium::FrameTap;
 use wifitcp_wifi::phy::PhyStandard;
 use wifitcp_wire::codec::radiotap::RadiotapRepr;
 use wifitcp_wire::pcap::PcapTap;
-use wifitcp_wire::sim_bytes::{self, Control, ControlFrame, WlanHop};
+use wifitcp_wire::sim_bytes::{self, Control, ControlFrame, Snap, WlanHop};
 use wifitcp_wire::Packet;
 
 struct State {
@@ -50,7 +58,7 @@ pub struct Capture {
 impl Capture {
     /// Create `dir` and check it can be written (before the run starts).
     pub fn create(dir: &Path) -> Result<Capture, String> {
-        let tap = PcapTap::create(dir).map_err(|e| format!("pcap: {}: {e}", dir.display()))?;
+        let tap = PcapTap::create_with(dir, Snap::Headers).map_err(|e| format!("pcap: {}: {e}", dir.display()))?;
         Ok(Capture {
             state: Arc::new(Mutex::new(State { tap: Some(tap), dir: dir.display().to_string(), error: None })),
         })

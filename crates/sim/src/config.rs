@@ -286,6 +286,46 @@ pub enum Pattern {
     Cbr,
     /// Poisson arrivals.
     Poisson,
+    /// CBR during on periods, silent during off periods (`on_s`, `off_s`,
+    /// `on_off_distribution`).
+    #[serde(rename = "on-off")]
+    OnOff,
+    /// Game traffic of Janevski & Petrov (paper 002): client events
+    /// uplink, server updates downlink (`interval_ms`, `payload_bytes`).
+    Game,
+    /// Datagrams from a file of (time, size) pairs (`trace_file`).
+    Trace,
+    /// Echo requests answered by the peer (UDP echo, RFC 862), with
+    /// round-trip times in the result (`interval_ms`, `payload_bytes`).
+    Ping,
+}
+
+impl Pattern {
+    /// The scenario's spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pattern::Saturated => "saturated",
+            Pattern::Cbr => "cbr",
+            Pattern::Poisson => "poisson",
+            Pattern::OnOff => "on-off",
+            Pattern::Game => "game",
+            Pattern::Trace => "trace",
+            Pattern::Ping => "ping",
+        }
+    }
+}
+
+/// Distribution of the on and off periods of an on-off source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnOffDistribution {
+    /// Exponential with means `on_s`, `off_s`.
+    Exponential,
+    /// Exactly `on_s`, `off_s`.
+    Fixed,
+}
+fn d_onoff() -> OnOffDistribution {
+    OnOffDistribution::Exponential
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -334,6 +374,22 @@ pub struct Traffic {
     /// TCP settings overriding `[tcp]`.
     #[serde(default)]
     pub tcp: Option<TcpSection>,
+    /// on-off: mean (or fixed) on and off periods, seconds.
+    #[serde(default)]
+    pub on_s: Option<f64>,
+    #[serde(default)]
+    pub off_s: Option<f64>,
+    #[serde(default = "d_onoff")]
+    pub on_off_distribution: OnOffDistribution,
+    /// game, ping: interval between datagrams (default: see `apps`).
+    #[serde(default)]
+    pub interval_ms: Option<f64>,
+    /// game, ping: UDP payload bytes (default: see `apps`).
+    #[serde(default)]
+    pub payload_bytes: Option<u32>,
+    /// trace: the file of (time, size) pairs (docs/scenarios.md).
+    #[serde(default)]
+    pub trace_file: Option<String>,
 }
 fn d_pattern() -> Pattern {
     Pattern::Saturated
@@ -556,6 +612,7 @@ impl Scenario {
                     if tr.rate_mbps.is_some() {
                         return Err(format!("{p}.rate_mbps: TCP flows are window-limited; no rate"));
                     }
+                    crate::apps::reject_udp_keys(tr, &p)?;
                     if tr.peers(count, &p)?.iter().any(|x| x == "ap") {
                         return Err(format!("{p}.peer: a TCP flow needs a wired host as peer (the AP only bridges)"));
                     }
@@ -575,10 +632,14 @@ impl Scenario {
                     tr.msdu_bytes
                 ));
             }
+            crate::apps::validate(tr, &p)?;
             match (tr.pattern, tr.rate_mbps) {
                 (Pattern::Saturated, Some(_)) => return Err(format!("{p}.rate_mbps: not used by a saturated source")),
-                (Pattern::Cbr | Pattern::Poisson, None) => {
-                    return Err(format!("{p}.rate_mbps: required for pattern {:?}", tr.pattern))
+                (Pattern::Game | Pattern::Trace | Pattern::Ping, Some(_)) => {
+                    return Err(format!("{p}.rate_mbps: not used by pattern {}", tr.pattern.name()))
+                }
+                (Pattern::Cbr | Pattern::Poisson | Pattern::OnOff, None) => {
+                    return Err(format!("{p}.rate_mbps: required for pattern {}", tr.pattern.name()))
                 }
                 (_, Some(r)) if !(r.is_finite() && r > 0.0) => {
                     return Err(format!("{p}.rate_mbps: must be positive, got {r}"))

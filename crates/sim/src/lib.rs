@@ -12,6 +12,7 @@ pub mod endpoints;
 pub mod ledger;
 pub mod link;
 pub mod metrics;
+pub mod parquet;
 pub mod topology;
 pub mod trace;
 pub mod world;

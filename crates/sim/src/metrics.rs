@@ -44,6 +44,21 @@ pub struct FlowStats {
     /// Cumulative application bytes at each sample time.
     samples: Vec<(SimTime, u64)>,
     base: u64,
+    /// A ping flow's round-trip times (`None` for other flows).
+    echo: Option<Box<EchoStats>>,
+}
+
+/// Round-trip times of a ping flow's echo replies that arrived at or after
+/// the warm-up (the same window as `delivered`).
+#[derive(Clone, Debug, Default)]
+pub struct EchoStats {
+    pub replies: u64,
+    /// Replies to requests created at or after the warm-up (the numerator
+    /// of the round-trip loss ratio, over `window_generated`).
+    pub window_replies: u64,
+    rtt_sum_ns: u128,
+    rtt_max_ns: u64,
+    pub rtt: sketch::DelaySketch,
 }
 
 impl FlowStats {
@@ -65,7 +80,32 @@ impl FlowStats {
             window_delivered: 0,
             samples: Vec::new(),
             base: 0,
+            echo: None,
         }
+    }
+    /// This flow's datagrams are echo requests: keep round-trip times.
+    pub fn enable_echo(&mut self) {
+        self.echo = Some(Box::default());
+    }
+    /// The echo reply `p` (carrying its request's send time as `created`)
+    /// reached the requester at `now`.
+    pub fn on_echo_reply(&mut self, p: &Packet, now: SimTime, warmup: SimTime) {
+        let Some(e) = self.echo.as_deref_mut() else { return };
+        if now < warmup {
+            return;
+        }
+        e.replies += 1;
+        if p.created >= warmup {
+            e.window_replies += 1;
+        }
+        let d = now.saturating_since(p.created).as_nanos();
+        e.rtt_sum_ns += d as u128;
+        e.rtt_max_ns = e.rtt_max_ns.max(d);
+        e.rtt.insert(d);
+    }
+    /// A ping flow's round-trip statistics.
+    pub fn echo(&self) -> Option<&EchoStats> {
+        self.echo.as_deref()
     }
     /// A data packet (UDP datagram, TCP segment with payload) was created
     /// at `now`; the loss window starts at `warmup`.
@@ -215,6 +255,21 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64) -> Value {
             .map(|&(lo, hi, n)| json!([lo as f64 / 1e6, hi as f64 / 1e6, n])).collect::<Vec<_>>(),
         "series": s.series(),
     });
+    if let Some(e) = s.echo() {
+        let q = |x: f64| ms(e.rtt.quantile(x));
+        j["ping"] = json!({
+            "transport": "udp-echo",
+            "replies": e.replies,
+            "window_replies": e.window_replies,
+            "rtt_loss_ratio": (s.window_generated > 0)
+                .then(|| 1.0 - e.window_replies as f64 / s.window_generated as f64),
+            "rtt_mean_ms": (e.replies > 0).then(|| e.rtt_sum_ns as f64 / e.replies as f64 / 1e6),
+            "rtt_max_ms": (e.replies > 0).then(|| e.rtt_max_ns as f64 / 1e6),
+            "rtt_p50_ms": q(0.5), "rtt_p90_ms": q(0.9), "rtt_p99_ms": q(0.99), "rtt_p999_ms": q(0.999),
+            "rtt_histogram": e.rtt.histogram(HISTOGRAM_MERGE_BITS).iter()
+                .map(|&(lo, hi, n)| json!([lo as f64 / 1e6, hi as f64 / 1e6, n])).collect::<Vec<_>>(),
+        });
+    }
     if let FlowKind::Tcp { sender, receiver, completed, start, .. } = &f.kind {
         let c = &v.eps[*sender].conn;
         let st = c.stats();

@@ -88,6 +88,15 @@ fn run_case(case: &toml::Value) -> (String, String, String) {
             set(&mut doc, k, toml_to_json(v.clone()));
         }
     }
+    // A relative trace file is relative to the scenario's folder, as the
+    // Python loader resolves it (python/wifitcp/scenario.py, resolve_files).
+    for tr in doc.get_mut("traffic").and_then(|t| t.as_array_mut()).into_iter().flatten() {
+        if let Some(Value::String(f)) = tr.get_mut("trace_file") {
+            if Path::new(f.as_str()).is_relative() {
+                *f = file.parent().expect("a folder").join(&*f).to_string_lossy().into_owned();
+            }
+        }
+    }
     let seed = case.get("seed").and_then(|s| s.as_integer()).unwrap_or(1) as u64;
     let out = run_json(&doc.to_string(), seed).unwrap_or_else(|e| panic!("case {name}: {e:?}"));
     let mut r: Value = serde_json::from_str(&out).expect("result JSON");

@@ -7,14 +7,16 @@
 //!   LINKTYPE_IEEE802_11_RADIOTAP (127) or LINKTYPE_ETHERNET (1)
 //!   ([`PcapWriter::write_record`]);
 //! - [`PcapTap`] is the per-run tap: one file per interface in a directory,
-//!   fed with (time, interface, what was sent); see docs/wire.md;
+//!   fed with (time, interface, what was sent), keeping every byte or
+//!   headers only ([`Snap`]: a record's captured length below its original
+//!   length); see docs/wire.md;
 //! - [`read_pcap`] reads such a file back (tests, tools).
 //!
 //! Nothing here runs unless a tap is created: the simulator's types and hot
 //! path do not depend on it.
-use crate::codec::radiotap::RadiotapRepr;
+use crate::codec::radiotap::{RadiotapHeader, RadiotapRepr};
 use crate::packet::Packet;
-use crate::sim_bytes::{self, ControlFrame, WlanHop};
+use crate::sim_bytes::{self, ControlFrame, Snap, WlanHop};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -62,17 +64,25 @@ impl<W: Write> PcapWriter<W> {
     /// Write one record of this file's link type, stamped `at` (simulated
     /// time since the start of the run, so the capture starts at the epoch).
     pub fn write_record(&mut self, at: SimTime, bytes: &[u8]) -> io::Result<()> {
+        self.write_record_of(at, bytes, bytes.len())
+    }
+    /// Write the first `bytes.len()` bytes of a frame of `orig_len` bytes
+    /// (the record's captured length `incl_len` and original length
+    /// `orig_len` of pcap-savefile(5); `incl_len < orig_len` is a frame cut
+    /// by the snapshot, which readers show as such).
+    pub fn write_record_of(&mut self, at: SimTime, bytes: &[u8], orig_len: usize) -> io::Result<()> {
         let ns = at.as_nanos();
-        let len = u32::try_from(bytes.len())
-            .ok()
-            .filter(|&l| l <= SNAPLEN)
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "pcap record over the snapshot length"))?;
+        let big = || io::Error::new(io::ErrorKind::InvalidInput, "pcap record over the snapshot length");
+        let len = u32::try_from(bytes.len()).ok().filter(|&l| l <= SNAPLEN).ok_or_else(big)?;
+        let orig = u32::try_from(orig_len).ok().filter(|&l| l >= len).ok_or_else(big)?;
         let secs = u32::try_from(ns / 1_000_000_000)
             .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "time past the pcap timestamp range"))?;
-        self.out.write_all(&secs.to_le_bytes())?;
-        self.out.write_all(&((ns % 1_000_000_000) as u32).to_le_bytes())?;
-        self.out.write_all(&len.to_le_bytes())?;
-        self.out.write_all(&len.to_le_bytes())?;
+        let mut head = [0u8; 16];
+        head[..4].copy_from_slice(&secs.to_le_bytes());
+        head[4..8].copy_from_slice(&((ns % 1_000_000_000) as u32).to_le_bytes());
+        head[8..12].copy_from_slice(&len.to_le_bytes());
+        head[12..].copy_from_slice(&orig.to_le_bytes());
+        self.out.write_all(&head)?;
         self.out.write_all(bytes)
     }
     pub fn flush(&mut self) -> io::Result<()> {
@@ -86,10 +96,21 @@ impl<W: Write> PcapWriter<W> {
 /// One record read back: (time in ns, bytes).
 pub type Record = (u64, Vec<u8>);
 
+/// One record read back with its original length: (time in ns, captured
+/// bytes, original length).
+pub type RecordOf = (u64, Vec<u8>, u32);
+
 /// Read a pcap file written by [`PcapWriter`] (little-endian, either
-/// resolution): its link type and records. Malformed files are an
+/// resolution): its link type and records (the captured bytes; see
+/// [`read_pcap_lens`] for the original lengths). Malformed files are an
 /// `InvalidData` error.
 pub fn read_pcap(bytes: &[u8]) -> io::Result<(u32, Vec<Record>)> {
+    let (lt, recs) = read_pcap_lens(bytes)?;
+    Ok((lt, recs.into_iter().map(|(t, b, _)| (t, b)).collect()))
+}
+
+/// As [`read_pcap`], each record with its original length (`orig_len`).
+pub fn read_pcap_lens(bytes: &[u8]) -> io::Result<(u32, Vec<RecordOf>)> {
     let bad = |m: &str| io::Error::new(io::ErrorKind::InvalidData, m.to_string());
     if bytes.len() < 24 {
         return Err(bad("pcap global header cut short"));
@@ -109,8 +130,12 @@ pub fn read_pcap(bytes: &[u8]) -> io::Result<(u32, Vec<Record>)> {
         }
         let t = le(at) as u64 * 1_000_000_000 + le(at + 4) as u64 * scale;
         let n = le(at + 8) as usize;
+        let orig = le(at + 12);
+        if (orig as usize) < n {
+            return Err(bad("pcap record longer than its original length"));
+        }
         let end = at.checked_add(16 + n).filter(|&e| e <= bytes.len()).ok_or_else(|| bad("pcap record cut short"))?;
-        recs.push((t, bytes[at + 16..end].to_vec()));
+        recs.push((t, bytes[at + 16..end].to_vec(), orig));
         at = end;
     }
     Ok((linktype, recs))
@@ -141,7 +166,13 @@ impl IfaceKind {
 pub struct PcapTap {
     dir: PathBuf,
     files: BTreeMap<String, (IfaceKind, PcapWriter<BufWriter<File>>)>,
+    snap: Snap,
+    /// One record's bytes, reused (no allocation per record).
+    buf: Vec<u8>,
 }
+
+/// The write buffer of each file: large writes, few system calls.
+const FILE_BUFFER: usize = 1 << 20;
 
 /// `name` with every character other than ASCII letters, digits, `-`, `_`
 /// and `.` replaced by `_` (a file name on every platform).
@@ -158,18 +189,25 @@ fn file_stem(name: &str) -> String {
 impl PcapTap {
     /// Create `dir` (and parents) and check that a file can be written in
     /// it, so an unwritable directory is reported before the run starts.
+    /// Every byte of every frame ([`Snap::Full`]).
     pub fn create(dir: &Path) -> io::Result<PcapTap> {
+        Self::create_with(dir, Snap::Full)
+    }
+
+    /// As [`PcapTap::create`], keeping of each frame what `snap` says.
+    pub fn create_with(dir: &Path, snap: Snap) -> io::Result<PcapTap> {
         std::fs::create_dir_all(dir)?;
         let probe = dir.join(".wifitcp-pcap-probe");
         File::create(&probe)?.write_all(b"")?;
         std::fs::remove_file(&probe)?;
-        Ok(PcapTap { dir: dir.to_path_buf(), files: BTreeMap::new() })
+        Ok(PcapTap { dir: dir.to_path_buf(), files: BTreeMap::new(), snap, buf: Vec::with_capacity(2048) })
     }
 
     fn file(&mut self, iface: &str, kind: IfaceKind) -> io::Result<&mut PcapWriter<BufWriter<File>>> {
         if !self.files.contains_key(iface) {
             let path = self.dir.join(format!("{}.pcap", file_stem(iface)));
-            let w = PcapWriter::with_linktype(BufWriter::new(File::create(path)?), kind.linktype())?;
+            let w =
+                PcapWriter::with_linktype(BufWriter::with_capacity(FILE_BUFFER, File::create(path)?), kind.linktype())?;
             self.files.insert(iface.to_string(), (kind, w));
         }
         let (k, w) = self.files.get_mut(iface).expect("inserted above");
@@ -198,14 +236,38 @@ impl PcapTap {
         hop: &WlanHop,
         p: &Packet,
     ) -> io::Result<()> {
-        let frame = sim_bytes::wlan_data_frame(p, hop);
-        self.wlan_bytes(at, iface, radio, &frame)
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        let rl = radio.header_len();
+        buf.resize(rl, 0);
+        let snap = self.snap;
+        let r = radio
+            .emit(&mut RadiotapHeader::new_unchecked(&mut buf[..]))
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))
+            .and_then(|_| {
+                let whole = rl + sim_bytes::wlan_data_frame_into(p, hop, snap, &mut buf);
+                self.file(iface, IfaceKind::Wlan).and_then(|w| w.write_record_of(at, &buf, whole))
+            });
+        self.buf = buf;
+        r
     }
 
     /// Record a control frame (Ack, RTS, CTS, CF-End).
     pub fn wlan_control(&mut self, at: SimTime, iface: &str, radio: &RadiotapRepr, c: &ControlFrame) -> io::Result<()> {
-        let frame = sim_bytes::wlan_control_frame(c);
-        self.wlan_bytes(at, iface, radio, &frame)
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        let rl = radio.header_len();
+        buf.resize(rl, 0);
+        let r = radio
+            .emit(&mut RadiotapHeader::new_unchecked(&mut buf[..]))
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))
+            .and_then(|_| {
+                sim_bytes::wlan_control_frame_into(c, &mut buf);
+                self.file(iface, IfaceKind::Wlan)
+            })
+            .and_then(|w| w.write_record(at, &buf));
+        self.buf = buf;
+        r
     }
 
     /// Record an 802.11 frame given as bytes (FCS included when `radio`'s
@@ -218,8 +280,12 @@ impl PcapTap {
     /// Record `p` on a wired interface, framed as Ethernet II from station
     /// index `src` to `dst`.
     pub fn wired(&mut self, at: SimTime, iface: &str, src: u32, dst: u32, p: &Packet) -> io::Result<()> {
-        let frame = sim_bytes::ethernet_frame(p, src, dst);
-        self.record(at, iface, IfaceKind::Wired, &frame)
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        let whole = sim_bytes::ethernet_frame_into(p, src, dst, self.snap, &mut buf);
+        let r = self.file(iface, IfaceKind::Wired).and_then(|w| w.write_record_of(at, &buf, whole));
+        self.buf = buf;
+        r
     }
 
     /// Flush every file; the paths written, in interface-name order.
@@ -248,6 +314,18 @@ mod tests {
         assert_eq!(lt, 1);
         assert_eq!(recs, vec![(1_500_000_123, vec![1, 2, 3])]);
         assert!(read_pcap(&b[..30]).is_err());
+    }
+
+    #[test]
+    fn a_cut_record_keeps_its_original_length() {
+        let mut w = PcapWriter::with_linktype(Vec::new(), LINKTYPE_ETHERNET).unwrap();
+        w.write_record_of(SimTime::from_nanos(7), &[9, 8], 1514).unwrap();
+        assert!(w.write_record_of(SimTime::ZERO, &[1, 2, 3], 2).is_err()); // orig < caplen
+        let b = w.into_inner();
+        assert_eq!(read_pcap_lens(&b).unwrap().1, vec![(7, vec![9, 8], 1514)]);
+        let mut bad = b.clone();
+        bad[24 + 12..24 + 16].copy_from_slice(&1u32.to_le_bytes());
+        assert!(read_pcap(&bad).is_err());
     }
 
     #[test]

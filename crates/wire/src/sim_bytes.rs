@@ -114,6 +114,94 @@ pub fn datagram(p: &Packet) -> Vec<u8> {
     v
 }
 
+/// Append the IPv4 and transport headers of `p` to `out`, exactly as they
+/// begin [`datagram`]`(p)` (lengths and checksums of the whole datagram;
+/// the zero payload left out). Returns the headers' length.
+pub fn datagram_headers(p: &Packet, out: &mut Vec<u8>) -> usize {
+    let (ip, l4) = reprs(p);
+    let (hl, at) = (ip.header_len(), out.len());
+    let l4l = match &l4 {
+        L4Repr::Tcp(t) => t.header_len(),
+        L4Repr::Udp(u) => u.header_len(),
+    };
+    out.resize(at + hl + l4l, 0);
+    let b = &mut out[at..];
+    ip.emit_header(&mut b[..hl]).expect("a simulated packet encodes");
+    match &l4 {
+        L4Repr::Tcp(t) => t.emit_header(&mut b[hl..], ip.src, ip.dst),
+        L4Repr::Udp(u) => u.emit_header(&mut b[hl..], ip.src, ip.dst),
+    }
+    .expect("a simulated packet encodes");
+    hl + l4l
+}
+
+/// How much of a frame a capture keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Snap {
+    /// Every byte: headers, the zero payload and (802.11) the FCS.
+    Full,
+    /// Headers only when the packet has payload bytes: link, LLC/SNAP,
+    /// IPv4 and TCP/UDP headers, no payload and no FCS (the record keeps
+    /// the frame's full length, pcap's caplen < len); frames without
+    /// payload (TCP ACKs, control frames) are kept whole, FCS included.
+    /// The simulator's payload is zeros, so nothing is lost but bytes.
+    Headers,
+}
+
+/// Append the 802.11 data frame carrying `p` (as [`wlan_data_frame`]) to
+/// `out`, whole or, with [`Snap::Headers`] and a payload, up to the end of
+/// the TCP/UDP header. Returns the whole frame's length (FCS included).
+pub fn wlan_data_frame_into(p: &Packet, hop: &WlanHop, snap: Snap, out: &mut Vec<u8>) -> usize {
+    let full = data_frame_repr(p, hop);
+    let hl = full.header_len();
+    let whole = hl + full.payload_len + w::FCS_LEN;
+    if snap == Snap::Full || p.payload_len == 0 {
+        let at = out.len();
+        out.resize(at + hl + full.payload_len, 0);
+        let b = &mut out[at..];
+        b.fill(0);
+        MacFrameRepr::Data(full).emit(&mut w::MacFrame::new_unchecked(&mut b[..])).expect("data frame encodes");
+        SnapRepr::IPV4.emit(&mut SnapHeader::new_unchecked(&mut b[hl..])).expect("SNAP encodes");
+        write_datagram(p, &mut b[hl + 8..]).expect("a simulated packet encodes");
+        let c = crate::codec::crc32(&out[at..]);
+        out.extend_from_slice(&c.to_le_bytes());
+        return whole;
+    }
+    // The MAC header does not depend on the body's length: emit it for an
+    // empty body, then SNAP and the IP/transport headers.
+    let at = out.len();
+    out.resize(at + hl + 8, 0);
+    let head = DataFrameRepr { payload_len: 0, ..full };
+    MacFrameRepr::Data(head).emit(&mut w::MacFrame::new_unchecked(&mut out[at..at + hl])).expect("data frame encodes");
+    SnapRepr::IPV4.emit(&mut SnapHeader::new_unchecked(&mut out[at + hl..])).expect("SNAP encodes");
+    datagram_headers(p, out);
+    whole
+}
+
+/// Append the Ethernet II frame carrying `p` (as [`ethernet_frame`]) to
+/// `out`, whole or, with [`Snap::Headers`] and a payload, up to the end of
+/// the TCP/UDP header. Returns the whole frame's length.
+pub fn ethernet_frame_into(p: &Packet, src: u32, dst: u32, snap: Snap, out: &mut Vec<u8>) -> usize {
+    let e = ethernet::EthernetRepr {
+        dst: MacAddress::from_index(dst),
+        src: MacAddress::from_index(src),
+        ethertype: ethernet::ETHERTYPE_IPV4,
+    };
+    let whole = ethernet::HEADER_LEN + p.ip_len() as usize;
+    let at = out.len();
+    out.resize(at + ethernet::HEADER_LEN, 0);
+    e.emit(&mut ethernet::EthernetFrame::new_unchecked(&mut out[at..])).expect("Ethernet header encodes");
+    if snap == Snap::Full || p.payload_len == 0 {
+        let d = out.len();
+        out.resize(d + p.ip_len() as usize, 0);
+        out[d..].fill(0);
+        write_datagram(p, &mut out[d..]).expect("a simulated packet encodes");
+    } else {
+        datagram_headers(p, out);
+    }
+    whole
+}
+
 /// The simulator's option struct for an option list: the modelled options
 /// (the first of each kind); NOPs and unknown kinds are dropped.
 pub fn tcp_options_from_list(list: &[TcpOption]) -> TcpOptions {
@@ -209,6 +297,14 @@ fn duration_field(d: SimDur) -> u16 {
 /// address. The simulator models no BSSID for an IBSS; A3 there is the
 /// address of the lower of the two station indices.
 pub fn wlan_data_frame(p: &Packet, hop: &WlanHop) -> Vec<u8> {
+    let mut v = Vec::new();
+    wlan_data_frame_into(p, hop, Snap::Full, &mut v);
+    v
+}
+
+/// The MAC header's meaning for the data frame carrying `p` (see
+/// [`wlan_data_frame`]).
+fn data_frame_repr(p: &Packet, hop: &WlanHop) -> DataFrameRepr {
     let (ta, ra) = (MacAddress::from_index(hop.ta), MacAddress::from_index(hop.ra));
     let (fl, a1, a2, a3) = match hop.ap {
         Some(ap) if ap == hop.ta => (FcFlags::FROM_DS, ra, ta, ta),
@@ -217,7 +313,7 @@ pub fn wlan_data_frame(p: &Packet, hop: &WlanHop) -> Vec<u8> {
         None => (0, ra, ta, MacAddress::from_index(hop.ta.min(hop.ra))),
     };
     let msdu_len = SnapRepr::IPV4.header_len() + p.ip_len() as usize;
-    let d = DataFrameRepr {
+    DataFrameRepr {
         subtype: if hop.qos_tid.is_some() { w::subtype::QOS_DATA } else { w::subtype::DATA },
         flags: FcFlags(fl | if hop.retry { FcFlags::RETRY } else { 0 }),
         duration: duration_field(hop.duration),
@@ -230,15 +326,7 @@ pub fn wlan_data_frame(p: &Packet, hop: &WlanHop) -> Vec<u8> {
         qos_control: hop.qos_tid.map(|t| (t & 0x0f) as u16),
         ht_control: None,
         payload_len: msdu_len,
-    };
-    let hl = d.header_len();
-    let mut v = vec![0u8; hl + msdu_len];
-    let r = MacFrameRepr::Data(d);
-    r.emit(&mut w::MacFrame::new_unchecked(&mut v[..])).expect("data frame encodes");
-    SnapRepr::IPV4.emit(&mut SnapHeader::new_unchecked(&mut v[hl..])).expect("SNAP encodes");
-    write_datagram(p, &mut v[hl + 8..]).expect("a simulated packet encodes");
-    w::append_fcs(&mut v);
-    v
+    }
 }
 
 /// A control frame the simulator sends (with FCS).
@@ -263,28 +351,39 @@ pub struct ControlFrame {
 
 /// The bytes (with FCS) of a control frame.
 pub fn wlan_control_frame(c: &ControlFrame) -> Vec<u8> {
+    let mut v = Vec::new();
+    wlan_control_frame_into(c, &mut v);
+    v
+}
+
+/// Append the bytes (with FCS) of a control frame to `out`; returns their
+/// length.
+pub fn wlan_control_frame_into(c: &ControlFrame, out: &mut Vec<u8>) -> usize {
+    let r = control_repr(c);
+    let at = out.len();
+    out.resize(at + r.buffer_len(), 0);
+    r.emit(&mut w::MacFrame::new_unchecked(&mut out[at..])).expect("control frame encodes");
+    let c = crate::codec::crc32(&out[at..]);
+    out.extend_from_slice(&c.to_le_bytes());
+    out.len() - at
+}
+
+fn control_repr(c: &ControlFrame) -> MacFrameRepr {
     let (f, dur) = (FcFlags(0), duration_field(c.duration));
     let (ta, ra) = (MacAddress::from_index(c.ta), MacAddress::from_index(c.ra));
-    let r = match c.kind {
+    match c.kind {
         Control::Ack => MacFrameRepr::Ack { flags: f, duration: dur, ra },
         Control::Cts => MacFrameRepr::Cts { flags: f, duration: dur, ra },
         Control::Rts => MacFrameRepr::Rts { flags: f, duration: dur, ra, ta },
         Control::CfEnd => MacFrameRepr::CfEnd { flags: f, duration: 0, ra: MacAddress::BROADCAST, bssid: ta },
-    };
-    r.to_bytes(None, true).expect("control frame encodes")
+    }
 }
 
 /// An Ethernet II frame carrying `p` between stations `src` and `dst`
 /// (indices mapped as `MacAddress::from_index`).
 pub fn ethernet_frame(p: &Packet, src: u32, dst: u32) -> Vec<u8> {
-    let e = ethernet::EthernetRepr {
-        dst: MacAddress::from_index(dst),
-        src: MacAddress::from_index(src),
-        ethertype: ethernet::ETHERTYPE_IPV4,
-    };
-    let mut v = vec![0u8; ethernet::HEADER_LEN + p.ip_len() as usize];
-    e.emit(&mut ethernet::EthernetFrame::new_unchecked(&mut v[..])).expect("Ethernet header encodes");
-    write_datagram(p, &mut v[ethernet::HEADER_LEN..]).expect("a simulated packet encodes");
+    let mut v = Vec::new();
+    ethernet_frame_into(p, src, dst, Snap::Full, &mut v);
     v
 }
 
@@ -397,6 +496,49 @@ mod tests {
         assert!(decode_wlan(&rt.to_bytes(&q).unwrap()).is_ok());
         let e = ethernet_frame(&p, 1, 2);
         assert_eq!(decode_ethernet(&e).unwrap().ip.unwrap().payload_len as u32, p.ip_len() - 20);
+    }
+
+    #[test]
+    fn header_only_frames_are_the_whole_frames_cut_after_the_transport_header() {
+        let hop = WlanHop {
+            ta: 2,
+            ra: 0,
+            ap: Some(0),
+            seq: 9,
+            retry: false,
+            duration: SimDur::from_micros(44),
+            qos_tid: None,
+        };
+        let udp = {
+            let ip = Ipv4Header::new(Ipv4Addr::new(1, 1, 1, 1), Ipv4Addr::new(2, 2, 2, 2), PROTO_UDP);
+            Packet::new_udp(PacketId(2), FlowId(1), SimTime::ZERO, ip, UdpHeader { src_port: 9, dst_port: 10 }, 999)
+        };
+        let mut pkts: Vec<Packet> = all_option_sets().into_iter().map(|o| tcp_pkt(o, 1448)).collect();
+        pkts.extend([tcp_pkt(TcpOptions::default(), 1), udp]);
+        for p in pkts {
+            let whole = datagram(&p);
+            let mut h = vec![0xAA]; // appended after what is there
+            let n = datagram_headers(&p, &mut h);
+            assert_eq!(&h[1..], &whole[..n]);
+            assert_eq!(n as u32, p.ip_len() - p.payload_len);
+            for qos in [None, Some(3)] {
+                let hop = WlanHop { qos_tid: qos, ..hop };
+                let f = wlan_data_frame(&p, &hop);
+                let mut cut = Vec::new();
+                assert_eq!(wlan_data_frame_into(&p, &hop, Snap::Headers, &mut cut), f.len());
+                assert_eq!(cut.len(), f.len() - p.payload_len as usize - 4);
+                assert_eq!(&cut[..], &f[..cut.len()]);
+            }
+            let e = ethernet_frame(&p, 1, 2);
+            let mut cut = Vec::new();
+            assert_eq!(ethernet_frame_into(&p, 1, 2, Snap::Headers, &mut cut), e.len());
+            assert_eq!(&cut[..], &e[..e.len() - p.payload_len as usize]);
+        }
+        // Without payload the frame is kept whole, FCS included.
+        let ack = tcp_pkt(TcpOptions::default(), 0);
+        let mut cut = Vec::new();
+        assert_eq!(wlan_data_frame_into(&ack, &hop, Snap::Headers, &mut cut), cut.len());
+        assert_eq!(cut, wlan_data_frame(&ack, &hop));
     }
 
     #[test]

@@ -27,6 +27,10 @@ figure_id              curves
 ``cuzanauskas-fig2``   capacity vs power cap (power game)
 =====================  =====================================================
 
+Each curve also has ``keys``: what tells it from the figure's other curves
+(``retry_limit``, ``qdisc``, ``class`` (1-based), ``collision``), for the
+report to pick curves and pair them with simulated lines.
+
 Pokhrel curves use Table II timing unless ``config`` (a scenario document)
 is given, then the simulator's PHY tables. `differences` tabulates a
 curve against simulated ``(x, y)`` points.
@@ -43,9 +47,10 @@ P_W = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
 BUFFERS = (50, 100, 200, 300, 400, 500)
 
 
-def _curve(fig: str, label: str, model: str, x, y, xlabel: str, ylabel: str) -> dict:
+def _curve(fig: str, label: str, model: str, x, y, xlabel: str, ylabel: str,
+           **keys) -> dict:
     return {"figure": fig, "label": label, "model": model, "x": [float(v) for v in x],
-            "y": [float(v) for v in y], "xlabel": xlabel, "ylabel": ylabel}
+            "y": [float(v) for v in y], "xlabel": xlabel, "ylabel": ylabel, "keys": keys}
 
 
 def _timing(config: Optional[dict]):
@@ -79,7 +84,8 @@ def model_curves(figure_id: str, *, config: Optional[dict] = None,
                 for k in (0, 1):
                     out.append(_curve(fig, f"class {k + 1}, {q}, retry limit {lim} (model)",
                                       "pokhrel", p_ws, [r.goodput_mbps[k] for r in rs],
-                                      "p_w of class 2", "throughput per class (Mbit/s)"))
+                                      "p_w of class 2", "throughput per class (Mbit/s)",
+                                      retry_limit=lim, qdisc=q, **{"class": k + 1}))
     elif fig in ("pokhrel-fig9", "pokhrel-fig10", "pokhrel-fig13", "pokhrel-fig14"):
         for lim in retry_limits:
             qds = ("drop-tail", "vbs") if fig == "pokhrel-fig14" else ("drop-tail",)
@@ -89,20 +95,23 @@ def model_curves(figure_id: str, *, config: Optional[dict] = None,
                     for k in (0, 1):
                         out.append(_curve(fig, f"f_ap class {k + 1}, retry limit {lim} (model)",
                                           "pokhrel", p_ws, [r.f_ap[k] for r in rs],
-                                          "p_w of class 2", "AP transmission failure"))
+                                          "p_w of class 2", "AP transmission failure",
+                                          retry_limit=lim, **{"class": k + 1}))
                 elif fig == "pokhrel-fig10":
                     for k in (0, 1):
                         out.append(_curve(fig, f"p_d class {k + 1}, retry limit {lim} (model)",
                                           "pokhrel", p_ws, [r.p_d[k] for r in rs],
-                                          "p_w of class 2", "MAC discard probability"))
+                                          "p_w of class 2", "MAC discard probability",
+                                          retry_limit=lim, **{"class": k + 1}))
                 elif fig == "pokhrel-fig13":
                     out.append(_curve(fig, f"p_b, retry limit {lim} (model)", "pokhrel", p_ws,
                                       [r.p_b for r in rs], "p_w of class 2",
-                                      "AP buffer loss probability"))
+                                      "AP buffer loss probability", retry_limit=lim))
                 else:
                     out.append(_curve(fig, f"occupancy, {q}, retry limit {lim} (model)",
                                       "pokhrel", p_ws, [r.occupancy for r in rs],
-                                      "p_w of class 2", "AP buffer occupancy (packets)"))
+                                      "p_w of class 2", "AP buffer occupancy (packets)",
+                                      retry_limit=lim, qdisc=q))
     elif fig == "pokhrel-fig16":
         for lim in retry_limits:
             for q in ("drop-tail", "vbs"):
@@ -110,7 +119,8 @@ def model_curves(figure_id: str, *, config: Optional[dict] = None,
                 for k, nm in ((0, "uploads"), (1, "downloads")):
                     out.append(_curve(fig, f"{nm}, {q}, retry limit {lim} (model)", "pokhrel",
                                       p_ws, [r.goodput_mbps[k] for r in rs], "p_w",
-                                      "throughput (Mbit/s)"))
+                                      "throughput (Mbit/s)", retry_limit=lim, qdisc=q,
+                                      **{"class": k + 1}))
     elif fig == "pokhrel-fig17":
         for lim in retry_limits:
             for q in ("drop-tail", "vbs"):
@@ -118,19 +128,20 @@ def model_curves(figure_id: str, *, config: Optional[dict] = None,
                 for k, nm in ((0, "uploads"), (1, "downloads")):
                     out.append(_curve(fig, f"{nm}, {q}, retry limit {lim} (model)", "pokhrel",
                                       buffers, [r.goodput_mbps[k] for r in rs],
-                                      "AP buffer B_ap (packets)", "throughput (Mbit/s)"))
+                                      "AP buffer B_ap (packets)", "throughput (Mbit/s)",
+                                      retry_limit=lim, qdisc=q, **{"class": k + 1}))
     elif fig == "pokhrel-fig8":
         ns = list(range(1, 11))
         for lim in retry_limits:
             rs = [P.solve([P.SnrClass(n)], retry_limit=lim, timing=t) for n in ns]
             out.append(_curve(fig, f"total, retry limit {lim} (model)", "pokhrel", ns,
                               [r.total_mbps for r in rs], "downloading devices",
-                              "aggregate throughput (Mbit/s)"))
+                              "aggregate throughput (Mbit/s)", retry_limit=lim))
     elif fig == "pokhrel-fig7":
         b = 100
         gs = [0.5, 1, 2, 4, 8, 16]
         out.append(_curve(fig, "tol = (dErr/dc / 2B)^2, B = 100 (model)", "vbs", gs,
-                          [(g / (2 * b)) ** 2 for g in gs], "dErr/dc", "tol"))
+                          [(g / (2 * b)) ** 2 for g in gs], "dErr/dc", "tol", b=b))
     elif fig == "pokhrel-fig18":
         for lim in retry_limits:
             for q in ("drop-tail", "vbs"):
@@ -142,7 +153,7 @@ def model_curves(figure_id: str, *, config: Optional[dict] = None,
                     ys.append(r.goodput_mbps[0] / r.total_mbps)
                 out.append(_curve(fig, f"class 1 share, {q}, retry limit {lim} (model)",
                                   "pokhrel", [0, 60, 150], ys, "phase start (s)",
-                                  "class 1 throughput share"))
+                                  "class 1 throughput share", retry_limit=lim, qdisc=q))
     elif fig == "dcf-saturation":
         if config is None:
             raise ModelError("config", "dcf-saturation needs the scenario document")
@@ -152,7 +163,7 @@ def model_curves(figure_id: str, *, config: Optional[dict] = None,
         for v in ("eifs", "classic"):
             ys = [bianchi.from_scenario(config, n=n, collision=v)["throughput_mbps"] for n in ns]
             out.append(_curve(fig, f"Bianchi/{v}", "bianchi", ns, ys, "stations n",
-                              "MSDU throughput (Mbit/s)"))
+                              "MSDU throughput (Mbit/s)", collision=v))
     elif fig == "cuzanauskas-fig1":
         from . import power_game
 

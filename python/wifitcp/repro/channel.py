@@ -372,7 +372,10 @@ def jp_distance(p: dict, default: float) -> float:
 
 def jp_stats(r: dict) -> dict:
     ftp = next(f for f in r["flows"] if f["name"].startswith("ftp"))
-    game = [f["mean_delay_ms"] for f in r["flows"] if f["name"].startswith("game-down")]
+    games = [f for f in r["flows"] if f["name"].startswith("game-down")]
+    game = [f["mean_delay_ms"] for f in games]
+    nan = float("nan")
+    num = (lambda f, k: f.get(k) if isinstance(f.get(k), (int, float)) else nan)
     ap, n3 = r["stations"][0], r["stations"][1]
     acks_lost = n3.get("control_errors", 0)  # n3's MAC ACKs to BS1 the channel corrupted
     return {"tput": ftp["goodput_mbps"], "delay": ftp["mean_delay_ms"], "rto": ftp["tcp"]["timeouts"],
@@ -383,7 +386,16 @@ def jp_stats(r: dict) -> dict:
             "mac_drops": ap["drops"]["retry_limit"],
             "ifq_drops": r["queues"][0].get("dropped", {}).get("queue_full", 0),
             "occ": occupancy_after(r["queues"][0], r.get("warmup_s", 0.0), r.get("duration_s", 0.0)),
-            "game_delay": game[0] if game else float("nan")}
+            "game_delay": game[0] if game else nan,
+            # RFC 3550 jitter and delay percentiles (docs/results.md)
+            "game_jitter": num(games[0], "jitter_ms") if games else nan,
+            "game_p99": num(games[0], "delay_p99_ms") if games else nan,
+            "jitter": num(ftp, "jitter_ms"), "p50": num(ftp, "delay_p50_ms"),
+            "p99": num(ftp, "delay_p99_ms"),
+            # Table 2's UDP flows: (mean delay, jitter, p99, loss) per name prefix
+            "udp": {f["name"].split("/")[0]: (num(f, "mean_delay_ms"), num(f, "jitter_ms"),
+                                             num(f, "delay_p99_ms"), num(f, "loss_ratio"))
+                    for f in r["flows"] if f.get("kind") == "udp"}}
 
 
 def jp_aggregate(runs: list[tuple[dict, float, int]]) -> dict:
@@ -400,7 +412,9 @@ def jp_aggregate(runs: list[tuple[dict, float, int]]) -> dict:
         for it in items:  # the same configuration and seed from two files: once
             by_seed.setdefault(it[0]["seed"], it)
         st = [jp_stats(r) for r, _, _ in by_seed.values()]
-        agg[k] = {x: mean(s[x] for s in st) for x in st[0]}
+        agg[k] = {x: mean(s[x] for s in st) for x in st[0] if x != "udp"}
+        agg[k]["udp"] = {n: tuple(mean(s["udp"][n][i] for s in st) for i in range(4))
+                         for n in st[0]["udp"]}
         agg[k]["tput_sd"] = sd(s["tput"] for s in st)
         agg[k]["n"] = len(st)
     return agg
@@ -459,11 +473,27 @@ def janevski_report(agg: dict) -> str:
         for i, ifq in enumerate(IFQS):
             a = agg.get((v, 50.0, 3, ifq))
             row.append(f"{fmt(a['game_delay'], 2)} ({fmt(JP_TABLE4[v][i], 2)})" if a else "-")
+        for ifq in IFQS:
+            a = agg.get((v, 50.0, 3, ifq))
+            row.append(f"{fmt(a['game_jitter'], 3)} / {fmt(a['game_p99'], 2)}" if a else "-")
         rows.append(row)
     out.append("### Janevski & Petrov Table 4: game traffic A1 -> n1 (via BS0), n3 at 50 m, L = 3\n\n"
                "Mean one-way delay in ms, simulation (paper). Paper: 21.1-22.0 ms, i.e. the 20 ms of wired"
-               " delay plus 1-2 ms.\n\n"
-               + table(["variant", "IFQ 25", "IFQ 50", "IFQ 100"], rows))
+               " delay plus 1-2 ms. Then the simulated RFC 3550 jitter / p99 delay in ms (the paper gives"
+               " no jitter for Table 4).\n\n"
+               + table(["variant", "IFQ 25", "IFQ 50", "IFQ 100", "jitter / p99 IFQ 25", "IFQ 50",
+                        "IFQ 100"], rows))
+    # Table 2's UDP flows beside the FTP
+    rows = []
+    for v in VARIANTS:
+        a = agg.get((v, 50.0, 3, 50))
+        for n, (dl, jt, p99, loss) in sorted((a or {}).get("udp", {}).items()):
+            rows.append([v, n, fmt(dl, 2), fmt(jt, 3), fmt(p99, 2), fmt(loss, 4)])
+    out.append("### Janevski & Petrov Table 2's UDP flows, n3 at 50 m, L = 3, IFQ 50\n\n"
+               "Per flow (movie and chat from the synthetic traces, game from paper 002's periods and"
+               " sizes), mean one-way delay, RFC 3550 jitter and p99 delay in ms, loss over the counted"
+               " window.\n\n"
+               + table(["variant", "flow", "mean delay", "jitter", "p99", "loss"], rows))
     # Fig. 13 and Table 5
     rows = []
     for d in (5.0, 10.0):
@@ -478,13 +508,17 @@ def janevski_report(agg: dict) -> str:
             for ifq in IFQS:
                 a = agg.get((v, d, 3, ifq))
                 row.append(fmt(a["tput"]) if a else "-")
+            for ifq in IFQS:
+                a = agg.get((v, d, 3, ifq))
+                row.append(f"{fmt(a['jitter'], 3)} / {fmt(a['p99'], 1)}" if a else "-")
             rows.append(row)
     out.append("### Janevski & Petrov Table 5 and Fig. 13: FTP at 5 and 10 m, L = 3\n\n"
                "Mean one-way delay of the FTP segments in ms, simulation (paper's Table 5), and the"
                " simulated throughput (Fig. 13; paper: the IFQ size matters, bigger is better; SACK best at"
                " 5 m, Tahoe best at 10 m with IFQ 50/100 and poor at IFQ 25).\n\n"
                + table(["variant", "d (m)", "delay IFQ 25", "IFQ 50", "IFQ 100", "overall",
-                        "Mbit/s IFQ 25", "IFQ 50", "IFQ 100"], rows))
+                        "Mbit/s IFQ 25", "IFQ 50", "IFQ 100", "jitter / p99 ms IFQ 25", "IFQ 50",
+                        "IFQ 100"], rows))
     return "\n\n".join(out)
 
 

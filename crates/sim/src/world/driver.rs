@@ -23,7 +23,7 @@ impl World {
         Ok(())
     }
 
-    /// Write the per-packet trace of the run into `dir/packets.csv` (see
+    /// Write the per-packet trace of the run into `dir/packets.parquet` (see
     /// `crate::trace`); call before stepping.
     pub fn trace_to(&mut self, dir: &std::path::Path) -> Result<(), String> {
         let names = self.topo.nodes.iter().map(|n| n.name.clone()).collect();

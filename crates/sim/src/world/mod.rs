@@ -25,6 +25,7 @@ use demux::DemuxHash;
 pub use driver::Egress;
 use events::{Ev, EvCode, TimerOwner};
 use network::udp_arrived;
+use transport::ECHO_PORT;
 use wlan::build_bss;
 
 use crate::apps::Firing;

@@ -40,7 +40,10 @@ impl World {
             return;
         }
         match &p.l4 {
-            Transport::Udp(_) => udp_arrived(&mut self.ledger, &mut self.flows, self.warmup, &p, now),
+            Transport::Udp(h) => {
+                let h = h.clone();
+                self.udp_local(now, node, &p, &h)
+            }
             Transport::Tcp(h) => {
                 let Some(&ep) = self.demux.get(&(node, h.dst_port)) else {
                     self.drop_packet(now, node, "", &p, DropReason::NoReceiver);

@@ -2,6 +2,9 @@
 //! TCP endpoints' transmissions and timers, completion and sampling.
 use super::*;
 
+/// The echo service's port (RFC 862).
+pub(super) const ECHO_PORT: u16 = 7;
+
 impl World {
     pub(super) fn add_flows(&mut self, s: &Scenario, seed: u64) -> Result<(), String> {
         for (ti, tr) in s.traffic.iter().enumerate() {
@@ -19,12 +22,15 @@ impl World {
                 let name = format!("{}/{}", tr.name, self.topo.nodes[sta].name);
                 let start = SimTime::from_secs_f64(tr.start_s + k as f64 * tr.start_stagger_s);
                 let stop = tr.stop_s.map(SimTime::from_secs_f64).unwrap_or(self.end).min(self.end);
+                let mut first = start;
                 let kind = match tr.kind {
                     TrafficKind::Udp => {
-                        let source = crate::apps::build(tr, RngStream::derive(seed, &format!("traffic/{name}")));
+                        let mut source = crate::apps::build(tr, RngStream::derive(seed, &format!("traffic/{name}")))
+                            .map_err(|e| format!("{path}.{e}"))?;
                         if source.saturated() && src < self.bss.len() {
                             self.saturated[src].0.push((fi, self.topo.next_hop(src, dst)));
                         }
+                        first = source.start(start);
                         FlowKind::Udp { source, start, stop, src_port: 10_000 + fi as u16 }
                     }
                     TrafficKind::Tcp => {
@@ -62,20 +68,19 @@ impl World {
                     }
                 };
                 let kind_name = if tr.kind == TrafficKind::Udp { "udp" } else { "tcp" };
-                self.flows.push(FlowRt {
-                    src,
-                    dst,
-                    kind,
-                    stats: FlowStats::new(
-                        name,
-                        kind_name,
-                        self.topo.nodes[src].name.clone(),
-                        self.topo.nodes[dst].name.clone(),
-                    ),
-                });
+                let mut stats = FlowStats::new(
+                    name,
+                    kind_name,
+                    self.topo.nodes[src].name.clone(),
+                    self.topo.nodes[dst].name.clone(),
+                );
+                if matches!(&kind, FlowKind::Udp { source, .. } if source.echo()) {
+                    stats.enable_echo();
+                }
+                self.flows.push(FlowRt { src, dst, kind, stats });
                 let key = self.new_timer(TimerOwner::Flow(fi));
                 self.flow_timer.push(key);
-                self.arm(key, Some(start.min(self.end)));
+                self.arm(key, Some(first.min(self.end)));
             }
         }
         for ep in 0..self.eps.len() {
@@ -136,10 +141,34 @@ impl World {
         let id = self.ledger.generate();
         let f = &mut self.flows[fi];
         f.stats.on_generated(now, self.warmup);
-        let FlowKind::Udp { src_port, .. } = &f.kind else { unreachable!("UDP flow") };
+        let FlowKind::Udp { src_port, source, .. } = &f.kind else { unreachable!("UDP flow") };
         let ip = Ipv4Header::new(addr_of(f.src), addr_of(f.dst), PROTO_UDP);
         let payload = msdu_bytes - LLC_SNAP_LEN - 20 - 8;
-        Packet::new_udp(id, FlowId(fi as u32), now, ip, UdpHeader { src_port: *src_port, dst_port: 9 }, payload)
+        // RFC 862 echo (port 7) for a ping source, else RFC 863 discard (9).
+        let dst_port = if source.echo() { ECHO_PORT } else { 9 };
+        Packet::new_udp(id, FlowId(fi as u32), now, ip, UdpHeader { src_port: *src_port, dst_port }, payload)
+    }
+
+    /// A UDP datagram reached its destination `node`: an echo request is
+    /// counted as its flow's delivery and answered with a reply of the
+    /// same size, carrying the request's send time (the ping application,
+    /// `crate::apps`); an echo reply gives its flow a round-trip time;
+    /// any other datagram is its flow's delivery.
+    pub(super) fn udp_local(&mut self, now: SimTime, node: usize, p: &Packet, h: &UdpHeader) {
+        if h.src_port == ECHO_PORT {
+            if self.ledger.deliver(p.id) {
+                self.flows[p.flow.idx()].stats.on_echo_reply(p, now, self.warmup);
+            }
+            return;
+        }
+        udp_arrived(&mut self.ledger, &mut self.flows, self.warmup, p, now);
+        if h.dst_port == ECHO_PORT {
+            let id = self.ledger.generate();
+            let ip = Ipv4Header::new(p.ip.dst, p.ip.src, PROTO_UDP);
+            let reply = UdpHeader { src_port: ECHO_PORT, dst_port: h.src_port };
+            let r = Packet::new_udp(id, p.flow, p.created, ip, reply, p.payload_len);
+            self.send_from(now, node, r);
+        }
     }
 
     /// Send everything endpoint `ep` has to send and re-arm its timer.

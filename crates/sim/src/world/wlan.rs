@@ -38,10 +38,10 @@ impl World {
                 if let Some(t) = &self.trace {
                     t.packet(now, sta, "wlan", "receive", &pkt, None);
                 }
-                if matches!(pkt.l4, Transport::Udp(_))
-                    && self.topo.node_of(pkt.ip.dst) == Some(sta)
-                    && !self.hooked[sta]
-                {
+                // (Echo requests and replies take the full path: they are answered or timed.)
+                let plain_udp =
+                    matches!(&pkt.l4, Transport::Udp(h) if h.dst_port != ECHO_PORT && h.src_port != ECHO_PORT);
+                if plain_udp && self.topo.node_of(pkt.ip.dst) == Some(sta) && !self.hooked[sta] {
                     udp_arrived(&mut self.ledger, &mut self.flows, self.warmup, &pkt, now);
                 } else {
                     self.receive(now, sta, pkt);

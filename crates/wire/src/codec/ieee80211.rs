@@ -89,7 +89,8 @@ impl SeqCtrl {
     }
 }
 
-const FCS_LEN: usize = 4;
+/// The FCS's length (9.2.4.8).
+pub const FCS_LEN: usize = 4;
 const BAR_LEN: usize = 20;
 const BA_COMPRESSED_LEN: usize = 28;
 

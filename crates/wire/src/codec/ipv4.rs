@@ -204,6 +204,26 @@ impl Ipv4Repr {
         if b.len() < total as usize {
             return Err(Error::Truncated);
         }
+        self.emit_header(&mut b[..self.header_len()])
+    }
+    /// Write the header alone (checksum included, total length
+    /// `buffer_len()`) into `b`, exactly `header_len()` bytes: a capture
+    /// that keeps headers only (the payload is not needed for any field).
+    pub fn emit_header(&self, b: &mut [u8]) -> Result<()> {
+        if self.options.len() & 3 != 0 || self.options.len() > MAX_OPTIONS_LEN {
+            return Err(Error::Invalid("IPv4 options not a multiple of 4 or over 40 bytes"));
+        }
+        if self.frag_offset > 0x1fff {
+            return Err(Error::Invalid("IPv4 fragment offset over 13 bits"));
+        }
+        let total = u16::try_from(self.buffer_len()).map_err(|_| Error::Invalid("IPv4 datagram over 65535 bytes"))?;
+        if b.len() != self.header_len() {
+            return Err(if b.len() < self.header_len() {
+                Error::Truncated
+            } else {
+                Error::Invalid("buffer longer than header")
+            });
+        }
         b[field::VER_IHL] = 0x40 | (self.header_len() / 4) as u8;
         b[field::TOS] = self.tos;
         put_be16(b, field::LENGTH, total);
@@ -215,7 +235,7 @@ impl Ipv4Repr {
         b[field::SRC..field::SRC + 4].copy_from_slice(&self.src.octets());
         b[field::DST..field::DST + 4].copy_from_slice(&self.dst.octets());
         b[HEADER_LEN..HEADER_LEN + self.options.len()].copy_from_slice(&self.options);
-        p.fill_checksum();
+        Ipv4Packet::new_unchecked(b).fill_checksum();
         Ok(())
     }
     /// A datagram of `buffer_len()` bytes: this header, then `payload` (its

@@ -142,10 +142,25 @@ pub(crate) fn put_le32(b: &mut [u8], at: usize, v: u32) {
 /// a transport segment: the value to store, computed with the checksum field
 /// as it stands in `segment` (zero it first when filling).
 pub(crate) fn pseudo_checksum(src: std::net::Ipv4Addr, dst: std::net::Ipv4Addr, proto: u8, segment: &[u8]) -> u16 {
+    pseudo_checksum_zero_padded(src, dst, proto, segment, segment.len())
+}
+
+/// The same for a segment of `len` bytes whose first bytes are `head` and
+/// the rest zeros (the simulator's payload): zeros add nothing to the
+/// one's-complement sum, and `head` has an even length where it is used
+/// (TCP and UDP headers), so the sum over `head` is the sum over the
+/// segment; only the pseudo-header's length differs.
+pub(crate) fn pseudo_checksum_zero_padded(
+    src: std::net::Ipv4Addr,
+    dst: std::net::Ipv4Addr,
+    proto: u8,
+    head: &[u8],
+    len: usize,
+) -> u16 {
     let mut acc = crate::csum_add(0, &src.octets());
     acc = crate::csum_add(acc, &dst.octets());
-    acc += proto as u32 + segment.len() as u32;
-    acc = crate::csum_add(acc, segment);
+    acc += proto as u32 + len as u32;
+    acc = crate::csum_add(acc, head);
     crate::csum_finish(acc)
 }
 

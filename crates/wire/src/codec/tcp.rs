@@ -319,6 +319,38 @@ impl TcpRepr {
         src: Ipv4Addr,
         dst: Ipv4Addr,
     ) -> Result<()> {
+        let b = s.buffer.as_mut();
+        if b.len() != self.buffer_len() {
+            return Err(if b.len() < self.buffer_len() {
+                Error::Truncated
+            } else {
+                Error::Invalid("buffer longer than segment")
+            });
+        }
+        self.write_header(&mut b[..self.header_len()])?;
+        s.fill_checksum(src, dst);
+        Ok(())
+    }
+    /// Write the header alone into `b`, exactly `header_len()` bytes, with
+    /// the checksum of the whole segment as if `payload_len` zero bytes
+    /// followed (the simulator's payload): a capture that keeps headers only.
+    pub fn emit_header(&self, b: &mut [u8], src: Ipv4Addr, dst: Ipv4Addr) -> Result<()> {
+        if b.len() != self.header_len() {
+            return Err(if b.len() < self.header_len() {
+                Error::Truncated
+            } else {
+                Error::Invalid("buffer longer than header")
+            });
+        }
+        self.write_header(b)?;
+        put_be16(b, field::CHECKSUM, 0);
+        let c = super::pseudo_checksum_zero_padded(src, dst, crate::ip::PROTO_TCP, b, self.buffer_len());
+        put_be16(b, field::CHECKSUM, c);
+        Ok(())
+    }
+    /// The header's fields and options (checksum not filled) into `b`, at
+    /// least `header_len()` bytes.
+    fn write_header(&self, b: &mut [u8]) -> Result<()> {
         for o in &self.options {
             o.check()?;
         }
@@ -328,14 +360,6 @@ impl TcpRepr {
         }
         if self.reserved > 0x0f {
             return Err(Error::Invalid("TCP reserved bits over 4 bits"));
-        }
-        let b = s.buffer.as_mut();
-        if b.len() != self.buffer_len() {
-            return Err(if b.len() < self.buffer_len() {
-                Error::Truncated
-            } else {
-                Error::Invalid("buffer longer than segment")
-            });
         }
         put_be16(b, field::SRC_PORT, self.src_port);
         put_be16(b, field::DST_PORT, self.dst_port);
@@ -352,7 +376,6 @@ impl TcpRepr {
             o.write(&mut area[at..]);
             at += o.len();
         }
-        s.fill_checksum(src, dst);
         Ok(())
     }
     /// Header, then `payload` or zeros, checksum filled.

@@ -125,6 +125,29 @@ impl UdpRepr {
         d.fill_checksum(src, dst);
         Ok(())
     }
+    /// Write the header alone into `b`, exactly `header_len()` bytes, with
+    /// the checksum of the whole datagram as if `payload_len` zero bytes
+    /// followed (the simulator's payload): a capture that keeps headers only.
+    pub fn emit_header(&self, b: &mut [u8], src: Ipv4Addr, dst: Ipv4Addr) -> Result<()> {
+        let l = u16::try_from(self.buffer_len()).map_err(|_| Error::Invalid("UDP datagram over 65535 bytes"))?;
+        if b.len() != HEADER_LEN {
+            return Err(if b.len() < HEADER_LEN {
+                Error::Truncated
+            } else {
+                Error::Invalid("buffer longer than header")
+            });
+        }
+        put_be16(b, 0, self.src_port);
+        put_be16(b, 2, self.dst_port);
+        put_be16(b, 4, l);
+        put_be16(b, 6, 0);
+        let c = match super::pseudo_checksum_zero_padded(src, dst, crate::ip::PROTO_UDP, b, l as usize) {
+            0 => 0xffff,
+            c => c,
+        };
+        put_be16(b, 6, c);
+        Ok(())
+    }
     pub fn to_bytes(&self, src: Ipv4Addr, dst: Ipv4Addr, payload: Option<&[u8]>) -> Result<Vec<u8>> {
         let mut v = vec![0u8; self.buffer_len()];
         if let Some(pl) = payload {
