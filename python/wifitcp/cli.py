@@ -184,6 +184,33 @@ def build_parser() -> argparse.ArgumentParser:
     sc = command("schema", "every scenario key: type, default, range, unit")
     sc.add_argument("--markdown", action="store_true", help="as Markdown tables (default JSON)")
     sc.add_argument("--write", metavar="FILE.md", help="rewrite FILE.md's generated blocks")
+
+    em = command("emulate", "real Linux traffic through the simulated WLAN in real time "
+                            "(network namespaces; needs root or CAP_NET_ADMIN)")
+    em.add_argument("scenario", metavar="SCENARIO.toml", nargs="?")
+    em.add_argument("--seed", type=_seed, help="seed of the simulated network (default: the "
+                                               "scenario's first)")
+    em.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a value (dotted key, TOML value); repeatable")
+    em.add_argument("--duration", type=float, metavar="S",
+                    help="seconds of real time to run (default scenario.duration_s)")
+    em.add_argument("--on", nargs=2, action="append", default=[], metavar=("NODE", "CMD"),
+                    help="run CMD (a shell command) in NODE's namespace at the start; "
+                         "repeatable")
+    em.add_argument("--pcap", metavar="DIR",
+                    help="write the simulated network's pcap files and DIR/tun/<node>.pcap "
+                         "(every datagram through each node's interface)")
+    em.add_argument("--sysctl", action="append", default=[], metavar="KEY=VALUE",
+                    help="set this net.* sysctl in every namespace (after the scenario's); "
+                         "repeatable")
+    em.add_argument("--max-lag-ms", type=float, metavar="MS",
+                    help="p99 real-time lag above which the run is not valid (default 1)")
+    em.add_argument("--out", metavar="FILE.duckdb",
+                    help="results store (default results/<scenario-name>.duckdb)")
+    em.add_argument("--no-store", action="store_true", help="do not write a results store")
+    em.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    em.add_argument("--cleanup", action="store_true",
+                    help="remove every namespace an emulator that is no longer running left behind, then exit")
     return p
 
 
@@ -494,7 +521,67 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 COMMANDS = {"run": cmd_run, "validate": cmd_validate, "compare": cmd_compare,
             "export": cmd_export, "bench": cmd_bench, "plot": cmd_plot,
-            "report": cmd_report, "completion": cmd_completion, "schema": cmd_schema}
+            "report": cmd_report, "completion": cmd_completion, "schema": cmd_schema,
+            "emulate": lambda a: cmd_emulate(a)}
+
+
+def cmd_emulate(args: argparse.Namespace) -> int:
+    """`wifitcp emulate` (python/wifitcp/emulate.py)."""
+    from . import emulate, runner
+    from . import scenario as scn_mod
+
+    if args.cleanup:
+        if not emulate.has_net_admin():
+            raise InputError("emulate", "", "--cleanup needs root or CAP_NET_ADMIN")
+        gone = emulate.cleanup(only_dead=True)
+        print(f"removed {len(gone)} namespace(s)" + (": " + " ".join(gone) if gone else ""))
+        return 0
+    if args.scenario is None:
+        raise InputError("emulate", "", "give a SCENARIO.toml (or --cleanup)")
+    if args.duration is not None and not 0 < args.duration <= 86400:
+        raise InputError("--duration", "", f"{args.duration} s: must be in (0, 86400]")
+    if args.pcap is not None:
+        _check_writable_dir(args.pcap, "--pcap")
+    scn = api.load(args.scenario, sets=list(args.set), seed=args.seed)
+    items = scn_mod.check_all(scn)
+    if len({json.dumps(s.params, sort_keys=True) for s, _ in items}) > 1:
+        raise InputError(scn.file, "sweep", f"{scn.n_configs} configurations: the emulator runs "
+                         "one; pick it with --set")
+    spec, config = items[0]
+    t0 = time.perf_counter()
+    res = emulate.run(config, spec.seed, file=scn.file, duration=args.duration, on=args.on,
+                      pcap=args.pcap, max_lag_ms=args.max_lag_ms, sysctls=tuple(args.sysctl))
+    wall = time.perf_counter() - t0
+    e = res["emulation"]
+    if args.json:
+        print(json.dumps(res))
+    else:
+        for c in res["commands"]:
+            ip = c.get("iperf3")
+            tail = (f"iperf3 {ip['received_mbps']:.2f} Mbit/s" if ip else
+                    (c.get("stdout") or "").strip().splitlines()[-1:] or [""])
+            print(f"{c['node']:>8} {c['label']}: exit {c['exit_status']} "
+                  f"{tail if isinstance(tail, str) else tail[0]}")
+        for f in res["flows"]:
+            print(f"{f['name']}: {f['goodput_mbps']:.2f} Mbit/s at the MAC")
+        lag = e["event_lag"]
+        print(f"aggregate {res['aggregate_mbps']:.2f} Mbit/s, Jain {res['jain_index']:.3f}; "
+              f"lag p50 {lag['p50_ms']:.3f} ms p99 {lag['p99_ms']:.3f} ms max {lag['max_ms']:.3f} ms"
+              f" -> {'valid' if e['valid'] else 'NOT VALID'} (p99 limit {e['max_lag_p99_ms']} ms)")
+        for s in e.get("ignored_settings", []):
+            print(f"ignored: {s}")
+    if not args.no_store:
+        out = args.out or api.default_store_path(scn.name)
+        store = _open_store(out)
+        try:
+            params = dict(spec.params, emulate=True)
+            store.add_run(scenario=spec.scenario, scenario_hash=runner.config_hash(config),
+                          params=params, seed=spec.seed, version=core.version(),
+                          wall_time_s=wall, config=config, result=res)
+        finally:
+            store.close()
+        print(f"-> {out}", file=sys.stderr)
+    return 0 if e["valid"] else EXIT_FAILED
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

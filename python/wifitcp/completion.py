@@ -56,8 +56,10 @@ def _options(p: argparse.ArgumentParser) -> tuple:
             takes = a.nargs != 0 and not isinstance(
                 a, (argparse._StoreTrueAction, argparse._StoreFalseAction,
                     argparse._HelpAction, argparse._CountAction))
+            # (a metavar tuple names an option's several values: the first)
+            metavar = a.metavar[0] if isinstance(a.metavar, tuple) else a.metavar
             opts.append(Option(list(a.option_strings), help_text, takes,
-                               a.metavar or a.dest.upper(), list(a.choices or [])))
+                               metavar or a.dest.upper(), list(a.choices or [])))
         else:
             pos.append((a.metavar or a.dest, [str(c) for c in a.choices or []]))
     return opts, pos

@@ -20,6 +20,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use wifitcp_sim::api::{self, ApiError};
 
+mod emulate;
 mod network;
 
 fn to_py(err: ApiError) -> PyErr {
@@ -118,6 +119,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ht_ampdu_timing, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_class::<network::Network>()?;
+    m.add_function(wrap_pyfunction!(emulate::emulate, m)?)?;
+    m.add_function(wrap_pyfunction!(emulate::emu_open_tun, m)?)?;
     m.add("__version__", api::VERSION)?;
     Ok(())
 }

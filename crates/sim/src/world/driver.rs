@@ -102,6 +102,17 @@ impl World {
         self.hooked = (0..self.topo.nodes.len()).map(|i| self.external[i] || !self.agents[i].is_empty()).collect();
     }
 
+    /// The names of the nodes, by index (BSS members first, then wired
+    /// nodes); node `i` has address `topology::addr_of(i)`.
+    pub fn node_names(&self) -> Vec<String> {
+        self.topo.nodes.iter().map(|n| n.name.clone()).collect()
+    }
+
+    /// The end of the warm-up (`scenario.warmup_s`).
+    pub fn warmup(&self) -> SimTime {
+        self.warmup
+    }
+
     /// The index of the node named `name`.
     pub fn node_index(&self, name: &str) -> Option<usize> {
         self.topo.nodes.iter().position(|n| n.name == name)

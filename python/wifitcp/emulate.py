@@ -1,0 +1,576 @@
+"""``wifitcp emulate``: real Linux traffic through the simulated network.
+
+Every node of the scenario (APs, stations, wired nodes) gets a network
+namespace ``wtemu-<pid>-<node>`` with one TUN interface ``wifi0`` carrying
+the node's simulator address (``10.0.0.<index+1>``, `topology::addr_of`),
+a default route through it and ``/etc/netns/<ns>/hosts`` naming every node,
+so ``iperf3 -c server`` works inside a namespace. The interface is created
+in the root namespace by the core (``_core.emu_open_tun``, which keeps its
+descriptor), then moved into the node's namespace. The core's loop
+(crates/emu) reads what each namespace sends, injects it at its node of the
+simulated network at the wall-clock instant it was read, and writes what
+the simulation delivers to a node into that node's interface.
+
+The scenario's TCP settings become, per namespace, sysctls and route
+attributes where Linux has them (``TCP_SETTINGS`` below); the others are
+listed in the result as ignored. The scenario's TCP flows become iperf3
+transfers (a server per peer, started first; a client per flow at its start
+instant); other traffic is refused. ``--on NODE CMD`` runs more commands.
+
+Safety: only namespaces this module created (prefix ``wtemu-``) are ever
+touched; host interfaces and routes are not. Everything is removed on exit,
+on SIGINT/SIGTERM, and by ``wifitcp emulate --cleanup`` after a crash (TUN
+interfaces vanish with the process that holds them; namespaces and their
+``/etc/netns`` entries need the cleanup).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from . import core
+from .errors import InputError, RunError
+
+PREFIX = "wtemu-"
+IFACE = "wifi0"
+NETNS_ETC = Path("/etc/netns")
+#: TCP port of the first iperf3 server of the scenario's flows
+IPERF_PORT = 5201
+#: the emulation runs this long after the scenario's end (flows measured up
+#: to the end) when the scenario has TCP flows: time for iperf3 to report
+END_MARGIN_S = 2.0
+#: CAP_NET_ADMIN's bit in /proc/self/status CapEff
+CAP_NET_ADMIN = 12
+
+
+def _get(d: dict, key: str, default: Any) -> Any:
+    """``d[key]``, or ``default`` when absent or None (the normalised
+    configuration writes None for "the default")."""
+    v = d.get(key)
+    return default if v is None else v
+
+
+def addr_of(index: int) -> str:
+    """The simulator's address of node ``index`` (crates/sim topology::addr_of)."""
+    v = 0x0A00_0000 + index + 1
+    return ".".join(str((v >> s) & 0xFF) for s in (24, 16, 8, 0))
+
+
+def node_names(config: dict) -> list[str]:
+    """Node names in the simulator's order: BSS members (AP, stations of
+    each BSS as the core numbers them), then wired nodes."""
+    n = int(config["wlan"]["stations"])
+    aps = int(_get(config["wlan"], "aps", 1))
+    if aps != 1:
+        return []  # refused by check_supported
+    names = ["ap"] + [f"sta{i}" for i in range(n)]
+    return names + [x["name"] for x in config.get("nodes", [])]
+
+
+def has_net_admin() -> bool:
+    """CAP_NET_ADMIN in the effective set (root without it is not enough)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("CapEff:"):
+                return bool(int(line.split()[1], 16) >> CAP_NET_ADMIN & 1)
+    except OSError:
+        return os.geteuid() == 0
+    return False
+
+
+def _ip(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    r = subprocess.run(["ip", *args], capture_output=True, text=True)
+    if check and r.returncode != 0:
+        raise RunError(f"ip {' '.join(args)}: {r.stderr.strip() or r.returncode}")
+    return r
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def our_namespaces() -> list[str]:
+    r = _ip("netns", "list", check=False)
+    names = [ln.split()[0] for ln in r.stdout.splitlines() if ln.strip()]
+    return [n for n in names if n.startswith(PREFIX)]
+
+
+def remove_namespace(ns: str) -> None:
+    """Kill what runs in ``ns``, delete it and its /etc/netns entry."""
+    if not ns.startswith(PREFIX):
+        raise ValueError(f"not an emulator namespace: {ns}")
+    r = _ip("netns", "pids", ns, check=False)
+    for p in r.stdout.split():
+        try:
+            os.kill(int(p), signal.SIGKILL)
+        except (ProcessLookupError, ValueError):
+            pass
+    _ip("netns", "del", ns, check=False)
+    shutil.rmtree(NETNS_ETC / ns, ignore_errors=True)
+
+
+def cleanup(only_dead: bool = False) -> list[str]:
+    """Remove the emulator's namespaces (with ``only_dead``: those whose
+    emulator process is gone); returns their names."""
+    found = set(our_namespaces())
+    if NETNS_ETC.is_dir():
+        found |= {p.name for p in NETNS_ETC.iterdir() if p.name.startswith(PREFIX)}
+    done = []
+    for ns in sorted(found):
+        if only_dead:
+            try:
+                pid = int(ns[len(PREFIX):].split("-", 1)[0])
+            except ValueError:
+                pid = -1
+            if pid > 0 and _pid_alive(pid):
+                continue
+        remove_namespace(ns)
+        done.append(ns)
+    return done
+
+
+# --------------------------------------------------------------------------
+# what of a scenario the emulator can run
+
+#: scenario TCP setting -> how Linux gets it (a namespace sysctl or a route
+#: attribute); settings not listed here are reported as ignored when they
+#: differ from Linux's own behaviour.
+TCP_SETTINGS = {
+    "cc": "sysctl net.ipv4.tcp_congestion_control",
+    "sack": "sysctl net.ipv4.tcp_sack",
+    "timestamps": "sysctl net.ipv4.tcp_timestamps",
+    "window_scaling": "sysctl net.ipv4.tcp_window_scaling",
+    "syn_retries": "sysctl net.ipv4.tcp_syn_retries",
+    "max_retransmissions": "sysctl net.ipv4.tcp_retries2",
+    "rwnd_bytes": "sysctl net.ipv4.tcp_rmem (maximum 2 x the window: Linux "
+                  "advertises about half its receive buffer)",
+    "rwnd_packets": "as rwnd_bytes, rwnd_packets x mss",
+    "mss": "interface MTU = mss + 40",
+    "initial_window": "route initcwnd",
+    "min_rto_ms": "route rto_min",
+    "delayed_ack": "route quickack (false: every segment ACKed at once)",
+}
+CC_LINUX = {"reno": "reno", "cubic": "cubic"}
+CC_KEY = "net.ipv4.tcp_congestion_control"
+
+
+def tcp_plan(tcp: dict) -> tuple[dict, dict, list[str]]:
+    """(sysctls, route attributes, ignored settings) for the [tcp] table
+    (normalised: every key present)."""
+    tcp = {k: v for k, v in tcp.items() if v is not None}  # normalised: None = default
+    sysctl: dict = {}
+    route: dict = {}
+    ignored: list[str] = []
+    cc = tcp.get("cc", "reno")
+    if cc in CC_LINUX:
+        sysctl["net.ipv4.tcp_congestion_control"] = CC_LINUX[cc]
+    else:
+        ignored.append(f"tcp.cc = {cc!r} (Linux here has {', '.join(sorted(CC_LINUX))}; host default used)")
+    sysctl["net.ipv4.tcp_sack"] = int(bool(tcp.get("sack", True)))
+    sysctl["net.ipv4.tcp_timestamps"] = int(bool(tcp.get("timestamps", False)))
+    sysctl["net.ipv4.tcp_window_scaling"] = int(bool(tcp.get("window_scaling", True)))
+    sysctl["net.ipv4.tcp_syn_retries"] = min(int(tcp.get("syn_retries", 6)), 127)
+    sysctl["net.ipv4.tcp_retries2"] = min(int(tcp.get("max_retransmissions", 15)), 255)
+    # fresh state per run: no cached ssthresh/RTT from an earlier connection
+    sysctl["net.ipv4.tcp_no_metrics_save"] = 1
+    mss = int(tcp.get("mss", 1460))
+    rwnd = tcp.get("rwnd_packets")
+    rwnd_bytes = int(rwnd) * mss if rwnd else int(tcp.get("rwnd_bytes", 65535))
+    buf = max(4096, 2 * rwnd_bytes)
+    sysctl["net.ipv4.tcp_rmem"] = f"4096 {min(buf, 131072)} {buf}"
+    if tcp.get("initial_window") is not None:
+        route["initcwnd"] = str(int(tcp["initial_window"]))
+    route["rto_min"] = f"{int(float(tcp.get('min_rto_ms', 1000.0)))}ms"
+    if not tcp.get("delayed_ack", True):
+        route["quickack"] = "1"
+    rec = tcp.get("recovery", "newreno")
+    if rec in ("tahoe", "reno"):
+        ignored.append(f"tcp.recovery = {rec!r} (Linux recovers with SACK/NewReno, PRR and RACK)")
+    if not tcp.get("limited_transmit", True):
+        ignored.append("tcp.limited_transmit = false (always on in Linux)")
+    if float(tcp.get("initial_rto_ms", 1000.0)) != 1000.0:
+        ignored.append("tcp.initial_rto_ms (Linux: 1 s)")
+    if float(tcp.get("max_rto_ms", 60000.0)) != 60000.0:
+        ignored.append("tcp.max_rto_ms (Linux: 120 s)")
+    if tcp.get("delayed_ack", True) and (int(tcp.get("delayed_ack_count", 2)) != 2
+                                         or float(tcp.get("delayed_ack_ms", 200.0)) != 200.0):
+        ignored.append("tcp.delayed_ack_count / delayed_ack_ms (Linux's own delayed-ACK rules)")
+    if tcp.get("trace_cwnd"):
+        ignored.append("tcp.trace_cwnd (use ss -i inside a namespace)")
+    return sysctl, route, ignored
+
+
+@dataclass
+class Command:
+    node: str
+    argv: list
+    start_s: float = 0.0
+    server: bool = False
+    label: str = ""
+    proc: Any = None
+    out: Any = None
+    err: Any = None
+    rc: Optional[int] = None
+    iperf_json: bool = False
+    started_s: Optional[float] = None
+    stdout: str = ""
+    stderr: str = ""
+
+
+def traffic_commands(config: dict, names: list[str], duration: float, file: str) -> list[Command]:
+    """iperf3 servers and clients for the scenario's TCP flows."""
+    cmds: list[Command] = []
+    servers: dict = {}
+    stations = [n for n in names if n.startswith("sta")]
+    for i, t in enumerate(config.get("traffic", [])):
+        where = f"traffic[{i}]"
+        if t.get("kind") != "tcp":
+            raise InputError(file, f"{where}.kind", f"the emulator runs TCP flows only (as iperf3 "
+                             f"transfers), not {t.get('kind')!r}; remove it or use --on")
+        sel = _get(t, "stations", "all")
+        idx = list(range(len(stations))) if sel == "all" else [int(x) for x in sel]
+        peers = _get(t, "peer", "ap")
+        for k, si in enumerate(idx):
+            sta = stations[si]
+            peer = peers[k] if isinstance(peers, list) else peers
+            if peer not in names:
+                raise InputError(file, f"{where}.peer", f"no node {peer!r}")
+            start = float(_get(t, "start_s", 0.0)) + k * float(_get(t, "start_stagger_s", 0.0))
+            stop = t.get("stop_s")
+            end = min(float(stop), duration) if stop is not None else duration
+            # the transfer ends at the scenario's end; the emulation runs
+            # END_MARGIN_S longer for iperf3 to exchange its results (its
+            # control connection queues behind the data)
+            secs = end - start
+            if secs < 1:
+                continue
+            up = _get(t, "direction", "uplink") == "uplink"
+            # The server sits at the data's receiver for an upload, at the
+            # station for a download (iperf3 -R reverses the data).
+            srv_node, cli_node = (peer, sta)
+            port = IPERF_PORT + len(servers)
+            servers[(srv_node, port)] = True
+            cmds.append(Command(srv_node, ["iperf3", "-s", "-1", "-p", str(port)], 0.0, True,
+                                f"{t['name']}/{sta} server"))
+            argv = ["iperf3", "-c", srv_node, "-p", str(port), "-J", "-t", f"{secs:.1f}"]
+            if not up:
+                argv.append("-R")
+            if t.get("bytes") is not None:
+                argv[argv.index("-t"):argv.index("-t") + 2] = ["-n", str(int(t["bytes"]))]
+            cmds.append(Command(cli_node, argv, start, False, f"{t['name']}/{sta}", iperf_json=True))
+    return cmds
+
+
+def check_supported(config: dict, file: str) -> None:
+    """Refuse, in one line, a scenario feature the emulator cannot run."""
+    w = config.get("wlan", {})
+    if int(_get(w, "aps", 1)) != 1:
+        raise InputError(file, "wlan.aps", "the emulator runs one BSS only")
+
+
+# --------------------------------------------------------------------------
+# the run
+
+@dataclass
+class Emulation:
+    config: dict
+    seed: int
+    names: list
+    file: str
+    max_lag_ms: Optional[float] = None
+    log_dir: Optional[str] = None
+    pcap: Optional[str] = None
+    ns: dict = field(default_factory=dict)      # node -> namespace
+    fds: list = field(default_factory=list)     # (node, name, fd)
+    ignored: list = field(default_factory=list)
+    stop_r: int = -1
+    stop_w: int = -1
+    #: the controller iperf3 flows ask for per socket (set by setup)
+    cc_per_socket: Optional[str] = None
+    #: more sysctls for every namespace (--sysctl KEY=VALUE)
+    extra_sysctl: dict = field(default_factory=dict)
+
+    def ns_name(self, node: str) -> str:
+        return f"{PREFIX}{os.getpid()}-{node}"
+
+    def setup(self) -> None:
+        sysctl, route, self.ignored = tcp_plan(self.config.get("tcp") or {})
+        hosts = "127.0.0.1 localhost\n" + "".join(
+            f"{addr_of(i)} {n}\n" for i, n in enumerate(self.names))
+        mtu = int(_get(self.config.get("tcp") or {}, "mss", 1460)) + 40
+        for i, node in enumerate(self.names):
+            ns = self.ns_name(node)
+            _ip("netns", "add", ns)
+            self.ns[node] = ns
+            etc = NETNS_ETC / ns
+            etc.mkdir(parents=True, exist_ok=True)
+            (etc / "hosts").write_text(hosts)
+            # sysctls first: IPv6 off before the interface comes up (no
+            # router solicitations on it)
+            cc = sysctl.get(CC_KEY)
+            if cc is not None:
+                # Linux lets a namespace's default be only a controller of the
+                # host's net.ipv4.tcp_allowed_congestion_control (the host is
+                # left alone): otherwise the scenario's flows ask for it per
+                # socket (iperf3 -C) and the namespace keeps the host default.
+                r = subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-q", "-w", f"{CC_KEY}={cc}"],
+                                   capture_output=True, text=True)
+                if r.returncode != 0 and i == 0:
+                    self.cc_per_socket = cc
+                    host = Path("/proc/sys/net/ipv4/tcp_congestion_control").read_text().strip()
+                    self.ignored.append(f"tcp.cc = {cc!r} as the namespaces' default (not in the host's "
+                                        f"tcp_allowed_congestion_control; iperf3 flows use -C {cc}, "
+                                        f"other commands get {host!r})")
+            args = ["ip", "netns", "exec", ns, "sysctl", "-q", "-w"]
+            args += [f"{k}={v}" for k, v in sysctl.items() if k != CC_KEY]
+            args += ["net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"]
+            r = subprocess.run(args, capture_output=True, text=True)
+            if r.returncode != 0:
+                raise RunError(f"sysctl in {ns}: {r.stderr.strip()}")
+            if self.extra_sysctl:
+                r = subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-q", "-w",
+                                    *(f"{k}={v}" for k, v in self.extra_sysctl.items())],
+                                   capture_output=True, text=True)
+                if r.returncode != 0:
+                    raise InputError("--sysctl", "", r.stderr.strip().splitlines()[0])
+            tmp = f"wte{os.getpid() % 100000}x{i}"[:15]
+            fd = core.impl().emu_open_tun(tmp)
+            self.fds.append((node, node, fd))
+            _ip("link", "set", tmp, "netns", ns)
+            _ip("-n", ns, "link", "set", tmp, "name", IFACE)
+            _ip("-n", ns, "link", "set", "lo", "up")
+            _ip("-n", ns, "link", "set", IFACE, "mtu", str(mtu), "up")
+            _ip("-n", ns, "addr", "add", f"{addr_of(i)}/32", "dev", IFACE)
+            attrs = [x for k, v in route.items() for x in (k, v)]
+            _ip("-n", ns, "route", "add", "default", "dev", IFACE, *attrs)
+        self.stop_r, self.stop_w = os.pipe()
+
+    def teardown(self) -> None:
+        for _, _, fd in self.fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.fds = []
+        for ns in self.ns.values():
+            remove_namespace(ns)
+        self.ns = {}
+        for fd in (self.stop_r, self.stop_w):
+            if fd >= 0:
+                os.close(fd)
+        self.stop_r = self.stop_w = -1
+
+    def stop(self) -> None:
+        if self.stop_w >= 0:
+            try:
+                os.write(self.stop_w, b"x")
+            except OSError:
+                pass
+
+    def start(self, c: Command, t0: float, outdir: Path) -> None:
+        safe = c.label.replace("/", "_").replace(" ", "_") or c.node
+        c.out = open(outdir / f"{safe}.out", "w+")
+        c.err = open(outdir / f"{safe}.err", "w+")
+        c.started_s = time.monotonic() - t0
+        if c.iperf_json and self.cc_per_socket and "-C" not in c.argv:
+            c.argv = [*c.argv, "-C", self.cc_per_socket]
+        c.proc = subprocess.Popen(["ip", "netns", "exec", self.ns[c.node], *c.argv], stdout=c.out,
+                                  stderr=c.err, stdin=subprocess.DEVNULL, start_new_session=True)
+
+
+def _finish_command(c: Command) -> dict:
+    for f, attr in ((c.out, "stdout"), (c.err, "stderr")):
+        if f is not None:
+            f.seek(0)
+            setattr(c, attr, f.read())
+            f.close()
+    d = {"node": c.node, "label": c.label, "argv": c.argv, "start_s": c.start_s,
+         "started_s": c.started_s, "exit_status": c.rc, "server": c.server}
+    if c.stdout.lstrip().startswith("{") and '"end"' in c.stdout:  # iperf3 -J
+        try:
+            j = json.loads(c.stdout)
+            end = j.get("end", {})
+            rx = end.get("sum_received", {})
+            tx = end.get("sum_sent", {})
+            d["iperf3"] = {"received_mbps": rx.get("bits_per_second", 0) / 1e6,
+                           "sent_mbps": tx.get("bits_per_second", 0) / 1e6,
+                           "retransmits": tx.get("retransmits"),
+                           "seconds": rx.get("seconds"),
+                           "error": j.get("error")}
+            return d
+        except (json.JSONDecodeError, AttributeError):
+            pass
+    d["stdout"] = c.stdout[-4000:]
+    d["stderr"] = c.stderr[-2000:]
+    return d
+
+
+def run(config: dict, seed: int, *, file: str, duration: Optional[float], on: list,
+        pcap: Optional[str] = None, max_lag_ms: Optional[float] = None,
+        workdir: Optional[str] = None, sysctls: tuple = ()) -> dict:
+    """Emulate one configuration (normalised config dict) and return the
+    result (the core's result plus ``emulation`` and ``commands``)."""
+    config = json.loads(json.dumps(config))
+    if duration is not None:
+        config["scenario"]["duration_s"] = float(duration)
+    duration = float(_get(config["scenario"], "duration_s", 10.0))
+    check_supported(config, file)
+    names = node_names(config)
+    for node, _ in on:
+        if node not in names:
+            raise InputError("--on", "", f"no node {node!r} in the scenario (nodes: {', '.join(names)})")
+    cmds = traffic_commands(config, names, duration, file)
+    cmds += [Command(node, ["sh", "-c", cmd], 0.0, False, f"on {node} {k}") for k, (node, cmd) in enumerate(on)]
+    for c in cmds:
+        if shutil.which(c.argv[0]) is None:
+            raise InputError(file if c.argv[0] == "iperf3" else "--on", "",
+                             f"{c.argv[0]} not found (install it: apt-get install {c.argv[0]})")
+    if not has_net_admin():
+        raise InputError("emulate", "", "needs root or CAP_NET_ADMIN (it creates network namespaces "
+                                        "and TUN interfaces)")
+    if shutil.which("ip") is None:
+        raise InputError("emulate", "", "the ip command (iproute2) is not installed")
+    cleanup(only_dead=True)
+    core_config = dict(config)
+    core_config["traffic"] = []  # the real flows replace the simulated ones
+    measure_until = None
+    if cmds and any(c.iperf_json for c in cmds):
+        core_config["scenario"] = dict(config["scenario"], duration_s=duration + END_MARGIN_S)
+        measure_until = duration
+    em = Emulation(core_config, seed, names, file, max_lag_ms, pcap=pcap)
+    for item in sysctls:
+        key, sep, value = item.partition("=")
+        if not sep or not key.startswith("net."):
+            raise InputError("--sysctl", "", f"{item!r}: expected net.KEY=VALUE")
+        em.extra_sysctl[key.strip()] = value.strip()
+    work = Path(workdir or os.environ.get("TMPDIR", "/tmp")) / f"wifitcp-emulate-{os.getpid()}"
+    work.mkdir(parents=True, exist_ok=True)
+    result: dict = {}
+    failure: list = []
+
+    ports: list = []
+
+    def loop():
+        try:
+            text = core.impl().emulate(json.dumps(core_config), seed, ports, stop_fd=em.stop_r,
+                                max_lag_ms=max_lag_ms, log_dir=pcap and str(Path(pcap) / "tun"),
+                                pcap=pcap, measure_until_s=measure_until)
+            result.update(json.loads(text))
+        except BaseException as e:  # reported by the main thread
+            failure.append(e)
+
+    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+
+    def on_signal(signum, frame):
+        raise KeyboardInterrupt
+
+    th = None
+    try:
+        signal.signal(signal.SIGTERM, on_signal)
+        signal.signal(signal.SIGINT, on_signal)
+        em.setup()
+        for c in cmds:
+            if c.server:
+                em.start(c, time.monotonic(), work)
+        if any(c.server for c in cmds):
+            time.sleep(0.3)  # servers listening before the clock starts
+        th = threading.Thread(target=loop, name="wifitcp-emulator", daemon=True)
+        ports[:] = em.fds
+        em.fds = []  # the core owns (and closes) the descriptors now
+        t0 = time.monotonic()
+        th.start()
+        pending = sorted((c for c in cmds if not c.server), key=lambda c: c.start_s)
+        while th.is_alive():
+            now = time.monotonic() - t0
+            while pending and pending[0].start_s <= now:
+                em.start(pending.pop(0), t0, work)
+            th.join(timeout=0.05)
+        for c in cmds:
+            if c.proc is not None:
+                c.rc = c.proc.poll()
+                if c.rc is None:
+                    _kill(c)
+    except KeyboardInterrupt:
+        em.stop()
+        if th is not None:
+            th.join(timeout=5)
+        raise
+    finally:
+        for c in cmds:
+            if c.proc is not None and c.proc.poll() is None:
+                _kill(c)
+        em.teardown()
+        for s, h in old.items():
+            signal.signal(s, h)
+    if failure:
+        e = failure[0]
+        if isinstance(e, ValueError):
+            from .errors import split_core_message
+
+            path, reason = split_core_message(str(e))
+            raise InputError(file, path, reason)
+        raise RunError(f"emulation failed: {e}")
+    result["commands"] = [_finish_command(c) for c in cmds]
+    scenario_flows(result, cmds)
+    result["emulation"]["ignored_settings"] = em.ignored
+    result["emulation"]["sysctl"] = em.extra_sysctl
+    result["emulation"]["output_dir"] = str(work)
+    return result
+
+
+def scenario_flows(result: dict, cmds: list) -> None:
+    """Goodput and Jain index over the scenario's flows, as `run` counts
+    them: one value per flow of the scenario (its iperf3 data connection's
+    goodput at the MAC, 0 for a flow that never carried data, e.g. one
+    whose SYNs were all lost), instead of over the 5-tuples seen."""
+    clients = [c for c in cmds if c.iperf_json and not c.server]
+    if not clients:
+        return
+    flows = result.get("flows", [])
+    out = []
+    for c in clients:
+        port = int(c.argv[c.argv.index("-p") + 1])
+        peer = c.argv[c.argv.index("-c") + 1]
+        if "-R" in c.argv:  # download: data from the peer's port to the station
+            mine = [f for f in flows if f["src"] == peer and f["dst"] == c.node and f["src_port"] == port]
+        else:
+            mine = [f for f in flows if f["src"] == c.node and f["dst"] == peer and f["dst_port"] == port]
+        best = max(mine, key=lambda f: f["bytes_delivered"], default=None)
+        out.append({"name": c.label, "src": c.node if "-R" not in c.argv else peer,
+                    "dst": peer if "-R" not in c.argv else c.node,
+                    "goodput_mbps": best["goodput_mbps"] if best else 0.0,
+                    "mac_flow": best["name"] if best else None})
+    g = [f["goodput_mbps"] for f in out]
+    s = sum(g)
+    sq = sum(x * x for x in g)
+    result["scenario_flows"] = out
+    result["aggregate_mbps"] = s
+    result["jain_index"] = s * s / (len(g) * sq) if sq > 0 else 1.0
+
+
+def _kill(c: Command) -> None:
+    try:
+        os.killpg(c.proc.pid, signal.SIGTERM)
+        c.proc.wait(timeout=2)
+    except (ProcessLookupError, subprocess.TimeoutExpired, PermissionError):
+        try:
+            os.killpg(c.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    c.rc = c.proc.poll()
