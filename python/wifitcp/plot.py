@@ -629,6 +629,12 @@ def draw(sel: Selection, prefix: str, formats: Sequence[str] = FORMATS,
     if sel.by or len(sel.lines) > 1 or sel.models:
         ax.legend(title=sel.by, fontsize=8, title_fontsize=8)
     fig.text(0.99, 0.01, note, ha="right", va="bottom", fontsize=7, color="0.4")
+    return _save(fig, prefix, formats)
+
+
+def _save(fig, prefix: str, formats: Sequence[str]) -> list:
+    """Lay out `fig` and write PREFIX.FMT for each format (no dates or
+    software versions in the files, so they are reproducible); the paths."""
     fig.tight_layout()
     Path(prefix).parent.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -662,15 +668,7 @@ def draw_curves(curves: Sequence[dict], prefix: str, formats: Sequence[str] = FO
     ax.grid(True, alpha=0.3)
     fig.text(0.99, 0.01, "analytical model only", ha="right", va="bottom", fontsize=7,
              color="0.4")
-    fig.tight_layout()
-    Path(prefix).parent.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for fmt in formats:
-        path = f"{prefix}.{fmt}"
-        meta = {"Date": None} if fmt == "svg" else {"Software": None}
-        fig.savefig(path, format=fmt, metadata=meta)
-        paths.append(path)
-    return paths
+    return _save(fig, prefix, formats)
 
 
 def _draw_cdf(ax: Any, sel: Selection) -> str:

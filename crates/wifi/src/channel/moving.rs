@@ -57,11 +57,12 @@ impl FrameErrorModel for MovingChannelErrors {
 mod tests {
     use super::*;
     use crate::channel::config::{ChannelConfig, PropagationConfig, SnrConfig};
-    use crate::channel::{presets, Channel, Preamble};
+    use crate::channel::presets;
     use crate::mac::FrameKind;
+    use crate::medium::errors::two_nodes;
     use crate::mobility::{Waypoint, Waypoints};
     use crate::phy::Rate;
-    use wifitcp_core::{NodeId, SimDur};
+    use wifitcp_core::SimDur;
 
     fn data(bytes: u32, mbps: u32) -> Frame {
         Frame {
@@ -79,16 +80,6 @@ mod tests {
         }
     }
 
-    fn errors(c: ChannelConfig, d: f64) -> ChannelErrors {
-        let model = c.build(&|name| name.strip_prefix("sta").map(|i| NodeId(1 + i.parse::<u32>().unwrap()))).unwrap();
-        ChannelErrors {
-            tx_power_dbm: c.default_tx_power_dbm().unwrap_or(20.0),
-            channel: Channel::new(model, &mut RngStream::derive(1, "shadowing")),
-            positions: vec![Position::new(0.0, 0.0, 0.0), Position::new(d, 0.0, 0.0)],
-            preamble: Preamble::Long,
-        }
-    }
-
     /// A station walking from 1 m to 1001 m in 1000 s (1 m/s).
     fn walker() -> Box<dyn Mobility> {
         let wp = |s: u64, x: f64| Waypoint { time: SimTime::from_secs(s), pos: Position::new(x, 0.0, 0.0) };
@@ -100,13 +91,13 @@ mod tests {
         // SNR model without shadowing: the walker's success probability at
         // time t equals the fixed model's at distance 1 + t, exactly.
         let cfg = ChannelConfig::Snr(SnrConfig::default());
-        let mut moving = MovingChannelErrors::new(errors(cfg.clone(), 1.0), vec![None, Some(walker())]);
+        let mut moving = MovingChannelErrors::new(two_nodes(cfg.clone(), 1.0), vec![None, Some(walker())]);
         let f = data(1500, 24);
         let mut rng = RngStream::derive(3, "medium");
         let mut seen = Vec::new();
         for t in [0u64, 40, 50, 55, 60, 100] {
             let p = moving.success_prob(SimTime::from_secs(t), f.ta, f.ra, &f, &mut rng);
-            let q = errors(cfg.clone(), 1.0 + t as f64).success_prob(SimTime::ZERO, f.ta, f.ra, &f, &mut rng);
+            let q = two_nodes(cfg.clone(), 1.0 + t as f64).success_prob(SimTime::ZERO, f.ta, f.ra, &f, &mut rng);
             assert_eq!(p, q, "t = {t}");
             seen.push(p);
         }
@@ -121,7 +112,8 @@ mod tests {
         // Janevski & Petrov's ns-2 channel (exponent 2.7, sigma 4 dB): at
         // 100 m P(fail) = 1 - Phi(3.208 / 4) = 0.2113; the walker is there
         // at t = 99 s. 40 000 frames: sd 0.002, tolerance 0.01.
-        let mut moving = MovingChannelErrors::new(errors(presets::janevski_petrov(), 1.0), vec![None, Some(walker())]);
+        let mut moving =
+            MovingChannelErrors::new(two_nodes(presets::janevski_petrov(), 1.0), vec![None, Some(walker())]);
         let f = data(552, 2);
         let mut rng = RngStream::derive(5, "medium");
         let t = SimTime::from_secs(99);
@@ -142,8 +134,8 @@ mod tests {
             propagation: PropagationConfig { shadowing_sigma_db: 4.0, ..Default::default() },
             ..Default::default()
         });
-        let mut plain = errors(cfg.clone(), 40.0);
-        let mut moving = MovingChannelErrors::new(errors(cfg, 40.0), vec![]);
+        let mut plain = two_nodes(cfg.clone(), 40.0);
+        let mut moving = MovingChannelErrors::new(two_nodes(cfg, 40.0), vec![]);
         let (mut r1, mut r2) = (RngStream::derive(8, "m"), RngStream::derive(8, "m"));
         let f = data(1500, 24);
         for i in 0..1000u64 {

@@ -89,14 +89,29 @@ impl FrameErrorModel for FixedPer {
     }
 }
 
+/// Test fixture: an AP at the origin and one station `d` metres away under
+/// channel configuration `c` (stations are named `sta0`, `sta1`, ...).
+#[cfg(test)]
+pub(crate) fn two_nodes(c: crate::channel::config::ChannelConfig, d: f64) -> ChannelErrors {
+    use crate::channel::{Channel, Position, Preamble};
+    let model =
+        c.build(&|name| name.strip_prefix("sta").map(|i| wifitcp_core::NodeId(1 + i.parse::<u32>().unwrap()))).unwrap();
+    ChannelErrors {
+        tx_power_dbm: c.default_tx_power_dbm().unwrap_or(20.0),
+        channel: Channel::new(model, &mut RngStream::derive(1, "shadowing")),
+        positions: vec![Position::new(0.0, 0.0, 0.0), Position::new(d, 0.0, 0.0)],
+        preamble: Preamble::Long,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::channel::config::{ChannelConfig, FixedConfig, SnrClassConfig, SnrConfig};
-    use crate::channel::{presets, Channel, FrameScope, Position, Preamble};
+    use crate::channel::{presets, FrameScope};
     use crate::mac::FrameKind;
     use crate::phy::Rate;
-    use wifitcp_core::{NodeId, SimDur};
+    use wifitcp_core::SimDur;
 
     fn frame(kind: FrameKind, bytes: u32, rate_mbps: u32) -> Frame {
         let (ta, ra) = if kind == FrameKind::Data { (0, 1) } else { (1, 0) };
@@ -112,16 +127,6 @@ mod tests {
             airtime: SimDur::from_micros(100),
             contended: kind != FrameKind::Ack,
             mpdus: crate::mac::Mpdus::none(),
-        }
-    }
-
-    fn errors(c: ChannelConfig, d: f64) -> ChannelErrors {
-        let model = c.build(&|name| name.strip_prefix("sta").map(|i| NodeId(1 + i.parse::<u32>().unwrap()))).unwrap();
-        ChannelErrors {
-            tx_power_dbm: c.default_tx_power_dbm().unwrap_or(20.0),
-            channel: Channel::new(model, &mut RngStream::derive(1, "shadowing")),
-            positions: vec![Position::new(0.0, 0.0, 0.0), Position::new(d, 0.0, 0.0)],
-            preamble: Preamble::Long,
         }
     }
 
@@ -142,7 +147,7 @@ mod tests {
         // per-frame 4 dB shadowing draw against RXThresh, whatever the frame:
         // P(fail) = 1 - Phi(3.208 / 4) = 0.2113 for a 14-byte ACK as for a
         // 552-byte data frame. 40 000 draws: sd 0.002, tolerance 0.01.
-        let mut e = errors(presets::janevski_petrov(), 100.0);
+        let mut e = two_nodes(presets::janevski_petrov(), 100.0);
         let mut rng = RngStream::derive(3, "medium");
         let data = failure_rate(&mut e, &frame(FrameKind::Data, 552, 20), 40_000, &mut rng);
         let ack = failure_rate(&mut e, &frame(FrameKind::Ack, 14, 12), 40_000, &mut rng);
@@ -150,7 +155,7 @@ mod tests {
         assert!((ack - 0.2113).abs() < 0.01, "{ack}");
         // 5 m: 38 dB above the threshold, no frame ever fails (and p is
         // exactly 1, so the medium draws nothing more).
-        let mut e = errors(presets::janevski_petrov(), 5.0);
+        let mut e = two_nodes(presets::janevski_petrov(), 5.0);
         assert_eq!(
             e.success_prob(SimTime::ZERO, MacAddr(1), MacAddr(0), &frame(FrameKind::Ack, 14, 12), &mut rng),
             1.0
@@ -162,7 +167,7 @@ mod tests {
         // Default SNR model (ns-3's log-distance, no shadowing): at 56 m a
         // 1500-byte frame at 24 Mbit/s often fails; a 14-byte ACK at the
         // 12 Mbit/s control-response rate almost never does.
-        let mut e = errors(ChannelConfig::Snr(SnrConfig::default()), 56.0);
+        let mut e = two_nodes(ChannelConfig::Snr(SnrConfig::default()), 56.0);
         let mut rng = RngStream::derive(3, "medium");
         let data =
             1.0 - e.success_prob(SimTime::ZERO, MacAddr(0), MacAddr(1), &frame(FrameKind::Data, 1500, 24), &mut rng);
@@ -188,10 +193,10 @@ mod tests {
         let ack = frame(FrameKind::Ack, 14, 12); // from member 1 (sta0) to the AP
         let mut rng = RngStream::derive(3, "medium");
         let before = rng.clone().next_u64();
-        let mut e = errors(cfg(FrameScope::Data), 10.0);
+        let mut e = two_nodes(cfg(FrameScope::Data), 10.0);
         assert_eq!(e.success_prob(SimTime::ZERO, ack.ta, ack.ra, &ack, &mut rng), 1.0);
         assert_eq!(rng.clone().next_u64(), before, "a spared frame draws nothing");
-        let mut e = errors(cfg(FrameScope::All), 10.0);
+        let mut e = two_nodes(cfg(FrameScope::All), 10.0);
         assert!((e.success_prob(SimTime::ZERO, ack.ta, ack.ra, &ack, &mut rng) - 0.75).abs() < 1e-12);
         for k in [FrameKind::Rts, FrameKind::Cts] {
             let f = Frame { kind: k, ..ack.clone() };

@@ -54,7 +54,7 @@
 //! stations taking part in it, not O(N). Set `Bss::set_grouping(false)` to
 //! step every station individually (the reference the tests compare
 //! against).
-mod errors;
+pub(crate) mod errors;
 mod group;
 #[cfg(test)]
 mod trait_tests;

@@ -56,7 +56,7 @@ pub enum Band {
     Ghz5,
 }
 
-/// Constellation of an MCS.
+/// Constellation of an OFDM subcarrier (legacy OFDM and HT MCSs alike).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Constellation {
     Bpsk,
@@ -66,6 +66,10 @@ pub enum Constellation {
 }
 
 impl Constellation {
+    /// Number of points M.
+    pub fn points(self) -> u32 {
+        1 << self.bits()
+    }
     /// Coded bits per subcarrier per stream (N_BPSCS).
     pub fn bits(self) -> u32 {
         match self {

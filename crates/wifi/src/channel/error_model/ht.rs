@@ -18,7 +18,7 @@
 use super::bcc::CodeRate;
 use super::ofdm::{coded_ber, uncoded_ber, Constellation};
 use super::{chunk_success, OFDM_NOISE_BANDWIDTH_HZ};
-use crate::phy::ht::{Constellation as HtConst, HtMcs, HtWidth};
+use crate::phy::ht::{HtMcs, HtWidth};
 
 /// Subcarriers carrying power (N_ST) at `width` (Table 19-6).
 pub fn subcarriers(width: HtWidth) -> f64 {
@@ -44,21 +44,12 @@ fn code_rate(mcs: HtMcs) -> CodeRate {
     }
 }
 
-fn constellation(mcs: HtMcs) -> Constellation {
-    match mcs.constellation() {
-        HtConst::Bpsk => Constellation::Bpsk,
-        HtConst::Qpsk => Constellation::Qpsk,
-        HtConst::Qam16 => Constellation::Qam16,
-        HtConst::Qam64 => Constellation::Qam64,
-    }
-}
-
 /// Decoded bit error probability of `mcs` at linear `snr` over the
 /// channel width.
 pub fn ber(mcs: HtMcs, width: HtWidth, snr: f64) -> f64 {
     let per_stream = snr / f64::from(mcs.streams());
     let es_n0 = per_stream * bandwidth_hz(width) / (subcarriers(width) * 312_500.0);
-    coded_ber(code_rate(mcs), uncoded_ber(constellation(mcs), es_n0))
+    coded_ber(code_rate(mcs), uncoded_ber(mcs.constellation(), es_n0))
 }
 
 /// Probability that an HT-mixed PPDU with a PSDU of `bytes` octets is
@@ -108,7 +99,7 @@ mod tests {
         let pairs = [(0, 6.0), (1, 12.0), (2, 18.0), (3, 24.0), (4, 36.0), (5, 48.0), (6, 54.0)];
         for (m, mbps) in pairs {
             let mcs = HtMcs::new(m).unwrap();
-            let (c, r) = (constellation(mcs), code_rate(mcs));
+            let (c, r) = (mcs.constellation(), code_rate(mcs));
             let ht = ber(mcs, HtWidth::Mhz20, 10f64.powf((3.0 + 3.0 * f64::from(m)) / 10.0));
             let snr = 10f64.powf((3.0 + 3.0 * f64::from(m)) / 10.0);
             let legacy = super::super::ofdm::ber(c, r, snr * 52.0 / 56.0, OFDM_NOISE_BANDWIDTH_HZ);

@@ -34,26 +34,7 @@ pub const OFDM_SUBCARRIERS: f64 = 52.0;
 /// Subcarrier spacing in Hz (Table 17-5, delta_F, 20 MHz channel).
 pub const OFDM_SUBCARRIER_SPACING_HZ: f64 = 312_500.0;
 
-/// Constellation of an OFDM subcarrier.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum Constellation {
-    Bpsk,
-    Qpsk,
-    Qam16,
-    Qam64,
-}
-
-impl Constellation {
-    /// Number of points M.
-    pub fn points(self) -> u32 {
-        match self {
-            Constellation::Bpsk => 2,
-            Constellation::Qpsk => 4,
-            Constellation::Qam16 => 16,
-            Constellation::Qam64 => 64,
-        }
-    }
-}
+pub use crate::phy::ht::Constellation;
 
 /// Es/N0 (linear) of one subcarrier symbol for a linear SNR measured over
 /// `noise_bandwidth_hz` (step 1 of the module doc).
