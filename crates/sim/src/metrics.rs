@@ -12,6 +12,7 @@ use crate::topology::Topology;
 use serde_json::{json, Value};
 use wifitcp_core::{DropReason, SimDur, SimTime};
 use wifitcp_queue::QueueDisc;
+use wifitcp_wifi::mac::{AnyMac, Mac};
 use wifitcp_wifi::medium::Bss;
 use wifitcp_wire::wifi_frame::LLC_SNAP_LEN;
 use wifitcp_wire::Packet;
@@ -192,7 +193,7 @@ pub fn jain(xs: &[f64]) -> f64 {
 }
 
 pub struct RunView<'a> {
-    pub bss: &'a Bss,
+    pub bss: &'a Bss<AnyMac>,
     pub topo: &'a Topology,
     pub flows: &'a [FlowRt],
     pub eps: &'a [Endpoint],
@@ -298,7 +299,7 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64) -> Value {
 }
 
 fn station_json(v: &RunView, i: usize) -> Value {
-    let c = &v.bss.macs[i].counters;
+    let c = v.bss.macs[i].counters();
     let m = &v.bss.medium[i];
     json!({
         "name": v.topo.nodes[i].name,
