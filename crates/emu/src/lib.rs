@@ -72,11 +72,24 @@ pub struct Options {
     /// before the end (iperf3 exchanges its results after its data)
     /// measures up to the applications' end.
     pub measure_until: Option<SimTime>,
+    /// A descriptor that becomes readable when the run is to end now, as
+    /// at its end (not an interruption: the run stays valid): the world's
+    /// end is brought forward to that instant (`World::end_early`) and the
+    /// flows are measured up to it. `wifitcp emulate -- COMMAND` ends the
+    /// run this way when the command exits.
+    pub end_fd: Option<RawFd>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { max_lag_p99: DEFAULT_MAX_LAG_P99, log_dir: None, stop_fd: None, realtime: false, measure_until: None }
+        Options {
+            max_lag_p99: DEFAULT_MAX_LAG_P99,
+            log_dir: None,
+            stop_fd: None,
+            realtime: false,
+            measure_until: None,
+            end_fd: None,
+        }
     }
 }
 
@@ -89,6 +102,7 @@ const TOKEN_TIMER: u64 = u64::MAX;
 /// threads that run at 50 keep precedence).
 const REALTIME_PRIORITY: i32 = 10;
 const TOKEN_STOP: u64 = u64::MAX - 1;
+const TOKEN_END: u64 = u64::MAX - 2;
 
 struct Counts {
     read: u64,
@@ -132,6 +146,9 @@ pub fn run(mut world: World, ports: Vec<Port>, opts: &Options) -> Result<Value, 
     if let Some(fd) = opts.stop_fd {
         ep.add(fd, TOKEN_STOP).map_err(|e| io("epoll (stop descriptor)", e))?;
     }
+    if let Some(fd) = opts.end_fd {
+        ep.add(fd, TOKEN_END).map_err(|e| io("epoll (end descriptor)", e))?;
+    }
     for (k, p) in ports.iter().enumerate() {
         ep.add(p.tun.as_raw_fd(), k as u64).map_err(|e| io(p.tun.name(), e))?;
     }
@@ -140,7 +157,7 @@ pub fn run(mut world: World, ports: Vec<Port>, opts: &Options) -> Result<Value, 
 
     let warmup = world.warmup();
     let end = world.end();
-    let until = opts.measure_until.unwrap_or(end).min(end);
+    let mut until = opts.measure_until.unwrap_or(end).min(end);
     let mut counters = frames::Counters::default();
     let mut stash = frames::Stash::default();
     let mut meter = meter::Meter::default();
@@ -152,6 +169,7 @@ pub fn run(mut world: World, ports: Vec<Port>, opts: &Options) -> Result<Value, 
     let mut last_in = SimTime::ZERO;
     let mut next_expiry = 1_000_000_000u64;
     let mut stopped_early = false;
+    let mut ended = false;
     let wall = std::time::Instant::now();
     let start = sys::monotonic_ns();
     let now = || SimTime::from_nanos(sys::monotonic_ns().saturating_sub(start));
@@ -197,6 +215,7 @@ pub fn run(mut world: World, ports: Vec<Port>, opts: &Options) -> Result<Value, 
             match tok {
                 TOKEN_TIMER => timer.clear(),
                 TOKEN_STOP => stopped_early = true,
+                TOKEN_END => ended = true,
                 k => {
                     let k = k as usize;
                     for _ in 0..READ_BATCH {
@@ -219,7 +238,7 @@ pub fn run(mut world: World, ports: Vec<Port>, opts: &Options) -> Result<Value, 
                 }
             }
         }
-        if stopped_early {
+        if stopped_early || ended {
             break;
         }
     }
@@ -233,7 +252,11 @@ pub fn run(mut world: World, ports: Vec<Port>, opts: &Options) -> Result<Value, 
         l.flush().map_err(|e| io("log", e))?;
     }
     let ran = now();
-    world.step_until(end);
+    if ended && !stopped_early {
+        world.end_early(ran);
+        until = until.min(world.end());
+    }
+    world.step_until(world.end());
     world.drain_egress();
     let mut res = world.finish(wall)?.json;
     let secs = (until.as_secs_f64() - warmup.as_secs_f64()).max(1e-9);
@@ -252,12 +275,14 @@ pub fn run(mut world: World, ports: Vec<Port>, opts: &Options) -> Result<Value, 
         .collect();
     let p99 = lag.quantile(0.99).max(out_lag.quantile(0.99));
     let valid = !stopped_early && p99 <= opts.max_lag_p99.as_nanos();
-    res["aggregate_mbps"] = json!(flows.iter().map(|f| f["goodput_mbps"].as_f64().unwrap_or(0.0)).sum::<f64>());
+    // `+ 0.0`: the sum of no flows is -0.0 in Rust, printed "-0.00"
+    res["aggregate_mbps"] = json!(flows.iter().map(|f| f["goodput_mbps"].as_f64().unwrap_or(0.0)).sum::<f64>() + 0.0);
     res["jain_index"] = json!(wifitcp_sim::metrics::jain(&goodputs));
     res["flows"] = Value::Array(flows);
     res["emulation"] = json!({
         "valid": valid,
         "stopped_early": stopped_early,
+        "ended_on_request": ended && !stopped_early,
         "realtime": realtime,
         "ran_s": ran.as_secs_f64(),
         "max_lag_p99_ms": opts.max_lag_p99.as_nanos() as f64 / 1e6,
