@@ -289,6 +289,25 @@ def check_supported(config: dict, file: str) -> None:
     w = config.get("wlan", {})
     if int(_get(w, "aps", 1)) != 1:
         raise InputError(file, "wlan.aps", "the emulator runs one BSS only")
+    proxy = (config.get("ap") or {}).get("proxy") or {}
+    kind = _get(proxy, "kind", "none")
+    if kind != "none":
+        # A proxy makes, resends and terminates TCP segments inside the
+        # simulation: a segment it makes has no real bytes to write out
+        # (frames.rs writes such a packet from its headers, with no
+        # payload; a resent one finds its bytes gone once the first copy
+        # was written), so the real endpoints would see a corrupted stream.
+        raise InputError(file, "ap.proxy.kind", f"the emulator cannot run a proxy ({kind!r}): the "
+                         "segments it makes or resends have no real bytes; remove [ap.proxy]")
+    for i, t in enumerate(config.get("traffic") or []):
+        if t.get("kind") != "tcp":
+            continue  # refused by traffic_commands, naming the kind
+        if any(v is not None for v in (t.get("tcp") or {}).values()):
+            raise InputError(file, f"traffic[{i}].tcp", "per-flow TCP settings: a namespace has one "
+                             "TCP configuration; put them in [tcp]")
+        if _get(t, "pattern", "saturated") != "saturated":
+            raise InputError(file, f"traffic[{i}].pattern", f"the emulator runs bulk TCP transfers "
+                             f"(iperf3), not {t['pattern']!r}; use --on or -- COMMAND")
 
 
 # --------------------------------------------------------------------------
