@@ -110,6 +110,7 @@ struct Counts {
     written: u64,
     write_errors: u64,
     wakeups: u64,
+    arms: u64,
 }
 
 /// Run the emulation to the world's end (or to a stop request); returns the
@@ -163,13 +164,18 @@ pub fn run(mut world: World, ports: Vec<Port>, opts: &Options) -> Result<Value, 
     let mut meter = meter::Meter::default();
     let mut lag = lag::Lag::new();
     let mut out_lag = lag::Lag::new();
-    let mut n = Counts { read: 0, injected: 0, written: 0, write_errors: 0, wakeups: 0 };
+    let mut n = Counts { read: 0, injected: 0, written: 0, write_errors: 0, wakeups: 0, arms: 0 };
     let mut buf = vec![0u8; BUF];
     let mut ready = Vec::new();
     let mut last_in = SimTime::ZERO;
     let mut next_expiry = 1_000_000_000u64;
     let mut stopped_early = false;
     let mut ended = false;
+    // The instant the timerfd is armed at (None: not armed, or fired).
+    // Arming costs a timerfd_settime, which reprograms the CPU's timer (in
+    // a virtual machine an exit to the hypervisor; docs/performance.md),
+    // so it is skipped when the next wake-up has not moved.
+    let mut armed: Option<SimTime> = None;
     let wall = std::time::Instant::now();
     let start = sys::monotonic_ns();
     let now = || SimTime::from_nanos(sys::monotonic_ns().saturating_sub(start));
@@ -208,12 +214,19 @@ pub fn run(mut world: World, ports: Vec<Port>, opts: &Options) -> Result<Value, 
             next_expiry = t.as_nanos() + 1_000_000_000;
         }
         let wake = world.next_wakeup().unwrap_or(end).min(end);
-        timer.arm_at(start + wake.as_nanos()).map_err(|e| io("timerfd", e))?;
+        if armed != Some(wake) {
+            timer.arm_at(start + wake.as_nanos()).map_err(|e| io("timerfd", e))?;
+            armed = Some(wake);
+            n.arms += 1;
+        }
         ep.wait(&mut ready).map_err(|e| io("epoll_wait", e))?;
         n.wakeups += 1;
         for &tok in &ready {
             match tok {
-                TOKEN_TIMER => timer.clear(),
+                TOKEN_TIMER => {
+                    timer.clear();
+                    armed = None;
+                }
                 TOKEN_STOP => stopped_early = true,
                 TOKEN_END => ended = true,
                 k => {
@@ -290,6 +303,7 @@ pub fn run(mut world: World, ports: Vec<Port>, opts: &Options) -> Result<Value, 
         "event_lag": lag.json(),
         "delivery_lag": out_lag.json(),
         "wakeups": n.wakeups,
+        "timer_arms": n.arms,
         "datagrams_read": n.read,
         "datagrams_injected": n.injected,
         "datagrams_written": n.written,
