@@ -646,6 +646,23 @@ mod tests {
             }
         };
         add("wlan.mobility[]", j(&m));
+        // per-node radio, carrier sense and power-control keys of the
+        // power models: serialised only when set
+        let set: Value = serde_json::json!({
+            "ap_tx_power_dbm": 25.0, "ap_antenna_gain_dbi": 18.0, "sta_antenna_gain_dbi": 15.0,
+            "sta_antenna": "toward_ap", "power_control": "game", "power_cost_per_w": 0.2, "power_max_w": 4.0,
+        });
+        for model in ["snr", "threshold"] {
+            let mut v = set.clone();
+            v["model"] = Value::String(model.into());
+            let c: ChannelConfig = serde_json::from_value(v).unwrap();
+            let plain: ChannelConfig = serde_json::from_value(serde_json::json!({ "model": model })).unwrap();
+            for key in set.as_object().unwrap().keys() {
+                assert!(j(&c).get(key).is_some() && j(&plain).get(key).is_none(), "{key}");
+                out.push((format!("channel.{key}"), Some(model.into()), Value::Null));
+            }
+        }
+        out.push(("channel.cs_threshold_dbm".into(), Some("snr".into()), Value::Null));
         out
     }
 
