@@ -17,20 +17,21 @@ pub trait FrameErrorModel {
     fn may_hit_control_frames(&self) -> bool {
         true
     }
-    /// As `success_prob`, with `interference_mw` of other frames at the
-    /// receiver during this one (the hidden-node medium, `sense`). The
-    /// default keeps the all-or-nothing rule: any interference destroys the
-    /// frame (no capture).
+    /// As `success_prob`, under the interference of other frames at the
+    /// receiver (the hidden-node medium, `sense`): `chunks` splits the frame
+    /// into spans of constant interference, (duration in ns, interference
+    /// in mW), in order. The default keeps the all-or-nothing rule: any
+    /// interference destroys the frame (no capture).
     fn success_prob_with_interference(
         &mut self,
         now: SimTime,
         ta: MacAddr,
         ra: MacAddr,
         frame: &Frame,
-        interference_mw: f64,
+        chunks: &[(u64, f64)],
         rng: &mut RngStream,
     ) -> f64 {
-        if interference_mw > 0.0 {
+        if chunks.iter().any(|c| c.1 > 0.0) {
             0.0
         } else {
             self.success_prob(now, ta, ra, frame, rng)
@@ -125,37 +126,49 @@ impl FrameErrorModel for ChannelErrors {
         self.channel.frame_success_prob(&tx, rng)
     }
 
-    /// SNR model: the error model at the SINR over noise plus interference
-    /// (ns-3's InterferenceHelper, here with the interference summed over
-    /// the whole frame, see `sense`); threshold model: received power at
-    /// least RXThresh_ and, under interference, at least
-    /// [`CAPTURE_THRESHOLD_DB`] above it (ns-2 capture); fixed model: the
-    /// default (no capture).
+    /// SNR model: the error model at the SINR of each span of constant
+    /// interference, the frame's success the product over the spans of
+    /// the success of their share of its bits (ns-3's InterferenceHelper
+    /// judges a PPDU chunk by chunk the same way; exact for the union-bound
+    /// model, whose bit errors are independent); threshold model: received
+    /// power at least RXThresh_ and at least [`CAPTURE_THRESHOLD_DB`] above
+    /// the strongest interference (ns-2 capture); fixed model: the default
+    /// (no capture). One shadowing draw per frame, as without interference.
     fn success_prob_with_interference(
         &mut self,
         now: SimTime,
         ta: MacAddr,
         ra: MacAddr,
         f: &Frame,
-        interference_mw: f64,
+        chunks: &[(u64, f64)],
         rng: &mut RngStream,
     ) -> f64 {
         use crate::channel::ChannelModel as CM;
-        if interference_mw <= 0.0 {
+        let worst = chunks.iter().fold(0.0f64, |m, c| m.max(c.1));
+        if worst <= 0.0 {
             return self.success_prob(now, ta, ra, f, rng);
         }
         let tx = self.frame_tx(ta, ra, f);
-        let i_dbm = 10.0 * interference_mw.log10();
         match self.channel.model() {
             CM::Fixed(_) => 0.0,
             CM::Snr(_) => {
                 let pr = self.channel.rx_power_dbm(&tx, rng).unwrap_or(f64::NEG_INFINITY);
-                self.channel.model().success_prob_from_rx_power(&tx, pr, &[i_dbm])
+                let total = chunks.iter().map(|c| c.0).sum::<u64>().max(1) as f64;
+                let mut p = 1.0;
+                for &(d, i) in chunks {
+                    let q = if i > 0.0 {
+                        self.channel.model().success_prob_from_rx_power(&tx, pr, &[10.0 * i.log10()])
+                    } else {
+                        self.channel.model().success_prob_from_rx_power(&tx, pr, &[])
+                    };
+                    p *= q.powf(d as f64 / total);
+                }
+                p
             }
             CM::Threshold(_) => {
                 let pr = self.channel.rx_power_dbm(&tx, rng).unwrap_or(f64::NEG_INFINITY);
                 let p = self.channel.model().success_prob_from_rx_power(&tx, pr, &[]);
-                if pr - i_dbm >= CAPTURE_THRESHOLD_DB {
+                if pr - 10.0 * worst.log10() >= CAPTURE_THRESHOLD_DB {
                     p
                 } else {
                     0.0

@@ -25,18 +25,18 @@
 //!   without a FrameCaptureModel (the default) stays on the first PPDU,
 //!   and ns-2's `Mac802_11::capture` keeps the first frame if it is
 //!   `CPThresh_` (10 dB) above the newcomer, else both are lost;
-//! - interference at a locked receiver is the sum of the powers of every
-//!   other frame on the air during its frame (audible or not), whether it
-//!   overlaps the whole frame or a part of it: an upper bound of ns-3's
-//!   chunk-wise SINR (the frame is judged at its worst), exact when the
-//!   overlap covers the frame;
-//! - at the intended receiver the channel's error model decides with that
-//!   interference (`FrameErrorModel::success_prob_with_interference`: the
-//!   SNR model at the SINR, the threshold model with the 10 dB capture
-//!   rule; without a power model any interference destroys the frame);
-//!   third parties decode a frame if it met no interference or is at least
-//!   [`CAPTURE_THRESHOLD_DB`](super::errors::CAPTURE_THRESHOLD_DB) above it
-//!   (no draw: they only update their NAV from it);
+//! - interference at a locked receiver, at any instant, is the sum of the
+//!   mean powers of every other frame then on the air (audible or not);
+//!   the receiver keeps the spans of constant interference of its frame
+//!   (`chunks`), as ns-3's InterferenceHelper does;
+//! - at the intended receiver the channel's error model decides from those
+//!   spans (`FrameErrorModel::success_prob_with_interference`: the SNR
+//!   model span by span at each span's SINR, the threshold model with the
+//!   10 dB capture rule against the strongest interference; without a
+//!   power model any interference destroys the frame); third parties
+//!   decode a frame if it met no interference or is at least
+//!   [`CAPTURE_THRESHOLD_DB`](super::errors::CAPTURE_THRESHOLD_DB) above the
+//!   strongest (no draw: they only update their NAV from it);
 //! - a station whose locked frame failed after its PLCP header was decoded
 //!   (no frame it hears began before the header ended) reports an
 //!   erroneous reception (EIFS, 10.3.2.3.7) when the medium goes idle for
@@ -132,8 +132,32 @@ pub(super) struct Lock {
     start: SimTime,
     header_end: SimTime,
     power_mw: f64,
-    interference_mw: f64,
+    /// Interference now, mW, since `since`.
+    cur_mw: f64,
+    since: SimTime,
+    /// Strongest interference so far, mW.
+    max_mw: f64,
     header_ok: bool,
+}
+
+impl Lock {
+    fn new(id: u32, now: SimTime, header_end: SimTime, power_mw: f64, cur_mw: f64, header_ok: bool) -> Lock {
+        Lock { id, start: now, header_end, power_mw, cur_mw, since: now, max_mw: cur_mw, header_ok }
+    }
+
+    /// The interference changes by `delta_mw` at `now`: close the span.
+    fn change(&mut self, now: SimTime, delta_mw: f64, chunks: &mut Vec<(u64, f64)>) {
+        if now > self.since {
+            chunks.push(((now - self.since).as_nanos(), self.cur_mw));
+            self.since = now;
+        }
+        self.cur_mw += delta_mw;
+        // (sums and differences of powers: no negative residue)
+        if self.cur_mw < self.max_mw * 1e-12 {
+            self.cur_mw = 0.0;
+        }
+        self.max_mw = self.max_mw.max(self.cur_mw);
+    }
 }
 
 /// The per-station carrier-sense state of a cell with hidden nodes.
@@ -142,13 +166,22 @@ pub(super) struct SenseState {
     heard: Vec<u32>,
     lock: Vec<Option<Lock>>,
     pending_err: Vec<bool>,
+    /// Per station: the spans of its reception so far (see `Lock`).
+    chunks: Vec<Vec<(u64, f64)>>,
     scratch: Vec<usize>,
 }
 
 impl SenseState {
     pub(super) fn new(m: SenseMatrix) -> SenseState {
         let n = m.len();
-        SenseState { m, heard: vec![0; n], lock: vec![None; n], pending_err: vec![false; n], scratch: Vec::new() }
+        SenseState {
+            m,
+            heard: vec![0; n],
+            lock: vec![None; n],
+            pending_err: vec![false; n],
+            chunks: vec![Vec::new(); n],
+            scratch: Vec::new(),
+        }
     }
 }
 
@@ -218,10 +251,10 @@ impl<M: Mac> Bss<M> {
                     if audible && now == l.start && p > l.power_mw {
                         // Frames starting together: the receiver locks on
                         // the strongest; the other becomes interference.
-                        let interference_mw = l.interference_mw + l.power_mw;
-                        *l = Lock { id, start: now, header_end, power_mw: p, interference_mw, header_ok: false };
+                        *l = Lock::new(id, now, header_end, p, l.cur_mw + l.power_mw, false);
+                        st.chunks[t].clear();
                     } else {
-                        l.interference_mw += p;
+                        l.change(now, p, &mut st.chunks[t]);
                         if audible && now < l.header_end {
                             l.header_ok = false;
                         }
@@ -230,14 +263,8 @@ impl<M: Mac> Bss<M> {
                 None => {
                     if audible && st.heard[t] == 0 && self.end_mark[t] != ON_AIR {
                         let i0: f64 = self.air.iter().map(|a| st.m.rx_mw(a.sender, t)).sum();
-                        st.lock[t] = Some(Lock {
-                            id,
-                            start: now,
-                            header_end,
-                            power_mw: p,
-                            interference_mw: i0,
-                            header_ok: true,
-                        });
+                        st.lock[t] = Some(Lock::new(id, now, header_end, p, i0, true));
+                        st.chunks[t].clear();
                     }
                 }
             }
@@ -270,15 +297,31 @@ impl<M: Mac> Bss<M> {
         if self.report_airtime && data {
             out.push(BssOutput::Airtime { sta: s, peer: ra, airtime: tx.frame.airtime });
         }
+        // Close every reception's spans at this instant; the others' lose
+        // this frame's power from now on.
+        {
+            let st = self.st();
+            for t in 0..n {
+                if let Some(l) = st.lock[t].as_mut() {
+                    let delta = if l.id == id { 0.0 } else { -st.m.rx_mw(s, t) };
+                    l.change(now, delta, &mut st.chunks[t]);
+                }
+            }
+        }
         let lock_ra = if ra < n { self.st().lock[ra].filter(|l| l.id == id) } else { None };
         let ok_at_ra = match lock_ra {
-            Some(l) => self.judge_sensed(now, s, &mut tx.frame, l.interference_mw),
+            Some(_) => {
+                let chunks = std::mem::take(&mut self.st().chunks[ra]);
+                let ok = self.judge_sensed(now, s, &mut tx.frame, &chunks);
+                self.st().chunks[ra] = chunks;
+                ok
+            }
             None => false,
         };
         if !ok_at_ra {
             tx.frame.mpdus.as_mut_slice().iter_mut().for_each(|m| m.fcs_ok = false);
             // Lost to another frame at its receiver (not to the channel).
-            if tx.frame.contended && lock_ra.is_none_or(|l| l.interference_mw > 0.0) {
+            if tx.frame.contended && lock_ra.is_none_or(|l| l.max_mw > 0.0) {
                 self.medium[s].collided += 1;
             }
         }
@@ -309,7 +352,7 @@ impl<M: Mac> Bss<M> {
             let quiet = st.heard[t] == 0;
             if let Some(l) = st.lock[t].filter(|l| l.id == id) {
                 st.lock[t] = None;
-                let ok = if t == ra { ok_at_ra } else { captures(l.power_mw, l.interference_mw) };
+                let ok = if t == ra { ok_at_ra } else { captures(l.power_mw, l.max_mw) };
                 if ok {
                     st.pending_err[t] = false;
                     let frame = &mut tx.frame;
@@ -352,13 +395,13 @@ impl<M: Mac> Bss<M> {
     /// `judge` with interference at the receiver: the error model decides
     /// with it (`success_prob_with_interference`). A frame lost under
     /// interference counts as a collision, not as a channel error.
-    fn judge_sensed(&mut self, now: SimTime, s: usize, f: &mut Frame, interference_mw: f64) -> bool {
-        if interference_mw <= 0.0 {
+    fn judge_sensed(&mut self, now: SimTime, s: usize, f: &mut Frame, chunks: &[(u64, f64)]) -> bool {
+        if chunks.iter().all(|c| c.1 <= 0.0) {
             return self.judge(now, s, f);
         }
         let data = f.kind.carries_msdus();
         let rng = if data { &mut self.rng } else { &mut self.ctl_rng };
-        let p = self.errors.success_prob_with_interference(now, f.ta, f.ra, f, interference_mw, rng);
+        let p = self.errors.success_prob_with_interference(now, f.ta, f.ra, f, chunks, rng);
         if f.mpdus.len() <= 1 {
             let ok = p >= 1.0 || (p > 0.0 && rng.bernoulli(p));
             f.mpdus.as_mut_slice().iter_mut().for_each(|m| m.fcs_ok = ok);

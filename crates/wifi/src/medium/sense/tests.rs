@@ -227,10 +227,11 @@ impl FrameErrorModel for CaptureOnly {
         ta: MacAddr,
         ra: MacAddr,
         _: &Frame,
-        i: f64,
+        chunks: &[(u64, f64)],
         _: &mut RngStream,
     ) -> f64 {
-        if captures(self.m.rx_mw(ta.0 as usize, ra.0 as usize), i) {
+        let worst = chunks.iter().fold(0.0f64, |m, c| m.max(c.1));
+        if captures(self.m.rx_mw(ta.0 as usize, ra.0 as usize), worst) {
             1.0
         } else {
             0.0
