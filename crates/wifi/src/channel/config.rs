@@ -47,6 +47,21 @@
 //! [channel.propagation]     # same table as above
 //! ```
 //!
+//! ```toml
+//! # Per-node radio, hidden nodes and power control (snr or threshold):
+//! [channel]
+//! model = "snr"
+//! tx_power_dbm = 15.0           # stations
+//! ap_tx_power_dbm = 25.0        # APs (default: tx_power_dbm)
+//! ap_antenna_gain_dbi = 18.0    # on every AP link
+//! sta_antenna_gain_dbi = 15.0
+//! sta_antenna = "toward_ap"     # gain on AP links only ("omni": every link)
+//! cs_threshold_dbm = -82.0      # who hears whom (medium::sense); snr: none by default
+//! power_control = "game"        # stations at the power game's equilibrium
+//! power_cost_per_w = 0.2        # c_i
+//! power_max_w = 4.0             # p_max (default: the station's tx_power_dbm)
+//! ```
+//!
 //! Defaults of the SNR model follow ns-3's (LogDistancePropagationLossModel:
 //! exponent 3, 46.68 dB at 1 m for 5.15 GHz; YansWifiPhy: 16.0206 dBm,
 //! 7 dB noise figure), the threshold model's follow ns-2's

@@ -42,7 +42,11 @@
 //!   erroneous reception (EIFS, 10.3.2.3.7) when the medium goes idle for
 //!   it, as the shared medium does for a collision burst.
 //!
-//! Propagation delay stays zero here (see `Bss` module docs).
+//! A data frame or RTS that its receiver did not get counts as collided
+//! (`MediumCounters::collided`) if the receiver was not locked on it or
+//! met interference during it; one lost to the channel alone counts as a
+//! channel error, as in the shared medium. Propagation delay stays zero
+//! here (see `Bss` module docs).
 //!
 //! Invariants: `heard[t]` equals the number of frames on the air from
 //! stations other than `t` that `t` hears; a lock names a frame on the air
