@@ -69,6 +69,7 @@ static HEAD: &[Key] = &[
     k("phy.preamble", Str, "\"long\"", None, "", "DSSS preamble: \"long\" or \"short\"."),
     k("phy.slot", Str, "\"short\"", None, "", "802.11g slot: \"short\" or \"long\"."),
     k("phy.timing_model", Str, "\"standard\"", None, "", "Frame-time model (see the PHY section)."),
+    k("phy.coverage_class", Int, "0", r(In(0.0), In(31.0)), "", "dot11CoverageClass: slot + 3 us per class."),
     k("phy.slot_us", Float, "the PHY's aSlotTime", PHY_US, "us", "Slot time override."),
     k("phy.sifs_us", Float, "the PHY's aSIFSTime", PHY_US, "us", "SIFS override."),
     k("phy.difs_us", Float, "SIFS + 2 slots", r(In(0.0), In(1e5)), "us", "DIFS override."),
@@ -634,6 +635,9 @@ mod tests {
         let mut phy = s.phy.clone();
         phy.rate_control = wifitcp_wifi::rate::RateControlKind::Arf;
         out.push(("phy.rate_control".into(), None, Value::String("fixed".into())));
+        phy.coverage_class = Some(3);
+        out.push(("phy.coverage_class".into(), None, Value::Null));
+        assert!(j(&phy).get("coverage_class").is_some() && j(&s.phy).get("coverage_class").is_none());
         assert!(j(&phy).get("rate_control").is_some() && j(&s.phy).get("rate_control").is_none());
         let mut wlan = s.wlan.clone();
         let m: mobility::MobilityConfig = serde_json::from_value(serde_json::json!({"model": "linear"})).unwrap();
@@ -646,6 +650,23 @@ mod tests {
             }
         };
         add("wlan.mobility[]", j(&m));
+        // per-node radio, carrier sense and power-control keys of the
+        // power models: serialised only when set
+        let set: Value = serde_json::json!({
+            "ap_tx_power_dbm": 25.0, "ap_antenna_gain_dbi": 18.0, "sta_antenna_gain_dbi": 15.0,
+            "sta_antenna": "toward_ap", "power_control": "game", "power_cost_per_w": 0.2, "power_max_w": 4.0,
+        });
+        for model in ["snr", "threshold"] {
+            let mut v = set.clone();
+            v["model"] = Value::String(model.into());
+            let c: ChannelConfig = serde_json::from_value(v).unwrap();
+            let plain: ChannelConfig = serde_json::from_value(serde_json::json!({ "model": model })).unwrap();
+            for key in set.as_object().unwrap().keys() {
+                assert!(j(&c).get(key).is_some() && j(&plain).get(key).is_none(), "{key}");
+                out.push((format!("channel.{key}"), Some(model.into()), Value::Null));
+            }
+        }
+        out.push(("channel.cs_threshold_dbm".into(), Some("snr".into()), Value::Null));
         out
     }
 

@@ -3,7 +3,9 @@
 //! feed each MAC when it is ready.
 use super::*;
 use crate::config::Traffic;
+use wifitcp_wifi::channel::config::{NodeKeys, PowerControl, StaAntenna};
 use wifitcp_wifi::channel::moving::MovingChannelErrors;
+use wifitcp_wifi::medium::{NodeRadio, SenseMatrix};
 use wifitcp_wifi::mobility::Mobility;
 
 impl World {
@@ -166,6 +168,7 @@ pub(super) fn build_bss(s: &Scenario, seed: u64) -> Result<Bss<AnyMac>, String> 
             }
         })
         .collect();
+    let mut sense = None;
     let errors: Box<dyn FrameErrorModel> = match &s.channel {
         None => Box::new(FixedPer {
             uplink: vec![s.wlan.per_uplink; n],
@@ -180,12 +183,26 @@ pub(super) fn build_bss(s: &Scenario, seed: u64) -> Result<Bss<AnyMac>, String> 
                 wifitcp_wifi::phy::Preamble::Long => Preamble::Long,
                 wifitcp_wifi::phy::Preamble::Short => Preamble::Short,
             };
-            let errors = ChannelErrors {
+            let mut errors = ChannelErrors {
                 channel: Channel::new(model, &mut rng),
                 positions,
                 tx_power_dbm: c.default_tx_power_dbm().unwrap_or(20.0),
                 preamble,
+                nodes: Vec::new(),
             };
+            if let Some(keys) = c.node_keys().map_err(|e| e.to_string())? {
+                if !keys.is_plain() {
+                    errors.nodes = node_radios(s, &keys, &errors)?;
+                }
+            }
+            // Who hears whom, from the starting positions: moving stations
+            // keep the shared view (their carrier sense is not re-derived
+            // as they move).
+            if s.wlan.mobility.is_empty() {
+                if let Some(cs) = errors.cs_threshold_dbm() {
+                    sense = Some(sense_matrix(&errors, n, cs));
+                }
+            }
             if s.wlan.mobility.is_empty() {
                 Box::new(errors)
             } else {
@@ -196,7 +213,79 @@ pub(super) fn build_bss(s: &Scenario, seed: u64) -> Result<Bss<AnyMac>, String> 
     let mut bss = Bss::new(macs, errors, RngStream::derive(seed, "medium/errors"));
     bss.set_control_rng(RngStream::derive(seed, "medium/control-errors"));
     bss.set_grouping(s.mac.group_bystanders);
+    if let Some(m) = sense {
+        // A no-op when every member hears every other (today's medium).
+        bss.set_sense(m);
+    }
     Ok(bss)
+}
+
+/// The carrier-sense matrix of the cell: member `t` senses member `s` iff
+/// the mean power of `s`'s frames at `t` is at least `cs_dbm`.
+fn sense_matrix(e: &ChannelErrors, n: usize, cs_dbm: f64) -> SenseMatrix {
+    SenseMatrix::from_rx_dbm(n, cs_dbm, |a, b| {
+        e.mean_rx_dbm(MacAddr(a as u32), MacAddr(b as u32)).unwrap_or(f64::INFINITY)
+    })
+}
+
+/// Per-member transmit power and antenna gains (`channel.ap_tx_power_dbm`,
+/// `ap_antenna_gain_dbi`, `sta_antenna_gain_dbi`, `sta_antenna`), and with
+/// `power_control = "game"` each station's power from the power game's
+/// equilibrium (`wifitcp_wifi::channel::power`) on the cell's gains.
+fn node_radios(s: &Scenario, k: &NodeKeys, e: &ChannelErrors) -> Result<Vec<NodeRadio>, String> {
+    let n = s.wlan_members();
+    let ap_of = s.ap_of_members();
+    let mut nodes: Vec<NodeRadio> = (0..n)
+        .map(|i| {
+            let is_ap = ap_of[i] == i;
+            let (to_ap, to_sta) = if is_ap {
+                (k.ap_antenna_gain_dbi, k.ap_antenna_gain_dbi)
+            } else {
+                match k.sta_antenna {
+                    StaAntenna::Omni => (k.sta_antenna_gain_dbi, k.sta_antenna_gain_dbi),
+                    StaAntenna::TowardAp => (k.sta_antenna_gain_dbi, 0.0),
+                }
+            };
+            let tx_power_dbm = if is_ap { k.ap_tx_power_dbm } else { k.tx_power_dbm };
+            NodeRadio { tx_power_dbm, gain_to_ap_dbi: to_ap, gain_to_sta_dbi: to_sta, is_ap }
+        })
+        .collect();
+    if k.power_control == PowerControl::Game {
+        let with = ChannelErrors {
+            channel: e.channel.clone(),
+            positions: e.positions.clone(),
+            tx_power_dbm: e.tx_power_dbm,
+            preamble: e.preamble,
+            nodes: nodes.clone(),
+        };
+        let stas: Vec<usize> = (0..n).filter(|&i| ap_of[i] != i).collect();
+        let mw = |a: usize, b: usize| {
+            10f64.powf(with.mean_rx_dbm(MacAddr(a as u32), MacAddr(b as u32)).unwrap_or(0.0) / 10.0)
+        };
+        // Linear gain (W/W) of station j's frames at the AP of station i.
+        let gain = |j: usize, i: usize| mw(stas[j], ap_of[stas[i]]) / mw_of_dbm(nodes[stas[j]].tx_power_dbm);
+        let cs = with.cs_threshold_dbm();
+        let hears = |a: usize, b: usize| {
+            cs.is_none_or(|c| with.mean_rx_dbm(MacAddr(a as u32), MacAddr(b as u32)).unwrap_or(f64::INFINITY) >= c)
+        };
+        let interferes = |j: usize, i: usize| !hears(stas[i], stas[j]);
+        let radio = with.channel.model().radio().expect("a power model");
+        let n0_w = mw_of_dbm(radio.noise_dbm(wifitcp_wifi::channel::Mode::Ofdm6)) / 1e3;
+        let caps: Vec<f64> =
+            stas.iter().map(|&i| k.power_max_w.unwrap_or(mw_of_dbm(nodes[i].tx_power_dbm) / 1e3)).collect();
+        let p = wifitcp_wifi::channel::power::nash(stas.len(), gain, interferes, n0_w, k.power_cost_per_w, &caps)
+            .map_err(|r| format!("channel.power_control: {r}"))?;
+        for (j, &i) in stas.iter().enumerate() {
+            // A station the game silences keeps -100 dBm (0.1 pW): it
+            // still exists on the air, and nothing it sends is received.
+            nodes[i].tx_power_dbm = if p[j] > 0.0 { 10.0 * (p[j] * 1e3).log10() } else { -100.0 };
+        }
+    }
+    Ok(nodes)
+}
+
+fn mw_of_dbm(dbm: f64) -> f64 {
+    10f64.powf(dbm / 10.0)
 }
 
 /// The channel with `[[wlan.mobility]]`: station i's model starts at its

@@ -110,6 +110,13 @@ pub struct PhyConfig {
     pub plcp_header_us: Option<f64>,
     #[serde(default)]
     pub rx_phy_start_delay_us: Option<f64>,
+    /// dot11CoverageClass (802.11-2020 9.4.2.8 Country element, Table
+    /// 9-85): aAirPropagationTime grows by 3 us per class, and aSlotTime
+    /// with it (so DIFS, EIFS and ACKTimeout = SIFS + slot +
+    /// aRxPHYStartDelay, 10.3.2.9, too), for links longer than the 450 m
+    /// class 0 covers; 0-31, not serialised when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage_class: Option<u32>,
     /// Rate adaptation (crates/wifi/src/rate); not serialised when fixed,
     /// so results of scenarios without it are unchanged.
     #[serde(default, skip_serializing_if = "crate::rate::RateControlKind::is_fixed")]
@@ -134,6 +141,7 @@ impl PhyConfig {
             preamble_us: None,
             plcp_header_us: None,
             rx_phy_start_delay_us: None,
+            coverage_class: None,
             rate_control: crate::rate::RateControlKind::Fixed,
         }
     }
@@ -252,7 +260,12 @@ impl PhyTiming {
             PhyStandard::Dot11a => (9.0, 16.0, 25.0, 15, 1023),
             PhyStandard::Dot11g => (if c.slot == SlotKind::Long { 20.0 } else { 9.0 }, 10.0, 24.0, 15, 1023),
         };
-        let slot = us(o.slot_us.unwrap_or(slot_us));
+        let cc = c.coverage_class.unwrap_or(0);
+        if cc > 31 {
+            return Err(format!("phy.coverage_class: must be between 0 and 31, got {cc}"));
+        }
+        // aAirPropagationTime: 3 us per coverage class (Table 9-85).
+        let slot = us(o.slot_us.unwrap_or(slot_us) + 3.0 * cc as f64);
         if slot == SimDur::ZERO {
             // The DCF counts backoff in idle slots (10.3.4.3): with a zero
             // aSlotTime every backoff ends the instant counting starts, and
@@ -387,6 +400,20 @@ mod tests {
         // EIFS = 16 + ACK@6 Mbit/s (44 us) + 34
         assert_eq!(t.eifs, SimDur::from_micros(94));
         assert_eq!(t.ack_timeout(), SimDur::from_micros(16 + 9 + 25));
+    }
+
+    #[test]
+    fn coverage_class_lengthens_slot_and_ack_timeout() {
+        // Class 7: 21 us more air propagation time (3 us per class), enough
+        // for the round trip of a 3.1 km link; slot 9 + 21 = 30 us.
+        let mut c = cfg(PhyStandard::Dot11a, 6.0);
+        c.coverage_class = Some(7);
+        let t = PhyTiming::from_config(&c).unwrap();
+        assert_eq!(t.slot, SimDur::from_micros(30));
+        assert_eq!(t.difs, SimDur::from_micros(16 + 60));
+        assert_eq!(t.ack_timeout(), SimDur::from_micros(16 + 30 + 25));
+        c.coverage_class = Some(32);
+        assert_eq!(PhyTiming::from_config(&c).unwrap_err(), "phy.coverage_class: must be between 0 and 31, got 32");
     }
 
     #[test]
