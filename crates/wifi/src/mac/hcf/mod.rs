@@ -107,8 +107,8 @@ struct TxLink {
 }
 
 impl TxLink {
-    fn has_work(&self) -> bool {
-        !self.queue.is_empty() || self.orig.pending().next().is_some() || self.orig.bar_due()
+    fn has_work(&self, block_ack: bool) -> bool {
+        !self.queue.is_empty() || self.orig.pending().next().is_some() || (block_ack && self.orig.bar_due())
     }
 }
 
@@ -262,8 +262,9 @@ impl Hcf {
     /// Recompute which EDCAFs have something to send.
     fn refresh_has_frame(&mut self) {
         let mut has = [false; 4];
+        let ba = self.p.block_ack;
         for l in &self.links {
-            if l.has_work() {
+            if l.has_work(ba) {
                 has[l.ac as usize] = true;
             }
         }
@@ -276,7 +277,8 @@ impl Hcf {
     /// else round robin (the link served longest ago, or whose MSDU
     /// arrived first).
     fn pick_link(&self, ac: usize) -> Option<usize> {
-        let mine = |l: &&TxLink| l.ac as usize == ac && l.has_work();
+        let ba = self.p.block_ack;
+        let mine = |l: &&TxLink| l.ac as usize == ac && l.has_work(ba);
         if let Some(i) = self.links.iter().position(|l| mine(&l) && l.orig.bar_due()) {
             return Some(i);
         }
@@ -320,7 +322,7 @@ impl Hcf {
         let bytes = Self::mpdu_bytes(&pkt);
         self.order += 1;
         let link = &mut self.links[l];
-        if !link.has_work() {
+        if !link.has_work(self.p.block_ack) {
             link.head_order = self.order;
         }
         link.queue.push_back(Item { msdu: Msdu::new(pkt), bytes });
@@ -369,6 +371,11 @@ impl Hcf {
     /// block goes to `self.block`); marks its MPDUs sent.
     fn build_exchange(&mut self, now: SimTime, l: usize, contended: bool, out: &mut impl MacSink) -> Frame {
         let t = self.p.timing.clone();
+        if !self.p.block_ack {
+            // Without an agreement there is no BlockAckReq: the recipient's
+            // duplicate filter (a window of 1) moves with the next MPDU.
+            self.links[l].orig.take_bar();
+        }
         if let Some(ssn) = self.links[l].orig.take_bar() {
             let tx = self.txop.as_mut().expect("an exchange outside a TXOP");
             tx.bar_only = true;
@@ -585,12 +592,13 @@ impl Hcf {
         self.end_txop(now, true);
     }
 
-    /// The TXOP ends: CW reset after success, doubled after a failure;
-    /// a new backoff either way (10.22.2.7, post-backoff).
-    fn end_txop(&mut self, now: SimTime, success: bool) {
+    /// The TXOP ends: CW reset to CWmin (after a success, or a discard at
+    /// the retry limit), else doubled; a new backoff either way (10.22.2.7,
+    /// post-backoff).
+    fn end_txop(&mut self, now: SimTime, reset_cw: bool) {
         let Some(tx) = self.txop.take() else { return };
         let i = tx.ac;
-        if success {
+        if reset_cw {
             self.acs[i].cw = self.acs[i].p.cw_min;
         } else {
             self.grow_cw(i);
@@ -619,12 +627,15 @@ impl Hcf {
             // The BlockAckReq got no BlockAck: ask again next time.
             o.request_bar();
         }
+        let gave_up = !res.dropped.is_empty();
         for it in res.dropped {
             self.counters.drops_retry_limit += 1;
             out.push(MacOutput::Dropped(it.msdu.id, DropReason::RetryLimit));
         }
         self.block.clear();
-        self.end_txop(now, false);
+        // 10.22.2.7: CW doubles after a failure, and returns to CWmin when
+        // the retry count reaches its limit (here: an MPDU was discarded).
+        self.end_txop(now, gave_up);
     }
 
     /// A response addressed to us ended: ACK or BlockAck.
