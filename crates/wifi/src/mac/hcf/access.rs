@@ -29,7 +29,12 @@ impl Hcf {
     /// The instant from which the medium has been free for this station
     /// (CCA idle, NAV expired, no exchange of its own), `None` if busy.
     pub(super) fn medium_free_since(&self) -> Option<SimTime> {
-        if self.cca_busy || self.ex != Exchange::Idle || self.scheduled.is_some() || self.txop.is_some() {
+        if self.cca_busy
+            || self.ex != Exchange::Idle
+            || self.scheduled.is_some()
+            || self.txop.is_some()
+            || self.access_at.is_some()
+        {
             return None;
         }
         Some(self.cca_idle_at.max(self.nav_end).max(self.self_busy_until))

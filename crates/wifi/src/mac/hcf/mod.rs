@@ -39,10 +39,13 @@
 //!   10.22.2.7 makes it optional); CW doubles and a new backoff starts.
 //!   A BlockAck that reports some MPDUs missing is a successful exchange
 //!   for CW (10.22.2.7: the TXOP holder received the expected response).
-//! - The MAC holds up to one exchange's worth of MSDUs that are not yet in
-//!   a window (`max_mpdus` under an agreement, 1 otherwise) and takes them
-//!   in arrival order from its queue (`Demand::ANY`): the queue
-//!   discipline stays in front, as a Linux qdisc above the driver.
+//! - The MAC holds one MSDU that is not yet in a window (what it contends
+//!   with) and fills an exchange from its queue at the instant it wins
+//!   access: it asks for MSDUs (`Ready`, `Demand::ANY`, arrival order) and
+//!   transmits when woken again at the same instant, with up to
+//!   `max_mpdus` (as a driver that pulls from its queue when it builds an
+//!   aggregate). The queue discipline stays in front, so an ACK filter
+//!   there sees the ACKs that wait for the next transmission opportunity.
 //! - Non-HT blocks and TXOP limit 0: one block per TXOP (the block and its
 //!   BlockAckReq/BlockAck exchange are one "frame exchange sequence").
 //!
@@ -179,6 +182,9 @@ pub struct Hcf {
     /// The rest of the current block, after the scheduled frame.
     block: VecDeque<Frame>,
     txop: Option<Txop>,
+    /// The EDCAF that won access at this instant and transmits once the
+    /// queue has topped up the exchange (module docs).
+    access_at: Option<(SimTime, usize)>,
     cca_busy: bool,
     cca_idle_at: SimTime,
     nav_end: SimTime,
@@ -216,6 +222,7 @@ impl Hcf {
             scheduled: None,
             block: VecDeque::new(),
             txop: None,
+            access_at: None,
             cca_busy: false,
             cca_idle_at: SimTime::ZERO,
             nav_end: SimTime::ZERO,
@@ -235,9 +242,14 @@ impl Hcf {
         pkt.ip.tos >> 5
     }
 
-    /// MSDUs the MAC takes ahead of an exchange (module docs).
+    /// MSDUs the MAC takes from its queue (module docs): one to contend
+    /// with, and at the instant it wins access, an exchange's worth.
     fn hold_limit(&self) -> usize {
-        usize::from(self.max_per_exchange())
+        if self.access_at.is_some() {
+            usize::from(self.max_per_exchange())
+        } else {
+            1
+        }
     }
 
     fn link_of(&mut self, ra: MacAddr, tid: u8) -> usize {
@@ -352,10 +364,28 @@ impl Hcf {
                 return;
             }
         }
-        if self.earliest_access() != Some(now) {
-            return;
-        }
-        let Some(ac) = self.resolve_internal(now) else { return };
+        let ac = match self.access_at {
+            Some((at, ac)) if at == now => {
+                self.access_at = None;
+                ac
+            }
+            _ => {
+                if self.earliest_access() != Some(now) {
+                    return;
+                }
+                let Some(ac) = self.resolve_internal(now) else { return };
+                if self.max_per_exchange() > 1 {
+                    // Fill the exchange from the queue at this instant:
+                    // ask for MSDUs, transmit when woken again now.
+                    self.access_at = Some((now, ac));
+                    if self.waiting < self.hold_limit() {
+                        out.push(MacOutput::Ready);
+                    }
+                    return;
+                }
+                ac
+            }
+        };
         let Some(l) = self.pick_link(ac) else { return };
         let end = match self.acs[ac].p.txop_limit {
             SimDur::ZERO => None,
@@ -737,7 +767,10 @@ impl Mac for Hcf {
         self.wake(now, out)
     }
     fn next_wakeup(&self) -> SimTime {
-        let t = self.timer();
+        let mut t = self.timer();
+        if let Some((at, _)) = self.access_at {
+            t = t.min(at);
+        }
         match self.earliest_access() {
             Some(c) => t.min(c),
             None => t,

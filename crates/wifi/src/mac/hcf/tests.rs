@@ -45,6 +45,15 @@ fn pair(p: HcfParams) -> (Hcf, Hcf) {
     (ap, sta)
 }
 
+/// Wake `m` at `t`; a station that wins access there asks its queue for
+/// more MSDUs and transmits when woken again at `t` (module docs).
+fn win(m: &mut Hcf, t: SimTime, out: &mut Vec<MacOutput>) {
+    m.on_wake(t, out);
+    if m.next_wakeup() == t && !out.iter().any(|o| matches!(o, MacOutput::StartTx(_))) {
+        m.on_wake(t, out);
+    }
+}
+
 fn started(out: &mut Vec<MacOutput>) -> Frame {
     let i = out.iter().position(|o| matches!(o, MacOutput::StartTx(_))).expect("a transmission");
     match out.remove(i) {
@@ -85,12 +94,13 @@ fn an_a_mpdu_and_its_block_ack() {
     for i in 0..8 {
         sta.give_msdu(SimTime::ZERO, pkt(i, 0), MacAddr(0), &mut out);
     }
-    assert_eq!(sta.demand(), None, "one exchange's worth held");
+    assert_eq!(sta.demand(), None, "one MSDU held to contend with");
     // Idle medium, no backoff pending: AIFS[BE] = 16 + 3 x 9 = 43 us.
     assert_eq!(sta.next_wakeup(), us(43));
-    sta.on_wake(us(43), &mut out);
+    win(&mut sta, us(43), &mut out);
     let f = started(&mut out);
-    // The aggregate took the MSDUs into the window: the MAC asks for more.
+    // The aggregate took the MSDUs into the window: the MAC asks for one
+    // more to contend with.
     assert!(out.iter().any(|o| matches!(o, MacOutput::Ready)) && sta.demand().is_some());
     assert_eq!(f.kind, FrameKind::QosData);
     assert_eq!(f.mpdus.len(), 8);
@@ -105,7 +115,7 @@ fn an_a_mpdu_and_its_block_ack() {
     // Compressed BlockAck at 24 Mbit/s, SIFS later: 20 + 4 x 3 = 32 us.
     assert_eq!(ap.next_wakeup(), end + SimDur::from_micros(16));
     let mut out = Vec::new();
-    ap.on_wake(end + SimDur::from_micros(16), &mut out);
+    win(&mut ap, end + SimDur::from_micros(16), &mut out);
     let ba = started(&mut out);
     assert_eq!((ba.kind, ba.mpdu_bytes, ba.airtime), (FrameKind::BlockAck, 32, SimDur::from_micros(32)));
     let (_, out) = air(&mut ap, &mut sta, &ba, end + SimDur::from_micros(16), &[]);
@@ -115,20 +125,43 @@ fn an_a_mpdu_and_its_block_ack() {
 }
 
 #[test]
+fn winning_access_fills_the_exchange_from_the_queue_at_that_instant() {
+    let (_, mut sta) = pair(ht_params(8));
+    let mut out = Vec::new();
+    sta.give_msdu(SimTime::ZERO, pkt(0, 0), MacAddr(0), &mut out);
+    assert!(out.is_empty() && sta.demand().is_none(), "one MSDU to contend with");
+    sta.on_wake(us(43), &mut out);
+    // Access won at 43 us: no frame yet, a request for MSDUs, a wake-up now.
+    assert!(matches!(out[..], [MacOutput::Ready]));
+    assert_eq!((sta.demand(), sta.next_wakeup()), (Some(Demand::ANY), us(43)));
+    let mut i = 1;
+    while sta.demand().is_some() {
+        sta.give_msdu(us(43), pkt(i, 0), MacAddr(0), &mut out);
+        i += 1;
+    }
+    assert_eq!(i, 8, "seven more: an exchange's worth");
+    let mut out = Vec::new();
+    sta.on_wake(us(43), &mut out);
+    let f = started(&mut out);
+    assert_eq!(f.mpdus.len(), 8);
+    assert!(f.contended);
+}
+
+#[test]
 fn lost_mpdus_go_first_in_the_next_aggregate_and_pass_up_in_order() {
     let (mut ap, mut sta) = pair(ht_params(4));
     let mut out = Vec::new();
     for i in 0..4 {
         sta.give_msdu(SimTime::ZERO, pkt(i, 0), MacAddr(0), &mut out);
     }
-    sta.on_wake(us(43), &mut out);
+    win(&mut sta, us(43), &mut out);
     let f = started(&mut out);
     let (end, out) = air(&mut sta, &mut ap, &f, us(43), &[1, 2]);
     // MPDU 0 passes up; 3 waits behind the holes.
     assert_eq!(delivered(&out), vec![0]);
     let mut out = Vec::new();
     let t_ba = end + SimDur::from_micros(16);
-    ap.on_wake(t_ba, &mut out);
+    win(&mut ap, t_ba, &mut out);
     let ba = started(&mut out);
     let Some(MpduBody::BlockAck { start_seq, bitmap, .. }) = ba.mpdus.first().map(|m| m.body.clone()) else { panic!() };
     assert_eq!((start_seq, bitmap & 0b111), (1, 0b100));
@@ -142,7 +175,7 @@ fn lost_mpdus_go_first_in_the_next_aggregate_and_pass_up_in_order() {
     }
     let at = sta.next_wakeup();
     assert!(at >= t + SimDur::from_micros(43) && at <= t + SimDur::from_micros(43 + 15 * 9), "{at:?}");
-    sta.on_wake(at, &mut out);
+    win(&mut sta, at, &mut out);
     let f = started(&mut out);
     let seqs: Vec<(u16, bool)> = f.mpdus.iter().map(|m| (m.seq, m.retry)).collect();
     assert_eq!(seqs, vec![(1, true), (2, true), (4, false), (5, false)]);
@@ -161,19 +194,19 @@ fn a_missed_block_ack_means_retransmission_or_an_explicit_request() {
         for i in 0..4 {
             sta.give_msdu(SimTime::ZERO, pkt(i, 0), MacAddr(0), &mut out);
         }
-        sta.on_wake(us(43), &mut out);
+        win(&mut sta, us(43), &mut out);
         let f = started(&mut out);
         let end = us(43) + f.airtime;
         sta.on_tx_end(end, &mut out);
         // BlockAck timeout: SIFS + slot + aRxPHYStartDelay = 50 us.
         let deadline = end + SimDur::from_micros(50);
         assert_eq!(sta.next_wakeup(), deadline);
-        sta.on_wake(deadline, &mut out);
+        win(&mut sta, deadline, &mut out);
         assert_eq!(sta.counters.failures, 1);
         // CW doubled to 31: the next access within AIFS + 31 slots.
         let at = sta.next_wakeup();
         assert!(at >= deadline + SimDur::from_micros(43) && at <= deadline + SimDur::from_micros(43 + 31 * 9));
-        sta.on_wake(at, &mut out);
+        win(&mut sta, at, &mut out);
         let g = started(&mut out);
         if bar {
             assert_eq!(g.kind, FrameKind::BlockAckReq);
@@ -197,11 +230,11 @@ fn the_retry_limit_drops_and_a_block_ack_req_moves_the_window() {
     for i in 0..2 {
         sta.give_msdu(SimTime::ZERO, pkt(i, 0), MacAddr(0), &mut out);
     }
-    sta.on_wake(us(43), &mut out);
+    win(&mut sta, us(43), &mut out);
     let f = started(&mut out);
     let (end, _) = air(&mut sta, &mut ap, &f, us(43), &[0]);
     let mut out = Vec::new();
-    ap.on_wake(end + SimDur::from_micros(16), &mut out);
+    win(&mut ap, end + SimDur::from_micros(16), &mut out);
     let ba = started(&mut out);
     let (t, out) = air(&mut ap, &mut sta, &ba, end + SimDur::from_micros(16), &[]);
     assert_eq!(acked(&out), vec![1]);
@@ -211,7 +244,7 @@ fn the_retry_limit_drops_and_a_block_ack_req_moves_the_window() {
     let mut out = Vec::new();
     let at = sta.next_wakeup();
     assert!(at > t, "post-backoff then the BlockAckReq");
-    sta.on_wake(at, &mut out);
+    win(&mut sta, at, &mut out);
     let bar = started(&mut out);
     assert!(matches!(bar.mpdus.first().unwrap().body, MpduBody::BlockAckReq { start_seq: 2, .. }));
     let (_, out) = air(&mut sta, &mut ap, &bar, at, &[]);
@@ -232,7 +265,7 @@ fn the_higher_access_category_wins_an_internal_collision() {
     sta.give(SimTime::ZERO, pkt(1, 0xe0), MacAddr(0), &mut out);
     assert_eq!(sta.next_wakeup(), us(43));
     let mut out = Vec::new();
-    sta.on_wake(us(43), &mut out);
+    win(&mut sta, us(43), &mut out);
     let f = started(&mut out);
     assert_eq!(f.mpdus.first().unwrap().tid, 7);
     assert_eq!(sta.stats.internal_collisions, 1);
@@ -253,7 +286,7 @@ fn a_non_ht_block_is_sifs_separated_and_closed_by_a_block_ack_req() {
         sta.give_msdu(SimTime::ZERO, pkt(i, 0), MacAddr(0), &mut out);
     }
     let mut t = us(43);
-    sta.on_wake(t, &mut out);
+    win(&mut sta, t, &mut out);
     let mut kinds = Vec::new();
     let mut got = Vec::new();
     for k in 0..4 {
@@ -270,7 +303,7 @@ fn a_non_ht_block_is_sifs_separated_and_closed_by_a_block_ack_req() {
         assert_eq!(sta.next_wakeup().min(ap.next_wakeup()), t);
         out = Vec::new();
         if k < 3 {
-            sta.on_wake(t, &mut out);
+            win(&mut sta, t, &mut out);
         }
     }
     use AckPolicy::BlockAck as B;
@@ -285,7 +318,7 @@ fn a_non_ht_block_is_sifs_separated_and_closed_by_a_block_ack_req() {
     );
     assert_eq!(got, vec![0, 1, 2]);
     // The basic BlockAck: 152 octets at 24 Mbit/s, 20 + 4 x 13 = 72 us.
-    ap.on_wake(t, &mut out);
+    win(&mut ap, t, &mut out);
     let ba = started(&mut out);
     assert_eq!((ba.mpdu_bytes, ba.airtime), (152, SimDur::from_micros(72)));
     let (_, o) = air(&mut ap, &mut sta, &ba, t, &[]);
@@ -301,7 +334,7 @@ fn no_ack_sends_without_response_or_retransmission() {
     for i in 0..4 {
         sta.give_msdu(SimTime::ZERO, pkt(i, 0), MacAddr(0), &mut out);
     }
-    sta.on_wake(us(43), &mut out);
+    win(&mut sta, us(43), &mut out);
     let f = started(&mut out);
     assert!(f.mpdus.iter().all(|m| m.ack == AckPolicy::NoAck));
     assert_eq!(f.duration, SimDur::ZERO);
