@@ -386,7 +386,14 @@ impl Hcf {
                 ac
             }
         };
-        let Some(l) = self.pick_link(ac) else { return };
+        let Some(l) = self.pick_link(ac) else {
+            // Nothing to send after all: back off again rather than stall.
+            let k = self.draw(ac);
+            self.acs[ac].backoff = Some(k);
+            self.refresh_has_frame();
+            self.resume();
+            return;
+        };
         let end = match self.acs[ac].p.txop_limit {
             SimDur::ZERO => None,
             lim => Some(now + lim),
