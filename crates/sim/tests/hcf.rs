@@ -1,7 +1,8 @@
 //! The HCF (`mac.kind = "edca"`) in whole runs: 802.11n A-MPDU saturation
-//! against the cycle-time arithmetic of one station, TCP over A-MPDU with
-//! channel losses (every packet accounted, in-order stream), the HCF
-//! metrics in the result, and the bad-input errors of the HT and HCF keys.
+//! against the cycle-time arithmetic of one station; TCP over A-MPDUs with
+//! channel losses (a PSDU error rate the medium spreads over the MPDUs),
+//! every packet accounted; the HCF metrics in the result; the bad-input
+//! errors of the HT and HCF keys.
 use serde_json::{json, Value};
 use wifitcp_sim::api::run_json;
 
@@ -66,7 +67,10 @@ fn tcp_over_lossy_a_mpdus_is_accounted_and_in_order() {
     let sta = &r["stations"][1]["hcf"];
     assert!(sta["airtime_s"]["block_ack"].as_f64().unwrap() > 0.0, "{sta}");
     assert!(sta["mean_mpdus_per_ppdu"].as_f64().unwrap() > 1.0, "{sta}");
-    assert_eq!(r["ledger"]["dropped"]["retry_limit"], 0, "10 % loss, 7 attempts: no MPDU reaches the limit");
+    assert_eq!(
+        r["ledger"]["dropped"]["retry_limit"], 0,
+        "a 10 % PSDU error rate, 7 attempts: no MPDU reaches the limit"
+    );
 }
 
 #[test]

@@ -437,3 +437,47 @@ fn saturated_stations_collide_and_recover_every_msdu() {
     assert!(acked as f64 <= got * 2.0 + 16.0 * 10.0);
     assert_eq!(bss.macs.iter().map(|m| m.counters.drops_retry_limit).sum::<u64>(), 0);
 }
+
+#[test]
+fn a_txop_limit_bursts_exchanges_sifs_apart_and_bounds_the_aggregate() {
+    let mut p = ht_params(4);
+    // TXOP of 1.5 ms from 43 us (ends at 1543 us). Four MPDUs: 4 x 1036 - 2
+    // = 4142 octets, 36 + 4 x 128 = 548 us, + SIFS + BlockAck = 596 us.
+    // Exchange 1 at 43 us, exchange 2 SIFS after its BlockAck at 655 us;
+    // exchange 3 at 1267 us has 276 us left: one MPDU (164 us + SIFS + ACK
+    // 28 us) fits, two (292 us + 48) do not; after it 68 us remain, less
+    // than any exchange: the TXOP ends.
+    for e in p.edca.0.iter_mut() {
+        e.txop_limit = SimDur::from_micros(1500);
+    }
+    // The octet limit allows exactly four subframes.
+    p.max_ampdu_bytes = 4142;
+    let (mut ap, mut sta) = pair(p);
+    let mut out = Vec::new();
+    for i in 0..12 {
+        sta.give(SimTime::ZERO, pkt(i, 0), MacAddr(0), &mut out);
+    }
+    win(&mut sta, us(43), &mut out);
+    let mut t = us(43);
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let f = started(&mut out);
+        seen.push((t.as_nanos() / 1000, f.mpdus.len(), f.contended));
+        let (end, _) = air(&mut sta, &mut ap, &f, t, &[]);
+        let t_resp = end + SimDur::from_micros(16);
+        out = Vec::new();
+        ap.on_wake(t_resp, &mut out);
+        let resp = started(&mut out);
+        let (resp_end, o) = air(&mut ap, &mut sta, &resp, t_resp, &[]);
+        assert_eq!(acked(&o).len(), f.mpdus.len());
+        out = o;
+        t = resp_end + SimDur::from_micros(16);
+        if sta.next_wakeup() == t {
+            sta.on_wake(t, &mut out);
+        }
+    }
+    assert_eq!(seen, vec![(43, 4, true), (655, 4, false), (1267, 1, false)]);
+    // The TXOP is over: no frame SIFS later, a new access after AIFS.
+    assert!(!out.iter().any(|o| matches!(o, MacOutput::StartTx(_))));
+    assert!(sta.next_wakeup() >= t - SimDur::from_micros(16) + SimDur::from_micros(43));
+}
