@@ -25,10 +25,11 @@
 //!   number 0, buffer size `ba_window`, no BlockAck timeout (the agreement
 //!   never lapses). The ADDBA Request/Response action frames (10.25.2) of
 //!   a real association cost a few hundred us once per agreement.
-//! - MSDU to TID: the user priority is the DSCP's class selector, the top
-//!   three bits of the IPv4 ToS octet (RFC 8325 section 4 maps DSCPs to
-//!   UPs so for CS0-CS7); untagged traffic (ToS 0) is TID 0, best effort.
-//!   The access category follows from the UP by Table 10-1.
+//! - MSDU to TID: the user priority is the top three bits of the IPv4 ToS
+//!   octet (the DSCP's class selector), the default of Linux's 802.11
+//!   stack; RFC 8325's finer DSCP-to-UP mapping is not modelled. Untagged
+//!   traffic (ToS 0) is TID 0, best effort. The access category follows
+//!   from the UP by Table 10-1.
 //! - A single MPDU under an agreement goes as a plain (non-aggregated)
 //!   QoS Data frame with Normal Ack and is answered by an ACK; two or more
 //!   form an A-MPDU with Normal Ack policy (the implicit BlockAckReq) and
