@@ -314,6 +314,61 @@ pub struct MacConfig {
     /// retransmission, 26-byte header).
     #[serde(default)]
     pub ack_policy: AckPolicyConfig,
+    // --- HCF keys (`kind = "edca"`), absent for the DCF (and then not
+    // serialised, so results of DCF scenarios keep their form); see
+    // `wifitcp_wifi::mac::hcf`. `None`: the default.
+    /// Immediate BlockAck agreements between every pair (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_ack: Option<bool>,
+    /// The agreements' buffer size, 1-64 (default 64).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_ack_window: Option<u16>,
+    /// MPDUs per A-MPDU (HT) or per block of frames (non-HT), 1 to the
+    /// window (default: the window).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_mpdus: Option<u16>,
+    /// Octets per A-MPDU (HT; default 65535).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_ampdu_bytes: Option<u32>,
+    /// TXOP limit of every access category in us (default Table 9-155's:
+    /// 0 for BE and BK, 3008 for VI, 1504 for VO on OFDM/HT PHYs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub txop_limit_us: Option<f64>,
+    /// Access categories whose QoS Data use the No Ack policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_ack_acs: Option<Vec<AcName>>,
+    /// An explicit BlockAckReq after a missed BlockAck (default false:
+    /// retransmit in the next A-MPDU).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bar_after_missed_ba: Option<bool>,
+}
+
+impl MacConfig {
+    /// The first HCF key set, if any.
+    fn hcf_key_set(&self) -> Option<&'static str> {
+        [
+            ("block_ack", self.block_ack.is_some()),
+            ("block_ack_window", self.block_ack_window.is_some()),
+            ("max_mpdus", self.max_mpdus.is_some()),
+            ("max_ampdu_bytes", self.max_ampdu_bytes.is_some()),
+            ("txop_limit_us", self.txop_limit_us.is_some()),
+            ("no_ack_acs", self.no_ack_acs.is_some()),
+            ("bar_after_missed_ba", self.bar_after_missed_ba.is_some()),
+        ]
+        .into_iter()
+        .find(|(_, set)| *set)
+        .map(|(k, _)| k)
+    }
+}
+
+/// An access category by name (`mac.no_ack_acs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AcName {
+    Bk,
+    Be,
+    Vi,
+    Vo,
 }
 fn yes() -> bool {
     true
@@ -327,6 +382,9 @@ pub enum MacKind {
     /// The distributed coordination function (802.11-2020 10.3), every member.
     #[default]
     Dcf,
+    /// The HCF's EDCA (10.22.2) with QoS Data and immediate BlockAck
+    /// (10.25), every member (`wifitcp_wifi::mac::hcf`).
+    Edca,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -388,6 +446,13 @@ impl Default for MacConfig {
             idle_access: IdleAccess::Immediate,
             group_bystanders: true,
             ack_policy: AckPolicyConfig::Normal,
+            block_ack: None,
+            block_ack_window: None,
+            max_mpdus: None,
+            max_ampdu_bytes: None,
+            txop_limit_us: None,
+            no_ack_acs: None,
+            bar_after_missed_ba: None,
         }
     }
 }
@@ -723,6 +788,7 @@ impl Scenario {
                 self.mac.rts_threshold_bytes
             ));
         }
+        self.validate_hcf(&t)?;
         if self.mac.queue_packets == 0 || self.mac.queue_packets > 1_000_000 {
             return Err(format!("mac.queue_packets: must be in 1..=1000000, got {}", self.mac.queue_packets));
         }
@@ -977,6 +1043,72 @@ impl Scenario {
                 }
             })
             .collect()
+    }
+
+    /// The HCF's keys, and the PHY/MAC pairs that go together.
+    fn validate_hcf(&self, t: &PhyTiming) -> Result<(), String> {
+        let m = &self.mac;
+        if m.kind != MacKind::Edca {
+            if let Some(k) = m.hcf_key_set() {
+                return Err(format!("mac.{k}: an HCF key, but mac.kind is \"dcf\" (set mac.kind = \"edca\")"));
+            }
+            if t.ht.is_some() {
+                return Err("mac.kind: 802.11n sends QoS Data under the HCF; set mac.kind = \"edca\"".into());
+            }
+            return Ok(());
+        }
+        if self.channel.is_some() && t.ht.is_some() {
+            return Err("channel: the channel models judge legacy rates; 802.11n takes wlan.per_* only".into());
+        }
+        if m.rts_threshold_bytes < 65535 {
+            return Err(format!(
+                "mac.rts_threshold_bytes: RTS/CTS is not modelled by the HCF (got {}; 65535: off)",
+                m.rts_threshold_bytes
+            ));
+        }
+        if m.backoff_rule != BackoffRule::IdleSlots
+            || m.collision_restart != CollisionRestart::AckTimeoutDifs
+            || m.idle_access != IdleAccess::Immediate
+        {
+            return Err("mac.backoff_rule: backoff_rule, collision_restart and idle_access are DCF options; the HCF follows 10.22.2".into());
+        }
+        let h = m;
+        let win = h.block_ack_window.unwrap_or(64);
+        if !(1..=64).contains(&win) {
+            return Err(format!("mac.block_ack_window: the compressed bitmap covers 1 to 64 MPDUs, got {win}"));
+        }
+        let max = h.max_mpdus.unwrap_or(win);
+        if max == 0 {
+            return Err("mac.max_mpdus: at least 1".into());
+        }
+        if max > win {
+            return Err(format!(
+                "mac.max_mpdus: {max} MPDUs exceed the BlockAck agreement's buffer (mac.block_ack_window = {win})"
+            ));
+        }
+        let bytes = h.max_ampdu_bytes.unwrap_or(65_535);
+        if !(1600..=65_535).contains(&bytes) {
+            return Err(format!(
+                "mac.max_ampdu_bytes: must be 1600-65535 (the HT maximum A-MPDU lengths are 8191 to 65535), got {bytes}"
+            ));
+        }
+        if let Some(x) = h.txop_limit_us {
+            // 10.22.2.9: a nonzero TXOP limit must hold one frame exchange:
+            // the longest MPDU (a 1500-octet IP datagram in QoS Data), SIFS
+            // and its ACK.
+            let mpdu = wifitcp_wire::wifi_frame::data_mpdu_len(wifitcp_wire::wifi_frame::msdu_len(1500)) + 2;
+            let one = t.data_ppdu_time(mpdu) + t.sifs + t.ack_time();
+            if !(x.is_finite() && (0.0..=65_535.0 * 32.0).contains(&x)) {
+                return Err(format!("mac.txop_limit_us: must be 0 to 2097120 us (units of 32 us), got {x}"));
+            }
+            if x > 0.0 && wifitcp_core::SimDur::from_micros_f64(x) < one {
+                return Err(format!(
+                    "mac.txop_limit_us: {x} us is shorter than one frame exchange ({:.0} us: a 1500-octet datagram, SIFS, ACK); 0 allows one exchange",
+                    one.as_micros_f64()
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn validate_channel(&self) -> Result<(), String> {

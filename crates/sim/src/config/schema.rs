@@ -47,8 +47,55 @@ static HEAD: &[Key] = &[
     k("scenario.warmup_s", Float, "0.0", SIM_S, "s", "Deliveries before this time are not counted; < duration_s."),
     k("scenario.sample_interval_s", Float, "1.0", r(In(1e-3), In(1e6)), "s", "Bin of the per-flow time series."),
     // [phy]
-    k("phy.standard", Str, "required", None, "", "\"802.11a\", \"802.11b\" or \"802.11g\"."),
-    k("phy.data_rate_mbps", Float, "required", WLAN_RATE, "Mbit/s", "Data rate (one of the standard's rates)."),
+    k(
+        "phy.standard",
+        Str,
+        "required",
+        None,
+        "",
+        "\"802.11a\", \"802.11b\", \"802.11g\" or \"802.11n\" (alias \"ht\").",
+    ),
+    k(
+        "phy.data_rate_mbps",
+        Float,
+        "required (not for 802.11n)",
+        WLAN_RATE,
+        "Mbit/s",
+        "Data rate (one of the standard's rates).",
+    ),
+    k(
+        "phy.ht_mcs",
+        Int,
+        "required for 802.11n",
+        r(In(0.0), In(31.0)),
+        "",
+        "HT MCS of the data frames (19.5, Tables 19-27 to 19-34).",
+    ),
+    k("phy.channel_width_mhz", Int, "20", r(In(20.0), In(40.0)), "MHz", "802.11n channel width: 20 or 40."),
+    k(
+        "phy.guard_interval",
+        Str,
+        "\"long\"",
+        None,
+        "",
+        "802.11n guard interval: \"long\" (800 ns) or \"short\" (400 ns).",
+    ),
+    k(
+        "phy.band_ghz",
+        Float,
+        "5",
+        r(In(2.4), In(5.0)),
+        "GHz",
+        "802.11n band, 2.4 or 5: the legacy PHY of control frames.",
+    ),
+    k(
+        "phy.spatial_streams",
+        Int,
+        "the MCS's",
+        r(In(1.0), In(4.0)),
+        "",
+        "802.11n streams the stations support; an MCS needing more is an error.",
+    ),
     k(
         "phy.control_rate_mbps",
         Float,
@@ -78,7 +125,7 @@ static HEAD: &[Key] = &[
     k("phy.plcp_header_us", Float, "the PHY's", PHY_US, "us", "PLCP header duration override."),
     k("phy.rx_phy_start_delay_us", Float, "the PHY's", PHY_US, "us", "Receiver start-up delay override."),
     // [mac]
-    k("mac.kind", Str, "\"dcf\"", None, "", "The cell's MAC: \"dcf\"."),
+    k("mac.kind", Str, "\"dcf\"", None, "", "The cell's MAC: \"dcf\" or \"edca\" (HCF: EDCA, QoS Data, BlockAck)."),
     k("mac.cw_min", Int, "the PHY's aCWmin", r(In(1.0), In(32767.0)), "slots", "2^k - 1."),
     k("mac.cw_max", Int, "the PHY's aCWmax", r(In(1.0), In(32767.0)), "slots", "2^k - 1, >= cw_min."),
     k("mac.short_retry_limit", Int, "7", r(In(1.0), In(255.0)), "attempts", "dot11ShortRetryLimit."),
@@ -90,6 +137,41 @@ static HEAD: &[Key] = &[
     k("mac.idle_access", Str, "\"immediate\"", None, "", "\"immediate\" or \"backoff\" (ns-2)."),
     k("mac.group_bystanders", Bool, "true", None, "", "Engine option; no effect on results."),
     k("mac.ack_policy", Str, "\"normal\"", None, "", "\"normal\" or \"noack\" (QoS No Ack, no RTS/CTS)."),
+    k("mac.block_ack", Bool, "true", None, "", "edca: immediate BlockAck agreements (10.25) between every pair."),
+    k("mac.block_ack_window", Int, "64", r(In(1.0), In(64.0)), "MPDUs", "edca: the agreements' buffer size."),
+    k(
+        "mac.max_mpdus",
+        Int,
+        "mac.block_ack_window",
+        r(In(1.0), In(64.0)),
+        "MPDUs",
+        "edca: MPDUs per A-MPDU (HT) or per block (a/g).",
+    ),
+    k("mac.max_ampdu_bytes", Int, "65535", r(In(1600.0), In(65535.0)), "bytes", "edca: octets per A-MPDU (HT)."),
+    k(
+        "mac.txop_limit_us",
+        Float,
+        "Table 9-155 per AC",
+        r(In(0.0), In(2097120.0)),
+        "us",
+        "edca: TXOP limit of every AC (0: one exchange).",
+    ),
+    k(
+        "mac.no_ack_acs",
+        Strs,
+        "[]",
+        None,
+        "",
+        "edca: access categories (\"bk\", \"be\", \"vi\", \"vo\") sending No Ack.",
+    ),
+    k(
+        "mac.bar_after_missed_ba",
+        Bool,
+        "false",
+        None,
+        "",
+        "edca: BlockAckReq after a missed BlockAck (ns-3) instead of retransmitting.",
+    ),
     // [wlan]
     k("wlan.stations", Int, "required", r(In(1.0), In(100000.0)), "stations", "Stations of the WLAN."),
     k("wlan.per_uplink", Float, "0.0", PROB, "", "Error probability of data frames to the AP."),
@@ -639,6 +721,37 @@ mod tests {
         out.push(("phy.coverage_class".into(), None, Value::Null));
         assert!(j(&phy).get("coverage_class").is_some() && j(&s.phy).get("coverage_class").is_none());
         assert!(j(&phy).get("rate_control").is_some() && j(&s.phy).get("rate_control").is_none());
+        // 802.11n and HCF keys, serialised only when set.
+        let mut phy = s.phy.clone();
+        phy.ht_mcs = Some(7);
+        phy.channel_width_mhz = Some(20);
+        phy.guard_interval = Some(wifitcp_wifi::phy::GiConfig::Long);
+        phy.band_ghz = Some(5.0);
+        phy.spatial_streams = Some(1);
+        for key in ["ht_mcs", "channel_width_mhz", "guard_interval", "band_ghz", "spatial_streams"] {
+            assert!(j(&phy).get(key).is_some() && j(&s.phy).get(key).is_none(), "{key}");
+            out.push((format!("phy.{key}"), None, Value::Null));
+        }
+        let mut mac = s.mac.clone();
+        mac.block_ack = Some(true);
+        mac.block_ack_window = Some(64);
+        mac.max_mpdus = Some(64);
+        mac.max_ampdu_bytes = Some(65535);
+        mac.txop_limit_us = Some(0.0);
+        mac.no_ack_acs = Some(vec![]);
+        mac.bar_after_missed_ba = Some(false);
+        for key in [
+            "block_ack",
+            "block_ack_window",
+            "max_mpdus",
+            "max_ampdu_bytes",
+            "txop_limit_us",
+            "no_ack_acs",
+            "bar_after_missed_ba",
+        ] {
+            assert!(j(&mac).get(key).is_some() && j(&s.mac).get(key).is_none(), "{key}");
+            out.push((format!("mac.{key}"), None, Value::Null));
+        }
         let mut wlan = s.wlan.clone();
         let m: mobility::MobilityConfig = serde_json::from_value(serde_json::json!({"model": "linear"})).unwrap();
         wlan.mobility = vec![m.clone()];

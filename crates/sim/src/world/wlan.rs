@@ -5,6 +5,7 @@ use super::*;
 use crate::config::Traffic;
 use wifitcp_wifi::channel::config::{NodeKeys, PowerControl, StaAntenna};
 use wifitcp_wifi::channel::moving::MovingChannelErrors;
+use wifitcp_wifi::mac::{Hcf, HcfParams};
 use wifitcp_wifi::medium::{NodeRadio, SenseMatrix};
 use wifitcp_wifi::mobility::Mobility;
 
@@ -153,6 +154,7 @@ pub(super) fn build_bss(s: &Scenario, seed: u64) -> Result<Bss<AnyMac>, String> 
         timing,
     };
     let rates: Vec<_> = s.phy.standard.rates().into_iter().map(|(r, _)| r).collect();
+    let ap_of = s.ap_of_members();
     let macs = (0..n)
         .map(|i| {
             let name = s.member_name(i);
@@ -165,6 +167,10 @@ pub(super) fn build_bss(s: &Scenario, seed: u64) -> Result<Bss<AnyMac>, String> 
             }
             match s.mac.kind {
                 crate::config::MacKind::Dcf => AnyMac::from(mac),
+                crate::config::MacKind::Edca => {
+                    let p = hcf_params(s, &params, ap_of[i] == i);
+                    AnyMac::from(Hcf::new(MacAddr(i as u32), p, RngStream::derive(seed, &format!("mac/{name}"))))
+                }
             }
         })
         .collect();
@@ -286,6 +292,47 @@ fn node_radios(s: &Scenario, k: &NodeKeys, e: &ChannelErrors) -> Result<Vec<Node
 
 fn mw_of_dbm(dbm: f64) -> f64 {
     10f64.powf(dbm / 10.0)
+}
+
+/// The HCF's parameters from `[mac]` (`mac.kind = "edca"`): the EDCA set
+/// of Table 9-155 from the PHY's aCWmin/aCWmax (or `mac.cw_min/cw_max`),
+/// the AP's own set at APs; retry limit `mac.short_retry_limit`.
+fn hcf_params(s: &Scenario, d: &DcfParams, is_ap: bool) -> HcfParams {
+    use crate::config::AcName;
+    use wifitcp_wifi::mac::edca::{AccessCategory, EdcaSet};
+    let m = &s.mac;
+    let dsss = d.timing.standard == wifitcp_wifi::phy::PhyStandard::Dot11b;
+    let mut edca = EdcaSet::default_for(d.cw_min, d.cw_max, dsss);
+    if is_ap {
+        edca = edca.for_ap();
+    }
+    if let Some(x) = m.txop_limit_us {
+        for e in edca.0.iter_mut() {
+            e.txop_limit = wifitcp_core::SimDur::from_micros_f64(x);
+        }
+    }
+    let mut no_ack = [d.ack_policy == AckPolicy::NoAck; 4];
+    for a in m.no_ack_acs.iter().flatten() {
+        let ac = match a {
+            AcName::Bk => AccessCategory::Bk,
+            AcName::Be => AccessCategory::Be,
+            AcName::Vi => AccessCategory::Vi,
+            AcName::Vo => AccessCategory::Vo,
+        };
+        no_ack[ac as usize] = true;
+    }
+    let window = m.block_ack_window.unwrap_or(64);
+    HcfParams {
+        timing: d.timing.clone(),
+        edca,
+        retry_limit: d.short_retry_limit,
+        block_ack: m.block_ack.unwrap_or(true),
+        ba_window: window,
+        max_mpdus: m.max_mpdus.unwrap_or(window),
+        max_ampdu_bytes: m.max_ampdu_bytes.unwrap_or(65_535),
+        no_ack,
+        bar_after_missed_ba: m.bar_after_missed_ba.unwrap_or(false),
+    }
 }
 
 /// The channel with `[[wlan.mobility]]`: station i's model starts at its

@@ -1,6 +1,6 @@
 //! [`AnyMac`]: the MAC of one station of a scenario's cell, whichever kind
-//! it is (the DCF today; the EDCA/HCF and PCF state machines join as
-//! variants).
+//! it is (the DCF, the HCF's EDCA with BlockAck; the PCF joins as a
+//! variant).
 //!
 //! The medium is generic over its MAC type; a scenario's cell is a
 //! `Bss<AnyMac>`, so that one cell may mix kinds (a point coordinator at
@@ -13,6 +13,7 @@
 use super::api::{Bystander, Demand, Mac};
 use super::dcf::{Dcf, MacCounters};
 use super::frame::{Frame, MacAddr, MacSink};
+use super::hcf::Hcf;
 use crate::phy::PhyTiming;
 use wifitcp_core::SimTime;
 use wifitcp_wire::Packet;
@@ -21,6 +22,8 @@ use wifitcp_wire::Packet;
 pub enum AnyMac {
     /// The distributed coordination function (10.3).
     Dcf(Dcf),
+    /// EDCA with QoS Data, TXOPs and immediate BlockAck (10.22.2, 10.25).
+    Hcf(Hcf),
 }
 
 /// Call `$body` with `$m` bound to the variant's MAC.
@@ -28,6 +31,7 @@ macro_rules! each {
     ($self:expr, $m:ident => $body:expr) => {
         match $self {
             AnyMac::Dcf($m) => $body,
+            AnyMac::Hcf($m) => $body,
         }
     };
 }
@@ -38,19 +42,36 @@ impl AnyMac {
     pub fn as_dcf(&self) -> Option<&Dcf> {
         match self {
             AnyMac::Dcf(d) => Some(d),
+            _ => None,
         }
     }
     #[inline]
     pub fn as_dcf_mut(&mut self) -> Option<&mut Dcf> {
         match self {
             AnyMac::Dcf(d) => Some(d),
+            _ => None,
+        }
+    }
+    /// The HCF, if this station runs one.
+    #[inline]
+    pub fn as_hcf(&self) -> Option<&Hcf> {
+        match self {
+            AnyMac::Hcf(h) => Some(h),
+            _ => None,
         }
     }
     /// The scenario name of the kind (`mac.kind`).
     pub fn kind(&self) -> &'static str {
         match self {
             AnyMac::Dcf(_) => "dcf",
+            AnyMac::Hcf(_) => "edca",
         }
+    }
+}
+
+impl From<Hcf> for AnyMac {
+    fn from(h: Hcf) -> Self {
+        AnyMac::Hcf(h)
     }
 }
 

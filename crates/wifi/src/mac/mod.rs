@@ -17,8 +17,10 @@ pub mod blockack;
 pub mod dcf;
 pub mod edca;
 pub mod frame;
+pub mod hcf;
 
 pub use any::AnyMac;
 pub use api::{Bystander, Demand, GroupRules, Mac};
 pub use dcf::{CsView, Dcf, DcfParams, MacCounters};
 pub use frame::{AckPolicy, Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdu, MpduBody, Mpdus, Msdu};
+pub use hcf::{Hcf, HcfParams, HcfStats};
