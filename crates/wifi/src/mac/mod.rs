@@ -13,10 +13,12 @@
 //! copy), never one read back from the transmitter.
 pub mod any;
 pub mod api;
+pub mod beacon;
 pub mod blockack;
 pub mod dcf;
 pub mod edca;
 pub mod frame;
+pub mod pcf;
 
 pub use any::AnyMac;
 pub use api::{Bystander, Demand, GroupRules, Mac};
