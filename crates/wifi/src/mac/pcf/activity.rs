@@ -5,7 +5,8 @@
 //! measured activity exceeds the PPS and BPS thresholds.
 //!
 //! Activity, as the AP measures it: the data frames (packets) and their
-//! MSDU bytes it exchanged with the station, both directions, counted over
+//! MSDU bytes it exchanged with the station, both directions (uplink data
+//! frames received, downlink MSDUs as its queue hands them to the MAC), over
 //! consecutive windows of `window` (tumbling). The paper says "sent packets
 //! per second (PPS) and bytes per second (BPS)" without the direction or
 //! the window; the choices made here:

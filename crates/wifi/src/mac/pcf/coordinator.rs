@@ -263,10 +263,6 @@ impl Coordinator {
             let d = self.dl.as_mut().expect("a downlink MSDU");
             self.stats.cf_data_down += 1;
             self.dcf.counters.attempts += 1;
-            let bytes = d.packet().ip_len();
-            if let Some(c) = self.cfp.as_mut() {
-                c.list.observe(now, sta, bytes);
-            }
             d.frame(addr, FrameKind::DataCf { ack, poll: true }, &t, SimDur::ZERO)
         } else {
             Frame {
@@ -350,6 +346,10 @@ impl Mac for Coordinator {
     }
     fn give_msdu(&mut self, now: SimTime, pkt: Packet, ra: MacAddr, out: &mut impl MacSink) {
         self.last_input = now;
+        // Downlink activity: each MSDU once, when the queue hands it over.
+        if let Some(c) = self.cfp.as_mut() {
+            c.list.observe(now, ra, pkt.ip_len());
+        }
         if self.run.is_some() {
             // For the station polled next: lent to the CFP at once (the
             // DCF numbers it; it holds no MSDU during the CFP).
