@@ -337,7 +337,9 @@ impl Mac for Coordinator {
     }
     fn demand(&self) -> Option<Demand> {
         match &self.run {
-            Some(r) => match (self.dl.is_none(), r.next_sta) {
+            // (The DCF holds nothing in the CFP unless a stray exchange of
+            // its own left an MSDU with it; then wait for the CP.)
+            Some(r) => match (self.dl.is_none() && self.dcf.is_ready() && !self.dcf.in_exchange(), r.next_sta) {
                 (true, Some(s)) => Some(Demand { ra: Some(s), tid: None }),
                 _ => None,
             },
