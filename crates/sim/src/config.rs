@@ -52,6 +52,13 @@ pub struct ApConfig {
     /// it belongs to none).
     #[serde(default)]
     pub classes: ClassKind,
+    /// Beacons from every AP (default true; `mac.kind` "pcf"/"multipoll"
+    /// need them). Scenarios reproducing a model without beacons set false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beacons: Option<bool>,
+    /// Beacon interval in TU of 1024 us (default 100 = 102.4 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beacon_interval_tu: Option<u32>,
     /// A performance-enhancing proxy at the AP (`[ap.proxy]`, absent: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proxy: Option<ProxyConfig>,
@@ -341,6 +348,29 @@ pub struct MacConfig {
     /// retransmit in the next A-MPDU).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bar_after_missed_ba: Option<bool>,
+    /// PCF (`kind` "pcf" or "multipoll"): a CFP starts at every
+    /// `cfp_period`-th beacon (CFPPeriod, 10.4.1 of 802.11-2016; default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cfp_period: Option<u32>,
+    /// CFPMaxDuration in TU (default 50: half the default beacon interval;
+    /// the standard leaves it to the AP). Shorter than the beacon interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cfp_max_duration_tu: Option<u32>,
+    /// Multi-poll (paper 000): packets per second, both directions, for a
+    /// station to join the polling list (default 100).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multipoll_pps: Option<f64>,
+    /// Multi-poll: MSDU bytes per second to join the list (default 12500,
+    /// 100 kbit/s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multipoll_bps: Option<f64>,
+    /// Multi-poll: measurement window in ms (default 1000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multipoll_window_ms: Option<f64>,
+    /// Multi-poll: a member leaves below (1 - hysteresis) x a threshold
+    /// (default 0.5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multipoll_hysteresis: Option<f64>,
 }
 
 impl MacConfig {
@@ -370,6 +400,17 @@ pub enum AcName {
     Vi,
     Vo,
 }
+
+/// Defaults of the PCF and multi-poll keys (see `MacConfig`).
+pub const D_CFP_PERIOD: u32 = 1;
+pub const D_CFP_MAX_DURATION_TU: u32 = 50;
+pub const D_MULTIPOLL_PPS: f64 = 100.0;
+pub const D_MULTIPOLL_BPS: f64 = 12_500.0;
+pub const D_MULTIPOLL_WINDOW_MS: f64 = 1000.0;
+pub const D_MULTIPOLL_HYSTERESIS: f64 = 0.5;
+/// Beacon interval default: 100 TU = 102.4 ms.
+pub const D_BEACON_INTERVAL_TU: u32 = 100;
+
 fn yes() -> bool {
     true
 }
@@ -385,6 +426,12 @@ pub enum MacKind {
     /// The HCF's EDCA (10.22.2) with QoS Data and immediate BlockAck
     /// (10.25), every member (`wifitcp_wifi::mac::hcf`).
     Edca,
+    /// PCF (802.11-2016 10.4): the AP polls every station round robin in a
+    /// contention-free period after the beacon; the DCF in the rest.
+    Pcf,
+    /// The multi-poll hybrid of paper 000: PCF whose polling list holds
+    /// only the stations above the `multipoll_*` thresholds.
+    Multipoll,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -453,6 +500,12 @@ impl Default for MacConfig {
             txop_limit_us: None,
             no_ack_acs: None,
             bar_after_missed_ba: None,
+            cfp_period: None,
+            cfp_max_duration_tu: None,
+            multipoll_pps: None,
+            multipoll_bps: None,
+            multipoll_window_ms: None,
+            multipoll_hysteresis: None,
         }
     }
 }
@@ -811,6 +864,79 @@ impl Scenario {
 
     /// The goodput series of every flow fit in a result that takes seconds,
     /// not minutes, to write (`MAX_SAMPLES`).
+    /// Whether the APs send beacons (`ap.beacons`, default on).
+    pub fn beacons_on(&self) -> bool {
+        // The HCF (`mac.kind = "edca"`) has no beacon sender yet: its cells
+        // send none whatever `ap.beacons` says (the key's documentation
+        // says so).
+        self.mac.kind != MacKind::Edca && self.ap.beacons.unwrap_or(true)
+    }
+
+    /// Beacons, the CFP and the multi-poll thresholds.
+    fn validate_beacons_pcf(&self) -> Result<(), String> {
+        let bi = self.ap.beacon_interval_tu.unwrap_or(D_BEACON_INTERVAL_TU);
+        if bi == 0 || bi > 65535 {
+            return Err(format!("ap.beacon_interval_tu: must be in 1..=65535 TU, got {bi}"));
+        }
+        let pcf = matches!(self.mac.kind, MacKind::Pcf | MacKind::Multipoll);
+        if !pcf {
+            for (k, set) in [
+                ("cfp_period", self.mac.cfp_period.is_some()),
+                ("cfp_max_duration_tu", self.mac.cfp_max_duration_tu.is_some()),
+            ] {
+                if set {
+                    return Err(format!("mac.{k}: only for mac.kind \"pcf\" or \"multipoll\""));
+                }
+            }
+        }
+        if self.mac.kind != MacKind::Multipoll {
+            for (k, set) in [
+                ("multipoll_pps", self.mac.multipoll_pps.is_some()),
+                ("multipoll_bps", self.mac.multipoll_bps.is_some()),
+                ("multipoll_window_ms", self.mac.multipoll_window_ms.is_some()),
+                ("multipoll_hysteresis", self.mac.multipoll_hysteresis.is_some()),
+            ] {
+                if set {
+                    return Err(format!("mac.{k}: only for mac.kind \"multipoll\""));
+                }
+            }
+        }
+        if !pcf {
+            return Ok(());
+        }
+        if !self.beacons_on() {
+            return Err("ap.beacons: a point coordinator (mac.kind \"pcf\" or \"multipoll\") starts each CFP with a beacon; must be true".into());
+        }
+        let period = self.mac.cfp_period.unwrap_or(D_CFP_PERIOD);
+        if period == 0 || period > 255 {
+            return Err(format!("mac.cfp_period: must be in 1..=255 beacons, got {period}"));
+        }
+        let max = self.mac.cfp_max_duration_tu.unwrap_or(D_CFP_MAX_DURATION_TU);
+        if max == 0 || max >= bi {
+            return Err(format!(
+                "mac.cfp_max_duration_tu: must be at least 1 and shorter than the beacon interval (ap.beacon_interval_tu = {bi}), got {max}"
+            ));
+        }
+        for (k, v) in [("multipoll_pps", self.mac.multipoll_pps), ("multipoll_bps", self.mac.multipoll_bps)] {
+            if let Some(v) = v {
+                if !(v.is_finite() && v >= 0.0) {
+                    return Err(format!("mac.{k}: must be >= 0, got {v}"));
+                }
+            }
+        }
+        if let Some(w) = self.mac.multipoll_window_ms {
+            if !(w.is_finite() && w >= 1.0) {
+                return Err(format!("mac.multipoll_window_ms: must be at least 1 ms, got {w}"));
+            }
+        }
+        if let Some(h) = self.mac.multipoll_hysteresis {
+            if !(0.0..1.0).contains(&h) {
+                return Err(format!("mac.multipoll_hysteresis: must be in [0, 1), got {h}"));
+            }
+        }
+        Ok(())
+    }
+
     fn validate_samples(&self) -> Result<(), String> {
         let m = &self.scenario;
         let n = self.wlan.stations;
@@ -966,6 +1092,7 @@ impl Scenario {
                 "ap.classes: \"channel\" needs a [channel] table with model = \"fixed\" and [[channel.classes]]".into(),
             );
         }
+        self.validate_beacons_pcf()?;
         if let Some(q) = self.ap.queue_packets {
             if q == 0 || q > 1_000_000 {
                 return Err(format!("ap.queue_packets: must be in 1..=1000000, got {q}"));

@@ -125,7 +125,14 @@ static HEAD: &[Key] = &[
     k("phy.plcp_header_us", Float, "the PHY's", PHY_US, "us", "PLCP header duration override."),
     k("phy.rx_phy_start_delay_us", Float, "the PHY's", PHY_US, "us", "Receiver start-up delay override."),
     // [mac]
-    k("mac.kind", Str, "\"dcf\"", None, "", "The cell's MAC: \"dcf\" or \"edca\" (HCF: EDCA, QoS Data, BlockAck)."),
+    k(
+        "mac.kind",
+        Str,
+        "\"dcf\"",
+        None,
+        "",
+        "The cell's MAC: \"dcf\", \"edca\" (HCF: EDCA, QoS Data, BlockAck), \"pcf\" (802.11-2016 10.4, round-robin polling) or \"multipoll\" (paper 000).",
+    ),
     k("mac.cw_min", Int, "the PHY's aCWmin", r(In(1.0), In(32767.0)), "slots", "2^k - 1."),
     k("mac.cw_max", Int, "the PHY's aCWmax", r(In(1.0), In(32767.0)), "slots", "2^k - 1, >= cw_min."),
     k("mac.short_retry_limit", Int, "7", r(In(1.0), In(255.0)), "attempts", "dot11ShortRetryLimit."),
@@ -171,6 +178,47 @@ static HEAD: &[Key] = &[
         None,
         "",
         "edca: BlockAckReq after a missed BlockAck (ns-3) instead of retransmitting.",
+    ),
+    k(
+        "mac.cfp_period",
+        Int,
+        "1",
+        r(In(1.0), In(255.0)),
+        "beacons",
+        "pcf/multipoll: CFPPeriod, a CFP every k-th beacon.",
+    ),
+    k(
+        "mac.cfp_max_duration_tu",
+        Int,
+        "50",
+        r(In(1.0), In(65535.0)),
+        "TU",
+        "pcf/multipoll: CFPMaxDuration from TBTT (1 TU = 1024 us); < ap.beacon_interval_tu.",
+    ),
+    k(
+        "mac.multipoll_pps",
+        Float,
+        "100.0",
+        r(In(0.0), In(1e9)),
+        "packets/s",
+        "multipoll: rate to join the polling list.",
+    ),
+    k(
+        "mac.multipoll_bps",
+        Float,
+        "12500.0",
+        r(In(0.0), In(1e12)),
+        "bytes/s",
+        "multipoll: MSDU bytes/s to join the list.",
+    ),
+    k("mac.multipoll_window_ms", Float, "1000.0", r(In(1.0), In(1e6)), "ms", "multipoll: activity measurement window."),
+    k(
+        "mac.multipoll_hysteresis",
+        Float,
+        "0.5",
+        r(In(0.0), Ex(1.0)),
+        "",
+        "multipoll: a member leaves below (1 - h) x a threshold.",
     ),
     // [wlan]
     k("wlan.stations", Int, "required", r(In(1.0), In(100000.0)), "stations", "Stations of the WLAN."),
@@ -226,6 +274,8 @@ static HEAD: &[Key] = &[
     k("ap.queue_packets", Int, "mac.queue_packets", PKTS, "packets", "The AP's transmit queue."),
     k("ap.qdisc", Table, "drop-tail", None, "", "Queue discipline of the AP (a qdisc table)."),
     k("ap.classes", Str, "\"station\"", None, "", "Class of a queued packet: \"station\" or \"channel\"."),
+    k("ap.beacons", Bool, "true", None, "", "Beacons at every TBTT (lowest basic rate, after PIFS); none in an edca cell (not yet sent by the HCF)."),
+    k("ap.beacon_interval_tu", Int, "100", r(In(1.0), In(65535.0)), "TU", "Beacon interval (100 TU = 102.4 ms)."),
     // [ap.proxy] (crates/pep; paper 003 section III)
     k("ap.proxy", Table, "none", None, "", "A performance-enhancing proxy at the AP."),
     k(
@@ -656,13 +706,24 @@ mod tests {
             }
         };
         let j = |x: &dyn erased::Ser| x.json();
-        let s = Scenario::from_json(
+        let mut s = Scenario::from_json(
             r#"{"scenario": {"name": "x"}, "phy": {"standard": "802.11b", "data_rate_mbps": 11},
                 "wlan": {"stations": 1}, "nodes": [{"name": "h"}],
                 "links": [{"a": "ap", "b": "h", "rate_mbps": 100, "delay_ms": 1}],
                 "traffic": [{"name": "t", "kind": "udp"}]}"#,
         )
         .unwrap();
+        // Keys serialised only when set (so that results without them keep
+        // their digests): set to their defaults here.
+        use crate::config as c;
+        s.mac.cfp_period = Some(c::D_CFP_PERIOD);
+        s.mac.cfp_max_duration_tu = Some(c::D_CFP_MAX_DURATION_TU);
+        s.mac.multipoll_pps = Some(c::D_MULTIPOLL_PPS);
+        s.mac.multipoll_bps = Some(c::D_MULTIPOLL_BPS);
+        s.mac.multipoll_window_ms = Some(c::D_MULTIPOLL_WINDOW_MS);
+        s.mac.multipoll_hysteresis = Some(c::D_MULTIPOLL_HYSTERESIS);
+        s.ap.beacons = Some(true);
+        s.ap.beacon_interval_tu = Some(c::D_BEACON_INTERVAL_TU);
         add("scenario", None, j(&s.scenario));
         add("phy", None, j(&s.phy));
         add("mac", None, j(&s.mac));

@@ -166,11 +166,11 @@ pub(super) fn build_bss(s: &Scenario, seed: u64) -> Result<Bss<AnyMac>, String> 
                 mac.set_rate_control(wifitcp_wifi::rate::build(s.phy.rate_control, t.data_rate, &rates, t, rng));
             }
             match s.mac.kind {
-                crate::config::MacKind::Dcf => AnyMac::from(mac),
                 crate::config::MacKind::Edca => {
                     let p = hcf_params(s, &params, ap_of[i] == i);
                     AnyMac::from(Hcf::new(MacAddr(i as u32), p, RngStream::derive(seed, &format!("mac/{name}"))))
                 }
+                _ => member_mac(s, seed, i, mac),
             }
         })
         .collect();
@@ -333,6 +333,66 @@ fn hcf_params(s: &Scenario, d: &DcfParams, is_ap: bool) -> HcfParams {
         no_ack,
         bar_after_missed_ba: m.bar_after_missed_ba.unwrap_or(false),
     }
+}
+
+/// The MAC of BSS member `i` around its DCF: an AP sends beacons
+/// (`ap.beacons`) and, under `mac.kind` "pcf"/"multipoll", is the point
+/// coordinator; its stations are then CF-pollable.
+fn member_mac(s: &Scenario, seed: u64, i: usize, dcf: Dcf) -> AnyMac {
+    use crate::config::MacKind;
+    use wifitcp_wifi::mac::beacon::{beacon_bytes, BeaconClock, BeaconParams, TU};
+    use wifitcp_wifi::mac::pcf::{ActivityConfig, CfStation, CfpConfig, Coordinator, PollList};
+    let ap_of = s.ap_of_members();
+    let pcf = matches!(s.mac.kind, MacKind::Pcf | MacKind::Multipoll);
+    if ap_of[i] != i {
+        return if pcf { AnyMac::from(CfStation::new(dcf, MacAddr(ap_of[i] as u32))) } else { AnyMac::from(dcf) };
+    }
+    if !s.beacons_on() {
+        return AnyMac::from(dcf);
+    }
+    let std = s.phy.standard;
+    // 10.6.6.2: group-addressed frames at a basic rate; the lowest one.
+    let basic: Vec<f64> = match &s.phy.basic_rates_mbps {
+        Some(b) => b.clone(),
+        None => std.default_basic_rates().iter().map(|r| r.mbps()).collect(),
+    };
+    let lowest = basic.iter().copied().fold(f64::INFINITY, f64::min);
+    let rate = std
+        .rates()
+        .into_iter()
+        .map(|(r, _)| r)
+        .find(|r| (r.mbps() - lowest).abs() < 1e-9)
+        .unwrap_or(dcf.params().timing.control_rate);
+    let interval = TU * u64::from(s.ap.beacon_interval_tu.unwrap_or(crate::config::D_BEACON_INTERVAL_TU));
+    // The first TBTT uniform in [0, interval), as ns-3's beacon jitter.
+    let mut rng = RngStream::derive(seed, &format!("beacon/{}", s.member_name(i)));
+    let first_tbtt = SimTime::ZERO + SimDur::from_nanos(rng.below(interval.as_nanos()));
+    let bytes = beacon_bytes(std, std.rates().len(), pcf);
+    let clock = BeaconClock::new(BeaconParams { interval, first_tbtt, rate, bytes }, &dcf.params().timing);
+    let cfp = pcf.then(|| {
+        let stations: Vec<MacAddr> =
+            (0..ap_of.len()).filter(|&k| k != i && ap_of[k] == i).map(|k| MacAddr(k as u32)).collect();
+        let list = match s.mac.kind {
+            MacKind::Multipoll => PollList::by_activity(
+                ap_of.len(),
+                ActivityConfig {
+                    pps: s.mac.multipoll_pps.unwrap_or(crate::config::D_MULTIPOLL_PPS),
+                    bps: s.mac.multipoll_bps.unwrap_or(crate::config::D_MULTIPOLL_BPS),
+                    window: SimDur::from_micros_f64(
+                        1e3 * s.mac.multipoll_window_ms.unwrap_or(crate::config::D_MULTIPOLL_WINDOW_MS),
+                    ),
+                    hysteresis: s.mac.multipoll_hysteresis.unwrap_or(crate::config::D_MULTIPOLL_HYSTERESIS),
+                },
+            ),
+            _ => PollList::round_robin(stations),
+        };
+        CfpConfig {
+            period: s.mac.cfp_period.unwrap_or(crate::config::D_CFP_PERIOD),
+            max_duration: TU * u64::from(s.mac.cfp_max_duration_tu.unwrap_or(crate::config::D_CFP_MAX_DURATION_TU)),
+            list,
+        }
+    });
+    AnyMac::from(Coordinator::new(dcf, clock, cfp))
 }
 
 /// The channel with `[[wlan.mobility]]`: station i's model starts at its

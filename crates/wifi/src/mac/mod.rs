@@ -13,11 +13,13 @@
 //! copy), never one read back from the transmitter.
 pub mod any;
 pub mod api;
+pub mod beacon;
 pub mod blockack;
 pub mod dcf;
 pub mod edca;
 pub mod frame;
 pub mod hcf;
+pub mod pcf;
 
 pub use any::AnyMac;
 pub use api::{Bystander, Demand, GroupRules, Mac};
