@@ -60,7 +60,7 @@ fn tcp_json(c: &TcpConfig, cc: &str) -> Value {
 /// The `effective` object of a run's result (see the module docs; with
 /// `delayed_ack` off, its count and timer are null: they do not apply).
 pub fn effective_json(v: &RunView) -> Value {
-    let t = Mac::timing(&v.bss.macs[0]);
+    let t = Mac::timing(&v.cells[0].macs[0]);
     let mut phy = json!({
         "standard": serde_json::to_value(t.standard).unwrap_or(Value::Null),
         "data_rate_mbps": t.data_rate.mbps(),
@@ -74,13 +74,13 @@ pub fn effective_json(v: &RunView) -> Value {
         "ack_timeout_us": us(t.ack_timeout()),
     });
     // only when it adapts (results of fixed-rate runs keep their keys)
-    let rc = v.bss.macs.iter().find_map(|m| m.as_dcf()).map_or("fixed", |d| d.rate_control_kind());
+    let rc = v.cells[0].macs.iter().find_map(|m| m.as_dcf()).map_or("fixed", |d| d.rate_control_kind());
     if rc != "fixed" {
         phy["rate_control"] = json!(rc);
     }
     // The DCF's parameters (of the first station that runs one; null in a
     // cell without a DCF).
-    let mac = match v.bss.macs.iter().find_map(|m| m.as_dcf()).map(|d| d.params()) {
+    let mac = match v.cells[0].macs.iter().find_map(|m| m.as_dcf()).map(|d| d.params()) {
         Some(p) => json!({
             "cw_min": p.cw_min,
             "cw_max": p.cw_max,
@@ -91,7 +91,7 @@ pub fn effective_json(v: &RunView) -> Value {
         None => Value::Null,
     };
     let queues: Vec<Value> =
-        (0..v.bss.len()).map(|i| json!({"node": v.topo.nodes[i].name, "kind": v.wq[i].kind()})).collect();
+        (0..v.cells[0].len()).map(|i| json!({"node": v.topo.nodes[i].name, "kind": v.wq[i].kind()})).collect();
     let tcp: Vec<Value> = v
         .flows
         .iter()

@@ -45,7 +45,7 @@ impl World {
                 self.udp_local(now, node, &p, &h)
             }
             Transport::Tcp(h) => {
-                let Some(&ep) = self.demux.get(&(node, h.dst_port)) else {
+                let Some(&ep) = self.topo.nodes[node].ports.get(&h.dst_port) else {
                     self.drop_packet(now, node, "", &p, DropReason::NoReceiver);
                     return;
                 };
