@@ -62,8 +62,11 @@ use wifitcp_wire::{Ipv4Header, Packet, Transport, UdpHeader};
 pub struct World {
     q: EventQueue<EvCode>,
     topo: Topology,
-    /// One cell per channel, each with its outputs not yet handled.
-    cells: Vec<Cell>,
+    /// One cell per channel, each with its outputs not yet handled: cell
+    /// 0 (AP 0's channel, the only one in most scenarios) inline, the
+    /// others after it (see `cell`).
+    cell0: Cell,
+    more_cells: Vec<Cell>,
     /// Cell of each WLAN member as the cells' gates see it (only with
     /// several cells or roaming; see `wlan::CellGate`).
     presence: Option<wlan::Presence>,
@@ -119,7 +122,9 @@ pub struct World {
 impl World {
     pub fn build(s: &Scenario, seed: u64) -> Result<World, String> {
         let topo = Topology::build(s);
-        let (cells, presence) = build_cells(s, seed, &topo)?;
+        let (mut cells, presence) = build_cells(s, seed, &topo)?;
+        let more_cells = cells.split_off(1);
+        let cell0 = cells.pop().expect("at least one cell");
         let n = s.wlan_members();
         let mut wq: Vec<Box<dyn QueueDisc>> = Vec::with_capacity(n);
         for i in 0..n {
@@ -182,7 +187,8 @@ impl World {
         let mut w = World {
             q: EventQueue::with_capacity(64),
             topo,
-            cells,
+            cell0,
+            more_cells,
             presence,
             roam: None,
             timers,
@@ -215,12 +221,12 @@ impl World {
         w.external = vec![false; w.topo.nodes.len()];
         w.update_hooked();
         let airtime = w.wq.iter().any(|q| q.uses_airtime());
-        for c in &mut w.cells {
+        for c in w.cells_mut() {
             c.bss.set_report_airtime(airtime);
         }
         w.add_flows(s, seed)?;
         w.roam = roam::Roaming::build(s, seed, &mut w)?;
-        for c in &mut w.cells {
+        for c in w.cells_mut() {
             c.bss.reschedule_all(&mut c.out);
         }
         w.drain_outputs();
@@ -298,7 +304,7 @@ impl World {
     /// left undone), check its invariants and collect the metrics.
     pub fn finish(mut self, wall: std::time::Instant) -> Result<RunResult, String> {
         if self.capture.is_some() || self.trace.is_some() {
-            drop(self.cells[0].bss.take_tap());
+            drop(self.cell0.bss.take_tap());
         }
         if let Some(c) = self.capture.take() {
             c.finish()?;
@@ -310,22 +316,21 @@ impl World {
         for d in self.links.iter_mut().flatten() {
             d.account(self.end);
         }
-        for c in &mut self.cells {
+        for c in self.cells_mut() {
             c.bss.ungroup_all();
         }
         self.check_end()?;
         let queued: u64 = self.wq.iter().map(|q| q.len() as u64).sum();
-        let held: Vec<_> = self
-            .cells
-            .iter()
+        let held: Vec<_> = std::iter::once(&self.cell0)
+            .chain(&self.more_cells)
             .flat_map(|c| c.bss.packets_in_service())
             .map(|p| p.id)
             .chain(self.links.iter().flat_map(|l| l.iter().flat_map(|d| d.held().map(|p| p.id))))
             .collect();
         self.ledger.check(held.into_iter(), queued)?;
         let events = self.q.popped();
-        let cells: Vec<&Bss<AnyMac>> = self.cells.iter().map(|c| &c.bss).collect();
-        let handoffs = self.roam.as_ref().map(|r| r.report());
+        let cells: Vec<&Bss<AnyMac>> = std::iter::once(&self.cell0).chain(&self.more_cells).map(|c| &c.bss).collect();
+        let handoffs = self.roam.as_ref().map(|r| r.report(&self.topo));
         Ok(metrics::collect(&metrics::RunView {
             cells: &cells,
             handoffs,
@@ -356,11 +361,11 @@ impl World {
     fn dispatch(&mut self, now: SimTime, ev: Ev) {
         match ev {
             Ev::BssWake { cell } => {
-                let c = &mut self.cells[cell as usize];
+                let c = self.cell_mut(cell as usize);
                 c.bss.wake(now, &mut c.out)
             }
             Ev::TxEnd { id, cell } => {
-                let c = &mut self.cells[cell as usize];
+                let c = self.cell_mut(cell as usize);
                 c.bss.tx_end(now, id, &mut c.out)
             }
             Ev::Timer { key, gen } => {
@@ -428,6 +433,31 @@ impl World {
                 }
             }
         }
+    }
+
+    /// Cell `c`.
+    #[inline(always)]
+    fn cell(&self, c: usize) -> &Cell {
+        if c == 0 {
+            &self.cell0
+        } else {
+            &self.more_cells[c - 1]
+        }
+    }
+
+    /// Cell `c`, to change.
+    #[inline(always)]
+    fn cell_mut(&mut self, c: usize) -> &mut Cell {
+        if c == 0 {
+            &mut self.cell0
+        } else {
+            &mut self.more_cells[c - 1]
+        }
+    }
+
+    /// Every cell, in index order.
+    fn cells_mut(&mut self) -> impl Iterator<Item = &mut Cell> {
+        std::iter::once(&mut self.cell0).chain(self.more_cells.iter_mut())
     }
 
     /// A new key of the timer registry, owned by `owner`.

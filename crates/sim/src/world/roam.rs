@@ -198,7 +198,8 @@ impl Roaming {
     }
 
     /// The `"handoffs"` part of the result.
-    pub(super) fn report(&self) -> Value {
+    pub(super) fn report(&self, topo: &Topology) -> Value {
+        let name = |i: usize| topo.nodes[i].name.as_str();
         let done: Vec<&Handoff> = self.handoffs.iter().filter(|h| h.end.is_some()).collect();
         let lat = |h: &Handoff| (h.end.expect("done") - h.start).as_secs_f64();
         let list: Vec<Value> = self
@@ -206,7 +207,7 @@ impl Roaming {
             .iter()
             .map(|h| {
                 json!({
-                    "station": h.sta, "from": h.from, "to": h.to,
+                    "station": name(h.sta), "from": name(h.from), "to": name(h.to),
                     "start_s": h.start.as_secs_f64(),
                     "end_s": h.end.map(|t| t.as_secs_f64()),
                     "latency_s": h.end.map(|_| lat(h)),

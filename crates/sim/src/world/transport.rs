@@ -27,7 +27,7 @@ impl World {
                     TrafficKind::Udp => {
                         let mut source = crate::apps::build(tr, RngStream::derive(seed, &format!("traffic/{name}")))
                             .map_err(|e| format!("{path}.{e}"))?;
-                        if source.saturated() && src < self.cells[0].bss.len() {
+                        if source.saturated() && src < self.cell0.bss.len() {
                             self.saturated[src].0.push((fi, self.topo.next_hop(src, dst)));
                         }
                         first = source.start(start);
@@ -98,7 +98,7 @@ impl World {
                     return;
                 }
                 if source.saturated() {
-                    if src < self.cells[0].bss.len() {
+                    if src < self.cell0.bss.len() {
                         self.feed(now, src);
                     }
                     return;

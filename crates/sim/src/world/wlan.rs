@@ -58,14 +58,14 @@ impl World {
     /// has outputs left.
     #[inline]
     pub(super) fn drain_outputs(&mut self) {
-        if self.cells.len() == 1 {
+        if self.more_cells.is_empty() {
             self.drain_cell(0);
             return;
         }
         loop {
             let mut any = false;
-            for c in 0..self.cells.len() {
-                if !self.cells[c].out.is_empty() {
+            for c in 0..=self.more_cells.len() {
+                if !self.cell(c).out.is_empty() {
                     self.drain_cell(c);
                     any = true;
                 }
@@ -81,23 +81,24 @@ impl World {
     /// output emitted while handling output k comes after every output
     /// emitted before it); the vector is cleared once at the end, so no
     /// output is moved.
-    #[inline]
+    #[inline(always)]
     fn drain_cell(&mut self, c: usize) {
         let mut i = 0;
-        while i < self.cells[c].out.len() {
+        while i < self.cell(c).out.len() {
             self.handle_output(c, i);
             i += 1;
         }
-        self.cells[c].out.clear();
+        self.cell_mut(c).out.clear();
     }
 
     /// Handle output `i` of cell `c` (its fields are copied out first, a
     /// delivery's packet handle moved out, leaving a wake-up at `NEVER` that
     /// nothing reads: handling it may append to `out`).
+    #[inline(always)]
     pub(super) fn handle_output(&mut self, c: usize, i: usize) {
         let now = self.q.now();
         let cell = c as u16;
-        match self.cells[c].out[i] {
+        match self.cell(c).out[i] {
             BssOutput::Wake { at } => {
                 self.q.push(at, Ev::BssWake { cell }.code());
             }
@@ -106,7 +107,7 @@ impl World {
             }
             BssOutput::Deliver { sta, .. } => {
                 let BssOutput::Deliver { pkt, .. } =
-                    std::mem::replace(&mut self.cells[c].out[i], BssOutput::Wake { at: SimTime::NEVER })
+                    std::mem::replace(&mut self.cell_mut(c).out[i], BssOutput::Wake { at: SimTime::NEVER })
                 else {
                     unreachable!()
                 };
@@ -136,7 +137,7 @@ impl World {
             }
             BssOutput::DiscardedAfterReceipt { .. } => self.ledger.late_drops += 1,
             // (the MAC of an absent member is never fed)
-            BssOutput::Ready { sta } if self.topo.cell_of(sta) == c => self.feed(now, sta),
+            BssOutput::Ready { sta } if self.presence.is_none() || self.topo.cell_of(sta) == c => self.feed(now, sta),
             BssOutput::Ready { .. } => {}
             BssOutput::Airtime { sta, peer, airtime } => {
                 // Airtime fairness at the AP (mac80211 style): charge the
@@ -154,25 +155,20 @@ impl World {
     /// queue discipline (for the receiver and traffic identifier it asks
     /// for, if it names them), or a fresh packet from a saturated source.
     pub(super) fn feed(&mut self, now: SimTime, sta: usize) {
-        let c = self.topo.cell_of(sta);
+        // (one cell and no roaming: every member is in cell 0)
+        let c = if self.presence.is_none() { 0 } else { self.topo.cell_of(sta) };
         if c == DETACHED {
             return; // scanning: the queue waits for the new AP
         }
-        let Some(demand) = self.cells[c].bss.demand(sta) else { return };
-        let item = loop {
-            let item = if demand == Demand::ANY {
-                self.wq[sta].dequeue(now, &mut self.dropped)
-            } else {
-                self.wq[sta].dequeue_for(now, demand.ra.map(|a| a.0), demand.tid, &mut self.dropped)
-            };
-            match item {
-                // (a frame an AP queued for a station that has left it)
-                Some(it) if self.roam.is_some() && self.left_ap(sta, it.dest as usize) => {
-                    self.left_behind(now, sta, it);
-                }
-                item => break item,
+        let Some(demand) = self.cell(c).bss.demand(sta) else { return };
+        let mut item = self.dequeue_wlan(now, sta, demand);
+        if self.roam.is_some() {
+            // (frames an AP still queues for a station that has left it)
+            while let Some(it) = item.take_if(|it| self.left_ap(sta, it.dest as usize)) {
+                self.left_behind(now, sta, it);
+                item = self.dequeue_wlan(now, sta, demand);
             }
-        };
+        }
         self.flush_drops(sta);
         if let Some(mut it) = item {
             if let Some(t) = &self.trace {
@@ -181,7 +177,7 @@ impl World {
             if self.roam.is_some() && self.topo.is_station(sta) {
                 it.dest = self.topo.ap_of[sta] as u32; // queued before a hand-off
             }
-            let cell = &mut self.cells[c];
+            let cell = self.cell_mut(c);
             cell.bss.give_msdu(now, sta, it.pkt, it.dest as usize, &mut cell.out);
             self.qdisc_timer(sta);
             return;
@@ -219,7 +215,7 @@ impl World {
         match hop {
             Hop::Wlan { ra } => {
                 let ra = if self.roam.is_some() { self.topo.ap_of[sta] } else { ra };
-                let cell = &mut self.cells[c];
+                let cell = self.cell_mut(c);
                 cell.bss.give_msdu(now, sta, p, ra, &mut cell.out)
             }
             _ => self.send_from(now, sta, p),
@@ -232,6 +228,18 @@ impl World {
 /// roaming, the presence table their gates share. Cell 0 draws from the
 /// streams a single-cell scenario always used; cell k > 0 from the same
 /// names suffixed with "/ch<channel>".
+impl World {
+    /// The next packet of `sta`'s queue discipline for what its MAC asks.
+    #[inline(always)]
+    fn dequeue_wlan(&mut self, now: SimTime, sta: usize, demand: Demand) -> Option<Queued> {
+        if demand == Demand::ANY {
+            self.wq[sta].dequeue(now, &mut self.dropped)
+        } else {
+            self.wq[sta].dequeue_for(now, demand.ra.map(|a| a.0), demand.tid, &mut self.dropped)
+        }
+    }
+}
+
 pub(super) fn build_cells(s: &Scenario, seed: u64, topo: &Topology) -> Result<(Vec<Cell>, Option<Presence>), String> {
     let chans = s.cell_channels();
     let gated = chans.len() > 1 || s.wlan.roaming.is_some();
