@@ -131,3 +131,50 @@ fn cells_on_different_channels_do_not_interfere() {
     plain["wlan"].as_object_mut().unwrap().remove("ap_channels");
     assert_eq!(run(&plain, 1)["flows"].to_string(), one["flows"].to_string());
 }
+
+#[test]
+fn bad_cell_and_roaming_input_names_the_key() {
+    let base = crossing(3.0, "drop", 1.0);
+    let cases: Vec<(Box<dyn Fn(&mut Value)>, &str)> = vec![
+        (Box::new(|s| s["wlan"]["ap_channels"] = json!([1, 6, 11])), "wlan.ap_channels: 3 channels for 2 APs"),
+        (Box::new(|s| s["wlan"]["ap_channels"] = json!([1, 0])), "wlan.ap_channels"),
+        (Box::new(|s| s["wlan"]["association"] = json!([0, 2])), "wlan.association[1]: AP 2 does not exist"),
+        (Box::new(|s| s["wlan"]["roaming"]["scan"] = json!("loud")), "wlan.roaming"),
+        (Box::new(|s| s["wlan"]["roaming"]["hysteresis_db"] = json!(-1.0)), "wlan.roaming.hysteresis_db"),
+        (Box::new(|s| s["wlan"]["roaming"]["check_interval_ms"] = json!(0.0)), "wlan.roaming.check_interval_ms"),
+        (Box::new(|s| s["wlan"]["roaming"]["threshhold"] = json!(1.0)), "wlan.roaming"),
+        (
+            Box::new(|s| {
+                s["wlan"]["roaming"].as_object_mut().unwrap().remove("threshold_dbm");
+            }),
+            "wlan.roaming",
+        ),
+        (
+            Box::new(|s| {
+                let w = s["wlan"].as_object_mut().unwrap();
+                w.remove("mobility");
+                s.as_object_mut().unwrap().remove("channel");
+            }),
+            "wlan.roaming: roaming compares received powers",
+        ),
+        (
+            Box::new(|s| {
+                s["wlan"]["aps"] = json!(1);
+                for k in ["ap_channels", "ap_positions"] {
+                    s["wlan"].as_object_mut().unwrap().remove(k);
+                }
+                s["wlan"]["association"] = json!([0, 0]);
+                s["links"] = json!([{"a": "ap", "b": "sw", "rate_mbps": 100, "delay_ms": 1},
+                                    {"a": "sw", "b": "server", "rate_mbps": 100, "delay_ms": 5}]);
+            }),
+            "wlan.roaming: a station needs at least two APs",
+        ),
+    ];
+    for (edit, want) in cases {
+        let mut s = base.clone();
+        edit(&mut s);
+        let e = wifitcp_sim::Scenario::from_json(&s.to_string()).err().unwrap_or_else(|| panic!("accepted: {want}"));
+        assert!(e.starts_with(want), "{e:?} does not start with {want:?}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+}

@@ -153,8 +153,9 @@ impl Roaming {
         let p = w.model.position_at(now);
         let change = w.model.next_change(now);
         // Standing still since the last check, with no velocity change in
-        // between: it stands until `change`.
-        let standing = w.last.is_some_and(|(_, q, c)| q == p && c >= now);
+        // between (one at `now` itself may set it moving): it stands until
+        // `change`.
+        let standing = w.last.is_some_and(|(_, q, c)| q == p && c > now);
         w.last = Some((now, p, change));
         let next = if standing {
             (change != SimTime::NEVER).then_some(change.max(now + self.interval))
