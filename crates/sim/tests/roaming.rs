@@ -135,7 +135,8 @@ fn cells_on_different_channels_do_not_interfere() {
 #[test]
 fn bad_cell_and_roaming_input_names_the_key() {
     let base = crossing(3.0, "drop", 1.0);
-    let cases: Vec<(Box<dyn Fn(&mut Value)>, &str)> = vec![
+    type Edit = Box<dyn Fn(&mut Value)>;
+    let cases: Vec<(Edit, &str)> = vec![
         (Box::new(|s| s["wlan"]["ap_channels"] = json!([1, 6, 11])), "wlan.ap_channels: 3 channels for 2 APs"),
         (Box::new(|s| s["wlan"]["ap_channels"] = json!([1, 0])), "wlan.ap_channels"),
         (Box::new(|s| s["wlan"]["association"] = json!([0, 2])), "wlan.association[1]: AP 2 does not exist"),
