@@ -88,6 +88,10 @@ pub struct Topology {
     pub ap_of: Vec<usize>,
     /// (a, b) node ids of each link.
     pub link_ends: Vec<(usize, usize)>,
+    /// With a home agent (`wlan.roaming.reroute = "home_agent"`): each
+    /// station's home AP, where every wired route to it leads; the home AP
+    /// sends on to `ap_of` (the tunnel to the foreign AP).
+    pub home: Option<Vec<usize>>,
 }
 
 const BASE: u32 = 0x0a00_0000;
@@ -128,7 +132,13 @@ impl Topology {
             nodes[a].wired.push(WiredIface { link, dir: 0 });
             nodes[b].wired.push(WiredIface { link, dir: 1 });
         }
-        let mut t = Topology { nodes, stations: n, ap_of, link_ends };
+        let home = s
+            .wlan
+            .roaming
+            .as_ref()
+            .is_some_and(|r| r.reroute == crate::config::roaming::Reroute::HomeAgent)
+            .then(|| ap_of.clone());
+        let mut t = Topology { nodes, stations: n, ap_of, link_ends, home };
         for src in 0..t.nodes.len() {
             if t.is_core(src) {
                 t.nodes[src].fwd = t.bfs(src);
@@ -193,7 +203,15 @@ impl Topology {
         if self.is_station(dst) && self.ap_of[dst] == at {
             return Hop::Wlan { ra: dst };
         }
-        let core_dst = if self.is_station(dst) { self.ap_of[dst] } else { dst };
+        let core_dst = if !self.is_station(dst) {
+            dst
+        } else {
+            match &self.home {
+                // (to the home agent, which tunnels on to the foreign AP)
+                Some(home) if home[dst] != at => home[dst],
+                _ => self.ap_of[dst],
+            }
+        };
         self.nodes[at].fwd[core_dst]
     }
 }

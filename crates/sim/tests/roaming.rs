@@ -179,3 +179,37 @@ fn bad_cell_and_roaming_input_names_the_key() {
         assert_eq!(e.lines().count(), 1, "{e}");
     }
 }
+
+#[test]
+fn a_home_agent_tunnels_to_the_foreign_ap_and_the_path_grows() {
+    // With a layer-2 update the server's packets go server -> sw -> ap1
+    // after the hand-off; through the home agent (ap, the station's first
+    // AP) they go server -> sw -> ap -> sw -> ap1: 2 ms more of link delay.
+    let l2 = run(&crossing(3.0, "forward", 10.0), 3);
+    let mut s = crossing(3.0, "forward", 10.0);
+    s["wlan"]["roaming"]["reroute"] = json!("home_agent");
+    let ha = run(&s, 3);
+    assert_eq!(ha["handoffs"]["count"], 1);
+    let series: Vec<f64> =
+        ha["flows"][0]["series"].as_array().unwrap().iter().map(|p| p[1].as_f64().unwrap()).collect();
+    assert!(series[9] > 1.5, "no downlink through the tunnel: {series:?}");
+    // the tunnel: every downlink packet after the hand-off crosses the
+    // ap -> sw link as well (2 Mbit/s of 1500-byte datagrams for the 3.3 s
+    // after the hand-off at 6.7 s: some 550 packets)
+    let sent = |r: &Value, from: &str, to: &str| {
+        let l = r["links"].as_array().unwrap().iter().find(|l| l["from"] == from && l["to"] == to).unwrap();
+        l["sent"].as_u64().unwrap()
+    };
+    let extra = sent(&ha, "ap", "sw") - sent(&l2, "ap", "sw");
+    assert!(extra > 400, "{extra} packets through the tunnel");
+    // and the home agent's side of the switch carries the whole downlink
+    assert!(sent(&ha, "sw", "ap") > sent(&l2, "sw", "ap") + 400);
+    assert_eq!(
+        sent(&ha, "sw", "ap1") - sent(&l2, "sw", "ap1"),
+        0,
+        "each downlink packet after the hand-off crosses sw -> ap1 once either way"
+    );
+    // the station's uplink is not tunnelled (triangular routing)
+    let up = |r: &Value| r["flows"][1]["delay_p90_ms"].as_f64().unwrap();
+    assert!((up(&ha) - up(&l2)).abs() < 1.0, "uplink p90 {} vs {}", up(&ha), up(&l2));
+}

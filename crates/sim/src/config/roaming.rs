@@ -14,6 +14,7 @@
 //! scan = "passive"               # or "active" (probe requests)
 //! # scan_time_ms = 204.8         # default: passive 102.4 ms per channel, active 20 ms per channel
 //! queued = "drop"                # frames queued at the old AP: "drop" or "forward"
+//! reroute = "l2_update"          # or "home_agent" (Mobile IPv4-like tunnel)
 //! ```
 //!
 //! Which IEEE 802.11 rules these follow, and where they deviate, is written
@@ -51,6 +52,12 @@ pub enum Reroute {
     /// frame, 802.11F / IEEE 802.1D learning): from the reassociation on,
     /// every wired node's route to the station leads to the new AP.
     L2Update,
+    /// Mobile IPv4-like (RFC 5944): the station's first AP is its home
+    /// agent; wired nodes keep routing to it, and from the reassociation
+    /// on it tunnels the station's packets over the wired network to the
+    /// AP it is with (the foreign agent). The station's own packets go
+    /// straight from the foreign AP (no reverse tunnel).
+    HomeAgent,
 }
 
 /// `[wlan.roaming]`.

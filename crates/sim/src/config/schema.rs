@@ -114,7 +114,7 @@ static HEAD: &[Key] = &[
         "Time without an AP per hand-off.",
     ),
     k("wlan.roaming.queued", Str, "\"drop\"", None, "", "Frames left at the old AP: \"drop\" or \"forward\"."),
-    k("wlan.roaming.reroute", Str, "\"l2_update\"", None, "", "How the wired side learns: \"l2_update\"."),
+    k("wlan.roaming.reroute", Str, "\"l2_update\"", None, "", "Wired side: \"l2_update\" or \"home_agent\"."),
     k(
         "wlan.mobility",
         Tables,

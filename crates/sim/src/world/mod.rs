@@ -72,6 +72,9 @@ pub struct World {
     presence: Option<wlan::Presence>,
     /// Stations handing over between APs (`[wlan.roaming]`).
     roam: Option<Box<roam::Roaming>>,
+    /// Packets in a home agent's tunnel: their inner destination, by id
+    /// (`wlan.roaming.reroute = "home_agent"`, `roam.rs`).
+    tunnel: std::collections::HashMap<wifitcp_core::PacketId, wifitcp_wire::Ipv4Addr>,
     /// Transmit queue discipline of each BSS member's WLAN interface.
     wq: Vec<Box<dyn QueueDisc>>,
     /// Every component wake-up other than the MAC's, and who owns each key.
@@ -191,6 +194,7 @@ impl World {
             more_cells,
             presence,
             roam: None,
+            tunnel: Default::default(),
             timers,
             timer_owner,
             wq_timer,

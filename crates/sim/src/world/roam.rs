@@ -42,7 +42,17 @@
 //!   (802.11F; a learning switch moves the station's address to the new
 //!   port) takes effect at once on every wired node: `Topology::ap_of`
 //!   changes, so every route to the station leads to the new AP. Packets
-//!   already on their way to the old AP are routed on from there.
+//!   already on their way to the old AP are routed on from there. Or
+//!   (`reroute = "home_agent"`, Mobile IPv4 as in paper 002's ns-2 set-up,
+//!   RFC 5944): every wired route to the station keeps leading to its
+//!   first AP, the home agent, which from the reassociation on sends the
+//!   station's packets on over the wired network to the AP it is with
+//!   (the tunnel to the foreign agent); the station's own packets leave
+//!   the foreign AP straight for their destination (triangular routing, no
+//!   reverse tunnel). Deviations: the registration with the home agent
+//!   takes no time (the binding changes at the reassociation), agent
+//!   advertisements are not sent, and the tunnel adds no 20-byte outer IP
+//!   header (1.6 us per packet at 100 Mbit/s).
 //!
 //! Invariants: a station is in at most one cell; every packet queued or
 //! held for a roaming station is delivered, forwarded, or dropped with a
