@@ -415,8 +415,9 @@ pub struct WlanConfig {
     /// drop-tail of `mac.queue_packets`).
     #[serde(default)]
     pub station_qdisc: Option<wifitcp_queue::QdiscConfig>,
-    /// Access points sharing the channel (one collision domain), named
-    /// "ap", "ap1", "ap2", ...; each is a node that links can attach to.
+    /// Access points, named "ap", "ap1", "ap2", ...; each is a node that
+    /// links can attach to. They share one channel (one collision domain)
+    /// unless `ap_channels` puts them on several.
     #[serde(default = "one")]
     pub aps: u32,
     /// AP index of each station (default: all on AP 0).

@@ -96,7 +96,7 @@ static HEAD: &[Key] = &[
     k("wlan.distance_m", Float, "none", r(Ex(0.0), In(1e6)), "m", "Every station's distance from the AP."),
     k("wlan.positions", Floats, "none", POS_M, "m", "Station positions [[x, y], ...]."),
     k("wlan.station_qdisc", Table, "drop-tail", None, "", "Queue discipline of the stations (a qdisc table)."),
-    k("wlan.aps", Int, "1", r(In(1.0), In(64.0)), "APs", "Access points sharing the channel."),
+    k("wlan.aps", Int, "1", r(In(1.0), In(64.0)), "APs", "Access points (one channel unless ap_channels)."),
     k("wlan.association", Ints, "all on AP 0", r(In(0.0), In(63.0)), "AP index", "AP of each station."),
     k("wlan.ap_positions", Floats, "AP k at (20 k, 0)", POS_M, "m", "AP positions [[x, y], ...]."),
     k("wlan.ap_channels", Ints, "all on one channel", r(In(1.0), In(233.0)), "channel", "Channel of each AP."),

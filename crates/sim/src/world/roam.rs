@@ -190,6 +190,7 @@ impl Roaming {
 
     /// A MAC discarded an MSDU: count retry-limit discards of a station
     /// away on a hand-off, and of the AP it left, in that hand-off.
+    #[inline(never)]
     pub(super) fn mac_dropped(&mut self, _now: SimTime, sta: usize, reason: DropReason) {
         if reason != DropReason::RetryLimit {
             return;

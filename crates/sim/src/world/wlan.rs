@@ -156,26 +156,22 @@ impl World {
     /// for, if it names them), or a fresh packet from a saturated source.
     pub(super) fn feed(&mut self, now: SimTime, sta: usize) {
         // (one cell and no roaming: every member is in cell 0)
-        let c = if self.presence.is_none() { 0 } else { self.topo.cell_of(sta) };
+        // (roaming implies a presence table: one test for the plain case)
+        let gated = self.presence.is_some();
+        let c = if !gated { 0 } else { self.topo.cell_of(sta) };
         if c == DETACHED {
             return; // scanning: the queue waits for the new AP
         }
         let Some(demand) = self.cell(c).bss.demand(sta) else { return };
-        let mut item = self.dequeue_wlan(now, sta, demand);
-        if self.roam.is_some() {
-            // (frames an AP still queues for a station that has left it)
-            while let Some(it) = item.take_if(|it| self.left_ap(sta, it.dest as usize)) {
-                self.left_behind(now, sta, it);
-                item = self.dequeue_wlan(now, sta, demand);
-            }
-        }
+        let item = if gated && self.roam.is_some() {
+            self.dequeue_roaming(now, sta, demand)
+        } else {
+            self.dequeue_wlan(now, sta, demand)
+        };
         self.flush_drops(sta);
-        if let Some(mut it) = item {
+        if let Some(it) = item {
             if let Some(t) = &self.trace {
                 t.packet(now, sta, "wlan", "dequeue", &it.pkt, None);
-            }
-            if self.roam.is_some() && self.topo.is_station(sta) {
-                it.dest = self.topo.ap_of[sta] as u32; // queued before a hand-off
             }
             let cell = self.cell_mut(c);
             cell.bss.give_msdu(now, sta, it.pkt, it.dest as usize, &mut cell.out);
@@ -214,7 +210,7 @@ impl World {
         }
         match hop {
             Hop::Wlan { ra } => {
-                let ra = if self.roam.is_some() { self.topo.ap_of[sta] } else { ra };
+                let ra = if gated && self.roam.is_some() { self.topo.ap_of[sta] } else { ra };
                 let cell = self.cell_mut(c);
                 cell.bss.give_msdu(now, sta, p, ra, &mut cell.out)
             }
@@ -229,6 +225,25 @@ impl World {
 /// streams a single-cell scenario always used; cell k > 0 from the same
 /// names suffixed with "/ch<channel>".
 impl World {
+    /// [`World::dequeue_wlan`] with roaming: frames an AP still queues for
+    /// a station that has left it are dropped or forwarded
+    /// (`left_behind`), and a station's frames queued before a hand-off go
+    /// to its new AP.
+    #[inline(never)]
+    fn dequeue_roaming(&mut self, now: SimTime, sta: usize, demand: Demand) -> Option<Queued> {
+        loop {
+            let mut it = self.dequeue_wlan(now, sta, demand)?;
+            if self.left_ap(sta, it.dest as usize) {
+                self.left_behind(now, sta, it);
+                continue;
+            }
+            if self.topo.is_station(sta) {
+                it.dest = self.topo.ap_of[sta] as u32;
+            }
+            return Some(it);
+        }
+    }
+
     /// The next packet of `sta`'s queue discipline for what its MAC asks.
     #[inline(always)]
     fn dequeue_wlan(&mut self, now: SimTime, sta: usize, demand: Demand) -> Option<Queued> {
