@@ -210,7 +210,18 @@ impl World {
         }
         match hop {
             Hop::Wlan { ra } => {
-                let ra = if gated && self.roam.is_some() { self.topo.ap_of[sta] } else { ra };
+                let ra = if gated && self.roam.is_some() {
+                    if self.topo.is_station(sta) {
+                        self.topo.ap_of[sta] // (its AP since the last hand-off)
+                    } else if self.left_ap(sta, ra) {
+                        // an AP's source for a station that left it: over the wire
+                        return self.send_from(now, sta, p);
+                    } else {
+                        ra
+                    }
+                } else {
+                    ra
+                };
                 let cell = self.cell_mut(c);
                 cell.bss.give_msdu(now, sta, p, ra, &mut cell.out)
             }
