@@ -11,7 +11,9 @@ Cases (each one `wifitcp emulate ... --json`, root needed):
           RTT does, about 130 Mbit/s), the 1 Gbit/s link or the loop does;
   big8    the same with 8 streams: past the loop's capacity;
   wlan    5 uplink iperf3 flows through the 802.11g BSS of
-          bench/emu/bss2.toml (with 5 stations): the MAC-bound case.
+          bench/emu/bss2.toml (with 5 stations): the MAC-bound case;
+  wlan-a  the same through 802.11a at 54 Mbit/s (the fastest PHY a
+          scenario can select), 4 MB windows.
 
 Prints one line per case: Mbit/s (iperf3 receiver and the emulator's MAC
 measure), datagrams per second through the loop, the loop's CPU seconds per
@@ -70,6 +72,10 @@ def main():
     res, cpu = emulate(HERE / "bss2.toml", secs, "--set", "wlan.stations=5", "--set",
                        'traffic=[{name="up", kind="tcp", stations="all", peer="server"}]')
     report("wlan", res, cpu, secs)
+    res, cpu = emulate(HERE / "bss2.toml", secs, "--set", "wlan.stations=5", "--set",
+                       'phy.standard="802.11a"', "--set", "tcp.rwnd_bytes=4000000", "--set",
+                       'traffic=[{name="up", kind="tcp", stations="all", peer="server"}]')
+    report("wlan-a", res, cpu, secs)
 
 
 if __name__ == "__main__":

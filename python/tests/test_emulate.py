@@ -126,10 +126,13 @@ def emulate_cfg() -> dict:
 
 
 def test_unknown_node_is_one_line_exit_2_and_leaves_nothing():
+    before = set(leftovers()) if shutil.which("ip") else set()
     r = wifitcp("emulate", str(BSS2), "--on", "nosuch", "true", "--no-store")
     assert r.returncode == 2, r.stderr
     assert r.stderr.count("\n") == 1 and "no node 'nosuch'" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
+    if shutil.which("ip"):
+        assert set(leftovers()) <= before
 
 
 def test_unsupported_traffic_is_named():
@@ -147,14 +150,35 @@ def test_several_bsss_and_sweeps_are_refused_in_one_line():
     assert r.returncode == 2 and "the emulator runs one" in r.stderr, r.stderr
 
 
+def test_features_the_emulator_cannot_run_are_named_in_one_line():
+    before = set(leftovers()) if shutil.which("ip") else set()
+    cases = [
+        ('ap.proxy={kind="itcp"}', "ap.proxy.kind", "cannot run a proxy ('itcp')"),
+        ('ap.proxy={kind="snoop"}', "ap.proxy.kind", "cannot run a proxy ('snoop')"),
+        ('traffic=[{name="x", kind="tcp", peer="server", tcp={cc="reno"}}]', "traffic[0].tcp",
+         "per-flow TCP settings"),
+        ('traffic=[{name="x", kind="tcp", peer="server", pattern="on-off"}]', "traffic[0].pattern",
+         "bulk TCP transfers"),
+    ]
+    for value, key, why in cases:
+        r = wifitcp("emulate", str(BSS2), "--no-store", "--set", value)
+        assert r.returncode == 2, (value, r.stderr)
+        assert f": {key}: " in r.stderr and why in r.stderr and r.stderr.count("\n") == 1, (value, r.stderr)
+    # refused before anything was created
+    if shutil.which("ip"):
+        assert set(leftovers()) <= before
+
+
 def test_missing_privileges_are_one_line(tmp_path):
     if os.geteuid() != 0 or shutil.which("setpriv") is None:
         pytest.skip("needs root and setpriv to drop the capabilities")
+    before = set(leftovers())
     r = subprocess.run(["setpriv", "--inh-caps=-all", "--bounding-set=-all", PY, "-m", "wifitcp",
                         "emulate", str(BSS2), "--no-store"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2, r.stderr
     assert "needs root or CAP_NET_ADMIN" in r.stderr and r.stderr.count("\n") == 1
+    assert set(leftovers()) <= before
 
 
 def test_iperf3_absent_is_one_line(tmp_path):
@@ -166,11 +190,37 @@ def test_iperf3_absent_is_one_line(tmp_path):
         if p:
             (bindir / tool).symlink_to(p)
     env = dict(os.environ, PATH=str(bindir))
+    before = set(leftovers()) if shutil.which("ip") else set()
     r = subprocess.run([PY, "-m", "wifitcp", "emulate", str(BSS2), "--no-store", "--set",
                         'traffic=[{name="up", kind="tcp", stations=[0], peer="server"}]'],
                        capture_output=True, text=True, timeout=60, env=env)
     assert r.returncode == 2, r.stderr
     assert "iperf3 not found" in r.stderr and r.stderr.count("\n") == 1
+    if shutil.which("ip"):
+        assert set(leftovers()) <= before
+
+
+def test_the_double_dash_splits_only_emulates_arguments():
+    from wifitcp.cli import _split_command
+
+    assert _split_command(["emulate", "x.toml", "--duration", "3", "--", "ping", "-c", "1", "--", "x"]) == (
+        ["emulate", "x.toml", "--duration", "3"], ["ping", "-c", "1", "--", "x"])
+    assert _split_command(["emulate", "x.toml", "--on", "sta0", "a -- b"]) == (
+        ["emulate", "x.toml", "--on", "sta0", "a -- b"], [])
+    assert _split_command(["run", "x.toml", "--", "y"]) == (["run", "x.toml", "--", "y"], [])
+
+
+def test_double_dash_command_errors_are_one_line_exit_2():
+    cases = [
+        (["--node", "nosuch", "--", "true"], "no node 'nosuch'"),
+        (["--", "wifitcp-no-such-program", "-x"], "wifitcp-no-such-program not found"),
+        (["--node", "sta0"], "none given"),
+    ]
+    for extra, want in cases:
+        r = wifitcp("emulate", str(BSS2), "--no-store", *extra)
+        assert r.returncode == 2, (extra, r.stderr)
+        assert want in r.stderr and r.stderr.count("\n") == 1, (extra, r.stderr)
+        assert "Traceback" not in r.stderr
 
 
 # -- through namespaces ------------------------------------------------------
@@ -274,3 +324,56 @@ def test_sigterm_removes_everything(no_leftovers):
     p.send_signal(signal.SIGTERM)
     _, err = p.communicate(timeout=20)
     assert p.returncode == 130, err
+
+
+@needs_ns
+def test_double_dash_command_runs_in_the_first_station_and_ends_the_run(no_leftovers):
+    # bss2.toml lasts 5 s; the run ends when the command exits (about
+    # 0.4 s of pings), measured to there, and stays valid.
+    r = wifitcp("emulate", str(BSS2), "--json", "--no-store", "--max-lag-ms", "1000",
+                "--", "ping", "-c", "3", "-i", "0.2", "-W", "1", "sta1")
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)
+    main = [c for c in res["commands"] if c.get("main")]
+    assert len(main) == 1 and main[0]["node"] == "sta0", res["commands"]
+    assert main[0]["exit_status"] == 0 and "3 received" in main[0]["stdout"], main[0]
+    # the pings come from sta0's address (10.0.0.2: sta0 is node 1)
+    assert "from sta1 (10.0.0.3)" in main[0]["stdout"]
+    e = res["emulation"]
+    assert e["ended_on_request"] is True and e["valid"] is True, e
+    assert 0.3 < e["ran_s"] < 3.0, e["ran_s"]
+    assert e["measured_s"][1] <= e["ran_s"] + 1e-9
+
+
+@needs_ns
+def test_double_dash_command_elsewhere_its_failure_and_its_stop_at_duration(no_leftovers):
+    # --node: the command runs in the server's namespace; its exit status 3
+    # fails the run (exit 1) ...
+    r = wifitcp("emulate", str(BSS2), "--json", "--no-store", "--max-lag-ms", "1000",
+                "--node", "server", "--", "sh", "-c", "ip -o addr show wifi0; exit 3")
+    assert r.returncode == 1, r.stderr
+    res = json.loads(r.stdout)
+    main = [c for c in res["commands"] if c.get("main")][0]
+    assert main["node"] == "server" and main["exit_status"] == 3, main
+    assert "10.0.0.4/32" in main["stdout"], main["stdout"]
+    # ... while a command still running at --duration is stopped there, and
+    # the run is a normal one (exit 0)
+    t = time.monotonic()
+    r = wifitcp("emulate", str(BSS2), "--json", "--no-store", "--max-lag-ms", "1000",
+                "--duration", "1", "--", "sleep", "30")
+    assert r.returncode == 0, r.stderr
+    assert time.monotonic() - t < 20
+    res = json.loads(r.stdout)
+    main = [c for c in res["commands"] if c.get("main")][0]
+    assert main["stopped_at_end"] is True and res["emulation"]["ended_on_request"] is False
+    assert 0.9 < res["emulation"]["ran_s"] < 1.5
+
+
+@needs_ns
+def test_bad_input_found_after_setup_began_leaves_nothing(no_leftovers):
+    # a sysctl Linux refuses is only found inside the first namespace,
+    # after it was created: one line, exit 2, and everything removed
+    r = wifitcp("emulate", str(BSS2), "--no-store", "--duration", "2",
+                "--sysctl", "net.ipv4.tcp_no_such_setting=1")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith("error: --sysctl") and r.stderr.count("\n") == 1, r.stderr

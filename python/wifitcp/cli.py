@@ -187,6 +187,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     em = command("emulate", "real Linux traffic through the simulated WLAN in real time "
                             "(network namespaces; needs root or CAP_NET_ADMIN)")
+    em.usage = ("%(prog)s [options] SCENARIO.toml [-- COMMAND...]\n"
+                "       %(prog)s --cleanup")
+    em.epilog = ("-- COMMAND...: run COMMAND (no shell) in the first station's namespace (or "
+                 "--node's); the run ends when it exits, or at --duration (then it is stopped)")
+
     em.add_argument("scenario", metavar="SCENARIO.toml", nargs="?")
     em.add_argument("--seed", type=_seed, help="seed of the simulated network (default: the "
                                                "scenario's first)")
@@ -209,6 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="results store (default results/<scenario-name>.duckdb)")
     em.add_argument("--no-store", action="store_true", help="do not write a results store")
     em.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    em.add_argument("--node", metavar="NODE",
+                    help="namespace of the -- COMMAND (default: the first station, sta0)")
     em.add_argument("--cleanup", action="store_true",
                     help="remove every namespace an emulator that is no longer running left behind, then exit")
     return p
@@ -538,6 +545,9 @@ def cmd_emulate(args: argparse.Namespace) -> int:
         return 0
     if args.scenario is None:
         raise InputError("emulate", "", "give a SCENARIO.toml (or --cleanup)")
+    main_argv = getattr(args, "main_argv", None) or []
+    if args.node is not None and not main_argv:
+        raise InputError("--node", "", "names the namespace of a -- COMMAND; none given")
     if args.duration is not None and not 0 < args.duration <= 86400:
         raise InputError("--duration", "", f"{args.duration} s: must be in (0, 86400]")
     if args.pcap is not None:
@@ -550,13 +560,17 @@ def cmd_emulate(args: argparse.Namespace) -> int:
     spec, config = items[0]
     t0 = time.perf_counter()
     res = emulate.run(config, spec.seed, file=scn.file, duration=args.duration, on=args.on,
-                      pcap=args.pcap, max_lag_ms=args.max_lag_ms, sysctls=tuple(args.sysctl))
+                      pcap=args.pcap, max_lag_ms=args.max_lag_ms, sysctls=tuple(args.sysctl),
+                      main=main_argv or None, main_node=args.node)
     wall = time.perf_counter() - t0
     e = res["emulation"]
     if args.json:
         print(json.dumps(res))
     else:
         for c in res["commands"]:
+            if c.get("main"):  # the -- COMMAND: its whole output
+                sys.stdout.write(c.get("stdout") or "")
+                sys.stderr.write(c.get("stderr") or "")
             ip = c.get("iperf3")
             tail = (f"iperf3 {ip['received_mbps']:.2f} Mbit/s" if ip else
                     (c.get("stdout") or "").strip().splitlines()[-1:] or [""])
@@ -581,7 +595,19 @@ def cmd_emulate(args: argparse.Namespace) -> int:
         finally:
             store.close()
         print(f"-> {out}", file=sys.stderr)
-    return 0 if e["valid"] else EXIT_FAILED
+    # the -- COMMAND's own failure (not its stop at --duration) fails the run
+    main_rc = [c["exit_status"] for c in res["commands"] if c.get("main") and not c.get("stopped_at_end")]
+    return 0 if e["valid"] and all(rc == 0 for rc in main_rc) else EXIT_FAILED
+
+
+def _split_command(argv: list) -> tuple[list, list]:
+    """``wifitcp emulate ... -- COMMAND...``: (the arguments before ``--``,
+    COMMAND). Only for `emulate`; other subcommands keep ``--`` as is."""
+    if "--" in argv:
+        i = argv.index("--")
+        if "emulate" in argv[:i]:
+            return argv[:i], argv[i + 1:]
+    return argv, []
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -589,7 +615,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     provenance.set_command(list(sys.argv[1:] if argv is None else argv))
     try:
+        argv, rest = _split_command(list(sys.argv[1:] if argv is None else argv))
         args = build_parser().parse_args(argv)
+        if args.command == "emulate":
+            args.main_argv = rest
         return COMMANDS[args.command](args)
     except InputError as e:
         print(f"error: {e}", file=sys.stderr)

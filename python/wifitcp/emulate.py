@@ -49,6 +49,9 @@ IPERF_PORT = 5201
 #: the emulation runs this long after the scenario's end (flows measured up
 #: to the end) when the scenario has TCP flows: time for iperf3 to report
 END_MARGIN_S = 2.0
+#: the longest a ``-- COMMAND`` run lasts without --duration: it ends when
+#: the command exits
+MAIN_LIMIT_S = 86400.0
 #: CAP_NET_ADMIN's bit in /proc/self/status CapEff
 CAP_NET_ADMIN = 12
 
@@ -231,6 +234,10 @@ class Command:
     started_s: Optional[float] = None
     stdout: str = ""
     stderr: str = ""
+    #: the ``-- COMMAND``: the run ends when it exits
+    main: bool = False
+    #: still running at the end, stopped by the emulator
+    stopped: bool = False
 
 
 def traffic_commands(config: dict, names: list[str], duration: float, file: str) -> list[Command]:
@@ -282,6 +289,25 @@ def check_supported(config: dict, file: str) -> None:
     w = config.get("wlan", {})
     if int(_get(w, "aps", 1)) != 1:
         raise InputError(file, "wlan.aps", "the emulator runs one BSS only")
+    proxy = (config.get("ap") or {}).get("proxy") or {}
+    kind = _get(proxy, "kind", "none")
+    if kind != "none":
+        # A proxy makes, resends and terminates TCP segments inside the
+        # simulation: a segment it makes has no real bytes to write out
+        # (frames.rs writes such a packet from its headers, with no
+        # payload; a resent one finds its bytes gone once the first copy
+        # was written), so the real endpoints would see a corrupted stream.
+        raise InputError(file, "ap.proxy.kind", f"the emulator cannot run a proxy ({kind!r}): the "
+                         "segments it makes or resends have no real bytes; remove [ap.proxy]")
+    for i, t in enumerate(config.get("traffic") or []):
+        if t.get("kind") != "tcp":
+            continue  # refused by traffic_commands, naming the kind
+        if any(v is not None for v in (t.get("tcp") or {}).values()):
+            raise InputError(file, f"traffic[{i}].tcp", "per-flow TCP settings: a namespace has one "
+                             "TCP configuration; put them in [tcp]")
+        if _get(t, "pattern", "saturated") != "saturated":
+            raise InputError(file, f"traffic[{i}].pattern", f"the emulator runs bulk TCP transfers "
+                             f"(iperf3), not {t['pattern']!r}; use --on or -- COMMAND")
 
 
 # --------------------------------------------------------------------------
@@ -301,6 +327,8 @@ class Emulation:
     ignored: list = field(default_factory=list)
     stop_r: int = -1
     stop_w: int = -1
+    end_r: int = -1
+    end_w: int = -1
     #: the controller iperf3 flows ask for per socket (set by setup)
     cc_per_socket: Optional[str] = None
     #: more sysctls for every namespace (--sysctl KEY=VALUE)
@@ -360,6 +388,7 @@ class Emulation:
             attrs = [x for k, v in route.items() for x in (k, v)]
             _ip("-n", ns, "route", "add", "default", "dev", IFACE, *attrs)
         self.stop_r, self.stop_w = os.pipe()
+        self.end_r, self.end_w = os.pipe()
 
     def teardown(self) -> None:
         for _, _, fd in self.fds:
@@ -371,10 +400,18 @@ class Emulation:
         for ns in self.ns.values():
             remove_namespace(ns)
         self.ns = {}
-        for fd in (self.stop_r, self.stop_w):
+        for fd in (self.stop_r, self.stop_w, self.end_r, self.end_w):
             if fd >= 0:
                 os.close(fd)
-        self.stop_r = self.stop_w = -1
+        self.stop_r = self.stop_w = self.end_r = self.end_w = -1
+
+    def end_now(self) -> None:
+        """End the run now, normally (the -- COMMAND exited)."""
+        if self.end_w >= 0:
+            try:
+                os.write(self.end_w, b"e")
+            except OSError:
+                pass
 
     def stop(self) -> None:
         if self.stop_w >= 0:
@@ -402,6 +439,10 @@ def _finish_command(c: Command) -> dict:
             f.close()
     d = {"node": c.node, "label": c.label, "argv": c.argv, "start_s": c.start_s,
          "started_s": c.started_s, "exit_status": c.rc, "server": c.server}
+    if c.main:
+        d["main"] = True
+    if c.stopped:
+        d["stopped_at_end"] = True
     if c.stdout.lstrip().startswith("{") and '"end"' in c.stdout:  # iperf3 -J
         try:
             j = json.loads(c.stdout)
@@ -423,11 +464,20 @@ def _finish_command(c: Command) -> dict:
 
 def run(config: dict, seed: int, *, file: str, duration: Optional[float], on: list,
         pcap: Optional[str] = None, max_lag_ms: Optional[float] = None,
-        workdir: Optional[str] = None, sysctls: tuple = ()) -> dict:
+        workdir: Optional[str] = None, sysctls: tuple = (), main: Optional[list] = None,
+        main_node: Optional[str] = None) -> dict:
     """Emulate one configuration (normalised config dict) and return the
-    result (the core's result plus ``emulation`` and ``commands``)."""
+    result (the core's result plus ``emulation`` and ``commands``).
+
+    ``main``: the ``-- COMMAND`` (an argv, no shell), run in ``main_node``'s
+    namespace (default: the first station's: the WLAN end of the path, where
+    a researcher's client program, browser or Flent sits); the run ends
+    when it exits, or at ``duration`` when given (the command is then
+    stopped). Without ``duration`` such a run lasts at most MAIN_LIMIT_S;
+    the scenario's own TCP flows still run for ``scenario.duration_s``."""
     config = json.loads(json.dumps(config))
-    if duration is not None:
+    explicit = duration is not None
+    if explicit:
         config["scenario"]["duration_s"] = float(duration)
     duration = float(_get(config["scenario"], "duration_s", 10.0))
     check_supported(config, file)
@@ -437,10 +487,17 @@ def run(config: dict, seed: int, *, file: str, duration: Optional[float], on: li
             raise InputError("--on", "", f"no node {node!r} in the scenario (nodes: {', '.join(names)})")
     cmds = traffic_commands(config, names, duration, file)
     cmds += [Command(node, ["sh", "-c", cmd], 0.0, False, f"on {node} {k}") for k, (node, cmd) in enumerate(on)]
+    if main:
+        stations = [n for n in names if n.startswith("sta")]
+        node = main_node or (stations[0] if stations else names[0])
+        if node not in names:
+            raise InputError("--node", "", f"no node {node!r} in the scenario (nodes: {', '.join(names)})")
+        cmds.append(Command(node, list(main), 0.0, False, f"main {node}", main=True))
     for c in cmds:
         if shutil.which(c.argv[0]) is None:
-            raise InputError(file if c.argv[0] == "iperf3" else "--on", "",
-                             f"{c.argv[0]} not found (install it: apt-get install {c.argv[0]})")
+            where = "--" if c.main else file if c.argv[0] == "iperf3" else "--on"
+            raise InputError(where, "", f"{c.argv[0]} not found" + (
+                "" if c.main else f" (install it: apt-get install {c.argv[0]})"))
     if not has_net_admin():
         raise InputError("emulate", "", "needs root or CAP_NET_ADMIN (it creates network namespaces "
                                         "and TUN interfaces)")
@@ -453,6 +510,8 @@ def run(config: dict, seed: int, *, file: str, duration: Optional[float], on: li
     if cmds and any(c.iperf_json for c in cmds):
         core_config["scenario"] = dict(config["scenario"], duration_s=duration + END_MARGIN_S)
         measure_until = duration
+    if main and not explicit:
+        core_config["scenario"] = dict(config["scenario"], duration_s=MAIN_LIMIT_S)
     em = Emulation(core_config, seed, names, file, max_lag_ms, pcap=pcap)
     for item in sysctls:
         key, sep, value = item.partition("=")
@@ -470,7 +529,8 @@ def run(config: dict, seed: int, *, file: str, duration: Optional[float], on: li
         try:
             text = core.impl().emulate(json.dumps(core_config), seed, ports, stop_fd=em.stop_r,
                                 max_lag_ms=max_lag_ms, log_dir=pcap and str(Path(pcap) / "tun"),
-                                pcap=pcap, measure_until_s=measure_until)
+                                pcap=pcap, measure_until_s=measure_until,
+                                end_fd=em.end_r if main else None)
             result.update(json.loads(text))
         except BaseException as e:  # reported by the main thread
             failure.append(e)
@@ -496,15 +556,22 @@ def run(config: dict, seed: int, *, file: str, duration: Optional[float], on: li
         t0 = time.monotonic()
         th.start()
         pending = sorted((c for c in cmds if not c.server), key=lambda c: c.start_s)
+        main_cmd = next((c for c in cmds if c.main), None)
+        ended = False
         while th.is_alive():
             now = time.monotonic() - t0
             while pending and pending[0].start_s <= now:
                 em.start(pending.pop(0), t0, work)
+            if (main_cmd is not None and not ended and main_cmd.proc is not None
+                    and main_cmd.proc.poll() is not None):
+                em.end_now()
+                ended = True
             th.join(timeout=0.05)
         for c in cmds:
             if c.proc is not None:
                 c.rc = c.proc.poll()
                 if c.rc is None:
+                    c.stopped = True
                     _kill(c)
     except KeyboardInterrupt:
         em.stop()

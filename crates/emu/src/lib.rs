@@ -72,11 +72,24 @@ pub struct Options {
     /// before the end (iperf3 exchanges its results after its data)
     /// measures up to the applications' end.
     pub measure_until: Option<SimTime>,
+    /// A descriptor that becomes readable when the run is to end now, as
+    /// at its end (not an interruption: the run stays valid): the world's
+    /// end is brought forward to that instant (`World::end_early`) and the
+    /// flows are measured up to it. `wifitcp emulate -- COMMAND` ends the
+    /// run this way when the command exits.
+    pub end_fd: Option<RawFd>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { max_lag_p99: DEFAULT_MAX_LAG_P99, log_dir: None, stop_fd: None, realtime: false, measure_until: None }
+        Options {
+            max_lag_p99: DEFAULT_MAX_LAG_P99,
+            log_dir: None,
+            stop_fd: None,
+            realtime: false,
+            measure_until: None,
+            end_fd: None,
+        }
     }
 }
 
@@ -89,6 +102,7 @@ const TOKEN_TIMER: u64 = u64::MAX;
 /// threads that run at 50 keep precedence).
 const REALTIME_PRIORITY: i32 = 10;
 const TOKEN_STOP: u64 = u64::MAX - 1;
+const TOKEN_END: u64 = u64::MAX - 2;
 
 struct Counts {
     read: u64,
@@ -96,6 +110,7 @@ struct Counts {
     written: u64,
     write_errors: u64,
     wakeups: u64,
+    arms: u64,
 }
 
 /// Run the emulation to the world's end (or to a stop request); returns the
@@ -132,6 +147,9 @@ pub fn run(mut world: World, ports: Vec<Port>, opts: &Options) -> Result<Value, 
     if let Some(fd) = opts.stop_fd {
         ep.add(fd, TOKEN_STOP).map_err(|e| io("epoll (stop descriptor)", e))?;
     }
+    if let Some(fd) = opts.end_fd {
+        ep.add(fd, TOKEN_END).map_err(|e| io("epoll (end descriptor)", e))?;
+    }
     for (k, p) in ports.iter().enumerate() {
         ep.add(p.tun.as_raw_fd(), k as u64).map_err(|e| io(p.tun.name(), e))?;
     }
@@ -140,18 +158,24 @@ pub fn run(mut world: World, ports: Vec<Port>, opts: &Options) -> Result<Value, 
 
     let warmup = world.warmup();
     let end = world.end();
-    let until = opts.measure_until.unwrap_or(end).min(end);
+    let mut until = opts.measure_until.unwrap_or(end).min(end);
     let mut counters = frames::Counters::default();
     let mut stash = frames::Stash::default();
     let mut meter = meter::Meter::default();
     let mut lag = lag::Lag::new();
     let mut out_lag = lag::Lag::new();
-    let mut n = Counts { read: 0, injected: 0, written: 0, write_errors: 0, wakeups: 0 };
+    let mut n = Counts { read: 0, injected: 0, written: 0, write_errors: 0, wakeups: 0, arms: 0 };
     let mut buf = vec![0u8; BUF];
     let mut ready = Vec::new();
     let mut last_in = SimTime::ZERO;
     let mut next_expiry = 1_000_000_000u64;
     let mut stopped_early = false;
+    let mut ended = false;
+    // The instant the timerfd is armed at (None: not armed, or fired).
+    // Arming costs a timerfd_settime, which reprograms the CPU's timer (in
+    // a virtual machine an exit to the hypervisor; docs/performance.md),
+    // so it is skipped when the next wake-up has not moved.
+    let mut armed: Option<SimTime> = None;
     let wall = std::time::Instant::now();
     let start = sys::monotonic_ns();
     let now = || SimTime::from_nanos(sys::monotonic_ns().saturating_sub(start));
@@ -190,13 +214,21 @@ pub fn run(mut world: World, ports: Vec<Port>, opts: &Options) -> Result<Value, 
             next_expiry = t.as_nanos() + 1_000_000_000;
         }
         let wake = world.next_wakeup().unwrap_or(end).min(end);
-        timer.arm_at(start + wake.as_nanos()).map_err(|e| io("timerfd", e))?;
+        if armed != Some(wake) {
+            timer.arm_at(start + wake.as_nanos()).map_err(|e| io("timerfd", e))?;
+            armed = Some(wake);
+            n.arms += 1;
+        }
         ep.wait(&mut ready).map_err(|e| io("epoll_wait", e))?;
         n.wakeups += 1;
         for &tok in &ready {
             match tok {
-                TOKEN_TIMER => timer.clear(),
+                TOKEN_TIMER => {
+                    timer.clear();
+                    armed = None;
+                }
                 TOKEN_STOP => stopped_early = true,
+                TOKEN_END => ended = true,
                 k => {
                     let k = k as usize;
                     for _ in 0..READ_BATCH {
@@ -219,7 +251,7 @@ pub fn run(mut world: World, ports: Vec<Port>, opts: &Options) -> Result<Value, 
                 }
             }
         }
-        if stopped_early {
+        if stopped_early || ended {
             break;
         }
     }
@@ -233,7 +265,11 @@ pub fn run(mut world: World, ports: Vec<Port>, opts: &Options) -> Result<Value, 
         l.flush().map_err(|e| io("log", e))?;
     }
     let ran = now();
-    world.step_until(end);
+    if ended && !stopped_early {
+        world.end_early(ran);
+        until = until.min(world.end());
+    }
+    world.step_until(world.end());
     world.drain_egress();
     let mut res = world.finish(wall)?.json;
     let secs = (until.as_secs_f64() - warmup.as_secs_f64()).max(1e-9);
@@ -252,12 +288,14 @@ pub fn run(mut world: World, ports: Vec<Port>, opts: &Options) -> Result<Value, 
         .collect();
     let p99 = lag.quantile(0.99).max(out_lag.quantile(0.99));
     let valid = !stopped_early && p99 <= opts.max_lag_p99.as_nanos();
-    res["aggregate_mbps"] = json!(flows.iter().map(|f| f["goodput_mbps"].as_f64().unwrap_or(0.0)).sum::<f64>());
+    // `+ 0.0`: the sum of no flows is -0.0 in Rust, printed "-0.00"
+    res["aggregate_mbps"] = json!(flows.iter().map(|f| f["goodput_mbps"].as_f64().unwrap_or(0.0)).sum::<f64>() + 0.0);
     res["jain_index"] = json!(wifitcp_sim::metrics::jain(&goodputs));
     res["flows"] = Value::Array(flows);
     res["emulation"] = json!({
         "valid": valid,
         "stopped_early": stopped_early,
+        "ended_on_request": ended && !stopped_early,
         "realtime": realtime,
         "ran_s": ran.as_secs_f64(),
         "max_lag_p99_ms": opts.max_lag_p99.as_nanos() as f64 / 1e6,
@@ -265,6 +303,7 @@ pub fn run(mut world: World, ports: Vec<Port>, opts: &Options) -> Result<Value, 
         "event_lag": lag.json(),
         "delivery_lag": out_lag.json(),
         "wakeups": n.wakeups,
+        "timer_arms": n.arms,
         "datagrams_read": n.read,
         "datagrams_injected": n.injected,
         "datagrams_written": n.written,

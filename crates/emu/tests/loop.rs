@@ -139,3 +139,55 @@ fn a_stop_request_ends_the_run_early_and_marks_it_not_valid() {
     assert_eq!(res["emulation"]["stopped_early"], true);
     assert_eq!(res["emulation"]["valid"], false);
 }
+
+#[test]
+fn an_end_request_ends_the_run_there_and_keeps_it_valid() {
+    // A 30 s scenario ended after about 0.4 s (as `wifitcp emulate --
+    // COMMAND` does when the command exits): the world's end and the
+    // measurement window end there, so the goodput of 20 kB is over
+    // about 0.4 s, not 30 s; the run is not an interrupted one.
+    let w = world(30.0);
+    let (sta, server) = (w.node_index("sta0").unwrap(), w.node_index("server").unwrap());
+    let (sta_ns, sta_emu) = pair();
+    let (_srv_ns, srv_emu) = pair();
+    let ports = vec![
+        Port { node: sta, tun: Tun::from_fd(sta_emu, "sta0").unwrap() },
+        Port { node: server, tun: Tun::from_fd(srv_emu, "server").unwrap() },
+    ];
+    let (r, wr) = pair();
+    let t = Instant::now();
+    let driver = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(50));
+        for k in 0..20u16 {
+            let d = datagram(k);
+            // SAFETY: valid buffer and descriptor.
+            unsafe { libc::write(std::os::fd::AsRawFd::as_raw_fd(&sta_ns), d.as_ptr().cast(), d.len()) };
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::thread::sleep(Duration::from_millis(250));
+        // SAFETY: valid descriptor and one-byte buffer.
+        unsafe { libc::write(std::os::fd::AsRawFd::as_raw_fd(&wr), b"e".as_ptr().cast(), 1) };
+        (wr, sta_ns)
+    });
+    let opts = Options {
+        end_fd: Some(std::os::fd::AsRawFd::as_raw_fd(&r)),
+        max_lag_p99: wifitcp_core::SimDur::from_millis(50),
+        ..Default::default()
+    };
+    let res = wifitcp_emu::run(w, ports, &opts).unwrap();
+    let _ = driver.join();
+    assert!(t.elapsed() < Duration::from_secs(5));
+    let e = &res["emulation"];
+    assert_eq!(e["ended_on_request"], true);
+    assert_eq!(e["stopped_early"], false);
+    assert_eq!(e["valid"], true, "{e}");
+    let until = e["measured_s"][1].as_f64().unwrap();
+    let ran = e["ran_s"].as_f64().unwrap();
+    assert!(until > 0.3 && until <= ran && until < 3.0, "measured to {until} s, ran {ran} s");
+    assert_eq!(res["ledger"]["delivered"], 20);
+    let f = &res["flows"][0];
+    assert_eq!(f["bytes_delivered"], 20 * 1000);
+    let want = 20_000.0 * 8.0 / until / 1e6;
+    let got = f["goodput_mbps"].as_f64().unwrap();
+    assert!((got - want).abs() < 0.01 * want, "goodput {got} Mbit/s, over the shortened window {want}");
+}

@@ -26,10 +26,12 @@ pub fn emu_open_tun(name: &str) -> PyResult<i32> {
 /// (node name, interface name, TUN descriptor), the descriptors are taken
 /// over (closed when the run ends); `realtime`: run the loop under
 /// SCHED_FIFO when permitted; `measure_until_s`: the flows' goodput counts
-/// deliveries up to this instant (default the end). Returns the result JSON.
+/// deliveries up to this instant (default the end); `end_fd`: a descriptor
+/// that becomes readable when the run is to end now, normally (the run
+/// stays valid; its end is brought forward). Returns the result JSON.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (json, seed, ports, stop_fd=None, max_lag_ms=None, log_dir=None, pcap=None, realtime=true, measure_until_s=None))]
+#[pyo3(signature = (json, seed, ports, stop_fd=None, max_lag_ms=None, log_dir=None, pcap=None, realtime=true, measure_until_s=None, end_fd=None))]
 pub fn emulate(
     py: Python<'_>,
     json: &str,
@@ -41,6 +43,7 @@ pub fn emulate(
     pcap: Option<String>,
     realtime: bool,
     measure_until_s: Option<f64>,
+    end_fd: Option<i32>,
 ) -> PyResult<String> {
     // Take ownership of the descriptors first, so that they are closed on
     // every path out of here.
@@ -55,6 +58,7 @@ pub fn emulate(
         stop_fd,
         realtime,
         measure_until: measure_until_s.map(wifitcp_core::SimTime::from_secs_f64),
+        end_fd,
     };
     // The world is built in the loop's thread (it is not `Send`).
     let res = py

@@ -290,6 +290,10 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64) -> Value {
             "srtt_ms": c.srtt().map(|d| d.as_secs_f64() * 1e3),
             "completion_s": completed.map(|t| t.since(*start).as_secs_f64()),
         });
+        if c.config().rack_tlp {
+            j["tcp"]["rack_marked_lost"] = json!(st.rack_marked_lost);
+            j["tcp"]["tlp_probes"] = json!(st.tlp_probes);
+        }
         if c.config().trace {
             j["tcp"]["cwnd_trace"] = Value::Array(
                 st.cwnd_trace

@@ -33,7 +33,7 @@ fn tcp_json(c: &TcpConfig, cc: &str) -> Value {
         Some(DelayedAck { count, timeout, .. }) => (json!(count), json!(ms(timeout))),
         None => (Value::Null, Value::Null),
     };
-    json!({
+    let mut t = json!({
         "cc": cc,
         "recovery": format!("{:?}", c.recovery).to_lowercase(),
         "mss": c.mss,
@@ -54,7 +54,12 @@ fn tcp_json(c: &TcpConfig, cc: &str) -> Value {
         "dupthresh": c.dupthresh,
         "limited_transmit": c.limited_transmit,
         "nagle": c.nagle,
-    })
+    });
+    // (only when on: results of runs without it keep their keys)
+    if c.rack_tlp {
+        t["rack_tlp"] = json!(true);
+    }
+    t
 }
 
 /// The `effective` object of a run's result (see the module docs; with

@@ -110,6 +110,15 @@ impl World {
         self.topo.nodes.iter().map(|n| n.name.clone()).collect()
     }
 
+    /// Bring the run's end forward to `t` (never before the last instant
+    /// handled, never after the scenario's end): for a driver whose run
+    /// length is decided while it runs (the emulator ends when the command
+    /// it runs exits). Events after the new end are left undone, as at
+    /// the scenario's end.
+    pub fn end_early(&mut self, t: SimTime) {
+        self.end = t.max(self.q.now()).min(self.end);
+    }
+
     /// The end of the warm-up (`scenario.warmup_s`).
     pub fn warmup(&self) -> SimTime {
         self.warmup
