@@ -32,10 +32,14 @@ pub enum DropReason {
     /// retransmits it. Results list it only when it occurs (an optional
     /// feature's reason; every other reason is always listed).
     NoAckLost,
+    /// Queued at an AP for a station that has since reassociated with
+    /// another AP, and discarded there (`wlan.roaming.queued = "drop"`).
+    /// Results list it only when it occurs.
+    Handoff,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 11] = [
+    pub const ALL: [DropReason; 12] = [
         DropReason::QueueFull,
         DropReason::QueueAqm,
         DropReason::QueueAdmission,
@@ -47,7 +51,13 @@ impl DropReason {
         DropReason::NoReceiver,
         DropReason::Proxy,
         DropReason::NoAckLost,
+        DropReason::Handoff,
     ];
+    /// A reason of an optional feature: results list it only when it
+    /// occurs (so results without the feature keep their shape).
+    pub fn optional(self) -> bool {
+        matches!(self, DropReason::NoAckLost | DropReason::Handoff)
+    }
     pub fn as_str(self) -> &'static str {
         match self {
             DropReason::QueueFull => "queue_full",
@@ -61,6 +71,7 @@ impl DropReason {
             DropReason::NoReceiver => "no_receiver",
             DropReason::Proxy => "proxy",
             DropReason::NoAckLost => "noack_lost",
+            DropReason::Handoff => "handoff",
         }
     }
 }

@@ -8,6 +8,7 @@ pub use wifitcp_tcp::scenario::{CcKind, CompoundSection, RecoveryKind, TcpSectio
 use wifitcp_wifi::phy::{PhyConfig, PhyTiming};
 
 pub mod mobility;
+pub mod roaming;
 pub mod schema;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -532,8 +533,9 @@ pub struct WlanConfig {
     /// drop-tail of `mac.queue_packets`).
     #[serde(default)]
     pub station_qdisc: Option<wifitcp_queue::QdiscConfig>,
-    /// Access points sharing the channel (one collision domain), named
-    /// "ap", "ap1", "ap2", ...; each is a node that links can attach to.
+    /// Access points, named "ap", "ap1", "ap2", ...; each is a node that
+    /// links can attach to. They share one channel (one collision domain)
+    /// unless `ap_channels` puts them on several.
     #[serde(default = "one")]
     pub aps: u32,
     /// AP index of each station (default: all on AP 0).
@@ -548,6 +550,15 @@ pub struct WlanConfig {
     /// results of scenarios without it are unchanged).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mobility: Vec<mobility::MobilityConfig>,
+    /// Channel of each AP (`wlan.ap_channels`, config/roaming.rs): APs on
+    /// one channel share a cell (one collision domain), cells on different
+    /// channels do not interfere. None: every AP on one channel (not
+    /// serialised, so results without it are unchanged).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ap_channels: Option<Vec<u32>>,
+    /// Stations hand over between APs (`[wlan.roaming]`, config/roaming.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roaming: Option<roaming::RoamingConfig>,
 }
 fn one() -> u32 {
     1
@@ -1129,7 +1140,52 @@ impl Scenario {
                 return Err(format!("wlan.ap_positions: {} positions for {m} APs", p.len()));
             }
         }
+        if let Some(c) = &self.wlan.ap_channels {
+            if c.len() != m {
+                return Err(format!("wlan.ap_channels: {} channels for {m} APs (wlan.aps)", c.len()));
+            }
+            if let Some((i, x)) = c.iter().enumerate().find(|(_, x)| !(1..=233).contains(*x)) {
+                return Err(format!("wlan.ap_channels[{i}]: channel {x} is not in 1..=233"));
+            }
+        }
+        if let Some(r) = &self.wlan.roaming {
+            r.validate("wlan.roaming")?;
+            if self.channel.as_ref().is_none_or(|c| c.default_tx_power_dbm().is_none()) {
+                return Err(
+                    "wlan.roaming: roaming compares received powers: it needs a [channel] with model \"snr\" or \"threshold\""
+                        .into(),
+                );
+            }
+            if m < 2 {
+                return Err(format!("wlan.roaming: a station needs at least two APs to roam (wlan.aps = {m})"));
+            }
+        }
         Ok(())
+    }
+
+    /// The channel of every cell, in order of first use by AP 0, 1, ...
+    /// (cell 0 is AP 0's).
+    pub fn cell_channels(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = Vec::new();
+        for k in 0..self.wlan.aps as usize {
+            let ch = self.wlan.ap_channels.as_ref().map_or(1, |c| c[k]);
+            if !v.contains(&ch) {
+                v.push(ch);
+            }
+        }
+        v
+    }
+
+    /// Cell of every WLAN member that is an AP (indexed by member; 0 for
+    /// stations).
+    pub fn cell_of_aps(&self) -> Vec<usize> {
+        let chans = self.cell_channels();
+        let mut v = vec![0; self.wlan_members()];
+        for k in 0..self.wlan.aps as usize {
+            let ch = self.wlan.ap_channels.as_ref().map_or(1, |c| c[k]);
+            v[self.ap_member(k)] = chans.iter().position(|&c| c == ch).expect("listed");
+        }
+        v
     }
 
     /// Number of BSS members: stations plus APs.

@@ -193,7 +193,11 @@ pub fn jain(xs: &[f64]) -> f64 {
 }
 
 pub struct RunView<'a> {
-    pub bss: &'a Bss<AnyMac>,
+    /// The cells (one per channel); a member's counters are summed over
+    /// them (a member acts only in the cell it is in).
+    pub cells: &'a [&'a Bss<AnyMac>],
+    /// The hand-offs (`"handoffs"` in the result), only with roaming on.
+    pub handoffs: Option<Value>,
     pub topo: &'a Topology,
     pub flows: &'a [FlowRt],
     pub eps: &'a [Endpoint],
@@ -302,10 +306,37 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64) -> Value {
     j
 }
 
+/// MAC and medium counters of member `i`, summed over the cells.
+fn member_counters(v: &RunView, i: usize) -> (wifitcp_wifi::mac::MacCounters, wifitcp_wifi::medium::MediumCounters) {
+    if let [only] = v.cells {
+        return (only.macs[i].counters().clone(), only.medium[i].clone());
+    }
+    let (mut c, mut m) = (wifitcp_wifi::mac::MacCounters::default(), wifitcp_wifi::medium::MediumCounters::default());
+    for b in v.cells {
+        let (x, y) = (b.macs[i].counters(), &b.medium[i]);
+        c.attempts += x.attempts;
+        c.retries += x.retries;
+        c.successes += x.successes;
+        c.failures += x.failures;
+        c.drops_retry_limit += x.drops_retry_limit;
+        c.rx_errors += x.rx_errors;
+        c.rx_delivered += x.rx_delivered;
+        c.rx_duplicates += x.rx_duplicates;
+        c.rx_false_duplicates += x.rx_false_duplicates;
+        m.initial_frames += y.initial_frames;
+        m.collided += y.collided;
+        m.channel_errors += y.channel_errors;
+        m.control_errors += y.control_errors;
+        m.airtime_ns += y.airtime_ns;
+    }
+    (c, m)
+}
+
 fn station_json(v: &RunView, i: usize) -> Value {
-    let c = v.bss.macs[i].counters();
-    let m = &v.bss.medium[i];
+    let (c, m) = member_counters(v, i);
+    let (c, m) = (&c, &m);
     let mut j = json!({
+
         "name": v.topo.nodes[i].name,
         "attempts": c.attempts, "successes": c.successes, "failures": c.failures,
         "collisions": m.collided, "retries": c.retries,
@@ -317,7 +348,7 @@ fn station_json(v: &RunView, i: usize) -> Value {
     });
     // The HCF's own counters, only at stations that run it (results of
     // DCF cells keep their form).
-    if let Some(h) = v.bss.macs[i].as_hcf() {
+    if let Some(h) = v.cells[0].macs[i].as_hcf() {
         j["hcf"] = hcf_json(&h.stats);
     }
     j
@@ -382,16 +413,17 @@ pub fn collect(v: &RunView) -> RunResult {
     let secs = (v.end.as_secs_f64() - v.warmup.as_secs_f64()).max(1e-12);
     let flows: Vec<Value> = v.flows.iter().map(|f| flow_json(v, f, secs)).collect();
     let (mut att, mut col) = (0u64, 0u64);
-    for m in &v.bss.medium {
+    for m in v.cells.iter().flat_map(|b| &b.medium) {
         att += m.initial_frames;
         col += m.collided;
     }
-    let stations: Vec<Value> = (0..v.bss.len()).map(|i| station_json(v, i)).collect();
+    let members = v.cells[0].len();
+    let stations: Vec<Value> = (0..members).map(|i| station_json(v, i)).collect();
     let dropped: serde_json::Map<String, Value> = DropReason::ALL
         .iter()
         .map(|r| (r, v.ledger.dropped.get(r).copied().unwrap_or(0)))
         // (an optional feature's reason only when it occurs, see DropReason)
-        .filter(|&(r, n)| n > 0 || *r != DropReason::NoAckLost)
+        .filter(|&(r, n)| n > 0 || !r.optional())
         .map(|(r, n)| (r.as_str().to_string(), json!(n)))
         .collect();
     let goodputs: Vec<f64> = v.flows.iter().map(|f| f.stats.goodput_mbps(secs)).collect();
@@ -407,7 +439,7 @@ pub fn collect(v: &RunView) -> RunResult {
             })
         })
         .collect();
-    RunResult {
+    let mut r = RunResult {
         json: json!({
             "duration_s": v.end.as_secs_f64(),
             "warmup_s": v.warmup.as_secs_f64(),
@@ -422,7 +454,7 @@ pub fn collect(v: &RunView) -> RunResult {
             "stations": stations,
             // APs' queues, then stations' queues that are not plain drop-tail
             // or whose agents report (a proxy's station half).
-            "queues": (0..v.bss.len())
+            "queues": (0..members)
                 .filter(|&i| v.topo.is_ap(i) || v.wq[i].kind() != "drop-tail" || v.agents.get(i).is_some_and(|a| a.iter().any(|(x, _)| x.report().is_some())))
                 .map(|i| queue_json(v, i)).collect::<Vec<_>>(),
             "links": links,
@@ -435,7 +467,11 @@ pub fn collect(v: &RunView) -> RunResult {
                 "dropped": dropped,
             },
         }),
+    };
+    if let Some(h) = &v.handoffs {
+        r.json["handoffs"] = h.clone();
     }
+    r
 }
 
 #[cfg(test)]

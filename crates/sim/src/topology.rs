@@ -1,14 +1,28 @@
-//! Nodes, addresses and static routes.
+//! Nodes, their interfaces, addresses and routes.
 //!
-//! Node ids: the WLAN members first, with the same index as in the BSS (0 is
-//! AP 0, 1..=n the stations, then APs 1.., see `Scenario::ap_member`), then
-//! the wired nodes in `[[nodes]]` order. Node `i` has address
-//! 10.0.0.0 + i + 1. Stations reach everything through their own AP (an
-//! infrastructure BSS); APs and wired nodes route by shortest hop count over
-//! the links (ties broken by link order), computed once at build.
+//! A [`Node`] owns its interfaces (a WLAN interface: which cell and which
+//! member index in it; wired interfaces: which link and direction), its
+//! forwarding table and its transport endpoints (port -> endpoint).
+//!
+//! Node ids: the WLAN members first, with the same index as their member
+//! index in every cell (0 is AP 0, 1..=n the stations, then APs 1.., see
+//! `Scenario::ap_member`), then the wired nodes in `[[nodes]]` order. Node
+//! `i` has address 10.0.0.0 + i + 1. Stations reach everything through the
+//! AP they are associated with (an infrastructure BSS); APs and wired nodes
+//! route by shortest hop count over the links (ties broken by link order),
+//! computed once at build, to the AP that serves a station (`ap_of`, which
+//! a hand-off changes: the layer-2 update of `world/roam.rs`).
+//!
+//! Invariants: a WLAN member's `wlan.member` is its node id; a station's
+//! `wlan.cell` is the cell of `ap_of[station]`, or [`DETACHED`] while it
+//! scans; only APs and wired nodes have a forwarding table.
 use crate::config::{NodeKind, Scenario};
-use std::collections::VecDeque;
+use crate::world::demux::DemuxHash;
+use std::collections::{HashMap, VecDeque};
 use wifitcp_wire::Ipv4Addr;
+
+/// `WlanIface::cell` of a station between leaving its AP and reassociating.
+pub const DETACHED: usize = usize::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -18,9 +32,36 @@ pub enum Kind {
     Router,
 }
 
+/// A node's interface to a cell (one channel's collision domain).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WlanIface {
+    /// Index of the cell (`World::cells`), [`DETACHED`] while scanning.
+    pub cell: usize,
+    /// Member index of the node's MAC in every cell (= its node id).
+    pub member: usize,
+}
+
+/// A node's interface to a wired link: packets it sends go out in `dir`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WiredIface {
+    pub link: usize,
+    /// 0: the node is the link's `a` end (sends a -> b), 1: its `b` end.
+    pub dir: usize,
+}
+
 pub struct Node {
     pub name: String,
     pub kind: Kind,
+    /// The WLAN interface of an AP or a station.
+    pub wlan: Option<WlanIface>,
+    /// Wired interfaces, in link order.
+    pub wired: Vec<WiredIface>,
+    /// Forwarding table of an AP or wired node: first hop towards every
+    /// core node (APs and wired nodes), indexed by node id; empty for a
+    /// station (which sends everything to its AP).
+    pub fwd: Vec<Hop>,
+    /// Transport endpoints bound here: local port -> endpoint index.
+    pub(crate) ports: HashMap<u16, usize, DemuxHash>,
 }
 
 /// Where a node sends a packet for a destination.
@@ -47,8 +88,10 @@ pub struct Topology {
     pub ap_of: Vec<usize>,
     /// (a, b) node ids of each link.
     pub link_ends: Vec<(usize, usize)>,
-    /// For core nodes (AP and wired): next hop towards each core node.
-    core_next: Vec<Vec<Hop>>,
+    /// With a home agent (`wlan.roaming.reroute = "home_agent"`): each
+    /// station's home AP, where every wired route to it leads; the home AP
+    /// sends on to `ap_of` (the tunnel to the foreign AP).
+    pub home: Option<Vec<usize>>,
 }
 
 const BASE: u32 = 0x0a00_0000;
@@ -60,21 +103,54 @@ pub fn addr_of(node: usize) -> Ipv4Addr {
 impl Topology {
     pub fn build(s: &Scenario) -> Topology {
         let n = s.wlan.stations as usize;
+        let ap_of = s.ap_of_members();
+        let cell_of_ap = s.cell_of_aps();
+        let node = |name: String, kind, wlan| Node {
+            name,
+            kind,
+            wlan,
+            wired: Vec::new(),
+            fwd: Vec::new(),
+            ports: HashMap::default(),
+        };
         let mut nodes: Vec<Node> = (0..s.wlan_members())
-            .map(|i| Node { name: s.member_name(i), kind: if i >= 1 && i <= n { Kind::Station } else { Kind::Ap } })
+            .map(|i| {
+                let kind = if i >= 1 && i <= n { Kind::Station } else { Kind::Ap };
+                node(s.member_name(i), kind, Some(WlanIface { cell: cell_of_ap[ap_of[i]], member: i }))
+            })
             .collect();
         for nd in &s.nodes {
             let kind = match nd.kind {
                 NodeKind::Host => Kind::Host,
                 NodeKind::Router => Kind::Router,
             };
-            nodes.push(Node { name: nd.name.clone(), kind });
+            nodes.push(node(nd.name.clone(), kind, None));
         }
         let id = |name: &str| nodes.iter().position(|x| x.name == name).expect("validated node name");
         let link_ends: Vec<(usize, usize)> = s.links.iter().map(|l| (id(&l.a), id(&l.b))).collect();
-        let mut t = Topology { nodes, stations: n, ap_of: s.ap_of_members(), link_ends, core_next: Vec::new() };
-        t.core_next = (0..t.nodes.len()).map(|src| if t.is_core(src) { t.bfs(src) } else { Vec::new() }).collect();
+        for (link, &(a, b)) in link_ends.iter().enumerate() {
+            nodes[a].wired.push(WiredIface { link, dir: 0 });
+            nodes[b].wired.push(WiredIface { link, dir: 1 });
+        }
+        let home = s
+            .wlan
+            .roaming
+            .as_ref()
+            .is_some_and(|r| r.reroute == crate::config::roaming::Reroute::HomeAgent)
+            .then(|| ap_of.clone());
+        let mut t = Topology { nodes, stations: n, ap_of, link_ends, home };
+        for src in 0..t.nodes.len() {
+            if t.is_core(src) {
+                t.nodes[src].fwd = t.bfs(src);
+            }
+        }
         t
+    }
+
+    /// The cell of WLAN member `i`'s interface ([`DETACHED`] while it scans).
+    #[inline]
+    pub fn cell_of(&self, i: usize) -> usize {
+        self.nodes[i].wlan.map_or(DETACHED, |w| w.cell)
     }
 
     pub fn is_ap(&self, i: usize) -> bool {
@@ -85,24 +161,20 @@ impl Topology {
         !matches!(self.nodes[i].kind, Kind::Station)
     }
 
-    /// First hop from `src` to every core node (BFS by hop count).
+    /// First hop from `src` to every core node (BFS by hop count over the
+    /// nodes' wired interfaces, ties broken by link order).
     fn bfs(&self, src: usize) -> Vec<Hop> {
         let mut first = vec![Hop::Unreachable; self.nodes.len()];
         first[src] = Hop::Local;
         let mut q = VecDeque::from([src]);
         while let Some(u) = q.pop_front() {
-            for (li, &(a, b)) in self.link_ends.iter().enumerate() {
-                let (v, dir) = if a == u {
-                    (b, 0)
-                } else if b == u {
-                    (a, 1)
-                } else {
-                    continue;
-                };
+            for &WiredIface { link, dir } in &self.nodes[u].wired {
+                let (a, b) = self.link_ends[link];
+                let v = if dir == 0 { b } else { a };
                 if first[v] != Hop::Unreachable {
                     continue;
                 }
-                first[v] = if u == src { Hop::Link { link: li, dir } } else { first[u] };
+                first[v] = if u == src { Hop::Link { link, dir } } else { first[u] };
                 // Routers and hosts forward; only reach through them.
                 q.push_back(v);
             }
@@ -131,7 +203,15 @@ impl Topology {
         if self.is_station(dst) && self.ap_of[dst] == at {
             return Hop::Wlan { ra: dst };
         }
-        let core_dst = if self.is_station(dst) { self.ap_of[dst] } else { dst };
-        self.core_next[at][core_dst]
+        let core_dst = if !self.is_station(dst) {
+            dst
+        } else {
+            match &self.home {
+                // (to the home agent, which tunnels on to the foreign AP)
+                Some(home) if home[dst] != at => home[dst],
+                _ => self.ap_of[dst],
+            }
+        };
+        self.nodes[at].fwd[core_dst]
     }
 }

@@ -227,9 +227,25 @@ static HEAD: &[Key] = &[
     k("wlan.distance_m", Float, "none", r(Ex(0.0), In(1e6)), "m", "Every station's distance from the AP."),
     k("wlan.positions", Floats, "none", POS_M, "m", "Station positions [[x, y], ...]."),
     k("wlan.station_qdisc", Table, "drop-tail", None, "", "Queue discipline of the stations (a qdisc table)."),
-    k("wlan.aps", Int, "1", r(In(1.0), In(64.0)), "APs", "Access points sharing the channel."),
+    k("wlan.aps", Int, "1", r(In(1.0), In(64.0)), "APs", "Access points (one channel unless ap_channels)."),
     k("wlan.association", Ints, "all on AP 0", r(In(0.0), In(63.0)), "AP index", "AP of each station."),
     k("wlan.ap_positions", Floats, "AP k at (20 k, 0)", POS_M, "m", "AP positions [[x, y], ...]."),
+    k("wlan.ap_channels", Ints, "all on one channel", r(In(1.0), In(233.0)), "channel", "Channel of each AP."),
+    k("wlan.roaming", Table, "none", None, "", "Stations hand over between APs (needs an snr or threshold channel)."),
+    k("wlan.roaming.threshold_dbm", Float, "required", r(In(-200.0), In(100.0)), "dBm", "Scan below this AP power."),
+    k("wlan.roaming.hysteresis_db", Float, "5.0", r(In(0.0), In(100.0)), "dB", "New AP stronger by at least this."),
+    k("wlan.roaming.check_interval_ms", Float, "102.4", r(In(1.0), In(1e6)), "ms", "Signal check (beacon) interval."),
+    k("wlan.roaming.scan", Str, "\"passive\"", None, "", "\"passive\" (beacons) or \"active\" (probes)."),
+    k(
+        "wlan.roaming.scan_time_ms",
+        Float,
+        "passive 102.4, active 20 per channel",
+        r(In(0.0), In(1e6)),
+        "ms",
+        "Time without an AP per hand-off.",
+    ),
+    k("wlan.roaming.queued", Str, "\"drop\"", None, "", "Frames left at the old AP: \"drop\" or \"forward\"."),
+    k("wlan.roaming.reroute", Str, "\"l2_update\"", None, "", "Wired side: \"l2_update\" or \"home_agent\"."),
     k(
         "wlan.mobility",
         Tables,
@@ -841,6 +857,17 @@ mod tests {
             }
         }
         out.push(("channel.cs_threshold_dbm".into(), Some("snr".into()), Value::Null));
+        wlan.ap_channels = Some(vec![1]);
+        let r: roaming::RoamingConfig = serde_json::from_value(serde_json::json!({"threshold_dbm": -50.0})).unwrap();
+        wlan.roaming = Some(r.clone());
+        assert!(j(&wlan).get("ap_channels").is_some() && j(&s.wlan).get("ap_channels").is_none());
+        assert!(j(&wlan).get("roaming").is_some() && j(&s.wlan).get("roaming").is_none());
+        out.push(("wlan.ap_channels".into(), None, Value::Null));
+        out.push(("wlan.roaming".into(), None, Value::Null));
+        for (key, val) in j(&r).as_object().expect("a table") {
+            out.push((format!("wlan.roaming.{key}"), None, val.clone()));
+        }
+
         out
     }
 

@@ -66,7 +66,7 @@ fn tcp_json(c: &TcpConfig, cc: &str) -> Value {
 /// The `effective` object of a run's result (see the module docs; with
 /// `delayed_ack` off, its count and timer are null: they do not apply).
 pub fn effective_json(v: &RunView) -> Value {
-    let t = Mac::timing(&v.bss.macs[0]);
+    let t = Mac::timing(&v.cells[0].macs[0]);
     let mut phy = json!({
         "standard": serde_json::to_value(t.standard).unwrap_or(Value::Null),
         "data_rate_mbps": t.data_rate.mbps(),
@@ -80,14 +80,14 @@ pub fn effective_json(v: &RunView) -> Value {
         "ack_timeout_us": us(t.ack_timeout()),
     });
     // only when it adapts (results of fixed-rate runs keep their keys)
-    let rc = v.bss.macs.iter().find_map(|m| m.as_dcf()).map_or("fixed", |d| d.rate_control_kind());
+    let rc = v.cells[0].macs.iter().find_map(|m| m.as_dcf()).map_or("fixed", |d| d.rate_control_kind());
     if rc != "fixed" {
         phy["rate_control"] = json!(rc);
     }
     // The DCF's parameters (of the first member that runs one), else the
     // HCF's (of the first member that runs it: in a scenario's cell the AP,
     // with the AP's EDCA set); null for neither.
-    let mac = match v.bss.macs.iter().find_map(|m| m.as_dcf()).map(|d| d.params()) {
+    let mac = match v.cells[0].macs.iter().find_map(|m| m.as_dcf()).map(|d| d.params()) {
         Some(p) => json!({
             "cw_min": p.cw_min,
             "cw_max": p.cw_max,
@@ -95,7 +95,7 @@ pub fn effective_json(v: &RunView) -> Value {
             "long_retry_limit": p.long_retry_limit,
             "rts_threshold_bytes": p.rts_threshold,
         }),
-        None => match v.bss.macs.iter().find_map(|m| m.as_hcf()).map(|h| h.params()) {
+        None => match v.cells[0].macs.iter().find_map(|m| m.as_hcf()).map(|h| h.params()) {
             Some(p) => json!({
                 "kind": "edca",
                 // AC_BE's (the access category of untagged traffic; the PHY's
@@ -118,7 +118,7 @@ pub fn effective_json(v: &RunView) -> Value {
         },
     };
     let queues: Vec<Value> =
-        (0..v.bss.len()).map(|i| json!({"node": v.topo.nodes[i].name, "kind": v.wq[i].kind()})).collect();
+        (0..v.cells[0].len()).map(|i| json!({"node": v.topo.nodes[i].name, "kind": v.wq[i].kind()})).collect();
     let tcp: Vec<Value> = v
         .flows
         .iter()

@@ -3,14 +3,14 @@
 /// chosen by the simulator itself, so a multiplicative hash suffices (no
 /// need for SipHash's flooding resistance on the per-packet path).
 #[derive(Default, Clone, Copy)]
-pub(super) struct DemuxHash;
+pub(crate) struct DemuxHash;
 impl std::hash::BuildHasher for DemuxHash {
     type Hasher = MulHasher;
     fn build_hasher(&self) -> MulHasher {
         MulHasher(0)
     }
 }
-pub(super) struct MulHasher(u64);
+pub(crate) struct MulHasher(u64);
 impl std::hash::Hasher for MulHasher {
     fn finish(&self) -> u64 {
         self.0

@@ -17,7 +17,7 @@ impl World {
     /// an error now; a write error later fails the run at `finish`.
     pub fn capture_to(&mut self, dir: &std::path::Path) -> Result<(), String> {
         let c = crate::capture::Capture::create(dir)?;
-        let is_ap = (0..self.bss.len()).map(|i| self.topo.is_ap(i)).collect();
+        let is_ap = (0..self.cell0.bss.len()).map(|i| self.topo.is_ap(i)).collect();
         self.add_frame_tap(c.wlan_tap(self.standard, is_ap));
         self.capture = Some(c);
         Ok(())
@@ -34,12 +34,14 @@ impl World {
     }
 
     /// Add a tap to the medium's (a capture and a trace may both listen).
+    /// With several cells the tap sees cell 0's frames (AP 0's channel)
+    /// only: a monitor radio listens on one channel.
     fn add_frame_tap(&mut self, tap: Box<dyn wifitcp_wifi::medium::FrameTap>) {
-        let tap = match self.bss.take_tap() {
+        let tap = match self.cell0.bss.take_tap() {
             None => tap,
             Some(old) => Box::new(crate::trace::Taps(vec![old, tap])),
         };
-        self.bss.set_tap(Some(tap));
+        self.cell0.bss.set_tap(Some(tap));
     }
 
     /// Install `agent` at `node`, after the node's other agents (see

@@ -5,11 +5,15 @@ use wifitcp_core::SimTime;
 /// An event of the run loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Ev {
-    BssWake,
-    /// A transmission ends (`Bss` ids are u32, unique among the frames on
-    /// the air).
+    /// Cell `cell`'s medium wakes up.
+    BssWake {
+        cell: u16,
+    },
+    /// A transmission of cell `cell` ends (`Bss` ids are u32, unique among
+    /// the frames on the air of one cell).
     TxEnd {
         id: u32,
+        cell: u16,
     },
     /// A component's wake-up from the timer registry (traffic sources,
     /// TCP connections, link directions, queue disciplines, agents); `gen`
@@ -37,8 +41,8 @@ impl Ev {
     #[inline(always)]
     pub(super) fn code(self) -> EvCode {
         let (kind, a, b): (u64, u32, u16) = match self {
-            Ev::BssWake => (1, 0, 0),
-            Ev::TxEnd { id } => (2, id, 0),
+            Ev::BssWake { cell } => (1, 0, cell),
+            Ev::TxEnd { id, cell } => (2, id, cell),
             Ev::Timer { key, gen } => (6, key, gen),
             Ev::Sample => (7, 0, 0),
             Ev::Ingress => (8, 0, 0),
@@ -53,8 +57,8 @@ impl EvCode {
         let v = self.0.get();
         let (a, b) = ((v >> 8) as u32, (v >> 40) as u16);
         match v & 0xff {
-            1 => Ev::BssWake,
-            2 => Ev::TxEnd { id: a },
+            1 => Ev::BssWake { cell: b },
+            2 => Ev::TxEnd { id: a, cell: b },
             6 => Ev::Timer { key: a, gen: b },
             7 => Ev::Sample,
             _ => Ev::Ingress,
@@ -79,6 +83,9 @@ pub(super) enum TimerOwner {
     Qdisc(usize),
     /// Agent `k` of node `node`.
     Agent { node: usize, k: usize },
+    /// Station `sta`'s roaming check, or the end of its hand-off
+    /// (`world/roam.rs`).
+    Roam(usize),
 }
 
 #[cfg(test)]
@@ -88,9 +95,10 @@ mod tests {
     #[test]
     fn event_codes_round_trip() {
         let all = [
-            Ev::BssWake,
-            Ev::TxEnd { id: 0 },
-            Ev::TxEnd { id: u32::MAX },
+            Ev::BssWake { cell: 0 },
+            Ev::BssWake { cell: 63 },
+            Ev::TxEnd { id: 0, cell: 0 },
+            Ev::TxEnd { id: u32::MAX, cell: u16::MAX },
             Ev::Timer { key: 99_999, gen: u16::MAX },
             Ev::Timer { key: 0, gen: 0 },
             Ev::Sample,

@@ -9,24 +9,33 @@
 //!
 //! Files: `mod.rs` the loop (build, step, dispatch, finish) and the timer
 //! registry's use; `events.rs` the event encoding; `network.rs` a node's
-//! packet path (agents, forwarding, local delivery); `wlan.rs` the BSS's
-//! outputs and the queue disciplines that feed its MACs; `transport.rs`
-//! flows, traffic sources and TCP endpoints; `driver.rs` the driver API
-//! (agents, external nodes, inject and drain); `demux.rs` the port table's
-//! hasher.
-mod demux;
+//! packet path (agents, forwarding, local delivery); `wlan.rs` the cells'
+//! outputs and the queue disciplines that feed their MACs; `roam.rs`
+//! stations handing over between APs; `transport.rs` flows, traffic
+//! sources and TCP endpoints; `driver.rs` the driver API (agents, external
+//! nodes, inject and drain); `demux.rs` the port table's hasher.
+//!
+//! Cells: one `Bss` per channel (`wlan.ap_channels`; one cell when every
+//! AP shares a channel, the default). Every cell has a MAC for every WLAN
+//! member (member index = node id), but a member takes part only in the
+//! cell of its WLAN interface (`Node::wlan.cell`): only that cell's MAC is
+//! fed from the member's queue, and with several cells or roaming a gate
+//! on each cell's error model fails every frame from or to a member that
+//! is not in the cell (a radio on another channel hears nothing of it).
+//! Idle MACs of absent members never transmit: nothing feeds them.
+pub(crate) mod demux;
 mod driver;
 mod events;
 mod network;
+mod roam;
 mod transport;
 mod wlan;
 
-use demux::DemuxHash;
 pub use driver::Egress;
 use events::{Ev, EvCode, TimerOwner};
 use network::udp_arrived;
 use transport::ECHO_PORT;
-use wlan::build_bss;
+use wlan::{build_cells, Cell};
 
 use crate::apps::Firing;
 use crate::config::{Direction, Scenario, TrafficKind};
@@ -34,8 +43,7 @@ use crate::endpoints::{Endpoint, FlowKind, FlowRt};
 use crate::ledger::Ledger;
 use crate::link::LinkDir;
 use crate::metrics::{self, FlowStats, RunResult};
-use crate::topology::{addr_of, Hop, Topology};
-use std::collections::HashMap;
+use crate::topology::{addr_of, Hop, Topology, DETACHED};
 use wifitcp_core::{DropReason, EventQueue, FlowId, RngStream, SimDur, SimTime};
 use wifitcp_net::{Agent, AgentCtx, Arrival, TimerKey, TimerRegistry, Verdict};
 use wifitcp_queue::{QdiscConfig, QueueDisc, Queued};
@@ -54,7 +62,19 @@ use wifitcp_wire::{Ipv4Header, Packet, Transport, UdpHeader};
 pub struct World {
     q: EventQueue<EvCode>,
     topo: Topology,
-    bss: Bss<AnyMac>,
+    /// One cell per channel, each with its outputs not yet handled: cell
+    /// 0 (AP 0's channel, the only one in most scenarios) inline, the
+    /// others after it (see `cell`).
+    cell0: Cell,
+    more_cells: Vec<Cell>,
+    /// Cell of each WLAN member as the cells' gates see it (only with
+    /// several cells or roaming; see `wlan::CellGate`).
+    presence: Option<wlan::Presence>,
+    /// Stations handing over between APs (`[wlan.roaming]`).
+    roam: Option<Box<roam::Roaming>>,
+    /// Packets in a home agent's tunnel: their inner destination, by id
+    /// (`wlan.roaming.reroute = "home_agent"`, `roam.rs`).
+    tunnel: std::collections::HashMap<wifitcp_core::PacketId, wifitcp_wire::Ipv4Addr>,
     /// Transmit queue discipline of each BSS member's WLAN interface.
     wq: Vec<Box<dyn QueueDisc>>,
     /// Every component wake-up other than the MAC's, and who owns each key.
@@ -93,8 +113,6 @@ pub struct World {
     links: Vec<[LinkDir; 2]>,
     flows: Vec<FlowRt>,
     eps: Vec<Endpoint>,
-    /// (node, local port) -> endpoint.
-    demux: HashMap<(usize, u16), usize, DemuxHash>,
     /// Saturated UDP flows by sending BSS member, each with its first hop
     /// (the topology is static), and a round-robin cursor.
     saturated: Vec<(Vec<(usize, Hop)>, usize)>,
@@ -102,15 +120,15 @@ pub struct World {
     end: SimTime,
     warmup: SimTime,
     bin: SimDur,
-    /// Outputs of the BSS not yet handled (see `drain_outputs`).
-    out: Vec<BssOutput>,
     dropped: Vec<(Packet, DropReason)>,
 }
 impl World {
     pub fn build(s: &Scenario, seed: u64) -> Result<World, String> {
         let topo = Topology::build(s);
-        let bss = build_bss(s, seed)?;
-        let n = bss.len();
+        let (mut cells, presence) = build_cells(s, seed, &topo)?;
+        let more_cells = cells.split_off(1);
+        let cell0 = cells.pop().expect("at least one cell");
+        let n = s.wlan_members();
         let mut wq: Vec<Box<dyn QueueDisc>> = Vec::with_capacity(n);
         for i in 0..n {
             let (cfg, cap, path) = if topo.is_ap(i) {
@@ -172,7 +190,11 @@ impl World {
         let mut w = World {
             q: EventQueue::with_capacity(64),
             topo,
-            bss,
+            cell0,
+            more_cells,
+            presence,
+            roam: None,
+            tunnel: Default::default(),
             timers,
             timer_owner,
             wq_timer,
@@ -193,23 +215,24 @@ impl World {
             links,
             flows: Vec::new(),
             eps: Vec::new(),
-            demux: HashMap::default(),
             saturated: vec![(Vec::new(), 0); n],
             ledger: Ledger::default(),
             end,
             warmup: SimTime::from_secs_f64(s.scenario.warmup_s),
             bin: SimDur::from_secs_f64(s.scenario.sample_interval_s),
-            out: Vec::new(),
             dropped: Vec::new(),
         };
         w.external = vec![false; w.topo.nodes.len()];
         w.update_hooked();
         let airtime = w.wq.iter().any(|q| q.uses_airtime());
-        w.bss.set_report_airtime(airtime);
+        for c in w.cells_mut() {
+            c.bss.set_report_airtime(airtime);
+        }
         w.add_flows(s, seed)?;
-        let mut out = Vec::new();
-        w.bss.reschedule_all(&mut out);
-        w.out = out;
+        w.roam = roam::Roaming::build(s, seed, &mut w)?;
+        for c in w.cells_mut() {
+            c.bss.reschedule_all(&mut c.out);
+        }
         w.drain_outputs();
         w.q.push(SimTime::ZERO, Ev::Sample.code());
         if w.warmup > SimTime::ZERO {
@@ -285,7 +308,7 @@ impl World {
     /// left undone), check its invariants and collect the metrics.
     pub fn finish(mut self, wall: std::time::Instant) -> Result<RunResult, String> {
         if self.capture.is_some() || self.trace.is_some() {
-            drop(self.bss.take_tap());
+            drop(self.cell0.bss.take_tap());
         }
         if let Some(c) = self.capture.take() {
             c.finish()?;
@@ -297,19 +320,24 @@ impl World {
         for d in self.links.iter_mut().flatten() {
             d.account(self.end);
         }
-        self.bss.ungroup_all();
+        for c in self.cells_mut() {
+            c.bss.ungroup_all();
+        }
         self.check_end()?;
         let queued: u64 = self.wq.iter().map(|q| q.len() as u64).sum();
-        let held: Vec<_> = self
-            .bss
-            .packets_in_service()
+        let held: Vec<_> = std::iter::once(&self.cell0)
+            .chain(&self.more_cells)
+            .flat_map(|c| c.bss.packets_in_service())
             .map(|p| p.id)
             .chain(self.links.iter().flat_map(|l| l.iter().flat_map(|d| d.held().map(|p| p.id))))
             .collect();
         self.ledger.check(held.into_iter(), queued)?;
         let events = self.q.popped();
+        let cells: Vec<&Bss<AnyMac>> = std::iter::once(&self.cell0).chain(&self.more_cells).map(|c| &c.bss).collect();
+        let handoffs = self.roam.as_ref().map(|r| r.report(&self.topo));
         Ok(metrics::collect(&metrics::RunView {
-            bss: &self.bss,
+            cells: &cells,
+            handoffs,
             topo: &self.topo,
             flows: &self.flows,
             eps: &self.eps,
@@ -336,8 +364,14 @@ impl World {
 
     fn dispatch(&mut self, now: SimTime, ev: Ev) {
         match ev {
-            Ev::BssWake => self.bss.wake(now, &mut self.out),
-            Ev::TxEnd { id } => self.bss.tx_end(now, id, &mut self.out),
+            Ev::BssWake { cell } => {
+                let c = self.cell_mut(cell as usize);
+                c.bss.wake(now, &mut c.out)
+            }
+            Ev::TxEnd { id, cell } => {
+                let c = self.cell_mut(cell as usize);
+                c.bss.tx_end(now, id, &mut c.out)
+            }
             Ev::Timer { key, gen } => {
                 let owner = self.timer_owner[key as usize];
                 let due = match owner {
@@ -384,6 +418,7 @@ impl World {
                         self.agents[node][k].0.on_timer(now, &mut self.agent_ctx);
                         self.agent_done(now, node, k);
                     }
+                    TimerOwner::Roam(sta) => self.roam_fires(now, sta),
                 }
             }
             Ev::Ingress => {
@@ -402,6 +437,31 @@ impl World {
                 }
             }
         }
+    }
+
+    /// Cell `c`.
+    #[inline(always)]
+    fn cell(&self, c: usize) -> &Cell {
+        if c == 0 {
+            &self.cell0
+        } else {
+            &self.more_cells[c - 1]
+        }
+    }
+
+    /// Cell `c`, to change.
+    #[inline(always)]
+    fn cell_mut(&mut self, c: usize) -> &mut Cell {
+        if c == 0 {
+            &mut self.cell0
+        } else {
+            &mut self.more_cells[c - 1]
+        }
+    }
+
+    /// Every cell, in index order.
+    fn cells_mut(&mut self) -> impl Iterator<Item = &mut Cell> {
+        std::iter::once(&mut self.cell0).chain(self.more_cells.iter_mut())
     }
 
     /// A new key of the timer registry, owned by `owner`.

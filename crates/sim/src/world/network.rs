@@ -11,6 +11,14 @@ impl World {
             self.drop_packet(now, node, "", &p, DropReason::NoRoute);
             return;
         };
+        if dst == node && !self.tunnel.is_empty() {
+            if let Some(inner) = self.tunnel.remove(&p.id) {
+                // the foreign AP's end of a home agent's tunnel
+                p.ip.dst = inner;
+                self.send_from(now, node, p);
+                return;
+            }
+        }
         if self.hooked[node] && !self.agents[node].is_empty() {
             match self.run_agents(now, node, dst == node, &mut p) {
                 Verdict::Pass => {}
@@ -45,7 +53,7 @@ impl World {
                 self.udp_local(now, node, &p, &h)
             }
             Transport::Tcp(h) => {
-                let Some(&ep) = self.demux.get(&(node, h.dst_port)) else {
+                let Some(&ep) = self.topo.nodes[node].ports.get(&h.dst_port) else {
                     self.drop_packet(now, node, "", &p, DropReason::NoReceiver);
                     return;
                 };
@@ -61,8 +69,17 @@ impl World {
     }
 
     /// Send a packet from `node` towards its destination.
-    pub(super) fn send_from(&mut self, now: SimTime, node: usize, p: Packet) {
-        let dst = self.topo.node_of(p.ip.dst).expect("routable");
+    pub(super) fn send_from(&mut self, now: SimTime, node: usize, mut p: Packet) {
+        let mut dst = self.topo.node_of(p.ip.dst).expect("routable");
+        if let Some(home) = &self.topo.home {
+            if self.topo.is_station(dst) && home[dst] == node && self.topo.ap_of[dst] != node {
+                // a home agent tunnels to the foreign AP (roam.rs)
+                let fa = self.topo.ap_of[dst];
+                self.tunnel.insert(p.id, p.ip.dst);
+                p.ip.dst = addr_of(fa);
+                dst = fa;
+            }
+        }
         match self.topo.next_hop(node, dst) {
             Hop::Local => self.receive(now, node, p),
             Hop::Wlan { ra } => self.enqueue_wlan(now, node, p, ra),

@@ -27,7 +27,7 @@ impl World {
                     TrafficKind::Udp => {
                         let mut source = crate::apps::build(tr, RngStream::derive(seed, &format!("traffic/{name}")))
                             .map_err(|e| format!("{path}.{e}"))?;
-                        if source.saturated() && src < self.bss.len() {
+                        if source.saturated() && src < self.cell0.bss.len() {
                             self.saturated[src].0.push((fi, self.topo.next_hop(src, dst)));
                         }
                         first = source.start(start);
@@ -61,8 +61,8 @@ impl World {
                             sport,
                             &mut rng,
                         ));
-                        self.demux.insert((client, cport), ce);
-                        self.demux.insert((server, sport), se);
+                        self.topo.nodes[client].ports.insert(cport, ce);
+                        self.topo.nodes[server].ports.insert(sport, se);
                         let (sender, receiver) = if tr.direction == Direction::Uplink { (ce, se) } else { (se, ce) };
                         FlowKind::Tcp { client: ce, sender, receiver, bytes: tr.bytes, start, stop, completed: None }
                     }
@@ -98,7 +98,7 @@ impl World {
                     return;
                 }
                 if source.saturated() {
-                    if src < self.bss.len() {
+                    if src < self.cell0.bss.len() {
                         self.feed(now, src);
                     }
                     return;

@@ -1,46 +1,138 @@
-//! The BSS's side of the loop: its outputs (wake-ups, transmission ends,
-//! deliveries, drops), and the queue disciplines and saturated sources that
-//! feed each MAC when it is ready.
+//! The cells' side of the loop: their outputs (wake-ups, transmission
+//! ends, deliveries, drops), and the queue disciplines and saturated
+//! sources that feed each MAC when it is ready; building the cells (one
+//! `Bss` per channel) and the gate that keeps a cell's frames among the
+//! members present in it.
 use super::*;
 use crate::config::Traffic;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
 use wifitcp_wifi::channel::config::{NodeKeys, PowerControl, StaAntenna};
 use wifitcp_wifi::channel::moving::MovingChannelErrors;
+use wifitcp_wifi::mac::Frame;
 use wifitcp_wifi::mac::{Hcf, HcfParams};
 use wifitcp_wifi::medium::{NodeRadio, SenseMatrix};
+
 use wifitcp_wifi::mobility::Mobility;
 
+/// One channel's collision domain and its outputs not yet handled.
+pub(super) struct Cell {
+    pub(super) bss: Bss<AnyMac>,
+    pub(super) out: Vec<BssOutput>,
+}
+
+/// Which cell each WLAN member is in (`u32::MAX`: none, while it scans),
+/// shared by the world (which moves members) and the cells' gates.
+pub(super) type Presence = Arc<[AtomicU32]>;
+
+/// `Presence` value of a member in no cell.
+pub(super) const ABSENT: u32 = u32::MAX;
+
+/// A cell's error model behind a gate: a frame whose transmitter or
+/// receiver is not in this cell fails (success probability 0: a radio
+/// tuned to another channel, or scanning, neither sends on this channel
+/// nor receives from it). Frames among present members get the wrapped
+/// model's answer unchanged.
+pub(super) struct CellGate {
+    pub(super) inner: Box<dyn FrameErrorModel>,
+    pub(super) cell: u32,
+    pub(super) presence: Presence,
+    /// The wrapped model's `may_hit_control_frames`.
+    pub(super) inner_hits_control: bool,
+}
+
+impl FrameErrorModel for CellGate {
+    fn success_prob(&mut self, now: SimTime, ta: MacAddr, ra: MacAddr, f: &Frame, rng: &mut RngStream) -> f64 {
+        let here = |a: MacAddr| self.presence.get(a.0 as usize).is_none_or(|c| c.load(Ordering::Relaxed) == self.cell);
+        if !(here(ta) && here(ra)) {
+            return 0.0;
+        }
+        if !self.inner_hits_control && !f.kind.carries_msdus() {
+            return 1.0; // what the medium assumes of a model that spares control frames
+        }
+        self.inner.success_prob(now, ta, ra, f, rng)
+    }
+    fn success_prob_with_interference(
+        &mut self,
+        now: SimTime,
+        ta: MacAddr,
+        ra: MacAddr,
+        f: &Frame,
+        chunks: &[(u64, f64)],
+        rng: &mut RngStream,
+    ) -> f64 {
+        let here = |a: MacAddr| self.presence.get(a.0 as usize).is_none_or(|c| c.load(Ordering::Relaxed) == self.cell);
+        if !(here(ta) && here(ra)) {
+            return 0.0;
+        }
+        self.inner.success_prob_with_interference(now, ta, ra, f, chunks, rng)
+    }
+    fn mean_rx_dbm(&self, ta: MacAddr, ra: MacAddr) -> Option<f64> {
+        self.inner.mean_rx_dbm(ta, ra)
+    }
+    fn may_hit_control_frames(&self) -> bool {
+        self.inner_hits_control
+    }
+}
+
 impl World {
-    /// Handle every output of the BSS, in emission order, including the
-    /// outputs emitted while handling earlier ones. The `Bss` only appends
-    /// to `out`, so one pass by index sees them all in that order (an
+    /// Handle every output of the cells, in emission order within each
+    /// cell, including the outputs emitted while handling earlier ones.
+    /// With one cell (the usual case) this is one pass by index over its
+    /// outputs; with several, cells are drained in index order until none
+    /// has outputs left.
+    #[inline]
+    pub(super) fn drain_outputs(&mut self) {
+        if self.more_cells.is_empty() {
+            self.drain_cell(0);
+            return;
+        }
+        loop {
+            let mut any = false;
+            for c in 0..=self.more_cells.len() {
+                if !self.cell(c).out.is_empty() {
+                    self.drain_cell(c);
+                    any = true;
+                }
+            }
+            if !any {
+                return;
+            }
+        }
+    }
+
+    /// Handle every output of cell `c`. The `Bss` only appends to its
+    /// `out`, so one pass by index sees them all in emission order (an
     /// output emitted while handling output k comes after every output
     /// emitted before it); the vector is cleared once at the end, so no
     /// output is moved.
-    #[inline]
-    pub(super) fn drain_outputs(&mut self) {
+    #[inline(always)]
+    fn drain_cell(&mut self, c: usize) {
         let mut i = 0;
-        while i < self.out.len() {
-            self.handle_output(i);
+        while i < self.cell(c).out.len() {
+            self.handle_output(c, i);
             i += 1;
         }
-        self.out.clear();
+        self.cell_mut(c).out.clear();
     }
 
-    /// Handle output `i` of `out` (its fields are copied out first, a
+    /// Handle output `i` of cell `c` (its fields are copied out first, a
     /// delivery's packet handle moved out, leaving a wake-up at `NEVER` that
     /// nothing reads: handling it may append to `out`).
-    pub(super) fn handle_output(&mut self, i: usize) {
+    #[inline(always)]
+    pub(super) fn handle_output(&mut self, c: usize, i: usize) {
         let now = self.q.now();
-        match self.out[i] {
+        let cell = c as u16;
+        match self.cell(c).out[i] {
             BssOutput::Wake { at } => {
-                self.q.push(at, Ev::BssWake.code());
+                self.q.push(at, Ev::BssWake { cell }.code());
             }
             BssOutput::TxEnd { id, at } => {
-                self.q.push(at, Ev::TxEnd { id }.code());
+                self.q.push(at, Ev::TxEnd { id, cell }.code());
             }
             BssOutput::Deliver { sta, .. } => {
                 let BssOutput::Deliver { pkt, .. } =
-                    std::mem::replace(&mut self.out[i], BssOutput::Wake { at: SimTime::NEVER })
+                    std::mem::replace(&mut self.cell_mut(c).out[i], BssOutput::Wake { at: SimTime::NEVER })
                 else {
                     unreachable!()
                 };
@@ -63,10 +155,15 @@ impl World {
                 if let Some(t) = &self.trace {
                     t.row(now, sta, "wlan", "drop", id.0, None, None, Some(reason));
                 }
+                if let Some(r) = self.roam.as_mut() {
+                    r.mac_dropped(now, sta, reason);
+                }
                 self.ledger.drop(id, reason)
             }
             BssOutput::DiscardedAfterReceipt { .. } => self.ledger.late_drops += 1,
-            BssOutput::Ready { sta } => self.feed(now, sta),
+            // (the MAC of an absent member is never fed)
+            BssOutput::Ready { sta } if self.presence.is_none() || self.topo.cell_of(sta) == c => self.feed(now, sta),
+            BssOutput::Ready { .. } => {}
             BssOutput::Airtime { sta, peer, airtime } => {
                 // Airtime fairness at the AP (mac80211 style): charge the
                 // station for frames sent to it and received from it.
@@ -83,18 +180,26 @@ impl World {
     /// queue discipline (for the receiver and traffic identifier it asks
     /// for, if it names them), or a fresh packet from a saturated source.
     pub(super) fn feed(&mut self, now: SimTime, sta: usize) {
-        let Some(demand) = self.bss.demand(sta) else { return };
-        let item = if demand == Demand::ANY {
-            self.wq[sta].dequeue(now, &mut self.dropped)
+        // (one cell and no roaming: every member is in cell 0)
+        // (roaming implies a presence table: one test for the plain case)
+        let gated = self.presence.is_some();
+        let c = if !gated { 0 } else { self.topo.cell_of(sta) };
+        if c == DETACHED {
+            return; // scanning: the queue waits for the new AP
+        }
+        let Some(demand) = self.cell(c).bss.demand(sta) else { return };
+        let item = if gated && self.roam.is_some() {
+            self.dequeue_roaming(now, sta, demand)
         } else {
-            self.wq[sta].dequeue_for(now, demand.ra.map(|a| a.0), demand.tid, &mut self.dropped)
+            self.dequeue_wlan(now, sta, demand)
         };
         self.flush_drops(sta);
         if let Some(it) = item {
             if let Some(t) = &self.trace {
                 t.packet(now, sta, "wlan", "dequeue", &it.pkt, None);
             }
-            self.bss.give_msdu(now, sta, it.pkt, it.dest as usize, &mut self.out);
+            let cell = self.cell_mut(c);
+            cell.bss.give_msdu(now, sta, it.pkt, it.dest as usize, &mut cell.out);
             self.qdisc_timer(sta);
             return;
         }
@@ -129,13 +234,87 @@ impl World {
             t.packet(now, sta, "wlan", "dequeue", &p, None);
         }
         match hop {
-            Hop::Wlan { ra } => self.bss.give_msdu(now, sta, p, ra, &mut self.out),
+            Hop::Wlan { ra } => {
+                let ra = if gated && self.roam.is_some() {
+                    if self.topo.is_station(sta) {
+                        self.topo.ap_of[sta] // (its AP since the last hand-off)
+                    } else if self.left_ap(sta, ra) {
+                        // an AP's source for a station that left it: over the wire
+                        return self.send_from(now, sta, p);
+                    } else {
+                        ra
+                    }
+                } else {
+                    ra
+                };
+                let cell = self.cell_mut(c);
+                cell.bss.give_msdu(now, sta, p, ra, &mut cell.out)
+            }
             _ => self.send_from(now, sta, p),
         }
     }
 }
 
-pub(super) fn build_bss(s: &Scenario, seed: u64) -> Result<Bss<AnyMac>, String> {
+/// The cells of a scenario, one per channel (`Scenario::cell_channels`),
+/// each with a MAC for every WLAN member; and, with several cells or
+/// roaming, the presence table their gates share. Cell 0 draws from the
+/// streams a single-cell scenario always used; cell k > 0 from the same
+/// names suffixed with "/ch<channel>".
+impl World {
+    /// [`World::dequeue_wlan`] with roaming: frames an AP still queues for
+    /// a station that has left it are dropped or forwarded
+    /// (`left_behind`), and a station's frames queued before a hand-off go
+    /// to its new AP.
+    #[inline(never)]
+    fn dequeue_roaming(&mut self, now: SimTime, sta: usize, demand: Demand) -> Option<Queued> {
+        loop {
+            let mut it = self.dequeue_wlan(now, sta, demand)?;
+            if self.left_ap(sta, it.dest as usize) {
+                self.left_behind(now, sta, it);
+                continue;
+            }
+            if self.topo.is_station(sta) {
+                it.dest = self.topo.ap_of[sta] as u32;
+            }
+            return Some(it);
+        }
+    }
+
+    /// The next packet of `sta`'s queue discipline for what its MAC asks.
+    #[inline(always)]
+    fn dequeue_wlan(&mut self, now: SimTime, sta: usize, demand: Demand) -> Option<Queued> {
+        if demand == Demand::ANY {
+            self.wq[sta].dequeue(now, &mut self.dropped)
+        } else {
+            self.wq[sta].dequeue_for(now, demand.ra.map(|a| a.0), demand.tid, &mut self.dropped)
+        }
+    }
+}
+
+pub(super) fn build_cells(s: &Scenario, seed: u64, topo: &Topology) -> Result<(Vec<Cell>, Option<Presence>), String> {
+    let chans = s.cell_channels();
+    let gated = chans.len() > 1 || s.wlan.roaming.is_some();
+    let presence: Option<Presence> =
+        gated.then(|| (0..s.wlan_members()).map(|i| AtomicU32::new(topo.cell_of(i) as u32)).collect::<Vec<_>>().into());
+    let mut cells = Vec::new();
+    for (k, ch) in chans.iter().enumerate() {
+        let suffix = if k == 0 { String::new() } else { format!("/ch{ch}") };
+        let gate = presence.as_ref().map(|p| (k as u32, p.clone()));
+        let bss = build_bss(s, seed, k, &suffix, gate)?;
+        cells.push(Cell { bss, out: Vec::new() });
+    }
+    Ok((cells, presence))
+}
+
+/// One cell's `Bss`: a MAC for every WLAN member, the channel's error
+/// model; random streams named with `suffix` after their usual names.
+fn build_bss(
+    s: &Scenario,
+    seed: u64,
+    cell: usize,
+    suffix: &str,
+    gate: Option<(u32, Presence)>,
+) -> Result<Bss<AnyMac>, String> {
     let timing = s.timing()?;
     let n = s.wlan_members();
     let params = DcfParams {
@@ -155,21 +334,30 @@ pub(super) fn build_bss(s: &Scenario, seed: u64) -> Result<Bss<AnyMac>, String> 
     };
     let rates: Vec<_> = s.phy.standard.rates().into_iter().map(|(r, _)| r).collect();
     let ap_of = s.ap_of_members();
+    // An AP sends beacons (and polls) only in its own cell; its MAC in the
+    // other cells is a plain DCF that is never fed (roaming's gate).
+    let cell_of_aps = s.cell_of_aps();
     let macs = (0..n)
         .map(|i| {
             let name = s.member_name(i);
-            let mut mac = Dcf::new(MacAddr(i as u32), params.clone(), RngStream::derive(seed, &format!("mac/{name}")));
+            let rng = RngStream::derive(seed, &format!("mac/{name}{suffix}"));
+            let mut mac = Dcf::new(MacAddr(i as u32), params.clone(), rng);
             if !s.phy.rate_control.is_fixed() {
                 // every member adapts its rate per receiver (`phy.rate_control`)
-                let rng = RngStream::derive(seed, &format!("rate/{name}"));
+                let rng = RngStream::derive(seed, &format!("rate/{name}{suffix}"));
                 let t = &params.timing;
                 mac.set_rate_control(wifitcp_wifi::rate::build(s.phy.rate_control, t.data_rate, &rates, t, rng));
             }
             match s.mac.kind {
                 crate::config::MacKind::Edca => {
                     let p = hcf_params(s, &params, ap_of[i] == i);
-                    AnyMac::from(Hcf::new(MacAddr(i as u32), p, RngStream::derive(seed, &format!("mac/{name}"))))
+                    AnyMac::from(Hcf::new(
+                        MacAddr(i as u32),
+                        p,
+                        RngStream::derive(seed, &format!("mac/{name}{suffix}")),
+                    ))
                 }
+                _ if ap_of[i] == i && cell_of_aps[i] != cell => AnyMac::from(mac),
                 _ => member_mac(s, seed, i, mac),
             }
         })
@@ -216,8 +404,15 @@ pub(super) fn build_bss(s: &Scenario, seed: u64) -> Result<Bss<AnyMac>, String> 
             }
         }
     };
-    let mut bss = Bss::new(macs, errors, RngStream::derive(seed, "medium/errors"));
-    bss.set_control_rng(RngStream::derive(seed, "medium/control-errors"));
+    let errors = match gate {
+        None => errors,
+        Some((cell, presence)) => {
+            let inner_hits_control = errors.may_hit_control_frames();
+            Box::new(CellGate { inner: errors, cell, presence, inner_hits_control })
+        }
+    };
+    let mut bss = Bss::new(macs, errors, RngStream::derive(seed, &format!("medium/errors{suffix}")));
+    bss.set_control_rng(RngStream::derive(seed, &format!("medium/control-errors{suffix}")));
     bss.set_grouping(s.mac.group_bystanders);
     if let Some(m) = sense {
         // A no-op when every member hears every other (today's medium).
@@ -398,6 +593,20 @@ fn member_mac(s: &Scenario, seed: u64, i: usize, dcf: Dcf) -> AnyMac {
 /// The channel with `[[wlan.mobility]]`: station i's model starts at its
 /// configured position; random draws come from `mobility/sta<i>`.
 fn moving_errors(s: &Scenario, seed: u64, errors: ChannelErrors) -> Result<MovingChannelErrors, String> {
+    let models = mobility_models(s, seed, &errors.positions)?;
+    Ok(MovingChannelErrors::new(errors, models))
+}
+
+/// The mobility model of every WLAN member (`None`: it stands still),
+/// from its starting position. Every call builds the same trajectories
+/// (each model draws only from its own stream, `mobility/<name>`, and its
+/// positions do not depend on when they are asked for), so every cell and
+/// the roaming checks see a station at one place.
+pub(super) fn mobility_models(
+    s: &Scenario,
+    seed: u64,
+    positions: &[Position],
+) -> Result<Vec<Option<Box<dyn Mobility>>>, String> {
     let n = s.wlan.stations;
     let ap_of = s.ap_of_members();
     let mut models: Vec<Option<Box<dyn Mobility>>> = (0..s.wlan_members()).map(|_| None).collect();
@@ -405,17 +614,17 @@ fn moving_errors(s: &Scenario, seed: u64, errors: ChannelErrors) -> Result<Movin
         for k in Traffic::stations_of(&m.stations, n, &format!("wlan.mobility[{i}]"))? {
             let member = k as usize + 1;
             let rng = RngStream::derive(seed, &format!("mobility/{}", s.member_name(member)));
-            let (start, ap) = (errors.positions[member], errors.positions[ap_of[member]]);
+            let (start, ap) = (positions[member], positions[ap_of[member]]);
             models[member] = Some(m.build(start, ap, s.scenario.duration_s, rng));
         }
     }
-    Ok(MovingChannelErrors::new(errors, models))
+    Ok(models)
 }
 
 /// Positions of the BSS members: APs at `wlan.ap_positions` (default AP k
 /// at (20 k, 0)); stations at `wlan.positions`, or evenly on a circle of
 /// radius `wlan.distance_m` around their AP (1 m if neither is given).
-fn station_positions(s: &Scenario) -> Vec<Position> {
+pub(super) fn station_positions(s: &Scenario) -> Vec<Position> {
     let n = s.wlan.stations as usize;
     let ap_pos = |k: usize| match &s.wlan.ap_positions {
         Some(p) => Position::new(p[k][0], p[k][1], 0.0),
