@@ -273,6 +273,9 @@ fn default_duration() -> f64 {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MacConfig {
+    /// Which MAC every member of the cell runs (`MacKind`).
+    #[serde(default)]
+    pub kind: MacKind,
     #[serde(default)]
     pub cw_min: Option<u32>,
     #[serde(default)]
@@ -314,6 +317,16 @@ pub struct MacConfig {
 }
 fn yes() -> bool {
     true
+}
+
+/// The MAC of the cell (`mac.kind`): each kind is a variant of
+/// `wifitcp_wifi::mac::AnyMac`, built in `world/wlan.rs` (`build_bss`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum MacKind {
+    /// The distributed coordination function (802.11-2020 10.3), every member.
+    #[default]
+    Dcf,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -363,6 +376,7 @@ fn d_queue() -> u32 {
 impl Default for MacConfig {
     fn default() -> Self {
         MacConfig {
+            kind: MacKind::Dcf,
             cw_min: None,
             cw_max: None,
             short_retry_limit: 7,

@@ -12,6 +12,7 @@ use crate::topology::Topology;
 use serde_json::{json, Value};
 use wifitcp_core::{DropReason, SimDur, SimTime};
 use wifitcp_queue::QueueDisc;
+use wifitcp_wifi::mac::{AnyMac, Mac};
 use wifitcp_wifi::medium::Bss;
 use wifitcp_wire::wifi_frame::LLC_SNAP_LEN;
 use wifitcp_wire::Packet;
@@ -192,7 +193,7 @@ pub fn jain(xs: &[f64]) -> f64 {
 }
 
 pub struct RunView<'a> {
-    pub bss: &'a Bss,
+    pub bss: &'a Bss<AnyMac>,
     pub topo: &'a Topology,
     pub flows: &'a [FlowRt],
     pub eps: &'a [Endpoint],
@@ -285,6 +286,10 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64) -> Value {
             "srtt_ms": c.srtt().map(|d| d.as_secs_f64() * 1e3),
             "completion_s": completed.map(|t| t.since(*start).as_secs_f64()),
         });
+        if c.config().rack_tlp {
+            j["tcp"]["rack_marked_lost"] = json!(st.rack_marked_lost);
+            j["tcp"]["tlp_probes"] = json!(st.tlp_probes);
+        }
         if c.config().trace {
             j["tcp"]["cwnd_trace"] = Value::Array(
                 st.cwnd_trace
@@ -298,7 +303,7 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64) -> Value {
 }
 
 fn station_json(v: &RunView, i: usize) -> Value {
-    let c = &v.bss.macs[i].counters;
+    let c = v.bss.macs[i].counters();
     let m = &v.bss.medium[i];
     json!({
         "name": v.topo.nodes[i].name,

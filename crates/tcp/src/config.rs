@@ -150,6 +150,10 @@ pub struct TcpConfig {
     pub recovery: RecoveryVariant,
     /// Duplicate-ACK threshold DupThresh (RFC 5681 3.2, RFC 6675: 3).
     pub dupthresh: u32,
+    /// RACK-TLP loss detection (RFC 8985, `crate::rack`) on top of the
+    /// SACK variant; default off (RFC 6675 alone). Linux enables it by
+    /// default (net.ipv4.tcp_recovery = 1).
+    pub rack_tlp: bool,
     /// Limited Transmit (RFC 3042), a SHOULD of RFC 5681 3.2 (default on).
     pub limited_transmit: bool,
     /// Nagle's algorithm (RFC 9293 3.7.4 / RFC 1122 4.2.3.4; default on).
@@ -190,6 +194,7 @@ impl Default for TcpConfig {
             max_retransmissions: 15,
             recovery: RecoveryVariant::NewReno,
             dupthresh: 3,
+            rack_tlp: false,
             limited_transmit: true,
             nagle: true,
             idle_restart: true,

@@ -432,6 +432,9 @@ impl Connection {
     fn enter_time_wait(&mut self, now: SimTime) {
         self.state = TcpState::TimeWait;
         self.snd.rtx_deadline = None;
+        if let Some(r) = &mut self.snd.rack {
+            r.reset_timers();
+        }
         self.time_wait_deadline = Some(now + self.cfg.time_wait);
     }
 
@@ -439,6 +442,9 @@ impl Connection {
         self.state = TcpState::Closed;
         self.snd.rtx_deadline = None;
         self.snd.persist_deadline = None;
+        if let Some(r) = &mut self.snd.rack {
+            r.reset_timers();
+        }
         self.syn_deadline = None;
         self.syn_pending = false;
         self.time_wait_deadline = None;
@@ -458,6 +464,9 @@ impl Connection {
         if self.snd.rtx_deadline.is_some_and(|d| d <= now) && self.snd.on_rto(now) == RtoOutcome::Abort {
             self.aborted = true;
             self.enter_closed();
+        }
+        if self.snd.rack.as_ref().and_then(|r| r.deadline()).is_some_and(|d| d <= now) {
+            self.snd.on_rack_timer(now);
         }
         if self.snd.persist_deadline.is_some_and(|d| d <= now) {
             self.snd.on_persist_timeout();
@@ -489,6 +498,7 @@ impl Connection {
             self.syn_deadline,
             self.snd.rtx_deadline,
             self.snd.persist_deadline,
+            self.snd.rack.as_ref().and_then(|r| r.deadline()),
             self.time_wait_deadline,
         ]
         .into_iter()

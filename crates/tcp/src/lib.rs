@@ -64,6 +64,7 @@
 pub mod cc;
 pub mod config;
 pub mod connection;
+pub mod rack;
 pub mod recovery;
 pub mod recv;
 pub mod rtt;

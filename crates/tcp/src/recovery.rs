@@ -122,6 +122,12 @@ impl Sender {
     /// Fast retransmit (RFC 5681 3.2 steps 2-3; RFC 6582 3.2 step 1;
     /// RFC 6675 section 5 step (4)); Tahoe's reaction.
     fn enter_recovery(&mut self, now: SimTime) {
+        self.enter_recovery_from(now, true)
+    }
+
+    /// Enter recovery; `first_lost`: the first unacknowledged segment is
+    /// the one deemed lost (duplicate ACKs); RACK marks its own.
+    pub(crate) fn enter_recovery_from(&mut self, now: SimTime, first_lost: bool) {
         // RFC 5681 3.2 step 2: ssthresh from FlightSize, excluding data
         // sent by Limited Transmit (RFC 3042 / RFC 5681 3.2 note).
         let flight = (self.snd_max - self.snd_una).saturating_sub(self.lt_bytes);
@@ -137,8 +143,10 @@ impl Sender {
         self.win.ssthresh = ssthresh.max(self.smss as u64);
         self.stats.fast_retransmits += 1;
         self.sb.new_episode();
-        self.sb.mark_lost(0);
-        self.force_rtx = true;
+        if first_lost {
+            self.sb.mark_lost(0);
+            self.force_rtx = true;
+        }
         self.high_rxt = self.snd_una;
         self.partial_acks = 0;
         let smss = self.smss as u64;
@@ -305,8 +313,24 @@ impl Sender {
         // (5.6): restart the timer with the backed-off RTO.
         self.force_rtx = true;
         self.rtx_deadline = Some(now + self.rtt.rto());
+        if let Some(r) = &mut self.rack {
+            r.reset_timers();
+            r.tlp_end_seq = None;
+        }
         self.log_loss(now, LossKind::Timeout, flight);
         RtoOutcome::Retransmit
+    }
+
+    /// RFC 8985 7.4.2: a probe repaired a loss at the tail: the
+    /// congestion response of a fast recovery, without the recovery.
+    pub(crate) fn tlp_congestion_response(&mut self, now: SimTime) {
+        let flight = self.snd_max - self.snd_una;
+        let ss = self.cc.ssthresh_after_loss(now, &self.win, flight, LossKind::FastRetransmit);
+        self.win.ssthresh = ss.max(self.smss as u64);
+        self.win.cwnd = self.win.ssthresh;
+        self.cc.on_event(now, &mut self.win, CcEvent::RecoveryExit);
+        self.win.cwnd = self.win.cwnd.max(self.smss as u64);
+        self.log_loss(now, LossKind::FastRetransmit, flight);
     }
 
     fn log_loss(&mut self, now: SimTime, kind: LossKind, flight: u64) {

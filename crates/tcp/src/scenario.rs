@@ -57,6 +57,8 @@ pub struct TcpSection {
     pub timestamps: Option<bool>,
     pub window_scaling: Option<bool>,
     pub limited_transmit: Option<bool>,
+    /// RACK-TLP loss detection (RFC 8985); needs `recovery = "sack"`.
+    pub rack_tlp: Option<bool>,
     pub min_rto_ms: Option<f64>,
     pub initial_rto_ms: Option<f64>,
     pub max_rto_ms: Option<f64>,
@@ -161,6 +163,7 @@ impl TcpSection {
             timestamps,
             window_scaling,
             limited_transmit,
+            rack_tlp,
             min_rto_ms,
             initial_rto_ms,
             max_rto_ms,
@@ -186,6 +189,14 @@ pub static KEYS: &[Key] = &[
     k("timestamps", Bool, "false", None, "", "Timestamps (RFC 7323)."),
     k("window_scaling", Bool, "true", None, "", "Window scaling (RFC 7323)."),
     k("limited_transmit", Bool, "true", None, "", "Limited transmit (RFC 3042)."),
+    k(
+        "rack_tlp",
+        Bool,
+        "false",
+        None,
+        "",
+        "RACK-TLP loss detection (RFC 8985; Linux's default); needs recovery = \"sack\".",
+    ),
     k("min_rto_ms", Float, "1000.0", TIMER_MS, "ms", "Minimum RTO (RFC 6298)."),
     k("initial_rto_ms", Float, "1000.0", TIMER_MS, "ms", "Initial RTO."),
     k("max_rto_ms", Float, "60000.0", TIMER_MS, "ms", "Maximum RTO."),
@@ -294,6 +305,12 @@ pub fn build(t: &TcpSection) -> Result<TcpConfig, String> {
     }
     compound_config(t.compound.as_ref())?;
     vegas_config(t.vegas.as_ref())?;
+    if let Some(b) = t.rack_tlp {
+        c.rack_tlp = b;
+    }
+    if c.rack_tlp && c.recovery != RecoveryVariant::Sack {
+        return Err("rack_tlp: RACK-TLP needs recovery = \"sack\" (RFC 8985 section 4: SACK-based)".into());
+    }
     // Needed for SACK-based recovery to be meaningful.
     if c.recovery == RecoveryVariant::Sack && !c.sack {
         return Err("recovery: \"sack\" needs sack = true".into());

@@ -14,6 +14,7 @@
 //! - cwnd >= 1 SMSS at all times.
 use crate::cc::{AckInfo, CongestionControl, Window};
 use crate::config::{RecoveryVariant, TcpConfig};
+use crate::rack::Rack;
 use crate::rtt::RttEstimator;
 use crate::scoreboard::{Scoreboard, SentSeg};
 use crate::stats::{CwndSample, TcpStats};
@@ -124,6 +125,8 @@ pub struct Sender {
     pub(crate) ts_ok: bool,
     pub(crate) trace: bool,
     pub(crate) stats: TcpStats,
+    /// RACK-TLP state (RFC 8985), with `rack_tlp` and SACK negotiated.
+    pub(crate) rack: Option<Rack>,
 }
 
 impl Sender {
@@ -173,6 +176,7 @@ impl Sender {
             ts_ok: false,
             trace: cfg.trace,
             stats: TcpStats::default(),
+            rack: (cfg.rack_tlp && cfg.recovery == RecoveryVariant::Sack).then(Rack::default),
         }
     }
 
@@ -189,8 +193,10 @@ impl Sender {
         self.sack_ok = sack_ok;
         self.ts_ok = ts_ok;
         if self.variant == RecoveryVariant::Sack && !sack_ok {
-            // RFC 6675 needs SACK information; fall back to NewReno.
+            // RFC 6675 needs SACK information; fall back to NewReno (and
+            // RACK-TLP, which needs it too, is off: RFC 8985 section 4).
             self.variant = RecoveryVariant::NewReno;
+            self.rack = None;
         }
         self.snd_wnd = wnd;
         self.max_snd_wnd = wnd;
@@ -253,13 +259,15 @@ impl Sender {
         self.update_window(a);
         // Only the SACK variant uses SACK information (a NewReno sender
         // ignores it even when the option was negotiated).
-        let newly_sacked = if self.sack_ok && self.sack_recovery() && !a.sacks.is_empty() {
-            let blocks: Vec<(u64, u64)> =
-                a.sacks.iter().filter(|&&(l, r)| l < r && r <= self.snd_max && l >= a.ack).copied().collect();
-            self.sb.apply_sack(&blocks)
+        let blocks: Vec<(u64, u64)> = if self.sack_ok && self.sack_recovery() && !a.sacks.is_empty() {
+            a.sacks.iter().filter(|&&(l, r)| l < r && r <= self.snd_max && l >= a.ack).copied().collect()
         } else {
-            0
+            Vec::new()
         };
+        if let Some(r) = &mut self.rack {
+            r.on_ack(&self.sb, a.ack, &blocks, a.now);
+        }
+        let newly_sacked = if blocks.is_empty() { 0 } else { self.sb.apply_sack(&blocks) };
         let cumulative = a.ack > self.snd_una;
         if cumulative {
             self.on_new_ack(a);
@@ -282,6 +290,9 @@ impl Sender {
         }
         if self.sack_recovery() && self.state == LossState::Recovery {
             self.sb.mark_lost_by_sack(self.dupthresh, self.smss);
+        }
+        if self.rack.is_some() {
+            self.rack_after_ack(a.now);
         }
         let flight = self.snd_max - self.snd_una;
         self.stats.max_flight = self.stats.max_flight.max(flight);
@@ -378,6 +389,11 @@ impl Sender {
     /// The next data (or FIN) segment to transmit now, if any. The caller
     /// wraps it into a header.
     pub fn next_segment(&mut self, now: SimTime) -> Option<TxData> {
+        if self.rack.as_ref().is_some_and(|r| r.probe_due) {
+            if let Some(tx) = self.tail_loss_probe(now) {
+                return Some(tx);
+            }
+        }
         if self.force_rtx {
             self.force_rtx = false;
             if self.sb.front().is_some_and(|s| !s.sacked) {
@@ -459,6 +475,18 @@ impl Sender {
         Ok(size)
     }
 
+    /// The size of a TLP probe of new data (RFC 8985 7.3: if the
+    /// receive window and the application allow; cwnd is not checked).
+    pub(crate) fn new_data_size_for_probe(&self) -> Option<u64> {
+        self.new_data_size().ok()
+    }
+    pub(crate) fn send_new_probe(&mut self, now: SimTime, size: u64, flight: u64) -> TxData {
+        self.send_new(now, size, flight)
+    }
+    pub(crate) fn retransmit_probe(&mut self, i: usize, now: SimTime) -> TxData {
+        self.retransmit(i, now)
+    }
+
     fn send_new(&mut self, now: SimTime, size: u64, flight: u64) -> TxData {
         if self.idle_restart && self.snd_max == self.snd_una {
             if let Some(last) = self.last_data_sent {
@@ -503,6 +531,7 @@ impl Sender {
         if self.rtx_deadline.is_none() {
             self.rtx_deadline = Some(now + self.rtt.rto());
         }
+        self.rack_arm_pto(now);
         self.persist_deadline = None;
         self.stats.max_flight = self.stats.max_flight.max(self.snd_max - self.snd_una);
     }

@@ -49,6 +49,10 @@ pub struct TcpStats {
     pub fine_grained_retransmits: u64,
     /// Retransmission-timer expirations on data (RFC 6298 5.4).
     pub timeouts: u64,
+    /// Segments RACK deemed lost by time (RFC 8985 6.2), and tail loss
+    /// probes sent (7.3); zero without `rack_tlp`.
+    pub rack_marked_lost: u64,
+    pub tlp_probes: u64,
     /// SYN or SYN-ACK retransmissions.
     pub syn_retransmits: u64,
     /// Duplicate ACKs received (per the variant's definition).

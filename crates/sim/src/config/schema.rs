@@ -77,6 +77,7 @@ static HEAD: &[Key] = &[
     k("phy.plcp_header_us", Float, "the PHY's", PHY_US, "us", "PLCP header duration override."),
     k("phy.rx_phy_start_delay_us", Float, "the PHY's", PHY_US, "us", "Receiver start-up delay override."),
     // [mac]
+    k("mac.kind", Str, "\"dcf\"", None, "", "The cell's MAC: \"dcf\"."),
     k("mac.cw_min", Int, "the PHY's aCWmin", r(In(1.0), In(32767.0)), "slots", "2^k - 1."),
     k("mac.cw_max", Int, "the PHY's aCWmax", r(In(1.0), In(32767.0)), "slots", "2^k - 1, >= cw_min."),
     k("mac.short_retry_limit", Int, "7", r(In(1.0), In(255.0)), "attempts", "dot11ShortRetryLimit."),

@@ -9,6 +9,7 @@ use super::RunView;
 use serde_json::{json, Value};
 use wifitcp_core::SimDur;
 use wifitcp_tcp::{DelayedAck, InitialWindow, RecvBuffer, TcpConfig};
+use wifitcp_wifi::mac::Mac;
 
 fn us(d: SimDur) -> f64 {
     d.as_micros_f64()
@@ -32,7 +33,7 @@ fn tcp_json(c: &TcpConfig, cc: &str) -> Value {
         Some(DelayedAck { count, timeout, .. }) => (json!(count), json!(ms(timeout))),
         None => (Value::Null, Value::Null),
     };
-    json!({
+    let mut t = json!({
         "cc": cc,
         "recovery": format!("{:?}", c.recovery).to_lowercase(),
         "mss": c.mss,
@@ -53,14 +54,18 @@ fn tcp_json(c: &TcpConfig, cc: &str) -> Value {
         "dupthresh": c.dupthresh,
         "limited_transmit": c.limited_transmit,
         "nagle": c.nagle,
-    })
+    });
+    // (only when on: results of runs without it keep their keys)
+    if c.rack_tlp {
+        t["rack_tlp"] = json!(true);
+    }
+    t
 }
 
 /// The `effective` object of a run's result (see the module docs; with
 /// `delayed_ack` off, its count and timer are null: they do not apply).
 pub fn effective_json(v: &RunView) -> Value {
-    let p = v.bss.macs[0].params();
-    let t = &p.timing;
+    let t = Mac::timing(&v.bss.macs[0]);
     let mut phy = json!({
         "standard": serde_json::to_value(t.standard).unwrap_or(Value::Null),
         "data_rate_mbps": t.data_rate.mbps(),
@@ -74,17 +79,22 @@ pub fn effective_json(v: &RunView) -> Value {
         "ack_timeout_us": us(t.ack_timeout()),
     });
     // only when it adapts (results of fixed-rate runs keep their keys)
-    let rc = v.bss.macs[0].rate_control_kind();
+    let rc = v.bss.macs.iter().find_map(|m| m.as_dcf()).map_or("fixed", |d| d.rate_control_kind());
     if rc != "fixed" {
         phy["rate_control"] = json!(rc);
     }
-    let mac = json!({
-        "cw_min": p.cw_min,
-        "cw_max": p.cw_max,
-        "short_retry_limit": p.short_retry_limit,
-        "long_retry_limit": p.long_retry_limit,
-        "rts_threshold_bytes": p.rts_threshold,
-    });
+    // The DCF's parameters (of the first station that runs one; null in a
+    // cell without a DCF).
+    let mac = match v.bss.macs.iter().find_map(|m| m.as_dcf()).map(|d| d.params()) {
+        Some(p) => json!({
+            "cw_min": p.cw_min,
+            "cw_max": p.cw_max,
+            "short_retry_limit": p.short_retry_limit,
+            "long_retry_limit": p.long_retry_limit,
+            "rts_threshold_bytes": p.rts_threshold,
+        }),
+        None => Value::Null,
+    };
     let queues: Vec<Value> =
         (0..v.bss.len()).map(|i| json!({"node": v.topo.nodes[i].name, "kind": v.wq[i].kind()})).collect();
     let tcp: Vec<Value> = v

@@ -40,6 +40,7 @@ use wifitcp_core::{DropReason, EventQueue, FlowId, RngStream, SimDur, SimTime};
 use wifitcp_net::{Agent, AgentCtx, Arrival, TimerKey, TimerRegistry, Verdict};
 use wifitcp_queue::{QdiscConfig, QueueDisc, Queued};
 use wifitcp_wifi::channel::{Channel, Position, Preamble};
+use wifitcp_wifi::mac::AnyMac;
 use wifitcp_wifi::mac::{AckPolicy, Dcf, DcfParams, Demand, MacAddr};
 use wifitcp_wifi::medium::{Bss, BssOutput, ChannelErrors, FixedPer, FrameErrorModel};
 use wifitcp_wire::ip::{PROTO_TCP, PROTO_UDP};
@@ -53,7 +54,7 @@ use wifitcp_wire::{Ipv4Header, Packet, Transport, UdpHeader};
 pub struct World {
     q: EventQueue<EvCode>,
     topo: Topology,
-    bss: Bss,
+    bss: Bss<AnyMac>,
     /// Transmit queue discipline of each BSS member's WLAN interface.
     wq: Vec<Box<dyn QueueDisc>>,
     /// Every component wake-up other than the MAC's, and who owns each key.

@@ -132,7 +132,7 @@ impl World {
     }
 }
 
-pub(super) fn build_bss(s: &Scenario, seed: u64) -> Result<Bss, String> {
+pub(super) fn build_bss(s: &Scenario, seed: u64) -> Result<Bss<AnyMac>, String> {
     let timing = s.timing()?;
     let n = s.wlan_members();
     let params = DcfParams {
@@ -161,7 +161,9 @@ pub(super) fn build_bss(s: &Scenario, seed: u64) -> Result<Bss, String> {
                 let t = &params.timing;
                 mac.set_rate_control(wifitcp_wifi::rate::build(s.phy.rate_control, t.data_rate, &rates, t, rng));
             }
-            mac
+            match s.mac.kind {
+                crate::config::MacKind::Dcf => AnyMac::from(mac),
+            }
         })
         .collect();
     let errors: Box<dyn FrameErrorModel> = match &s.channel {

@@ -27,8 +27,8 @@
 //! wants through [`Demand`].
 //!
 //! The medium is generic over its MAC type (static dispatch: one MAC call
-//! per station per event is on the hot path); a cell mixing MAC types uses
-//! an enum of them that implements `Mac`.
+//! per station per event is on the hot path); a scenario's cell is a
+//! `Bss<AnyMac>` (`mac/any.rs`), the enum of every MAC kind.
 //!
 //! Invariants every implementation keeps: it transmits only during a call
 //! for an instant the caller woke it for or an input at that instant, at
@@ -36,6 +36,7 @@
 //! leaves as exactly one of `Acked`, `Dropped` (or a receiver's `Deliver`
 //! of its copy and then one of the two at the transmitter); `next_wakeup`
 //! is exact after every input.
+use super::dcf::MacCounters;
 use super::frame::{Frame, MacAddr, MacSink};
 use super::CsView;
 use crate::phy::PhyTiming;
@@ -83,6 +84,9 @@ pub trait Mac {
     fn next_wakeup(&self) -> SimTime;
     /// The MSDUs the MAC holds (end-of-run accounting).
     fn held(&self) -> impl Iterator<Item = &Packet>;
+    /// The station's MAC counters (attempts, retries, deliveries...), for
+    /// the run's result.
+    fn counters(&self) -> &MacCounters;
     /// The medium's collision rule of Bianchi's model (every collision
     /// makes bystanders defer EIFS); false by default.
     fn eifs_after_collision(&self) -> bool {

@@ -7,7 +7,7 @@
 //! MPDUs get their own error outcomes with the probability `Bss::judge`
 //! states.
 use super::*;
-use crate::mac::{AckPolicy, FrameKind, Mpdu, MpduBody, Mpdus};
+use crate::mac::{AckPolicy, FrameKind, MacCounters, Mpdu, MpduBody, Mpdus};
 use crate::phy::{PhyConfig, PhyStandard, PhyTiming};
 use wifitcp_core::{EventQueue, FlowId, SimDur};
 use wifitcp_wire::ip::PROTO_UDP;
@@ -33,6 +33,7 @@ struct Toy {
     /// Sender: MPDUs acknowledged by BlockAcks, aggregates sent.
     acked: u64,
     sent: u64,
+    counters: MacCounters,
 }
 
 impl Toy {
@@ -40,7 +41,16 @@ impl Toy {
         let timing = PhyTiming::from_config(&PhyConfig::new(PhyStandard::Dot11a, 54.0)).unwrap();
         let pifs = timing.sifs + timing.slot; // 10.3.2.3.4
         let at = if addr == 0 { SimTime::ZERO + pifs } else { SimTime::NEVER };
-        Toy { addr: MacAddr(addr), timing, at, next_id: 0, bitmap: 0, acked: 0, sent: 0 }
+        Toy {
+            addr: MacAddr(addr),
+            timing,
+            at,
+            next_id: 0,
+            bitmap: 0,
+            acked: 0,
+            sent: 0,
+            counters: MacCounters::default(),
+        }
     }
     fn aggregate(&mut self) -> Frame {
         let mpdus: Vec<Mpdu> = (0..MPDUS)
@@ -161,6 +171,9 @@ impl Mac for Toy {
     }
     fn held(&self) -> impl Iterator<Item = &Packet> {
         std::iter::empty()
+    }
+    fn counters(&self) -> &MacCounters {
+        &self.counters
     }
 }
 

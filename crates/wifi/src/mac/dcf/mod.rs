@@ -761,6 +761,10 @@ impl Mac for Dcf {
     fn held(&self) -> impl Iterator<Item = &Packet> {
         self.in_service().into_iter()
     }
+    #[inline]
+    fn counters(&self) -> &MacCounters {
+        &self.counters
+    }
     fn eifs_after_collision(&self) -> bool {
         self.p.eifs_after_timeout
     }

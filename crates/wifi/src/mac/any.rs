@@ -1,0 +1,124 @@
+//! [`AnyMac`]: the MAC of one station of a scenario's cell, whichever kind
+//! it is (the DCF today; the EDCA/HCF and PCF state machines join as
+//! variants).
+//!
+//! The medium is generic over its MAC type; a scenario's cell is a
+//! `Bss<AnyMac>`, so that one cell may mix kinds (a point coordinator at
+//! the AP and DCF stations, say). Each call is one `match` on the variant,
+//! then the variant's own (inlined) method: adding a MAC is one variant and
+//! one arm per method here.
+//!
+//! Invariants: `AnyMac` adds no behaviour; every method is exactly the
+//! variant's.
+use super::api::{Bystander, Demand, Mac};
+use super::dcf::{Dcf, MacCounters};
+use super::frame::{Frame, MacAddr, MacSink};
+use crate::phy::PhyTiming;
+use wifitcp_core::SimTime;
+use wifitcp_wire::Packet;
+
+/// One station's MAC, of any kind.
+pub enum AnyMac {
+    /// The distributed coordination function (10.3).
+    Dcf(Dcf),
+}
+
+/// Call `$body` with `$m` bound to the variant's MAC.
+macro_rules! each {
+    ($self:expr, $m:ident => $body:expr) => {
+        match $self {
+            AnyMac::Dcf($m) => $body,
+        }
+    };
+}
+
+impl AnyMac {
+    /// The DCF, if this station runs one.
+    #[inline]
+    pub fn as_dcf(&self) -> Option<&Dcf> {
+        match self {
+            AnyMac::Dcf(d) => Some(d),
+        }
+    }
+    #[inline]
+    pub fn as_dcf_mut(&mut self) -> Option<&mut Dcf> {
+        match self {
+            AnyMac::Dcf(d) => Some(d),
+        }
+    }
+    /// The scenario name of the kind (`mac.kind`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AnyMac::Dcf(_) => "dcf",
+        }
+    }
+}
+
+impl From<Dcf> for AnyMac {
+    fn from(d: Dcf) -> Self {
+        AnyMac::Dcf(d)
+    }
+}
+
+impl Mac for AnyMac {
+    #[inline]
+    fn addr(&self) -> MacAddr {
+        each!(self, m => m.addr())
+    }
+    #[inline]
+    fn timing(&self) -> &PhyTiming {
+        each!(self, m => Mac::timing(m))
+    }
+    #[inline]
+    fn demand(&self) -> Option<Demand> {
+        each!(self, m => Mac::demand(m))
+    }
+    #[inline]
+    fn give_msdu(&mut self, now: SimTime, pkt: Packet, ra: MacAddr, out: &mut impl MacSink) {
+        each!(self, m => Mac::give_msdu(m, now, pkt, ra, out))
+    }
+    #[inline]
+    fn on_cca(&mut self, now: SimTime, busy: bool, out: &mut impl MacSink) {
+        each!(self, m => Mac::on_cca(m, now, busy, out))
+    }
+    #[inline]
+    fn idle_may_emit(&self) -> bool {
+        each!(self, m => Mac::idle_may_emit(m))
+    }
+    #[inline]
+    fn on_rx_end(&mut self, now: SimTime, f: &mut Frame, ok: bool, out: &mut impl MacSink) {
+        each!(self, m => Mac::on_rx_end(m, now, f, ok, out))
+    }
+    #[inline]
+    fn on_tx_end(&mut self, now: SimTime, out: &mut impl MacSink) {
+        each!(self, m => Mac::on_tx_end(m, now, out))
+    }
+    #[inline]
+    fn on_wake(&mut self, now: SimTime, out: &mut impl MacSink) {
+        each!(self, m => Mac::on_wake(m, now, out))
+    }
+    #[inline]
+    fn next_wakeup(&self) -> SimTime {
+        each!(self, m => Mac::next_wakeup(m))
+    }
+    fn held(&self) -> impl Iterator<Item = &Packet> {
+        let it: Box<dyn Iterator<Item = &Packet> + '_> = each!(self, m => Box::new(Mac::held(m)));
+        it
+    }
+    #[inline]
+    fn counters(&self) -> &MacCounters {
+        each!(self, m => Mac::counters(m))
+    }
+    #[inline]
+    fn eifs_after_collision(&self) -> bool {
+        each!(self, m => Mac::eifs_after_collision(m))
+    }
+    #[inline]
+    fn bystander(&self) -> Option<&dyn Bystander> {
+        each!(self, m => Mac::bystander(m))
+    }
+    #[inline]
+    fn bystander_mut(&mut self) -> Option<&mut dyn Bystander> {
+        each!(self, m => Mac::bystander_mut(m))
+    }
+}
