@@ -167,11 +167,14 @@ pub(super) fn build_bss(s: &Scenario, seed: u64) -> Result<Bss<AnyMac>, String> 
         })
         .collect();
     let errors: Box<dyn FrameErrorModel> = match &s.channel {
-        None => Box::new(FixedPer {
-            uplink: vec![s.wlan.per_uplink; n],
-            downlink: vec![s.wlan.per_downlink; n],
-            is_ap: (0..n).map(|i| s.ap_of_members()[i] == i).collect(),
-        }),
+        None => {
+            let ap_of = s.ap_of_members();
+            Box::new(FixedPer {
+                uplink: vec![s.wlan.per_uplink; n],
+                downlink: vec![s.wlan.per_downlink; n],
+                is_ap: (0..n).map(|i| ap_of[i] == i).collect(),
+            })
+        }
         Some(c) => {
             let model = c.build(&|name| s.member_id(name)).map_err(|e| e.to_string())?;
             let mut rng = RngStream::derive(seed, "channel/shadowing");
