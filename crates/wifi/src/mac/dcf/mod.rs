@@ -433,6 +433,9 @@ impl Dcf {
     }
 
     /// When the caller must call `on_wake` next (`SimTime::NEVER` if not).
+    /// (Asked after every input: always inlined, as profile-guided builds
+    /// otherwise keep it out of line.)
+    #[inline(always)]
     pub fn next_wakeup(&self) -> SimTime {
         debug_assert_eq!(self.timer_at, self.timer_from_state(), "stale MAC timer");
         match self.contention_wake() {
