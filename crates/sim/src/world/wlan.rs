@@ -26,9 +26,7 @@ impl World {
 
     /// Handle output `i` of `out` (its fields are copied out first, a
     /// delivery's packet handle moved out, leaving a wake-up at `NEVER` that
-    /// nothing reads: handling it may append to `out`). Inlined into
-    /// `drain_outputs`, the run loop's per-output path.
-    #[inline(always)]
+    /// nothing reads: handling it may append to `out`).
     pub(super) fn handle_output(&mut self, i: usize) {
         let now = self.q.now();
         match self.out[i] {
