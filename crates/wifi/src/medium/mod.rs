@@ -207,8 +207,6 @@ pub struct Bss<M: Mac = Dcf> {
     tap: Option<Box<dyn FrameTap>>,
     /// Scratch list of the group members due at a wake-up.
     due: Vec<usize>,
-    /// Scratch list of `tx_end`'s second pass (see `serve_deferred`).
-    deferred: Vec<usize>,
     /// Per station: the MSDU of its last data frame that reached its
     /// receiver (see `BssOutput::DiscardedAfterReceipt`).
     reached: Vec<Option<PacketId>>,
@@ -326,7 +324,6 @@ impl<M: Mac> Bss<M> {
             report_airtime: false,
             tap: None,
             due: Vec::new(),
-            deferred: Vec::new(),
             reached: vec![None; n],
         }
     }
@@ -508,46 +505,48 @@ impl<M: Mac> Bss<M> {
         // last of them ends, and only by receivers that decoded the PLCP
         // header of the first one (see the module docs).
         let header_ok = self.burst_header_ok || self.eifs_always;
-        let reported = !corrupted || header_ok;
+        let reported = !corrupted || (quiet_after && header_ok);
         // The group's view first (it takes part in no MAC call below).
         if reported {
             self.group.rx_end(now, !corrupted, tx.frame.duration);
         }
-        self.group.idle(now);
-        // The medium is quiet now. One walk over the solo stations: every
-        // one but the sender gets the end of reception (if it receives this
-        // frame), then the medium's idle indication, in one call; then
-        // every one, the sender included, may join the group (`try_join`).
-        // The MAC contract orders all `on_rx_end` outputs before all
-        // `on_cca` outputs; `on_cca(idle)` can emit only for a station whose
-        // response timeout saw a reception start and that gets no
-        // `on_rx_end` here (after `on_rx_end` no exchange awaits a
-        // response): those few are served in a second pass
-        // (`serve_deferred`).
+        if quiet_after {
+            self.group.idle(now);
+        }
+        // One walk over the solo stations. Every one but the sender gets
+        // the end of reception (if it receives this frame), then the
+        // medium's idle indication (if no other station's frame is still
+        // on the air for it), in one call; then every one, the sender
+        // included, is settled (`settle`). The MAC contract orders all
+        // `on_rx_end` outputs before all `on_cca` outputs; `on_cca(idle)`
+        // can emit only for a station whose response timeout saw a
+        // reception start and that gets no `on_rx_end` here (after
+        // `on_rx_end` no exchange awaits a response): those few are served
+        // in a second pass, and then settled by `settle` itself.
         let view = self.group.view;
-        let mut deferred = std::mem::take(&mut self.deferred);
-        deferred.clear();
+        let mut deferred = false;
         let mut at = SimTime::NEVER;
         let mut kept = 0;
         for i in 0..self.solo.len() {
             let t = self.solo[i];
             if t != s {
-                let rx = reported && !self.sent_during(t, tx.seq);
+                let others_on_air = !quiet_after && self.busy_for(t);
+                let rx = !self.sent_during(t, tx.seq) && !(corrupted && (others_on_air || !header_ok));
                 if rx {
                     let ok = if t == ra { ok_at_ra } else { !corrupted };
                     let frame = &mut tx.frame;
                     self.call(now, t, out, |m, mo| {
                         m.on_rx_end(now, frame, ok, mo);
-                        m.on_cca(now, false, mo);
+                        if !others_on_air {
+                            m.on_cca(now, false, mo);
+                        }
                     });
-                } else if self.macs[t].idle_may_emit() {
-                    // Served below; not quiet, so it cannot join yet.
-                    deferred.push(t);
-                    self.solo[kept] = t;
-                    kept += 1;
-                    continue;
-                } else {
-                    self.call(now, t, out, |m, mo| m.on_cca(now, false, mo));
+                } else if !others_on_air {
+                    if self.macs[t].idle_may_emit() {
+                        deferred = true;
+                    } else {
+                        self.call(now, t, out, |m, mo| m.on_cca(now, false, mo));
+                    }
                 }
             }
             if let Some(next) = self.try_join(t, now, &view) {
@@ -557,42 +556,17 @@ impl<M: Mac> Bss<M> {
             }
         }
         self.solo.truncate(kept);
-        if !deferred.is_empty() {
-            self.serve_deferred(now, &deferred, at, out);
+        if deferred {
+            for i in 0..self.solo.len() {
+                let t = self.solo[i];
+                if t != s && self.macs[t].idle_may_emit() && !self.busy_for(t) {
+                    self.call(now, t, out, |m, mo| m.on_cca(now, false, mo));
+                }
+            }
+            self.settle(now, out);
         } else {
             self.arm(at, out);
         }
-        self.deferred = deferred;
-    }
-
-    /// The second pass of `tx_end`: the idle indication to the stations
-    /// whose `on_cca(idle)` may emit outputs (`deferred`, in index order,
-    /// all solo), after every other station's outputs. `at` is the earliest
-    /// instant of the other solo stations. Only these stations change, so
-    /// only they may now join the group (the others' state, the group's
-    /// view and the medium are as the first pass left them), unless one of
-    /// them started a transmission: then every solo station is settled
-    /// again, as a new input would.
-    fn serve_deferred(&mut self, now: SimTime, deferred: &[usize], mut at: SimTime, out: &mut Vec<BssOutput>) {
-        for &t in deferred {
-            if !self.busy_for(t) {
-                self.call(now, t, out, |m, mo| m.on_cca(now, false, mo));
-            }
-        }
-        if !self.air.is_empty() {
-            return self.settle(now, out);
-        }
-        let view = self.group.view;
-        for &t in deferred {
-            match self.try_join(t, now, &view) {
-                Some(next) => at = at.min(next),
-                None => {
-                    let i = self.solo.binary_search(&t).expect("a deferred station is solo");
-                    self.solo.remove(i);
-                }
-            }
-        }
-        self.arm(at, out);
     }
 
     /// `tx_end` of a frame of station `s` while other frames are still on
