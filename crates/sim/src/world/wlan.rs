@@ -81,7 +81,7 @@ impl World {
     /// With one cell (the usual case) this is one pass by index over its
     /// outputs; with several, cells are drained in index order until none
     /// has outputs left.
-    #[inline]
+    #[inline(always)]
     pub(super) fn drain_outputs(&mut self) {
         if self.more_cells.is_empty() {
             self.drain_cell(0);
@@ -105,7 +105,8 @@ impl World {
     /// `out`, so one pass by index sees them all in emission order (an
     /// output emitted while handling output k comes after every output
     /// emitted before it); the vector is cleared once at the end, so no
-    /// output is moved.
+    /// output is moved. Always inlined into the run loop (once per event;
+    /// profile-guided builds otherwise keep it out of line).
     #[inline(always)]
     fn drain_cell(&mut self, c: usize) {
         let mut i = 0;
@@ -364,11 +365,14 @@ fn build_bss(
         .collect();
     let mut sense = None;
     let errors: Box<dyn FrameErrorModel> = match &s.channel {
-        None => Box::new(FixedPer {
-            uplink: vec![s.wlan.per_uplink; n],
-            downlink: vec![s.wlan.per_downlink; n],
-            is_ap: (0..n).map(|i| s.ap_of_members()[i] == i).collect(),
-        }),
+        None => {
+            let ap_of = s.ap_of_members();
+            Box::new(FixedPer {
+                uplink: vec![s.wlan.per_uplink; n],
+                downlink: vec![s.wlan.per_downlink; n],
+                is_ap: (0..n).map(|i| ap_of[i] == i).collect(),
+            })
+        }
         Some(c) => {
             let model = c.build(&|name| s.member_id(name)).map_err(|e| e.to_string())?;
             let mut rng = RngStream::derive(seed, "channel/shadowing");

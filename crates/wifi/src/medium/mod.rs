@@ -194,6 +194,12 @@ pub struct Bss<M: Mac = Dcf> {
     air_min_seq: u64,
     /// Stations acting on their own (not in the group), in index order.
     solo: Vec<usize>,
+    /// Per station: its MAC's `next_wakeup()` after the MAC's latest input
+    /// (kept for solo stations, refreshed by every `call` and by `take`;
+    /// stale for members). Reading it costs one load, where asking the MAC
+    /// costs a computation, and the solo stations are scanned for their
+    /// earliest instant after every input.
+    wk: Vec<SimTime>,
     group: Group,
     grouping: bool,
     /// Every MAC offers the bystander capability with equal rules.
@@ -296,6 +302,7 @@ impl<M: Mac> Bss<M> {
         let group = Group::new(n, g.slot, g.difs, g.eifs, g.busy_slot_counts, g.backoff_on_idle_access, g.cw_max);
         let eifs_always = macs[0].eifs_after_collision();
         let control_errors = errors.may_hit_control_frames();
+        let wk = macs.iter().map(|m| m.next_wakeup()).collect();
         Bss {
             macs,
             medium: vec![MediumCounters::default(); n],
@@ -317,6 +324,7 @@ impl<M: Mac> Bss<M> {
             end_mark: vec![0; n],
             air_min_seq: u64::MAX,
             solo: (0..n).collect(),
+            wk,
             group,
             grouping: groupable,
             groupable,
@@ -388,6 +396,9 @@ impl<M: Mac> Bss<M> {
     /// Schedule the BSS's wake-up (call once at start, or after changing
     /// MAC state from outside).
     pub fn reschedule_all(&mut self, out: &mut Vec<BssOutput>) {
+        for &t in &self.solo {
+            self.wk[t] = self.macs[t].next_wakeup();
+        }
         self.reschedule(out);
     }
 
@@ -437,7 +448,7 @@ impl<M: Mac> Bss<M> {
         if self.solo_at == now {
             for i in 0..self.solo.len() {
                 let s = self.solo[i];
-                if self.macs[s].next_wakeup() == now {
+                if self.wk[s] == now {
                     self.call(now, s, out, |m, mo| m.on_wake(now, mo));
                 }
             }
@@ -465,7 +476,10 @@ impl<M: Mac> Bss<M> {
             self.air_min_seq = self.air.iter().map(|a| a.seq).min().unwrap_or(u64::MAX);
         }
         let ra = tx.frame.ra.0 as usize;
-        if ra < self.macs.len() {
+        let quiet_after = self.air.is_empty();
+        // (A frame that ends while others are still on the air collided:
+        // its receiver gets nothing, see `burst_goes_on`.)
+        if ra < self.macs.len() && quiet_after {
             self.take(ra);
         }
         self.call(now, s, out, |m, mo| m.on_tx_end(now, mo));
@@ -495,7 +509,9 @@ impl<M: Mac> Bss<M> {
                 self.reached[s] = Some(id);
             }
         }
-        let quiet_after = self.air.is_empty();
+        if !quiet_after {
+            return self.burst_goes_on(now, s, out);
+        }
         // Overlapping frames make one corrupted reception, reported when the
         // last of them ends, and only by receivers that decoded the PLCP
         // header of the first one (see the module docs).
@@ -564,6 +580,31 @@ impl<M: Mac> Bss<M> {
         }
     }
 
+    /// `tx_end` of a frame of station `s` while other frames are still on
+    /// the air (so it collided, and no station receives it; the group sees
+    /// no change). Of the solo stations, only one whose own frame is now
+    /// alone on the air changes state: the medium turns idle for it
+    /// (`on_cca`, as `start_tx` turned it busy). Every other station is left
+    /// untouched: this costs O(1), not O(solo stations), so the k ends of a
+    /// burst of k colliding frames cost O(k) plus one walk at the last end,
+    /// which then also lets quiet stations join the group.
+    fn burst_goes_on(&mut self, now: SimTime, s: usize, out: &mut Vec<BssOutput>) {
+        // What the walk of `tx_end` does for each solo station `t != s`
+        // here: a frame still on the air that is not `t`'s own keeps the
+        // medium busy for `t` (no reception, no idle indication); if `t`'s
+        // own frame is the only one left, `t` transmitted during this frame
+        // (no reception) and now senses the medium idle. No station gets
+        // `on_rx_end`, so the order of `on_cca` outputs needs no second pass.
+        if self.air.len() == 1 {
+            let u = self.air[0].sender;
+            if u != s && !self.group.is_member(u) {
+                debug_assert!(self.solo.contains(&u), "a transmitting station is solo");
+                self.call(now, u, out, |m, mo| m.on_cca(now, false, mo));
+            }
+        }
+        self.reschedule(out);
+    }
+
     /// The channel error model's verdict on a frame that did not collide,
     /// at its intended receiver: sets each MPDU's `fcs_ok` and returns
     /// whether the PPDU is received (some MPDU, or the frame without MPDUs,
@@ -617,6 +658,7 @@ impl<M: Mac> Bss<M> {
         let (k, errors) = self.group.leave(s);
         let b = self.macs[s].bystander_mut().expect("a grouped MAC without the bystander capability");
         b.adopt_view(&self.group.view, k, errors);
+        self.wk[s] = self.macs[s].next_wakeup();
         // Sorted insertion by shifting from the end: the list is short (the
         // stations in an exchange), shorter than a binary search and a
         // `memmove` call.
@@ -659,7 +701,7 @@ impl<M: Mac> Bss<M> {
     #[inline(always)]
     fn try_join(&mut self, s: usize, now: SimTime, view: &CsView) -> Option<SimTime> {
         let m = &self.macs[s];
-        let next = m.next_wakeup();
+        let next = self.wk[s];
         // A station that transmitted during a frame still on the air will
         // not receive it, unlike the group: not yet.
         if self.grouping && !self.overlaps_air(s) && next != now && by(m).shares_view(view, now) {
@@ -681,6 +723,7 @@ impl<M: Mac> Bss<M> {
     fn call(&mut self, now: SimTime, t: usize, out: &mut Vec<BssOutput>, f: impl FnOnce(&mut M, &mut Sink<'_>)) {
         let mut sink = Sink { sta: t, reached: &self.reached, tx: None, out };
         f(&mut self.macs[t], &mut sink);
+        self.wk[t] = self.macs[t].next_wakeup();
         if let Some(frame) = sink.tx {
             self.start_tx(now, t, frame, out);
         }
@@ -781,9 +824,10 @@ impl<M: Mac> Bss<M> {
 
     /// The earliest instant any solo station must act at.
     fn solo_earliest(&self) -> SimTime {
+        debug_assert!(self.solo.iter().all(|&s| self.wk[s] == self.macs[s].next_wakeup()), "stale cached wake-up");
         let mut at = SimTime::NEVER;
         for &s in &self.solo {
-            at = at.min(self.macs[s].next_wakeup());
+            at = at.min(self.wk[s]);
         }
         at
     }

@@ -73,6 +73,7 @@ impl Dcf {
     /// When this station's backoff ends and it may transmit, if it has an
     /// MSDU and the medium is free. An MSDU that arrives after a completed
     /// post-backoff is sent at its arrival (10.3.4.2).
+    #[inline]
     pub(super) fn contention_wake(&self) -> Option<SimTime> {
         // `count_from` first: it is unset whenever the medium is busy for
         // the station, the most frequent reason for no wake-up.

@@ -150,6 +150,10 @@ pub struct Dcf {
     rc: Option<Box<dyn RateControl>>,
     /// The MSDU whose No Ack frame just ended (reported by `on_tx_end`).
     done_no_ack: Option<PacketId>,
+    /// The allocation of the last MSDU whose exchange ended, reused for the
+    /// next one when no copy of it is left (`install_msdu`): a saturated
+    /// station then allocates no MSDU handle per packet.
+    spare: Option<Msdu>,
     /// Division by the slot time (elapsed idle slots at every freeze).
     slot_div: DurDivisor,
     pub counters: MacCounters,
@@ -190,6 +194,7 @@ impl Dcf {
             last_data_time: (u32::MAX, Rate(0), SimDur::ZERO),
             rc,
             done_no_ack: None,
+            spare: None,
             slot_div,
             counters: MacCounters::default(),
         }
@@ -259,8 +264,19 @@ impl Dcf {
         // The rate is asked at each access (`access`); until then the last
         // one used.
         let rate = self.last_data_time.1;
+        // Reuse the last MSDU's handle if nobody else holds it any more.
+        let pkt = match self.spare.take() {
+            Some(mut h) => match Msdu::get_mut(&mut h) {
+                Some(slot) => {
+                    *slot = pkt;
+                    h
+                }
+                None => Msdu::new(pkt),
+            },
+            None => Msdu::new(pkt),
+        };
         self.cur = Some(InService {
-            pkt: Msdu::new(pkt),
+            pkt,
             ra,
             seq,
             mpdu_bytes,
@@ -387,6 +403,7 @@ impl Dcf {
         self.cw = self.p.cw_min;
         self.backoff = Some(self.draw_backoff());
         self.done_no_ack = Some(cur.pkt.id);
+        self.spare = Some(cur.pkt);
     }
 
     /// The caller woke us at `next_wakeup()`.
@@ -418,6 +435,9 @@ impl Dcf {
     }
 
     /// When the caller must call `on_wake` next (`SimTime::NEVER` if not).
+    /// (Asked after every input: always inlined, as profile-guided builds
+    /// otherwise keep it out of line.)
+    #[inline(always)]
     pub fn next_wakeup(&self) -> SimTime {
         debug_assert_eq!(self.timer_at, self.timer_from_state(), "stale MAC timer");
         match self.contention_wake() {
@@ -638,6 +658,7 @@ impl Dcf {
         self.cw = self.p.cw_min;
         self.backoff = Some(self.draw_backoff());
         out.push(MacOutput::Acked(cur.pkt.id));
+        self.spare = Some(cur.pkt);
         out.push(MacOutput::Ready);
     }
 
@@ -685,6 +706,7 @@ impl Dcf {
             self.cw = self.p.cw_min;
             self.backoff = Some(self.draw_backoff());
             out.push(MacOutput::Dropped(cur.pkt.id, DropReason::RetryLimit));
+            self.spare = Some(cur.pkt);
             out.push(MacOutput::Ready);
         } else {
             self.backoff = Some(self.draw_backoff());
