@@ -107,11 +107,21 @@ pub fn kinds() -> &'static [&'static str] {
 impl<'de> Deserialize<'de> for ProxyKind {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::Error;
-        match serde_json::Value::deserialize(d)? {
-            serde_json::Value::String(s) => ProxyKind::named(&s).ok_or_else(|| D::Error::unknown_variant(&s, kinds())),
+        // A name, or serde's externally tagged form of a unit variant
+        // (`{"name": null}`, JSON only), which the derived enum accepted.
+        let name = match serde_json::Value::deserialize(d)? {
+            serde_json::Value::String(s) => s,
+            serde_json::Value::Object(m) if m.len() == 1 => {
+                let (s, v) = m.into_iter().next().expect("one entry");
+                if ProxyKind::named(&s).is_some() && !v.is_null() {
+                    return Err(D::Error::custom(format!("{s}: invalid type: {v}, expected unit")));
+                }
+                s
+            }
             // serde_json's words for a non-string where it expects a unit variant
-            _ => Err(D::Error::custom("expected value")),
-        }
+            _ => return Err(D::Error::custom("expected value")),
+        };
+        ProxyKind::named(&name).ok_or_else(|| D::Error::unknown_variant(&name, kinds()))
     }
 }
 
@@ -215,5 +225,58 @@ impl ProxyConfig {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(json: &str) -> Result<ProxyConfig, String> {
+        serde_json::from_str(json).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn kinds_are_the_registered_names() {
+        assert_eq!(kinds(), ["none", "snoop", "itcp", "dproxy"]);
+        let p = parse(r#"{"kind": "snoop", "cache_packets": 10}"#).unwrap();
+        assert_eq!(p.kind.name(), "snoop");
+        assert_eq!(serde_json::to_string(&p).unwrap(), r#"{"kind":"snoop","cache_packets":10}"#);
+        let e = parse(r#"{"kind": "pep"}"#).unwrap_err();
+        assert!(e.starts_with("unknown variant `pep`, expected one of `none`, `snoop`, `itcp`, `dproxy`"), "{e}");
+    }
+
+    #[test]
+    fn keys_of_another_kind_and_bad_nodes_are_errors() {
+        let tcp = TcpSection::default();
+        let ap = |_: &str| Place::Ap;
+        let p = parse(r#"{"kind": "snoop", "relay_buffer_bytes": 1000}"#).unwrap();
+        let e = p.validate(&tcp, &ap).unwrap_err();
+        assert!(e.starts_with("relay_buffer_bytes: not a key of kind \"snoop\" (its keys: cache_packets"), "{e}");
+        let p = parse(r#"{"kind": "dproxy", "node": "sta0"}"#).unwrap();
+        assert_eq!(
+            p.validate(&tcp, &|_| Place::Station).unwrap_err(),
+            "node: \"sta0\" is a station; a proxy runs at an AP"
+        );
+        assert!(p.validate(&tcp, &ap).is_ok());
+        let p = parse(r#"{"kind": "dproxy", "rerequest_multipliers": [2.0, 1.0]}"#).unwrap();
+        assert!(p.validate(&tcp, &ap).unwrap_err().starts_with("rerequest_multipliers: must be strictly increasing"));
+    }
+
+    #[test]
+    fn each_kind_builds_its_agents() {
+        let stations = [Ipv4Addr::from(0x0a00_0002), Ipv4Addr::from(0x0a00_0003)];
+        let tcp = TcpSection::default();
+        let site = |seed| Site {
+            ap: Ipv4Addr::from(0x0a00_0001),
+            stations: &stations,
+            tcp: &tcp,
+            rng: RngStream::derive(seed, "p"),
+        };
+        for (kind, station_agents) in [("none", None), ("snoop", Some(0)), ("itcp", Some(0)), ("dproxy", Some(2))] {
+            let p = parse(&format!(r#"{{"kind": "{kind}"}}"#)).unwrap();
+            let got = (p.kind.proxy().build)(&p, &site(1)).map(|i| i.stations.len());
+            assert_eq!(got, station_agents, "{kind}");
+        }
     }
 }

@@ -63,11 +63,21 @@ fn names() -> &'static [&'static str] {
 impl<'de> Deserialize<'de> for Pattern {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::Error;
-        match serde_json::Value::deserialize(d)? {
-            serde_json::Value::String(s) => Pattern::named(&s).ok_or_else(|| D::Error::unknown_variant(&s, names())),
+        // A name, or serde's externally tagged form of a unit variant
+        // (`{"name": null}`, JSON only), which the derived enum accepted.
+        let name = match serde_json::Value::deserialize(d)? {
+            serde_json::Value::String(s) => s,
+            serde_json::Value::Object(m) if m.len() == 1 => {
+                let (s, v) = m.into_iter().next().expect("one entry");
+                if Pattern::named(&s).is_some() && !v.is_null() {
+                    return Err(D::Error::custom(format!("{s}: invalid type: {v}, expected unit")));
+                }
+                s
+            }
             // serde_json's words for a non-string where it expects a unit variant
-            _ => Err(D::Error::custom("expected value")),
-        }
+            _ => return Err(D::Error::custom("expected value")),
+        };
+        Pattern::named(&name).ok_or_else(|| D::Error::unknown_variant(&name, names()))
     }
 }
 
@@ -326,10 +336,8 @@ pub fn check_interval_payload(tr: &Traffic, path: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The keys of every entry (relative to `traffic[]`), then the keys
-/// several applications share; each application's own keys follow in
-/// [`keys`]. The `pattern` row's doc is written by [`keys`] from the
-/// registered names.
+/// The keys of every entry (relative to `traffic[]`). The `pattern` row's
+/// doc is written by [`keys`] from the registered names.
 static KEYS: &[Key] = &[
     k("name", Str, "required", None, "", "Flow name (unique, no '/')."),
     k("kind", Str, "required", None, "", "\"udp\" or \"tcp\"."),
@@ -358,6 +366,11 @@ static KEYS: &[Key] = &[
     k("peer", Any, "\"ap\"", None, "", "Other end: a node name or one per station."),
     k("bytes", Int, "infinite", r(In(1.0), In(1e15)), "bytes", "TCP: bytes to transfer."),
     k("tcp", Table, "[tcp]", None, "", "TCP settings overriding [tcp] (the tcp.* keys)."),
+];
+
+/// Keys several applications read (listed in [`App::reads`]; checked by
+/// [`check_interval_payload`]).
+static SHARED: &[Key] = &[
     k(
         "interval_ms",
         Float,
@@ -376,8 +389,9 @@ static KEYS: &[Key] = &[
     ),
 ];
 
-/// The key table of `[[traffic]]`, relative to `traffic[]`: [`KEYS`] and
-/// every registered application's own keys, in registration order.
+/// The key table of `[[traffic]]`, relative to `traffic[]`: [`KEYS`], then
+/// for each registered application in order the [`SHARED`] keys it reads
+/// that no earlier one did, and its own keys.
 pub fn keys() -> &'static [Key] {
     static ALL: std::sync::OnceLock<Vec<Key>> = std::sync::OnceLock::new();
     ALL.get_or_init(|| {
@@ -390,7 +404,76 @@ pub fn keys() -> &'static [Key] {
             Box::leak(format!("UDP: {list} (docs/scenarios.md, \"Applications\").").into_boxed_str());
         let mut v: Vec<Key> =
             KEYS.iter().map(|key| if key.path == "pattern" { Key { doc, ..*key } } else { *key }).collect();
-        v.extend(APPS.iter().flat_map(|a| a.keys.iter().copied()));
+        for app in APPS {
+            for key in SHARED.iter().filter(|k| app.reads.contains(&k.path)) {
+                if !v.iter().any(|x| x.path == key.path) {
+                    v.push(*key);
+                }
+            }
+            v.extend(app.keys.iter().copied());
+        }
         v
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn udp(extra: &str) -> Result<Scenario, String> {
+        Scenario::from_json(&format!(
+            r#"{{"scenario": {{"name": "x"}}, "phy": {{"standard": "802.11b", "data_rate_mbps": 11}},
+                "wlan": {{"stations": 1}}, "traffic": [{{"name": "t", "kind": "udp"{extra}}}]}}"#
+        ))
+    }
+
+    #[test]
+    fn the_registry_is_consistent() {
+        let mut seen = Vec::new();
+        for app in APPS {
+            assert!(!seen.contains(&app.name), "{} registered twice", app.name);
+            seen.push(app.name);
+            assert_eq!(Pattern::named(app.name).map(Pattern::name), Some(app.name));
+            for key in app.reads {
+                let row = SHARED.iter().chain(app.keys).any(|k| k.path == *key);
+                assert!(row, "{}: reads {key} but no shared or own row lists it", app.name);
+            }
+        }
+        for (key, _) in app_keys_set(&udp("").unwrap().traffic[0]) {
+            assert!(APPS.iter().any(|a| a.reads.contains(&key)), "{key}: read by no application");
+        }
+        let doc = keys().iter().find(|k| k.path == "pattern").unwrap().doc;
+        assert_eq!(
+            doc,
+            "UDP: \"saturated\", \"cbr\", \"poisson\", \"on-off\", \"game\", \"trace\" or \"ping\" \
+             (docs/scenarios.md, \"Applications\")."
+        );
+    }
+
+    #[test]
+    fn patterns_and_their_keys_are_checked_by_the_registry() {
+        let e = udp(r#", "pattern": "video""#).unwrap_err();
+        assert_eq!(
+            e,
+            "traffic[0].pattern: unknown variant `video`, expected one of `saturated`, `cbr`, `poisson`, `on-off`, \
+             `game`, `trace`, `ping`"
+        );
+        let e = udp(r#", "pattern": "cbr", "rate_mbps": 1, "interval_ms": 5"#).unwrap_err();
+        assert_eq!(e, "traffic[0].interval_ms: used by patterns game and ping only");
+        let e = udp(r#", "pattern": "game", "on_s": 1"#).unwrap_err();
+        assert_eq!(e, "traffic[0].on_s: used by pattern on-off only");
+        let e = udp(r#", "pattern": "on-off", "rate_mbps": 1, "on_s": 1"#).unwrap_err();
+        assert_eq!(e, "traffic[0].off_s: required for pattern on-off");
+        let e = udp(r#", "pattern": "ping", "rate_mbps": 1"#).unwrap_err();
+        assert_eq!(e, "traffic[0].rate_mbps: not used by pattern ping");
+        let e = udp(r#", "rate_mbps": 1"#).unwrap_err();
+        assert_eq!(e, "traffic[0].rate_mbps: not used by a saturated source");
+        let e = udp(r#", "pattern": "poisson""#).unwrap_err();
+        assert_eq!(e, "traffic[0].rate_mbps: required for pattern poisson");
+        let e = udp(r#", "pattern": "trace""#).unwrap_err();
+        assert_eq!(e, "traffic[0].trace_file: required for pattern trace");
+        let s = udp(r#", "pattern": "on-off", "rate_mbps": 1, "on_s": 1, "off_s": 2"#).unwrap();
+        assert_eq!(s.traffic[0].pattern.name(), "on-off");
+        assert!(s.normalized_json().contains(r#""pattern":"on-off""#));
+    }
 }

@@ -55,6 +55,10 @@ pub enum Rate {
     Unused(&'static str),
 }
 
+/// An application's constructor: the source of one flow of a checked
+/// entry, drawing from the stream given.
+pub type Build = fn(&Traffic, RngStream) -> Result<Box<dyn Source>, String>;
+
 /// One UDP application: everything the scenario layer needs to know of it.
 pub struct App {
     /// Its `traffic.pattern` name.
@@ -66,8 +70,7 @@ pub struct App {
     pub keys: &'static [Key],
     /// Checks of its keys; errors are "path.key: reason".
     pub check: fn(&Traffic, &str) -> Result<(), String>,
-    /// The source of one flow of a checked entry, drawing from `rng`.
-    pub build: fn(&Traffic, RngStream) -> Result<Box<dyn Source>, String>,
+    pub build: Build,
 }
 
 /// An application with no keys of its own to check.
