@@ -48,6 +48,7 @@ def scenario(name, rts=65535, duration=10.0, seeds=(1, 2), sweep=None, cases=Non
         "phy": {"standard": "802.11a", "data_rate_mbps": 54.0},
         "mac": {"rts_threshold_bytes": rts, **(mac or {})},
         "wlan": {"stations": 1},
+        "ap": {"beacons": False},  # Bianchi's model and the slot model have none
         "traffic": [{"name": "sat", "kind": "udp", "pattern": "saturated",
                      "direction": "uplink", "stations": "all", "msdu_bytes": 1500}],
         "sweep": dict(sweep or {}),

@@ -57,6 +57,13 @@ pub struct ApConfig {
     /// it belongs to none).
     #[serde(default)]
     pub classes: ClassKind,
+    /// Beacons from every AP (default true; `mac.kind` "pcf"/"multipoll"
+    /// need them). Scenarios reproducing a model without beacons set false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beacons: Option<bool>,
+    /// Beacon interval in TU of 1024 us (default 100 = 102.4 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beacon_interval_tu: Option<u32>,
     /// A performance-enhancing proxy at the AP (`[ap.proxy]`, absent: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proxy: Option<ProxyConfig>,
@@ -176,7 +183,96 @@ pub struct MacConfig {
     /// retransmission, 26-byte header).
     #[serde(default)]
     pub ack_policy: AckPolicyConfig,
+    // --- HCF keys (`kind = "edca"`), absent for the DCF (and then not
+    // serialised, so results of DCF scenarios keep their form); see
+    // `wifitcp_wifi::mac::hcf`. `None`: the default.
+    /// Immediate BlockAck agreements between every pair (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_ack: Option<bool>,
+    /// The agreements' buffer size, 1-64 (default 64).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_ack_window: Option<u16>,
+    /// MPDUs per A-MPDU (HT) or per block of frames (non-HT), 1 to the
+    /// window (default: the window).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_mpdus: Option<u16>,
+    /// Octets per A-MPDU (HT; default 65535).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_ampdu_bytes: Option<u32>,
+    /// TXOP limit of every access category in us (default Table 9-155's:
+    /// 0 for BE and BK, 3008 for VI, 1504 for VO on OFDM/HT PHYs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub txop_limit_us: Option<f64>,
+    /// Access categories whose QoS Data use the No Ack policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_ack_acs: Option<Vec<AcName>>,
+    /// An explicit BlockAckReq after a missed BlockAck (default false:
+    /// retransmit in the next A-MPDU).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bar_after_missed_ba: Option<bool>,
+    /// PCF (`kind` "pcf" or "multipoll"): a CFP starts at every
+    /// `cfp_period`-th beacon (CFPPeriod, 10.4.1 of 802.11-2016; default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cfp_period: Option<u32>,
+    /// CFPMaxDuration in TU (default 50: half the default beacon interval;
+    /// the standard leaves it to the AP). Shorter than the beacon interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cfp_max_duration_tu: Option<u32>,
+    /// Multi-poll (paper 000): packets per second, both directions, for a
+    /// station to join the polling list (default 100).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multipoll_pps: Option<f64>,
+    /// Multi-poll: MSDU bytes per second to join the list (default 12500,
+    /// 100 kbit/s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multipoll_bps: Option<f64>,
+    /// Multi-poll: measurement window in ms (default 1000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multipoll_window_ms: Option<f64>,
+    /// Multi-poll: a member leaves below (1 - hysteresis) x a threshold
+    /// (default 0.5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multipoll_hysteresis: Option<f64>,
 }
+
+impl MacConfig {
+    /// The first HCF key set, if any.
+    fn hcf_key_set(&self) -> Option<&'static str> {
+        [
+            ("block_ack", self.block_ack.is_some()),
+            ("block_ack_window", self.block_ack_window.is_some()),
+            ("max_mpdus", self.max_mpdus.is_some()),
+            ("max_ampdu_bytes", self.max_ampdu_bytes.is_some()),
+            ("txop_limit_us", self.txop_limit_us.is_some()),
+            ("no_ack_acs", self.no_ack_acs.is_some()),
+            ("bar_after_missed_ba", self.bar_after_missed_ba.is_some()),
+        ]
+        .into_iter()
+        .find(|(_, set)| *set)
+        .map(|(k, _)| k)
+    }
+}
+
+/// An access category by name (`mac.no_ack_acs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AcName {
+    Bk,
+    Be,
+    Vi,
+    Vo,
+}
+
+/// Defaults of the PCF and multi-poll keys (see `MacConfig`).
+pub const D_CFP_PERIOD: u32 = 1;
+pub const D_CFP_MAX_DURATION_TU: u32 = 50;
+pub const D_MULTIPOLL_PPS: f64 = 100.0;
+pub const D_MULTIPOLL_BPS: f64 = 12_500.0;
+pub const D_MULTIPOLL_WINDOW_MS: f64 = 1000.0;
+pub const D_MULTIPOLL_HYSTERESIS: f64 = 0.5;
+/// Beacon interval default: 100 TU = 102.4 ms.
+pub const D_BEACON_INTERVAL_TU: u32 = 100;
+
 fn yes() -> bool {
     true
 }
@@ -189,6 +285,15 @@ pub enum MacKind {
     /// The distributed coordination function (802.11-2020 10.3), every member.
     #[default]
     Dcf,
+    /// The HCF's EDCA (10.22.2) with QoS Data and immediate BlockAck
+    /// (10.25), every member (`wifitcp_wifi::mac::hcf`).
+    Edca,
+    /// PCF (802.11-2016 10.4): the AP polls every station round robin in a
+    /// contention-free period after the beacon; the DCF in the rest.
+    Pcf,
+    /// The multi-poll hybrid of paper 000: PCF whose polling list holds
+    /// only the stations above the `multipoll_*` thresholds.
+    Multipoll,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -250,6 +355,19 @@ impl Default for MacConfig {
             idle_access: IdleAccess::Immediate,
             group_bystanders: true,
             ack_policy: AckPolicyConfig::Normal,
+            block_ack: None,
+            block_ack_window: None,
+            max_mpdus: None,
+            max_ampdu_bytes: None,
+            txop_limit_us: None,
+            no_ack_acs: None,
+            bar_after_missed_ba: None,
+            cfp_period: None,
+            cfp_max_duration_tu: None,
+            multipoll_pps: None,
+            multipoll_bps: None,
+            multipoll_window_ms: None,
+            multipoll_hysteresis: None,
         }
     }
 }
@@ -397,6 +515,7 @@ impl Scenario {
                 self.mac.rts_threshold_bytes
             ));
         }
+        self.validate_hcf(&t)?;
         if self.mac.queue_packets == 0 || self.mac.queue_packets > 1_000_000 {
             return Err(format!("mac.queue_packets: must be in 1..=1000000, got {}", self.mac.queue_packets));
         }
@@ -419,6 +538,79 @@ impl Scenario {
 
     /// The goodput series of every flow fit in a result that takes seconds,
     /// not minutes, to write (`MAX_SAMPLES`).
+    /// Whether the APs send beacons (`ap.beacons`, default on).
+    pub fn beacons_on(&self) -> bool {
+        // The HCF (`mac.kind = "edca"`) has no beacon sender yet: its cells
+        // send none whatever `ap.beacons` says (the key's documentation
+        // says so).
+        self.mac.kind != MacKind::Edca && self.ap.beacons.unwrap_or(true)
+    }
+
+    /// Beacons, the CFP and the multi-poll thresholds.
+    fn validate_beacons_pcf(&self) -> Result<(), String> {
+        let bi = self.ap.beacon_interval_tu.unwrap_or(D_BEACON_INTERVAL_TU);
+        if bi == 0 || bi > 65535 {
+            return Err(format!("ap.beacon_interval_tu: must be in 1..=65535 TU, got {bi}"));
+        }
+        let pcf = matches!(self.mac.kind, MacKind::Pcf | MacKind::Multipoll);
+        if !pcf {
+            for (k, set) in [
+                ("cfp_period", self.mac.cfp_period.is_some()),
+                ("cfp_max_duration_tu", self.mac.cfp_max_duration_tu.is_some()),
+            ] {
+                if set {
+                    return Err(format!("mac.{k}: only for mac.kind \"pcf\" or \"multipoll\""));
+                }
+            }
+        }
+        if self.mac.kind != MacKind::Multipoll {
+            for (k, set) in [
+                ("multipoll_pps", self.mac.multipoll_pps.is_some()),
+                ("multipoll_bps", self.mac.multipoll_bps.is_some()),
+                ("multipoll_window_ms", self.mac.multipoll_window_ms.is_some()),
+                ("multipoll_hysteresis", self.mac.multipoll_hysteresis.is_some()),
+            ] {
+                if set {
+                    return Err(format!("mac.{k}: only for mac.kind \"multipoll\""));
+                }
+            }
+        }
+        if !pcf {
+            return Ok(());
+        }
+        if !self.beacons_on() {
+            return Err("ap.beacons: a point coordinator (mac.kind \"pcf\" or \"multipoll\") starts each CFP with a beacon; must be true".into());
+        }
+        let period = self.mac.cfp_period.unwrap_or(D_CFP_PERIOD);
+        if period == 0 || period > 255 {
+            return Err(format!("mac.cfp_period: must be in 1..=255 beacons, got {period}"));
+        }
+        let max = self.mac.cfp_max_duration_tu.unwrap_or(D_CFP_MAX_DURATION_TU);
+        if max == 0 || max >= bi {
+            return Err(format!(
+                "mac.cfp_max_duration_tu: must be at least 1 and shorter than the beacon interval (ap.beacon_interval_tu = {bi}), got {max}"
+            ));
+        }
+        for (k, v) in [("multipoll_pps", self.mac.multipoll_pps), ("multipoll_bps", self.mac.multipoll_bps)] {
+            if let Some(v) = v {
+                if !(v.is_finite() && v >= 0.0) {
+                    return Err(format!("mac.{k}: must be >= 0, got {v}"));
+                }
+            }
+        }
+        if let Some(w) = self.mac.multipoll_window_ms {
+            if !(w.is_finite() && w >= 1.0) {
+                return Err(format!("mac.multipoll_window_ms: must be at least 1 ms, got {w}"));
+            }
+        }
+        if let Some(h) = self.mac.multipoll_hysteresis {
+            if !(0.0..1.0).contains(&h) {
+                return Err(format!("mac.multipoll_hysteresis: must be in [0, 1), got {h}"));
+            }
+        }
+        Ok(())
+    }
+
     fn validate_samples(&self) -> Result<(), String> {
         let m = &self.scenario;
         let n = self.wlan.stations;
@@ -489,6 +681,7 @@ impl Scenario {
                 "ap.classes: \"channel\" needs a [channel] table with model = \"fixed\" and [[channel.classes]]".into(),
             );
         }
+        self.validate_beacons_pcf()?;
         if let Some(q) = self.ap.queue_packets {
             if q == 0 || q > 1_000_000 {
                 return Err(format!("ap.queue_packets: must be in 1..=1000000, got {q}"));
@@ -573,6 +766,72 @@ impl Scenario {
                 }
             })
             .collect()
+    }
+
+    /// The HCF's keys, and the PHY/MAC pairs that go together.
+    fn validate_hcf(&self, t: &PhyTiming) -> Result<(), String> {
+        let m = &self.mac;
+        if m.kind != MacKind::Edca {
+            if let Some(k) = m.hcf_key_set() {
+                return Err(format!("mac.{k}: an HCF key, but mac.kind is \"dcf\" (set mac.kind = \"edca\")"));
+            }
+            if t.ht.is_some() {
+                return Err("mac.kind: 802.11n sends QoS Data under the HCF; set mac.kind = \"edca\"".into());
+            }
+            return Ok(());
+        }
+        if self.channel.is_some() && t.ht.is_some() {
+            return Err("channel: the channel models judge legacy rates; 802.11n takes wlan.per_* only".into());
+        }
+        if m.rts_threshold_bytes < 65535 {
+            return Err(format!(
+                "mac.rts_threshold_bytes: RTS/CTS is not modelled by the HCF (got {}; 65535: off)",
+                m.rts_threshold_bytes
+            ));
+        }
+        if m.backoff_rule != BackoffRule::IdleSlots
+            || m.collision_restart != CollisionRestart::AckTimeoutDifs
+            || m.idle_access != IdleAccess::Immediate
+        {
+            return Err("mac.backoff_rule: backoff_rule, collision_restart and idle_access are DCF options; the HCF follows 10.22.2".into());
+        }
+        let h = m;
+        let win = h.block_ack_window.unwrap_or(64);
+        if !(1..=64).contains(&win) {
+            return Err(format!("mac.block_ack_window: the compressed bitmap covers 1 to 64 MPDUs, got {win}"));
+        }
+        let max = h.max_mpdus.unwrap_or(win);
+        if max == 0 {
+            return Err("mac.max_mpdus: at least 1".into());
+        }
+        if max > win {
+            return Err(format!(
+                "mac.max_mpdus: {max} MPDUs exceed the BlockAck agreement's buffer (mac.block_ack_window = {win})"
+            ));
+        }
+        let bytes = h.max_ampdu_bytes.unwrap_or(65_535);
+        if !(1600..=65_535).contains(&bytes) {
+            return Err(format!(
+                "mac.max_ampdu_bytes: must be 1600-65535 (the HT maximum A-MPDU lengths are 8191 to 65535), got {bytes}"
+            ));
+        }
+        if let Some(x) = h.txop_limit_us {
+            // 10.22.2.9: a nonzero TXOP limit must hold one frame exchange:
+            // the longest MPDU (a 1500-octet IP datagram in QoS Data), SIFS
+            // and its ACK.
+            let mpdu = wifitcp_wire::wifi_frame::data_mpdu_len(wifitcp_wire::wifi_frame::msdu_len(1500)) + 2;
+            let one = t.data_ppdu_time(mpdu) + t.sifs + t.ack_time();
+            if !(x.is_finite() && (0.0..=65_535.0 * 32.0).contains(&x)) {
+                return Err(format!("mac.txop_limit_us: must be 0 to 2097120 us (units of 32 us), got {x}"));
+            }
+            if x > 0.0 && wifitcp_core::SimDur::from_micros_f64(x) < one {
+                return Err(format!(
+                    "mac.txop_limit_us: {x} us is shorter than one frame exchange ({:.0} us: a 1500-octet datagram, SIFS, ACK); 0 allows one exchange",
+                    one.as_micros_f64()
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn validate_channel(&self) -> Result<(), String> {

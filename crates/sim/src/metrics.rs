@@ -305,7 +305,7 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64) -> Value {
 fn station_json(v: &RunView, i: usize) -> Value {
     let c = v.bss.macs[i].counters();
     let m = &v.bss.medium[i];
-    json!({
+    let mut j = json!({
         "name": v.topo.nodes[i].name,
         "attempts": c.attempts, "successes": c.successes, "failures": c.failures,
         "collisions": m.collided, "retries": c.retries,
@@ -314,6 +314,38 @@ fn station_json(v: &RunView, i: usize) -> Value {
         "airtime_s": m.airtime_ns as f64 * 1e-9,
         "collision_probability": if m.initial_frames > 0 { m.collided as f64 / m.initial_frames as f64 } else { 0.0 },
         "drops": { "retry_limit": c.drops_retry_limit },
+    });
+    // The HCF's own counters, only at stations that run it (results of
+    // DCF cells keep their form).
+    if let Some(h) = v.bss.macs[i].as_hcf() {
+        j["hcf"] = hcf_json(&h.stats);
+    }
+    j
+}
+
+/// A station's HCF counters (whole run): data PPDUs by MPDU count (index
+/// = MPDUs, from 1), BlockAcks received and the MPDUs they reported
+/// missing, explicit BlockAckReqs, MPDU retransmissions, internal
+/// collisions, and airtime by frame type.
+fn hcf_json(s: &wifitcp_wifi::mac::HcfStats) -> Value {
+    let ppdus: u64 = s.mpdus_per_ppdu.iter().sum();
+    let mpdus: u64 = s.mpdus_per_ppdu.iter().enumerate().map(|(k, n)| k as u64 * n).sum();
+    let last = s.mpdus_per_ppdu.iter().rposition(|&n| n > 0).unwrap_or(0);
+    json!({
+        "data_ppdus": ppdus,
+        "mean_mpdus_per_ppdu": if ppdus > 0 { mpdus as f64 / ppdus as f64 } else { 0.0 },
+        "mpdus_per_ppdu": s.mpdus_per_ppdu.get(1..=last.max(1)).unwrap_or(&[]),
+        "block_acks": s.block_acks,
+        "bitmap_losses": s.bitmap_losses,
+        "block_ack_reqs": s.block_ack_reqs,
+        "mpdu_retransmissions": s.mpdu_retransmissions,
+        "internal_collisions": s.internal_collisions,
+        "airtime_s": {
+            "data": s.airtime_data_ns as f64 * 1e-9,
+            "ack": s.airtime_ack_ns as f64 * 1e-9,
+            "block_ack": s.airtime_block_ack_ns as f64 * 1e-9,
+            "block_ack_req": s.airtime_bar_ns as f64 * 1e-9,
+        },
     })
 }
 

@@ -218,6 +218,8 @@ fn exchanges_with_channel_errors_match_the_renewal_model() {
                     "phy": {"standard": std, "data_rate_mbps": rate},
                     "mac": {"rts_threshold_bytes": if rts { 0 } else { 65535 }},
                     "wlan": {"stations": 1},
+                    // The renewal model has no beacons.
+                    "ap": {"beacons": false},
                     "channel": {"model": "fixed", "frames": frames,
                                 "classes": [{"name": "c", "per_up": up, "per_down": dn, "stations": ["sta0"]}]},
                     "traffic": [{"name": "sat", "kind": "udp", "pattern": "saturated", "direction": "uplink",

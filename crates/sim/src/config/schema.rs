@@ -47,8 +47,55 @@ static HEAD: &[Key] = &[
     k("scenario.warmup_s", Float, "0.0", SIM_S, "s", "Deliveries before this time are not counted; < duration_s."),
     k("scenario.sample_interval_s", Float, "1.0", r(In(1e-3), In(1e6)), "s", "Bin of the per-flow time series."),
     // [phy]
-    k("phy.standard", Str, "required", None, "", "\"802.11a\", \"802.11b\" or \"802.11g\"."),
-    k("phy.data_rate_mbps", Float, "required", WLAN_RATE, "Mbit/s", "Data rate (one of the standard's rates)."),
+    k(
+        "phy.standard",
+        Str,
+        "required",
+        None,
+        "",
+        "\"802.11a\", \"802.11b\", \"802.11g\" or \"802.11n\" (alias \"ht\").",
+    ),
+    k(
+        "phy.data_rate_mbps",
+        Float,
+        "required (not for 802.11n)",
+        WLAN_RATE,
+        "Mbit/s",
+        "Data rate (one of the standard's rates).",
+    ),
+    k(
+        "phy.ht_mcs",
+        Int,
+        "required for 802.11n",
+        r(In(0.0), In(31.0)),
+        "",
+        "HT MCS of the data frames (19.5, Tables 19-27 to 19-34).",
+    ),
+    k("phy.channel_width_mhz", Int, "20", r(In(20.0), In(40.0)), "MHz", "802.11n channel width: 20 or 40."),
+    k(
+        "phy.guard_interval",
+        Str,
+        "\"long\"",
+        None,
+        "",
+        "802.11n guard interval: \"long\" (800 ns) or \"short\" (400 ns).",
+    ),
+    k(
+        "phy.band_ghz",
+        Float,
+        "5",
+        r(In(2.4), In(5.0)),
+        "GHz",
+        "802.11n band, 2.4 or 5: the legacy PHY of control frames.",
+    ),
+    k(
+        "phy.spatial_streams",
+        Int,
+        "the MCS's",
+        r(In(1.0), In(4.0)),
+        "",
+        "802.11n streams the stations support; an MCS needing more is an error.",
+    ),
     k(
         "phy.control_rate_mbps",
         Float,
@@ -69,6 +116,7 @@ static HEAD: &[Key] = &[
     k("phy.preamble", Str, "\"long\"", None, "", "DSSS preamble: \"long\" or \"short\"."),
     k("phy.slot", Str, "\"short\"", None, "", "802.11g slot: \"short\" or \"long\"."),
     k("phy.timing_model", Str, "\"standard\"", None, "", "Frame-time model (see the PHY section)."),
+    k("phy.coverage_class", Int, "0", r(In(0.0), In(31.0)), "", "dot11CoverageClass: slot + 3 us per class."),
     k("phy.slot_us", Float, "the PHY's aSlotTime", PHY_US, "us", "Slot time override."),
     k("phy.sifs_us", Float, "the PHY's aSIFSTime", PHY_US, "us", "SIFS override."),
     k("phy.difs_us", Float, "SIFS + 2 slots", r(In(0.0), In(1e5)), "us", "DIFS override."),
@@ -77,7 +125,14 @@ static HEAD: &[Key] = &[
     k("phy.plcp_header_us", Float, "the PHY's", PHY_US, "us", "PLCP header duration override."),
     k("phy.rx_phy_start_delay_us", Float, "the PHY's", PHY_US, "us", "Receiver start-up delay override."),
     // [mac]
-    k("mac.kind", Str, "\"dcf\"", None, "", "The cell's MAC: \"dcf\"."),
+    k(
+        "mac.kind",
+        Str,
+        "\"dcf\"",
+        None,
+        "",
+        "The cell's MAC: \"dcf\", \"edca\" (HCF: EDCA, QoS Data, BlockAck), \"pcf\" (802.11-2016 10.4, round-robin polling) or \"multipoll\" (paper 000).",
+    ),
     k("mac.cw_min", Int, "the PHY's aCWmin", r(In(1.0), In(32767.0)), "slots", "2^k - 1."),
     k("mac.cw_max", Int, "the PHY's aCWmax", r(In(1.0), In(32767.0)), "slots", "2^k - 1, >= cw_min."),
     k("mac.short_retry_limit", Int, "7", r(In(1.0), In(255.0)), "attempts", "dot11ShortRetryLimit."),
@@ -89,6 +144,82 @@ static HEAD: &[Key] = &[
     k("mac.idle_access", Str, "\"immediate\"", None, "", "\"immediate\" or \"backoff\" (ns-2)."),
     k("mac.group_bystanders", Bool, "true", None, "", "Engine option; no effect on results."),
     k("mac.ack_policy", Str, "\"normal\"", None, "", "\"normal\" or \"noack\" (QoS No Ack, no RTS/CTS)."),
+    k("mac.block_ack", Bool, "true", None, "", "edca: immediate BlockAck agreements (10.25) between every pair."),
+    k("mac.block_ack_window", Int, "64", r(In(1.0), In(64.0)), "MPDUs", "edca: the agreements' buffer size."),
+    k(
+        "mac.max_mpdus",
+        Int,
+        "mac.block_ack_window",
+        r(In(1.0), In(64.0)),
+        "MPDUs",
+        "edca: MPDUs per A-MPDU (HT) or per block (a/g).",
+    ),
+    k("mac.max_ampdu_bytes", Int, "65535", r(In(1600.0), In(65535.0)), "bytes", "edca: octets per A-MPDU (HT)."),
+    k(
+        "mac.txop_limit_us",
+        Float,
+        "Table 9-155 per AC",
+        r(In(0.0), In(2097120.0)),
+        "us",
+        "edca: TXOP limit of every AC (0: one exchange).",
+    ),
+    k(
+        "mac.no_ack_acs",
+        Strs,
+        "[]",
+        None,
+        "",
+        "edca: access categories (\"bk\", \"be\", \"vi\", \"vo\") sending No Ack.",
+    ),
+    k(
+        "mac.bar_after_missed_ba",
+        Bool,
+        "false",
+        None,
+        "",
+        "edca: BlockAckReq after a missed BlockAck (ns-3) instead of retransmitting.",
+    ),
+    k(
+        "mac.cfp_period",
+        Int,
+        "1",
+        r(In(1.0), In(255.0)),
+        "beacons",
+        "pcf/multipoll: CFPPeriod, a CFP every k-th beacon.",
+    ),
+    k(
+        "mac.cfp_max_duration_tu",
+        Int,
+        "50",
+        r(In(1.0), In(65535.0)),
+        "TU",
+        "pcf/multipoll: CFPMaxDuration from TBTT (1 TU = 1024 us); < ap.beacon_interval_tu.",
+    ),
+    k(
+        "mac.multipoll_pps",
+        Float,
+        "100.0",
+        r(In(0.0), In(1e9)),
+        "packets/s",
+        "multipoll: rate to join the polling list.",
+    ),
+    k(
+        "mac.multipoll_bps",
+        Float,
+        "12500.0",
+        r(In(0.0), In(1e12)),
+        "bytes/s",
+        "multipoll: MSDU bytes/s to join the list.",
+    ),
+    k("mac.multipoll_window_ms", Float, "1000.0", r(In(1.0), In(1e6)), "ms", "multipoll: activity measurement window."),
+    k(
+        "mac.multipoll_hysteresis",
+        Float,
+        "0.5",
+        r(In(0.0), Ex(1.0)),
+        "",
+        "multipoll: a member leaves below (1 - h) x a threshold.",
+    ),
     // [wlan]
     k("wlan.stations", Int, "required", r(In(1.0), In(100000.0)), "stations", "Stations of the WLAN."),
     k("wlan.per_uplink", Float, "0.0", PROB, "", "Error probability of data frames to the AP."),
@@ -143,6 +274,8 @@ static HEAD: &[Key] = &[
     k("ap.queue_packets", Int, "mac.queue_packets", PKTS, "packets", "The AP's transmit queue."),
     k("ap.qdisc", Table, "drop-tail", None, "", "Queue discipline of the AP (a qdisc table)."),
     k("ap.classes", Str, "\"station\"", None, "", "Class of a queued packet: \"station\" or \"channel\"."),
+    k("ap.beacons", Bool, "true", None, "", "Beacons at every TBTT (lowest basic rate, after PIFS); none in an edca cell (not yet sent by the HCF)."),
+    k("ap.beacon_interval_tu", Int, "100", r(In(1.0), In(65535.0)), "TU", "Beacon interval (100 TU = 102.4 ms)."),
     // [ap.proxy] (crates/pep; paper 003 section III)
     k("ap.proxy", Table, "none", None, "", "A performance-enhancing proxy at the AP."),
 ];
@@ -429,13 +562,24 @@ mod tests {
             }
         };
         let j = |x: &dyn erased::Ser| x.json();
-        let s = Scenario::from_json(
+        let mut s = Scenario::from_json(
             r#"{"scenario": {"name": "x"}, "phy": {"standard": "802.11b", "data_rate_mbps": 11},
                 "wlan": {"stations": 1}, "nodes": [{"name": "h"}],
                 "links": [{"a": "ap", "b": "h", "rate_mbps": 100, "delay_ms": 1}],
                 "traffic": [{"name": "t", "kind": "udp"}]}"#,
         )
         .unwrap();
+        // Keys serialised only when set (so that results without them keep
+        // their digests): set to their defaults here.
+        use crate::config as c;
+        s.mac.cfp_period = Some(c::D_CFP_PERIOD);
+        s.mac.cfp_max_duration_tu = Some(c::D_CFP_MAX_DURATION_TU);
+        s.mac.multipoll_pps = Some(c::D_MULTIPOLL_PPS);
+        s.mac.multipoll_bps = Some(c::D_MULTIPOLL_BPS);
+        s.mac.multipoll_window_ms = Some(c::D_MULTIPOLL_WINDOW_MS);
+        s.mac.multipoll_hysteresis = Some(c::D_MULTIPOLL_HYSTERESIS);
+        s.ap.beacons = Some(true);
+        s.ap.beacon_interval_tu = Some(c::D_BEACON_INTERVAL_TU);
         add("scenario", None, j(&s.scenario));
         add("phy", None, j(&s.phy));
         add("mac", None, j(&s.mac));
@@ -490,7 +634,41 @@ mod tests {
         let mut phy = s.phy.clone();
         phy.rate_control = wifitcp_wifi::rate::RateControlKind::Arf;
         out.push(("phy.rate_control".into(), None, Value::String("fixed".into())));
+        phy.coverage_class = Some(3);
+        out.push(("phy.coverage_class".into(), None, Value::Null));
+        assert!(j(&phy).get("coverage_class").is_some() && j(&s.phy).get("coverage_class").is_none());
         assert!(j(&phy).get("rate_control").is_some() && j(&s.phy).get("rate_control").is_none());
+        // 802.11n and HCF keys, serialised only when set.
+        let mut phy = s.phy.clone();
+        phy.ht_mcs = Some(7);
+        phy.channel_width_mhz = Some(20);
+        phy.guard_interval = Some(wifitcp_wifi::phy::GiConfig::Long);
+        phy.band_ghz = Some(5.0);
+        phy.spatial_streams = Some(1);
+        for key in ["ht_mcs", "channel_width_mhz", "guard_interval", "band_ghz", "spatial_streams"] {
+            assert!(j(&phy).get(key).is_some() && j(&s.phy).get(key).is_none(), "{key}");
+            out.push((format!("phy.{key}"), None, Value::Null));
+        }
+        let mut mac = s.mac.clone();
+        mac.block_ack = Some(true);
+        mac.block_ack_window = Some(64);
+        mac.max_mpdus = Some(64);
+        mac.max_ampdu_bytes = Some(65535);
+        mac.txop_limit_us = Some(0.0);
+        mac.no_ack_acs = Some(vec![]);
+        mac.bar_after_missed_ba = Some(false);
+        for key in [
+            "block_ack",
+            "block_ack_window",
+            "max_mpdus",
+            "max_ampdu_bytes",
+            "txop_limit_us",
+            "no_ack_acs",
+            "bar_after_missed_ba",
+        ] {
+            assert!(j(&mac).get(key).is_some() && j(&s.mac).get(key).is_none(), "{key}");
+            out.push((format!("mac.{key}"), None, Value::Null));
+        }
         let mut wlan = s.wlan.clone();
         let m: mobility::MobilityConfig = serde_json::from_value(serde_json::json!({"model": "linear"})).unwrap();
         wlan.mobility = vec![m.clone()];
@@ -502,6 +680,23 @@ mod tests {
             }
         };
         add("wlan.mobility[]", j(&m));
+        // per-node radio, carrier sense and power-control keys of the
+        // power models: serialised only when set
+        let set: Value = serde_json::json!({
+            "ap_tx_power_dbm": 25.0, "ap_antenna_gain_dbi": 18.0, "sta_antenna_gain_dbi": 15.0,
+            "sta_antenna": "toward_ap", "power_control": "game", "power_cost_per_w": 0.2, "power_max_w": 4.0,
+        });
+        for model in ["snr", "threshold"] {
+            let mut v = set.clone();
+            v["model"] = Value::String(model.into());
+            let c: ChannelConfig = serde_json::from_value(v).unwrap();
+            let plain: ChannelConfig = serde_json::from_value(serde_json::json!({ "model": model })).unwrap();
+            for key in set.as_object().unwrap().keys() {
+                assert!(j(&c).get(key).is_some() && j(&plain).get(key).is_none(), "{key}");
+                out.push((format!("channel.{key}"), Some(model.into()), Value::Null));
+            }
+        }
+        out.push(("channel.cs_threshold_dbm".into(), Some("snr".into()), Value::Null));
         out
     }
 

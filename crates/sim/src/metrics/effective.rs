@@ -9,6 +9,7 @@ use super::RunView;
 use serde_json::{json, Value};
 use wifitcp_core::SimDur;
 use wifitcp_tcp::{DelayedAck, InitialWindow, RecvBuffer, TcpConfig};
+use wifitcp_wifi::mac::edca::AccessCategory;
 use wifitcp_wifi::mac::Mac;
 
 fn us(d: SimDur) -> f64 {
@@ -83,8 +84,9 @@ pub fn effective_json(v: &RunView) -> Value {
     if rc != "fixed" {
         phy["rate_control"] = json!(rc);
     }
-    // The DCF's parameters (of the first station that runs one; null in a
-    // cell without a DCF).
+    // The DCF's parameters (of the first member that runs one), else the
+    // HCF's (of the first member that runs it: in a scenario's cell the AP,
+    // with the AP's EDCA set); null for neither.
     let mac = match v.bss.macs.iter().find_map(|m| m.as_dcf()).map(|d| d.params()) {
         Some(p) => json!({
             "cw_min": p.cw_min,
@@ -93,7 +95,27 @@ pub fn effective_json(v: &RunView) -> Value {
             "long_retry_limit": p.long_retry_limit,
             "rts_threshold_bytes": p.rts_threshold,
         }),
-        None => Value::Null,
+        None => match v.bss.macs.iter().find_map(|m| m.as_hcf()).map(|h| h.params()) {
+            Some(p) => json!({
+                "kind": "edca",
+                // AC_BE's (the access category of untagged traffic; the PHY's
+                // aCWmin and aCWmax unless mac.cw_min/cw_max set them)
+                "cw_min": p.edca.get(AccessCategory::Be).cw_min,
+                "cw_max": p.edca.get(AccessCategory::Be).cw_max,
+                "retry_limit": p.retry_limit,
+                "block_ack": p.block_ack,
+                "block_ack_window": p.ba_window,
+                "max_mpdus": p.max_mpdus,
+                "max_ampdu_bytes": p.max_ampdu_bytes,
+                "bar_after_missed_ba": p.bar_after_missed_ba,
+                "no_ack": p.no_ack,
+                "edca": p.edca.0.iter().map(|e| json!({
+                    "aifsn": e.aifsn, "cw_min": e.cw_min, "cw_max": e.cw_max,
+                    "txop_limit_us": e.txop_limit.as_micros_f64(),
+                })).collect::<Vec<_>>(),
+            }),
+            None => Value::Null,
+        },
     };
     let queues: Vec<Value> =
         (0..v.bss.len()).map(|i| json!({"node": v.topo.nodes[i].name, "kind": v.wq[i].kind()})).collect();

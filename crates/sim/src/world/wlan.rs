@@ -3,7 +3,10 @@
 //! feed each MAC when it is ready.
 use super::*;
 use crate::config::Traffic;
+use wifitcp_wifi::channel::config::{NodeKeys, PowerControl, StaAntenna};
 use wifitcp_wifi::channel::moving::MovingChannelErrors;
+use wifitcp_wifi::mac::{Hcf, HcfParams};
+use wifitcp_wifi::medium::{NodeRadio, SenseMatrix};
 use wifitcp_wifi::mobility::Mobility;
 
 impl World {
@@ -151,6 +154,7 @@ pub(super) fn build_bss(s: &Scenario, seed: u64) -> Result<Bss<AnyMac>, String> 
         timing,
     };
     let rates: Vec<_> = s.phy.standard.rates().into_iter().map(|(r, _)| r).collect();
+    let ap_of = s.ap_of_members();
     let macs = (0..n)
         .map(|i| {
             let name = s.member_name(i);
@@ -162,10 +166,15 @@ pub(super) fn build_bss(s: &Scenario, seed: u64) -> Result<Bss<AnyMac>, String> 
                 mac.set_rate_control(wifitcp_wifi::rate::build(s.phy.rate_control, t.data_rate, &rates, t, rng));
             }
             match s.mac.kind {
-                crate::config::MacKind::Dcf => AnyMac::from(mac),
+                crate::config::MacKind::Edca => {
+                    let p = hcf_params(s, &params, ap_of[i] == i);
+                    AnyMac::from(Hcf::new(MacAddr(i as u32), p, RngStream::derive(seed, &format!("mac/{name}"))))
+                }
+                _ => member_mac(s, seed, i, mac),
             }
         })
         .collect();
+    let mut sense = None;
     let errors: Box<dyn FrameErrorModel> = match &s.channel {
         None => Box::new(FixedPer {
             uplink: vec![s.wlan.per_uplink; n],
@@ -180,12 +189,26 @@ pub(super) fn build_bss(s: &Scenario, seed: u64) -> Result<Bss<AnyMac>, String> 
                 wifitcp_wifi::phy::Preamble::Long => Preamble::Long,
                 wifitcp_wifi::phy::Preamble::Short => Preamble::Short,
             };
-            let errors = ChannelErrors {
+            let mut errors = ChannelErrors {
                 channel: Channel::new(model, &mut rng),
                 positions,
                 tx_power_dbm: c.default_tx_power_dbm().unwrap_or(20.0),
                 preamble,
+                nodes: Vec::new(),
             };
+            if let Some(keys) = c.node_keys().map_err(|e| e.to_string())? {
+                if !keys.is_plain() {
+                    errors.nodes = node_radios(s, &keys, &errors)?;
+                }
+            }
+            // Who hears whom, from the starting positions: moving stations
+            // keep the shared view (their carrier sense is not re-derived
+            // as they move).
+            if s.wlan.mobility.is_empty() {
+                if let Some(cs) = errors.cs_threshold_dbm() {
+                    sense = Some(sense_matrix(&errors, n, cs));
+                }
+            }
             if s.wlan.mobility.is_empty() {
                 Box::new(errors)
             } else {
@@ -196,7 +219,180 @@ pub(super) fn build_bss(s: &Scenario, seed: u64) -> Result<Bss<AnyMac>, String> 
     let mut bss = Bss::new(macs, errors, RngStream::derive(seed, "medium/errors"));
     bss.set_control_rng(RngStream::derive(seed, "medium/control-errors"));
     bss.set_grouping(s.mac.group_bystanders);
+    if let Some(m) = sense {
+        // A no-op when every member hears every other (today's medium).
+        bss.set_sense(m);
+    }
     Ok(bss)
+}
+
+/// The carrier-sense matrix of the cell: member `t` senses member `s` iff
+/// the mean power of `s`'s frames at `t` is at least `cs_dbm`.
+fn sense_matrix(e: &ChannelErrors, n: usize, cs_dbm: f64) -> SenseMatrix {
+    SenseMatrix::from_rx_dbm(n, cs_dbm, |a, b| {
+        e.mean_rx_dbm(MacAddr(a as u32), MacAddr(b as u32)).unwrap_or(f64::INFINITY)
+    })
+}
+
+/// Per-member transmit power and antenna gains (`channel.ap_tx_power_dbm`,
+/// `ap_antenna_gain_dbi`, `sta_antenna_gain_dbi`, `sta_antenna`), and with
+/// `power_control = "game"` each station's power from the power game's
+/// equilibrium (`wifitcp_wifi::channel::power`) on the cell's gains.
+fn node_radios(s: &Scenario, k: &NodeKeys, e: &ChannelErrors) -> Result<Vec<NodeRadio>, String> {
+    let n = s.wlan_members();
+    let ap_of = s.ap_of_members();
+    let mut nodes: Vec<NodeRadio> = (0..n)
+        .map(|i| {
+            let is_ap = ap_of[i] == i;
+            let (to_ap, to_sta) = if is_ap {
+                (k.ap_antenna_gain_dbi, k.ap_antenna_gain_dbi)
+            } else {
+                match k.sta_antenna {
+                    StaAntenna::Omni => (k.sta_antenna_gain_dbi, k.sta_antenna_gain_dbi),
+                    StaAntenna::TowardAp => (k.sta_antenna_gain_dbi, 0.0),
+                }
+            };
+            let tx_power_dbm = if is_ap { k.ap_tx_power_dbm } else { k.tx_power_dbm };
+            NodeRadio { tx_power_dbm, gain_to_ap_dbi: to_ap, gain_to_sta_dbi: to_sta, is_ap }
+        })
+        .collect();
+    if k.power_control == PowerControl::Game {
+        let with = ChannelErrors {
+            channel: e.channel.clone(),
+            positions: e.positions.clone(),
+            tx_power_dbm: e.tx_power_dbm,
+            preamble: e.preamble,
+            nodes: nodes.clone(),
+        };
+        let stas: Vec<usize> = (0..n).filter(|&i| ap_of[i] != i).collect();
+        let mw = |a: usize, b: usize| {
+            10f64.powf(with.mean_rx_dbm(MacAddr(a as u32), MacAddr(b as u32)).unwrap_or(0.0) / 10.0)
+        };
+        // Linear gain (W/W) of station j's frames at the AP of station i.
+        let gain = |j: usize, i: usize| mw(stas[j], ap_of[stas[i]]) / mw_of_dbm(nodes[stas[j]].tx_power_dbm);
+        let cs = with.cs_threshold_dbm();
+        let hears = |a: usize, b: usize| {
+            cs.is_none_or(|c| with.mean_rx_dbm(MacAddr(a as u32), MacAddr(b as u32)).unwrap_or(f64::INFINITY) >= c)
+        };
+        let interferes = |j: usize, i: usize| !hears(stas[i], stas[j]);
+        let radio = with.channel.model().radio().expect("a power model");
+        let n0_w = mw_of_dbm(radio.noise_dbm(wifitcp_wifi::channel::Mode::Ofdm6)) / 1e3;
+        let caps: Vec<f64> =
+            stas.iter().map(|&i| k.power_max_w.unwrap_or(mw_of_dbm(nodes[i].tx_power_dbm) / 1e3)).collect();
+        let p = wifitcp_wifi::channel::power::nash(stas.len(), gain, interferes, n0_w, k.power_cost_per_w, &caps)
+            .map_err(|r| format!("channel.power_control: {r}"))?;
+        for (j, &i) in stas.iter().enumerate() {
+            // A station the game silences keeps -100 dBm (0.1 pW): it
+            // still exists on the air, and nothing it sends is received.
+            nodes[i].tx_power_dbm = if p[j] > 0.0 { 10.0 * (p[j] * 1e3).log10() } else { -100.0 };
+        }
+    }
+    Ok(nodes)
+}
+
+fn mw_of_dbm(dbm: f64) -> f64 {
+    10f64.powf(dbm / 10.0)
+}
+
+/// The HCF's parameters from `[mac]` (`mac.kind = "edca"`): the EDCA set
+/// of Table 9-155 from the PHY's aCWmin/aCWmax (or `mac.cw_min/cw_max`),
+/// the AP's own set at APs; retry limit `mac.short_retry_limit`.
+fn hcf_params(s: &Scenario, d: &DcfParams, is_ap: bool) -> HcfParams {
+    use crate::config::AcName;
+    use wifitcp_wifi::mac::edca::{AccessCategory, EdcaSet};
+    let m = &s.mac;
+    let dsss = d.timing.standard == wifitcp_wifi::phy::PhyStandard::Dot11b;
+    let mut edca = EdcaSet::default_for(d.cw_min, d.cw_max, dsss);
+    if is_ap {
+        edca = edca.for_ap();
+    }
+    if let Some(x) = m.txop_limit_us {
+        for e in edca.0.iter_mut() {
+            e.txop_limit = wifitcp_core::SimDur::from_micros_f64(x);
+        }
+    }
+    let mut no_ack = [d.ack_policy == AckPolicy::NoAck; 4];
+    for a in m.no_ack_acs.iter().flatten() {
+        let ac = match a {
+            AcName::Bk => AccessCategory::Bk,
+            AcName::Be => AccessCategory::Be,
+            AcName::Vi => AccessCategory::Vi,
+            AcName::Vo => AccessCategory::Vo,
+        };
+        no_ack[ac as usize] = true;
+    }
+    let window = m.block_ack_window.unwrap_or(64);
+    HcfParams {
+        timing: d.timing.clone(),
+        edca,
+        retry_limit: d.short_retry_limit,
+        block_ack: m.block_ack.unwrap_or(true),
+        ba_window: window,
+        max_mpdus: m.max_mpdus.unwrap_or(window),
+        max_ampdu_bytes: m.max_ampdu_bytes.unwrap_or(65_535),
+        no_ack,
+        bar_after_missed_ba: m.bar_after_missed_ba.unwrap_or(false),
+    }
+}
+
+/// The MAC of BSS member `i` around its DCF: an AP sends beacons
+/// (`ap.beacons`) and, under `mac.kind` "pcf"/"multipoll", is the point
+/// coordinator; its stations are then CF-pollable.
+fn member_mac(s: &Scenario, seed: u64, i: usize, dcf: Dcf) -> AnyMac {
+    use crate::config::MacKind;
+    use wifitcp_wifi::mac::beacon::{beacon_bytes, BeaconClock, BeaconParams, TU};
+    use wifitcp_wifi::mac::pcf::{ActivityConfig, CfStation, CfpConfig, Coordinator, PollList};
+    let ap_of = s.ap_of_members();
+    let pcf = matches!(s.mac.kind, MacKind::Pcf | MacKind::Multipoll);
+    if ap_of[i] != i {
+        return if pcf { AnyMac::from(CfStation::new(dcf, MacAddr(ap_of[i] as u32))) } else { AnyMac::from(dcf) };
+    }
+    if !s.beacons_on() {
+        return AnyMac::from(dcf);
+    }
+    let std = s.phy.standard;
+    // 10.6.6.2: group-addressed frames at a basic rate; the lowest one.
+    let basic: Vec<f64> = match &s.phy.basic_rates_mbps {
+        Some(b) => b.clone(),
+        None => std.default_basic_rates().iter().map(|r| r.mbps()).collect(),
+    };
+    let lowest = basic.iter().copied().fold(f64::INFINITY, f64::min);
+    let rate = std
+        .rates()
+        .into_iter()
+        .map(|(r, _)| r)
+        .find(|r| (r.mbps() - lowest).abs() < 1e-9)
+        .unwrap_or(dcf.params().timing.control_rate);
+    let interval = TU * u64::from(s.ap.beacon_interval_tu.unwrap_or(crate::config::D_BEACON_INTERVAL_TU));
+    // The first TBTT uniform in [0, interval), as ns-3's beacon jitter.
+    let mut rng = RngStream::derive(seed, &format!("beacon/{}", s.member_name(i)));
+    let first_tbtt = SimTime::ZERO + SimDur::from_nanos(rng.below(interval.as_nanos()));
+    let bytes = beacon_bytes(std, std.rates().len(), pcf);
+    let clock = BeaconClock::new(BeaconParams { interval, first_tbtt, rate, bytes }, &dcf.params().timing);
+    let cfp = pcf.then(|| {
+        let stations: Vec<MacAddr> =
+            (0..ap_of.len()).filter(|&k| k != i && ap_of[k] == i).map(|k| MacAddr(k as u32)).collect();
+        let list = match s.mac.kind {
+            MacKind::Multipoll => PollList::by_activity(
+                ap_of.len(),
+                ActivityConfig {
+                    pps: s.mac.multipoll_pps.unwrap_or(crate::config::D_MULTIPOLL_PPS),
+                    bps: s.mac.multipoll_bps.unwrap_or(crate::config::D_MULTIPOLL_BPS),
+                    window: SimDur::from_micros_f64(
+                        1e3 * s.mac.multipoll_window_ms.unwrap_or(crate::config::D_MULTIPOLL_WINDOW_MS),
+                    ),
+                    hysteresis: s.mac.multipoll_hysteresis.unwrap_or(crate::config::D_MULTIPOLL_HYSTERESIS),
+                },
+            ),
+            _ => PollList::round_robin(stations),
+        };
+        CfpConfig {
+            period: s.mac.cfp_period.unwrap_or(crate::config::D_CFP_PERIOD),
+            max_duration: TU * u64::from(s.mac.cfp_max_duration_tu.unwrap_or(crate::config::D_CFP_MAX_DURATION_TU)),
+            list,
+        }
+    });
+    AnyMac::from(Coordinator::new(dcf, clock, cfp))
 }
 
 /// The channel with `[[wlan.mobility]]`: station i's model starts at its

@@ -47,6 +47,21 @@
 //! [channel.propagation]     # same table as above
 //! ```
 //!
+//! ```toml
+//! # Per-node radio, hidden nodes and power control (snr or threshold):
+//! [channel]
+//! model = "snr"
+//! tx_power_dbm = 15.0           # stations
+//! ap_tx_power_dbm = 25.0        # APs (default: tx_power_dbm)
+//! ap_antenna_gain_dbi = 18.0    # on every AP link
+//! sta_antenna_gain_dbi = 15.0
+//! sta_antenna = "toward_ap"     # gain on AP links only ("omni": every link)
+//! cs_threshold_dbm = -82.0      # who hears whom (medium::sense); snr: none by default
+//! power_control = "game"        # stations at the power game's equilibrium
+//! power_cost_per_w = 0.2        # c_i
+//! power_max_w = 4.0             # p_max (default: the station's tx_power_dbm)
+//! ```
+//!
 //! Defaults of the SNR model follow ns-3's (LogDistancePropagationLossModel:
 //! exponent 3, 46.68 dB at 1 m for 5.15 GHz; YansWifiPhy: 16.0206 dBm,
 //! 7 dB noise figure), the threshold model's follow ns-2's
@@ -188,6 +203,53 @@ pub enum ErrorModelKind {
     UnionBound,
 }
 
+/// Where a station's antenna gain applies (`channel.sta_antenna`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StaAntenna {
+    #[default]
+    Omni,
+    TowardAp,
+}
+
+/// Transmit power control (`channel.power_control`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PowerControl {
+    #[default]
+    None,
+    Game,
+}
+
+/// The per-node radio keys of a power-based model, validated.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct NodeKeys {
+    pub tx_power_dbm: f64,
+    pub ap_tx_power_dbm: f64,
+    pub ap_antenna_gain_dbi: f64,
+    pub sta_antenna_gain_dbi: f64,
+    pub sta_antenna: StaAntenna,
+    pub power_control: PowerControl,
+    pub power_cost_per_w: f64,
+    /// `None`: each station's own transmit power.
+    pub power_max_w: Option<f64>,
+}
+
+impl NodeKeys {
+    /// Whether every key is at its default (one power, no extra gains, no
+    /// power control): the per-node radio is then not built at all.
+    pub fn is_plain(&self) -> bool {
+        self.ap_tx_power_dbm == self.tx_power_dbm
+            && self.ap_antenna_gain_dbi == 0.0
+            && self.sta_antenna_gain_dbi == 0.0
+            && self.power_control == PowerControl::None
+    }
+}
+
+/// Default power cost c_i of the power game, per W (the standalone
+/// model's, `wifitcp.models.power_game`).
+pub const GAME_DEFAULT_COST_PER_W: f64 = 0.2;
+
 /// Default transmit power of the SNR model: 40 mW (ns-3 YansWifiPhy).
 pub const SNR_DEFAULT_TX_POWER_DBM: f64 = 16.0206;
 /// ns-2 `Phy/WirelessPhy set Pt_ 0.28183815` (W).
@@ -204,6 +266,35 @@ pub struct SnrConfig {
     /// Default node transmit power, dBm; 16.0206.
     pub tx_power_dbm: f64,
     pub error_model: ErrorModelKind,
+    /// Carrier-sense threshold, dBm; none (every station senses every
+    /// other). With it, `medium::sense` decides who hears whom.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cs_threshold_dbm: Option<f64>,
+    /// Transmit power of APs, dBm; default `tx_power_dbm`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ap_tx_power_dbm: Option<f64>,
+    /// AP antenna gain, dBi (on every link of an AP, a sector antenna
+    /// covering the cell); 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ap_antenna_gain_dbi: Option<f64>,
+    /// Station antenna gain, dBi; 0. Where it applies: `sta_antenna`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sta_antenna_gain_dbi: Option<f64>,
+    /// "omni" (default: the gain on every link) or "toward_ap" (a
+    /// directional antenna aimed at the AP: the gain on links with an AP,
+    /// 0 dBi toward other stations).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sta_antenna: Option<StaAntenna>,
+    /// "none" (default) or "game": stations send at the Nash-equilibrium
+    /// power of the power game (paper 000 eqs. 1-3, `channel::power`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub power_control: Option<PowerControl>,
+    /// Power cost c_i of the game, per W; 0.2.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub power_cost_per_w: Option<f64>,
+    /// Power cap p_max of the game, W; the station's `tx_power_dbm`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub power_max_w: Option<f64>,
     pub propagation: PropagationConfig,
     pub noise: NoiseConfig,
 }
@@ -213,6 +304,14 @@ impl Default for SnrConfig {
         SnrConfig {
             tx_power_dbm: SNR_DEFAULT_TX_POWER_DBM,
             error_model: ErrorModelKind::UnionBound,
+            cs_threshold_dbm: None,
+            ap_tx_power_dbm: None,
+            ap_antenna_gain_dbi: None,
+            sta_antenna_gain_dbi: None,
+            sta_antenna: None,
+            power_control: None,
+            power_cost_per_w: None,
+            power_max_w: None,
             propagation: PropagationConfig::default(),
             noise: NoiseConfig::default(),
         }
@@ -229,6 +328,31 @@ pub struct ThresholdConfig {
     pub rx_threshold_dbm: f64,
     /// Carrier-sense threshold, dBm; -78.07 (ns-2 CSThresh_).
     pub cs_threshold_dbm: Option<f64>,
+    /// Transmit power of APs, dBm; default `tx_power_dbm`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ap_tx_power_dbm: Option<f64>,
+    /// AP antenna gain, dBi (on every link of an AP, a sector antenna
+    /// covering the cell); 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ap_antenna_gain_dbi: Option<f64>,
+    /// Station antenna gain, dBi; 0. Where it applies: `sta_antenna`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sta_antenna_gain_dbi: Option<f64>,
+    /// "omni" (default: the gain on every link) or "toward_ap" (a
+    /// directional antenna aimed at the AP: the gain on links with an AP,
+    /// 0 dBi toward other stations).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sta_antenna: Option<StaAntenna>,
+    /// "none" (default) or "game": stations send at the Nash-equilibrium
+    /// power of the power game (paper 000 eqs. 1-3, `channel::power`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub power_control: Option<PowerControl>,
+    /// Power cost c_i of the game, per W; 0.2.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub power_cost_per_w: Option<f64>,
+    /// Power cap p_max of the game, W; the station's `tx_power_dbm`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub power_max_w: Option<f64>,
     pub propagation: PropagationConfig,
     /// Only used to report SNR; the threshold decides reception.
     pub noise: NoiseConfig,
@@ -240,6 +364,13 @@ impl Default for ThresholdConfig {
             tx_power_dbm: watts_to_dbm(NS2_PT_W),
             rx_threshold_dbm: watts_to_dbm(NS2_RX_THRESH_W),
             cs_threshold_dbm: Some(watts_to_dbm(NS2_CS_THRESH_W)),
+            ap_tx_power_dbm: None,
+            ap_antenna_gain_dbi: None,
+            sta_antenna_gain_dbi: None,
+            sta_antenna: None,
+            power_control: None,
+            power_cost_per_w: None,
+            power_max_w: None,
             propagation: PropagationConfig::default(),
             noise: NoiseConfig::default(),
         }
@@ -303,6 +434,47 @@ impl ChannelConfig {
         }
     }
 
+    /// The per-node radio keys, validated (`None` for the fixed model).
+    pub fn node_keys(&self) -> Result<Option<NodeKeys>, ConfigError> {
+        let (p, ap_p, ap_g, sta_g, ant, pc, cost, pmax) = match self {
+            ChannelConfig::Fixed(_) => return Ok(None),
+            ChannelConfig::Snr(s) => (
+                s.tx_power_dbm,
+                s.ap_tx_power_dbm,
+                s.ap_antenna_gain_dbi,
+                s.sta_antenna_gain_dbi,
+                s.sta_antenna,
+                s.power_control,
+                s.power_cost_per_w,
+                s.power_max_w,
+            ),
+            ChannelConfig::Threshold(t) => (
+                t.tx_power_dbm,
+                t.ap_tx_power_dbm,
+                t.ap_antenna_gain_dbi,
+                t.sta_antenna_gain_dbi,
+                t.sta_antenna,
+                t.power_control,
+                t.power_cost_per_w,
+                t.power_max_w,
+            ),
+        };
+        let opt = |f: &str, v: Option<f64>, d: f64| v.map(|x| finite(f, x)).transpose().map(|x| x.unwrap_or(d));
+        Ok(Some(NodeKeys {
+            tx_power_dbm: p,
+            ap_tx_power_dbm: opt("channel.ap_tx_power_dbm", ap_p, p)?,
+            ap_antenna_gain_dbi: opt("channel.ap_antenna_gain_dbi", ap_g, 0.0)?,
+            sta_antenna_gain_dbi: opt("channel.sta_antenna_gain_dbi", sta_g, 0.0)?,
+            sta_antenna: ant.unwrap_or_default(),
+            power_control: pc.unwrap_or_default(),
+            power_cost_per_w: cost
+                .map(|c| positive("channel.power_cost_per_w", c))
+                .transpose()?
+                .unwrap_or(GAME_DEFAULT_COST_PER_W),
+            power_max_w: pmax.map(|c| positive("channel.power_max_w", c)).transpose()?,
+        }))
+    }
+
     /// Validates the table and builds the model; `station` resolves the
     /// station names of SNR classes to node ids.
     pub fn build(&self, station: &dyn Fn(&str) -> Option<NodeId>) -> Result<ChannelModel, ConfigError> {
@@ -317,7 +489,12 @@ impl ChannelConfig {
                         dsss_noise_bandwidth_hz: radio.dsss_noise_bandwidth_hz,
                     },
                 };
-                Ok(ChannelModel::Snr(SnrChannel { radio, error }))
+                let cs = match s.cs_threshold_dbm {
+                    Some(v) => Some(finite("channel.cs_threshold_dbm", v)?),
+                    None => None,
+                };
+                self.node_keys()?;
+                Ok(ChannelModel::Snr(SnrChannel { radio, error, cs_threshold_dbm: cs }))
             }
             ChannelConfig::Threshold(t) => {
                 finite("channel.tx_power_dbm", t.tx_power_dbm)?;
@@ -327,6 +504,7 @@ impl ChannelConfig {
                     None => None,
                 };
                 let radio = radio(&t.propagation, &t.noise)?;
+                self.node_keys()?;
                 Ok(ChannelModel::Threshold(ThresholdChannel { radio, rx_threshold_dbm: rx, cs_threshold_dbm: cs }))
             }
         }

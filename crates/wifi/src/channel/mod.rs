@@ -19,6 +19,7 @@
 //! - [`config`]: the `[channel]` scenario table and its validation.
 //! - [`presets`]: the reference papers' channels.
 //! - [`moving`]: the channel with moving nodes (a frame error model).
+//! - [`power`]: transmit power from the power game's equilibrium.
 
 pub mod config;
 pub mod error_model;
@@ -26,6 +27,7 @@ pub mod fixed;
 pub mod keys;
 pub mod model;
 pub mod moving;
+pub mod power;
 pub mod presets;
 pub mod propagation;
 

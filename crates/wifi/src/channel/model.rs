@@ -63,6 +63,9 @@ impl Radio {
 pub struct SnrChannel {
     pub radio: Radio,
     pub error: UnionBoundModel,
+    /// Carrier-sense threshold (dBm) for `medium::sense`; `None`: every
+    /// station senses every other.
+    pub cs_threshold_dbm: Option<f64>,
 }
 
 /// ns-2 reception (WirelessPhy::sendUp): a frame is received error-free

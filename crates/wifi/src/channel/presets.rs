@@ -70,6 +70,7 @@ pub fn ns2_shadowing(exponent: f64, sigma_db: f64) -> ChannelConfig {
             system_loss_db: 0.0,
         },
         noise: NoiseConfig::default(),
+        ..ThresholdConfig::default()
     })
 }
 

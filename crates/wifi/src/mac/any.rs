@@ -1,6 +1,6 @@
 //! [`AnyMac`]: the MAC of one station of a scenario's cell, whichever kind
-//! it is (the DCF today; the EDCA/HCF and PCF state machines join as
-//! variants).
+//! it is (the DCF; the HCF's EDCA with BlockAck; an AP with beacons and,
+//! under PCF, the point coordinator; a CF-pollable station).
 //!
 //! The medium is generic over its MAC type; a scenario's cell is a
 //! `Bss<AnyMac>`, so that one cell may mix kinds (a point coordinator at
@@ -13,14 +13,25 @@
 use super::api::{Bystander, Demand, Mac};
 use super::dcf::{Dcf, MacCounters};
 use super::frame::{Frame, MacAddr, MacSink};
+use super::hcf::Hcf;
+use super::pcf::{CfStation, Coordinator};
 use crate::phy::PhyTiming;
 use wifitcp_core::SimTime;
 use wifitcp_wire::Packet;
 
-/// One station's MAC, of any kind.
+/// One station's MAC, of any kind. The DCF is held inline (the common
+/// case: no indirection on the hot path), the others boxed.
+#[allow(clippy::large_enum_variant)]
 pub enum AnyMac {
     /// The distributed coordination function (10.3).
     Dcf(Dcf),
+    /// EDCA with QoS Data, TXOPs and immediate BlockAck (10.22.2, 10.25).
+    Hcf(Box<Hcf>),
+    /// An AP: its DCF, beacons, and the point coordinator if a CFP is
+    /// configured (`mac::pcf::Coordinator`).
+    Ap(Box<Coordinator>),
+    /// A CF-pollable station (`mac::pcf::CfStation`).
+    CfSta(Box<CfStation>),
 }
 
 /// Call `$body` with `$m` bound to the variant's MAC.
@@ -28,6 +39,39 @@ macro_rules! each {
     ($self:expr, $m:ident => $body:expr) => {
         match $self {
             AnyMac::Dcf($m) => $body,
+            AnyMac::Hcf(b) => {
+                let $m = &**b;
+                $body
+            }
+            AnyMac::Ap(b) => {
+                let $m = &**b;
+                $body
+            }
+            AnyMac::CfSta(b) => {
+                let $m = &**b;
+                $body
+            }
+        }
+    };
+}
+
+/// `each!` for `&mut self`.
+macro_rules! each_mut {
+    ($self:expr, $m:ident => $body:expr) => {
+        match $self {
+            AnyMac::Dcf($m) => $body,
+            AnyMac::Hcf(b) => {
+                let $m = &mut **b;
+                $body
+            }
+            AnyMac::Ap(b) => {
+                let $m = &mut **b;
+                $body
+            }
+            AnyMac::CfSta(b) => {
+                let $m = &mut **b;
+                $body
+            }
         }
     };
 }
@@ -38,19 +82,62 @@ impl AnyMac {
     pub fn as_dcf(&self) -> Option<&Dcf> {
         match self {
             AnyMac::Dcf(d) => Some(d),
+            AnyMac::Ap(c) => Some(c.dcf()),
+            AnyMac::CfSta(s) => Some(s.dcf()),
+            AnyMac::Hcf(_) => None,
         }
     }
     #[inline]
     pub fn as_dcf_mut(&mut self) -> Option<&mut Dcf> {
         match self {
             AnyMac::Dcf(d) => Some(d),
+            AnyMac::Ap(c) => Some(c.dcf_mut()),
+            AnyMac::CfSta(s) => Some(s.dcf_mut()),
+            AnyMac::Hcf(_) => None,
+        }
+    }
+    /// The HCF, if this station runs one.
+    #[inline]
+    pub fn as_hcf(&self) -> Option<&Hcf> {
+        match self {
+            AnyMac::Hcf(h) => Some(h),
+            _ => None,
+        }
+    }
+    /// The point coordinator / beaconing AP, if this member is one.
+    pub fn as_ap(&self) -> Option<&Coordinator> {
+        match self {
+            AnyMac::Ap(c) => Some(c),
+            _ => None,
         }
     }
     /// The scenario name of the kind (`mac.kind`).
     pub fn kind(&self) -> &'static str {
         match self {
             AnyMac::Dcf(_) => "dcf",
+            AnyMac::Hcf(_) => "edca",
+            AnyMac::Ap(c) if c.has_cfp() => "pcf",
+            AnyMac::Ap(_) => "dcf",
+            AnyMac::CfSta(_) => "pcf",
         }
+    }
+}
+
+impl From<Hcf> for AnyMac {
+    fn from(h: Hcf) -> Self {
+        AnyMac::Hcf(Box::new(h))
+    }
+}
+
+impl From<Coordinator> for AnyMac {
+    fn from(c: Coordinator) -> Self {
+        AnyMac::Ap(Box::new(c))
+    }
+}
+
+impl From<CfStation> for AnyMac {
+    fn from(s: CfStation) -> Self {
+        AnyMac::CfSta(Box::new(s))
     }
 }
 
@@ -75,11 +162,11 @@ impl Mac for AnyMac {
     }
     #[inline]
     fn give_msdu(&mut self, now: SimTime, pkt: Packet, ra: MacAddr, out: &mut impl MacSink) {
-        each!(self, m => Mac::give_msdu(m, now, pkt, ra, out))
+        each_mut!(self, m => Mac::give_msdu(m, now, pkt, ra, out))
     }
     #[inline]
     fn on_cca(&mut self, now: SimTime, busy: bool, out: &mut impl MacSink) {
-        each!(self, m => Mac::on_cca(m, now, busy, out))
+        each_mut!(self, m => Mac::on_cca(m, now, busy, out))
     }
     #[inline]
     fn idle_may_emit(&self) -> bool {
@@ -87,15 +174,15 @@ impl Mac for AnyMac {
     }
     #[inline]
     fn on_rx_end(&mut self, now: SimTime, f: &mut Frame, ok: bool, out: &mut impl MacSink) {
-        each!(self, m => Mac::on_rx_end(m, now, f, ok, out))
+        each_mut!(self, m => Mac::on_rx_end(m, now, f, ok, out))
     }
     #[inline]
     fn on_tx_end(&mut self, now: SimTime, out: &mut impl MacSink) {
-        each!(self, m => Mac::on_tx_end(m, now, out))
+        each_mut!(self, m => Mac::on_tx_end(m, now, out))
     }
     #[inline]
     fn on_wake(&mut self, now: SimTime, out: &mut impl MacSink) {
-        each!(self, m => Mac::on_wake(m, now, out))
+        each_mut!(self, m => Mac::on_wake(m, now, out))
     }
     #[inline]
     fn next_wakeup(&self) -> SimTime {
@@ -119,6 +206,6 @@ impl Mac for AnyMac {
     }
     #[inline]
     fn bystander_mut(&mut self) -> Option<&mut dyn Bystander> {
-        each!(self, m => Mac::bystander_mut(m))
+        each_mut!(self, m => Mac::bystander_mut(m))
     }
 }

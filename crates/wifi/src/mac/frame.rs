@@ -54,6 +54,21 @@ pub enum FrameKind {
     CfEnd,
     /// Beacon (9.3.3.2).
     Beacon,
+    /// Data with the CF-Ack and/or CF-Poll subfields of the data subtype
+    /// (9.2.4.1.3, Table 9-1: Data+CF-Ack, Data+CF-Poll,
+    /// Data+CF-Ack+CF-Poll), sent only in a contention-free period (PCF).
+    DataCf {
+        ack: bool,
+        poll: bool,
+    },
+    /// Null (no data, 9.2.4.1.3): a polled station's answer with nothing to send.
+    Null,
+    /// CF-Ack (no data).
+    CfAck,
+    /// CF-Ack+CF-Poll (no data).
+    CfAckPoll,
+    /// CF-End+CF-Ack (9.3.1.6).
+    CfEndAck,
 }
 
 impl FrameKind {
@@ -70,6 +85,14 @@ impl FrameKind {
             FrameKind::CfPoll => "cf-poll",
             FrameKind::CfEnd => "cf-end",
             FrameKind::Beacon => "beacon",
+            FrameKind::DataCf { ack: true, poll: true } => "data+cf-ack+cf-poll",
+            FrameKind::DataCf { ack: true, poll: false } => "data+cf-ack",
+            FrameKind::DataCf { ack: false, poll: true } => "data+cf-poll",
+            FrameKind::DataCf { ack: false, poll: false } => "data",
+            FrameKind::Null => "null",
+            FrameKind::CfAck => "cf-ack",
+            FrameKind::CfAckPoll => "cf-ack+cf-poll",
+            FrameKind::CfEndAck => "cf-end+cf-ack",
         }
     }
 
@@ -78,7 +101,23 @@ impl FrameKind {
     /// MSDU to a capture. Everything else is a control or management frame.
     #[inline]
     pub fn carries_msdus(self) -> bool {
-        matches!(self, FrameKind::Data | FrameKind::QosData)
+        matches!(self, FrameKind::Data | FrameKind::QosData | FrameKind::DataCf { .. })
+    }
+
+    /// Whether the frame carries a CF-Ack (PCF, 10.4.4.1): it acknowledges
+    /// the data frame that immediately preceded it.
+    #[inline]
+    pub fn cf_ack(self) -> bool {
+        matches!(
+            self,
+            FrameKind::DataCf { ack: true, .. } | FrameKind::CfAck | FrameKind::CfAckPoll | FrameKind::CfEndAck
+        )
+    }
+
+    /// Whether the frame carries a CF-Poll (PCF, 10.4.4.1).
+    #[inline]
+    pub fn cf_poll(self) -> bool {
+        matches!(self, FrameKind::DataCf { poll: true, .. } | FrameKind::CfPoll | FrameKind::CfAckPoll)
     }
 }
 

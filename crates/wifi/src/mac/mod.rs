@@ -13,12 +13,16 @@
 //! copy), never one read back from the transmitter.
 pub mod any;
 pub mod api;
+pub mod beacon;
 pub mod blockack;
 pub mod dcf;
 pub mod edca;
 pub mod frame;
+pub mod hcf;
+pub mod pcf;
 
 pub use any::AnyMac;
 pub use api::{Bystander, Demand, GroupRules, Mac};
 pub use dcf::{CsView, Dcf, DcfParams, MacCounters};
 pub use frame::{AckPolicy, Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdu, MpduBody, Mpdus, Msdu};
+pub use hcf::{Hcf, HcfParams, HcfStats};

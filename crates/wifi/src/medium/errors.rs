@@ -17,6 +17,50 @@ pub trait FrameErrorModel {
     fn may_hit_control_frames(&self) -> bool {
         true
     }
+    /// As `success_prob`, under the interference of other frames at the
+    /// receiver (the hidden-node medium, `sense`): `chunks` splits the frame
+    /// into spans of constant interference, (duration in ns, interference
+    /// in mW), in order. The default keeps the all-or-nothing rule: any
+    /// interference destroys the frame (no capture).
+    fn success_prob_with_interference(
+        &mut self,
+        now: SimTime,
+        ta: MacAddr,
+        ra: MacAddr,
+        frame: &Frame,
+        chunks: &[(u64, f64)],
+        rng: &mut RngStream,
+    ) -> f64 {
+        if chunks.iter().any(|c| c.1 > 0.0) {
+            0.0
+        } else {
+            self.success_prob(now, ta, ra, frame, rng)
+        }
+    }
+    /// Mean received power (dBm, no shadowing) at `ra` of a frame sent by
+    /// `ta` at time zero; `None` for models without power (who hears whom
+    /// is then "everyone").
+    fn mean_rx_dbm(&self, _ta: MacAddr, _ra: MacAddr) -> Option<f64> {
+        None
+    }
+}
+
+/// ns-2 `Mac/802_11 CPThresh_` (10 dB): a frame survives an overlapping
+/// one at its receiver if it is at least this much stronger
+/// (`Mac802_11::capture`). The threshold model's capture rule.
+pub const CAPTURE_THRESHOLD_DB: f64 = 10.0;
+
+/// The radio of one BSS member beyond the channel's common parameters
+/// (`channel.ap_tx_power_dbm`, `ap_antenna_gain_dbi`, `sta_antenna_gain_dbi`,
+/// `sta_antenna`, power control).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NodeRadio {
+    pub tx_power_dbm: f64,
+    /// Antenna gain toward an AP, dBi.
+    pub gain_to_ap_dbi: f64,
+    /// Antenna gain toward a station, dBi.
+    pub gain_to_sta_dbi: f64,
+    pub is_ap: bool,
 }
 
 /// A [`Channel`](crate::channel::Channel) model with node positions: SNR
@@ -30,24 +74,113 @@ pub struct ChannelErrors {
     pub positions: Vec<crate::channel::Position>,
     pub tx_power_dbm: f64,
     pub preamble: crate::channel::Preamble,
+    /// Per-member transmit power and antenna gains (empty: every member
+    /// sends at `tx_power_dbm` with the propagation table's gains only).
+    pub nodes: Vec<NodeRadio>,
 }
 
-impl FrameErrorModel for ChannelErrors {
-    fn success_prob(&mut self, _now: SimTime, ta: MacAddr, ra: MacAddr, f: &Frame, rng: &mut RngStream) -> f64 {
+impl ChannelErrors {
+    /// Transmit power of `ta` plus the antenna gains of both ends of the
+    /// link beyond the propagation table's (dBm): what the channel's link
+    /// budget takes as the frame's power.
+    pub fn link_power_dbm(&self, ta: MacAddr, ra: MacAddr) -> f64 {
+        match (self.nodes.get(ta.0 as usize), self.nodes.get(ra.0 as usize)) {
+            (Some(t), Some(r)) => {
+                let gt = if r.is_ap { t.gain_to_ap_dbi } else { t.gain_to_sta_dbi };
+                let gr = if t.is_ap { r.gain_to_ap_dbi } else { r.gain_to_sta_dbi };
+                t.tx_power_dbm + gt + gr
+            }
+            _ => self.tx_power_dbm,
+        }
+    }
+
+    fn frame_tx(&self, ta: MacAddr, ra: MacAddr, f: &Frame) -> crate::channel::FrameTx {
         use crate::channel::{FrameKind as K, FrameTx, Mode};
         let mode = Mode::from_kbps(f.rate.0 * 100).unwrap_or(Mode::Ofdm6);
-        let tx = FrameTx {
+        FrameTx {
             tx: wifitcp_core::NodeId(ta.0),
             rx: wifitcp_core::NodeId(ra.0),
             tx_pos: self.positions[ta.0 as usize],
             rx_pos: self.positions[ra.0 as usize],
-            tx_power_dbm: self.tx_power_dbm,
+            tx_power_dbm: self.link_power_dbm(ta, ra),
             mode,
             preamble: self.preamble,
             bits: mode.data_bits(f.mpdu_bytes),
             kind: if f.kind.carries_msdus() { K::Data } else { K::Control },
-        };
+        }
+    }
+
+    /// The carrier-sense threshold of the channel model (dBm), if it has one.
+    pub fn cs_threshold_dbm(&self) -> Option<f64> {
+        match self.channel.model() {
+            crate::channel::ChannelModel::Threshold(t) => t.cs_threshold_dbm,
+            crate::channel::ChannelModel::Snr(s) => s.cs_threshold_dbm,
+            crate::channel::ChannelModel::Fixed(_) => None,
+        }
+    }
+}
+
+impl FrameErrorModel for ChannelErrors {
+    fn success_prob(&mut self, _now: SimTime, ta: MacAddr, ra: MacAddr, f: &Frame, rng: &mut RngStream) -> f64 {
+        let tx = self.frame_tx(ta, ra, f);
         self.channel.frame_success_prob(&tx, rng)
+    }
+
+    /// SNR model: the error model at the SINR of each span of constant
+    /// interference, the frame's success the product over the spans of
+    /// the success of their share of its bits (ns-3's InterferenceHelper
+    /// judges a PPDU chunk by chunk the same way; exact for the union-bound
+    /// model, whose bit errors are independent); threshold model: received
+    /// power at least RXThresh_ and at least [`CAPTURE_THRESHOLD_DB`] above
+    /// the strongest interference (ns-2 capture); fixed model: the default
+    /// (no capture). One shadowing draw per frame, as without interference.
+    fn success_prob_with_interference(
+        &mut self,
+        now: SimTime,
+        ta: MacAddr,
+        ra: MacAddr,
+        f: &Frame,
+        chunks: &[(u64, f64)],
+        rng: &mut RngStream,
+    ) -> f64 {
+        use crate::channel::ChannelModel as CM;
+        let worst = chunks.iter().fold(0.0f64, |m, c| m.max(c.1));
+        if worst <= 0.0 {
+            return self.success_prob(now, ta, ra, f, rng);
+        }
+        let tx = self.frame_tx(ta, ra, f);
+        match self.channel.model() {
+            CM::Fixed(_) => 0.0,
+            CM::Snr(_) => {
+                let pr = self.channel.rx_power_dbm(&tx, rng).unwrap_or(f64::NEG_INFINITY);
+                let total = chunks.iter().map(|c| c.0).sum::<u64>().max(1) as f64;
+                let mut p = 1.0;
+                for &(d, i) in chunks {
+                    let q = if i > 0.0 {
+                        self.channel.model().success_prob_from_rx_power(&tx, pr, &[10.0 * i.log10()])
+                    } else {
+                        self.channel.model().success_prob_from_rx_power(&tx, pr, &[])
+                    };
+                    p *= q.powf(d as f64 / total);
+                }
+                p
+            }
+            CM::Threshold(_) => {
+                let pr = self.channel.rx_power_dbm(&tx, rng).unwrap_or(f64::NEG_INFINITY);
+                let p = self.channel.model().success_prob_from_rx_power(&tx, pr, &[]);
+                if pr - 10.0 * worst.log10() >= CAPTURE_THRESHOLD_DB {
+                    p
+                } else {
+                    0.0
+                }
+            }
+        }
+    }
+
+    fn mean_rx_dbm(&self, ta: MacAddr, ra: MacAddr) -> Option<f64> {
+        let radio = self.channel.model().radio()?;
+        let d = self.positions[ta.0 as usize].distance(&self.positions[ra.0 as usize]);
+        Some(radio.budget.mean_rx_power_dbm(self.link_power_dbm(ta, ra), d))
     }
 }
 
@@ -101,6 +234,7 @@ pub(crate) fn two_nodes(c: crate::channel::config::ChannelConfig, d: f64) -> Cha
         channel: Channel::new(model, &mut RngStream::derive(1, "shadowing")),
         positions: vec![Position::new(0.0, 0.0, 0.0), Position::new(d, 0.0, 0.0)],
         preamble: Preamble::Long,
+        nodes: Vec::new(),
     }
 }
 

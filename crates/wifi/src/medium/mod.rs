@@ -10,7 +10,9 @@
 //! - Propagation delay is zero: stations that choose the same slot start at
 //!   the same nanosecond and collide.
 //! - Physical carrier sense is busy at a station while any other station
-//!   transmits (no capture, no hidden nodes in one domain).
+//!   transmits (no capture, no hidden nodes in one domain). A cell whose
+//!   stations do not all hear each other gets per-station carrier sense
+//!   and capture instead ([`sense`], `Bss::set_sense`).
 //! - A receiver locks on the first frame of a busy period. It reports an
 //!   erroneous reception (PHY-RXEND with error, hence EIFS, 10.3.2.3.7) only
 //!   if it decoded that frame's PLCP preamble and header, i.e. no other
@@ -56,10 +58,12 @@
 //! against).
 pub(crate) mod errors;
 mod group;
+pub mod sense;
 #[cfg(test)]
 mod trait_tests;
 
-pub use errors::{ChannelErrors, FixedPer, FrameErrorModel};
+pub use errors::{ChannelErrors, FixedPer, FrameErrorModel, NodeRadio};
+pub use sense::SenseMatrix;
 
 use crate::mac::{
     AckPolicy, Bystander, CsView, Dcf, Demand, Frame, GroupRules, Mac, MacAddr, MacOutput, MacSink, Msdu,
@@ -204,6 +208,9 @@ pub struct Bss<M: Mac = Dcf> {
     /// Per station: the MSDU of its last data frame that reached its
     /// receiver (see `BssOutput::DiscardedAfterReceipt`).
     reached: Vec<Option<PacketId>>,
+    /// Per-station carrier sense when not every station hears every other
+    /// (`sense`; `None`: one shared view, the model above).
+    sense: Option<Box<sense::SenseState>>,
 }
 
 /// The medium's [`MacSink`] for one MAC call: outputs become
@@ -317,6 +324,7 @@ impl<M: Mac> Bss<M> {
             tap: None,
             due: Vec::new(),
             reached: vec![None; n],
+            sense: None,
         }
     }
 
@@ -445,6 +453,9 @@ impl<M: Mac> Bss<M> {
 
     /// A transmission ended.
     pub fn tx_end(&mut self, now: SimTime, id: u32, out: &mut Vec<BssOutput>) {
+        if self.sense.is_some() {
+            return self.tx_end_sensed(now, id, out);
+        }
         let pos = self.air.iter().position(|t| t.id == id).expect("unknown transmission");
         let mut tx = self.air.swap_remove(pos);
         let s = tx.sender;
@@ -676,6 +687,9 @@ impl<M: Mac> Bss<M> {
     }
 
     fn start_tx(&mut self, now: SimTime, s: usize, f: Frame, out: &mut Vec<BssOutput>) {
+        if self.sense.is_some() {
+            return self.start_tx_sensed(now, s, f, out);
+        }
         let id = self.next_tx;
         self.next_tx = self.next_tx.wrapping_add(1);
         let end = now + f.airtime;

@@ -148,6 +148,22 @@ impl HtMcs {
         };
         f64::from(self.ndbps(width)) * 1e9 / tsym_ns
     }
+    /// The non-HT reference rate of the MCS in units of 100 kbit/s: the
+    /// legacy OFDM rate of the same constellation and code rate (64-QAM
+    /// 5/6 has none and maps to 54 Mbit/s), which the control-response
+    /// rate rule compares with the basic rates (10.6.6.5.2).
+    pub fn non_ht_reference(self) -> u32 {
+        match (self.constellation(), self.code_rate()) {
+            (Constellation::Bpsk, (1, 2)) => 60,
+            (Constellation::Bpsk, _) => 90,
+            (Constellation::Qpsk, (1, 2)) => 120,
+            (Constellation::Qpsk, _) => 180,
+            (Constellation::Qam16, (1, 2)) => 240,
+            (Constellation::Qam16, _) => 360,
+            (Constellation::Qam64, (2, 3)) => 480,
+            (Constellation::Qam64, _) => 540,
+        }
+    }
     /// Number of BCC encoders (N_ES): one per started 300 Mbit/s of the
     /// long-GI rate.
     pub fn encoders(self, width: HtWidth) -> u32 {
@@ -244,6 +260,14 @@ mod tests {
             assert!((r - mbps).abs() < 0.05, "MCS {m} {w:?} {g:?}: {r} vs {mbps}");
         }
         assert!(HtMcs::new(32).is_none());
+    }
+
+    #[test]
+    fn non_ht_reference_rates() {
+        let r = |m: u8| HtMcs::new(m).unwrap().non_ht_reference();
+        assert_eq!([r(0), r(1), r(2), r(3), r(4), r(5), r(6), r(7)], [60, 120, 180, 240, 360, 480, 540, 540]);
+        assert_eq!(r(15), 540);
+        assert_eq!(r(8), 60);
     }
 
     #[test]

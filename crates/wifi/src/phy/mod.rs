@@ -10,4 +10,4 @@ mod rates;
 mod timing;
 
 pub use rates::{Modulation, PhyStandard, Rate};
-pub use timing::{PhyConfig, PhyOverrides, PhyTiming, Preamble, SlotKind, TimingModel};
+pub use timing::{GiConfig, PhyConfig, PhyOverrides, PhyTiming, Preamble, SlotKind, TimingModel};

@@ -13,6 +13,11 @@ pub enum PhyStandard {
     /// 802.11g: ERP, clause 18 (ERP-OFDM plus the DSSS/CCK rates).
     #[serde(rename = "802.11g")]
     Dot11g,
+    /// 802.11n: HT, clause 19 (`phy::ht`); its data frames use an HT MCS
+    /// (`phy.ht_mcs`), its control frames the legacy rates of its band:
+    /// OFDM (clause 17) at 5 GHz, ERP (clause 18) at 2.4 GHz.
+    #[serde(rename = "802.11n", alias = "ht")]
+    Dot11n,
 }
 
 /// Modulation class, for the control-response rate rule (10.6.6.5.2).
@@ -62,13 +67,15 @@ impl Rate {
 }
 
 impl PhyStandard {
-    /// Rates the PHY supports, with their modulation class.
+    /// Rates the PHY supports, with their modulation class (802.11n: the
+    /// legacy OFDM rates of its control frames at 5 GHz; at 2.4 GHz
+    /// `PhyTiming` uses 802.11g's).
     pub fn rates(self) -> Vec<(Rate, Modulation)> {
         let dsss = [10, 20, 55, 110].map(|r| (Rate(r), Modulation::Dsss));
         let ofdm = [60, 90, 120, 180, 240, 360, 480, 540].map(|r| (Rate(r), Modulation::Ofdm));
         match self {
             PhyStandard::Dot11b => dsss.to_vec(),
-            PhyStandard::Dot11a => ofdm.to_vec(),
+            PhyStandard::Dot11a | PhyStandard::Dot11n => ofdm.to_vec(),
             PhyStandard::Dot11g => dsss.iter().chain(ofdm.iter()).copied().collect(),
         }
     }
@@ -77,7 +84,7 @@ impl PhyStandard {
     pub fn mandatory_rates(self) -> Vec<Rate> {
         match self {
             PhyStandard::Dot11b => vec![Rate(10), Rate(20), Rate(55), Rate(110)],
-            PhyStandard::Dot11a => vec![Rate(60), Rate(120), Rate(240)],
+            PhyStandard::Dot11a | PhyStandard::Dot11n => vec![Rate(60), Rate(120), Rate(240)],
             PhyStandard::Dot11g => {
                 vec![Rate(10), Rate(20), Rate(55), Rate(110), Rate(60), Rate(120), Rate(240)]
             }

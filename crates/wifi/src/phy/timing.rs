@@ -26,6 +26,16 @@
 //!   802.11b {1, 2} Mbit/s, as 802.11b APs and ns-3 use it (so ACKs of
 //!   11 Mbit/s data go at 2 Mbit/s); 802.11a and 802.11g the PHY's
 //!   mandatory rates. `basic_rates_mbps` sets another.
+//! - 802.11n (HT, clause 19): data frames are HT-mixed PPDUs of the MCS
+//!   `ht_mcs` (`phy::ht`); the band decides the legacy PHY of everything
+//!   else: 5 GHz as 802.11a (slot 9 us, SIFS 16 us, aRxPHYStartDelay 25
+//!   us, OFDM control frames), 2.4 GHz as 802.11g (ERP: SIFS 10 us, slot
+//!   9 or 20 us, ERP-OFDM control frames with the 6 us signal extension;
+//!   19.4.4 takes these values from the band's legacy PHY). Control
+//!   responses to an HT PPDU go at the highest basic rate not above the
+//!   MCS's non-HT reference rate (10.6.6.5.2), e.g. 24 Mbit/s for MCS 7
+//!   with the default basic rates {6, 12, 24}.
+use super::ht::{Band, GuardInterval, HtMcs, HtTxVector, HtWidth};
 use super::rates::{Modulation, PhyStandard, Rate};
 use serde::{Deserialize, Serialize};
 use wifitcp_core::SimDur;
@@ -77,11 +87,41 @@ pub struct PhyOverrides {
 }
 
 /// The `[phy]` table of a scenario.
+/// Guard interval of HT data symbols (`phy.guard_interval`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum GiConfig {
+    /// 800 ns.
+    #[default]
+    Long,
+    /// 400 ns.
+    Short,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PhyConfig {
     pub standard: PhyStandard,
+    /// Data rate of 802.11a/b/g (required there); 802.11n takes its rate
+    /// from `ht_mcs` and must not set it (0: not set).
+    #[serde(default)]
     pub data_rate_mbps: f64,
+    /// 802.11n: the HT MCS (0-31) of the data frames.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ht_mcs: Option<u8>,
+    /// 802.11n: channel width, 20 or 40 MHz (default 20).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel_width_mhz: Option<u32>,
+    /// 802.11n: guard interval, "long" (800 ns, default) or "short".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guard_interval: Option<GiConfig>,
+    /// 802.11n: band, 2.4 or 5 GHz (default 5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub band_ghz: Option<f64>,
+    /// 802.11n: spatial streams the stations support (1-4; default: what
+    /// the MCS needs). An MCS needing more is an error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spatial_streams: Option<u32>,
     /// Rate of control responses (ACK, CTS) and RTS; default by the rule above.
     #[serde(default)]
     pub control_rate_mbps: Option<f64>,
@@ -110,6 +150,13 @@ pub struct PhyConfig {
     pub plcp_header_us: Option<f64>,
     #[serde(default)]
     pub rx_phy_start_delay_us: Option<f64>,
+    /// dot11CoverageClass (802.11-2020 9.4.2.8 Country element, Table
+    /// 9-85): aAirPropagationTime grows by 3 us per class, and aSlotTime
+    /// with it (so DIFS, EIFS and ACKTimeout = SIFS + slot +
+    /// aRxPHYStartDelay, 10.3.2.9, too), for links longer than the 450 m
+    /// class 0 covers; 0-31, not serialised when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage_class: Option<u32>,
     /// Rate adaptation (crates/wifi/src/rate); not serialised when fixed,
     /// so results of scenarios without it are unchanged.
     #[serde(default, skip_serializing_if = "crate::rate::RateControlKind::is_fixed")]
@@ -122,6 +169,11 @@ impl PhyConfig {
         PhyConfig {
             standard,
             data_rate_mbps,
+            ht_mcs: None,
+            channel_width_mhz: None,
+            guard_interval: None,
+            band_ghz: None,
+            spatial_streams: None,
             control_rate_mbps: None,
             basic_rates_mbps: None,
             preamble: Preamble::Long,
@@ -134,6 +186,7 @@ impl PhyConfig {
             preamble_us: None,
             plcp_header_us: None,
             rx_phy_start_delay_us: None,
+            coverage_class: None,
             rate_control: crate::rate::RateControlKind::Fixed,
         }
     }
@@ -173,6 +226,12 @@ pub struct PhyTiming {
     pub control_rate: Rate,
     pub cw_min_default: u32,
     pub cw_max_default: u32,
+    /// 802.11n: the transmission vector of the data frames (`None`: a
+    /// legacy PHY, data at `data_rate`).
+    pub ht: Option<HtTxVector>,
+    /// The PHY of non-HT frames: `standard`, or for 802.11n the band's
+    /// (802.11a at 5 GHz, 802.11g at 2.4 GHz).
+    legacy: PhyStandard,
     preamble: Preamble,
     preamble_override: Option<SimDur>,
     header_override: Option<SimDur>,
@@ -185,7 +244,14 @@ fn us(x: f64) -> SimDur {
 impl PhyTiming {
     /// Resolve a configuration; errors are "field: reason".
     pub fn from_config(c: &PhyConfig) -> Result<PhyTiming, String> {
+        let ht = ht_vector(c)?;
+        if let Some(v) = ht {
+            return Self::from_ht_config(c, v);
+        }
         let std = c.standard;
+        if c.data_rate_mbps == 0.0 {
+            return Err(format!("phy.data_rate_mbps: required for {std:?}"));
+        }
         // ns-2's linear timing takes any rate (e.g. Janevski's 802.11g at
         // 20 Mbit/s); the standard's equations only the PHY's own rates.
         let linear = c.timing_model == TimingModel::Linear;
@@ -249,10 +315,15 @@ impl PhyTiming {
         }
         let (slot_us, sifs_us, rx_start_us, cw_min, cw_max) = match std {
             PhyStandard::Dot11b => (20.0, 10.0, if c.preamble == Preamble::Short { 96.0 } else { 192.0 }, 31, 1023),
-            PhyStandard::Dot11a => (9.0, 16.0, 25.0, 15, 1023),
+            PhyStandard::Dot11a | PhyStandard::Dot11n => (9.0, 16.0, 25.0, 15, 1023),
             PhyStandard::Dot11g => (if c.slot == SlotKind::Long { 20.0 } else { 9.0 }, 10.0, 24.0, 15, 1023),
         };
-        let slot = us(o.slot_us.unwrap_or(slot_us));
+        let cc = c.coverage_class.unwrap_or(0);
+        if cc > 31 {
+            return Err(format!("phy.coverage_class: must be between 0 and 31, got {cc}"));
+        }
+        // aAirPropagationTime: 3 us per coverage class (Table 9-85).
+        let slot = us(o.slot_us.unwrap_or(slot_us) + 3.0 * cc as f64);
         if slot == SimDur::ZERO {
             // The DCF counts backoff in idle slots (10.3.4.3): with a zero
             // aSlotTime every backoff ends the instant counting starts, and
@@ -277,6 +348,8 @@ impl PhyTiming {
             control_rate,
             cw_min_default: cw_min,
             cw_max_default: cw_max,
+            ht: None,
+            legacy: std,
             preamble: c.preamble,
             preamble_override: o.preamble_us.map(us),
             header_override: o.plcp_header_us.map(us),
@@ -287,6 +360,55 @@ impl PhyTiming {
             None => t.sifs + t.tx_time_with(ACK_LEN, lowest_mandatory, Preamble::Long) + t.difs,
         };
         Ok(t)
+    }
+
+    /// 802.11n: the legacy PHY settles everything but the data frames'
+    /// transmission vector and the control rate (module docs).
+    fn from_ht_config(c: &PhyConfig, v: HtTxVector) -> Result<PhyTiming, String> {
+        if c.data_rate_mbps != 0.0 {
+            return Err(format!(
+                "phy.data_rate_mbps: 802.11n takes its data rate from phy.ht_mcs (MCS {} is {} Mbit/s); remove it",
+                v.mcs.index(),
+                v.mcs.rate_bps(v.width, v.gi) / 1e6
+            ));
+        }
+        if c.timing_model != TimingModel::Standard {
+            return Err("phy.timing_model: 802.11n uses the standard's TXTIME (\"standard\")".into());
+        }
+        if !c.rate_control.is_fixed() {
+            return Err("phy.rate_control: rate adaptation over HT MCSs is not modelled (\"fixed\" only)".into());
+        }
+        let legacy = match v.band {
+            Band::Ghz5 => PhyStandard::Dot11a,
+            Band::Ghz2_4 => PhyStandard::Dot11g,
+        };
+        // The legacy PHY with the MCS's non-HT reference rate as its data
+        // rate: its interframe spaces, EIFS, and the response rate rule.
+        let reference = Rate(v.mcs.non_ht_reference());
+        let mut lc = c.clone();
+        lc.standard = legacy;
+        lc.data_rate_mbps = reference.mbps();
+        lc.ht_mcs = None;
+        lc.channel_width_mhz = None;
+        lc.guard_interval = None;
+        lc.band_ghz = None;
+        lc.spatial_streams = None;
+        let mut t = PhyTiming::from_config(&lc)?;
+        t.standard = PhyStandard::Dot11n;
+        t.ht = Some(v);
+        // `data_rate` names the MCS's rate (100 kbit/s units, rounded) for
+        // results and the medium's PLCP-header time; airtimes come from `ht`.
+        t.data_rate = Rate((v.mcs.rate_bps(v.width, v.gi) / 1e5).round() as u32);
+        Ok(t)
+    }
+
+    /// Airtime of an HT data PPDU whose PSDU is `bytes` long (802.11n), or
+    /// of a legacy data frame at `data_rate`.
+    pub fn data_ppdu_time(&self, bytes: u32) -> SimDur {
+        match self.ht {
+            Some(v) => v.txtime(bytes),
+            None => self.tx_time(bytes, self.data_rate),
+        }
     }
 
     /// Airtime of a PPDU carrying `bytes` (MPDU length incl. FCS) at `rate`.
@@ -319,7 +441,7 @@ impl PhyTiming {
                 TimingModel::Linear => SimDur::from_nanos((bits * 10_000).div_ceil(rate.0 as u64)),
             };
             // ERP-OFDM signal extension (18.3.2.4).
-            let ext = if self.standard == PhyStandard::Dot11g && self.model == TimingModel::Standard {
+            let ext = if self.legacy == PhyStandard::Dot11g && self.model == TimingModel::Standard {
                 SimDur::from_micros(6)
             } else {
                 SimDur::ZERO
@@ -359,6 +481,56 @@ impl PhyTiming {
     }
 }
 
+/// The HT transmission vector of an 802.11n configuration (`None` for
+/// other PHYs, which must not set the HT keys).
+fn ht_vector(c: &PhyConfig) -> Result<Option<HtTxVector>, String> {
+    if c.standard != PhyStandard::Dot11n {
+        for (name, set) in [
+            ("ht_mcs", c.ht_mcs.is_some()),
+            ("channel_width_mhz", c.channel_width_mhz.is_some()),
+            ("guard_interval", c.guard_interval.is_some()),
+            ("band_ghz", c.band_ghz.is_some()),
+            ("spatial_streams", c.spatial_streams.is_some()),
+        ] {
+            if set {
+                return Err(format!("phy.{name}: an 802.11n key, but phy.standard is {:?}", c.standard));
+            }
+        }
+        return Ok(None);
+    }
+    let m = c.ht_mcs.ok_or("phy.ht_mcs: required for 802.11n (0-31)")?;
+    let mcs = HtMcs::new(m).ok_or_else(|| format!("phy.ht_mcs: {m} is not an HT MCS (0-31)"))?;
+    let width = match c.channel_width_mhz.unwrap_or(20) {
+        20 => HtWidth::Mhz20,
+        40 => HtWidth::Mhz40,
+        w => return Err(format!("phy.channel_width_mhz: HT channels are 20 or 40 MHz, got {w}")),
+    };
+    let b = c.band_ghz.unwrap_or(5.0);
+    let band = if b == 5.0 {
+        Band::Ghz5
+    } else if b == 2.4 {
+        Band::Ghz2_4
+    } else {
+        return Err(format!("phy.band_ghz: 2.4 or 5, got {b}"));
+    };
+    if let Some(n) = c.spatial_streams {
+        if !(1..=4).contains(&n) {
+            return Err(format!("phy.spatial_streams: HT has 1 to 4 spatial streams, got {n}"));
+        }
+        if mcs.streams() > n {
+            return Err(format!(
+                "phy.ht_mcs: MCS {m} needs {} spatial streams, but phy.spatial_streams = {n}",
+                mcs.streams()
+            ));
+        }
+    }
+    let gi = match c.guard_interval.unwrap_or_default() {
+        GiConfig::Long => GuardInterval::Long,
+        GiConfig::Short => GuardInterval::Short,
+    };
+    Ok(Some(HtTxVector { mcs, width, gi, band }))
+}
+
 /// Control-response rate rule of 10.6.6.5.2.
 pub fn response_rate(std: PhyStandard, basic: &[Rate], eliciting: Rate) -> Rate {
     let class = std.modulation_of(eliciting).unwrap_or(Modulation::Ofdm);
@@ -387,6 +559,20 @@ mod tests {
         // EIFS = 16 + ACK@6 Mbit/s (44 us) + 34
         assert_eq!(t.eifs, SimDur::from_micros(94));
         assert_eq!(t.ack_timeout(), SimDur::from_micros(16 + 9 + 25));
+    }
+
+    #[test]
+    fn coverage_class_lengthens_slot_and_ack_timeout() {
+        // Class 7: 21 us more air propagation time (3 us per class), enough
+        // for the round trip of a 3.1 km link; slot 9 + 21 = 30 us.
+        let mut c = cfg(PhyStandard::Dot11a, 6.0);
+        c.coverage_class = Some(7);
+        let t = PhyTiming::from_config(&c).unwrap();
+        assert_eq!(t.slot, SimDur::from_micros(30));
+        assert_eq!(t.difs, SimDur::from_micros(16 + 60));
+        assert_eq!(t.ack_timeout(), SimDur::from_micros(16 + 30 + 25));
+        c.coverage_class = Some(32);
+        assert_eq!(PhyTiming::from_config(&c).unwrap_err(), "phy.coverage_class: must be between 0 and 31, got 32");
     }
 
     #[test]
@@ -480,6 +666,49 @@ mod tests {
         let t = PhyTiming::from_config(&c).unwrap();
         // 1500 bytes at 20 Mbit/s = 600 us, plus the ERP-OFDM preamble and SIGNAL.
         assert_eq!(t.data_time(1500), SimDur::from_micros(620));
+    }
+
+    #[test]
+    fn ht_mcs7_at_5_ghz() {
+        let mut c = cfg(PhyStandard::Dot11n, 0.0);
+        c.ht_mcs = Some(7);
+        let t = PhyTiming::from_config(&c).unwrap();
+        // 802.11a's interframe spaces; ACK/BlockAck at 24 Mbit/s (the
+        // highest basic rate not above MCS 7's reference, 54).
+        assert_eq!(
+            (t.sifs, t.slot, t.difs),
+            (SimDur::from_micros(16), SimDur::from_micros(9), SimDur::from_micros(34))
+        );
+        assert_eq!(t.control_rate, Rate(240));
+        assert_eq!(t.ack_time(), SimDur::from_micros(28));
+        assert_eq!(t.data_rate, Rate(650));
+        // 1500-octet PSDU at MCS 7: 36 + 188 us (phy::ht).
+        assert_eq!(t.data_ppdu_time(1500), SimDur::from_micros(224));
+        // 2.4 GHz: ERP control frames (signal extension), SIFS 10.
+        c.band_ghz = Some(2.4);
+        let g = PhyTiming::from_config(&c).unwrap();
+        assert_eq!(g.sifs, SimDur::from_micros(10));
+        assert_eq!(g.ack_time(), SimDur::from_micros(34));
+        assert_eq!(g.data_ppdu_time(1500), SimDur::from_micros(230));
+    }
+
+    #[test]
+    fn ht_bad_input() {
+        let mut c = cfg(PhyStandard::Dot11n, 0.0);
+        let e = |c: &PhyConfig| PhyTiming::from_config(c).unwrap_err();
+        assert!(e(&c).starts_with("phy.ht_mcs: required"));
+        c.ht_mcs = Some(15);
+        c.spatial_streams = Some(1);
+        assert!(e(&c).starts_with("phy.ht_mcs: MCS 15 needs 2 spatial streams"), "{}", e(&c));
+        c.spatial_streams = None;
+        c.channel_width_mhz = Some(80);
+        assert!(e(&c).starts_with("phy.channel_width_mhz:"));
+        c.channel_width_mhz = None;
+        c.data_rate_mbps = 54.0;
+        assert!(e(&c).starts_with("phy.data_rate_mbps: 802.11n"));
+        let mut a = cfg(PhyStandard::Dot11a, 54.0);
+        a.ht_mcs = Some(7);
+        assert!(e(&a).starts_with("phy.ht_mcs: an 802.11n key"));
     }
 
     #[test]

@@ -76,6 +76,32 @@ impl<T> Originator<T> {
         self.queue.iter().filter(|e| !e.in_flight).map(|e| (e.sn, &e.item))
     }
 
+    /// Every outstanding MPDU's item (end-of-run accounting).
+    pub fn items(&self) -> impl Iterator<Item = &T> {
+        self.queue.iter().map(|e| &e.item)
+    }
+
+    /// The oldest in-flight MPDU's sequence number, if any.
+    pub fn first_in_flight(&self) -> Option<u16> {
+        self.queue.iter().find(|e| e.in_flight).map(|e| e.sn)
+    }
+
+    /// Ask for a BlockAckReq at WinStartO before more data (an originator
+    /// that answers a missed BlockAck with an explicit BlockAckReq).
+    pub fn request_bar(&mut self) {
+        self.bar = Some(self.win_start());
+    }
+
+    /// Whether a BlockAckReq is due (see `take_bar`).
+    pub fn bar_due(&self) -> bool {
+        self.bar.is_some()
+    }
+
+    /// Transmissions so far of the MPDU `sn` (0 if unknown).
+    pub fn attempts(&self, sn: u16) -> u32 {
+        self.queue.iter().find(|e| e.sn == sn).map_or(0, |e| e.attempts)
+    }
+
     /// Outstanding MPDUs (in flight or waiting).
     pub fn outstanding(&self) -> usize {
         self.queue.len()

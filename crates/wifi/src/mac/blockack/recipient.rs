@@ -84,6 +84,11 @@ impl<T> Recipient<T> {
         (self.win_start, bits)
     }
 
+    /// The MSDUs held for reordering (end-of-run accounting).
+    pub fn items(&self) -> impl Iterator<Item = &T> {
+        self.slots.iter().flatten()
+    }
+
     /// MSDUs held for reordering.
     pub fn buffered(&self) -> usize {
         self.slots.iter().filter(|s| s.is_some()).count()

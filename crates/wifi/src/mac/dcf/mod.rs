@@ -39,11 +39,13 @@
 //! receiver delivers without answering. The rate control hears no outcome
 //! (the transmitter learns nothing).
 mod backoff;
+mod handoff;
 mod params;
 #[cfg(test)]
 mod tests;
 mod view;
 
+pub use handoff::Withdrawn;
 pub use params::{DcfParams, MacCounters};
 pub use view::CsView;
 

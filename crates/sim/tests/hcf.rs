@@ -1,0 +1,119 @@
+//! The HCF (`mac.kind = "edca"`) in whole runs: 802.11n A-MPDU saturation
+//! against the cycle-time arithmetic of one station; TCP over A-MPDUs with
+//! channel losses (a PSDU error rate the medium spreads over the MPDUs),
+//! every packet accounted; the HCF metrics in the result; the bad-input
+//! errors of the HT and HCF keys.
+use serde_json::{json, Value};
+use wifitcp_sim::api::run_json;
+
+fn ht(stations: u32, max_mpdus: u32, per: f64, kind: &str) -> Value {
+    json!({
+        "scenario": {"name": "hcf", "duration_s": 6.0, "warmup_s": 1.0},
+        "phy": {"standard": "802.11n", "ht_mcs": 7},
+        "mac": {"kind": "edca", "max_mpdus": max_mpdus},
+        "wlan": {"stations": stations, "per_uplink": per, "per_downlink": per},
+        "traffic": [{"name": "t", "kind": kind, "pattern": "saturated", "direction": "uplink",
+                     "stations": "all", "msdu_bytes": 1500}]
+    })
+}
+
+fn run(s: &Value) -> Value {
+    serde_json::from_str(&run_json(&s.to_string(), 1).expect("run")).unwrap()
+}
+
+fn err(s: &Value) -> String {
+    format!("{:?}", run_json(&s.to_string(), 1).expect_err("a configuration error"))
+}
+
+/// HT-mixed MCS 7 20 MHz long GI (19.4.3): 36 us preamble, 260 data bits
+/// per 4 us symbol, 16 service + 6 tail bits.
+fn ht_us(psdu: u32) -> f64 {
+    36.0 + 4.0 * ((8 * psdu + 22) as f64 / 260.0).ceil()
+}
+
+#[test]
+fn one_station_a_mpdu_saturation_matches_the_cycle_time() {
+    // MSDU 1500 = LLC 8 + IP 1492; MPDU = 26 + 1500 + 4 = 1530; subframe
+    // 4 + 1530 + 2 pad = 1536. aPPDUMaxTime (5484 us) admits 28 subframes
+    // (27 x 1536 + 1534 = 43006 octets: 36 + 4 x 1324 = 5332 us; 29 would
+    // take 5520 us): the count limit 32 does not bind.
+    for (max, n) in [(1u32, 1u32), (8, 8), (32, 28)] {
+        let psdu = if n == 1 { 1530 } else { (n - 1) * 1536 + 1534 };
+        let resp = if n == 1 { 28.0 } else { 32.0 }; // ACK or BlockAck at 24 Mbit/s
+        let cycle = 43.0 + 7.5 * 9.0 + ht_us(psdu) + 16.0 + resp;
+        let want = (n * 1464 * 8) as f64 / cycle;
+        let r = run(&ht(1, max, 0.0, "udp"));
+        let got = r["aggregate_mbps"].as_f64().unwrap();
+        assert!((got / want - 1.0).abs() < 0.01, "max {max}: {got:.2} Mbit/s, cycle arithmetic {want:.2}");
+        let h = &r["stations"][1]["hcf"];
+        assert_eq!(h["mean_mpdus_per_ppdu"].as_f64().unwrap(), n as f64, "{h}");
+    }
+}
+
+#[test]
+fn tcp_over_lossy_a_mpdus_is_accounted_and_in_order() {
+    let mut s = ht(2, 64, 0.1, "tcp");
+    s["traffic"][0].as_object_mut().unwrap().remove("pattern");
+    s["traffic"][0].as_object_mut().unwrap().remove("msdu_bytes");
+    s["traffic"][0]["peer"] = json!("server");
+    s["traffic"][0]["direction"] = json!("downlink");
+    s["nodes"] = json!([{"name": "server"}]);
+    s["links"] = json!([{"a": "ap", "b": "server", "rate_mbps": 1000.0, "delay_ms": 1.0, "queue_packets": 1000}]);
+    let r = run(&s);
+    assert!(r["aggregate_mbps"].as_f64().unwrap() > 20.0, "{}", r["aggregate_mbps"]);
+    let h = &r["stations"][0]["hcf"];
+    assert!(h["bitmap_losses"].as_f64().unwrap() > 0.0 && h["mpdu_retransmissions"].as_f64().unwrap() > 0.0);
+    // The stations answer with BlockAcks and send TCP ACKs in aggregates.
+    let sta = &r["stations"][1]["hcf"];
+    assert!(sta["airtime_s"]["block_ack"].as_f64().unwrap() > 0.0, "{sta}");
+    assert!(sta["mean_mpdus_per_ppdu"].as_f64().unwrap() > 1.0, "{sta}");
+    assert_eq!(
+        r["ledger"]["dropped"]["retry_limit"], 0,
+        "a 10 % PSDU error rate, 7 attempts: no MPDU reaches the limit"
+    );
+}
+
+#[test]
+fn dcf_results_carry_no_hcf_fields() {
+    let r = run(&json!({
+        "scenario": {"name": "dcf", "duration_s": 1.0},
+        "phy": {"standard": "802.11a", "data_rate_mbps": 54.0},
+        "wlan": {"stations": 1},
+        "traffic": [{"name": "t", "kind": "udp", "pattern": "saturated", "direction": "uplink", "stations": "all"}]
+    }));
+    assert!(r["stations"][1].get("hcf").is_none());
+}
+
+#[test]
+fn bad_ht_and_hcf_input_names_the_key() {
+    let cases: Vec<(Value, &str)> = vec![
+        (json!({"phy": {"standard": "802.11n", "ht_mcs": 15, "spatial_streams": 1}}), "phy.ht_mcs: MCS 15 needs 2"),
+        (json!({"mac": {"kind": "edca", "max_mpdus": 64, "block_ack_window": 32}}), "mac.max_mpdus: 64 MPDUs exceed"),
+        (json!({"mac": {"kind": "edca", "txop_limit_us": 100.0}}), "mac.txop_limit_us: 100 us is shorter"),
+        (json!({"mac": {"kind": "edca", "ack_policy": "noack", "rts_threshold_bytes": 500}}), "mac.ack_policy:"),
+        (json!({"mac": {"kind": "dcf"}}), "mac.kind: 802.11n"),
+        (
+            json!({"mac": {"kind": "dcf", "max_mpdus": 4}, "phy": {"standard": "802.11a", "data_rate_mbps": 54.0}}),
+            "mac.max_mpdus: an HCF key",
+        ),
+    ];
+    for (patch, want) in cases {
+        let mut s = ht(1, 8, 0.0, "udp");
+        for (sec, v) in patch.as_object().unwrap() {
+            for (k, x) in v.as_object().unwrap() {
+                s[sec][k] = x.clone();
+            }
+            if sec == "phy" && v.get("standard") == Some(&json!("802.11a")) {
+                s["phy"].as_object_mut().unwrap().remove("ht_mcs");
+            }
+        }
+        if s["mac"]["kind"] == json!("dcf") {
+            s["mac"].as_object_mut().unwrap().remove("max_mpdus");
+            if patch["mac"].get("max_mpdus").is_some() {
+                s["mac"]["max_mpdus"] = json!(4);
+            }
+        }
+        let e = err(&s);
+        assert!(e.contains(want), "{patch}: {e}");
+    }
+}

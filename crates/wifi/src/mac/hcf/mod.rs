@@ -1,0 +1,794 @@
+//! The hybrid coordination function's contention-based channel access,
+//! EDCA (IEEE 802.11-2020 10.22.2), with QoS Data, TXOPs, and immediate
+//! BlockAck (10.25): A-MPDUs on HT (802.11n), blocks of SIFS-separated
+//! frames on non-HT PHYs (802.11e over 802.11a/g), or one acknowledged
+//! MPDU per exchange without an agreement; the No Ack policy per access
+//! category (9.2.4.5.4).
+//!
+//! Pieces, one file each:
+//! - `access.rs`: four EDCAFs (AIFS, CW, backoff, internal collisions);
+//! - `aggregate.rs`: what the next exchange carries (A-MPDU limits: count,
+//!   octets, aPPDUMaxTime, TXOP; the originator's window);
+//! - this file: the TXOP (10.22.2.9: after a successful exchange the
+//!   holder goes on SIFS later while the next exchange fits in the TXOP
+//!   limit; a limit of 0 allows one exchange), the originator side on
+//!   `blockack::Originator` (retransmission of unacknowledged MPDUs in the
+//!   next exchange, retry limit -> `Dropped(RetryLimit)`, BlockAckReq when
+//!   the originator gave up on MPDUs or, with `bar_after_missed_ba`, after
+//!   a missed BlockAck);
+//! - `rx.rs`: the recipient (reordering buffer on `blockack::Recipient`,
+//!   MSDUs passed up in order, ACK / BlockAck responses after SIFS).
+//!
+//! Model choices, each a statement of what is and is not modelled:
+//! - ADDBA is not exchanged: every (transmitter, receiver, TID) has an
+//!   immediate BlockAck agreement from association, starting sequence
+//!   number 0, buffer size `ba_window`, no BlockAck timeout (the agreement
+//!   never lapses). The ADDBA Request/Response action frames (10.25.2) of
+//!   a real association cost a few hundred us once per agreement.
+//! - MSDU to TID: the user priority is the top three bits of the IPv4 ToS
+//!   octet (the DSCP's class selector), the default of Linux's 802.11
+//!   stack; RFC 8325's finer DSCP-to-UP mapping is not modelled. Untagged
+//!   traffic (ToS 0) is TID 0, best effort. The access category follows
+//!   from the UP by Table 10-1.
+//! - A single MPDU under an agreement goes as a plain (non-aggregated)
+//!   QoS Data frame with Normal Ack and is answered by an ACK; two or more
+//!   form an A-MPDU with Normal Ack policy (the implicit BlockAckReq) and
+//!   are answered by a compressed BlockAck (9.3.1.8.3, 32 octets).
+//!   Non-HT blocks carry the Block Ack policy, are closed by a BlockAckReq
+//!   (24 octets) and answered by a basic BlockAck (152 octets).
+//! - A TXOP ends at the first failed exchange (no PIFS recovery,
+//!   10.22.2.7 makes it optional); CW doubles and a new backoff starts.
+//!   A BlockAck that reports some MPDUs missing is a successful exchange
+//!   for CW (10.22.2.7: the TXOP holder received the expected response).
+//! - The MAC holds one MSDU that is not yet in a window (what it contends
+//!   with) and fills an exchange from its queue at the instant it wins
+//!   access: it asks for MSDUs (`Ready`, `Demand::ANY`, arrival order) and
+//!   transmits when woken again at the same instant, with up to
+//!   `max_mpdus` (as a driver that pulls from its queue when it builds an
+//!   aggregate). The queue discipline stays in front, so an ACK filter
+//!   there sees the ACKs that wait for the next transmission opportunity.
+//! - Non-HT blocks and TXOP limit 0: one block per TXOP (the block and its
+//!   BlockAckReq/BlockAck exchange are one "frame exchange sequence").
+//!
+//! Invariants: every MSDU given to the MAC leaves as exactly one of
+//! `Acked` or `Dropped` at the originator; the recipient delivers each
+//! MSDU at most once and, per (transmitter, TID), in sequence-number
+//! order; `next_wakeup` is exact after every input; at most one frame
+//! starts per input.
+mod access;
+mod aggregate;
+mod params;
+mod rx;
+#[cfg(test)]
+mod tests;
+
+pub use params::{HcfParams, HcfStats, BASIC_BLOCK_ACK_LEN};
+
+use super::api::{Demand, Mac};
+use super::blockack::{Originator, Recipient};
+use super::dcf::MacCounters;
+use super::edca::{AccessCategory, EdcaParams};
+use super::frame::{AckPolicy, Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdu, MpduBody, Mpdus, Msdu};
+use crate::phy::PhyTiming;
+use std::collections::VecDeque;
+use wifitcp_core::{DropReason, RngStream, SimDur, SimTime};
+use wifitcp_wire::wifi_frame::{data_mpdu_len, msdu_len, ACK_LEN, BLOCK_ACK_LEN, BLOCK_ACK_REQ_LEN};
+use wifitcp_wire::Packet;
+
+/// An MSDU in the MAC: the shared handle and its MPDU length.
+#[derive(Clone, Debug)]
+pub(super) struct Item {
+    msdu: Msdu,
+    bytes: u32,
+}
+
+/// One EDCAF's state (`access.rs`).
+#[derive(Debug)]
+struct AcState {
+    ac: AccessCategory,
+    p: EdcaParams,
+    cw: u32,
+    backoff: Option<u32>,
+    count_from: Option<SimTime>,
+    /// When its current frame became available.
+    ready_at: SimTime,
+    /// Some link of this AC has something to send.
+    has_frame: bool,
+}
+
+/// The transmit side towards one receiver and TID.
+#[derive(Debug)]
+struct TxLink {
+    ra: MacAddr,
+    tid: u8,
+    ac: AccessCategory,
+    /// MSDUs not yet in the originator's window, in arrival order.
+    queue: VecDeque<Item>,
+    orig: Originator<Item>,
+    /// Arrival order of the oldest MSDU waiting on this link (to serve the
+    /// links of one AC in arrival order).
+    head_order: u64,
+}
+
+impl TxLink {
+    fn has_work(&self, block_ack: bool) -> bool {
+        !self.queue.is_empty() || self.orig.pending().next().is_some() || (block_ack && self.orig.bar_due())
+    }
+}
+
+/// The receive side from one transmitter and TID.
+#[derive(Debug)]
+struct RxLink {
+    ta: MacAddr,
+    tid: u8,
+    rec: Recipient<Msdu>,
+}
+
+/// Where the frame exchange stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Exchange {
+    Idle,
+    /// Our own frame is on the air; when it ends: await this response,
+    /// or nothing (a response we sent, a frame of a block), or the end of
+    /// a No Ack exchange.
+    Transmitting(After),
+    /// Waiting for an ACK or BlockAck until `deadline` (10.3.2.9,
+    /// 10.25.6.4 via the ACK timeout).
+    AwaitResponse {
+        kind: FrameKind,
+        deadline: SimTime,
+        rx_started: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum After {
+    Nothing,
+    Await(FrameKind),
+    /// The last frame of a No Ack exchange.
+    NoAckDone,
+    /// A frame of a block: the next frame is due SIFS after it.
+    Block,
+}
+
+/// The TXOP this station holds.
+#[derive(Debug, Clone, Copy)]
+struct Txop {
+    /// Index of the EDCAF.
+    ac: usize,
+    /// The link of the current exchange.
+    link: usize,
+    /// End of the TXOP limit (`None`: one exchange, TXOP limit 0).
+    end: Option<SimTime>,
+    /// The current exchange is a BlockAckReq alone.
+    bar_only: bool,
+}
+
+pub struct Hcf {
+    pub addr: MacAddr,
+    /// (Boxed, as are the EDCAFs: `AnyMac` stays the size of its DCF.)
+    p: Box<HcfParams>,
+    rng: RngStream,
+    acs: Box<[AcState; 4]>,
+    links: Vec<TxLink>,
+    rx_links: Vec<RxLink>,
+    /// MSDUs in the links' queues (not yet in a window).
+    waiting: usize,
+    /// Arrival counter of MSDUs.
+    order: u64,
+    ex: Exchange,
+    /// A frame due at a time (a response, the next frame of a block or of
+    /// the TXOP).
+    scheduled: Option<(SimTime, Frame)>,
+    /// The rest of the current block, after the scheduled frame.
+    block: VecDeque<Frame>,
+    txop: Option<Txop>,
+    /// The EDCAF that won access at this instant and transmits once the
+    /// queue has topped up the exchange (module docs).
+    access_at: Option<(SimTime, usize)>,
+    cca_busy: bool,
+    cca_idle_at: SimTime,
+    nav_end: SimTime,
+    self_busy_until: SimTime,
+    use_eifs: bool,
+    pub counters: MacCounters,
+    pub stats: HcfStats,
+}
+
+impl Hcf {
+    pub fn new(addr: MacAddr, p: HcfParams, rng: RngStream) -> Hcf {
+        assert!((1..=64).contains(&p.ba_window) && (1..=p.ba_window).contains(&p.max_mpdus));
+        let acs = AccessCategory::ALL.map(|ac| {
+            let e = *p.edca.get(ac);
+            AcState {
+                ac,
+                p: e,
+                cw: e.cw_min,
+                backoff: None,
+                count_from: None,
+                ready_at: SimTime::ZERO,
+                has_frame: false,
+            }
+        });
+        Hcf {
+            addr,
+            p: Box::new(p),
+            rng,
+            acs: Box::new(acs),
+            links: Vec::new(),
+            rx_links: Vec::new(),
+            waiting: 0,
+            order: 0,
+            ex: Exchange::Idle,
+            scheduled: None,
+            block: VecDeque::new(),
+            txop: None,
+            access_at: None,
+            cca_busy: false,
+            cca_idle_at: SimTime::ZERO,
+            nav_end: SimTime::ZERO,
+            self_busy_until: SimTime::ZERO,
+            use_eifs: false,
+            counters: MacCounters::default(),
+            stats: HcfStats { mpdus_per_ppdu: vec![0; 65], ..HcfStats::default() },
+        }
+    }
+
+    pub fn params(&self) -> &HcfParams {
+        &self.p
+    }
+
+    /// The TID of an MSDU: the class selector of its DSCP (module docs).
+    pub fn tid_of(pkt: &Packet) -> u8 {
+        pkt.ip.tos >> 5
+    }
+
+    /// MSDUs the MAC takes from its queue (module docs): one to contend
+    /// with, and at the instant it wins access, an exchange's worth.
+    fn hold_limit(&self) -> usize {
+        if self.access_at.is_some() {
+            usize::from(self.max_per_exchange())
+        } else {
+            1
+        }
+    }
+
+    fn link_of(&mut self, ra: MacAddr, tid: u8) -> usize {
+        if let Some(i) = self.links.iter().position(|l| l.ra == ra && l.tid == tid) {
+            return i;
+        }
+        let ac = AccessCategory::from_up(tid).unwrap_or(AccessCategory::Be);
+        // Without an agreement one MPDU is outstanding at a time (the
+        // DCF's stop-and-wait), which the originator with window 1 is.
+        let win = if self.p.block_ack { self.p.ba_window } else { 1 };
+        self.links.push(TxLink {
+            ra,
+            tid,
+            ac,
+            queue: VecDeque::new(),
+            orig: Originator::new(0, win, self.p.retry_limit),
+            head_order: 0,
+        });
+        self.links.len() - 1
+    }
+
+    /// Recompute which EDCAFs have something to send.
+    fn refresh_has_frame(&mut self) {
+        let mut has = [false; 4];
+        let ba = self.p.block_ack;
+        for l in &self.links {
+            if l.has_work(ba) {
+                has[l.ac as usize] = true;
+            }
+        }
+        for (a, h) in self.acs.iter_mut().zip(has) {
+            a.has_frame = h;
+        }
+    }
+
+    /// The link EDCAF `ac` serves next: a link with a BlockAckReq due,
+    /// else round robin (the link served longest ago, or whose MSDU
+    /// arrived first).
+    fn pick_link(&self, ac: usize) -> Option<usize> {
+        let ba = self.p.block_ack;
+        let mine = |l: &&TxLink| l.ac as usize == ac && l.has_work(ba);
+        if let Some(i) = self.links.iter().position(|l| mine(&l) && l.orig.bar_due()) {
+            return Some(i);
+        }
+        self.links.iter().enumerate().filter(|(_, l)| mine(l)).min_by_key(|(_, l)| l.head_order).map(|(i, _)| i)
+    }
+
+    fn mpdu_bytes(pkt: &Packet) -> u32 {
+        // QoS Data: the 24-octet header plus QoS Control (2 octets, 9.3.2.1).
+        data_mpdu_len(msdu_len(pkt.ip_len())) + 2
+    }
+
+    fn block_ack_time(&self) -> SimDur {
+        let t = &self.p.timing;
+        t.tx_time(self.block_ack_len(), t.control_rate)
+    }
+
+    fn block_ack_len(&self) -> u32 {
+        if self.p.timing.ht.is_some() {
+            BLOCK_ACK_LEN
+        } else {
+            BASIC_BLOCK_ACK_LEN
+        }
+    }
+
+    fn bar_time(&self) -> SimDur {
+        let t = &self.p.timing;
+        t.tx_time(BLOCK_ACK_REQ_LEN, t.control_rate)
+    }
+
+    fn ack_time(&self) -> SimDur {
+        let t = &self.p.timing;
+        t.tx_time(ACK_LEN, t.control_rate)
+    }
+
+    // ------------------------------------------------------------------
+    // Inputs
+
+    fn give(&mut self, now: SimTime, pkt: Packet, ra: MacAddr, out: &mut impl MacSink) {
+        let tid = Self::tid_of(&pkt);
+        let l = self.link_of(ra, tid);
+        let bytes = Self::mpdu_bytes(&pkt);
+        self.order += 1;
+        let link = &mut self.links[l];
+        if !link.has_work(self.p.block_ack) {
+            link.head_order = self.order;
+        }
+        link.queue.push_back(Item { msdu: Msdu::new(pkt), bytes });
+        self.waiting += 1;
+        let ac = link.ac as usize;
+        if !self.acs[ac].has_frame {
+            self.frame_arrived(now, ac);
+        }
+        self.resume();
+        if self.waiting < self.hold_limit() {
+            out.push(MacOutput::Ready);
+        }
+    }
+
+    fn wake(&mut self, now: SimTime, out: &mut impl MacSink) {
+        if let Some((at, _)) = &self.scheduled {
+            if *at == now {
+                let (_, f) = self.scheduled.take().expect("scheduled");
+                self.transmit(now, f, out);
+                return;
+            }
+        }
+        if let Exchange::AwaitResponse { deadline, rx_started: false, .. } = self.ex {
+            if deadline == now {
+                self.self_busy_until = now;
+                self.exchange_failed(now, out);
+                return;
+            }
+        }
+        let ac = match self.access_at {
+            Some((at, ac)) if at == now => {
+                self.access_at = None;
+                ac
+            }
+            _ => {
+                if self.earliest_access() != Some(now) {
+                    return;
+                }
+                let Some(ac) = self.resolve_internal(now) else { return };
+                if self.max_per_exchange() > 1 {
+                    // Fill the exchange from the queue at this instant:
+                    // ask for MSDUs, transmit when woken again now.
+                    self.access_at = Some((now, ac));
+                    if self.waiting < self.hold_limit() {
+                        out.push(MacOutput::Ready);
+                    }
+                    return;
+                }
+                ac
+            }
+        };
+        let Some(l) = self.pick_link(ac) else {
+            // Nothing to send after all: back off again rather than stall.
+            let k = self.draw(ac);
+            self.acs[ac].backoff = Some(k);
+            self.refresh_has_frame();
+            self.resume();
+            return;
+        };
+        let end = match self.acs[ac].p.txop_limit {
+            SimDur::ZERO => None,
+            lim => Some(now + lim),
+        };
+        self.txop = Some(Txop { ac, link: l, end, bar_only: false });
+        let f = self.build_exchange(now, l, true, out);
+        self.counters.attempts += 1;
+        self.transmit(now, f, out);
+    }
+
+    /// The first frame of the next exchange on link `l` (the rest of a
+    /// block goes to `self.block`); marks its MPDUs sent.
+    fn build_exchange(&mut self, now: SimTime, l: usize, contended: bool, out: &mut impl MacSink) -> Frame {
+        let t = self.p.timing.clone();
+        if !self.p.block_ack {
+            // Without an agreement there is no BlockAckReq: the recipient's
+            // duplicate filter (a window of 1) moves with the next MPDU.
+            self.links[l].orig.take_bar();
+        }
+        if let Some(ssn) = self.links[l].orig.take_bar() {
+            let tx = self.txop.as_mut().expect("an exchange outside a TXOP");
+            tx.bar_only = true;
+            tx.link = l;
+            self.stats.block_ack_reqs += 1;
+            let link = &self.links[l];
+            return self.bar_frame(link.ra, link.tid, ssn, contended);
+        }
+        if self.admit(l) {
+            self.waiting = self.links.iter().map(|k| k.queue.len()).sum();
+            out.push(MacOutput::Ready);
+        }
+        let txop_end = self.txop.and_then(|x| x.end);
+        let chosen = self.choose(l, now, txop_end);
+        let tx = self.txop.as_mut().expect("an exchange outside a TXOP");
+        tx.bar_only = false;
+        tx.link = l;
+        let (ra, tid, ac) = (self.links[l].ra, self.links[l].tid, self.links[l].ac);
+        let no_ack = self.p.no_ack[ac as usize];
+        let n = chosen.mpdus.len();
+        assert!(n > 0, "an exchange without MPDUs");
+        let ht = t.ht.is_some();
+        let block = self.p.block_ack && !ht && !no_ack;
+        let policy = if no_ack {
+            AckPolicy::NoAck
+        } else if block {
+            AckPolicy::BlockAck
+        } else {
+            AckPolicy::Normal
+        };
+        let mut mpdus = Vec::with_capacity(n);
+        for (sn, bytes, item) in chosen.mpdus {
+            let link = &mut self.links[l];
+            let retry = link.orig.attempts(sn) > 0;
+            if retry {
+                self.stats.mpdu_retransmissions += 1;
+            }
+            link.orig.sent(sn);
+            mpdus.push(Mpdu {
+                seq: sn,
+                retry,
+                tid,
+                ack: policy,
+                bytes,
+                body: MpduBody::Msdu(item.msdu),
+                fcs_ok: false,
+            });
+        }
+        if mpdus.iter().any(|m| m.retry) {
+            self.counters.retries += 1;
+        }
+        // Round robin among the links of the AC: this one goes last.
+        self.order += 1;
+        self.links[l].head_order = self.order;
+        self.refresh_has_frame();
+        if block {
+            // Non-HT block: one frame per MPDU, SIFS apart, then the
+            // BlockAckReq.
+            let tail = t.sifs * 2 + self.bar_time() + self.block_ack_time();
+            let mut frames: VecDeque<Frame> = VecDeque::with_capacity(n + 1);
+            for m in mpdus {
+                let air = t.data_ppdu_time(m.bytes);
+                self.stats.mpdus_per_ppdu[1] += 1;
+                frames.push_back(self.data_frame(ra, m.bytes, air, tail, false, Mpdus::one(m)));
+            }
+            let win_start = self.links[l].orig.win_start();
+            frames.push_back(self.bar_frame(ra, tid, win_start, false));
+            let mut first = frames.pop_front().expect("a block without frames");
+            first.contended = contended;
+            self.block = frames;
+            return first;
+        }
+        self.stats.mpdus_per_ppdu[n] += 1;
+        let air = t.data_ppdu_time(chosen.psdu);
+        let resp = if no_ack {
+            SimDur::ZERO
+        } else if n > 1 {
+            t.sifs + self.block_ack_time()
+        } else {
+            t.sifs + self.ack_time()
+        };
+        let mpdus = if n == 1 { Mpdus::one(mpdus.pop().expect("one")) } else { Mpdus::many(mpdus) };
+        self.data_frame(ra, chosen.psdu, air, resp, contended, mpdus)
+    }
+
+    fn data_frame(&self, ra: MacAddr, bytes: u32, air: SimDur, duration: SimDur, contended: bool, m: Mpdus) -> Frame {
+        let first = m.first().expect("a data frame without MPDUs");
+        Frame {
+            kind: FrameKind::QosData,
+            ta: self.addr,
+            ra,
+            duration,
+            seq: first.seq,
+            retry: first.retry,
+            mpdu_bytes: bytes,
+            rate: self.p.timing.data_rate,
+            airtime: air,
+            contended,
+            mpdus: m,
+        }
+    }
+
+    fn bar_frame(&self, ra: MacAddr, tid: u8, ssn: u16, contended: bool) -> Frame {
+        let t = &self.p.timing;
+        Frame {
+            kind: FrameKind::BlockAckReq,
+            ta: self.addr,
+            ra,
+            duration: t.sifs + self.block_ack_time(),
+            seq: 0,
+            retry: false,
+            mpdu_bytes: BLOCK_ACK_REQ_LEN,
+            rate: t.control_rate,
+            airtime: self.bar_time(),
+            contended,
+            mpdus: Mpdus::one(Mpdu {
+                seq: 0,
+                retry: false,
+                tid,
+                ack: AckPolicy::Normal,
+                bytes: BLOCK_ACK_REQ_LEN,
+                body: MpduBody::BlockAckReq { tid, start_seq: ssn },
+                fcs_ok: false,
+            }),
+        }
+    }
+
+    /// What follows a frame of ours when it ends.
+    fn after_of(&self, f: &Frame) -> After {
+        match f.kind {
+            FrameKind::Ack | FrameKind::BlockAck => After::Nothing,
+            FrameKind::BlockAckReq => After::Await(FrameKind::BlockAck),
+            _ => match f.mpdus.first().map(|m| m.ack) {
+                Some(AckPolicy::NoAck) => After::NoAckDone,
+                Some(AckPolicy::BlockAck) => After::Block,
+                _ if f.mpdus.len() > 1 => After::Await(FrameKind::BlockAck),
+                _ => After::Await(FrameKind::Ack),
+            },
+        }
+    }
+
+    fn transmit(&mut self, now: SimTime, f: Frame, out: &mut impl MacSink) {
+        let _ = out;
+        self.freeze(now);
+        let air = f.airtime.as_nanos();
+        match f.kind {
+            FrameKind::Ack => self.stats.airtime_ack_ns += air,
+            FrameKind::BlockAck => self.stats.airtime_block_ack_ns += air,
+            FrameKind::BlockAckReq => self.stats.airtime_bar_ns += air,
+            _ => self.stats.airtime_data_ns += air,
+        }
+        self.ex = Exchange::Transmitting(self.after_of(&f));
+        self.self_busy_until = now + f.airtime;
+        out.push(MacOutput::StartTx(f));
+    }
+
+    fn tx_end(&mut self, now: SimTime, out: &mut impl MacSink) {
+        let Exchange::Transmitting(after) = self.ex else {
+            panic!("on_tx_end without a transmission");
+        };
+        self.self_busy_until = now;
+        self.ex = Exchange::Idle;
+        match after {
+            After::Nothing => {}
+            After::Await(kind) => {
+                let deadline = now + self.p.timing.ack_timeout();
+                self.ex = Exchange::AwaitResponse { kind, deadline, rx_started: false };
+            }
+            After::Block => {
+                let next = self.block.pop_front().expect("a block frame without a successor");
+                self.scheduled = Some((now + self.p.timing.sifs, next));
+            }
+            After::NoAckDone => {
+                let l = self.txop.expect("No Ack exchange outside a TXOP").link;
+                let o = &mut self.links[l].orig;
+                let first = o.first_in_flight().expect("No Ack exchange without MPDUs");
+                let res = o.on_block_ack(first, u64::MAX);
+                for it in res.acked {
+                    self.counters.successes += 1;
+                    out.push(MacOutput::Acked(it.msdu.id));
+                }
+                self.exchange_succeeded(now, out);
+            }
+        }
+        self.resume();
+    }
+
+    /// The expected response arrived (or a No Ack exchange ended): go on
+    /// within the TXOP if the next exchange fits, else end it.
+    fn exchange_succeeded(&mut self, now: SimTime, out: &mut impl MacSink) {
+        self.ex = Exchange::Idle;
+        self.refresh_has_frame();
+        let tx = self.txop.expect("an exchange outside a TXOP");
+        if let Some(end) = tx.end {
+            if let Some(l) = self.pick_link(tx.ac) {
+                // The shortest next exchange: SIFS, one MPDU, SIFS, ACK.
+                let t = &self.p.timing;
+                let bytes = self.links[l]
+                    .orig
+                    .pending()
+                    .next()
+                    .map(|(_, i)| i.bytes)
+                    .or_else(|| self.links[l].queue.front().map(|i| i.bytes))
+                    .unwrap_or(0);
+                let min = t.sifs * 2 + t.data_ppdu_time(bytes) + self.ack_time();
+                if now + min <= end {
+                    let at = now + t.sifs;
+                    let f = self.build_exchange(at, l, false, out);
+                    self.scheduled = Some((at, f));
+                    return;
+                }
+            }
+        }
+        self.end_txop(now, true);
+    }
+
+    /// The TXOP ends: CW reset to CWmin (after a success, or a discard at
+    /// the retry limit), else doubled; a new backoff either way (10.22.2.7,
+    /// post-backoff).
+    fn end_txop(&mut self, now: SimTime, reset_cw: bool) {
+        let Some(tx) = self.txop.take() else { return };
+        let i = tx.ac;
+        if reset_cw {
+            self.acs[i].cw = self.acs[i].p.cw_min;
+        } else {
+            self.grow_cw(i);
+        }
+        let k = self.draw(i);
+        self.acs[i].backoff = Some(k);
+        self.acs[i].count_from = None;
+        self.self_busy_until = self.self_busy_until.max(now);
+        self.refresh_has_frame();
+        self.resume();
+    }
+
+    /// No valid response: the MPDUs in flight wait for retransmission or
+    /// are dropped at the retry limit; the TXOP ends.
+    fn exchange_failed(&mut self, now: SimTime, out: &mut impl MacSink) {
+        self.ex = Exchange::Idle;
+        self.counters.failures += 1;
+        let tx = self.txop.expect("a failed exchange outside a TXOP");
+        let o = &mut self.links[tx.link].orig;
+        let res = o.on_timeout();
+        let aggregate = res.to_retry + res.dropped.len() > 1;
+        if self.p.bar_after_missed_ba && aggregate && !tx.bar_only && o.outstanding() > 0 {
+            o.request_bar();
+        }
+        if tx.bar_only {
+            // The BlockAckReq got no BlockAck: ask again next time.
+            o.request_bar();
+        }
+        let gave_up = !res.dropped.is_empty();
+        for it in res.dropped {
+            self.counters.drops_retry_limit += 1;
+            out.push(MacOutput::Dropped(it.msdu.id, DropReason::RetryLimit));
+        }
+        self.block.clear();
+        // 10.22.2.7: CW doubles after a failure, and returns to CWmin when
+        // the retry count reaches its limit (here: an MPDU was discarded).
+        self.end_txop(now, gave_up);
+    }
+
+    /// A response addressed to us ended: ACK or BlockAck.
+    fn rx_response(&mut self, now: SimTime, f: &Frame, out: &mut impl MacSink) {
+        let Exchange::AwaitResponse { kind, .. } = self.ex else { return };
+        let tx = self.txop.expect("awaiting a response outside a TXOP");
+        let link = &mut self.links[tx.link];
+        if f.kind != kind || f.ta != link.ra {
+            self.exchange_failed(now, out);
+            return;
+        }
+        let res = match f.kind {
+            FrameKind::Ack => {
+                let first = link.orig.first_in_flight().expect("an ACK without an MPDU in flight");
+                link.orig.on_block_ack(first, 1)
+            }
+            _ => {
+                let Some(MpduBody::BlockAck { start_seq, bitmap, .. }) = f.mpdus.first().map(|m| &m.body) else {
+                    panic!("a BlockAck without its bitmap")
+                };
+                self.stats.block_acks += 1;
+                link.orig.on_block_ack(*start_seq, *bitmap)
+            }
+        };
+        self.stats.bitmap_losses += (res.to_retry + res.dropped.len()) as u64;
+        for it in res.acked {
+            self.counters.successes += 1;
+            out.push(MacOutput::Acked(it.msdu.id));
+        }
+        for it in res.dropped {
+            self.counters.drops_retry_limit += 1;
+            out.push(MacOutput::Dropped(it.msdu.id, DropReason::RetryLimit));
+        }
+        self.self_busy_until = now;
+        self.exchange_succeeded(now, out);
+    }
+
+    fn held_items(&self) -> impl Iterator<Item = &Packet> {
+        let tx = self.links.iter().flat_map(|l| l.queue.iter().chain(l.orig.items())).map(|i| &*i.msdu);
+        let rx = self.rx_links.iter().flat_map(|r| r.rec.items()).map(|m| &**m);
+        tx.chain(rx)
+    }
+
+    fn timer(&self) -> SimTime {
+        let mut t = SimTime::NEVER;
+        if let Some((at, _)) = &self.scheduled {
+            t = *at;
+        }
+        if let Exchange::AwaitResponse { deadline, rx_started: false, .. } = self.ex {
+            t = t.min(deadline);
+        }
+        t
+    }
+}
+
+impl Mac for Hcf {
+    #[inline]
+    fn addr(&self) -> MacAddr {
+        self.addr
+    }
+    #[inline]
+    fn timing(&self) -> &PhyTiming {
+        &self.p.timing
+    }
+    #[inline]
+    fn demand(&self) -> Option<Demand> {
+        (self.waiting < self.hold_limit()).then_some(Demand::ANY)
+    }
+    fn give_msdu(&mut self, now: SimTime, pkt: Packet, ra: MacAddr, out: &mut impl MacSink) {
+        self.give(now, pkt, ra, out)
+    }
+    fn on_cca(&mut self, now: SimTime, busy: bool, out: &mut impl MacSink) {
+        if busy {
+            self.freeze(now);
+            self.cca_busy = true;
+            if let Exchange::AwaitResponse { rx_started, .. } = &mut self.ex {
+                *rx_started = true;
+            }
+        } else {
+            self.cca_busy = false;
+            self.cca_idle_at = now;
+            if let Exchange::AwaitResponse { rx_started: true, .. } = self.ex {
+                self.exchange_failed(now, out);
+            }
+            self.resume();
+        }
+    }
+    #[inline]
+    fn idle_may_emit(&self) -> bool {
+        matches!(self.ex, Exchange::AwaitResponse { rx_started: true, .. })
+    }
+    fn on_rx_end(&mut self, now: SimTime, f: &mut Frame, ok: bool, out: &mut impl MacSink) {
+        self.rx_end(now, f, ok, out)
+    }
+    fn on_tx_end(&mut self, now: SimTime, out: &mut impl MacSink) {
+        self.tx_end(now, out)
+    }
+    fn on_wake(&mut self, now: SimTime, out: &mut impl MacSink) {
+        self.wake(now, out)
+    }
+    fn next_wakeup(&self) -> SimTime {
+        let mut t = self.timer();
+        if let Some((at, _)) = self.access_at {
+            t = t.min(at);
+        }
+        match self.earliest_access() {
+            Some(c) => t.min(c),
+            None => t,
+        }
+    }
+    fn held(&self) -> impl Iterator<Item = &Packet> {
+        self.held_items()
+    }
+    #[inline]
+    fn counters(&self) -> &MacCounters {
+        &self.counters
+    }
+}

@@ -1,0 +1,66 @@
+//! HCF parameters (Annex C MIB names in comments) and the HCF's own
+//! counters.
+use crate::mac::edca::EdcaSet;
+use crate::phy::PhyTiming;
+
+/// BlockAck frame, basic variant (9.3.1.8.2): Frame Control 2, Duration 2,
+/// RA 6, TA 6, BA Control 2, Starting Sequence Control 2, a 128-octet
+/// bitmap (64 MSDUs x 16 fragments) and FCS 4: the only variant a non-HT
+/// agreement (802.11e's immediate BlockAck over 802.11a/g) may use.
+pub const BASIC_BLOCK_ACK_LEN: u32 = 152;
+
+#[derive(Clone, Debug)]
+pub struct HcfParams {
+    pub timing: PhyTiming,
+    /// The EDCA parameter set the station uses (10.22.2; Table 9-155).
+    pub edca: EdcaSet,
+    /// Transmission attempts of an MPDU before it is discarded
+    /// (dot11ShortRetryLimit, counted as in the DCF's module docs).
+    pub retry_limit: u32,
+    /// Whether every (station, TID) pair has an immediate BlockAck
+    /// agreement (10.25). `false`: each QoS Data frame is acknowledged on
+    /// its own (Normal Ack), one MPDU per frame exchange.
+    pub block_ack: bool,
+    /// The agreement's buffer size (WinSizeO = WinSizeB, 1-64).
+    pub ba_window: u16,
+    /// Most MPDUs per A-MPDU (HT) or per block of SIFS-separated frames
+    /// (non-HT); at most `ba_window`.
+    pub max_mpdus: u16,
+    /// Most octets per A-MPDU (HT; 65,535 for Maximum A-MPDU Length
+    /// Exponent 3, 9.4.2.55.3).
+    pub max_ampdu_bytes: u32,
+    /// No Ack policy (9.2.4.5.4) for the QoS Data of each access category,
+    /// indexed by `AccessCategory as usize`.
+    pub no_ack: [bool; 4],
+    /// After a missed BlockAck send an explicit BlockAckReq before any
+    /// more data (`true`, what ns-3 3.37's HtFrameExchangeManager does),
+    /// or retransmit the unacknowledged MPDUs in the next A-MPDU, whose
+    /// implicit BlockAckReq asks for the same bitmap (`false`). The
+    /// standard allows both (10.25.6.4 lets the originator retransmit or
+    /// send a BlockAckReq).
+    pub bar_after_missed_ba: bool,
+}
+
+/// Counters of the HCF beyond the common `MacCounters`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HcfStats {
+    /// Data PPDUs sent, by number of MPDUs (index 1-64; a non-aggregated
+    /// frame counts 1).
+    pub mpdus_per_ppdu: Vec<u64>,
+    /// BlockAcks received as originator.
+    pub block_acks: u64,
+    /// MPDUs a received BlockAck reported missing.
+    pub bitmap_losses: u64,
+    /// BlockAckReqs sent (explicit, not the implicit one of an A-MPDU).
+    pub block_ack_reqs: u64,
+    /// MPDU transmissions that were retransmissions.
+    pub mpdu_retransmissions: u64,
+    /// Times an access category lost an internal collision (10.22.2.4).
+    pub internal_collisions: u64,
+    /// Airtime of the frames this station sent, in ns: data, ACK,
+    /// BlockAck, BlockAckReq.
+    pub airtime_data_ns: u64,
+    pub airtime_ack_ns: u64,
+    pub airtime_block_ack_ns: u64,
+    pub airtime_bar_ns: u64,
+}

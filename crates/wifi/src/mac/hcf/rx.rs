@@ -1,0 +1,162 @@
+//! The receive side: carrier-sense bookkeeping of every reception (NAV,
+//! EIFS), and the recipient of QoS Data addressed to this station.
+//!
+//! Recipient rules (10.25.6, 10.3.2.9):
+//! - every MPDU whose FCS checked goes through the (transmitter, TID)'s
+//!   reordering buffer (`blockack::Recipient`), which passes MSDUs up in
+//!   sequence-number order, each once; without an agreement the same
+//!   buffer with a window of 1 is the duplicate filter of 10.3.2.14 and
+//!   never holds an MSDU back;
+//! - No Ack MPDUs are passed up at once (no retransmission will fill a
+//!   hole, so waiting would only delay them; 10.25.6.6 applies the
+//!   reordering to MPDUs of the agreement, which No Ack ones are not);
+//! - an A-MPDU with Normal Ack policy (implicit BlockAckReq) is answered
+//!   with a compressed BlockAck SIFS after it, a BlockAckReq with a
+//!   BlockAck (basic on a non-HT PHY), a single QoS Data MPDU with Normal
+//!   Ack with an ACK; Block Ack policy MPDUs get no immediate response.
+//!   Responses go regardless of the NAV and the medium (10.3.2.9).
+use super::{Exchange, Hcf, RxLink};
+use crate::mac::blockack::Recipient;
+use crate::mac::frame::{AckPolicy, Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdu, MpduBody, Mpdus};
+use wifitcp_core::{SimDur, SimTime};
+use wifitcp_wire::wifi_frame::ACK_LEN;
+
+impl Hcf {
+    pub(super) fn rx_end(&mut self, now: SimTime, f: &mut Frame, ok: bool, out: &mut impl MacSink) {
+        if !ok {
+            // 10.3.2.3.7: EIFS after a frame received in error.
+            self.use_eifs = true;
+            self.counters.rx_errors += 1;
+            if matches!(self.ex, Exchange::AwaitResponse { .. }) {
+                self.exchange_failed(now, out);
+            }
+            return;
+        }
+        self.use_eifs = false;
+        if f.ra != self.addr {
+            // 10.3.2.4: third parties set their NAV from Duration.
+            self.nav_end = self.nav_end.max(now + f.duration);
+            if matches!(self.ex, Exchange::AwaitResponse { .. }) {
+                self.exchange_failed(now, out);
+            }
+            return;
+        }
+        match f.kind {
+            FrameKind::Ack | FrameKind::BlockAck => self.rx_response(now, f, out),
+            kind => {
+                if matches!(self.ex, Exchange::AwaitResponse { .. }) {
+                    self.exchange_failed(now, out);
+                }
+                match kind {
+                    FrameKind::QosData | FrameKind::Data => self.rx_data(now, f, out),
+                    FrameKind::BlockAckReq => self.rx_bar(now, f, out),
+                    // Other MACs' frames: decoded, no response.
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    fn rx_link(&mut self, ta: MacAddr, tid: u8) -> usize {
+        if let Some(i) = self.rx_links.iter().position(|r| r.ta == ta && r.tid == tid) {
+            return i;
+        }
+        let win = if self.p.block_ack { self.p.ba_window } else { 1 };
+        self.rx_links.push(RxLink { ta, tid, rec: Recipient::new(0, win) });
+        self.rx_links.len() - 1
+    }
+
+    fn rx_data(&mut self, now: SimTime, f: &mut Frame, out: &mut impl MacSink) {
+        let ta = f.ta;
+        let aggregate = f.mpdus.len() > 1;
+        let mut respond: Option<(FrameKind, u8)> = None;
+        for m in f.mpdus.as_mut_slice() {
+            match m.ack {
+                AckPolicy::Normal if aggregate => respond = Some((FrameKind::BlockAck, m.tid)),
+                AckPolicy::Normal => respond = Some((FrameKind::Ack, m.tid)),
+                _ => {}
+            }
+            if !m.fcs_ok {
+                continue;
+            }
+            let (sn, tid, policy) = (m.seq, m.tid, m.ack);
+            let Some(msdu) = m.take_msdu() else { continue };
+            if policy == AckPolicy::NoAck {
+                self.counters.rx_delivered += 1;
+                out.push(MacOutput::Deliver { from: ta, pkt: msdu });
+                continue;
+            }
+            let r = self.rx_link(ta, tid);
+            let before = self.rx_links[r].rec.duplicates;
+            let up = self.rx_links[r].rec.on_mpdu(sn, msdu);
+            self.counters.rx_duplicates += self.rx_links[r].rec.duplicates - before;
+            for pkt in up {
+                self.counters.rx_delivered += 1;
+                out.push(MacOutput::Deliver { from: ta, pkt });
+            }
+        }
+        match respond {
+            Some((FrameKind::BlockAck, tid)) => self.respond_block_ack(now, ta, tid),
+            Some((_, _)) => self.respond_ack(now, ta),
+            None => {}
+        }
+    }
+
+    fn rx_bar(&mut self, now: SimTime, f: &Frame, out: &mut impl MacSink) {
+        let Some(MpduBody::BlockAckReq { tid, start_seq }) = f.mpdus.first().map(|m| &m.body) else { return };
+        let (tid, ssn, ta) = (*tid, *start_seq, f.ta);
+        let r = self.rx_link(ta, tid);
+        for pkt in self.rx_links[r].rec.on_bar(ssn) {
+            self.counters.rx_delivered += 1;
+            out.push(MacOutput::Deliver { from: ta, pkt });
+        }
+        self.respond_block_ack(now, ta, tid);
+    }
+
+    fn respond_ack(&mut self, now: SimTime, ra: MacAddr) {
+        let t = &self.p.timing;
+        let f = Frame {
+            kind: FrameKind::Ack,
+            ta: self.addr,
+            ra,
+            duration: SimDur::ZERO,
+            seq: 0,
+            retry: false,
+            mpdu_bytes: ACK_LEN,
+            rate: t.control_rate,
+            airtime: self.ack_time(),
+            contended: false,
+            mpdus: Mpdus::none(),
+        };
+        self.scheduled = Some((now + t.sifs, f));
+    }
+
+    fn respond_block_ack(&mut self, now: SimTime, ra: MacAddr, tid: u8) {
+        let r = self.rx_link(ra, tid);
+        let (start_seq, bitmap) = self.rx_links[r].rec.block_ack();
+        let t = &self.p.timing;
+        let bytes = self.block_ack_len();
+        let f = Frame {
+            kind: FrameKind::BlockAck,
+            ta: self.addr,
+            ra,
+            duration: SimDur::ZERO,
+            seq: 0,
+            retry: false,
+            mpdu_bytes: bytes,
+            rate: t.control_rate,
+            airtime: self.block_ack_time(),
+            contended: false,
+            mpdus: Mpdus::one(Mpdu {
+                seq: 0,
+                retry: false,
+                tid,
+                ack: AckPolicy::Normal,
+                bytes,
+                body: MpduBody::BlockAck { tid, start_seq, bitmap },
+                fcs_ok: false,
+            }),
+        };
+        self.scheduled = Some((now + t.sifs, f));
+    }
+}
