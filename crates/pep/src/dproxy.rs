@@ -38,6 +38,41 @@ pub fn decode_request(ident: u16, src_port: u16) -> u32 {
 /// Payload of one request: flow 4-tuple (12 bytes) and sequence number (4).
 pub const REQUEST_PAYLOAD: u32 = 16;
 
+/// Registration: kind "dproxy", the AP half here and the station half
+/// ([`crate::dproxy_sta`]) at every station of the AP.
+pub const PROXY: crate::config::Proxy = crate::config::Proxy {
+    name: "dproxy",
+    keys: &[
+        "cache_packets",
+        "buffer_packets",
+        "rerequest_multipliers",
+        "catchup_packets",
+        "initial_rtx_time_ms",
+        "request_port",
+    ],
+    build: |p, site| {
+        use crate::dproxy_sta::{DProxySta, DProxyStaConfig};
+        let d = DProxyApConfig::default();
+        let port = p.request_port.unwrap_or(d.request_port);
+        let c = DProxyApConfig {
+            cache_packets: p.cache_packets.map_or(d.cache_packets, |x| x as usize),
+            request_port: port,
+        };
+        let ds = DProxyStaConfig::default();
+        let sc = DProxyStaConfig {
+            buffer_packets: p.buffer_packets.map_or(ds.buffer_packets, |x| x as usize),
+            rerequest_multipliers: p.rerequest_multipliers.clone().unwrap_or(ds.rerequest_multipliers),
+            catchup_packets: p.catchup_packets.map_or(ds.catchup_packets, |x| x as usize),
+            initial_rtx_time: p.initial_rtx_time_ms.map_or(ds.initial_rtx_time, crate::config::ms),
+            request_port: port,
+        };
+        let stations: Vec<Box<dyn Agent>> =
+            site.stations.iter().map(|&a| Box::new(DProxySta::new(sc.clone(), a, site.ap)) as Box<dyn Agent>).collect();
+        let sides = Sides::new(site.stations.to_vec());
+        Some(crate::config::Installed { ap: Box::new(DProxyAp::new(c, site.ap, sides)), stations })
+    },
+};
+
 #[derive(Clone, Debug)]
 pub struct DProxyApConfig {
     pub cache_packets: usize,

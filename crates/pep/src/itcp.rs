@@ -40,6 +40,29 @@ use wifitcp_wire::{Ipv4Header, Packet, TcpFlags};
 /// Builds one side's connection configuration and controller.
 pub type SideFactory = Box<dyn Fn() -> (TcpConfig, Box<dyn CongestionControl>) + Send>;
 
+/// Registration: kind "itcp" at the AP, its two connections' TCP tables
+/// over the scenario's `[tcp]`.
+pub const PROXY: crate::config::Proxy = crate::config::Proxy {
+    name: "itcp",
+    keys: &["relay_buffer_bytes", "wired_tcp", "wireless_tcp"],
+    build: |p, site| {
+        let d = ItcpConfig::default();
+        let c = ItcpConfig { relay_buffer_bytes: p.relay_buffer_bytes.unwrap_or(d.relay_buffer_bytes) };
+        let side = |o: &Option<wifitcp_tcp::scenario::TcpSection>| -> SideFactory {
+            let t = o.clone().unwrap_or_default().over(site.tcp);
+            Box::new(move || {
+                (
+                    wifitcp_tcp::scenario::build(&t).expect("checked by ProxyConfig::validate"),
+                    wifitcp_tcp::scenario::controller(&t),
+                )
+            })
+        };
+        let sides = Sides::new(site.stations.to_vec());
+        let agent = Itcp::new(c, sides, side(&p.wired_tcp), side(&p.wireless_tcp), site.rng.clone());
+        Some(crate::config::Installed { ap: Box::new(agent), stations: Vec::new() })
+    },
+};
+
 pub struct ItcpConfig {
     /// Bytes relayed and not yet acknowledged by the receiving side.
     pub relay_buffer_bytes: u64,

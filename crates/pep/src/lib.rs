@@ -20,9 +20,11 @@
 //! fresh ledger id. Every cache and buffer is bounded by a scenario key.
 //! Per-flow state is keyed by the TCP 4-tuple as seen from the wired side
 //! ([`FlowKey`]).
+pub mod config;
 pub mod dproxy;
 pub mod dproxy_sta;
 pub mod itcp;
+pub mod keys;
 pub mod snoop;
 
 use wifitcp_wire::{Ipv4Addr, Packet, TcpHeader};

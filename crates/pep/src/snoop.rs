@@ -53,6 +53,23 @@ use wifitcp_core::{DropReason, SimDur, SimTime};
 use wifitcp_net::{Agent, AgentCtx, Arrival, Verdict};
 use wifitcp_wire::{Packet, TcpFlags};
 
+/// Registration: kind "snoop" at the AP.
+pub const PROXY: crate::config::Proxy = crate::config::Proxy {
+    name: "snoop",
+    keys: &["cache_packets", "local_rto_min_ms", "local_rto_initial_ms", "max_local_retransmissions"],
+    build: |p, site| {
+        let d = SnoopConfig::default();
+        let c = SnoopConfig {
+            cache_packets: p.cache_packets.map_or(d.cache_packets, |x| x as usize),
+            local_rto_min: p.local_rto_min_ms.map_or(d.local_rto_min, crate::config::ms),
+            local_rto_initial: p.local_rto_initial_ms.map_or(d.local_rto_initial, crate::config::ms),
+            max_local_retransmissions: p.max_local_retransmissions.unwrap_or(d.max_local_retransmissions),
+        };
+        let sides = Sides::new(site.stations.to_vec());
+        Some(crate::config::Installed { ap: Box::new(Snoop::new(c, sides)), stations: Vec::new() })
+    },
+};
+
 /// Snoop's constants (scenario keys `ap.proxy.*`).
 #[derive(Clone, Debug)]
 pub struct SnoopConfig {

@@ -7,6 +7,11 @@ use serde::{Deserialize, Serialize};
 pub use wifitcp_tcp::scenario::{CcKind, CompoundSection, RecoveryKind, TcpSection, VegasSection};
 use wifitcp_wifi::phy::{PhyConfig, PhyTiming};
 
+/// "all" stations (the default of a `stations` key).
+pub(crate) use crate::apps::config::d_all;
+pub use crate::apps::config::{Direction, OnOffDistribution, Pattern, Traffic, TrafficKind, MIN_UDP_MSDU};
+pub use wifitcp_pep::config::{ProxyConfig, ProxyKind};
+
 pub mod mobility;
 pub mod roaming;
 pub mod schema;
@@ -63,149 +68,6 @@ pub struct ApConfig {
     /// A performance-enhancing proxy at the AP (`[ap.proxy]`, absent: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proxy: Option<ProxyConfig>,
-}
-
-/// `[ap.proxy]`: a performance-enhancing proxy (crates/pep) at the AP, and
-/// for D-Proxy its station half at every station of that AP. Constants left
-/// out take the defaults of crates/pep (the paper's values where paper 003
-/// gives them); keys of another kind are errors.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct ProxyConfig {
-    pub kind: ProxyKind,
-    /// The AP to run at (a BSS member's name); default: every AP.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub node: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_packets: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub local_rto_min_ms: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub local_rto_initial_ms: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_local_retransmissions: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub relay_buffer_bytes: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub wired_tcp: Option<TcpSection>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub wireless_tcp: Option<TcpSection>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub buffer_packets: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rerequest_multipliers: Option<Vec<f64>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub catchup_packets: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub initial_rtx_time_ms: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub request_port: Option<u16>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ProxyKind {
-    /// No proxy (lets a sweep compare "none" with the proxies).
-    None,
-    Snoop,
-    Itcp,
-    Dproxy,
-}
-
-impl ProxyKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            ProxyKind::None => "none",
-            ProxyKind::Snoop => "snoop",
-            ProxyKind::Itcp => "itcp",
-            ProxyKind::Dproxy => "dproxy",
-        }
-    }
-}
-
-impl ProxyConfig {
-    /// The constants each kind takes (besides `kind` and `node`).
-    fn keys_set(&self) -> Vec<&'static str> {
-        let mut k = Vec::new();
-        let mut add = |name: &'static str, set: bool| {
-            if set {
-                k.push(name)
-            }
-        };
-        add("cache_packets", self.cache_packets.is_some());
-        add("local_rto_min_ms", self.local_rto_min_ms.is_some());
-        add("local_rto_initial_ms", self.local_rto_initial_ms.is_some());
-        add("max_local_retransmissions", self.max_local_retransmissions.is_some());
-        add("relay_buffer_bytes", self.relay_buffer_bytes.is_some());
-        add("wired_tcp", self.wired_tcp.is_some());
-        add("wireless_tcp", self.wireless_tcp.is_some());
-        add("buffer_packets", self.buffer_packets.is_some());
-        add("rerequest_multipliers", self.rerequest_multipliers.is_some());
-        add("catchup_packets", self.catchup_packets.is_some());
-        add("initial_rtx_time_ms", self.initial_rtx_time_ms.is_some());
-        add("request_port", self.request_port.is_some());
-        k
-    }
-
-    /// Keys of kind `kind`.
-    pub fn kind_keys(kind: ProxyKind) -> &'static [&'static str] {
-        match kind {
-            ProxyKind::None => &[],
-            ProxyKind::Snoop => {
-                &["cache_packets", "local_rto_min_ms", "local_rto_initial_ms", "max_local_retransmissions"]
-            }
-            ProxyKind::Itcp => &["relay_buffer_bytes", "wired_tcp", "wireless_tcp"],
-            ProxyKind::Dproxy => &[
-                "cache_packets",
-                "buffer_packets",
-                "rerequest_multipliers",
-                "catchup_packets",
-                "initial_rtx_time_ms",
-                "request_port",
-            ],
-        }
-    }
-
-    /// Errors are "key: reason" (under `ap.proxy`).
-    pub fn validate(&self, s: &Scenario) -> Result<(), String> {
-        let allowed = Self::kind_keys(self.kind);
-        if let Some(k) = self.keys_set().into_iter().find(|k| !allowed.contains(k)) {
-            return Err(format!("{k}: not a key of kind {:?} (its keys: {})", self.kind.name(), allowed.join(", ")));
-        }
-        if let Some(n) = &self.node {
-            let members: Vec<String> = (0..s.wlan_members()).map(|i| s.member_name(i)).collect();
-            match members.iter().position(|m| m == n) {
-                Some(i) if (1..=s.wlan.stations as usize).contains(&i) => {
-                    return Err(format!("node: {n:?} is a station; a proxy runs at an AP"))
-                }
-                Some(_) => {}
-                None if s.nodes.iter().any(|x| &x.name == n) => {
-                    return Err(format!("node: {n:?} has no wireless interface (a proxy runs at an AP)"))
-                }
-                None => return Err(format!("node: no node named {n:?}")),
-            }
-        }
-        if self.buffer_packets == Some(0) || self.cache_packets == Some(0) || self.catchup_packets == Some(0) {
-            return Err("buffer_packets, cache_packets, catchup_packets: must be at least 1".into());
-        }
-        if self.relay_buffer_bytes == Some(0) {
-            return Err("relay_buffer_bytes: must be at least 1".into());
-        }
-        if let Some(m) = &self.rerequest_multipliers {
-            if m.is_empty() {
-                return Err("rerequest_multipliers: must list at least one multiplier".into());
-            }
-            if m.windows(2).any(|w| w[0] >= w[1]) {
-                return Err(format!("rerequest_multipliers: must be strictly increasing, got {m:?}"));
-            }
-        }
-        for (name, t) in [("wired_tcp", &self.wired_tcp), ("wireless_tcp", &self.wireless_tcp)] {
-            if let Some(t) = t {
-                wifitcp_tcp::scenario::build(&t.clone().over(&s.tcp)).map_err(|e| format!("{name}.{e}"))?;
-            }
-        }
-        Ok(())
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -564,200 +426,12 @@ fn one() -> u32 {
     1
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TrafficKind {
-    Udp,
-    /// A bulk TCP transfer (infinite, or `bytes` long).
-    Tcp,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Pattern {
-    /// Always a packet waiting at the MAC.
-    Saturated,
-    /// Constant bit rate.
-    Cbr,
-    /// Poisson arrivals.
-    Poisson,
-    /// CBR during on periods, silent during off periods (`on_s`, `off_s`,
-    /// `on_off_distribution`).
-    #[serde(rename = "on-off")]
-    OnOff,
-    /// Game traffic of Janevski & Petrov (paper 002): client events
-    /// uplink, server updates downlink (`interval_ms`, `payload_bytes`).
-    Game,
-    /// Datagrams from a file of (time, size) pairs (`trace_file`).
-    Trace,
-    /// Echo requests answered by the peer (UDP echo, RFC 862), with
-    /// round-trip times in the result (`interval_ms`, `payload_bytes`).
-    Ping,
-}
-
-impl Pattern {
-    /// The scenario's spelling.
-    pub fn name(self) -> &'static str {
-        match self {
-            Pattern::Saturated => "saturated",
-            Pattern::Cbr => "cbr",
-            Pattern::Poisson => "poisson",
-            Pattern::OnOff => "on-off",
-            Pattern::Game => "game",
-            Pattern::Trace => "trace",
-            Pattern::Ping => "ping",
-        }
-    }
-}
-
-/// Distribution of the on and off periods of an on-off source.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OnOffDistribution {
-    /// Exponential with means `on_s`, `off_s`.
-    Exponential,
-    /// Exactly `on_s`, `off_s`.
-    Fixed,
-}
-fn d_onoff() -> OnOffDistribution {
-    OnOffDistribution::Exponential
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Direction {
-    /// Station to peer.
-    Uplink,
-    /// Peer to station.
-    Downlink,
-}
-
-/// `[[traffic]]`: one flow per selected station.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Traffic {
-    pub name: String,
-    pub kind: TrafficKind,
-    #[serde(default = "d_pattern")]
-    pub pattern: Pattern,
-    #[serde(default = "d_dir")]
-    pub direction: Direction,
-    /// "all" or a list of station indices (0-based).
-    #[serde(default = "d_all")]
-    pub stations: serde_json::Value,
-    /// MSDU bytes: LLC/SNAP (8) + IPv4 (20) + UDP (8) + payload.
-    #[serde(default = "d_msdu")]
-    pub msdu_bytes: u32,
-    /// Offered load per flow in MSDU Mbit/s (cbr, poisson).
-    #[serde(default)]
-    pub rate_mbps: Option<f64>,
-    #[serde(default)]
-    pub start_s: f64,
-    /// The k-th selected station's flow starts at start_s + k * start_stagger_s.
-    #[serde(default)]
-    pub start_stagger_s: f64,
-    #[serde(default)]
-    pub stop_s: Option<f64>,
-    /// The other end: "ap" (default) or a wired host's name; or a list of
-    /// names, the k-th for the k-th selected station (per-flow paths, e.g.
-    /// unequal RTTs).
-    #[serde(default)]
-    pub peer: Option<serde_json::Value>,
-    /// TCP: bytes to transfer (default: infinite).
-    #[serde(default)]
-    pub bytes: Option<u64>,
-    /// TCP settings overriding `[tcp]`.
-    #[serde(default)]
-    pub tcp: Option<TcpSection>,
-    /// on-off: mean (or fixed) on and off periods, seconds.
-    #[serde(default)]
-    pub on_s: Option<f64>,
-    #[serde(default)]
-    pub off_s: Option<f64>,
-    #[serde(default = "d_onoff")]
-    pub on_off_distribution: OnOffDistribution,
-    /// game, ping: interval between datagrams (default: see `apps`).
-    #[serde(default)]
-    pub interval_ms: Option<f64>,
-    /// game, ping: UDP payload bytes (default: see `apps`).
-    #[serde(default)]
-    pub payload_bytes: Option<u32>,
-    /// trace: the file of (time, size) pairs (docs/scenarios.md).
-    #[serde(default)]
-    pub trace_file: Option<String>,
-}
-fn d_pattern() -> Pattern {
-    Pattern::Saturated
-}
-fn d_dir() -> Direction {
-    Direction::Uplink
-}
-fn d_all() -> serde_json::Value {
-    serde_json::Value::String("all".into())
-}
-fn d_msdu() -> u32 {
-    1500
-}
-
 /// Most goodput samples of a run, over all its flows (`duration_s /
 /// sample_interval_s` per flow): 2e6 samples make a result of about 36 MB
 /// that the core writes in about 1.5 s; more (1e6 s sampled every 0.1 s:
 /// 1e7 per flow) make a result of gigabytes that takes longer to write
 /// than the run to simulate.
 pub const MAX_SAMPLES: f64 = 2e6;
-
-/// Smallest MSDU that holds LLC/SNAP + IPv4 + UDP headers.
-pub const MIN_UDP_MSDU: u32 = 8 + 20 + 8;
-
-impl Traffic {
-    /// The peer of each of `count` selected stations.
-    pub fn peers(&self, count: usize, path: &str) -> Result<Vec<String>, String> {
-        match &self.peer {
-            None => Ok(vec!["ap".to_string(); count]),
-            Some(serde_json::Value::String(s)) => Ok(vec![s.clone(); count]),
-            Some(serde_json::Value::Array(a)) => {
-                if a.len() < count {
-                    return Err(format!("{path}.peer: {} peers listed for {count} stations", a.len()));
-                }
-                a.iter()
-                    .take(count)
-                    .enumerate()
-                    .map(|(i, v)| {
-                        v.as_str()
-                            .map(str::to_string)
-                            .ok_or_else(|| format!("{path}.peer[{i}]: expected a node name, got {v}"))
-                    })
-                    .collect()
-            }
-            Some(other) => Err(format!("{path}.peer: expected a node name or a list of names, got {other}")),
-        }
-    }
-
-    /// Selected station indices (0-based), validated against `n`.
-    pub fn station_list(&self, n: u32, path: &str) -> Result<Vec<u32>, String> {
-        Self::stations_of(&self.stations, n, path)
-    }
-
-    /// The station indices of a `stations` key ("all" or indices).
-    pub fn stations_of(stations: &serde_json::Value, n: u32, path: &str) -> Result<Vec<u32>, String> {
-        match stations {
-            serde_json::Value::String(s) if s == "all" => Ok((0..n).collect()),
-            serde_json::Value::Array(a) => {
-                let mut v = Vec::new();
-                for (i, x) in a.iter().enumerate() {
-                    let k =
-                        x.as_u64().ok_or_else(|| format!("{path}.stations[{i}]: expected a station index, got {x}"))?;
-                    if k >= n as u64 {
-                        return Err(format!("{path}.stations[{i}]: station {k} does not exist (wlan.stations = {n})"));
-                    }
-                    v.push(k as u32);
-                }
-                Ok(v)
-            }
-            other => Err(format!("{path}.stations: expected \"all\" or a list of station indices, got {other}")),
-        }
-    }
-}
 
 impl Scenario {
     /// Parse and validate; errors are "dotted.path: reason".
@@ -869,7 +543,7 @@ impl Scenario {
         self.validate_topology()?;
         self.validate_channel()?;
         self.validate_mobility()?;
-        self.validate_traffic()?;
+        crate::apps::config::validate(self)?;
         self.validate_samples()
     }
 
@@ -967,91 +641,6 @@ impl Scenario {
         Ok(())
     }
 
-    fn validate_traffic(&self) -> Result<(), String> {
-        let n = self.wlan.stations;
-        let mut names = std::collections::HashSet::new();
-        for (i, tr) in self.traffic.iter().enumerate() {
-            let p = format!("traffic[{i}]");
-            if tr.name.is_empty() || tr.name.contains('/') {
-                return Err(format!("{p}.name: must be non-empty and contain no '/'"));
-            }
-            if !names.insert(tr.name.clone()) {
-                return Err(format!("{p}.name: duplicate traffic name {:?}", tr.name));
-            }
-            tr.station_list(n, &p)?;
-            let count = tr.station_list(n, &p)?.len();
-            for peer in tr.peers(count, &p)? {
-                match self.node_kind(&peer) {
-                    Some(None) | Some(Some(NodeKind::Host)) => {}
-                    Some(Some(NodeKind::Router)) => return Err(format!("{p}.peer: {peer:?} is a router, not a host")),
-                    None => return Err(format!("{p}.peer: no node named {peer:?} (\"ap\" or a [[nodes]] name)")),
-                }
-            }
-            if !(tr.start_stagger_s.is_finite() && tr.start_stagger_s >= 0.0) {
-                return Err(format!("{p}.start_stagger_s: must be >= 0"));
-            }
-            if let Some(stop) = tr.stop_s {
-                // every flow of the entry starts before it stops (a flow
-                // stopped before it starts has no meaning)
-                let last = tr.start_s + count.saturating_sub(1) as f64 * tr.start_stagger_s;
-                if stop <= last && count > 1 {
-                    return Err(format!(
-                        "{p}.stop_s: {stop} s is not after the last flow's start, start_s + ({count} - 1) * \
-                         start_stagger_s = {last} s"
-                    ));
-                }
-            }
-            match tr.kind {
-                TrafficKind::Tcp => {
-                    if tr.rate_mbps.is_some() {
-                        return Err(format!("{p}.rate_mbps: TCP flows are window-limited; no rate"));
-                    }
-                    crate::apps::reject_udp_keys(tr, &p)?;
-                    if tr.peers(count, &p)?.iter().any(|x| x == "ap") {
-                        return Err(format!("{p}.peer: a TCP flow needs a wired host as peer (the AP only bridges)"));
-                    }
-                    let t = tr.tcp.clone().unwrap_or_default().over(&self.tcp);
-                    wifitcp_tcp::scenario::build(&t).map_err(|e| format!("{p}.tcp.{e}"))?;
-                    continue;
-                }
-                TrafficKind::Udp => {
-                    if tr.tcp.is_some() || tr.bytes.is_some() {
-                        return Err(format!("{p}: tcp settings and bytes apply to TCP flows only"));
-                    }
-                }
-            }
-            if tr.msdu_bytes < MIN_UDP_MSDU || tr.msdu_bytes > 2304 {
-                return Err(format!(
-                    "{p}.msdu_bytes: must be in {MIN_UDP_MSDU}..=2304 (802.11 maximum MSDU), got {}",
-                    tr.msdu_bytes
-                ));
-            }
-            crate::apps::validate(tr, &p)?;
-            match (tr.pattern, tr.rate_mbps) {
-                (Pattern::Saturated, Some(_)) => return Err(format!("{p}.rate_mbps: not used by a saturated source")),
-                (Pattern::Game | Pattern::Trace | Pattern::Ping, Some(_)) => {
-                    return Err(format!("{p}.rate_mbps: not used by pattern {}", tr.pattern.name()))
-                }
-                (Pattern::Cbr | Pattern::Poisson | Pattern::OnOff, None) => {
-                    return Err(format!("{p}.rate_mbps: required for pattern {}", tr.pattern.name()))
-                }
-                (_, Some(r)) if !(r.is_finite() && r > 0.0) => {
-                    return Err(format!("{p}.rate_mbps: must be positive, got {r}"))
-                }
-                _ => {}
-            }
-            if !(tr.start_s.is_finite() && tr.start_s >= 0.0) {
-                return Err(format!("{p}.start_s: must be >= 0"));
-            }
-            if let Some(s) = tr.stop_s {
-                if !(s.is_finite() && s > tr.start_s) {
-                    return Err(format!("{p}.stop_s: must be after start_s"));
-                }
-            }
-        }
-        Ok(())
-    }
-
     /// None: no such node; Some(None): the AP; Some(Some(kind)): wired.
     pub fn node_kind(&self, name: &str) -> Option<Option<NodeKind>> {
         if name == "ap"
@@ -1116,7 +705,14 @@ impl Scenario {
             qd.validate(self.ap_queue_packets() as usize).map_err(|e| format!("ap.qdisc.{e}"))?;
         }
         if let Some(p) = &self.ap.proxy {
-            p.validate(self).map_err(|e| format!("ap.proxy.{e}"))?;
+            use wifitcp_pep::config::Place;
+            let place = |n: &str| match (0..self.wlan_members()).position(|i| self.member_name(i) == n) {
+                Some(i) if (1..=self.wlan.stations as usize).contains(&i) => Place::Station,
+                Some(_) => Place::Ap,
+                None if self.nodes.iter().any(|x| x.name == n) => Place::Wired,
+                None => Place::Unknown,
+            };
+            p.validate(&self.tcp, &place).map_err(|e| format!("ap.proxy.{e}"))?;
         }
         wifitcp_tcp::scenario::build(&self.tcp).map_err(|e| format!("tcp.{e}"))?;
         Ok(())

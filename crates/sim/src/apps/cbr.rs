@@ -1,5 +1,5 @@
 //! Constant bit rate: one datagram of a fixed size every `gap`.
-use super::{Firing, Source};
+use super::{App, Firing, Rate, Source};
 use wifitcp_core::{SimDur, SimTime};
 
 pub struct Cbr {
@@ -15,6 +15,16 @@ impl Source for Cbr {
         Firing { msdu_bytes: self.msdu_bytes, next: now + self.gap }
     }
 }
+
+/// Registration: pattern "cbr", at `rate_mbps`.
+pub const APP: App = App {
+    name: "cbr",
+    reads: &[],
+    rate: Rate::Required,
+    keys: &[],
+    check: super::no_check,
+    build: |tr, _| Ok(Box::new(Cbr { msdu_bytes: tr.msdu_bytes, gap: super::gap(tr) })),
+};
 
 #[cfg(test)]
 mod tests {

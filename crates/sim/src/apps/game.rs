@@ -7,7 +7,8 @@
 //! lists them as two rows (A1 -> n1 from 10 s, n1 -> A1 from 10.1 s), and
 //! the scenarios do the same. `interval_ms` and `payload_bytes` override
 //! the paper's values.
-use super::{Firing, Source, UDP_OVERHEAD};
+use super::{App, Firing, Rate, Source, UDP_OVERHEAD};
+use crate::config::Direction;
 use wifitcp_core::{SimDur, SimTime};
 
 /// Client event period (paper 002: "every 60ms").
@@ -18,6 +19,20 @@ pub const CLIENT_PAYLOAD: u32 = 42;
 pub const SERVER_INTERVAL: SimDur = SimDur::from_nanos(50_000_000);
 /// Server update payload (paper 002: "200Bytes").
 pub const SERVER_PAYLOAD: u32 = 200;
+
+/// Registration: pattern "game", the server's stream downlink and the
+/// client's uplink, reading `interval_ms` and `payload_bytes`.
+pub const APP: App = App {
+    name: "game",
+    reads: &["interval_ms", "payload_bytes"],
+    rate: Rate::Unused("not used by pattern game"),
+    keys: &[],
+    check: super::config::check_interval_payload,
+    build: |tr, _| {
+        let server = tr.direction == Direction::Downlink;
+        Ok(Box::new(Game::new(server, tr.interval_ms.map(super::ms), tr.payload_bytes)))
+    },
+};
 
 pub struct Game {
     pub msdu_bytes: u32,

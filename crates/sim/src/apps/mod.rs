@@ -1,6 +1,10 @@
-//! Applications that generate packets over UDP: one file per kind, one
-//! line in [`build`] to register it (and its keys checked in
-//! [`validate`]).
+//! Applications that generate packets over UDP: one file per kind, each
+//! exporting its descriptor ([`App`]: its `traffic.pattern` name, its own
+//! key rows, its checks and its constructor), and one line in [`APPS`] to
+//! register it. Building a flow's source ([`build`]), checking an entry
+//! ([`check`]), the `[[traffic]]` key table (`config::keys`) and the key
+//! reference of docs/scenarios.md all read [`APPS`]. The `[[traffic]]`
+//! section itself (serde shape and checks) is [`config`].
 //!
 //! A [`Source`] is a sans-I/O state machine. The run loop asks it for its
 //! first instant at the flow's start ([`Source::start`]), then fires it at
@@ -18,6 +22,7 @@
 //! TCP applications (bulk transfers of a size, such as paper 002's FTP, or
 //! without end) live with the TCP endpoints (`crate::endpoints`).
 mod cbr;
+pub mod config;
 mod game;
 mod onoff;
 mod ping;
@@ -33,8 +38,57 @@ pub use poisson::Poisson;
 pub use saturated::Saturated;
 pub use trace::TraceSource;
 
-use crate::config::{Direction, Pattern, Traffic};
+use crate::config::Traffic;
+use wifitcp_core::schema::Key;
 use wifitcp_core::{RngStream, SimDur, SimTime};
+
+/// The registered applications, in the order docs and messages list them.
+/// Adding one: its file with a `pub const APP: App`, a `mod` line above
+/// and one entry here.
+pub static APPS: &[App] = &[saturated::APP, cbr::APP, poisson::APP, onoff::APP, game::APP, trace::APP, ping::APP];
+
+/// How an application reads `rate_mbps`.
+pub enum Rate {
+    /// It needs the offered load.
+    Required,
+    /// It has none; the text is the error when one is given.
+    Unused(&'static str),
+}
+
+/// An application's constructor: the source of one flow of a checked
+/// entry, drawing from the stream given.
+pub type Build = fn(&Traffic, RngStream) -> Result<Box<dyn Source>, String>;
+
+/// One UDP application: everything the scenario layer needs to know of it.
+pub struct App {
+    /// Its `traffic.pattern` name.
+    pub name: &'static str,
+    /// The keys of [`config::app_keys_set`] it reads (others are errors).
+    pub reads: &'static [&'static str],
+    pub rate: Rate,
+    /// Rows of its own keys (relative to `traffic[]`), for the key table.
+    pub keys: &'static [Key],
+    /// Checks of its keys; errors are "path.key: reason".
+    pub check: fn(&Traffic, &str) -> Result<(), String>,
+    pub build: Build,
+}
+
+/// An application with no keys of its own to check.
+fn no_check(_: &Traffic, _: &str) -> Result<(), String> {
+    Ok(())
+}
+
+/// Mean gap between datagrams at the entry's offered load (`rate_mbps`,
+/// checked present and positive for the applications that need it; zero
+/// without one).
+fn gap(tr: &Traffic) -> SimDur {
+    tr.rate_mbps.map(|r| SimDur::from_secs_f64(tr.msdu_bytes as f64 * 8.0 / (r * 1e6))).unwrap_or(SimDur::ZERO)
+}
+
+/// Milliseconds of a scenario key as a duration.
+fn ms(x: f64) -> SimDur {
+    SimDur::from_secs_f64(x / 1e3)
+}
 
 /// LLC/SNAP (8) + IPv4 (20) + UDP (8): an MSDU's bytes besides a UDP
 /// payload.
@@ -71,43 +125,25 @@ pub trait Source: Send {
 }
 
 /// Check the application keys of a UDP `[[traffic]]` entry at `path`
-/// (rate_mbps and msdu_bytes are checked by the caller).
-pub fn validate(tr: &Traffic, path: &str) -> Result<(), String> {
-    let on_off = tr.pattern == Pattern::OnOff;
-    for (key, set) in [("on_s", tr.on_s), ("off_s", tr.off_s)] {
-        match (on_off, set) {
-            (true, None) => return Err(format!("{path}.{key}: required for pattern on-off")),
-            (false, Some(_)) => return Err(format!("{path}.{key}: used by pattern on-off only")),
-            (true, Some(x)) if !(x.is_finite() && x > 0.0) => {
-                return Err(format!("{path}.{key}: must be positive, got {x}"))
-            }
-            _ => {}
+/// (msdu_bytes is checked by the caller): no key another application
+/// reads, the application's own checks, then `rate_mbps`.
+pub fn check(tr: &Traffic, path: &str) -> Result<(), String> {
+    let app = tr.pattern.app();
+    for (key, set) in config::app_keys_set(tr) {
+        if set && !app.reads.contains(&key) {
+            let users: Vec<&str> = APPS.iter().filter(|a| a.reads.contains(&key)).map(|a| a.name).collect();
+            let list = match users.split_last() {
+                Some((last, rest)) if !rest.is_empty() => format!("patterns {} and {last}", rest.join(", ")),
+                _ => format!("pattern {}", users.join("")),
+            };
+            return Err(format!("{path}.{key}: used by {list} only"));
         }
     }
-    let sized = matches!(tr.pattern, Pattern::Game | Pattern::Ping);
-    if !sized && tr.interval_ms.is_some() {
-        return Err(format!("{path}.interval_ms: used by patterns game and ping only"));
-    }
-    if !sized && tr.payload_bytes.is_some() {
-        return Err(format!("{path}.payload_bytes: used by patterns game and ping only"));
-    }
-    if let Some(x) = tr.interval_ms {
-        if !(x.is_finite() && x > 0.0) {
-            return Err(format!("{path}.interval_ms: must be positive, got {x}"));
-        }
-    }
-    if let Some(b) = tr.payload_bytes {
-        if b + UDP_OVERHEAD > 2304 {
-            return Err(format!(
-                "{path}.payload_bytes: at most {} (an MSDU of at most 2304 bytes), got {b}",
-                2304 - UDP_OVERHEAD
-            ));
-        }
-    }
-    match (tr.pattern, &tr.trace_file) {
-        (Pattern::Trace, None) => Err(format!("{path}.trace_file: required for pattern trace")),
-        (Pattern::Trace, Some(f)) => trace::load(f).map(|_| ()).map_err(|e| format!("{path}.trace_file: {e}")),
-        (_, Some(_)) => Err(format!("{path}.trace_file: used by pattern trace only")),
+    (app.check)(tr, path)?;
+    match (&app.rate, tr.rate_mbps) {
+        (Rate::Unused(why), Some(_)) => Err(format!("{path}.rate_mbps: {why}")),
+        (Rate::Required, None) => Err(format!("{path}.rate_mbps: required for pattern {}", app.name)),
+        (_, Some(r)) if !(r.is_finite() && r > 0.0) => Err(format!("{path}.rate_mbps: must be positive, got {r}")),
         _ => Ok(()),
     }
 }
@@ -115,48 +151,14 @@ pub fn validate(tr: &Traffic, path: &str) -> Result<(), String> {
 /// A TCP `[[traffic]]` entry at `path` sets none of the UDP applications'
 /// keys.
 pub fn reject_udp_keys(tr: &Traffic, path: &str) -> Result<(), String> {
-    let set = [
-        ("on_s", tr.on_s.is_some()),
-        ("off_s", tr.off_s.is_some()),
-        ("interval_ms", tr.interval_ms.is_some()),
-        ("payload_bytes", tr.payload_bytes.is_some()),
-        ("trace_file", tr.trace_file.is_some()),
-    ];
-    match set.iter().find(|k| k.1) {
+    match config::app_keys_set(tr).iter().find(|k| k.1) {
         Some((key, _)) => Err(format!("{path}.{key}: applies to UDP flows only")),
         None => Ok(()),
     }
 }
 
 /// The source of one flow of a `[[traffic]]` entry of kind `udp`
-/// (validated by [`validate`]).
+/// (checked by [`check`]).
 pub fn build(tr: &Traffic, rng: RngStream) -> Result<Box<dyn Source>, String> {
-    // Mean gap between datagrams at the offered load (rate_mbps is
-    // validated present and positive for the patterns that need it).
-    let gap =
-        tr.rate_mbps.map(|r| SimDur::from_secs_f64(tr.msdu_bytes as f64 * 8.0 / (r * 1e6))).unwrap_or(SimDur::ZERO);
-    let ms = |x: f64| SimDur::from_secs_f64(x / 1e3);
-    Ok(match tr.pattern {
-        Pattern::Saturated => Box::new(Saturated { msdu_bytes: tr.msdu_bytes }),
-        Pattern::Cbr => Box::new(Cbr { msdu_bytes: tr.msdu_bytes, gap }),
-        Pattern::Poisson => Box::new(Poisson { msdu_bytes: tr.msdu_bytes, mean_gap: gap, rng }),
-        Pattern::OnOff => Box::new(OnOff::new(
-            tr.msdu_bytes,
-            gap,
-            tr.on_s.unwrap_or(1.0),
-            tr.off_s.unwrap_or(1.0),
-            tr.on_off_distribution,
-            rng,
-        )),
-        Pattern::Game => {
-            let server = tr.direction == Direction::Downlink;
-            Box::new(Game::new(server, tr.interval_ms.map(ms), tr.payload_bytes))
-        }
-        Pattern::Ping => Box::new(Ping::new(tr.interval_ms.map(ms), tr.payload_bytes)),
-        Pattern::Trace => {
-            let file = tr.trace_file.as_deref().expect("validated: trace_file");
-            let frames = trace::load(file).map_err(|e| format!("trace_file: {e}"))?;
-            Box::new(TraceSource::new(frames, tr.msdu_bytes - UDP_OVERHEAD))
-        }
-    })
+    (tr.pattern.app().build)(tr, rng)
 }

@@ -10,9 +10,51 @@
 //! `rate_mbps * on_s / (on_s + off_s)`. A datagram is sent only if its
 //! instant falls inside an on period (a gap that would end after the
 //! period does not carry over into the next one).
-use super::{Firing, Source};
-use crate::config::OnOffDistribution;
+use super::{App, Firing, Rate, Source};
+use crate::config::{OnOffDistribution, Traffic};
+use wifitcp_core::schema::B::{Ex, In};
+use wifitcp_core::schema::{k, r, Key, Ty::*};
 use wifitcp_core::{RngStream, SimDur, SimTime};
+
+/// Registration: pattern "on-off", at `rate_mbps` while on, reading
+/// `on_s`, `off_s` and `on_off_distribution`.
+pub const APP: App = App {
+    name: "on-off",
+    reads: &["on_s", "off_s"],
+    rate: Rate::Required,
+    keys: KEYS,
+    check,
+    build: |tr, rng| {
+        let (on, off) = (tr.on_s.unwrap_or(1.0), tr.off_s.unwrap_or(1.0));
+        Ok(Box::new(OnOff::new(tr.msdu_bytes, super::gap(tr), on, off, tr.on_off_distribution, rng)))
+    },
+};
+
+/// Its keys, relative to `traffic[]`.
+static KEYS: &[Key] = &[
+    k("on_s", Float, "required for on-off", r(Ex(0.0), In(1e6)), "s", "on-off: (mean) on period."),
+    k("off_s", Float, "required for on-off", r(Ex(0.0), In(1e6)), "s", "on-off: (mean) off period."),
+    k(
+        "on_off_distribution",
+        Str,
+        "\"exponential\"",
+        None,
+        "",
+        "on-off: \"exponential\" (periods drawn with means on_s, off_s) or \"fixed\".",
+    ),
+];
+
+/// Both periods given and positive.
+fn check(tr: &Traffic, path: &str) -> Result<(), String> {
+    for (key, set) in [("on_s", tr.on_s), ("off_s", tr.off_s)] {
+        match set {
+            None => return Err(format!("{path}.{key}: required for pattern on-off")),
+            Some(x) if !(x.is_finite() && x > 0.0) => return Err(format!("{path}.{key}: must be positive, got {x}")),
+            _ => {}
+        }
+    }
+    Ok(())
+}
 
 pub struct OnOff {
     msdu_bytes: u32,

@@ -10,13 +10,23 @@
 //! through its own queues like any packet; the reply carries the request's
 //! send time (ping(8) carries it in the echoed data), from which the
 //! source's flow records the round-trip time.
-use super::{Firing, Source, UDP_OVERHEAD};
+use super::{App, Firing, Rate, Source, UDP_OVERHEAD};
 use wifitcp_core::{SimDur, SimTime};
 
 /// ping(8)'s default interval.
 pub const DEFAULT_INTERVAL: SimDur = SimDur::from_nanos(1_000_000_000);
 /// ping(8)'s default data bytes.
 pub const DEFAULT_PAYLOAD: u32 = 56;
+
+/// Registration: pattern "ping", reading `interval_ms` and `payload_bytes`.
+pub const APP: App = App {
+    name: "ping",
+    reads: &["interval_ms", "payload_bytes"],
+    rate: Rate::Unused("not used by pattern ping"),
+    keys: &[],
+    check: super::config::check_interval_payload,
+    build: |tr, _| Ok(Box::new(Ping::new(tr.interval_ms.map(super::ms), tr.payload_bytes))),
+};
 
 pub struct Ping {
     pub msdu_bytes: u32,

@@ -1,7 +1,17 @@
 //! Poisson arrivals: exponentially distributed gaps with a given mean,
 //! fixed-size datagrams.
-use super::{Firing, Source};
+use super::{App, Firing, Rate, Source};
 use wifitcp_core::{RngStream, SimDur, SimTime};
+
+/// Registration: pattern "poisson", at a mean of `rate_mbps`.
+pub const APP: App = App {
+    name: "poisson",
+    reads: &[],
+    rate: Rate::Required,
+    keys: &[],
+    check: super::no_check,
+    build: |tr, rng| Ok(Box::new(Poisson { msdu_bytes: tr.msdu_bytes, mean_gap: super::gap(tr), rng })),
+};
 
 pub struct Poisson {
     pub msdu_bytes: u32,

@@ -294,83 +294,10 @@ static HEAD: &[Key] = &[
     k("ap.beacon_interval_tu", Int, "100", r(In(1.0), In(65535.0)), "TU", "Beacon interval (100 TU = 102.4 ms)."),
     // [ap.proxy] (crates/pep; paper 003 section III)
     k("ap.proxy", Table, "none", None, "", "A performance-enhancing proxy at the AP."),
-    k(
-        "ap.proxy.kind",
-        Str,
-        "required",
-        None,
-        "",
-        "\"none\", \"snoop\", \"itcp\" or \"dproxy\" (D-Proxy, also at every station).",
-    ),
-    k("ap.proxy.node", Str, "every AP", None, "", "The AP (BSS member name) to run at."),
-    k(
-        "ap.proxy.cache_packets",
-        Int,
-        "150 (snoop), 512 (dproxy)",
-        PKTS,
-        "packets",
-        "snoop, dproxy: cached segments per flow at the AP.",
-    ),
-    k("ap.proxy.local_rto_min_ms", Float, "250.0", TIMER_MS, "ms", "snoop: floor of the local retransmission timer."),
-    k("ap.proxy.local_rto_initial_ms", Float, "250.0", TIMER_MS, "ms", "snoop: local timer before an RTT sample."),
-    k(
-        "ap.proxy.max_local_retransmissions",
-        Int,
-        "4",
-        r(In(0.0), In(255.0)),
-        "",
-        "snoop: local retransmissions of one segment.",
-    ),
-    k(
-        "ap.proxy.relay_buffer_bytes",
-        Int,
-        "262144",
-        r(In(1.0), In(1e9)),
-        "bytes",
-        "itcp: bytes relayed and not yet acknowledged by the receiving side.",
-    ),
-    k(
-        "ap.proxy.wired_tcp",
-        Table,
-        "[tcp]",
-        None,
-        "",
-        "itcp: the AP-to-wired-host connection (a tcp table over [tcp]).",
-    ),
-    k(
-        "ap.proxy.wireless_tcp",
-        Table,
-        "[tcp]",
-        None,
-        "",
-        "itcp: the AP-to-station connection (a tcp table over [tcp]).",
-    ),
-    k("ap.proxy.buffer_packets", Int, "150", PKTS, "packets", "dproxy: station half's buffer, shared by its flows."),
-    k(
-        "ap.proxy.rerequest_multipliers",
-        Floats,
-        "[2.0, 3.0, 4.0]",
-        r(Ex(0.0), In(1e3)),
-        "",
-        "dproxy: re-request times in mean retransmission times; strictly increasing.",
-    ),
-    k(
-        "ap.proxy.catchup_packets",
-        Int,
-        "5",
-        PKTS,
-        "packets",
-        "dproxy: segments released before input is checked again.",
-    ),
-    k(
-        "ap.proxy.initial_rtx_time_ms",
-        Float,
-        "5.0",
-        TIMER_MS,
-        "ms",
-        "dproxy: mean retransmission time before the first sample.",
-    ),
-    k("ap.proxy.request_port", Int, "7070", r(In(1.0), In(65535.0)), "", "dproxy: UDP port of the AP half."),
+];
+
+/// The wired topology's keys, after `[ap.proxy]`.
+static WIRED: &[Key] = &[
     // [[nodes]]
     k("nodes[].name", Str, "required", None, "", "Name of a wired node."),
     k("nodes[].kind", Str, "\"host\"", None, "", "\"host\" or \"router\"."),
@@ -389,82 +316,9 @@ static HEAD: &[Key] = &[
     k("links[].queue_packets", Int, "100", PKTS, "packets", "Drop-tail queue per direction."),
 ];
 
-/// `[[traffic]]` up to the queue disciplines.
-static TRAFFIC: &[Key] = &[
-    // [[traffic]]
-    k("traffic[].name", Str, "required", None, "", "Flow name (unique, no '/')."),
-    k("traffic[].kind", Str, "required", None, "", "\"udp\" or \"tcp\"."),
-    k(
-        "traffic[].pattern",
-        Str,
-        "\"saturated\"",
-        None,
-        "",
-        "UDP: \"saturated\", \"cbr\", \"poisson\", \"on-off\", \"game\", \"trace\" or \"ping\" (docs/scenarios.md, \"Applications\").",
-    ),
-    k("traffic[].direction", Str, "\"uplink\"", None, "", "\"uplink\" or \"downlink\"."),
-    k("traffic[].stations", Any, "\"all\"", r(In(0.0), In(99999.0)), "station index", "\"all\" or 0-based indices."),
-    k(
-        "traffic[].msdu_bytes",
-        Int,
-        "1500",
-        r(In(36.0), In(2304.0)),
-        "bytes",
-        "UDP MSDU (802.11 maximum 2304); trace: the largest datagram; not read by game and ping.",
-    ),
-    k(
-        "traffic[].rate_mbps",
-        Float,
-        "required for cbr, poisson, on-off",
-        r(Ex(0.0), In(1e4)),
-        "Mbit/s",
-        "Offered load per flow, at most 10 Gbit/s (a packet interval of at least 28.8 ns).",
-    ),
-    k("traffic[].start_s", Float, "0.0", SIM_S, "s", "Start of the first flow."),
-    k("traffic[].start_stagger_s", Float, "0.0", SIM_S, "s", "k-th station's flow starts k * this later."),
-    k("traffic[].stop_s", Float, "none", r(Ex(0.0), In(1e6)), "s", "Stop; after start_s."),
-    k("traffic[].peer", Any, "\"ap\"", None, "", "Other end: a node name or one per station."),
-    k("traffic[].bytes", Int, "infinite", r(In(1.0), In(1e15)), "bytes", "TCP: bytes to transfer."),
-    k("traffic[].tcp", Table, "[tcp]", None, "", "TCP settings overriding [tcp] (the tcp.* keys)."),
-    k("traffic[].on_s", Float, "required for on-off", r(Ex(0.0), In(1e6)), "s", "on-off: (mean) on period."),
-    k("traffic[].off_s", Float, "required for on-off", r(Ex(0.0), In(1e6)), "s", "on-off: (mean) off period."),
-    k(
-        "traffic[].on_off_distribution",
-        Str,
-        "\"exponential\"",
-        None,
-        "",
-        "on-off: \"exponential\" (periods drawn with means on_s, off_s) or \"fixed\".",
-    ),
-    k(
-        "traffic[].interval_ms",
-        Float,
-        "game 60 up / 50 down; ping 1000",
-        r(In(0.001), In(1e9)),
-        "ms",
-        "game, ping: time between datagrams (game: paper 002; ping: ping(8)).",
-    ),
-    k(
-        "traffic[].payload_bytes",
-        Int,
-        "game 42 up / 200 down; ping 56",
-        r(In(0.0), In(2268.0)),
-        "bytes",
-        "game, ping: UDP payload (game: paper 002; ping: ping(8)).",
-    ),
-    k(
-        "traffic[].trace_file",
-        Str,
-        "required for trace",
-        None,
-        "",
-        "trace: file of TIME SIZE lines, relative to the scenario file (docs/scenarios.md, \"Trace files\").",
-    ),
-];
-
 /// Every key of a scenario, in document order: the scenario's own keys with
 /// the sections other crates own mounted at their place: `[tcp]`
-/// (`wifitcp_tcp::scenario::KEYS`), the queue disciplines of `ap.qdisc` and
+/// (`wifitcp_tcp::scenario::KEYS`), `[ap.proxy]` (`wifitcp_pep::keys::KEYS`), `[[traffic]]` (`crate::apps::config::keys`), the queue disciplines of `ap.qdisc` and
 /// `wlan.station_qdisc` (`wifitcp_queue::keys::KEYS`, mounted once as
 /// `qdisc.*`) and `[channel]` (`wifitcp_wifi::channel::keys::KEYS`). Built once; the mounted paths live as
 /// long as the process, like the tables they come from.
@@ -472,8 +326,10 @@ pub fn keys() -> &'static [Key] {
     static ALL: std::sync::OnceLock<Vec<Key>> = std::sync::OnceLock::new();
     ALL.get_or_init(|| {
         let mut v = HEAD.to_vec();
+        v.extend(mounted("ap.proxy", wifitcp_pep::keys::KEYS));
+        v.extend_from_slice(WIRED);
         v.extend(mounted("tcp", wifitcp_tcp::scenario::KEYS));
-        v.extend_from_slice(TRAFFIC);
+        v.extend(mounted("traffic[]", crate::apps::config::keys()));
         v.extend(mounted("qdisc", wifitcp_queue::keys::KEYS));
         v.extend(mounted("channel", wifitcp_wifi::channel::keys::KEYS));
         v
@@ -770,7 +626,7 @@ mod tests {
         };
         add("channel.classes[]", Some("fixed"), j(&class));
         let proxy = ProxyConfig {
-            kind: ProxyKind::Dproxy,
+            kind: ProxyKind::named("dproxy").unwrap(),
             node: Some("ap".into()),
             cache_packets: Some(150),
             local_rto_min_ms: Some(250.0),
