@@ -162,11 +162,17 @@ impl Mac for AnyMac {
     }
     #[inline]
     fn give_msdu(&mut self, now: SimTime, pkt: Packet, ra: MacAddr, out: &mut impl MacSink) {
-        each_mut!(self, m => Mac::give_msdu(m, now, pkt, ra, out))
+        match self {
+            AnyMac::Dcf(d) => Mac::give_msdu(d, now, pkt, ra, out),
+            _ => self.give_msdu_other(now, pkt, ra, out),
+        }
     }
     #[inline]
     fn on_cca(&mut self, now: SimTime, busy: bool, out: &mut impl MacSink) {
-        each_mut!(self, m => Mac::on_cca(m, now, busy, out))
+        match self {
+            AnyMac::Dcf(d) => Mac::on_cca(d, now, busy, out),
+            _ => self.on_cca_other(now, busy, out),
+        }
     }
     #[inline]
     fn idle_may_emit(&self) -> bool {
@@ -174,15 +180,24 @@ impl Mac for AnyMac {
     }
     #[inline]
     fn on_rx_end(&mut self, now: SimTime, f: &mut Frame, ok: bool, out: &mut impl MacSink) {
-        each_mut!(self, m => Mac::on_rx_end(m, now, f, ok, out))
+        match self {
+            AnyMac::Dcf(d) => Mac::on_rx_end(d, now, f, ok, out),
+            _ => self.on_rx_end_other(now, f, ok, out),
+        }
     }
     #[inline]
     fn on_tx_end(&mut self, now: SimTime, out: &mut impl MacSink) {
-        each_mut!(self, m => Mac::on_tx_end(m, now, out))
+        match self {
+            AnyMac::Dcf(d) => Mac::on_tx_end(d, now, out),
+            _ => self.on_tx_end_other(now, out),
+        }
     }
     #[inline]
     fn on_wake(&mut self, now: SimTime, out: &mut impl MacSink) {
-        each_mut!(self, m => Mac::on_wake(m, now, out))
+        match self {
+            AnyMac::Dcf(d) => Mac::on_wake(d, now, out),
+            _ => self.on_wake_other(now, out),
+        }
     }
     #[inline]
     fn next_wakeup(&self) -> SimTime {
@@ -207,5 +222,31 @@ impl Mac for AnyMac {
     #[inline]
     fn bystander_mut(&mut self) -> Option<&mut dyn Bystander> {
         each_mut!(self, m => Mac::bystander_mut(m))
+    }
+}
+
+/// The variants other than the DCF, out of line: the DCF's calls (every
+/// station of an a/b/g cell) stay inlined into the medium as when the DCF
+/// was the only MAC, and the other kinds cost one call more.
+impl AnyMac {
+    #[inline(never)]
+    fn give_msdu_other(&mut self, now: SimTime, pkt: Packet, ra: MacAddr, out: &mut impl MacSink) {
+        each_mut!(self, m => Mac::give_msdu(m, now, pkt, ra, out))
+    }
+    #[inline(never)]
+    fn on_cca_other(&mut self, now: SimTime, busy: bool, out: &mut impl MacSink) {
+        each_mut!(self, m => Mac::on_cca(m, now, busy, out))
+    }
+    #[inline(never)]
+    fn on_rx_end_other(&mut self, now: SimTime, f: &mut Frame, ok: bool, out: &mut impl MacSink) {
+        each_mut!(self, m => Mac::on_rx_end(m, now, f, ok, out))
+    }
+    #[inline(never)]
+    fn on_tx_end_other(&mut self, now: SimTime, out: &mut impl MacSink) {
+        each_mut!(self, m => Mac::on_tx_end(m, now, out))
+    }
+    #[inline(never)]
+    fn on_wake_other(&mut self, now: SimTime, out: &mut impl MacSink) {
+        each_mut!(self, m => Mac::on_wake(m, now, out))
     }
 }
