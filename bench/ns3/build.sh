@@ -12,7 +12,7 @@ if ! pkg-config --exists $mods; then
     exit 2
 fi
 flags="$(pkg-config --cflags --libs $mods)"
-for prog in r1-uplink r2-saturation cc-download ht-saturation hidden; do
+for prog in r1-uplink r2-saturation cc-download ht-saturation; do
     src="$here/$prog.cc"
     bin="$out/$prog"
     if [[ ! -x "$bin" || "$src" -nt "$bin" || "$here/common.h" -nt "$bin" ]]; then

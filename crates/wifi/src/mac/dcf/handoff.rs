@@ -10,9 +10,9 @@
 //! the CP); the DCF lends only while no frame exchange of its own is under
 //! way; the receive path shares the DCF's duplicate cache.
 use super::{Dcf, Exchange, InService};
-use crate::mac::frame::{AckPolicy, Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdu, MpduBody, Mpdus};
+use crate::mac::frame::{AckPolicy, Frame, FrameKind, MacAddr, MacSink, Mpdu, MpduBody, Mpdus};
 use crate::phy::PhyTiming;
-use wifitcp_core::{DropReason, PacketId, SimDur, SimTime};
+use wifitcp_core::{PacketId, SimDur, SimTime};
 use wifitcp_wire::Packet;
 
 /// An MSDU taken out of the DCF for a contention-free exchange.
@@ -122,24 +122,7 @@ impl Dcf {
         let Some(m) = f.mpdus.first_mut() else { return };
         let Some(id) = m.msdu_id() else { return };
         let (seq, retry) = (m.seq, m.retry);
-        let ta = f.ta.0 as usize;
-        if ta >= self.rx_cache.len() {
-            self.rx_cache.resize(ta + 1, None);
-        }
-        let cached = self.rx_cache[ta].replace((seq, id));
-        if retry && cached.is_some_and(|(s, _)| s == seq) {
-            // As in `rx_data`: a duplicate, or a new MSDU the standard's
-            // receiver cannot tell from one (reported as lost).
-            if cached.is_some_and(|(_, old)| old != id) {
-                self.counters.rx_false_duplicates += 1;
-                out.push(MacOutput::Dropped(id, DropReason::DuplicateFrame));
-            } else {
-                self.counters.rx_duplicates += 1;
-            }
-            return;
-        }
-        self.counters.rx_delivered += 1;
-        let pkt = f.mpdus.first_mut().and_then(|m| m.take_msdu()).expect("the MSDU taken twice");
-        out.push(MacOutput::Deliver { from: f.ta, pkt });
+        // As in `rx_data`: the receive cache, then delivery.
+        self.deliver_unless_duplicate(f, seq, retry, id, out);
     }
 }

@@ -607,6 +607,20 @@ impl Dcf {
         }
         // 10.3.2.14: a retried frame whose sequence number matches the cache
         // is a duplicate: acknowledge it but do not deliver it again.
+        self.deliver_unless_duplicate(f, seq, retry, id, out);
+    }
+
+    /// The receive cache of 10.3.2.14 and delivery: a retried MPDU whose
+    /// sequence number equals the last one from its transmitter is
+    /// discarded, otherwise its MSDU is taken out of `f` and delivered.
+    pub(crate) fn deliver_unless_duplicate(
+        &mut self,
+        f: &mut Frame,
+        seq: u16,
+        retry: bool,
+        id: PacketId,
+        out: &mut impl MacSink,
+    ) {
         let ta = f.ta.0 as usize;
         if ta >= self.rx_cache.len() {
             self.rx_cache.resize(ta + 1, None);
