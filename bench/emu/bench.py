@@ -13,9 +13,9 @@ Cases (each one `wifitcp emulate ... --json`, root needed):
   wlan    5 uplink iperf3 flows through the 802.11g BSS of
           bench/emu/bss2.toml (with 5 stations): the MAC-bound case;
   wlan-a  the same through 802.11a at 54 Mbit/s, 4 MB windows;
-  wlan-n  the same through 802.11n (MCS 15, 40 MHz, short guard interval:
-          300 Mbit/s PHY rate) under the HCF (EDCA, A-MPDU, BlockAck), a
-          1 Gbit/s wired link, 4 MB windows.
+  wlan-n  the same through 802.11n (bench/emu/ht.toml: MCS 15, 40 MHz,
+          short guard interval, a 300 Mbit/s PHY rate) under the HCF (EDCA,
+          A-MPDU, BlockAck), a 1 Gbit/s wired link, 4 MB windows.
 
 Prints one line per case: Mbit/s (iperf3 receiver and the emulator's MAC
 measure), datagrams per second through the loop, the loop's CPU seconds per
@@ -78,11 +78,7 @@ def main():
                        'phy.standard="802.11a"', "--set", "tcp.rwnd_bytes=4000000", "--set",
                        'traffic=[{name="up", kind="tcp", stations="all", peer="server"}]')
     report("wlan-a", res, cpu, secs)
-    res, cpu = emulate(HERE / "bss2.toml", secs, "--set", "wlan.stations=5", "--set",
-                       'phy.standard="802.11n"', "--set", "phy.ht_mcs=15", "--set",
-                       "phy.channel_width_mhz=40", "--set", 'phy.guard_interval="short"', "--set",
-                       'mac.kind="edca"', "--set", "links[0].rate_mbps=1000.0", "--set",
-                       "tcp.rwnd_bytes=4000000", "--set",
+    res, cpu = emulate(HERE / "ht.toml", secs, "--set", "tcp.rwnd_bytes=4000000", "--set",
                        'traffic=[{name="up", kind="tcp", stations="all", peer="server"}]')
     report("wlan-n", res, cpu, secs)
 

@@ -103,8 +103,9 @@ pub enum GiConfig {
 pub struct PhyConfig {
     pub standard: PhyStandard,
     /// Data rate of 802.11a/b/g (required there); 802.11n takes its rate
-    /// from `ht_mcs` and must not set it (0: not set).
-    #[serde(default)]
+    /// from `ht_mcs` and must not set it (0: not set, and then not
+    /// serialised, so that a normalised 802.11n scenario reads back).
+    #[serde(default, skip_serializing_if = "is_unset")]
     pub data_rate_mbps: f64,
     /// 802.11n: the HT MCS (0-31) of the data frames.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -235,6 +236,11 @@ pub struct PhyTiming {
     preamble: Preamble,
     preamble_override: Option<SimDur>,
     header_override: Option<SimDur>,
+}
+
+/// `data_rate_mbps` not given (802.11n).
+fn is_unset(x: &f64) -> bool {
+    *x == 0.0
 }
 
 fn us(x: f64) -> SimDur {
