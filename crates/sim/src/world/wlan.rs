@@ -41,10 +41,17 @@ pub(super) struct CellGate {
     pub(super) inner_hits_control: bool,
 }
 
+impl CellGate {
+    /// Whether both ends of a frame are in this cell.
+    fn present(&self, ta: MacAddr, ra: MacAddr) -> bool {
+        let here = |a: MacAddr| self.presence.get(a.0 as usize).is_none_or(|c| c.load(Ordering::Relaxed) == self.cell);
+        here(ta) && here(ra)
+    }
+}
+
 impl FrameErrorModel for CellGate {
     fn success_prob(&mut self, now: SimTime, ta: MacAddr, ra: MacAddr, f: &Frame, rng: &mut RngStream) -> f64 {
-        let here = |a: MacAddr| self.presence.get(a.0 as usize).is_none_or(|c| c.load(Ordering::Relaxed) == self.cell);
-        if !(here(ta) && here(ra)) {
+        if !self.present(ta, ra) {
             return 0.0;
         }
         if !self.inner_hits_control && !f.kind.carries_msdus() {
@@ -61,8 +68,7 @@ impl FrameErrorModel for CellGate {
         chunks: &[(u64, f64)],
         rng: &mut RngStream,
     ) -> f64 {
-        let here = |a: MacAddr| self.presence.get(a.0 as usize).is_none_or(|c| c.load(Ordering::Relaxed) == self.cell);
-        if !(here(ta) && here(ra)) {
+        if !self.present(ta, ra) {
             return 0.0;
         }
         self.inner.success_prob_with_interference(now, ta, ra, f, chunks, rng)

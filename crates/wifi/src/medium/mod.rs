@@ -729,10 +729,11 @@ impl<M: Mac> Bss<M> {
         }
     }
 
-    fn start_tx(&mut self, now: SimTime, s: usize, f: Frame, out: &mut Vec<BssOutput>) {
-        if self.sense.is_some() {
-            return self.start_tx_sensed(now, s, f, out);
-        }
+    /// What every frame start does, whatever the carrier-sense model: a
+    /// fresh frame id, the transmitter's counters, the tap, and the frame's
+    /// start number. Returns (id, end, start number).
+    #[inline(always)]
+    fn open_tx(&mut self, now: SimTime, s: usize, f: &Frame) -> (u32, SimTime, u64) {
         let id = self.next_tx;
         self.next_tx = self.next_tx.wrapping_add(1);
         let end = now + f.airtime;
@@ -742,13 +743,21 @@ impl<M: Mac> Bss<M> {
         self.medium[s].airtime_ns += f.airtime.as_nanos();
         if let Some(tap) = self.tap.as_mut() {
             let msdu = if f.kind.carries_msdus() { f.first_msdu() } else { None };
-            tap.frame(now, &f, msdu);
+            tap.frame(now, f, msdu);
         }
-        let overlapped_at_start = !self.air.is_empty();
         let seq = self.starts;
         self.starts += 1;
         self.last_start[s] = seq;
         self.end_mark[s] = ON_AIR;
+        (id, end, seq)
+    }
+
+    fn start_tx(&mut self, now: SimTime, s: usize, f: Frame, out: &mut Vec<BssOutput>) {
+        if self.sense.is_some() {
+            return self.start_tx_sensed(now, s, f, out);
+        }
+        let overlapped_at_start = !self.air.is_empty();
+        let (id, end, seq) = self.open_tx(now, s, &f);
         if self.air.is_empty() {
             self.air_min_seq = seq;
             self.burst_header_ok = true;

@@ -220,21 +220,7 @@ impl<M: Mac> Bss<M> {
 
     /// `start_tx` with per-station carrier sense.
     pub(super) fn start_tx_sensed(&mut self, now: SimTime, s: usize, f: Frame, out: &mut Vec<BssOutput>) {
-        let id = self.next_tx;
-        self.next_tx = self.next_tx.wrapping_add(1);
-        let end = now + f.airtime;
-        if f.contended {
-            self.medium[s].initial_frames += 1;
-        }
-        self.medium[s].airtime_ns += f.airtime.as_nanos();
-        if let Some(tap) = self.tap.as_mut() {
-            let msdu = if f.kind.carries_msdus() { f.first_msdu() } else { None };
-            tap.frame(now, &f, msdu);
-        }
-        let seq = self.starts;
-        self.starts += 1;
-        self.last_start[s] = seq;
-        self.end_mark[s] = ON_AIR;
+        let (id, end, seq) = self.open_tx(now, s, &f);
         let header_end = now + self.macs[s].timing().plcp_time(f.rate);
         let n = self.macs.len();
         // Power already on the air at each station, for a new lock.

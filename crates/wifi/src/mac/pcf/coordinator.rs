@@ -363,11 +363,7 @@ impl Mac for Coordinator {
     }
     fn on_cca(&mut self, now: SimTime, busy: bool, out: &mut impl MacSink) {
         self.last_input = now;
-        self.sh.medium_busy = busy;
-        if !busy {
-            self.sh.idle_since = now;
-        }
-        self.sh.update(now, &mut self.dcf, out);
+        self.sh.on_medium(now, busy, &mut self.dcf, out);
     }
     #[inline]
     fn idle_may_emit(&self) -> bool {

@@ -86,6 +86,15 @@ impl Shadow {
     fn busy(&self) -> bool {
         self.medium_busy || self.own
     }
+    /// The medium's carrier sense changed (`Mac::on_cca` of both
+    /// wrappers): note it and tell the DCF if what it senses changed.
+    fn on_medium(&mut self, now: SimTime, busy: bool, dcf: &mut Dcf, out: &mut impl MacSink) {
+        self.medium_busy = busy;
+        if !busy {
+            self.idle_since = now;
+        }
+        self.update(now, dcf, out);
+    }
     /// Tell the DCF if what it senses changed.
     fn update(&mut self, now: SimTime, dcf: &mut Dcf, out: &mut impl MacSink) {
         let b = self.medium_busy || self.own || self.cfp;

@@ -132,11 +132,7 @@ impl Mac for CfStation {
         self.dcf.start_msdu(now, pkt, ra, out);
     }
     fn on_cca(&mut self, now: SimTime, busy: bool, out: &mut impl MacSink) {
-        self.sh.medium_busy = busy;
-        if !busy {
-            self.sh.idle_since = now;
-        }
-        self.sh.update(now, &mut self.dcf, out);
+        self.sh.on_medium(now, busy, &mut self.dcf, out);
     }
     #[inline]
     fn idle_may_emit(&self) -> bool {
