@@ -216,12 +216,13 @@ pub(crate) use fifo_accessors;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::droptail::DropTail;
     use crate::testutil::*;
 
     #[test]
     fn default_per_receiver_access_serves_any_and_refuses_a_named_receiver() {
-        let mut d = DropTail::new(10);
+        // CoDel keeps the trait's defaults (drop-tail and ack-first serve
+        // a named receiver, see their tests).
+        let mut d = crate::codel::Codel::new(10, crate::codel::CodelParams::default());
         let mut dr = Vec::new();
         d.enqueue(ms(0), q(data(1, 1)), &mut dr);
         d.enqueue(ms(0), q(data(1, 2)), &mut dr);
