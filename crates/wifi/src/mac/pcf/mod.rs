@@ -45,10 +45,12 @@
 //! - 802.11n: frames of type Data (data, Data+CF-Poll, CF-Poll, CF-Ack,
 //!   Null) are single MPDUs in HT-mixed PPDUs at the MCS
 //!   (`PhyTiming::data_ppdu_time`, 19.4.3), as are the DCF's data frames in
-//!   the CP; ACK, CF-End and the beacon go at legacy rates. Clause 19 puts
-//!   no restriction on the MPDU types an HT PPDU carries; what needs QoS
-//!   Data is aggregation (A-MPDU, 10.13) under a BlockAck agreement (10.24),
-//!   and A-MPDU under polling is not modelled;
+//!   the CP; ACK, CF-End and the beacon go at legacy rates. A model of the
+//!   paper's hardware (its multi-poll is its own protocol on 802.11n
+//!   devices), not a configuration the standard describes (802.11 makes an
+//!   HT station a QoS station, polled by the HCF): it keeps the HT PPDU
+//!   and leaves out what needs QoS Data, aggregation under a BlockAck
+//!   agreement. A-MPDU under polling is not modelled;
 //! - the PC polls each station with at most one MSDU per poll in each
 //!   direction (no CF-Poll bursts); the downlink MSDU is the polled
 //!   station's oldest in the AP's queue (`Demand { ra }`: drop-tail and
