@@ -163,7 +163,8 @@ pub trait QueueDisc: Send {
     /// that serves one receiver (next-hop station index, `Queued::dest`)
     /// or traffic identifier at a time (`None`: any). Every packet has TID
     /// 0 until packets carry a user priority. Default: no per-receiver
-    /// view (`None`); disciplines with per-station queues override it.
+    /// view (`None`); drop-tail and ack-first search their FIFOs (a point
+    /// coordinator polling one station, `mac::pcf`).
     fn peek_for(&self, _ra: Option<u32>, _tid: Option<u8>) -> Option<&Queued> {
         None
     }
