@@ -512,7 +512,16 @@ impl Dcf {
         // Consecutive frames mostly have one length and rate: keep the last
         // airtime.
         if self.last_data_time.0 != cur.mpdu_bytes || self.last_data_time.1 != rate {
-            self.last_data_time = (cur.mpdu_bytes, rate, self.p.timing.tx_time(cur.mpdu_bytes, rate));
+            let t = &self.p.timing;
+            // 802.11n (fixed MCS, no rate control): the data frame is one
+            // MPDU in an HT-mixed PPDU (`data_ppdu_time`); only the polling
+            // MACs run the DCF over HT (docs/validation.md section 30).
+            let air = if t.ht.is_some() && rate == t.data_rate {
+                t.data_ppdu_time(cur.mpdu_bytes)
+            } else {
+                t.tx_time(cur.mpdu_bytes, rate)
+            };
+            self.last_data_time = (cur.mpdu_bytes, rate, air);
         }
         cur.rate = rate;
         cur.data_time = self.last_data_time.2;
