@@ -84,6 +84,9 @@ pub struct SenseMatrix {
     order: Vec<u32>,
     /// `rank[s * n + t]`: the position of `t` in `s`'s order.
     rank: Vec<u32>,
+    /// `loud[s * n + k]`: the first position at or after `k` in `s`'s
+    /// order of a station that hears `s` (`n - 1` if none).
+    loud: Vec<u32>,
     max_delay: u64,
 }
 
@@ -110,6 +113,7 @@ impl SenseMatrix {
             delay: vec![0; n * n],
             order: vec![0; n * n],
             rank: vec![0; n * n],
+            loud: vec![0; n * n],
             max_delay: 0,
         };
         m.with_delays(|_, _| 0)
@@ -139,6 +143,13 @@ impl SenseMatrix {
             for (k, &t) in others.iter().enumerate() {
                 self.order[s * n + k] = t;
                 self.rank[s * n + t as usize] = k as u32;
+            }
+            let mut next = n.saturating_sub(1) as u32;
+            for k in (0..n.saturating_sub(1)).rev() {
+                if self.hears(s, self.order[s * n + k] as usize) {
+                    next = k as u32;
+                }
+                self.loud[s * n + k] = next;
             }
         }
         self
@@ -179,6 +190,12 @@ impl SenseMatrix {
     #[inline]
     fn nth(&self, s: usize, k: usize) -> usize {
         self.order[s * self.n + k] as usize
+    }
+
+    /// The first position at or after `k` of a station that hears `s`.
+    #[inline]
+    fn loud(&self, s: usize, k: usize) -> usize {
+        self.loud[s * self.n + k] as usize
     }
 
     #[inline]
@@ -262,6 +279,9 @@ struct Flight {
     ei: usize,
     /// The sender's transmission ended (`tx_end`).
     ended: bool,
+    /// The position of its intended receiver in the sender's order (`None`:
+    /// outside the cell).
+    ra_rank: Option<usize>,
     /// Its intended receiver's verdict is in (`ok_at_ra`).
     judged: bool,
     ok_at_ra: bool,
@@ -349,8 +369,32 @@ impl SenseState {
         best
     }
 
+    /// The next instant an edge reaches a station that hears its sender
+    /// or is its intended receiver: the next wake-up the edges need. Edges
+    /// at stations that hear neither (silent: they change only the
+    /// interference at a reception in progress, no MAC call) wait for the
+    /// next wake-up or frame start or end, which hands them out first, at
+    /// their own instants (`Bss::silent_until`).
     fn next_arrival(&self) -> SimTime {
-        self.next_edge().map_or(SimTime::NEVER, |e| e.0)
+        let last = self.m.len().saturating_sub(1);
+        let loud = |f: &Flight, k: usize, at: SimTime| {
+            let kl = self.m.loud(f.sender, k);
+            let mut t = if kl < last { self.m.seen_at(f.sender, kl, at) } else { SimTime::NEVER };
+            if let Some(r) = f.ra_rank.filter(|&r| r >= k && r < last) {
+                t = t.min(self.m.seen_at(f.sender, r, at));
+            }
+            t
+        };
+        let mut at = SimTime::NEVER;
+        for f in &self.flights {
+            if f.ended && f.ei < last {
+                at = at.min(loud(f, f.ei, f.end));
+            }
+            if f.si < last {
+                at = at.min(loud(f, f.si, f.start));
+            }
+        }
+        at
     }
 }
 
@@ -409,9 +453,12 @@ impl<M: Mac> Bss<M> {
     /// from now at its sender; each other station sees its start after its
     /// delay (at once for a zero delay, else at a wake-up: `arrivals`).
     pub(super) fn start_tx_sensed(&mut self, now: SimTime, s: usize, f: Frame, out: &mut Vec<BssOutput>) {
+        self.silent_until(now, out);
         let (id, end, _) = self.open_tx(now, s, &f);
         let plcp = self.macs[s].timing().plcp_time(f.rate);
+        let ra = f.ra.0 as usize;
         let st = self.st();
+        let ra_rank = (ra < st.m.len() && ra != s).then(|| st.m.rank(s, ra));
         // A station cannot receive while it sends.
         st.lock[s] = None;
         st.pending_err[s] = false;
@@ -424,17 +471,34 @@ impl<M: Mac> Bss<M> {
             si: 0,
             ei: 0,
             ended: false,
+            ra_rank,
             judged: false,
             ok_at_ra: false,
             frame: Some(f),
         });
         out.push(BssOutput::TxEnd { id, at: end });
-        self.starts_at(now, id, out);
+        self.starts_at(now, now, id, out);
+    }
+
+    /// Hand out every edge due before `now` (silent ones: see
+    /// `SenseState::next_arrival`), at their own instants.
+    fn silent_until(&mut self, now: SimTime, out: &mut Vec<BssOutput>) {
+        while let Some((at, end, id)) = self.st().next_edge() {
+            if at >= now {
+                break;
+            }
+            if end {
+                self.ends_at(at, now, id, out);
+            } else {
+                self.starts_at(at, now, id, out);
+            }
+        }
     }
 
     /// The start of frame `id` reaches the stations whose delay from its
-    /// sender ends now.
-    fn starts_at(&mut self, now: SimTime, id: u32, out: &mut Vec<BssOutput>) {
+    /// sender ends at `now` (handed out at `now`, or later if none of them
+    /// hears it: see `silent_until`).
+    fn starts_at(&mut self, now: SimTime, handed: SimTime, id: u32, out: &mut Vec<BssOutput>) {
         let n = self.macs.len();
         let mut st = self.sense.take().expect("sensed medium");
         let fi = st.flight(id);
@@ -478,6 +542,7 @@ impl<M: Mac> Bss<M> {
         }
         st.flights[fi].si = k;
         self.sense = Some(st);
+        debug_assert!(busy.is_empty() || now == handed, "a start handed out late reached a station that hears it");
         for &t in &busy {
             self.scall(now, t, out, |m, mo| m.on_cca(now, true, mo));
         }
@@ -488,6 +553,7 @@ impl<M: Mac> Bss<M> {
     /// `tx_end` with per-station carrier sense and capture: the sender's
     /// transmission ends; each other station sees the end after its delay.
     pub(super) fn tx_end_sensed(&mut self, now: SimTime, id: u32, out: &mut Vec<BssOutput>) {
+        self.silent_until(now, out);
         let st = self.st();
         let fi = st.flight(id);
         st.flights[fi].ended = true;
@@ -499,14 +565,15 @@ impl<M: Mac> Bss<M> {
         if self.report_airtime && data {
             out.push(BssOutput::Airtime { sta: s, peer: ra, airtime });
         }
-        self.ends_at(now, id, out);
+        self.ends_at(now, now, id, out);
         self.settle(now, out);
     }
 
     /// The end of frame `id` reaches the stations whose delay from its
-    /// sender ends now (after the sender's `tx_end`): their receptions are
-    /// judged, their carrier sense may turn idle.
-    fn ends_at(&mut self, now: SimTime, id: u32, out: &mut Vec<BssOutput>) {
+    /// sender ends at `now` (after the sender's `tx_end`; handed out at
+    /// `now`, or later if none of them hears it or is its receiver): their
+    /// receptions are judged, their carrier sense may turn idle.
+    fn ends_at(&mut self, now: SimTime, handed: SimTime, id: u32, out: &mut Vec<BssOutput>) {
         let n = self.macs.len();
         let st = self.st();
         let fi = st.flight(id);
@@ -530,6 +597,7 @@ impl<M: Mac> Bss<M> {
         // receiver outside the cell: at the sender's end).
         let judge_here = if ra < n && ra != s { (k0..k).contains(&st.m.rank(s, ra)) } else { k0 == 0 && !judged };
         if judge_here {
+            debug_assert_eq!(now, handed, "a frame judged late");
             let ok = self.judge_at_ra(now, s, id, ra, &mut frame, out);
             let st = self.st();
             let fi = st.flight(id);
@@ -658,14 +726,13 @@ impl<M: Mac> Bss<M> {
             st.rescan = false;
         }
         while let Some((at, end, id)) = self.st().next_edge() {
-            debug_assert!(at >= now, "a frame edge in the past");
-            if at != now {
+            if at > now {
                 break;
             }
             if end {
-                self.ends_at(now, id, out);
+                self.ends_at(at, now, id, out);
             } else {
-                self.starts_at(now, id, out);
+                self.starts_at(at, now, id, out);
             }
         }
         let st = self.st();
