@@ -45,12 +45,32 @@
 //! A data frame or RTS that its receiver did not get counts as collided
 //! (`MediumCounters::collided`) if the receiver was not locked on it or
 //! met interference during it; one lost to the channel alone counts as a
-//! channel error, as in the shared medium. Propagation delay stays zero
-//! here (see `Bss` module docs).
+//! channel error, as in the shared medium.
 //!
-//! Invariants: `heard[t]` equals the number of frames on the air from
-//! stations other than `t` that `t` hears; a lock names a frame on the air
-//! whose sender `t` hears; a transmitting station holds no lock.
+//! Propagation delay ([`SenseMatrix::with_delays`]): station `t` sees the
+//! start and the end of a frame of `s` `delay_ns(s, t)` after `s` sends
+//! them, and everything above happens at `t` at those instants: carrier
+//! sense, the lock, the interference spans, the verdict and delivery at the
+//! intended receiver (when the end reaches it), NAV and EIFS at third
+//! parties. The sender's `on_tx_end` comes at its own end. A frame is a
+//! `Flight` until its end has reached every station; each sender's
+//! stations are sorted by delay once, so a frame's edges (its start or end
+//! reaching a station) are handed out in order from two cursors, edges of
+//! all frames in the order of their instants (at one instant ends before
+//! starts, then frames in the order they started). An edge that reaches a
+//! station hearing the sender, or the frame's receiver, is handed out at a
+//! wake-up at its instant (`Bss::arrive_at`); the others only change the
+//! interference at a reception in progress and are handed out, at their
+//! own instants, before the next wake-up, frame start or frame end. The
+//! world gives delays from positions (`propagation_delay_ns`, c = 299 792
+//! 458 m/s, rounded to the nearest ns); with zero delays every edge is
+//! handed out at once, as without them.
+//!
+//! Invariants: `heard[t]` equals the number of frames from stations other
+//! than `t` that `t` hears whose start has reached `t` and whose end has
+//! not; a lock names such a frame; a transmitting station holds no lock;
+//! every edge is handed out once, in the order of the instants, and no
+//! edge that calls a MAC is handed out late.
 use super::{Bss, BssOutput, ON_AIR};
 use crate::mac::{AckPolicy, Frame, Mac};
 use wifitcp_core::{DropReason, SimDur, SimTime};
