@@ -472,6 +472,14 @@ fn stations_that_start_within_the_delay_of_each_other_collide() {
     let (starts, collided) = cell(20_000, true);
     assert_eq!(collided, 0, "{starts:?}");
     assert!(starts[1] - starts[0] > SimDur::from_micros(100), "station 2 deferred: {starts:?}");
+    // The start reaches station 2 exactly 16 678 ns after it left station
+    // 1: one nanosecond before, station 2 still senses the medium idle;
+    // one after, busy.
+    let (starts, collided) = cell(D5KM - 1, true);
+    assert_eq!((starts[1] - starts[0], collided), (SimDur::from_nanos(D5KM - 1), 2), "{starts:?}");
+    let (starts, collided) = cell(D5KM + 1, true);
+    assert_eq!(collided, 0, "{starts:?}");
+    assert!(starts[1] - starts[0] > SimDur::from_micros(100), "station 2 deferred: {starts:?}");
 }
 
 #[test]
