@@ -18,10 +18,7 @@ pub mod roaming;
 pub mod schema;
 pub mod wlan;
 
-pub use mac::{
-    AcName, AckPolicyConfig, BackoffRule, CollisionRestart, IdleAccess, MacConfig, MacKind, D_CFP_MAX_DURATION_TU,
-    D_CFP_PERIOD, D_MULTIPOLL_BPS, D_MULTIPOLL_HYSTERESIS, D_MULTIPOLL_PPS, D_MULTIPOLL_WINDOW_MS,
-};
+pub use mac::{AcName, AckPolicyConfig, BackoffRule, CollisionRestart, IdleAccess, MacConfig, MacKind};
 pub use wlan::WlanConfig;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -302,7 +299,10 @@ impl Scenario {
                 "ap.classes: \"channel\" needs a [channel] table with model = \"fixed\" and [[channel.classes]]".into(),
             );
         }
-        self.validate_beacons_pcf()?;
+        let bi = self.ap.beacon_interval_tu.unwrap_or(D_BEACON_INTERVAL_TU);
+        if bi == 0 || bi > 65535 {
+            return Err(format!("ap.beacon_interval_tu: must be in 1..=65535 TU, got {bi}"));
+        }
         if let Some(q) = self.ap.queue_packets {
             if q == 0 || q > 1_000_000 {
                 return Err(format!("ap.queue_packets: must be in 1..=1000000, got {q}"));

@@ -1,12 +1,22 @@
-//! `[mac]`: the scenario section of the cell's MAC, its serde shape and its
-//! checks.
+//! `[mac]`: the scenario section of the cells' MAC: its serde shape, the
+//! checks of the keys every kind reads, and the step to the DCF's
+//! parameters. `mac.kind` names one of the kinds registered in
+//! [`crate::macs::MACS`] ([`MacKind`]); a kind's own keys are fields of
+//! [`MacConfig`] (one flat table, unknown keys are errors) whose rows,
+//! checks and use are in the kind's file (`crate::macs::<kind>`). The key
+//! table is [`keys`] (the common [`KEYS`], then each kind's rows).
+//!
+//! Invariant: a `mac.kind` that deserialises names a registered kind (an
+//! unknown name is serde's "unknown variant" error listing them all).
 use serde::{Deserialize, Serialize};
 use wifitcp_core::schema::Ty::*;
-use wifitcp_core::schema::B::{Ex, In};
+use wifitcp_core::schema::B::In;
 use wifitcp_core::schema::{k, r, Key, PKTS};
 use wifitcp_wifi::phy::PhyTiming;
 
-use super::{Scenario, D_BEACON_INTERVAL_TU};
+use super::Scenario;
+use crate::macs::{MacDescriptor, MACS};
+use wifitcp_wifi::mac::{AckPolicy, DcfParams};
 
 /// `[mac]`: DCF parameters. Defaults: aCWmin/aCWmax of the PHY,
 /// dot11ShortRetryLimit 7, dot11LongRetryLimit 4, dot11RTSThreshold 65535
@@ -107,24 +117,25 @@ pub struct MacConfig {
     pub multipoll_hysteresis: Option<f64>,
 }
 
-impl MacConfig {
-    /// The first HCF key set, if any.
-    fn hcf_key_set(&self) -> Option<&'static str> {
-        [
-            ("block_ack", self.block_ack.is_some()),
-            ("block_ack_window", self.block_ack_window.is_some()),
-            ("max_mpdus", self.max_mpdus.is_some()),
-            ("max_ampdu_bytes", self.max_ampdu_bytes.is_some()),
-            ("txop_limit_us", self.txop_limit_us.is_some()),
-            ("no_ack_acs", self.no_ack_acs.is_some()),
-            ("bar_after_missed_ba", self.bar_after_missed_ba.is_some()),
-        ]
-        .into_iter()
-        .find(|(_, set)| *set)
-        .map(|(k, _)| k)
-    }
+/// Whether each key of a kind's own rows (`MacDescriptor::keys`) is set,
+/// in the order of `MACS` and their rows.
+pub fn kind_keys_set(m: &MacConfig) -> [(&'static str, bool); 13] {
+    [
+        ("block_ack", m.block_ack.is_some()),
+        ("block_ack_window", m.block_ack_window.is_some()),
+        ("max_mpdus", m.max_mpdus.is_some()),
+        ("max_ampdu_bytes", m.max_ampdu_bytes.is_some()),
+        ("txop_limit_us", m.txop_limit_us.is_some()),
+        ("no_ack_acs", m.no_ack_acs.is_some()),
+        ("bar_after_missed_ba", m.bar_after_missed_ba.is_some()),
+        ("cfp_period", m.cfp_period.is_some()),
+        ("cfp_max_duration_tu", m.cfp_max_duration_tu.is_some()),
+        ("multipoll_pps", m.multipoll_pps.is_some()),
+        ("multipoll_bps", m.multipoll_bps.is_some()),
+        ("multipoll_window_ms", m.multipoll_window_ms.is_some()),
+        ("multipoll_hysteresis", m.multipoll_hysteresis.is_some()),
+    ]
 }
-
 /// An access category by name (`mac.no_ack_acs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -135,35 +146,86 @@ pub enum AcName {
     Vo,
 }
 
-/// Defaults of the PCF and multi-poll keys (see `MacConfig`).
-pub const D_CFP_PERIOD: u32 = 1;
-pub const D_CFP_MAX_DURATION_TU: u32 = 50;
-pub const D_MULTIPOLL_PPS: f64 = 100.0;
-pub const D_MULTIPOLL_BPS: f64 = 12_500.0;
-pub const D_MULTIPOLL_WINDOW_MS: f64 = 1000.0;
-pub const D_MULTIPOLL_HYSTERESIS: f64 = 0.5;
-
 fn yes() -> bool {
     true
 }
 
-/// The MAC of the cell (`mac.kind`): each kind is a variant of
-/// `wifitcp_wifi::mac::AnyMac`, built in `world/wlan.rs` (`build_bss`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum MacKind {
-    /// The distributed coordination function (802.11-2020 10.3), every member.
-    #[default]
-    Dcf,
-    /// The HCF's EDCA (10.22.2) with QoS Data and immediate BlockAck
-    /// (10.25), every member (`wifitcp_wifi::mac::hcf`).
-    Edca,
-    /// PCF (802.11-2016 10.4): the AP polls every station round robin in a
-    /// contention-free period after the beacon; the DCF in the rest.
-    Pcf,
-    /// The multi-poll hybrid of paper 000: PCF whose polling list holds
-    /// only the stations above the `multipoll_*` thresholds.
-    Multipoll,
+/// The MAC of the cells (`mac.kind`): a kind registered in
+/// [`crate::macs::MACS`], written as its name.
+#[derive(Clone, Copy)]
+pub struct MacKind(&'static MacDescriptor);
+
+impl MacKind {
+    /// The registered kind called `name`.
+    pub fn named(name: &str) -> Option<MacKind> {
+        crate::macs::named(name).map(MacKind)
+    }
+    /// A kind from its descriptor, registered in `MACS` or not (code that
+    /// builds a scenario itself may run a kind the table does not list).
+    pub const fn new(mac: &'static MacDescriptor) -> MacKind {
+        MacKind(mac)
+    }
+    /// The scenario's spelling.
+    pub fn name(self) -> &'static str {
+        self.0.name
+    }
+    /// The kind's descriptor.
+    pub fn mac(self) -> &'static MacDescriptor {
+        self.0
+    }
+}
+
+impl Default for MacKind {
+    fn default() -> Self {
+        MacKind(&MACS[0])
+    }
+}
+
+impl PartialEq for MacKind {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.name == other.0.name
+    }
+}
+impl Eq for MacKind {}
+
+impl std::fmt::Debug for MacKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "MacKind({:?})", self.0.name)
+    }
+}
+
+impl Serialize for MacKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0.name)
+    }
+}
+
+/// The registered names, in registration order (for serde's message).
+fn names() -> &'static [&'static str] {
+    static NAMES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| MACS.iter().map(|m| m.name).collect())
+}
+
+/// Read as serde reads a unit-only enum (a name, or in JSON `{"name":
+/// null}`), so that every error reads as it did when the kinds were one.
+impl<'de> Deserialize<'de> for MacKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{EnumAccess, Error, VariantAccess};
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = MacKind;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a MAC kind")
+            }
+            fn visit_enum<A: EnumAccess<'de>>(self, a: A) -> Result<MacKind, A::Error> {
+                let (name, rest): (String, _) = a.variant()?;
+                let kind = MacKind::named(&name).ok_or_else(|| A::Error::unknown_variant(&name, names()))?;
+                rest.unit_variant()?;
+                Ok(kind)
+            }
+        }
+        d.deserialize_enum("MacKind", names(), V)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -213,7 +275,7 @@ fn d_queue() -> u32 {
 impl Default for MacConfig {
     fn default() -> Self {
         MacConfig {
-            kind: MacKind::Dcf,
+            kind: MacKind::default(),
             cw_min: None,
             cw_max: None,
             short_retry_limit: 7,
@@ -243,7 +305,7 @@ impl Default for MacConfig {
 }
 
 impl Scenario {
-    /// The `[mac]` keys every kind reads, then the HCF's.
+    /// The `[mac]` keys every kind reads, and the kind's.
     pub(super) fn validate_mac(&self, t: &PhyTiming) -> Result<(), String> {
         let cw_min = self.mac.cw_min.unwrap_or(t.cw_min_default);
         let cw_max = self.mac.cw_max.unwrap_or(t.cw_max_default);
@@ -273,163 +335,80 @@ impl Scenario {
                 self.mac.rts_threshold_bytes
             ));
         }
-        self.validate_hcf(&t)?;
+        self.validate_mac_kind(t)?;
         if self.mac.queue_packets == 0 || self.mac.queue_packets > 1_000_000 {
             return Err(format!("mac.queue_packets: must be in 1..=1000000, got {}", self.mac.queue_packets));
         }
         Ok(())
     }
 
-    /// Whether the APs send beacons (`ap.beacons`, default on).
+    /// No key of another kind, the PHY the kind runs on, and the kind's
+    /// own checks.
+    fn validate_mac_kind(&self, t: &PhyTiming) -> Result<(), String> {
+        let kind = self.mac.kind.mac();
+        for (key, set) in kind_keys_set(&self.mac) {
+            let reads = |m: &MacDescriptor| m.keys.iter().any(|k| k.path == key) || m.reads.contains(&key);
+            if !set || reads(kind) {
+                continue;
+            }
+            let owner = MACS.iter().find(|m| m.keys.iter().any(|k| k.path == key)).expect("a kind's row");
+            if let Some(why) = owner.foreign_key {
+                return Err(format!("mac.{key}: {why}"));
+            }
+            let users: Vec<String> = MACS.iter().filter(|m| reads(m)).map(|m| format!("{:?}", m.name)).collect();
+            return Err(format!("mac.{key}: only for mac.kind {}", or_list(&users)));
+        }
+        if t.ht.is_some() && !kind.ht {
+            let ht = MACS.iter().find(|m| m.ht).map_or("", |m| m.name);
+            return Err(format!("mac.kind: 802.11n sends QoS Data under the HCF; set mac.kind = {ht:?}"));
+        }
+        (kind.check)(self, t)
+    }
+
+    /// Whether the APs send beacons (`ap.beacons`, default on, and the
+    /// kind's APs send them: the HCF (`mac.kind = "edca"`) has no beacon
+    /// sender yet, its cells send none whatever `ap.beacons` says, as the
+    /// key's documentation says).
     pub fn beacons_on(&self) -> bool {
-        // The HCF (`mac.kind = "edca"`) has no beacon sender yet: its cells
-        // send none whatever `ap.beacons` says (the key's documentation
-        // says so).
-        self.mac.kind != MacKind::Edca && self.ap.beacons.unwrap_or(true)
-    }
-
-    /// Beacons, the CFP and the multi-poll thresholds.
-    pub(super) fn validate_beacons_pcf(&self) -> Result<(), String> {
-        let bi = self.ap.beacon_interval_tu.unwrap_or(D_BEACON_INTERVAL_TU);
-        if bi == 0 || bi > 65535 {
-            return Err(format!("ap.beacon_interval_tu: must be in 1..=65535 TU, got {bi}"));
-        }
-        let pcf = matches!(self.mac.kind, MacKind::Pcf | MacKind::Multipoll);
-        if !pcf {
-            for (k, set) in [
-                ("cfp_period", self.mac.cfp_period.is_some()),
-                ("cfp_max_duration_tu", self.mac.cfp_max_duration_tu.is_some()),
-            ] {
-                if set {
-                    return Err(format!("mac.{k}: only for mac.kind \"pcf\" or \"multipoll\""));
-                }
-            }
-        }
-        if self.mac.kind != MacKind::Multipoll {
-            for (k, set) in [
-                ("multipoll_pps", self.mac.multipoll_pps.is_some()),
-                ("multipoll_bps", self.mac.multipoll_bps.is_some()),
-                ("multipoll_window_ms", self.mac.multipoll_window_ms.is_some()),
-                ("multipoll_hysteresis", self.mac.multipoll_hysteresis.is_some()),
-            ] {
-                if set {
-                    return Err(format!("mac.{k}: only for mac.kind \"multipoll\""));
-                }
-            }
-        }
-        if !pcf {
-            return Ok(());
-        }
-        if !self.beacons_on() {
-            return Err("ap.beacons: a point coordinator (mac.kind \"pcf\" or \"multipoll\") starts each CFP with a beacon; must be true".into());
-        }
-        let period = self.mac.cfp_period.unwrap_or(D_CFP_PERIOD);
-        if period == 0 || period > 255 {
-            return Err(format!("mac.cfp_period: must be in 1..=255 beacons, got {period}"));
-        }
-        let max = self.mac.cfp_max_duration_tu.unwrap_or(D_CFP_MAX_DURATION_TU);
-        if max == 0 || max >= bi {
-            return Err(format!(
-                "mac.cfp_max_duration_tu: must be at least 1 and shorter than the beacon interval (ap.beacon_interval_tu = {bi}), got {max}"
-            ));
-        }
-        for (k, v) in [("multipoll_pps", self.mac.multipoll_pps), ("multipoll_bps", self.mac.multipoll_bps)] {
-            if let Some(v) = v {
-                if !(v.is_finite() && v >= 0.0) {
-                    return Err(format!("mac.{k}: must be >= 0, got {v}"));
-                }
-            }
-        }
-        if let Some(w) = self.mac.multipoll_window_ms {
-            if !(w.is_finite() && w >= 1.0) {
-                return Err(format!("mac.multipoll_window_ms: must be at least 1 ms, got {w}"));
-            }
-        }
-        if let Some(h) = self.mac.multipoll_hysteresis {
-            if !(0.0..1.0).contains(&h) {
-                return Err(format!("mac.multipoll_hysteresis: must be in [0, 1), got {h}"));
-            }
-        }
-        Ok(())
-    }
-
-    /// The HCF's keys, and the PHY/MAC pairs that go together.
-    fn validate_hcf(&self, t: &PhyTiming) -> Result<(), String> {
-        let m = &self.mac;
-        if m.kind != MacKind::Edca {
-            if let Some(k) = m.hcf_key_set() {
-                return Err(format!("mac.{k}: an HCF key, but mac.kind is \"dcf\" (set mac.kind = \"edca\")"));
-            }
-            if t.ht.is_some() {
-                return Err("mac.kind: 802.11n sends QoS Data under the HCF; set mac.kind = \"edca\"".into());
-            }
-            return Ok(());
-        }
-        if self.channel.is_some() && t.ht.is_some() {
-            return Err("channel: the channel models judge legacy rates; 802.11n takes wlan.per_* only".into());
-        }
-        if m.rts_threshold_bytes < 65535 {
-            return Err(format!(
-                "mac.rts_threshold_bytes: RTS/CTS is not modelled by the HCF (got {}; 65535: off)",
-                m.rts_threshold_bytes
-            ));
-        }
-        if m.backoff_rule != BackoffRule::IdleSlots
-            || m.collision_restart != CollisionRestart::AckTimeoutDifs
-            || m.idle_access != IdleAccess::Immediate
-        {
-            return Err("mac.backoff_rule: backoff_rule, collision_restart and idle_access are DCF options; the HCF follows 10.22.2".into());
-        }
-        let h = m;
-        let win = h.block_ack_window.unwrap_or(64);
-        if !(1..=64).contains(&win) {
-            return Err(format!("mac.block_ack_window: the compressed bitmap covers 1 to 64 MPDUs, got {win}"));
-        }
-        let max = h.max_mpdus.unwrap_or(win);
-        if max == 0 {
-            return Err("mac.max_mpdus: at least 1".into());
-        }
-        if max > win {
-            return Err(format!(
-                "mac.max_mpdus: {max} MPDUs exceed the BlockAck agreement's buffer (mac.block_ack_window = {win})"
-            ));
-        }
-        let bytes = h.max_ampdu_bytes.unwrap_or(65_535);
-        if !(1600..=65_535).contains(&bytes) {
-            return Err(format!(
-                "mac.max_ampdu_bytes: must be 1600-65535 (the HT maximum A-MPDU lengths are 8191 to 65535), got {bytes}"
-            ));
-        }
-        if let Some(x) = h.txop_limit_us {
-            // 10.22.2.9: a nonzero TXOP limit must hold one frame exchange:
-            // the longest MPDU (a 1500-octet IP datagram in QoS Data), SIFS
-            // and its ACK.
-            let mpdu = wifitcp_wire::wifi_frame::data_mpdu_len(wifitcp_wire::wifi_frame::msdu_len(1500)) + 2;
-            let one = t.data_ppdu_time(mpdu) + t.sifs + t.ack_time();
-            if !(x.is_finite() && (0.0..=65_535.0 * 32.0).contains(&x)) {
-                return Err(format!("mac.txop_limit_us: must be 0 to 2097120 us (units of 32 us), got {x}"));
-            }
-            if x > 0.0 && wifitcp_core::SimDur::from_micros_f64(x) < one {
-                return Err(format!(
-                    "mac.txop_limit_us: {x} us is shorter than one frame exchange ({:.0} us: a 1500-octet datagram, SIFS, ACK); 0 allows one exchange",
-                    one.as_micros_f64()
-                ));
-            }
-        }
-        Ok(())
+        self.mac.kind.mac().beacons && self.ap.beacons.unwrap_or(true)
     }
 }
 
-/// The keys of `[mac]`, relative to `mac` (mounted by `super::schema`).
+impl MacConfig {
+    /// The DCF's parameters (every kind's stations run a DCF or start from
+    /// its parameters), with the PHY's aCWmin/aCWmax unless
+    /// `cw_min`/`cw_max` are set.
+    pub fn dcf_params(&self, timing: PhyTiming) -> DcfParams {
+        DcfParams {
+            cw_min: self.cw_min.unwrap_or(timing.cw_min_default),
+            cw_max: self.cw_max.unwrap_or(timing.cw_max_default),
+            short_retry_limit: self.short_retry_limit,
+            long_retry_limit: self.long_retry_limit,
+            rts_threshold: self.rts_threshold_bytes,
+            busy_slot_counts: self.backoff_rule == BackoffRule::BusySlotCounts,
+            eifs_after_timeout: self.collision_restart == CollisionRestart::Eifs,
+            backoff_on_idle_access: self.idle_access == IdleAccess::Backoff,
+            ack_policy: match self.ack_policy {
+                AckPolicyConfig::Normal => AckPolicy::Normal,
+                AckPolicyConfig::NoAck => AckPolicy::NoAck,
+            },
+            timing,
+        }
+    }
+}
+
+/// `"a"`, `"a" or "b"`, `"a", "b" or "c"`.
+fn or_list(items: &[String]) -> String {
+    match items.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => items.join(""),
+    }
+}
+
+/// The keys every kind reads, relative to `mac` (the `kind` row's text is
+/// completed from the registry by [`keys`]).
 pub static KEYS: &[Key] = &[
-    k(
-        "kind",
-        Str,
-        "\"dcf\"",
-        None,
-        "",
-        "The cell's MAC: \"dcf\", \"edca\" (HCF: EDCA, QoS Data, BlockAck), \"pcf\" (802.11-2016 10.4, round-robin polling) or \"multipoll\" (paper 000).",
-    ),
+    k("kind", Str, "\"dcf\"", None, "", "The cell's MAC: a kind of `crate::macs::MACS`."),
     k("cw_min", Int, "the PHY's aCWmin", r(In(1.0), In(32767.0)), "slots", "2^k - 1."),
     k("cw_max", Int, "the PHY's aCWmax", r(In(1.0), In(32767.0)), "slots", "2^k - 1, >= cw_min."),
     k("short_retry_limit", Int, "7", r(In(1.0), In(255.0)), "attempts", "dot11ShortRetryLimit."),
@@ -441,80 +420,87 @@ pub static KEYS: &[Key] = &[
     k("idle_access", Str, "\"immediate\"", None, "", "\"immediate\" or \"backoff\" (ns-2)."),
     k("group_bystanders", Bool, "true", None, "", "Engine option; no effect on results."),
     k("ack_policy", Str, "\"normal\"", None, "", "\"normal\" or \"noack\" (QoS No Ack, no RTS/CTS)."),
-    k("block_ack", Bool, "true", None, "", "edca: immediate BlockAck agreements (10.25) between every pair."),
-    k("block_ack_window", Int, "64", r(In(1.0), In(64.0)), "MPDUs", "edca: the agreements' buffer size."),
-    k(
-        "max_mpdus",
-        Int,
-        "mac.block_ack_window",
-        r(In(1.0), In(64.0)),
-        "MPDUs",
-        "edca: MPDUs per A-MPDU (HT) or per block (a/g).",
-    ),
-    k("max_ampdu_bytes", Int, "65535", r(In(1600.0), In(65535.0)), "bytes", "edca: octets per A-MPDU (HT)."),
-    k(
-        "txop_limit_us",
-        Float,
-        "Table 9-155 per AC",
-        r(In(0.0), In(2097120.0)),
-        "us",
-        "edca: TXOP limit of every AC (0: one exchange).",
-    ),
-    k(
-        "no_ack_acs",
-        Strs,
-        "[]",
-        None,
-        "",
-        "edca: access categories (\"bk\", \"be\", \"vi\", \"vo\") sending No Ack.",
-    ),
-    k(
-        "bar_after_missed_ba",
-        Bool,
-        "false",
-        None,
-        "",
-        "edca: BlockAckReq after a missed BlockAck (ns-3) instead of retransmitting.",
-    ),
-    k(
-        "cfp_period",
-        Int,
-        "1",
-        r(In(1.0), In(255.0)),
-        "beacons",
-        "pcf/multipoll: CFPPeriod, a CFP every k-th beacon.",
-    ),
-    k(
-        "cfp_max_duration_tu",
-        Int,
-        "50",
-        r(In(1.0), In(65535.0)),
-        "TU",
-        "pcf/multipoll: CFPMaxDuration from TBTT (1 TU = 1024 us); < ap.beacon_interval_tu.",
-    ),
-    k(
-        "multipoll_pps",
-        Float,
-        "100.0",
-        r(In(0.0), In(1e9)),
-        "packets/s",
-        "multipoll: rate to join the polling list.",
-    ),
-    k(
-        "multipoll_bps",
-        Float,
-        "12500.0",
-        r(In(0.0), In(1e12)),
-        "bytes/s",
-        "multipoll: MSDU bytes/s to join the list.",
-    ),
-    k("multipoll_window_ms", Float, "1000.0", r(In(1.0), In(1e6)), "ms", "multipoll: activity measurement window."),
-    k(
-        "multipoll_hysteresis",
-        Float,
-        "0.5",
-        r(In(0.0), Ex(1.0)),
-        "",
-        "multipoll: a member leaves below (1 - h) x a threshold.",
-    ),
 ];
+
+/// The key table of `[mac]`, relative to `mac` (mounted by
+/// `super::schema`): [`KEYS`], then each registered kind's own rows.
+pub fn keys() -> &'static [Key] {
+    static ALL: std::sync::OnceLock<Vec<Key>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| {
+        let kinds: Vec<String> = MACS
+            .iter()
+            .map(|m| if m.about.is_empty() { format!("{:?}", m.name) } else { format!("{:?} ({})", m.name, m.about) })
+            .collect();
+        let doc: &'static str = Box::leak(format!("The cell's MAC: {}.", or_list(&kinds)).into_boxed_str());
+        let mut v: Vec<Key> = KEYS.iter().map(|k| if k.path == "kind" { Key { doc, ..*k } } else { *k }).collect();
+        for m in MACS {
+            v.extend_from_slice(m.keys);
+        }
+        v
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_mac(mac: &str) -> Result<Scenario, String> {
+        Scenario::from_json(&format!(
+            r#"{{"scenario": {{"name": "x"}}, "phy": {{"standard": "802.11b", "data_rate_mbps": 11}},
+                "mac": {mac}, "wlan": {{"stations": 1}}}}"#
+        ))
+    }
+
+    #[test]
+    fn kinds_read_as_the_unit_enum_they_were() {
+        // (value of mac.kind, what the derived enum of the four kinds gave)
+        let cases = [
+            (r#""foo""#, "mac.kind: unknown variant `foo`, expected one of `dcf`, `edca`, `pcf`, `multipoll`"),
+            ("3", "mac.kind: expected value"),
+            (r#"{"dcf": 1}"#, "mac.kind.dcf: invalid type: integer `1`, expected unit"),
+            (r#"["dcf"]"#, "mac.kind: expected value"),
+            ("true", "mac.kind: expected value"),
+            (r#"{"foo": null}"#, "mac.kind: unknown variant `foo`, expected one of `dcf`, `edca`, `pcf`, `multipoll`"),
+            (r#"{"dcf": null, "x": 1}"#, "mac.kind: expected value"),
+            ("null", "mac.kind: expected value"),
+        ];
+        for (v, e) in cases {
+            assert_eq!(with_mac(&format!(r#"{{"kind": {v}}}"#)).unwrap_err(), e, "{v}");
+        }
+        for m in MACS {
+            let kind = |v: &str| with_mac(&format!(r#"{{"kind": {v}}}"#)).map(|s| s.mac.kind.name());
+            if m.ht {
+                continue; // 802.11b
+            }
+            assert_eq!(kind(&format!("{:?}", m.name)), Ok(m.name));
+            assert_eq!(kind(&format!(r#"{{"{}": null}}"#, m.name)), Ok(m.name));
+        }
+        assert_eq!(with_mac("{}").unwrap().mac.kind, MacKind::named("dcf").unwrap());
+        let s = with_mac(r#"{"kind": "pcf"}"#).unwrap();
+        assert!(s.normalized_json().contains(r#""kind":"pcf""#));
+    }
+
+    #[test]
+    fn a_kinds_keys_under_another_kind_are_errors_naming_who_reads_them() {
+        let e = with_mac(r#"{"kind": "pcf", "multipoll_bps": 5}"#).unwrap_err();
+        assert_eq!(e, "mac.multipoll_bps: only for mac.kind \"multipoll\"");
+        let e = with_mac(r#"{"kind": "edca", "cfp_period": 2}"#).unwrap_err();
+        assert_eq!(e, "mac.cfp_period: only for mac.kind \"pcf\" or \"multipoll\"");
+        let e = with_mac(r#"{"block_ack": false}"#).unwrap_err();
+        assert_eq!(e, "mac.block_ack: an HCF key, but mac.kind is \"dcf\" (set mac.kind = \"edca\")");
+        assert!(with_mac(r#"{"kind": "multipoll", "cfp_period": 2, "multipoll_pps": 5}"#).is_ok());
+    }
+
+    #[test]
+    fn the_kind_row_lists_the_registered_kinds() {
+        let doc = keys().iter().find(|k| k.path == "kind").unwrap().doc;
+        assert_eq!(
+            doc,
+            "The cell's MAC: \"dcf\", \"edca\" (HCF: EDCA, QoS Data, BlockAck), \"pcf\" (802.11-2016 10.4, \
+             round-robin polling) or \"multipoll\" (paper 000)."
+        );
+        let paths: Vec<&str> = keys().iter().map(|k| k.path).collect();
+        assert_eq!(paths.len(), KEYS.len() + 13);
+        assert_eq!(&paths[KEYS.len()..KEYS.len() + 2], ["block_ack", "block_ack_window"]);
+    }
+}

@@ -171,7 +171,7 @@ pub fn keys() -> &'static [Key] {
     static ALL: std::sync::OnceLock<Vec<Key>> = std::sync::OnceLock::new();
     ALL.get_or_init(|| {
         let mut v = HEAD.to_vec();
-        v.extend(mounted("mac", super::mac::KEYS));
+        v.extend(mounted("mac", super::mac::keys()));
         v.extend(mounted("wlan", super::wlan::keys()));
         v.extend_from_slice(AP);
         v.extend(mounted("ap.proxy", wifitcp_pep::keys::KEYS));
@@ -435,15 +435,15 @@ mod tests {
         .unwrap();
         // Keys serialised only when set (so that results without them keep
         // their digests): set to their defaults here.
-        use crate::config as c;
-        s.mac.cfp_period = Some(c::D_CFP_PERIOD);
-        s.mac.cfp_max_duration_tu = Some(c::D_CFP_MAX_DURATION_TU);
-        s.mac.multipoll_pps = Some(c::D_MULTIPOLL_PPS);
-        s.mac.multipoll_bps = Some(c::D_MULTIPOLL_BPS);
-        s.mac.multipoll_window_ms = Some(c::D_MULTIPOLL_WINDOW_MS);
-        s.mac.multipoll_hysteresis = Some(c::D_MULTIPOLL_HYSTERESIS);
+        use crate::macs::{multipoll as mp, pcf};
+        s.mac.cfp_period = Some(pcf::D_CFP_PERIOD);
+        s.mac.cfp_max_duration_tu = Some(pcf::D_CFP_MAX_DURATION_TU);
+        s.mac.multipoll_pps = Some(mp::D_MULTIPOLL_PPS);
+        s.mac.multipoll_bps = Some(mp::D_MULTIPOLL_BPS);
+        s.mac.multipoll_window_ms = Some(mp::D_MULTIPOLL_WINDOW_MS);
+        s.mac.multipoll_hysteresis = Some(mp::D_MULTIPOLL_HYSTERESIS);
         s.ap.beacons = Some(true);
-        s.ap.beacon_interval_tu = Some(c::D_BEACON_INTERVAL_TU);
+        s.ap.beacon_interval_tu = Some(crate::config::D_BEACON_INTERVAL_TU);
         add("scenario", None, j(&s.scenario));
         add("phy", None, j(&s.phy));
         add("mac", None, j(&s.mac));
