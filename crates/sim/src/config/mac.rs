@@ -18,13 +18,14 @@ use super::Scenario;
 use crate::macs::{MacDescriptor, MACS};
 use wifitcp_wifi::mac::{AckPolicy, DcfParams};
 
-/// `[mac]`: DCF parameters. Defaults: aCWmin/aCWmax of the PHY,
+/// `[mac]`: the kind of MAC and the DCF parameters every kind starts from,
+/// then the kinds' own keys. Defaults: aCWmin/aCWmax of the PHY,
 /// dot11ShortRetryLimit 7, dot11LongRetryLimit 4, dot11RTSThreshold 65535
 /// (RTS/CTS off), interface queue 50 packets.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MacConfig {
-    /// Which MAC every member of the cell runs (`MacKind`).
+    /// Which MAC every member of the cell runs (a kind of `macs::MACS`).
     #[serde(default)]
     pub kind: MacKind,
     #[serde(default)]
@@ -65,9 +66,11 @@ pub struct MacConfig {
     /// retransmission, 26-byte header).
     #[serde(default)]
     pub ack_policy: AckPolicyConfig,
-    // --- HCF keys (`kind = "edca"`), absent for the DCF (and then not
-    // serialised, so results of DCF scenarios keep their form); see
-    // `wifitcp_wifi::mac::hcf`. `None`: the default.
+    // --- The kinds' own keys (rows, checks and use in
+    // `crate::macs::<kind>`; each listed in `kind_keys_set`), absent unless
+    // set (and then not serialised, so results of scenarios without them
+    // keep their form). `None`: the default. First the HCF's
+    // (`kind = "edca"`, `wifitcp_wifi::mac::hcf`).
     /// Immediate BlockAck agreements between every pair (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block_ack: Option<bool>,
