@@ -439,9 +439,7 @@ impl<M: Mac> Bss<M> {
         due.clear();
         if self.group_at == now {
             self.group.due(now, &mut due);
-            for &s in &due {
-                self.take(s);
-            }
+            self.take_sorted(&due);
         }
         // Stations due now stay due while others start transmitting at the
         // same instant (Dcf::freeze), and nobody becomes due now while we
@@ -748,14 +746,49 @@ impl<M: Mac> Bss<M> {
 
     /// Make station `s` act on its own, with the state it would have had.
     fn take(&mut self, s: usize) {
-        if !self.group.is_member(s) {
-            return;
+        if self.group.is_member(s) {
+            self.hand_back(s);
+            self.solo_insert(s);
         }
+    }
+
+    /// `take` of members `v` (in index order, members all): one merge into
+    /// `solo` instead of one sorted insertion each (a wake-up at which k
+    /// members collide costs O(k + solo stations), not O(k x solo
+    /// stations)).
+    fn take_sorted(&mut self, v: &[usize]) {
+        debug_assert!(v.windows(2).all(|w| w[0] < w[1]), "members not in index order");
+        for &s in v {
+            self.hand_back(s);
+        }
+        if let [s] = *v {
+            return self.solo_insert(s);
+        }
+        // Merge from the back: `solo[..i]` and `v[..j]` are left to place,
+        // the largest of their last elements goes to `solo[i + j - 1]`.
+        let mut i = self.solo.len();
+        let mut j = v.len();
+        self.solo.resize(i + j, 0);
+        while j > 0 {
+            if i > 0 && self.solo[i - 1] > v[j - 1] {
+                self.solo[i + j - 1] = self.solo[i - 1];
+                i -= 1;
+            } else {
+                self.solo[i + j - 1] = v[j - 1];
+                j -= 1;
+            }
+        }
+        debug_assert!(self.solo.windows(2).all(|w| w[0] < w[1]), "solo list not in index order");
+    }
+
+    /// Member `s` leaves the group with the state it would have had (the
+    /// caller puts it into `solo`).
+    #[inline]
+    fn hand_back(&mut self, s: usize) {
         let (k, errors) = self.group.leave(s);
         let b = self.macs[s].bystander_mut().expect("a grouped MAC without the bystander capability");
         b.adopt_view(&self.group.view, k, errors);
         self.wk[s] = self.macs[s].next_wakeup();
-        self.solo_insert(s);
     }
 
     /// After a transmission ends: let quiet stations whose view equals the
