@@ -824,6 +824,24 @@ impl Scenario {
             .collect()
     }
 
+    /// 802.11n outside the HCF: only the polling MACs (`pcf`,
+    /// `multipoll`), which send every data frame as one MPDU in an
+    /// HT-mixed PPDU (no A-MPDU: aggregation needs QoS Data under a
+    /// BlockAck agreement, which polling here does not make), control and
+    /// management frames at legacy rates; as the HCF, no channel model yet.
+    fn validate_polling_ht(&self) -> Result<(), String> {
+        if !matches!(self.mac.kind, MacKind::Pcf | MacKind::Multipoll) {
+            return Err(
+                "mac.kind: 802.11n sends QoS Data under the HCF; set mac.kind = \"edca\" (or \"pcf\"/\"multipoll\": polling without A-MPDU)"
+                    .into(),
+            );
+        }
+        if self.channel.is_some() {
+            return Err("channel: the channel models judge legacy rates; 802.11n takes wlan.per_* only".into());
+        }
+        Ok(())
+    }
+
     /// The HCF's keys, and the PHY/MAC pairs that go together.
     fn validate_hcf(&self, t: &PhyTiming) -> Result<(), String> {
         let m = &self.mac;
@@ -832,7 +850,7 @@ impl Scenario {
                 return Err(format!("mac.{k}: an HCF key, but mac.kind is \"dcf\" (set mac.kind = \"edca\")"));
             }
             if t.ht.is_some() {
-                return Err("mac.kind: 802.11n sends QoS Data under the HCF; set mac.kind = \"edca\"".into());
+                return self.validate_polling_ht();
             }
             return Ok(());
         }

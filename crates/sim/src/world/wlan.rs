@@ -11,6 +11,7 @@ use wifitcp_wifi::channel::config::{NodeKeys, PowerControl, StaAntenna};
 use wifitcp_wifi::channel::moving::MovingChannelErrors;
 use wifitcp_wifi::mac::Frame;
 use wifitcp_wifi::mac::{Hcf, HcfParams};
+use wifitcp_wifi::medium::sense::propagation_delay_ns;
 use wifitcp_wifi::medium::{NodeRadio, SenseMatrix};
 
 use wifitcp_wifi::mobility::Mobility;
@@ -399,13 +400,11 @@ fn build_bss(
                     errors.nodes = node_radios(s, &keys, &errors)?;
                 }
             }
-            // Who hears whom, from the starting positions: moving stations
-            // keep the shared view (their carrier sense is not re-derived
-            // as they move).
+            // Who hears whom and the propagation delays, from the starting
+            // positions: moving stations keep the shared view (their
+            // carrier sense is not re-derived as they move).
             if s.wlan.mobility.is_empty() {
-                if let Some(cs) = errors.cs_threshold_dbm() {
-                    sense = Some(sense_matrix(&errors, n, cs));
-                }
+                sense = cell_view(&errors, n);
             }
             if s.wlan.mobility.is_empty() {
                 Box::new(errors)
@@ -425,17 +424,41 @@ fn build_bss(
     bss.set_control_rng(RngStream::derive(seed, &format!("medium/control-errors{suffix}")));
     bss.set_grouping(s.mac.group_bystanders);
     if let Some(m) = sense {
-        // A no-op when every member hears every other (today's medium).
         bss.set_sense(m);
     }
     Ok(bss)
+}
+
+/// One-way propagation delay (ns) up to which a cell in which everyone
+/// hears everyone keeps the shared view, whose delay is zero: half of
+/// aAirPropagationTime at coverage class 0 (1 us, 802.11-2020 Table 9-85;
+/// the round trip between the most distant stations that the slot
+/// absorbs), i.e. stations at most 150 m apart. Within it stations that
+/// pick the same slot collide and others do not, as with zero delay, and
+/// an exchange is longer by at most 1 us of hundreds.
+pub(super) const SHARED_VIEW_MAX_DELAY_NS: u64 = 500;
+
+/// The cell's per-station view, if it needs one: when some member does
+/// not hear another (carrier sense at `channel.cs_threshold_dbm`), or
+/// when two members are further apart than the shared view's zero delay
+/// allows (`SHARED_VIEW_MAX_DELAY_NS`). Delays are every pair's distance
+/// over the speed of light (`propagation_delay_ns`); the per-station view
+/// applies them to every pair, however short.
+fn cell_view(e: &ChannelErrors, n: usize) -> Option<SenseMatrix> {
+    let cs = e.cs_threshold_dbm();
+    let m = sense_matrix(e, n, cs.unwrap_or(f64::NEG_INFINITY));
+    let p = &e.positions;
+    let m = m.with_delays(|a, b| propagation_delay_ns(p[a].distance(&p[b])));
+    (!m.all_hear() || m.max_delay_ns() > SHARED_VIEW_MAX_DELAY_NS).then_some(m)
 }
 
 /// The carrier-sense matrix of the cell: member `t` senses member `s` iff
 /// the mean power of `s`'s frames at `t` is at least `cs_dbm`.
 fn sense_matrix(e: &ChannelErrors, n: usize, cs_dbm: f64) -> SenseMatrix {
     SenseMatrix::from_rx_dbm(n, cs_dbm, |a, b| {
-        e.mean_rx_dbm(MacAddr(a as u32), MacAddr(b as u32)).unwrap_or(f64::INFINITY)
+        // (a channel without a power model: every frame at 0 dBm, heard,
+        // no capture)
+        e.mean_rx_dbm(MacAddr(a as u32), MacAddr(b as u32)).unwrap_or(0.0)
     })
 }
 
