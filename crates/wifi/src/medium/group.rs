@@ -61,8 +61,13 @@ const ABSENT: u64 = u64::MAX;
 const MIN_BUCKETS: u64 = 64;
 const MAX_BUCKETS: u64 = 1 << 16;
 
-/// A station's place in the queue.
+/// A station's place in the queue, and its membership of the [`Group`]
+/// (`None`: not a member; the queue itself never reads it). Both in one
+/// cache-line-aligned slot: joining, leaving and being served touch one
+/// line of the group's per-station state, not one line in each of two
+/// arrays (in a cell of thousands of stations they are rarely cached).
 #[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
 struct Node {
     /// `max(target, counter at insertion)`, or [`ABSENT`].
     key: u64,
@@ -71,6 +76,7 @@ struct Node {
     /// Previous station in the bucket, [`NIL`] at the head, [`OVER`] in the
     /// overflow list.
     prev: u32,
+    member: Option<Member>,
 }
 
 /// Stations by key (see the module docs): the smallest key, and removal
@@ -105,7 +111,7 @@ impl TargetQueue {
         assert!(n < OVER as usize, "station index out of range");
         let buckets = window.saturating_add(1).saturating_mul(2).clamp(MIN_BUCKETS, MAX_BUCKETS).next_power_of_two();
         TargetQueue {
-            nodes: vec![Node { key: ABSENT, next: NIL, prev: NIL }; n],
+            nodes: vec![Node { key: ABSENT, next: NIL, prev: NIL, member: None }; n],
             head: vec![NIL; buckets as usize],
             occ: vec![0; (buckets / 64) as usize],
             mask: buckets - 1,
@@ -194,7 +200,7 @@ impl TargetQueue {
     #[cold]
     #[inline(never)]
     fn unlink(&mut self, s: usize) {
-        let Node { key, next, prev } = self.nodes[s];
+        let Node { key, next, prev, .. } = self.nodes[s];
         self.nodes[s].key = ABSENT;
         if prev == OVER {
             let i = self.over.iter().position(|&x| x as usize == s).expect("in the overflow list");
@@ -371,8 +377,7 @@ pub(crate) struct Group {
     busy_slot_counts: bool,
     /// `DcfParams::backoff_on_idle_access` of every member.
     backoff_on_idle_access: bool,
-    members: Vec<Option<Member>>,
-    /// Members with a frame to send, by target.
+    /// Members with a frame to send, by target; and the members (`Node::member`).
     queue: TargetQueue,
     /// `next_tx` as last computed; cleared by every change of the group.
     next_cache: Option<SimTime>,
@@ -408,23 +413,22 @@ impl Group {
             eifs,
             busy_slot_counts,
             backoff_on_idle_access,
-            members: vec![None; n],
             queue,
             next_cache: None,
         }
     }
 
     pub fn is_member(&self, s: usize) -> bool {
-        self.members[s].is_some()
+        self.queue.nodes[s].member.is_some()
     }
 
     /// Add station `s` with `backoff` slots left at the start of the current
     /// (or next) counting period; `has_frame` puts it in the queue.
     pub fn join(&mut self, s: usize, backoff: Option<u32>, has_frame: bool) {
         self.next_cache = None;
-        debug_assert!(self.members[s].is_none(), "station {s} joins twice");
+        debug_assert!(self.queue.nodes[s].member.is_none(), "station {s} joins twice");
         let target = backoff.map(|k| self.c + k as u64);
-        self.members[s] = Some(Member { target, has_frame, errors_at_join: self.rx_errors });
+        self.queue.nodes[s].member = Some(Member { target, has_frame, errors_at_join: self.rx_errors });
         if let (Some(t), true) = (target, has_frame) {
             self.queue.push(s, t, self.c);
         }
@@ -434,7 +438,7 @@ impl Group {
     /// period and the corrupted receptions it saw as a member.
     pub fn leave(&mut self, s: usize) -> (Option<u32>, u64) {
         self.next_cache = None;
-        let m = self.members[s].take().expect("not a member");
+        let m = self.queue.nodes[s].member.take().expect("not a member");
         self.queue.remove(s);
         let k = m.target.map(|t| t.saturating_sub(self.c) as u32);
         (k, self.rx_errors - m.errors_at_join)
@@ -447,7 +451,7 @@ impl Group {
     /// otherwise (no backoff pending, or it ran out before `now`) the
     /// station must act on its own: `false`, nothing changed.
     pub fn frame_arrives(&mut self, s: usize, now: SimTime) -> bool {
-        let Some(Member { target: Some(t), .. }) = self.members[s] else { return false };
+        let Some(Member { target: Some(t), .. }) = self.queue.nodes[s].member else { return false };
         let left = t.saturating_sub(self.c);
         if let Some(cs) = self.view.count_from {
             if now > cs + self.slot * left {
@@ -462,7 +466,7 @@ impl Group {
             return false;
         }
         self.queue.push(s, t, self.c);
-        if let Some(m) = self.members[s].as_mut() {
+        if let Some(m) = self.queue.nodes[s].member.as_mut() {
             m.has_frame = true;
         }
         self.next_cache = None;
@@ -538,7 +542,7 @@ impl Group {
         v.sort_unstable();
         debug_assert!(v
             .iter()
-            .all(|&s| matches!(self.members[s], Some(Member { target: Some(t), has_frame: true, .. }) if self.view.count_from.is_some_and(|cs| cs + self.slot * t.saturating_sub(self.c) == now))));
+            .all(|&s| matches!(self.queue.nodes[s].member, Some(Member { target: Some(t), has_frame: true, .. }) if self.view.count_from.is_some_and(|cs| cs + self.slot * t.saturating_sub(self.c) == now))));
         debug_assert!(self.next_tx() > now, "a member due now was left in the queue");
     }
 }

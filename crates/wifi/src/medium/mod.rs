@@ -213,6 +213,8 @@ pub struct Bss<M: Mac = Dcf> {
     tap: Option<Box<dyn FrameTap>>,
     /// Scratch list of the group members due at a wake-up.
     due: Vec<usize>,
+    /// Scratch list of `tx_end`'s second pass (see `serve_deferred`).
+    deferred: Vec<usize>,
     /// Per station: the MSDU of its last data frame that reached its
     /// receiver (see `BssOutput::DiscardedAfterReceipt`).
     reached: Vec<Option<PacketId>>,
@@ -337,6 +339,7 @@ impl<M: Mac> Bss<M> {
             report_airtime: false,
             tap: None,
             due: Vec::new(),
+            deferred: Vec::new(),
             reached: vec![None; n],
             sense: None,
             arrive_at: SimTime::NEVER,
@@ -447,9 +450,7 @@ impl<M: Mac> Bss<M> {
         due.clear();
         if self.group_at == now {
             self.group.due(now, &mut due);
-            for &s in &due {
-                self.take(s);
-            }
+            self.take_sorted(&due);
         }
         // Stations due now stay due while others start transmitting at the
         // same instant (Dcf::freeze), and nobody becomes due now while we
@@ -493,6 +494,7 @@ impl<M: Mac> Bss<M> {
         if ra < self.macs.len() && quiet_after {
             self.take(ra);
         }
+        let s_was = self.wk[s];
         self.call(now, s, out, |m, mo| m.on_tx_end(now, mo));
         if corrupted && tx.frame.contended {
             self.medium[s].collided += 1;
@@ -521,7 +523,7 @@ impl<M: Mac> Bss<M> {
             }
         }
         if !quiet_after {
-            return self.burst_goes_on(now, s, out);
+            return self.burst_goes_on(now, s, s_was, out);
         }
         // Overlapping frames make one corrupted reception, reported when the
         // last of them ends, and only by receivers that decoded the PLCP
@@ -546,7 +548,8 @@ impl<M: Mac> Bss<M> {
         // `on_rx_end` no exchange awaits a response): those few are served
         // in a second pass, and then settled by `settle` itself.
         let view = self.group.view;
-        let mut deferred = false;
+        let mut deferred = std::mem::take(&mut self.deferred);
+        deferred.clear();
         let mut at = SimTime::NEVER;
         let mut kept = 0;
         for i in 0..self.solo.len() {
@@ -565,10 +568,12 @@ impl<M: Mac> Bss<M> {
                     });
                 } else if !others_on_air {
                     if self.macs[t].idle_may_emit() {
-                        deferred = true;
-                    } else {
-                        self.call(now, t, out, |m, mo| m.on_cca(now, false, mo));
+                        // Served by the second pass; leaves the list until
+                        // then (it may join the group after it).
+                        deferred.push(t);
+                        continue;
                     }
+                    self.call(now, t, out, |m, mo| m.on_cca(now, false, mo));
                 }
             }
             if let Some(next) = self.try_join(t, now, &view) {
@@ -578,17 +583,92 @@ impl<M: Mac> Bss<M> {
             }
         }
         self.solo.truncate(kept);
-        if deferred {
-            for i in 0..self.solo.len() {
-                let t = self.solo[i];
-                if t != s && self.macs[t].idle_may_emit() && !self.busy_for(t) {
-                    self.call(now, t, out, |m, mo| m.on_cca(now, false, mo));
-                }
-            }
-            self.settle(now, out);
-        } else {
+        if deferred.is_empty() {
             self.arm(at, out);
+        } else {
+            self.serve_deferred(now, s, &deferred, at, out);
         }
+        self.deferred = deferred;
+    }
+
+    /// The second pass of `tx_end` (the medium is quiet): the idle
+    /// indication to the stations whose `on_cca(idle)` may emit outputs
+    /// (`deferred`, in index order, taken out of `solo` by the first pass),
+    /// after every other station's outputs. `at` is the earliest instant of
+    /// the stations left in `solo`. Only the deferred stations change here
+    /// (an idle indication starts no transmission), so only they may now
+    /// join the group: the others' state, the group's view and the medium
+    /// are as the first pass left them, and the first pass tried them
+    /// already. Those that stay solo go back into `solo` in index order.
+    /// (If a MAC of the first pass started a transmission at once, the
+    /// medium is busy again: every solo station is served and settled as
+    /// without the shortcut; the DCF never does, its responses wait SIFS.)
+    fn serve_deferred(
+        &mut self,
+        now: SimTime,
+        s: usize,
+        deferred: &[usize],
+        mut at: SimTime,
+        out: &mut Vec<BssOutput>,
+    ) {
+        if !self.air.is_empty() {
+            return self.serve_deferred_busy(now, s, deferred, out);
+        }
+        for &t in deferred {
+            // (Not in `solo` during the call: `call` keeps `wk` only.)
+            if self.air.is_empty() {
+                self.call(now, t, out, |m, mo| m.on_cca(now, false, mo));
+            }
+        }
+        if !self.air.is_empty() {
+            // An idle indication started a transmission (not the DCF):
+            // settle every solo station, as without the shortcut.
+            for &t in deferred {
+                self.solo_insert(t);
+            }
+            return self.settle(now, out);
+        }
+        let view = self.group.view;
+        for &t in deferred {
+            // `try_join` joins, or returns the station's next instant.
+            if let Some(next) = self.try_join(t, now, &view) {
+                at = at.min(next);
+                self.solo_insert(t);
+            }
+        }
+        self.arm(at, out);
+    }
+
+    /// `serve_deferred` after a MAC of the first pass started a
+    /// transmission: the second pass over every solo station, then `settle`.
+    #[cold]
+    fn serve_deferred_busy(&mut self, now: SimTime, s: usize, deferred: &[usize], out: &mut Vec<BssOutput>) {
+        for &t in deferred {
+            self.solo_insert(t);
+        }
+        for i in 0..self.solo.len() {
+            let t = self.solo[i];
+            if t != s && self.macs[t].idle_may_emit() && !self.busy_for(t) {
+                self.call(now, t, out, |m, mo| m.on_cca(now, false, mo));
+            }
+        }
+        self.settle(now, out);
+    }
+
+    /// Put station `s` (not in it) into `solo`, in index order.
+    #[inline]
+    fn solo_insert(&mut self, s: usize) {
+        // Sorted insertion by shifting from the end: the list is short (the
+        // stations in an exchange), shorter than a binary search and a
+        // `memmove` call.
+        let mut i = self.solo.len();
+        self.solo.push(s);
+        while i > 0 && self.solo[i - 1] > s {
+            self.solo[i] = self.solo[i - 1];
+            i -= 1;
+        }
+        debug_assert!(i == 0 || self.solo[i - 1] != s, "station {s} is solo twice");
+        self.solo[i] = s;
     }
 
     /// `tx_end` of a frame of station `s` while other frames are still on
@@ -599,21 +679,35 @@ impl<M: Mac> Bss<M> {
     /// untouched: this costs O(1), not O(solo stations), so the k ends of a
     /// burst of k colliding frames cost O(k) plus one walk at the last end,
     /// which then also lets quiet stations join the group.
-    fn burst_goes_on(&mut self, now: SimTime, s: usize, out: &mut Vec<BssOutput>) {
+    ///
+    /// The solo stations' earliest instant is updated from the two that
+    /// changed (`s`, whose cached wake-up was `s_was` before its
+    /// `on_tx_end`, and the one told of the idle medium) unless one of them
+    /// held the earliest instant as of the last `arm`: no scan of the solo
+    /// stations either.
+    fn burst_goes_on(&mut self, now: SimTime, s: usize, s_was: SimTime, out: &mut Vec<BssOutput>) {
         // What the walk of `tx_end` does for each solo station `t != s`
         // here: a frame still on the air that is not `t`'s own keeps the
         // medium busy for `t` (no reception, no idle indication); if `t`'s
         // own frame is the only one left, `t` transmitted during this frame
         // (no reception) and now senses the medium idle. No station gets
         // `on_rx_end`, so the order of `on_cca` outputs needs no second pass.
+        // (`solo_at` is exact here: since the last `arm` only `s` changed.)
+        let mut rescan = s_was == self.solo_at;
+        let mut at = self.solo_at.min(self.wk[s]);
         if self.air.len() == 1 {
             let u = self.air[0].sender;
             if u != s && !self.group.is_member(u) {
                 debug_assert!(self.solo.contains(&u), "a transmitting station is solo");
+                rescan |= self.wk[u] == self.solo_at;
                 self.call(now, u, out, |m, mo| m.on_cca(now, false, mo));
+                at = at.min(self.wk[u]);
             }
         }
-        self.reschedule(out);
+        if rescan {
+            at = self.solo_earliest();
+        }
+        self.arm(at, out);
     }
 
     /// The channel error model's verdict on a frame that did not collide,
@@ -663,24 +757,49 @@ impl<M: Mac> Bss<M> {
 
     /// Make station `s` act on its own, with the state it would have had.
     fn take(&mut self, s: usize) {
-        if !self.group.is_member(s) {
-            return;
+        if self.group.is_member(s) {
+            self.hand_back(s);
+            self.solo_insert(s);
         }
+    }
+
+    /// `take` of members `v` (in index order, members all): one merge into
+    /// `solo` instead of one sorted insertion each (a wake-up at which k
+    /// members collide costs O(k + solo stations), not O(k x solo
+    /// stations)).
+    fn take_sorted(&mut self, v: &[usize]) {
+        debug_assert!(v.windows(2).all(|w| w[0] < w[1]), "members not in index order");
+        for &s in v {
+            self.hand_back(s);
+        }
+        if let [s] = *v {
+            return self.solo_insert(s);
+        }
+        // Merge from the back: `solo[..i]` and `v[..j]` are left to place,
+        // the largest of their last elements goes to `solo[i + j - 1]`.
+        let mut i = self.solo.len();
+        let mut j = v.len();
+        self.solo.resize(i + j, 0);
+        while j > 0 {
+            if i > 0 && self.solo[i - 1] > v[j - 1] {
+                self.solo[i + j - 1] = self.solo[i - 1];
+                i -= 1;
+            } else {
+                self.solo[i + j - 1] = v[j - 1];
+                j -= 1;
+            }
+        }
+        debug_assert!(self.solo.windows(2).all(|w| w[0] < w[1]), "solo list not in index order");
+    }
+
+    /// Member `s` leaves the group with the state it would have had (the
+    /// caller puts it into `solo`).
+    #[inline]
+    fn hand_back(&mut self, s: usize) {
         let (k, errors) = self.group.leave(s);
         let b = self.macs[s].bystander_mut().expect("a grouped MAC without the bystander capability");
         b.adopt_view(&self.group.view, k, errors);
         self.wk[s] = self.macs[s].next_wakeup();
-        // Sorted insertion by shifting from the end: the list is short (the
-        // stations in an exchange), shorter than a binary search and a
-        // `memmove` call.
-        let mut i = self.solo.len();
-        self.solo.push(s);
-        while i > 0 && self.solo[i - 1] > s {
-            self.solo[i] = self.solo[i - 1];
-            i -= 1;
-        }
-        debug_assert!(i == 0 || self.solo[i - 1] != s, "member {s} is also solo");
-        self.solo[i] = s;
     }
 
     /// After a transmission ends: let quiet stations whose view equals the

@@ -106,21 +106,30 @@ enum Exchange {
     AwaitResponse { kind: FrameKind, deadline: SimTime, rx_started: bool },
 }
 
+/// Field order is layout (`repr(C)`): the backoff, exchange and carrier-
+/// sense fields, which every medium input and the bystander group's
+/// hand-over read or write, come first and share one or two cache lines
+/// (in a cell of thousands of stations a station's state is rarely in
+/// the nearest cache; with the compiler's order they were spread over the
+/// whole ~570-byte struct).
+#[repr(C)]
 pub struct Dcf {
-    pub addr: MacAddr,
-    p: DcfParams,
-    rng: RngStream,
-    cur: Option<InService>,
+    // --- backoff ---
+    count_from: Option<SimTime>,
+    backoff: Option<u32>,
+    cw: u32,
     ex: Exchange,
-    /// A response (ACK, CTS) or the data frame after a CTS, due at a time.
-    scheduled: Option<(SimTime, Frame)>,
     /// The earlier of `scheduled`'s time and the response timeout of
     /// `ex` (while no reception started), `NEVER` if neither: the timer
     /// part of `next_wakeup`, kept by `sync_timer` after every change of
     /// `ex` or `scheduled`.
     timer_at: SimTime,
     // --- carrier sense ---
+    cca_idle_at: SimTime,
     cca_busy: bool,
+    /// Last frame detected was received in error and no correct frame since
+    /// (10.3.2.3.7): defer EIFS instead of DIFS.
+    use_eifs: bool,
     /// The first frame heard while awaiting a response began too late for
     /// its PHY-RXSTART to fall within the timeout (10.3.2.9; only with
     /// propagation delay): it is not accepted as the response, and the
@@ -128,17 +137,15 @@ pub struct Dcf {
     /// the timeout, rather than at the deadline (the medium is busy in
     /// between, so the deferral that follows is the same).
     late_response: bool,
-    cca_idle_at: SimTime,
     nav_end: SimTime,
     /// End of our own last busy period (own transmission or timeout).
     self_busy_until: SimTime,
-    /// Last frame detected was received in error and no correct frame since
-    /// (10.3.2.3.7): defer EIFS instead of DIFS.
-    use_eifs: bool,
-    // --- backoff ---
-    cw: u32,
-    backoff: Option<u32>,
-    count_from: Option<SimTime>,
+    cur: Option<InService>,
+    /// A response (ACK, CTS) or the data frame after a CTS, due at a time.
+    scheduled: Option<(SimTime, Frame)>,
+    p: DcfParams,
+    rng: RngStream,
+    pub addr: MacAddr,
     // --- sequence numbers and duplicate detection (10.3.2.14) ---
     next_seq: u16,
     /// Last sequence number received from each transmitter, indexed by its
