@@ -59,6 +59,23 @@ impl FrameErrorModel for CellGate {
         }
         self.inner.success_prob(now, ta, ra, f, rng)
     }
+    fn ppdu_success_parts(
+        &mut self,
+        now: SimTime,
+        ta: MacAddr,
+        ra: MacAddr,
+        f: &Frame,
+        rng: &mut RngStream,
+    ) -> (f64, f64) {
+        // (1, 0) when absent: no header draw, every MPDU judged lost as before
+        if !self.present(ta, ra) {
+            return (1.0, 0.0);
+        }
+        if !self.inner_hits_control && !f.kind.carries_msdus() {
+            return (1.0, 1.0);
+        }
+        self.inner.ppdu_success_parts(now, ta, ra, f, rng)
+    }
     fn success_prob_with_interference(
         &mut self,
         now: SimTime,
@@ -393,6 +410,8 @@ fn build_bss(
                 tx_power_dbm: c.default_tx_power_dbm().unwrap_or(20.0),
                 preamble,
                 nodes: Vec::new(),
+                // 802.11n: data frames are HT PPDUs of `phy`'s vector
+                ht: params.timing.ht,
             };
             if let Some(keys) = c.node_keys().map_err(|e| e.to_string())? {
                 if !keys.is_plain() {
@@ -468,6 +487,7 @@ fn node_radios(s: &Scenario, k: &NodeKeys, e: &ChannelErrors) -> Result<Vec<Node
             tx_power_dbm: e.tx_power_dbm,
             preamble: e.preamble,
             nodes: nodes.clone(),
+            ht: e.ht,
         };
         let stas: Vec<usize> = (0..n).filter(|&i| ap_of[i] != i).collect();
         let mw = |a: usize, b: usize| {

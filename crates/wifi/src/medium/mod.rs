@@ -610,7 +610,8 @@ impl<M: Mac> Bss<M> {
     /// whether the PPDU is received (some MPDU, or the frame without MPDUs,
     /// got through). A probability of 1 draws nothing. A frame with at
     /// most one MPDU is judged whole (one draw, `success_prob` of its PSDU);
-    /// an aggregate MPDU by MPDU, MPDU `i` with probability
+    /// an aggregate's PHY header once (`ppdu_success_parts`: no draw for
+    /// models without a header part), then MPDU by MPDU, MPDU `i` with probability
     /// `p^(bytes_i / psdu_bytes)` where `p` is the whole PSDU's: exact for
     /// models whose bit errors are independent (the SNR/BER model, where
     /// `p = (1 - BER)^bits`), and for a fixed frame error rate the rate of
@@ -622,17 +623,21 @@ impl<M: Mac> Bss<M> {
             return true;
         }
         let rng = if data { &mut self.rng } else { &mut self.ctl_rng };
-        let p = self.errors.success_prob(now, f.ta, f.ra, f, rng);
         let ok = if f.mpdus.len() <= 1 {
+            let p = self.errors.success_prob(now, f.ta, f.ra, f, rng);
             let ok = p >= 1.0 || rng.bernoulli(p);
             f.mpdus.as_mut_slice().iter_mut().for_each(|m| m.fcs_ok = ok);
             ok
         } else {
+            // The PHY header once per PPDU (a model without one draws
+            // nothing here), then each MPDU on its share of the PSDU.
+            let (h, p) = self.errors.ppdu_success_parts(now, f.ta, f.ra, f, rng);
+            let header = h >= 1.0 || rng.bernoulli(h);
             let psdu = f.mpdu_bytes.max(1) as f64;
             let mut any = false;
             for m in f.mpdus.as_mut_slice() {
                 let q = if p >= 1.0 { 1.0 } else { p.powf(m.bytes as f64 / psdu) };
-                m.fcs_ok = q >= 1.0 || rng.bernoulli(q);
+                m.fcs_ok = header && (q >= 1.0 || rng.bernoulli(q));
                 any |= m.fcs_ok;
             }
             any
