@@ -172,6 +172,14 @@ static HEAD: &[Key] = &[
         "edca: access categories (\"bk\", \"be\", \"vi\", \"vo\") sending No Ack.",
     ),
     k(
+        "mac.no_ack_nodes",
+        Strs,
+        "[]",
+        None,
+        "",
+        "Members (\"ap\", \"ap1\", \"sta0\", ...) whose data frames all use No Ack, under any mac.kind (no RTS/CTS).",
+    ),
+    k(
         "mac.bar_after_missed_ba",
         Bool,
         "false",
@@ -672,6 +680,7 @@ mod tests {
         mac.max_ampdu_bytes = Some(65535);
         mac.txop_limit_us = Some(0.0);
         mac.no_ack_acs = Some(vec![]);
+        mac.no_ack_nodes = Some(vec![]);
         mac.bar_after_missed_ba = Some(false);
         for key in [
             "block_ack",
@@ -680,6 +689,7 @@ mod tests {
             "max_ampdu_bytes",
             "txop_limit_us",
             "no_ack_acs",
+            "no_ack_nodes",
             "bar_after_missed_ba",
         ] {
             assert!(j(&mac).get(key).is_some() && j(&s.mac).get(key).is_none(), "{key}");

@@ -365,6 +365,11 @@ fn build_bss(
         .map(|i| {
             let name = s.member_name(i);
             let rng = RngStream::derive(seed, &format!("mac/{name}{suffix}"));
+            let mut params = params.clone();
+            if s.no_ack_member(i) {
+                // `mac.no_ack_nodes`: this member's data frames carry No Ack
+                params.ack_policy = AckPolicy::NoAck;
+            }
             let mut mac = Dcf::new(MacAddr(i as u32), params.clone(), rng);
             if !s.phy.rate_control.is_fixed() {
                 // every member adapts its rate per receiver (`phy.rate_control`)
