@@ -97,3 +97,28 @@ fn the_mcs_decides_the_range() {
     let (m0, m4) = (share(0, 45.0), share(4, 45.0));
     assert!(m0 > 0.999 && m4 < 0.05, "MCS 0 {m0}, MCS 4 {m4}");
 }
+
+#[test]
+fn msdus_dropped_at_the_retry_limit_after_reaching_the_recipient_are_counted_once() {
+    // MCS 3 at 53.3 m (11.25 dB), 10 s: most MPDUs fail seven times, and some
+    // that reached the AP are dropped by the station because every
+    // BlockAck reporting them was lost (at this SNR the 24 Mbit/s BlockAck
+    // fails too). The AP's reordering buffer passes them up when a
+    // BlockAckReq moves its window: the packet's fate is that delivery,
+    // the station's discard a late drop, and the run's packet ledger
+    // (which fails the run if a packet leaves it twice) balances.
+    let mut s = far(3, 53.3, "udp");
+    s["scenario"]["duration_s"] = json!(10.0);
+    s["mac"]["bar_after_missed_ba"] = json!(true);
+    s["traffic"][0]["direction"] = json!("uplink");
+    let r = run(&s);
+    let l = &r["ledger"];
+    assert!(u64_of(&l["dropped"]["retry_limit"]) > 100, "{l}");
+    assert!(u64_of(&l["late_drops"]) > 0, "{l}");
+    let dropped: u64 = l["dropped"].as_object().unwrap().values().map(u64_of).sum();
+    assert_eq!(u64_of(&l["generated"]), u64_of(&l["delivered"]) + dropped + u64_of(&l["in_flight"]), "{l}");
+}
+
+fn u64_of(v: &Value) -> u64 {
+    v.as_u64().unwrap()
+}

@@ -115,6 +115,8 @@ impl OnAir {
 const ON_AIR: u64 = u64::MAX;
 /// `Bss::last_start` of a station that never transmitted.
 const NEVER_SENT: u64 = u64::MAX;
+/// Capacity of `Bss::reached_qos` per station: 64 MSDUs x 7 attempts, rounded up.
+const REACHED_QOS: usize = 512;
 
 /// Sees every frame the moment it starts on the air, with the MSDU a data
 /// frame carries (a packet capture). Whether it is then received is not
@@ -214,6 +216,12 @@ pub struct Bss<M: Mac = Dcf> {
     /// Per station: the MSDU of its last data frame that reached its
     /// receiver (see `BssOutput::DiscardedAfterReceipt`).
     reached: Vec<Option<PacketId>>,
+    /// Per station: the MSDUs of its recent MPDUs that reached their
+    /// receiver, at most `REACHED_QOS`, once it keeps several outstanding
+    /// (aggregates, Block Ack: the last one is not enough; an MSDU is
+    /// listed once per reception, a window of 64 with 7 attempts each
+    /// fits). Empty (no allocation) for stations that never do.
+    reached_qos: Vec<std::collections::VecDeque<PacketId>>,
     /// Per-station carrier sense when not every station hears every other
     /// (`sense`; `None`: one shared view, the model above).
     sense: Option<Box<sense::SenseState>>,
@@ -227,6 +235,8 @@ struct Sink<'a> {
     sta: usize,
     /// `Bss::reached`, consulted only when the MAC discards an MSDU.
     reached: &'a [Option<PacketId>],
+    /// `Bss::reached_qos`, likewise.
+    reached_qos: &'a [std::collections::VecDeque<PacketId>],
     tx: Option<Frame>,
     out: &'a mut Vec<BssOutput>,
 }
@@ -242,7 +252,9 @@ impl MacSink for Sink<'_> {
             MacOutput::Deliver { from, pkt } => self.out.push(BssOutput::Deliver { sta, from: from.0 as usize, pkt }),
             // The caller learns of an acknowledged MSDU through `Ready`.
             MacOutput::Acked(_) => {}
-            MacOutput::Dropped(id, DropReason::RetryLimit) if self.reached[sta] == Some(id) => {
+            MacOutput::Dropped(id, DropReason::RetryLimit)
+                if self.reached[sta] == Some(id) || self.reached_qos[sta].contains(&id) =>
+            {
                 self.out.push(BssOutput::DiscardedAfterReceipt { sta, id })
             }
             MacOutput::Dropped(id, reason) => self.out.push(BssOutput::Dropped { sta, id, reason }),
@@ -332,7 +344,30 @@ impl<M: Mac> Bss<M> {
             tap: None,
             due: Vec::new(),
             reached: vec![None; n],
+            reached_qos: vec![std::collections::VecDeque::new(); n],
             sense: None,
+        }
+    }
+
+    /// Remember the MSDUs of data frame `f` from `s` that reached their
+    /// receiver (`DiscardedAfterReceipt`): the last one, and, from a station
+    /// that keeps several MSDUs outstanding (it has sent an aggregate or an
+    /// MPDU with the Block Ack policy), each one that is to be acknowledged.
+    fn note_reached(&mut self, s: usize, f: &Frame) {
+        if let Some(id) = f.mpdus.iter().rev().filter(|m| m.fcs_ok).find_map(|m| m.msdu_id()) {
+            self.reached[s] = Some(id);
+        }
+        let several = f.mpdus.len() > 1 || f.mpdus.iter().any(|m| m.ack == AckPolicy::BlockAck);
+        if several || !self.reached_qos[s].is_empty() {
+            let q = &mut self.reached_qos[s];
+            for m in f.mpdus.iter().filter(|m| m.fcs_ok && m.ack != AckPolicy::NoAck) {
+                if let Some(id) = m.msdu_id() {
+                    if q.len() == REACHED_QOS {
+                        q.pop_front();
+                    }
+                    q.push_back(id);
+                }
+            }
         }
     }
 
@@ -505,9 +540,7 @@ impl<M: Mac> Bss<M> {
         }
         // The MSDU that reached its receiver (see `DiscardedAfterReceipt`).
         if ok_at_ra && data && ra < self.macs.len() {
-            if let Some(id) = tx.frame.mpdus.iter().rev().filter(|m| m.fcs_ok).find_map(|m| m.msdu_id()) {
-                self.reached[s] = Some(id);
-            }
+            self.note_reached(s, &tx.frame);
         }
         if !quiet_after {
             return self.burst_goes_on(now, s, out);
@@ -726,7 +759,7 @@ impl<M: Mac> Bss<M> {
     /// any, is put on the air when the call returns.
     #[inline]
     fn call(&mut self, now: SimTime, t: usize, out: &mut Vec<BssOutput>, f: impl FnOnce(&mut M, &mut Sink<'_>)) {
-        let mut sink = Sink { sta: t, reached: &self.reached, tx: None, out };
+        let mut sink = Sink { sta: t, reached: &self.reached, reached_qos: &self.reached_qos, tx: None, out };
         f(&mut self.macs[t], &mut sink);
         self.wk[t] = self.macs[t].next_wakeup();
         if let Some(frame) = sink.tx {

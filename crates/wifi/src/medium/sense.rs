@@ -323,9 +323,7 @@ impl<M: Mac> Bss<M> {
             }
         }
         if ok_at_ra && data && ra < n {
-            if let Some(mid) = tx.frame.mpdus.iter().rev().filter(|m| m.fcs_ok).find_map(|m| m.msdu_id()) {
-                self.reached[s] = Some(mid);
-            }
+            self.note_reached(s, &tx.frame);
         }
         let header_always = self.eifs_always;
         let mut deferred = std::mem::take(&mut self.st().scratch);
