@@ -9,6 +9,25 @@
 // traffic enters the MAC through PacketSockets as in r2-saturation.cc.
 // Throughput = MSDUs delivered to the sink in [warmup, warmup + duration) x msdu
 // x 8 / duration. Also reports the mean number of MPDUs per A-MPDU sent.
+//
+// BlockAck agreements (--primer, default on, for --ampdu > 1): station i first
+// sends a burst of 8 MSDUs at i x 5 ms, so that its ADDBA Request and the sink's
+// ADDBA Response are exchanged on an idle channel; the saturated sources start
+// after the last burst (n x 5 ms + 10 ms, within the warm-up for n <= 50). Without
+// it (--primer=0) the agreements are negotiated under saturation, where ns-3's
+// AddBaResponseTimeout (1 ms) mostly expires before the sink wins the channel for
+// its ADDBA Response: the originator then sends single MPDUs with Normal Ack for
+// FailedAddBaTimeout (200 ms) and asks again. wifitcp models agreements that exist
+// from association (crates/wifi/src/mac/hcf/mod.rs).
+//
+// Diagnostics (in the measured window unless named _all): mpdus_hist (data PPDUs
+// by MPDU count), data_ok / bar_ok (data PPDUs and BlockAckReqs answered by the
+// sink), access_events / collision_events (instants at which stations started
+// data or BlockAckReq PPDUs, and those with two or more), addba_* (ADDBA frames
+// sent), agreement_changes (originator agreement state changes),
+// established_share (station-time with an established agreement),
+// mean_queue_at_ppdu (the sender's MAC queue at each data PPDU), jain_index (of
+// the MSDUs delivered per station).
 #include "common.h"
 
 #include "ns3/core-module.h"
@@ -30,6 +49,53 @@ uint64_t g_mpdus = 0;
 uint64_t g_bars = 0;
 uint64_t g_mpduBytes = 0;
 std::set<std::string> g_respModes;
+// Diagnostics of the aggregation (docs/validation.md section 27): A-MPDU length
+// histogram, ADDBA frames, agreement state changes and time in ESTABLISHED, the
+// transmitter's MAC queue at each data PPDU.
+std::vector<uint64_t> g_hist(65, 0);
+uint64_t g_addbaReq = 0;
+uint64_t g_addbaResp = 0;
+uint64_t g_addbaReqAll = 0;
+uint64_t g_addbaRespAll = 0;
+std::vector<uint64_t> g_stateChanges(5, 0);
+std::vector<int> g_state;     // per originator: OriginatorBlockAckAgreement::State or -1
+std::vector<double> g_stateT; // time of the last change
+double g_estabTime = 0;       // station-seconds in ESTABLISHED inside the window
+double g_queueSum = 0;        // sum over data PPDUs of the sender's BE queue (packets)
+std::vector<Ptr<WifiMacQueue>> g_queues;
+std::vector<int> g_lastKind;  // per device: 1 = data PPDU, 2 = BlockAckReq, 0 = other
+uint64_t g_dataOk = 0;        // data PPDUs answered by a BlockAck or ACK
+uint64_t g_barOk = 0;         // BlockAckReqs answered by a BlockAck
+uint64_t g_events = 0;        // transmission starts of stations grouped by instant
+uint64_t g_collEvents = 0;    // ... of which two or more stations started together
+Time g_lastStart = Seconds(-1);
+uint32_t g_lastGroup = 0;
+std::vector<uint64_t> g_stationRx;
+
+bool InWindow();
+NetDeviceContainer g_devs;
+
+double
+WindowOverlap(double a, double b)
+{
+    return std::max(0.0, std::min(b, g_t1) - std::max(a, g_t0));
+}
+
+void
+AgreementState(uint32_t i, Time now, Mac48Address, uint8_t, OriginatorBlockAckAgreement::State st)
+{
+    double t = now.GetSeconds();
+    if (g_state[i] == OriginatorBlockAckAgreement::ESTABLISHED)
+    {
+        g_estabTime += WindowOverlap(g_stateT[i], t);
+    }
+    g_state[i] = st;
+    g_stateT[i] = t;
+    if (InWindow())
+    {
+        ++g_stateChanges[st];
+    }
+}
 
 bool
 InWindow()
@@ -39,11 +105,39 @@ InWindow()
 }
 
 void
-PsduTxBegin(WifiConstPsduMap psdus, WifiTxVector txv, double)
+PsduTxBegin(uint32_t dev, WifiConstPsduMap psdus, WifiTxVector txv, double)
 {
     for (const auto& kv : psdus)
     {
         const WifiMacHeader& h = kv.second->GetHeader(0);
+        if (dev > 0 && InWindow() && (h.IsQosData() || h.IsBlockAckReq()))
+        {
+            if (Simulator::Now() == g_lastStart)
+            {
+                if (++g_lastGroup == 2)
+                {
+                    ++g_collEvents;
+                }
+            }
+            else
+            {
+                ++g_events;
+                g_lastStart = Simulator::Now();
+                g_lastGroup = 1;
+            }
+        }
+        if (dev == 0 && (h.IsBlockAck() || h.IsAck()) && InWindow())
+        {
+            for (uint32_t j = 1; j < g_lastKind.size(); ++j)
+            {
+                if (DynamicCast<WifiNetDevice>(g_devs.Get(j))->GetMac()->GetAddress() == h.GetAddr1())
+                {
+                    g_dataOk += g_lastKind[j] == 1;
+                    g_barOk += g_lastKind[j] == 2;
+                }
+            }
+        }
+        g_lastKind[dev] = h.IsQosData() ? 1 : (h.IsBlockAckReq() ? 2 : 0);
         if (h.IsQosData())
         {
             if (InWindow())
@@ -51,6 +145,26 @@ PsduTxBegin(WifiConstPsduMap psdus, WifiTxVector txv, double)
                 ++g_ppdus;
                 g_mpdus += kv.second->GetNMpdus();
                 g_mpduBytes += kv.second->GetSize();
+                ++g_hist[std::min<std::size_t>(64, kv.second->GetNMpdus())];
+                g_queueSum += g_queues[dev]->GetNPackets();
+            }
+        }
+        else if (h.IsAction())
+        {
+            WifiActionHeader action;
+            kv.second->GetPayload(0)->PeekHeader(action);
+            if (action.GetCategory() == WifiActionHeader::BLOCK_ACK)
+            {
+                bool req = action.GetAction().blockAck == WifiActionHeader::BLOCK_ACK_ADDBA_REQUEST;
+                bool resp =
+                    action.GetAction().blockAck == WifiActionHeader::BLOCK_ACK_ADDBA_RESPONSE;
+                g_addbaReqAll += req;
+                g_addbaRespAll += resp;
+                if (InWindow())
+                {
+                    g_addbaReq += req;
+                    g_addbaResp += resp;
+                }
             }
         }
         else if (h.IsBlockAckReq())
@@ -67,12 +181,15 @@ PsduTxBegin(WifiConstPsduMap psdus, WifiTxVector txv, double)
     }
 }
 
+std::map<Address, uint64_t> g_rxFrom;
+
 void
-SinkRx(Ptr<const Packet>, const Address&)
+SinkRx(Ptr<const Packet>, const Address& from)
 {
     if (InWindow())
     {
         ++g_rx;
+        ++g_rxFrom[from];
     }
 }
 } // namespace
@@ -90,6 +207,7 @@ main(int argc, char* argv[])
     uint32_t queuePkts = 1000;
     uint32_t seed = 1;
     uint32_t run = 1;
+    bool primer = true;
     CommandLine cmd(__FILE__);
     cmd.AddValue("n", "number of saturated stations", n);
     cmd.AddValue("duration", "measured time (s)", duration);
@@ -100,6 +218,11 @@ main(int argc, char* argv[])
     cmd.AddValue("queue", "Wi-Fi MAC queue (packets)", queuePkts);
     cmd.AddValue("seed", "RngSeedManager seed", seed);
     cmd.AddValue("run", "RngSeedManager run", run);
+    cmd.AddValue("primer",
+                 "set up each BlockAck agreement on an idle channel before the saturated "
+                 "sources start (0 = ADDBA under saturation, ns-3's 1 ms ADDBA response "
+                 "timeout then leaves agreements unset at n = 50)",
+                 primer);
     cmd.Parse(argc, argv);
     RngSeedManager::SetSeed(seed);
     RngSeedManager::SetRun(run);
@@ -173,18 +296,73 @@ main(int argc, char* argv[])
         c->SetAttribute("MaxPackets", UintegerValue(0));
         c->SetAttribute("Interval", TimeValue(interval));
         nodes.Get(i + 1)->AddApplication(c);
-        c->SetStartTime(MicroSeconds(jitter->GetInteger(0, 1000)));
+        // With the primer, station i first sends a burst of 8 MSDUs at i x 5 ms: two or more
+        // queued MSDUs make ns-3 send an ADDBA Request, which the sink answers on an idle
+        // channel, well inside ns-3's AddBaResponseTimeout (1 ms). The saturated source
+        // starts after the last burst. Without it, the sources start at once and stations
+        // request agreements under saturation.
+        Time start = MicroSeconds(jitter->GetInteger(0, 1000));
+        if (primer && ampdu > 1)
+        {
+            Ptr<PacketSocketClient> p = CreateObject<PacketSocketClient>();
+            p->SetRemote(a);
+            p->SetAttribute("PacketSize", UintegerValue(msdu - 8));
+            p->SetAttribute("MaxPackets", UintegerValue(8));
+            p->SetAttribute("Interval", TimeValue(MicroSeconds(1)));
+            nodes.Get(i + 1)->AddApplication(p);
+            p->SetStartTime(MilliSeconds(5 * i));
+            start += MilliSeconds(5 * n + 10);
+        }
+        c->SetStartTime(start);
     }
+    g_devs = devs;
+    g_lastKind.assign(n + 1, 0);
+    g_state.assign(n + 1, -1);
+    g_stateT.assign(n + 1, 0.0);
     for (uint32_t i = 0; i <= n; ++i)
     {
-        DynamicCast<WifiNetDevice>(devs.Get(i))
-            ->GetPhy()
-            ->TraceConnectWithoutContext("PhyTxPsduBegin", MakeCallback(&PsduTxBegin));
+        Ptr<WifiNetDevice> d = DynamicCast<WifiNetDevice>(devs.Get(i));
+        d->GetPhy()->TraceConnectWithoutContext("PhyTxPsduBegin",
+                                                MakeBoundCallback(&PsduTxBegin, i));
+        Ptr<QosTxop> be = d->GetMac()->GetQosTxop(AC_BE);
+        g_queues.push_back(be->GetWifiMacQueue());
+        be->GetBaManager()->TraceConnectWithoutContext("AgreementState",
+                                                       MakeBoundCallback(&AgreementState, i));
     }
     Simulator::Stop(Seconds(g_t1));
     const double wallRun0 = bench::WallNow();
     Simulator::Run();
     const double wallRun = bench::WallNow() - wallRun0;
+    for (uint32_t i = 0; i <= n; ++i)
+    {
+        if (g_state[i] == OriginatorBlockAckAgreement::ESTABLISHED)
+        {
+            g_estabTime += WindowOverlap(g_stateT[i], g_t1);
+        }
+    }
+    std::string hist;
+    for (std::size_t m = 1; m <= 64; ++m)
+    {
+        if (g_hist[m])
+        {
+            hist += (hist.empty() ? "" : ",") + std::string("\"") + std::to_string(m) +
+                    "\":" + std::to_string(g_hist[m]);
+        }
+    }
+    std::vector<double> perStation;
+    for (const auto& kv : g_rxFrom)
+    {
+        perStation.push_back(double(kv.second));
+    }
+    perStation.resize(n, 0.0);
+    const double jain = bench::Jain(perStation);
+    const char* stateNames[] = {"pending", "established", "no_reply", "reset", "rejected"};
+    std::string states;
+    for (int st = 0; st < 5; ++st)
+    {
+        states += (st ? "," : "") + std::string("\"") + stateNames[st] +
+                  "\":" + std::to_string(g_stateChanges[st]);
+    }
     std::string resp;
     for (const auto& x : g_respModes)
     {
@@ -196,7 +374,15 @@ main(int argc, char* argv[])
               << ",\"throughput_mbps\":" << bench::Num(g_rx * msdu * 8.0 / duration / 1e6, 4)
               << ",\"ppdus\":" << g_ppdus << ",\"mpdus_per_ppdu\":"
               << bench::Num(g_ppdus ? double(g_mpdus) / g_ppdus : 0, 3)
-              << ",\"block_ack_reqs\":" << g_bars << ",\"response_modes\":" << bench::Str(resp) << ",\"events\":" << Simulator::GetEventCount()
+              << ",\"block_ack_reqs\":" << g_bars << ",\"mpdus_hist\":{" << hist << "}"
+              << ",\"jain_index\":" << bench::Num(jain, 4) << ",\"data_ok\":" << g_dataOk << ",\"bar_ok\":" << g_barOk
+              << ",\"access_events\":" << g_events << ",\"collision_events\":" << g_collEvents
+              << ",\"addba_requests\":" << g_addbaReq << ",\"addba_responses\":" << g_addbaResp
+              << ",\"addba_requests_all\":" << g_addbaReqAll
+              << ",\"addba_responses_all\":" << g_addbaRespAll << ",\"agreement_changes\":{"
+              << states << "},\"established_share\":"
+              << bench::Num(g_estabTime / (n * duration), 4) << ",\"mean_queue_at_ppdu\":"
+              << bench::Num(g_ppdus ? g_queueSum / g_ppdus : 0, 1) << ",\"response_modes\":" << bench::Str(resp) << ",\"events\":" << Simulator::GetEventCount()
               << ",\"run_wall_s\":" << bench::Num(wallRun, 3)
               << ",\"wall_s\":" << bench::Num(bench::WallNow() - wall0, 3) << "}" << std::endl;
     Simulator::Destroy();

@@ -23,6 +23,14 @@
 // preamble detection and CCA-ED, so the two are hidden from each other, while
 // both reach the sink at -78.7 dBm (16 dB SNR). At radius 20 m they are 40 m
 // apart (-78.7 dBm) and hear each other.
+//
+// Long links (docs/validation.md, propagation delay): --rss=DBM replaces the
+// channel's loss by ns3::FixedRssLossModel (every frame at every node at DBM,
+// so everyone hears everyone whatever the distance) while the channel keeps
+// ns-3's ConstantSpeedPropagationDelayModel (d / 299792458 m/s); --slot=US sets
+// WifiPhy's Slot after the standard is configured (9 + 3 x coverage class for
+// 802.11a), which ns-3 uses for AIFS, EIFS and its ACK timeout (SIFS + slot +
+// the ACK's preamble and PHY header).
 
 #include "common.h"
 
@@ -141,6 +149,8 @@ main(int argc, char* argv[])
     uint32_t seed = 1;
     uint32_t run = 1;
     std::string standard = "a"; // a | b (802.11b: pass dataMode, ctrlMode and cwMin=31)
+    double rss = 0;             // dBm; 0: the default channel's loss model
+    double slotUs = 0;          // us; 0: the standard's slot
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("standard", "PHY: a (802.11a) or b (802.11b)", standard);
@@ -159,6 +169,8 @@ main(int argc, char* argv[])
     cmd.AddValue("radius", "distance of stations from the sink (m)", radius);
     cmd.AddValue("rts", "RtsCtsThreshold in bytes (0: RTS/CTS for every frame)", rts);
     cmd.AddValue("label", "scenario name in the JSON output", label);
+    cmd.AddValue("rss", "FixedRssLossModel received power in dBm (0: LogDistance default)", rss);
+    cmd.AddValue("slot", "WifiPhy Slot in us (0: the standard's)", slotUs);
     cmd.AddValue("seed", "RngSeedManager seed", seed);
     cmd.AddValue("run", "RngSeedManager run", run);
     cmd.Parse(argc, argv);
@@ -185,6 +197,12 @@ main(int argc, char* argv[])
     nodes.Create(n + 1); // node 0 = sink
 
     YansWifiChannelHelper channel = YansWifiChannelHelper::Default();
+    if (rss != 0)
+    {
+        channel = YansWifiChannelHelper();
+        channel.SetPropagationDelay("ns3::ConstantSpeedPropagationDelayModel");
+        channel.AddPropagationLoss("ns3::FixedRssLossModel", "Rss", DoubleValue(rss));
+    }
     YansWifiPhyHelper phy;
     phy.SetChannel(channel.Create());
 
@@ -203,6 +221,10 @@ main(int argc, char* argv[])
         Ptr<WifiNetDevice> d = DynamicCast<WifiNetDevice>(devs.Get(i));
         d->GetMac()->GetTxop()->SetMinCw(cwMin);
         d->GetMac()->GetTxop()->SetMaxCw(cwMax);
+        if (slotUs > 0)
+        {
+            d->GetPhy()->SetSlot(NanoSeconds(int64_t(slotUs * 1000 + 0.5)));
+        }
     }
 
     MobilityHelper mob;
@@ -323,7 +345,7 @@ main(int argc, char* argv[])
        << ",\"ack_modes\":" << bench::Str(join(g_ackModes))
        << ",\"offered_pps_per_sta\":" << bench::Num(perStaPps, 2) << "}"
        << ",\"config\":{\"seed\":" << seed << ",\"run\":" << run << ",\"warmup_s\":"
-       << bench::Num(warmup, 3) << ",\"queue_pkts\":" << queuePkts << ",\"rts\":" << rts << ",\"radius_m\":" << bench::Num(radius, 3) << "}}";
+       << bench::Num(warmup, 3) << ",\"queue_pkts\":" << queuePkts << ",\"rts\":" << rts << ",\"radius_m\":" << bench::Num(radius, 3) << ",\"rss_dbm\":" << bench::Num(rss, 2) << "}}";
     std::cout << js.str() << std::endl;
     Simulator::Destroy();
     return 0;

@@ -129,6 +129,32 @@ impl QueueDisc for AckFirst {
         self.update_occ(now);
         x
     }
+    /// A point coordinator polling station `ra` (`mac::pcf`): that
+    /// station's ACKs first (after the redundancy check), then its data.
+    fn peek_for(&self, ra: Option<u32>, tid: Option<u8>) -> Option<&Queued> {
+        match self.acks.first_for(ra, tid) {
+            Some(i) => Some(&self.acks.q[i]),
+            None => self.data.first_for(ra, tid).map(|i| &self.data.q[i]),
+        }
+    }
+    fn dequeue_for(&mut self, now: SimTime, ra: Option<u32>, tid: Option<u8>, dropped: &mut Dropped) -> Option<Queued> {
+        if ra.is_none() && tid.is_none() {
+            return self.dequeue(now, dropped);
+        }
+        let x = match self.acks.first_for(ra, tid) {
+            Some(_) => {
+                self.purge(dropped);
+                let i = self.acks.first_for(ra, tid).expect("the newest ACK of a flow stays");
+                self.acks.remove(i)
+            }
+            None => self.data.first_for(ra, tid).and_then(|i| self.data.remove(i)),
+        };
+        if let Some(x) = &x {
+            self.counters.sent(x);
+        }
+        self.update_occ(now);
+        x
+    }
     fn len(&self) -> usize {
         self.acks.len() + self.data.len()
     }
@@ -158,6 +184,24 @@ mod tests {
         let first = d.dequeue(ms(2), &mut dr).unwrap();
         assert!(first.pkt.is_pure_tcp_ack());
         assert!(!d.dequeue(ms(2), &mut dr).unwrap().pkt.is_pure_tcp_ack());
+    }
+
+    #[test]
+    fn per_receiver_dequeue_serves_its_acks_first_filtered() {
+        let mut d = AckFirst::new(10, 10);
+        let mut dr = Vec::new();
+        d.enqueue(ms(0), q_to(data(1, 1), 2), &mut dr);
+        d.enqueue(ms(0), q_to(ack(3, 100), 1), &mut dr);
+        d.enqueue(ms(0), q_to(ack(2, 500), 2), &mut dr);
+        d.enqueue(ms(0), q_to(ack(2, 900), 2), &mut dr);
+        assert!(d.peek_for(Some(2), None).unwrap().pkt.is_pure_tcp_ack());
+        let x = d.dequeue_for(ms(1), Some(2), None, &mut dr).unwrap();
+        assert_eq!((x.dest, ack_of(&x.pkt)), (2, 900));
+        assert_eq!(count(&dr, DropReason::AckFiltered), 1);
+        let x = d.dequeue_for(ms(1), Some(2), None, &mut dr).unwrap();
+        assert!(!x.pkt.is_pure_tcp_ack() && x.dest == 2);
+        assert!(d.dequeue_for(ms(1), Some(2), None, &mut dr).is_none());
+        assert_eq!(ack_of(&d.dequeue(ms(1), &mut dr).unwrap().pkt), 100);
     }
 
     #[test]

@@ -163,7 +163,8 @@ pub trait QueueDisc: Send {
     /// that serves one receiver (next-hop station index, `Queued::dest`)
     /// or traffic identifier at a time (`None`: any). Every packet has TID
     /// 0 until packets carry a user priority. Default: no per-receiver
-    /// view (`None`); disciplines with per-station queues override it.
+    /// view (`None`); drop-tail and ack-first search their FIFOs (a point
+    /// coordinator polling one station, `mac::pcf`).
     fn peek_for(&self, _ra: Option<u32>, _tid: Option<u8>) -> Option<&Queued> {
         None
     }
@@ -216,12 +217,13 @@ pub(crate) use fifo_accessors;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::droptail::DropTail;
     use crate::testutil::*;
 
     #[test]
     fn default_per_receiver_access_serves_any_and_refuses_a_named_receiver() {
-        let mut d = DropTail::new(10);
+        // CoDel keeps the trait's defaults (drop-tail and ack-first serve
+        // a named receiver, see their tests).
+        let mut d = crate::codel::Codel::new(10, crate::codel::CodelParams::default());
         let mut dr = Vec::new();
         d.enqueue(ms(0), q(data(1, 1)), &mut dr);
         d.enqueue(ms(0), q(data(1, 2)), &mut dr);

@@ -47,6 +47,14 @@ impl Fifo {
     pub fn iter(&self) -> impl Iterator<Item = &Queued> {
         self.q.iter()
     }
+    /// The first item for next hop `ra` (`None`: any) and TID `tid`
+    /// (every packet has TID 0, `QueueDisc::peek_for`).
+    pub fn first_for(&self, ra: Option<u32>, tid: Option<u8>) -> Option<usize> {
+        if tid.is_some_and(|t| t != 0) {
+            return None;
+        }
+        self.q.iter().position(|x| ra.is_none_or(|r| x.dest == r))
+    }
 }
 
 pub struct DropTail {
@@ -77,12 +85,42 @@ impl QueueDisc for DropTail {
         self.occ.update(now, self.fifo.len(), self.fifo.bytes());
     }
     crate::disc::fifo_accessors!(with_dequeue);
+    /// The oldest packet for `ra` (a point coordinator polling one
+    /// station, `mac::pcf`): the FIFO order among that station's packets.
+    fn peek_for(&self, ra: Option<u32>, tid: Option<u8>) -> Option<&Queued> {
+        self.fifo.first_for(ra, tid).map(|i| &self.fifo.q[i])
+    }
+    fn dequeue_for(&mut self, now: SimTime, ra: Option<u32>, tid: Option<u8>, _: &mut Dropped) -> Option<Queued> {
+        let x = self.fifo.remove(self.fifo.first_for(ra, tid)?)?;
+        self.counters.sent(&x);
+        self.occ.update(now, self.fifo.len(), self.fifo.bytes());
+        Some(x)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::testutil::*;
+
+    #[test]
+    fn per_receiver_dequeue_keeps_each_receivers_order() {
+        let mut d = DropTail::new(10);
+        let mut dr = Vec::new();
+        let t = SimTime::ZERO;
+        for (i, dest) in [1, 2, 1, 3, 2].into_iter().enumerate() {
+            d.enqueue(t, q_to(data(0, i as u32), dest), &mut dr);
+        }
+        let seq = |x: Option<Queued>| x.map(|x| (x.dest, x.pkt.tcp().unwrap().seq));
+        assert_eq!(seq(d.peek_for(Some(2), None).cloned()), Some((2, 1)));
+        assert_eq!(seq(d.dequeue_for(t, Some(2), None, &mut dr)), Some((2, 1)));
+        assert_eq!(seq(d.dequeue_for(t, Some(2), None, &mut dr)), Some((2, 4)));
+        assert_eq!(seq(d.dequeue_for(t, Some(2), None, &mut dr)), None);
+        assert_eq!(seq(d.dequeue_for(t, Some(1), Some(5), &mut dr)), None);
+        assert_eq!(seq(d.dequeue_for(t, Some(3), None, &mut dr)), Some((3, 3)));
+        assert_eq!(seq(d.dequeue(t, &mut dr)), Some((1, 0)));
+        assert_eq!((d.len(), d.counters().dequeued), (1, 4));
+    }
 
     #[test]
     fn fifo_order_and_tail_drop() {

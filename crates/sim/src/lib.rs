@@ -11,6 +11,7 @@ pub mod config;
 pub mod endpoints;
 pub mod ledger;
 pub mod link;
+pub mod macs;
 pub mod metrics;
 pub mod parquet;
 pub mod topology;

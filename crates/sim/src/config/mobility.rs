@@ -28,6 +28,9 @@
 //! pause_s = 2.0            # default 0
 //! ```
 use serde::{Deserialize, Serialize};
+use wifitcp_core::schema::Ty::*;
+use wifitcp_core::schema::B::{Ex, In};
+use wifitcp_core::schema::{k, r, Key, B, POS_M, SIM_S};
 use wifitcp_core::{RngStream, SimDur, SimTime};
 use wifitcp_wifi::channel::Position;
 use wifitcp_wifi::mobility::{Mobility, RandomWaypoint, RandomWaypointParams, Waypoint, Waypoints};
@@ -222,6 +225,25 @@ impl MobilityConfig {
         }
     }
 }
+
+/// Node speeds in m/s: walking to aircraft, generously (0 stands still).
+const SPEED: Option<(B, B)> = r(In(0.0), In(1e3));
+
+/// The keys of one `[[wlan.mobility]]` entry, relative to it (mounted by
+/// `super::wlan::keys`).
+pub static KEYS: &[Key] = &[
+    k("stations", Any, "\"all\"", r(In(0.0), In(99999.0)), "station index", "\"all\" or 0-based indices."),
+    k("model", Str, "required", None, "", "\"linear\", \"waypoints\" or \"random_waypoint\"."),
+    k("waypoints", Floats, "none", POS_M, "s, m", "waypoints: [[t_s, x, y], ...], times increasing."),
+    k("speed_mps", Float, "none", SPEED, "m/s", "linear: speed (2-50 km/h = 0.56-13.89 m/s)."),
+    k("heading_deg", Float, "away from the AP", r(In(-360.0), In(360.0)), "deg", "linear: direction from +x."),
+    k("start_s", Float, "0.0", SIM_S, "s", "linear: when the walk starts; < duration_s."),
+    k("stop_s", Float, "the run's end", r(Ex(0.0), In(1e6)), "s", "linear: when it stops."),
+    k("area_m", Floats, "none", POS_M, "m", "random_waypoint: [[x_min, y_min], [x_max, y_max]]."),
+    k("speed_min_mps", Float, "none", r(Ex(0.0), In(1e3)), "m/s", "random_waypoint: lowest speed (> 0)."),
+    k("speed_max_mps", Float, "none", r(Ex(0.0), In(1e3)), "m/s", "random_waypoint: highest speed."),
+    k("pause_s", Float, "0.0", SIM_S, "s", "random_waypoint: pause at each destination."),
+];
 
 #[cfg(test)]
 mod tests {

@@ -20,6 +20,9 @@
 //! Which IEEE 802.11 rules these follow, and where they deviate, is written
 //! beside the run-time code (`world/roam.rs`).
 use serde::{Deserialize, Serialize};
+use wifitcp_core::schema::Ty::*;
+use wifitcp_core::schema::B::In;
+use wifitcp_core::schema::{k, r, Key};
 
 /// How a station looks for APs (802.11-2020 11.1.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -130,3 +133,22 @@ impl RoamingConfig {
         Ok(())
     }
 }
+
+/// The `[wlan.roaming]` table's keys, relative to it (mounted by
+/// `super::wlan::keys`).
+pub static KEYS: &[Key] = &[
+    k("threshold_dbm", Float, "required", r(In(-200.0), In(100.0)), "dBm", "Scan below this AP power."),
+    k("hysteresis_db", Float, "5.0", r(In(0.0), In(100.0)), "dB", "New AP stronger by at least this."),
+    k("check_interval_ms", Float, "102.4", r(In(1.0), In(1e6)), "ms", "Signal check (beacon) interval."),
+    k("scan", Str, "\"passive\"", None, "", "\"passive\" (beacons) or \"active\" (probes)."),
+    k(
+        "scan_time_ms",
+        Float,
+        "passive 102.4, active 20 per channel",
+        r(In(0.0), In(1e6)),
+        "ms",
+        "Time without an AP per hand-off.",
+    ),
+    k("queued", Str, "\"drop\"", None, "", "Frames left at the old AP: \"drop\" or \"forward\"."),
+    k("reroute", Str, "\"l2_update\"", None, "", "Wired side: \"l2_update\" or \"home_agent\"."),
+];

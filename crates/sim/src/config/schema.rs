@@ -30,15 +30,12 @@ pub use wifitcp_core::schema::*;
 
 pub use wifitcp_wifi::channel::keys::CHANNEL_MODELS;
 
-/// Node speeds in m/s: walking to aircraft, generously (0 stands still).
-const SPEED: Option<(B, B)> = r(In(0.0), In(1e3));
-
 /// Whether `v` is a queue discipline's `kind` or a channel's `model`.
 fn is_variant(v: &str) -> bool {
     wifitcp_queue::QdiscConfig::KINDS.contains(&v) || CHANNEL_MODELS.contains(&v)
 }
 
-/// The scenario's own keys up to `[tcp]`, in document order.
+/// The scenario's own keys before `[mac]`, in document order.
 static HEAD: &[Key] = &[
     // [scenario]
     k("scenario.name", Str, "required", None, "", "Name of the scenario (results are stored under it)."),
@@ -124,181 +121,21 @@ static HEAD: &[Key] = &[
     k("phy.preamble_us", Float, "the PHY's", PHY_US, "us", "PLCP preamble duration override."),
     k("phy.plcp_header_us", Float, "the PHY's", PHY_US, "us", "PLCP header duration override."),
     k("phy.rx_phy_start_delay_us", Float, "the PHY's", PHY_US, "us", "Receiver start-up delay override."),
-    // [mac]
-    k(
-        "mac.kind",
-        Str,
-        "\"dcf\"",
-        None,
-        "",
-        "The cell's MAC: \"dcf\", \"edca\" (HCF: EDCA, QoS Data, BlockAck), \"pcf\" (802.11-2016 10.4, round-robin polling) or \"multipoll\" (paper 000).",
-    ),
-    k("mac.cw_min", Int, "the PHY's aCWmin", r(In(1.0), In(32767.0)), "slots", "2^k - 1."),
-    k("mac.cw_max", Int, "the PHY's aCWmax", r(In(1.0), In(32767.0)), "slots", "2^k - 1, >= cw_min."),
-    k("mac.short_retry_limit", Int, "7", r(In(1.0), In(255.0)), "attempts", "dot11ShortRetryLimit."),
-    k("mac.long_retry_limit", Int, "4", r(In(1.0), In(255.0)), "attempts", "dot11LongRetryLimit."),
-    k("mac.rts_threshold_bytes", Int, "65535", r(In(0.0), In(65536.0)), "bytes", "dot11RTSThreshold (65535: off)."),
-    k("mac.queue_packets", Int, "50", PKTS, "packets", "Interface queue of every member."),
-    k("mac.backoff_rule", Str, "\"idle-slots\"", None, "", "\"idle-slots\" or \"busy-slot-counts\"."),
-    k("mac.collision_restart", Str, "\"ack-timeout-difs\"", None, "", "\"ack-timeout-difs\" or \"eifs\"."),
-    k("mac.idle_access", Str, "\"immediate\"", None, "", "\"immediate\" or \"backoff\" (ns-2)."),
-    k("mac.group_bystanders", Bool, "true", None, "", "Engine option; no effect on results."),
-    k("mac.ack_policy", Str, "\"normal\"", None, "", "\"normal\" or \"noack\" (QoS No Ack, no RTS/CTS)."),
-    k("mac.block_ack", Bool, "true", None, "", "edca: immediate BlockAck agreements (10.25) between every pair."),
-    k("mac.block_ack_window", Int, "64", r(In(1.0), In(64.0)), "MPDUs", "edca: the agreements' buffer size."),
-    k(
-        "mac.max_mpdus",
-        Int,
-        "mac.block_ack_window",
-        r(In(1.0), In(64.0)),
-        "MPDUs",
-        "edca: MPDUs per A-MPDU (HT) or per block (a/g).",
-    ),
-    k("mac.max_ampdu_bytes", Int, "65535", r(In(1600.0), In(65535.0)), "bytes", "edca: octets per A-MPDU (HT)."),
-    k(
-        "mac.txop_limit_us",
-        Float,
-        "Table 9-155 per AC",
-        r(In(0.0), In(2097120.0)),
-        "us",
-        "edca: TXOP limit of every AC (0: one exchange).",
-    ),
-    k(
-        "mac.no_ack_acs",
-        Strs,
-        "[]",
-        None,
-        "",
-        "edca: access categories (\"bk\", \"be\", \"vi\", \"vo\") sending No Ack.",
-    ),
-    k(
-        "mac.no_ack_nodes",
-        Strs,
-        "[]",
-        None,
-        "",
-        "Members (\"ap\", \"ap1\", \"sta0\", ...) whose data frames all use No Ack, under any mac.kind (no RTS/CTS).",
-    ),
-    k(
-        "mac.bar_after_missed_ba",
-        Bool,
-        "false",
-        None,
-        "",
-        "edca: BlockAckReq after a missed BlockAck (ns-3) instead of retransmitting.",
-    ),
-    k(
-        "mac.cfp_period",
-        Int,
-        "1",
-        r(In(1.0), In(255.0)),
-        "beacons",
-        "pcf/multipoll: CFPPeriod, a CFP every k-th beacon.",
-    ),
-    k(
-        "mac.cfp_max_duration_tu",
-        Int,
-        "50",
-        r(In(1.0), In(65535.0)),
-        "TU",
-        "pcf/multipoll: CFPMaxDuration from TBTT (1 TU = 1024 us); < ap.beacon_interval_tu.",
-    ),
-    k(
-        "mac.multipoll_pps",
-        Float,
-        "100.0",
-        r(In(0.0), In(1e9)),
-        "packets/s",
-        "multipoll: rate to join the polling list.",
-    ),
-    k(
-        "mac.multipoll_bps",
-        Float,
-        "12500.0",
-        r(In(0.0), In(1e12)),
-        "bytes/s",
-        "multipoll: MSDU bytes/s to join the list.",
-    ),
-    k("mac.multipoll_window_ms", Float, "1000.0", r(In(1.0), In(1e6)), "ms", "multipoll: activity measurement window."),
-    k(
-        "mac.multipoll_hysteresis",
-        Float,
-        "0.5",
-        r(In(0.0), Ex(1.0)),
-        "",
-        "multipoll: a member leaves below (1 - h) x a threshold.",
-    ),
-    // [wlan]
-    k("wlan.stations", Int, "required", r(In(1.0), In(100000.0)), "stations", "Stations of the WLAN."),
-    k("wlan.per_uplink", Float, "0.0", PROB, "", "Error probability of data frames to the AP."),
-    k("wlan.per_downlink", Float, "0.0", PROB, "", "Error probability of data frames from the AP."),
-    k("wlan.distance_m", Float, "none", r(Ex(0.0), In(1e6)), "m", "Every station's distance from the AP."),
-    k("wlan.positions", Floats, "none", POS_M, "m", "Station positions [[x, y], ...]."),
-    k("wlan.station_qdisc", Table, "drop-tail", None, "", "Queue discipline of the stations (a qdisc table)."),
-    k("wlan.aps", Int, "1", r(In(1.0), In(64.0)), "APs", "Access points (one channel unless ap_channels)."),
-    k("wlan.association", Ints, "all on AP 0", r(In(0.0), In(63.0)), "AP index", "AP of each station."),
-    k("wlan.ap_positions", Floats, "AP k at (20 k, 0)", POS_M, "m", "AP positions [[x, y], ...]."),
-    k("wlan.ap_channels", Ints, "all on one channel", r(In(1.0), In(233.0)), "channel", "Channel of each AP."),
-    k("wlan.roaming", Table, "none", None, "", "Stations hand over between APs (needs an snr or threshold channel)."),
-    k("wlan.roaming.threshold_dbm", Float, "required", r(In(-200.0), In(100.0)), "dBm", "Scan below this AP power."),
-    k("wlan.roaming.hysteresis_db", Float, "5.0", r(In(0.0), In(100.0)), "dB", "New AP stronger by at least this."),
-    k("wlan.roaming.check_interval_ms", Float, "102.4", r(In(1.0), In(1e6)), "ms", "Signal check (beacon) interval."),
-    k("wlan.roaming.scan", Str, "\"passive\"", None, "", "\"passive\" (beacons) or \"active\" (probes)."),
-    k(
-        "wlan.roaming.scan_time_ms",
-        Float,
-        "passive 102.4, active 20 per channel",
-        r(In(0.0), In(1e6)),
-        "ms",
-        "Time without an AP per hand-off.",
-    ),
-    k("wlan.roaming.queued", Str, "\"drop\"", None, "", "Frames left at the old AP: \"drop\" or \"forward\"."),
-    k("wlan.roaming.reroute", Str, "\"l2_update\"", None, "", "Wired side: \"l2_update\" or \"home_agent\"."),
-    k(
-        "wlan.mobility",
-        Tables,
-        "none",
-        None,
-        "",
-        "How stations move (none: they stand still); needs an snr or threshold channel.",
-    ),
-    k(
-        "wlan.mobility[].stations",
-        Any,
-        "\"all\"",
-        r(In(0.0), In(99999.0)),
-        "station index",
-        "\"all\" or 0-based indices.",
-    ),
-    k("wlan.mobility[].model", Str, "required", None, "", "\"linear\", \"waypoints\" or \"random_waypoint\"."),
-    k("wlan.mobility[].waypoints", Floats, "none", POS_M, "s, m", "waypoints: [[t_s, x, y], ...], times increasing."),
-    k("wlan.mobility[].speed_mps", Float, "none", SPEED, "m/s", "linear: speed (2-50 km/h = 0.56-13.89 m/s)."),
-    k(
-        "wlan.mobility[].heading_deg",
-        Float,
-        "away from the AP",
-        r(In(-360.0), In(360.0)),
-        "deg",
-        "linear: direction from +x.",
-    ),
-    k("wlan.mobility[].start_s", Float, "0.0", SIM_S, "s", "linear: when the walk starts; < duration_s."),
-    k("wlan.mobility[].stop_s", Float, "the run's end", r(Ex(0.0), In(1e6)), "s", "linear: when it stops."),
-    k("wlan.mobility[].area_m", Floats, "none", POS_M, "m", "random_waypoint: [[x_min, y_min], [x_max, y_max]]."),
-    k(
-        "wlan.mobility[].speed_min_mps",
-        Float,
-        "none",
-        r(Ex(0.0), In(1e3)),
-        "m/s",
-        "random_waypoint: lowest speed (> 0).",
-    ),
-    k("wlan.mobility[].speed_max_mps", Float, "none", r(Ex(0.0), In(1e3)), "m/s", "random_waypoint: highest speed."),
-    k("wlan.mobility[].pause_s", Float, "0.0", SIM_S, "s", "random_waypoint: pause at each destination."),
-    // [ap]
+];
+
+/// `[ap]`'s own keys, after `[wlan]`.
+static AP: &[Key] = &[
     k("ap.queue_packets", Int, "mac.queue_packets", PKTS, "packets", "The AP's transmit queue."),
     k("ap.qdisc", Table, "drop-tail", None, "", "Queue discipline of the AP (a qdisc table)."),
     k("ap.classes", Str, "\"station\"", None, "", "Class of a queued packet: \"station\" or \"channel\"."),
-    k("ap.beacons", Bool, "true", None, "", "Beacons at every TBTT (lowest basic rate, after PIFS); none in an edca cell (not yet sent by the HCF)."),
+    k(
+        "ap.beacons",
+        Bool,
+        "true",
+        None,
+        "",
+        "Beacons at every TBTT (lowest basic rate, after PIFS); none in an edca cell (not yet sent by the HCF).",
+    ),
     k("ap.beacon_interval_tu", Int, "100", r(In(1.0), In(65535.0)), "TU", "Beacon interval (100 TU = 102.4 ms)."),
     // [ap.proxy] (crates/pep; paper 003 section III)
     k("ap.proxy", Table, "none", None, "", "A performance-enhancing proxy at the AP."),
@@ -334,6 +171,9 @@ pub fn keys() -> &'static [Key] {
     static ALL: std::sync::OnceLock<Vec<Key>> = std::sync::OnceLock::new();
     ALL.get_or_init(|| {
         let mut v = HEAD.to_vec();
+        v.extend(mounted("mac", super::mac::keys()));
+        v.extend(mounted("wlan", super::wlan::keys()));
+        v.extend_from_slice(AP);
         v.extend(mounted("ap.proxy", wifitcp_pep::keys::KEYS));
         v.extend_from_slice(WIRED);
         v.extend(mounted("tcp", wifitcp_tcp::scenario::KEYS));
@@ -345,7 +185,7 @@ pub fn keys() -> &'static [Key] {
 }
 
 /// `keys` under `section`: paths prefixed with `section.`.
-fn mounted<'a>(section: &'a str, keys: &'a [Key]) -> impl Iterator<Item = Key> + 'a {
+pub(crate) fn mounted<'a>(section: &'a str, keys: &'a [Key]) -> impl Iterator<Item = Key> + 'a {
     keys.iter().map(move |k| Key { path: Box::leak(format!("{section}.{}", k.path).into_boxed_str()), ..*k })
 }
 
@@ -595,15 +435,15 @@ mod tests {
         .unwrap();
         // Keys serialised only when set (so that results without them keep
         // their digests): set to their defaults here.
-        use crate::config as c;
-        s.mac.cfp_period = Some(c::D_CFP_PERIOD);
-        s.mac.cfp_max_duration_tu = Some(c::D_CFP_MAX_DURATION_TU);
-        s.mac.multipoll_pps = Some(c::D_MULTIPOLL_PPS);
-        s.mac.multipoll_bps = Some(c::D_MULTIPOLL_BPS);
-        s.mac.multipoll_window_ms = Some(c::D_MULTIPOLL_WINDOW_MS);
-        s.mac.multipoll_hysteresis = Some(c::D_MULTIPOLL_HYSTERESIS);
+        use crate::macs::{multipoll as mp, pcf};
+        s.mac.cfp_period = Some(pcf::D_CFP_PERIOD);
+        s.mac.cfp_max_duration_tu = Some(pcf::D_CFP_MAX_DURATION_TU);
+        s.mac.multipoll_pps = Some(mp::D_MULTIPOLL_PPS);
+        s.mac.multipoll_bps = Some(mp::D_MULTIPOLL_BPS);
+        s.mac.multipoll_window_ms = Some(mp::D_MULTIPOLL_WINDOW_MS);
+        s.mac.multipoll_hysteresis = Some(mp::D_MULTIPOLL_HYSTERESIS);
         s.ap.beacons = Some(true);
-        s.ap.beacon_interval_tu = Some(c::D_BEACON_INTERVAL_TU);
+        s.ap.beacon_interval_tu = Some(crate::config::D_BEACON_INTERVAL_TU);
         add("scenario", None, j(&s.scenario));
         add("phy", None, j(&s.phy));
         add("mac", None, j(&s.mac));

@@ -49,7 +49,7 @@ use wifitcp_net::{Agent, AgentCtx, Arrival, TimerKey, TimerRegistry, Verdict};
 use wifitcp_queue::{QdiscConfig, QueueDisc, Queued};
 use wifitcp_wifi::channel::{Channel, Position, Preamble};
 use wifitcp_wifi::mac::AnyMac;
-use wifitcp_wifi::mac::{AckPolicy, Dcf, DcfParams, Demand, MacAddr};
+use wifitcp_wifi::mac::{Demand, MacAddr};
 use wifitcp_wifi::medium::{Bss, BssOutput, ChannelErrors, FixedPer, FrameErrorModel};
 use wifitcp_wire::ip::{PROTO_TCP, PROTO_UDP};
 use wifitcp_wire::wifi_frame::LLC_SNAP_LEN;

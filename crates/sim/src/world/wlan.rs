@@ -5,12 +5,13 @@
 //! members present in it.
 use super::*;
 use crate::config::Traffic;
+use crate::macs::Member;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use wifitcp_wifi::channel::config::{NodeKeys, PowerControl, StaAntenna};
 use wifitcp_wifi::channel::moving::MovingChannelErrors;
-use wifitcp_wifi::mac::Frame;
-use wifitcp_wifi::mac::{Hcf, HcfParams};
+use wifitcp_wifi::mac::{AckPolicy, DcfParams, Frame};
+use wifitcp_wifi::medium::sense::propagation_delay_ns;
 use wifitcp_wifi::medium::{NodeRadio, SenseMatrix};
 
 use wifitcp_wifi::mobility::Mobility;
@@ -341,54 +342,33 @@ fn build_bss(
 ) -> Result<Bss<AnyMac>, String> {
     let timing = s.timing()?;
     let n = s.wlan_members();
-    let params = DcfParams {
-        cw_min: s.mac.cw_min.unwrap_or(timing.cw_min_default),
-        cw_max: s.mac.cw_max.unwrap_or(timing.cw_max_default),
-        short_retry_limit: s.mac.short_retry_limit,
-        long_retry_limit: s.mac.long_retry_limit,
-        rts_threshold: s.mac.rts_threshold_bytes,
-        busy_slot_counts: s.mac.backoff_rule == crate::config::BackoffRule::BusySlotCounts,
-        eifs_after_timeout: s.mac.collision_restart == crate::config::CollisionRestart::Eifs,
-        backoff_on_idle_access: s.mac.idle_access == crate::config::IdleAccess::Backoff,
-        ack_policy: match s.mac.ack_policy {
-            crate::config::AckPolicyConfig::Normal => AckPolicy::Normal,
-            crate::config::AckPolicyConfig::NoAck => AckPolicy::NoAck,
-        },
-        timing,
-    };
+    let params = s.mac.dcf_params(timing);
     let rates: Vec<_> = s.phy.standard.rates().into_iter().map(|(r, _)| r).collect();
     let ap_of = s.ap_of_members();
     // An AP sends beacons (and polls) only in its own cell; its MAC in the
-    // other cells is a plain DCF that is never fed (roaming's gate).
+    // other cells is never fed (roaming's gate).
     let cell_of_aps = s.cell_of_aps();
+    let build = s.mac.kind.mac().build;
     let macs = (0..n)
         .map(|i| {
-            let name = s.member_name(i);
-            let rng = RngStream::derive(seed, &format!("mac/{name}{suffix}"));
-            let mut params = params.clone();
-            if s.no_ack_member(i) {
-                // `mac.no_ack_nodes`: this member's data frames carry No Ack
-                params.ack_policy = AckPolicy::NoAck;
-            }
-            let mut mac = Dcf::new(MacAddr(i as u32), params.clone(), rng);
-            if !s.phy.rate_control.is_fixed() {
-                // every member adapts its rate per receiver (`phy.rate_control`)
-                let rng = RngStream::derive(seed, &format!("rate/{name}{suffix}"));
-                let t = &params.timing;
-                mac.set_rate_control(wifitcp_wifi::rate::build(s.phy.rate_control, t.data_rate, &rates, t, rng));
-            }
-            match s.mac.kind {
-                crate::config::MacKind::Edca => {
-                    let p = hcf_params(s, &params, ap_of[i] == i);
-                    AnyMac::from(Hcf::new(
-                        MacAddr(i as u32),
-                        p,
-                        RngStream::derive(seed, &format!("mac/{name}{suffix}")),
-                    ))
-                }
-                _ if ap_of[i] == i && cell_of_aps[i] != cell => AnyMac::from(mac),
-                _ => member_mac(s, seed, i, mac),
-            }
+            // `mac.no_ack_nodes`: this member's data frames carry No Ack
+            let own;
+            let params = if s.no_ack_member(i) {
+                own = DcfParams { ack_policy: AckPolicy::NoAck, ..params.clone() };
+                &own
+            } else {
+                &params
+            };
+            build(&Member {
+                s,
+                seed,
+                i,
+                ap_of: &ap_of,
+                elsewhere: ap_of[i] == i && cell_of_aps[i] != cell,
+                suffix,
+                params,
+                rates: &rates,
+            })
         })
         .collect();
     let mut sense = None;
@@ -423,13 +403,11 @@ fn build_bss(
                     errors.nodes = node_radios(s, &keys, &errors)?;
                 }
             }
-            // Who hears whom, from the starting positions: moving stations
-            // keep the shared view (their carrier sense is not re-derived
-            // as they move).
+            // Who hears whom and the propagation delays, from the starting
+            // positions: moving stations keep the shared view (their
+            // carrier sense is not re-derived as they move).
             if s.wlan.mobility.is_empty() {
-                if let Some(cs) = errors.cs_threshold_dbm() {
-                    sense = Some(sense_matrix(&errors, n, cs));
-                }
+                sense = cell_view(&errors, n);
             }
             if s.wlan.mobility.is_empty() {
                 Box::new(errors)
@@ -449,17 +427,41 @@ fn build_bss(
     bss.set_control_rng(RngStream::derive(seed, &format!("medium/control-errors{suffix}")));
     bss.set_grouping(s.mac.group_bystanders);
     if let Some(m) = sense {
-        // A no-op when every member hears every other (today's medium).
         bss.set_sense(m);
     }
     Ok(bss)
+}
+
+/// One-way propagation delay (ns) up to which a cell in which everyone
+/// hears everyone keeps the shared view, whose delay is zero: half of
+/// aAirPropagationTime at coverage class 0 (1 us, 802.11-2020 Table 9-85;
+/// the round trip between the most distant stations that the slot
+/// absorbs), i.e. stations at most 150 m apart. Within it stations that
+/// pick the same slot collide and others do not, as with zero delay, and
+/// an exchange is longer by at most 1 us of hundreds.
+pub(super) const SHARED_VIEW_MAX_DELAY_NS: u64 = 500;
+
+/// The cell's per-station view, if it needs one: when some member does
+/// not hear another (carrier sense at `channel.cs_threshold_dbm`), or
+/// when two members are further apart than the shared view's zero delay
+/// allows (`SHARED_VIEW_MAX_DELAY_NS`). Delays are every pair's distance
+/// over the speed of light (`propagation_delay_ns`); the per-station view
+/// applies them to every pair, however short.
+fn cell_view(e: &ChannelErrors, n: usize) -> Option<SenseMatrix> {
+    let cs = e.cs_threshold_dbm();
+    let m = sense_matrix(e, n, cs.unwrap_or(f64::NEG_INFINITY));
+    let p = &e.positions;
+    let m = m.with_delays(|a, b| propagation_delay_ns(p[a].distance(&p[b])));
+    (!m.all_hear() || m.max_delay_ns() > SHARED_VIEW_MAX_DELAY_NS).then_some(m)
 }
 
 /// The carrier-sense matrix of the cell: member `t` senses member `s` iff
 /// the mean power of `s`'s frames at `t` is at least `cs_dbm`.
 fn sense_matrix(e: &ChannelErrors, n: usize, cs_dbm: f64) -> SenseMatrix {
     SenseMatrix::from_rx_dbm(n, cs_dbm, |a, b| {
-        e.mean_rx_dbm(MacAddr(a as u32), MacAddr(b as u32)).unwrap_or(f64::INFINITY)
+        // (a channel without a power model: every frame at 0 dBm, heard,
+        // no capture)
+        e.mean_rx_dbm(MacAddr(a as u32), MacAddr(b as u32)).unwrap_or(0.0)
     })
 }
 
@@ -522,107 +524,6 @@ fn node_radios(s: &Scenario, k: &NodeKeys, e: &ChannelErrors) -> Result<Vec<Node
 
 fn mw_of_dbm(dbm: f64) -> f64 {
     10f64.powf(dbm / 10.0)
-}
-
-/// The HCF's parameters from `[mac]` (`mac.kind = "edca"`): the EDCA set
-/// of Table 9-155 from the PHY's aCWmin/aCWmax (or `mac.cw_min/cw_max`),
-/// the AP's own set at APs; retry limit `mac.short_retry_limit`.
-fn hcf_params(s: &Scenario, d: &DcfParams, is_ap: bool) -> HcfParams {
-    use crate::config::AcName;
-    use wifitcp_wifi::mac::edca::{AccessCategory, EdcaSet};
-    let m = &s.mac;
-    let dsss = d.timing.standard == wifitcp_wifi::phy::PhyStandard::Dot11b;
-    let mut edca = EdcaSet::default_for(d.cw_min, d.cw_max, dsss);
-    if is_ap {
-        edca = edca.for_ap();
-    }
-    if let Some(x) = m.txop_limit_us {
-        for e in edca.0.iter_mut() {
-            e.txop_limit = wifitcp_core::SimDur::from_micros_f64(x);
-        }
-    }
-    let mut no_ack = [d.ack_policy == AckPolicy::NoAck; 4];
-    for a in m.no_ack_acs.iter().flatten() {
-        let ac = match a {
-            AcName::Bk => AccessCategory::Bk,
-            AcName::Be => AccessCategory::Be,
-            AcName::Vi => AccessCategory::Vi,
-            AcName::Vo => AccessCategory::Vo,
-        };
-        no_ack[ac as usize] = true;
-    }
-    let window = m.block_ack_window.unwrap_or(64);
-    HcfParams {
-        timing: d.timing.clone(),
-        edca,
-        retry_limit: d.short_retry_limit,
-        block_ack: m.block_ack.unwrap_or(true),
-        ba_window: window,
-        max_mpdus: m.max_mpdus.unwrap_or(window),
-        max_ampdu_bytes: m.max_ampdu_bytes.unwrap_or(65_535),
-        no_ack,
-        bar_after_missed_ba: m.bar_after_missed_ba.unwrap_or(false),
-    }
-}
-
-/// The MAC of BSS member `i` around its DCF: an AP sends beacons
-/// (`ap.beacons`) and, under `mac.kind` "pcf"/"multipoll", is the point
-/// coordinator; its stations are then CF-pollable.
-fn member_mac(s: &Scenario, seed: u64, i: usize, dcf: Dcf) -> AnyMac {
-    use crate::config::MacKind;
-    use wifitcp_wifi::mac::beacon::{beacon_bytes, BeaconClock, BeaconParams, TU};
-    use wifitcp_wifi::mac::pcf::{ActivityConfig, CfStation, CfpConfig, Coordinator, PollList};
-    let ap_of = s.ap_of_members();
-    let pcf = matches!(s.mac.kind, MacKind::Pcf | MacKind::Multipoll);
-    if ap_of[i] != i {
-        return if pcf { AnyMac::from(CfStation::new(dcf, MacAddr(ap_of[i] as u32))) } else { AnyMac::from(dcf) };
-    }
-    if !s.beacons_on() {
-        return AnyMac::from(dcf);
-    }
-    let std = s.phy.standard;
-    // 10.6.6.2: group-addressed frames at a basic rate; the lowest one.
-    let basic: Vec<f64> = match &s.phy.basic_rates_mbps {
-        Some(b) => b.clone(),
-        None => std.default_basic_rates().iter().map(|r| r.mbps()).collect(),
-    };
-    let lowest = basic.iter().copied().fold(f64::INFINITY, f64::min);
-    let rate = std
-        .rates()
-        .into_iter()
-        .map(|(r, _)| r)
-        .find(|r| (r.mbps() - lowest).abs() < 1e-9)
-        .unwrap_or(dcf.params().timing.control_rate);
-    let interval = TU * u64::from(s.ap.beacon_interval_tu.unwrap_or(crate::config::D_BEACON_INTERVAL_TU));
-    // The first TBTT uniform in [0, interval), as ns-3's beacon jitter.
-    let mut rng = RngStream::derive(seed, &format!("beacon/{}", s.member_name(i)));
-    let first_tbtt = SimTime::ZERO + SimDur::from_nanos(rng.below(interval.as_nanos()));
-    let bytes = beacon_bytes(std, std.rates().len(), pcf);
-    let clock = BeaconClock::new(BeaconParams { interval, first_tbtt, rate, bytes }, &dcf.params().timing);
-    let cfp = pcf.then(|| {
-        let stations: Vec<MacAddr> =
-            (0..ap_of.len()).filter(|&k| k != i && ap_of[k] == i).map(|k| MacAddr(k as u32)).collect();
-        let list = match s.mac.kind {
-            MacKind::Multipoll => PollList::by_activity(
-                ap_of.len(),
-                ActivityConfig {
-                    pps: s.mac.multipoll_pps.unwrap_or(crate::config::D_MULTIPOLL_PPS),
-                    bps: s.mac.multipoll_bps.unwrap_or(crate::config::D_MULTIPOLL_BPS),
-                    window: SimDur::from_micros_f64(
-                        1e3 * s.mac.multipoll_window_ms.unwrap_or(crate::config::D_MULTIPOLL_WINDOW_MS),
-                    ),
-                    hysteresis: s.mac.multipoll_hysteresis.unwrap_or(crate::config::D_MULTIPOLL_HYSTERESIS),
-                },
-            ),
-            _ => PollList::round_robin(stations),
-        };
-        CfpConfig {
-            period: s.mac.cfp_period.unwrap_or(crate::config::D_CFP_PERIOD),
-            max_duration: TU * u64::from(s.mac.cfp_max_duration_tu.unwrap_or(crate::config::D_CFP_MAX_DURATION_TU)),
-            list,
-        }
-    });
-    AnyMac::from(Coordinator::new(dcf, clock, cfp))
 }
 
 /// The channel with `[[wlan.mobility]]`: station i's model starts at its

@@ -6,7 +6,9 @@
 //! `Bss<AnyMac>`, so that one cell may mix kinds (a point coordinator at
 //! the AP and DCF stations, say). Each call is one `match` on the variant,
 //! then the variant's own (inlined) method: adding a MAC is one variant and
-//! one arm per method here.
+//! one arm per method here, or none: a MAC that is not on a hot path goes
+//! in [`AnyMac::Boxed`] as a trait object ([`DynMac`], which every [`Mac`]
+//! is), at the cost of one indirect call per input.
 //!
 //! Invariants: `AnyMac` adds no behaviour; every method is exactly the
 //! variant's.
@@ -16,6 +18,7 @@ use super::frame::{Frame, MacAddr, MacSink};
 use super::hcf::Hcf;
 use super::pcf::{CfStation, Coordinator};
 use crate::phy::PhyTiming;
+use std::any::Any;
 use wifitcp_core::SimTime;
 use wifitcp_wire::Packet;
 
@@ -32,6 +35,9 @@ pub enum AnyMac {
     Ap(Box<Coordinator>),
     /// A CF-pollable station (`mac::pcf::CfStation`).
     CfSta(Box<CfStation>),
+    /// Any other MAC, behind a trait object, with its scenario name
+    /// (`AnyMac::boxed`).
+    Boxed { kind: &'static str, mac: Box<dyn DynMac> },
 }
 
 /// Call `$body` with `$m` bound to the variant's MAC.
@@ -49,6 +55,10 @@ macro_rules! each {
             }
             AnyMac::CfSta(b) => {
                 let $m = &**b;
+                $body
+            }
+            AnyMac::Boxed { mac, .. } => {
+                let $m = &**mac;
                 $body
             }
         }
@@ -72,6 +82,10 @@ macro_rules! each_mut {
                 let $m = &mut **b;
                 $body
             }
+            AnyMac::Boxed { mac, .. } => {
+                let $m = &mut **mac;
+                $body
+            }
         }
     };
 }
@@ -85,6 +99,12 @@ impl AnyMac {
             AnyMac::Ap(c) => Some(c.dcf()),
             AnyMac::CfSta(s) => Some(s.dcf()),
             AnyMac::Hcf(_) => None,
+            AnyMac::Boxed { mac, .. } => {
+                let a: &dyn Any = &**mac;
+                a.downcast_ref::<Dcf>()
+                    .or_else(|| a.downcast_ref::<Coordinator>().map(Coordinator::dcf))
+                    .or_else(|| a.downcast_ref::<CfStation>().map(CfStation::dcf))
+            }
         }
     }
     #[inline]
@@ -94,6 +114,16 @@ impl AnyMac {
             AnyMac::Ap(c) => Some(c.dcf_mut()),
             AnyMac::CfSta(s) => Some(s.dcf_mut()),
             AnyMac::Hcf(_) => None,
+            AnyMac::Boxed { mac, .. } => {
+                let a: &mut dyn Any = &mut **mac;
+                if a.is::<Dcf>() {
+                    a.downcast_mut::<Dcf>()
+                } else if a.is::<Coordinator>() {
+                    a.downcast_mut::<Coordinator>().map(Coordinator::dcf_mut)
+                } else {
+                    a.downcast_mut::<CfStation>().map(CfStation::dcf_mut)
+                }
+            }
         }
     }
     /// The HCF, if this station runs one.
@@ -101,6 +131,7 @@ impl AnyMac {
     pub fn as_hcf(&self) -> Option<&Hcf> {
         match self {
             AnyMac::Hcf(h) => Some(h),
+            AnyMac::Boxed { mac, .. } => (&**mac as &dyn Any).downcast_ref(),
             _ => None,
         }
     }
@@ -108,6 +139,7 @@ impl AnyMac {
     pub fn as_ap(&self) -> Option<&Coordinator> {
         match self {
             AnyMac::Ap(c) => Some(c),
+            AnyMac::Boxed { mac, .. } => (&**mac as &dyn Any).downcast_ref(),
             _ => None,
         }
     }
@@ -119,7 +151,13 @@ impl AnyMac {
             AnyMac::Ap(c) if c.has_cfp() => "pcf",
             AnyMac::Ap(_) => "dcf",
             AnyMac::CfSta(_) => "pcf",
+            AnyMac::Boxed { kind, .. } => kind,
         }
+    }
+
+    /// `mac` behind a trait object, as the MAC of scenario kind `kind`.
+    pub fn boxed(kind: &'static str, mac: impl Mac + 'static) -> AnyMac {
+        AnyMac::Boxed { kind, mac: Box::new(mac) }
     }
 }
 
@@ -248,5 +286,136 @@ impl AnyMac {
     #[inline(never)]
     fn on_wake_other(&mut self, now: SimTime, out: &mut impl MacSink) {
         each_mut!(self, m => Mac::on_wake(m, now, out))
+    }
+}
+
+/// [`Mac`] as a trait object: `Mac` takes generic sinks and returns an
+/// opaque iterator, so it cannot be one; `DynMac` takes `&mut dyn MacSink`
+/// and boxes the iterator. Every `Mac` is a `DynMac` (the blanket impl
+/// below), and `dyn DynMac` is a `Mac` again, which is how
+/// [`AnyMac::Boxed`] joins the dispatch macros. Each method is exactly
+/// the `Mac` method of the same name.
+pub trait DynMac: Any {
+    fn dyn_addr(&self) -> MacAddr;
+    fn dyn_timing(&self) -> &PhyTiming;
+    fn dyn_demand(&self) -> Option<Demand>;
+    fn dyn_give_msdu(&mut self, now: SimTime, pkt: Packet, ra: MacAddr, out: &mut dyn MacSink);
+    fn dyn_on_cca(&mut self, now: SimTime, busy: bool, out: &mut dyn MacSink);
+    fn dyn_idle_may_emit(&self) -> bool;
+    fn dyn_on_rx_end(&mut self, now: SimTime, f: &mut Frame, ok: bool, out: &mut dyn MacSink);
+    fn dyn_on_tx_end(&mut self, now: SimTime, out: &mut dyn MacSink);
+    fn dyn_on_wake(&mut self, now: SimTime, out: &mut dyn MacSink);
+    fn dyn_next_wakeup(&self) -> SimTime;
+    fn dyn_held(&self) -> Box<dyn Iterator<Item = &Packet> + '_>;
+    fn dyn_counters(&self) -> &MacCounters;
+    fn dyn_eifs_after_collision(&self) -> bool;
+    fn dyn_bystander(&self) -> Option<&dyn Bystander>;
+    fn dyn_bystander_mut(&mut self) -> Option<&mut dyn Bystander>;
+}
+
+/// A `&mut dyn MacSink` as a `MacSink` (the generic methods of `Mac` take
+/// a sized sink).
+struct DynSink<'a>(&'a mut dyn MacSink);
+
+impl MacSink for DynSink<'_> {
+    #[inline]
+    fn push(&mut self, o: super::MacOutput) {
+        self.0.push(o);
+    }
+}
+
+impl<M: Mac + Any> DynMac for M {
+    fn dyn_addr(&self) -> MacAddr {
+        Mac::addr(self)
+    }
+    fn dyn_timing(&self) -> &PhyTiming {
+        Mac::timing(self)
+    }
+    fn dyn_demand(&self) -> Option<Demand> {
+        Mac::demand(self)
+    }
+    fn dyn_give_msdu(&mut self, now: SimTime, pkt: Packet, ra: MacAddr, out: &mut dyn MacSink) {
+        Mac::give_msdu(self, now, pkt, ra, &mut DynSink(out))
+    }
+    fn dyn_on_cca(&mut self, now: SimTime, busy: bool, out: &mut dyn MacSink) {
+        Mac::on_cca(self, now, busy, &mut DynSink(out))
+    }
+    fn dyn_idle_may_emit(&self) -> bool {
+        Mac::idle_may_emit(self)
+    }
+    fn dyn_on_rx_end(&mut self, now: SimTime, f: &mut Frame, ok: bool, out: &mut dyn MacSink) {
+        Mac::on_rx_end(self, now, f, ok, &mut DynSink(out))
+    }
+    fn dyn_on_tx_end(&mut self, now: SimTime, out: &mut dyn MacSink) {
+        Mac::on_tx_end(self, now, &mut DynSink(out))
+    }
+    fn dyn_on_wake(&mut self, now: SimTime, out: &mut dyn MacSink) {
+        Mac::on_wake(self, now, &mut DynSink(out))
+    }
+    fn dyn_next_wakeup(&self) -> SimTime {
+        Mac::next_wakeup(self)
+    }
+    fn dyn_held(&self) -> Box<dyn Iterator<Item = &Packet> + '_> {
+        Box::new(Mac::held(self))
+    }
+    fn dyn_counters(&self) -> &MacCounters {
+        Mac::counters(self)
+    }
+    fn dyn_eifs_after_collision(&self) -> bool {
+        Mac::eifs_after_collision(self)
+    }
+    fn dyn_bystander(&self) -> Option<&dyn Bystander> {
+        Mac::bystander(self)
+    }
+    fn dyn_bystander_mut(&mut self) -> Option<&mut dyn Bystander> {
+        Mac::bystander_mut(self)
+    }
+}
+
+impl Mac for dyn DynMac {
+    fn addr(&self) -> MacAddr {
+        self.dyn_addr()
+    }
+    fn timing(&self) -> &PhyTiming {
+        self.dyn_timing()
+    }
+    fn demand(&self) -> Option<Demand> {
+        self.dyn_demand()
+    }
+    fn give_msdu(&mut self, now: SimTime, pkt: Packet, ra: MacAddr, out: &mut impl MacSink) {
+        self.dyn_give_msdu(now, pkt, ra, out)
+    }
+    fn on_cca(&mut self, now: SimTime, busy: bool, out: &mut impl MacSink) {
+        self.dyn_on_cca(now, busy, out)
+    }
+    fn idle_may_emit(&self) -> bool {
+        self.dyn_idle_may_emit()
+    }
+    fn on_rx_end(&mut self, now: SimTime, f: &mut Frame, ok: bool, out: &mut impl MacSink) {
+        self.dyn_on_rx_end(now, f, ok, out)
+    }
+    fn on_tx_end(&mut self, now: SimTime, out: &mut impl MacSink) {
+        self.dyn_on_tx_end(now, out)
+    }
+    fn on_wake(&mut self, now: SimTime, out: &mut impl MacSink) {
+        self.dyn_on_wake(now, out)
+    }
+    fn next_wakeup(&self) -> SimTime {
+        self.dyn_next_wakeup()
+    }
+    fn held(&self) -> impl Iterator<Item = &Packet> {
+        self.dyn_held()
+    }
+    fn counters(&self) -> &MacCounters {
+        self.dyn_counters()
+    }
+    fn eifs_after_collision(&self) -> bool {
+        self.dyn_eifs_after_collision()
+    }
+    fn bystander(&self) -> Option<&dyn Bystander> {
+        self.dyn_bystander()
+    }
+    fn bystander_mut(&mut self) -> Option<&mut dyn Bystander> {
+        self.dyn_bystander_mut()
     }
 }

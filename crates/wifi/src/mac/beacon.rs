@@ -26,8 +26,10 @@
 //! 8), DS Parameter Set (3), TIM (2 + 4: DTIM count, DTIM period, bitmap
 //! control, one octet of partial virtual bitmap), ERP (3, 802.11g only), CF
 //! Parameter Set (2 + 6: CFP count, CFP period, CFPMaxDuration,
-//! CFPDurRemaining; only under PCF). 802.11b: 64 bytes; 802.11a: 68;
-//! 802.11g: 77 (each + 8 with the CF Parameter Set).
+//! CFPDurRemaining; only under PCF), and for 802.11n HT Capabilities
+//! (2 + 26, 9.4.2.56) and HT Operation (2 + 22, 9.4.2.57). 802.11b: 64
+//! bytes; 802.11a: 68; 802.11g: 77; 802.11n: 120 (each + 8 with the CF
+//! Parameter Set).
 //!
 //! The simulator's frames name one receiver: a group-addressed frame
 //! (Beacon, CF-End) names its sender as RA, so that no station takes it
@@ -55,7 +57,8 @@ pub fn beacon_bytes(standard: PhyStandard, rates: usize, cf: bool) -> u32 {
     let tim = 2 + 4;
     let erp = if standard == PhyStandard::Dot11g { 3 } else { 0 };
     let cf_params = if cf { 2 + 6 } else { 0 };
-    header_fcs + fixed + ssid + supported + extended + ds + tim + erp + cf_params
+    let ht = if standard == PhyStandard::Dot11n { (2 + 26) + (2 + 22) } else { 0 };
+    header_fcs + fixed + ssid + supported + extended + ds + tim + erp + cf_params + ht
 }
 
 /// Beacon parameters of one AP.
@@ -146,6 +149,7 @@ mod tests {
         // 802.11g: 12 rates -> 8 supported + 4 extended, and ERP.
         assert_eq!(beacon_bytes(PhyStandard::Dot11g, 12, false), 28 + 12 + 9 + 10 + 6 + 3 + 6 + 3);
         assert_eq!(beacon_bytes(PhyStandard::Dot11a, 8, true), 76);
+        assert_eq!(beacon_bytes(PhyStandard::Dot11n, 8, false), 68 + 52);
     }
 
     #[test]

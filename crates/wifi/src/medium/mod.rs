@@ -8,7 +8,9 @@
 //! - Any overlap of two transmissions destroys every frame involved; a
 //!   station that transmits during a frame does not receive that frame.
 //! - Propagation delay is zero: stations that choose the same slot start at
-//!   the same nanosecond and collide.
+//!   the same nanosecond and collide. A cell that knows its stations'
+//!   positions and spans more than the slot's aAirPropagationTime gets
+//!   the per-station view with delays instead ([`sense`]).
 //! - Physical carrier sense is busy at a station while any other station
 //!   transmits (no capture, no hidden nodes in one domain). A cell whose
 //!   stations do not all hear each other gets per-station carrier sense
@@ -223,8 +225,12 @@ pub struct Bss<M: Mac = Dcf> {
     /// fits). Empty (no allocation) for stations that never do.
     reached_qos: Vec<std::collections::VecDeque<PacketId>>,
     /// Per-station carrier sense when not every station hears every other
-    /// (`sense`; `None`: one shared view, the model above).
+    /// or frames take time to reach stations (`sense`; `None`: one shared
+    /// view, the model above).
     sense: Option<Box<sense::SenseState>>,
+    /// The next instant a frame's start or end reaches a station
+    /// (`sense`; `SimTime::NEVER` without propagation delay).
+    arrive_at: SimTime,
 }
 
 /// The medium's [`MacSink`] for one MAC call: outputs become
@@ -346,6 +352,7 @@ impl<M: Mac> Bss<M> {
             reached: vec![None; n],
             reached_qos: vec![std::collections::VecDeque::new(); n],
             sense: None,
+            arrive_at: SimTime::NEVER,
         }
     }
 
@@ -463,6 +470,10 @@ impl<M: Mac> Bss<M> {
         self.armed = SimTime::NEVER;
         if self.wake_at != now {
             self.reschedule(out); // nothing due yet: re-arm
+            return;
+        }
+        // Frame edges reaching stations now (propagation delay, `sense`).
+        if self.arrive_at == now && self.arrivals(now, out) {
             return;
         }
         // Members due now (`group_at` is exact: the group and the MACs
@@ -884,7 +895,7 @@ impl<M: Mac> Bss<M> {
         debug_assert_eq!(solo_at, self.solo_earliest(), "stale solo instant");
         self.solo_at = solo_at;
         self.group_at = self.group.next_tx();
-        let at = solo_at.min(self.group_at);
+        let at = solo_at.min(self.group_at).min(self.arrive_at);
         self.wake_at = at;
         if at < self.armed {
             self.armed = at;

@@ -45,17 +45,51 @@
 //! A data frame or RTS that its receiver did not get counts as collided
 //! (`MediumCounters::collided`) if the receiver was not locked on it or
 //! met interference during it; one lost to the channel alone counts as a
-//! channel error, as in the shared medium. Propagation delay stays zero
-//! here (see `Bss` module docs).
+//! channel error, as in the shared medium.
 //!
-//! Invariants: `heard[t]` equals the number of frames on the air from
-//! stations other than `t` that `t` hears; a lock names a frame on the air
-//! whose sender `t` hears; a transmitting station holds no lock.
-use super::{Bss, BssOutput, OnAir, ON_AIR};
+//! Propagation delay ([`SenseMatrix::with_delays`]): station `t` sees the
+//! start and the end of a frame of `s` `delay_ns(s, t)` after `s` sends
+//! them, and everything above happens at `t` at those instants: carrier
+//! sense, the lock, the interference spans, the verdict and delivery at the
+//! intended receiver (when the end reaches it), NAV and EIFS at third
+//! parties. The sender's `on_tx_end` comes at its own end. A frame is a
+//! `Flight` until its end has reached every station; each sender's
+//! stations are sorted by delay once, so a frame's edges (its start or end
+//! reaching a station) are handed out in order from two cursors, edges of
+//! all frames in the order of their instants (at one instant ends before
+//! starts, then frames in the order they started). An edge that reaches a
+//! station hearing the sender, or the frame's receiver, is handed out at a
+//! wake-up at its instant (`Bss::arrive_at`); the others only change the
+//! interference at a reception in progress and are handed out, at their
+//! own instants, before the next wake-up, frame start or frame end. The
+//! world gives delays from positions (`propagation_delay_ns`, c = 299 792
+//! 458 m/s, rounded to the nearest ns); with zero delays every edge is
+//! handed out at once, as without them.
+//!
+//! Invariants: `heard[t]` equals the number of frames from stations other
+//! than `t` that `t` hears whose start has reached `t` and whose end has
+//! not; a lock names such a frame; a transmitting station holds no lock;
+//! every edge is handed out once, in the order of the instants, and no
+//! edge that calls a MAC is handed out late.
+use super::{Bss, BssOutput, ON_AIR};
 use crate::mac::{AckPolicy, Frame, Mac};
-use wifitcp_core::{DropReason, SimTime};
+use wifitcp_core::{DropReason, SimDur, SimTime};
 
-/// Who hears whom in one cell, and the mean received powers (mW).
+/// Propagation speed of every link, m/s: the speed of light in vacuum
+/// (ns-3's `ConstantSpeedPropagationDelayModel` default).
+pub const LIGHT_SPEED_M_S: f64 = 299_792_458.0;
+
+/// One-way propagation delay over `distance_m`, in nanoseconds, rounded to
+/// the nearest nanosecond (an error of at most 0.5 ns, 15 cm).
+pub fn propagation_delay_ns(distance_m: f64) -> u64 {
+    if !(distance_m.is_finite() && distance_m > 0.0) {
+        return 0;
+    }
+    (distance_m / LIGHT_SPEED_M_S * 1e9).round() as u64
+}
+
+/// Who hears whom in one cell, the mean received powers (mW) and the
+/// propagation delays (ns).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SenseMatrix {
     n: usize,
@@ -63,11 +97,23 @@ pub struct SenseMatrix {
     hears: Vec<bool>,
     /// `rx_mw[s * n + t]`: mean power of a frame of `s` at `t`, mW.
     rx_mw: Vec<f64>,
+    /// `delay[s * n + t]`: one-way propagation delay from `s` to `t`, ns.
+    delay: Vec<u64>,
+    /// `order[s * n..][..n - 1]`: the stations other than `s` by (delay
+    /// from `s`, index): the order in which they see `s`'s frames.
+    order: Vec<u32>,
+    /// `rank[s * n + t]`: the position of `t` in `s`'s order.
+    rank: Vec<u32>,
+    /// `loud[s * n + k]`: the first position at or after `k` in `s`'s
+    /// order of a station that hears `s` (`n - 1` if none).
+    loud: Vec<u32>,
+    max_delay: u64,
 }
 
 impl SenseMatrix {
     /// From the mean received power (dBm) of a frame of `s` at `t`
-    /// (`rx_dbm(s, t)`) and the carrier-sense threshold (dBm).
+    /// (`rx_dbm(s, t)`) and the carrier-sense threshold (dBm); no
+    /// propagation delay (see [`SenseMatrix::with_delays`]).
     pub fn from_rx_dbm(n: usize, cs_threshold_dbm: f64, rx_dbm: impl Fn(usize, usize) -> f64) -> SenseMatrix {
         let mut hears = vec![true; n * n];
         let mut rx_mw = vec![0.0; n * n];
@@ -80,7 +126,17 @@ impl SenseMatrix {
                 }
             }
         }
-        SenseMatrix { n, hears, rx_mw }
+        let m = SenseMatrix {
+            n,
+            hears,
+            rx_mw,
+            delay: vec![0; n * n],
+            order: vec![0; n * n],
+            rank: vec![0; n * n],
+            loud: vec![0; n * n],
+            max_delay: 0,
+        };
+        m.with_delays(|_, _| 0)
     }
 
     /// From an explicit "who hears whom" (`hears(s, t)`), with every
@@ -88,6 +144,35 @@ impl SenseMatrix {
     /// then never happens).
     pub fn from_fn(n: usize, hears: impl Fn(usize, usize) -> bool) -> SenseMatrix {
         SenseMatrix::from_rx_dbm(n, -1.0, |s, t| if hears(s, t) { 0.0 } else { f64::NEG_INFINITY })
+    }
+
+    /// The same matrix with one-way propagation delays `delay_ns(s, t)`
+    /// (ns; `t` sees the start and the end of a frame of `s` that much
+    /// after `s` sends them).
+    pub fn with_delays(mut self, delay_ns: impl Fn(usize, usize) -> u64) -> SenseMatrix {
+        let n = self.n;
+        self.max_delay = 0;
+        for s in 0..n {
+            for t in 0..n {
+                let d = if s == t { 0 } else { delay_ns(s, t) };
+                self.delay[s * n + t] = d;
+                self.max_delay = self.max_delay.max(d);
+            }
+            let mut others: Vec<u32> = (0..n as u32).filter(|&t| t as usize != s).collect();
+            others.sort_by_key(|&t| (self.delay[s * n + t as usize], t));
+            for (k, &t) in others.iter().enumerate() {
+                self.order[s * n + k] = t;
+                self.rank[s * n + t as usize] = k as u32;
+            }
+            let mut next = n.saturating_sub(1) as u32;
+            for k in (0..n.saturating_sub(1)).rev() {
+                if self.hears(s, self.order[s * n + k] as usize) {
+                    next = k as u32;
+                }
+                self.loud[s * n + k] = next;
+            }
+        }
+        self
     }
 
     pub fn len(&self) -> usize {
@@ -110,7 +195,41 @@ impl SenseMatrix {
         self.rx_mw[s * self.n + t]
     }
 
-    /// Every station hears every other (the medium then needs no matrix).
+    /// One-way propagation delay from `s` to `t`, ns.
+    #[inline]
+    pub fn delay_ns(&self, s: usize, t: usize) -> u64 {
+        self.delay[s * self.n + t]
+    }
+
+    /// The largest one-way delay between two stations, ns.
+    pub fn max_delay_ns(&self) -> u64 {
+        self.max_delay
+    }
+
+    /// The `k`-th station (by delay) to see frames of `s`.
+    #[inline]
+    fn nth(&self, s: usize, k: usize) -> usize {
+        self.order[s * self.n + k] as usize
+    }
+
+    /// The first position at or after `k` of a station that hears `s`.
+    #[inline]
+    fn loud(&self, s: usize, k: usize) -> usize {
+        self.loud[s * self.n + k] as usize
+    }
+
+    #[inline]
+    fn rank(&self, s: usize, t: usize) -> usize {
+        self.rank[s * self.n + t] as usize
+    }
+
+    /// When the `k`-th station of `s`'s order sees an edge sent at `at`.
+    #[inline]
+    fn seen_at(&self, s: usize, k: usize, at: SimTime) -> SimTime {
+        at + SimDur::from_nanos(self.delay_ns(s, self.nth(s, k)))
+    }
+
+    /// Every station hears every other.
     pub fn all_hear(&self) -> bool {
         self.hears.iter().all(|&h| h)
     }
@@ -164,7 +283,34 @@ impl Lock {
     }
 }
 
-/// The per-station carrier-sense state of a cell with hidden nodes.
+/// A frame from its start at its sender until its end has reached every
+/// other station.
+struct Flight {
+    id: u32,
+    sender: usize,
+    /// Start and end at the sender.
+    start: SimTime,
+    end: SimTime,
+    /// Preamble and PLCP header.
+    plcp: SimDur,
+    /// How many stations (in the sender's order) have seen its start, and
+    /// its end.
+    si: usize,
+    ei: usize,
+    /// The sender's transmission ended (`tx_end`).
+    ended: bool,
+    /// The position of its intended receiver in the sender's order (`None`:
+    /// outside the cell).
+    ra_rank: Option<usize>,
+    /// Its intended receiver's verdict is in (`ok_at_ra`).
+    judged: bool,
+    ok_at_ra: bool,
+    /// `None` only while its end is being handed out.
+    frame: Option<Frame>,
+}
+
+/// The per-station carrier-sense state of a cell with hidden nodes or
+/// propagation delay.
 pub(super) struct SenseState {
     m: SenseMatrix,
     heard: Vec<u32>,
@@ -173,6 +319,13 @@ pub(super) struct SenseState {
     /// Per station: the spans of its reception so far (see `Lock`).
     chunks: Vec<Vec<(u64, f64)>>,
     scratch: Vec<usize>,
+    /// Frames whose start or end has not reached every station yet, in
+    /// the order they started.
+    flights: Vec<Flight>,
+    /// During `Bss::arrivals`: the solo stations' earliest instant, exact
+    /// unless `rescan` (see `Bss::scall`).
+    cur: SimTime,
+    rescan: bool,
 }
 
 impl SenseState {
@@ -185,7 +338,83 @@ impl SenseState {
             pending_err: vec![false; n],
             chunks: vec![Vec::new(); n],
             scratch: Vec::new(),
+            flights: Vec::new(),
+            cur: SimTime::NEVER,
+            rescan: false,
         }
+    }
+
+    fn flight(&self, id: u32) -> usize {
+        self.flights.iter().position(|f| f.id == id).expect("unknown transmission")
+    }
+
+    /// Power at `t` of the frames other than `except` whose start has
+    /// reached `t` and whose end has not, mW.
+    fn present_mw(&self, t: usize, except: u32) -> f64 {
+        let mut p = 0.0;
+        for f in &self.flights {
+            if f.id != except && f.sender != t {
+                let r = self.m.rank(f.sender, t);
+                if r < f.si && r >= f.ei {
+                    p += self.m.rx_mw(f.sender, t);
+                }
+            }
+        }
+        p
+    }
+
+    /// The next edge still to reach a station: (instant, is an end,
+    /// frame id); ends before starts at one instant, then frames in the
+    /// order they started.
+    fn next_edge(&self) -> Option<(SimTime, bool, u32)> {
+        let last = self.m.len().saturating_sub(1);
+        let mut best: Option<(SimTime, bool, u32)> = None;
+        let mut take = |c: (SimTime, bool, u32)| {
+            let better = match best {
+                None => true,
+                Some(b) => c.0 < b.0 || (c.0 == b.0 && c.1 && !b.1),
+            };
+            if better {
+                best = Some(c);
+            }
+        };
+        for f in &self.flights {
+            if f.ended && f.ei < last {
+                take((self.m.seen_at(f.sender, f.ei, f.end), true, f.id));
+            }
+            if f.si < last {
+                take((self.m.seen_at(f.sender, f.si, f.start), false, f.id));
+            }
+        }
+        best
+    }
+
+    /// The next instant an edge reaches a station that hears its sender
+    /// or is its intended receiver: the next wake-up the edges need. Edges
+    /// at stations that hear neither (silent: they change only the
+    /// interference at a reception in progress, no MAC call) wait for the
+    /// next wake-up or frame start or end, which hands them out first, at
+    /// their own instants (`Bss::silent_until`).
+    fn next_arrival(&self) -> SimTime {
+        let last = self.m.len().saturating_sub(1);
+        let loud = |f: &Flight, k: usize, at: SimTime| {
+            let kl = self.m.loud(f.sender, k);
+            let mut t = if kl < last { self.m.seen_at(f.sender, kl, at) } else { SimTime::NEVER };
+            if let Some(r) = f.ra_rank.filter(|&r| r >= k && r < last) {
+                t = t.min(self.m.seen_at(f.sender, r, at));
+            }
+            t
+        };
+        let mut at = SimTime::NEVER;
+        for f in &self.flights {
+            if f.ended && f.ei < last {
+                at = at.min(loud(f, f.ei, f.end));
+            }
+            if f.si < last {
+                at = at.min(loud(f, f.si, f.start));
+            }
+        }
+        at
     }
 }
 
@@ -197,13 +426,13 @@ fn captures(p: f64, i: f64) -> bool {
 }
 
 impl<M: Mac> Bss<M> {
-    /// Give the cell its "who hears whom". If everyone hears everyone the
-    /// call changes nothing and returns false; else every station gets
-    /// its own carrier-sense view (grouping off for good) and it returns
-    /// true.
+    /// Give the cell its "who hears whom" and propagation delays. If
+    /// everyone hears everyone and every delay is zero the call changes
+    /// nothing and returns false; else every station gets its own
+    /// carrier-sense view (grouping off for good) and it returns true.
     pub fn set_sense(&mut self, m: SenseMatrix) -> bool {
         assert_eq!(m.len(), self.macs.len(), "a sense matrix per member");
-        if m.all_hear() {
+        if m.all_hear() && m.max_delay_ns() == 0 {
             return false;
         }
         self.set_grouping(false);
@@ -218,45 +447,111 @@ impl<M: Mac> Bss<M> {
         self.sense.as_mut().expect("sensed medium")
     }
 
-    /// `start_tx` with per-station carrier sense.
+    /// `call` from the per-station medium, keeping `SenseState::cur` the
+    /// solo stations' earliest instant: a wake-up that moves earlier
+    /// lowers it; one that moves later from the earliest flags a rescan.
+    #[inline]
+    fn scall(
+        &mut self,
+        now: SimTime,
+        t: usize,
+        out: &mut Vec<BssOutput>,
+        f: impl FnOnce(&mut M, &mut super::Sink<'_>),
+    ) {
+        let old = self.wk[t];
+        self.call(now, t, out, f);
+        let new = self.wk[t];
+        let st = self.st();
+        if new <= old {
+            st.cur = st.cur.min(new);
+        } else if old <= st.cur {
+            st.rescan = true;
+        }
+    }
+
+    /// `start_tx` with per-station carrier sense: the frame is on the air
+    /// from now at its sender; each other station sees its start after its
+    /// delay (at once for a zero delay, else at a wake-up: `arrivals`).
     pub(super) fn start_tx_sensed(&mut self, now: SimTime, s: usize, f: Frame, out: &mut Vec<BssOutput>) {
-        let (id, end, seq) = self.open_tx(now, s, &f);
-        let header_end = now + self.macs[s].timing().plcp_time(f.rate);
-        let n = self.macs.len();
-        // Power already on the air at each station, for a new lock.
-        let mut st = self.sense.take().expect("sensed medium");
+        self.silent_until(now, out);
+        let (id, end, _) = self.open_tx(now, s, &f);
+        let plcp = self.macs[s].timing().plcp_time(f.rate);
+        let ra = f.ra.0 as usize;
+        let st = self.st();
+        let ra_rank = (ra < st.m.len() && ra != s).then(|| st.m.rank(s, ra));
         // A station cannot receive while it sends.
         st.lock[s] = None;
         st.pending_err[s] = false;
+        st.flights.push(Flight {
+            id,
+            sender: s,
+            start: now,
+            end,
+            plcp,
+            si: 0,
+            ei: 0,
+            ended: false,
+            ra_rank,
+            judged: false,
+            ok_at_ra: false,
+            frame: Some(f),
+        });
+        out.push(BssOutput::TxEnd { id, at: end });
+        self.starts_at(now, now, id, out);
+    }
+
+    /// Hand out every edge due before `now` (silent ones: see
+    /// `SenseState::next_arrival`), at their own instants.
+    fn silent_until(&mut self, now: SimTime, out: &mut Vec<BssOutput>) {
+        while let Some((at, end, id)) = self.st().next_edge() {
+            if at >= now {
+                break;
+            }
+            if end {
+                self.ends_at(at, now, id, out);
+            } else {
+                self.starts_at(at, now, id, out);
+            }
+        }
+    }
+
+    /// The start of frame `id` reaches the stations whose delay from its
+    /// sender ends at `now` (handed out at `now`, or later if none of them
+    /// hears it: see `silent_until`).
+    fn starts_at(&mut self, now: SimTime, handed: SimTime, id: u32, out: &mut Vec<BssOutput>) {
+        let n = self.macs.len();
+        let mut st = self.sense.take().expect("sensed medium");
+        let fi = st.flight(id);
+        let (s, t0, header_end) = {
+            let f = &st.flights[fi];
+            (f.sender, f.start, now + f.plcp)
+        };
         let mut busy = std::mem::take(&mut st.scratch);
         busy.clear();
-        for t in 0..n {
-            if t == s {
-                continue;
-            }
+        let mut k = st.flights[fi].si;
+        while k + 1 < n && st.m.seen_at(s, k, t0) == now {
+            let t = st.m.nth(s, k);
+            k += 1;
             let p = st.m.rx_mw(s, t);
             let audible = st.m.hears(s, t);
-            match st.lock[t].as_mut() {
-                Some(l) => {
-                    if audible && now == l.start && p > l.power_mw {
-                        // Frames starting together: the receiver locks on
-                        // the strongest; the other becomes interference.
-                        *l = Lock::new(id, now, header_end, p, l.cur_mw + l.power_mw, false);
-                        st.chunks[t].clear();
-                    } else {
-                        l.change(now, p, &mut st.chunks[t]);
-                        if audible && now < l.header_end {
-                            l.header_ok = false;
-                        }
+            if st.lock[t].is_some() {
+                let l = st.lock[t].as_mut().expect("locked");
+                if audible && now == l.start && p > l.power_mw {
+                    // Frames reaching it together: the receiver locks on
+                    // the strongest; the other becomes interference.
+                    *l = Lock::new(id, now, header_end, p, l.cur_mw + l.power_mw, false);
+                    st.chunks[t].clear();
+                } else {
+                    l.change(now, p, &mut st.chunks[t]);
+                    if audible && now < l.header_end {
+                        l.header_ok = false;
                     }
                 }
-                None => {
-                    if audible && st.heard[t] == 0 && self.end_mark[t] != ON_AIR {
-                        let i0: f64 = self.air.iter().map(|a| st.m.rx_mw(a.sender, t)).sum();
-                        st.lock[t] = Some(Lock::new(id, now, header_end, p, i0, true));
-                        st.chunks[t].clear();
-                    }
-                }
+            } else if audible && st.heard[t] == 0 && self.end_mark[t] != ON_AIR {
+                // Power already arriving at `t`, for the new lock.
+                let i0 = st.present_mw(t, id);
+                st.lock[t] = Some(Lock::new(id, now, header_end, p, i0, true));
+                st.chunks[t].clear();
             }
             if audible {
                 st.heard[t] += 1;
@@ -265,74 +560,80 @@ impl<M: Mac> Bss<M> {
                 }
             }
         }
+        st.flights[fi].si = k;
         self.sense = Some(st);
-        self.air.push(OnAir { id, seq, sender: s, frame: f, overlapped_at_start: false });
-        out.push(BssOutput::TxEnd { id, at: end });
+        debug_assert!(busy.is_empty() || now == handed, "a start handed out late reached a station that hears it");
         for &t in &busy {
-            self.call(now, t, out, |m, mo| m.on_cca(now, true, mo));
+            self.scall(now, t, out, |m, mo| m.on_cca(now, true, mo));
         }
         self.st().scratch = busy;
+        self.arrive_at = self.st().next_arrival();
     }
 
-    /// `tx_end` with per-station carrier sense and capture.
+    /// `tx_end` with per-station carrier sense and capture: the sender's
+    /// transmission ends; each other station sees the end after its delay.
     pub(super) fn tx_end_sensed(&mut self, now: SimTime, id: u32, out: &mut Vec<BssOutput>) {
-        let pos = self.air.iter().position(|t| t.id == id).expect("unknown transmission");
-        let mut tx = self.air.swap_remove(pos);
-        let s = tx.sender;
+        self.silent_until(now, out);
+        let st = self.st();
+        let fi = st.flight(id);
+        st.flights[fi].ended = true;
+        let s = st.flights[fi].sender;
+        let f = st.flights[fi].frame.as_ref().expect("frame");
+        let (ra, data, airtime) = (f.ra.0 as usize, f.kind.carries_msdus(), f.airtime);
         self.end_mark[s] = self.starts;
-        let n = self.macs.len();
-        let ra = tx.frame.ra.0 as usize;
-        self.call(now, s, out, |m, mo| m.on_tx_end(now, mo));
-        let data = tx.frame.kind.carries_msdus();
+        self.scall(now, s, out, |m, mo| m.on_tx_end(now, mo));
         if self.report_airtime && data {
-            out.push(BssOutput::Airtime { sta: s, peer: ra, airtime: tx.frame.airtime });
+            out.push(BssOutput::Airtime { sta: s, peer: ra, airtime });
         }
-        // Close every reception's spans at this instant; the others' lose
-        // this frame's power from now on.
-        {
+        self.ends_at(now, now, id, out);
+        self.settle(now, out);
+    }
+
+    /// The end of frame `id` reaches the stations whose delay from its
+    /// sender ends at `now` (after the sender's `tx_end`; handed out at
+    /// `now`, or later if none of them hears it or is its receiver): their
+    /// receptions are judged, their carrier sense may turn idle.
+    fn ends_at(&mut self, now: SimTime, handed: SimTime, id: u32, out: &mut Vec<BssOutput>) {
+        let n = self.macs.len();
+        let st = self.st();
+        let fi = st.flight(id);
+        let (s, k0, judged) = (st.flights[fi].sender, st.flights[fi].ei, st.flights[fi].judged);
+        let mut k = k0;
+        while k + 1 < n && st.m.seen_at(s, k, st.flights[fi].end) == now {
+            k += 1;
+        }
+        let mut frame = st.flights[fi].frame.take().expect("frame");
+        let ra = frame.ra.0 as usize;
+        // Close the spans of the receptions at these stations; their other
+        // receptions lose this frame's power from now on.
+        for j in k0..k {
+            let t = st.m.nth(s, j);
+            if let Some(l) = st.lock[t].as_mut() {
+                let delta = if l.id == id { 0.0 } else { -st.m.rx_mw(s, t) };
+                l.change(now, delta, &mut st.chunks[t]);
+            }
+        }
+        // The intended receiver's verdict, when the end reaches it (a
+        // receiver outside the cell: at the sender's end).
+        let judge_here = if ra < n && ra != s { (k0..k).contains(&st.m.rank(s, ra)) } else { k0 == 0 && !judged };
+        if judge_here {
+            debug_assert_eq!(now, handed, "a frame judged late");
+            let ok = self.judge_at_ra(now, s, id, ra, &mut frame, out);
             let st = self.st();
-            for t in 0..n {
-                if let Some(l) = st.lock[t].as_mut() {
-                    let delta = if l.id == id { 0.0 } else { -st.m.rx_mw(s, t) };
-                    l.change(now, delta, &mut st.chunks[t]);
-                }
-            }
+            let fi = st.flight(id);
+            st.flights[fi].judged = true;
+            st.flights[fi].ok_at_ra = ok;
         }
-        let lock_ra = if ra < n { self.st().lock[ra].filter(|l| l.id == id) } else { None };
-        let ok_at_ra = match lock_ra {
-            Some(_) => {
-                let chunks = std::mem::take(&mut self.st().chunks[ra]);
-                let ok = self.judge_sensed(now, s, &mut tx.frame, &chunks);
-                self.st().chunks[ra] = chunks;
-                ok
-            }
-            None => false,
+        let ok_at_ra = {
+            let st = self.st();
+            st.flights[st.flight(id)].ok_at_ra
         };
-        if !ok_at_ra {
-            tx.frame.mpdus.as_mut_slice().iter_mut().for_each(|m| m.fcs_ok = false);
-            // Lost to another frame at its receiver (not to the channel).
-            if tx.frame.contended && lock_ra.is_none_or(|l| l.max_mw > 0.0) {
-                self.medium[s].collided += 1;
-            }
-        }
-        for m in tx.frame.mpdus.iter() {
-            if m.ack == AckPolicy::NoAck && !(ok_at_ra && m.fcs_ok) {
-                if let Some(mid) = m.msdu_id() {
-                    out.push(BssOutput::Dropped { sta: s, id: mid, reason: DropReason::NoAckLost });
-                }
-            }
-        }
-        if ok_at_ra && data && ra < n {
-            self.note_reached(s, &tx.frame);
-        }
         let header_always = self.eifs_always;
         let mut deferred = std::mem::take(&mut self.st().scratch);
         deferred.clear();
-        for t in 0..n {
-            if t == s {
-                continue;
-            }
+        for j in k0..k {
             let st = self.st();
+            let t = st.m.nth(s, j);
             let audible = st.m.hears(s, t);
             if audible {
                 st.heard[t] -= 1;
@@ -343,8 +644,8 @@ impl<M: Mac> Bss<M> {
                 let ok = if t == ra { ok_at_ra } else { captures(l.power_mw, l.max_mw) };
                 if ok {
                     st.pending_err[t] = false;
-                    let frame = &mut tx.frame;
-                    self.call(now, t, out, |m, mo| {
+                    let frame = &mut frame;
+                    self.scall(now, t, out, |m, mo| {
                         m.on_rx_end(now, frame, true, mo);
                         if quiet {
                             m.on_cca(now, false, mo);
@@ -359,25 +660,108 @@ impl<M: Mac> Bss<M> {
             if audible && quiet {
                 let st = self.st();
                 if std::mem::take(&mut st.pending_err[t]) {
-                    let frame = &mut tx.frame;
-                    self.call(now, t, out, |m, mo| {
+                    let frame = &mut frame;
+                    self.scall(now, t, out, |m, mo| {
                         m.on_rx_end(now, frame, false, mo);
                         m.on_cca(now, false, mo);
                     });
                 } else if self.macs[t].idle_may_emit() {
                     deferred.push(t);
                 } else {
-                    self.call(now, t, out, |m, mo| m.on_cca(now, false, mo));
+                    self.scall(now, t, out, |m, mo| m.on_cca(now, false, mo));
                 }
             }
         }
         for &t in &deferred {
             if self.macs[t].idle_may_emit() && self.st().heard[t] == 0 {
-                self.call(now, t, out, |m, mo| m.on_cca(now, false, mo));
+                self.scall(now, t, out, |m, mo| m.on_cca(now, false, mo));
             }
         }
-        self.st().scratch = deferred;
-        self.settle(now, out);
+        let st = self.st();
+        st.scratch = deferred;
+        let fi = st.flight(id);
+        st.flights[fi].ei = k;
+        if k + 1 >= n && st.flights[fi].judged {
+            st.flights.remove(fi);
+        } else {
+            st.flights[fi].frame = Some(frame);
+        }
+        self.arrive_at = self.st().next_arrival();
+    }
+
+    /// The verdict on frame `id` of `s` at its intended receiver `ra`, as
+    /// its end reaches `ra`: the error model under the interference `ra`
+    /// met; the counters, No Ack losses and `reached` that follow.
+    fn judge_at_ra(
+        &mut self,
+        now: SimTime,
+        s: usize,
+        id: u32,
+        ra: usize,
+        frame: &mut Frame,
+        out: &mut Vec<BssOutput>,
+    ) -> bool {
+        let n = self.macs.len();
+        let lock_ra = if ra < n { self.st().lock[ra].filter(|l| l.id == id) } else { None };
+        let ok_at_ra = match lock_ra {
+            Some(_) => {
+                let chunks = std::mem::take(&mut self.st().chunks[ra]);
+                let ok = self.judge_sensed(now, s, frame, &chunks);
+                self.st().chunks[ra] = chunks;
+                ok
+            }
+            None => false,
+        };
+        if !ok_at_ra {
+            frame.mpdus.as_mut_slice().iter_mut().for_each(|m| m.fcs_ok = false);
+            // Lost to another frame at its receiver (not to the channel).
+            if frame.contended && lock_ra.is_none_or(|l| l.max_mw > 0.0) {
+                self.medium[s].collided += 1;
+            }
+        }
+        for m in frame.mpdus.iter() {
+            if m.ack == AckPolicy::NoAck && !(ok_at_ra && m.fcs_ok) {
+                if let Some(mid) = m.msdu_id() {
+                    out.push(BssOutput::Dropped { sta: s, id: mid, reason: DropReason::NoAckLost });
+                }
+            }
+        }
+        if ok_at_ra && frame.kind.carries_msdus() && ra < n {
+            self.note_reached(s, frame);
+        }
+        ok_at_ra
+    }
+
+    /// A wake-up at `now` with frame edges due: hand them to the stations
+    /// they reach. Returns true if that was all the wake-up had to do (no
+    /// station acts now; the next wake-up is armed), false if stations
+    /// are due now as well (`solo_at` is then exact).
+    pub(super) fn arrivals(&mut self, now: SimTime, out: &mut Vec<BssOutput>) -> bool {
+        let base = self.solo_at;
+        {
+            let st = self.st();
+            st.cur = base;
+            st.rescan = false;
+        }
+        while let Some((at, end, id)) = self.st().next_edge() {
+            if at > now {
+                break;
+            }
+            if end {
+                self.ends_at(at, now, id, out);
+            } else {
+                self.starts_at(at, now, id, out);
+            }
+        }
+        let st = self.st();
+        let solo_at = if st.rescan { self.solo_earliest() } else { st.cur };
+        self.solo_at = solo_at;
+        if solo_at != now && self.group_at != now {
+            self.arm(solo_at, out);
+            true
+        } else {
+            false
+        }
     }
 
     /// `judge` with interference at the receiver: the error model decides

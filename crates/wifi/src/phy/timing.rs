@@ -154,8 +154,9 @@ pub struct PhyConfig {
     /// dot11CoverageClass (802.11-2020 9.4.2.8 Country element, Table
     /// 9-85): aAirPropagationTime grows by 3 us per class, and aSlotTime
     /// with it (so DIFS, EIFS and ACKTimeout = SIFS + slot +
-    /// aRxPHYStartDelay, 10.3.2.9, too), for links longer than the 450 m
-    /// class 0 covers; 0-31, not serialised when unset.
+    /// aRxPHYStartDelay, 10.3.2.9, too), for links longer than the 150 m
+    /// class 0 covers (its aAirPropagationTime, 1 us, is a round trip; each
+    /// class adds 450 m); 0-31, not serialised when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage_class: Option<u32>,
     /// Rate adaptation (crates/wifi/src/rate); not serialised when fixed,

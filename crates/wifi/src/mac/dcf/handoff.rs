@@ -33,7 +33,7 @@ impl Withdrawn {
         self.0.mpdu_bytes
     }
     /// A data frame of kind `kind` carrying the MSDU at the PHY's data rate
-    /// (no rate control in the CFP), with Duration `duration`; marks the
+    /// (no rate control in the CFP; 802.11n: one MPDU in an HT-mixed PPDU), with Duration `duration`; marks the
     /// MSDU as sent (later frames of it carry the Retry bit, 9.2.4.1.6).
     pub fn frame(&mut self, ta: MacAddr, kind: FrameKind, t: &PhyTiming, duration: SimDur) -> Frame {
         let c = &mut self.0;
@@ -47,7 +47,7 @@ impl Withdrawn {
             retry: c.data_sent,
             mpdu_bytes: c.mpdu_bytes,
             rate,
-            airtime: t.tx_time(c.mpdu_bytes, rate),
+            airtime: t.data_ppdu_time(c.mpdu_bytes),
             contended: false,
             mpdus: Mpdus::one(Mpdu {
                 seq: c.seq,

@@ -121,6 +121,13 @@ pub struct Dcf {
     timer_at: SimTime,
     // --- carrier sense ---
     cca_busy: bool,
+    /// The first frame heard while awaiting a response began too late for
+    /// its PHY-RXSTART to fall within the timeout (10.3.2.9; only with
+    /// propagation delay): it is not accepted as the response, and the
+    /// exchange fails when it ends, as for any other frame heard during
+    /// the timeout, rather than at the deadline (the medium is busy in
+    /// between, so the deferral that follows is the same).
+    late_response: bool,
     cca_idle_at: SimTime,
     nav_end: SimTime,
     /// End of our own last busy period (own transmission or timeout).
@@ -181,6 +188,7 @@ impl Dcf {
             scheduled: None,
             timer_at: SimTime::NEVER,
             cca_busy: false,
+            late_response: false,
             cca_idle_at: SimTime::ZERO,
             nav_end: SimTime::ZERO,
             self_busy_until: SimTime::ZERO,
@@ -296,7 +304,14 @@ impl Dcf {
         if busy {
             self.freeze(now);
             self.cca_busy = true;
-            if let Exchange::AwaitResponse { rx_started, .. } = &mut self.ex {
+            if let Exchange::AwaitResponse { rx_started, deadline, .. } = &mut self.ex {
+                if !*rx_started {
+                    // 10.3.2.9: a frame counts as the response only if its
+                    // PHY-RXSTART (aRxPHYStartDelay after its energy arrives)
+                    // falls within the timeout; a response delayed by a long
+                    // round trip does not (see `late_response`).
+                    self.late_response = now + self.p.timing.rx_phy_start_delay > *deadline;
+                }
                 *rx_started = true;
                 self.sync_timer();
             }
@@ -351,7 +366,7 @@ impl Dcf {
         // 10.3.2.9: while awaiting an ACK/CTS, any other frame means the
         // exchange failed (it is then processed normally).
         if let Exchange::AwaitResponse { kind, .. } = self.ex {
-            if f.kind != kind {
+            if f.kind != kind || self.late_response {
                 self.exchange_failed(now, kind, out);
             }
         }
@@ -383,6 +398,7 @@ impl Dcf {
                     deadline: now + self.p.timing.ack_timeout(),
                     rx_started: false,
                 };
+                self.late_response = false;
             }
             _ => {}
         }
@@ -512,7 +528,16 @@ impl Dcf {
         // Consecutive frames mostly have one length and rate: keep the last
         // airtime.
         if self.last_data_time.0 != cur.mpdu_bytes || self.last_data_time.1 != rate {
-            self.last_data_time = (cur.mpdu_bytes, rate, self.p.timing.tx_time(cur.mpdu_bytes, rate));
+            let t = &self.p.timing;
+            // 802.11n (fixed MCS, no rate control): the data frame is one
+            // MPDU in an HT-mixed PPDU (`data_ppdu_time`); only the polling
+            // MACs run the DCF over HT (docs/validation.md section 30).
+            let air = if t.ht.is_some() && rate == t.data_rate {
+                t.data_ppdu_time(cur.mpdu_bytes)
+            } else {
+                t.tx_time(cur.mpdu_bytes, rate)
+            };
+            self.last_data_time = (cur.mpdu_bytes, rate, air);
         }
         cur.rate = rate;
         cur.data_time = self.last_data_time.2;

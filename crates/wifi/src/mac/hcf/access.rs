@@ -7,13 +7,19 @@
 //! As in the DCF (`dcf/backoff.rs`) nothing runs per slot: while the
 //! medium is free an EDCAF holds the instant its counting starts
 //! (`count_from`, the end of its AIFS) and its remaining slots, so it
-//! transmits at `count_from + slots x slot`; when the medium turns busy the
-//! whole idle slots elapsed are subtracted. The transmission instant
-//! follows the DCF convention of this simulator and ns-3 (first slot
-//! boundary at the end of AIFS); 10.22.2.4's EDCA slot-boundary rule,
-//! where the counter may also decrement at the AIFS boundary itself, is
-//! not modelled (a shift of one slot for every backoff, the same for
-//! every station).
+//! transmits at `count_from + slots x slot`. 10.22.2.4 names the slot
+//! boundaries: the first at the end of AIFS, then one per idle slot; at
+//! each the EDCAF transmits if its counter is 0, else decrements it. So a
+//! counter b on an idle medium transmits at AIFS + b slots (as the DCF's
+//! DIFS + b), but when the medium turns busy after j whole idle slots
+//! past the end of AIFS, j + 1 boundaries have passed (the one at the end
+//! of AIFS included) and the counter has dropped by j + 1, not j as in
+//! the DCF (10.3.4.3 decrements only at the end of each idle slot). The
+//! extra decrement comes once per idle period that reached the end of
+//! AIFS; under heavy contention, where a countdown is interrupted many
+//! times, it shortens every backoff by the number of interruptions
+//! (ns-3's `ChannelAccessManager::UpdateBackoff` applies the same rule to
+//! QoS stations).
 //!
 //! Internal collisions (10.22.2.4): when the backoffs of several EDCAFs of
 //! the station end at one instant, the highest-priority one transmits;
@@ -63,7 +69,9 @@ impl Hcf {
     }
 
     /// The medium turns busy at `now`: every EDCAF stops counting (one
-    /// whose backoff ends exactly now still transmits now).
+    /// whose backoff ends exactly now still transmits now). One that
+    /// reached the end of its AIFS has passed j + 1 slot boundaries for j
+    /// whole idle slots and decremented at each (10.22.2.4, module docs).
     pub(super) fn freeze(&mut self, now: SimTime) {
         let slot = self.p.timing.slot;
         for i in 0..4 {
@@ -74,8 +82,8 @@ impl Hcf {
             let Some(cs) = a.count_from.take() else { continue };
             if let Some(k) = a.backoff.as_mut() {
                 if now >= cs {
-                    let elapsed = ((now - cs).as_nanos() / slot.as_nanos()) as u32;
-                    *k = k.saturating_sub(elapsed);
+                    let boundaries = ((now - cs).as_nanos() / slot.as_nanos()) as u32 + 1;
+                    *k = k.saturating_sub(boundaries);
                 }
             }
         }

@@ -187,6 +187,10 @@ pub struct Hcf {
     /// queue has topped up the exchange (module docs).
     access_at: Option<(SimTime, usize)>,
     cca_busy: bool,
+    /// The first frame heard while awaiting a response began too late for
+    /// its PHY-RXSTART to fall within the timeout (10.3.2.9): it is not
+    /// accepted as the response.
+    late_response: bool,
     cca_idle_at: SimTime,
     nav_end: SimTime,
     self_busy_until: SimTime,
@@ -225,6 +229,7 @@ impl Hcf {
             txop: None,
             access_at: None,
             cca_busy: false,
+            late_response: false,
             cca_idle_at: SimTime::ZERO,
             nav_end: SimTime::ZERO,
             self_busy_until: SimTime::ZERO,
@@ -581,6 +586,7 @@ impl Hcf {
             After::Await(kind) => {
                 let deadline = now + self.p.timing.ack_timeout();
                 self.ex = Exchange::AwaitResponse { kind, deadline, rx_started: false };
+                self.late_response = false;
             }
             After::Block => {
                 let next = self.block.pop_front().expect("a block frame without a successor");
@@ -681,7 +687,7 @@ impl Hcf {
         let Exchange::AwaitResponse { kind, .. } = self.ex else { return };
         let tx = self.txop.expect("awaiting a response outside a TXOP");
         let link = &mut self.links[tx.link];
-        if f.kind != kind || f.ta != link.ra {
+        if f.kind != kind || f.ta != link.ra || self.late_response {
             self.exchange_failed(now, out);
             return;
         }
@@ -749,7 +755,12 @@ impl Mac for Hcf {
         if busy {
             self.freeze(now);
             self.cca_busy = true;
-            if let Exchange::AwaitResponse { rx_started, .. } = &mut self.ex {
+            if let Exchange::AwaitResponse { rx_started, deadline, .. } = &mut self.ex {
+                if !*rx_started {
+                    // 10.3.2.9: PHY-RXSTART within the timeout (see the DCF's
+                    // `late_response`).
+                    self.late_response = now + self.p.timing.rx_phy_start_delay > *deadline;
+                }
                 *rx_started = true;
             }
         } else {

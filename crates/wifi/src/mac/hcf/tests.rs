@@ -379,6 +379,8 @@ fn saturated(p: HcfParams, n: usize, secs: u64) -> (f64, Bss<Hcf>) {
                     assert!(seen.insert(pkt.id), "delivered twice");
                     got += 1;
                 }
+                // Counted by the MAC (`drops_retry_limit`), checked by the caller.
+                BssOutput::Dropped { reason: DropReason::RetryLimit, .. } => {}
                 BssOutput::Ready { sta } => {
                     let (s, now) = (*sta, q.now());
                     while bss.demand(s).is_some() {
@@ -431,11 +433,12 @@ fn saturated_stations_collide_and_recover_every_msdu() {
     assert!(got > 1000.0, "{got}");
     let failures: u64 = bss.macs.iter().map(|m| m.counters.failures).sum();
     assert!(failures > 0, "ten stations collide");
-    // Nothing was dropped at the retry limit at this load, and what the
-    // MACs acknowledged was delivered.
+    // What the MACs acknowledged was delivered; at this load the retry
+    // limit discards at most a few MSDUs (seven failed attempts in a row).
     let acked: u64 = bss.macs.iter().map(|m| m.counters.successes).sum();
     assert!(acked as f64 <= got * 2.0 + 16.0 * 10.0);
-    assert_eq!(bss.macs.iter().map(|m| m.counters.drops_retry_limit).sum::<u64>(), 0);
+    let dropped: u64 = bss.macs.iter().map(|m| m.counters.drops_retry_limit).sum();
+    assert!((dropped as f64) < got * 2.0 / 100.0, "{dropped} of {}", got * 2.0);
 }
 
 #[test]
@@ -480,4 +483,24 @@ fn a_txop_limit_bursts_exchanges_sifs_apart_and_bounds_the_aggregate() {
     // The TXOP is over: no frame SIFS later, a new access after AIFS.
     assert!(!out.iter().any(|o| matches!(o, MacOutput::StartTx(_))));
     assert!(sta.next_wakeup() >= t - SimDur::from_micros(16) + SimDur::from_micros(43));
+}
+
+#[test]
+fn a_busy_medium_takes_one_decrement_per_slot_boundary_passed_since_aifs() {
+    // 10.22.2.4: slot boundaries at the end of AIFS and after each idle
+    // slot, a decrement at each; the DCF's rule (j for j idle slots) would
+    // leave 10, 10, 10, 9, 7.
+    let mut sta = Hcf::new(MacAddr(1), ht_params(16), RngStream::derive(1, "t"));
+    let aifs_end = SimTime::from_micros(100); // slot 9 us
+    for (busy_at, left) in [(99, 10), (100, 9), (108, 9), (109, 8), (127, 6)] {
+        for a in sta.acs.iter_mut() {
+            a.backoff = Some(10);
+            a.count_from = Some(aifs_end);
+        }
+        sta.freeze(SimTime::from_micros(busy_at));
+        for a in sta.acs.iter() {
+            assert_eq!(a.backoff, Some(left), "busy at {busy_at} us");
+            assert_eq!(a.count_from, None);
+        }
+    }
 }

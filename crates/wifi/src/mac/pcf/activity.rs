@@ -95,6 +95,18 @@ impl PollList {
         (!self.members.is_empty()).then(|| self.members[self.cursor % self.members.len()])
     }
 
+    /// Make `a` the next station to poll, if it is on the list (the round
+    /// goes on from there); false if it is not.
+    pub fn start_at(&mut self, a: MacAddr) -> bool {
+        match self.members.binary_search(&a) {
+            Ok(i) => {
+                self.cursor = i;
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
     /// The station `next()` named has been polled.
     pub fn advance(&mut self) {
         if !self.members.is_empty() {

@@ -103,7 +103,7 @@ pub struct PcfStats {
 impl Coordinator {
     pub fn new(dcf: Dcf, clock: BeaconClock, cfp: Option<CfpConfig>) -> Coordinator {
         let t = dcf.timing_ref();
-        let max_answer = t.tx_time(data_mpdu_len(msdu_len(1500)), t.data_rate);
+        let max_answer = t.data_ppdu_time(data_mpdu_len(msdu_len(1500)));
         let cf_end_air = t.tx_time(CF_END_LEN, t.control_rate);
         Coordinator {
             dcf,
@@ -192,8 +192,14 @@ impl Coordinator {
                 self.stats.cfps += 1;
                 self.sh.cfp = true;
                 // The DCF's MSDU serves the CFP (its exchange is idle: the
-                // beacon waits for that).
+                // beacon waits for that); the round starts at its receiver
+                // if that is on the list, so that it does not hold up the
+                // other stations' downlink (the queue gives the PC one
+                // station's MSDUs while it holds none, `demand`).
                 self.dl = self.dcf.withdraw();
+                if let Some(d) = &self.dl {
+                    c.list.start_at(d.ra());
+                }
                 self.cfp_count = c.period - 1;
             } else {
                 self.cfp_count -= 1;
@@ -229,8 +235,8 @@ impl Coordinator {
         let ack = std::mem::take(&mut run.cf_ack_due);
         let with_dl = matches!((&self.dl, next_sta), (Some(d), Some(s)) if d.ra() == s);
         let poll_air = match (&self.dl, with_dl) {
-            (Some(d), true) => t.tx_time(d.mpdu_bytes(), t.data_rate),
-            _ => t.tx_time(CF_POLL_LEN, t.data_rate),
+            (Some(d), true) => t.data_ppdu_time(d.mpdu_bytes()),
+            _ => t.data_ppdu_time(CF_POLL_LEN),
         };
         let fits = now + poll_air + t.sifs + self.max_answer + t.sifs + self.cf_end_air <= run.end;
         let quiet_round = list_len > 0 && run.idle_polls >= list_len;

@@ -42,10 +42,31 @@
 //! Deviations and choices, also at the code:
 //! - CFP frames go at the PHY's data rate (`phy.data_rate_mbps`); no rate
 //!   control in the CFP;
+//! - 802.11n: frames of type Data (data, Data+CF-Poll, CF-Poll, CF-Ack,
+//!   Null) are single MPDUs in HT-mixed PPDUs at the MCS
+//!   (`PhyTiming::data_ppdu_time`, 19.4.3), as are the DCF's data frames in
+//!   the CP; ACK, CF-End and the beacon go at legacy rates. A model of the
+//!   paper's hardware (its multi-poll is its own protocol on 802.11n
+//!   devices), not a configuration the standard describes (802.11 makes an
+//!   HT station a QoS station, polled by the HCF): it keeps the HT PPDU
+//!   and leaves out what needs QoS Data, aggregation under a BlockAck
+//!   agreement. A-MPDU under polling is not modelled;
 //! - the PC polls each station with at most one MSDU per poll in each
-//!   direction (no CF-Poll bursts);
+//!   direction (no CF-Poll bursts); the downlink MSDU is the polled
+//!   station's oldest in the AP's queue (`Demand { ra }`: drop-tail and
+//!   ack-first serve a named receiver; a discipline that does not leaves
+//!   the CFP without downlink data but the one MSDU the DCF held);
 //! - the cursor of the polling list carries over from one CFP to the next,
-//!   so a CFP too short for the whole list continues where the last ended.
+//!   so a CFP too short for the whole list continues where the last ended;
+//!   a CFP whose beacon found the DCF holding an MSDU starts the round at
+//!   that MSDU's receiver (if listed), so that it goes with the first poll.
+//!
+//! Carrier sense per station (hidden nodes, `medium::sense`) needs nothing
+//! here: every CF-pollable station that decodes the beacon keeps silent
+//! for the CFP by its NAV, whoever it hears; one that missed the beacon
+//! (the medium failed it) senses only the frames it hears, and may contend
+//! in the CFP while a station hidden from it answers a poll, as real
+//! stations would (`polling_in_a_cell_with_hidden_stations` in the tests).
 //!
 //! Invariants: at most one frame of the wrapper or its DCF is on the air;
 //! every MSDU lent by the DCF to the CFP returns to it, is acknowledged, or

@@ -104,7 +104,7 @@ impl CfStation {
                 retry: false,
                 mpdu_bytes: CF_POLL_LEN,
                 rate: t.data_rate,
-                airtime: t.tx_time(CF_POLL_LEN, t.data_rate),
+                airtime: t.data_ppdu_time(CF_POLL_LEN),
                 contended: false,
                 mpdus: Mpdus::none(),
             },

@@ -36,7 +36,18 @@ fn timing() -> PhyTiming {
 /// An AP with a CFP every beacon (CFPMaxDuration `cfp_tu` TU) and `n`
 /// CF-pollable stations; the list is round robin, or `list` if given.
 fn cell(n: u32, cfp_tu: u64, list: Option<PollList>) -> Bss<AnyMac> {
-    let t = timing();
+    cell_on(timing(), n, cfp_tu, list)
+}
+
+/// 802.11n, MCS 7, 20 MHz, long GI (65 Mbit/s), 5 GHz.
+fn ht_timing() -> PhyTiming {
+    let mut c = PhyConfig::new(PhyStandard::Dot11n, 0.0);
+    c.ht_mcs = Some(7);
+    PhyTiming::from_config(&c).unwrap()
+}
+
+/// `cell` on the PHY `t`.
+fn cell_on(t: PhyTiming, n: u32, cfp_tu: u64, list: Option<PollList>) -> Bss<AnyMac> {
     let p = DcfParams {
         timing: t.clone(),
         cw_min: t.cw_min_default,
@@ -54,7 +65,7 @@ fn cell(n: u32, cfp_tu: u64, list: Option<PollList>) -> Bss<AnyMac> {
             interval: TU * 100,
             first_tbtt: SimTime::ZERO + SimDur::from_millis(1),
             rate: Rate(60),
-            bytes: beacon_bytes(PhyStandard::Dot11a, 8, true),
+            bytes: beacon_bytes(t.standard, 8, true),
         },
         &t,
     );
@@ -74,6 +85,21 @@ fn cell(n: u32, cfp_tu: u64, list: Option<PollList>) -> Bss<AnyMac> {
 /// Run until `end`, giving each member the packets of `queues[i]` (for
 /// receiver `ra[i]`) whenever it is ready. Returns the delivered ids.
 fn run(bss: &mut Bss<AnyMac>, queues: &mut [Vec<u64>], ra: &[usize], end: SimTime) -> Vec<(usize, u64)> {
+    let (delivered, dropped) = run_counting(bss, queues, ra, end, false);
+    assert_eq!(dropped, 0);
+    delivered
+}
+
+/// `run`, counting the MSDUs dropped (at the retry limit) if `drops_ok`
+/// (else a drop fails the test).
+fn run_counting(
+    bss: &mut Bss<AnyMac>,
+    queues: &mut [Vec<u64>],
+    ra: &[usize],
+    end: SimTime,
+    drops_ok: bool,
+) -> (Vec<(usize, u64)>, usize) {
+    let mut dropped = 0;
     let mut q = EventQueue::new();
     let mut out = Vec::new();
     let mut delivered = Vec::new();
@@ -104,7 +130,10 @@ fn run(bss: &mut Bss<AnyMac>, queues: &mut [Vec<u64>], ra: &[usize], end: SimTim
                 }
                 BssOutput::Deliver { sta, pkt, .. } => delivered.push((sta, pkt.id.0)),
                 BssOutput::Ready { sta } => feed(bss, queues, sta, now, &mut out),
-                BssOutput::Dropped { id, reason, .. } => panic!("{id:?} dropped: {reason:?}"),
+                BssOutput::Dropped { id, reason, .. } => {
+                    assert!(drops_ok, "{id:?} dropped: {reason:?}");
+                    dropped += 1;
+                }
                 _ => {}
             }
             i += 1;
@@ -120,7 +149,7 @@ fn run(bss: &mut Bss<AnyMac>, queues: &mut [Vec<u64>], ra: &[usize], end: SimTim
             bss.tx_end(now, ev, &mut out);
         }
     }
-    delivered
+    (delivered, dropped)
 }
 
 #[test]
@@ -161,12 +190,18 @@ fn beacon_cfp_polls_cf_end_then_dcf() {
     for i in 0..cfp.len() - 1 {
         assert_eq!(cfp[i + 1].0, cfp[i].0 + airtime(cfp[i].1) + t.sifs, "gap after {i}: {cfp:?}");
     }
-    // The PC's frames alternate with the answers; polls go 1, 2, 1, 2 ...
+    // The PC's frames alternate with the answers; polls go 2, 1, 2, 1 ...
+    // (round robin in AID order, starting at the receiver of the MSDU the
+    // AP's DCF held at the beacon: station 2).
     let pc: Vec<_> = cfp[1..].iter().step_by(2).collect();
     let answers: Vec<_> = cfp[2..].iter().step_by(2).collect();
     for (i, f) in pc[..pc.len() - 1].iter().enumerate() {
-        assert!(f.1.cf_poll() && f.2 == 0 && f.3 == 1 + (i as u32 % 2), "{cfp:?}");
+        assert!(f.1.cf_poll() && f.2 == 0 && f.3 == 2 - (i as u32 % 2), "{cfp:?}");
     }
+    // Every poll of station 2 carried an MSDU for it (the AP's queue gives
+    // the PC the polled station's next MSDU) until they ran out.
+    let to2: Vec<bool> = pc.iter().filter(|f| f.3 == 2).map(|f| f.1.carries_msdus()).collect();
+    assert!(to2.len() >= 10 && to2.iter().take(10).all(|&d| d), "{cfp:?}");
     // Station 1 answers with data, station 2 with CF-Ack for the data the
     // poll carried; the PC acknowledges station 1's data on its next frame.
     for (i, a) in answers.iter().enumerate() {
@@ -262,4 +297,118 @@ fn the_poll_list_of_the_multi_poll_hybrid_is_what_the_ap_polls() {
     let l = ap.poll_list().unwrap();
     assert_eq!((l.joins, l.leaves), (1, 1));
     assert!(l.is_empty());
+}
+
+#[test]
+fn polling_in_a_cell_with_hidden_stations() {
+    // Stations 1 and 2 hear the AP but not each other (per-station carrier
+    // sense, `medium::sense`); both have a backlog for the AP. In the CP
+    // their DCF frames collide at the AP; in the CFP the beacon set both
+    // NAVs and only the polled station sends: every frame SIFS after the
+    // one before, every answer received (the PC's next frame carries its
+    // CF-Ack), and no DCF frame until the CF-End.
+    let mut bss = cell(2, 40, None);
+    assert!(bss.set_sense(crate::medium::SenseMatrix::from_fn(3, |s, t| s == 0 || t == 0)));
+    let log: Log = Arc::default();
+    bss.set_tap(Some(Box::new(Tap(log.clone()))));
+    let mut queues = vec![vec![], (0..400).collect(), (1000..1400).collect()];
+    let end = SimTime::ZERO + SimDur::from_millis(150);
+    let (delivered, _) = run_counting(&mut bss, &mut queues, &[1, 0, 0], end, true);
+    let log = log.lock().unwrap().clone();
+    let t = timing();
+    use FrameKind::*;
+    let airtime = |k: FrameKind| -> SimDur {
+        match k {
+            Beacon => t.tx_time(beacon_bytes(PhyStandard::Dot11a, 8, true), Rate(60)),
+            DataCf { .. } => t.tx_time(
+                wifitcp_wire::wifi_frame::data_mpdu_len(wifitcp_wire::wifi_frame::msdu_len(pkt(0).ip_len())),
+                t.data_rate,
+            ),
+            CfEnd | CfEndAck => t.tx_time(20, t.control_rate),
+            _ => t.tx_time(wifitcp_wire::wifi_frame::CF_POLL_LEN, t.data_rate),
+        }
+    };
+    let beacons: Vec<usize> = log.iter().enumerate().filter(|e| e.1 .1 == Beacon).map(|e| e.0).collect();
+    assert_eq!(beacons.len(), 2, "TBTTs at 1 and 103.4 ms: {log:?}");
+    let mut cf_answers = 0;
+    for &b in &beacons {
+        let e = b + log[b..].iter().position(|e| matches!(e.1, CfEnd | CfEndAck)).expect("a CF-End");
+        let cfp = &log[b..=e];
+        for i in 0..cfp.len() - 1 {
+            assert_eq!(cfp[i + 1].0, cfp[i].0 + airtime(cfp[i].1) + t.sifs, "gap after {i}: {cfp:?}");
+        }
+        // PC frames and answers alternate; polls go 1, 2, 1, 2 ...
+        let pc: Vec<_> = cfp[1..].iter().step_by(2).collect();
+        let answers: Vec<_> = cfp[2..].iter().step_by(2).collect();
+        for (i, a) in answers.iter().enumerate() {
+            assert_eq!((a.1, a.2, a.3), (DataCf { ack: false, poll: false }, pc[i].3, 0), "{cfp:?}");
+            assert!(pc[i + 1].1.cf_ack(), "answer {i} not acknowledged: {cfp:?}");
+            assert_ne!(pc[i].3, pc[i + 1].3, "{cfp:?}");
+        }
+        cf_answers += answers.len();
+        // The CFP ran to CFPMaxDuration (both stations always had data).
+        assert!(cfp.len() > 60, "{}", cfp.len());
+    }
+    // In the CP the hidden stations' frames collide at the AP.
+    let collided: u64 = bss.medium[1..].iter().map(|m| m.collided).sum();
+    assert!(collided > 0, "no collision in the CP");
+    // Every packet delivered at most once; the CFP carried about half.
+    let mut d = delivered.clone();
+    d.sort();
+    d.dedup();
+    assert_eq!(d.len(), delivered.len());
+    assert!(cf_answers * 3 > delivered.len(), "{cf_answers} of {}", delivered.len());
+}
+
+#[test]
+fn polling_over_the_ht_phy_sends_data_frames_in_ht_ppdus() {
+    // 802.11n without aggregation: the PC's polls, Data+CF-Poll and the
+    // stations' answers (frames of type Data) are single MPDUs in HT-mixed
+    // PPDUs at the MCS; the beacon (6 Mbit/s), CF-End and ACKs go at legacy
+    // rates; the DCF's data frames after the CF-End are HT PPDUs too.
+    let t = ht_timing();
+    let mut bss = cell_on(t.clone(), 2, 20, None);
+    let log: Log = Arc::default();
+    bss.set_tap(Some(Box::new(Tap(log.clone()))));
+    let mut queues = vec![(100..140).collect(), (0..40).collect(), vec![]];
+    let end = SimTime::ZERO + SimDur::from_millis(40);
+    let delivered = run(&mut bss, &mut queues, &[2, 0, 0], end);
+    let log = log.lock().unwrap().clone();
+    use wifitcp_wire::wifi_frame::{data_mpdu_len, msdu_len, CF_POLL_LEN};
+    use FrameKind::*;
+    let data_bytes = data_mpdu_len(msdu_len(pkt(0).ip_len()));
+    let airtime = |k: FrameKind| -> SimDur {
+        match k {
+            Beacon => t.tx_time(beacon_bytes(PhyStandard::Dot11n, 8, true), Rate(60)),
+            Data | DataCf { .. } => t.data_ppdu_time(data_bytes),
+            Ack => t.ack_time(),
+            CfEnd | CfEndAck => t.tx_time(20, t.control_rate),
+            _ => t.data_ppdu_time(CF_POLL_LEN),
+        }
+    };
+    // An HT-mixed PPDU: 36 us of preambles and HT-SIG (L-STF, L-LTF,
+    // L-SIG, HT-SIG, HT-STF, one HT-LTF) + 4 us symbols of 260 bits.
+    assert_eq!(
+        t.data_ppdu_time(data_bytes),
+        SimDur::from_micros(36 + 4 * (16 + 8 * data_bytes as u64 + 6).div_ceil(260))
+    );
+    let b = log.iter().position(|e| e.1 == Beacon).expect("a beacon");
+    let e = b + log[b..].iter().position(|e| matches!(e.1, CfEnd | CfEndAck)).expect("a CF-End");
+    let cfp = &log[b..=e];
+    assert!(cfp.len() > 20, "{cfp:?}");
+    for i in 0..cfp.len() - 1 {
+        assert_eq!(cfp[i + 1].0, cfp[i].0 + airtime(cfp[i].1) + t.sifs, "gap after {i}: {cfp:?}");
+    }
+    // The DCF before and after the CFP: every ACK SIFS after the HT data
+    // PPDU it answers (two data frames starting together collided).
+    let mut dcf_data = 0;
+    for w in log.windows(2).filter(|w| w[0].1 == Data && w[1].1 == Ack) {
+        assert_eq!((w[1].2, w[1].0), (w[0].3, w[0].0 + t.data_ppdu_time(data_bytes) + t.sifs), "{w:?}");
+        dcf_data += 1;
+    }
+    assert!(dcf_data > 0, "{log:?}");
+    let mut d = delivered.clone();
+    d.sort();
+    let want: Vec<_> = (0..40).map(|i| (0, i)).chain((100..140).map(|i| (2, i))).collect();
+    assert_eq!(d, want);
 }
