@@ -1,7 +1,7 @@
 """802.11n and HCF scenarios: a valid one runs and reports its aggregates; the
 bad inputs of issue 19 (an MCS the stream count cannot carry, a block size over
 the BlockAck agreement, a TXOP limit shorter than one frame exchange, No Ack
-with RTS/CTS) are one line ``error: FILE: dotted.key: reason`` with exit status
+with RTS/CTS, also per member with ``mac.no_ack_nodes``) are one line ``error: FILE: dotted.key: reason`` with exit status
 2, through ``validate`` and ``run``."""
 
 from __future__ import annotations
@@ -54,6 +54,10 @@ CASES = [
     ("mac.ack_policy=\"noack\"", "mac.rts_threshold_bytes=500",
      "mac.ack_policy: \"noack\" sends no RTS/CTS"),
     ("mac.kind=\"dcf\"", "mac.max_mpdus=16", "mac.max_mpdus: an HCF key"),
+    ("mac.no_ack_nodes=[\"sta0\"]", "mac.rts_threshold_bytes=500",
+     "mac.no_ack_nodes: No Ack frames are sent without RTS/CTS"),
+    ("mac.no_ack_nodes=[\"sta5\"]", "mac.max_mpdus=16",
+     "mac.no_ack_nodes[0]: \"sta5\" is not a WLAN member"),
 ]
 
 

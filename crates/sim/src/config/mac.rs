@@ -91,6 +91,11 @@ pub struct MacConfig {
     /// Access categories whose QoS Data use the No Ack policy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub no_ack_acs: Option<Vec<AcName>>,
+    /// WLAN members ("ap", "ap1", ..., "sta0", ...) whose data frames all
+    /// use the No Ack policy, under any `kind` (`no_ack_member`); the others
+    /// keep `ack_policy` / `no_ack_acs`. Not serialised when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_ack_nodes: Option<Vec<String>>,
     /// An explicit BlockAckReq after a missed BlockAck (default false:
     /// retransmit in the next A-MPDU).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -296,6 +301,7 @@ impl Default for MacConfig {
             max_ampdu_bytes: None,
             txop_limit_us: None,
             no_ack_acs: None,
+            no_ack_nodes: None,
             bar_after_missed_ba: None,
             cfp_period: None,
             cfp_max_duration_tu: None,
@@ -338,11 +344,44 @@ impl Scenario {
                 self.mac.rts_threshold_bytes
             ));
         }
+        self.validate_no_ack_nodes()?;
         self.validate_mac_kind(t)?;
         if self.mac.queue_packets == 0 || self.mac.queue_packets > 1_000_000 {
             return Err(format!("mac.queue_packets: must be in 1..=1000000, got {}", self.mac.queue_packets));
         }
         Ok(())
+    }
+
+    /// `mac.no_ack_nodes`: WLAN members by name, each once, and no RTS/CTS
+    /// (a No Ack frame is not protected by RTS/CTS, 10.3.2.9 sends it
+    /// alone, as for `mac.ack_policy = "noack"`).
+    fn validate_no_ack_nodes(&self) -> Result<(), String> {
+        let Some(names) = &self.mac.no_ack_nodes else { return Ok(()) };
+        let members: Vec<String> = (0..self.wlan_members()).map(|i| self.member_name(i)).collect();
+        for (k, name) in names.iter().enumerate() {
+            if !members.contains(name) {
+                return Err(format!(
+                    "mac.no_ack_nodes[{k}]: \"{name}\" is not a WLAN member (\"ap\", \"ap1\", ..., \"sta0\" to \"sta{}\")",
+                    self.wlan.stations.saturating_sub(1)
+                ));
+            }
+            if names[..k].contains(name) {
+                return Err(format!("mac.no_ack_nodes[{k}]: \"{name}\" is listed twice"));
+            }
+        }
+        if !names.is_empty() && self.mac.rts_threshold_bytes < 65535 {
+            return Err(format!(
+                "mac.no_ack_nodes: No Ack frames are sent without RTS/CTS, but mac.rts_threshold_bytes = {} requests it (65535: off)",
+                self.mac.rts_threshold_bytes
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether WLAN member `i` sends its data frames with the No Ack
+    /// policy because `mac.no_ack_nodes` names it.
+    pub fn no_ack_member(&self, i: usize) -> bool {
+        self.mac.no_ack_nodes.as_ref().is_some_and(|v| v.iter().any(|n| *n == self.member_name(i)))
     }
 
     /// No key of another kind, the PHY the kind runs on, and the kind's
@@ -423,6 +462,14 @@ pub static KEYS: &[Key] = &[
     k("idle_access", Str, "\"immediate\"", None, "", "\"immediate\" or \"backoff\" (ns-2)."),
     k("group_bystanders", Bool, "true", None, "", "Engine option; no effect on results."),
     k("ack_policy", Str, "\"normal\"", None, "", "\"normal\" or \"noack\" (QoS No Ack, no RTS/CTS)."),
+    k(
+        "no_ack_nodes",
+        Strs,
+        "[]",
+        None,
+        "",
+        "Members (\"ap\", \"ap1\", \"sta0\", ...) whose data frames all use No Ack, under any mac.kind (no RTS/CTS).",
+    ),
 ];
 
 /// The key table of `[mac]`, relative to `mac` (mounted by

@@ -520,6 +520,7 @@ mod tests {
         mac.max_ampdu_bytes = Some(65535);
         mac.txop_limit_us = Some(0.0);
         mac.no_ack_acs = Some(vec![]);
+        mac.no_ack_nodes = Some(vec![]);
         mac.bar_after_missed_ba = Some(false);
         for key in [
             "block_ack",
@@ -528,6 +529,7 @@ mod tests {
             "max_ampdu_bytes",
             "txop_limit_us",
             "no_ack_acs",
+            "no_ack_nodes",
             "bar_after_missed_ba",
         ] {
             assert!(j(&mac).get(key).is_some() && j(&s.mac).get(key).is_none(), "{key}");

@@ -58,9 +58,6 @@ static KEYS: &[Key] = &[
 /// The HCF's keys, and the PHY/MAC pairs that go together.
 fn check(s: &Scenario, t: &PhyTiming) -> Result<(), String> {
     let m = &s.mac;
-    if s.channel.is_some() && t.ht.is_some() {
-        return Err("channel: the channel models judge legacy rates; 802.11n takes wlan.per_* only".into());
-    }
     if m.rts_threshold_bytes < 65535 {
         return Err(format!(
             "mac.rts_threshold_bytes: RTS/CTS is not modelled by the HCF (got {}; 65535: off)",

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use wifitcp_wifi::channel::config::{NodeKeys, PowerControl, StaAntenna};
 use wifitcp_wifi::channel::moving::MovingChannelErrors;
-use wifitcp_wifi::mac::Frame;
+use wifitcp_wifi::mac::{AckPolicy, DcfParams, Frame};
 use wifitcp_wifi::medium::sense::propagation_delay_ns;
 use wifitcp_wifi::medium::{NodeRadio, SenseMatrix};
 
@@ -59,6 +59,23 @@ impl FrameErrorModel for CellGate {
             return 1.0; // what the medium assumes of a model that spares control frames
         }
         self.inner.success_prob(now, ta, ra, f, rng)
+    }
+    fn ppdu_success_parts(
+        &mut self,
+        now: SimTime,
+        ta: MacAddr,
+        ra: MacAddr,
+        f: &Frame,
+        rng: &mut RngStream,
+    ) -> (f64, f64) {
+        // (1, 0) when absent: no header draw, every MPDU judged lost as before
+        if !self.present(ta, ra) {
+            return (1.0, 0.0);
+        }
+        if !self.inner_hits_control && !f.kind.carries_msdus() {
+            return (1.0, 1.0);
+        }
+        self.inner.ppdu_success_parts(now, ta, ra, f, rng)
     }
     fn success_prob_with_interference(
         &mut self,
@@ -334,6 +351,14 @@ fn build_bss(
     let build = s.mac.kind.mac().build;
     let macs = (0..n)
         .map(|i| {
+            // `mac.no_ack_nodes`: this member's data frames carry No Ack
+            let own;
+            let params = if s.no_ack_member(i) {
+                own = DcfParams { ack_policy: AckPolicy::NoAck, ..params.clone() };
+                &own
+            } else {
+                &params
+            };
             build(&Member {
                 s,
                 seed,
@@ -341,7 +366,7 @@ fn build_bss(
                 ap_of: &ap_of,
                 elsewhere: ap_of[i] == i && cell_of_aps[i] != cell,
                 suffix,
-                params: &params,
+                params,
                 rates: &rates,
             })
         })
@@ -370,6 +395,8 @@ fn build_bss(
                 tx_power_dbm: c.default_tx_power_dbm().unwrap_or(20.0),
                 preamble,
                 nodes: Vec::new(),
+                // 802.11n: data frames are HT PPDUs of `phy`'s vector
+                ht: params.timing.ht,
             };
             if let Some(keys) = c.node_keys().map_err(|e| e.to_string())? {
                 if !keys.is_plain() {
@@ -467,6 +494,7 @@ fn node_radios(s: &Scenario, k: &NodeKeys, e: &ChannelErrors) -> Result<Vec<Node
             tx_power_dbm: e.tx_power_dbm,
             preamble: e.preamble,
             nodes: nodes.clone(),
+            ht: e.ht,
         };
         let stas: Vec<usize> = (0..n).filter(|&i| ap_of[i] != i).collect();
         let mw = |a: usize, b: usize| {

@@ -12,7 +12,9 @@
 //! - [`propagation`]: positions, Friis and log-distance path loss,
 //!   log-normal shadowing, thermal noise, SNR/SINR.
 //! - [`error_model`]: the 12 802.11a/b/g modes and the SNR -> BER -> frame
-//!   success model ([`error_model::UnionBoundModel`]).
+//!   success model ([`error_model::UnionBoundModel`]); the HT MCSs of
+//!   802.11n ([`error_model::ht`], used by
+//!   [`ChannelModel::ht_success_parts`]).
 //! - [`fixed`]: fixed per-attempt error probabilities and SNR classes.
 //! - [`model`]: the closed set [`ChannelModel`] (`Fixed`, `Snr`,
 //!   `Threshold`) and [`Channel`] (model + shadowing state).

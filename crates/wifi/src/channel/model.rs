@@ -13,6 +13,7 @@
 use super::error_model::{ErrorModel, Family, Mode, Preamble, UnionBoundModel};
 use super::fixed::{FrameKind, SnrClasses};
 use super::propagation::{sinr_db, thermal_noise_dbm, LinkBudget, Position, Shadowing, ShadowingMode};
+use crate::phy::ht::{HtTxVector, HtWidth};
 use wifitcp_core::{NodeId, RngStream};
 
 /// One transmission attempt of one frame, as the channel sees it.
@@ -124,6 +125,47 @@ impl ChannelModel {
                     0.0
                 }
             }
+        }
+    }
+
+    /// An HT-mixed PPDU (802.11n) carrying a PSDU of `psdu_bytes` sent
+    /// with `v`: (its signal fields received, its data field received),
+    /// given the received power and interferers as in
+    /// [`ChannelModel::success_prob_from_rx_power`]. The SNR model judges
+    /// it with [`super::error_model::ht`] at the SINR over the channel
+    /// width: the noise of `ofdm_noise_bandwidth_hz` (20 MHz by default)
+    /// scaled to the width, 3 dB more at 40 MHz (the same power spread over
+    /// twice the band; 19.3.9.3.5 duplicates the signal fields on each 20
+    /// MHz half, which therefore see the same SINR). The other models have
+    /// no MCS-dependent part: (1, their frame success), with `f`'s fields
+    /// as for any frame.
+    pub fn ht_success_parts(
+        &self,
+        f: &FrameTx,
+        v: HtTxVector,
+        psdu_bytes: u32,
+        rx_power_dbm: f64,
+        interferers_dbm: &[f64],
+    ) -> (f64, f64) {
+        match self {
+            ChannelModel::Snr(s) => {
+                let r = &s.radio;
+                let widths = match v.width {
+                    HtWidth::Mhz20 => 1.0,
+                    HtWidth::Mhz40 => 2.0,
+                };
+                let noise = thermal_noise_dbm(r.ofdm_noise_bandwidth_hz * widths, r.noise_figure_db);
+                // The HT model takes the SNR over the channel width itself;
+                // a noise bandwidth other than 20 MHz per 20 MHz shifts it
+                // as the legacy model's `shift_db` does.
+                let shift = 10.0 * (r.ofdm_noise_bandwidth_hz / super::error_model::OFDM_NOISE_BANDWIDTH_HZ).log10();
+                let snr = sinr_db(rx_power_dbm, noise, interferers_dbm) + shift;
+                if snr.is_nan() {
+                    return (0.0, 0.0);
+                }
+                super::error_model::ht::ppdu_success_parts(v.mcs, v.width, snr, psdu_bytes)
+            }
+            _ => (1.0, self.success_prob_from_rx_power(f, rx_power_dbm, interferers_dbm)),
         }
     }
 

@@ -48,6 +48,18 @@ impl FrameErrorModel for MovingChannelErrors {
         self.position_at(now, ra.0 as usize);
         self.inner.success_prob(now, ta, ra, f, rng)
     }
+    fn ppdu_success_parts(
+        &mut self,
+        now: SimTime,
+        ta: MacAddr,
+        ra: MacAddr,
+        f: &Frame,
+        rng: &mut RngStream,
+    ) -> (f64, f64) {
+        self.position_at(now, ta.0 as usize);
+        self.position_at(now, ra.0 as usize);
+        self.inner.ppdu_success_parts(now, ta, ra, f, rng)
+    }
     fn may_hit_control_frames(&self) -> bool {
         self.inner.may_hit_control_frames()
     }

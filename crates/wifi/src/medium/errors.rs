@@ -17,6 +17,22 @@ pub trait FrameErrorModel {
     fn may_hit_control_frames(&self) -> bool {
         true
     }
+    /// An aggregate's success split in two, (the PHY header, the whole
+    /// PSDU), whose product is `success_prob`: the medium draws the header
+    /// once per PPDU (if below 1) and each MPDU on its own share of the
+    /// PSDU. The default puts everything in the PSDU (1, `success_prob`),
+    /// so a model without a separate header draws exactly what it did
+    /// before.
+    fn ppdu_success_parts(
+        &mut self,
+        now: SimTime,
+        ta: MacAddr,
+        ra: MacAddr,
+        frame: &Frame,
+        rng: &mut RngStream,
+    ) -> (f64, f64) {
+        (1.0, self.success_prob(now, ta, ra, frame, rng))
+    }
     /// As `success_prob`, under the interference of other frames at the
     /// receiver (the hidden-node medium, `sense`): `chunks` splits the frame
     /// into spans of constant interference, (duration in ns, interference
@@ -68,7 +84,10 @@ pub struct NodeRadio {
 /// `NodeId(i)` for the channel (0 = AP). Control frames are judged by the
 /// model: SNR classes by their `frames` scope, the SNR model by the frame's
 /// bits at its own (control-response) rate, the threshold model by received
-/// power with the frame's own shadowing draw.
+/// power with the frame's own shadowing draw. With `ht` set (802.11n),
+/// data frames are HT-mixed PPDUs sent with that vector
+/// ([`crate::channel::ChannelModel::ht_success_parts`]); control frames
+/// keep their legacy rate.
 pub struct ChannelErrors {
     pub channel: crate::channel::Channel,
     pub positions: Vec<crate::channel::Position>,
@@ -77,6 +96,9 @@ pub struct ChannelErrors {
     /// Per-member transmit power and antenna gains (empty: every member
     /// sends at `tx_power_dbm` with the propagation table's gains only).
     pub nodes: Vec<NodeRadio>,
+    /// The HT transmission vector of every data frame (802.11n: the MCS,
+    /// width and guard interval of `phy`), `None` for legacy PHYs.
+    pub ht: Option<crate::phy::ht::HtTxVector>,
 }
 
 impl ChannelErrors {
@@ -110,6 +132,18 @@ impl ChannelErrors {
         }
     }
 
+    /// (header, data) success of `f` at received power `pr` under
+    /// `interferers` (dBm): HT data frames by their MCS, everything else
+    /// whole at its legacy rate (header part 1).
+    fn parts_at(&self, f: &Frame, tx: &crate::channel::FrameTx, pr: f64, interferers: &[f64]) -> (f64, f64) {
+        match self.ht {
+            Some(v) if f.kind.carries_msdus() => {
+                self.channel.model().ht_success_parts(tx, v, f.mpdu_bytes, pr, interferers)
+            }
+            _ => (1.0, self.channel.model().success_prob_from_rx_power(tx, pr, interferers)),
+        }
+    }
+
     /// The carrier-sense threshold of the channel model (dBm), if it has one.
     pub fn cs_threshold_dbm(&self) -> Option<f64> {
         match self.channel.model() {
@@ -121,9 +155,32 @@ impl ChannelErrors {
 }
 
 impl FrameErrorModel for ChannelErrors {
-    fn success_prob(&mut self, _now: SimTime, ta: MacAddr, ra: MacAddr, f: &Frame, rng: &mut RngStream) -> f64 {
+    fn success_prob(&mut self, now: SimTime, ta: MacAddr, ra: MacAddr, f: &Frame, rng: &mut RngStream) -> f64 {
+        if self.ht.is_none() {
+            let tx = self.frame_tx(ta, ra, f);
+            return self.channel.frame_success_prob(&tx, rng);
+        }
+        let (h, d) = self.ppdu_success_parts(now, ta, ra, f, rng);
+        h * d
+    }
+
+    /// HT data frames: the signal fields and the data field apart (see
+    /// [`crate::channel::error_model::ht`]); one shadowing draw per frame,
+    /// as for any frame.
+    fn ppdu_success_parts(
+        &mut self,
+        _now: SimTime,
+        ta: MacAddr,
+        ra: MacAddr,
+        f: &Frame,
+        rng: &mut RngStream,
+    ) -> (f64, f64) {
         let tx = self.frame_tx(ta, ra, f);
-        self.channel.frame_success_prob(&tx, rng)
+        if self.ht.is_none() {
+            return (1.0, self.channel.frame_success_prob(&tx, rng));
+        }
+        let pr = self.channel.rx_power_dbm(&tx, rng).unwrap_or(f64::NAN);
+        self.parts_at(f, &tx, pr, &[])
     }
 
     /// SNR model: the error model at the SINR of each span of constant
@@ -156,12 +213,12 @@ impl FrameErrorModel for ChannelErrors {
                 let total = chunks.iter().map(|c| c.0).sum::<u64>().max(1) as f64;
                 let mut p = 1.0;
                 for &(d, i) in chunks {
-                    let q = if i > 0.0 {
-                        self.channel.model().success_prob_from_rx_power(&tx, pr, &[10.0 * i.log10()])
+                    let (h, q) = if i > 0.0 {
+                        self.parts_at(f, &tx, pr, &[10.0 * i.log10()])
                     } else {
-                        self.channel.model().success_prob_from_rx_power(&tx, pr, &[])
+                        self.parts_at(f, &tx, pr, &[])
                     };
-                    p *= q.powf(d as f64 / total);
+                    p *= (h * q).powf(d as f64 / total);
                 }
                 p
             }
@@ -235,6 +292,7 @@ pub(crate) fn two_nodes(c: crate::channel::config::ChannelConfig, d: f64) -> Cha
         positions: vec![Position::new(0.0, 0.0, 0.0), Position::new(d, 0.0, 0.0)],
         preamble: Preamble::Long,
         nodes: Vec::new(),
+        ht: None,
     }
 }
 
@@ -308,6 +366,37 @@ mod tests {
         let ack = 1.0 - e.success_prob(SimTime::ZERO, MacAddr(1), MacAddr(0), &frame(FrameKind::Ack, 14, 12), &mut rng);
         assert!(data > 0.1, "data FER {data}");
         assert!(ack > 0.0 && ack < data / 100.0, "ACK FER {ack} vs data {data}");
+    }
+
+    #[test]
+    fn ht_data_frames_are_judged_by_their_mcs_and_control_frames_by_their_rate() {
+        use crate::channel::error_model::ht::ppdu_success_parts;
+        use crate::phy::ht::{Band, GuardInterval, HtMcs, HtTxVector, HtWidth};
+        // Default SNR channel at 23 m: 16.02 dBm - 46.68 dB at 1 m - 30
+        // log10(23) - noise (-93.97 dBm over 20 MHz) = 22.45 dB.
+        use crate::channel::propagation::{friis_loss_db, thermal_noise_dbm};
+        let snr = 16.0206 - friis_loss_db(1.0, 5.15e9) - 30.0 * 23f64.log10() - thermal_noise_dbm(20e6, 7.0);
+        assert!((snr - 22.45).abs() < 0.01, "{snr}");
+        let v = |w| HtTxVector { mcs: HtMcs::new(7).unwrap(), width: w, gi: GuardInterval::Long, band: Band::Ghz5 };
+        let mut e = two_nodes(ChannelConfig::Snr(SnrConfig::default()), 23.0);
+        e.ht = Some(v(HtWidth::Mhz20));
+        let mut rng = RngStream::derive(3, "medium");
+        let data = frame(FrameKind::QosData, 8000, 650);
+        let (h, d) = e.ppdu_success_parts(SimTime::ZERO, data.ta, data.ra, &data, &mut rng);
+        let (h0, d0) = ppdu_success_parts(HtMcs::new(7).unwrap(), HtWidth::Mhz20, snr, 8000);
+        assert!((h - h0).abs() < 1e-6 && (d - d0).abs() < 1e-6 && d > 0.01 && d < 0.5, "{h} {d} / {h0} {d0}");
+        assert!((e.success_prob(SimTime::ZERO, data.ta, data.ra, &data, &mut rng) - h0 * d0).abs() < 1e-6);
+        // 40 MHz: the same power over twice the noise, 3 dB less SNR.
+        e.ht = Some(v(HtWidth::Mhz40));
+        let (_, d40) = e.ppdu_success_parts(SimTime::ZERO, data.ta, data.ra, &data, &mut rng);
+        let (_, w40) = ppdu_success_parts(HtMcs::new(7).unwrap(), HtWidth::Mhz40, snr - 10.0 * 2f64.log10(), 8000);
+        assert!((d40 - w40).abs() < 1e-6 && d40 < d, "{d40} {w40}");
+        // A BlockAck at 24 Mbit/s is a legacy frame, whole (header part 1).
+        let ba = frame(FrameKind::BlockAck, 32, 24);
+        let (hb, pb) = e.ppdu_success_parts(SimTime::ZERO, ba.ta, ba.ra, &ba, &mut rng);
+        e.ht = None;
+        let legacy = e.success_prob(SimTime::ZERO, ba.ta, ba.ra, &ba, &mut rng);
+        assert!(hb == 1.0 && pb == legacy && pb > 0.999, "{hb} {pb} {legacy}");
     }
 
     #[test]

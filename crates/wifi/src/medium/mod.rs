@@ -117,6 +117,8 @@ impl OnAir {
 const ON_AIR: u64 = u64::MAX;
 /// `Bss::last_start` of a station that never transmitted.
 const NEVER_SENT: u64 = u64::MAX;
+/// Capacity of `Bss::reached_qos` per station: 64 MSDUs x 7 attempts, rounded up.
+const REACHED_QOS: usize = 512;
 
 /// Sees every frame the moment it starts on the air, with the MSDU a data
 /// frame carries (a packet capture). Whether it is then received is not
@@ -218,6 +220,12 @@ pub struct Bss<M: Mac = Dcf> {
     /// Per station: the MSDU of its last data frame that reached its
     /// receiver (see `BssOutput::DiscardedAfterReceipt`).
     reached: Vec<Option<PacketId>>,
+    /// Per station: the MSDUs of its recent MPDUs that reached their
+    /// receiver, at most `REACHED_QOS`, once it keeps several outstanding
+    /// (aggregates, Block Ack: the last one is not enough; an MSDU is
+    /// listed once per reception, a window of 64 with 7 attempts each
+    /// fits). Empty (no allocation) for stations that never do.
+    reached_qos: Vec<std::collections::VecDeque<PacketId>>,
     /// Per-station carrier sense when not every station hears every other
     /// or frames take time to reach stations (`sense`; `None`: one shared
     /// view, the model above).
@@ -235,6 +243,8 @@ struct Sink<'a> {
     sta: usize,
     /// `Bss::reached`, consulted only when the MAC discards an MSDU.
     reached: &'a [Option<PacketId>],
+    /// `Bss::reached_qos`, likewise.
+    reached_qos: &'a [std::collections::VecDeque<PacketId>],
     tx: Option<Frame>,
     out: &'a mut Vec<BssOutput>,
 }
@@ -250,7 +260,9 @@ impl MacSink for Sink<'_> {
             MacOutput::Deliver { from, pkt } => self.out.push(BssOutput::Deliver { sta, from: from.0 as usize, pkt }),
             // The caller learns of an acknowledged MSDU through `Ready`.
             MacOutput::Acked(_) => {}
-            MacOutput::Dropped(id, DropReason::RetryLimit) if self.reached[sta] == Some(id) => {
+            MacOutput::Dropped(id, DropReason::RetryLimit)
+                if self.reached[sta] == Some(id) || self.reached_qos[sta].contains(&id) =>
+            {
                 self.out.push(BssOutput::DiscardedAfterReceipt { sta, id })
             }
             MacOutput::Dropped(id, reason) => self.out.push(BssOutput::Dropped { sta, id, reason }),
@@ -341,8 +353,31 @@ impl<M: Mac> Bss<M> {
             due: Vec::new(),
             deferred: Vec::new(),
             reached: vec![None; n],
+            reached_qos: vec![std::collections::VecDeque::new(); n],
             sense: None,
             arrive_at: SimTime::NEVER,
+        }
+    }
+
+    /// Remember the MSDUs of data frame `f` from `s` that reached their
+    /// receiver (`DiscardedAfterReceipt`): the last one, and, from a station
+    /// that keeps several MSDUs outstanding (it has sent an aggregate or an
+    /// MPDU with the Block Ack policy), each one that is to be acknowledged.
+    fn note_reached(&mut self, s: usize, f: &Frame) {
+        if let Some(id) = f.mpdus.iter().rev().filter(|m| m.fcs_ok).find_map(|m| m.msdu_id()) {
+            self.reached[s] = Some(id);
+        }
+        let several = f.mpdus.len() > 1 || f.mpdus.iter().any(|m| m.ack == AckPolicy::BlockAck);
+        if several || !self.reached_qos[s].is_empty() {
+            let q = &mut self.reached_qos[s];
+            for m in f.mpdus.iter().filter(|m| m.fcs_ok && m.ack != AckPolicy::NoAck) {
+                if let Some(id) = m.msdu_id() {
+                    if q.len() == REACHED_QOS {
+                        q.pop_front();
+                    }
+                    q.push_back(id);
+                }
+            }
         }
     }
 
@@ -518,9 +553,7 @@ impl<M: Mac> Bss<M> {
         }
         // The MSDU that reached its receiver (see `DiscardedAfterReceipt`).
         if ok_at_ra && data && ra < self.macs.len() {
-            if let Some(id) = tx.frame.mpdus.iter().rev().filter(|m| m.fcs_ok).find_map(|m| m.msdu_id()) {
-                self.reached[s] = Some(id);
-            }
+            self.note_reached(s, &tx.frame);
         }
         if !quiet_after {
             return self.burst_goes_on(now, s, s_was, out);
@@ -715,7 +748,8 @@ impl<M: Mac> Bss<M> {
     /// whether the PPDU is received (some MPDU, or the frame without MPDUs,
     /// got through). A probability of 1 draws nothing. A frame with at
     /// most one MPDU is judged whole (one draw, `success_prob` of its PSDU);
-    /// an aggregate MPDU by MPDU, MPDU `i` with probability
+    /// an aggregate's PHY header once (`ppdu_success_parts`: no draw for
+    /// models without a header part), then MPDU by MPDU, MPDU `i` with probability
     /// `p^(bytes_i / psdu_bytes)` where `p` is the whole PSDU's: exact for
     /// models whose bit errors are independent (the SNR/BER model, where
     /// `p = (1 - BER)^bits`), and for a fixed frame error rate the rate of
@@ -727,17 +761,21 @@ impl<M: Mac> Bss<M> {
             return true;
         }
         let rng = if data { &mut self.rng } else { &mut self.ctl_rng };
-        let p = self.errors.success_prob(now, f.ta, f.ra, f, rng);
         let ok = if f.mpdus.len() <= 1 {
+            let p = self.errors.success_prob(now, f.ta, f.ra, f, rng);
             let ok = p >= 1.0 || rng.bernoulli(p);
             f.mpdus.as_mut_slice().iter_mut().for_each(|m| m.fcs_ok = ok);
             ok
         } else {
+            // The PHY header once per PPDU (a model without one draws
+            // nothing here), then each MPDU on its share of the PSDU.
+            let (h, p) = self.errors.ppdu_success_parts(now, f.ta, f.ra, f, rng);
+            let header = h >= 1.0 || rng.bernoulli(h);
             let psdu = f.mpdu_bytes.max(1) as f64;
             let mut any = false;
             for m in f.mpdus.as_mut_slice() {
                 let q = if p >= 1.0 { 1.0 } else { p.powf(m.bytes as f64 / psdu) };
-                m.fcs_ok = q >= 1.0 || rng.bernoulli(q);
+                m.fcs_ok = header && (q >= 1.0 || rng.bernoulli(q));
                 any |= m.fcs_ok;
             }
             any
@@ -851,7 +889,7 @@ impl<M: Mac> Bss<M> {
     /// any, is put on the air when the call returns.
     #[inline]
     fn call(&mut self, now: SimTime, t: usize, out: &mut Vec<BssOutput>, f: impl FnOnce(&mut M, &mut Sink<'_>)) {
-        let mut sink = Sink { sta: t, reached: &self.reached, tx: None, out };
+        let mut sink = Sink { sta: t, reached: &self.reached, reached_qos: &self.reached_qos, tx: None, out };
         f(&mut self.macs[t], &mut sink);
         self.wk[t] = self.macs[t].next_wakeup();
         if let Some(frame) = sink.tx {

@@ -727,9 +727,7 @@ impl<M: Mac> Bss<M> {
             }
         }
         if ok_at_ra && frame.kind.carries_msdus() && ra < n {
-            if let Some(mid) = frame.mpdus.iter().rev().filter(|m| m.fcs_ok).find_map(|m| m.msdu_id()) {
-                self.reached[s] = Some(mid);
-            }
+            self.note_reached(s, frame);
         }
         ok_at_ra
     }

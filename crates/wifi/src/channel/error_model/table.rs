@@ -65,3 +65,12 @@ pub fn table(mode: Mode, exact: impl Fn(f64) -> f64) -> &'static BerTable {
     let i = Mode::ALL.iter().position(|&m| m == mode).expect("mode is in Mode::ALL");
     TABLES[i].get_or_init(|| BerTable::build(exact))
 }
+
+/// The table of the HT MCSs with `mcs % 8 == i` (one constellation and
+/// code rate), indexed by the Es/N0 in dB of one data subcarrier of one
+/// stream rather than by SNR (the streams and the width only shift it),
+/// built with `exact` on first use.
+pub fn ht_table(i: u8, exact: impl Fn(f64) -> f64) -> &'static BerTable {
+    static TABLES: [OnceLock<BerTable>; 8] = [const { OnceLock::new() }; 8];
+    TABLES[usize::from(i % 8)].get_or_init(|| BerTable::build(exact))
+}
