@@ -39,12 +39,7 @@ pub struct MacAddr(pub u32);
 
 /// Frame type and subtype (802.11-2020 9.2.4.1.3, Table 9-1), the ones the
 /// simulator's MACs use or will use.
-///
-/// `repr(u8)`: an explicit one-byte tag, so that a test of the kind (every
-/// MAC input tests it) is one compare; without it the tag is folded into
-/// `DataCf`'s `bool`s (a niche) and each test first decodes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
 pub enum FrameKind {
     /// Data (non-QoS, 24-byte header).
     Data,

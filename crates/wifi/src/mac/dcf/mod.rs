@@ -95,10 +95,8 @@ struct InService {
     ready_at: SimTime,
 }
 
-/// Where the frame exchange stands (`repr(u8)`: an explicit tag, see
-/// `FrameKind`).
+/// Where the frame exchange stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(u8)]
 enum Exchange {
     /// Contending (or post-backoff) or nothing to do.
     Idle,
