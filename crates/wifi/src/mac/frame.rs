@@ -3,7 +3,7 @@
 //! A [`Frame`] is one PPDU: its PHY-level fields (rate, airtime, the
 //! Duration/ID of its first MPDU) and a list of MPDUs ([`Mpdus`]). A data
 //! MPDU holds its MSDU through an owned, shared handle ([`Msdu`], an
-//! `Rc<Packet>`): the transmitter keeps one handle for retransmissions and
+//! `Arc<Packet>`): the transmitter keeps one handle for retransmissions and
 //! puts another on the air (no packet copy per attempt), and the receiver
 //! takes the handle out of the frame it received (the medium never reads a
 //! packet back from a transmitter). Control frames carry no MPDU list entry, or one
@@ -17,20 +17,14 @@
 //! [`FrameKind::carries_msdus`] and the MPDU list only, never on a specific
 //! kind, so a new MAC adds frame kinds without touching the medium.
 use crate::phy::Rate;
-use std::rc::Rc;
+use std::sync::Arc;
 use wifitcp_core::{DropReason, PacketId, SimDur};
 use wifitcp_wire::Packet;
 
 /// An MSDU as MACs and frames hold it: a shared, immutable handle to the
 /// packet (cloning it copies no packet). The receiver's caller gets its own
-/// `Packet` with `Rc::unwrap_or_clone`.
-///
-/// A reference-counted handle without atomics (`Rc`, not `Arc`): a cell's
-/// MACs, frames and medium live on one thread (the world is not `Send`),
-/// and an atomic increment or decrement costs tens of cycles where a plain
-/// one costs one, on every frame a transmitter puts on the air, every
-/// reception and every handle reuse.
-pub type Msdu = Rc<Packet>;
+/// `Packet` with `Arc::unwrap_or_clone`.
+pub type Msdu = Arc<Packet>;
 
 /// A station's address within its BSS (dense index; the simulator maps it
 /// to a node).
