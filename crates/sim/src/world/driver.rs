@@ -37,11 +37,11 @@ impl World {
     /// With several cells the tap sees cell 0's frames (AP 0's channel)
     /// only: a monitor radio listens on one channel.
     fn add_frame_tap(&mut self, tap: Box<dyn wifitcp_wifi::medium::FrameTap>) {
-        let tap = match self.cell0.bss.take_tap() {
+        let tap = match with_bss!(&mut self.cell0.bss, b => b.take_tap()) {
             None => tap,
             Some(old) => Box::new(crate::trace::Taps(vec![old, tap])),
         };
-        self.cell0.bss.set_tap(Some(tap));
+        with_bss!(&mut self.cell0.bss, b => b.set_tap(Some(tap)));
     }
 
     /// Install `agent` at `node`, after the node's other agents (see

@@ -35,7 +35,7 @@ pub use driver::Egress;
 use events::{Ev, EvCode, TimerOwner};
 use network::udp_arrived;
 use transport::ECHO_PORT;
-use wlan::{build_cells, Cell};
+use wlan::{build_cells, with_bss, Cell};
 
 use crate::apps::Firing;
 use crate::config::{Direction, Scenario, TrafficKind};
@@ -226,12 +226,12 @@ impl World {
         w.update_hooked();
         let airtime = w.wq.iter().any(|q| q.uses_airtime());
         for c in w.cells_mut() {
-            c.bss.set_report_airtime(airtime);
+            with_bss!(&mut c.bss, b => b.set_report_airtime(airtime));
         }
         w.add_flows(s, seed)?;
         w.roam = roam::Roaming::build(s, seed, &mut w)?;
         for c in w.cells_mut() {
-            c.bss.reschedule_all(&mut c.out);
+            with_bss!(&mut c.bss, b => b.reschedule_all(&mut c.out));
         }
         w.drain_outputs();
         w.q.push(SimTime::ZERO, Ev::Sample.code());
@@ -308,7 +308,7 @@ impl World {
     /// left undone), check its invariants and collect the metrics.
     pub fn finish(mut self, wall: std::time::Instant) -> Result<RunResult, String> {
         if self.capture.is_some() || self.trace.is_some() {
-            drop(self.cell0.bss.take_tap());
+            drop(with_bss!(&mut self.cell0.bss, b => b.take_tap()));
         }
         if let Some(c) = self.capture.take() {
             c.finish()?;
@@ -321,19 +321,24 @@ impl World {
             d.account(self.end);
         }
         for c in self.cells_mut() {
-            c.bss.ungroup_all();
+            with_bss!(&mut c.bss, b => b.ungroup_all());
         }
         self.check_end()?;
+        // (the cells are read as `Bss<AnyMac>` from here on)
+        let cells: Vec<Bss<AnyMac>> = std::iter::once(self.cell0.bss)
+            .chain(self.more_cells.into_iter().map(|c| c.bss))
+            .map(|b| b.into_any())
+            .collect();
         let queued: u64 = self.wq.iter().map(|q| q.len() as u64).sum();
-        let held: Vec<_> = std::iter::once(&self.cell0)
-            .chain(&self.more_cells)
-            .flat_map(|c| c.bss.packets_in_service())
+        let held: Vec<_> = cells
+            .iter()
+            .flat_map(|b| b.packets_in_service())
             .map(|p| p.id)
             .chain(self.links.iter().flat_map(|l| l.iter().flat_map(|d| d.held().map(|p| p.id))))
             .collect();
         self.ledger.check(held.into_iter(), queued)?;
         let events = self.q.popped();
-        let cells: Vec<&Bss<AnyMac>> = std::iter::once(&self.cell0).chain(&self.more_cells).map(|c| &c.bss).collect();
+        let cells: Vec<&Bss<AnyMac>> = cells.iter().collect();
         let handoffs = self.roam.as_ref().map(|r| r.report(&self.topo));
         Ok(metrics::collect(&metrics::RunView {
             cells: &cells,
@@ -366,11 +371,11 @@ impl World {
         match ev {
             Ev::BssWake { cell } => {
                 let c = self.cell_mut(cell as usize);
-                c.bss.wake(now, &mut c.out)
+                with_bss!(&mut c.bss, b => b.wake(now, &mut c.out))
             }
             Ev::TxEnd { id, cell } => {
                 let c = self.cell_mut(cell as usize);
-                c.bss.tx_end(now, id, &mut c.out)
+                with_bss!(&mut c.bss, b => b.tx_end(now, id, &mut c.out))
             }
             Ev::Timer { key, gen } => {
                 let owner = self.timer_owner[key as usize];

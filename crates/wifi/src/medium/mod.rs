@@ -381,6 +381,76 @@ impl<M: Mac> Bss<M> {
         }
     }
 
+    /// The same medium with each station's MAC converted by `f` (the
+    /// state of the medium, the group and the frames on the air is kept
+    /// as is). `f` must keep each MAC's behaviour: the world holds a cell
+    /// whose every MAC is a DCF as a `Bss<Dcf>` (static dispatch on the hot
+    /// path) and hands it to the metrics as a `Bss<AnyMac>`.
+    pub fn map_macs<N: Mac>(self, f: impl FnMut(M) -> N) -> Bss<N> {
+        let Bss {
+            macs,
+            medium,
+            errors,
+            rng,
+            ctl_rng,
+            control_errors,
+            air,
+            next_tx,
+            wake_at,
+            armed,
+            group_at,
+            solo_at,
+            burst_header_ok,
+            burst_header_end,
+            eifs_always,
+            starts,
+            last_start,
+            end_mark,
+            air_min_seq,
+            solo,
+            wk,
+            group,
+            grouping,
+            groupable,
+            report_airtime,
+            tap,
+            due,
+            reached,
+            sense,
+        } = self;
+        Bss {
+            macs: macs.into_iter().map(f).collect(),
+            medium,
+            errors,
+            rng,
+            ctl_rng,
+            control_errors,
+            air,
+            next_tx,
+            wake_at,
+            armed,
+            group_at,
+            solo_at,
+            burst_header_ok,
+            burst_header_end,
+            eifs_always,
+            starts,
+            last_start,
+            end_mark,
+            air_min_seq,
+            solo,
+            wk,
+            group,
+            grouping,
+            groupable,
+            report_airtime,
+            tap,
+            due,
+            reached,
+            sense,
+        }
+    }
+
     /// The stream of control frames' channel-error draws.
     pub fn set_control_rng(&mut self, rng: RngStream) {
         self.ctl_rng = rng;
