@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use wifitcp_wifi::channel::config::{NodeKeys, PowerControl, StaAntenna};
 use wifitcp_wifi::channel::moving::MovingChannelErrors;
-use wifitcp_wifi::mac::{AckPolicy, DcfParams, Frame};
+use wifitcp_wifi::mac::{AckPolicy, Dcf, DcfParams, Frame};
 use wifitcp_wifi::medium::sense::propagation_delay_ns;
 use wifitcp_wifi::medium::{NodeRadio, SenseMatrix};
 

@@ -417,6 +417,9 @@ impl<M: Mac> Bss<M> {
             due,
             reached,
             sense,
+            deferred,
+            reached_qos,
+            arrive_at,
         } = self;
         Bss {
             macs: macs.into_iter().map(f).collect(),
@@ -448,6 +451,9 @@ impl<M: Mac> Bss<M> {
             due,
             reached,
             sense,
+            deferred,
+            reached_qos,
+            arrive_at,
         }
     }
 
