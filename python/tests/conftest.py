@@ -56,3 +56,15 @@ def write(tmp_path):
         return str(p)
 
     return _write
+
+
+def one_line_error(capsys, argv) -> str:
+    """Run the CLI on `argv`; assert exit status 2 and a one-line error
+    without a traceback; return that line."""
+    from wifitcp.cli import main
+
+    rc = main(argv)
+    err = capsys.readouterr().err
+    assert rc == 2, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    return err.strip()

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import requires_core
+from conftest import one_line_error, requires_core
 
-from wifitcp.cli import main
 from wifitcp import scenario as scn_mod
 
 BASE = """
@@ -33,14 +32,6 @@ kind = "udp"
 pattern = "cbr"
 rate_mbps = 1.0
 """
-
-
-def one_line_error(capsys, argv) -> str:
-    rc = main(argv)
-    err = capsys.readouterr().err
-    assert rc == 2, err
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
-    return err.strip()
 
 
 CASES = [

@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from conftest import REPO, requires_core
+from conftest import REPO, one_line_error, requires_core
 from wifitcp import scenario as S
 from wifitcp.cli import main
 
@@ -82,14 +82,6 @@ direction = "uplink"
 stations = "all"
 msdu_bytes = 1500
 """
-
-
-def one_line_error(capsys, argv) -> str:
-    rc = main(argv)
-    err = capsys.readouterr().err
-    assert rc == 2, err
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
-    return err.strip()
 
 
 @requires_core
