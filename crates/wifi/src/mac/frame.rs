@@ -255,6 +255,24 @@ impl Mpdus {
     pub fn first_mut(&mut self) -> Option<&mut Mpdu> {
         self.as_mut_slice().first_mut()
     }
+    /// The MPDU of a frame that has exactly one (`None` for none or an
+    /// aggregate): the common case, without building a slice.
+    #[inline]
+    pub fn single(&self) -> Option<&Mpdu> {
+        match &self.0 {
+            Inner::One(m) => Some(m),
+            _ => None,
+        }
+    }
+    /// Set every MPDU's FCS outcome.
+    #[inline]
+    pub fn set_fcs_all(&mut self, ok: bool) {
+        match &mut self.0 {
+            Inner::None => {}
+            Inner::One(m) => m.fcs_ok = ok,
+            Inner::Many(v) => v.iter_mut().for_each(|m| m.fcs_ok = ok),
+        }
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -71,7 +71,7 @@ use crate::mac::{
     AckPolicy, Bystander, CsView, Dcf, Demand, Frame, GroupRules, Mac, MacAddr, MacOutput, MacSink, Msdu,
 };
 use group::Group;
-use wifitcp_core::{DropReason, PacketId, RngStream, SimTime};
+use wifitcp_core::{DropReason, PacketId, RngStream, SimDur, SimTime};
 use wifitcp_wire::Packet;
 
 /// Medium-level counters of one station.
@@ -92,13 +92,14 @@ pub struct MediumCounters {
     pub airtime_ns: u64,
 }
 
+/// A frame on the air (its `Frame` is the entry of `Bss::frames` at the
+/// same index).
 #[derive(Debug)]
 struct OnAir {
     id: u32,
     /// Start sequence number (`Bss::starts` when it started).
     seq: u64,
     sender: usize,
-    frame: Frame,
     /// Another frame was on the air when it started (a frame that starts
     /// later while it is on the air is known from `Bss::starts`).
     overlapped_at_start: bool,
@@ -165,6 +166,10 @@ pub struct Bss<M: Mac = Dcf> {
     /// Whether the error model can hit control frames at all.
     control_errors: bool,
     air: Vec<OnAir>,
+    /// The frames of `air`, index for index (kept apart so that a MAC's
+    /// frame is moved once, straight from the MAC call to here, and the
+    /// bookkeeping entry is written whole: see [`Sink`]).
+    frames: Vec<Frame>,
     next_tx: u32,
     /// Earliest instant a station must act at.
     wake_at: SimTime,
@@ -236,16 +241,20 @@ pub struct Bss<M: Mac = Dcf> {
 }
 
 /// The medium's [`MacSink`] for one MAC call: outputs become
-/// [`BssOutput`]s at once; a transmission is kept for the medium to start
-/// after the call (a MAC starts at most one per input; a second would be a
-/// MAC defect and panics).
+/// [`BssOutput`]s at once; a transmission's frame goes straight onto the
+/// end of `Bss::frames` (`start_tx` adds its entry to `Bss::air` after the
+/// call: the frame is moved once, not through the sink, the call and
+/// `start_tx` in turn). A MAC starts at most one per input; a second would
+/// be a MAC defect and panics.
 struct Sink<'a> {
     sta: usize,
     /// `Bss::reached`, consulted only when the MAC discards an MSDU.
     reached: &'a [Option<PacketId>],
     /// `Bss::reached_qos`, likewise.
     reached_qos: &'a [std::collections::VecDeque<PacketId>],
-    tx: Option<Frame>,
+    /// `Bss::frames`; a frame started in the call is its last entry.
+    frames: &'a mut Vec<Frame>,
+    started: bool,
     out: &'a mut Vec<BssOutput>,
 }
 
@@ -254,8 +263,10 @@ impl MacSink for Sink<'_> {
     fn push(&mut self, o: MacOutput) {
         let sta = self.sta;
         match o {
-            MacOutput::StartTx(f) => {
-                assert!(self.tx.replace(f).is_none(), "a MAC started two transmissions in one call");
+            MacOutput::StartTx(frame) => {
+                assert!(!self.started, "a MAC started two transmissions in one call");
+                self.started = true;
+                self.frames.push(frame);
             }
             MacOutput::Deliver { from, pkt } => self.out.push(BssOutput::Deliver { sta, from: from.0 as usize, pkt }),
             // The caller learns of an acknowledged MSDU through `Ready`.
@@ -276,6 +287,15 @@ impl MacSink for Sink<'_> {
 #[inline(always)]
 fn by<M: Mac>(m: &M) -> &dyn Bystander {
     m.bystander().expect("a grouped MAC without the bystander capability")
+}
+
+/// Show frame `f`, starting now, to the tap (if any).
+#[inline(always)]
+fn tap_frame(tap: &mut Option<Box<dyn FrameTap>>, now: SimTime, f: &Frame) {
+    if let Some(tap) = tap.as_mut() {
+        let msdu = if f.kind.carries_msdus() { f.first_msdu() } else { None };
+        tap.frame(now, f, msdu);
+    }
 }
 
 /// The rules every MAC's bystander capability shares, the largest
@@ -331,6 +351,7 @@ impl<M: Mac> Bss<M> {
             control_errors,
             rng,
             air: Vec::new(),
+            frames: Vec::new(),
             next_tx: 0,
             wake_at: SimTime::NEVER,
             armed: SimTime::NEVER,
@@ -364,6 +385,18 @@ impl<M: Mac> Bss<M> {
     /// that keeps several MSDUs outstanding (it has sent an aggregate or an
     /// MPDU with the Block Ack policy), each one that is to be acknowledged.
     fn note_reached(&mut self, s: usize, f: &Frame) {
+        // The usual frame of one MPDU from a station that never kept
+        // several outstanding: the general case below in short.
+        if let Some(m) = f.mpdus.single() {
+            if m.ack != AckPolicy::BlockAck && self.reached_qos[s].is_empty() {
+                if m.fcs_ok {
+                    if let Some(id) = m.msdu_id() {
+                        self.reached[s] = Some(id);
+                    }
+                }
+                return;
+            }
+        }
         if let Some(id) = f.mpdus.iter().rev().filter(|m| m.fcs_ok).find_map(|m| m.msdu_id()) {
             self.reached[s] = Some(id);
         }
@@ -402,6 +435,7 @@ impl<M: Mac> Bss<M> {
             ctl_rng,
             control_errors,
             air,
+            frames,
             next_tx,
             wake_at,
             armed,
@@ -564,14 +598,15 @@ impl<M: Mac> Bss<M> {
             return self.tx_end_sensed(now, id, out);
         }
         let pos = self.air.iter().position(|t| t.id == id).expect("unknown transmission");
-        let mut tx = self.air.swap_remove(pos);
+        let tx = self.air.swap_remove(pos);
+        let mut frame = self.frames.swap_remove(pos);
         let s = tx.sender;
         let corrupted = tx.corrupted(self.starts);
         self.end_mark[s] = self.starts;
         if tx.seq == self.air_min_seq {
             self.air_min_seq = self.air.iter().map(|a| a.seq).min().unwrap_or(u64::MAX);
         }
-        let ra = tx.frame.ra.0 as usize;
+        let ra = frame.ra.0 as usize;
         let quiet_after = self.air.is_empty();
         // (A frame that ends while others are still on the air collided:
         // its receiver gets nothing, see `burst_goes_on`.)
@@ -580,20 +615,20 @@ impl<M: Mac> Bss<M> {
         }
         let s_was = self.wk[s];
         self.call(now, s, out, |m, mo| m.on_tx_end(now, mo));
-        if corrupted && tx.frame.contended {
+        if corrupted && frame.contended {
             self.medium[s].collided += 1;
         }
-        let data = tx.frame.kind.carries_msdus();
+        let data = frame.kind.carries_msdus();
         if self.report_airtime && data {
-            out.push(BssOutput::Airtime { sta: s, peer: ra, airtime: tx.frame.airtime });
+            out.push(BssOutput::Airtime { sta: s, peer: ra, airtime: frame.airtime });
         }
-        let ok_at_ra = !corrupted && self.judge(now, s, &mut tx.frame);
+        let ok_at_ra = !corrupted && self.judge(now, s, &mut frame);
         if corrupted {
-            tx.frame.mpdus.as_mut_slice().iter_mut().for_each(|m| m.fcs_ok = false);
+            frame.mpdus.set_fcs_all(false);
         }
         // An MSDU sent with No Ack that its receiver did not get is lost:
         // nobody retransmits or reports it but the medium.
-        for m in tx.frame.mpdus.iter() {
+        for m in frame.mpdus.iter() {
             if m.ack == AckPolicy::NoAck && !(ok_at_ra && m.fcs_ok) {
                 if let Some(id) = m.msdu_id() {
                     out.push(BssOutput::Dropped { sta: s, id, reason: DropReason::NoAckLost });
@@ -602,7 +637,7 @@ impl<M: Mac> Bss<M> {
         }
         // The MSDU that reached its receiver (see `DiscardedAfterReceipt`).
         if ok_at_ra && data && ra < self.macs.len() {
-            self.note_reached(s, &tx.frame);
+            self.note_reached(s, &frame);
         }
         if !quiet_after {
             return self.burst_goes_on(now, s, s_was, out);
@@ -614,7 +649,7 @@ impl<M: Mac> Bss<M> {
         let reported = !corrupted || (quiet_after && header_ok);
         // The group's view first (it takes part in no MAC call below).
         if reported {
-            self.group.rx_end(now, !corrupted, tx.frame.duration);
+            self.group.rx_end(now, !corrupted, frame.duration);
         }
         if quiet_after {
             self.group.idle(now);
@@ -641,9 +676,8 @@ impl<M: Mac> Bss<M> {
                 let rx = !self.sent_during(t, tx.seq) && !(corrupted && (others_on_air || !header_ok));
                 if rx {
                     let ok = if t == ra { ok_at_ra } else { !corrupted };
-                    let frame = &mut tx.frame;
                     self.call(now, t, out, |m, mo| {
-                        m.on_rx_end(now, frame, ok, mo);
+                        m.on_rx_end(now, &mut frame, ok, mo);
                         if !others_on_air {
                             m.on_cca(now, false, mo);
                         }
@@ -806,14 +840,14 @@ impl<M: Mac> Bss<M> {
     fn judge(&mut self, now: SimTime, s: usize, f: &mut Frame) -> bool {
         let data = f.kind.carries_msdus();
         if !(data || self.control_errors) {
-            f.mpdus.as_mut_slice().iter_mut().for_each(|m| m.fcs_ok = true);
+            f.mpdus.set_fcs_all(true);
             return true;
         }
         let rng = if data { &mut self.rng } else { &mut self.ctl_rng };
         let ok = if f.mpdus.len() <= 1 {
             let p = self.errors.success_prob(now, f.ta, f.ra, f, rng);
             let ok = p >= 1.0 || rng.bernoulli(p);
-            f.mpdus.as_mut_slice().iter_mut().for_each(|m| m.fcs_ok = ok);
+            f.mpdus.set_fcs_all(ok);
             ok
         } else {
             // The PHY header once per PPDU (a model without one draws
@@ -938,30 +972,35 @@ impl<M: Mac> Bss<M> {
     /// any, is put on the air when the call returns.
     #[inline]
     fn call(&mut self, now: SimTime, t: usize, out: &mut Vec<BssOutput>, f: impl FnOnce(&mut M, &mut Sink<'_>)) {
-        let mut sink = Sink { sta: t, reached: &self.reached, reached_qos: &self.reached_qos, tx: None, out };
+        let mut sink = Sink {
+            sta: t,
+            reached: &self.reached,
+            reached_qos: &self.reached_qos,
+            frames: &mut self.frames,
+            started: false,
+            out,
+        };
         f(&mut self.macs[t], &mut sink);
+        let started = sink.started;
         self.wk[t] = self.macs[t].next_wakeup();
-        if let Some(frame) = sink.tx {
-            self.start_tx(now, t, frame, out);
+        if started {
+            self.start_tx(now, t, out);
         }
     }
 
     /// What every frame start does, whatever the carrier-sense model: a
-    /// fresh frame id, the transmitter's counters, the tap, and the frame's
-    /// start number. Returns (id, end, start number).
+    /// fresh frame id, the transmitter's counters and the frame's start
+    /// number (the tap is told by the caller, see `tap_frame`). Returns
+    /// (id, end, start number).
     #[inline(always)]
-    fn open_tx(&mut self, now: SimTime, s: usize, f: &Frame) -> (u32, SimTime, u64) {
+    fn open_tx(&mut self, now: SimTime, s: usize, airtime: SimDur, contended: bool) -> (u32, SimTime, u64) {
         let id = self.next_tx;
         self.next_tx = self.next_tx.wrapping_add(1);
-        let end = now + f.airtime;
-        if f.contended {
+        let end = now + airtime;
+        if contended {
             self.medium[s].initial_frames += 1;
         }
-        self.medium[s].airtime_ns += f.airtime.as_nanos();
-        if let Some(tap) = self.tap.as_mut() {
-            let msdu = if f.kind.carries_msdus() { f.first_msdu() } else { None };
-            tap.frame(now, f, msdu);
-        }
+        self.medium[s].airtime_ns += airtime.as_nanos();
         let seq = self.starts;
         self.starts += 1;
         self.last_start[s] = seq;
@@ -969,16 +1008,27 @@ impl<M: Mac> Bss<M> {
         (id, end, seq)
     }
 
-    fn start_tx(&mut self, now: SimTime, s: usize, f: Frame, out: &mut Vec<BssOutput>) {
+    /// Station `s` started the frame that is the last entry of `frames`
+    /// (put there by its MAC through the [`Sink`]).
+    fn start_tx(&mut self, now: SimTime, s: usize, out: &mut Vec<BssOutput>) {
         if self.sense.is_some() {
+            let f = self.frames.pop().expect("a started frame");
             return self.start_tx_sensed(now, s, f, out);
         }
-        let overlapped_at_start = !self.air.is_empty();
-        let (id, end, seq) = self.open_tx(now, s, &f);
-        if self.air.is_empty() {
+        let last = self.air.len();
+        debug_assert_eq!(self.frames.len(), last + 1, "frames and their entries out of step");
+        let (airtime, contended, rate) = {
+            let f = &self.frames[last];
+            (f.airtime, f.contended, f.rate)
+        };
+        let (id, end, seq) = self.open_tx(now, s, airtime, contended);
+        tap_frame(&mut self.tap, now, &self.frames[last]);
+        // (`last` frames were on the air before this one)
+        let was_quiet = last == 0;
+        if was_quiet {
             self.air_min_seq = seq;
             self.burst_header_ok = true;
-            self.burst_header_end = now + self.macs[s].timing().plcp_time(f.rate);
+            self.burst_header_end = now + self.macs[s].timing().plcp_time(rate);
         } else if now < self.burst_header_end {
             self.burst_header_ok = false;
         }
@@ -987,7 +1037,6 @@ impl<M: Mac> Bss<M> {
         // but the sender; on a busy one only a station whose own frame is
         // all that is on the air (any other already senses it busy), so a
         // burst of k colliding frames costs O(k), not O(k x solo stations).
-        let was_quiet = self.air.is_empty();
         if was_quiet {
             for i in 0..self.solo.len() {
                 let t = self.solo[i];
@@ -995,7 +1044,7 @@ impl<M: Mac> Bss<M> {
                     self.call(now, t, out, |m, mo| m.on_cca(now, true, mo));
                 }
             }
-        } else if self.air.len() == 1 {
+        } else if last == 1 {
             // (one frame per station: a single frame is a single sender)
             let u = self.air[0].sender;
             if u != s && !self.group.is_member(u) {
@@ -1006,7 +1055,8 @@ impl<M: Mac> Bss<M> {
         if was_quiet {
             self.group.busy(now);
         }
-        self.air.push(OnAir { id, seq, sender: s, frame: f, overlapped_at_start });
+        debug_assert_eq!(self.air.len(), last, "a busy indication started a transmission");
+        self.air.push(OnAir { id, seq, sender: s, overlapped_at_start: !was_quiet });
         out.push(BssOutput::TxEnd { id, at: end });
     }
 

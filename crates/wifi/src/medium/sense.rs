@@ -474,7 +474,8 @@ impl<M: Mac> Bss<M> {
     /// delay (at once for a zero delay, else at a wake-up: `arrivals`).
     pub(super) fn start_tx_sensed(&mut self, now: SimTime, s: usize, f: Frame, out: &mut Vec<BssOutput>) {
         self.silent_until(now, out);
-        let (id, end, _) = self.open_tx(now, s, &f);
+        let (id, end, _) = self.open_tx(now, s, f.airtime, f.contended);
+        super::tap_frame(&mut self.tap, now, &f);
         let plcp = self.macs[s].timing().plcp_time(f.rate);
         let ra = f.ra.0 as usize;
         let st = self.st();

@@ -95,6 +95,16 @@ struct InService {
     ready_at: SimTime,
 }
 
+/// A frame the DCF sends SIFS after a reception (`Dcf::scheduled`).
+#[derive(Debug)]
+enum Pending {
+    /// An ACK or CTS, built when it is sent (`Dcf::response`): three
+    /// fields to keep instead of a whole frame to move in and out.
+    Response { kind: FrameKind, ra: MacAddr, duration: SimDur },
+    /// The data frame after a CTS.
+    Frame(Frame),
+}
+
 /// Where the frame exchange stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Exchange {
@@ -142,7 +152,7 @@ pub struct Dcf {
     self_busy_until: SimTime,
     cur: Option<InService>,
     /// A response (ACK, CTS) or the data frame after a CTS, due at a time.
-    scheduled: Option<(SimTime, Frame)>,
+    scheduled: Option<(SimTime, Pending)>,
     p: DcfParams,
     rng: RngStream,
     pub addr: MacAddr,
@@ -431,9 +441,18 @@ impl Dcf {
 
     /// The caller woke us at `next_wakeup()`.
     pub fn on_wake(&mut self, now: SimTime, out: &mut impl MacSink) {
-        if let Some((at, _)) = &self.scheduled {
+        if let Some((at, p)) = &self.scheduled {
             if *at == now {
-                let (_, f) = self.scheduled.take().expect("scheduled");
+                let f = match *p {
+                    Pending::Response { kind, ra, duration } => {
+                        self.scheduled = None;
+                        self.response(kind, ra, duration)
+                    }
+                    Pending::Frame(_) => match self.scheduled.take() {
+                        Some((_, Pending::Frame(f))) => f,
+                        _ => unreachable!(),
+                    },
+                };
                 self.sync_timer();
                 self.transmit(now, f, out);
                 return;
@@ -633,7 +652,7 @@ impl Dcf {
         // 10.3.2.9: acknowledge after SIFS regardless of the medium state,
         // unless the frame says No Ack (9.2.4.5.4).
         if policy != AckPolicy::NoAck {
-            let ack = self.response(FrameKind::Ack, f.ta, SimDur::ZERO);
+            let ack = Pending::Response { kind: FrameKind::Ack, ra: f.ta, duration: SimDur::ZERO };
             self.scheduled = Some((now + self.p.timing.sifs, ack));
             self.sync_timer();
         }
@@ -684,7 +703,7 @@ impl Dcf {
         }
         let t = &self.p.timing;
         let d = f.duration.saturating_sub(t.sifs + self.air.cts);
-        let cts = self.response(FrameKind::Cts, f.ta, d);
+        let cts = Pending::Response { kind: FrameKind::Cts, ra: f.ta, duration: d };
         self.scheduled = Some((now + t.sifs, cts));
         self.sync_timer();
     }
@@ -719,7 +738,7 @@ impl Dcf {
         if let Some(c) = self.cur.as_mut() {
             c.retries = 0;
         }
-        let data = self.data_frame();
+        let data = Pending::Frame(self.data_frame());
         self.scheduled = Some((now + self.p.timing.sifs, data));
         self.sync_timer();
     }
