@@ -336,6 +336,17 @@ pub enum MacOutput {
 /// produced (the medium translates them straight into its own outputs).
 pub trait MacSink {
     fn push(&mut self, o: MacOutput);
+
+    /// `push(MacOutput::StartTx(build()))`; a sink may instead build the
+    /// frame where it keeps it (the medium does: no copy of the frame
+    /// through the stack).
+    #[inline(always)]
+    fn start_tx_with(&mut self, build: impl FnOnce() -> Frame)
+    where
+        Self: Sized,
+    {
+        self.push(MacOutput::StartTx(build()));
+    }
 }
 
 impl MacSink for Vec<MacOutput> {

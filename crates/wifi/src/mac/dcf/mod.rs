@@ -443,18 +443,18 @@ impl Dcf {
     pub fn on_wake(&mut self, now: SimTime, out: &mut impl MacSink) {
         if let Some((at, p)) = &self.scheduled {
             if *at == now {
-                let f = match *p {
+                match *p {
                     Pending::Response { kind, ra, duration } => {
                         self.scheduled = None;
-                        self.response(kind, ra, duration)
+                        self.sync_timer();
+                        self.transmit(now, out, |d| d.response(kind, ra, duration));
                     }
-                    Pending::Frame(_) => match self.scheduled.take() {
-                        Some((_, Pending::Frame(f))) => f,
-                        _ => unreachable!(),
-                    },
-                };
-                self.sync_timer();
-                self.transmit(now, f, out);
+                    Pending::Frame(_) => {
+                        let Some((_, Pending::Frame(f))) = self.scheduled.take() else { unreachable!() };
+                        self.sync_timer();
+                        self.transmit(now, out, |_| f);
+                    }
+                }
                 return;
             }
         }
@@ -514,32 +514,37 @@ impl Dcf {
         self.backoff = None;
         self.count_from = None;
         self.choose_rate(now);
-        let t = &self.p.timing;
         let cur = self.cur.as_ref().expect("access without MSDU");
-        let data_time = cur.data_time;
-        let f = if cur.uses_rts {
-            // 9.2.5.2: RTS Duration = 3 SIFS + CTS + DATA + ACK.
-            Frame {
-                kind: FrameKind::Rts,
-                ta: self.addr,
-                ra: cur.ra,
-                duration: t.sifs * 3 + self.air.cts + data_time + self.air.ack,
-                seq: 0,
-                retry: false,
-                mpdu_bytes: RTS_LEN,
-                rate: t.control_rate,
-                airtime: self.air.rts,
-                contended: true,
-                mpdus: Mpdus::none(),
-            }
-        } else {
-            Frame { contended: true, ..self.data_frame() }
-        };
+        let uses_rts = cur.uses_rts;
         self.counters.attempts += 1;
         if cur.retries > 0 || cur.long_retries > 0 {
             self.counters.retries += 1;
         }
-        self.transmit(now, f, out);
+        if uses_rts {
+            self.transmit(now, out, Dcf::rts_frame);
+        } else {
+            self.transmit(now, out, |d| Frame { contended: true, ..d.data_frame() });
+        }
+    }
+
+    /// The RTS of the MSDU in service.
+    fn rts_frame(&self) -> Frame {
+        let t = &self.p.timing;
+        let cur = self.cur.as_ref().expect("access without MSDU");
+        // 9.2.5.2: RTS Duration = 3 SIFS + CTS + DATA + ACK.
+        Frame {
+            kind: FrameKind::Rts,
+            ta: self.addr,
+            ra: cur.ra,
+            duration: t.sifs * 3 + self.air.cts + cur.data_time + self.air.ack,
+            seq: 0,
+            retry: false,
+            mpdu_bytes: RTS_LEN,
+            rate: t.control_rate,
+            airtime: self.air.rts,
+            contended: true,
+            mpdus: Mpdus::none(),
+        }
     }
 
     /// Ask the rate control for the data frame of this exchange (one
@@ -607,18 +612,26 @@ impl Dcf {
         rc.on_outcome(now, cur.ra, o);
     }
 
-    fn transmit(&mut self, now: SimTime, f: Frame, out: &mut impl MacSink) {
+    /// Start the frame `build` makes from the present state (it is built
+    /// first, where the sink keeps it, then the state moves on: a data
+    /// frame's Retry bit is that of before this attempt).
+    fn transmit(&mut self, now: SimTime, out: &mut impl MacSink, build: impl FnOnce(&Dcf) -> Frame) {
+        let (mut kind, mut airtime) = (FrameKind::Data, SimDur::ZERO);
+        out.start_tx_with(|| {
+            let f = build(self);
+            (kind, airtime) = (f.kind, f.airtime);
+            f
+        });
         self.freeze(now);
-        if f.kind.carries_msdus() {
+        if kind.carries_msdus() {
             if let Some(c) = self.cur.as_mut() {
                 c.data_sent = true;
                 c.data_attempts += 1;
             }
         }
-        self.ex = Exchange::Transmitting(f.kind);
+        self.ex = Exchange::Transmitting(kind);
         self.sync_timer();
-        self.self_busy_until = now + f.airtime;
-        out.push(MacOutput::StartTx(f));
+        self.self_busy_until = now + airtime;
     }
 
     fn response(&self, kind: FrameKind, ra: MacAddr, duration: SimDur) -> Frame {
