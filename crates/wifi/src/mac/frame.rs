@@ -240,20 +240,35 @@ impl Mpdus {
             Inner::Many(v) => v,
         }
     }
+    #[inline]
     pub fn len(&self) -> usize {
-        self.as_slice().len()
+        match &self.0 {
+            Inner::None => 0,
+            Inner::One(_) => 1,
+            Inner::Many(v) => v.len(),
+        }
     }
     pub fn is_empty(&self) -> bool {
-        self.as_slice().is_empty()
+        self.len() == 0
     }
     pub fn iter(&self) -> std::slice::Iter<'_, Mpdu> {
         self.as_slice().iter()
     }
+    #[inline]
     pub fn first(&self) -> Option<&Mpdu> {
-        self.as_slice().first()
+        match &self.0 {
+            Inner::None => None,
+            Inner::One(m) => Some(m),
+            Inner::Many(v) => v.first(),
+        }
     }
+    #[inline]
     pub fn first_mut(&mut self) -> Option<&mut Mpdu> {
-        self.as_mut_slice().first_mut()
+        match &mut self.0 {
+            Inner::None => None,
+            Inner::One(m) => Some(m),
+            Inner::Many(v) => v.first_mut(),
+        }
     }
     /// The MPDU of a frame that has exactly one (`None` for none or an
     /// aggregate): the common case, without building a slice.
