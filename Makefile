@@ -106,8 +106,8 @@ validate-dcf: build
 # -- tests -------------------------------------------------------------------
 # Programs some tests drive: Debian's chromium (the report page in a real
 # headless browser), zsh (the completion script's syntax), tshark (reads
-# the pcap the wire codec writes, crates/wire/tests/tshark.rs), iperf3 and
-# tcpdump (real traffic and its capture through the emulator,
+# the pcap the wire codec writes, crates/wire/tests/tshark.rs), iperf3,
+# tcpdump and ping (real traffic and its capture through the emulator,
 # python/tests/test_emulate.py). Each test says why it is skipped when its
 # program is missing.
 test-tools:
@@ -123,10 +123,10 @@ test-tools:
 	  { echo "installing tshark (pcap test)"; $(SUDO) apt-get update -qq && \
 	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tshark >/dev/null; } || \
 	  echo "tshark could not be installed: the pcap test will say SKIPPED"
-	@command -v iperf3 >/dev/null 2>&1 && command -v tcpdump >/dev/null 2>&1 || \
-	  { echo "installing iperf3 and tcpdump (emulator tests)"; $(SUDO) apt-get update -qq && \
-	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iperf3 tcpdump >/dev/null; } || \
-	  echo "iperf3/tcpdump could not be installed: those emulator tests will be skipped"
+	@command -v iperf3 >/dev/null 2>&1 && command -v tcpdump >/dev/null 2>&1 && command -v ping >/dev/null 2>&1 || \
+	  { echo "installing iperf3, tcpdump and ping (emulator tests)"; $(SUDO) apt-get update -qq && \
+	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iperf3 tcpdump iputils-ping >/dev/null; } || \
+	  echo "iperf3/tcpdump/ping could not be installed: those emulator tests will be skipped"
 
 test: build test-tools
 	cargo fmt --all --check

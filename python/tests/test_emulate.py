@@ -45,6 +45,8 @@ def _can_namespace() -> str:
 
 WHY = _can_namespace()
 needs_ns = pytest.mark.skipif(bool(WHY), reason=WHY)
+needs_ping = pytest.mark.skipif(shutil.which("ping") is None,
+                                reason="ping is not installed (apt-get install iputils-ping)")
 
 
 def wifitcp(*args: str, timeout: float = 120, **kw) -> subprocess.CompletedProcess:
@@ -226,6 +228,7 @@ def test_double_dash_command_errors_are_one_line_exit_2():
 # -- through namespaces ------------------------------------------------------
 
 @needs_ns
+@needs_ping
 def test_ping_crosses_the_emulated_bss(tmp_path, no_leftovers):
     out = tmp_path / "r.duckdb"
     r = wifitcp("emulate", str(BSS2), "--duration", "4", "--json", "--out", str(out),
@@ -275,6 +278,7 @@ def test_iperf3_tcp_transfer_and_the_macs_measure_agree(tmp_path, no_leftovers):
 
 
 @needs_ns
+@needs_ping
 def test_frames_captured_in_the_namespace_equal_the_emulators_log(tmp_path, no_leftovers):
     if shutil.which("tcpdump") is None:
         pytest.skip("tcpdump is not installed")
@@ -327,6 +331,7 @@ def test_sigterm_removes_everything(no_leftovers):
 
 
 @needs_ns
+@needs_ping
 def test_double_dash_command_runs_in_the_first_station_and_ends_the_run(no_leftovers):
     # bss2.toml lasts 5 s; the run ends when the command exits (about
     # 0.4 s of pings), measured to there, and stays valid.
