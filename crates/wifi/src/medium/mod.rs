@@ -1037,6 +1037,10 @@ impl<M: Mac> Bss<M> {
         tap_frame(&mut self.tap, now, &self.frames[last]);
         // (`last` frames were on the air before this one)
         let was_quiet = last == 0;
+        // Its entry goes on at once, index for index with its frame (a MAC
+        // that started a frame on the busy indications below would find
+        // this one on the air).
+        self.air.push(OnAir { id, seq, sender: s, overlapped_at_start: !was_quiet });
         if was_quiet {
             self.air_min_seq = seq;
             self.burst_header_ok = true;
@@ -1067,8 +1071,6 @@ impl<M: Mac> Bss<M> {
         if was_quiet {
             self.group.busy(now);
         }
-        debug_assert_eq!(self.air.len(), last, "a busy indication started a transmission");
-        self.air.push(OnAir { id, seq, sender: s, overlapped_at_start: !was_quiet });
         out.push(BssOutput::TxEnd { id, at: end });
     }
 
