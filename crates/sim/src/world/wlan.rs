@@ -224,7 +224,7 @@ impl World {
                 if plain_udp && self.topo.node_of(pkt.ip.dst) == Some(sta) && !self.hooked[sta] {
                     udp_arrived(&mut self.ledger, &mut self.flows, self.warmup, &pkt, now);
                 } else {
-                    self.receive(now, sta, std::sync::Arc::unwrap_or_clone(pkt));
+                    self.receive(now, sta, std::rc::Rc::unwrap_or_clone(pkt));
                 }
             }
             BssOutput::Dropped { sta, id, reason } => {

@@ -3,7 +3,7 @@
 //! A [`Frame`] is one PPDU: its PHY-level fields (rate, airtime, the
 //! Duration/ID of its first MPDU) and a list of MPDUs ([`Mpdus`]). A data
 //! MPDU holds its MSDU through an owned, shared handle ([`Msdu`], an
-//! `Arc<Packet>`): the transmitter keeps one handle for retransmissions and
+//! `Rc<Packet>`): the transmitter keeps one handle for retransmissions and
 //! puts another on the air (no packet copy per attempt), and the receiver
 //! takes the handle out of the frame it received (the medium never reads a
 //! packet back from a transmitter). Control frames carry no MPDU list entry, or one
@@ -17,14 +17,21 @@
 //! [`FrameKind::carries_msdus`] and the MPDU list only, never on a specific
 //! kind, so a new MAC adds frame kinds without touching the medium.
 use crate::phy::Rate;
-use std::sync::Arc;
+use std::rc::Rc;
 use wifitcp_core::{DropReason, PacketId, SimDur};
 use wifitcp_wire::Packet;
 
 /// An MSDU as MACs and frames hold it: a shared, immutable handle to the
 /// packet (cloning it copies no packet). The receiver's caller gets its own
-/// `Packet` with `Arc::unwrap_or_clone`.
-pub type Msdu = Arc<Packet>;
+/// `Packet` with `Rc::unwrap_or_clone`.
+///
+/// The count is not atomic: every handle of a packet lives in one
+/// simulated world, which runs on one thread (the world is not `Send`; the
+/// emulator and the Python `Network` build it on the thread that runs it),
+/// so MACs, frames and a medium holding MSDUs are not `Send` either. An
+/// `Arc` would cost a locked instruction per attempt's handle and per
+/// delivery, a few per cent of a saturated cell's time (docs/performance.md).
+pub type Msdu = Rc<Packet>;
 
 /// A station's address within its BSS (dense index; the simulator maps it
 /// to a node).

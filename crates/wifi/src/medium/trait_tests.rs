@@ -62,7 +62,7 @@ impl Toy {
                     tid: 0,
                     ack: AckPolicy::Normal,
                     bytes: MPDU_BYTES,
-                    body: MpduBody::Msdu(std::sync::Arc::new(pkt(self.next_id))),
+                    body: MpduBody::Msdu(crate::mac::Msdu::new(pkt(self.next_id))),
                     fcs_ok: false,
                 }
             })
