@@ -180,6 +180,21 @@ pub trait QueueDisc: Send {
     }
 }
 
+/// The plain FIFO dequeue of `fifo_accessors!(with_dequeue)`: the head,
+/// counted, with the occupancy updated.
+#[inline(never)]
+pub(crate) fn fifo_dequeue(
+    now: SimTime,
+    fifo: &mut crate::droptail::Fifo,
+    counters: &mut QueueCounters,
+    occ: &mut Occupancy,
+) -> Option<Queued> {
+    let x = fifo.pop()?;
+    counters.sent(&x);
+    occ.update(now, fifo.len(), fifo.bytes());
+    Some(x)
+}
+
 /// The accessors every FIFO-backed discipline shares: `len` and `bytes` of
 /// `self.fifo`, and `self.counters` and `self.occ`; `(with_dequeue)` adds the
 /// plain FIFO dequeue.
@@ -190,10 +205,12 @@ macro_rules! fifo_accessors {
             now: wifitcp_core::SimTime,
             _dropped: &mut $crate::disc::Dropped,
         ) -> Option<$crate::disc::Queued> {
-            let x = self.fifo.pop()?;
-            self.counters.sent(&x);
-            self.occ.update(now, self.fifo.len(), self.fifo.bytes());
-            Some(x)
+            // (an empty queue returns before the work's registers are saved:
+            // a saturated station asks its empty queue once per packet)
+            if self.fifo.is_empty() {
+                return None;
+            }
+            $crate::disc::fifo_dequeue(now, &mut self.fifo, &mut self.counters, &mut self.occ)
         }
         $crate::disc::fifo_accessors!();
     };

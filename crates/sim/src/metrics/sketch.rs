@@ -160,18 +160,19 @@ fn group(g: usize, merge_bits: u32, n: u64) -> (u64, u64, u64) {
 /// 1996 receivers, not to change the value.
 #[derive(Clone, Debug, Default)]
 pub struct Jitter {
-    last_transit: Option<i128>,
+    last_transit: Option<i64>,
     j: f64,
 }
 
 impl Jitter {
+    /// Instants are below 2^63 ns (292 years of simulated time), so a
+    /// transit time and the difference of two fit in 64 bits exactly (and
+    /// convert to `f64` without the 128-bit software routine).
     pub fn on_arrival(&mut self, sent_ns: u64, arrived_ns: u64) {
-        let transit = arrived_ns as i128 - sent_ns as i128;
+        debug_assert!(sent_ns < 1 << 63 && arrived_ns < 1 << 63, "an instant beyond 2^63 ns");
+        let transit = arrived_ns as i64 - sent_ns as i64;
         if let Some(prev) = self.last_transit {
-            let a = (transit - prev).unsigned_abs();
-            // (the same value either way; a difference below 2^64, always
-            // in practice, converts without the 128-bit software routine)
-            let d = u64::try_from(a).map_or(a as f64, |x| x as f64);
+            let d = transit.abs_diff(prev) as f64;
             self.j += (d - self.j) / 16.0;
         }
         self.last_transit = Some(transit);

@@ -6,32 +6,47 @@ use super::*;
 
 impl World {
     /// A packet arrived at `node`: deliver it or forward it.
-    pub(super) fn receive(&mut self, now: SimTime, node: usize, mut p: Packet) {
+    pub(super) fn receive(&mut self, now: SimTime, node: usize, p: Packet) {
         let Some(dst) = self.topo.node_of(p.ip.dst) else {
             self.drop_packet(now, node, "", &p, DropReason::NoRoute);
             return;
         };
-        if dst == node && !self.tunnel.is_empty() {
-            if let Some(inner) = self.tunnel.remove(&p.id) {
-                // the foreign AP's end of a home agent's tunnel
-                p.ip.dst = inner;
-                self.send_from(now, node, p);
-                return;
-            }
+        if dst == node && !self.tunnel.is_empty() && self.tunnel.contains_key(&p.id) {
+            return self.untunnel(now, node, p);
         }
         if self.hooked[node] && !self.agents[node].is_empty() {
-            match self.run_agents(now, node, dst == node, &mut p) {
-                Verdict::Pass => {}
-                Verdict::Consume => {
-                    self.ledger.deliver(p.id);
-                    return;
-                }
-                Verdict::Drop(r) => {
-                    self.drop_packet(now, node, "", &p, r);
-                    return;
-                }
-            }
+            return self.receive_hooked(now, node, dst, p);
         }
+        self.arrived(now, node, dst, p)
+    }
+
+    /// `receive` at the foreign AP's end of a home agent's tunnel: the
+    /// packet goes on to its inner destination. (This and the agents'
+    /// path are out of line: the usual packet's path takes no copy of the
+    /// packet for them.)
+    #[cold]
+    #[inline(never)]
+    fn untunnel(&mut self, now: SimTime, node: usize, mut p: Packet) {
+        p.ip.dst = self.tunnel.remove(&p.id).expect("a tunnelled packet");
+        self.send_from(now, node, p);
+    }
+
+    /// `receive` at a node with agents: they see the packet first.
+    #[inline(never)]
+    fn receive_hooked(&mut self, now: SimTime, node: usize, dst: usize, mut p: Packet) {
+        match self.run_agents(now, node, dst == node, &mut p) {
+            Verdict::Pass => self.arrived(now, node, dst, p),
+            Verdict::Consume => {
+                self.ledger.deliver(p.id);
+            }
+            Verdict::Drop(r) => self.drop_packet(now, node, "", &p, r),
+        }
+    }
+
+    /// A packet for node `dst` arrived at `node`, past its agents: forward
+    /// it, or deliver it here.
+    #[inline(always)]
+    fn arrived(&mut self, now: SimTime, node: usize, dst: usize, p: Packet) {
         if dst != node {
             self.send_from(now, node, p);
             return;
@@ -69,17 +84,31 @@ impl World {
     }
 
     /// Send a packet from `node` towards its destination.
-    pub(super) fn send_from(&mut self, now: SimTime, node: usize, mut p: Packet) {
-        let mut dst = self.topo.node_of(p.ip.dst).expect("routable");
+    pub(super) fn send_from(&mut self, now: SimTime, node: usize, p: Packet) {
+        let dst = self.topo.node_of(p.ip.dst).expect("routable");
         if let Some(home) = &self.topo.home {
             if self.topo.is_station(dst) && home[dst] == node && self.topo.ap_of[dst] != node {
-                // a home agent tunnels to the foreign AP (roam.rs)
-                let fa = self.topo.ap_of[dst];
-                self.tunnel.insert(p.id, p.ip.dst);
-                p.ip.dst = addr_of(fa);
-                dst = fa;
+                return self.tunnel_from(now, node, dst, p);
             }
         }
+        self.forward(now, node, dst, p)
+    }
+
+    /// `send_from` at the home agent of station `dst`, which is away from
+    /// it: the packet goes to its foreign AP (roam.rs). Out of line: the
+    /// usual packet's path takes no copy of the packet for it.
+    #[cold]
+    #[inline(never)]
+    fn tunnel_from(&mut self, now: SimTime, node: usize, dst: usize, mut p: Packet) {
+        let fa = self.topo.ap_of[dst];
+        self.tunnel.insert(p.id, p.ip.dst);
+        p.ip.dst = addr_of(fa);
+        self.forward(now, node, fa, p)
+    }
+
+    /// Send `p` from `node` on its way to node `dst` (its next hop).
+    #[inline(always)]
+    fn forward(&mut self, now: SimTime, node: usize, dst: usize, p: Packet) {
         match self.topo.next_hop(node, dst) {
             Hop::Local => self.receive(now, node, p),
             Hop::Wlan { ra } => self.enqueue_wlan(now, node, p, ra),

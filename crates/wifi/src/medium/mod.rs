@@ -638,18 +638,22 @@ impl<M: Mac> Bss<M> {
         if corrupted {
             frame.mpdus.set_fcs_all(false);
         }
-        // An MSDU sent with No Ack that its receiver did not get is lost:
-        // nobody retransmits or reports it but the medium.
-        for m in frame.mpdus.iter() {
-            if m.ack == AckPolicy::NoAck && !(ok_at_ra && m.fcs_ok) {
-                if let Some(id) = m.msdu_id() {
-                    out.push(BssOutput::Dropped { sta: s, id, reason: DropReason::NoAckLost });
+        if data {
+            // An MSDU sent with No Ack that its receiver did not get is lost:
+            // nobody retransmits or reports it but the medium.
+            for m in frame.mpdus.iter() {
+                if m.ack == AckPolicy::NoAck && !(ok_at_ra && m.fcs_ok) {
+                    if let Some(id) = m.msdu_id() {
+                        out.push(BssOutput::Dropped { sta: s, id, reason: DropReason::NoAckLost });
+                    }
                 }
             }
-        }
-        // The MSDU that reached its receiver (see `DiscardedAfterReceipt`).
-        if ok_at_ra && data && ra < self.macs.len() {
-            self.note_reached(s, &frame);
+            // The MSDU that reached its receiver (see `DiscardedAfterReceipt`).
+            if ok_at_ra && ra < self.macs.len() {
+                self.note_reached(s, &frame);
+            }
+        } else {
+            debug_assert!(frame.mpdus.iter().all(|m| m.msdu_id().is_none()), "an MSDU in a frame of no data kind");
         }
         if !quiet_after {
             return self.burst_goes_on(now, s, s_was, out);
