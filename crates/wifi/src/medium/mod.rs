@@ -426,30 +426,6 @@ impl<M: Mac> Bss<M> {
         }
     }
 
-    /// What the end of station `s`'s frame `f` to `ra` means for the MSDUs
-    /// it carries, whatever the carrier-sense model (`ok_at_ra`: received
-    /// by `ra`; the MPDUs' FCS outcomes are set): an MSDU sent with No Ack
-    /// that its receiver did not get is lost (nobody retransmits or reports
-    /// it but the medium), and the MSDUs that reached their receiver are
-    /// noted (`note_reached`). Frames of other kinds carry no MSDU.
-    #[inline(always)]
-    fn msdus_at_end(&mut self, s: usize, ra: usize, f: &Frame, ok_at_ra: bool, out: &mut Vec<BssOutput>) {
-        if !f.kind.carries_msdus() {
-            debug_assert!(f.mpdus.iter().all(|m| m.msdu_id().is_none()), "an MSDU in a frame of no data kind");
-            return;
-        }
-        for m in f.mpdus.iter() {
-            if m.ack == AckPolicy::NoAck && !(ok_at_ra && m.fcs_ok) {
-                if let Some(id) = m.msdu_id() {
-                    out.push(BssOutput::Dropped { sta: s, id, reason: DropReason::NoAckLost });
-                }
-            }
-        }
-        if ok_at_ra && ra < self.macs.len() {
-            self.note_reached(s, f);
-        }
-    }
-
     /// The same medium with each station's MAC converted by `f` (the
     /// state of the medium, the group and the frames on the air is kept
     /// as is). `f` must keep each MAC's behaviour: the world holds a cell
@@ -662,7 +638,23 @@ impl<M: Mac> Bss<M> {
         if corrupted {
             frame.mpdus.set_fcs_all(false);
         }
-        self.msdus_at_end(s, ra, &frame, ok_at_ra, out);
+        if data {
+            // An MSDU sent with No Ack that its receiver did not get is lost:
+            // nobody retransmits or reports it but the medium.
+            for m in frame.mpdus.iter() {
+                if m.ack == AckPolicy::NoAck && !(ok_at_ra && m.fcs_ok) {
+                    if let Some(id) = m.msdu_id() {
+                        out.push(BssOutput::Dropped { sta: s, id, reason: DropReason::NoAckLost });
+                    }
+                }
+            }
+            // The MSDU that reached its receiver (see `DiscardedAfterReceipt`).
+            if ok_at_ra && ra < self.macs.len() {
+                self.note_reached(s, &frame);
+            }
+        } else {
+            debug_assert!(frame.mpdus.iter().all(|m| m.msdu_id().is_none()), "an MSDU in a frame of no data kind");
+        }
         if !quiet_after {
             return self.burst_goes_on(now, s, s_was, out);
         }

@@ -72,8 +72,8 @@
 //! every edge is handed out once, in the order of the instants, and no
 //! edge that calls a MAC is handed out late.
 use super::{Bss, BssOutput, ON_AIR};
-use crate::mac::{Frame, Mac};
-use wifitcp_core::{SimDur, SimTime};
+use crate::mac::{AckPolicy, Frame, Mac};
+use wifitcp_core::{DropReason, SimDur, SimTime};
 
 /// Propagation speed of every link, m/s: the speed of light in vacuum
 /// (ns-3's `ConstantSpeedPropagationDelayModel` default).
@@ -714,13 +714,22 @@ impl<M: Mac> Bss<M> {
             None => false,
         };
         if !ok_at_ra {
-            frame.mpdus.set_fcs_all(false);
+            frame.mpdus.as_mut_slice().iter_mut().for_each(|m| m.fcs_ok = false);
             // Lost to another frame at its receiver (not to the channel).
             if frame.contended && lock_ra.is_none_or(|l| l.max_mw > 0.0) {
                 self.medium[s].collided += 1;
             }
         }
-        self.msdus_at_end(s, ra, frame, ok_at_ra, out);
+        for m in frame.mpdus.iter() {
+            if m.ack == AckPolicy::NoAck && !(ok_at_ra && m.fcs_ok) {
+                if let Some(mid) = m.msdu_id() {
+                    out.push(BssOutput::Dropped { sta: s, id: mid, reason: DropReason::NoAckLost });
+                }
+            }
+        }
+        if ok_at_ra && frame.kind.carries_msdus() && ra < n {
+            self.note_reached(s, frame);
+        }
         ok_at_ra
     }
 
