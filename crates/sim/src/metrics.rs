@@ -371,11 +371,14 @@ fn hcf_json(s: &wifitcp_wifi::mac::HcfStats) -> Value {
         "block_ack_reqs": s.block_ack_reqs,
         "mpdu_retransmissions": s.mpdu_retransmissions,
         "internal_collisions": s.internal_collisions,
+        "rts": s.rts,
+        "cts_failures": s.cts_failures,
         "airtime_s": {
             "data": s.airtime_data_ns as f64 * 1e-9,
             "ack": s.airtime_ack_ns as f64 * 1e-9,
             "block_ack": s.airtime_block_ack_ns as f64 * 1e-9,
             "block_ack_req": s.airtime_bar_ns as f64 * 1e-9,
+            "rts_cts": s.airtime_rts_cts_ns as f64 * 1e-9,
         },
     })
 }

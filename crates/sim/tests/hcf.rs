@@ -50,6 +50,31 @@ fn one_station_a_mpdu_saturation_matches_the_cycle_time() {
     }
 }
 
+/// RTS/CTS under the HCF (`mac/exchange`): with the threshold below the
+/// A-MPDU's PSDU every exchange starts with RTS (20 octets) and CTS (14),
+/// each 28 us at 24 Mbit/s (20 us preamble + 2 symbols), SIFS apart.
+#[test]
+fn rts_cts_in_front_of_every_a_mpdu_matches_the_cycle_time() {
+    let mut s = ht(1, 8, 0.0, "udp");
+    s["mac"]["rts_threshold_bytes"] = json!(2000);
+    let psdu = 7 * 1536 + 1534;
+    let cycle = 43.0 + 7.5 * 9.0 + 28.0 + 16.0 + 28.0 + 16.0 + ht_us(psdu) + 16.0 + 32.0;
+    let want = (8 * 1464 * 8) as f64 / cycle;
+    let r = run(&s);
+    let got = r["aggregate_mbps"].as_f64().unwrap();
+    assert!((got / want - 1.0).abs() < 0.01, "{got:.2} Mbit/s, cycle arithmetic {want:.2}");
+    let h = &r["stations"][1]["hcf"];
+    let ppdus = h["data_ppdus"].as_u64().unwrap();
+    assert_eq!(h["rts"].as_u64().unwrap(), ppdus, "{h}");
+    assert_eq!(h["cts_failures"].as_u64().unwrap(), 0, "{h}");
+    let ap = &r["stations"][0]["hcf"];
+    let cts_s = ap["airtime_s"]["rts_cts"].as_f64().unwrap();
+    assert!((cts_s / (ppdus as f64 * 28e-6) - 1.0).abs() < 0.01, "{ap}");
+    // A threshold above the PSDU: no RTS.
+    s["mac"]["rts_threshold_bytes"] = json!(psdu + 1);
+    assert_eq!(run(&s)["stations"][1]["hcf"]["rts"].as_u64(), Some(0));
+}
+
 #[test]
 fn tcp_over_lossy_a_mpdus_is_accounted_and_in_order() {
     let mut s = ht(2, 64, 0.1, "tcp");

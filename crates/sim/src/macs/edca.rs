@@ -58,12 +58,6 @@ static KEYS: &[Key] = &[
 /// The HCF's keys, and the PHY/MAC pairs that go together.
 fn check(s: &Scenario, t: &PhyTiming) -> Result<(), String> {
     let m = &s.mac;
-    if m.rts_threshold_bytes < 65535 {
-        return Err(format!(
-            "mac.rts_threshold_bytes: RTS/CTS is not modelled by the HCF (got {}; 65535: off)",
-            m.rts_threshold_bytes
-        ));
-    }
     if m.backoff_rule != BackoffRule::IdleSlots
         || m.collision_restart != CollisionRestart::AckTimeoutDifs
         || m.idle_access != IdleAccess::Immediate
@@ -150,5 +144,6 @@ pub(crate) fn hcf_params(s: &Scenario, d: &DcfParams, is_ap: bool) -> HcfParams 
         max_ampdu_bytes: m.max_ampdu_bytes.unwrap_or(65_535),
         no_ack,
         bar_after_missed_ba: m.bar_after_missed_ba.unwrap_or(false),
+        rts_threshold: d.rts_threshold,
     }
 }

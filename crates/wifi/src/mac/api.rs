@@ -36,9 +36,9 @@
 //! leaves as exactly one of `Acked`, `Dropped` (or a receiver's `Deliver`
 //! of its copy and then one of the two at the transmitter); `next_wakeup`
 //! is exact after every input.
+use super::access::{CountRule, CsView, IfsTimes};
 use super::dcf::MacCounters;
 use super::frame::{Frame, MacAddr, MacSink};
-use super::CsView;
 use crate::phy::PhyTiming;
 use wifitcp_core::{SimDur, SimTime};
 use wifitcp_wire::Packet;
@@ -108,9 +108,9 @@ pub trait Mac {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GroupRules {
     pub slot: SimDur,
-    pub difs: SimDur,
-    pub eifs: SimDur,
-    pub busy_slot_counts: bool,
+    /// Which slot boundaries decrement a counter.
+    pub rule: CountRule,
+    pub ifs: IfsTimes,
     pub backoff_on_idle_access: bool,
     /// The largest contention window (sizes the target queue).
     pub cw_max: u32,

@@ -11,18 +11,21 @@
 //! `Acked` (acknowledged, or sent with the No Ack policy) or `Dropped`;
 //! a receiver delivers the MSDU it takes out of a received frame (an owned
 //! copy), never one read back from the transmitter.
+pub mod access;
 pub mod any;
 pub mod api;
 pub mod beacon;
 pub mod blockack;
 pub mod dcf;
 pub mod edca;
+pub mod exchange;
 pub mod frame;
 pub mod hcf;
 pub mod pcf;
 
+pub use access::CsView;
 pub use any::AnyMac;
 pub use api::{Bystander, Demand, GroupRules, Mac};
-pub use dcf::{CsView, Dcf, DcfParams, MacCounters};
+pub use dcf::{Dcf, DcfParams, MacCounters};
 pub use frame::{AckPolicy, Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdu, MpduBody, Mpdus, Msdu};
 pub use hcf::{Hcf, HcfParams, HcfStats};

@@ -14,8 +14,10 @@
 //! (usually within one word), plus the few stations taking part in the
 //! exchange, which act on their own.
 //!
-//! The group reproduces `Dcf` exactly (tests compare both); the rules below
-//! mirror `Dcf::freeze`, `Dcf::resume` and `Dcf::on_rx_end`.
+//! The group reproduces `Dcf` exactly (tests compare both): it defers and
+//! counts with the channel access layer's rules (`mac/access`: the
+//! [`Deferral`] of its shared view, [`Slotting`]'s count of the slots that
+//! passed), applied to its one counter instead of each member's.
 //!
 //! # The target queue
 //!
@@ -46,8 +48,9 @@
 //! The smallest key is cached: a push can only lower it, and only a removal
 //! that may take it away (the last entry of its bucket, or an overflow
 //! entry with that key) makes the next look-up scan the bitmap again.
-use crate::mac::CsView;
-use wifitcp_core::{DurDivisor, SimDur, SimTime};
+use crate::mac::access::{CsView, Deferral, IfsTimes, Slotting};
+use crate::mac::GroupRules;
+use wifitcp_core::{SimDur, SimTime};
 
 /// "No station": the end of a bucket's list, or the `prev` of its head.
 const NIL: u32 = u32::MAX;
@@ -369,12 +372,9 @@ pub(crate) struct Group {
     c: u64,
     /// Corrupted receptions the group has seen.
     rx_errors: u64,
-    slot: SimDur,
-    /// Division by the slot time (elapsed slots when the medium turns busy).
-    slot_div: DurDivisor,
-    difs: SimDur,
-    eifs: SimDur,
-    busy_slot_counts: bool,
+    /// The members' slot time and counting rule, and their IFS.
+    slotting: Slotting,
+    ifs: IfsTimes,
     /// `DcfParams::backoff_on_idle_access` of every member.
     backoff_on_idle_access: bool,
     /// Members with a frame to send, by target; and the members (`Node::member`).
@@ -384,35 +384,18 @@ pub(crate) struct Group {
 }
 
 impl Group {
-    /// `cw_max`: the largest backoff a member can draw (sizes the target
+    /// `r.cw_max`: the largest backoff a member can draw (sizes the target
     /// queue; larger backoffs are slower, not wrong).
-    pub fn new(
-        n: usize,
-        slot: SimDur,
-        difs: SimDur,
-        eifs: SimDur,
-        busy_slot_counts: bool,
-        backoff_on_idle_access: bool,
-        cw_max: u32,
-    ) -> Group {
-        let view = CsView {
-            cca_busy: false,
-            cca_idle_at: SimTime::ZERO,
-            nav_end: SimTime::ZERO,
-            use_eifs: false,
-            count_from: None,
-        };
-        let queue = TargetQueue::new(n, cw_max.into());
+    pub fn new(n: usize, r: &GroupRules) -> Group {
+        let view = CsView { cs: Deferral::new(), count_from: None };
+        let queue = TargetQueue::new(n, r.cw_max.into());
         Group {
             view,
             c: 0,
             rx_errors: 0,
-            slot,
-            slot_div: DurDivisor::new(slot),
-            difs,
-            eifs,
-            busy_slot_counts,
-            backoff_on_idle_access,
+            slotting: Slotting::new(r.slot, r.rule),
+            ifs: r.ifs,
+            backoff_on_idle_access: r.backoff_on_idle_access,
             queue,
             next_cache: None,
         }
@@ -454,14 +437,14 @@ impl Group {
         let Some(Member { target: Some(t), .. }) = self.queue.nodes[s].member else { return false };
         let left = t.saturating_sub(self.c);
         if let Some(cs) = self.view.count_from {
-            if now > cs + self.slot * left {
+            if now > self.slotting.end(cs, left) {
                 return false;
             }
         }
         // With ns-2's idle access the member draws anew when its backoff
         // has run out (`Dcf::backoff_expired`): it acts on its own.
         if self.backoff_on_idle_access
-            && (left == 0 || self.view.count_from.is_some_and(|cs| cs + self.slot * left <= now))
+            && (left == 0 || self.view.count_from.is_some_and(|cs| self.slotting.end(cs, left) <= now))
         {
             return false;
         }
@@ -473,38 +456,30 @@ impl Group {
         true
     }
 
-    /// Dcf::freeze + cca busy: the medium turns busy at `now`.
+    /// The medium turns busy at `now`: counting stops, and the slots that
+    /// passed are credited to every member (`Backoff::freeze` for all).
     pub fn busy(&mut self, now: SimTime) {
         self.next_cache = None;
         if let Some(cs) = self.view.count_from.take() {
-            if now >= cs {
-                let elapsed = self.slot_div.whole(now - cs);
-                self.c += elapsed + u64::from(self.busy_slot_counts);
-            }
+            self.c += self.slotting.passed(cs, now);
         }
-        self.view.cca_busy = true;
+        self.view.cs.cca(now, true);
     }
 
-    /// Dcf::on_rx_end for a frame not addressed to the members.
+    /// A frame not addressed to the members ended (`Deferral::heard`).
     pub fn rx_end(&mut self, now: SimTime, ok: bool, duration: SimDur) {
         self.next_cache = None;
-        if ok {
-            self.view.use_eifs = false;
-            self.view.nav_end = self.view.nav_end.max(now + duration);
-        } else {
-            self.view.use_eifs = true;
-            self.rx_errors += 1;
-        }
+        self.view.cs.heard(now, ok, true, duration);
+        self.rx_errors += u64::from(!ok);
     }
 
-    /// Dcf::on_cca(idle) + resume.
+    /// The medium turns idle at `now`: counting starts one IFS after it is
+    /// free (`Deferral::count_start`, the members' DIFS as their AIFS).
     pub fn idle(&mut self, now: SimTime) {
         self.next_cache = None;
-        self.view.cca_busy = false;
-        self.view.cca_idle_at = now;
+        self.view.cs.cca(now, false);
         if self.view.count_from.is_none() {
-            let ifs = if self.view.use_eifs { self.eifs } else { self.difs };
-            self.view.count_from = Some(self.view.cca_idle_at.max(self.view.nav_end) + ifs);
+            self.view.count_from = self.view.cs.count_start(self.ifs.difs, &self.ifs);
         }
     }
 
@@ -524,7 +499,7 @@ impl Group {
     fn compute_next_tx(&mut self) -> SimTime {
         let Some(cs) = self.view.count_from else { return SimTime::NEVER };
         match self.queue.first(self.c) {
-            Some(t) => cs + self.slot * t.saturating_sub(self.c),
+            Some(t) => self.slotting.end(cs, t.saturating_sub(self.c)),
             None => SimTime::NEVER,
         }
     }
@@ -542,7 +517,7 @@ impl Group {
         v.sort_unstable();
         debug_assert!(v
             .iter()
-            .all(|&s| matches!(self.queue.nodes[s].member, Some(Member { target: Some(t), has_frame: true, .. }) if self.view.count_from.is_some_and(|cs| cs + self.slot * t.saturating_sub(self.c) == now))));
+            .all(|&s| matches!(self.queue.nodes[s].member, Some(Member { target: Some(t), has_frame: true, .. }) if self.view.count_from.is_some_and(|cs| self.slotting.end(cs, t.saturating_sub(self.c)) == now))));
         debug_assert!(self.next_tx() > now, "a member due now was left in the queue");
     }
 }

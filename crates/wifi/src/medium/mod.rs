@@ -68,6 +68,7 @@ pub use errors::{ChannelErrors, FixedPer, FrameErrorModel, NodeRadio};
 pub use sense::SenseMatrix;
 
 use crate::mac::{
+    access::{CountRule, IfsTimes},
     AckPolicy, Bystander, CsView, Dcf, Demand, Frame, GroupRules, Mac, MacAddr, MacOutput, MacSink, Msdu,
 };
 use group::Group;
@@ -345,13 +346,12 @@ impl<M: Mac> Bss<M> {
         // Without the capability the group stays empty (its rules unused).
         let g = rules.unwrap_or(GroupRules {
             slot: macs[0].timing().slot,
-            difs: macs[0].timing().difs,
-            eifs: macs[0].timing().eifs,
-            busy_slot_counts: false,
+            rule: CountRule::Dcf,
+            ifs: IfsTimes { difs: macs[0].timing().difs, eifs: macs[0].timing().eifs },
             backoff_on_idle_access: false,
             cw_max: 0,
         });
-        let group = Group::new(n, g.slot, g.difs, g.eifs, g.busy_slot_counts, g.backoff_on_idle_access, g.cw_max);
+        let group = Group::new(n, &g);
         let eifs_always = macs[0].eifs_after_collision();
         let control_errors = errors.may_hit_control_frames();
         let wk = macs.iter().map(|m| m.next_wakeup()).collect();

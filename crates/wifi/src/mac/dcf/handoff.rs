@@ -91,10 +91,10 @@ impl Dcf {
     pub fn restore(&mut self, w: Withdrawn) {
         assert!(self.cur.is_none(), "restore while an MSDU is in service");
         self.cur = Some(w.0);
-        if self.backoff.is_none() {
-            self.backoff = Some(self.draw_backoff());
+        if self.bo.slots.is_none() {
+            self.bo.slots = Some(self.draw_backoff());
         }
-        self.count_from = None;
+        self.bo.count_from = None;
         self.resume();
     }
 
@@ -106,7 +106,7 @@ impl Dcf {
     /// A CF-End (10.4.3.3): the NAV set for the CFP ends now. Called from
     /// the frame's `on_rx_end`, before the medium's idle indication.
     pub fn clear_nav(&mut self, now: SimTime) {
-        self.nav_end = self.nav_end.min(now);
+        self.cs.nav_end = self.cs.nav_end.min(now);
     }
 
     /// The DCF's data rate (the PHY's; contention-free frames use it).

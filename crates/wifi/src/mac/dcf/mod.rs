@@ -47,14 +47,15 @@ mod view;
 
 pub use handoff::Withdrawn;
 pub use params::{DcfParams, MacCounters};
-pub use view::CsView;
 
+use super::access::{Backoff, CountRule, Deferral, IfsTimes, Slotting};
 use super::api::{Bystander, Demand, GroupRules, Mac};
+use super::exchange::{answers_rts, cts_duration, needs_rts, rts_duration, ResponseWait, RxCache, RxVerdict};
 use super::frame::{AckPolicy, Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdu, MpduBody, Mpdus, Msdu};
 use crate::phy::{PhyTiming, Rate};
 use crate::rate::{FixedRate, Outcome, RateControl};
 use wifitcp_core::PacketId;
-use wifitcp_core::{DropReason, DurDivisor, RngStream, SimDur, SimTime};
+use wifitcp_core::{DropReason, RngStream, SimDur, SimTime};
 use wifitcp_wire::wifi_frame::{
     data_mpdu_len, msdu_len, ACK_LEN, CTS_LEN, DATA_HEADER_LEN, QOS_DATA_HEADER_LEN, RTS_LEN,
 };
@@ -112,8 +113,8 @@ enum Exchange {
     Idle,
     /// Our own frame is on the air.
     Transmitting(FrameKind),
-    /// Waiting for an ACK or CTS until `deadline` (10.3.2.9, 10.3.2.7).
-    AwaitResponse { kind: FrameKind, deadline: SimTime, rx_started: bool },
+    /// Waiting for an ACK or CTS (10.3.2.9, 10.3.2.7; `mac/exchange`).
+    AwaitResponse(ResponseWait),
 }
 
 /// Field order is layout (`repr(C)`): the backoff, exchange and carrier-
@@ -124,32 +125,18 @@ enum Exchange {
 /// whole ~570-byte struct).
 #[repr(C)]
 pub struct Dcf {
-    // --- backoff ---
-    count_from: Option<SimTime>,
-    backoff: Option<u32>,
-    cw: u32,
+    // --- channel access (`mac/access`) ---
+    bo: Backoff,
     ex: Exchange,
     /// The earlier of `scheduled`'s time and the response timeout of
     /// `ex` (while no reception started), `NEVER` if neither: the timer
     /// part of `next_wakeup`, kept by `sync_timer` after every change of
     /// `ex` or `scheduled`.
     timer_at: SimTime,
-    // --- carrier sense ---
-    cca_idle_at: SimTime,
-    cca_busy: bool,
-    /// Last frame detected was received in error and no correct frame since
-    /// (10.3.2.3.7): defer EIFS instead of DIFS.
-    use_eifs: bool,
-    /// The first frame heard while awaiting a response began too late for
-    /// its PHY-RXSTART to fall within the timeout (10.3.2.9; only with
-    /// propagation delay): it is not accepted as the response, and the
-    /// exchange fails when it ends, as for any other frame heard during
-    /// the timeout, rather than at the deadline (the medium is busy in
-    /// between, so the deferral that follows is the same).
-    late_response: bool,
-    nav_end: SimTime,
-    /// End of our own last busy period (own transmission or timeout).
-    self_busy_until: SimTime,
+    cs: Deferral,
+    /// The slot time and the DCF's counting rule.
+    slotting: Slotting,
+    ifs_times: IfsTimes,
     cur: Option<InService>,
     /// A response (ACK, CTS) or the data frame after a CTS, due at a time.
     scheduled: Option<(SimTime, Pending)>,
@@ -158,11 +145,8 @@ pub struct Dcf {
     pub addr: MacAddr,
     // --- sequence numbers and duplicate detection (10.3.2.14) ---
     next_seq: u16,
-    /// Last sequence number received from each transmitter, indexed by its
-    /// (dense) address, with the id of the packet it carried (`None`: no
-    /// frame yet). The id is simulator knowledge, used only to account for
-    /// false duplicates (see `rx_data`).
-    rx_cache: Vec<Option<(u16, PacketId)>>,
+    /// The receive cache (`mac/exchange`).
+    rx_cache: RxCache,
     /// Control-frame airtimes of `p.timing`, computed once.
     air: ControlAirtimes,
     /// The last data MPDU length and rate, and their airtime (u32::MAX:
@@ -178,8 +162,6 @@ pub struct Dcf {
     /// next one when no copy of it is left (`install_msdu`): a saturated
     /// station then allocates no MSDU handle per packet.
     spare: Option<Msdu>,
-    /// Division by the slot time (elapsed idle slots at every freeze).
-    slot_div: DurDivisor,
     pub counters: MacCounters,
 }
 
@@ -192,35 +174,30 @@ struct ControlAirtimes {
 
 impl Dcf {
     pub fn new(addr: MacAddr, p: DcfParams, rng: RngStream) -> Dcf {
-        let cw = p.cw_min;
         let air = ControlAirtimes { ack: p.timing.ack_time(), cts: p.timing.cts_time(), rts: p.timing.rts_time() };
-        let slot_div = DurDivisor::new(p.timing.slot);
+        let rule = if p.busy_slot_counts { CountRule::DcfBusySlotCounts } else { CountRule::Dcf };
+        let slotting = Slotting::new(p.timing.slot, rule);
+        let ifs_times = IfsTimes { difs: p.timing.difs, eifs: p.timing.eifs };
         let rc = None;
         Dcf {
             addr,
+            bo: Backoff::new(p.cw_min),
             p,
             rng,
             cur: None,
             ex: Exchange::Idle,
             scheduled: None,
             timer_at: SimTime::NEVER,
-            cca_busy: false,
-            late_response: false,
-            cca_idle_at: SimTime::ZERO,
-            nav_end: SimTime::ZERO,
-            self_busy_until: SimTime::ZERO,
-            use_eifs: false,
-            cw,
-            backoff: None,
-            count_from: None,
+            cs: Deferral::new(),
+            slotting,
+            ifs_times,
             next_seq: 0,
-            rx_cache: Vec::new(),
+            rx_cache: RxCache::default(),
             air,
             last_data_time: (u32::MAX, Rate(0), SimDur::ZERO),
             rc,
             done_no_ack: None,
             spare: None,
-            slot_div,
             counters: MacCounters::default(),
         }
     }
@@ -258,15 +235,15 @@ impl Dcf {
             // no backoff pending (none, or one that has run out) the frame
             // still waits DIFS + a drawn number of slots from its arrival,
             // idle medium or not.
-            self.backoff = Some(self.draw_backoff());
-            self.count_from = None;
-            self.self_busy_until = self.self_busy_until.max(now);
-        } else if self.backoff.is_none() {
+            self.bo.slots = Some(self.draw_backoff());
+            self.bo.count_from = None;
+            self.cs.self_busy_until = self.cs.self_busy_until.max(now);
+        } else if self.bo.slots.is_none() {
             // 10.3.4.2: a frame arriving to an idle medium (and no backoff
             // pending) may be sent once the medium has been idle for DIFS;
             // if the medium is busy the STA defers and then backs off.
             let free = self.medium_free_since().is_some();
-            self.backoff = Some(if free { 0 } else { self.draw_backoff() });
+            self.bo.slots = Some(if free { 0 } else { self.draw_backoff() });
         }
         self.resume();
     }
@@ -284,8 +261,8 @@ impl Dcf {
         }
         let seq = self.next_seq;
         self.next_seq = (self.next_seq + 1) % 4096;
-        // 10.3.2.7 / 10.3.4.4: frames longer than dot11RTSThreshold use RTS/CTS.
-        let uses_rts = mpdu_bytes > self.p.rts_threshold && self.p.ack_policy != AckPolicy::NoAck;
+        // 10.3.2.7: PSDUs longer than dot11RTSThreshold use RTS/CTS.
+        let uses_rts = needs_rts(mpdu_bytes, self.p.rts_threshold, self.p.ack_policy != AckPolicy::NoAck);
         // The rate is asked at each access (`access`); until then the last
         // one used.
         let rate = self.last_data_time.1;
@@ -320,24 +297,17 @@ impl Dcf {
     pub fn on_cca(&mut self, now: SimTime, busy: bool, out: &mut impl MacSink) {
         if busy {
             self.freeze(now);
-            self.cca_busy = true;
-            if let Exchange::AwaitResponse { rx_started, deadline, .. } = &mut self.ex {
-                if !*rx_started {
-                    // 10.3.2.9: a frame counts as the response only if its
-                    // PHY-RXSTART (aRxPHYStartDelay after its energy arrives)
-                    // falls within the timeout; a response delayed by a long
-                    // round trip does not (see `late_response`).
-                    self.late_response = now + self.p.timing.rx_phy_start_delay > *deadline;
-                }
-                *rx_started = true;
+            self.cs.cca(now, true);
+            if let Exchange::AwaitResponse(w) = &mut self.ex {
+                // 10.3.2.9: the candidate response (`ResponseWait`).
+                w.energy(now, self.p.timing.rx_phy_start_delay);
                 self.sync_timer();
             }
         } else {
-            self.cca_busy = false;
-            self.cca_idle_at = now;
+            self.cs.cca(now, false);
             // A reception started during the response timeout and ended
             // without delivering a valid response: the exchange failed.
-            if let Exchange::AwaitResponse { kind, rx_started: true, .. } = self.ex {
+            if let Exchange::AwaitResponse(ResponseWait { kind, rx_started: true, .. }) = self.ex {
                 self.exchange_failed(now, kind, out);
             }
             self.resume();
@@ -350,7 +320,7 @@ impl Dcf {
     /// exchange).
     #[inline]
     pub fn idle_may_fail_exchange(&self) -> bool {
-        matches!(self.ex, Exchange::AwaitResponse { rx_started: true, .. })
+        matches!(self.ex, Exchange::AwaitResponse(ResponseWait { rx_started: true, .. }))
     }
 
     /// A frame ended at this station. `ok` is false if it was corrupted
@@ -361,30 +331,21 @@ impl Dcf {
         // One MPDU per DCF frame: at its intended receiver its FCS outcome
         // is the frame's (elsewhere `fcs_ok` means nothing).
         let ok = ok && (f.ra != self.addr || f.mpdus.first().is_none_or(|m| m.fcs_ok));
-        if !ok {
-            // 10.3.2.3.7: EIFS after a frame received in error.
-            self.use_eifs = true;
-            self.counters.rx_errors += 1;
-            if let Exchange::AwaitResponse { kind, .. } = self.ex {
-                self.exchange_failed(now, kind, out);
-            }
-            return;
-        }
-        // A correct reception ends the EIFS condition (10.3.2.3.7).
-        self.use_eifs = false;
-        if f.ra != self.addr {
-            // 10.3.2.4: third parties update their NAV from Duration.
-            self.nav_end = self.nav_end.max(now + f.duration);
-            if let Exchange::AwaitResponse { kind, .. } = self.ex {
-                self.exchange_failed(now, kind, out);
+        // EIFS after an error, NAV from a third party's frame (access layer).
+        let third_party = f.ra != self.addr;
+        self.cs.heard(now, ok, third_party, f.duration);
+        if !ok || third_party {
+            self.counters.rx_errors += u64::from(!ok);
+            if let Exchange::AwaitResponse(w) = self.ex {
+                self.exchange_failed(now, w.kind, out);
             }
             return;
         }
         // 10.3.2.9: while awaiting an ACK/CTS, any other frame means the
         // exchange failed (it is then processed normally).
-        if let Exchange::AwaitResponse { kind, .. } = self.ex {
-            if f.kind != kind || self.late_response {
-                self.exchange_failed(now, kind, out);
+        if let Exchange::AwaitResponse(w) = self.ex {
+            if !w.accepts(f.kind) {
+                self.exchange_failed(now, w.kind, out);
             }
         }
         match f.kind {
@@ -404,18 +365,13 @@ impl Dcf {
         let Exchange::Transmitting(kind) = self.ex else {
             panic!("on_tx_end without a transmission");
         };
-        self.self_busy_until = now;
+        self.cs.self_busy_until = now;
         self.ex = Exchange::Idle;
         match kind {
             FrameKind::Data | FrameKind::QosData if self.p.ack_policy == AckPolicy::NoAck => self.sent_no_ack(),
             FrameKind::Data | FrameKind::QosData | FrameKind::Rts => {
                 let resp = if kind == FrameKind::Rts { FrameKind::Cts } else { FrameKind::Ack };
-                self.ex = Exchange::AwaitResponse {
-                    kind: resp,
-                    deadline: now + self.p.timing.ack_timeout(),
-                    rx_started: false,
-                };
-                self.late_response = false;
+                self.ex = Exchange::AwaitResponse(ResponseWait::after(now, resp, self.p.timing.ack_timeout()));
             }
             _ => {}
         }
@@ -433,8 +389,8 @@ impl Dcf {
     fn sent_no_ack(&mut self) {
         let cur = self.cur.take().expect("a data frame without MSDU");
         self.counters.successes += 1;
-        self.cw = self.p.cw_min;
-        self.backoff = Some(self.draw_backoff());
+        self.bo.cw = self.p.cw_min;
+        self.bo.slots = Some(self.draw_backoff());
         self.done_no_ack = Some(cur.pkt.id);
         self.spare = Some(cur.pkt);
     }
@@ -458,14 +414,15 @@ impl Dcf {
                 return;
             }
         }
-        if let Exchange::AwaitResponse { kind, deadline, rx_started: false } = self.ex {
-            if deadline == now {
+        if let Exchange::AwaitResponse(w) = self.ex {
+            if w.times_out(now) {
+                let kind = w.kind;
                 // 10.3.2.9: no PHY-RXSTART within the timeout: failure.
-                self.self_busy_until = now;
+                self.cs.self_busy_until = now;
                 if self.p.eifs_after_timeout {
                     let t = &self.p.timing;
                     let tx_end = now - t.ack_timeout();
-                    self.self_busy_until = now.max(tx_end + t.eifs.saturating_sub(t.difs));
+                    self.cs.self_busy_until = now.max(tx_end + t.eifs.saturating_sub(t.difs));
                 }
                 self.exchange_failed(now, kind, out);
                 return;
@@ -494,8 +451,10 @@ impl Dcf {
         if let Some((at, _)) = &self.scheduled {
             t = *at;
         }
-        if let Exchange::AwaitResponse { deadline, rx_started: false, .. } = self.ex {
-            t = t.min(deadline);
+        if let Exchange::AwaitResponse(w) = &self.ex {
+            if let Some(d) = w.timer() {
+                t = t.min(d);
+            }
         }
         t
     }
@@ -511,8 +470,7 @@ impl Dcf {
 
     /// Backoff reached zero: start the frame exchange (10.3.4.3).
     fn access(&mut self, now: SimTime, out: &mut impl MacSink) {
-        self.backoff = None;
-        self.count_from = None;
+        self.bo.consume();
         self.choose_rate(now);
         let cur = self.cur.as_ref().expect("access without MSDU");
         let uses_rts = cur.uses_rts;
@@ -531,12 +489,12 @@ impl Dcf {
     fn rts_frame(&self) -> Frame {
         let t = &self.p.timing;
         let cur = self.cur.as_ref().expect("access without MSDU");
-        // 9.2.5.2: RTS Duration = 3 SIFS + CTS + DATA + ACK.
+        // 9.3.1.2: 3 SIFS + CTS + data + ACK.
         Frame {
             kind: FrameKind::Rts,
             ta: self.addr,
             ra: cur.ra,
-            duration: t.sifs * 3 + self.air.cts + cur.data_time + self.air.ack,
+            duration: rts_duration(t.sifs, self.air.cts, cur.data_time, self.air.ack),
             seq: 0,
             retry: false,
             mpdu_bytes: RTS_LEN,
@@ -631,7 +589,7 @@ impl Dcf {
         }
         self.ex = Exchange::Transmitting(kind);
         self.sync_timer();
-        self.self_busy_until = now + airtime;
+        self.cs.self_busy_until = now + airtime;
     }
 
     fn response(&self, kind: FrameKind, ra: MacAddr, duration: SimDur) -> Frame {
@@ -685,24 +643,17 @@ impl Dcf {
         id: PacketId,
         out: &mut impl MacSink,
     ) {
-        let ta = f.ta.0 as usize;
-        if ta >= self.rx_cache.len() {
-            self.rx_cache.resize(ta + 1, None);
-        }
-        let cached = self.rx_cache[ta].replace((seq, id));
-        if retry && cached.is_some_and(|(s, _)| s == seq) {
-            // A false duplicate: a new MSDU whose first attempt failed and
-            // whose sequence number, after the 12-bit counter wrapped, equals
-            // the last one received from this transmitter. The standard's
-            // receiver cannot tell and discards it like a duplicate (ns-3
-            // does the same); the simulator reports the lost packet.
-            if cached.is_some_and(|(_, old)| old != id) {
+        match self.rx_cache.receive(f.ta.0 as usize, seq, retry, id) {
+            RxVerdict::New => {}
+            RxVerdict::Duplicate => {
+                self.counters.rx_duplicates += 1;
+                return;
+            }
+            RxVerdict::FalseDuplicate => {
                 self.counters.rx_false_duplicates += 1;
                 out.push(MacOutput::Dropped(id, DropReason::DuplicateFrame));
-            } else {
-                self.counters.rx_duplicates += 1;
+                return;
             }
-            return;
         }
         self.counters.rx_delivered += 1;
         let pkt = f.mpdus.first_mut().and_then(|m| m.take_msdu()).expect("the MSDU taken twice");
@@ -710,38 +661,38 @@ impl Dcf {
     }
 
     fn rx_rts(&mut self, now: SimTime, f: &Frame) {
-        // 10.3.2.7: answer with CTS after SIFS only if the NAV is idle.
-        if self.nav_end > now {
+        // Answer with CTS after SIFS only if the NAV is idle (10.3.2.8).
+        if !answers_rts(self.cs.nav_end, now) {
             return;
         }
         let t = &self.p.timing;
-        let d = f.duration.saturating_sub(t.sifs + self.air.cts);
+        let d = cts_duration(f.duration, t.sifs, self.air.cts);
         let cts = Pending::Response { kind: FrameKind::Cts, ra: f.ta, duration: d };
         self.scheduled = Some((now + t.sifs, cts));
         self.sync_timer();
     }
 
     fn rx_ack(&mut self, now: SimTime, out: &mut impl MacSink) {
-        if !matches!(self.ex, Exchange::AwaitResponse { kind: FrameKind::Ack, .. }) {
+        if !matches!(self.ex, Exchange::AwaitResponse(ResponseWait { kind: FrameKind::Ack, .. })) {
             return;
         }
         self.ex = Exchange::Idle;
         self.sync_timer();
-        self.self_busy_until = now;
+        self.cs.self_busy_until = now;
         self.report_outcome(now, true);
         let cur = self.cur.take().expect("ACK without MSDU");
         self.counters.successes += 1;
         // 10.3.4.3: CW reset after a successful attempt, then a new backoff
         // (post-backoff) even if no frame is queued.
-        self.cw = self.p.cw_min;
-        self.backoff = Some(self.draw_backoff());
+        self.bo.cw = self.p.cw_min;
+        self.bo.slots = Some(self.draw_backoff());
         out.push(MacOutput::Acked(cur.pkt.id));
         self.spare = Some(cur.pkt);
         out.push(MacOutput::Ready);
     }
 
     fn rx_cts(&mut self, now: SimTime) {
-        if !matches!(self.ex, Exchange::AwaitResponse { kind: FrameKind::Cts, .. }) {
+        if !matches!(self.ex, Exchange::AwaitResponse(ResponseWait { kind: FrameKind::Cts, .. })) {
             return;
         }
         self.ex = Exchange::Idle;
@@ -775,26 +726,25 @@ impl Dcf {
             cur.retries += 1;
             (cur.retries, self.p.short_retry_limit)
         };
-        // CW doubles: CW = min(2 (CW + 1) - 1, CWmax) (10.3.4.3).
-        self.cw = (2 * (self.cw + 1) - 1).min(self.p.cw_max);
+        // CW doubles (10.3.4.3).
+        self.bo.grow_cw(self.p.cw_max);
         if count >= limit {
             // The retry count reached the limit: `limit` attempts (module docs).
             let cur = self.cur.take().expect("in service");
             self.counters.drops_retry_limit += 1;
-            self.cw = self.p.cw_min;
-            self.backoff = Some(self.draw_backoff());
+            self.bo.cw = self.p.cw_min;
+            self.bo.slots = Some(self.draw_backoff());
             out.push(MacOutput::Dropped(cur.pkt.id, DropReason::RetryLimit));
             self.spare = Some(cur.pkt);
             out.push(MacOutput::Ready);
         } else {
-            self.backoff = Some(self.draw_backoff());
+            self.bo.slots = Some(self.draw_backoff());
         }
         self.resume();
     }
 
     fn draw_backoff(&mut self) -> u32 {
-        // Uniform over [0, CW] (10.3.3).
-        self.rng.below(self.cw as u64 + 1) as u32
+        self.bo.draw(&mut self.rng)
     }
 }
 

@@ -113,7 +113,7 @@ fn ns2_idle_access_draws_a_backoff_first() {
     d.p.backoff_on_idle_access = true;
     let mut out = vec![];
     d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
-    let k = d.backoff.expect("drawn") as u64;
+    let k = d.bo.slots.expect("drawn") as u64;
     assert!(k <= 15);
     assert_eq!(d.next_wakeup(), us(5 + k));
     // the draw comes from the station's stream: over seeds it is not always 0
@@ -122,7 +122,7 @@ fn ns2_idle_access_draws_a_backoff_first() {
             let mut e = Dcf::new(MacAddr(1), params(u32::MAX), RngStream::derive(seed, "mac/sta1"));
             e.p.backoff_on_idle_access = true;
             e.start_msdu(us(0), pkt(1), MacAddr(0), &mut vec![]);
-            e.backoff.unwrap()
+            e.bo.slots.unwrap()
         })
         .collect();
     assert!(draws.iter().any(|&k| k > 0) && draws.iter().all(|&k| k <= 15), "{draws:?}");
@@ -132,9 +132,9 @@ fn ns2_idle_access_draws_a_backoff_first() {
     let picks: Vec<Option<u32>> = (0..20)
         .map(|i| {
             e.cur = None;
-            e.backoff = Some(0);
+            e.bo.slots = Some(0);
             e.start_msdu(us(1000 * i), pkt(i), MacAddr(0), &mut vec![]);
-            e.backoff
+            e.bo.slots
         })
         .collect();
     assert!(picks.iter().any(|k| k.unwrap() > 0), "{picks:?}");
@@ -146,14 +146,14 @@ fn backoff_freezes_on_busy_and_resumes_after_difs() {
     let mut out = vec![];
     d.on_cca(us(0), true, &mut out); // someone else transmits
     d.start_msdu(us(1), pkt(1), MacAddr(0), &mut out);
-    d.backoff = Some(7); // force a known draw
+    d.bo.slots = Some(7); // force a known draw
     assert_eq!(d.next_wakeup(), SimTime::NEVER, "frozen while busy");
     d.on_cca(us(10), false, &mut out);
     // DIFS ends at 15, 7 slots -> 22
     assert_eq!(d.next_wakeup(), us(22));
     // busy again at 18.5: slots [15,16),[16,17),[17,18) counted -> 4 left
     d.on_cca(SimTime::from_nanos(18_500), true, &mut out);
-    assert_eq!(d.backoff, Some(4));
+    assert_eq!(d.bo.slots, Some(4));
     assert_eq!(d.next_wakeup(), SimTime::NEVER);
     d.on_cca(us(30), false, &mut out);
     assert_eq!(d.next_wakeup(), us(30 + 5 + 4));
@@ -165,7 +165,7 @@ fn eifs_after_error_and_cleared_by_good_frame() {
     let mut out = vec![];
     d.on_cca(us(0), true, &mut out);
     d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
-    d.backoff = Some(2);
+    d.bo.slots = Some(2);
     let other = Frame {
         kind: FrameKind::Data,
         ta: MacAddr(2),
@@ -195,7 +195,7 @@ fn nav_defers_until_duration_expires() {
     let mut out = vec![];
     d.on_cca(us(0), true, &mut out);
     d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
-    d.backoff = Some(0);
+    d.bo.slots = Some(0);
     let rts = Frame {
         kind: FrameKind::Rts,
         ta: MacAddr(2),
@@ -231,11 +231,11 @@ fn ack_timeout_doubles_cw_and_drops_at_retry_limit() {
         assert_eq!(d.next_wakeup(), end + SimDur::from_micros(4), "ACK timeout");
         out.clear();
         d.on_wake(end + SimDur::from_micros(4), &mut out);
-        cws.push(d.cw);
+        cws.push(d.bo.cw);
         t = d.next_wakeup();
         if attempt < 2 {
             // Counting starts DIFS after the timeout.
-            let k = d.backoff.unwrap() as u64;
+            let k = d.bo.slots.unwrap() as u64;
             assert_eq!(t, end + SimDur::from_micros(4 + 5 + k));
         }
     }
@@ -268,7 +268,7 @@ fn retry_limit_counts_attempts() {
     d.on_wake(end + SimDur::from_micros(4), &mut out);
     assert!(out.iter().any(|o| matches!(o, MacOutput::Dropped(_, DropReason::RetryLimit))));
     assert_eq!((d.counters.attempts, d.counters.retries, d.counters.drops_retry_limit), (1, 0, 1));
-    assert_eq!(d.cw, 15, "CW reset after the discard");
+    assert_eq!(d.bo.cw, 15, "CW reset after the discard");
 }
 
 #[test]
@@ -358,7 +358,7 @@ fn false_duplicate_after_sequence_wrap_is_acked_and_reported_dropped() {
 fn post_backoff_completed_allows_immediate_access() {
     let mut d = sta(1, u32::MAX);
     let mut out = vec![];
-    d.backoff = Some(3);
+    d.bo.slots = Some(3);
     d.resume(); // idle since 0: counting from 5
                 // The frame arrives long after the post-backoff ended.
     d.start_msdu(us(50), pkt(1), MacAddr(0), &mut out);
@@ -433,8 +433,8 @@ fn same_slot_is_a_collision_and_both_retry() {
     let ap = sta(0, u32::MAX);
     a.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
     b.start_msdu(us(0), pkt(2), MacAddr(0), &mut out);
-    a.backoff = Some(3);
-    b.backoff = Some(3);
+    a.bo.slots = Some(3);
+    b.bo.slots = Some(3);
     a.on_cca(us(1), false, &mut out);
     b.on_cca(us(1), false, &mut out);
     assert_eq!(a.next_wakeup(), us(9));
@@ -536,10 +536,10 @@ fn collide_with_gap(gap_us: u32) -> u64 {
         m.start_msdu(us(0), pkt(id), MacAddr(0), &mut out);
         m.on_cca(us(1), false, &mut out);
     }
-    a.backoff = Some(3);
-    b.backoff = Some(3 + gap_us);
-    a.count_from = None;
-    b.count_from = None;
+    a.bo.slots = Some(3);
+    b.bo.slots = Some(3 + gap_us);
+    a.bo.count_from = None;
+    b.bo.count_from = None;
     a.resume();
     b.resume();
     let (_, bss) = run_bss(vec![sta_with_header(0), a, b], vec![], 20);
@@ -605,9 +605,9 @@ fn lost_ack_fails_the_exchange_with_eifs_and_the_data_is_retried() {
     assert_eq!(s1.counters.failures, 1, "a corrupted ACK is a failed attempt");
     assert_eq!(s1.counters.successes, 0);
     assert_eq!(s1.counters.rx_errors, 1);
-    assert!(s1.use_eifs);
-    assert_eq!(s1.cw, 31, "CW doubled");
-    let k = s1.backoff.expect("a new backoff") as u64;
+    assert!(s1.cs.use_eifs);
+    assert_eq!(s1.bo.cw, 31, "CW doubled");
+    let k = s1.bo.slots.expect("a new backoff") as u64;
     assert_eq!(s1.next_wakeup(), us(122 + 20 + k), "EIFS after the bad ACK, then the backoff");
     assert_eq!(bss.macs[0].counters.rx_delivered, 1, "the AP got the data frame");
     assert_eq!(bss.medium[0].control_errors, 1, "counted at the ACK's sender");
@@ -640,7 +640,7 @@ fn lost_cts_fails_the_rts_and_the_rts_is_retried() {
     let s1 = &bss.macs[1];
     assert_eq!(s1.counters.failures, 1);
     assert_eq!(s1.cur.as_ref().unwrap().retries, 1);
-    let k = s1.backoff.expect("a new backoff") as u64;
+    let k = s1.bo.slots.expect("a new backoff") as u64;
     assert_eq!(s1.next_wakeup(), us(42 + 20 + k));
     assert_eq!(bss.medium[0].control_errors, 1);
 
@@ -1030,10 +1030,10 @@ fn no_ack_frames_get_no_ack_and_the_next_frame_follows_difs_and_a_backoff() {
     assert_eq!(d.counters.successes, 1);
     // The next MSDU waits DIFS and a fresh backoff from the frame's end, no
     // ACK timeout, no SIFS + ACK.
-    let k = d.backoff.expect("post-backoff") as u64;
+    let k = d.bo.slots.expect("post-backoff") as u64;
     d.start_msdu(us(107), pkt(2), MacAddr(0), &mut out);
     assert_eq!(d.next_wakeup(), us(107 + 5 + k));
-    assert_eq!(d.cw, 15);
+    assert_eq!(d.bo.cw, 15);
 
     // The receiver delivers and schedules nothing.
     let mut r = Dcf::new(MacAddr(0), p, RngStream::derive(1, "mac/0"));

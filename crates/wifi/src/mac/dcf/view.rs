@@ -3,20 +3,8 @@
 //! a shared slot counter (see `crate::medium`), and hand a station back its
 //! exact state when it has to act on its own.
 use super::{Bystander, Dcf, Exchange, GroupRules, MacAddr, Packet};
+use crate::mac::access::CsView;
 use wifitcp_core::SimTime;
-
-/// The part of a station's state that every bystander of the same
-/// collision domain shares.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CsView {
-    pub cca_busy: bool,
-    pub cca_idle_at: SimTime,
-    pub nav_end: SimTime,
-    pub use_eifs: bool,
-    /// Instant counting started in the current idle period (`None` while
-    /// the medium is busy for the station).
-    pub count_from: Option<SimTime>,
-}
 
 impl Dcf {
     /// Not in a frame exchange, nothing scheduled: the station only defers
@@ -31,22 +19,22 @@ impl Dcf {
     #[inline]
     pub fn shares_view(&self, v: &CsView, now: SimTime) -> bool {
         if !self.is_quiet()
-            || self.cca_busy != v.cca_busy
-            || self.use_eifs != v.use_eifs
-            || self.count_from != v.count_from
+            || self.cs.cca_busy != v.cs.cca_busy
+            || self.cs.use_eifs != v.cs.use_eifs
+            || self.bo.count_from != v.count_from
         {
             return false;
         }
-        if self.nav_end.max(now) != v.nav_end.max(now) || self.self_busy_until > now {
+        if self.cs.nav_end.max(now) != v.cs.nav_end.max(now) || self.cs.self_busy_until > now {
             return false;
         }
-        if !v.cca_busy && self.cca_idle_at != v.cca_idle_at {
+        if !v.cs.cca_busy && self.cs.cca_idle_at != v.cs.cca_idle_at {
             return false;
         }
         // A frame that arrived after a finished post-backoff is sent at its
         // arrival, not at a slot boundary: such a station acts alone.
-        match (self.cur.as_ref(), self.count_from, self.backoff) {
-            (Some(c), Some(cs), Some(k)) => c.ready_at <= cs + self.p.timing.slot * k as u64,
+        match (self.cur.as_ref(), self.bo.count_from, self.bo.slots) {
+            (Some(c), Some(cs), Some(k)) => c.ready_at <= self.slotting.end(cs, k as u64),
             _ => true,
         }
     }
@@ -54,18 +42,18 @@ impl Dcf {
     /// Remaining backoff slots as of the start of the current counting
     /// period (or of the next one, while frozen).
     pub fn backoff(&self) -> Option<u32> {
-        self.backoff
+        self.bo.slots
     }
 
     /// Take over a shared carrier-sense state and a backoff count.
     #[inline]
     pub fn adopt_view(&mut self, v: &CsView, backoff: Option<u32>) {
-        self.cca_busy = v.cca_busy;
-        self.cca_idle_at = v.cca_idle_at;
-        self.nav_end = self.nav_end.max(v.nav_end);
-        self.use_eifs = v.use_eifs;
-        self.count_from = v.count_from;
-        self.backoff = backoff;
+        self.cs.cca_busy = v.cs.cca_busy;
+        self.cs.cca_idle_at = v.cs.cca_idle_at;
+        self.cs.nav_end = self.cs.nav_end.max(v.cs.nav_end);
+        self.cs.use_eifs = v.cs.use_eifs;
+        self.bo.count_from = v.count_from;
+        self.bo.slots = backoff;
     }
 }
 
@@ -74,9 +62,8 @@ impl Bystander for Dcf {
         let p = &self.p;
         GroupRules {
             slot: p.timing.slot,
-            difs: p.timing.difs,
-            eifs: p.timing.eifs,
-            busy_slot_counts: p.busy_slot_counts,
+            rule: self.slotting.rule,
+            ifs: self.ifs_times,
             backoff_on_idle_access: p.backoff_on_idle_access,
             cw_max: p.cw_max.max(p.cw_min),
         }
@@ -95,7 +82,7 @@ impl Bystander for Dcf {
     }
     #[inline]
     fn backoff(&self) -> Option<u32> {
-        self.backoff
+        self.bo.slots
     }
     #[inline]
     fn adopt_view(&mut self, v: &CsView, backoff: Option<u32>, rx_errors: u64) {

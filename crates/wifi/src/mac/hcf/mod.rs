@@ -64,15 +64,17 @@ mod tests;
 
 pub use params::{HcfParams, HcfStats, BASIC_BLOCK_ACK_LEN};
 
+use super::access::{Backoff, CountRule, Deferral, IfsTimes, Slotting};
 use super::api::{Demand, Mac};
 use super::blockack::{Originator, Recipient};
 use super::dcf::MacCounters;
 use super::edca::{AccessCategory, EdcaParams};
+use super::exchange::{cts_duration, needs_rts, rts_duration, ResponseWait};
 use super::frame::{AckPolicy, Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdu, MpduBody, Mpdus, Msdu};
 use crate::phy::PhyTiming;
 use std::collections::VecDeque;
 use wifitcp_core::{DropReason, RngStream, SimDur, SimTime};
-use wifitcp_wire::wifi_frame::{data_mpdu_len, msdu_len, ACK_LEN, BLOCK_ACK_LEN, BLOCK_ACK_REQ_LEN};
+use wifitcp_wire::wifi_frame::{data_mpdu_len, msdu_len, ACK_LEN, BLOCK_ACK_LEN, BLOCK_ACK_REQ_LEN, CTS_LEN, RTS_LEN};
 use wifitcp_wire::Packet;
 
 /// An MSDU in the MAC: the shared handle and its MPDU length.
@@ -87,9 +89,8 @@ pub(super) struct Item {
 struct AcState {
     ac: AccessCategory,
     p: EdcaParams,
-    cw: u32,
-    backoff: Option<u32>,
-    count_from: Option<SimTime>,
+    /// Its backoff entity (`mac/access`).
+    bo: Backoff,
     /// When its current frame became available.
     ready_at: SimTime,
     /// Some link of this AC has something to send.
@@ -134,11 +135,7 @@ enum Exchange {
     Transmitting(After),
     /// Waiting for an ACK or BlockAck until `deadline` (10.3.2.9,
     /// 10.25.6.4 via the ACK timeout).
-    AwaitResponse {
-        kind: FrameKind,
-        deadline: SimTime,
-        rx_started: bool,
-    },
+    AwaitResponse(ResponseWait),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -182,19 +179,17 @@ pub struct Hcf {
     scheduled: Option<(SimTime, Frame)>,
     /// The rest of the current block, after the scheduled frame.
     block: VecDeque<Frame>,
+    /// The data frame an RTS in progress protects, sent SIFS after the CTS.
+    after_cts: Option<Frame>,
     txop: Option<Txop>,
     /// The EDCAF that won access at this instant and transmits once the
     /// queue has topped up the exchange (module docs).
     access_at: Option<(SimTime, usize)>,
-    cca_busy: bool,
-    /// The first frame heard while awaiting a response began too late for
-    /// its PHY-RXSTART to fall within the timeout (10.3.2.9): it is not
-    /// accepted as the response.
-    late_response: bool,
-    cca_idle_at: SimTime,
-    nav_end: SimTime,
-    self_busy_until: SimTime,
-    use_eifs: bool,
+    /// Carrier sense (`mac/access`).
+    cs: Deferral,
+    /// The slot time and EDCA's counting rule; the IFS.
+    slotting: Slotting,
+    ifs_times: IfsTimes,
     pub counters: MacCounters,
     pub stats: HcfStats,
 }
@@ -204,16 +199,10 @@ impl Hcf {
         assert!((1..=64).contains(&p.ba_window) && (1..=p.ba_window).contains(&p.max_mpdus));
         let acs = AccessCategory::ALL.map(|ac| {
             let e = *p.edca.get(ac);
-            AcState {
-                ac,
-                p: e,
-                cw: e.cw_min,
-                backoff: None,
-                count_from: None,
-                ready_at: SimTime::ZERO,
-                has_frame: false,
-            }
+            AcState { ac, p: e, bo: Backoff::new(e.cw_min), ready_at: SimTime::ZERO, has_frame: false }
         });
+        let slotting = Slotting::new(p.timing.slot, CountRule::Edca);
+        let ifs_times = IfsTimes { difs: p.timing.difs, eifs: p.timing.eifs };
         Hcf {
             addr,
             p: Box::new(p),
@@ -226,14 +215,12 @@ impl Hcf {
             ex: Exchange::Idle,
             scheduled: None,
             block: VecDeque::new(),
+            after_cts: None,
             txop: None,
             access_at: None,
-            cca_busy: false,
-            late_response: false,
-            cca_idle_at: SimTime::ZERO,
-            nav_end: SimTime::ZERO,
-            self_busy_until: SimTime::ZERO,
-            use_eifs: false,
+            cs: Deferral::new(),
+            slotting,
+            ifs_times,
             counters: MacCounters::default(),
             stats: HcfStats { mpdus_per_ppdu: vec![0; 65], ..HcfStats::default() },
         }
@@ -363,9 +350,9 @@ impl Hcf {
                 return;
             }
         }
-        if let Exchange::AwaitResponse { deadline, rx_started: false, .. } = self.ex {
-            if deadline == now {
-                self.self_busy_until = now;
+        if let Exchange::AwaitResponse(w) = self.ex {
+            if w.times_out(now) {
+                self.cs.self_busy_until = now;
                 self.exchange_failed(now, out);
                 return;
             }
@@ -395,7 +382,7 @@ impl Hcf {
         let Some(l) = self.pick_link(ac) else {
             // Nothing to send after all: back off again rather than stall.
             let k = self.draw(ac);
-            self.acs[ac].backoff = Some(k);
+            self.acs[ac].bo.slots = Some(k);
             self.refresh_has_frame();
             self.resume();
             return;
@@ -406,6 +393,7 @@ impl Hcf {
         };
         self.txop = Some(Txop { ac, link: l, end, bar_only: false });
         let f = self.build_exchange(now, l, true, out);
+        let f = self.protect(f);
         self.counters.attempts += 1;
         self.transmit(now, f, out);
     }
@@ -546,10 +534,65 @@ impl Hcf {
         }
     }
 
+    /// The first frame of an exchange, or an RTS in front of it when its
+    /// PSDU exceeds dot11RTSThreshold (`mac/exchange`, 10.3.2.7): the data
+    /// frame then waits in `after_cts` and follows the CTS after SIFS.
+    /// Model choice: the MPDUs count an attempt when the exchange is built,
+    /// so an RTS that gets no CTS costs each of them one attempt (as the
+    /// DCF's short retry count counts failed RTS), and their next data
+    /// frame carries the Retry bit.
+    fn protect(&mut self, f: Frame) -> Frame {
+        let acked = f.kind.carries_msdus() && f.mpdus.first().is_some_and(|m| m.ack != AckPolicy::NoAck);
+        if !needs_rts(f.mpdu_bytes, self.p.rts_threshold, acked) {
+            return f;
+        }
+        let t = &self.p.timing;
+        let cts = t.cts_time();
+        // The data frame's own Duration covers its response (SIFS + ACK or
+        // BlockAck, or the rest of a block).
+        let duration = rts_duration(t.sifs, cts, f.airtime, f.duration.saturating_sub(t.sifs));
+        let rts = Frame {
+            kind: FrameKind::Rts,
+            ta: self.addr,
+            ra: f.ra,
+            duration,
+            seq: 0,
+            retry: false,
+            mpdu_bytes: RTS_LEN,
+            rate: t.control_rate,
+            airtime: t.rts_time(),
+            contended: f.contended,
+            mpdus: Mpdus::none(),
+        };
+        self.stats.rts += 1;
+        self.after_cts = Some(Frame { contended: false, ..f });
+        rts
+    }
+
+    /// The CTS answering an RTS from `ta` whose Duration was `rts_duration`.
+    fn cts_frame(&self, ta: MacAddr, rts_duration: SimDur) -> Frame {
+        let t = &self.p.timing;
+        let cts = t.cts_time();
+        Frame {
+            kind: FrameKind::Cts,
+            ta: self.addr,
+            ra: ta,
+            duration: cts_duration(rts_duration, t.sifs, cts),
+            seq: 0,
+            retry: false,
+            mpdu_bytes: CTS_LEN,
+            rate: t.control_rate,
+            airtime: cts,
+            contended: false,
+            mpdus: Mpdus::none(),
+        }
+    }
+
     /// What follows a frame of ours when it ends.
     fn after_of(&self, f: &Frame) -> After {
         match f.kind {
-            FrameKind::Ack | FrameKind::BlockAck => After::Nothing,
+            FrameKind::Ack | FrameKind::BlockAck | FrameKind::Cts => After::Nothing,
+            FrameKind::Rts => After::Await(FrameKind::Cts),
             FrameKind::BlockAckReq => After::Await(FrameKind::BlockAck),
             _ => match f.mpdus.first().map(|m| m.ack) {
                 Some(AckPolicy::NoAck) => After::NoAckDone,
@@ -568,10 +611,11 @@ impl Hcf {
             FrameKind::Ack => self.stats.airtime_ack_ns += air,
             FrameKind::BlockAck => self.stats.airtime_block_ack_ns += air,
             FrameKind::BlockAckReq => self.stats.airtime_bar_ns += air,
+            FrameKind::Rts | FrameKind::Cts => self.stats.airtime_rts_cts_ns += air,
             _ => self.stats.airtime_data_ns += air,
         }
         self.ex = Exchange::Transmitting(self.after_of(&f));
-        self.self_busy_until = now + f.airtime;
+        self.cs.self_busy_until = now + f.airtime;
         out.push(MacOutput::StartTx(f));
     }
 
@@ -579,14 +623,12 @@ impl Hcf {
         let Exchange::Transmitting(after) = self.ex else {
             panic!("on_tx_end without a transmission");
         };
-        self.self_busy_until = now;
+        self.cs.self_busy_until = now;
         self.ex = Exchange::Idle;
         match after {
             After::Nothing => {}
             After::Await(kind) => {
-                let deadline = now + self.p.timing.ack_timeout();
-                self.ex = Exchange::AwaitResponse { kind, deadline, rx_started: false };
-                self.late_response = false;
+                self.ex = Exchange::AwaitResponse(ResponseWait::after(now, kind, self.p.timing.ack_timeout()));
             }
             After::Block => {
                 let next = self.block.pop_front().expect("a block frame without a successor");
@@ -628,6 +670,7 @@ impl Hcf {
                 if now + min <= end {
                     let at = now + t.sifs;
                     let f = self.build_exchange(at, l, false, out);
+                    let f = self.protect(f);
                     self.scheduled = Some((at, f));
                     return;
                 }
@@ -643,14 +686,14 @@ impl Hcf {
         let Some(tx) = self.txop.take() else { return };
         let i = tx.ac;
         if reset_cw {
-            self.acs[i].cw = self.acs[i].p.cw_min;
+            self.acs[i].bo.cw = self.acs[i].p.cw_min;
         } else {
             self.grow_cw(i);
         }
         let k = self.draw(i);
-        self.acs[i].backoff = Some(k);
-        self.acs[i].count_from = None;
-        self.self_busy_until = self.self_busy_until.max(now);
+        self.acs[i].bo.slots = Some(k);
+        self.acs[i].bo.count_from = None;
+        self.cs.self_busy_until = self.cs.self_busy_until.max(now);
         self.refresh_has_frame();
         self.resume();
     }
@@ -660,6 +703,9 @@ impl Hcf {
     fn exchange_failed(&mut self, now: SimTime, out: &mut impl MacSink) {
         self.ex = Exchange::Idle;
         self.counters.failures += 1;
+        if self.after_cts.take().is_some() {
+            self.stats.cts_failures += 1;
+        }
         let tx = self.txop.expect("a failed exchange outside a TXOP");
         let o = &mut self.links[tx.link].orig;
         let res = o.on_timeout();
@@ -684,11 +730,19 @@ impl Hcf {
 
     /// A response addressed to us ended: ACK or BlockAck.
     fn rx_response(&mut self, now: SimTime, f: &Frame, out: &mut impl MacSink) {
-        let Exchange::AwaitResponse { kind, .. } = self.ex else { return };
+        let Exchange::AwaitResponse(w) = self.ex else { return };
         let tx = self.txop.expect("awaiting a response outside a TXOP");
         let link = &mut self.links[tx.link];
-        if f.kind != kind || f.ta != link.ra || self.late_response {
+        if !w.accepts(f.kind) || f.ta != link.ra {
             self.exchange_failed(now, out);
+            return;
+        }
+        if f.kind == FrameKind::Cts {
+            // The data frame follows SIFS after the CTS (10.3.2.7).
+            let data = self.after_cts.take().expect("a CTS without a protected frame");
+            self.ex = Exchange::Idle;
+            self.cs.self_busy_until = now;
+            self.scheduled = Some((now + self.p.timing.sifs, data));
             return;
         }
         let res = match f.kind {
@@ -713,7 +767,7 @@ impl Hcf {
             self.counters.drops_retry_limit += 1;
             out.push(MacOutput::Dropped(it.msdu.id, DropReason::RetryLimit));
         }
-        self.self_busy_until = now;
+        self.cs.self_busy_until = now;
         self.exchange_succeeded(now, out);
     }
 
@@ -728,8 +782,10 @@ impl Hcf {
         if let Some((at, _)) = &self.scheduled {
             t = *at;
         }
-        if let Exchange::AwaitResponse { deadline, rx_started: false, .. } = self.ex {
-            t = t.min(deadline);
+        if let Exchange::AwaitResponse(w) = &self.ex {
+            if let Some(d) = w.timer() {
+                t = t.min(d);
+            }
         }
         t
     }
@@ -754,19 +810,14 @@ impl Mac for Hcf {
     fn on_cca(&mut self, now: SimTime, busy: bool, out: &mut impl MacSink) {
         if busy {
             self.freeze(now);
-            self.cca_busy = true;
-            if let Exchange::AwaitResponse { rx_started, deadline, .. } = &mut self.ex {
-                if !*rx_started {
-                    // 10.3.2.9: PHY-RXSTART within the timeout (see the DCF's
-                    // `late_response`).
-                    self.late_response = now + self.p.timing.rx_phy_start_delay > *deadline;
-                }
-                *rx_started = true;
+            self.cs.cca(now, true);
+            if let Exchange::AwaitResponse(w) = &mut self.ex {
+                // 10.3.2.9: the candidate response (`ResponseWait`).
+                w.energy(now, self.p.timing.rx_phy_start_delay);
             }
         } else {
-            self.cca_busy = false;
-            self.cca_idle_at = now;
-            if let Exchange::AwaitResponse { rx_started: true, .. } = self.ex {
+            self.cs.cca(now, false);
+            if let Exchange::AwaitResponse(ResponseWait { rx_started: true, .. }) = self.ex {
                 self.exchange_failed(now, out);
             }
             self.resume();
@@ -774,7 +825,7 @@ impl Mac for Hcf {
     }
     #[inline]
     fn idle_may_emit(&self) -> bool {
-        matches!(self.ex, Exchange::AwaitResponse { rx_started: true, .. })
+        matches!(self.ex, Exchange::AwaitResponse(ResponseWait { rx_started: true, .. }))
     }
     fn on_rx_end(&mut self, now: SimTime, f: &mut Frame, ok: bool, out: &mut impl MacSink) {
         self.rx_end(now, f, ok, out)

@@ -39,6 +39,9 @@ pub struct HcfParams {
     /// standard allows both (10.25.6.4 lets the originator retransmit or
     /// send a BlockAckReq).
     pub bar_after_missed_ba: bool,
+    /// dot11RTSThreshold: a data PSDU (an A-MPDU as a whole) longer than
+    /// this is sent after an RTS/CTS exchange (`mac/exchange`; 65535: off).
+    pub rts_threshold: u32,
 }
 
 /// Counters of the HCF beyond the common `MacCounters`.
@@ -63,4 +66,9 @@ pub struct HcfStats {
     pub airtime_ack_ns: u64,
     pub airtime_block_ack_ns: u64,
     pub airtime_bar_ns: u64,
+    /// RTS frames sent, and how many got no CTS.
+    pub rts: u64,
+    pub cts_failures: u64,
+    /// Airtime of the RTS and CTS frames this station sent, in ns.
+    pub airtime_rts_cts_ns: u64,
 }

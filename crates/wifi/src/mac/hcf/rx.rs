@@ -17,44 +17,48 @@
 //!   Responses go regardless of the NAV and the medium (10.3.2.9).
 use super::{Exchange, Hcf, RxLink};
 use crate::mac::blockack::Recipient;
+use crate::mac::exchange::answers_rts;
 use crate::mac::frame::{AckPolicy, Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdu, MpduBody, Mpdus};
 use wifitcp_core::{SimDur, SimTime};
 use wifitcp_wire::wifi_frame::ACK_LEN;
 
 impl Hcf {
     pub(super) fn rx_end(&mut self, now: SimTime, f: &mut Frame, ok: bool, out: &mut impl MacSink) {
-        if !ok {
-            // 10.3.2.3.7: EIFS after a frame received in error.
-            self.use_eifs = true;
-            self.counters.rx_errors += 1;
-            if matches!(self.ex, Exchange::AwaitResponse { .. }) {
-                self.exchange_failed(now, out);
-            }
-            return;
-        }
-        self.use_eifs = false;
-        if f.ra != self.addr {
-            // 10.3.2.4: third parties set their NAV from Duration.
-            self.nav_end = self.nav_end.max(now + f.duration);
-            if matches!(self.ex, Exchange::AwaitResponse { .. }) {
+        // EIFS after an error, NAV from a third party's frame (access layer).
+        let third_party = f.ra != self.addr;
+        self.cs.heard(now, ok, third_party, f.duration);
+        if !ok || third_party {
+            self.counters.rx_errors += u64::from(!ok);
+            if matches!(self.ex, Exchange::AwaitResponse(_)) {
                 self.exchange_failed(now, out);
             }
             return;
         }
         match f.kind {
-            FrameKind::Ack | FrameKind::BlockAck => self.rx_response(now, f, out),
+            FrameKind::Ack | FrameKind::BlockAck | FrameKind::Cts => self.rx_response(now, f, out),
             kind => {
-                if matches!(self.ex, Exchange::AwaitResponse { .. }) {
+                if matches!(self.ex, Exchange::AwaitResponse(_)) {
                     self.exchange_failed(now, out);
                 }
                 match kind {
                     FrameKind::QosData | FrameKind::Data => self.rx_data(now, f, out),
                     FrameKind::BlockAckReq => self.rx_bar(now, f, out),
+                    FrameKind::Rts => self.rx_rts(now, f),
                     // Other MACs' frames: decoded, no response.
                     _ => {}
                 }
             }
         }
+    }
+
+    /// An RTS addressed to us: a CTS after SIFS if the NAV is idle
+    /// (10.3.2.8).
+    fn rx_rts(&mut self, now: SimTime, f: &Frame) {
+        if !answers_rts(self.cs.nav_end, now) || self.scheduled.is_some() {
+            return;
+        }
+        let cts = self.cts_frame(f.ta, f.duration);
+        self.scheduled = Some((now + self.p.timing.sifs, cts));
     }
 
     fn rx_link(&mut self, ta: MacAddr, tid: u8) -> usize {

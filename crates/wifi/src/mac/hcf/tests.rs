@@ -32,6 +32,7 @@ fn ht_params(max: u16) -> HcfParams {
         max_ampdu_bytes: 65_535,
         no_ack: [false; 4],
         bar_after_missed_ba: false,
+        rts_threshold: 65535,
     }
 }
 
@@ -269,7 +270,7 @@ fn the_higher_access_category_wins_an_internal_collision() {
     let f = started(&mut out);
     assert_eq!(f.mpdus.first().unwrap().tid, 7);
     assert_eq!(sta.stats.internal_collisions, 1);
-    assert_eq!(sta.acs[AccessCategory::Be as usize].cw, 31);
+    assert_eq!(sta.acs[AccessCategory::Be as usize].bo.cw, 31);
     // A single MPDU: Normal Ack, answered by an ACK.
     assert_eq!(f.duration, SimDur::from_micros(16 + 28));
 }
@@ -494,13 +495,94 @@ fn a_busy_medium_takes_one_decrement_per_slot_boundary_passed_since_aifs() {
     let aifs_end = SimTime::from_micros(100); // slot 9 us
     for (busy_at, left) in [(99, 10), (100, 9), (108, 9), (109, 8), (127, 6)] {
         for a in sta.acs.iter_mut() {
-            a.backoff = Some(10);
-            a.count_from = Some(aifs_end);
+            a.bo.slots = Some(10);
+            a.bo.count_from = Some(aifs_end);
         }
         sta.freeze(SimTime::from_micros(busy_at));
         for a in sta.acs.iter() {
-            assert_eq!(a.backoff, Some(left), "busy at {busy_at} us");
-            assert_eq!(a.count_from, None);
+            assert_eq!(a.bo.slots, Some(left), "busy at {busy_at} us");
+            assert_eq!(a.bo.count_from, None);
         }
     }
+}
+
+/// RTS/CTS from the frame exchange layer: the threshold applies to the
+/// whole A-MPDU (the PSDU), the RTS's Duration covers CTS, the A-MPDU and
+/// its BlockAck, the CTS's the rest, and the A-MPDU follows SIFS after the
+/// CTS.
+#[test]
+fn an_a_mpdu_longer_than_the_rts_threshold_goes_after_rts_cts() {
+    let psdu = ampdu_bytes(&[MPDU; 8]);
+    // Threshold between one MPDU and the aggregate: only the PSDU exceeds it.
+    let p = HcfParams { rts_threshold: MPDU + 100, ..ht_params(8) };
+    let (mut ap, mut sta) = pair(p);
+    let mut out = Vec::new();
+    for i in 0..8 {
+        sta.give_msdu(SimTime::ZERO, pkt(i, 0), MacAddr(0), &mut out);
+    }
+    win(&mut sta, us(43), &mut out);
+    let rts = started(&mut out);
+    let t = sta.p.timing.clone();
+    let (sifs, cts_t) = (t.sifs, t.cts_time());
+    let data_air = SimDur::from_micros(36 + 4 * 256);
+    let ba = SimDur::from_micros(32);
+    assert_eq!((rts.kind, rts.ra, rts.contended), (FrameKind::Rts, MacAddr(0), true));
+    assert_eq!(rts.duration, sifs * 3 + cts_t + data_air + ba);
+    let (end, out) = air(&mut sta, &mut ap, &rts, us(43), &[]);
+    assert!(out.is_empty());
+    // The AP answers SIFS later with a CTS.
+    assert_eq!(ap.next_wakeup(), end + sifs);
+    let mut out = Vec::new();
+    ap.on_wake(end + sifs, &mut out);
+    let cts = started(&mut out);
+    assert_eq!((cts.kind, cts.ra), (FrameKind::Cts, MacAddr(1)));
+    assert_eq!(cts.duration, rts.duration - sifs - cts_t);
+    let (end, _) = air(&mut ap, &mut sta, &cts, end + sifs, &[]);
+    // The A-MPDU SIFS after the CTS, not contended, the whole PSDU.
+    assert_eq!(sta.next_wakeup(), end + sifs);
+    let mut out = Vec::new();
+    sta.on_wake(end + sifs, &mut out);
+    let f = started(&mut out);
+    assert_eq!((f.kind, f.mpdus.len(), f.mpdu_bytes, f.contended), (FrameKind::QosData, 8, psdu, false));
+    let (end, out) = air(&mut sta, &mut ap, &f, end + sifs, &[]);
+    assert_eq!(delivered(&out), (0..8).collect::<Vec<_>>());
+    let mut out = Vec::new();
+    win(&mut ap, end + sifs, &mut out);
+    let b = started(&mut out);
+    let (_, out) = air(&mut ap, &mut sta, &b, end + sifs, &[]);
+    assert_eq!(acked(&out), (0..8).collect::<Vec<_>>());
+    assert_eq!((sta.stats.rts, sta.stats.cts_failures, sta.counters.failures), (1, 0, 0));
+    assert_eq!(sta.stats.airtime_rts_cts_ns, rts.airtime.as_nanos());
+    assert_eq!(ap.stats.airtime_rts_cts_ns, cts_t.as_nanos());
+}
+
+/// An RTS that gets no CTS fails the exchange at the CTS timeout: the
+/// MPDUs stay for a retransmission, CW doubles, and the next access sends
+/// an RTS again.
+#[test]
+fn an_rts_without_cts_fails_and_retries() {
+    let p = HcfParams { rts_threshold: 0, ..ht_params(4) };
+    let (_, mut sta) = pair(p);
+    let mut out = Vec::new();
+    for i in 0..4 {
+        sta.give_msdu(SimTime::ZERO, pkt(i, 0), MacAddr(0), &mut out);
+    }
+    win(&mut sta, us(43), &mut out);
+    let rts = started(&mut out);
+    assert_eq!(rts.kind, FrameKind::Rts);
+    let end = us(43) + rts.airtime;
+    sta.on_tx_end(end, &mut out);
+    let deadline = end + sta.p.timing.ack_timeout();
+    assert_eq!(sta.next_wakeup(), deadline);
+    let mut out = Vec::new();
+    sta.on_wake(deadline, &mut out);
+    assert!(out.iter().all(|o| !matches!(o, MacOutput::Dropped(..))));
+    assert_eq!((sta.stats.rts, sta.stats.cts_failures, sta.counters.failures), (1, 1, 1));
+    assert_eq!(sta.acs[AccessCategory::Be as usize].bo.cw, 31);
+    // The next access: an RTS again, in front of the same four MPDUs.
+    let at = sta.next_wakeup();
+    let mut out = Vec::new();
+    win(&mut sta, at, &mut out);
+    assert_eq!(started(&mut out).kind, FrameKind::Rts);
+    assert_eq!(sta.after_cts.as_ref().map(|f| (f.mpdus.len(), f.retry)), Some((4, true)));
 }

@@ -9,9 +9,10 @@
 //! the DCF at the CF-End unless acknowledged or dropped.
 use super::activity::PollList;
 use super::Shadow;
+use crate::mac::access::CsView;
 use crate::mac::api::{Bystander, Demand, GroupRules, Mac};
 use crate::mac::beacon::BeaconClock;
-use crate::mac::dcf::{CsView, Dcf, MacCounters, Withdrawn};
+use crate::mac::dcf::{Dcf, MacCounters, Withdrawn};
 use crate::mac::frame::{Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdus};
 use crate::phy::PhyTiming;
 use wifitcp_core::{DropReason, SimDur, SimTime};

@@ -1,0 +1,164 @@
+//! One backoff entity: its contention window and the countdown, derived
+//! from timestamps (module docs of `access`).
+use wifitcp_core::{DurDivisor, RngStream, SimDur, SimTime};
+
+/// Which slot boundaries decrement a counter while the medium is idle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CountRule {
+    /// The DCF (10.3.4.3): the counter decrements at the end of each slot
+    /// during which the medium was idle for the whole slot. A countdown
+    /// interrupted after `j` whole idle slots has dropped by `j`.
+    Dcf,
+    /// The slotted model of Bianchi (2000), optional for the DCF
+    /// (`DcfParams::busy_slot_counts`): the slot in which the medium turns
+    /// busy counts too, `j + 1`. A deviation from 10.3.4.3, for
+    /// reproducing the model's assumptions.
+    DcfBusySlotCounts,
+    /// EDCA (10.22.2.4): an EDCAF acts at each slot boundary, the first at
+    /// the end of AIFS, then one per idle slot; at each it transmits if its
+    /// counter is 0, else decrements it. Interrupted after `j` whole idle
+    /// slots past the end of AIFS, `j + 1` boundaries have passed (ns-3's
+    /// `ChannelAccessManager::UpdateBackoff` applies the same rule to QoS
+    /// stations).
+    Edca,
+}
+
+impl CountRule {
+    /// Slots credited to a counter that started counting at `count_from`
+    /// when the medium turns busy at `now` (none if `now` is still in the
+    /// IFS).
+    #[inline(always)]
+    pub fn passed(self, count_from: SimTime, now: SimTime, div: &DurDivisor) -> u64 {
+        if now < count_from {
+            return 0;
+        }
+        let whole = div.whole(now - count_from);
+        match self {
+            CountRule::Dcf => whole,
+            CountRule::DcfBusySlotCounts | CountRule::Edca => whole + 1,
+        }
+    }
+}
+
+/// The slot time and how slots count: what the entities of a station (and
+/// of a bystander group) share.
+#[derive(Clone, Copy, Debug)]
+pub struct Slotting {
+    pub slot: SimDur,
+    pub rule: CountRule,
+    /// Division by the slot time (elapsed slots at every freeze).
+    div: DurDivisor,
+}
+
+impl Slotting {
+    pub fn new(slot: SimDur, rule: CountRule) -> Slotting {
+        Slotting { slot, rule, div: DurDivisor::new(slot) }
+    }
+
+    /// See [`CountRule::passed`].
+    #[inline(always)]
+    pub fn passed(&self, count_from: SimTime, now: SimTime) -> u64 {
+        self.rule.passed(count_from, now, &self.div)
+    }
+
+    /// When a countdown of `slots` from `count_from` ends.
+    #[inline(always)]
+    pub fn end(&self, count_from: SimTime, slots: u64) -> SimTime {
+        count_from + self.slot * slots
+    }
+}
+
+/// One backoff entity: the DCF of a station, or one EDCAF.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Backoff {
+    /// Instant counting started in the current idle period (the end of the
+    /// IFS); `None` while the medium is busy for the station.
+    pub count_from: Option<SimTime>,
+    /// Slots left at `count_from` (or at the start of the next counting
+    /// period, while frozen); `None`: no backoff pending.
+    pub slots: Option<u32>,
+    /// Contention window (10.3.3).
+    pub cw: u32,
+}
+
+impl Backoff {
+    pub const fn new(cw_min: u32) -> Backoff {
+        Backoff { count_from: None, slots: None, cw: cw_min }
+    }
+
+    /// When the entity may transmit: its countdown runs and it has a frame
+    /// ready since `ready` (`None`: no frame). A frame that arrives after
+    /// the countdown ended goes at its arrival (10.3.4.2).
+    #[inline(always)]
+    pub fn tx_at(&self, s: &Slotting, ready: Option<SimTime>) -> Option<SimTime> {
+        // `count_from` first: it is unset whenever the medium is busy for
+        // the station, the most frequent reason for no transmission.
+        let cs = self.count_from?;
+        let k = self.slots?;
+        let ready = ready?;
+        Some(s.end(cs, k as u64).max(ready))
+    }
+
+    /// Start counting at `start` (`Deferral::count_start`) if not
+    /// counting already.
+    #[inline(always)]
+    pub fn resume(&mut self, start: Option<SimTime>) {
+        if self.count_from.is_none() {
+            self.count_from = start;
+        }
+    }
+
+    /// The medium turns busy for the station at `now`: stop counting, less
+    /// the slots that passed. An entity whose countdown ends exactly now
+    /// still transmits now (two stations that chose the same slot collide,
+    /// 10.3.4.3), so it keeps its state.
+    #[inline(always)]
+    pub fn freeze(&mut self, now: SimTime, s: &Slotting, ready: Option<SimTime>) {
+        let Some(cs) = self.count_from else { return };
+        if self.tx_at(s, ready) == Some(now) {
+            return;
+        }
+        self.count_from = None;
+        if let Some(k) = self.slots.as_mut() {
+            let passed = s.passed(cs, now);
+            *k = (*k as u64).saturating_sub(passed) as u32;
+        }
+    }
+
+    /// No backoff pending at `now`: none, zero slots left, or a countdown
+    /// that ended at or before `now`.
+    #[inline]
+    pub fn expired(&self, now: SimTime, s: &Slotting) -> bool {
+        match (self.slots, self.count_from) {
+            (None, _) | (Some(0), _) => true,
+            (Some(k), Some(cs)) => s.end(cs, k as u64) <= now,
+            (Some(_), None) => false,
+        }
+    }
+
+    /// A backoff uniform over [0, CW] (10.3.3; 10.22.2.6 for an EDCAF).
+    #[inline]
+    pub fn draw(&self, rng: &mut RngStream) -> u32 {
+        rng.below(self.cw as u64 + 1) as u32
+    }
+
+    /// Draw a new backoff and count it from the next idle period.
+    #[inline]
+    pub fn redraw(&mut self, rng: &mut RngStream) {
+        self.slots = Some(self.draw(rng));
+    }
+
+    /// After a failed attempt: CW = min(2 (CW + 1) - 1, CWmax) (10.3.4.3,
+    /// 10.22.2.6).
+    #[inline]
+    pub fn grow_cw(&mut self, cw_max: u32) {
+        self.cw = (2 * (self.cw + 1) - 1).min(cw_max);
+    }
+
+    /// The countdown ended and the entity transmits: nothing pending.
+    #[inline]
+    pub fn consume(&mut self) {
+        self.slots = None;
+        self.count_from = None;
+    }
+}

@@ -1,0 +1,86 @@
+use super::*;
+use wifitcp_core::{RngStream, SimDur, SimTime};
+
+const SLOT: SimDur = SimDur::from_micros(9);
+
+fn us(x: u64) -> SimTime {
+    SimTime::ZERO + SimDur::from_micros(x)
+}
+
+#[test]
+fn dcf_counts_whole_idle_slots_edca_counts_boundaries() {
+    // Counting from 34 us; busy at 34 + 2.5 slots: two whole idle slots.
+    let busy = us(34) + SimDur::from_nanos(22_500);
+    for (rule, left) in [(CountRule::Dcf, 8), (CountRule::DcfBusySlotCounts, 7), (CountRule::Edca, 7)] {
+        let s = Slotting::new(SLOT, rule);
+        let mut b = Backoff { count_from: Some(us(34)), slots: Some(10), cw: 15 };
+        b.freeze(busy, &s, Some(SimTime::ZERO));
+        assert_eq!((b.count_from, b.slots), (None, Some(left)), "{rule:?}");
+    }
+    // Busy inside the IFS (before counting starts): nothing passes, for
+    // every rule.
+    for rule in [CountRule::Dcf, CountRule::DcfBusySlotCounts, CountRule::Edca] {
+        let s = Slotting::new(SLOT, rule);
+        let mut b = Backoff { count_from: Some(us(34)), slots: Some(10), cw: 15 };
+        b.freeze(us(30), &s, Some(SimTime::ZERO));
+        assert_eq!(b.slots, Some(10));
+    }
+}
+
+#[test]
+fn a_countdown_ending_now_transmits_now() {
+    let s = Slotting::new(SLOT, CountRule::Dcf);
+    let mut b = Backoff { count_from: Some(us(34)), slots: Some(3), cw: 15 };
+    let at = b.tx_at(&s, Some(SimTime::ZERO)).unwrap();
+    assert_eq!(at, us(34 + 27));
+    b.freeze(at, &s, Some(SimTime::ZERO));
+    assert_eq!(b.count_from, Some(us(34)), "frozen at its own transmit instant");
+    // Without a frame it freezes (post-backoff) and the slots pass.
+    b.freeze(at, &s, None);
+    assert_eq!((b.count_from, b.slots), (None, Some(0)));
+    // A frame arriving after the countdown ended goes at its arrival.
+    let b = Backoff { count_from: Some(us(34)), slots: Some(3), cw: 15 };
+    assert_eq!(b.tx_at(&s, Some(us(100))), Some(us(100)));
+    assert!(b.expired(us(61), &s) && !b.expired(us(60), &s));
+}
+
+#[test]
+fn deferral_eifs_and_nav() {
+    let t = IfsTimes { difs: SimDur::from_micros(34), eifs: SimDur::from_micros(94) };
+    let mut d = Deferral::new();
+    d.cca(us(10), true);
+    assert_eq!(d.free_since(), None);
+    d.heard(us(100), false, true, SimDur::from_micros(500));
+    assert!(d.use_eifs && d.nav_end == SimTime::ZERO, "an erroneous frame sets no NAV");
+    d.cca(us(100), false);
+    assert_eq!(d.free_since(), Some(us(100)));
+    // DCF: EIFS; EDCA with AIFSN 7 (SIFS 16 + 7 x 9 = 79 us): EIFS - DIFS + AIFS.
+    assert_eq!(d.ifs(t.difs, &t), SimDur::from_micros(94));
+    assert_eq!(d.ifs(SimDur::from_micros(79), &t), SimDur::from_micros(139));
+    d.heard(us(200), true, true, SimDur::from_micros(50));
+    assert!(!d.use_eifs);
+    assert_eq!(d.nav_end, us(250));
+    assert_eq!(d.ifs(t.difs, &t), t.difs);
+    d.heard(us(300), true, false, SimDur::from_micros(500));
+    assert_eq!(d.nav_end, us(250), "a frame addressed to the station sets no NAV");
+    d.self_busy_until = us(400);
+    assert_eq!(d.free_since(), Some(us(400)));
+}
+
+#[test]
+fn internal_collision_highest_priority_wins() {
+    let mut rng = RngStream::derive(1, "test/internal");
+    let mut e = [Backoff { count_from: Some(us(50)), slots: Some(0), cw: 15 }; 4];
+    let due = [
+        Due { index: 0, priority: 0, cw_max: 1023 },
+        Due { index: 2, priority: 5, cw_max: 15 },
+        Due { index: 3, priority: 6, cw_max: 7 },
+    ];
+    let (w, lost) = resolve_internal(&mut e, &due, &mut rng).unwrap();
+    assert_eq!((w, lost), (3, 2));
+    assert_eq!((e[3].slots, e[3].count_from), (None, None));
+    assert_eq!((e[0].cw, e[2].cw), (31, 15), "losers' CW doubles up to CWmax");
+    assert!(e[0].slots.unwrap() <= 31 && e[0].count_from.is_none());
+    assert_eq!(e[1], Backoff { count_from: Some(us(50)), slots: Some(0), cw: 15 }, "not due: untouched");
+    assert!(resolve_internal(&mut e, &[], &mut rng).is_none());
+}

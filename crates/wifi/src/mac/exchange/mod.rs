@@ -1,0 +1,29 @@
+//! The frame exchange rules every MAC shares (IEEE 802.11-2020 10.3.2):
+//! waiting for a response, the receiver's duplicate filter, and RTS/CTS
+//! protection. A MAC decides what to send and when it may (channel access,
+//! `mac/access`; or a coordinator's grant); these rules decide how an
+//! exchange proceeds once it has begun.
+//!
+//! Pieces, one file each:
+//! - `wait.rs`: [`ResponseWait`], the ACK/CTS/BlockAck timeout and the
+//!   PHY-RXSTART rule that decides whether a frame can be the response
+//!   (10.3.2.9);
+//! - `dup.rs`: [`RxCache`], the receive cache of 10.3.2.14 for MPDUs
+//!   outside a BlockAck agreement;
+//! - `protect.rs`: RTS/CTS (10.3.2.7, 10.3.2.8): when a PSDU needs it, the
+//!   Duration fields of the RTS and the CTS, and when a station answers an
+//!   RTS.
+//!
+//! Invariants: a response is accepted only while a wait is open, only of
+//! the kind awaited and only if its reception started within the timeout;
+//! a wait ends exactly once (accepted, failed by another frame, or timed
+//! out); a received MPDU is delivered at most once.
+mod dup;
+mod protect;
+#[cfg(test)]
+mod tests;
+mod wait;
+
+pub use dup::{RxCache, RxVerdict};
+pub use protect::{answers_rts, cts_duration, needs_rts, rts_duration, RTS_OFF};
+pub use wait::ResponseWait;
