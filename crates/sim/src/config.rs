@@ -18,7 +18,7 @@ pub mod roaming;
 pub mod schema;
 pub mod wlan;
 
-pub use mac::{AcName, AckPolicyConfig, BackoffRule, CollisionRestart, IdleAccess, MacConfig, MacKind};
+pub use mac::{AcName, AckPolicyConfig, BackoffRule, CollisionRestart, IdleAccess, MacConfig, MacKind, PollMode};
 pub use wlan::WlanConfig;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -373,6 +373,17 @@ fn hcf_json(s: &wifitcp_wifi::mac::HcfStats) -> Value {
         "internal_collisions": s.internal_collisions,
         "rts": s.rts,
         "cts_failures": s.cts_failures,
+        "polling": {
+            "service_periods": s.service_periods,
+            "period_s": s.period_ns as f64 * 1e-9,
+            "polls": s.polls,
+            "null_answers_received": s.poll_nulls,
+            "downlink_txops": s.scheduled_txops,
+            "list_joins": s.list_joins,
+            "list_leaves": s.list_leaves,
+            "polled_txops": s.polled_txops,
+            "null_answers_sent": s.null_answers,
+        },
         "airtime_s": {
             "data": s.airtime_data_ns as f64 * 1e-9,
             "ack": s.airtime_ack_ns as f64 * 1e-9,

@@ -93,7 +93,11 @@ fn bad_pcf_keys_are_one_line_errors() {
             json!({"kind": "multipoll", "multipoll_hysteresis": 1.5}),
             "mac.multipoll_hysteresis: must be in [0, 1)",
         ),
-        ("mac", json!({"kind": "dcf", "multipoll_pps": 5.0}), "mac.multipoll_pps: only for mac.kind \"multipoll\""),
+        (
+            "mac",
+            json!({"kind": "dcf", "multipoll_pps": 5.0}),
+            "mac.multipoll_pps: only for mac.kind \"edca\" or \"multipoll\"",
+        ),
         ("ap", json!({"beacons": false}), "ap.beacons: a point coordinator"),
     ];
     for (table, v, want) in cases {

@@ -100,6 +100,21 @@ pub struct MacConfig {
     /// retransmit in the next A-MPDU).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bar_after_missed_ba: Option<bool>,
+    /// HCF (`kind` "edca"): the AP grants polled TXOPs (HCCA-style
+    /// controlled access, `wifitcp_wifi::mac::hcf` poll.rs): "off"
+    /// (default), "all" (every associated station, round robin) or
+    /// "activity" (the stations above the `multipoll_*` thresholds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poll: Option<PollMode>,
+    /// A service period starts every `poll_interval_ms` (default 20).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poll_interval_ms: Option<f64>,
+    /// Most time a service period takes (default: the interval).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poll_max_period_ms: Option<f64>,
+    /// The TXOP each grant carries, us (default 3008).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poll_txop_us: Option<f64>,
     /// PCF (`kind` "pcf" or "multipoll"): a CFP starts at every
     /// `cfp_period`-th beacon (CFPPeriod, 10.4.1 of 802.11-2016; default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -127,7 +142,7 @@ pub struct MacConfig {
 
 /// Whether each key of a kind's own rows (`MacDescriptor::keys`) is set,
 /// in the order of `MACS` and their rows.
-pub fn kind_keys_set(m: &MacConfig) -> [(&'static str, bool); 13] {
+pub fn kind_keys_set(m: &MacConfig) -> [(&'static str, bool); 17] {
     [
         ("block_ack", m.block_ack.is_some()),
         ("block_ack_window", m.block_ack_window.is_some()),
@@ -136,6 +151,10 @@ pub fn kind_keys_set(m: &MacConfig) -> [(&'static str, bool); 13] {
         ("txop_limit_us", m.txop_limit_us.is_some()),
         ("no_ack_acs", m.no_ack_acs.is_some()),
         ("bar_after_missed_ba", m.bar_after_missed_ba.is_some()),
+        ("poll", m.poll.is_some()),
+        ("poll_interval_ms", m.poll_interval_ms.is_some()),
+        ("poll_max_period_ms", m.poll_max_period_ms.is_some()),
+        ("poll_txop_us", m.poll_txop_us.is_some()),
         ("cfp_period", m.cfp_period.is_some()),
         ("cfp_max_duration_tu", m.cfp_max_duration_tu.is_some()),
         ("multipoll_pps", m.multipoll_pps.is_some()),
@@ -144,6 +163,15 @@ pub fn kind_keys_set(m: &MacConfig) -> [(&'static str, bool); 13] {
         ("multipoll_hysteresis", m.multipoll_hysteresis.is_some()),
     ]
 }
+/// Whom an HCF AP polls (`mac.poll`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PollMode {
+    Off,
+    All,
+    Activity,
+}
+
 /// An access category by name (`mac.no_ack_acs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -309,6 +337,10 @@ impl Default for MacConfig {
             multipoll_bps: None,
             multipoll_window_ms: None,
             multipoll_hysteresis: None,
+            poll: None,
+            poll_interval_ms: None,
+            poll_max_period_ms: None,
+            poll_txop_us: None,
         }
     }
 }
@@ -533,7 +565,7 @@ mod tests {
     #[test]
     fn a_kinds_keys_under_another_kind_are_errors_naming_who_reads_them() {
         let e = with_mac(r#"{"kind": "pcf", "multipoll_bps": 5}"#).unwrap_err();
-        assert_eq!(e, "mac.multipoll_bps: only for mac.kind \"multipoll\"");
+        assert_eq!(e, "mac.multipoll_bps: only for mac.kind \"edca\" or \"multipoll\"");
         let e = with_mac(r#"{"kind": "edca", "cfp_period": 2}"#).unwrap_err();
         assert_eq!(e, "mac.cfp_period: only for mac.kind \"pcf\" or \"multipoll\"");
         let e = with_mac(r#"{"block_ack": false}"#).unwrap_err();
@@ -550,7 +582,7 @@ mod tests {
              round-robin polling) or \"multipoll\" (paper 000)."
         );
         let paths: Vec<&str> = keys().iter().map(|k| k.path).collect();
-        assert_eq!(paths.len(), KEYS.len() + 13);
+        assert_eq!(paths.len(), KEYS.len() + 17);
         assert_eq!(&paths[KEYS.len()..KEYS.len() + 2], ["block_ack", "block_ack_window"]);
     }
 }

@@ -442,6 +442,10 @@ mod tests {
         s.mac.multipoll_bps = Some(mp::D_MULTIPOLL_BPS);
         s.mac.multipoll_window_ms = Some(mp::D_MULTIPOLL_WINDOW_MS);
         s.mac.multipoll_hysteresis = Some(mp::D_MULTIPOLL_HYSTERESIS);
+        s.mac.poll = Some(crate::config::PollMode::Off);
+        s.mac.poll_interval_ms = Some(crate::macs::edca::D_POLL_INTERVAL_MS);
+        s.mac.poll_max_period_ms = Some(crate::macs::edca::D_POLL_INTERVAL_MS);
+        s.mac.poll_txop_us = Some(crate::macs::edca::D_POLL_TXOP_US);
         s.ap.beacons = Some(true);
         s.ap.beacon_interval_tu = Some(crate::config::D_BEACON_INTERVAL_TU);
         add("scenario", None, j(&s.scenario));

@@ -3,10 +3,15 @@
 //! (`wifitcp_wifi::mac::hcf`); the only kind that runs on the 802.11n PHY.
 //! Its APs send no beacons (the HCF has no beacon sender yet).
 use super::{MacDescriptor, Member};
-use crate::config::{AcName, BackoffRule, CollisionRestart, IdleAccess, Scenario};
+use crate::config::{AcName, BackoffRule, CollisionRestart, IdleAccess, PollMode, Scenario};
 use wifitcp_core::schema::Ty::*;
-use wifitcp_core::schema::B::In;
+use wifitcp_core::schema::B::{Ex, In};
 use wifitcp_core::schema::{k, r, Key};
+use wifitcp_core::SimDur;
+use wifitcp_wifi::mac::hcf::PollConfig;
+use wifitcp_wifi::mac::pcf::PollList;
+use wifitcp_wifi::mac::sched::ListScheduler;
+use wifitcp_wifi::mac::MacAddr;
 use wifitcp_wifi::mac::{AckPolicy, AnyMac, DcfParams, Hcf, HcfParams};
 use wifitcp_wifi::phy::PhyTiming;
 
@@ -14,7 +19,7 @@ use wifitcp_wifi::phy::PhyTiming;
 pub const MAC: MacDescriptor = MacDescriptor {
     name: "edca",
     about: "HCF: EDCA, QoS Data, BlockAck",
-    reads: &[],
+    reads: &["multipoll_pps", "multipoll_bps", "multipoll_window_ms", "multipoll_hysteresis"],
     keys: KEYS,
     foreign_key: Some("an HCF key, but mac.kind is \"dcf\" (set mac.kind = \"edca\")"),
     ht: true,
@@ -53,7 +58,34 @@ static KEYS: &[Key] = &[
         "",
         "edca: BlockAckReq after a missed BlockAck (ns-3) instead of retransmitting.",
     ),
+    k(
+        "poll",
+        Str,
+        "\"off\"",
+        None,
+        "",
+        "edca: AP-granted TXOPs: \"off\", \"all\" (round robin) or \"activity\" (multipoll_* thresholds).",
+    ),
+    k("poll_interval_ms", Float, "20.0", r(In(1.0), In(1e6)), "ms", "edca: a polling service period every interval."),
+    k("poll_max_period_ms", Float, "mac.poll_interval_ms", r(Ex(0.0), In(1e6)), "ms", "edca: longest service period."),
+    k("poll_txop_us", Float, "3008.0", r(In(0.0), In(1e9)), "us", "edca: the TXOP each poll grants."),
 ];
+
+/// Polling defaults (`mac.poll*`): a 20 ms service interval, the service
+/// interval of the voice and video streams HCCA was designed for (the
+/// standard leaves the schedule to the hybrid coordinator, 10.23.4.3), and
+/// a TXOP of 3008 us, the largest TXOP limit of Table 9-155's defaults
+/// (AC_VI), enough for one A-MPDU of aPPDUMaxTime's share and its BlockAck
+/// at 802.11n rates.
+pub const D_POLL_INTERVAL_MS: f64 = 20.0;
+pub const D_POLL_TXOP_US: f64 = 3008.0;
+
+/// One frame exchange: the longest MPDU (a 1500-octet IP datagram in QoS
+/// Data), SIFS and its ACK; the least a TXOP must hold.
+fn one_exchange(t: &PhyTiming) -> SimDur {
+    let mpdu = wifitcp_wire::wifi_frame::data_mpdu_len(wifitcp_wire::wifi_frame::msdu_len(1500)) + 2;
+    t.data_ppdu_time(mpdu) + t.sifs + t.ack_time()
+}
 
 /// The HCF's keys, and the PHY/MAC pairs that go together.
 fn check(s: &Scenario, t: &PhyTiming) -> Result<(), String> {
@@ -65,6 +97,28 @@ fn check(s: &Scenario, t: &PhyTiming) -> Result<(), String> {
         return Err("mac.backoff_rule: backoff_rule, collision_restart and idle_access are DCF options; the HCF follows 10.22.2".into());
     }
     let h = m;
+    super::multipoll::check_thresholds(s)?;
+    if let Some(i) = m.poll_interval_ms {
+        if !(i.is_finite() && i >= 1.0) {
+            return Err(format!("mac.poll_interval_ms: must be at least 1 ms, got {i}"));
+        }
+    }
+    let interval = m.poll_interval_ms.unwrap_or(D_POLL_INTERVAL_MS);
+    if let Some(p) = m.poll_max_period_ms {
+        if !(p.is_finite() && p > 0.0 && p <= interval) {
+            return Err(format!("mac.poll_max_period_ms: must be in (0, mac.poll_interval_ms = {interval}], got {p}"));
+        }
+    }
+    if let Some(x) = m.poll_txop_us {
+        // A grant starts at the end of the poll: SIFS, then one exchange.
+        let one = t.sifs + one_exchange(t);
+        if !(x.is_finite() && x <= 1e3 * interval && SimDur::from_micros_f64(x.max(0.0)) >= one) {
+            return Err(format!(
+                "mac.poll_txop_us: must hold one frame exchange ({:.0} us: a 1500-octet datagram, SIFS, ACK) and fit the interval, got {x}",
+                one.as_micros_f64()
+            ));
+        }
+    }
     let win = h.block_ack_window.unwrap_or(64);
     if !(1..=64).contains(&win) {
         return Err(format!("mac.block_ack_window: the compressed bitmap covers 1 to 64 MPDUs, got {win}"));
@@ -85,11 +139,8 @@ fn check(s: &Scenario, t: &PhyTiming) -> Result<(), String> {
         ));
     }
     if let Some(x) = h.txop_limit_us {
-        // 10.22.2.9: a nonzero TXOP limit must hold one frame exchange:
-        // the longest MPDU (a 1500-octet IP datagram in QoS Data), SIFS
-        // and its ACK.
-        let mpdu = wifitcp_wire::wifi_frame::data_mpdu_len(wifitcp_wire::wifi_frame::msdu_len(1500)) + 2;
-        let one = t.data_ppdu_time(mpdu) + t.sifs + t.ack_time();
+        // 10.22.2.9: a nonzero TXOP limit must hold one frame exchange.
+        let one = one_exchange(t);
         if !(x.is_finite() && (0.0..=65_535.0 * 32.0).contains(&x)) {
             return Err(format!("mac.txop_limit_us: must be 0 to 2097120 us (units of 32 us), got {x}"));
         }
@@ -104,7 +155,25 @@ fn check(s: &Scenario, t: &PhyTiming) -> Result<(), String> {
 }
 
 fn build(m: &Member) -> AnyMac {
-    AnyMac::from(Hcf::new(m.addr(), hcf_params(m.s, m.params, m.is_ap()), m.rng()))
+    let mut hcf = Hcf::new(m.addr(), hcf_params(m.s, m.params, m.is_ap()), m.rng());
+    let s = &m.s.mac;
+    let mode = s.poll.unwrap_or(PollMode::Off);
+    if m.is_ap() && !m.elsewhere && mode != PollMode::Off {
+        let list = match mode {
+            PollMode::Activity => PollList::by_activity(m.ap_of.len(), super::multipoll::activity(s)),
+            _ => PollList::round_robin(
+                (0..m.ap_of.len()).filter(|&k| k != m.i && m.ap_of[k] == m.i).map(|k| MacAddr(k as u32)).collect(),
+            ),
+        };
+        let interval = s.poll_interval_ms.unwrap_or(D_POLL_INTERVAL_MS);
+        let cfg = PollConfig {
+            interval: SimDur::from_micros_f64(1e3 * interval),
+            max_period: SimDur::from_micros_f64(1e3 * s.poll_max_period_ms.unwrap_or(interval)),
+        };
+        let txop = SimDur::from_micros_f64(s.poll_txop_us.unwrap_or(D_POLL_TXOP_US));
+        hcf.set_poller(Box::new(ListScheduler::new(list, txop)), cfg);
+    }
+    AnyMac::from(hcf)
 }
 
 /// The HCF's parameters from `[mac]` (`mac.kind = "edca"`): the EDCA set

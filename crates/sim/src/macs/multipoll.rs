@@ -49,6 +49,11 @@ static KEYS: &[Key] = &[
 /// The PCF's checks, then the thresholds'.
 fn check(s: &Scenario, t: &PhyTiming) -> Result<(), String> {
     super::pcf::check(s, t)?;
+    check_thresholds(s)
+}
+
+/// The activity list's thresholds (also the HCF's, `mac.poll = "activity"`).
+pub(super) fn check_thresholds(s: &Scenario) -> Result<(), String> {
     for (k, v) in [("multipoll_pps", s.mac.multipoll_pps), ("multipoll_bps", s.mac.multipoll_bps)] {
         if let Some(v) = v {
             if !(v.is_finite() && v >= 0.0) {
@@ -70,17 +75,17 @@ fn check(s: &Scenario, t: &PhyTiming) -> Result<(), String> {
 }
 
 fn build(m: &Member) -> AnyMac {
-    let s = &m.s.mac;
     let n = m.ap_of.len();
-    super::pcf::build_with(m, |_| {
-        PollList::by_activity(
-            n,
-            ActivityConfig {
-                pps: s.multipoll_pps.unwrap_or(D_MULTIPOLL_PPS),
-                bps: s.multipoll_bps.unwrap_or(D_MULTIPOLL_BPS),
-                window: SimDur::from_micros_f64(1e3 * s.multipoll_window_ms.unwrap_or(D_MULTIPOLL_WINDOW_MS)),
-                hysteresis: s.multipoll_hysteresis.unwrap_or(D_MULTIPOLL_HYSTERESIS),
-            },
-        )
-    })
+    super::pcf::build_with(m, |_| PollList::by_activity(n, activity(&m.s.mac)))
+}
+
+/// The activity list's thresholds from the `multipoll_*` keys (also read by
+/// the HCF's polling, `mac.poll = "activity"`).
+pub(super) fn activity(s: &crate::config::MacConfig) -> ActivityConfig {
+    ActivityConfig {
+        pps: s.multipoll_pps.unwrap_or(D_MULTIPOLL_PPS),
+        bps: s.multipoll_bps.unwrap_or(D_MULTIPOLL_BPS),
+        window: SimDur::from_micros_f64(1e3 * s.multipoll_window_ms.unwrap_or(D_MULTIPOLL_WINDOW_MS)),
+        hysteresis: s.multipoll_hysteresis.unwrap_or(D_MULTIPOLL_HYSTERESIS),
+    }
 }

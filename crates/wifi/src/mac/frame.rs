@@ -48,6 +48,10 @@ pub enum FrameKind {
     QosData,
     /// QoS Null (no body).
     QosNull,
+    /// QoS CF-Poll (no data, 9.2.4.1.3 Table 9-1 subtype 1110): the
+    /// hybrid coordinator grants the addressed station a TXOP of the
+    /// Duration it carries (10.23.3).
+    QosCfPoll,
     Ack,
     Rts,
     Cts,
@@ -84,6 +88,7 @@ impl FrameKind {
             FrameKind::Data => "data",
             FrameKind::QosData => "qos-data",
             FrameKind::QosNull => "qos-null",
+            FrameKind::QosCfPoll => "qos-cf-poll",
             FrameKind::Ack => "ack",
             FrameKind::Rts => "rts",
             FrameKind::Cts => "cts",

@@ -22,6 +22,7 @@ pub mod exchange;
 pub mod frame;
 pub mod hcf;
 pub mod pcf;
+pub mod sched;
 
 pub use access::CsView;
 pub use any::AnyMac;

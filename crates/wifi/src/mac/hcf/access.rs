@@ -18,9 +18,20 @@ impl Hcf {
         self.cs.free_since()
     }
 
-    /// In a frame exchange or TXOP of its own, or about to transmit.
+    /// In a frame exchange or TXOP of its own, about to transmit, or in a
+    /// scheduled period (polling AP, polled station).
     fn engaged(&self) -> bool {
-        self.ex != super::Exchange::Idle || self.scheduled.is_some() || self.txop.is_some() || self.access_at.is_some()
+        self.engaged_apart_from_polling() || self.polling()
+    }
+
+    /// In a frame exchange or TXOP of its own, about to transmit, or
+    /// granted a TXOP.
+    pub(super) fn engaged_apart_from_polling(&self) -> bool {
+        self.ex != super::Exchange::Idle
+            || self.scheduled.is_some()
+            || self.txop.is_some()
+            || self.access_at.is_some()
+            || self.grant.is_some()
     }
 
     /// Start counting for every EDCAF if the medium is free.

@@ -60,10 +60,13 @@ impl Hcf {
     pub(super) fn choose(&self, l: usize, now: SimTime, txop_end: Option<SimTime>) -> Chosen {
         let t = &self.p.timing;
         let link = &self.links[l];
-        let max = usize::from(self.max_per_exchange());
         let ht = t.ht.is_some();
         let aggregate = ht && self.p.block_ack;
         let no_ack = self.p.no_ack[link.ac as usize];
+        // Without A-MPDU, No Ack frames go one MPDU per PPDU and per
+        // exchange (9.2.4.5.4: no BlockAck session closes them); more of
+        // them in one TXOP are the TXOP's continuation, SIFS apart.
+        let max = if !ht && no_ack { 1 } else { usize::from(self.max_per_exchange()) };
         // Time the exchange may take, response included.
         let budget = txop_end.map(|e| e.saturating_since(now));
         let mut out: Vec<(u16, u32, Item)> = Vec::new();

@@ -58,11 +58,13 @@
 mod access;
 mod aggregate;
 mod params;
+mod poll;
 mod rx;
 #[cfg(test)]
 mod tests;
 
 pub use params::{HcfParams, HcfStats, BASIC_BLOCK_ACK_LEN};
+pub use poll::{PollConfig, QOS_NULL_LEN};
 
 use super::access::{Backoff, CountRule, Deferral, IfsTimes, Slotting};
 use super::api::{Demand, Mac};
@@ -159,6 +161,10 @@ struct Txop {
     end: Option<SimTime>,
     /// The current exchange is a BlockAckReq alone.
     bar_only: bool,
+    /// Granted by the AP's scheduler (a polled TXOP, or the AP's own in a
+    /// service period), not won by contention: its end changes no CW or
+    /// backoff (`poll.rs`).
+    granted: bool,
 }
 
 pub struct Hcf {
@@ -181,6 +187,13 @@ pub struct Hcf {
     block: VecDeque<Frame>,
     /// The data frame an RTS in progress protects, sent SIFS after the CTS.
     after_cts: Option<Frame>,
+    /// The AP's polling (`poll.rs`; `None`: the AP does not poll, or a
+    /// station).
+    poller: Option<Box<poll::Poller>>,
+    /// A QoS CF-Poll granted us a TXOP: (its start, its end, the AP).
+    grant: Option<(SimTime, SimTime, MacAddr)>,
+    /// The end of the granted TXOP being filled (`access_at`).
+    granted_end: Option<SimTime>,
     txop: Option<Txop>,
     /// The EDCAF that won access at this instant and transmits once the
     /// queue has topped up the exchange (module docs).
@@ -216,6 +229,9 @@ impl Hcf {
             scheduled: None,
             block: VecDeque::new(),
             after_cts: None,
+            poller: None,
+            grant: None,
+            granted_end: None,
             txop: None,
             access_at: None,
             cs: Deferral::new(),
@@ -357,6 +373,9 @@ impl Hcf {
                 return;
             }
         }
+        if self.grant_wake(now, out) || self.poll_wake(now, out) {
+            return;
+        }
         let ac = match self.access_at {
             Some((at, ac)) if at == now => {
                 self.access_at = None;
@@ -379,20 +398,30 @@ impl Hcf {
                 ac
             }
         };
+        self.start_txop(now, ac, out);
+    }
+
+    /// Start a TXOP of EDCAF `ac`: won by contention, or granted by a
+    /// QoS CF-Poll (`granted_end`, `poll.rs`).
+    fn start_txop(&mut self, now: SimTime, ac: usize, out: &mut impl MacSink) {
+        let granted = self.granted_end.take();
         let Some(l) = self.pick_link(ac) else {
-            // Nothing to send after all: back off again rather than stall.
-            let k = self.draw(ac);
-            self.acs[ac].bo.slots = Some(k);
+            if granted.is_none() {
+                // Nothing to send after all: back off again rather than stall.
+                let k = self.draw(ac);
+                self.acs[ac].bo.slots = Some(k);
+            }
             self.refresh_has_frame();
             self.resume();
             return;
         };
-        let end = match self.acs[ac].p.txop_limit {
-            SimDur::ZERO => None,
-            lim => Some(now + lim),
+        let end = match (granted, self.acs[ac].p.txop_limit) {
+            (Some(e), _) => Some(e),
+            (None, SimDur::ZERO) => None,
+            (None, lim) => Some(now + lim),
         };
-        self.txop = Some(Txop { ac, link: l, end, bar_only: false });
-        let f = self.build_exchange(now, l, true, out);
+        self.txop = Some(Txop { ac, link: l, end, bar_only: false, granted: granted.is_some() });
+        let f = self.build_exchange(now, l, granted.is_none(), out);
         let f = self.protect(f);
         self.counters.attempts += 1;
         self.transmit(now, f, out);
@@ -591,7 +620,9 @@ impl Hcf {
     /// What follows a frame of ours when it ends.
     fn after_of(&self, f: &Frame) -> After {
         match f.kind {
-            FrameKind::Ack | FrameKind::BlockAck | FrameKind::Cts => After::Nothing,
+            FrameKind::Ack | FrameKind::BlockAck | FrameKind::Cts | FrameKind::QosCfPoll | FrameKind::QosNull => {
+                After::Nothing
+            }
             FrameKind::Rts => After::Await(FrameKind::Cts),
             FrameKind::BlockAckReq => After::Await(FrameKind::BlockAck),
             _ => match f.mpdus.first().map(|m| m.ack) {
@@ -614,6 +645,11 @@ impl Hcf {
             FrameKind::Rts | FrameKind::Cts => self.stats.airtime_rts_cts_ns += air,
             _ => self.stats.airtime_data_ns += air,
         }
+        if self.poller.is_some() && f.kind.carries_msdus() {
+            for m in f.mpdus.iter() {
+                self.poll_observe(now, f.ra, m.bytes);
+            }
+        }
         self.ex = Exchange::Transmitting(self.after_of(&f));
         self.cs.self_busy_until = now + f.airtime;
         out.push(MacOutput::StartTx(f));
@@ -625,6 +661,9 @@ impl Hcf {
         };
         self.cs.self_busy_until = now;
         self.ex = Exchange::Idle;
+        if after.frees_medium() {
+            self.poll_idle(now);
+        }
         match after {
             After::Nothing => {}
             After::Await(kind) => {
@@ -685,6 +724,13 @@ impl Hcf {
     fn end_txop(&mut self, now: SimTime, reset_cw: bool) {
         let Some(tx) = self.txop.take() else { return };
         let i = tx.ac;
+        if tx.granted {
+            // A granted TXOP leaves the EDCAF's CW and backoff as they were.
+            self.cs.self_busy_until = self.cs.self_busy_until.max(now);
+            self.refresh_has_frame();
+            self.resume();
+            return;
+        }
         if reset_cw {
             self.acs[i].bo.cw = self.acs[i].p.cw_min;
         } else {
@@ -811,12 +857,14 @@ impl Mac for Hcf {
         if busy {
             self.freeze(now);
             self.cs.cca(now, true);
+            self.poll_busy();
             if let Exchange::AwaitResponse(w) = &mut self.ex {
                 // 10.3.2.9: the candidate response (`ResponseWait`).
                 w.energy(now, self.p.timing.rx_phy_start_delay);
             }
         } else {
             self.cs.cca(now, false);
+            self.poll_idle(now);
             if let Exchange::AwaitResponse(ResponseWait { rx_started: true, .. }) = self.ex {
                 self.exchange_failed(now, out);
             }
@@ -837,8 +885,11 @@ impl Mac for Hcf {
         self.wake(now, out)
     }
     fn next_wakeup(&self) -> SimTime {
-        let mut t = self.timer();
+        let mut t = self.timer().min(self.poll_timer());
         if let Some((at, _)) = self.access_at {
+            t = t.min(at);
+        }
+        if let Some((at, _, _)) = self.grant {
             t = t.min(at);
         }
         match self.earliest_access() {

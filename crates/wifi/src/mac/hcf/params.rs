@@ -71,4 +71,17 @@ pub struct HcfStats {
     pub cts_failures: u64,
     /// Airtime of the RTS and CTS frames this station sent, in ns.
     pub airtime_rts_cts_ns: u64,
+    /// AP polling (`poll.rs`): service periods, their total time, QoS
+    /// CF-Polls sent, grants answered with a QoS Null, the AP's own
+    /// downlink TXOPs in them, and the polling list's joins and leaves.
+    pub service_periods: u64,
+    pub period_ns: u64,
+    pub polls: u64,
+    pub poll_nulls: u64,
+    pub scheduled_txops: u64,
+    pub list_joins: u64,
+    pub list_leaves: u64,
+    /// Polled station: TXOPs granted to it, and QoS Null answers.
+    pub polled_txops: u64,
+    pub null_answers: u64,
 }

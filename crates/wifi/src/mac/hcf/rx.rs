@@ -44,6 +44,8 @@ impl Hcf {
                     FrameKind::QosData | FrameKind::Data => self.rx_data(now, f, out),
                     FrameKind::BlockAckReq => self.rx_bar(now, f, out),
                     FrameKind::Rts => self.rx_rts(now, f),
+                    FrameKind::QosCfPoll => self.rx_poll(now, f),
+                    FrameKind::QosNull => self.poll_null(f.ta),
                     // Other MACs' frames: decoded, no response.
                     _ => {}
                 }

@@ -3,6 +3,8 @@
 //! against the cycle-time arithmetic of one station.
 use super::*;
 use crate::mac::edca::EdcaSet;
+use crate::mac::pcf::PollList;
+use crate::mac::sched::ListScheduler;
 use crate::medium::{Bss, BssOutput, FixedPer};
 use crate::phy::ht::{ampdu_bytes, PPDU_MAX_TIME};
 use crate::phy::{PhyConfig, PhyStandard};
@@ -345,11 +347,46 @@ fn no_ack_sends_without_response_or_retransmission() {
     assert_eq!(ap.next_wakeup(), SimTime::NEVER, "no response");
 }
 
+/// Without A-MPDU (802.11a) a No Ack exchange is one MPDU in one PPDU whose
+/// airtime is that MPDU's, even under a BlockAck agreement: the next MSDU
+/// waits for the next exchange.
+#[test]
+fn non_ht_no_ack_sends_one_mpdu_per_ppdu() {
+    let p = HcfParams {
+        timing: PhyTiming::from_config(&PhyConfig::new(PhyStandard::Dot11a, 54.0)).unwrap(),
+        no_ack: [true; 4],
+        ..ht_params(4)
+    };
+    let t = p.timing.clone();
+    let (mut ap, mut sta) = pair(p);
+    let mut out = Vec::new();
+    for i in 0..4 {
+        sta.give_msdu(SimTime::ZERO, pkt(i, 0), MacAddr(0), &mut out);
+    }
+    win(&mut sta, us(43), &mut out);
+    let f = started(&mut out);
+    assert_eq!((f.mpdus.len(), f.mpdu_bytes), (1, MPDU));
+    assert_eq!(f.airtime, t.data_ppdu_time(MPDU));
+    assert_eq!(f.mpdus.first().map(|m| m.ack), Some(AckPolicy::NoAck));
+    let (_, out) = air(&mut sta, &mut ap, &f, us(43), &[]);
+    assert_eq!((acked(&out), delivered(&out)), (vec![0], vec![0]));
+}
+
 /// `n` saturated stations send to the AP (station 0) through the medium
 /// for `secs`; returns MSDUs delivered per second and the BSS.
 fn saturated(p: HcfParams, n: usize, secs: u64) -> (f64, Bss<Hcf>) {
-    let macs: Vec<Hcf> =
+    saturated_polled(p, n, secs, None)
+}
+
+/// `saturated`, the AP polling every station round robin with grants of
+/// `txop` (`poll`: the polling config and the TXOP).
+fn saturated_polled(p: HcfParams, n: usize, secs: u64, poll: Option<(PollConfig, SimDur)>) -> (f64, Bss<Hcf>) {
+    let mut macs: Vec<Hcf> =
         (0..=n).map(|i| Hcf::new(MacAddr(i as u32), p.clone(), RngStream::derive(3, &format!("mac/{i}")))).collect();
+    if let Some((cfg, txop)) = poll {
+        let list = PollList::round_robin((1..=n as u32).map(MacAddr).collect());
+        macs[0].set_poller(Box::new(ListScheduler::new(list, txop)), cfg);
+    }
     let errors = FixedPer { uplink: vec![0.0; n + 1], downlink: vec![0.0; n + 1], is_ap: vec![] };
     let mut bss = Bss::new(macs, Box::new(errors), RngStream::derive(3, "medium"));
     let mut q = EventQueue::new();
@@ -585,4 +622,71 @@ fn an_rts_without_cts_fails_and_retries() {
     win(&mut sta, at, &mut out);
     assert_eq!(started(&mut out).kind, FrameKind::Rts);
     assert_eq!(sta.after_cts.as_ref().map(|f| (f.mpdus.len(), f.retry)), Some((4, true)));
+}
+
+/// AP-scheduled access: with the AP polling every station round robin
+/// (service periods back to back), each saturated station sends its
+/// A-MPDUs in polled TXOPs SIFS after the QoS CF-Poll, and the stations no
+/// longer collide (the AP takes the medium after PIFS, before any AIFS).
+#[test]
+fn polled_txops_carry_a_mpdus_without_collisions() {
+    let n = 10;
+    let (edca, bss_e) = saturated(ht_params(16), n, 2);
+    let cfg = PollConfig { interval: SimDur::from_millis(20), max_period: SimDur::from_millis(20) };
+    let (polled, bss) = saturated_polled(ht_params(16), n, 2, Some((cfg, SimDur::from_micros(2000))));
+    let ap = &bss.macs[0].stats;
+    assert!(ap.service_periods >= 90 && ap.polls >= 900, "{ap:?}");
+    assert_eq!(ap.poll_nulls, 0, "saturated stations always have data");
+    let fail_e: u64 = bss_e.macs.iter().map(|m| m.counters.failures).sum();
+    let fail_p: u64 = bss.macs.iter().map(|m| m.counters.failures).sum();
+    for m in &bss.macs[1..] {
+        assert!(m.stats.polled_txops >= 90, "{:?}", m.stats);
+        assert_eq!(m.stats.null_answers, 0);
+        // Most of its PPDUs are the aggregates its TXOP holds: the grant
+        // (2 ms from the end of the poll) less the SIFS before the answer
+        // leaves 1984 us for A-MPDU, SIFS and BlockAck: 14 MPDUs (1824 +
+        // 16 + 32 = 1872 us); 15 take 2000 us.
+        let t = &m.p.timing;
+        let exchange = |k: usize| t.data_ppdu_time(ampdu_bytes(&vec![MPDU; k])) + t.sifs + SimDur::from_micros(32);
+        let budget = SimDur::from_micros(2000) - t.sifs;
+        assert!(exchange(14) <= budget && exchange(15) > budget);
+        assert!(m.stats.mpdus_per_ppdu[14] * 2 > m.stats.mpdus_per_ppdu.iter().sum::<u64>(), "{:?}", m.stats);
+    }
+    eprintln!("n = {n}: EDCA {edca:.0} MSDU/s, {fail_e} failed exchanges; polled {polled:.0} MSDU/s, {fail_p} failed, {} polls", ap.polls);
+    // Contention before the first period only: far fewer failures.
+    assert!(fail_p * 10 < fail_e, "polled {fail_p} failures, EDCA {fail_e}");
+    assert!(polled > edca, "polled {polled:.0} MSDU/s, EDCA {edca:.0}");
+}
+
+/// A polled station with nothing to send answers QoS Null SIFS after the
+/// poll; the AP counts the empty grant and moves on after PIFS.
+#[test]
+fn an_empty_grant_is_answered_with_a_qos_null() {
+    let (mut ap, mut sta) = pair(ht_params(8));
+    let cfg = PollConfig { interval: SimDur::from_millis(1), max_period: SimDur::from_millis(1) };
+    let list = PollList::round_robin(vec![MacAddr(1)]);
+    ap.set_poller(Box::new(ListScheduler::new(list, SimDur::from_micros(500))), cfg);
+    let t0 = SimTime::from_millis(1);
+    assert_eq!(ap.next_wakeup(), t0);
+    let mut out = Vec::new();
+    ap.on_wake(t0, &mut out);
+    let poll = started(&mut out);
+    assert_eq!((poll.kind, poll.ra, poll.duration), (FrameKind::QosCfPoll, MacAddr(1), SimDur::from_micros(500)));
+    assert_eq!(ap.stats.polls, 1);
+    let (end, _) = air(&mut ap, &mut sta, &poll, t0, &[]);
+    let sifs = ap.p.timing.sifs;
+    assert_eq!(sta.next_wakeup(), end + sifs);
+    let mut out = Vec::new();
+    sta.on_wake(end + sifs, &mut out);
+    let null = started(&mut out);
+    assert_eq!((null.kind, null.ra, null.contended), (FrameKind::QosNull, MacAddr(0), false));
+    let (end, _) = air(&mut sta, &mut ap, &null, end + sifs, &[]);
+    // PIFS later the AP closes the grant; the list is done: the period ends.
+    let pifs = sifs + ap.p.timing.slot;
+    assert_eq!(ap.next_wakeup(), end + pifs);
+    let mut out = Vec::new();
+    ap.on_wake(end + pifs, &mut out);
+    assert!(out.iter().all(|o| !matches!(o, MacOutput::StartTx(_))));
+    assert_eq!((ap.stats.poll_nulls, ap.stats.service_periods, sta.stats.null_answers), (1, 1, 1));
+    assert_eq!(ap.next_wakeup(), t0 + SimDur::from_millis(1), "the next period");
 }
