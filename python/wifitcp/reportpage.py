@@ -410,13 +410,12 @@ def build(files: Sequence[str] = (), results: str = "results", out: str = "resul
     res_dir, out_dir = Path(results), Path(out)
     if run:
         from . import campaign
-        from .cli import run_campaign
 
         for e in chosen:
             items = scn_mod.check_all(e.scenario)
-            res = run_campaign(e.scenario, items, out=str(res_dir / f"{e.name}.duckdb"),
-                               jobs=campaign.jobs_for(e.scenario, jobs),
-                               dask=campaign.dask_for(e.scenario, dask))
+            res = campaign.run_with_progress(
+                e.scenario, items, out=str(res_dir / f"{e.name}.duckdb"),
+                jobs=campaign.jobs_for(e.scenario, jobs), dask=campaign.dask_for(e.scenario, dask))
             if res.failed:
                 log(f"{e.name}: {len(res.failed)} runs failed (see the failures table)")
     out_dir.mkdir(parents=True, exist_ok=True)
