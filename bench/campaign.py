@@ -2,10 +2,11 @@
 
 15 flow counts (n = 1..15) x 3 AP schemes (default 802.11 / grouped ACK
 congestion control / Pilosof) x 10 seeds, 100 simulated seconds each
-(scenarios/keceli-fairness.toml with --seeds 1..10), run by the same code
-as `wifitcp run` (validation, worker pool, one store transaction per run)
-into a fresh store in a temporary directory. Prints the wall time and where
-it went. Target: under 60 s on 2 cores.
+(scenarios/keceli-fairness.toml, the flagship of paper 001's reproduction,
+`wifitcp.repro.p001_keceli`, with --seeds 1..10), run by the same code as
+`wifitcp run` (validation, worker pool, one store transaction per run) into
+a fresh store in a temporary directory. Prints the wall time and where it
+went. Target: under 60 s on 2 cores.
 
     bench/campaign                 # 2 worker processes
     bench/campaign --jobs 4 --seeds 1..3 --duration 20
@@ -26,6 +27,7 @@ sys.path.insert(0, str(ROOT / "python"))
 
 from wifitcp import campaign, core, scenario as S  # noqa: E402
 from wifitcp.progress import Progress  # noqa: E402
+from wifitcp.repro import common, p001_keceli  # noqa: E402
 from wifitcp.store import Store  # noqa: E402
 
 TARGET_S = 60.0
@@ -33,7 +35,8 @@ TARGET_S = 60.0
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--scenario", default=str(ROOT / "scenarios" / "keceli-fairness.toml"))
+    ap.add_argument("--scenario", default=str(common.scenario_path(p001_keceli.FLAGSHIP)),
+                    help="default: the flagship of paper 001's reproduction (wifitcp.repro.p001_keceli)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seeds", default="1..10")
     ap.add_argument("--duration", type=float, default=100.0)

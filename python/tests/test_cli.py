@@ -242,9 +242,9 @@ def test_compare_skips_workloads_the_model_does_not_cover(fake_core, write, caps
     db = str(tmp_path / "c.duckdb")
     assert main(["run", f, "--out", db, "--jobs", "1", "--seed", "1"]) == 0
     capsys.readouterr()
-    from wifitcp.models.bianchi import main as bianchi_main
+    from wifitcp.compare import main as compare_main
 
-    assert bianchi_main(["--compare", db]) == 0
+    assert compare_main([db]) == 0
     out = capsys.readouterr().out
     lines = [x for x in out.splitlines() if x.startswith("cli-test")]
     assert len(lines) == 2 and all(" - " in x for x in lines)

@@ -13,10 +13,13 @@ later campaign retries it.
 from __future__ import annotations
 
 import contextlib
+import sys
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from . import core, runner, scenario as scn_mod
+from .errors import InputError
 from .runner import RunOutcome
 from .scenario import RunSpec, Scenario
 from .store import Store, run_key
@@ -38,6 +41,7 @@ class CampaignResult:
     outcomes: list = field(default_factory=list)   # [(RunOutcome, run_id)] run order
     skipped: list = field(default_factory=list)    # [Planned] already finished
     version: str = ""
+    wall_s: float = 0.0                            # set by `run_with_progress`
 
     @property
     def failed(self) -> list:
@@ -141,3 +145,59 @@ def _run(res: CampaignResult, by_index: dict, work: list, version: str, stale: s
         res.outcomes.append((o, run_id))
         if on_outcome is not None:
             on_outcome(o, run_id)
+
+
+def open_store(path: str) -> Store:
+    """The results store at ``path`` (created if missing); a store that
+    cannot be opened is bad input (one line naming the path)."""
+    try:
+        return Store(path)
+    except Exception as e:
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise InputError(path, "", f"cannot open results store: {msg}") from None
+
+
+def run_with_progress(scn: Scenario, items: Optional[list], *, out: Optional[str],
+                      jobs: Optional[int], dask: Any, replace: bool = False,
+                      rerun: bool = False, progress: bool = True,
+                      on_outcome: Optional[Callable[[RunOutcome, Optional[int]], None]] = None,
+                      pcap: Any = None, trace: Any = None) -> CampaignResult:
+    """Run (or resume) a campaign into the store at ``out`` (None: no store)
+    with a progress display on stderr; returns its result, ``wall_s`` set.
+
+    ``replace`` first deletes the scenario's runs from the store; a resumed
+    campaign says on stderr how many runs the store already had. What
+    `wifitcp run` and `wifitcp report --run` call.
+    """
+    from .progress import Progress
+
+    store = open_store(out) if out else None
+    bar = None
+    t0 = time.perf_counter()
+
+    def on_start(n, skipped):
+        nonlocal bar
+        if skipped:
+            print(f"{scn.name}: {skipped} of {skipped + n} runs already in {out}, "
+                  f"running {n} (--rerun runs them again)", file=sys.stderr, flush=True)
+        bar = Progress(n, enabled=progress, label=scn.name)
+
+    def outcome(o, run_id):
+        bar.update(o.ok)
+        if on_outcome is not None:
+            on_outcome(o, run_id)
+
+    try:
+        if store is not None and replace:
+            store.delete_scenario(scn.name)
+        res = execute(scn, items, jobs=jobs, dask=dask, store=store, rerun=rerun,
+                      on_start=on_start, on_outcome=outcome,
+                      on_progress=lambda spec, *p: bar.within(spec.label, *p), pcap=pcap,
+                      trace=trace)
+    finally:
+        if bar is not None:
+            bar.close()
+        if store is not None:
+            store.close()
+    res.wall_s = time.perf_counter() - t0
+    return res

@@ -251,55 +251,6 @@ def _load(args: argparse.Namespace):
     return api.load(args.scenario, sets=sets, seed=args.seed)
 
 
-def _open_store(path: str):
-    from .store import Store
-
-    try:
-        return Store(path)
-    except Exception as e:
-        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise InputError(path, "", f"cannot open results store: {msg}") from None
-
-
-def run_campaign(scn, items, *, out: Optional[str], jobs: Optional[int], dask,
-                 replace: bool = False, rerun: bool = False, progress: bool = True,
-                 on_outcome=None, pcap: Optional[str] = None, trace: Optional[str] = None):
-    """Run (or resume) a campaign with a progress display; returns its result."""
-    from . import campaign
-    from .progress import Progress
-
-    store = _open_store(out) if out else None
-    bar = None
-    t0 = time.perf_counter()
-
-    def on_start(n, skipped):
-        nonlocal bar
-        if skipped:
-            print(f"{scn.name}: {skipped} of {skipped + n} runs already in {out}, "
-                  f"running {n} (--rerun runs them again)", file=sys.stderr, flush=True)
-        bar = Progress(n, enabled=progress, label=scn.name)
-
-    def outcome(o, run_id):
-        bar.update(o.ok)
-        if on_outcome is not None:
-            on_outcome(o, run_id)
-
-    try:
-        if store is not None and replace:
-            store.delete_scenario(scn.name)
-        res = campaign.execute(scn, items, jobs=jobs, dask=dask, store=store, rerun=rerun,
-                               on_start=on_start, on_outcome=outcome,
-                               on_progress=lambda spec, *p: bar.within(spec.label, *p), pcap=pcap,
-                               trace=trace)
-    finally:
-        if bar is not None:
-            bar.close()
-        if store is not None:
-            store.close()
-    res.wall_s = time.perf_counter() - t0
-    return res
-
-
 def _check_writable_dir(path: str, opt: str) -> None:
     """Create ``path`` and check a file can be written there, before any run
     (one line naming the option and the reason otherwise)."""
@@ -337,9 +288,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(json.dumps(api.record(o, version, run_id)), flush=True)
 
     version = core.version()
-    res = run_campaign(scn, items, out=out, jobs=jobs, dask=dask, replace=args.replace,
-                       rerun=args.rerun, progress=not (args.json or args.quiet),
-                       on_outcome=on_outcome, pcap=args.pcap, trace=args.trace)
+    res = campaign.run_with_progress(scn, items, out=out, jobs=jobs, dask=dask,
+                                     replace=args.replace, rerun=args.rerun,
+                                     progress=not (args.json or args.quiet),
+                                     on_outcome=on_outcome, pcap=args.pcap, trace=args.trace)
     outcomes = [o for o, _ in res.outcomes]
     if args.json and res.skipped and out:
         # the runs the store already had: printed as stored (run order)
@@ -585,8 +537,10 @@ def cmd_emulate(args: argparse.Namespace) -> int:
         for s in e.get("ignored_settings", []):
             print(f"ignored: {s}")
     if not args.no_store:
+        from .campaign import open_store
+
         out = args.out or api.default_store_path(scn.name)
-        store = _open_store(out)
+        store = open_store(out)
         try:
             params = dict(spec.params, emulate=True)
             store.add_run(scenario=spec.scenario, scenario_hash=runner.config_hash(config),

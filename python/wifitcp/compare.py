@@ -16,13 +16,19 @@ seeds; only the latest run of each (config, seed) counts). For each group:
   is the conditional collision probability ``p`` of Bianchi's model;
 * the model (`wifitcp.models.bianchi.from_scenario` on the stored config)
   with both collision-duration variants, ``eifs`` and ``difs``.
+
+``wifitcp compare FILE`` prints the tables; so does
+``python -m wifitcp.compare FILE [--scenario NAME]``.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
-from typing import Optional
+import sys
+from pathlib import Path
+from typing import Optional, Sequence
 
 from .models import bianchi, pokhrel, tcp_throughput
 from .models.errors import ModelError
@@ -237,3 +243,20 @@ def _pct(v: Optional[float]) -> str:
 
 def _signed(v: Optional[float]) -> str:
     return "-" if v is None else f"{v:+.4f}"
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """``python -m wifitcp.compare FILE.duckdb [--scenario NAME]``."""
+    ap = argparse.ArgumentParser(prog="python -m wifitcp.compare",
+                                 description="Compare stored runs with the analytical models.")
+    ap.add_argument("store", metavar="FILE.duckdb")
+    ap.add_argument("--scenario", default=None, help="only this scenario name")
+    args = ap.parse_args(argv)
+    if not Path(args.store).is_file():
+        ap.error(f"{args.store}: no such results store")
+    print(render(compare(args.store, scenario=args.scenario)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

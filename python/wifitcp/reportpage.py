@@ -7,7 +7,10 @@ built-in `figures.toml`. For each scenario the runs are read from
 ``<results>/<scenario-name>.duckdb``; each figure is drawn by `wifitcp.plot`
 (PNG shown, SVG linked) and written beside the paper's expectation, a table
 of the points (mean and 95 % CI per line and x) and the runs behind it. A
-scenario without results gets a section saying how to run it.
+scenario without results gets a section saying how to run it. A scenario
+that one of the paper modules of `wifitcp.repro` runs names that module's
+command (its tables and figures beside the paper), and that module's paper
+when the registry names none.
 
 The page is static: ``<out>/index.html`` with ``<out>/figures/*.png|svg``
 (relative links, so the directory can be moved or served as is). The HTML
@@ -158,12 +161,15 @@ def _store_summary(store: Path, name: str) -> Optional[dict]:
 
 def _section(entry: Entry, results: Path, out: Path, log) -> dict:
     """What the template shows for one scenario."""
-    from . import plot
+    from . import plot, repro
 
     rep = entry.report
     store = results / f"{entry.name}.duckdb"
+    mod = repro.for_scenario(entry.file)
     sec = {"anchor": _slug(entry.name), "title": rep.get("title", entry.name),
-           "paper": rep.get("paper"), "expectation": rep.get("expectation"),
+           "paper": rep.get("paper") or (mod.PAPER if mod else None),
+           "repro": {"module": mod.__name__, "command": repro.command(mod)} if mod else None,
+           "expectation": rep.get("expectation"),
            "name": entry.name, "file": entry.file, "store": str(store),
            "command": f"wifitcp run {entry.file} --out {store}", "figures": [],
            "summary": _store_summary(store, entry.name) if store.is_file() else None}
@@ -410,13 +416,12 @@ def build(files: Sequence[str] = (), results: str = "results", out: str = "resul
     res_dir, out_dir = Path(results), Path(out)
     if run:
         from . import campaign
-        from .cli import run_campaign
 
         for e in chosen:
             items = scn_mod.check_all(e.scenario)
-            res = run_campaign(e.scenario, items, out=str(res_dir / f"{e.name}.duckdb"),
-                               jobs=campaign.jobs_for(e.scenario, jobs),
-                               dask=campaign.dask_for(e.scenario, dask))
+            res = campaign.run_with_progress(
+                e.scenario, items, out=str(res_dir / f"{e.name}.duckdb"),
+                jobs=campaign.jobs_for(e.scenario, jobs), dask=campaign.dask_for(e.scenario, dask))
             if res.failed:
                 log(f"{e.name}: {len(res.failed)} runs failed (see the failures table)")
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -56,8 +56,6 @@ Timings come from the simulator's own PHY tables via ``_core.phy_timing``
 
 from __future__ import annotations
 
-import argparse
-import sys
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -236,20 +234,3 @@ def from_scenario(config: dict, n: Optional[int] = None, msdu_bytes: Optional[in
                      access=access, collision=collision)
     out["timing"] = timing
     return out
-
-
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    """``python -m wifitcp.models.bianchi --compare FILE.duckdb``."""
-    ap = argparse.ArgumentParser(prog="python -m wifitcp.models.bianchi",
-                                 description="Compare stored DCF runs with Bianchi's model.")
-    ap.add_argument("--compare", metavar="FILE.duckdb", required=True)
-    ap.add_argument("--scenario", default=None)
-    args = ap.parse_args(argv)
-    from ..cli import main as cli_main
-
-    extra = ["--scenario", args.scenario] if args.scenario else []
-    return cli_main(["compare", args.compare, *extra])
-
-
-if __name__ == "__main__":
-    sys.exit(main())

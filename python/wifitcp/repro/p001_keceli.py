@@ -1,44 +1,71 @@
-#!/usr/bin/env python3
-"""Reproduce the AP queue-discipline results of issue 4 and the PER case of
-issue 5: Keceli, Inan & Ayanoglu (paper 001) Figs. 3-6, their PER 0.1
-remark, today's Linux queues on the same setup, and the ACK filter of
-Cuzanauskas & Anskaitis (paper 000) section VI.
+"""Keceli, Inan & Ayanoglu, *TCP ACK Congestion Control and Filtering for
+Fairness Provision in the Uplink of IEEE 802.11 Infrastructure BSS* (paper
+001, ``../shared/seeds/001_cd4751798a246748.txt``): uplink TCP fairness at
+the AP under its queue disciplines.
 
-    .venv/bin/python scripts/reproduce_queues.py                  # everything
-    .venv/bin/python scripts/reproduce_queues.py --only fairness  # the flagship
-    .venv/bin/python scripts/reproduce_queues.py --cached         # redraw only
+* Figs. 3-4 (equal RTTs): Jain index and total uplink goodput against the
+  number of uplink flows n = 1..15 for default 802.11 (drop-tail), the
+  paper's ACK congestion control and filtering with sorted and grouped
+  threshold assignment, and Pilosof's advertised-window rewriting
+  (``scenarios/keceli-figs3-6.toml``; the flagship short form
+  ``scenarios/keceli-fairness.toml``, which ``make run`` runs;
+  ``docs/figures/keceli-fig3-*.png``, ``keceli-fig4-*.png``,
+  ``keceli-fairness.png``), with Pilosof's window bound and the starving
+  flows at n = 15.
+* Figs. 5-6 (unequal RTTs, flow i with (i+1)*10 ms of wire each way):
+  ``scenarios/keceli-figs5-6-unequal-rtt.toml``
+  (``docs/figures/keceli-fig5-*.png``, ``keceli-fig6-*.png``).
+* Section IV, PER 0.1 against PER 0 (no figure in the paper):
+  ``scenarios/keceli-per.toml`` (``docs/figures/keceli-per.png``).
+* Beyond the paper, on its setup: today's Linux AP queues (CAKE's ACK
+  filter, FQ-CoDel, airtime DRR; ``scenarios/keceli-linux-baselines.toml``,
+  ``docs/figures/keceli-linux-baselines.png``), Pilosof against the wired
+  delay (``docs/figures/keceli-pilosof-vs-delay.png``), the capacity with
+  one TCP ACK per data segment, and RFC 6298's 1 s minimum RTO.
 
-Each scenario is run with the documented CLI (``wifitcp run FILE --json
---no-store --jobs N``); a compact summary of every run is cached as JSON lines
-in ``results/repro-queues/<job>.jsonl`` (``--cached`` reuses it). Figures go
-to ``docs/figures/`` (PNG), tables (Markdown) to stdout. The comparison with
-the papers is in docs/validation.md sections 4-7.
+Fig. 1 (the unfairness itself, ``scenarios/keceli-uplink.toml``) is a
+plain ``wifitcp run``; docs/validation.md section 2 discusses it.
+
+Reproduce::
+
+    python -m wifitcp.repro.p001_keceli                  # everything
+    python -m wifitcp.repro.p001_keceli --only fairness  # the flagship
+    python -m wifitcp.repro.p001_keceli --cached         # redraw only
+    python -m wifitcp.repro.p001_keceli --quick          # one seed, 20 s: a smoke test
+
+Each job runs a scenario file (with the overrides of `JOBS`) through the
+campaign layer, as ``wifitcp run --no-store`` would; a compact summary of
+every run is cached as JSON lines in ``results/repro-keceli/<job>.jsonl``
+(``--cached`` reuses it). Figures go to ``docs/figures/`` (PNG), tables
+(Markdown) to stdout. docs/validation.md sections 6-9 compare them with
+the paper.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
-import os
-import shutil
-import subprocess
 import sys
-import time
 from collections import defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-SCN = ROOT / "scenarios"
+from .common import FIGURES, RESULTS, mean_ci, run_scenario, save_figure, summarise
+
+PAPER = ("Keceli, Inan & Ayanoglu, TCP ACK Congestion Control and Filtering for Fairness "
+         "Provision in the Uplink of IEEE 802.11 Infrastructure BSS (paper 001)")
+CACHE = RESULTS / "repro-keceli"
+
+#: the flagship reproduction (Figs. 3-4, short form): what ``make run`` and
+#: ``bench/campaign`` run
+FLAGSHIP = "keceli-fairness"
 
 # job name -> (scenario file, extra --set arguments)
 JOBS = {
-    "fairness": ("keceli-fairness.toml", []),
+    "fairness": (f"{FLAGSHIP}.toml", []),
     "figs3-6": ("keceli-figs3-6.toml", []),
     "unequal": ("keceli-figs5-6-unequal-rtt.toml", []),
     "linux": ("keceli-linux-baselines.toml", []),
     "per": ("keceli-per.toml", []),
-    "multipoll": ("multipoll-ackfilter.toml", []),
 }
 # Pilosof's window-limited throughput against the wired delay: n = 15,
 # Pilosof and grouped, one job per one-way delay (ms).
@@ -61,8 +88,10 @@ JOBS["ack-bound"] = ("keceli-figs3-6.toml", [
 JOBS["rto-1s"] = ("keceli-figs3-6.toml", [
     "sweep.wlan.stations=[5, 10, 15]", "tcp.min_rto_ms=1000", "scenario.seeds=[1, 2, 3]",
 ])
-DEFAULT_JOBS = ["fairness", "figs3-6", "unequal", "linux", "per", "multipoll",
+DEFAULT_JOBS = ["fairness", "figs3-6", "unequal", "linux", "per",
                 *[f"pilosof-delay-{d:g}" for d in PILOSOF_DELAYS_MS], "ack-bound", "rto-1s"]
+#: the scenario files the jobs run
+SCENARIOS = sorted({path[:-len(".toml")] for path, _ in JOBS.values()})
 
 LABEL = {
     "drop-tail": "default 802.11 (drop-tail)",
@@ -85,113 +114,22 @@ STYLE = {
     "airtime": dict(color="tab:cyan", marker="*"),
 }
 
-# Student t quantiles t_{0.975, df} for the 95 % confidence interval.
-T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365,
-        8: 2.306, 9: 2.262, 10: 2.228, 14: 2.145, 19: 2.093, 29: 2.045}
-
-
-def t975(df: int) -> float:
-    if df in T975:
-        return T975[df]
-    keys = sorted(k for k in T975 if k <= df)
-    return T975[keys[-1]] if keys else T975[1]
-
-
-def mean_ci(xs: list) -> tuple:
-    """(mean, half-width of the 95 % CI) over seeds."""
-    k = len(xs)
-    m = sum(xs) / k
-    if k < 2:
-        return m, 0.0
-    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (k - 1))
-    return m, t975(k - 1) * sd / math.sqrt(k)
-
-
 # --------------------------------------------------------------------------
 # running
 
 
-def wifitcp_cmd() -> list:
-    exe = ROOT / ".venv" / "bin" / "wifitcp"
-    if exe.exists():
-        return [str(exe)]
-    if shutil.which("wifitcp"):
-        return ["wifitcp"]
-    return [sys.executable, "-m", "wifitcp"]
-
-
-def summarise(r: dict) -> dict:
-    """The fields of one run's result that the tables and figures use."""
-    q = (r.get("queues") or [{}])[0]
-    return {
-        "params": r.get("params", {}), "seed": r.get("seed"),
-        "duration_s": r.get("duration_s"), "warmup_s": r.get("warmup_s", 0.0),
-        "jain": r.get("jain_index"), "agg": r.get("aggregate_mbps"),
-        "events": r.get("events"), "wall_time_s": r.get("wall_time_s"),
-        "ledger_dropped": r.get("ledger", {}).get("dropped", {}),
-        "flows": [{
-            "name": f.get("name"), "goodput": f.get("goodput_mbps"),
-            "packets_generated": f.get("packets_generated"),
-            "packets_delivered": f.get("packets_delivered"),
-            "srtt_ms": (f.get("tcp") or {}).get("srtt_ms"),
-            "timeouts": (f.get("tcp") or {}).get("timeouts"),
-            "syn_retransmits": (f.get("tcp") or {}).get("syn_retransmits"),
-            "fast_retransmits": (f.get("tcp") or {}).get("fast_retransmits"),
-            "retransmitted": (f.get("tcp") or {}).get("segments_retransmitted"),
-            "state": (f.get("tcp") or {}).get("state"),
-        } for f in r.get("flows", [])],
-        "queue": {k: q.get(k) for k in ("node", "kind", "enqueued", "dequeued", "dropped",
-                                        "filtered_share", "mean_len", "max_len")},
-        "stations": [{k: s.get(k) for k in ("name", "attempts", "successes", "airtime_s",
-                                              "channel_errors", "collisions", "retries", "drops")}
-                     for s in r.get("stations", [])],
-        "links": r.get("links", []),
-    }
-
-
-def core_id() -> str:
-    """sha256 (12 hex digits) of the compiled core the CLI loads, and its mtime."""
-    import glob
-    import hashlib
-    so = sorted(glob.glob(str(ROOT / "python" / "wifitcp" / "_core*.so")))
-    if not so:
-        return "unknown"
-    h = hashlib.sha256(Path(so[0]).read_bytes()).hexdigest()[:12]
-    return f"{h} ({time.strftime('%Y-%m-%d %H:%M', time.gmtime(os.path.getmtime(so[0])))} UTC)"
-
-
-def run_job(name: str, jobs: int, cache: Path) -> tuple:
-    """Run one job with the CLI; returns (summaries, wall seconds)."""
+def run_job(name: str, jobs: int, cache: Path, extra: list = ()) -> tuple:
+    """Run one job (``extra``: more overrides); returns (summaries, meta)
+    and caches them in ``cache``."""
     path, sets = JOBS[name]
-    cmd = wifitcp_cmd() + ["run", str(SCN / path), "--json", "--no-store", "--jobs", str(jobs)]
-    for s in sets:
-        cmd += ["--set", s]
-    core = core_id()
-    t0 = time.monotonic()
-    cpu0 = os.times()
-    out = []
-    with subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, cwd=ROOT) as p:
-        for line in p.stdout:
-            line = line.strip()
-            if line.startswith("{"):
-                out.append(summarise(json.loads(line)))
-        rc = p.wait()
-    wall = time.monotonic() - t0
-    cpu1 = os.times()  # CPU of the CLI and its worker processes
-    cpu = (cpu1.children_user - cpu0.children_user) + (cpu1.children_system - cpu0.children_system)
-    if rc != 0:
-        sys.exit(f"error: {' '.join(cmd)} exited with status {rc}")
+    meta: dict = {}
+    out = run_scenario(path, jobs=jobs, sets=list(sets) + list(extra), reduce=summarise, meta=meta)
     cache.mkdir(parents=True, exist_ok=True)
     with open(cache / f"{name}.jsonl", "w") as fh:
-        if core_id() != core:
-            print(f"# warning: the compiled core changed during {name}", file=sys.stderr)
-        fh.write(json.dumps({"_meta": {"wall_s": wall, "cpu_s": cpu, "jobs": jobs, "core": core,
-                                       "cmd": cmd[1:], "runs": len(out)}}) + "\n")
+        fh.write(json.dumps({"_meta": meta}) + "\n")
         for s in out:
             fh.write(json.dumps(s) + "\n")
-    print(f"# {name}: {len(out)} runs in {wall:.1f} s wall, {cpu:.1f} s CPU, --jobs {jobs}",
-          file=sys.stderr)
-    return out, {"wall_s": wall, "cpu_s": cpu, "runs": len(out), "jobs": jobs, "core": core}
+    return out, meta
 
 
 def load_job(name: str, cache: Path) -> tuple:
@@ -374,46 +312,6 @@ def per_table(per: list, zero: list, schemes: list) -> str:
     return "\n".join(out)
 
 
-def multipoll_table(runs: list) -> tuple:
-    """ACK filter at the station of a single download; returns (text, rows)."""
-    rows = []
-    for r in runs:
-        p = r["params"]
-        secs = r["duration_s"] - r.get("warmup_s", 0.0)
-        dur = r["duration_s"]
-        up = next(l for l in r["links"] if l["from"] == "ap")
-        down = next(l for l in r["links"] if l["to"] == "ap")
-        sta = next(s for s in r["stations"] if s["name"] == "sta0")
-        ap_filtered = (r["queue"].get("dropped") or {}).get("ack_filtered", 0)
-        filtered = r["ledger_dropped"].get("ack_filtered", 0) - ap_filtered
-        acks_sent = up["sent"]                      # ACKs that reached the wire
-        acks_generated = acks_sent + filtered       # + removed at the station
-        data = down["sent"]                         # data segments into the AP
-        ack_ip_bytes = 20 + 20 + 12                 # IPv4 + TCP + timestamps option
-        rows.append({
-            "delayed_ack": p.get("tcp.delayed_ack"), "filter": p.get("wlan.station_qdisc.kind"),
-            "seed": r["seed"], "goodput": r["agg"],
-            "removed_share_all": filtered / max(1, data + acks_generated),
-            "removed_share_acks": filtered / max(1, acks_generated),
-            "ack_mbps": acks_sent * ack_ip_bytes * 8 / dur / 1e6,
-            "acks_per_data": acks_sent / max(1, data),
-            "sta_airtime_share": sta["airtime_s"] / dur,
-            "timeouts": sum(f["timeouts"] or 0 for f in r["flows"]),
-            "secs": secs,
-        })
-    out = ["\n## multipoll-ackfilter (one download, 802.11a 54 Mbit/s; mean over seeds)",
-           "\n| delayed ACK | station/AP queue | downlink goodput (Mbit/s) | ACKs removed / all packets | ACKs removed / ACKs | uplink ACK IP bitrate (Mbit/s) | ACKs sent per data segment | station airtime share | RTOs per run |",
-           "|---|---|---|---|---|---|---|---|---|"]
-    keys = sorted({(x["delayed_ack"], x["filter"]) for x in rows}, key=lambda k: (not k[0], k[1] != "drop-tail"))
-    for k in keys:
-        xs = [x for x in rows if (x["delayed_ack"], x["filter"]) == k]
-        m = lambda f: sum(x[f] for x in xs) / len(xs)
-        out.append(f"| {'on (every 2nd)' if k[0] else 'off (every segment)'} | {k[1]} | {m('goodput'):.2f} | "
-                   f"{100 * m('removed_share_all'):.1f} % | {100 * m('removed_share_acks'):.1f} % | {m('ack_mbps'):.3f} | "
-                   f"{m('acks_per_data'):.3f} | {100 * m('sta_airtime_share'):.1f} % | {m('timeouts'):.1f} |")
-    return "\n".join(out), rows
-
-
 # --------------------------------------------------------------------------
 # figures
 
@@ -435,12 +333,6 @@ def curve(ax, d: dict, scheme: str, dashed: bool = False, label_suffix: str = ""
                 label=LABEL.get(scheme, scheme) + label_suffix, **st)
 
 
-def save(fig, path: Path):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    print(f"# wrote {os.path.relpath(path, ROOT)} ({path.stat().st_size // 1024} KB)", file=sys.stderr)
-
-
 def single_fig(plt, runs, schemes, metric, ylabel, title, path, bound=None, ylim=None):
     d = by_scheme_n(runs, metric)
     fig, ax = plt.subplots(figsize=(5.6, 3.6))
@@ -460,7 +352,7 @@ def single_fig(plt, runs, schemes, metric, ylabel, title, path, bound=None, ylim
         ax.set_ylim(*ylim)
     ax.grid(alpha=0.3)
     ax.legend(loc="best")
-    save(fig, path)
+    save_figure(fig, path)
     plt.close(fig)
 
 
@@ -485,32 +377,7 @@ def two_panel(plt, solid: list, dashed: list, schemes_solid, schemes_dashed, tit
                  lw=1, label="fair sharing, staggered starts")
     axes[0].legend(loc="lower left")
     fig.suptitle(title, fontsize=9)
-    save(fig, path)
-    plt.close(fig)
-
-
-def multipoll_fig(plt, rows: list, path: Path):
-    fig, axes = plt.subplots(1, 3, figsize=(10, 3.2))
-    groups = [(True, "delayed ACK on"), (False, "delayed ACK off")]
-    for ax, key, ylabel in ((axes[0], "goodput", "downlink goodput (Mbit/s)"),
-                            (axes[1], "ack_mbps", "uplink ACK IP bitrate (Mbit/s)"),
-                            (axes[2], "removed_share_all", "ACKs removed / all packets")):
-        for gi, (da, gl) in enumerate(groups):
-            for fi, (filt, col) in enumerate((("drop-tail", "0.6"), ("ack-first", "tab:green"))):
-                xs = [x[key] for x in rows if x["delayed_ack"] == da and x["filter"] == filt]
-                if not xs:
-                    continue
-                m, h = mean_ci(xs)
-                ax.bar(gi * 3 + fi, m, yerr=h, color=col, capsize=3,
-                       label=("filter off" if filt == "drop-tail" else "ACK-first + filter") if gi == 0 else None)
-        ax.set_xticks([0.5, 3.5])
-        ax.set_xticklabels([g[1] for g in groups])
-        ax.set_ylabel(ylabel)
-        ax.grid(alpha=0.3, axis="y")
-    axes[0].legend(loc="lower right")
-    fig.suptitle("Paper 000 section VI on 802.11a 54 Mbit/s: one TCP download, ACK filter at the station", fontsize=9)
-    fig.tight_layout()
-    save(fig, path)
+    save_figure(fig, path)
     plt.close(fig)
 
 
@@ -534,7 +401,7 @@ def pilosof_delay_fig(plt, data: dict, path: Path):
     ax.grid(alpha=0.3)
     ax.legend()
     ax.set_xticks(ds)
-    save(fig, path)
+    save_figure(fig, path)
     plt.close(fig)
 
 
@@ -542,19 +409,25 @@ def pilosof_delay_fig(plt, data: dict, path: Path):
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m wifitcp.repro.p001_keceli",
+                                 description=__doc__.split("\n\n")[0])
     ap.add_argument("--jobs", type=int, default=2, help="worker processes per sweep (default 2)")
     ap.add_argument("--only", default=",".join(DEFAULT_JOBS),
                     help="comma-separated jobs: " + ", ".join(JOBS) + " (default all)")
     ap.add_argument("--cached", action="store_true", help="do not run; use the cached summaries")
-    ap.add_argument("--cache", default=str(ROOT / "results" / "repro-queues"))
-    ap.add_argument("--figures", default=str(ROOT / "docs" / "figures"))
+    ap.add_argument("--quick", action="store_true",
+                    help="one seed, 20 s runs, cached apart (CACHE/quick): a smoke test")
+    ap.add_argument("--cache", default=str(CACHE))
+    ap.add_argument("--figures", default=str(FIGURES))
     a = ap.parse_args(argv)
     want = [x.strip() for x in a.only.split(",") if x.strip()]
     for w in want:
         if w not in JOBS:
             ap.error(f"--only: unknown job {w!r} (one of {', '.join(JOBS)})")
     cache, figs = Path(a.cache), Path(a.figures)
+    quick = ["scenario.seeds=[1]", "scenario.duration_s=20.0"] if a.quick else []
+    if a.quick:
+        cache = cache / "quick"
     data, meta = {}, {}
     for w in want:
         if a.cached:
@@ -563,7 +436,7 @@ def main(argv=None) -> int:
                 print(f"# {w}: no cached results in {cache}; run without --cached", file=sys.stderr)
                 continue
         else:
-            runs, m = run_job(w, a.jobs, cache)
+            runs, m = run_job(w, a.jobs, cache, quick)
         data[w], meta[w] = runs, m
     # jobs whose figures need another job's data are read from the cache
     for extra in ("figs3-6",):
@@ -575,7 +448,7 @@ def main(argv=None) -> int:
     plt = plt_mod()
     paper4 = ["drop-tail", "keceli-sorted", "keceli-grouped", "pilosof"]
     linux = ["cake-ack/conservative", "cake-ack/aggressive", "fq-codel", "airtime"]
-    print("# wifitcp queue-discipline reproductions (scripts/reproduce_queues.py)")
+    print("# Keceli et al. (paper 001): AP queue disciplines (python -m wifitcp.repro.p001_keceli)")
     for w, m in meta.items():
         if m:
             print(f"- {w}: {m.get('runs')} runs, {m.get('wall_s', 0):.0f} s wall, {m.get('cpu_s', 0):.0f} s CPU (--jobs {m.get('jobs')}), core {m.get('core')}")
@@ -633,10 +506,6 @@ def main(argv=None) -> int:
         two_panel(plt, runs, zero, paper4, paper4,
                   "Keceli section IV, PER 0.1 (solid) against PER 0 (dashed), 3 seeds x 100 s",
                   figs / "keceli-per.png", suffix_dashed=", PER 0")
-    if "multipoll" in data:
-        text, rows = multipoll_table(data["multipoll"])
-        print(text)
-        multipoll_fig(plt, rows, figs / "multipoll-ackfilter.png")
     pd = {d: data[f"pilosof-delay-{d:g}"] for d in PILOSOF_DELAYS_MS if f"pilosof-delay-{d:g}" in data}
     if pd:
         print("\n## Pilosof against the wired delay, n = 15 (3 seeds x 100 s)")

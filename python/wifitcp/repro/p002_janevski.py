@@ -1,0 +1,435 @@
+"""Janevski & Petrov, *Cross-layer Analysis of Transport Control Protocols
+over IEEE 802.11 Wireless Networks* (paper 002,
+``../shared/seeds/002_da027b964479e57b.txt``): TCP Tahoe, Reno, NewReno,
+Vegas and SACK over 802.11g at 20 Mbit/s.
+
+* Figs. 3-5: FTP throughput against the MAC retry limit L = 1..4, the
+  interface queue (25 / 50 / 100 packets) and the distance (5-100 m)
+  (``scenarios/janevski-static.toml``; ``docs/figures/janevski-fig3.png``,
+  ``docs/figures/janevski-fig4-5.png``).
+* Figs. 12-13, Tables 4 and 5: throughput and delay at 5 and 10 m with
+  L = 3, the game traffic's delay, the UDP flows of Table 2
+  (``scenarios/janevski-near.toml``; ``docs/figures/janevski-near.png``),
+  and the settings the paper does not state, varied one at a time.
+* Figs. 14-15, Table 6: FTP while n3 walks from BS0 to BS1 at 2, 4 and
+  10 km/h and hands over, through the home agent and with a layer-2 update
+  (``scenarios/janevski-mobility.toml``).
+
+Reproduce::
+
+    python -m wifitcp.repro.p002_janevski [--quick] [--jobs 2] [--only static,mobility]
+                                          [--figures docs/figures] [--no-figures] [--store]
+                                          [--cache DIR]
+
+prints one Markdown table per figure or table of the paper (simulation
+beside what the paper states) and writes the PNG figures. ``--quick`` runs
+one seed for a smoke test. docs/validation.md sections 5 (static) and 31.2
+(mobility) discuss the numbers; ``scripts/mobility_walk.py`` (section 23.2)
+tabulates goodput against distance on the paper's channel.
+
+Only the figures' captions and the prose survive in the plain-text paper,
+so the "paper" columns hold what the text states: orderings, and the
+numbers of Tables 4 and 5.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Optional
+
+from .common import FIGURES, fmt, group, mean, occupancy_after, run_scenario, sd, table
+
+PAPER = ("Janevski & Petrov, Cross-layer Analysis of Transport Control Protocols over "
+         "IEEE 802.11 Wireless Networks (paper 002)")
+#: part -> the scenario files it runs (``--only`` names parts)
+PARTS = {
+    "static": ["janevski-near", "janevski-static"],
+    "mobility": ["janevski-mobility"],
+}
+SCENARIOS = [s for names in PARTS.values() for s in names]
+
+# Janevski & Petrov, Table 5: average delay (ms) of the FTP flow, L = 3.
+JP_TABLE5 = {
+    # (variant, d): (IFQ 25, IFQ 50, IFQ 100)
+    ("SACK", 5): (52.04, 53.48, 62.16),
+    ("Vegas", 5): (60.67, 60.67, 60.67),
+    ("NewReno", 5): (61.39, 58.37, 66.65),
+    ("Reno", 5): (61.44, 53.51, 64.88),
+    ("Tahoe", 5): (53.67, 54.58, 59.84),
+    ("SACK", 10): (47.25, 52.31, 53.56),
+    ("Vegas", 10): (55.05, 55.08, 55.08),
+    ("NewReno", 10): (45.44, 47.27, 60.62),
+    ("Reno", 10): (55.66, 52.77, 59.63),
+    ("Tahoe", 10): (54.17, 49.66, 64.84),
+}
+# Janevski & Petrov, Table 4: average delay (ms) of the game traffic A1 -> n1,
+# L = 3, n3 at 50 m.
+JP_TABLE4 = {
+    "Tahoe": (21.1711, 21.6210, 21.9826),
+    "Reno": (21.2408, 21.2902, 21.9826),
+    "NewReno": (21.2953, 21.4861, 21.7785),
+    "Vegas": (21.0952, 21.0952, 21.0952),
+    "SACK": (21.4726, 21.9197, 21.9386),
+}
+VARIANTS = ["Tahoe", "Reno", "NewReno", "Vegas", "SACK"]
+IFQS = [25, 50, 100]
+
+
+def jp_variant(p: dict) -> str:
+    rec, cc = p.get("tcp.recovery"), p.get("tcp.cc")
+    if cc == "vegas":
+        return "Vegas"
+    return {"tahoe": "Tahoe", "reno": "Reno", "newreno": "NewReno", "sack": "SACK"}[rec]
+
+
+def jp_distance(p: dict, default: float) -> float:
+    pos = p.get("wlan.positions[0]")
+    return float(pos[0]) if pos else default
+
+
+def jp_stats(r: dict) -> dict:
+    ftp = next(f for f in r["flows"] if f["name"].startswith("ftp"))
+    games = [f for f in r["flows"] if f["name"].startswith("game-down")]
+    game = [f["mean_delay_ms"] for f in games]
+    nan = float("nan")
+    num = (lambda f, k: f.get(k) if isinstance(f.get(k), (int, float)) else nan)
+    ap, n3 = r["stations"][0], r["stations"][1]
+    acks_lost = n3.get("control_errors", 0)  # n3's MAC ACKs to BS1 the channel corrupted
+    return {"tput": ftp["goodput_mbps"], "delay": ftp["mean_delay_ms"], "rto": ftp["tcp"]["timeouts"],
+            "rtx": ftp["tcp"]["segments_retransmitted"],
+            "per": ap["channel_errors"] / max(ap["attempts"], 1),
+            "ack_per": acks_lost / max(ap["successes"] + acks_lost, 1),
+            "fail": ap["failures"] / max(ap["attempts"], 1),
+            "mac_drops": ap["drops"]["retry_limit"],
+            "ifq_drops": r["queues"][0].get("dropped", {}).get("queue_full", 0),
+            "occ": occupancy_after(r["queues"][0], r.get("warmup_s", 0.0), r.get("duration_s", 0.0)),
+            "game_delay": game[0] if game else nan,
+            # RFC 3550 jitter and delay percentiles (docs/results.md)
+            "game_jitter": num(games[0], "jitter_ms") if games else nan,
+            "game_p99": num(games[0], "delay_p99_ms") if games else nan,
+            "jitter": num(ftp, "jitter_ms"), "p50": num(ftp, "delay_p50_ms"),
+            "p99": num(ftp, "delay_p99_ms"),
+            # Table 2's UDP flows: (mean delay, jitter, p99, loss) per name prefix
+            "udp": {f["name"].split("/")[0]: (num(f, "mean_delay_ms"), num(f, "jitter_ms"),
+                                             num(f, "delay_p99_ms"), num(f, "loss_ratio"))
+                    for f in r["flows"] if f.get("kind") == "udp"}}
+
+
+def jp_aggregate(runs: list[tuple[dict, float, int]]) -> dict:
+    """Mean over seeds per (variant, distance, L, IFQ); each run comes with the
+    distance and retry limit its file fixes when its params do not set them."""
+    def key(item):
+        r, d, L = item
+        p = r["params"]
+        return (jp_variant(p), jp_distance(p, d), p.get("mac.short_retry_limit", L), p["mac.queue_packets"])
+
+    agg = {}
+    for k, items in group(runs, key).items():
+        by_seed = {}
+        for it in items:  # the same configuration and seed from two files: once
+            by_seed.setdefault(it[0]["seed"], it)
+        st = [jp_stats(r) for r, _, _ in by_seed.values()]
+        agg[k] = {x: mean(s[x] for s in st) for x in st[0] if x != "udp"}
+        agg[k]["udp"] = {n: tuple(mean(s["udp"][n][i] for s in st) for i in range(4))
+                         for n in st[0]["udp"]}
+        agg[k]["tput_sd"] = sd(s["tput"] for s in st)
+        agg[k]["n"] = len(st)
+    return agg
+
+
+def janevski_report(agg: dict) -> str:
+    out = []
+    # Fig. 3: NewReno vs distance
+    rows = []
+    for ifq in IFQS:
+        for L in (1, 2, 3, 4):
+            row = [ifq, L]
+            for d in (5.0, 10.0, 50.0, 100.0):
+                a = agg.get(("NewReno", d, L, ifq))
+                row.append(f"{fmt(a['tput'])} ± {fmt(a['tput_sd'])}" if a else "-")
+            rows.append(row)
+    out.append("### Janevski & Petrov Fig. 3: NewReno FTP throughput (Mbit/s) vs distance\n\n"
+               "Paper: throughput falls with distance; drastically lower at 100 m; more MAC retransmissions"
+               " help (L = 3 and 4 equal); the IFQ matters at short distance, not at 100 m.\n\n"
+               + table(["IFQ", "L", "5 m", "10 m", "50 m", "100 m"], rows))
+    # per-attempt reception failures
+    rows = []
+    for d in (5.0, 10.0, 50.0, 100.0):
+        a = agg.get(("NewReno", d, 4, 50))
+        if a:
+            rows.append([f"{d:g}", fmt(a["per"], 4), fmt(a["ack_per"], 4), fmt(a["fail"], 4),
+                         fmt(a["mac_drops"], 1), fmt(a["ifq_drops"], 0), fmt(a["rto"], 1), fmt(a["occ"], 1)])
+    out.append("NewReno, L = 4, IFQ 50: per AP attempt, data frames lost to the channel; n3's MAC ACKs lost"
+               " to the channel (per ACK sent); AP attempts failed for any reason (channel, lost ACK,"
+               " collision); MAC discards, IFQ drops and RTOs per run, mean AP queue\n\n"
+               + table(["d (m)", "data lost/attempt", "ACKs lost/ACK", "failed/attempt", "MAC discards",
+                        "IFQ drops", "RTOs", "AP queue (pkts)"], rows))
+    # Figs. 4 and 5
+    for d, fig in ((50.0, 4), (100.0, 5)):
+        rows = []
+        for ifq in IFQS:
+            for L in (1, 2, 3, 4):
+                row = [ifq, L]
+                vals = {v: agg.get((v, d, L, ifq)) for v in VARIANTS}
+                for v in VARIANTS:
+                    row.append(fmt(vals[v]["tput"]) if vals[v] else "-")
+                ok = {v: a["tput"] for v, a in vals.items() if a}
+                row.append(", ".join(sorted(ok, key=lambda v: -ok[v])) if ok else "-")
+                rows.append(row)
+        claim = ("NewReno slightly above Reno; Vegas worst except at IFQ 25, where it is second after SACK."
+                 if d == 50.0 else
+                 "L = 4 needed for the best throughput; SACK best, Reno second except at IFQ 25 (NewReno and"
+                 " Tahoe better); Vegas worst at L = 4, best at L = 3 (Tahoe worst there).")
+        out.append(f"### Janevski & Petrov Fig. {fig}: FTP throughput (Mbit/s) of the variants, d = {d:g} m\n\n"
+                   f"Paper: {claim}\n\n"
+                   + table(["IFQ", "L"] + VARIANTS + ["order (best first)"], rows))
+    # Table 4
+    rows = []
+    for v in VARIANTS:
+        row = [v]
+        for i, ifq in enumerate(IFQS):
+            a = agg.get((v, 50.0, 3, ifq))
+            row.append(f"{fmt(a['game_delay'], 2)} ({fmt(JP_TABLE4[v][i], 2)})" if a else "-")
+        for ifq in IFQS:
+            a = agg.get((v, 50.0, 3, ifq))
+            row.append(f"{fmt(a['game_jitter'], 3)} / {fmt(a['game_p99'], 2)}" if a else "-")
+        rows.append(row)
+    out.append("### Janevski & Petrov Table 4: game traffic A1 -> n1 (via BS0), n3 at 50 m, L = 3\n\n"
+               "Mean one-way delay in ms, simulation (paper). Paper: 21.1-22.0 ms, i.e. the 20 ms of wired"
+               " delay plus 1-2 ms. Then the simulated RFC 3550 jitter / p99 delay in ms (the paper gives"
+               " no jitter for Table 4).\n\n"
+               + table(["variant", "IFQ 25", "IFQ 50", "IFQ 100", "jitter / p99 IFQ 25", "IFQ 50",
+                        "IFQ 100"], rows))
+    # Table 2's UDP flows beside the FTP
+    rows = []
+    for v in VARIANTS:
+        a = agg.get((v, 50.0, 3, 50))
+        for n, (dl, jt, p99, loss) in sorted((a or {}).get("udp", {}).items()):
+            rows.append([v, n, fmt(dl, 2), fmt(jt, 3), fmt(p99, 2), fmt(loss, 4)])
+    out.append("### Janevski & Petrov Table 2's UDP flows, n3 at 50 m, L = 3, IFQ 50\n\n"
+               "Per flow (movie and chat from the synthetic traces, game from paper 002's periods and"
+               " sizes), mean one-way delay, RFC 3550 jitter and p99 delay in ms, loss over the counted"
+               " window.\n\n"
+               + table(["variant", "flow", "mean delay", "jitter", "p99", "loss"], rows))
+    # Fig. 13 and Table 5
+    rows = []
+    for d in (5.0, 10.0):
+        for v in VARIANTS:
+            row = [v, f"{d:g}"]
+            paper = JP_TABLE5.get((v, int(d)))
+            for i, ifq in enumerate(IFQS):
+                a = agg.get((v, d, 3, ifq))
+                row.append(f"{fmt(a['delay'], 1)} ({fmt(paper[i], 1)})" if a and paper else "-")
+            sims = [agg[(v, d, 3, q)]["delay"] for q in IFQS if (v, d, 3, q) in agg]
+            row.append(f"{fmt(mean(sims), 1)} ({fmt(mean(paper), 2)})" if sims and paper else "-")
+            for ifq in IFQS:
+                a = agg.get((v, d, 3, ifq))
+                row.append(fmt(a["tput"]) if a else "-")
+            for ifq in IFQS:
+                a = agg.get((v, d, 3, ifq))
+                row.append(f"{fmt(a['jitter'], 3)} / {fmt(a['p99'], 1)}" if a else "-")
+            rows.append(row)
+    out.append("### Janevski & Petrov Table 5 and Fig. 13: FTP at 5 and 10 m, L = 3\n\n"
+               "Mean one-way delay of the FTP segments in ms, simulation (paper's Table 5), and the"
+               " simulated throughput (Fig. 13; paper: the IFQ size matters, bigger is better; SACK best at"
+               " 5 m, Tahoe best at 10 m with IFQ 50/100 and poor at IFQ 25).\n\n"
+               + table(["variant", "d (m)", "delay IFQ 25", "IFQ 50", "IFQ 100", "overall",
+                        "Mbit/s IFQ 25", "IFQ 50", "IFQ 100", "jitter / p99 ms IFQ 25", "IFQ 50",
+                        "IFQ 100"], rows))
+    return "\n\n".join(out)
+
+
+# Settings J&P do not state, varied one at a time (NewReno, L = 3).
+JP_SENSITIVITY = [
+    ("as in the scenario files (802.11g ERP timing, ACK at 12 Mbit/s)", []),
+    ("ACK/RTS/CTS at 1 Mbit/s, DSSS PLCP (ns-2 basicRate_)", ["phy.control_rate_mbps=1.0"]),
+    ("all of ns-2's 802.11 defaults: slot 20 us, 192 us PLCP on every frame, CW 31, 1 Mbit/s control",
+     ["phy.control_rate_mbps=1.0", "phy.slot_us=20.0", "phy.preamble_us=144.0", "phy.plcp_header_us=48.0",
+      "phy.rx_phy_start_delay_us=192.0", "mac.cw_min=31"]),
+    ("RTS/CTS before every data frame (ns-2 RTSThreshold_ 0)", ["mac.rts_threshold_bytes=0", "mac.long_retry_limit=4"]),
+    ("receiver window 20 packets (ns-2 window_)", ["tcp.rwnd_packets=20"]),
+]
+
+
+def janevski_sensitivity(jobs: int, seeds: list[str], cache: Optional[Path] = None) -> str:
+    rows = []
+    base = ['sweep.cases=[{"tcp.recovery"="newreno"}]', "sweep.wlan.positions[0]=[[5.0,0.0],[100.0,0.0]]"]
+    for label, sets in JP_SENSITIVITY:
+        runs = run_scenario("janevski-near", jobs=jobs, sets=base + seeds + sets, cache=cache)
+        agg = jp_aggregate([(r, 5.0, 3) for r in runs])
+        for d in (5.0, 100.0):
+            row = [label, f"{d:g}"]
+            row += [fmt(agg[("NewReno", d, 3, q)]["tput"]) for q in IFQS]
+            row += [fmt(agg[("NewReno", d, 3, q)]["delay"], 1) for q in IFQS]
+            if d == 5.0:
+                row += [" / ".join(fmt(x, 1) for x in JP_TABLE5[("NewReno", 5)])]
+            else:
+                row += ["-"]
+            row += [" / ".join(fmt(agg[("NewReno", d, 3, q)]["game_delay"], 2) for q in IFQS)]
+            rows.append(row)
+    return ("### Janevski & Petrov: settings the paper does not state (NewReno, L = 3)\n\n"
+            "Last column: the game traffic's delay A1 -> n1 (Table 4 gives 21.30 / 21.49 / 21.78 ms for"
+            " NewReno with n3 at 50 m).\n\n"
+            + table(["setting", "d (m)", "Mbit/s IFQ 25", "IFQ 50", "IFQ 100", "delay ms IFQ 25", "IFQ 50",
+                     "IFQ 100", "Table 5 delay (5 m)", "game delay ms IFQ 25 / 50 / 100"], rows))
+
+
+def janevski_figures(agg: dict, figdir: Path) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    paths = []
+    # Fig. 3
+    fig, ax = plt.subplots(1, 3, figsize=(12, 3.6), sharey=True)
+    for i, ifq in enumerate(IFQS):
+        for L in (1, 2, 3, 4):
+            pts = sorted((d, a["tput"]) for (v, d, l, q), a in agg.items() if v == "NewReno" and l == L and q == ifq)
+            if pts:
+                ax[i].plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, label=f"L = {L}")
+        ax[i].set_title(f"NewReno, IFQ {ifq} (Fig. 3)", fontsize=9)
+        ax[i].set_xlabel("distance n3 - BS1 (m)")
+        ax[i].set_xscale("log")
+        ax[i].set_xticks([5, 10, 50, 100], ["5", "10", "50", "100"])
+        ax[i].grid(alpha=0.3)
+    ax[0].set_ylim(bottom=0)
+    ax[0].set_ylabel("FTP throughput (Mbit/s)")
+    ax[0].legend(fontsize=7)
+    fig.tight_layout()
+    p = figdir / "janevski-fig3.png"
+    fig.savefig(p, dpi=90)
+    plt.close(fig)
+    paths.append(p)
+    # Figs. 4 and 5
+    fig, ax = plt.subplots(2, 1, figsize=(12, 6.5), sharey=True)
+    for i, d in enumerate((50.0, 100.0)):
+        labels = [f"{ifq}/{L}" for ifq in IFQS for L in (1, 2, 3, 4)]
+        w = 0.16
+        for j, v in enumerate(VARIANTS):
+            ys = [agg.get((v, d, L, ifq), {}).get("tput", float("nan")) for ifq in IFQS for L in (1, 2, 3, 4)]
+            ax[i].bar([x + (j - 2) * w for x in range(len(labels))], ys, width=w, label=v)
+        ax[i].set_xticks(range(len(labels)), labels, fontsize=7)
+        ax[i].set_title(f"d = {d:g} m (Fig. {4 if d == 50 else 5})", fontsize=9)
+        ax[i].set_ylabel("FTP throughput (Mbit/s)")
+        ax[i].grid(alpha=0.3, axis="y")
+    ax[1].set_xlabel("IFQ (packets) / MAC retransmissions L")
+    ax[0].legend(fontsize=7, ncol=5)
+    fig.tight_layout()
+    p = figdir / "janevski-fig4-5.png"
+    fig.savefig(p, dpi=90)
+    plt.close(fig)
+    paths.append(p)
+    # Fig. 13 and Table 5
+    fig, ax = plt.subplots(1, 4, figsize=(14, 3.6))
+    w = 0.16
+    for i, d in enumerate((5.0, 10.0)):
+        for j, v in enumerate(VARIANTS):
+            xs = [x + (j - 2) * w for x in range(3)]
+            ax[i].bar(xs, [agg.get((v, d, 3, q), {}).get("tput", float("nan")) for q in IFQS], width=w, label=v)
+            ax[2 + i].bar(xs, [agg.get((v, d, 3, q), {}).get("delay", float("nan")) for q in IFQS], width=w,
+                          label=v, color=f"C{j}")
+            ax[2 + i].plot(xs, JP_TABLE5[(v, int(d))], ls="none", marker="_", ms=9, mew=2, color="k")
+        ax[i].set_title(f"throughput, d = {d:g} m, L = 3 (Fig. 13)", fontsize=9)
+        ax[2 + i].set_title(f"delay, d = {d:g} m (bars; Table 5: black)", fontsize=9)
+        ax[i].set_ylabel("Mbit/s")
+        ax[2 + i].set_ylabel("mean one-way delay (ms)")
+        for a in (ax[i], ax[2 + i]):
+            a.set_xticks(range(3), [f"IFQ {q}" for q in IFQS], fontsize=8)
+            a.grid(alpha=0.3, axis="y")
+    ax[0].legend(fontsize=7)
+    fig.tight_layout()
+    p = figdir / "janevski-near.png"
+    fig.savefig(p, dpi=90)
+    plt.close(fig)
+    paths.append(p)
+    return paths
+
+
+
+# -- Figs. 14-15, Table 6: the mobile scenario --------------------------------
+
+def walk_speed_kmh(p: dict) -> Optional[float]:
+    """The speed of n3's walk from its waypoints [t, x, y] (its last leg)."""
+    wp = p.get("wlan.mobility[0].waypoints")
+    if not wp or len(wp) < 2:
+        return None
+    (t0, x0, y0), (t1, x1, y1) = wp[-2][:3], wp[-1][:3]
+    return round(((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5 / (t1 - t0) * 3.6, 1)
+
+
+def mobility_report(runs: list, how: str) -> str:
+    """FTP goodput per variant and speed (mean of the seeds, range), and the
+    rank by it: Table 6 and Fig. 15."""
+    g = group(runs, lambda r: (walk_speed_kmh(r["params"]), jp_variant(r["params"])))
+    speeds = sorted({k[0] for k in g if k[0] is not None})
+    rows = []
+    for v in speeds:
+        row = [f"{v:g} km/h"]
+        got = {}
+        for var in VARIANTS:
+            xs = [next(f for f in r["flows"] if f["name"].startswith("ftp"))["goodput_mbps"]
+                  for r in g.get((v, var), [])]
+            if xs:
+                got[var] = mean(xs)
+                row.append(f"{fmt(got[var])} [{fmt(min(xs))}-{fmt(max(xs))}]")
+            else:
+                row.append("-")
+        row.append(", ".join(sorted(got, key=lambda k: -got[k])) or "-")
+        rows.append(row)
+    return (f"### Janevski & Petrov Table 6 and Fig. 15: FTP while n3 hands over from BS0 to BS1 ({how})\n\n"
+            "Paper (Table 6, rank by throughput): 2 km/h Tahoe, SACK, NewReno, Vegas, Reno; 4 km/h SACK,"
+            " Vegas, NewReno, Reno, Tahoe; 10 km/h Tahoe, SACK, NewReno, Vegas, Reno; throughput falls with"
+            " speed (Fig. 15). FTP goodput in Mbit/s after the warm-up, mean of the seeds [range].\n\n"
+            + table(["speed"] + VARIANTS + ["rank"], rows))
+
+
+# -- main --------------------------------------------------------------------
+
+def main(argv: Optional[list] = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m wifitcp.repro.p002_janevski",
+                                 description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="one seed: a smoke test")
+    ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    ap.add_argument("--only", default=",".join(PARTS),
+                    help="comma-separated parts: " + ", ".join(PARTS) + " (default all)")
+    ap.add_argument("--figures", default=str(FIGURES), help="directory of the PNG figures")
+    ap.add_argument("--no-figures", action="store_true")
+    ap.add_argument("--store", action="store_true", help="also store runs in results/<scenario>.duckdb")
+    ap.add_argument("--cache", metavar="DIR", help="keep every run set's records in DIR and reuse them "
+                    "(same scenario file and overrides) instead of running again")
+    a = ap.parse_args(argv)
+    want = [x.strip() for x in a.only.split(",") if x.strip()]
+    for w in want:
+        if w not in PARTS:
+            ap.error(f"--only: unknown part {w!r} (one of {', '.join(PARTS)})")
+    cache = Path(a.cache) if a.cache else None
+    seeds = ["scenario.seeds=[1]"] if a.quick else []
+    figdir = Path(a.figures)
+    if not a.no_figures:
+        figdir.mkdir(parents=True, exist_ok=True)
+    t0 = time.monotonic()
+    kw = dict(jobs=a.jobs, store=a.store, cache=cache)
+    if "static" in want:
+        runs = [(r, 5.0, 3) for r in run_scenario("janevski-near", sets=seeds, **kw)]
+        runs += [(r, 50.0, 4) for r in run_scenario("janevski-static", sets=seeds, **kw)]
+        agg = jp_aggregate(runs)  # NewReno at 5/10 m, L = 3 is in both files: seeds merged
+        print(janevski_report(agg) + "\n", flush=True)
+        if not a.no_figures:
+            janevski_figures(agg, figdir)
+        print(janevski_sensitivity(a.jobs, seeds, cache) + "\n", flush=True)
+    if "mobility" in want:
+        runs = run_scenario("janevski-mobility", sets=seeds, **kw)
+        print(mobility_report(runs, "through the home agent") + "\n", flush=True)
+        runs = run_scenario("janevski-mobility", sets=seeds + ['wlan.roaming.reroute="l2_update"'],
+                            jobs=a.jobs, cache=cache)
+        print(mobility_report(runs, "layer-2 update") + "\n", flush=True)
+    print(f"# total wall time {time.monotonic() - t0:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,321 @@
+"""Pokhrel & Williamson, *Modeling Compound TCP over WiFi for IoT*
+(paper 004, ``../shared/seeds/004_56e896ba65a998d3.txt``): the simulated
+figures.
+
+* Figs. 11, 14, 15 (and the AP occupancy of Figs. 2, 14): download-download
+  unfairness between two SNR classes of five Compound TCP downloads, without
+  and with Virtual Buffer Sharing, against class 2's frame error rate p_w
+  and the MAC retry limit (``scenarios/pokhrel-download.toml``;
+  ``docs/figures/pokhrel-download.png``).
+* Figs. 16, 17: upload-download unfairness, five uploads and five downloads,
+  against p_w and the AP buffer (``scenarios/pokhrel-updown.toml``;
+  ``docs/figures/pokhrel-updown.png``).
+* Fig. 18: VBS while users join and leave, class 1's throughput share after
+  each event and the time it takes to settle
+  (``scenarios/pokhrel-join-leave.toml``; reaction times by
+  `wifitcp.models.vbs_stability.fig18`).
+
+Reproduce::
+
+    python -m wifitcp.repro.p004_pokhrel [--quick] [--jobs 2] [--seeds 1..3]
+                                         [--only download,updown,join-leave]
+                                         [--figures docs/figures] [--no-figures] [--store]
+                                         [--cache DIR]
+
+prints one Markdown table per figure (simulation beside what the paper
+states) and writes the PNG figures. ``--quick`` runs one seed (and 60 s
+download/up-down runs) for a smoke test. docs/validation.md section 4
+discusses the numbers (section 12.4 Fig. 18). The paper's analytical model
+(its fixed point, eqs. 2-20, and VBS stability, eqs. 25-30) is
+`wifitcp.models.pokhrel` and `wifitcp.models.vbs_stability`; the report
+(``wifitcp report``) draws its curves beside these scenarios' runs.
+
+Only the figures' captions and the prose survive in the plain-text paper,
+so the "paper" columns hold what the text states: shapes, orderings and the
+AP occupancy of about 60 packets with VBS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Optional
+
+from .common import (FIGURES, fmt, group, jain, mean, occupancy_after, run_scenario, sd,
+                     table)
+
+PAPER = "Pokhrel & Williamson, Modeling Compound TCP over WiFi for IoT (paper 004)"
+#: part -> the scenario files it runs (``--only`` names parts)
+PARTS = {
+    "download": ["pokhrel-download"],
+    "updown": ["pokhrel-updown"],
+    "join-leave": ["pokhrel-join-leave"],
+}
+SCENARIOS = [s for names in PARTS.values() for s in names]
+
+
+def qdisc_label(p: dict) -> str:
+    """``drop-tail``, ``vbs-<update rule>``, then ``/<measure>`` when h_i is
+    not the service share (``/occupancy``, ``/delivered``) and ``/w<n>`` when
+    the measurement window is not the default B_ap."""
+    kind = p.get("ap.qdisc.kind", "drop-tail")
+    if kind == "vbs":
+        lab = "vbs-" + p.get("ap.qdisc.update", "above-target")
+        measure = p.get("ap.qdisc.measure", "service")
+        if measure != "service":
+            lab += "/" + measure
+        if p.get("ap.qdisc.window") is not None:
+            lab += f"/w{p['ap.qdisc.window']}"
+        return lab
+    return kind
+
+
+
+# -- Pokhrel & Williamson: two SNR classes of downloads ----------------------
+
+def pokhrel_download_stats(r: dict) -> dict:
+    """Per-run quantities of pokhrel-download (sta0-4 class 1, sta5-9 class 2)."""
+    g = [f["goodput_mbps"] for f in r["flows"]]
+    q = r["queues"][0]
+    ap = r["stations"][0]
+    offered = q.get("enqueued", 0) or 1
+    drops = q.get("dropped", {})
+    sent = max(ap["attempts"] - ap["retries"], 1)  # frames the AP started
+    return {
+        "c1": sum(g[:5]), "c2": sum(g[5:10]), "total": sum(g),
+        "jain": jain(g), "jain_classes": jain([sum(g[:5]), sum(g[5:10])]),
+        "occ": occupancy_after(q, r.get("warmup_s", 0.0), r.get("duration_s", 0.0)),
+        "p_buffer": drops.get("queue_full", 0) / offered,
+        "p_admission": drops.get("queue_admission", 0) / offered,
+        "f_ap": ap["failures"] / max(ap["attempts"], 1),
+        "p_discard": ap["drops"]["retry_limit"] / sent,
+        "timeouts": mean(f["tcp"]["timeouts"] for f in r["flows"]),
+    }
+
+
+def pokhrel_download_report(runs: list[dict]) -> tuple[str, dict]:
+    g = group(runs, lambda r: (r["params"].get("mac.short_retry_limit", 7), qdisc_label(r["params"]),
+                               r["params"]["channel.classes[1].per_down"]))
+    agg: dict = {}
+    for key, rs in sorted(g.items(), key=lambda kv: (-kv[0][0], kv[0][1], kv[0][2])):
+        st = [pokhrel_download_stats(r) for r in rs]
+        agg[key] = {k: mean(s[k] for s in st) for k in st[0]}
+        for x in ("c1", "c2", "total", "occ"):
+            agg[key][x + "_sd"] = sd(s[x] for s in st)
+        agg[key]["n"] = len(st)
+    rows = []
+    for (k, qd, pw), a in agg.items():
+        rows.append([k, qd, fmt(pw), f"{fmt(a['c1'])} ± {fmt(a['c1_sd'])}", f"{fmt(a['c2'])} ± {fmt(a['c2_sd'])}",
+                     fmt(a["c1"] / a["c2"] if a["c2"] > 0 else float("inf")),
+                     f"{fmt(a['total'])} ± {fmt(a['total_sd'])}",
+                     fmt(a["jain"], 3), f"{fmt(a['occ'], 1)} ± {fmt(a['occ_sd'], 1)}", fmt(100 * a["p_buffer"], 2),
+                     fmt(100 * a["p_admission"], 2), fmt(a["f_ap"], 3), f"{a['p_discard']:.1e}",
+                     fmt(a["timeouts"], 1)])
+    txt = ("### Pokhrel & Williamson Figs. 11, 14, 15: two SNR classes x 5 Compound TCP downloads\n\n"
+           "Paper: without VBS class 2's throughput falls behind class 1's as p_w grows (Figs. 3, 11, 15);"
+           " with VBS the classes are fair, the total is unchanged and the AP holds about c B = 60 packets"
+           " (Fig. 14); without VBS the AP buffer is almost always full (Fig. 2).\n\n"
+           + "Mean over seeds ± standard deviation over seeds.\n\n"
+           + table(["retry limit", "AP queue", "p_w", "class 1 Mbit/s", "class 2 Mbit/s", "ratio", "total",
+                    "Jain (10)", "AP occupancy", "buffer loss %", "VBS blocked %", "AP failure/attempt",
+                    "AP discard/frame", "RTOs/flow"], rows))
+    return txt, agg
+
+
+QDISC_COLORS = {"drop-tail": "C0", "vbs-above-target": "C2", "vbs-literal": "C3", "vbs-partition": "C1",
+                "vbs-above-target/occupancy": "C4", "vbs-above-target/delivered": "C5",
+                "vbs-above-target/delivered/w20000": "C6"}
+
+
+def pokhrel_download_figure(agg: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ks = [k for k in (7, 4, 2) if any(kk == k for (kk, _, _) in agg)]
+    fig, axes = plt.subplots(len(ks), 3, figsize=(13, 4.1 * len(ks)), sharex=True, squeeze=False)
+    for row, k in enumerate(ks):
+        ax = axes[row]
+        for qd, color in QDISC_COLORS.items():
+            pts = sorted((pw, a) for (kk, q, pw), a in agg.items() if kk == k and q == qd)
+            if not pts:
+                continue
+            x = [p for p, _ in pts]
+            ax[0].plot(x, [a["c1"] for _, a in pts], color=color, marker="o", ms=3)
+            ax[0].plot(x, [a["c2"] for _, a in pts], color=color, ls="--", marker="x", ms=5)
+            ax[1].errorbar(x, [a["total"] for _, a in pts], yerr=[a["total_sd"] for _, a in pts], color=color,
+                           marker="o", ms=3, capsize=2, label=qd)
+            ax[2].plot(x, [a["occ"] for _, a in pts], color=color, marker="o", ms=3, label=qd)
+        ax[2].axhline(60, color="grey", lw=0.8, ls=":")
+        ax[2].text(0.0, 62, "c B = 60 (paper, with VBS)", fontsize=7, color="grey")
+        kk = {7: "retry limit 7 (paper)", 4: "limit 4 (discards as Fig. 10)", 2: "limit 2 (extreme)"}.get(k, f"retry limit {k}")
+        ax[0].set_title(f"{kk}: per class, o- class 1 (p_w = 0), x-- class 2", fontsize=9)
+        ax[1].set_title(f"{kk}: total throughput (± sd over seeds)", fontsize=9)
+        ax[2].set_title(f"{kk}: AP occupancy after warm-up (Fig. 14)", fontsize=9)
+        for a, yl in zip(ax, ["Mbit/s (sum of 5 flows)", "Mbit/s", "packets (B = 100)"]):
+            a.set_ylabel(yl)
+            a.grid(alpha=0.3)
+            a.set_ylim(bottom=0)
+    for a in axes[-1]:
+        a.set_xlabel("p_w of class 2")
+    handles, labels = axes[0][1].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+# -- Pokhrel & Williamson: uploads and downloads -----------------------------
+
+def pokhrel_updown_report(runs: list[dict]) -> tuple[str, dict]:
+    def key(r):
+        p = r["params"]
+        return (qdisc_label(p), p["ap.queue_packets"], p["channel.classes[0].per_down"])
+
+    agg: dict = {}
+    for k, rs in sorted(group(runs, key).items()):
+        up = [sum(f["goodput_mbps"] for f in r["flows"] if f["name"].startswith("up/")) for r in rs]
+        dn = [sum(f["goodput_mbps"] for f in r["flows"] if f["name"].startswith("down/")) for r in rs]
+        occ = [occupancy_after(r["queues"][0], r.get("warmup_s", 0.0), r.get("duration_s", 0.0)) for r in rs]
+        full = [r["queues"][0].get("dropped", {}).get("queue_full", 0) for r in rs]
+        agg[k] = {"up": mean(up), "down": mean(dn), "up_sd": sd(up), "down_sd": sd(dn), "occ": mean(occ),
+                  "full": mean(full), "total": mean(u + d for u, d in zip(up, dn))}
+
+    def ratio(a: dict) -> str:  # "-" when the downloads are (almost) starved
+        return fmt(a["up"] / a["down"]) if a["down"] >= 0.05 else "-"
+
+    rows16 = [[qd, fmt(pw), f"{fmt(a['up'])} ± {fmt(a['up_sd'])}", f"{fmt(a['down'])} ± {fmt(a['down_sd'])}",
+               ratio(a), fmt(a["total"]), fmt(a["occ"], 0), fmt(a["full"], 0)]
+              for (qd, b, pw), a in agg.items() if b == 500]
+    rows17 = [[qd, b, f"{fmt(a['up'])} ± {fmt(a['up_sd'])}", f"{fmt(a['down'])} ± {fmt(a['down_sd'])}",
+               ratio(a), fmt(a["total"]), fmt(a["occ"], 0), fmt(a["full"], 0)]
+              for (qd, b, pw), a in agg.items() if abs(pw - 0.2) < 1e-9]
+    txt = ("### Pokhrel & Williamson Fig. 16: 5 uploads + 5 downloads, p_w on every link, AP buffer 500\n\n"
+           "Paper: without VBS the two groups diverge as p_w grows; with VBS they are fair, a small gap"
+           " growing with p_w.\n\n"
+           + table(["AP queue", "p_w", "uploads Mbit/s", "downloads Mbit/s", "up/down", "total",
+                    "AP occupancy", "AP overflow drops"], rows16)
+           + "\n\n### Pokhrel & Williamson Fig. 17: p_w = 0.2, AP buffer varied\n\n"
+           "Paper: without VBS uploads win (download data lost at the AP's full buffer); with VBS fair for"
+           " every buffer; total independent of the buffer.\n\n"
+           + table(["AP queue", "B_ap", "uploads Mbit/s", "downloads Mbit/s", "up/down", "total",
+                    "AP occupancy", "AP overflow drops"], rows17))
+    return txt, agg
+
+
+def pokhrel_updown_figure(agg: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(1, 2, figsize=(11, 5.0))
+    for qd, c in QDISC_COLORS.items():
+        p16 = sorted((pw, a) for (q, b, pw), a in agg.items() if q == qd and b == 500)
+        p17 = sorted((b, a) for (q, b, pw), a in agg.items() if q == qd and abs(pw - 0.2) < 1e-9)
+        for axis, pts in ((ax[0], p16), (ax[1], p17)):
+            if not pts:
+                continue
+            x = [p for p, _ in pts]
+            axis.plot(x, [a["up"] for _, a in pts], color=c, marker="^", ms=4, label=f"{qd}: uploads")
+            axis.plot(x, [a["down"] for _, a in pts], color=c, ls="--", marker="v", ms=4, label=f"{qd}: downloads")
+    ax[0].set_xlabel("p_w (every station, both directions)")
+    ax[0].set_title("Fig. 16: AP buffer 500 packets", fontsize=9)
+    ax[1].set_xlabel("AP buffer B_ap (packets)")
+    ax[1].set_title("Fig. 17: p_w = 0.2", fontsize=9)
+    for a in ax:
+        a.set_ylabel("Mbit/s (sum of 5 flows)")
+        a.set_ylim(bottom=0)
+        a.grid(alpha=0.3)
+    handles, labels = ax[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=6, frameon=False)
+    fig.tight_layout(rect=(0, 0.17, 1, 1))
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+# -- Fig. 18: users joining and leaving --------------------------------------
+
+def join_leave_report(runs: list) -> str:
+    """Class 1's share after each event and its reaction time, per run
+    (`wifitcp.models.vbs_stability.fig18`)."""
+    from ..models.vbs_stability import fig18
+
+    rows = []
+    for r in sorted(runs, key=lambda r: (r["run_index"], r["seed"])):
+        p = r.get("params") or {}
+        label = ", ".join(f"{k.split('.')[-1]}={v}" for k, v in p.items() if k != "ap.qdisc.shares")
+        cells = []
+        for e in fig18(r):
+            rt = "never" if e["reaction_s"] is None else f"{e['reaction_s']:.0f} s"
+            cells += [f"{e['event_s']:.0f}", fmt(e["share_level"], 3), rt]
+        rows.append([label, r["seed"]] + cells)
+    width = max((len(r) for r in rows), default=2)
+    head = ["configuration", "seed"]
+    for k in range((width - 2) // 3):
+        head += [f"event {k + 1} (s)", "class 1 share", "reaction"]
+    return ("### Pokhrel & Williamson Fig. 18: users joining and leaving, p_w = 0.3, h* = 0.526\n\n"
+            "Paper: with VBS the desired ratio is kept as users come and go (convergence \"quite"
+            " long\" in some cases). Per run: at each event (the departures' mean completion, the"
+            " join at 150 s) class 1's share over the last 30 s of the phase and the time until its"
+            " 10-s moving average stays within ±0.05 of it.\n\n"
+            + table(head, [r + ["-"] * (width - len(r)) for r in rows]))
+
+
+# -- main --------------------------------------------------------------------
+
+def main(argv: Optional[list] = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m wifitcp.repro.p004_pokhrel",
+                                 description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true",
+                    help="one seed (and 60 s download/up-down runs): a smoke test")
+    ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    ap.add_argument("--seeds", metavar="LIST", help="seeds to run, e.g. 1..3 (replaces the scenarios' own)")
+    ap.add_argument("--only", default=",".join(PARTS),
+                    help="comma-separated parts: " + ", ".join(PARTS) + " (default all)")
+    ap.add_argument("--figures", default=str(FIGURES), help="directory of the PNG figures")
+    ap.add_argument("--no-figures", action="store_true")
+    ap.add_argument("--store", action="store_true", help="also store runs in results/<scenario>.duckdb")
+    ap.add_argument("--cache", metavar="DIR", help="keep every run set's records in DIR and reuse them "
+                    "(same scenario file and overrides) instead of running again")
+    a = ap.parse_args(argv)
+    want = [x.strip() for x in a.only.split(",") if x.strip()]
+    for w in want:
+        if w not in PARTS:
+            ap.error(f"--only: unknown part {w!r} (one of {', '.join(PARTS)})")
+    cache = Path(a.cache) if a.cache else None
+    seeds = ["scenario.seeds=[1]"] if a.quick else []
+    if a.seeds:
+        from ..scenario import parse_seeds
+
+        seeds = [f"scenario.seeds={parse_seeds(a.seeds)}"]
+    short = ["scenario.duration_s=60.0"] if a.quick else []
+    figdir = Path(a.figures)
+    if not a.no_figures:
+        figdir.mkdir(parents=True, exist_ok=True)
+    t0 = time.monotonic()
+    kw = dict(jobs=a.jobs, store=a.store, cache=cache)
+    if "download" in want:
+        runs = run_scenario("pokhrel-download", sets=seeds + short, **kw)
+        txt, agg = pokhrel_download_report(runs)
+        print(txt + "\n", flush=True)
+        if not a.no_figures:
+            pokhrel_download_figure(agg, figdir / "pokhrel-download.png")
+    if "updown" in want:
+        runs = run_scenario("pokhrel-updown", sets=seeds + short, **kw)
+        txt, agg = pokhrel_updown_report(runs)
+        print(txt + "\n", flush=True)
+        if not a.no_figures:
+            pokhrel_updown_figure(agg, figdir / "pokhrel-updown.png")
+    if "join-leave" in want:
+        runs = run_scenario("pokhrel-join-leave", sets=seeds, **kw)
+        print(join_leave_report(runs) + "\n", flush=True)
+    print(f"# total wall time {time.monotonic() - t0:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
