@@ -28,6 +28,8 @@ import json
 from pathlib import Path
 from typing import Any, Iterator, Optional, Union
 
+from .errors import InputError
+
 SCHEMA_VERSION = 3
 
 _SCHEMA = """
@@ -112,6 +114,13 @@ FLOW_FIELDS = ["name", "kind", "src", "dst", "goodput_mbps", "msdu_mbps",
 STATION_FIELDS = ["name", "attempts", "successes", "collisions", "retries",
                   "collision_probability"]
 TABLES = ["runs", "flows", "stations", "failures"]
+
+
+def _duck_reason(e: Exception) -> str:
+    """DuckDB's message without its class prefix ("IO Error: ...")."""
+    msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    head, sep, rest = msg.partition(": ")
+    return rest if sep and head.endswith("Error") and " " in head and len(head) < 30 else msg
 
 
 def run_key(scenario_hash: str, params: dict, seed: int, version: str) -> str:
@@ -200,9 +209,24 @@ class Store:
 
         self.path = str(path)
         self._appenders: Optional[dict] = None
+        self._con: Any = None
+        p = Path(self.path)
+        if p.is_dir():
+            raise InputError(self.path, "", "is a directory, not a DuckDB store file")
+        if read_only and not p.exists():
+            raise InputError(self.path, "", "no such store")
         if not read_only:
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self.con = duckdb.connect(self.path, read_only=read_only)
+            try:
+                p.parent.mkdir(parents=True, exist_ok=True)
+            except (FileExistsError, NotADirectoryError):
+                raise InputError(self.path, "", "cannot create its folder: a part of the path is a "
+                                                "file, not a folder") from None
+            except OSError as e:
+                raise InputError(self.path, "", f"cannot create its folder: {e.strerror or e}") from None
+        try:
+            self._con = duckdb.connect(self.path, read_only=read_only)
+        except duckdb.Error as e:
+            raise InputError(self.path, "", f"cannot open the store: {_duck_reason(e)}") from None
         if not read_only:
             self.con.execute(_SCHEMA)
             self._migrate()
@@ -258,9 +282,19 @@ class Store:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
+    @property
+    def con(self) -> Any:
+        """The DuckDB connection; an `InputError` once the store is closed."""
+        if self._con is None:
+            raise InputError(self.path, "", "the store is closed (Store.close() was called)")
+        return self._con
+
     def close(self) -> None:
+        """Close the store (again: nothing happens)."""
         self._appenders = None
-        self.con.close()
+        if self._con is not None:
+            self._con.close()
+            self._con = None
 
     # -- writing ---------------------------------------------------------
     def delete_scenario(self, scenario: str) -> int:
