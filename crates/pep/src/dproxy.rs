@@ -146,7 +146,7 @@ impl DProxyAp {
             .find_map(|(_, q)| q.iter().find(|c| c.seq == seq));
         match hit {
             Some(c) => {
-                ctx.emit(c.pkt.clone());
+                ctx.emit_copy(c.pkt.clone());
                 self.stats.replays += 1;
             }
             None => self.stats.request_misses += 1,
