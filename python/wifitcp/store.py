@@ -228,11 +228,14 @@ class Store:
         except duckdb.Error as e:
             raise InputError(self.path, "", f"cannot open the store: {_duck_reason(e)}") from None
         if not read_only:
-            self.con.execute(_SCHEMA)
-            self._migrate()
-            self.con.execute(
-                "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)",
-                [str(SCHEMA_VERSION)])
+            try:
+                self.con.execute(_SCHEMA)
+                self._migrate()
+                self.con.execute(
+                    "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)",
+                    [str(SCHEMA_VERSION)])
+            except duckdb.Error as e:
+                self._abort(e)
 
     def _migrate(self) -> None:
         """Schema 1 -> 2: add ``runs.run_key`` and fill it for old rows;
@@ -251,9 +254,8 @@ class Store:
                 key = run_key(h, json.loads(params), seed, version or "")
                 con.execute("UPDATE runs SET run_key = ? WHERE run_id = ?", [key, rid])
             con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
+        except Exception as e:
+            self._abort(e)
 
     @contextlib.contextmanager
     def one_thread(self) -> Iterator[None]:
@@ -282,6 +284,24 @@ class Store:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
+    def _abort(self, e: Exception) -> None:
+        """End the transaction a statement failed in and raise: a write
+        error (a full disk, ...) as an `InputError` naming the store, one
+        line; anything else as it is. DuckDB may have aborted the
+        transaction itself (a failed write does): the ROLLBACK then finds
+        none, which is no new error. The runs committed before are kept."""
+        import duckdb
+
+        try:
+            self.con.execute("ROLLBACK")
+        except duckdb.Error:
+            pass
+        if isinstance(e, (duckdb.IOException, OSError)) or (
+                isinstance(e, duckdb.Error) and "No space left" in str(e)):
+            raise InputError(self.path, "", f"cannot write: {_duck_reason(e)} (the runs stored "
+                                            "before are kept)") from None
+        raise e
+
     @property
     def con(self) -> Any:
         """The DuckDB connection; an `InputError` once the store is closed."""
@@ -291,10 +311,15 @@ class Store:
 
     def close(self) -> None:
         """Close the store (again: nothing happens)."""
+        import duckdb
+
         self._appenders = None
         if self._con is not None:
-            self._con.close()
-            self._con = None
+            con, self._con = self._con, None
+            try:
+                con.close()
+            except duckdb.Error as e:  # the last checkpoint's write
+                raise InputError(self.path, "", f"cannot write: {_duck_reason(e)}") from None
 
     # -- writing ---------------------------------------------------------
     def delete_scenario(self, scenario: str) -> int:
@@ -310,9 +335,8 @@ class Store:
             con.execute("DELETE FROM runs WHERE scenario = ?", [scenario])
             con.execute("DELETE FROM failures WHERE scenario = ?", [scenario])
             con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
+        except Exception as e:
+            self._abort(e)
         return len(ids)
 
     def add_run(self, *, scenario: str, scenario_hash: str, params: dict, seed: int,
@@ -347,10 +371,9 @@ class Store:
             self._insert_rows("flows", [[run_id, *r] for r in flow_rows])
             self._insert_rows("stations", [[run_id, *r] for r in station_rows])
             con.execute("COMMIT")
-        except Exception:
+        except Exception as e:
             self._appenders = None  # rebuilt on the next run, nothing left buffered
-            con.execute("ROLLBACK")
-            raise
+            self._abort(e)
         return int(run_id)
 
     def provenance(self) -> dict:
@@ -448,9 +471,8 @@ class Store:
                 [key, scenario, scenario_hash, json.dumps(params), int(seed), version,
                  str(error), float(wall_time_s), json.dumps(config, sort_keys=True)])
             con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
+        except Exception as e:
+            self._abort(e)
         return key
 
     # -- reading ---------------------------------------------------------
