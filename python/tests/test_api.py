@@ -96,3 +96,45 @@ def test_store_frame(fake_core, tmp_path):
         flows = st.frame("SELECT * FROM flows ORDER BY run_id, flow_index")
         assert isinstance(flows, pd.DataFrame) and len(flows) == 2 * (1 + 2)
         assert st.frame("SELECT * FROM runs", kind="polars").height == 4
+
+
+@pytest.mark.parametrize("jobs,reason", [(0, "jobs: must be >= 1, got 0"), (-2, "jobs: must be >= 1"),
+                                         ("2", "jobs: expected a whole number >= 1"),
+                                         (True, "jobs: expected a whole number >= 1")])
+def test_bad_jobs_are_input_errors(fake_core, jobs, reason):
+    with pytest.raises(InputError, match=reason):
+        wifitcp.run(DOC, jobs=jobs)
+
+
+@pytest.mark.parametrize("sweep", [[1, 2], "wlan.stations=1..3", 5])
+def test_a_sweep_that_is_not_a_mapping_is_an_input_error(fake_core, sweep):
+    with pytest.raises(InputError, match="sweep: expected a mapping of dotted keys"):
+        wifitcp.run(DOC, jobs=1, sweep=sweep)
+
+
+def test_store_paths_that_cannot_be_stores_are_input_errors(fake_core, tmp_path):
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(InputError, match="is a directory, not a DuckDB store file"):
+        wifitcp.run(DOC, jobs=1, out=tmp_path)
+    with pytest.raises(InputError, match="a part of the path is a file, not a folder"):
+        wifitcp.run(DOC, jobs=1, out=tmp_path / "file" / "x.duckdb")
+    with pytest.raises(InputError, match="cannot create its folder"):
+        wifitcp.run(DOC, jobs=1, out="/proc/wifitcp-no-such/x.duckdb")
+    with pytest.raises(InputError, match="is a directory"):
+        wifitcp.Store(tmp_path)
+    with pytest.raises(InputError, match="not a valid DuckDB database file"):
+        wifitcp.Store(tmp_path / "file")
+    with pytest.raises(InputError, match="no such store"):
+        wifitcp.Store(tmp_path / "none.duckdb", read_only=True)
+    # a missing folder is created
+    assert len(wifitcp.run(DOC, jobs=1, out=tmp_path / "new" / "dir" / "a.duckdb")) == 4
+
+
+def test_a_closed_store_is_an_input_error(tmp_path):
+    st = wifitcp.Store(tmp_path / "a.duckdb")
+    st.close()
+    st.close()  # again: nothing
+    with pytest.raises(InputError, match="the store is closed"):
+        st.query("SELECT 1")
+    with pytest.raises(InputError, match="the store is closed"):
+        st.runs()

@@ -78,7 +78,8 @@ def test_trace_parquet_is_read_alike_by_duckdb_and_pyarrow(tmp_path, capsys):
     types = [(r[0], r[1]) for r in con.execute(f"DESCRIBE SELECT * FROM '{f}'").fetchall()]
     assert types == [("time_s", "DOUBLE"), ("node", "VARCHAR"), ("iface", "VARCHAR"),
                      ("event", "VARCHAR"), ("packet", "UBIGINT"), ("flow", "INTEGER"),
-                     ("size", "INTEGER"), ("reason", "VARCHAR")]
+                     ("size", "INTEGER"), ("reason", "VARCHAR"), ("flow_name", "VARCHAR"),
+                     ("tcp_seq", "BIGINT"), ("tcp_ack", "BIGINT"), ("tcp_flags", "INTEGER")]
     meta = pq.ParquetFile(f).metadata
     assert meta.num_row_groups >= 2  # more rows than one row group holds
     t = pq.read_table(f)
@@ -94,3 +95,40 @@ def test_trace_parquet_is_read_alike_by_duckdb_and_pyarrow(tmp_path, capsys):
     # the rows in event order
     assert con.execute(f"SELECT count(*) FROM (SELECT time_s < lag(time_s) OVER () AS back "
                        f"FROM '{f}') WHERE back").fetchone()[0] == 0
+
+
+@requires_core
+def test_retry_limit_drops_carry_their_flow_and_tcp_columns(tmp_path, capsys):
+    """A MAC discard reports only the packet id; its row takes the flow,
+    size and TCP header of the packet's hand-over to the MAC, so per-flow
+    loss can be read from the trace. TCP rows carry the sequence and
+    acknowledgement numbers and flags, and every row the flow's name."""
+    scn = tmp_path / "s.toml"
+    # one MAC attempt and 30 % frame loss on the station's data frames:
+    # retry-limit drops of the upload's segments
+    scn.write_text(SCN.replace('name = "pcap-cli"', 'name = "trace-drops"')
+                   .replace("stations = 1", "stations = 1\nper_uplink = 0.3")
+                   + "\n[mac]\nshort_retry_limit = 1\nlong_retry_limit = 1\n")
+    out = tmp_path / "tr"
+    assert main(["run", str(scn), "--no-store", "--json", "--seed", "1", "--trace", str(out)]) == 0
+    res = json.loads(capsys.readouterr().out.splitlines()[0])
+    f = out / "trace-drops" / "run0-seed1" / "packets.parquet"
+    con = duckdb.connect()
+    q = lambda sql: con.execute(sql.replace("T", f"'{f}'")).fetchall()
+    types = dict((r[0], r[1]) for r in con.execute(f"DESCRIBE SELECT * FROM '{f}'").fetchall())
+    assert {k: types[k] for k in ("flow_name", "tcp_seq", "tcp_ack", "tcp_flags")} == {
+        "flow_name": "VARCHAR", "tcp_seq": "BIGINT", "tcp_ack": "BIGINT", "tcp_flags": "INTEGER"}
+    rl = q("select count(*), count(flow), count(size), count(tcp_seq), count(flow_name) "
+           "from T where reason = 'retry_limit'")[0]
+    assert rl[0] == res["ledger"]["dropped"]["retry_limit"] > 5
+    assert rl[1:] == (rl[0],) * 4, rl
+    # per-flow loss from the trace: the upload's retry-limit drops
+    names = [fl["name"] for fl in res["flows"]]
+    per_flow = dict(q("select flow_name, count(*) from T where reason = 'retry_limit' group by flow_name"))
+    assert set(per_flow) <= set(names) and per_flow.get("up/sta0", 0) == rl[0]
+    # TCP columns: the SYN has flag 2 and no other row of the flow lacks them
+    assert q("select count(*) from T where tcp_flags & 2 = 2 and event = 'enqueue'")[0][0] >= 1
+    assert q("select count(*) from T where flow is not null and tcp_seq is null")[0][0] == 0
+    # a retransmitted segment: the same sequence number in two packets
+    assert q("select count(*) from (select tcp_seq from T where event = 'enqueue' and size > 52 "
+             "and node = 'sta0' group by tcp_seq having count(distinct packet) > 1)")[0][0] > 0

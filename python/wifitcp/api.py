@@ -92,8 +92,19 @@ def execute(scn: Scenario, jobs: Optional[int] = 1, store: Optional[Store] = Non
 
 
 def _sets(set: Iterable, sweep: Optional[Mapping], seeds: Any) -> list:
-    out: list = list(set)
+    if isinstance(set, (str, bytes)):
+        set = [set]
+    try:
+        out: list = list(set)
+    except TypeError:
+        raise InputError("set", "", f"expected a list of \"dotted.key=VALUE\" strings or (key, value) "
+                                    f"pairs, got {type(set).__name__}") from None
+    if sweep is not None and not isinstance(sweep, Mapping):
+        raise InputError("sweep", "", f"expected a mapping of dotted keys to value lists "
+                                      f"({{\"wlan.stations\": [1, 2, 5]}}), got {type(sweep).__name__}")
     for path, values in (sweep or {}).items():
+        if not isinstance(path, str):
+            raise InputError("sweep", "", f"keys are dotted keys (strings), got {path!r}")
         if isinstance(values, str):
             try:
                 values = scn_mod.parse_values(values)
@@ -140,6 +151,7 @@ def run(scenario: Union[str, Path, dict, Scenario], *, seed: Optional[int] = Non
     bad input (before any run) and, after the campaign, `RunError` if a run
     failed (``raise_on_failure=False``: failed runs are rows with ``error``).
     """
+    campaign.check_jobs(jobs)
     scn = load(scenario, sets=_sets(set, sweep, seeds), seed=seed)
     items = scn_mod.check_all(scn)
     store = None

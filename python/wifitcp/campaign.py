@@ -57,8 +57,20 @@ def plan(items: list, version: str) -> list:
     return out
 
 
+def check_jobs(jobs: Any) -> None:
+    """``jobs`` of the Python API: None or a whole number >= 1 (as the
+    CLI's ``--jobs``)."""
+    if jobs is None:
+        return
+    if isinstance(jobs, bool) or not isinstance(jobs, int):
+        raise InputError("jobs", "", f"expected a whole number >= 1, got {jobs!r}")
+    if jobs < 1:
+        raise InputError("jobs", "", f"must be >= 1, got {jobs}")
+
+
 def jobs_for(scn: Scenario, jobs: Optional[int]) -> int:
     """``jobs``, else ``[campaign] jobs``, else every core."""
+    check_jobs(jobs)
     return jobs or scn.campaign.get("jobs") or runner.default_jobs()
 
 

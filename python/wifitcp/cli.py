@@ -502,6 +502,7 @@ def cmd_emulate(args: argparse.Namespace) -> int:
         raise InputError("--node", "", "names the namespace of a -- COMMAND; none given")
     if args.duration is not None and not 0 < args.duration <= 86400:
         raise InputError("--duration", "", f"{args.duration} s: must be in (0, 86400]")
+    emulate.check_max_lag(args.max_lag_ms)
     if args.pcap is not None:
         _check_writable_dir(args.pcap, "--pcap")
     scn = api.load(args.scenario, sets=list(args.set), seed=args.seed)

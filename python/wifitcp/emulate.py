@@ -27,6 +27,7 @@ interfaces vanish with the process that holds them; namespaces and their
 from __future__ import annotations
 
 import json
+import math
 import os
 import shlex
 import shutil
@@ -462,6 +463,16 @@ def _finish_command(c: Command) -> dict:
     return d
 
 
+def check_max_lag(max_lag_ms: Optional[float]) -> None:
+    """``--max-lag-ms``: a positive number of milliseconds (or None)."""
+    if max_lag_ms is None:
+        return
+    if isinstance(max_lag_ms, bool) or not isinstance(max_lag_ms, (int, float)) \
+            or not (math.isfinite(max_lag_ms) and 0 < max_lag_ms <= 1e9):
+        raise InputError("--max-lag-ms", "", f"{max_lag_ms!r} ms: must be a positive number of "
+                                             "milliseconds")
+
+
 def run(config: dict, seed: int, *, file: str, duration: Optional[float], on: list,
         pcap: Optional[str] = None, max_lag_ms: Optional[float] = None,
         workdir: Optional[str] = None, sysctls: tuple = (), main: Optional[list] = None,
@@ -475,6 +486,7 @@ def run(config: dict, seed: int, *, file: str, duration: Optional[float], on: li
     when it exits, or at ``duration`` when given (the command is then
     stopped). Without ``duration`` such a run lasts at most MAIN_LIMIT_S;
     the scenario's own TCP flows still run for ``scenario.duration_s``."""
+    check_max_lag(max_lag_ms)
     config = json.loads(json.dumps(config))
     explicit = duration is not None
     if explicit:

@@ -239,7 +239,10 @@ def resolve_files(config: dict, base: Path) -> None:
     """Make each relative ``traffic[].trace_file`` relative to ``base`` (the
     scenario file's folder), as docs/scenarios.md states; the core opens the
     path it is given."""
-    for tr in config.get("traffic") or []:
+    traffic = config.get("traffic")
+    if not isinstance(traffic, list):
+        return  # not an array: the schema check names it
+    for tr in traffic:
         f = tr.get("trace_file") if isinstance(tr, dict) else None
         if isinstance(f, str) and f and not Path(f).is_absolute():
             tr["trace_file"] = str(base / f)

@@ -28,6 +28,8 @@ import json
 from pathlib import Path
 from typing import Any, Iterator, Optional, Union
 
+from .errors import InputError
+
 SCHEMA_VERSION = 3
 
 _SCHEMA = """
@@ -112,6 +114,13 @@ FLOW_FIELDS = ["name", "kind", "src", "dst", "goodput_mbps", "msdu_mbps",
 STATION_FIELDS = ["name", "attempts", "successes", "collisions", "retries",
                   "collision_probability"]
 TABLES = ["runs", "flows", "stations", "failures"]
+
+
+def _duck_reason(e: Exception) -> str:
+    """DuckDB's message without its class prefix ("IO Error: ...")."""
+    msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    head, sep, rest = msg.partition(": ")
+    return rest if sep and head.endswith("Error") and " " in head and len(head) < 30 else msg
 
 
 def run_key(scenario_hash: str, params: dict, seed: int, version: str) -> str:
@@ -200,15 +209,33 @@ class Store:
 
         self.path = str(path)
         self._appenders: Optional[dict] = None
+        self._con: Any = None
+        p = Path(self.path)
+        if p.is_dir():
+            raise InputError(self.path, "", "is a directory, not a DuckDB store file")
+        if read_only and not p.exists():
+            raise InputError(self.path, "", "no such store")
         if not read_only:
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self.con = duckdb.connect(self.path, read_only=read_only)
+            try:
+                p.parent.mkdir(parents=True, exist_ok=True)
+            except (FileExistsError, NotADirectoryError):
+                raise InputError(self.path, "", "cannot create its folder: a part of the path is a "
+                                                "file, not a folder") from None
+            except OSError as e:
+                raise InputError(self.path, "", f"cannot create its folder: {e.strerror or e}") from None
+        try:
+            self._con = duckdb.connect(self.path, read_only=read_only)
+        except duckdb.Error as e:
+            raise InputError(self.path, "", f"cannot open the store: {_duck_reason(e)}") from None
         if not read_only:
-            self.con.execute(_SCHEMA)
-            self._migrate()
-            self.con.execute(
-                "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)",
-                [str(SCHEMA_VERSION)])
+            try:
+                self.con.execute(_SCHEMA)
+                self._migrate()
+                self.con.execute(
+                    "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)",
+                    [str(SCHEMA_VERSION)])
+            except duckdb.Error as e:
+                self._abort(e)
 
     def _migrate(self) -> None:
         """Schema 1 -> 2: add ``runs.run_key`` and fill it for old rows;
@@ -227,9 +254,8 @@ class Store:
                 key = run_key(h, json.loads(params), seed, version or "")
                 con.execute("UPDATE runs SET run_key = ? WHERE run_id = ?", [key, rid])
             con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
+        except Exception as e:
+            self._abort(e)
 
     @contextlib.contextmanager
     def one_thread(self) -> Iterator[None]:
@@ -258,9 +284,42 @@ class Store:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
+    def _abort(self, e: Exception) -> None:
+        """End the transaction a statement failed in and raise: a write
+        error (a full disk, ...) as an `InputError` naming the store, one
+        line; anything else as it is. DuckDB may have aborted the
+        transaction itself (a failed write does): the ROLLBACK then finds
+        none, which is no new error. The runs committed before are kept."""
+        import duckdb
+
+        try:
+            self.con.execute("ROLLBACK")
+        except duckdb.Error:
+            pass
+        if isinstance(e, (duckdb.IOException, OSError)) or (
+                isinstance(e, duckdb.Error) and "No space left" in str(e)):
+            raise InputError(self.path, "", f"cannot write: {_duck_reason(e)} (the runs stored "
+                                            "before are kept)") from None
+        raise e
+
+    @property
+    def con(self) -> Any:
+        """The DuckDB connection; an `InputError` once the store is closed."""
+        if self._con is None:
+            raise InputError(self.path, "", "the store is closed (Store.close() was called)")
+        return self._con
+
     def close(self) -> None:
+        """Close the store (again: nothing happens)."""
+        import duckdb
+
         self._appenders = None
-        self.con.close()
+        if self._con is not None:
+            con, self._con = self._con, None
+            try:
+                con.close()
+            except duckdb.Error as e:  # the last checkpoint's write
+                raise InputError(self.path, "", f"cannot write: {_duck_reason(e)}") from None
 
     # -- writing ---------------------------------------------------------
     def delete_scenario(self, scenario: str) -> int:
@@ -276,9 +335,8 @@ class Store:
             con.execute("DELETE FROM runs WHERE scenario = ?", [scenario])
             con.execute("DELETE FROM failures WHERE scenario = ?", [scenario])
             con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
+        except Exception as e:
+            self._abort(e)
         return len(ids)
 
     def add_run(self, *, scenario: str, scenario_hash: str, params: dict, seed: int,
@@ -313,10 +371,9 @@ class Store:
             self._insert_rows("flows", [[run_id, *r] for r in flow_rows])
             self._insert_rows("stations", [[run_id, *r] for r in station_rows])
             con.execute("COMMIT")
-        except Exception:
+        except Exception as e:
             self._appenders = None  # rebuilt on the next run, nothing left buffered
-            con.execute("ROLLBACK")
-            raise
+            self._abort(e)
         return int(run_id)
 
     def provenance(self) -> dict:
@@ -414,9 +471,8 @@ class Store:
                 [key, scenario, scenario_hash, json.dumps(params), int(seed), version,
                  str(error), float(wall_time_s), json.dumps(config, sort_keys=True)])
             con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
+        except Exception as e:
+            self._abort(e)
         return key
 
     # -- reading ---------------------------------------------------------

@@ -6,7 +6,11 @@
 //! the first verdict other than [`Verdict::Pass`] ends the walk. Packets an
 //! agent emits through [`AgentCtx::emit`] are routed from its node as if a
 //! local endpoint had sent them (they do not pass the node's agents again),
-//! each with a fresh packet id from the ledger.
+//! each with a fresh packet id from the ledger. A copy of a packet the
+//! agent saw (a cached segment replayed, a held segment handed on) goes
+//! through [`AgentCtx::emit_copy`]: the run loop then knows what it copies,
+//! and counts the data of an original and its copies at the flow's
+//! receiver once.
 use wifitcp_core::{DropReason, SimTime};
 use wifitcp_wire::Packet;
 
@@ -35,17 +39,31 @@ pub enum Verdict {
 /// What an agent may ask of the run loop while it handles an input.
 #[derive(Debug, Default)]
 pub struct AgentCtx {
-    emitted: Vec<Packet>,
+    /// Each packet, and whether it is a copy (its `id` that of the packet
+    /// it copies).
+    emitted: Vec<(Packet, bool)>,
 }
 
 impl AgentCtx {
     /// Send `pkt` from the agent's node. Its `id` is replaced by a fresh
     /// one from the ledger.
     pub fn emit(&mut self, pkt: Packet) {
-        self.emitted.push(pkt);
+        self.emitted.push((pkt, false));
     }
-    /// The packets emitted since the last call (for the run loop).
-    pub fn take_emitted(&mut self) -> std::vec::Drain<'_, Packet> {
+    /// Send `pkt`, a copy of a packet this agent saw, whose `id` it still
+    /// carries (the copied packet's, before the run loop replaces it). Its
+    /// arrival at its flow's receiver counts as a delivery only if neither
+    /// the original nor another copy of it arrived there before.
+    pub fn emit_copy(&mut self, pkt: Packet) {
+        self.emitted.push((pkt, true));
+    }
+    /// The packets emitted since the last call.
+    pub fn take_emitted(&mut self) -> impl Iterator<Item = Packet> + '_ {
+        self.emitted.drain(..).map(|(p, _)| p)
+    }
+    /// The packets emitted since the last call, each with whether it is a
+    /// copy (for the run loop).
+    pub fn take_emitted_marked(&mut self) -> std::vec::Drain<'_, (Packet, bool)> {
         self.emitted.drain(..)
     }
     pub fn has_emitted(&self) -> bool {

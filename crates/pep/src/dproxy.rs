@@ -9,12 +9,16 @@
 //! `request_port` whose 16-byte payload names the flow (4-tuple, 12 bytes)
 //! and the missing sequence number (4 bytes), one datagram per missing
 //! segment (section III-C 3). The simulator keeps no payload bytes, so the
-//! payload is carried by its length (for airtime) and its content in header
-//! fields the network leaves alone: the sequence number's upper 16 bits in
-//! the IP identification field, its lower 16 bits in the UDP source port.
-//! The AP finds the flow among the requesting station's flows by the
-//! cached sequence number (ISNs are random 32-bit values, so two flows of
-//! one station sharing a cached sequence number is not a case that occurs).
+//! payload is carried by its length (for airtime) and its content in fields
+//! the network leaves alone: the flow as the packet's flow id (the
+//! simulator's name for the 4-tuple: the request belongs to the flow it
+//! asks about), the sequence number's upper 16 bits in the IP
+//! identification field, its lower 16 bits in the UDP source port. The AP
+//! answers only with a segment of that flow from the requesting station's
+//! flows, so two flows of one station whose sequence numbers meet never
+//! get each other's segments. A flow the simulator did not create (the
+//! emulator's real traffic, which all has one flow id) is found among the
+//! station's flows by the cached sequence number alone.
 //!
 //! Left open by the paper, chosen here: the cache per flow holds
 //! `cache_packets` segments (default 512, more than the AP's transmit
@@ -35,6 +39,9 @@ pub fn encode_request(seq: u32) -> (u16, u16) {
 pub fn decode_request(ident: u16, src_port: u16) -> u32 {
     ((ident as u32) << 16) | src_port as u32
 }
+/// The flow id of packets of no simulated flow (the emulator's).
+const NO_FLOW: wifitcp_core::FlowId = wifitcp_core::FlowId(u32::MAX);
+
 /// Payload of one request: flow 4-tuple (12 bytes) and sequence number (4).
 pub const REQUEST_PAYLOAD: u32 = 16;
 
@@ -139,14 +146,15 @@ impl DProxyAp {
         let Transport::Udp(u) = &p.l4 else { return };
         self.stats.requests_received += 1;
         let seq = decode_request(p.ip.ident, u.src_port);
+        let any_flow = p.flow == NO_FLOW;
         let hit = self
             .flows
             .iter()
             .filter(|(k, _)| k.wireless.0 == p.ip.src)
-            .find_map(|(_, q)| q.iter().find(|c| c.seq == seq));
+            .find_map(|(_, q)| q.iter().find(|c| c.seq == seq && (any_flow || c.pkt.flow == p.flow)));
         match hit {
             Some(c) => {
-                ctx.emit(c.pkt.clone());
+                ctx.emit_copy(c.pkt.clone());
                 self.stats.replays += 1;
             }
             None => self.stats.request_misses += 1,
@@ -210,11 +218,52 @@ mod tests {
     use wifitcp_wire::{Ipv4Header, UdpHeader};
 
     fn request(seq: u32) -> Packet {
+        request_of(wifitcp_core::FlowId(0), seq)
+    }
+
+    fn request_of(flow: wifitcp_core::FlowId, seq: u32) -> Packet {
         let (ident, sport) = encode_request(seq);
         let mut ip = Ipv4Header::new(STA, AP, wifitcp_wire::ip::PROTO_UDP);
         ip.ident = ident;
         let u = UdpHeader { src_port: sport, dst_port: 7070 };
-        Packet::new_udp(wifitcp_core::PacketId(0), wifitcp_core::FlowId(0), SimTime::ZERO, ip, u, REQUEST_PAYLOAD)
+        Packet::new_udp(wifitcp_core::PacketId(0), flow, SimTime::ZERO, ip, u, REQUEST_PAYLOAD)
+    }
+
+    #[test]
+    fn a_request_is_answered_with_its_own_flows_segment_only() {
+        use wifitcp_core::FlowId;
+        let mut a = DProxyAp::new(Default::default(), AP, sides());
+        let mut ctx = AgentCtx::default();
+        // Two flows of one station (other station ports), the same
+        // sequence numbers cached for both.
+        for (flow, port) in [(0u32, 20000u16), (1, 20001)] {
+            let mut p = data(1001, 100);
+            p.flow = FlowId(flow);
+            if let Transport::Tcp(h) = &mut p.l4 {
+                h.dst_port = port;
+            }
+            a.on_packet(t(0.0), FWD, &mut p, &mut ctx);
+        }
+        a.on_packet(t(1.0), LOCAL, &mut request_of(FlowId(1), 1001), &mut ctx);
+        let got: Vec<(u32, u16)> = ctx
+            .take_emitted()
+            .map(|p| {
+                (
+                    p.flow.0,
+                    match &p.l4 {
+                        Transport::Tcp(h) => h.dst_port,
+                        _ => 0,
+                    },
+                )
+            })
+            .collect();
+        assert_eq!(got, vec![(1, 20001)], "flow 1's segment, not flow 0's");
+        a.on_packet(t(1.0), LOCAL, &mut request_of(FlowId(2), 1001), &mut ctx);
+        assert_eq!(a.stats().request_misses, 1, "no segment of flow 2");
+        assert_eq!(ctx.take_emitted().count(), 0);
+        // A request of no simulated flow: found by sequence number.
+        a.on_packet(t(1.0), LOCAL, &mut request_of(NO_FLOW, 1001), &mut ctx);
+        assert_eq!(ctx.take_emitted().count(), 1);
     }
 
     #[test]

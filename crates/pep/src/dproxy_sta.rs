@@ -256,7 +256,7 @@ impl DProxySta {
                 }
                 f.set_next(end);
                 *f.released.entry(abs).or_insert(0) += 1;
-                ctx.emit(p);
+                ctx.emit_copy(p);
                 n += 1;
             }
             while f.holes.first_key_value().is_some_and(|(&s, h)| s + h.len <= f.next) {

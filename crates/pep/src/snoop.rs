@@ -268,7 +268,7 @@ impl Snoop {
             if c.local_rtx < self.cfg.max_local_retransmissions {
                 c.local_rtx += 1;
                 c.sent = now;
-                ctx.emit(c.pkt.clone());
+                ctx.emit_copy(c.pkt.clone());
                 self.stats.local_retransmissions += 1;
                 f.rtx_for = Some(ack);
                 f.expected_dupacks = (f.cache.len() - i - 1) as u32;
@@ -321,7 +321,7 @@ impl Agent for Snoop {
                 if c.local_rtx < self.cfg.max_local_retransmissions {
                     c.local_rtx += 1;
                     c.sent = now;
-                    ctx.emit(c.pkt.clone());
+                    ctx.emit_copy(c.pkt.clone());
                     self.stats.local_retransmissions += 1;
                     self.stats.timer_retransmissions += 1;
                     f.backoff += 1;

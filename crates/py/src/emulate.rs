@@ -52,6 +52,13 @@ pub fn emulate(
         // SAFETY: the caller hands these descriptors over (documented).
         .map(|(n, i, fd)| (n, i, unsafe { OwnedFd::from_raw_fd(fd) }))
         .collect();
+    // Durations from Python: positive and finite, or the conversion to
+    // `SimDur` would panic (a negative or NaN number of seconds).
+    for (name, v) in [("max_lag_ms", max_lag_ms), ("measure_until_s", measure_until_s)] {
+        if let Some(x) = v.filter(|x| !(x.is_finite() && *x > 0.0 && *x <= 1e9)) {
+            return Err(PyValueError::new_err(format!("{name}: {x}: must be a positive number")));
+        }
+    }
     let opts = Options {
         max_lag_p99: max_lag_ms.map(|ms| SimDur::from_secs_f64(ms / 1e3)).unwrap_or(wifitcp_emu::DEFAULT_MAX_LAG_P99),
         log_dir: log_dir.map(std::path::PathBuf::from),

@@ -12,6 +12,7 @@ pub(crate) use crate::apps::config::d_all;
 pub use crate::apps::config::{Direction, OnOffDistribution, Pattern, Traffic, TrafficKind, MIN_UDP_MSDU};
 pub use wifitcp_pep::config::{ProxyConfig, ProxyKind};
 
+mod errpath;
 pub mod mac;
 pub mod mobility;
 pub mod roaming;
@@ -157,8 +158,9 @@ impl Scenario {
     pub fn from_json(json: &str) -> Result<Scenario, String> {
         // Ranges first (and unknown keys of qdisc/channel tables at the
         // key): a document that is not JSON is reported by the parse below.
-        if let Ok(doc) = serde_json::from_str::<serde_json::Value>(json) {
-            schema::check_ranges(&doc)?;
+        let doc = serde_json::from_str::<serde_json::Value>(json).ok();
+        if let Some(doc) = &doc {
+            schema::check_ranges(doc)?;
         }
         let de = &mut serde_json::Deserializer::from_str(json);
         let s: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
@@ -168,6 +170,10 @@ impl Scenario {
             let msg = match inner.find(" at line ") {
                 Some(i) => inner[..i].to_string(),
                 None => inner,
+            };
+            let (path, msg) = match &doc {
+                Some(doc) => errpath::refine(doc, path, msg),
+                None => (path, msg),
             };
             if path == "." || path.is_empty() {
                 msg

@@ -7,7 +7,7 @@
 //! upstream, recorded as a violation; the run goes on and `check` then
 //! fails it with a message naming the first one (the process does not
 //! abort, so the other runs of a sweep are kept).
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use wifitcp_core::{DropReason, PacketId};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -26,6 +26,15 @@ pub struct Ledger {
     /// whose copy had already reached the next hop (a MAC retry-limit
     /// discard after every ACK of it was lost): not packet losses.
     pub late_drops: u64,
+    /// Packets agents made as copies of others (a proxy's replays and
+    /// handed-on segments), each also counted in `generated`.
+    pub copies: u64,
+    /// The original of each copy (copy id -> original id; a copy of a
+    /// copy maps to the first original).
+    origin: HashMap<u64, u64>,
+    /// One bit per original packet whose data reached its flow's receiver
+    /// (`first_arrival`).
+    arrived: Vec<u64>,
     /// Invariant violations seen (counted; the first described).
     violations: u64,
     first_violation: Option<String>,
@@ -36,6 +45,28 @@ impl Ledger {
     pub fn generate(&mut self) -> PacketId {
         self.state.push(State::InFlight);
         PacketId(self.state.len() as u64 - 1)
+    }
+    /// A new packet id for a copy of packet `of` (an agent's replay).
+    pub fn generate_copy(&mut self, of: PacketId) -> PacketId {
+        let id = self.generate();
+        self.copies += 1;
+        if of.0 < id.0 {
+            let root = self.origin.get(&of.0).copied().unwrap_or(of.0);
+            self.origin.insert(id.0, root);
+        }
+        id
+    }
+    /// Whether packet `id` is the first of its original and the copies
+    /// made of it to reach its flow's receiver (and note that one did).
+    pub fn first_arrival(&mut self, id: PacketId) -> bool {
+        let root = self.origin.get(&id.0).copied().unwrap_or(id.0) as usize;
+        let (w, bit) = (root / 64, 1u64 << (root % 64));
+        if self.arrived.len() <= w {
+            self.arrived.resize(w + 1, 0);
+        }
+        let first = self.arrived[w] & bit == 0;
+        self.arrived[w] |= bit;
+        first
     }
     pub fn generated(&self) -> u64 {
         self.state.len() as u64

@@ -482,6 +482,11 @@ pub fn collect(v: &RunView) -> RunResult {
             },
         }),
     };
+    if v.ledger.copies > 0 {
+        // Only where agents copied packets: results without them keep
+        // their exact form.
+        r.json["ledger"]["copies"] = json!(v.ledger.copies);
+    }
     if let Some(h) = &v.handoffs {
         r.json["handoffs"] = h.clone();
     }

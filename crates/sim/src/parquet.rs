@@ -35,6 +35,8 @@ pub enum Kind {
     U64,
     /// INT32, optional.
     I32Opt,
+    /// INT64, optional.
+    I64Opt,
     /// UTF-8 string from a dictionary, required.
     Str,
     /// UTF-8 string from a dictionary, optional.
@@ -47,6 +49,8 @@ pub enum Values<'a> {
     U64(&'a [u64]),
     /// `None` is null.
     I32(&'a [Option<i32>]),
+    /// `None` is null.
+    I64(&'a [Option<i64>]),
     /// Indices into `dict`; `u32::MAX` is null (optional columns only).
     Dict {
         idx: &'a [u32],
@@ -116,6 +120,13 @@ impl<W: Write> ParquetWriter<W> {
                     }
                 }
                 (Kind::I32Opt, Values::I32(x)) => {
+                    assert_eq!(x.len(), rows);
+                    def_levels(&mut self.page, x.iter().map(|v| v.is_some()));
+                    for v in x.iter().flatten() {
+                        self.page.extend_from_slice(&v.to_le_bytes());
+                    }
+                }
+                (Kind::I64Opt, Values::I64(x)) => {
                     assert_eq!(x.len(), rows);
                     def_levels(&mut self.page, x.iter().map(|v| v.is_some()));
                     for v in x.iter().flatten() {
@@ -197,7 +208,7 @@ impl<W: Write> ParquetWriter<W> {
         for (name, kind) in &self.fields {
             t.elem_begin();
             t.i32(1, physical(*kind));
-            t.i32(3, if matches!(kind, Kind::I32Opt | Kind::StrOpt) { 1 } else { 0 });
+            t.i32(3, if matches!(kind, Kind::I32Opt | Kind::I64Opt | Kind::StrOpt) { 1 } else { 0 });
             t.binary(4, name.as_bytes());
             match kind {
                 Kind::U64 => {
@@ -271,6 +282,7 @@ fn physical(k: Kind) -> i32 {
         Kind::F64 => 5,                // DOUBLE
         Kind::U64 => 2,                // INT64
         Kind::I32Opt => 1,             // INT32
+        Kind::I64Opt => 2,             // INT64
         Kind::Str | Kind::StrOpt => 6, // BYTE_ARRAY
     }
 }

@@ -506,3 +506,43 @@ fn itcp_sides_take_their_own_controllers_and_options() {
     let srtt = |v: &Value| v["flows"][0]["tcp"]["srtt_ms"].as_f64().unwrap();
     assert!(srtt(&r) < srtt(&plain), "{} vs {}", srtt(&r), srtt(&plain));
 }
+
+/// A proxy's copies (D-Proxy's and Snoop's replays, D-Proxy's segments
+/// handed on after a gap) are not new deliveries: no flow delivers more
+/// data packets than its sender generated, its loss ratio is never
+/// negative, and the ledger counts the copies. (One download, D-Proxy and
+/// CoDel at the AP, 802.11g at 1 Mbit/s: replays of segments still queued
+/// behind the slow link arrived beside their originals.)
+#[test]
+fn proxy_copies_are_not_counted_as_deliveries() {
+    let mut copies = 0;
+    let mut runs = 0;
+    for (kind, std, rate, per) in
+        [("dproxy", "802.11g", 1, 0.0), ("dproxy", "802.11g", 1, 0.3), ("snoop", "802.11a", 54, 0.3)]
+    {
+        for dur in [1.0, 2.0] {
+            let d = json!({
+                "scenario": {"name": "copies", "duration_s": dur},
+                "phy": {"standard": std, "data_rate_mbps": rate},
+                "wlan": {"stations": 1, "per_downlink": per},
+                "nodes": [{"name": "server"}],
+                "links": [{"a": "ap", "b": "server", "rate_mbps": 100, "delay_ms": 10}],
+                "ap": {"proxy": {"kind": kind}, "qdisc": {"kind": "codel"}},
+                "traffic": [{"name": "down", "kind": "tcp", "direction": "downlink", "peer": "server"}]
+            });
+            let s = Scenario::from_json(&d.to_string()).expect("valid");
+            for seed in 1..=5 {
+                let r = World::build(&s, seed).unwrap().run(std::time::Instant::now()).expect("ledger balances").json;
+                let f = &r["flows"][0];
+                let (g, dl) = (f["packets_generated"].as_u64().unwrap(), f["packets_delivered"].as_u64().unwrap());
+                let at = format!("{kind} {std} {rate} Mbit/s PER {per}, {dur} s, seed {seed}");
+                assert!(dl <= g, "{at}: {dl} delivered of {g} generated");
+                let loss = f["loss_ratio"].as_f64().unwrap_or(0.0);
+                assert!(loss >= 0.0, "{at}: loss ratio {loss}");
+                copies += r["ledger"]["copies"].as_u64().unwrap_or(0);
+                runs += 1;
+            }
+        }
+    }
+    assert!(copies > runs, "the proxies made copies: {copies} in {runs} runs");
+}

@@ -252,7 +252,26 @@ impl PcapTap {
         r
     }
 
-    /// Record a control frame (Ack, RTS, CTS, CF-End).
+    /// Record a data-type frame without a body (Null, CF-Poll, QoS Null,
+    /// ...) sent as `hop` describes.
+    pub fn wlan_empty(&mut self, at: SimTime, iface: &str, radio: &RadiotapRepr, hop: &WlanHop) -> io::Result<()> {
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        let rl = radio.header_len();
+        buf.resize(rl, 0);
+        let r = radio
+            .emit(&mut RadiotapHeader::new_unchecked(&mut buf[..]))
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))
+            .and_then(|_| {
+                sim_bytes::wlan_empty_frame_into(hop, &mut buf);
+                self.file(iface, IfaceKind::Wlan)
+            })
+            .and_then(|w| w.write_record(at, &buf));
+        self.buf = buf;
+        r
+    }
+
+    /// Record a control frame (Ack, RTS, CTS, CF-End, BlockAckReq, BlockAck).
     pub fn wlan_control(&mut self, at: SimTime, iface: &str, radio: &RadiotapRepr, c: &ControlFrame) -> io::Result<()> {
         let mut buf = std::mem::take(&mut self.buf);
         buf.clear();

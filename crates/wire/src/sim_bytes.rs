@@ -152,7 +152,7 @@ pub enum Snap {
 /// `out`, whole or, with [`Snap::Headers`] and a payload, up to the end of
 /// the TCP/UDP header. Returns the whole frame's length (FCS included).
 pub fn wlan_data_frame_into(p: &Packet, hop: &WlanHop, snap: Snap, out: &mut Vec<u8>) -> usize {
-    let full = data_frame_repr(p, hop);
+    let full = data_frame_repr(hop, SnapRepr::IPV4.header_len() + p.ip_len() as usize);
     let hl = full.header_len();
     let whole = hl + full.payload_len + w::FCS_LEN;
     if snap == Snap::Full || p.payload_len == 0 {
@@ -279,8 +279,74 @@ pub struct WlanHop {
     pub retry: bool,
     /// Duration/ID value (9.2.5), rounded up to whole microseconds.
     pub duration: SimDur,
-    /// QoS Data with this TID (0..=7) instead of plain Data.
-    pub qos_tid: Option<u8>,
+    /// The data subtype (9.2.4.1.3) and, for QoS subtypes, QoS Control.
+    pub kind: DataKind,
+}
+
+/// The Ack Policy subfield of QoS Control (9.2.4.5.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum QosAck {
+    /// 0 (00): Normal Ack, or the implicit BlockAckReq of an MPDU inside an
+    /// A-MPDU.
+    #[default]
+    Normal,
+    /// 1 (01): No Ack.
+    NoAck,
+    /// 3 (11): Block Ack, acknowledged later by the BlockAck that answers
+    /// a BlockAckReq.
+    BlockAck,
+}
+
+impl QosAck {
+    /// The subfield's value (bits 5-6 of QoS Control).
+    pub fn value(self) -> u16 {
+        match self {
+            QosAck::Normal => 0,
+            QosAck::NoAck => 1,
+            QosAck::BlockAck => 3,
+        }
+    }
+}
+
+/// The data-type subtype of a frame (9.2.4.1.3, Table 9-1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DataKind {
+    /// Data (0000).
+    #[default]
+    Data,
+    /// Data+CF-Ack (0001), Data+CF-Poll (0010), Data+CF-Ack+CF-Poll
+    /// (0011): PCF, subtypes of 802.11-2007 Table 7-1 (see
+    /// `codec::ieee80211`).
+    DataCf { ack: bool, poll: bool },
+    /// No data: Null (0100), CF-Ack (0101), CF-Poll (0110), CF-Ack+CF-Poll
+    /// (0111); no frame body.
+    NoData { ack: bool, poll: bool },
+    /// QoS Data (1000) of traffic identifier `tid` (0..=7).
+    Qos { tid: u8, ack: QosAck },
+    /// QoS Null (1100): no frame body.
+    QosNull { tid: u8, ack: QosAck },
+}
+
+impl DataKind {
+    fn subtype(self) -> u8 {
+        let cf = |ack: bool, poll: bool| ack as u8 | (poll as u8) << 1;
+        match self {
+            DataKind::Data => w::subtype::DATA,
+            DataKind::DataCf { ack, poll } => w::subtype::DATA | cf(ack, poll),
+            DataKind::NoData { ack, poll } => w::subtype::NULL | cf(ack, poll),
+            DataKind::Qos { .. } => w::subtype::QOS_DATA,
+            DataKind::QosNull { .. } => w::subtype::QOS_NULL,
+        }
+    }
+
+    /// QoS Control (9.2.4.5): TID in bits 0-3, Ack Policy in bits 5-6;
+    /// EOSP, A-MSDU Present and the TXOP/queue octet are 0.
+    fn qos_control(self) -> Option<u16> {
+        match self {
+            DataKind::Qos { tid, ack } | DataKind::QosNull { tid, ack } => Some((tid & 0x0f) as u16 | ack.value() << 5),
+            _ => None,
+        }
+    }
 }
 
 fn duration_field(d: SimDur) -> u16 {
@@ -302,9 +368,22 @@ pub fn wlan_data_frame(p: &Packet, hop: &WlanHop) -> Vec<u8> {
     v
 }
 
-/// The MAC header's meaning for the data frame carrying `p` (see
-/// [`wlan_data_frame`]).
-fn data_frame_repr(p: &Packet, hop: &WlanHop) -> DataFrameRepr {
+/// Append the 802.11 data-type frame of `hop` without a body (Null,
+/// CF-Ack, CF-Poll, QoS Null, ..., addressed as [`wlan_data_frame`]),
+/// FCS included; returns its length.
+pub fn wlan_empty_frame_into(hop: &WlanHop, out: &mut Vec<u8>) -> usize {
+    let r = MacFrameRepr::Data(data_frame_repr(hop, 0));
+    let at = out.len();
+    out.resize(at + r.buffer_len(), 0);
+    r.emit(&mut w::MacFrame::new_unchecked(&mut out[at..])).expect("data frame encodes");
+    let c = crate::codec::crc32(&out[at..]);
+    out.extend_from_slice(&c.to_le_bytes());
+    out.len() - at
+}
+
+/// The MAC header's meaning for the data frame of `hop` with a body of
+/// `msdu_len` bytes (see [`wlan_data_frame`]).
+fn data_frame_repr(hop: &WlanHop, msdu_len: usize) -> DataFrameRepr {
     let (ta, ra) = (MacAddress::from_index(hop.ta), MacAddress::from_index(hop.ra));
     let (fl, a1, a2, a3) = match hop.ap {
         Some(ap) if ap == hop.ta => (FcFlags::FROM_DS, ra, ta, ta),
@@ -312,9 +391,8 @@ fn data_frame_repr(p: &Packet, hop: &WlanHop) -> DataFrameRepr {
         Some(ap) => (0, ra, ta, MacAddress::from_index(ap)),
         None => (0, ra, ta, MacAddress::from_index(hop.ta.min(hop.ra))),
     };
-    let msdu_len = SnapRepr::IPV4.header_len() + p.ip_len() as usize;
     DataFrameRepr {
-        subtype: if hop.qos_tid.is_some() { w::subtype::QOS_DATA } else { w::subtype::DATA },
+        subtype: hop.kind.subtype(),
         flags: FcFlags(fl | if hop.retry { FcFlags::RETRY } else { 0 }),
         duration: duration_field(hop.duration),
         addr1: a1,
@@ -322,8 +400,7 @@ fn data_frame_repr(p: &Packet, hop: &WlanHop) -> DataFrameRepr {
         addr3: a3,
         seq_ctrl: SeqCtrl { frag: 0, seq: hop.seq % 4096 },
         addr4: None,
-        // QoS Control (9.2.4.5): TID in bits 0-3, Ack Policy 00 (normal).
-        qos_control: hop.qos_tid.map(|t| (t & 0x0f) as u16),
+        qos_control: hop.kind.qos_control(),
         ht_control: None,
         payload_len: msdu_len,
     }
@@ -337,6 +414,25 @@ pub enum Control {
     Cts,
     /// CF-End (9.3.1.6): RA broadcast, TA = BSSID = the transmitter.
     CfEnd,
+    /// CF-End+CF-Ack (9.3.1.6): as CF-End.
+    CfEndAck,
+    /// BlockAckReq (9.3.1.7) for `tid`, starting sequence number
+    /// `start_seq`: the compressed variant, or the basic one.
+    BlockAckReq {
+        tid: u8,
+        start_seq: u16,
+        compressed: bool,
+    },
+    /// BlockAck (9.3.1.8) for `tid`: bit i of `bitmap` acknowledges MSDU
+    /// `start_seq + i` (mod 4096). Compressed: the 64-bit bitmap as it is;
+    /// basic: a 128-octet bitmap whose word i has bit 0 (fragment 0) set
+    /// for bit i (the simulator does not fragment).
+    BlockAck {
+        tid: u8,
+        start_seq: u16,
+        bitmap: u64,
+        compressed: bool,
+    },
 }
 
 /// One control frame: kind, transmitter and receiver (station indices) and
@@ -376,7 +472,48 @@ fn control_repr(c: &ControlFrame) -> MacFrameRepr {
         Control::Cts => MacFrameRepr::Cts { flags: f, duration: dur, ra },
         Control::Rts => MacFrameRepr::Rts { flags: f, duration: dur, ra, ta },
         Control::CfEnd => MacFrameRepr::CfEnd { flags: f, duration: 0, ra: MacAddress::BROADCAST, bssid: ta },
+        Control::CfEndAck => MacFrameRepr::CfEndAck { flags: f, duration: 0, ra: MacAddress::BROADCAST, bssid: ta },
+        // BAR/BA Control (9.3.1.7.1, 9.3.1.8.1): Ack Policy bit 0 = 0
+        // (the immediate BlockAck exchange the MACs model), the variant
+        // bits (compressed or none: basic), TID_INFO in bits 12-15.
+        Control::BlockAckReq { tid, start_seq, compressed } => MacFrameRepr::BlockAckReq(w::BlockAckReqRepr {
+            flags: f,
+            duration: dur,
+            ra,
+            ta,
+            control: ba_control_of(tid, compressed),
+            start: SeqCtrl { frag: 0, seq: start_seq % 4096 },
+        }),
+        Control::BlockAck { tid, start_seq, bitmap, compressed: true } => MacFrameRepr::BlockAck(w::BlockAckRepr {
+            flags: f,
+            duration: dur,
+            ra,
+            ta,
+            control: ba_control_of(tid, true),
+            start: SeqCtrl { frag: 0, seq: start_seq % 4096 },
+            bitmap,
+        }),
+        Control::BlockAck { tid, start_seq, bitmap, compressed: false } => {
+            let mut words = [0u16; 64];
+            for (i, wd) in words.iter_mut().enumerate() {
+                *wd = (bitmap >> i & 1) as u16;
+            }
+            MacFrameRepr::BasicBlockAck(w::BasicBlockAckRepr {
+                flags: f,
+                duration: dur,
+                ra,
+                ta,
+                control: ba_control_of(tid, false),
+                start: SeqCtrl { frag: 0, seq: start_seq % 4096 },
+                bitmap: words,
+            })
+        }
     }
+}
+
+fn ba_control_of(tid: u8, compressed: bool) -> u16 {
+    let variant = if compressed { w::ba_control::COMPRESSED_BITMAP } else { 0 };
+    variant | ((tid & 0x0f) as u16) << 12
 }
 
 /// An Ethernet II frame carrying `p` between stations `src` and `dst`
@@ -401,6 +538,7 @@ pub fn radiotap(rate_kbps: u32, freq_mhz: u16, signal_dbm: Option<i8>) -> Radiot
         rate_500kbps: u8::try_from(rate_kbps / 500).ok(),
         channel: Some((freq_mhz, band | modulation)),
         antenna_signal_dbm: signal_dbm,
+        ampdu: None,
     }
 }
 
@@ -477,7 +615,7 @@ mod tests {
             seq: 4097,
             retry: true,
             duration: SimDur::from_micros(44),
-            qos_tid: None,
+            kind: DataKind::Data,
         };
         let f = wlan_data_frame(&p, &hop);
         assert_eq!(f.len() as u32, data_mpdu_len(msdu_len(p.ip_len())));
@@ -491,7 +629,7 @@ mod tests {
         let (ip, l4) = reprs(&p);
         assert_eq!(d.ip, Some(ip));
         assert_eq!(d.l4, Some(l4));
-        let q = wlan_data_frame(&p, &WlanHop { qos_tid: Some(5), ..hop });
+        let q = wlan_data_frame(&p, &WlanHop { kind: DataKind::Qos { tid: 5, ack: QosAck::Normal }, ..hop });
         assert_eq!(q.len(), f.len() + 2);
         assert!(decode_wlan(&rt.to_bytes(&q).unwrap()).is_ok());
         let e = ethernet_frame(&p, 1, 2);
@@ -507,7 +645,7 @@ mod tests {
             seq: 9,
             retry: false,
             duration: SimDur::from_micros(44),
-            qos_tid: None,
+            kind: DataKind::Data,
         };
         let udp = {
             let ip = Ipv4Header::new(Ipv4Addr::new(1, 1, 1, 1), Ipv4Addr::new(2, 2, 2, 2), PROTO_UDP);
@@ -521,8 +659,8 @@ mod tests {
             let n = datagram_headers(&p, &mut h);
             assert_eq!(&h[1..], &whole[..n]);
             assert_eq!(n as u32, p.ip_len() - p.payload_len);
-            for qos in [None, Some(3)] {
-                let hop = WlanHop { qos_tid: qos, ..hop };
+            for kind in [DataKind::Data, DataKind::Qos { tid: 3, ack: QosAck::NoAck }] {
+                let hop = WlanHop { kind, ..hop };
                 let f = wlan_data_frame(&p, &hop);
                 let mut cut = Vec::new();
                 assert_eq!(wlan_data_frame_into(&p, &hop, Snap::Headers, &mut cut), f.len());

@@ -56,7 +56,7 @@ fn write_seeds() {
     use wifitcp_wire::codec::ieee80211::*;
     use wifitcp_wire::codec::MacAddress;
     use wifitcp_wire::ip::{Ipv4Header, PROTO_TCP, PROTO_UDP};
-    use wifitcp_wire::sim_bytes::{self, Control, ControlFrame, WlanHop};
+    use wifitcp_wire::sim_bytes::{self, Control, ControlFrame, DataKind, QosAck, WlanHop};
     use wifitcp_wire::{Packet, SackBlock, TcpFlags, TcpHeader, TcpOptions, UdpHeader};
 
     let ip = |p| Ipv4Header::new(Ipv4Addr::new(10, 0, 0, 1), Ipv4Addr::new(10, 0, 1, 2), p);
@@ -144,16 +144,10 @@ fn write_seeds() {
     let mut datagrams = Vec::new();
     for (i, p) in pkts.iter().enumerate() {
         datagrams.push(sim_bytes::datagram(p));
-        for (qos, ap) in [(None, Some(0)), (Some(3), Some(1)), (None, None)] {
-            let hop = WlanHop {
-                ta: 0,
-                ra: 1,
-                ap,
-                seq: i as u16,
-                retry: i % 2 == 1,
-                duration: SimDur::from_micros(44),
-                qos_tid: qos,
-            };
+        let qos = DataKind::Qos { tid: 3, ack: QosAck::Normal };
+        for (kind, ap) in [(DataKind::Data, Some(0)), (qos, Some(1)), (DataKind::Data, None)] {
+            let hop =
+                WlanHop { ta: 0, ra: 1, ap, seq: i as u16, retry: i % 2 == 1, duration: SimDur::from_micros(44), kind };
             let f = sim_bytes::wlan_data_frame(p, &hop);
             frames.push(f[..f.len() - 4].to_vec());
         }

@@ -9,7 +9,7 @@ use wifitcp_wire::codec::ethernet::{EthernetFrame, EthernetRepr};
 use wifitcp_wire::codec::ieee80211::*;
 use wifitcp_wire::codec::ipv4::{Ipv4Packet, Ipv4Repr};
 use wifitcp_wire::codec::llc::{SnapHeader, SnapRepr};
-use wifitcp_wire::codec::radiotap::{RadiotapHeader, RadiotapRepr};
+use wifitcp_wire::codec::radiotap::{AmpduStatus, RadiotapHeader, RadiotapRepr};
 use wifitcp_wire::codec::tcp::{options_len, TcpOption, TcpRepr, TcpSegment};
 use wifitcp_wire::codec::udp::{UdpDatagram, UdpRepr};
 use wifitcp_wire::codec::{selfcheck, MacAddress};
@@ -98,8 +98,10 @@ proptest! {
 
     #[test]
     fn radiotap_roundtrip(flags: Option<u8>, rate: Option<u8>, channel: Option<(u16, u16)>, signal: Option<i8>,
+                          ampdu: Option<(u32, u16, u8, u8)>,
                           frame in prop::collection::vec(any::<u8>(), 0..16)) {
-        let r = RadiotapRepr { flags, rate_500kbps: rate, channel, antenna_signal_dbm: signal };
+        let ampdu = ampdu.map(|(reference, flags, delimiter_crc, reserved)| AmpduStatus { reference, flags, delimiter_crc, reserved });
+        let r = RadiotapRepr { flags, rate_500kbps: rate, channel, antenna_signal_dbm: signal, ampdu };
         let b = r.to_bytes(&frame).unwrap();
         let h = RadiotapHeader::new_checked(&b[..]).unwrap();
         prop_assert_eq!(h.payload(), &frame[..]);
@@ -225,6 +227,18 @@ fn mac_frame() -> impl Strategy<Value = MacFrameRepr> {
                 MacFrameRepr::BlockAck(BlockAckRepr { flags, duration, ra, ta, control, start, bitmap })
             }
         ),
+        (fc_flags(), any::<u16>(), mac(), mac(), any::<u16>(), seq_ctrl(), prop::collection::vec(any::<u16>(), 64))
+            .prop_map(|(flags, duration, ra, ta, c, start, words)| {
+                let control = c & !ba_control::VARIANT;
+                let bitmap: [u16; 64] = words.try_into().expect("64 words");
+                MacFrameRepr::BasicBlockAck(BasicBlockAckRepr { flags, duration, ra, ta, control, start, bitmap })
+            }),
+        (fc_flags(), any::<u16>(), mac(), mac()).prop_map(|(flags, duration, ra, bssid)| MacFrameRepr::CfEndAck {
+            flags,
+            duration,
+            ra,
+            bssid
+        }),
         (
             no_order,
             any::<u16>(),

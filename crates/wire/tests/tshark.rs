@@ -17,7 +17,7 @@ use std::process::Command;
 use wifitcp_core::{FlowId, PacketId, SimDur, SimTime};
 use wifitcp_wire::ip::{Ipv4Header, PROTO_TCP};
 use wifitcp_wire::pcap::PcapTap;
-use wifitcp_wire::sim_bytes::{radiotap, Control, ControlFrame, Snap, WlanHop};
+use wifitcp_wire::sim_bytes::{radiotap, Control, ControlFrame, DataKind, Snap, WlanHop};
 use wifitcp_wire::{Packet, SackBlock, TcpFlags, TcpHeader, TcpOptions};
 
 const AP: u32 = 0;
@@ -107,8 +107,15 @@ fn write_captures(dir: &Path, snap: Snap) -> Vec<Seg> {
         t += SimDur::from_micros(300);
         let (ta, ra) = if from_server { (AP, STA) } else { (STA, AP) };
         let sn = &mut seqno[ta as usize];
-        let hop =
-            WlanHop { ta, ra, ap: Some(AP), seq: *sn, retry: false, duration: SimDur::from_micros(44), qos_tid: None };
+        let hop = WlanHop {
+            ta,
+            ra,
+            ap: Some(AP),
+            seq: *sn,
+            retry: false,
+            duration: SimDur::from_micros(44),
+            kind: DataKind::Data,
+        };
         *sn = sn.wrapping_add(1);
         tap.wlan_data(t, "wlan0", &radio, &hop, &p).unwrap();
         let ack = ControlFrame { kind: Control::Ack, ta: ra, ra: ta, duration: SimDur::ZERO };

@@ -105,7 +105,7 @@ pub fn parse(text: &str) -> Result<Frames, String> {
     }
     let n = frames.len();
     let last = frames.last().map(|f| f.0).ok_or("no frames (every line blank or a comment)")?;
-    if n < 2 || last == SimDur::ZERO {
+    if n < 2 || last == frames[0].0 {
         return Err("a trace needs frames at two different times at least (it repeats with its span)".into());
     }
     let period = SimDur::from_nanos((last.as_nanos() as u128 * n as u128 / (n as u128 - 1)) as u64);
@@ -205,6 +205,7 @@ mod tests {
         assert_eq!(e("0 0\n"), "line 1: size 0 is not in [1, 1e8] bytes");
         assert!(e("# nothing\n").starts_with("no frames"));
         assert!(e("0 10\n0 20\n").starts_with("a trace needs frames at two different times"));
+        assert!(e("0.5 10\n0.5 20\n0.5 30\n").starts_with("a trace needs frames at two different times"));
         assert!(load("/nonexistent/x.txt").unwrap_err().starts_with("/nonexistent/x.txt: cannot read"));
     }
 }

@@ -27,7 +27,8 @@ impl World {
     /// `crate::trace`); call before stepping.
     pub fn trace_to(&mut self, dir: &std::path::Path) -> Result<(), String> {
         let names = self.topo.nodes.iter().map(|n| n.name.clone()).collect();
-        let t = crate::trace::PacketTrace::create(dir, names)?;
+        let flow_names = self.flows.iter().map(|f| f.stats.name.clone()).collect();
+        let t = crate::trace::PacketTrace::create(dir, names, flow_names)?;
         self.add_frame_tap(t.wlan_tap());
         self.trace = Some(t);
         Ok(())

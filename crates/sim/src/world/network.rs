@@ -73,7 +73,12 @@ impl World {
                     return;
                 };
                 self.ledger.deliver(p.id);
-                if p.payload_len > 0 && self.flows[fi].is_receiver(ep) && now >= self.warmup {
+                // (an agent's copy of a segment whose data arrived already is no delivery)
+                if p.payload_len > 0
+                    && self.flows[fi].is_receiver(ep)
+                    && self.ledger.first_arrival(p.id)
+                    && now >= self.warmup
+                {
                     self.flows[fi].stats.on_data_arrival(&p, now, self.warmup);
                 }
                 self.eps[ep].conn.on_segment(now, h, p.payload_len);
@@ -195,11 +200,11 @@ impl World {
     /// new packet in the ledger) and re-arm its timer.
     pub(super) fn agent_done(&mut self, now: SimTime, node: usize, k: usize) {
         while self.agent_ctx.has_emitted() {
-            let mut batch: Vec<Packet> = self.agent_ctx.take_emitted().collect();
-            for p in batch.iter_mut() {
-                p.id = self.ledger.generate();
+            let mut batch: Vec<(Packet, bool)> = self.agent_ctx.take_emitted_marked().collect();
+            for (p, copy) in batch.iter_mut() {
+                p.id = if *copy { self.ledger.generate_copy(p.id) } else { self.ledger.generate() };
             }
-            for p in batch {
+            for (p, _) in batch {
                 self.send_from(now, node, p);
             }
         }

@@ -19,7 +19,16 @@ impl World {
                     Direction::Downlink => (peer, sta),
                 };
                 let fi = self.flows.len();
-                let name = format!("{}/{}", tr.name, self.topo.nodes[sta].name);
+                // A flow whose name an earlier flow has (a station listed
+                // again) is "<name>#<n>", its n-th instance: names, and the
+                // RNG streams derived from them, are the flow's own.
+                let mut name = format!("{}/{}", tr.name, self.topo.nodes[sta].name);
+                let again = format!("{name}#");
+                let same =
+                    self.flows.iter().filter(|f| f.stats.name == name || f.stats.name.starts_with(&again)).count();
+                if same > 0 {
+                    name = format!("{name}#{}", same + 1);
+                }
                 let start = SimTime::from_secs_f64(tr.start_s + k as f64 * tr.start_stagger_s);
                 let stop = tr.stop_s.map(SimTime::from_secs_f64).unwrap_or(self.end).min(self.end);
                 let mut first = start;

@@ -12,9 +12,10 @@
 //!   Table 9-1 keeps only the QoS CF-Poll subtypes. wifitcp models PCF, so
 //!   they are kept (the subtype field is stored as sent);
 //! - control frames: RTS (9.3.1.2), CTS (9.3.1.3), Ack (9.3.1.4), CF-End
-//!   (9.3.1.6), BlockAckReq basic/compressed (9.3.1.7), BlockAck compressed
-//!   bitmap (9.3.1.8, 9.3.1.8.2); other control subtypes and BlockAck
-//!   variants are `Unsupported`;
+//!   and CF-End+CF-Ack (9.3.1.6), BlockAckReq basic/compressed (9.3.1.7), BlockAck basic
+//!   (9.3.1.8, 128-octet bitmap) and compressed (64-bit bitmap); other
+//!   control subtypes and BlockAck variants (Multi-TID, GCR, extended
+//!   compressed) are `Unsupported`;
 //! - the Beacon frame (9.3.3.2) with its fixed fields (Timestamp 9.4.1.10,
 //!   Beacon Interval 9.4.1.3, Capability Information 9.4.1.4) and elements
 //!   (9.4.2.1): SSID (9.4.2.2), Supported Rates (9.4.2.3), DSSS Parameter
@@ -42,6 +43,7 @@ pub mod subtype {
     pub const CTS: u8 = 0b1100;
     pub const ACK: u8 = 0b1101;
     pub const CF_END: u8 = 0b1110;
+    pub const CF_END_ACK: u8 = 0b1111;
     pub const DATA: u8 = 0b0000;
     pub const DATA_CF_POLL: u8 = 0b0010;
     pub const NULL: u8 = 0b0100;
@@ -93,12 +95,17 @@ impl SeqCtrl {
 pub const FCS_LEN: usize = 4;
 const BAR_LEN: usize = 20;
 const BA_COMPRESSED_LEN: usize = 28;
+/// Basic BlockAck: 16-octet header, BA Control, BA Starting Sequence
+/// Control, 128-octet bitmap (9.3.1.8), without FCS.
+const BA_BASIC_LEN: usize = 148;
 
 /// BAR/BA Control bits (9.3.1.7.1 Figure 9-35, 9.3.1.8.1 Figure 9-39).
 pub mod ba_control {
     pub const MULTI_TID: u16 = 0x0002;
     pub const COMPRESSED_BITMAP: u16 = 0x0004;
     pub const GCR: u16 = 0x0008;
+    /// The three variant bits; all clear is the basic variant.
+    pub const VARIANT: u16 = MULTI_TID | COMPRESSED_BITMAP | GCR;
     /// TID_INFO, bits 12-15.
     pub fn tid(control: u16) -> u8 {
         (control >> 12) as u8
@@ -171,10 +178,14 @@ impl<T: AsRef<[u8]>> MacFrame<T> {
                 Ok(n)
             }
             ftype::CTRL => match st {
-                subtype::RTS | subtype::CF_END => Ok(16),
+                subtype::RTS | subtype::CF_END | subtype::CF_END_ACK => Ok(16),
                 subtype::CTS | subtype::ACK => Ok(10),
                 subtype::BLOCK_ACK_REQ => Ok(BAR_LEN),
-                subtype::BLOCK_ACK => Ok(BA_COMPRESSED_LEN),
+                // The BlockAck variant is in BA Control (octets 16-17).
+                subtype::BLOCK_ACK => Ok(match self.buffer.as_ref().get(16..18) {
+                    Some(c) if u16::from_le_bytes([c[0], c[1]]) & ba_control::VARIANT == 0 => BA_BASIC_LEN,
+                    _ => BA_COMPRESSED_LEN,
+                }),
                 _ => Err(Error::Unsupported("control frame subtype")),
             },
             ftype::MGMT => {
@@ -331,6 +342,21 @@ pub struct BlockAckRepr {
     pub control: u16,
     pub start: SeqCtrl,
     pub bitmap: u64,
+}
+
+/// A basic BlockAck (9.3.1.8): a 128-octet bitmap, one 16-bit word per
+/// MSDU (`start.seq + i`, mod 4096), bit j of a word acknowledging its
+/// fragment j.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BasicBlockAckRepr {
+    pub flags: FcFlags,
+    pub duration: u16,
+    pub ra: MacAddress,
+    pub ta: MacAddress,
+    /// BA Control; Multi-TID, Compressed Bitmap and GCR clear.
+    pub control: u16,
+    pub start: SeqCtrl,
+    pub bitmap: [u16; 64],
 }
 
 /// A management frame element (9.4.2).
@@ -497,12 +523,38 @@ impl BeaconRepr {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MacFrameRepr {
     Data(DataFrameRepr),
-    Rts { flags: FcFlags, duration: u16, ra: MacAddress, ta: MacAddress },
-    Cts { flags: FcFlags, duration: u16, ra: MacAddress },
-    Ack { flags: FcFlags, duration: u16, ra: MacAddress },
-    CfEnd { flags: FcFlags, duration: u16, ra: MacAddress, bssid: MacAddress },
+    Rts {
+        flags: FcFlags,
+        duration: u16,
+        ra: MacAddress,
+        ta: MacAddress,
+    },
+    Cts {
+        flags: FcFlags,
+        duration: u16,
+        ra: MacAddress,
+    },
+    Ack {
+        flags: FcFlags,
+        duration: u16,
+        ra: MacAddress,
+    },
+    CfEnd {
+        flags: FcFlags,
+        duration: u16,
+        ra: MacAddress,
+        bssid: MacAddress,
+    },
+    /// CF-End+CF-Ack (9.3.1.6, same layout as CF-End).
+    CfEndAck {
+        flags: FcFlags,
+        duration: u16,
+        ra: MacAddress,
+        bssid: MacAddress,
+    },
     BlockAckReq(BlockAckReqRepr),
     BlockAck(BlockAckRepr),
+    BasicBlockAck(BasicBlockAckRepr),
     Beacon(BeaconRepr),
 }
 
@@ -549,6 +601,10 @@ impl MacFrameRepr {
                 exact(16)?;
                 MacFrameRepr::CfEnd { flags, duration, ra, bssid: ta }
             }
+            (ftype::CTRL, subtype::CF_END_ACK) => {
+                exact(16)?;
+                MacFrameRepr::CfEndAck { flags, duration, ra, bssid: ta }
+            }
             (ftype::CTRL, subtype::BLOCK_ACK_REQ) => {
                 let control = le16(b, 16);
                 if control & (ba_control::MULTI_TID | ba_control::GCR) != 0 {
@@ -564,12 +620,28 @@ impl MacFrameRepr {
                     start: SeqCtrl::from_raw(le16(b, 18)),
                 })
             }
+            (ftype::CTRL, subtype::BLOCK_ACK) if le16(b, 16) & ba_control::VARIANT == 0 => {
+                exact(BA_BASIC_LEN)?;
+                let mut bitmap = [0u16; 64];
+                for (i, w) in bitmap.iter_mut().enumerate() {
+                    *w = le16(b, 20 + 2 * i);
+                }
+                MacFrameRepr::BasicBlockAck(BasicBlockAckRepr {
+                    flags,
+                    duration,
+                    ra,
+                    ta,
+                    control: le16(b, 16),
+                    start: SeqCtrl::from_raw(le16(b, 18)),
+                    bitmap,
+                })
+            }
             (ftype::CTRL, subtype::BLOCK_ACK) => {
                 let control = le16(b, 16);
                 if control & (ba_control::MULTI_TID | ba_control::GCR | ba_control::COMPRESSED_BITMAP)
                     != ba_control::COMPRESSED_BITMAP
                 {
-                    return Err(Error::Unsupported("BlockAck variant other than compressed bitmap"));
+                    return Err(Error::Unsupported("BlockAck variant other than basic and compressed bitmap"));
                 }
                 exact(BA_COMPRESSED_LEN)?;
                 MacFrameRepr::BlockAck(BlockAckRepr {
@@ -608,10 +680,11 @@ impl MacFrameRepr {
     pub fn buffer_len(&self) -> usize {
         match self {
             MacFrameRepr::Data(d) => d.header_len() + d.payload_len,
-            MacFrameRepr::Rts { .. } | MacFrameRepr::CfEnd { .. } => 16,
+            MacFrameRepr::Rts { .. } | MacFrameRepr::CfEnd { .. } | MacFrameRepr::CfEndAck { .. } => 16,
             MacFrameRepr::Cts { .. } | MacFrameRepr::Ack { .. } => 10,
             MacFrameRepr::BlockAckReq(_) => BAR_LEN,
             MacFrameRepr::BlockAck(_) => BA_COMPRESSED_LEN,
+            MacFrameRepr::BasicBlockAck(_) => BA_BASIC_LEN,
             MacFrameRepr::Beacon(b) => 24 + b.body_len(),
         }
     }
@@ -661,6 +734,10 @@ impl MacFrameRepr {
                 fc(b, ftype::CTRL, subtype::CF_END, *flags, *duration, *ra);
                 b[10..16].copy_from_slice(&bssid.0);
             }
+            MacFrameRepr::CfEndAck { flags, duration, ra, bssid } => {
+                fc(b, ftype::CTRL, subtype::CF_END_ACK, *flags, *duration, *ra);
+                b[10..16].copy_from_slice(&bssid.0);
+            }
             MacFrameRepr::BlockAckReq(r) => {
                 if r.control & (ba_control::MULTI_TID | ba_control::GCR) != 0 {
                     return Err(Error::Invalid("BlockAckReq with Multi-TID or GCR"));
@@ -683,6 +760,19 @@ impl MacFrameRepr {
                 put_le16(b, 16, r.control);
                 put_le16(b, 18, s);
                 b[20..28].copy_from_slice(&r.bitmap.to_le_bytes());
+            }
+            MacFrameRepr::BasicBlockAck(r) => {
+                if r.control & ba_control::VARIANT != 0 {
+                    return Err(Error::Invalid("basic BlockAck with a variant bit set"));
+                }
+                let s = r.start.to_raw()?;
+                fc(b, ftype::CTRL, subtype::BLOCK_ACK, r.flags, r.duration, r.ra);
+                b[10..16].copy_from_slice(&r.ta.0);
+                put_le16(b, 16, r.control);
+                put_le16(b, 18, s);
+                for (i, w) in r.bitmap.iter().enumerate() {
+                    put_le16(b, 20 + 2 * i, *w);
+                }
             }
             MacFrameRepr::Beacon(r) => {
                 if r.flags.has(FcFlags::ORDER) {

@@ -3,14 +3,17 @@
 //! `present` bitmap (LE, bit 31 = another bitmap word follows), then the
 //! fields in bit order, each aligned to its natural size from the start of
 //! the header. Modelled fields: Flags (bit 1, u8), Rate (bit 2, u8, in
-//! 500 kbit/s), Channel (bit 3, u16 frequency in MHz + u16 flags, aligned 2)
-//! and dBm antenna signal (bit 5, i8).
+//! 500 kbit/s), Channel (bit 3, u16 frequency in MHz + u16 flags, aligned 2),
+//! dBm antenna signal (bit 5, i8) and A-MPDU status (bit 20: u32 reference
+//! number, u16 flags, u8 delimiter CRC value, u8 reserved; aligned 4).
 //!
-//! Parsing skips TSFT (bit 0, u64) and FHSS (bit 4, 2 bytes) to reach the
-//! modelled fields and ignores every later field and bitmap word (their
-//! bytes lie inside the header length, which is all the 802.11 frame's
-//! position needs). So `emit(parse(b)) == b` holds for headers with only the
-//! modelled fields, which is what `emit` writes.
+//! Parsing skips the other defined fields of bits 0-19 (TSFT, FHSS, noise,
+//! lock quality, TX attenuation and power, antenna, RX/TX flags, retries,
+//! XChannel, MCS) by their sizes and alignments to reach the modelled
+//! fields, and ignores every field after bit 20 and every further bitmap
+//! word (their bytes lie inside the header length, which is all the 802.11
+//! frame's position needs). So `emit(parse(b)) == b` holds for headers with
+//! only the modelled fields, which is what `emit` writes.
 use super::{le16, le32, put_le16, put_le32, Error, Result};
 
 pub const FIXED_LEN: usize = 8;
@@ -33,13 +36,55 @@ pub mod chan {
     pub const GHZ5: u16 = 0x0100;
 }
 
-const BIT_TSFT: u32 = 1 << 0;
+/// A-MPDU status flags (radiotap field 20).
+pub mod ampdu {
+    /// The driver reports 0-length subframes.
+    pub const REPORTS_ZERO_LEN: u16 = 0x0001;
+    /// This is a 0-length subframe.
+    pub const ZERO_LEN: u16 = 0x0002;
+    /// Whether this is the last subframe is known.
+    pub const LAST_KNOWN: u16 = 0x0004;
+    /// This is the last subframe of the A-MPDU.
+    pub const LAST: u16 = 0x0008;
+    /// The delimiter CRC value is known (the `delimiter_crc` byte is valid).
+    pub const DELIM_CRC_KNOWN: u16 = 0x0020;
+}
+
 const BIT_FLAGS: u32 = 1 << 1;
 const BIT_RATE: u32 = 1 << 2;
 const BIT_CHANNEL: u32 = 1 << 3;
-const BIT_FHSS: u32 = 1 << 4;
 const BIT_SIGNAL: u32 = 1 << 5;
+const BIT_AMPDU: u32 = 1 << 20;
 const BIT_EXT: u32 = 1 << 31;
+
+/// (alignment, size) of the defined fields of bits 0-20 (radiotap.org's
+/// field list): TSFT, Flags, Rate, Channel, FHSS, dBm antenna signal, dBm
+/// antenna noise, Lock quality, TX attenuation, dB TX attenuation, dBm TX
+/// power, Antenna, dB antenna signal, dB antenna noise, RX flags, TX flags,
+/// RTS retries, data retries, XChannel, MCS, A-MPDU status.
+const FIELDS: [(usize, usize); 21] = [
+    (8, 8),
+    (1, 1),
+    (1, 1),
+    (2, 4),
+    (1, 2),
+    (1, 1),
+    (1, 1),
+    (2, 2),
+    (2, 2),
+    (2, 2),
+    (1, 1),
+    (1, 1),
+    (1, 1),
+    (1, 1),
+    (2, 2),
+    (2, 2),
+    (1, 1),
+    (1, 1),
+    (4, 8),
+    (1, 3),
+    (4, 8),
+];
 
 /// A view of a radiotap header followed by an 802.11 frame.
 #[derive(Debug, Clone)]
@@ -97,6 +142,21 @@ pub struct RadiotapRepr {
     pub channel: Option<(u16, u16)>,
     /// RF signal power at the antenna, dBm.
     pub antenna_signal_dbm: Option<i8>,
+    /// The frame is one subframe of an A-MPDU (field 20).
+    pub ampdu: Option<AmpduStatus>,
+}
+
+/// The A-MPDU status field (radiotap field 20): every subframe of one
+/// A-MPDU carries the same reference number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct AmpduStatus {
+    pub reference: u32,
+    /// [`ampdu`] flags.
+    pub flags: u16,
+    /// The delimiter CRC value (meaningful with `ampdu::DELIM_CRC_KNOWN`).
+    pub delimiter_crc: u8,
+    /// The reserved byte, kept as read.
+    pub reserved: u8,
 }
 
 fn align(at: usize, to: usize) -> usize {
@@ -128,34 +188,28 @@ impl RadiotapRepr {
                 Ok(())
             }
         };
-        if present & BIT_TSFT != 0 {
-            at = align(at, 8);
-            need(at, 8)?;
-            at += 8;
-        }
-        if present & BIT_FLAGS != 0 {
-            need(at, 1)?;
-            r.flags = Some(b[at]);
-            at += 1;
-        }
-        if present & BIT_RATE != 0 {
-            need(at, 1)?;
-            r.rate_500kbps = Some(b[at]);
-            at += 1;
-        }
-        if present & BIT_CHANNEL != 0 {
-            at = align(at, 2);
-            need(at, 4)?;
-            r.channel = Some((le16(b, at), le16(b, at + 2)));
-            at += 4;
-        }
-        if present & BIT_FHSS != 0 {
-            need(at, 2)?;
-            at += 2;
-        }
-        if present & BIT_SIGNAL != 0 {
-            need(at, 1)?;
-            r.antenna_signal_dbm = Some(b[at] as i8);
+        for (bit, &(al, size)) in FIELDS.iter().enumerate() {
+            if present & (1 << bit) == 0 {
+                continue;
+            }
+            at = align(at, al);
+            need(at, size)?;
+            match 1u32 << bit {
+                BIT_FLAGS => r.flags = Some(b[at]),
+                BIT_RATE => r.rate_500kbps = Some(b[at]),
+                BIT_CHANNEL => r.channel = Some((le16(b, at), le16(b, at + 2))),
+                BIT_SIGNAL => r.antenna_signal_dbm = Some(b[at] as i8),
+                BIT_AMPDU => {
+                    r.ampdu = Some(AmpduStatus {
+                        reference: le32(b, at),
+                        flags: le16(b, at + 4),
+                        delimiter_crc: b[at + 6],
+                        reserved: b[at + 7],
+                    })
+                }
+                _ => {}
+            }
+            at += size;
         }
         Ok(r)
     }
@@ -172,6 +226,9 @@ impl RadiotapRepr {
         }
         if self.antenna_signal_dbm.is_some() {
             at += 1;
+        }
+        if self.ampdu.is_some() {
+            at = align(at, 4) + 8;
         }
         at
     }
@@ -208,6 +265,15 @@ impl RadiotapRepr {
         if let Some(s) = self.antenna_signal_dbm {
             present |= BIT_SIGNAL;
             b[at] = s as u8;
+            at += 1;
+        }
+        if let Some(a) = self.ampdu {
+            present |= BIT_AMPDU;
+            at = align(at, 4);
+            put_le32(b, at, a.reference);
+            put_le16(b, at + 4, a.flags);
+            b[at + 6] = a.delimiter_crc;
+            b[at + 7] = a.reserved;
         }
         put_le32(b, 4, present);
         Ok(())
@@ -233,6 +299,7 @@ mod tests {
             rate_500kbps: Some(108),
             channel: Some((2437, chan::GHZ2 | chan::OFDM)),
             antenna_signal_dbm: Some(-42),
+            ampdu: None,
         };
         let b = r.to_bytes(&[]).unwrap();
         // 8 fixed + flags@8 + rate@9 + channel@10..14 + signal@14 = 15 bytes.
@@ -263,5 +330,28 @@ mod tests {
         // An extended bitmap word that runs past the header.
         let e = [0u8, 0, 8, 0, 0, 0, 0, 0x80];
         assert!(RadiotapRepr::parse(&RadiotapHeader::new_checked(&e[..]).unwrap()).is_err());
+    }
+
+    #[test]
+    fn ampdu_status_is_aligned_and_found_past_other_fields() {
+        let a = AmpduStatus { reference: 0x0102_0304, flags: ampdu::LAST_KNOWN | ampdu::LAST, ..Default::default() };
+        let r = RadiotapRepr {
+            flags: Some(flags::FCS_AT_END),
+            rate_500kbps: Some(12),
+            ampdu: Some(a),
+            ..Default::default()
+        };
+        let b = r.to_bytes(&[]).unwrap();
+        // flags@8, rate@9, pad to 12, A-MPDU status@12..20.
+        assert_eq!(b, [0, 0, 20, 0, 0x06, 0, 0x10, 0, 0x10, 12, 0, 0, 4, 3, 2, 1, 0x0c, 0, 0, 0]);
+        assert_eq!(RadiotapRepr::parse(&RadiotapHeader::new_checked(&b[..]).unwrap()).unwrap(), r);
+        // Preceded by an MCS field (bit 19, 3 bytes at 8) and RX flags (bit
+        // 14, u16 at 8): RX flags@8..10, MCS@10..13, pad, A-MPDU@16..24.
+        let mut h = vec![0u8, 0, 24, 0];
+        h.extend_from_slice(&((1u32 << 14) | (1 << 19) | (1 << 20)).to_le_bytes());
+        h.extend_from_slice(&[0, 0, 7, 0, 5, 0, 0, 0]);
+        h.extend_from_slice(&[9, 0, 0, 0, 0x04, 0, 0, 0]);
+        let p = RadiotapRepr::parse(&RadiotapHeader::new_checked(&h[..]).unwrap()).unwrap();
+        assert_eq!(p.ampdu, Some(AmpduStatus { reference: 9, flags: ampdu::LAST_KNOWN, ..Default::default() }));
     }
 }
