@@ -174,10 +174,20 @@ impl FrameTap for WlanTap {
                     s.write(|t| t.wlan_data(now, "wlan", &radio, &hop, p));
                 }
             }
-            FrameKind::Null | FrameKind::CfAck | FrameKind::CfPoll | FrameKind::CfAckPoll | FrameKind::QosNull => {
+            FrameKind::Null
+            | FrameKind::CfAck
+            | FrameKind::CfPoll
+            | FrameKind::CfAckPoll
+            | FrameKind::QosNull
+            | FrameKind::QosCfPoll => {
                 let kind = match f.kind {
                     FrameKind::QosNull => {
                         DataKind::QosNull { tid, ack: first.map_or(QosAck::Normal, |m| qos_ack(m.ack)) }
+                    }
+                    // The granted TXOP (the poll's Duration) in units of
+                    // 32 us, rounded up (9.2.4.5.3).
+                    FrameKind::QosCfPoll => {
+                        DataKind::QosCfPoll { tid, txop_32us: f.duration.as_nanos().div_ceil(32_000).min(255) as u8 }
                     }
                     k => DataKind::NoData { ack: k.cf_ack(), poll: k.cf_poll() },
                 };

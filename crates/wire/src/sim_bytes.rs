@@ -325,6 +325,10 @@ pub enum DataKind {
     Qos { tid: u8, ack: QosAck },
     /// QoS Null (1100): no frame body.
     QosNull { tid: u8, ack: QosAck },
+    /// QoS CF-Poll (1110, no data): a hybrid coordinator's poll granting a
+    /// TXOP of `txop_32us` x 32 us (the QoS Control's TXOP Limit subfield,
+    /// 9.2.4.5.3); no frame body.
+    QosCfPoll { tid: u8, txop_32us: u8 },
 }
 
 impl DataKind {
@@ -336,6 +340,7 @@ impl DataKind {
             DataKind::NoData { ack, poll } => w::subtype::NULL | cf(ack, poll),
             DataKind::Qos { .. } => w::subtype::QOS_DATA,
             DataKind::QosNull { .. } => w::subtype::QOS_NULL,
+            DataKind::QosCfPoll { .. } => w::subtype::QOS_CF_POLL,
         }
     }
 
@@ -344,6 +349,7 @@ impl DataKind {
     fn qos_control(self) -> Option<u16> {
         match self {
             DataKind::Qos { tid, ack } | DataKind::QosNull { tid, ack } => Some((tid & 0x0f) as u16 | ack.value() << 5),
+            DataKind::QosCfPoll { tid, txop_32us } => Some((tid & 0x0f) as u16 | u16::from(txop_32us) << 8),
             _ => None,
         }
     }

@@ -50,6 +50,8 @@ pub mod subtype {
     pub const CF_POLL: u8 = 0b0110;
     pub const QOS_DATA: u8 = 0b1000;
     pub const QOS_NULL: u8 = 0b1100;
+    /// QoS CF-Poll (no data), sent by a hybrid coordinator.
+    pub const QOS_CF_POLL: u8 = 0b1110;
     /// Data subtype bit: QoS Control present.
     pub const QOS_BIT: u8 = 0b1000;
 }
