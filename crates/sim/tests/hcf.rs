@@ -107,6 +107,29 @@ fn polled_txops_replace_contention_for_saturated_stations() {
     assert!(err(&s).contains("mac.poll"), "{}", err(&s));
 }
 
+/// Back-to-back grants against their cycle arithmetic: with a 2 ms
+/// service interval as long as its period and a 2 ms grant, the AP polls
+/// one station per period and the next period is due when the grant
+/// ends. Each cycle is PIFS (25 us), the QoS CF-Poll (30 octets: 36 + 4 x 2
+/// = 44 us), SIFS, the A-MPDU the grant holds (1984 us left after SIFS:
+/// 10 subframes, 15,358 octets, 36 + 4 x 473 = 1928 us), SIFS and the
+/// BlockAck (32 us): 2061 us for 10 x 1464 payload octets.
+#[test]
+fn back_to_back_grants_match_the_cycle_time() {
+    let mut s = ht(10, 64, 0.0, "udp");
+    s["mac"]["poll"] = json!("all");
+    s["mac"]["poll_txop_us"] = json!(2000.0);
+    s["mac"]["poll_interval_ms"] = json!(2.0);
+    let psdu = 9 * 1536 + 1534;
+    let cycle = 25.0 + 44.0 + 16.0 + ht_us(psdu) + 16.0 + 32.0;
+    assert_eq!(cycle, 2061.0);
+    let want = (10 * 1464 * 8) as f64 / cycle;
+    let r = run(&s);
+    let got = r["aggregate_mbps"].as_f64().unwrap();
+    assert!((got / want - 1.0).abs() < 0.005, "{got:.3} Mbit/s, cycle arithmetic {want:.3}");
+    assert!(r["jain_index"].as_f64().unwrap() > 0.999);
+}
+
 #[test]
 fn tcp_over_lossy_a_mpdus_is_accounted_and_in_order() {
     let mut s = ht(2, 64, 0.1, "tcp");
