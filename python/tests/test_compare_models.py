@@ -26,7 +26,7 @@ def test_pokhrel_rows(tmp_path, capsys):
     for r in rows:
         assert r["pokhrel_classes"] == ["class1/down", "class2/down"]
         assert len(r["pokhrel_model_mbps"]) == 2
-        # within 25 % per class on a 30 s window (docs/validation.md 12.2)
+        # within 25 % per class on a 30 s window (docs/validation.md 17.2)
         for e in r["pokhrel_err_pct"]:
             assert abs(e) < 25
         assert r["tcp_flows"] == 10 and r["padhye_mbps"] > 0

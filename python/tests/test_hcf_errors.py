@@ -1,5 +1,5 @@
 """802.11n and HCF scenarios: a valid one runs and reports its aggregates; the
-bad inputs of issue 19 (an MCS the stream count cannot carry, a block size over
+bad inputs of the HT and HCF keys (an MCS the stream count cannot carry, a block size over
 the BlockAck agreement, a TXOP limit shorter than one frame exchange, No Ack
 with RTS/CTS, also per member with ``mac.no_ack_nodes``) are one line ``error: FILE: dotted.key: reason`` with exit status
 2, through ``validate`` and ``run``."""

@@ -103,7 +103,7 @@ def test_paper_claims_figs_9_to_13():
 
 
 def test_retry_limit_7_vs_4_divergence():
-    """The model's answer to docs/validation.md 4.1.1: at limit 7 the classes
+    """The model's answer to docs/validation.md 5.1.1: at limit 7 the classes
     stay within 2 %, at limit 4 class 1 / class 2 > 1.3 at p_w = 0.3."""
     r7 = P.solve(DD, retry_limit=7)
     r4 = P.solve(DD, retry_limit=4)

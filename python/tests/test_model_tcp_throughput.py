@@ -40,8 +40,8 @@ def test_padhye_timeouts_and_window_limit():
         assert T.padhye_pps(p, 0.1, 1.0, w_max=45) < T.padhye_pps(p, 0.1, 1.0)
 
 
-def test_section_4_2_number():
-    """docs/validation.md 4.2: p = 0.105, RTT 80 ms, T0 200 ms -> 26 packets/s
+def test_section_5_2_number():
+    """docs/validation.md 5.2: p = 0.105, RTT 80 ms, T0 200 ms -> 26 packets/s
     per flow is the approximate model; the full model gives 30.7."""
     assert T.padhye_approx_pps(0.105, 0.08, 0.2, w_max=45) == pytest.approx(26.26, abs=0.01)
     assert T.padhye_pps(0.105, 0.08, 0.2, w_max=45) == pytest.approx(30.75, abs=0.01)

@@ -1,4 +1,4 @@
-"""Paper 000's polling figures (docs/validation.md 30.6-30.8): the scenario
+"""Paper 000's polling figures (docs/validation.md 1.7, 1.8 and 1.11): the scenario
 files build the cell they say (the 83-station outdoor cell, n stations in
 its near/far mix), polling runs over the HT PHY without aggregation, and the
 802.11n pairs that stay refused are one-line errors with exit status 2."""

@@ -1,5 +1,5 @@
 //! Dense cells: the engine's cost per event as the number of saturated
-//! stations in one 802.11a BSS grows (issue 15 asks for a per-event cost at
+//! stations in one 802.11a BSS grows (the target: a per-event cost at
 //! 1,000 stations within 2x of that at 50).
 //!
 //! `cargo run --release -p wifitcp-bench --bin dense -- [--n 50,200,500,1000,5000]

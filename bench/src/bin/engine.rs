@@ -1,4 +1,4 @@
-//! Engine event rate versus the bare event-queue loop (issue 6).
+//! Engine event rate versus the bare event-queue loop.
 //!
 //! `cargo run --release -p wifitcp-bench --bin engine -- [--reps 5]
 //!  [--bare-events 20000000] [--bare-heaps 16,1024] [--bare-payloads empty,24]
@@ -11,7 +11,7 @@
 //! (b) Engine: `run_json` on R1 and R2; rate = `events / wall_time_s` of the
 //!     result JSON (the wall time covers building the world, the run loop
 //!     and collecting metrics, not JSON parsing/serialisation).
-//! (c) Ratio engine / bare loop (issue 6 target: R2 >= 30 % of bare).
+//! (c) Ratio engine / bare loop (target: R2 >= 30 % of bare).
 //!
 //! Besides wall time, the on-CPU time of the thread (/proc/thread-self/
 //! schedstat) gives a second rate that excludes time other processes held
@@ -200,7 +200,7 @@ fn main() {
         if let Some((_, _, c)) = eng.iter().find(|(n, _, _)| n == "r2") {
             let (r, rc) = (median(&c.rate) / b, median(&c.rate_cpu) / bc);
             println!(
-                "issue 6 target (R2 >= 30 % of {}): {:.1} % by wall time, {:.1} % by CPU time -> {}",
+                "target (R2 >= 30 % of {}): {:.1} % by wall time, {:.1} % by CPU time -> {}",
                 bare[0].name,
                 100.0 * r,
                 100.0 * rc,

@@ -1,4 +1,4 @@
-//! Wall time, event rate and peak memory of one scenario (issue 6).
+//! Wall time, event rate and peak memory of one scenario.
 //!
 //! `cargo run --release -p wifitcp-bench --bin scenario -- SCENARIO
 //!  [--reps 3] [--seed 1] [--duration S] [--out result.json]`

@@ -18,7 +18,7 @@
 //!   the target nobody is blocked, so VBS "mimics a small DropTail buffer"
 //!   of c B packets (section V). This is a deviation from the algorithm as
 //!   printed, made because the printed rule with `>=` deadlocks
-//!   (docs/validation.md section 4.2): once every h_i equals its h*_i every
+//!   (docs/validation.md section 5.2): once every h_i equals its h*_i every
 //!   class is blocked, nothing is served, and the shares never change.
 //!   A class at or above its share is blocked.
 //! - `"literal"`: Algorithm 1 as printed, at every occupancy outside the
@@ -27,7 +27,7 @@
 //!   h_i = h*_i, because with the tie blocked the algorithm deadlocks as
 //!   above (the paper's experiments show no deadlock, so its code cannot
 //!   have blocked the tie). Even so this rule starves both classes in the
-//!   Pokhrel scenarios (0-2 Mbit/s, docs/validation.md 4.2): with two
+//!   Pokhrel scenarios (0-2 Mbit/s, docs/validation.md 5.2): with two
 //!   classes one of them is always above 1/2 and blocked, also in an
 //!   empty buffer, until the other is served.
 //! - `"partition"`: the fluid reading of section V-A. Eq. (21) gives
@@ -68,7 +68,7 @@
 //!   one ACK with one data packet, but an ACK the AP refuses costs its
 //!   upload almost nothing (the next cumulative ACK covers it), so equal
 //!   service counts gave the uploads 2 to 5.6 times the downloads'
-//!   throughput (docs/validation.md 4.3). Here each dequeued packet counts
+//!   throughput (docs/validation.md 5.3). Here each dequeued packet counts
 //!   for its class with a weight: a TCP segment that is not a pure ACK its
 //!   payload bytes; a pure TCP ACK the advance of its cumulative ACK number
 //!   over the highest ACK number previously dequeued in the same direction
@@ -87,7 +87,7 @@
 //!   judges a class by the packets it holds and ignores h_i. The weights
 //!   are bursty (after a stall one ACK can acknowledge a whole window, 45 x
 //!   1460 bytes), so a window of B_ap services is short for this measure;
-//!   docs/validation.md 4.3 gives its results against the window.
+//!   docs/validation.md 5.3.1 gives its results against the window.
 //! - h*_i are given per class (`shares`, renormalised over the active
 //!   classes); an empty list means equal shares. A class is active if it
 //!   offered a packet among the last `window` arrivals. Classes beyond the

@@ -1,4 +1,4 @@
-//! Acceptance tests of the TCP layer (issue 3): RFC behaviour of loss
+//! Acceptance tests of the TCP layer: RFC behaviour of loss
 //! recovery, timers, handshake, delayed ACKs, windows, and byte-stream
 //! integrity, on the deterministic harness in `harness/`.
 mod harness;

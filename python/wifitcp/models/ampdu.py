@@ -16,7 +16,7 @@ with ``k = 1`` sent as a single MPDU answered by a normal ACK. The default
 collision duration follows the standard as the simulator and ns-3 model it:
 stations that pick the same slot destroy each other's PLCP headers, so the
 bystanders see energy only and defer AIFS, not EIFS, after it (10.3.2.3.7;
-``docs/validation.md`` section 1, where the same choice brings Bianchi's
+``docs/validation.md`` section 6, where the same choice brings Bianchi's
 model within 2.3 % of the simulated standard DCF). The BlockAck
 (32 octets) and ACK go at 24 Mbit/s; AIFS replaces DIFS and EIFS is
 ``SIFS + ACK at 6 Mbit/s + AIFS`` (10.3.2.3.7). Throughput counts MSDU bits.

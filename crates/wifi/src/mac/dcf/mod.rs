@@ -520,7 +520,7 @@ impl Dcf {
             let t = &self.p.timing;
             // 802.11n (fixed MCS, no rate control): the data frame is one
             // MPDU in an HT-mixed PPDU (`data_ppdu_time`); only the polling
-            // MACs run the DCF over HT (docs/validation.md section 30).
+            // MACs run the DCF over HT (docs/validation.md section 1.4).
             let air = if t.ht.is_some() && rate == t.data_rate {
                 t.data_ppdu_time(cur.mpdu_bytes)
             } else {
