@@ -130,6 +130,25 @@ fn back_to_back_grants_match_the_cycle_time() {
     assert!(r["jain_index"].as_f64().unwrap() > 0.999);
 }
 
+/// `mac.poll = "activity"`: the AP polls only the stations whose traffic
+/// crosses the multi-poll thresholds (here 100 packets/s over a 1 s
+/// window): the one saturated station of three joins the list, the idle
+/// ones are never polled, so no grant comes back empty.
+#[test]
+fn the_activity_list_polls_only_active_stations() {
+    let mut s = ht(3, 16, 0.0, "udp");
+    s["traffic"][0]["stations"] = json!([1]);
+    s["mac"]["poll"] = json!("activity");
+    s["mac"]["poll_txop_us"] = json!(2000.0);
+    let r = run(&s);
+    let ap = &r["stations"][0]["hcf"]["polling"];
+    assert_eq!((ap["list_joins"].as_u64(), ap["list_leaves"].as_u64()), (Some(1), Some(0)), "{ap}");
+    assert!(ap["polls"].as_u64().unwrap() > 100 && ap["null_answers_received"] == 0, "{ap}");
+    let polled: Vec<u64> =
+        (1..=3).map(|i| r["stations"][i]["hcf"]["polling"]["polled_txops"].as_u64().unwrap()).collect();
+    assert!(polled[0] == 0 && polled[1] > 100 && polled[2] == 0, "{polled:?}");
+}
+
 #[test]
 fn tcp_over_lossy_a_mpdus_is_accounted_and_in_order() {
     let mut s = ht(2, 64, 0.1, "tcp");

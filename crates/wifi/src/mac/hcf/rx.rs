@@ -86,6 +86,10 @@ impl Hcf {
                 continue;
             }
             let (sn, tid, policy) = (m.seq, m.tid, m.ack);
+            if self.poller.is_some() {
+                // The polling AP meters uplink activity (`poll.rs`).
+                self.poll_observe(now, ta, m.bytes);
+            }
             let Some(msdu) = m.take_msdu() else { continue };
             if policy == AckPolicy::NoAck {
                 self.counters.rx_delivered += 1;
