@@ -49,7 +49,7 @@ uint64_t g_mpdus = 0;
 uint64_t g_bars = 0;
 uint64_t g_mpduBytes = 0;
 std::set<std::string> g_respModes;
-// Diagnostics of the aggregation (docs/validation.md section 27): A-MPDU length
+// Diagnostics of the aggregation (docs/validation.md section 12): A-MPDU length
 // histogram, ADDBA frames, agreement state changes and time in ESTABLISHED, the
 // transmitter's MAC queue at each data PPDU.
 std::vector<uint64_t> g_hist(65, 0);
