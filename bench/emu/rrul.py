@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Flent's RRUL through the emulated WLAN, drop-tail against FQ-CoDel at the
-AP (docs/validation.md section 24), beside the simulator's RRUL-like run of
+AP (docs/validation.md section 21.3), beside the simulator's RRUL-like run of
 the same network (scenarios/rrul.toml).
 
 Per case: `wifitcp emulate scenarios/emu-rrul.toml --set ap.qdisc.kind=K

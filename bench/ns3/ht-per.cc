@@ -1,5 +1,5 @@
 // wifitcp reference: MPDU loss and goodput of one 802.11n link against the SNR, for
-// the HT error-model cross-check (docs/validation.md, section 32).
+// the HT error-model cross-check (docs/validation.md, section 13).
 //
 // One saturated sender 'd' metres from one sink in an 802.11n IBSS at 5 GHz: HT MCS
 // --mcs, 20 MHz, long guard interval, one spatial stream, QoS best effort, RTS/CTS
