@@ -1,5 +1,5 @@
 // wifitcp reference: saturation throughput of 802.11n with A-MPDU and immediate
-// BlockAck, for the aggregation cross-check (802.11n/e work; docs/validation.md).
+// BlockAck, for the aggregation cross-check (docs/validation.md, sections 10.3 and 12).
 //
 // n saturated stations send 1500-byte MSDUs (LLC/SNAP included) to one sink in an
 // 802.11n IBSS at 5 GHz: HT MCS --mcs (default 7), 20 MHz, long guard interval,

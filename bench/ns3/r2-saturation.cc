@@ -13,7 +13,7 @@
 // Collision probability p = unacknowledged data attempts / data attempts (no channel
 // errors here, so every failure is a collision).
 //
-// The hidden-terminal reference (docs/validation.md, hidden-node section) is
+// The hidden-terminal reference (docs/validation.md 9.2) is
 // this program with --n=2 --label=hidden --rts (RtsCtsThreshold, bytes: 0 =
 // RTS/CTS for every frame) and --radius: the stations at (+radius, 0) and
 // (-radius, 0). With
@@ -24,7 +24,7 @@
 // both reach the sink at -78.7 dBm (16 dB SNR). At radius 20 m they are 40 m
 // apart (-78.7 dBm) and hear each other.
 //
-// Long links (docs/validation.md, propagation delay): --rss=DBM replaces the
+// Long links (docs/validation.md 9.3, propagation delay): --rss=DBM replaces the
 // channel's loss by ns3::FixedRssLossModel (every frame at every node at DBM,
 // so everyone hears everyone whatever the distance) while the channel keeps
 // ns-3's ConstantSpeedPropagationDelayModel (d / 299792458 m/s); --slot=US sets
