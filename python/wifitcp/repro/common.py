@@ -9,6 +9,7 @@ same records as ``wifitcp run --json``); nothing here starts the CLI.
 
 from __future__ import annotations
 
+import argparse
 import gzip
 import hashlib
 import json
@@ -315,3 +316,31 @@ def config_table(runs: list) -> str:
             row.append(f"{fmt(mean(done))} ({len(done)}/{len(g)})")
         rows.append(row)
     return table(header, rows)
+
+
+def parse_args(module: str, doc: str, parts: Sequence[str], argv: Optional[list], *,
+               quick_help: str = "one seed: a smoke test", figures: Optional[Path] = None,
+               seeds: bool = False) -> tuple:
+    """The command line every paper module takes: ``--only`` (a subset of
+    ``parts``), ``--quick``, ``--jobs``, ``--store``, ``--cache``, with
+    ``figures`` also ``--figures``/``--no-figures`` and with ``seeds`` also
+    ``--seeds``. Returns the parsed arguments and the parts asked for."""
+    ap = argparse.ArgumentParser(prog=f"python -m wifitcp.repro.{module}", description=doc.split("\n\n")[0])
+    ap.add_argument("--only", default=",".join(parts),
+                    help="comma-separated parts: " + ", ".join(parts) + " (default all)")
+    ap.add_argument("--quick", action="store_true", help=quick_help)
+    ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    if seeds:
+        ap.add_argument("--seeds", metavar="LIST", help="seeds to run, e.g. 1..3 (replaces the scenarios' own)")
+    if figures is not None:
+        ap.add_argument("--figures", default=str(figures), help="directory of the PNG figures")
+        ap.add_argument("--no-figures", action="store_true")
+    ap.add_argument("--store", action="store_true", help="also store runs in results/<scenario>.duckdb")
+    ap.add_argument("--cache", metavar="DIR", help="keep every run set's records in DIR and reuse them "
+                    "(same scenario file and overrides) instead of running again")
+    a = ap.parse_args(argv)
+    want = [x.strip() for x in a.only.split(",") if x.strip()]
+    for w in want:
+        if w not in parts:
+            ap.error(f"--only: unknown part {w!r} (one of {', '.join(parts)})")
+    return a, want

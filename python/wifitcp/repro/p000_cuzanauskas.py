@@ -38,14 +38,13 @@ outdoor cell).
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
 from pathlib import Path
 from typing import Optional
 
-from .common import (FIGURES, by_run, config_table, fmt, group, mean, mean_ci, params_label, pyplot,
+from .common import (parse_args, FIGURES, by_run, config_table, fmt, group, mean, mean_ci, params_label, pyplot,
                      run_scenario, save_figure, summarise, table)
 
 PAPER = ("Cuzanauskas & Anskaitis, TCP Performance in Multi-Polling Game Theory-Based "
@@ -212,22 +211,7 @@ def multipoll_fig(rows: list, path: Path):
 # -- main --------------------------------------------------------------------
 
 def main(argv: Optional[list] = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m wifitcp.repro.p000_cuzanauskas",
-                                 description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", default=",".join(PARTS),
-                    help="comma-separated parts: " + ", ".join(PARTS) + " (default all)")
-    ap.add_argument("--quick", action="store_true", help="one seed: a smoke test")
-    ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
-    ap.add_argument("--figures", default=str(FIGURES), help="directory of the PNG figures")
-    ap.add_argument("--no-figures", action="store_true")
-    ap.add_argument("--store", action="store_true", help="also store runs in results/<scenario>.duckdb")
-    ap.add_argument("--cache", metavar="DIR", help="keep every run set's summaries in DIR and reuse "
-                    "them (same scenario file and overrides) instead of running again")
-    a = ap.parse_args(argv)
-    want = [x.strip() for x in a.only.split(",") if x.strip()]
-    for w in want:
-        if w not in PARTS:
-            ap.error(f"--only: unknown part {w!r} (one of {', '.join(PARTS)})")
+    a, want = parse_args("p000_cuzanauskas", __doc__, PARTS, argv, figures=FIGURES)
     seeds = ["scenario.seeds=[1]"] if a.quick else []
     kw = dict(jobs=a.jobs, store=a.store, cache=Path(a.cache) if a.cache else None,
               reduce=summarise, sets=seeds)

@@ -34,13 +34,12 @@ numbers of Tables 4 and 5.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
 from typing import Optional
 
-from .common import FIGURES, fmt, group, mean, occupancy_after, run_scenario, sd, table
+from .common import parse_args, FIGURES, fmt, group, mean, occupancy_after, run_scenario, sd, table
 
 PAPER = ("Janevski & Petrov, Cross-layer Analysis of Transport Control Protocols over "
          "IEEE 802.11 Wireless Networks (paper 002)")
@@ -390,22 +389,7 @@ def mobility_report(runs: list, how: str) -> str:
 # -- main --------------------------------------------------------------------
 
 def main(argv: Optional[list] = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m wifitcp.repro.p002_janevski",
-                                 description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="one seed: a smoke test")
-    ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
-    ap.add_argument("--only", default=",".join(PARTS),
-                    help="comma-separated parts: " + ", ".join(PARTS) + " (default all)")
-    ap.add_argument("--figures", default=str(FIGURES), help="directory of the PNG figures")
-    ap.add_argument("--no-figures", action="store_true")
-    ap.add_argument("--store", action="store_true", help="also store runs in results/<scenario>.duckdb")
-    ap.add_argument("--cache", metavar="DIR", help="keep every run set's records in DIR and reuse them "
-                    "(same scenario file and overrides) instead of running again")
-    a = ap.parse_args(argv)
-    want = [x.strip() for x in a.only.split(",") if x.strip()]
-    for w in want:
-        if w not in PARTS:
-            ap.error(f"--only: unknown part {w!r} (one of {', '.join(PARTS)})")
+    a, want = parse_args("p002_janevski", __doc__, PARTS, argv, figures=FIGURES)
     cache = Path(a.cache) if a.cache else None
     seeds = ["scenario.seeds=[1]"] if a.quick else []
     figdir = Path(a.figures)

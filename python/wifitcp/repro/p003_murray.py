@@ -35,13 +35,12 @@ of up to 600 simulated seconds. docs/validation.md sections 20 (NoAck), 28
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
 from typing import Optional
 
-from .common import config_table, fmt, group, mean, run_scenario, summarise, table, transfer_mbps
+from .common import parse_args, config_table, fmt, group, mean, run_scenario, summarise, table, transfer_mbps
 
 PAPER = "Murray, Koziniec & Dixon, Solving Ack Inefficiencies in 802.11 Networks (paper 003)"
 #: part -> the scenario files it runs (``--only`` names parts)
@@ -95,21 +94,7 @@ def proxy_table(runs: list, title: str) -> str:
 
 
 def main(argv: Optional[list] = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m wifitcp.repro.p003_murray",
-                                 description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", default=",".join(PARTS),
-                    help="comma-separated parts: " + ", ".join(PARTS) + " (default all)")
-    ap.add_argument("--quick", action="store_true",
-                    help="one seed (and 14.4 MB transfers for Figs. 6-7): a smoke test")
-    ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
-    ap.add_argument("--store", action="store_true", help="also store runs in results/<scenario>.duckdb")
-    ap.add_argument("--cache", metavar="DIR", help="keep every run set's summaries in DIR and reuse "
-                    "them (same scenario file and overrides) instead of running again")
-    a = ap.parse_args(argv)
-    want = [x.strip() for x in a.only.split(",") if x.strip()]
-    for w in want:
-        if w not in PARTS:
-            ap.error(f"--only: unknown part {w!r} (one of {', '.join(PARTS)})")
+    a, want = parse_args("p003_murray", __doc__, PARTS, argv, quick_help="one seed (and 14.4 MB transfers for Figs. 6-7): a smoke test")
     seeds = ["scenario.seeds=[1]"] if a.quick else []
     kw = dict(jobs=a.jobs, cache=Path(a.cache) if a.cache else None, reduce=summarise)
     t0 = time.monotonic()

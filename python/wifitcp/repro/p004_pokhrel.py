@@ -37,13 +37,12 @@ AP occupancy of about 60 packets with VBS.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
 from typing import Optional
 
-from .common import (FIGURES, fmt, group, jain, mean, occupancy_after, run_scenario, sd,
+from .common import (parse_args, FIGURES, fmt, group, jain, mean, occupancy_after, run_scenario, sd,
                      table)
 
 PAPER = "Pokhrel & Williamson, Modeling Compound TCP over WiFi for IoT (paper 004)"
@@ -268,24 +267,7 @@ def join_leave_report(runs: list) -> str:
 # -- main --------------------------------------------------------------------
 
 def main(argv: Optional[list] = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m wifitcp.repro.p004_pokhrel",
-                                 description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true",
-                    help="one seed (and 60 s download/up-down runs): a smoke test")
-    ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
-    ap.add_argument("--seeds", metavar="LIST", help="seeds to run, e.g. 1..3 (replaces the scenarios' own)")
-    ap.add_argument("--only", default=",".join(PARTS),
-                    help="comma-separated parts: " + ", ".join(PARTS) + " (default all)")
-    ap.add_argument("--figures", default=str(FIGURES), help="directory of the PNG figures")
-    ap.add_argument("--no-figures", action="store_true")
-    ap.add_argument("--store", action="store_true", help="also store runs in results/<scenario>.duckdb")
-    ap.add_argument("--cache", metavar="DIR", help="keep every run set's records in DIR and reuse them "
-                    "(same scenario file and overrides) instead of running again")
-    a = ap.parse_args(argv)
-    want = [x.strip() for x in a.only.split(",") if x.strip()]
-    for w in want:
-        if w not in PARTS:
-            ap.error(f"--only: unknown part {w!r} (one of {', '.join(PARTS)})")
+    a, want = parse_args("p004_pokhrel", __doc__, PARTS, argv, quick_help="one seed (and 60 s download/up-down runs): a smoke test", figures=FIGURES, seeds=True)
     cache = Path(a.cache) if a.cache else None
     seeds = ["scenario.seeds=[1]"] if a.quick else []
     if a.seeds:

@@ -222,7 +222,7 @@ impl Hcf {
                 c.polled = true;
                 p.current = Some(c);
                 self.stats.polls += 1;
-                let f = self.poll_frame(c.g);
+                let f = self.no_body_frame(FrameKind::QosCfPoll, c.g.sta, c.g.txop);
                 self.transmit(now, f, out);
                 return;
             }
@@ -272,13 +272,14 @@ impl Hcf {
         false
     }
 
-    fn poll_frame(&self, g: Grant) -> Frame {
+    /// A QoS CF-Poll or QoS Null (no body, `QOS_NULL_LEN` octets) to `ra`.
+    fn no_body_frame(&self, kind: FrameKind, ra: MacAddr, duration: SimDur) -> Frame {
         let t = &self.p.timing;
         Frame {
-            kind: FrameKind::QosCfPoll,
+            kind,
             ta: self.addr,
-            ra: g.sta,
-            duration: g.txop,
+            ra,
+            duration,
             seq: 0,
             retry: false,
             mpdu_bytes: QOS_NULL_LEN,
@@ -338,20 +339,7 @@ impl Hcf {
         self.grant = None;
         self.stats.polled_txops += 1;
         let Some(ac) = (0..4).rev().find(|&i| self.acs[i].has_frame) else {
-            let t = &self.p.timing;
-            let null = Frame {
-                kind: FrameKind::QosNull,
-                ta: self.addr,
-                ra: ap,
-                duration: SimDur::ZERO,
-                seq: 0,
-                retry: false,
-                mpdu_bytes: QOS_NULL_LEN,
-                rate: t.data_rate,
-                airtime: t.data_ppdu_time(QOS_NULL_LEN),
-                contended: false,
-                mpdus: Mpdus::none(),
-            };
+            let null = self.no_body_frame(FrameKind::QosNull, ap, SimDur::ZERO);
             self.stats.null_answers += 1;
             self.transmit(now, null, out);
             return true;

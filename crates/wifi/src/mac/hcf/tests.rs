@@ -48,6 +48,18 @@ fn pair(p: HcfParams) -> (Hcf, Hcf) {
     (ap, sta)
 }
 
+/// A pair whose station holds `n` MSDUs for the AP and wins access at
+/// 43 us (AIFS[BE] on an idle medium); the outputs so far.
+fn pair_won(p: HcfParams, n: u64) -> (Hcf, Hcf, Vec<MacOutput>) {
+    let (ap, mut sta) = pair(p);
+    let mut out = Vec::new();
+    for i in 0..n {
+        sta.give_msdu(SimTime::ZERO, pkt(i, 0), MacAddr(0), &mut out);
+    }
+    win(&mut sta, us(43), &mut out);
+    (ap, sta, out)
+}
+
 /// Wake `m` at `t`; a station that wins access there asks its queue for
 /// more MSDUs and transmits when woken again at `t` (module docs).
 fn win(m: &mut Hcf, t: SimTime, out: &mut Vec<MacOutput>) {
@@ -358,12 +370,7 @@ fn non_ht_no_ack_sends_one_mpdu_per_ppdu() {
         ..ht_params(4)
     };
     let t = p.timing.clone();
-    let (mut ap, mut sta) = pair(p);
-    let mut out = Vec::new();
-    for i in 0..4 {
-        sta.give_msdu(SimTime::ZERO, pkt(i, 0), MacAddr(0), &mut out);
-    }
-    win(&mut sta, us(43), &mut out);
+    let (mut ap, mut sta, mut out) = pair_won(p, 4);
     let f = started(&mut out);
     assert_eq!((f.mpdus.len(), f.mpdu_bytes), (1, MPDU));
     assert_eq!(f.airtime, t.data_ppdu_time(MPDU));
@@ -552,12 +559,7 @@ fn an_a_mpdu_longer_than_the_rts_threshold_goes_after_rts_cts() {
     let psdu = ampdu_bytes(&[MPDU; 8]);
     // Threshold between one MPDU and the aggregate: only the PSDU exceeds it.
     let p = HcfParams { rts_threshold: MPDU + 100, ..ht_params(8) };
-    let (mut ap, mut sta) = pair(p);
-    let mut out = Vec::new();
-    for i in 0..8 {
-        sta.give_msdu(SimTime::ZERO, pkt(i, 0), MacAddr(0), &mut out);
-    }
-    win(&mut sta, us(43), &mut out);
+    let (mut ap, mut sta, mut out) = pair_won(p, 8);
     let rts = started(&mut out);
     let t = sta.p.timing.clone();
     let (sifs, cts_t) = (t.sifs, t.cts_time());
@@ -599,12 +601,7 @@ fn an_a_mpdu_longer_than_the_rts_threshold_goes_after_rts_cts() {
 #[test]
 fn an_rts_without_cts_fails_and_retries() {
     let p = HcfParams { rts_threshold: 0, ..ht_params(4) };
-    let (_, mut sta) = pair(p);
-    let mut out = Vec::new();
-    for i in 0..4 {
-        sta.give_msdu(SimTime::ZERO, pkt(i, 0), MacAddr(0), &mut out);
-    }
-    win(&mut sta, us(43), &mut out);
+    let (_, mut sta, mut out) = pair_won(p, 4);
     let rts = started(&mut out);
     assert_eq!(rts.kind, FrameKind::Rts);
     let end = us(43) + rts.airtime;
