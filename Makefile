@@ -135,8 +135,9 @@ test: build test-tools
 	$(VPY) -m pytest python/tests -q
 	$(VPY) scripts/docs-check
 
-# Rerun the cheap numbers docs/performance.md and docs/results.md quote
-# (about 10 s); fails when one drifts (scripts/docs-check).
+# Rerun the cheap numbers docs/performance.md, docs/results.md and
+# docs/validation.md quote (about 15 s); fails when one drifts
+# (scripts/docs-check).
 docs-check: build
 	$(VPY) scripts/docs-check
 

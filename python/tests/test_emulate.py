@@ -1,5 +1,6 @@
 """`wifitcp emulate`: real ping and iperf3 through a 2-station emulated BSS,
-cleanup after SIGKILL, the frames captured inside a namespace against the
+the commands (and what they start) dying with a SIGKILLed emulator, cleanup
+after SIGKILL, the frames captured inside a namespace against the
 emulator's own log, and the one-line errors.
 
 The tests that create namespaces need root (or CAP_NET_ADMIN), /dev/net/tun
@@ -317,6 +318,94 @@ def test_sigkill_then_cleanup_leaves_nothing(tmp_path):
     assert leftovers() == []
 
 
+def _tagged(tag: str, argv0: str = "") -> list[str]:
+    """The processes whose command line contains ``tag`` (and starts with
+    ``argv0``)."""
+    found = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = (d / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if tag in cmd and cmd.startswith(argv0) and state != "Z" and int(d.name) != os.getpid():
+            found.append(f"{d.name}: {cmd.strip()}")
+    return found
+
+
+def _work_dir(pid: int) -> Path:
+    return Path(os.environ.get("TMPDIR", "/tmp")) / f"wifitcp-emulate-{pid}"
+
+
+@needs_ns
+def test_sigkill_ends_the_commands_and_their_descendants(tmp_path):
+    # An --on command, one whose child and grandchild run in the background
+    # and one that leaves its session: all die with the emulator, without
+    # --cleanup; --cleanup then removes the namespaces and the run's
+    # directory.
+    tag = f"{6000 + os.getpid() % 1000}.25"
+    p = subprocess.Popen([PY, "-m", "wifitcp", "emulate", str(BSS2), "--duration", "60",
+                          "--no-store", "--on", "server", f"sleep {tag}",
+                          "--on", "sta0", f"sh -c 'sleep {tag} & wait' & wait",
+                          "--on", "sta1", f"setsid sleep {tag} & sleep {tag}"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 30
+        while time.time() < deadline and len(_tagged(tag, "sleep ")) < 4:
+            time.sleep(0.1)
+        assert len(_tagged(tag, "sleep ")) == 4, _tagged(tag)
+    finally:
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+    deadline = time.time() + 5
+    while time.time() < deadline and _tagged(tag):
+        time.sleep(0.1)
+    left = _tagged(tag)
+    if left:  # do not leave them running for the next tests
+        for line in left:
+            try:
+                os.kill(int(line.split(":")[0]), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    r = wifitcp("emulate", "--cleanup")
+    assert r.returncode == 0, r.stderr
+    assert left == [], f"still running 5 s after the emulator's SIGKILL: {left}"
+    assert [n for n in leftovers() if str(p.pid) in n] == []
+    assert not _work_dir(p.pid).exists()
+
+
+@needs_ns
+def test_cleanup_ends_what_a_dead_run_recorded(tmp_path):
+    # A run's state file names what it started; when its emulator is gone,
+    # --cleanup kills those processes (here one that would have escaped
+    # the death signal) and removes the run's directory and the file.
+    from wifitcp import emulate
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    left = subprocess.Popen(["sleep", "300"], start_new_session=True)
+    work = tmp_path / f"{emulate.WORK_PREFIX}{dead.pid}"
+    work.mkdir()
+    (work / "x.out").write_text("partial")
+    emulate.STATE_DIR.mkdir(parents=True, exist_ok=True)
+    state = emulate.STATE_DIR / f"{dead.pid}.json"
+    state.write_text(json.dumps({"pid": dead.pid, "start": 1, "work": str(work), "namespaces": [],
+                                 "holder": None,
+                                 "commands": [[left.pid, emulate._proc_start(left.pid)]]}))
+    try:
+        r = wifitcp("emulate", "--cleanup")
+        assert r.returncode == 0, r.stderr
+        assert left.wait(timeout=5) == -signal.SIGKILL
+        assert not state.exists() and not work.exists()
+    finally:
+        if left.poll() is None:
+            left.kill()
+            left.wait()
+        state.unlink(missing_ok=True)
+
+
 @needs_ns
 def test_sigterm_removes_everything(no_leftovers):
     p = subprocess.Popen([PY, "-m", "wifitcp", "emulate", str(BSS2), "--duration", "30",
@@ -328,6 +417,8 @@ def test_sigterm_removes_everything(no_leftovers):
     p.send_signal(signal.SIGTERM)
     _, err = p.communicate(timeout=20)
     assert p.returncode == 130, err
+    # the run's directory (empty: no commands) is gone too
+    assert not _work_dir(p.pid).exists()
 
 
 @needs_ns

@@ -217,7 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
     em.add_argument("--node", metavar="NODE",
                     help="namespace of the -- COMMAND (default: the first station, sta0)")
     em.add_argument("--cleanup", action="store_true",
-                    help="remove every namespace an emulator that is no longer running left behind, then exit")
+                    help="end and remove what runs whose emulator is no longer running left behind "
+                         "(processes, namespaces, empty output directories), then exit")
     return p
 
 

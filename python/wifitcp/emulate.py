@@ -17,11 +17,26 @@ listed in the result as ignored. The scenario's TCP flows become iperf3
 transfers (a server per peer, started first; a client per flow at its start
 instant); other traffic is refused. ``--on NODE CMD`` runs more commands.
 
+Every command of a run (iperf3, ``--on``, the ``-- COMMAND``) runs in one
+PID namespace per run, whose init is held by a process that dies with the
+emulator (``PR_SET_PDEATHSIG``, set by ``setpriv``; ``unshare --kill-child``
+gives the init the same signal): when the emulator dies, even by SIGKILL,
+the kernel kills every process of the run, the commands' children and
+grandchildren included, also those that left their process group or
+session. A command enters it with ``nsenter --pid`` (which dies with the
+emulator too), so it is not the namespace's init and gets signals as
+usual; what it leaves running in the background lives until the run ends.
+
 Safety: only namespaces this module created (prefix ``wtemu-``) are ever
 touched; host interfaces and routes are not. Everything is removed on exit,
 on SIGINT/SIGTERM, and by ``wifitcp emulate --cleanup`` after a crash (TUN
 interfaces vanish with the process that holds them; namespaces and their
-``/etc/netns`` entries need the cleanup).
+``/etc/netns`` entries need the cleanup). Each run records what it creates
+(namespaces, the PID namespace's holder, the commands, its directory) in
+``STATE_DIR/<pid>.json`` before creating it; ``--cleanup`` ends and removes
+what a run that is no longer running left, and the run's directory
+``wifitcp-emulate-<pid>`` when it is empty or the run never finished (a run
+that finishes removes its directory itself when no command wrote to it).
 """
 
 from __future__ import annotations
@@ -55,6 +70,15 @@ END_MARGIN_S = 2.0
 MAIN_LIMIT_S = 86400.0
 #: CAP_NET_ADMIN's bit in /proc/self/status CapEff
 CAP_NET_ADMIN = 12
+#: one file per run: what it created, for --cleanup (tmpfs: gone at boot,
+#: like the namespaces)
+STATE_DIR = Path("/run/wifitcp-emulate")
+#: a run's directory for its commands' output: ``$TMPDIR/WORK_PREFIX<pid>``
+WORK_PREFIX = "wifitcp-emulate-"
+#: the PID namespace's init: reaps the orphans adopted, never exits
+PIDNS_INIT = "while :; do sleep 3600 & wait; done"
+#: programs (util-linux) the run's PID namespace needs
+PIDNS_TOOLS = ("setpriv", "unshare", "nsenter")
 
 
 def _get(d: dict, key: str, default: Any) -> Any:
@@ -109,6 +133,50 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+def _proc_start(pid: int) -> Optional[int]:
+    """The start time of process ``pid`` (clock ticks since boot, field 22
+    of /proc/PID/stat), None when there is no such process: with the pid,
+    it names a process (a pid can be reused)."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _same_process(pid: int, start: Optional[int]) -> bool:
+    return pid > 0 and start is not None and _proc_start(pid) == start
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                if int((d / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    out.append(int(d.name))
+            except (OSError, IndexError, ValueError):
+                pass
+    return out
+
+
+def _kill_pid(pid: int, start: Optional[int], group: bool = False) -> None:
+    """SIGKILL process ``pid`` (with ``group``: its process group, which it
+    leads) if it is still the process that started at ``start``."""
+    if not _same_process(pid, start):
+        return
+    try:
+        if group:
+            os.killpg(pid, signal.SIGKILL)
+        else:
+            os.kill(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def work_root() -> Path:
+    return Path(os.environ.get("TMPDIR", "/tmp"))
+
+
 def our_namespaces() -> list[str]:
     r = _ip("netns", "list", check=False)
     names = [ln.split()[0] for ln in r.stdout.splitlines() if ln.strip()]
@@ -129,24 +197,74 @@ def remove_namespace(ns: str) -> None:
     shutil.rmtree(NETNS_ETC / ns, ignore_errors=True)
 
 
+def _read_states() -> list[tuple[Path, dict]]:
+    out = []
+    if STATE_DIR.is_dir():
+        for f in sorted(STATE_DIR.glob("*.json")):
+            try:
+                out.append((f, json.loads(f.read_text())))
+            except (OSError, ValueError):
+                out.append((f, {}))
+    return out
+
+
 def cleanup(only_dead: bool = False) -> list[str]:
-    """Remove the emulator's namespaces (with ``only_dead``: those whose
-    emulator process is gone); returns their names."""
+    """End and remove what the emulator's runs left (with ``only_dead``:
+    the runs whose emulator process is gone): the processes a run recorded
+    (the PID namespace's holder, whose end kills every process of the
+    run's PID namespace, and the commands), every process in its network
+    namespaces, the namespaces, their /etc/netns entries, the run's
+    directory if it is empty or was recorded (a run that did not finish
+    never reported it), and its state file. Returns the namespaces' names."""
+    done = []
+    alive_runs = set()
+    for f, st in _read_states():
+        pid = int(st.get("pid", -1))
+        if only_dead and _same_process(pid, st.get("start")):
+            alive_runs.add(pid)
+            continue
+        holder = st.get("holder")
+        if holder:
+            _kill_pid(int(holder[0]), holder[1], group=True)
+        for cpid, cstart in st.get("commands", []):
+            _kill_pid(int(cpid), cstart, group=True)
+        for ns in st.get("namespaces", []):
+            if ns.startswith(PREFIX) and (ns in our_namespaces() or (NETNS_ETC / ns).exists()):
+                remove_namespace(ns)
+                done.append(ns)
+        work = Path(st.get("work") or "")
+        if work.name.startswith(WORK_PREFIX):
+            shutil.rmtree(work, ignore_errors=True)
+        f.unlink(missing_ok=True)
+    # namespaces without a state file (a crash before it was written)
     found = set(our_namespaces())
     if NETNS_ETC.is_dir():
         found |= {p.name for p in NETNS_ETC.iterdir() if p.name.startswith(PREFIX)}
-    done = []
-    for ns in sorted(found):
+    for ns in sorted(found - set(done)):
         if only_dead:
             try:
                 pid = int(ns[len(PREFIX):].split("-", 1)[0])
             except ValueError:
                 pid = -1
-            if pid > 0 and _pid_alive(pid):
+            if pid in alive_runs or (pid > 0 and _pid_alive(pid)):
                 continue
         remove_namespace(ns)
         done.append(ns)
-    return done
+    # empty run directories of runs no longer running
+    root = work_root()
+    if root.is_dir():
+        for d in root.glob(WORK_PREFIX + "*"):
+            try:
+                pid = int(d.name[len(WORK_PREFIX):])
+            except ValueError:
+                continue
+            if only_dead and (pid in alive_runs or _pid_alive(pid)):
+                continue
+            try:
+                d.rmdir()  # only when empty: the output of finished runs stays
+            except OSError:
+                pass
+    return sorted(done)
 
 
 # --------------------------------------------------------------------------
@@ -334,9 +452,75 @@ class Emulation:
     cc_per_socket: Optional[str] = None
     #: more sysctls for every namespace (--sysctl KEY=VALUE)
     extra_sysctl: dict = field(default_factory=dict)
+    #: the run's directory (the commands' output)
+    work: Optional[Path] = None
+    #: what the run created, as recorded in its state file
+    state: dict = field(default_factory=dict)
+    #: the PID namespace's holder (``unshare``, whose child is the init)
+    holder: Any = None
+    #: the init of the run's PID namespace (as the root namespace numbers it)
+    pidns_init: int = -1
 
     def ns_name(self, node: str) -> str:
         return f"{PREFIX}{os.getpid()}-{node}"
+
+    def state_path(self) -> Path:
+        return STATE_DIR / f"{os.getpid()}.json"
+
+    def save_state(self) -> None:
+        """Write what the run created so far (before creating more), for
+        ``--cleanup`` after a crash."""
+        if not self.state:
+            self.state = {"pid": os.getpid(), "start": _proc_start(os.getpid()),
+                          "work": str(self.work) if self.work else None,
+                          "namespaces": [], "holder": None, "commands": []}
+        STATE_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
+        tmp = self.state_path().with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.state))
+        os.replace(tmp, self.state_path())
+
+    def start_pidns(self) -> None:
+        """Start the run's PID namespace: its holder (``unshare``) gets
+        SIGKILL when the emulator dies (``setpriv --pdeathsig``: the death
+        signal stays across exec) and its init gets SIGKILL when the holder
+        dies (``--kill-child``); an init's death kills every process of the
+        namespace."""
+        self.holder = subprocess.Popen(
+            ["setpriv", "--pdeathsig", "KILL", "--", "unshare", "--pid", "--kill-child", "--",
+             "sh", "-c", PIDNS_INIT], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE, start_new_session=True)
+        self.state["holder"] = [self.holder.pid, _proc_start(self.holder.pid)]
+        self.save_state()
+        deadline = time.monotonic() + 5.0
+        while time.monotonic() < deadline:
+            if self.holder.poll() is not None:
+                err = self.holder.stderr.read().decode(errors="replace").strip()
+                raise RunError(f"cannot create the run's PID namespace: {err or self.holder.returncode}")
+            # after the exec into unshare, its child is the namespace's init
+            kids = _children(self.holder.pid) if _proc_start(self.holder.pid) else []
+            for k in kids:
+                try:
+                    if os.readlink(f"/proc/{k}/ns/pid") != os.readlink("/proc/self/ns/pid"):
+                        self.pidns_init = k
+                        return
+                except OSError:
+                    pass
+            time.sleep(0.005)
+        raise RunError("cannot create the run's PID namespace: its init did not start within 5 s")
+
+    def stop_pidns(self) -> None:
+        """Kill the run's PID namespace (every process still in it)."""
+        if self.holder is not None:
+            if self.holder.poll() is None:
+                try:
+                    os.killpg(self.holder.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            self.holder.wait()
+            if self.holder.stderr is not None:
+                self.holder.stderr.close()
+            self.holder = None
+            self.pidns_init = -1
 
     def setup(self) -> None:
         sysctl, route, self.ignored = tcp_plan(self.config.get("tcp") or {})
@@ -345,6 +529,8 @@ class Emulation:
         mtu = int(_get(self.config.get("tcp") or {}, "mss", 1460)) + 40
         for i, node in enumerate(self.names):
             ns = self.ns_name(node)
+            self.state["namespaces"].append(ns)
+            self.save_state()
             _ip("netns", "add", ns)
             self.ns[node] = ns
             etc = NETNS_ETC / ns
@@ -398,6 +584,7 @@ class Emulation:
             except OSError:
                 pass
         self.fds = []
+        self.stop_pidns()
         for ns in self.ns.values():
             remove_namespace(ns)
         self.ns = {}
@@ -428,8 +615,14 @@ class Emulation:
         c.started_s = time.monotonic() - t0
         if c.iperf_json and self.cc_per_socket and "-C" not in c.argv:
             c.argv = [*c.argv, "-C", self.cc_per_socket]
-        c.proc = subprocess.Popen(["ip", "netns", "exec", self.ns[c.node], *c.argv], stdout=c.out,
+        # nsenter (dying with the emulator) forks the command into the run's
+        # PID namespace, waits for it and exits as it did
+        c.proc = subprocess.Popen(["setpriv", "--pdeathsig", "KILL", "--",
+                                   "nsenter", "--target", str(self.pidns_init), "--pid", "--",
+                                   "ip", "netns", "exec", self.ns[c.node], *c.argv], stdout=c.out,
                                   stderr=c.err, stdin=subprocess.DEVNULL, start_new_session=True)
+        self.state["commands"].append([c.proc.pid, _proc_start(c.proc.pid)])
+        self.save_state()
 
 
 def _finish_command(c: Command) -> dict:
@@ -515,6 +708,10 @@ def run(config: dict, seed: int, *, file: str, duration: Optional[float], on: li
                                         "and TUN interfaces)")
     if shutil.which("ip") is None:
         raise InputError("emulate", "", "the ip command (iproute2) is not installed")
+    missing = [t for t in PIDNS_TOOLS if shutil.which(t) is None]
+    if missing:
+        raise InputError("emulate", "", f"{', '.join(missing)} not found (util-linux: the run's "
+                                        "commands run in a PID namespace that dies with the emulator)")
     cleanup(only_dead=True)
     core_config = dict(config)
     core_config["traffic"] = []  # the real flows replace the simulated ones
@@ -530,8 +727,8 @@ def run(config: dict, seed: int, *, file: str, duration: Optional[float], on: li
         if not sep or not key.startswith("net."):
             raise InputError("--sysctl", "", f"{item!r}: expected net.KEY=VALUE")
         em.extra_sysctl[key.strip()] = value.strip()
-    work = Path(workdir or os.environ.get("TMPDIR", "/tmp")) / f"wifitcp-emulate-{os.getpid()}"
-    work.mkdir(parents=True, exist_ok=True)
+    work = Path(workdir or work_root()) / f"{WORK_PREFIX}{os.getpid()}"
+    em.work = work
     result: dict = {}
     failure: list = []
 
@@ -556,6 +753,9 @@ def run(config: dict, seed: int, *, file: str, duration: Optional[float], on: li
     try:
         signal.signal(signal.SIGTERM, on_signal)
         signal.signal(signal.SIGINT, on_signal)
+        em.save_state()
+        work.mkdir(parents=True, exist_ok=True)
+        em.start_pidns()
         em.setup()
         for c in cmds:
             if c.server:
@@ -595,6 +795,12 @@ def run(config: dict, seed: int, *, file: str, duration: Optional[float], on: li
             if c.proc is not None and c.proc.poll() is None:
                 _kill(c)
         em.teardown()
+        try:
+            work.rmdir()  # only when empty: no command wrote to it
+        except OSError:
+            pass
+        if em.state:
+            em.state_path().unlink(missing_ok=True)
         for s, h in old.items():
             signal.signal(s, h)
     if failure:
@@ -609,7 +815,7 @@ def run(config: dict, seed: int, *, file: str, duration: Optional[float], on: li
     scenario_flows(result, cmds)
     result["emulation"]["ignored_settings"] = em.ignored
     result["emulation"]["sysctl"] = em.extra_sysctl
-    result["emulation"]["output_dir"] = str(work)
+    result["emulation"]["output_dir"] = str(work) if work.is_dir() else None
     return result
 
 
@@ -643,13 +849,40 @@ def scenario_flows(result: dict, cmds: list) -> None:
     result["jain_index"] = s * s / (len(g) * sq) if sq > 0 else 1.0
 
 
+def _group(pgid: int) -> list[int]:
+    """The processes of process group ``pgid`` (zombies left out)."""
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                f = (d / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(f[2]) == pgid and f[0] != "Z":
+                    out.append(int(d.name))
+            except (OSError, IndexError, ValueError):
+                pass
+    return out
+
+
 def _kill(c: Command) -> None:
+    """Stop a command still running: SIGTERM to its process group, SIGKILL
+    to what is left 2 s later. The group's leader is the ``nsenter`` that
+    waits for the command: it is spared the SIGTERM (it would die at once
+    and leave the command, say an iperf3 writing its report, to the end of
+    the run's PID namespace) and exits as the command does."""
+    pid = c.proc.pid
+    for p in _group(pid):
+        if p != pid:
+            try:
+                os.kill(p, signal.SIGTERM)
+            except (ProcessLookupError, PermissionError):
+                pass
     try:
-        os.killpg(c.proc.pid, signal.SIGTERM)
         c.proc.wait(timeout=2)
-    except (ProcessLookupError, subprocess.TimeoutExpired, PermissionError):
-        try:
-            os.killpg(c.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+    except subprocess.TimeoutExpired:
+        pass
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    c.proc.wait()
     c.rc = c.proc.poll()
