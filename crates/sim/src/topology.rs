@@ -2,7 +2,8 @@
 //!
 //! A [`Node`] owns its interfaces (a WLAN interface: which cell and which
 //! member index in it; wired interfaces: which link and direction), its
-//! forwarding table and its transport endpoints (port -> endpoint).
+//! forwarding table and its port tables (TCP port -> endpoint, UDP port ->
+//! application socket).
 //!
 //! Node ids: the WLAN members first, with the same index as their member
 //! index in every cell (0 is AP 0, 1..=n the stations, then APs 1.., see
@@ -16,6 +17,7 @@
 //! Invariants: a WLAN member's `wlan.member` is its node id; a station's
 //! `wlan.cell` is the cell of `ap_of[station]`, or [`DETACHED`] while it
 //! scans; only APs and wired nodes have a forwarding table.
+use crate::apps::echo::UdpSocket;
 use crate::config::{NodeKind, Scenario};
 use crate::world::demux::DemuxHash;
 use std::collections::{HashMap, VecDeque};
@@ -35,7 +37,7 @@ pub enum Kind {
 /// A node's interface to a cell (one channel's collision domain).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WlanIface {
-    /// Index of the cell (`World::cells`), [`DETACHED`] while scanning.
+    /// Index of the cell (`world::cells`), [`DETACHED`] while scanning.
     pub cell: usize,
     /// Member index of the node's MAC in every cell (= its node id).
     pub member: usize,
@@ -60,8 +62,11 @@ pub struct Node {
     /// core node (APs and wired nodes), indexed by node id; empty for a
     /// station (which sends everything to its AP).
     pub fwd: Vec<Hop>,
-    /// Transport endpoints bound here: local port -> endpoint index.
+    /// TCP endpoints bound here: local port -> endpoint index.
     pub(crate) ports: HashMap<u16, usize, DemuxHash>,
+    /// UDP sockets bound here (ping and its echo responder); a datagram
+    /// for any other port is its flow's delivery.
+    pub(crate) udp: HashMap<u16, UdpSocket, DemuxHash>,
 }
 
 /// Where a node sends a packet for a destination.
@@ -112,6 +117,7 @@ impl Topology {
             wired: Vec::new(),
             fwd: Vec::new(),
             ports: HashMap::default(),
+            udp: HashMap::default(),
         };
         let mut nodes: Vec<Node> = (0..s.wlan_members())
             .map(|i| {

@@ -15,14 +15,15 @@
 //! (`traffic/<flow name>`).
 //!
 //! A ping source's datagrams are UDP echo requests (RFC 862, port 7): the
-//! destination node answers each with a reply of the same size
-//! (`crate::world`, transport), and the source's flow records round-trip
-//! times.
+//! echo responder bound at the flow's destination ([`echo`]) answers each
+//! with a reply of the same size, and the source's flow records
+//! round-trip times.
 //!
 //! TCP applications (bulk transfers of a size, such as paper 002's FTP, or
 //! without end) live with the TCP endpoints (`crate::endpoints`).
 mod cbr;
 pub mod config;
+pub mod echo;
 mod game;
 mod onoff;
 mod ping;

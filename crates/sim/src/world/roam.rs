@@ -54,35 +54,49 @@
 //!   advertisements are not sent, and the tunnel adds no 20-byte outer IP
 //!   header (1.6 us per packet at 100 Mbit/s).
 //!
+//! Structure: [`Roaming`] holds the hand-off state (the moving stations,
+//! their timers, the hand-offs so far) and the home agent's tunnel map. The
+//! nodes hold it (`Nodes::roam`): a hand-off changes a station's
+//! association (`Topology::ap_of`, its interface's cell) and the cells'
+//! presence table, and the home agent acts on a node's packet path. Its
+//! methods decide and count; the nodes apply what they decide.
+//!
 //! Invariants: a station is in at most one cell; every packet queued or
 //! held for a roaming station is delivered, forwarded, or dropped with a
-//! typed reason (the ledger checks it at the end of the run).
-use super::wlan::{mobility_models, station_positions, ABSENT};
-use super::*;
+//! typed reason (the ledger checks it at the end of the run); a packet id
+//! is in the tunnel map from the home agent's send until the foreign AP
+//! receives it.
+use super::events::TimerOwner;
+use super::kernel::Kernel;
 use crate::config::roaming::{QueuedAtOldAp, RoamingConfig};
+use crate::config::Scenario;
+use crate::topology::Topology;
 use serde_json::{json, Value};
-use std::sync::atomic::Ordering;
-use wifitcp_wifi::channel::Radio;
+use std::collections::HashMap;
+use wifitcp_core::{DropReason, PacketId, SimDur, SimTime};
+use wifitcp_net::TimerKey;
+use wifitcp_wifi::channel::{Position, Radio};
 use wifitcp_wifi::mobility::Mobility;
+use wifitcp_wire::Ipv4Addr;
 
 /// One hand-off.
 #[derive(Clone, Debug)]
-pub(super) struct Handoff {
-    pub sta: usize,
-    pub from: usize,
-    pub to: usize,
-    pub start: SimTime,
+struct Handoff {
+    sta: usize,
+    from: usize,
+    to: usize,
+    start: SimTime,
     /// The reassociation (`None` while scanning).
-    pub end: Option<SimTime>,
+    end: Option<SimTime>,
     /// Frames the old AP still queued for the station after the
     /// reassociation: discarded, or forwarded to the new AP.
-    pub dropped_at_old_ap: u64,
-    pub forwarded: u64,
+    dropped_at_old_ap: u64,
+    forwarded: u64,
     /// MSDUs discarded at the retry limit while the station was away: by
     /// the station's own MAC, and by the old AP's MAC (which may include
     /// another station's frames discarded in that time).
-    pub station_retry_drops: u64,
-    pub old_ap_retry_drops: u64,
+    station_retry_drops: u64,
+    old_ap_retry_drops: u64,
 }
 
 /// Per roaming-capable (moving) station.
@@ -107,34 +121,51 @@ pub(super) struct Roaming {
     positions: Vec<Position>,
     cell_of_ap: Vec<usize>,
     walkers: Vec<Option<Walker>>,
-    pub(super) handoffs: Vec<Handoff>,
+    handoffs: Vec<Handoff>,
     /// Signal checks made.
     checks: u64,
+    /// Packets in a home agent's tunnel: their inner destination, by id
+    /// (`reroute = "home_agent"`).
+    tunnel: HashMap<PacketId, Ipv4Addr>,
+}
+
+/// What a station's roaming timer did to its association.
+pub(super) enum Step {
+    /// Nothing changed.
+    Stay,
+    /// The station left its AP's cell and scans.
+    Leave,
+    /// The station reassociated with AP `ap`, in cell `cell`.
+    Join { ap: usize, cell: usize },
 }
 
 impl Roaming {
     /// The roaming state of a scenario with `[wlan.roaming]`: a timer per
-    /// moving station, armed for a first check at time zero.
-    pub(super) fn build(s: &Scenario, seed: u64, w: &mut World) -> Result<Option<Box<Roaming>>, String> {
-        let Some(cfg) = s.wlan.roaming.clone() else { return Ok(None) };
+    /// moving station (`models`, from the members' starting `positions`),
+    /// armed for a first check at time zero.
+    pub(super) fn new(
+        s: &Scenario,
+        k: &mut Kernel,
+        positions: Vec<Position>,
+        models: Vec<Option<Box<dyn Mobility>>>,
+    ) -> Result<Box<Roaming>, String> {
+        let cfg = s.wlan.roaming.clone().expect("a scenario with roaming");
         let c = s.channel.as_ref().expect("validated: roaming needs a channel");
         let model = c.build(&|name| s.member_id(name)).map_err(|e| e.to_string())?;
         let radio = *model.radio().expect("validated: a power-based channel");
-        let positions = station_positions(s);
-        let models = mobility_models(s, seed, &positions)?;
         let mut walkers = Vec::with_capacity(models.len());
         for (i, m) in models.into_iter().enumerate() {
             walkers.push(match m {
                 Some(model) => {
-                    let timer = w.new_timer(TimerOwner::Roam(i));
-                    w.arm(timer, Some(SimTime::ZERO));
+                    let timer = k.new_timer(TimerOwner::Roam(i));
+                    k.arm(timer, Some(SimTime::ZERO));
                     Some(Walker { model, timer, pending: None, last: None })
                 }
                 None => None,
             });
         }
         let aps = (0..s.wlan.aps as usize).map(|k| s.ap_member(k)).collect();
-        Ok(Some(Box::new(Roaming {
+        Ok(Box::new(Roaming {
             interval: SimDur::from_secs_f64(cfg.check_interval_ms / 1e3),
             scan_time: SimDur::from_secs_f64(cfg.scan_time_s(s.cell_channels().len())),
             cfg,
@@ -146,7 +177,8 @@ impl Roaming {
             walkers,
             handoffs: Vec::new(),
             checks: 0,
-        })))
+            tunnel: HashMap::new(),
+        }))
     }
 
     /// Mean beacon power (dBm) of AP `ap` at `p`.
@@ -188,10 +220,46 @@ impl Roaming {
         }
     }
 
+    /// Station `sta`'s roaming timer, while associated with `serving`: the
+    /// end of its hand-off (it joins the new AP's cell), or a check (it may
+    /// leave). Re-arms the timer; the caller applies the step.
+    pub(super) fn fires(&mut self, k: &mut Kernel, sta: usize, serving: usize) -> Step {
+        let now = k.now();
+        let w = self.walkers[sta].as_mut().expect("a walker");
+        let timer = w.timer;
+        if let Some(h) = w.pending.take() {
+            // Reassociation: the station joins the new AP's cell, the wired
+            // side learns its new port, its queue is served again.
+            let to = self.handoffs[h].to;
+            self.handoffs[h].end = Some(now);
+            k.arm(timer, Some(now + self.interval));
+            return Step::Join { ap: to, cell: self.cell_of_ap[to] };
+        }
+        let (target, next) = self.check(now, sta, serving);
+        if let Some(to) = target {
+            self.handoffs.push(Handoff {
+                sta,
+                from: serving,
+                to,
+                start: now,
+                end: None,
+                dropped_at_old_ap: 0,
+                forwarded: 0,
+                station_retry_drops: 0,
+                old_ap_retry_drops: 0,
+            });
+            self.walkers[sta].as_mut().expect("a walker").pending = Some(self.handoffs.len() - 1);
+            k.arm(timer, Some(now + self.scan_time));
+            return Step::Leave;
+        }
+        k.arm(timer, next);
+        Step::Stay
+    }
+
     /// A MAC discarded an MSDU: count retry-limit discards of a station
     /// away on a hand-off, and of the AP it left, in that hand-off.
     #[inline(never)]
-    pub(super) fn mac_dropped(&mut self, _now: SimTime, sta: usize, reason: DropReason) {
+    pub(super) fn mac_dropped(&mut self, sta: usize, reason: DropReason) {
         if reason != DropReason::RetryLimit {
             return;
         }
@@ -207,6 +275,40 @@ impl Roaming {
                 }
             }
         }
+    }
+
+    /// AP `ap` took from its queue a frame for station `dest`, which has
+    /// reassociated elsewhere: count it in the hand-off; whether it is
+    /// forwarded to the station's new AP (else dropped,
+    /// `wlan.roaming.queued`).
+    pub(super) fn left_behind(&mut self, ap: usize, dest: usize) -> bool {
+        let forward = self.cfg.queued == QueuedAtOldAp::Forward;
+        if let Some(h) = self.handoffs.iter_mut().rev().find(|h| h.sta == dest && h.from == ap) {
+            if forward {
+                h.forwarded += 1;
+            } else {
+                h.dropped_at_old_ap += 1;
+            }
+        }
+        forward
+    }
+
+    /// The home agent sends packet `id` into the tunnel; `inner` is its
+    /// destination.
+    pub(super) fn tunnel_in(&mut self, id: PacketId, inner: Ipv4Addr) {
+        self.tunnel.insert(id, inner);
+    }
+
+    /// Whether packet `id` is in the tunnel.
+    #[inline]
+    pub(super) fn in_tunnel(&self, id: PacketId) -> bool {
+        !self.tunnel.is_empty() && self.tunnel.contains_key(&id)
+    }
+
+    /// Packet `id` leaves the tunnel at the foreign AP: its inner
+    /// destination.
+    pub(super) fn tunnel_out(&mut self, id: PacketId) -> Ipv4Addr {
+        self.tunnel.remove(&id).expect("a tunnelled packet")
     }
 
     /// The `"handoffs"` part of the result.
@@ -241,90 +343,5 @@ impl Roaming {
             "frames_forwarded": self.handoffs.iter().map(|h| h.forwarded).sum::<u64>(),
             "list": list,
         })
-    }
-}
-
-impl World {
-    /// Station `sta`'s roaming timer: the end of its hand-off, or a check.
-    pub(super) fn roam_fires(&mut self, now: SimTime, sta: usize) {
-        let mut r = self.roam.take().expect("a roaming timer without roaming");
-        let w = r.walkers[sta].as_mut().expect("a walker");
-        let timer = w.timer;
-        if let Some(k) = w.pending.take() {
-            // Reassociation: the station joins the new AP's cell, the wired
-            // side learns its new port, its queue is served again.
-            let to = r.handoffs[k].to;
-            r.handoffs[k].end = Some(now);
-            let cell = r.cell_of_ap[to];
-            let next = now + r.interval;
-            self.roam = Some(r);
-            self.topo.ap_of[sta] = to;
-            self.set_cell(sta, cell);
-            self.arm(timer, Some(next));
-            self.feed(now, sta);
-            self.qdisc_timer(sta);
-            return;
-        }
-        let serving = self.topo.ap_of[sta];
-        let (target, next) = r.check(now, sta, serving);
-        if let Some(to) = target {
-            r.handoffs.push(Handoff {
-                sta,
-                from: serving,
-                to,
-                start: now,
-                end: None,
-                dropped_at_old_ap: 0,
-                forwarded: 0,
-                station_retry_drops: 0,
-                old_ap_retry_drops: 0,
-            });
-            r.walkers[sta].as_mut().expect("a walker").pending = Some(r.handoffs.len() - 1);
-            let end = now + r.scan_time;
-            self.roam = Some(r);
-            self.set_cell(sta, DETACHED);
-            self.arm(timer, Some(end));
-            return;
-        }
-        self.roam = Some(r);
-        self.arm(timer, next);
-    }
-
-    /// Put member `sta`'s interface into `cell` (or `DETACHED`), for the
-    /// world and the cells' gates.
-    fn set_cell(&mut self, sta: usize, cell: usize) {
-        if let Some(wl) = self.topo.nodes[sta].wlan.as_mut() {
-            wl.cell = cell;
-        }
-        if let Some(p) = &self.presence {
-            p[sta].store(if cell == DETACHED { ABSENT } else { cell as u32 }, Ordering::Relaxed);
-        }
-    }
-
-    /// Whether AP `ap` holds a frame for station `dest` that has
-    /// reassociated elsewhere.
-    #[inline]
-    pub(super) fn left_ap(&self, ap: usize, dest: usize) -> bool {
-        self.topo.is_ap(ap) && self.topo.is_station(dest) && self.topo.ap_of[dest] != ap
-    }
-
-    /// A frame AP `ap` held for a station that left it: forwarded to the
-    /// station's new AP, or dropped (`wlan.roaming.queued`).
-    pub(super) fn left_behind(&mut self, now: SimTime, ap: usize, it: Queued) {
-        let dest = it.dest as usize;
-        let r = self.roam.as_mut().expect("roaming");
-        let forward = r.cfg.queued == QueuedAtOldAp::Forward;
-        if let Some(h) = r.handoffs.iter_mut().rev().find(|h| h.sta == dest && h.from == ap) {
-            if forward {
-                h.forwarded += 1;
-            } else {
-                h.dropped_at_old_ap += 1;
-            }
-        }
-        if forward {
-            self.send_from(now, ap, it.pkt);
-        } else {
-            self.drop_packet(now, ap, "wlan", &it.pkt, DropReason::Handoff);
-        }
     }
 }

@@ -1,0 +1,460 @@
+//! Building a world from a scenario: the topology, the cells (the members'
+//! positions, the channel's radios with the power game's equilibrium, the
+//! carrier-sense view, mobility), the queue disciplines, agents and links,
+//! the flows and their TCP endpoints, and roaming; then the first events.
+//! Nothing here runs per event.
+//!
+//! Every random stream is derived from the run's seed by a stable name
+//! (`qdisc/<node>`, `traffic/<flow>`, `tcp/<flow>`, `channel/shadowing`,
+//! `medium/errors`, `mobility/<node>`, ...), so the order in which parts
+//! are built does not change their draws. Timer keys are registered in a
+//! fixed order (queue disciplines, agents, links, flows, TCP endpoints,
+//! roaming); the first events are pushed in a fixed order too (flows'
+//! first firings, roaming checks, the MACs' first wake-ups, the samples),
+//! which fixes their insertion sequence.
+use super::cells::{Cell, CellGate, Cells, Presence};
+use super::events::{Ev, TimerOwner};
+use super::flows::Flows;
+use super::kernel::Kernel;
+use super::nodes::Nodes;
+use super::roam::Roaming;
+use super::World;
+use crate::apps::echo::{self, UdpSocket};
+use crate::config::{Direction, Scenario, Traffic, TrafficKind};
+use crate::endpoints::{Endpoint, FlowKind, FlowRt};
+use crate::link::LinkDir;
+use crate::macs::Member;
+use crate::metrics::FlowStats;
+use crate::topology::Topology;
+use std::sync::atomic::AtomicU32;
+use wifitcp_core::{RngStream, SimDur, SimTime};
+use wifitcp_queue::{QdiscConfig, QueueDisc};
+use wifitcp_wifi::channel::config::{NodeKeys, PowerControl, StaAntenna};
+use wifitcp_wifi::channel::moving::MovingChannelErrors;
+use wifitcp_wifi::channel::{Channel, Position, Preamble};
+use wifitcp_wifi::mac::{AckPolicy, AnyMac, DcfParams, MacAddr};
+use wifitcp_wifi::medium::sense::propagation_delay_ns;
+use wifitcp_wifi::medium::{Bss, ChannelErrors, FixedPer, FrameErrorModel, NodeRadio, SenseMatrix};
+use wifitcp_wifi::mobility::Mobility;
+
+impl World {
+    pub fn build(s: &Scenario, seed: u64) -> Result<World, String> {
+        let topo = Topology::build(s);
+        let (cells, presence) = build_cells(s, seed, &topo)?;
+        let wq = build_qdiscs(s, seed, &topo)?;
+        let mut k = Kernel::new(
+            SimTime::from_secs_f64(s.scenario.duration_s),
+            SimTime::from_secs_f64(s.scenario.warmup_s),
+            SimDur::from_secs_f64(s.scenario.sample_interval_s),
+        );
+        let wq_timer = (0..wq.len()).map(|i| k.new_timer(TimerOwner::Qdisc(i))).collect();
+        let agents = crate::agents::build(s, &topo, seed)?
+            .into_iter()
+            .enumerate()
+            .map(|(node, list)| {
+                list.into_iter()
+                    .enumerate()
+                    .map(|(a, ag)| (ag, k.new_timer(TimerOwner::Agent { node, k: a })))
+                    .collect()
+            })
+            .collect();
+        let link_timer =
+            (0..s.links.len()).map(|link| [0, 1].map(|dir| k.new_timer(TimerOwner::Link { link, dir }))).collect();
+        let links = s
+            .links
+            .iter()
+            .map(|l| {
+                let mk = || {
+                    LinkDir::new(l.rate_mbps * 1e6, SimDur::from_secs_f64(l.delay_ms / 1e3), l.queue_packets as usize)
+                };
+                [mk(), mk()]
+            })
+            .collect();
+        let mut nodes = Nodes::new(topo, agents, links, link_timer);
+        let mut cells = Cells::new(cells, presence, wq, wq_timer, s.ap_classes(), s.phy.standard);
+        cells.report_airtime_if_used();
+        let flows = build_flows(s, seed, &mut k, &mut nodes, &mut cells)?;
+        if s.wlan.roaming.is_some() {
+            let positions = station_positions(s);
+            let models = mobility_models(s, seed, &positions)?;
+            nodes.set_roaming(Roaming::new(s, &mut k, positions, models)?);
+        }
+        cells.reschedule_all();
+        let mut w = World { k, nodes, cells, flows };
+        w.cells.drain_outputs(&mut w.k, &mut w.nodes, &mut w.flows);
+        w.k.push(SimTime::ZERO, Ev::Sample);
+        if w.k.warmup > SimTime::ZERO {
+            w.k.push(w.k.warmup, Ev::Sample);
+        }
+        Ok(w)
+    }
+}
+
+/// The transmit queue discipline of every WLAN member's interface
+/// (`ap.qdisc` at an AP, `wlan.station_qdisc` at a station).
+fn build_qdiscs(s: &Scenario, seed: u64, topo: &Topology) -> Result<Vec<Box<dyn QueueDisc>>, String> {
+    let n = s.wlan_members();
+    let mut wq: Vec<Box<dyn QueueDisc>> = Vec::with_capacity(n);
+    for i in 0..n {
+        let (cfg, cap, path) = if topo.is_ap(i) {
+            (s.ap.qdisc.clone().unwrap_or(QdiscConfig::DropTail(Default::default())), s.ap_queue_packets(), "ap.qdisc")
+        } else {
+            (
+                s.wlan.station_qdisc.clone().unwrap_or(QdiscConfig::DropTail(Default::default())),
+                s.mac.queue_packets,
+                "wlan.station_qdisc",
+            )
+        };
+        let mut rng = RngStream::derive(seed, &format!("qdisc/{}", topo.nodes[i].name));
+        wq.push(wifitcp_queue::build(&cfg, cap as usize, &mut rng).map_err(|e| format!("{path}.{e}"))?);
+    }
+    Ok(wq)
+}
+
+/// The flows of the scenario's traffic, in entry order and, within an
+/// entry, station order: each with its source or TCP endpoints (bound to
+/// their nodes' ports), its statistics and its timer, armed for its first
+/// firing; a ping flow's echo responder and ping socket bound to their
+/// ports; a saturated source registered with its station's cells.
+fn build_flows(s: &Scenario, seed: u64, k: &mut Kernel, nodes: &mut Nodes, cells: &mut Cells) -> Result<Flows, String> {
+    let (mut flows, mut eps, mut flow_timer): (Vec<FlowRt>, _, _) = (Vec::new(), Vec::new(), Vec::new());
+    for (ti, tr) in s.traffic.iter().enumerate() {
+        let path = format!("traffic[{ti}]");
+        let list = tr.station_list(s.wlan.stations, &path)?;
+        let peers = tr.peers(list.len(), &path)?;
+        for (j, st) in list.into_iter().enumerate() {
+            let peer = nodes.topo().nodes.iter().position(|x| x.name == peers[j]).expect("validated peer");
+            let sta = st as usize + 1;
+            let (src, dst) = match tr.direction {
+                Direction::Uplink => (sta, peer),
+                Direction::Downlink => (peer, sta),
+            };
+            let fi = flows.len();
+            // A flow whose name an earlier flow has (a station listed
+            // again) is "<name>#<n>", its n-th instance: names, and the
+            // RNG streams derived from them, are the flow's own.
+            let mut name = format!("{}/{}", tr.name, nodes.topo().nodes[sta].name);
+            let again = format!("{name}#");
+            let same = flows.iter().filter(|f| f.stats.name == name || f.stats.name.starts_with(&again)).count();
+            if same > 0 {
+                name = format!("{name}#{}", same + 1);
+            }
+            let start = SimTime::from_secs_f64(tr.start_s + j as f64 * tr.start_stagger_s);
+            let stop = tr.stop_s.map(SimTime::from_secs_f64).unwrap_or(k.end).min(k.end);
+            let mut first = start;
+            let kind = match tr.kind {
+                TrafficKind::Udp => {
+                    let mut source = crate::apps::build(tr, RngStream::derive(seed, &format!("traffic/{name}")))
+                        .map_err(|e| format!("{path}.{e}"))?;
+                    if source.saturated() && src < cells.members() {
+                        cells.add_saturated(src, fi, nodes.topo().next_hop(src, dst));
+                    }
+                    let src_port = 10_000 + fi as u16;
+                    if source.echo() {
+                        nodes.bind_udp(dst, echo::PORT, UdpSocket::Echo);
+                        nodes.bind_udp(src, src_port, UdpSocket::Ping);
+                    }
+                    first = source.start(start);
+                    FlowKind::Udp { source, start, stop, src_port }
+                }
+                TrafficKind::Tcp => {
+                    let t = tr.tcp.clone().unwrap_or_default().over(&s.tcp);
+                    let cfg = wifitcp_tcp::scenario::build(&t)?;
+                    let (client, server) = (sta, peer);
+                    let cport = 20_000 + fi as u16;
+                    let sport = 5_000 + fi as u16;
+                    let mut rng = RngStream::derive(seed, &format!("tcp/{name}"));
+                    let ce = eps.len();
+                    let cc = wifitcp_tcp::scenario::controller(&t);
+                    eps.push(Endpoint::client(client, server, fi, cfg.clone(), cc, cport, sport, &mut rng));
+                    let se = eps.len();
+                    let cc = wifitcp_tcp::scenario::controller(&t);
+                    eps.push(Endpoint::server(server, client, fi, cfg, cc, sport, &mut rng));
+                    nodes.bind_tcp(client, cport, ce);
+                    nodes.bind_tcp(server, sport, se);
+                    let (sender, receiver) = if tr.direction == Direction::Uplink { (ce, se) } else { (se, ce) };
+                    FlowKind::Tcp { client: ce, sender, receiver, bytes: tr.bytes, start, stop, completed: None }
+                }
+            };
+            let kind_name = if tr.kind == TrafficKind::Udp { "udp" } else { "tcp" };
+            let topo = nodes.topo();
+            let mut stats = FlowStats::new(name, kind_name, topo.nodes[src].name.clone(), topo.nodes[dst].name.clone());
+            if matches!(&kind, FlowKind::Udp { source, .. } if source.echo()) {
+                stats.enable_echo();
+            }
+            flows.push(FlowRt { src, dst, kind, stats });
+            let key = k.new_timer(TimerOwner::Flow(fi));
+            flow_timer.push(key);
+            k.arm(key, Some(first.min(k.end)));
+        }
+    }
+    let ep_timer = (0..eps.len()).map(|ep| k.new_timer(TimerOwner::Tcp(ep))).collect();
+    Ok(Flows::new(flows, eps, flow_timer, ep_timer))
+}
+
+/// The cells of a scenario, one per channel (`Scenario::cell_channels`),
+/// each with a MAC for every WLAN member; and, with several cells or
+/// roaming, the presence table their gates share. Cell 0 draws from the
+/// streams a single-cell scenario always used; cell k > 0 from the same
+/// names suffixed with "/ch<channel>".
+fn build_cells(s: &Scenario, seed: u64, topo: &Topology) -> Result<(Vec<Cell>, Option<Presence>), String> {
+    let chans = s.cell_channels();
+    let gated = chans.len() > 1 || s.wlan.roaming.is_some();
+    let presence: Option<Presence> =
+        gated.then(|| (0..s.wlan_members()).map(|i| AtomicU32::new(topo.cell_of(i) as u32)).collect::<Vec<_>>().into());
+    let mut cells = Vec::new();
+    for (k, ch) in chans.iter().enumerate() {
+        let suffix = if k == 0 { String::new() } else { format!("/ch{ch}") };
+        let gate = presence.as_ref().map(|p| (k as u32, p.clone()));
+        let bss = build_bss(s, seed, k, &suffix, gate)?;
+        cells.push(Cell::new(bss));
+    }
+    Ok((cells, presence))
+}
+
+/// One cell's `Bss`: a MAC for every WLAN member, the channel's error
+/// model; random streams named with `suffix` after their usual names.
+fn build_bss(
+    s: &Scenario,
+    seed: u64,
+    cell: usize,
+    suffix: &str,
+    gate: Option<(u32, Presence)>,
+) -> Result<Bss<AnyMac>, String> {
+    let timing = s.timing()?;
+    let n = s.wlan_members();
+    let params = s.mac.dcf_params(timing);
+    let rates: Vec<_> = s.phy.standard.rates().into_iter().map(|(r, _)| r).collect();
+    let ap_of = s.ap_of_members();
+    // An AP sends beacons (and polls) only in its own cell; its MAC in the
+    // other cells is never fed (roaming's gate).
+    let cell_of_aps = s.cell_of_aps();
+    let build = s.mac.kind.mac().build;
+    let macs = (0..n)
+        .map(|i| {
+            // `mac.no_ack_nodes`: this member's data frames carry No Ack
+            let own;
+            let params = if s.no_ack_member(i) {
+                own = DcfParams { ack_policy: AckPolicy::NoAck, ..params.clone() };
+                &own
+            } else {
+                &params
+            };
+            build(&Member {
+                s,
+                seed,
+                i,
+                ap_of: &ap_of,
+                elsewhere: ap_of[i] == i && cell_of_aps[i] != cell,
+                suffix,
+                params,
+                rates: &rates,
+            })
+        })
+        .collect();
+    let mut sense = None;
+    let errors: Box<dyn FrameErrorModel> = match &s.channel {
+        None => {
+            let ap_of = s.ap_of_members();
+            Box::new(FixedPer {
+                uplink: vec![s.wlan.per_uplink; n],
+                downlink: vec![s.wlan.per_downlink; n],
+                is_ap: (0..n).map(|i| ap_of[i] == i).collect(),
+            })
+        }
+        Some(c) => {
+            let model = c.build(&|name| s.member_id(name)).map_err(|e| e.to_string())?;
+            let mut rng = RngStream::derive(seed, "channel/shadowing");
+            let positions = station_positions(s);
+            let preamble = match s.phy.preamble {
+                wifitcp_wifi::phy::Preamble::Long => Preamble::Long,
+                wifitcp_wifi::phy::Preamble::Short => Preamble::Short,
+            };
+            let mut errors = ChannelErrors {
+                channel: Channel::new(model, &mut rng),
+                positions,
+                tx_power_dbm: c.default_tx_power_dbm().unwrap_or(20.0),
+                preamble,
+                nodes: Vec::new(),
+                // 802.11n: data frames are HT PPDUs of `phy`'s vector
+                ht: params.timing.ht,
+            };
+            if let Some(keys) = c.node_keys().map_err(|e| e.to_string())? {
+                if !keys.is_plain() {
+                    errors.nodes = node_radios(s, &keys, &errors)?;
+                }
+            }
+            // Who hears whom and the propagation delays, from the starting
+            // positions: moving stations keep the shared view (their
+            // carrier sense is not re-derived as they move).
+            if s.wlan.mobility.is_empty() {
+                sense = cell_view(&errors, n);
+            }
+            if s.wlan.mobility.is_empty() {
+                Box::new(errors)
+            } else {
+                Box::new(moving_errors(s, seed, errors)?)
+            }
+        }
+    };
+    let errors = match gate {
+        None => errors,
+        Some((cell, presence)) => Box::new(CellGate::new(errors, cell, presence)),
+    };
+    let mut bss = Bss::new(macs, errors, RngStream::derive(seed, &format!("medium/errors{suffix}")));
+    bss.set_control_rng(RngStream::derive(seed, &format!("medium/control-errors{suffix}")));
+    bss.set_grouping(s.mac.group_bystanders);
+    if let Some(m) = sense {
+        bss.set_sense(m);
+    }
+    Ok(bss)
+}
+
+/// One-way propagation delay (ns) up to which a cell in which everyone
+/// hears everyone keeps the shared view, whose delay is zero: half of
+/// aAirPropagationTime at coverage class 0 (1 us, 802.11-2020 Table 9-85;
+/// the round trip between the most distant stations that the slot
+/// absorbs), i.e. stations at most 150 m apart. Within it stations that
+/// pick the same slot collide and others do not, as with zero delay, and
+/// an exchange is longer by at most 1 us of hundreds.
+const SHARED_VIEW_MAX_DELAY_NS: u64 = 500;
+
+/// The cell's per-station view, if it needs one: when some member does
+/// not hear another (carrier sense at `channel.cs_threshold_dbm`), or
+/// when two members are further apart than the shared view's zero delay
+/// allows (`SHARED_VIEW_MAX_DELAY_NS`). Delays are every pair's distance
+/// over the speed of light (`propagation_delay_ns`); the per-station view
+/// applies them to every pair, however short.
+fn cell_view(e: &ChannelErrors, n: usize) -> Option<SenseMatrix> {
+    let cs = e.cs_threshold_dbm();
+    let m = sense_matrix(e, n, cs.unwrap_or(f64::NEG_INFINITY));
+    let p = &e.positions;
+    let m = m.with_delays(|a, b| propagation_delay_ns(p[a].distance(&p[b])));
+    (!m.all_hear() || m.max_delay_ns() > SHARED_VIEW_MAX_DELAY_NS).then_some(m)
+}
+
+/// The carrier-sense matrix of the cell: member `t` senses member `s` iff
+/// the mean power of `s`'s frames at `t` is at least `cs_dbm`.
+fn sense_matrix(e: &ChannelErrors, n: usize, cs_dbm: f64) -> SenseMatrix {
+    SenseMatrix::from_rx_dbm(n, cs_dbm, |a, b| {
+        // (a channel without a power model: every frame at 0 dBm, heard,
+        // no capture)
+        e.mean_rx_dbm(MacAddr(a as u32), MacAddr(b as u32)).unwrap_or(0.0)
+    })
+}
+
+/// Per-member transmit power and antenna gains (`channel.ap_tx_power_dbm`,
+/// `ap_antenna_gain_dbi`, `sta_antenna_gain_dbi`, `sta_antenna`), and with
+/// `power_control = "game"` each station's power from the power game's
+/// equilibrium (`wifitcp_wifi::channel::power`) on the cell's gains.
+fn node_radios(s: &Scenario, k: &NodeKeys, e: &ChannelErrors) -> Result<Vec<NodeRadio>, String> {
+    let n = s.wlan_members();
+    let ap_of = s.ap_of_members();
+    let mut nodes: Vec<NodeRadio> = (0..n)
+        .map(|i| {
+            let is_ap = ap_of[i] == i;
+            let (to_ap, to_sta) = if is_ap {
+                (k.ap_antenna_gain_dbi, k.ap_antenna_gain_dbi)
+            } else {
+                match k.sta_antenna {
+                    StaAntenna::Omni => (k.sta_antenna_gain_dbi, k.sta_antenna_gain_dbi),
+                    StaAntenna::TowardAp => (k.sta_antenna_gain_dbi, 0.0),
+                }
+            };
+            let tx_power_dbm = if is_ap { k.ap_tx_power_dbm } else { k.tx_power_dbm };
+            NodeRadio { tx_power_dbm, gain_to_ap_dbi: to_ap, gain_to_sta_dbi: to_sta, is_ap }
+        })
+        .collect();
+    if k.power_control == PowerControl::Game {
+        let with = ChannelErrors {
+            channel: e.channel.clone(),
+            positions: e.positions.clone(),
+            tx_power_dbm: e.tx_power_dbm,
+            preamble: e.preamble,
+            nodes: nodes.clone(),
+            ht: e.ht,
+        };
+        let stas: Vec<usize> = (0..n).filter(|&i| ap_of[i] != i).collect();
+        let mw = |a: usize, b: usize| {
+            10f64.powf(with.mean_rx_dbm(MacAddr(a as u32), MacAddr(b as u32)).unwrap_or(0.0) / 10.0)
+        };
+        // Linear gain (W/W) of station j's frames at the AP of station i.
+        let gain = |j: usize, i: usize| mw(stas[j], ap_of[stas[i]]) / mw_of_dbm(nodes[stas[j]].tx_power_dbm);
+        let cs = with.cs_threshold_dbm();
+        let hears = |a: usize, b: usize| {
+            cs.is_none_or(|c| with.mean_rx_dbm(MacAddr(a as u32), MacAddr(b as u32)).unwrap_or(f64::INFINITY) >= c)
+        };
+        let interferes = |j: usize, i: usize| !hears(stas[i], stas[j]);
+        let radio = with.channel.model().radio().expect("a power model");
+        let n0_w = mw_of_dbm(radio.noise_dbm(wifitcp_wifi::channel::Mode::Ofdm6)) / 1e3;
+        let caps: Vec<f64> =
+            stas.iter().map(|&i| k.power_max_w.unwrap_or(mw_of_dbm(nodes[i].tx_power_dbm) / 1e3)).collect();
+        let p = wifitcp_wifi::channel::power::nash(stas.len(), gain, interferes, n0_w, k.power_cost_per_w, &caps)
+            .map_err(|r| format!("channel.power_control: {r}"))?;
+        for (j, &i) in stas.iter().enumerate() {
+            // A station the game silences keeps -100 dBm (0.1 pW): it
+            // still exists on the air, and nothing it sends is received.
+            nodes[i].tx_power_dbm = if p[j] > 0.0 { 10.0 * (p[j] * 1e3).log10() } else { -100.0 };
+        }
+    }
+    Ok(nodes)
+}
+
+fn mw_of_dbm(dbm: f64) -> f64 {
+    10f64.powf(dbm / 10.0)
+}
+
+/// The channel with `[[wlan.mobility]]`: station i's model starts at its
+/// configured position; random draws come from `mobility/sta<i>`.
+fn moving_errors(s: &Scenario, seed: u64, errors: ChannelErrors) -> Result<MovingChannelErrors, String> {
+    let models = mobility_models(s, seed, &errors.positions)?;
+    Ok(MovingChannelErrors::new(errors, models))
+}
+
+/// The mobility model of every WLAN member (`None`: it stands still),
+/// from its starting position. Every call builds the same trajectories
+/// (each model draws only from its own stream, `mobility/<name>`, and its
+/// positions do not depend on when they are asked for), so every cell and
+/// the roaming checks see a station at one place.
+fn mobility_models(s: &Scenario, seed: u64, positions: &[Position]) -> Result<Vec<Option<Box<dyn Mobility>>>, String> {
+    let n = s.wlan.stations;
+    let ap_of = s.ap_of_members();
+    let mut models: Vec<Option<Box<dyn Mobility>>> = (0..s.wlan_members()).map(|_| None).collect();
+    for (i, m) in s.wlan.mobility.iter().enumerate() {
+        for k in Traffic::stations_of(&m.stations, n, &format!("wlan.mobility[{i}]"))? {
+            let member = k as usize + 1;
+            let rng = RngStream::derive(seed, &format!("mobility/{}", s.member_name(member)));
+            let (start, ap) = (positions[member], positions[ap_of[member]]);
+            models[member] = Some(m.build(start, ap, s.scenario.duration_s, rng));
+        }
+    }
+    Ok(models)
+}
+
+/// Positions of the BSS members: APs at `wlan.ap_positions` (default AP k
+/// at (20 k, 0)); stations at `wlan.positions`, or evenly on a circle of
+/// radius `wlan.distance_m` around their AP (1 m if neither is given).
+fn station_positions(s: &Scenario) -> Vec<Position> {
+    let n = s.wlan.stations as usize;
+    let ap_pos = |k: usize| match &s.wlan.ap_positions {
+        Some(p) => Position::new(p[k][0], p[k][1], 0.0),
+        None => Position::new(20.0 * k as f64, 0.0, 0.0),
+    };
+    let ap_of = s.ap_of_members();
+    let mut v = vec![Position::new(0.0, 0.0, 0.0); s.wlan_members()];
+    for k in 0..s.wlan.aps as usize {
+        v[s.ap_member(k)] = ap_pos(k);
+    }
+    for i in 1..=n {
+        v[i] = match &s.wlan.positions {
+            Some(p) => Position::new(p[i - 1][0], p[i - 1][1], 0.0),
+            None => {
+                let r = s.wlan.distance_m.unwrap_or(1.0);
+                let a = 2.0 * std::f64::consts::PI * (i - 1) as f64 / n as f64;
+                let c = v[ap_of[i]];
+                Position::new(c.x + r * a.cos(), c.y + r * a.sin(), 0.0)
+            }
+        };
+    }
+    v
+}

@@ -1,0 +1,611 @@
+//! Cells: the WLAN side of the world.
+//!
+//! [`Cells`] holds one cell per channel (a `Bss` with a MAC for every WLAN
+//! member, and its outputs not yet handled), the presence table the cells'
+//! gates share, the transmit queue discipline of every member's WLAN
+//! interface with its timer, and the saturated sources of every member
+//! (fed in round robin when the MAC is ready and the queue is empty).
+//!
+//! Per event: a cell's wake-up or end of transmission runs its medium
+//! (`wake`, `tx_end`); then `drain_outputs` handles every output the cells
+//! emitted, in emission order: wake-ups and transmission ends become
+//! events, deliveries go to the nodes (`Nodes::receive`, or counted at
+//! once for a plain node's datagram), drops go to the ledger, a ready MAC
+//! is fed (`feed`) from its queue discipline or a saturated source.
+//!
+//! Cells: one `Bss` per channel (`wlan.ap_channels`; one cell when every
+//! AP shares a channel, the default). Every cell has a MAC for every WLAN
+//! member (member index = node id), but a member takes part only in the
+//! cell of its WLAN interface (`Node::wlan.cell`): only that cell's MAC is
+//! fed from the member's queue, and with several cells or roaming a gate
+//! on each cell's error model fails every frame from or to a member that
+//! is not in the cell (a radio on another channel hears nothing of it).
+//! Idle MACs of absent members never transmit: nothing feeds them.
+//!
+//! Invariants: `presence` is `Some` iff there are several cells or
+//! roaming, and then agrees with every member's `Node::wlan.cell`
+//! (`ABSENT` for `DETACHED`); an output is handled once, in the order its
+//! cell emitted it; packets a queue discipline drops are in `dropped` only
+//! until the next `flush_drops`.
+use super::flows::Flows;
+use super::kernel::Kernel;
+use super::nodes::Nodes;
+use super::Ev;
+use crate::topology::{Hop, DETACHED};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+use wifitcp_core::{DropReason, RngStream, SimTime};
+use wifitcp_net::TimerKey;
+use wifitcp_queue::{QueueDisc, Queued};
+use wifitcp_wifi::mac::{AnyMac, Dcf, Demand, Frame, MacAddr};
+use wifitcp_wifi::medium::{Bss, BssOutput, FrameErrorModel, FrameTap};
+use wifitcp_wifi::phy::PhyStandard;
+use wifitcp_wire::Packet;
+
+/// One channel's collision domain and its outputs not yet handled.
+pub(super) struct Cell {
+    bss: CellBss,
+    out: Vec<BssOutput>,
+}
+
+impl Cell {
+    /// A cell of medium `bss` (a `Bss<Dcf>` if every MAC is a plain DCF).
+    pub(super) fn new(bss: Bss<AnyMac>) -> Cell {
+        Cell { bss: CellBss::specialise(bss), out: Vec::new() }
+    }
+}
+
+/// A cell's medium, by the MACs it holds: a cell whose every member runs
+/// a plain DCF (every a/b/g scenario without beacons, PCF or EDCA) is a
+/// `Bss<Dcf>`, so the medium's calls into the MAC are resolved at compile
+/// time and inlined; any other cell is a `Bss<AnyMac>` (one `match` on the
+/// MAC kind per call). The choice is made once, when the cell is built;
+/// both behave identically (`AnyMac` adds no behaviour), the `Bss<Dcf>`
+/// only costs fewer instructions per event.
+enum CellBss {
+    Dcf(Bss<Dcf>),
+    Any(Bss<AnyMac>),
+}
+
+/// Evaluate `$body` with `$b` bound to the cell's `Bss`, whichever its MAC
+/// type (one branch per call).
+macro_rules! with_bss {
+    ($cell:expr, $b:ident => $body:expr) => {
+        match $cell {
+            CellBss::Dcf($b) => $body,
+            CellBss::Any($b) => $body,
+        }
+    };
+}
+
+impl CellBss {
+    /// The cell's medium as built, a `Bss<Dcf>` if every MAC is a plain DCF.
+    fn specialise(bss: Bss<AnyMac>) -> CellBss {
+        if bss.macs.iter().all(|m| matches!(m, AnyMac::Dcf(_))) {
+            CellBss::Dcf(bss.map_macs(|m| match m {
+                AnyMac::Dcf(d) => d,
+                _ => unreachable!("checked: every MAC is a DCF"),
+            }))
+        } else {
+            CellBss::Any(bss)
+        }
+    }
+
+    /// The cell's medium with its MACs as `AnyMac` (for the metrics).
+    fn into_any(self) -> Bss<AnyMac> {
+        match self {
+            CellBss::Dcf(b) => b.map_macs(AnyMac::Dcf),
+            CellBss::Any(b) => b,
+        }
+    }
+
+    /// Number of members (a MAC each).
+    fn len(&self) -> usize {
+        with_bss!(self, b => b.len())
+    }
+}
+
+/// Which cell each WLAN member is in (`u32::MAX`: none, while it scans),
+/// shared by the cells (which move members) and their gates.
+pub(super) type Presence = Arc<[AtomicU32]>;
+
+/// `Presence` value of a member in no cell.
+const ABSENT: u32 = u32::MAX;
+
+/// A cell's error model behind a gate: a frame whose transmitter or
+/// receiver is not in this cell fails (success probability 0: a radio
+/// tuned to another channel, or scanning, neither sends on this channel
+/// nor receives from it). Frames among present members get the wrapped
+/// model's answer unchanged.
+pub(super) struct CellGate {
+    inner: Box<dyn FrameErrorModel>,
+    cell: u32,
+    presence: Presence,
+    /// The wrapped model's `may_hit_control_frames`.
+    inner_hits_control: bool,
+}
+
+impl CellGate {
+    /// `inner` gated for cell `cell` by `presence`.
+    pub(super) fn new(inner: Box<dyn FrameErrorModel>, cell: u32, presence: Presence) -> CellGate {
+        let inner_hits_control = inner.may_hit_control_frames();
+        CellGate { inner, cell, presence, inner_hits_control }
+    }
+
+    /// Whether both ends of a frame are in this cell.
+    fn present(&self, ta: MacAddr, ra: MacAddr) -> bool {
+        let here = |a: MacAddr| self.presence.get(a.0 as usize).is_none_or(|c| c.load(Ordering::Relaxed) == self.cell);
+        here(ta) && here(ra)
+    }
+}
+
+impl FrameErrorModel for CellGate {
+    fn success_prob(&mut self, now: SimTime, ta: MacAddr, ra: MacAddr, f: &Frame, rng: &mut RngStream) -> f64 {
+        if !self.present(ta, ra) {
+            return 0.0;
+        }
+        if !self.inner_hits_control && !f.kind.carries_msdus() {
+            return 1.0; // what the medium assumes of a model that spares control frames
+        }
+        self.inner.success_prob(now, ta, ra, f, rng)
+    }
+    fn ppdu_success_parts(
+        &mut self,
+        now: SimTime,
+        ta: MacAddr,
+        ra: MacAddr,
+        f: &Frame,
+        rng: &mut RngStream,
+    ) -> (f64, f64) {
+        // (1, 0) when absent: no header draw, every MPDU judged lost as before
+        if !self.present(ta, ra) {
+            return (1.0, 0.0);
+        }
+        if !self.inner_hits_control && !f.kind.carries_msdus() {
+            return (1.0, 1.0);
+        }
+        self.inner.ppdu_success_parts(now, ta, ra, f, rng)
+    }
+    fn success_prob_with_interference(
+        &mut self,
+        now: SimTime,
+        ta: MacAddr,
+        ra: MacAddr,
+        f: &Frame,
+        chunks: &[(u64, f64)],
+        rng: &mut RngStream,
+    ) -> f64 {
+        if !self.present(ta, ra) {
+            return 0.0;
+        }
+        self.inner.success_prob_with_interference(now, ta, ra, f, chunks, rng)
+    }
+    fn mean_rx_dbm(&self, ta: MacAddr, ra: MacAddr) -> Option<f64> {
+        self.inner.mean_rx_dbm(ta, ra)
+    }
+    fn may_hit_control_frames(&self) -> bool {
+        self.inner_hits_control
+    }
+}
+
+pub(super) struct Cells {
+    /// One cell per channel, each with its outputs not yet handled: cell
+    /// 0 (AP 0's channel, the only one in most scenarios) inline, the
+    /// others after it (see `cell`).
+    cell0: Cell,
+    more_cells: Vec<Cell>,
+    /// Cell of each WLAN member as the cells' gates see it (only with
+    /// several cells or roaming; see `CellGate`).
+    presence: Option<Presence>,
+    /// Transmit queue discipline of each WLAN member's interface.
+    wq: Vec<Box<dyn QueueDisc>>,
+    /// Timer key of each member's queue discipline.
+    wq_timer: Vec<TimerKey>,
+    /// Class of each WLAN member as seen by the AP's queue discipline.
+    ap_class: Vec<u32>,
+    /// Saturated UDP flows by sending WLAN member, each with its first hop
+    /// (the topology is static), and a round-robin cursor.
+    saturated: Vec<(Vec<(usize, Hop)>, usize)>,
+    /// Packets a queue discipline just discarded (see `flush_drops`).
+    dropped: Vec<(Packet, DropReason)>,
+    /// Standard of the PHY (for the capture's radiotap headers).
+    standard: PhyStandard,
+}
+
+impl Cells {
+    /// The cells (cell 0 first), with the queue disciplines of the members
+    /// and their timer keys.
+    pub(super) fn new(
+        mut cells: Vec<Cell>,
+        presence: Option<Presence>,
+        wq: Vec<Box<dyn QueueDisc>>,
+        wq_timer: Vec<TimerKey>,
+        ap_class: Vec<u32>,
+        standard: PhyStandard,
+    ) -> Cells {
+        let more_cells = cells.split_off(1);
+        let cell0 = cells.pop().expect("at least one cell");
+        let n = wq.len();
+        Cells {
+            cell0,
+            more_cells,
+            presence,
+            wq,
+            wq_timer,
+            ap_class,
+            saturated: vec![(Vec::new(), 0); n],
+            dropped: Vec::new(),
+            standard,
+        }
+    }
+
+    /// Cell `c`.
+    #[inline(always)]
+    fn cell(&self, c: usize) -> &Cell {
+        if c == 0 {
+            &self.cell0
+        } else {
+            &self.more_cells[c - 1]
+        }
+    }
+
+    /// Cell `c`, to change.
+    #[inline(always)]
+    fn cell_mut(&mut self, c: usize) -> &mut Cell {
+        if c == 0 {
+            &mut self.cell0
+        } else {
+            &mut self.more_cells[c - 1]
+        }
+    }
+
+    /// Every cell, in index order.
+    fn cells_mut(&mut self) -> impl Iterator<Item = &mut Cell> {
+        std::iter::once(&mut self.cell0).chain(self.more_cells.iter_mut())
+    }
+
+    /// Number of WLAN members (a MAC each in every cell).
+    pub(super) fn members(&self) -> usize {
+        self.cell0.bss.len()
+    }
+
+    pub(super) fn standard(&self) -> PhyStandard {
+        self.standard
+    }
+
+    /// Cell `c`'s medium wakes up.
+    #[inline(always)]
+    pub(super) fn wake(&mut self, now: SimTime, c: usize) {
+        let c = self.cell_mut(c);
+        with_bss!(&mut c.bss, b => b.wake(now, &mut c.out))
+    }
+
+    /// Transmission `id` of cell `c` ends.
+    #[inline(always)]
+    pub(super) fn tx_end(&mut self, now: SimTime, id: u32, c: usize) {
+        let c = self.cell_mut(c);
+        with_bss!(&mut c.bss, b => b.tx_end(now, id, &mut c.out))
+    }
+
+    /// Handle every output of the cells, in emission order within each
+    /// cell, including the outputs emitted while handling earlier ones.
+    /// With one cell (the usual case) this is one pass by index over its
+    /// outputs; with several, cells are drained in index order until none
+    /// has outputs left.
+    #[inline(always)]
+    pub(super) fn drain_outputs(&mut self, k: &mut Kernel, nodes: &mut Nodes, flows: &mut Flows) {
+        if self.more_cells.is_empty() {
+            self.drain_cell(k, nodes, flows, 0);
+            return;
+        }
+        loop {
+            let mut any = false;
+            for c in 0..=self.more_cells.len() {
+                if !self.cell(c).out.is_empty() {
+                    self.drain_cell(k, nodes, flows, c);
+                    any = true;
+                }
+            }
+            if !any {
+                return;
+            }
+        }
+    }
+
+    /// Handle every output of cell `c`. The `Bss` only appends to its
+    /// `out`, so one pass by index sees them all in emission order (an
+    /// output emitted while handling output k comes after every output
+    /// emitted before it); the vector is cleared once at the end, so no
+    /// output is moved. Always inlined into the run loop (once per event;
+    /// profile-guided builds otherwise keep it out of line).
+    #[inline(always)]
+    fn drain_cell(&mut self, k: &mut Kernel, nodes: &mut Nodes, flows: &mut Flows, c: usize) {
+        let mut i = 0;
+        while i < self.cell(c).out.len() {
+            self.handle_output(k, nodes, flows, c, i);
+            i += 1;
+        }
+        self.cell_mut(c).out.clear();
+    }
+
+    /// Handle output `i` of cell `c` (its fields are copied out first, a
+    /// delivery's packet handle moved out, leaving a wake-up at `NEVER` that
+    /// nothing reads: handling it may append to `out`).
+    #[inline(always)]
+    fn handle_output(&mut self, k: &mut Kernel, nodes: &mut Nodes, flows: &mut Flows, c: usize, i: usize) {
+        let now = k.now();
+        let cell = c as u16;
+        match self.cell(c).out[i] {
+            BssOutput::Wake { at } => {
+                k.push(at, Ev::BssWake { cell });
+            }
+            BssOutput::TxEnd { id, at } => {
+                k.push(at, Ev::TxEnd { id, cell });
+            }
+            BssOutput::Deliver { sta, .. } => {
+                let BssOutput::Deliver { pkt, .. } =
+                    std::mem::replace(&mut self.cell_mut(c).out[i], BssOutput::Wake { at: SimTime::NEVER })
+                else {
+                    unreachable!()
+                };
+                if let Some(t) = &k.trace {
+                    t.packet(now, sta, "wlan", "receive", &pkt, None);
+                }
+                // A UDP datagram for a plain node is only counted; anything
+                // else is received (forwarded, or handed to its application
+                // or TCP endpoint).
+                if nodes.counts_on_arrival(sta, &pkt) {
+                    flows.datagram_arrived(k, &pkt);
+                } else {
+                    nodes.receive(k, self, flows, sta, std::rc::Rc::unwrap_or_clone(pkt));
+                }
+            }
+            BssOutput::Dropped { sta, id, reason } => {
+                if let Some(t) = &k.trace {
+                    t.row(now, sta, "wlan", "drop", id.0, None, None, Some(reason));
+                }
+                nodes.mac_dropped(sta, reason);
+                k.ledger.drop(id, reason)
+            }
+            BssOutput::DiscardedAfterReceipt { .. } => k.ledger.late_drops += 1,
+            // (the MAC of an absent member is never fed)
+            BssOutput::Ready { sta } if self.presence.is_none() || nodes.topo().cell_of(sta) == c => {
+                self.feed(k, nodes, flows, sta)
+            }
+            BssOutput::Ready { .. } => {}
+            BssOutput::Airtime { sta, peer, airtime } => {
+                // Airtime fairness at the AP (mac80211 style): charge the
+                // station for frames sent to it and received from it.
+                if nodes.topo().is_ap(sta) {
+                    self.wq[sta].on_airtime(peer as u32, airtime);
+                } else if nodes.topo().is_ap(peer) {
+                    self.wq[peer].on_airtime(sta as u32, airtime);
+                }
+            }
+        }
+    }
+
+    /// The MAC of `sta` can take a frame: give it the next packet of its
+    /// queue discipline (for the receiver and traffic identifier it asks
+    /// for, if it names them), or a fresh packet from a saturated source.
+    pub(super) fn feed(&mut self, k: &mut Kernel, nodes: &mut Nodes, flows: &mut Flows, sta: usize) {
+        let now = k.now();
+        // (one cell and no roaming: every member is in cell 0)
+        // (roaming implies a presence table: one test for the plain case)
+        let gated = self.presence.is_some();
+        let c = if !gated { 0 } else { nodes.topo().cell_of(sta) };
+        if c == DETACHED {
+            return; // scanning: the queue waits for the new AP
+        }
+        let Some(demand) = with_bss!(&self.cell(c).bss, b => b.demand(sta)) else { return };
+        let item = if gated && nodes.roaming() {
+            self.dequeue_roaming(k, nodes, flows, sta, demand)
+        } else {
+            self.dequeue_wlan(now, sta, demand)
+        };
+        self.flush_drops(k, sta);
+        if let Some(it) = item {
+            if let Some(t) = &k.trace {
+                t.packet(now, sta, "wlan", "dequeue", &it.pkt, None);
+            }
+            let cell = self.cell_mut(c);
+            with_bss!(&mut cell.bss, b => b.give_msdu(now, sta, it.pkt, it.dest as usize, &mut cell.out));
+            self.qdisc_timer(k, sta);
+            return;
+        }
+        // (`ready_len` has no side effect: test the cheap condition first.)
+        if self.saturated[sta].0.is_empty() || self.wq[sta].ready_len() > 0 {
+            return;
+        }
+        // Round robin over the station's active saturated flows (no
+        // allocation: this runs once per saturated packet).
+        let (list, cursor) = &mut self.saturated[sta];
+        let active = |&(fi, _): &(usize, Hop)| flows.udp_active(fi, now);
+        let (fi, hop) = if let [only] = list[..] {
+            // The usual single flow: the general case below with n_active = 1.
+            if !active(&only) {
+                return;
+            }
+            *cursor = 0;
+            only
+        } else {
+            let n_active = list.iter().filter(|f| active(f)).count();
+            if n_active == 0 {
+                return;
+            }
+            *cursor = (*cursor + 1) % n_active;
+            list.iter().copied().filter(|f| active(f)).nth(*cursor).expect("counted")
+        };
+        let p = flows.saturated_datagram(k, fi);
+        if let Some(t) = &k.trace {
+            t.packet(now, sta, "wlan", "dequeue", &p, None);
+        }
+        match hop {
+            Hop::Wlan { ra } => {
+                let ra = if gated && nodes.roaming() {
+                    if nodes.topo().is_station(sta) {
+                        nodes.topo().ap_of[sta] // (its AP since the last hand-off)
+                    } else if nodes.left_ap(sta, ra) {
+                        // an AP's source for a station that left it: over the wire
+                        return nodes.send_from(k, self, flows, sta, p);
+                    } else {
+                        ra
+                    }
+                } else {
+                    ra
+                };
+                let cell = self.cell_mut(c);
+                with_bss!(&mut cell.bss, b => b.give_msdu(now, sta, p, ra, &mut cell.out))
+            }
+            _ => nodes.send_from(k, self, flows, sta, p),
+        }
+    }
+
+    /// [`Cells::dequeue_wlan`] with roaming: frames an AP still queues for
+    /// a station that has left it are dropped or forwarded
+    /// (`Nodes::left_behind`), and a station's frames queued before a
+    /// hand-off go to its new AP.
+    #[inline(never)]
+    fn dequeue_roaming(
+        &mut self,
+        k: &mut Kernel,
+        nodes: &mut Nodes,
+        flows: &mut Flows,
+        sta: usize,
+        demand: Demand,
+    ) -> Option<Queued> {
+        loop {
+            let mut it = self.dequeue_wlan(k.now(), sta, demand)?;
+            if nodes.left_ap(sta, it.dest as usize) {
+                nodes.left_behind(k, self, flows, sta, it);
+                continue;
+            }
+            if nodes.topo().is_station(sta) {
+                it.dest = nodes.topo().ap_of[sta] as u32;
+            }
+            return Some(it);
+        }
+    }
+
+    /// The next packet of `sta`'s queue discipline for what its MAC asks.
+    #[inline(always)]
+    fn dequeue_wlan(&mut self, now: SimTime, sta: usize, demand: Demand) -> Option<Queued> {
+        if demand == Demand::ANY {
+            self.wq[sta].dequeue(now, &mut self.dropped)
+        } else {
+            self.wq[sta].dequeue_for(now, demand.ra.map(|a| a.0), demand.tid, &mut self.dropped)
+        }
+    }
+
+    /// Queue `p` at member `sta`'s WLAN interface for member `ra`, and
+    /// feed its MAC if it is ready.
+    pub(super) fn enqueue(
+        &mut self,
+        k: &mut Kernel,
+        nodes: &mut Nodes,
+        flows: &mut Flows,
+        sta: usize,
+        p: Packet,
+        ra: usize,
+    ) {
+        let class = if nodes.topo().is_ap(sta) { self.ap_class[ra] } else { 0 };
+        if let Some(t) = &k.trace {
+            t.packet(k.now(), sta, "wlan", "enqueue", &p, None);
+        }
+        self.wq[sta].enqueue(k.now(), Queued::new(p, ra as u32, class), &mut self.dropped);
+        self.flush_drops(k, sta);
+        self.feed(k, nodes, flows, sta);
+        self.qdisc_timer(k, sta);
+    }
+
+    /// The queue discipline of `sta` wakes up.
+    pub(super) fn qdisc_fires(&mut self, k: &mut Kernel, nodes: &mut Nodes, flows: &mut Flows, sta: usize) {
+        self.wq[sta].on_timer(k.now(), &mut self.dropped);
+        self.flush_drops(k, sta);
+        self.feed(k, nodes, flows, sta);
+        self.qdisc_timer(k, sta);
+    }
+
+    /// The packets the queue discipline of `sta` just discarded.
+    #[inline]
+    fn flush_drops(&mut self, k: &mut Kernel, sta: usize) {
+        if self.dropped.is_empty() {
+            return; // the common case, three times per forwarded packet
+        }
+        if let Some(t) = &k.trace {
+            for (p, r) in &self.dropped {
+                t.packet(k.now(), sta, "wlan", "drop", p, Some(*r));
+            }
+        }
+        for (p, r) in self.dropped.drain(..) {
+            k.ledger.drop(p.id, r);
+        }
+    }
+
+    /// Arm the timer of `sta`'s queue discipline for its next wake-up.
+    pub(super) fn qdisc_timer(&mut self, k: &mut Kernel, sta: usize) {
+        k.arm(self.wq_timer[sta], self.wq[sta].next_wakeup());
+    }
+
+    /// Member `sta` is now in `cell` (or `DETACHED`), for the gates.
+    pub(super) fn set_presence(&self, sta: usize, cell: usize) {
+        if let Some(p) = &self.presence {
+            p[sta].store(if cell == DETACHED { ABSENT } else { cell as u32 }, Ordering::Relaxed);
+        }
+    }
+
+    /// Member `sta` sends saturated flow `fi`, whose first hop is `hop`.
+    pub(super) fn add_saturated(&mut self, sta: usize, fi: usize, hop: Hop) {
+        self.saturated[sta].0.push((fi, hop));
+    }
+
+    // ------------------------------------------------------------------
+    // Building, taps and the end of the run.
+
+    /// Tell the media to report airtime if a queue discipline uses it.
+    pub(super) fn report_airtime_if_used(&mut self) {
+        let airtime = self.wq.iter().any(|q| q.uses_airtime());
+        for c in self.cells_mut() {
+            with_bss!(&mut c.bss, b => b.set_report_airtime(airtime));
+        }
+    }
+
+    /// Let every MAC schedule its first wake-up (outputs to drain).
+    pub(super) fn reschedule_all(&mut self) {
+        for c in self.cells_mut() {
+            with_bss!(&mut c.bss, b => b.reschedule_all(&mut c.out));
+        }
+    }
+
+    /// Add a tap to the medium's (a capture and a trace may both listen).
+    /// With several cells the tap sees cell 0's frames (AP 0's channel)
+    /// only: a monitor radio listens on one channel.
+    pub(super) fn add_frame_tap(&mut self, tap: Box<dyn FrameTap>) {
+        let tap = match with_bss!(&mut self.cell0.bss, b => b.take_tap()) {
+            None => tap,
+            Some(old) => Box::new(crate::trace::Taps(vec![old, tap])),
+        };
+        with_bss!(&mut self.cell0.bss, b => b.set_tap(Some(tap)));
+    }
+
+    /// Remove the medium's taps (dropping them flushes what they hold).
+    pub(super) fn drop_taps(&mut self) {
+        drop(with_bss!(&mut self.cell0.bss, b => b.take_tap()));
+    }
+
+    /// Undo the media's grouping of bystanders (their counters are read
+    /// per MAC from here on).
+    pub(super) fn ungroup_all(&mut self) {
+        for c in self.cells_mut() {
+            with_bss!(&mut c.bss, b => b.ungroup_all());
+        }
+    }
+
+    /// The cells' media with their MACs as `AnyMac`, and the queue
+    /// disciplines (for the metrics).
+    pub(super) fn into_parts(self) -> (Vec<Bss<AnyMac>>, Vec<Box<dyn QueueDisc>>) {
+        let cells =
+            std::iter::once(self.cell0.bss).chain(self.more_cells.into_iter().map(|c| c.bss)).map(|b| b.into_any());
+        (cells.collect(), self.wq)
+    }
+}

@@ -1,0 +1,269 @@
+//! Flows: the applications at the ends of the network.
+//!
+//! [`Flows`] holds every flow of the scenario's traffic (its UDP source or
+//! TCP transfer, and its statistics), the TCP endpoints, and their timer
+//! keys. Per event: a flow's source fires (`source_fires`: a datagram, a
+//! TCP transfer's start or stop), a TCP endpoint's timer runs
+//! (`tcp_timer`), and the nodes hand a datagram or a segment to its
+//! application (`datagram`, `segment`); what they send goes out by
+//! `Nodes::send_from`. A saturated source is instead asked for a datagram
+//! by the cells (`saturated_datagram`) whenever its station's MAC is
+//! ready.
+//!
+//! Ping flows: the source's datagrams are echo requests to the echo port
+//! of the destination, where the echo responder (`apps::echo`) is bound
+//! and answers each; the replies reach the source's port, bound to the
+//! ping socket, and give the flow its round-trip times. Every other
+//! datagram is its flow's delivery at its destination.
+//!
+//! Invariants: a flow's index is its `FlowId` and the index of its timer
+//! key; every packet a flow sends is a new packet of the ledger; a flow's
+//! statistics count a packet's delivery once (the ledger says whether it
+//! is the first).
+use super::cells::Cells;
+use super::kernel::Kernel;
+use super::nodes::Nodes;
+use crate::apps::echo::{self, UdpSocket};
+use crate::apps::Firing;
+use crate::endpoints::{Endpoint, FlowKind, FlowRt};
+use crate::topology::addr_of;
+use wifitcp_core::{FlowId, SimTime};
+use wifitcp_net::TimerKey;
+use wifitcp_wire::ip::{PROTO_TCP, PROTO_UDP};
+use wifitcp_wire::wifi_frame::LLC_SNAP_LEN;
+use wifitcp_wire::{Ipv4Header, Packet, TcpHeader, UdpHeader};
+
+pub(super) struct Flows {
+    flows: Vec<FlowRt>,
+    eps: Vec<Endpoint>,
+    /// Timer key of each flow's source.
+    flow_timer: Vec<TimerKey>,
+    /// Timer key of each TCP endpoint.
+    ep_timer: Vec<TimerKey>,
+}
+
+impl Flows {
+    /// Every flow's name, by flow index (the trace's flow names).
+    pub(super) fn names(&self) -> Vec<String> {
+        self.flows.iter().map(|f| f.stats.name.clone()).collect()
+    }
+
+    pub(super) fn new(
+        flows: Vec<FlowRt>,
+        eps: Vec<Endpoint>,
+        flow_timer: Vec<TimerKey>,
+        ep_timer: Vec<TimerKey>,
+    ) -> Flows {
+        Flows { flows, eps, flow_timer, ep_timer }
+    }
+
+    /// Whether `fi` is a flow of the scenario.
+    #[inline(always)]
+    pub(super) fn has(&self, fi: usize) -> bool {
+        fi < self.flows.len()
+    }
+
+    pub(super) fn flows(&self) -> &[FlowRt] {
+        &self.flows
+    }
+
+    pub(super) fn eps(&self) -> &[Endpoint] {
+        &self.eps
+    }
+
+    /// Flow `fi`'s source fires.
+    pub(super) fn source_fires(&mut self, k: &mut Kernel, nodes: &mut Nodes, cells: &mut Cells, fi: usize) {
+        let now = k.now();
+        let src = self.flows[fi].src;
+        match &mut self.flows[fi].kind {
+            FlowKind::Udp { source, start, stop, .. } => {
+                if now < *start || now >= *stop {
+                    return;
+                }
+                if source.saturated() {
+                    if src < cells.members() {
+                        cells.feed(k, nodes, self, src);
+                    }
+                    return;
+                }
+                let Firing { msdu_bytes, next } = source.fire(now);
+                if next < *stop {
+                    k.arm(self.flow_timer[fi], Some(next));
+                }
+                let p = self.make_udp(k, fi, msdu_bytes);
+                nodes.send_from(k, cells, self, src, p);
+            }
+            FlowKind::Tcp { client, sender, bytes, start, stop, .. } => {
+                let (client, sender, bytes, start, stop) = (*client, *sender, *bytes, *start, *stop);
+                if now >= stop && stop > start {
+                    // `traffic.stop_s`: the sending application closes; a
+                    // FIN follows the data already written or sent (the
+                    // connection still retransmits what is unacknowledged).
+                    self.eps[sender].conn.close(now);
+                    self.tcp_poll(k, nodes, cells, sender);
+                    return;
+                }
+                self.eps[client].open(now);
+                match bytes {
+                    Some(b) => self.eps[sender].conn.send(b),
+                    None => self.eps[sender].conn.set_infinite_source(),
+                }
+                self.tcp_poll(k, nodes, cells, client);
+                if sender != client {
+                    self.tcp_poll(k, nodes, cells, sender);
+                }
+                if stop < k.end {
+                    k.arm(self.flow_timer[fi], Some(stop));
+                }
+            }
+        }
+    }
+
+    /// Whether UDP flow `fi` is active at `now`.
+    #[inline(always)]
+    pub(super) fn udp_active(&self, fi: usize, now: SimTime) -> bool {
+        self.flows[fi].udp_active(now)
+    }
+
+    /// A datagram of saturated flow `fi`, which its station's MAC asks for.
+    pub(super) fn saturated_datagram(&mut self, k: &mut Kernel, fi: usize) -> Packet {
+        let FlowKind::Udp { source, .. } = &mut self.flows[fi].kind else { unreachable!("a saturated UDP flow") };
+        let msdu_bytes = source.fire(k.now()).msdu_bytes;
+        self.make_udp(k, fi, msdu_bytes)
+    }
+
+    /// A datagram of flow `fi` carrying an MSDU of `msdu_bytes`.
+    fn make_udp(&mut self, k: &mut Kernel, fi: usize, msdu_bytes: u32) -> Packet {
+        let now = k.now();
+        let id = k.ledger.generate();
+        let f = &mut self.flows[fi];
+        f.stats.on_generated(now, k.warmup);
+        let FlowKind::Udp { src_port, source, .. } = &f.kind else { unreachable!("UDP flow") };
+        let ip = Ipv4Header::new(addr_of(f.src), addr_of(f.dst), PROTO_UDP);
+        let payload = msdu_bytes - LLC_SNAP_LEN - 20 - 8;
+        // An echo request for a ping source, else a datagram to discard.
+        let dst_port = if source.echo() { echo::PORT } else { echo::DISCARD_PORT };
+        Packet::new_udp(id, FlowId(fi as u32), now, ip, UdpHeader { src_port: *src_port, dst_port }, payload)
+    }
+
+    /// A UDP datagram reached its destination node, where the port it is
+    /// for has no socket: counted once as its flow's delivery (a duplicate
+    /// delivery is a defect upstream, which the ledger reports).
+    #[inline]
+    pub(super) fn datagram_arrived(&mut self, k: &mut Kernel, p: &Packet) {
+        if k.ledger.deliver(p.id) {
+            self.flows[p.flow.idx()].stats.on_delivered(p, k.now(), k.warmup);
+        }
+    }
+
+    /// A UDP datagram `p` (header `h`) reached its destination node, for a
+    /// port bound to `socket` (if any): the ping socket takes an echo
+    /// reply (its flow's round-trip time), the echo responder counts a
+    /// request and answers it (the reply is returned, for the node to
+    /// send), and anything else is its flow's delivery.
+    pub(super) fn datagram(
+        &mut self,
+        k: &mut Kernel,
+        p: &Packet,
+        h: &UdpHeader,
+        socket: Option<UdpSocket>,
+    ) -> Option<Packet> {
+        match socket {
+            Some(UdpSocket::Ping) => {
+                if k.ledger.deliver(p.id) {
+                    self.flows[p.flow.idx()].stats.on_echo_reply(p, k.now(), k.warmup);
+                }
+                None
+            }
+            Some(UdpSocket::Echo) => {
+                self.datagram_arrived(k, p);
+                Some(echo::reply(k.ledger.generate(), p, h))
+            }
+            None => {
+                self.datagram_arrived(k, p);
+                None
+            }
+        }
+    }
+
+    /// TCP segment `p` (header `h`) reached endpoint `ep`: deliver it to
+    /// the connection, send what it answers, note a completed transfer.
+    pub(super) fn segment(
+        &mut self,
+        k: &mut Kernel,
+        nodes: &mut Nodes,
+        cells: &mut Cells,
+        ep: usize,
+        p: &Packet,
+        h: &TcpHeader,
+    ) {
+        let now = k.now();
+        let fi = p.flow.idx();
+        k.ledger.deliver(p.id);
+        // (an agent's copy of a segment whose data arrived already is no delivery)
+        if p.payload_len > 0 && self.flows[fi].is_receiver(ep) && k.ledger.first_arrival(p.id) && now >= k.warmup {
+            self.flows[fi].stats.on_data_arrival(p, now, k.warmup);
+        }
+        self.eps[ep].conn.on_segment(now, h, p.payload_len);
+        self.tcp_poll(k, nodes, cells, ep);
+        self.check_completion(now, fi);
+    }
+
+    /// TCP endpoint `ep`'s timer.
+    pub(super) fn tcp_timer(&mut self, k: &mut Kernel, nodes: &mut Nodes, cells: &mut Cells, ep: usize) {
+        // Armed lazily: the connection runs at the earliest instant it ever
+        // asked for; if its deadline moved later meanwhile, it is re-armed
+        // without acting.
+        let now = k.now();
+        if self.eps[ep].conn.next_wakeup().is_some_and(|t| t <= now) {
+            self.eps[ep].conn.on_timer(now);
+        }
+        self.tcp_poll(k, nodes, cells, ep);
+    }
+
+    /// Send everything endpoint `ep` has to send and re-arm its timer.
+    fn tcp_poll(&mut self, k: &mut Kernel, nodes: &mut Nodes, cells: &mut Cells, ep: usize) {
+        let now = k.now();
+        while let Some(seg) = self.eps[ep].conn.poll_transmit(now) {
+            let e = &self.eps[ep];
+            let ip = Ipv4Header::new(addr_of(e.node), addr_of(e.remote), PROTO_TCP);
+            let (node, fi) = (e.node, e.flow);
+            let id = k.ledger.generate();
+            if seg.payload_len > 0 {
+                self.flows[fi].stats.on_generated(now, k.warmup);
+            }
+            let p = Packet::new_tcp(id, FlowId(fi as u32), now, ip, seg.header, seg.payload_len);
+            nodes.send_from(k, cells, self, node, p);
+        }
+        k.arm_earliest(self.ep_timer[ep], self.eps[ep].conn.next_wakeup());
+    }
+
+    fn check_completion(&mut self, now: SimTime, fi: usize) {
+        if let FlowKind::Tcp { receiver, bytes: Some(b), completed, .. } = &mut self.flows[fi].kind {
+            if completed.is_none() && self.eps[*receiver].conn.delivered_bytes() >= *b {
+                *completed = Some(now);
+            }
+        }
+    }
+
+    /// Sample every flow's delivered bytes at `now`.
+    pub(super) fn sample(&mut self, now: SimTime, warmup: SimTime) {
+        for f in self.flows.iter_mut() {
+            let cum = match &f.kind {
+                FlowKind::Udp { .. } => f.stats.payload_bytes_total,
+                FlowKind::Tcp { receiver, .. } => self.eps[*receiver].conn.delivered_bytes(),
+            };
+            f.stats.sample(now, cum, now <= warmup);
+        }
+    }
+
+    /// Every TCP receiver delivered one in-order byte stream.
+    pub(super) fn check_end(&self) -> Result<(), String> {
+        for e in &self.eps {
+            e.conn
+                .check_stream_integrity()
+                .map_err(|m| format!("TCP receiver of flow {}: {m}", self.flows[e.flow].stats.name))?;
+        }
+        Ok(())
+    }
+}

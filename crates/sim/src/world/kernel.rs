@@ -1,0 +1,121 @@
+//! The kernel of the run loop: what every part's per-event code shares.
+//!
+//! It holds the event queue (and with it the clock: the instant of the
+//! event being handled), the timer registry with the owner of every key,
+//! the packet ledger, the per-packet trace, and the run's end, warm-up and
+//! sampling interval. The parts (`Nodes`, `Cells`, `Flows`) each take it
+//! as a `&mut` argument.
+//!
+//! Invariants: time never goes backwards (`EventQueue`); every key of the
+//! registry has exactly one owner, recorded when it is registered; an
+//! armed key has exactly one current `Ev::Timer` in the queue (older ones
+//! are stale and are dropped at `due`).
+use super::events::{Ev, EvCode, TimerOwner};
+use crate::ledger::Ledger;
+use crate::trace::PacketTrace;
+use wifitcp_core::{DropReason, EventQueue, SimDur, SimTime};
+use wifitcp_net::{TimerKey, TimerRegistry};
+use wifitcp_wire::Packet;
+
+pub(super) struct Kernel {
+    q: EventQueue<EvCode>,
+    /// Every component wake-up other than the MACs', and who owns each key.
+    timers: TimerRegistry,
+    timer_owner: Vec<TimerOwner>,
+    pub(super) ledger: Ledger,
+    /// Per-packet trace (`World::trace_to`), off by default.
+    pub(super) trace: Option<PacketTrace>,
+    /// The run's end (`scenario.duration_s`, or earlier by `end_early`).
+    pub(super) end: SimTime,
+    pub(super) warmup: SimTime,
+    /// Statistics sampling interval.
+    pub(super) bin: SimDur,
+}
+
+impl Kernel {
+    pub(super) fn new(end: SimTime, warmup: SimTime, bin: SimDur) -> Kernel {
+        Kernel {
+            q: EventQueue::with_capacity(64),
+            timers: TimerRegistry::new(),
+            timer_owner: Vec::new(),
+            ledger: Ledger::default(),
+            trace: None,
+            end,
+            warmup,
+            bin,
+        }
+    }
+
+    /// The instant of the event being handled (of the last one handled
+    /// between events; zero before the first).
+    #[inline(always)]
+    pub(super) fn now(&self) -> SimTime {
+        self.q.now()
+    }
+
+    /// Schedule `ev` at `at` (no earlier than now).
+    #[inline(always)]
+    pub(super) fn push(&mut self, at: SimTime, ev: Ev) {
+        self.q.push(at, ev.code());
+    }
+
+    /// The instant of the next event, if any.
+    #[inline(always)]
+    pub(super) fn next_at(&self) -> Option<SimTime> {
+        self.q.peek_time()
+    }
+
+    /// Take the next event.
+    #[inline(always)]
+    pub(super) fn pop(&mut self) -> Option<(SimTime, Ev)> {
+        self.q.pop().map(|(at, ev)| (at, ev.ev()))
+    }
+
+    /// Events handled so far.
+    pub(super) fn events(&self) -> u64 {
+        self.q.popped()
+    }
+
+    /// A new key of the timer registry, owned by `owner`.
+    pub(super) fn new_timer(&mut self, owner: TimerOwner) -> TimerKey {
+        self.timer_owner.push(owner);
+        self.timers.register()
+    }
+
+    /// Arm `key` for `at` (exactly; `None` cancels).
+    #[inline]
+    pub(super) fn arm(&mut self, key: TimerKey, at: Option<SimTime>) {
+        if let Some((at, gen)) = self.timers.set(key, at) {
+            self.q.push(at, Ev::Timer { key: key.0, gen }.code());
+        }
+    }
+
+    /// Arm `key` for `at` lazily: only if that is earlier than its armed
+    /// instant (see `TimerRegistry::arm_earliest`; TCP endpoints).
+    #[inline]
+    pub(super) fn arm_earliest(&mut self, key: TimerKey, at: Option<SimTime>) {
+        if let Some((at, gen)) = self.timers.arm_earliest(key, at) {
+            self.q.push(at, Ev::Timer { key: key.0, gen }.code());
+        }
+    }
+
+    /// The owner of timer `key` if its event of generation `gen` is due
+    /// at `now`; `None` if it is stale (re-armed or cancelled since).
+    #[inline(always)]
+    pub(super) fn due(&mut self, key: u32, gen: u16, now: SimTime) -> Option<TimerOwner> {
+        let owner = self.timer_owner[key as usize];
+        let due = match owner {
+            TimerOwner::Tcp(_) => self.timers.fire_at(TimerKey(key), now),
+            _ => self.timers.fire(TimerKey(key), gen, now),
+        };
+        due.then_some(owner)
+    }
+
+    /// Drop `p` at `node` (on `iface`, "" if none) for `reason`.
+    pub(super) fn drop_packet(&mut self, node: usize, iface: &str, p: &Packet, reason: DropReason) {
+        if let Some(t) = &self.trace {
+            t.packet(self.now(), node, iface, "drop", p, Some(reason));
+        }
+        self.ledger.drop(p.id, reason);
+    }
+}

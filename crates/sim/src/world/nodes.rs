@@ -1,0 +1,514 @@
+//! Nodes: the network layer of every node and what hangs off it.
+//!
+//! [`Nodes`] holds the topology (interfaces, addresses, the static
+//! routing table, the port tables by which local delivery finds a TCP
+//! endpoint or a UDP socket), the wired links and their timers, the agents
+//! of every node, the external nodes with the driver's ingress and egress
+//! queues, the pcap capture of the links, and the roaming state
+//! (`roam.rs`: a hand-off changes a station's association, and the home
+//! agent acts on the packet path).
+//!
+//! A packet's path through a node: `receive` (the home agent's tunnel end,
+//! the node's agents), then forwarding or local delivery (`arrived`);
+//! `send_from` picks the next hop (the home agent's tunnel start, then the
+//! WLAN, a wired link or the node itself, `forward`). Local delivery hands
+//! a datagram or a segment to the flows (`Flows::datagram`,
+//! `Flows::segment`), or a packet for an external node to the egress
+//! queue. The WLAN hop hands the packet to the cells (`Cells::enqueue`).
+//!
+//! Invariants: `hooked[i]` is whether node `i` has agents or is external;
+//! `plain[i]` is whether it has neither nor any UDP socket (a datagram for
+//! it is only counted, which the cells' delivery does without calling
+//! `receive`); every packet that enters `receive` or `send_from` is
+//! forwarded, delivered (ledger), handed to the egress queue (delivered)
+//! or dropped with a typed reason.
+use super::cells::Cells;
+use super::events::{Ev, TimerOwner};
+use super::flows::Flows;
+use super::kernel::Kernel;
+use super::roam::{Roaming, Step};
+use crate::apps::echo::UdpSocket;
+use crate::capture::Capture;
+use crate::link::LinkDir;
+use crate::topology::{addr_of, Hop, Topology, DETACHED};
+use std::collections::VecDeque;
+use wifitcp_core::{DropReason, SimTime};
+use wifitcp_net::{Agent, AgentCtx, Arrival, TimerKey, Verdict};
+use wifitcp_queue::Queued;
+use wifitcp_wire::{Packet, Transport};
+
+/// A packet that reached an external node (see `World::set_external`).
+#[derive(Debug, Clone)]
+pub struct Egress {
+    pub at: SimTime,
+    pub node: usize,
+    pub packet: Packet,
+}
+
+pub(super) struct Nodes {
+    topo: Topology,
+    links: Vec<[LinkDir; 2]>,
+    /// Timer keys of each link's two directions.
+    link_timer: Vec<[TimerKey; 2]>,
+    /// Agents of each node, in the order they see a packet, with their
+    /// timer keys.
+    agents: Vec<Vec<(Box<dyn Agent>, TimerKey)>>,
+    agent_ctx: AgentCtx,
+    /// Nodes whose packets leave the simulation: a packet addressed to one
+    /// goes to `egress` instead of a simulated endpoint (the driver API).
+    external: Vec<bool>,
+    /// Per node: it has agents or is external (one test on the per-packet
+    /// path instead of two).
+    hooked: Vec<bool>,
+    /// Per node: not hooked and no UDP socket bound.
+    plain: Vec<bool>,
+    /// Packets injected by the driver, due in this order: (instant, node).
+    ingress: VecDeque<(SimTime, usize, Packet)>,
+    /// Packets delivered to external nodes, not yet drained by the driver.
+    egress: Vec<Egress>,
+    /// Packet capture (`World::capture_to`), off by default.
+    capture: Option<Capture>,
+    /// Stations handing over between APs (`[wlan.roaming]`).
+    roam: Option<Box<Roaming>>,
+}
+
+impl Nodes {
+    pub(super) fn new(
+        topo: Topology,
+        agents: Vec<Vec<(Box<dyn Agent>, TimerKey)>>,
+        links: Vec<[LinkDir; 2]>,
+        link_timer: Vec<[TimerKey; 2]>,
+    ) -> Nodes {
+        let n = topo.nodes.len();
+        let mut nodes = Nodes {
+            topo,
+            links,
+            link_timer,
+            agents,
+            agent_ctx: AgentCtx::default(),
+            external: vec![false; n],
+            hooked: Vec::new(),
+            plain: Vec::new(),
+            ingress: VecDeque::new(),
+            egress: Vec::new(),
+            capture: None,
+            roam: None,
+        };
+        nodes.update_hooked();
+        nodes
+    }
+
+    #[inline(always)]
+    pub(super) fn topo(&self) -> &Topology {
+        &self.topo
+    }
+
+    fn update_hooked(&mut self) {
+        let n = self.topo.nodes.len();
+        self.hooked = (0..n).map(|i| self.external[i] || !self.agents[i].is_empty()).collect();
+        self.plain = (0..n).map(|i| !self.hooked[i] && self.topo.nodes[i].udp.is_empty()).collect();
+    }
+
+    /// Bind TCP endpoint `ep` to `port` of `node`.
+    pub(super) fn bind_tcp(&mut self, node: usize, port: u16, ep: usize) {
+        self.topo.nodes[node].ports.insert(port, ep);
+    }
+
+    /// Bind `socket` to UDP `port` of `node`.
+    pub(super) fn bind_udp(&mut self, node: usize, port: u16, socket: UdpSocket) {
+        self.topo.nodes[node].udp.insert(port, socket);
+        self.plain[node] = false;
+    }
+
+    pub(super) fn set_roaming(&mut self, r: Box<Roaming>) {
+        self.roam = Some(r);
+    }
+
+    /// Whether stations hand over between APs.
+    #[inline(always)]
+    pub(super) fn roaming(&self) -> bool {
+        self.roam.is_some()
+    }
+
+    /// Whether the datagram `p`, which the WLAN delivered to `sta`, is
+    /// only counted at its arrival: UDP, addressed to `sta`, which is
+    /// plain. (`receive` would count it too, by a longer path.)
+    #[inline(always)]
+    pub(super) fn counts_on_arrival(&self, sta: usize, p: &Packet) -> bool {
+        matches!(p.l4, Transport::Udp(_)) && self.topo.node_of(p.ip.dst) == Some(sta) && self.plain[sta]
+    }
+
+    /// A packet arrived at `node`: deliver it or forward it.
+    pub(super) fn receive(&mut self, k: &mut Kernel, cells: &mut Cells, flows: &mut Flows, node: usize, p: Packet) {
+        let Some(dst) = self.topo.node_of(p.ip.dst) else {
+            k.drop_packet(node, "", &p, DropReason::NoRoute);
+            return;
+        };
+        if dst == node && self.roam.as_ref().is_some_and(|r| r.in_tunnel(p.id)) {
+            return self.untunnel(k, cells, flows, node, p);
+        }
+        if self.hooked[node] && !self.agents[node].is_empty() {
+            return self.receive_hooked(k, cells, flows, node, dst, p);
+        }
+        self.arrived(k, cells, flows, node, dst, p)
+    }
+
+    /// `receive` at the foreign AP's end of a home agent's tunnel: the
+    /// packet goes on to its inner destination. (This and the agents'
+    /// path are out of line: the usual packet's path takes no copy of the
+    /// packet for them.)
+    #[cold]
+    #[inline(never)]
+    fn untunnel(&mut self, k: &mut Kernel, cells: &mut Cells, flows: &mut Flows, node: usize, mut p: Packet) {
+        p.ip.dst = self.roam.as_mut().expect("a home agent roams").tunnel_out(p.id);
+        self.send_from(k, cells, flows, node, p);
+    }
+
+    /// `receive` at a node with agents: they see the packet first.
+    #[inline(never)]
+    fn receive_hooked(
+        &mut self,
+        k: &mut Kernel,
+        cells: &mut Cells,
+        flows: &mut Flows,
+        node: usize,
+        dst: usize,
+        mut p: Packet,
+    ) {
+        match self.run_agents(k, cells, flows, node, dst == node, &mut p) {
+            Verdict::Pass => self.arrived(k, cells, flows, node, dst, p),
+            Verdict::Consume => {
+                k.ledger.deliver(p.id);
+            }
+            Verdict::Drop(r) => k.drop_packet(node, "", &p, r),
+        }
+    }
+
+    /// A packet for node `dst` arrived at `node`, past its agents: forward
+    /// it, or deliver it here.
+    #[inline(always)]
+    fn arrived(&mut self, k: &mut Kernel, cells: &mut Cells, flows: &mut Flows, node: usize, dst: usize, p: Packet) {
+        if dst != node {
+            self.send_from(k, cells, flows, node, p);
+            return;
+        }
+        if self.hooked[node] && self.external[node] {
+            k.ledger.deliver(p.id);
+            self.egress.push(Egress { at: k.now(), node, packet: p });
+            return;
+        }
+        if !flows.has(p.flow.idx()) {
+            // An injected packet of no simulated flow, for a simulated node.
+            k.drop_packet(node, "", &p, DropReason::NoReceiver);
+            return;
+        }
+        match &p.l4 {
+            Transport::Udp(h) => {
+                let udp = &self.topo.nodes[node].udp;
+                let socket = if udp.is_empty() { None } else { udp.get(&h.dst_port).copied() };
+                if let Some(reply) = flows.datagram(k, &p, h, socket) {
+                    self.send_from(k, cells, flows, node, reply);
+                }
+            }
+            Transport::Tcp(h) => {
+                let Some(&ep) = self.topo.nodes[node].ports.get(&h.dst_port) else {
+                    k.drop_packet(node, "", &p, DropReason::NoReceiver);
+                    return;
+                };
+                flows.segment(k, self, cells, ep, &p, h);
+            }
+        }
+    }
+
+    /// Send a packet from `node` towards its destination.
+    pub(super) fn send_from(&mut self, k: &mut Kernel, cells: &mut Cells, flows: &mut Flows, node: usize, p: Packet) {
+        let dst = self.topo.node_of(p.ip.dst).expect("routable");
+        if let Some(home) = &self.topo.home {
+            if self.topo.is_station(dst) && home[dst] == node && self.topo.ap_of[dst] != node {
+                return self.tunnel_from(k, cells, flows, node, dst, p);
+            }
+        }
+        self.forward(k, cells, flows, node, dst, p)
+    }
+
+    /// `send_from` at the home agent of station `dst`, which is away from
+    /// it: the packet goes to its foreign AP (roam.rs). Out of line: the
+    /// usual packet's path takes no copy of the packet for it.
+    #[cold]
+    #[inline(never)]
+    fn tunnel_from(
+        &mut self,
+        k: &mut Kernel,
+        cells: &mut Cells,
+        flows: &mut Flows,
+        node: usize,
+        dst: usize,
+        mut p: Packet,
+    ) {
+        let fa = self.topo.ap_of[dst];
+        self.roam.as_mut().expect("a home agent roams").tunnel_in(p.id, p.ip.dst);
+        p.ip.dst = addr_of(fa);
+        self.forward(k, cells, flows, node, fa, p)
+    }
+
+    /// Send `p` from `node` on its way to node `dst` (its next hop).
+    #[inline(always)]
+    fn forward(&mut self, k: &mut Kernel, cells: &mut Cells, flows: &mut Flows, node: usize, dst: usize, p: Packet) {
+        match self.topo.next_hop(node, dst) {
+            Hop::Local => self.receive(k, cells, flows, node, p),
+            Hop::Wlan { ra } => cells.enqueue(k, self, flows, node, p, ra),
+            Hop::Link { link, dir } => {
+                let now = k.now();
+                if let Some(t) = &k.trace {
+                    t.packet(now, node, &self.link_name(link), "enqueue", &p, None);
+                }
+                match self.links[link][dir].offer(now, p) {
+                    Ok(Some(arrival)) => k.arm(self.link_timer[link][dir], Some(arrival)),
+                    Ok(None) => {}
+                    Err(p) => {
+                        let iface = if k.trace.is_some() { self.link_name(link) } else { String::new() };
+                        k.drop_packet(node, &iface, &p, DropReason::LinkQueueFull)
+                    }
+                }
+            }
+            Hop::Unreachable => k.drop_packet(node, "", &p, DropReason::NoRoute),
+        }
+    }
+
+    /// The next packet of link `link`'s direction `dir` reaches the far
+    /// end.
+    pub(super) fn link_arrives(
+        &mut self,
+        k: &mut Kernel,
+        cells: &mut Cells,
+        flows: &mut Flows,
+        link: usize,
+        dir: usize,
+    ) {
+        let now = k.now();
+        let (p, next) = self.links[link][dir].arrive(now);
+        k.arm(self.link_timer[link][dir], next);
+        let (a, b) = self.topo.link_ends[link];
+        if self.capture.is_some() || k.trace.is_some() {
+            let (from, to) = if dir == 0 { (a, b) } else { (b, a) };
+            let iface = self.link_name(link);
+            if let Some(c) = &self.capture {
+                c.wired(now, &iface, from, to, &p);
+            }
+            if let Some(t) = &k.trace {
+                t.packet(now, to, &iface, "receive", &p, None);
+            }
+        }
+        self.receive(k, cells, flows, if dir == 0 { b } else { a }, p);
+    }
+
+    /// The file and trace name of wired link `link`.
+    fn link_name(&self, link: usize) -> String {
+        let (a, b) = self.topo.link_ends[link];
+        format!("link-{}-{}", self.topo.nodes[a].name, self.topo.nodes[b].name)
+    }
+
+    /// Show packet `p`, which arrived at `node`, to the node's agents in
+    /// order, until one does not pass it.
+    fn run_agents(
+        &mut self,
+        k: &mut Kernel,
+        cells: &mut Cells,
+        flows: &mut Flows,
+        node: usize,
+        local: bool,
+        p: &mut Packet,
+    ) -> Verdict {
+        let at = Arrival { node, local };
+        for a in 0..self.agents[node].len() {
+            let v = self.agents[node][a].0.on_packet(k.now(), at, p, &mut self.agent_ctx);
+            self.agent_done(k, cells, flows, node, a);
+            if v != Verdict::Pass {
+                return v;
+            }
+        }
+        Verdict::Pass
+    }
+
+    /// Agent `a` of `node` wakes up.
+    pub(super) fn agent_fires(&mut self, k: &mut Kernel, cells: &mut Cells, flows: &mut Flows, node: usize, a: usize) {
+        self.agents[node][a].0.on_timer(k.now(), &mut self.agent_ctx);
+        self.agent_done(k, cells, flows, node, a);
+    }
+
+    /// After a call into agent `a` of `node`: send what it emitted (each a
+    /// new packet in the ledger) and re-arm its timer.
+    fn agent_done(&mut self, k: &mut Kernel, cells: &mut Cells, flows: &mut Flows, node: usize, a: usize) {
+        while self.agent_ctx.has_emitted() {
+            let mut batch: Vec<(Packet, bool)> = self.agent_ctx.take_emitted_marked().collect();
+            for (p, copy) in batch.iter_mut() {
+                p.id = if *copy { k.ledger.generate_copy(p.id) } else { k.ledger.generate() };
+            }
+            for (p, _) in batch {
+                self.send_from(k, cells, flows, node, p);
+            }
+        }
+        self.arm_agent(k, node, a);
+    }
+
+    /// Arm agent `a` of `node` for its next wake-up (no earlier than now).
+    fn arm_agent(&self, k: &mut Kernel, node: usize, a: usize) {
+        let (agent, key) = &self.agents[node][a];
+        k.arm(*key, agent.next_wakeup().map(|t| t.max(k.now())));
+    }
+
+    /// Install `agent` at `node`, after the node's other agents.
+    pub(super) fn add_agent(&mut self, k: &mut Kernel, node: usize, agent: Box<dyn Agent>) -> Result<(), String> {
+        if node >= self.agents.len() {
+            return Err(format!("no node {node} (the scenario has {})", self.agents.len()));
+        }
+        let a = self.agents[node].len();
+        let key = k.new_timer(TimerOwner::Agent { node, k: a });
+        self.agents[node].push((agent, key));
+        self.update_hooked();
+        self.arm_agent(k, node, a);
+        Ok(())
+    }
+
+    /// Mark `node` external.
+    pub(super) fn set_external(&mut self, node: usize) -> Result<(), String> {
+        self.check_node(node)?;
+        self.external[node] = true;
+        self.update_hooked();
+        Ok(())
+    }
+
+    fn check_node(&self, node: usize) -> Result<(), String> {
+        if node >= self.topo.nodes.len() {
+            return Err(format!("no node {node} (the scenario has {})", self.topo.nodes.len()));
+        }
+        Ok(())
+    }
+
+    /// Queue `packet` for sending from `node` at `at` (an `Ev::Ingress`).
+    pub(super) fn inject(&mut self, k: &mut Kernel, at: SimTime, node: usize, packet: Packet) -> Result<(), String> {
+        self.check_node(node)?;
+        let last = self.ingress.back().map_or(k.now(), |x| x.0.max(k.now()));
+        if at < last {
+            return Err(format!("inject at {at:?}: before {last:?}"));
+        }
+        self.ingress.push_back((at, node, packet));
+        k.push(at, Ev::Ingress);
+        Ok(())
+    }
+
+    /// The next injected packet is due: a new packet of the ledger, sent
+    /// from its node.
+    pub(super) fn ingress_due(&mut self, k: &mut Kernel, cells: &mut Cells, flows: &mut Flows) {
+        let (_, node, mut p) = self.ingress.pop_front().expect("one ingress event per packet");
+        p.id = k.ledger.generate();
+        if let Some(t) = &k.trace {
+            t.packet(k.now(), node, "ingress", "receive", &p, None);
+        }
+        self.send_from(k, cells, flows, node, p);
+    }
+
+    /// The packets that reached external nodes since the last call.
+    pub(super) fn drain_egress(&mut self) -> Vec<Egress> {
+        std::mem::take(&mut self.egress)
+    }
+
+    pub(super) fn set_capture(&mut self, c: Capture) {
+        self.capture = Some(c);
+    }
+
+    pub(super) fn capturing(&self) -> bool {
+        self.capture.is_some()
+    }
+
+    /// Flush and close the capture, if any.
+    pub(super) fn finish_capture(&mut self) -> Result<(), String> {
+        match self.capture.take() {
+            Some(c) => c.finish(),
+            None => Ok(()),
+        }
+    }
+
+    // ------------------------------------------------------------------
+    // Roaming: the association of stations (roam.rs decides).
+
+    /// Station `sta`'s roaming timer: apply what it decides (leave the
+    /// cell, or join the new AP's and be fed again).
+    pub(super) fn roam_fires(&mut self, k: &mut Kernel, cells: &mut Cells, flows: &mut Flows, sta: usize) {
+        let r = self.roam.as_mut().expect("a roaming timer without roaming");
+        match r.fires(k, sta, self.topo.ap_of[sta]) {
+            Step::Stay => {}
+            Step::Leave => self.set_cell(cells, sta, DETACHED),
+            Step::Join { ap, cell } => {
+                // the wired side learns its new port (the layer-2 update)
+                self.topo.ap_of[sta] = ap;
+                self.set_cell(cells, sta, cell);
+                cells.feed(k, self, flows, sta);
+                cells.qdisc_timer(k, sta);
+            }
+        }
+    }
+
+    /// Put member `sta`'s interface into `cell` (or `DETACHED`), for the
+    /// nodes and the cells' gates.
+    fn set_cell(&mut self, cells: &Cells, sta: usize, cell: usize) {
+        if let Some(wl) = self.topo.nodes[sta].wlan.as_mut() {
+            wl.cell = cell;
+        }
+        cells.set_presence(sta, cell);
+    }
+
+    /// Whether AP `ap` holds a frame for station `dest` that has
+    /// reassociated elsewhere.
+    #[inline]
+    pub(super) fn left_ap(&self, ap: usize, dest: usize) -> bool {
+        self.topo.is_ap(ap) && self.topo.is_station(dest) && self.topo.ap_of[dest] != ap
+    }
+
+    /// A frame AP `ap` held for a station that left it: forwarded to the
+    /// station's new AP, or dropped (`wlan.roaming.queued`).
+    pub(super) fn left_behind(&mut self, k: &mut Kernel, cells: &mut Cells, flows: &mut Flows, ap: usize, it: Queued) {
+        let r = self.roam.as_mut().expect("roaming");
+        if r.left_behind(ap, it.dest as usize) {
+            self.send_from(k, cells, flows, ap, it.pkt);
+        } else {
+            k.drop_packet(ap, "wlan", &it.pkt, DropReason::Handoff);
+        }
+    }
+
+    /// A MAC of member `sta` discarded an MSDU for `reason`.
+    #[inline(always)]
+    pub(super) fn mac_dropped(&mut self, sta: usize, reason: DropReason) {
+        if let Some(r) = self.roam.as_mut() {
+            r.mac_dropped(sta, reason);
+        }
+    }
+
+    // ------------------------------------------------------------------
+    // The end of the run.
+
+    /// Account every link's busy time up to `end`.
+    pub(super) fn account_links(&mut self, end: SimTime) {
+        for d in self.links.iter_mut().flatten() {
+            d.account(end);
+        }
+    }
+
+    /// Ids of the packets the links hold.
+    pub(super) fn held(&self) -> impl Iterator<Item = wifitcp_core::PacketId> + '_ {
+        self.links.iter().flat_map(|l| l.iter().flat_map(|d| d.held().map(|p| p.id)))
+    }
+
+    /// The `"handoffs"` part of the result, with roaming.
+    pub(super) fn handoffs(&self) -> Option<serde_json::Value> {
+        self.roam.as_ref().map(|r| r.report(&self.topo))
+    }
+
+    pub(super) fn links(&self) -> &[[LinkDir; 2]] {
+        &self.links
+    }
+
+    pub(super) fn agents(&self) -> &[Vec<(Box<dyn Agent>, TimerKey)>] {
+        &self.agents
+    }
+}
