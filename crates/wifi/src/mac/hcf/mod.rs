@@ -370,6 +370,9 @@ impl Hcf {
             if w.times_out(now) {
                 self.cs.self_busy_until = now;
                 self.exchange_failed(now, out);
+                // No reception began: the medium has been idle since the
+                // frame ended, and a polling AP may act PIFS after now.
+                self.poll_idle(now);
                 return;
             }
         }

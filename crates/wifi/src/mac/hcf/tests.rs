@@ -687,3 +687,46 @@ fn an_empty_grant_is_answered_with_a_qos_null() {
     assert_eq!((ap.stats.poll_nulls, ap.stats.service_periods, sta.stats.null_answers), (1, 1, 1));
     assert_eq!(ap.next_wakeup(), t0 + SimDur::from_millis(1), "the next period");
 }
+
+/// The AP's own downlink TXOP in a service period gets no BlockAck (the
+/// station missed the A-MPDU): the exchange fails at the timeout, and the
+/// AP, with the medium idle since, polls PIFS later instead of waiting for
+/// an idle indication that never comes.
+#[test]
+fn a_failed_downlink_txop_in_a_period_goes_on_to_the_poll() {
+    let (mut ap, _) = pair(ht_params(8));
+    let cfg = PollConfig { interval: SimDur::from_millis(1), max_period: SimDur::from_millis(1) };
+    let list = PollList::round_robin(vec![MacAddr(1)]);
+    ap.set_poller(Box::new(ListScheduler::new(list, SimDur::from_micros(500))), cfg);
+    let mut out = Vec::new();
+    for i in 0..2 {
+        ap.give_msdu(SimTime::ZERO, pkt(i, 0), MacAddr(1), &mut out);
+    }
+    // No contention win before the period: the AP's EDCAF would access at
+    // AIFS, so give the downlink after it (still queued at the period).
+    let t0 = SimTime::from_millis(1);
+    let mut out = Vec::new();
+    while ap.next_wakeup() < t0 {
+        let t = ap.next_wakeup();
+        ap.on_wake(t, &mut out);
+        if let Some(i) = out.iter().position(|o| matches!(o, MacOutput::StartTx(_))) {
+            let MacOutput::StartTx(f) = out.remove(i) else { unreachable!() };
+            // Every EDCA frame of the AP is lost before the period.
+            ap.on_tx_end(t + f.airtime, &mut out);
+        }
+    }
+    ap.on_wake(t0, &mut out);
+    let f = started(&mut out);
+    assert_eq!((f.kind, f.ra, f.contended), (FrameKind::QosData, MacAddr(1), false), "the downlink TXOP");
+    let end = t0 + f.airtime;
+    ap.on_tx_end(end, &mut out);
+    let deadline = end + ap.p.timing.ack_timeout();
+    assert_eq!(ap.next_wakeup(), deadline);
+    let mut out = Vec::new();
+    ap.on_wake(deadline, &mut out);
+    let pifs = ap.p.timing.sifs + ap.p.timing.slot;
+    assert_eq!(ap.next_wakeup(), deadline + pifs, "the poll, PIFS after the failed exchange");
+    ap.on_wake(deadline + pifs, &mut out);
+    let poll = started(&mut out);
+    assert_eq!((poll.kind, poll.ra), (FrameKind::QosCfPoll, MacAddr(1)));
+}
