@@ -4,7 +4,7 @@
 //! member's MAC), and one line in [`MACS`] to register it. Parsing
 //! `mac.kind` (`crate::config::MacKind`), the checks of `[mac]`
 //! (`crate::config::mac`), the key table (`wifitcp schema`,
-//! docs/scenarios.md) and the cells' construction (`world/wlan.rs`) all
+//! docs/scenarios.md) and the cells' construction (`world/build.rs`) all
 //! read [`MACS`].
 //!
 //! The MAC state machines themselves live in `wifitcp_wifi::mac`; a

@@ -519,6 +519,7 @@ impl Cells {
     }
 
     /// The queue discipline of `sta` wakes up.
+    #[inline(always)]
     pub(super) fn qdisc_fires(&mut self, k: &mut Kernel, nodes: &mut Nodes, flows: &mut Flows, sta: usize) {
         self.wq[sta].on_timer(k.now(), &mut self.dropped);
         self.flush_drops(k, sta);

@@ -188,6 +188,7 @@ impl Flows {
 
     /// TCP segment `p` (header `h`) reached endpoint `ep`: deliver it to
     /// the connection, send what it answers, note a completed transfer.
+    #[inline(always)]
     pub(super) fn segment(
         &mut self,
         k: &mut Kernel,
@@ -210,6 +211,7 @@ impl Flows {
     }
 
     /// TCP endpoint `ep`'s timer.
+    #[inline(always)]
     pub(super) fn tcp_timer(&mut self, k: &mut Kernel, nodes: &mut Nodes, cells: &mut Cells, ep: usize) {
         // Armed lazily: the connection runs at the earliest instant it ever
         // asked for; if its deadline moved later meanwhile, it is re-armed

@@ -65,10 +65,10 @@ impl Kernel {
         self.q.peek_time()
     }
 
-    /// Take the next event.
+    /// Take the next event (encoded: it is decoded where it is matched).
     #[inline(always)]
-    pub(super) fn pop(&mut self) -> Option<(SimTime, Ev)> {
-        self.q.pop().map(|(at, ev)| (at, ev.ev()))
+    pub(super) fn pop(&mut self) -> Option<(SimTime, EvCode)> {
+        self.q.pop()
     }
 
     /// Events handled so far.

@@ -113,7 +113,7 @@ impl World {
         match self.k.next_at() {
             Some(at) if at <= until => {
                 let (now, ev) = self.k.pop().expect("peeked");
-                self.dispatch(now, ev);
+                self.dispatch(now, ev.ev());
                 self.cells.drain_outputs(&mut self.k, &mut self.nodes, &mut self.flows);
                 true
             }
@@ -134,16 +134,18 @@ impl World {
         self.k.next_at().is_some_and(|at| at <= until)
     }
 
-    /// Hand event `ev`, due at `now`, to the part it belongs to.
+    /// Hand event `ev`, due at `now`, to the part it belongs to. (Each arm
+    /// borrows the parts it passes on: splitting `self` once at the top
+    /// costs every event the address of every part.)
     fn dispatch(&mut self, now: SimTime, ev: Ev) {
-        let World { k, nodes, cells, flows } = self;
         match ev {
-            Ev::BssWake { cell } => cells.wake(now, cell as usize),
-            Ev::TxEnd { id, cell } => cells.tx_end(now, id, cell as usize),
+            Ev::BssWake { cell } => self.cells.wake(now, cell as usize),
+            Ev::TxEnd { id, cell } => self.cells.tx_end(now, id, cell as usize),
             Ev::Timer { key, gen } => {
-                let Some(owner) = k.due(key, gen, now) else {
+                let Some(owner) = self.k.due(key, gen, now) else {
                     return; // stale: re-armed or cancelled since
                 };
+                let (k, nodes, cells, flows) = (&mut self.k, &mut self.nodes, &mut self.cells, &mut self.flows);
                 match owner {
                     TimerOwner::Flow(fi) => flows.source_fires(k, nodes, cells, fi),
                     TimerOwner::Link { link, dir } => nodes.link_arrives(k, cells, flows, link, dir),
@@ -153,12 +155,12 @@ impl World {
                     TimerOwner::Roam(sta) => nodes.roam_fires(k, cells, flows, sta),
                 }
             }
-            Ev::Ingress => nodes.ingress_due(k, cells, flows),
+            Ev::Ingress => self.nodes.ingress_due(&mut self.k, &mut self.cells, &mut self.flows),
             Ev::Sample => {
-                flows.sample(now, k.warmup);
-                let next = now + k.bin;
-                if next < k.end {
-                    k.push(next, Ev::Sample);
+                self.flows.sample(now, self.k.warmup);
+                let next = now + self.k.bin;
+                if next < self.k.end {
+                    self.k.push(next, Ev::Sample);
                 }
             }
         }

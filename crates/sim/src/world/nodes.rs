@@ -277,6 +277,7 @@ impl Nodes {
 
     /// The next packet of link `link`'s direction `dir` reaches the far
     /// end.
+    #[inline(always)]
     pub(super) fn link_arrives(
         &mut self,
         k: &mut Kernel,
@@ -331,6 +332,7 @@ impl Nodes {
     }
 
     /// Agent `a` of `node` wakes up.
+    #[inline(always)]
     pub(super) fn agent_fires(&mut self, k: &mut Kernel, cells: &mut Cells, flows: &mut Flows, node: usize, a: usize) {
         self.agents[node][a].0.on_timer(k.now(), &mut self.agent_ctx);
         self.agent_done(k, cells, flows, node, a);
@@ -399,6 +401,7 @@ impl Nodes {
 
     /// The next injected packet is due: a new packet of the ledger, sent
     /// from its node.
+    #[inline(always)]
     pub(super) fn ingress_due(&mut self, k: &mut Kernel, cells: &mut Cells, flows: &mut Flows) {
         let (_, node, mut p) = self.ingress.pop_front().expect("one ingress event per packet");
         p.id = k.ledger.generate();
