@@ -24,8 +24,8 @@
 //!   ledger's figures in the result adding up;
 //! * give the same bytes again for the same seed.
 //!
-//! Cases: `WIFITCP_SCENARIO_CASES` (default 150; `make soak` runs
-//! thousands in a release build); `WIFITCP_SCENARIO_CASE=17` runs case 17
+//! Cases: `WIFITCP_SCENARIO_CASES` (default 300; `make soak` runs
+//! thousands); `WIFITCP_SCENARIO_CASE=17` runs case 17
 //! alone and prints its scenario.
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -37,7 +37,7 @@ use wifitcp_sim::api::{self, ApiError, Control};
 use wifitcp_sim::config::schema;
 use wifitcp_sim::macs::MACS;
 
-const DEFAULT_CASES: u64 = 150;
+const DEFAULT_CASES: u64 = 300;
 /// Wall time after which a run is stopped (counted, not a failure).
 const BUDGET: Duration = Duration::from_secs(20);
 /// A run that does not come back to its progress callback this long after
@@ -599,9 +599,14 @@ fn without_wall(v: &Value) -> Value {
 }
 
 /// The result's own figures: per flow delivered <= generated, and the
-/// ledger adding up.
-fn check_result(r: &Value) -> Result<(), String> {
+/// ledger adding up. `split`: an I-TCP proxy splits the TCP flows, whose
+/// receivers then get the AP's own segments, which their flows' generated
+/// counts do not include: the per-flow bound is not checked for them.
+fn check_result(r: &Value, split: bool) -> Result<(), String> {
     for f in r["flows"].as_array().ok_or("no flows")? {
+        if split && f["kind"] == "tcp" {
+            continue;
+        }
         let (gen, del) = (f["packets_generated"].as_u64(), f["packets_delivered"].as_u64());
         let (Some(gen), Some(del)) = (gen, del) else { return Err(format!("flow {} without counts", f["name"])) };
         if del > gen {
@@ -664,7 +669,8 @@ fn random_scenarios_over_every_feature_run_cleanly_and_reproducibly() {
                     *coverage.entry(f).or_default() += 1;
                 }
                 let r: Value = serde_json::from_str(&out).expect("result JSON");
-                if let Err(e) = check_result(&r) {
+                let split = doc["ap"]["proxy"]["kind"] == "itcp";
+                if let Err(e) = check_result(&r, split) {
                     failures.push(format!("case {case}: {e}: {text}"));
                 }
                 match run(text.clone(), seed) {
@@ -717,6 +723,6 @@ fn an_empty_polling_period_resumes_contention_from_its_end() {
                      "direction": "downlink", "stations": [3]}]
     });
     let r: Value = serde_json::from_str(&api::run_json(&doc.to_string(), 1).expect("runs")).unwrap();
-    check_result(&r).unwrap();
+    check_result(&r, false).unwrap();
     assert!(r["flows"][0]["packets_delivered"].as_u64().unwrap() > 1000, "{}", r["flows"][0]);
 }
