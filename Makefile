@@ -26,7 +26,7 @@ JOBS ?=
 JOBS_ARG := $(if $(JOBS),--jobs $(JOBS),)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help run validate-dcf report test test-tools docs-check bench bench-campaign build rust venv clean
+.PHONY: help run validate-dcf report test test-tools docs-check fuzz soak bench bench-campaign build rust venv clean
 
 help:
 	@echo "make run           build everything, run $(FLAGSHIP) (Keceli Figs. 3-4),"
@@ -35,6 +35,8 @@ help:
 	@echo "make report        rebuild results/report/index.html from the stores in results/"
 	@echo "make test          install test dependencies, cargo test + pytest + docs-check"
 	@echo "make docs-check    rerun the numbers the documents quote; fail if one drifted"
+	@echo "make fuzz          fuzz the wire codec: FUZZ_RUNS (10 million) executions per target"
+	@echo "make soak          random scenarios over every feature: SOAK_CASES (3000) runs"
 	@echo "make bench         engine event rate (bench/), then per-configuration timing"
 	@echo "make bench-campaign  the 450-run Keceli Fig. 3 campaign on 2 cores, wall time"
 	@echo "make build         build the Rust core and install the Python package into $(VENV)"
@@ -140,6 +142,24 @@ test: build test-tools
 # (scripts/docs-check).
 docs-check: build
 	$(VPY) scripts/docs-check
+
+# The wire codec's libFuzzer targets (fuzz/, nightly and cargo-fuzz, both
+# installed when missing): FUZZ_RUNS executions per target, the corpus kept
+# in fuzz/corpus/<target>/ and minimised; FUZZ_JOBS targets at once;
+# FUZZ_TARGETS a subset. Prints executions, time, coverage and findings.
+FUZZ_RUNS ?= 10000000
+FUZZ_JOBS ?= 1
+FUZZ_TARGETS ?=
+fuzz: rust
+	FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_JOBS=$(FUZZ_JOBS) scripts/fuzz $(FUZZ_TARGETS)
+
+# Random valid scenarios over every feature (crates/sim/tests/scenario_fuzz.rs),
+# SOAK_CASES of them (`cargo test` runs 300); prints what was rejected and
+# what the finished runs covered.
+SOAK_CASES ?= 3000
+soak: rust
+	WIFITCP_SCENARIO_CASES=$(SOAK_CASES) cargo test -p wifitcp-sim \
+	  --test scenario_fuzz -- --nocapture
 
 # Engine event rate vs the bare event-queue loop, per-scenario wall time and
 # peak memory (bench/, the Rust engine alone), then the same through Python.

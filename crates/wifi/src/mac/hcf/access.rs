@@ -36,13 +36,22 @@ impl Hcf {
 
     /// Start counting for every EDCAF if the medium is free.
     pub(super) fn resume(&mut self) {
+        self.resume_not_before(SimTime::ZERO);
+    }
+
+    /// `resume`, counting from `from` at the earliest: after a pause of
+    /// the AP's own (a service period) frozen at or before `from`, while
+    /// the medium may have been free since before it (the slots up to the
+    /// freeze are already counted).
+    pub(super) fn resume_not_before(&mut self, from: SimTime) {
         if self.engaged() {
             return;
         }
         let t = &self.p.timing;
         for a in self.acs.iter_mut() {
             if a.bo.count_from.is_none() {
-                a.bo.resume(self.cs.count_start(a.p.aifs(t.sifs, t.slot), &self.ifs_times));
+                let start = self.cs.count_start(a.p.aifs(t.sifs, t.slot), &self.ifs_times);
+                a.bo.resume(start.map(|s| s.max(from)));
             }
         }
     }

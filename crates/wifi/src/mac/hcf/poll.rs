@@ -268,7 +268,9 @@ impl Hcf {
         }
         p.phase = Phase::Idle;
         self.refresh_has_frame();
-        self.resume();
+        // (a period with no grant ends where it began, the medium idle all
+        // along: counting goes on from now, not from AIFS after it freed)
+        self.resume_not_before(now);
         false
     }
 
