@@ -21,8 +21,19 @@ fn world() -> World {
 }
 
 fn udp(from: usize, to: usize, bytes: u32) -> Packet {
+    udp_ports(from, to, 7, bytes)
+}
+
+fn udp_ports(from: usize, to: usize, port: u16, bytes: u32) -> Packet {
     let ip = Ipv4Header::new(addr_of(from), addr_of(to), PROTO_UDP);
-    Packet::new_udp(PacketId(0), FlowId(u32::MAX), SimTime::ZERO, ip, UdpHeader { src_port: 7, dst_port: 7 }, bytes)
+    Packet::new_udp(
+        PacketId(0),
+        FlowId(u32::MAX),
+        SimTime::ZERO,
+        ip,
+        UdpHeader { src_port: port, dst_port: port },
+        bytes,
+    )
 }
 
 #[test]
@@ -82,4 +93,17 @@ fn a_packet_of_no_flow_for_a_simulated_node_is_dropped_with_a_reason() {
     assert!(w.drain_egress().is_empty());
     let r = w.finish(std::time::Instant::now()).expect("ledger balances");
     assert_eq!(r.json["ledger"]["dropped"]["no_receiver"], 1);
+}
+
+#[test]
+fn a_datagram_of_no_flow_for_a_station_is_dropped_with_a_reason() {
+    // Over the WLAN to a station with no agents, whatever its ports.
+    let mut w = world();
+    let (sta, server) = (w.node_index("sta0").unwrap(), w.node_index("server").unwrap());
+    for (k, port) in [7, 9, 5_001].into_iter().enumerate() {
+        w.inject(SimTime::from_millis(1 + k as u64), server, udp_ports(server, sta, port, 100)).unwrap();
+    }
+    w.step_until(SimTime::from_millis(50));
+    let r = w.finish(std::time::Instant::now()).expect("ledger balances");
+    assert_eq!(r.json["ledger"]["dropped"]["no_receiver"], 3);
 }

@@ -351,10 +351,11 @@ impl Cells {
                 if let Some(t) = &k.trace {
                     t.packet(now, sta, "wlan", "receive", &pkt, None);
                 }
-                // A UDP datagram for a plain node is only counted; anything
-                // else is received (forwarded, or handed to its application
-                // or TCP endpoint).
-                if nodes.counts_on_arrival(sta, &pkt) {
+                // A UDP datagram of a flow for a plain node is only counted;
+                // anything else is received (forwarded, handed to its
+                // application or TCP endpoint, or dropped: an injected
+                // packet of no flow).
+                if nodes.counts_on_arrival(sta, &pkt) && flows.has(pkt.flow.idx()) {
                     flows.datagram_arrived(k, &pkt);
                 } else {
                     nodes.receive(k, self, flows, sta, std::rc::Rc::unwrap_or_clone(pkt));

@@ -32,10 +32,16 @@
 //!
 //! Borrowing: per-event code that crosses parts is a method of the part it
 //! starts in, and takes the kernel and the other parts it reaches as
-//! `&mut` arguments (split borrows of the world's fields, made once per
-//! event in `dispatch`): a packet's path is ordinary static calls, with no
-//! pointer to the whole world, no trait object and no copy of the packet
-//! for the split. The current instant is the kernel's (`Kernel::now`).
+//! `&mut` arguments (split borrows of the world's fields, taken by
+//! `dispatch` and `step_one`): a packet's path is ordinary static calls,
+//! with no pointer to the whole world, no trait object and no copy of the
+//! packet for the split. The current instant is the kernel's
+//! (`Kernel::now`).
+//!
+//! Invariants of the split: a part's fields are private to its file; the
+//! kernel is the only state every part writes; a part learns of another's
+//! state only through that part's methods (the cells read the topology
+//! through `Nodes::topo`).
 mod build;
 mod cells;
 pub(crate) mod demux;
