@@ -231,6 +231,13 @@ impl Mac for AnyMac {
         }
     }
     #[inline]
+    fn on_verdict(&mut self, now: SimTime, f: &Frame, received: bool, out: &mut impl MacSink) {
+        match self {
+            AnyMac::Dcf(d) => Mac::on_verdict(d, now, f, received, out),
+            _ => self.on_verdict_other(now, f, received, out),
+        }
+    }
+    #[inline]
     fn on_wake(&mut self, now: SimTime, out: &mut impl MacSink) {
         match self {
             AnyMac::Dcf(d) => Mac::on_wake(d, now, out),
@@ -284,6 +291,10 @@ impl AnyMac {
         each_mut!(self, m => Mac::on_tx_end(m, now, out))
     }
     #[inline(never)]
+    fn on_verdict_other(&mut self, now: SimTime, f: &Frame, received: bool, out: &mut impl MacSink) {
+        each_mut!(self, m => Mac::on_verdict(m, now, f, received, out))
+    }
+    #[inline(never)]
     fn on_wake_other(&mut self, now: SimTime, out: &mut impl MacSink) {
         each_mut!(self, m => Mac::on_wake(m, now, out))
     }
@@ -304,6 +315,7 @@ pub trait DynMac: Any {
     fn dyn_idle_may_emit(&self) -> bool;
     fn dyn_on_rx_end(&mut self, now: SimTime, f: &mut Frame, ok: bool, out: &mut dyn MacSink);
     fn dyn_on_tx_end(&mut self, now: SimTime, out: &mut dyn MacSink);
+    fn dyn_on_verdict(&mut self, now: SimTime, f: &Frame, received: bool, out: &mut dyn MacSink);
     fn dyn_on_wake(&mut self, now: SimTime, out: &mut dyn MacSink);
     fn dyn_next_wakeup(&self) -> SimTime;
     fn dyn_held(&self) -> Box<dyn Iterator<Item = &Packet> + '_>;
@@ -348,6 +360,9 @@ impl<M: Mac + Any> DynMac for M {
     }
     fn dyn_on_tx_end(&mut self, now: SimTime, out: &mut dyn MacSink) {
         Mac::on_tx_end(self, now, &mut DynSink(out))
+    }
+    fn dyn_on_verdict(&mut self, now: SimTime, f: &Frame, received: bool, out: &mut dyn MacSink) {
+        Mac::on_verdict(self, now, f, received, &mut DynSink(out))
     }
     fn dyn_on_wake(&mut self, now: SimTime, out: &mut dyn MacSink) {
         Mac::on_wake(self, now, &mut DynSink(out))
@@ -396,6 +411,9 @@ impl Mac for dyn DynMac {
     }
     fn on_tx_end(&mut self, now: SimTime, out: &mut impl MacSink) {
         self.dyn_on_tx_end(now, out)
+    }
+    fn on_verdict(&mut self, now: SimTime, f: &Frame, received: bool, out: &mut impl MacSink) {
+        self.dyn_on_verdict(now, f, received, out)
     }
     fn on_wake(&mut self, now: SimTime, out: &mut impl MacSink) {
         self.dyn_on_wake(now, out)

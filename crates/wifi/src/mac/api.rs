@@ -8,12 +8,14 @@
 //!   `next_wakeup()`), a carrier-sense change (`on_cca`: another station's
 //!   energy starts or the medium turns idle), the end of a frame it
 //!   received (`on_rx_end`, the frame with its per-MPDU outcomes), the end
-//!   of its own transmission (`on_tx_end`), and an MSDU from its queue
+//!   of its own transmission (`on_tx_end`), the verdict on its own data
+//!   frame at the receiver (`on_verdict`), and an MSDU from its queue
 //!   (`give_msdu`, offered while `demand()` asks for one).
 //! - Outputs ([`MacOutput`] through a [`MacSink`]): start a frame now,
 //!   deliver an MSDU (an owned [`Packet`] taken from the received frame),
 //!   an MSDU's exchange ended (acknowledged or sent without
-//!   acknowledgement), drop with a typed reason, ready for more MSDUs; and
+//!   acknowledgement), drop with a typed reason (or a discard after the
+//!   receiver got the MSDU), ready for more MSDUs; and
 //!   the next wake-up, read with `next_wakeup()` after every input.
 //!
 //! What other MACs need is expressible with these: a point coordinator
@@ -34,7 +36,8 @@
 //! for an instant the caller woke it for or an input at that instant, at
 //! most one frame per call; it never reads a clock; every MSDU given to it
 //! leaves as exactly one of `Acked`, `Dropped` (or a receiver's `Deliver`
-//! of its copy and then one of the two at the transmitter); `next_wakeup`
+//! of its copy and then `Acked` or `DiscardedAfterReceipt` at the
+//! transmitter); `next_wakeup`
 //! is exact after every input.
 use super::access::{CountRule, CsView, IfsTimes};
 use super::dcf::MacCounters;
@@ -78,6 +81,15 @@ pub trait Mac {
     fn on_rx_end(&mut self, now: SimTime, f: &mut Frame, ok: bool, out: &mut impl MacSink);
     /// Our own transmission ended.
     fn on_tx_end(&mut self, now: SimTime, out: &mut impl MacSink);
+    /// The medium's verdict on our last data frame at its intended
+    /// receiver: `received` is whether a station of the cell received the
+    /// PPDU, each MPDU's `fcs_ok` its own outcome there. Given once per
+    /// frame that carries MSDUs, after `on_tx_end` (with per-station
+    /// carrier sense when the frame's end reaches the receiver, possibly
+    /// later). It settles what no response tells (`exchange::Receipts`:
+    /// No Ack losses, MSDUs that reached the receiver) and changes neither
+    /// the MAC's timing nor its transmissions.
+    fn on_verdict(&mut self, now: SimTime, f: &Frame, received: bool, out: &mut impl MacSink);
     /// The caller woke us at `next_wakeup()`.
     fn on_wake(&mut self, now: SimTime, out: &mut impl MacSink);
     /// When the caller must call `on_wake` next (`SimTime::NEVER` if not).

@@ -351,9 +351,15 @@ pub enum MacOutput {
     /// An MSDU's exchange ended successfully: acknowledged, or sent with
     /// the No Ack policy.
     Acked(PacketId),
-    /// An MSDU was discarded: one in service (retry limit), or, at a
-    /// receiver, a new MSDU taken for a duplicate (`DuplicateFrame`).
+    /// An MSDU was discarded: one in service (retry limit), one sent with
+    /// the No Ack policy that its receiver did not get (`NoAckLost`), or,
+    /// at a receiver, a new MSDU taken for a duplicate (`DuplicateFrame`).
     Dropped(PacketId, DropReason),
+    /// An MSDU was discarded at the retry limit although a copy of it had
+    /// reached its receiver (every acknowledgement of it was lost): the
+    /// MAC counts the discard, the packet's fate is the receiver's copy's
+    /// (`exchange::Receipts`).
+    DiscardedAfterReceipt(PacketId),
     /// The MAC can take MSDUs again (see `Mac::demand`).
     Ready,
 }

@@ -48,7 +48,16 @@
 //! MPDU's FCS outcome at the intended receiver: a single-MPDU frame with one
 //! draw of the error model, an aggregate with one draw per MPDU (see
 //! `judge`). A receiver takes its MSDUs out of the frame it receives; the
-//! medium forwards them to its caller (`BssOutput::Deliver`).
+//! medium forwards them to its caller (`BssOutput::Deliver`). It tells the
+//! sender's MAC its verdict on every data frame at the intended receiver
+//! (`Mac::on_verdict`, one function for both carrier-sense models): what
+//! follows from it (No Ack losses, MSDUs that reached the receiver though
+//! their ACKs were lost) is the MAC's (`mac::exchange::Receipts`), the
+//! medium only translates the MAC's outputs. The end of a frame at its
+//! sender (`sender_end`) and the verdict (`verdict`) are written once;
+//! what differs between the two carrier-sense models is when each station
+//! learns of the frame's start and end (at once here, after its
+//! propagation delay in [`sense`]).
 //!
 //! Cost: if every MAC of the cell offers the [`Bystander`] capability (the
 //! DCF does) with equal rules, stations outside the current frame exchange
@@ -69,7 +78,7 @@ pub use sense::SenseMatrix;
 
 use crate::mac::{
     access::{CountRule, IfsTimes},
-    AckPolicy, Bystander, CsView, Dcf, Demand, Frame, GroupRules, Mac, MacAddr, MacOutput, MacSink, Msdu,
+    Bystander, CsView, Dcf, Demand, Frame, GroupRules, Mac, MacAddr, MacOutput, MacSink, Msdu,
 };
 use group::Group;
 use wifitcp_core::{DropReason, PacketId, RngStream, SimDur, SimTime};
@@ -119,8 +128,6 @@ impl OnAir {
 const ON_AIR: u64 = u64::MAX;
 /// `Bss::last_start` of a station that never transmitted.
 const NEVER_SENT: u64 = u64::MAX;
-/// Capacity of `Bss::reached_qos` per station: 64 MSDUs x 7 attempts, rounded up.
-const REACHED_QOS: usize = 512;
 
 /// Sees every frame the moment it starts on the air, with the MSDU a data
 /// frame carries (a packet capture). Whether it is then received is not
@@ -223,15 +230,6 @@ pub struct Bss<M: Mac = Dcf> {
     due: Vec<usize>,
     /// Scratch list of `tx_end`'s second pass (see `serve_deferred`).
     deferred: Vec<usize>,
-    /// Per station: the MSDU of its last data frame that reached its
-    /// receiver (see `BssOutput::DiscardedAfterReceipt`).
-    reached: Vec<Option<PacketId>>,
-    /// Per station: the MSDUs of its recent MPDUs that reached their
-    /// receiver, at most `REACHED_QOS`, once it keeps several outstanding
-    /// (aggregates, Block Ack: the last one is not enough; an MSDU is
-    /// listed once per reception, a window of 64 with 7 attempts each
-    /// fits). Empty (no allocation) for stations that never do.
-    reached_qos: Vec<std::collections::VecDeque<PacketId>>,
     /// Per-station carrier sense when not every station hears every other
     /// or frames take time to reach stations (`sense`; `None`: one shared
     /// view, the model above).
@@ -249,10 +247,6 @@ pub struct Bss<M: Mac = Dcf> {
 /// be a MAC defect and panics.
 struct Sink<'a> {
     sta: usize,
-    /// `Bss::reached`, consulted only when the MAC discards an MSDU.
-    reached: &'a [Option<PacketId>],
-    /// `Bss::reached_qos`, likewise.
-    reached_qos: &'a [std::collections::VecDeque<PacketId>],
     /// `Bss::frames`; a frame started in the call is its last entry.
     frames: &'a mut Vec<Frame>,
     started: bool,
@@ -284,11 +278,7 @@ impl MacSink for Sink<'_> {
             MacOutput::Deliver { from, pkt } => self.out.push(BssOutput::Deliver { sta, from: from.0 as usize, pkt }),
             // The caller learns of an acknowledged MSDU through `Ready`.
             MacOutput::Acked(_) => {}
-            MacOutput::Dropped(id, DropReason::RetryLimit)
-                if self.reached[sta] == Some(id) || self.reached_qos[sta].contains(&id) =>
-            {
-                self.out.push(BssOutput::DiscardedAfterReceipt { sta, id })
-            }
+            MacOutput::DiscardedAfterReceipt(id) => self.out.push(BssOutput::DiscardedAfterReceipt { sta, id }),
             MacOutput::Dropped(id, reason) => self.out.push(BssOutput::Dropped { sta, id, reason }),
             MacOutput::Ready => self.out.push(BssOutput::Ready { sta }),
         }
@@ -385,44 +375,8 @@ impl<M: Mac> Bss<M> {
             tap: None,
             due: Vec::new(),
             deferred: Vec::new(),
-            reached: vec![None; n],
-            reached_qos: vec![std::collections::VecDeque::new(); n],
             sense: None,
             arrive_at: SimTime::NEVER,
-        }
-    }
-
-    /// Remember the MSDUs of data frame `f` from `s` that reached their
-    /// receiver (`DiscardedAfterReceipt`): the last one, and, from a station
-    /// that keeps several MSDUs outstanding (it has sent an aggregate or an
-    /// MPDU with the Block Ack policy), each one that is to be acknowledged.
-    fn note_reached(&mut self, s: usize, f: &Frame) {
-        // The usual frame of one MPDU from a station that never kept
-        // several outstanding: the general case below in short.
-        if let Some(m) = f.mpdus.single() {
-            if m.ack != AckPolicy::BlockAck && self.reached_qos[s].is_empty() {
-                if m.fcs_ok {
-                    if let Some(id) = m.msdu_id() {
-                        self.reached[s] = Some(id);
-                    }
-                }
-                return;
-            }
-        }
-        if let Some(id) = f.mpdus.iter().rev().filter(|m| m.fcs_ok).find_map(|m| m.msdu_id()) {
-            self.reached[s] = Some(id);
-        }
-        let several = f.mpdus.len() > 1 || f.mpdus.iter().any(|m| m.ack == AckPolicy::BlockAck);
-        if several || !self.reached_qos[s].is_empty() {
-            let q = &mut self.reached_qos[s];
-            for m in f.mpdus.iter().filter(|m| m.fcs_ok && m.ack != AckPolicy::NoAck) {
-                if let Some(id) = m.msdu_id() {
-                    if q.len() == REACHED_QOS {
-                        q.pop_front();
-                    }
-                    q.push_back(id);
-                }
-            }
         }
     }
 
@@ -468,10 +422,8 @@ impl<M: Mac> Bss<M> {
             report_airtime,
             tap,
             due,
-            reached,
             sense,
             deferred,
-            reached_qos,
             arrive_at,
         )
     }
@@ -614,7 +566,6 @@ impl<M: Mac> Bss<M> {
         let mut frame = self.frames.swap_remove(pos);
         let s = tx.sender;
         let corrupted = tx.corrupted(self.starts);
-        self.end_mark[s] = self.starts;
         if tx.seq == self.air_min_seq {
             self.air_min_seq = self.air.iter().map(|a| a.seq).min().unwrap_or(u64::MAX);
         }
@@ -626,32 +577,17 @@ impl<M: Mac> Bss<M> {
             self.take(ra);
         }
         let s_was = self.wk[s];
-        self.call(now, s, out, |m, mo| m.on_tx_end(now, mo));
+        self.sender_end(now, s, &frame, out);
         if corrupted && frame.contended {
             self.medium[s].collided += 1;
         }
         let data = frame.kind.carries_msdus();
-        if self.report_airtime && data {
-            out.push(BssOutput::Airtime { sta: s, peer: ra, airtime: frame.airtime });
-        }
         let ok_at_ra = !corrupted && self.judge(now, s, &mut frame);
         if corrupted {
             frame.mpdus.set_fcs_all(false);
         }
         if data {
-            // An MSDU sent with No Ack that its receiver did not get is lost:
-            // nobody retransmits or reports it but the medium.
-            for m in frame.mpdus.iter() {
-                if m.ack == AckPolicy::NoAck && !(ok_at_ra && m.fcs_ok) {
-                    if let Some(id) = m.msdu_id() {
-                        out.push(BssOutput::Dropped { sta: s, id, reason: DropReason::NoAckLost });
-                    }
-                }
-            }
-            // The MSDU that reached its receiver (see `DiscardedAfterReceipt`).
-            if ok_at_ra && ra < self.macs.len() {
-                self.note_reached(s, &frame);
-            }
+            self.verdict(now, s, &frame, ok_at_ra && ra < self.macs.len(), out);
         } else {
             debug_assert!(frame.mpdus.iter().all(|m| m.msdu_id().is_none()), "an MSDU in a frame of no data kind");
         }
@@ -988,20 +924,38 @@ impl<M: Mac> Bss<M> {
     /// any, is put on the air when the call returns.
     #[inline]
     fn call(&mut self, now: SimTime, t: usize, out: &mut Vec<BssOutput>, f: impl FnOnce(&mut M, &mut Sink<'_>)) {
-        let mut sink = Sink {
-            sta: t,
-            reached: &self.reached,
-            reached_qos: &self.reached_qos,
-            frames: &mut self.frames,
-            started: false,
-            out,
-        };
+        let mut sink = Sink { sta: t, frames: &mut self.frames, started: false, out };
         f(&mut self.macs[t], &mut sink);
         let started = sink.started;
         self.wk[t] = self.macs[t].next_wakeup();
         if started {
             self.start_tx(now, t, out);
         }
+    }
+
+    /// The end of station `s`'s frame `f` at the sender, whatever the
+    /// carrier-sense model: the frame's end mark, the MAC's `on_tx_end`
+    /// and the frame's airtime report.
+    #[inline]
+    fn sender_end(&mut self, now: SimTime, s: usize, f: &Frame, out: &mut Vec<BssOutput>) {
+        self.end_mark[s] = self.starts;
+        self.call(now, s, out, |m, mo| m.on_tx_end(now, mo));
+        if self.report_airtime && f.kind.carries_msdus() {
+            out.push(BssOutput::Airtime { sta: s, peer: f.ra.0 as usize, airtime: f.airtime });
+        }
+    }
+
+    /// The verdict on data frame `f` of station `s` at its intended
+    /// receiver (`received`: a station of the cell received the PPDU; the
+    /// MPDUs' `fcs_ok` hold their outcomes), told to the sender's MAC
+    /// (`Mac::on_verdict`), whatever the carrier-sense model. The MAC's
+    /// timing does not change, so its cached wake-up holds.
+    #[inline]
+    fn verdict(&mut self, now: SimTime, s: usize, f: &Frame, received: bool, out: &mut Vec<BssOutput>) {
+        let mut sink = Sink { sta: s, frames: &mut self.frames, started: false, out };
+        self.macs[s].on_verdict(now, f, received, &mut sink);
+        debug_assert!(!sink.started, "a MAC transmitted on a verdict");
+        debug_assert_eq!(self.wk[s], self.macs[s].next_wakeup(), "a verdict changed a MAC's timing");
     }
 
     /// What every frame start does, whatever the carrier-sense model: a

@@ -72,8 +72,8 @@
 //! every edge is handed out once, in the order of the instants, and no
 //! edge that calls a MAC is handed out late.
 use super::{Bss, BssOutput, ON_AIR};
-use crate::mac::{AckPolicy, Frame, Mac};
-use wifitcp_core::{DropReason, SimDur, SimTime};
+use crate::mac::{Frame, Mac};
+use wifitcp_core::{SimDur, SimTime};
 
 /// Propagation speed of every link, m/s: the speed of light in vacuum
 /// (ns-3's `ConstantSpeedPropagationDelayModel` default).
@@ -579,13 +579,11 @@ impl<M: Mac> Bss<M> {
         let fi = st.flight(id);
         st.flights[fi].ended = true;
         let s = st.flights[fi].sender;
-        let f = st.flights[fi].frame.as_ref().expect("frame");
-        let (ra, data, airtime) = (f.ra.0 as usize, f.kind.carries_msdus(), f.airtime);
-        self.end_mark[s] = self.starts;
-        self.scall(now, s, out, |m, mo| m.on_tx_end(now, mo));
-        if self.report_airtime && data {
-            out.push(BssOutput::Airtime { sta: s, peer: ra, airtime });
-        }
+        let f = st.flights[fi].frame.take().expect("frame");
+        self.sender_end(now, s, &f, out);
+        let st = self.st();
+        let fi = st.flight(id);
+        st.flights[fi].frame = Some(f);
         self.ends_at(now, now, id, out);
         self.settle(now, out);
     }
@@ -692,7 +690,7 @@ impl<M: Mac> Bss<M> {
 
     /// The verdict on frame `id` of `s` at its intended receiver `ra`, as
     /// its end reaches `ra`: the error model under the interference `ra`
-    /// met; the counters, No Ack losses and `reached` that follow.
+    /// met, the counters that follow, and the verdict to the sender's MAC.
     fn judge_at_ra(
         &mut self,
         now: SimTime,
@@ -720,15 +718,8 @@ impl<M: Mac> Bss<M> {
                 self.medium[s].collided += 1;
             }
         }
-        for m in frame.mpdus.iter() {
-            if m.ack == AckPolicy::NoAck && !(ok_at_ra && m.fcs_ok) {
-                if let Some(mid) = m.msdu_id() {
-                    out.push(BssOutput::Dropped { sta: s, id: mid, reason: DropReason::NoAckLost });
-                }
-            }
-        }
-        if ok_at_ra && frame.kind.carries_msdus() && ra < n {
-            self.note_reached(s, frame);
+        if frame.kind.carries_msdus() {
+            self.verdict(now, s, frame, ok_at_ra && ra < n, out);
         }
         ok_at_ra
     }

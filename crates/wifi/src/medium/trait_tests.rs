@@ -129,6 +129,8 @@ impl Mac for Toy {
             k => panic!("unexpected {k:?}"),
         }
     }
+    // Acknowledged MPDUs only, never discarded: nothing to settle.
+    fn on_verdict(&mut self, _: SimTime, _: &Frame, _: bool, _: &mut impl MacSink) {}
     fn on_tx_end(&mut self, now: SimTime, _: &mut impl MacSink) {
         if self.addr.0 == 0 {
             // No BlockAck within the timeout: next aggregate after it.

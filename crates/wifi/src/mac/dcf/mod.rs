@@ -50,7 +50,7 @@ pub use params::{DcfParams, MacCounters};
 
 use super::access::{Backoff, CountRule, Deferral, IfsTimes, Slotting};
 use super::api::{Bystander, Demand, GroupRules, Mac};
-use super::exchange::{answers_rts, cts_duration, needs_rts, rts_duration, ResponseWait, RxCache, RxVerdict};
+use super::exchange::{answers_rts, cts_duration, needs_rts, rts_duration, Receipts, ResponseWait, RxCache, RxVerdict};
 use super::frame::{AckPolicy, Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdu, MpduBody, Mpdus, Msdu};
 use crate::phy::{PhyTiming, Rate};
 use crate::rate::{FixedRate, Outcome, RateControl};
@@ -162,6 +162,8 @@ pub struct Dcf {
     /// next one when no copy of it is left (`install_msdu`): a saturated
     /// station then allocates no MSDU handle per packet.
     spare: Option<Msdu>,
+    /// What reached the receivers (the medium's verdicts).
+    pub(crate) receipts: Receipts,
     pub counters: MacCounters,
 }
 
@@ -198,6 +200,7 @@ impl Dcf {
             rc,
             done_no_ack: None,
             spare: None,
+            receipts: Receipts::default(),
             counters: MacCounters::default(),
         }
     }
@@ -734,7 +737,7 @@ impl Dcf {
             self.counters.drops_retry_limit += 1;
             self.bo.cw = self.p.cw_min;
             self.bo.slots = Some(self.draw_backoff());
-            out.push(MacOutput::Dropped(cur.pkt.id, DropReason::RetryLimit));
+            out.push(self.receipts.discard(cur.pkt.id));
             self.spare = Some(cur.pkt);
             out.push(MacOutput::Ready);
         } else {
@@ -782,6 +785,10 @@ impl Mac for Dcf {
     #[inline]
     fn on_tx_end(&mut self, now: SimTime, out: &mut impl MacSink) {
         Dcf::on_tx_end(self, now, out)
+    }
+    #[inline]
+    fn on_verdict(&mut self, _: SimTime, f: &Frame, received: bool, out: &mut impl MacSink) {
+        self.receipts.verdict(f, received, out)
     }
     #[inline]
     fn on_wake(&mut self, now: SimTime, out: &mut impl MacSink) {

@@ -12,7 +12,10 @@
 //!   outside a BlockAck agreement;
 //! - `protect.rs`: RTS/CTS (10.3.2.7, 10.3.2.8): when a PSDU needs it, the
 //!   Duration fields of the RTS and the CTS, and when a station answers an
-//!   RTS.
+//!   RTS;
+//! - `receipts.rs`: [`Receipts`], the transmitter's side of the medium's
+//!   verdict on its data frames: No Ack losses (9.2.4.5.4) and the MSDUs
+//!   that reached the receiver although their acknowledgements were lost.
 //!
 //! Invariants: a response is accepted only while a wait is open, only of
 //! the kind awaited and only if its reception started within the timeout;
@@ -20,10 +23,12 @@
 //! out); a received MPDU is delivered at most once.
 mod dup;
 mod protect;
+mod receipts;
 #[cfg(test)]
 mod tests;
 mod wait;
 
 pub use dup::{RxCache, RxVerdict};
 pub use protect::{answers_rts, cts_duration, needs_rts, rts_duration, RTS_OFF};
+pub use receipts::{Receipts, SEVERAL};
 pub use wait::ResponseWait;

@@ -54,3 +54,84 @@ fn rts_cts_durations_and_threshold() {
     assert!(!needs_rts(65535, RTS_OFF, true));
     assert!(answers_rts(us(10), us(10)) && !answers_rts(us(11), us(10)));
 }
+
+/// A data frame of MPDUs carrying MSDUs `ids` (taken: the receiver's copy
+/// is gone), with ack policy `ack` and FCS outcomes `ok`.
+fn data(ids: &[u64], ack: crate::mac::AckPolicy, ok: &[bool]) -> crate::mac::Frame {
+    use crate::mac::{Frame, MacAddr, Mpdu, MpduBody, Mpdus};
+    let mpdu = |(&id, &fcs_ok): (&u64, &bool)| Mpdu {
+        seq: id as u16,
+        retry: false,
+        tid: 0,
+        ack,
+        bytes: 1536,
+        body: MpduBody::Taken(PacketId(id)),
+        fcs_ok,
+    };
+    let v: Vec<Mpdu> = ids.iter().zip(ok).map(mpdu).collect();
+    let mpdus = if v.len() == 1 { Mpdus::one(v.into_iter().next().unwrap()) } else { Mpdus::many(v) };
+    Frame {
+        kind: FrameKind::QosData,
+        ta: MacAddr(0),
+        ra: MacAddr(1),
+        duration: SimDur::ZERO,
+        seq: 0,
+        retry: false,
+        mpdu_bytes: 1536 * ids.len() as u32,
+        rate: crate::phy::Rate(0),
+        airtime: SimDur::from_micros(300),
+        contended: true,
+        mpdus,
+    }
+}
+
+#[test]
+fn a_no_ack_msdu_is_lost_exactly_when_its_mpdu_does_not_reach_the_receiver() {
+    use crate::mac::{AckPolicy, MacOutput};
+    use wifitcp_core::DropReason;
+    let lost = |out: &[MacOutput]| -> Vec<u64> {
+        out.iter()
+            .map(|o| match o {
+                MacOutput::Dropped(id, DropReason::NoAckLost) => id.0,
+                o => panic!("unexpected {o:?}"),
+            })
+            .collect()
+    };
+    let mut r = Receipts::default();
+    let mut out = Vec::new();
+    r.verdict(&data(&[1], AckPolicy::NoAck, &[true]), true, &mut out);
+    assert!(out.is_empty(), "a received No Ack MSDU is not lost");
+    r.verdict(&data(&[2], AckPolicy::NoAck, &[true]), false, &mut out);
+    assert_eq!(lost(&out), [2], "a PPDU its receiver did not get loses its MSDU");
+    out.clear();
+    // An aggregate of No Ack MPDUs: only the MPDU whose FCS failed is lost.
+    r.verdict(&data(&[3, 4, 5], AckPolicy::NoAck, &[true, false, true]), true, &mut out);
+    assert_eq!(lost(&out), [4]);
+    out.clear();
+    // Acknowledged MPDUs are never the verdict's to drop: the exchange retries them.
+    r.verdict(&data(&[6], AckPolicy::Normal, &[false]), false, &mut out);
+    assert!(out.is_empty());
+}
+
+#[test]
+fn a_discard_at_the_retry_limit_says_whether_the_receiver_had_the_msdu() {
+    use crate::mac::{AckPolicy, MacOutput};
+    use wifitcp_core::DropReason;
+    let mut r = Receipts::default();
+    let mut out = Vec::new();
+    // MSDU 7 reached its receiver (its ACK was lost), MSDU 8 never did.
+    r.verdict(&data(&[7], AckPolicy::Normal, &[true]), true, &mut out);
+    r.verdict(&data(&[8], AckPolicy::Normal, &[false]), false, &mut out);
+    assert!(matches!(r.discard(PacketId(7)), MacOutput::DiscardedAfterReceipt(PacketId(7))));
+    assert!(matches!(r.discard(PacketId(8)), MacOutput::Dropped(PacketId(8), DropReason::RetryLimit)));
+    // Block Ack: every MPDU of an aggregate that got through is logged, the
+    // last MSDU alone would not do.
+    r.verdict(&data(&[10, 11, 12], AckPolicy::BlockAck, &[true, false, true]), true, &mut out);
+    assert!(r.reached(PacketId(10)) && r.reached(PacketId(12)) && !r.reached(PacketId(11)));
+    // The log of a station that keeps several outstanding is bounded.
+    for id in 100..100 + SEVERAL as u64 {
+        r.verdict(&data(&[id], AckPolicy::BlockAck, &[true]), true, &mut out);
+    }
+    assert!(!r.reached(PacketId(10)) && r.reached(PacketId(100)));
+    assert!(out.is_empty());
+}

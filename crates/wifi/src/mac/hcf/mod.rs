@@ -71,11 +71,11 @@ use super::api::{Demand, Mac};
 use super::blockack::{Originator, Recipient};
 use super::dcf::MacCounters;
 use super::edca::{AccessCategory, EdcaParams};
-use super::exchange::{cts_duration, needs_rts, rts_duration, ResponseWait};
+use super::exchange::{cts_duration, needs_rts, rts_duration, Receipts, ResponseWait};
 use super::frame::{AckPolicy, Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdu, MpduBody, Mpdus, Msdu};
 use crate::phy::PhyTiming;
 use std::collections::VecDeque;
-use wifitcp_core::{DropReason, RngStream, SimDur, SimTime};
+use wifitcp_core::{RngStream, SimDur, SimTime};
 use wifitcp_wire::wifi_frame::{data_mpdu_len, msdu_len, ACK_LEN, BLOCK_ACK_LEN, BLOCK_ACK_REQ_LEN, CTS_LEN, RTS_LEN};
 use wifitcp_wire::Packet;
 
@@ -203,6 +203,8 @@ pub struct Hcf {
     /// The slot time and EDCA's counting rule; the IFS.
     slotting: Slotting,
     ifs_times: IfsTimes,
+    /// What reached the receivers (the medium's verdicts).
+    receipts: Receipts,
     pub counters: MacCounters,
     pub stats: HcfStats,
 }
@@ -237,6 +239,7 @@ impl Hcf {
             cs: Deferral::new(),
             slotting,
             ifs_times,
+            receipts: Receipts::default(),
             counters: MacCounters::default(),
             stats: HcfStats { mpdus_per_ppdu: vec![0; 65], ..HcfStats::default() },
         }
@@ -769,7 +772,7 @@ impl Hcf {
         let gave_up = !res.dropped.is_empty();
         for it in res.dropped {
             self.counters.drops_retry_limit += 1;
-            out.push(MacOutput::Dropped(it.msdu.id, DropReason::RetryLimit));
+            out.push(self.receipts.discard(it.msdu.id));
         }
         self.block.clear();
         // 10.22.2.7: CW doubles after a failure, and returns to CWmin when
@@ -814,7 +817,7 @@ impl Hcf {
         }
         for it in res.dropped {
             self.counters.drops_retry_limit += 1;
-            out.push(MacOutput::Dropped(it.msdu.id, DropReason::RetryLimit));
+            out.push(self.receipts.discard(it.msdu.id));
         }
         self.cs.self_busy_until = now;
         self.exchange_succeeded(now, out);
@@ -883,6 +886,9 @@ impl Mac for Hcf {
     }
     fn on_tx_end(&mut self, now: SimTime, out: &mut impl MacSink) {
         self.tx_end(now, out)
+    }
+    fn on_verdict(&mut self, _: SimTime, f: &Frame, received: bool, out: &mut impl MacSink) {
+        self.receipts.verdict(f, received, out)
     }
     fn on_wake(&mut self, now: SimTime, out: &mut impl MacSink) {
         self.wake(now, out)

@@ -8,7 +8,7 @@ use crate::mac::sched::ListScheduler;
 use crate::medium::{Bss, BssOutput, FixedPer};
 use crate::phy::ht::{ampdu_bytes, PPDU_MAX_TIME};
 use crate::phy::{PhyConfig, PhyStandard};
-use wifitcp_core::{EventQueue, FlowId, PacketId};
+use wifitcp_core::{DropReason, EventQueue, FlowId, PacketId};
 use wifitcp_wire::ip::PROTO_UDP;
 use wifitcp_wire::{Ipv4Addr, Ipv4Header, UdpHeader};
 

@@ -15,7 +15,7 @@ use crate::mac::beacon::BeaconClock;
 use crate::mac::dcf::{Dcf, MacCounters, Withdrawn};
 use crate::mac::frame::{Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdus};
 use crate::phy::PhyTiming;
-use wifitcp_core::{DropReason, SimDur, SimTime};
+use wifitcp_core::{SimDur, SimTime};
 use wifitcp_wire::wifi_frame::{data_mpdu_len, msdu_len, CF_POLL_LEN};
 use wifitcp_wire::Packet;
 
@@ -314,7 +314,7 @@ impl Coordinator {
         if self.dcf.retry_limit_reached(retries) {
             let d = self.dl.take().expect("a downlink MSDU");
             self.dcf.counters.drops_retry_limit += 1;
-            out.push(MacOutput::Dropped(d.id(), DropReason::RetryLimit));
+            out.push(self.dcf.receipts.discard(d.id()));
         }
     }
 
@@ -414,6 +414,10 @@ impl Mac for Coordinator {
             run.idle_polls += 1;
         }
         self.next = Next::CfpFrame(now + self.t().sifs);
+    }
+    fn on_verdict(&mut self, _: SimTime, f: &Frame, received: bool, out: &mut impl MacSink) {
+        // One log per station, the DCF's, whoever sent the frame.
+        self.dcf.receipts.verdict(f, received, out)
     }
     fn on_tx_end(&mut self, now: SimTime, out: &mut impl MacSink) {
         self.last_input = now;

@@ -22,7 +22,7 @@ use crate::mac::api::{Demand, Mac};
 use crate::mac::dcf::{Dcf, MacCounters, Withdrawn};
 use crate::mac::frame::{Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdus};
 use crate::phy::PhyTiming;
-use wifitcp_core::{DropReason, SimDur, SimTime};
+use wifitcp_core::{SimDur, SimTime};
 use wifitcp_wire::wifi_frame::CF_POLL_LEN;
 use wifitcp_wire::Packet;
 
@@ -75,7 +75,7 @@ impl CfStation {
         let retries = w.failed();
         if self.dcf.retry_limit_reached(retries) {
             self.dcf.counters.drops_retry_limit += 1;
-            out.push(MacOutput::Dropped(w.id(), DropReason::RetryLimit));
+            out.push(self.dcf.receipts.discard(w.id()));
             out.push(MacOutput::Ready);
         } else {
             self.dcf.restore(w);
@@ -162,6 +162,10 @@ impl Mac for CfStation {
             }
             _ => {}
         }
+    }
+    fn on_verdict(&mut self, _: SimTime, f: &Frame, received: bool, out: &mut impl MacSink) {
+        // One log per station, the DCF's, whoever sent the frame.
+        self.dcf.receipts.verdict(f, received, out)
     }
     fn on_tx_end(&mut self, now: SimTime, out: &mut impl MacSink) {
         let Some(kind) = self.own_tx.take() else {
