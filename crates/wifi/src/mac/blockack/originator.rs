@@ -4,6 +4,7 @@
 //! retransmit in its next A-MPDU and when a BlockAckReq must move the
 //! recipient's window past MPDUs it gave up on.
 use super::{sn_add, sn_dist, sn_lt, MAX_WINDOW};
+use crate::mac::exchange::RetryLimit;
 use std::collections::VecDeque;
 
 #[derive(Debug)]
@@ -31,7 +32,9 @@ pub struct BaOutcome<T> {
 #[derive(Debug)]
 pub struct Originator<T> {
     win_size: u16,
-    retry_limit: u32,
+    /// Transmissions of an MPDU before it is discarded (its attempts are
+    /// its failures when it is judged: every one in flight failed or not).
+    retry_limit: RetryLimit,
     next_sn: u16,
     /// Outstanding MPDUs in sequence-number order (oldest first).
     queue: VecDeque<Entry<T>>,
@@ -44,7 +47,13 @@ impl<T> Originator<T> {
     /// and `retry_limit` transmissions per MPDU (at least 1).
     pub fn new(ssn: u16, win_size: u16, retry_limit: u32) -> Originator<T> {
         assert!((1..=MAX_WINDOW).contains(&win_size) && retry_limit >= 1);
-        Originator { win_size, retry_limit, next_sn: ssn % super::SN_MODULO, queue: VecDeque::new(), bar: None }
+        Originator {
+            win_size,
+            retry_limit: RetryLimit(retry_limit),
+            next_sn: ssn % super::SN_MODULO,
+            queue: VecDeque::new(),
+            bar: None,
+        }
     }
 
     /// WinStartO: the oldest outstanding sequence number, or the next one.
@@ -149,7 +158,7 @@ impl<T> Originator<T> {
                 keep.push_back(e);
             } else if acked(e.sn) {
                 out.acked.push(e.item);
-            } else if e.attempts >= self.retry_limit {
+            } else if self.retry_limit.reached(e.attempts) {
                 dropped_any = true;
                 out.dropped.push(e.item);
             } else {

@@ -9,7 +9,8 @@
 //! (so the receiver's duplicate filter, 10.3.2.14, works across the CFP and
 //! the CP); the DCF lends only while no frame exchange of its own is under
 //! way; the receive path shares the DCF's duplicate cache.
-use super::{Dcf, Exchange, InService};
+use super::{Dcf, DcfParams, Exchange, InService};
+use crate::mac::exchange::Count;
 use crate::mac::frame::{AckPolicy, Frame, FrameKind, MacAddr, MacSink, Mpdu, MpduBody, Mpdus};
 use crate::phy::PhyTiming;
 use wifitcp_core::{PacketId, SimDur, SimTime};
@@ -63,10 +64,10 @@ impl Withdrawn {
         c.data_attempts += 1;
         f
     }
-    /// A contention-free attempt failed: the MSDU's retry count after it.
-    pub fn failed(&mut self) -> u32 {
-        self.0.retries += 1;
-        self.0.retries
+    /// A contention-free attempt of it failed (against the short count:
+    /// no RTS/CTS in a CFP); true if it is to be discarded.
+    pub fn failed(&mut self, p: &DcfParams) -> bool {
+        self.0.retry.fail(Count::Short, p.short_limit(), p.long_limit())
     }
 }
 
@@ -96,11 +97,6 @@ impl Dcf {
         }
         self.bo.count_from = None;
         self.resume();
-    }
-
-    /// Whether a lent MSDU has used up its attempts (`dot11ShortRetryLimit`).
-    pub fn retry_limit_reached(&self, retries: u32) -> bool {
-        retries >= self.p.short_retry_limit
     }
 
     /// A CF-End (10.4.3.3): the NAV set for the CFP ends now. Called from

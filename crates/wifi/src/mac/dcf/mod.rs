@@ -9,25 +9,16 @@
 //! whole slots are subtracted (10.3.4.3: a slot counts only if the medium was
 //! idle for the whole slot). Cost is per frame, not per slot.
 //!
-//! Retry limits count transmission attempts, as the MIB defines them
-//! (802.11-2020 Annex C, dot11ShortRetryLimit / dot11LongRetryLimit: "the
-//! maximum number of transmission attempts of a frame ... that are made
-//! before a failure condition is indicated"; the retry procedure of
-//! 10.3.4.4 discards when the retry count reaches the limit). With the
-//! default 7 an MSDU gets at most 7
-//! attempts, as in ns-2.35 (`Mac802_11::RetransmitDATA`: count incremented,
-//! discard if `>=` the limit) and ns-3 (`NeedRetransmission`: retry while
-//! the count is `<` MaxSsrc). Models written in retransmissions (Bianchi's m,
-//! Pokhrel's k with k + 1 attempts) use limit = m + 1.
+//! Retry counts and limits are the frame exchange layer's
+//! (`mac/exchange/retry.rs`, 10.3.4.4: a limit counts attempts, so the
+//! default 7 gives an MSDU at most 7 attempts).
 //!
 //! Deviations from the standard, each also noted at the code:
 //! - Optional (`DcfParams::backoff_on_idle_access`, off by default): ns-2's
 //!   random deferral of a frame that finds the medium idle, instead of
 //!   10.3.4.2's access after DIFS; for reproducing ns-2 studies.
-//! - Short and long retry counts are kept per MSDU and drive discard; CW
-//!   doubles after every failure (the standard also keeps station-wide
-//!   SSRC/SLRC; they coincide for a station that serves one MSDU at a
-//!   time, as here).
+//! - Short and long retry counts are kept per MSDU and drive discard
+//!   (`exchange::RetryCounts`); CW doubles after every failure.
 //! - A failed exchange ends at the ACK/CTS timeout; the station then needs
 //!   DIFS of idle medium after it before counting (ns-3 does the same).
 //!
@@ -50,7 +41,9 @@ pub use params::{DcfParams, MacCounters};
 
 use super::access::{Backoff, CountRule, Deferral, IfsTimes, Slotting};
 use super::api::{Bystander, Demand, GroupRules, Mac};
-use super::exchange::{answers_rts, cts_duration, needs_rts, rts_duration, Receipts, ResponseWait, RxCache, RxVerdict};
+use super::exchange::{
+    answers_rts, cts_duration, needs_rts, rts_duration, Count, Receipts, ResponseWait, RetryCounts, RxCache, RxVerdict,
+};
 use super::frame::{AckPolicy, Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdu, MpduBody, Mpdus, Msdu};
 use crate::phy::{PhyTiming, Rate};
 use crate::rate::{FixedRate, Outcome, RateControl};
@@ -75,18 +68,12 @@ struct InService {
     /// Data frames of this MSDU sent so far (the rate control's attempt
     /// number).
     data_attempts: u32,
-    /// Short retry count of the MSDU (10.3.4.4): failed RTS attempts, or
-    /// failed data attempts of a frame sent without RTS/CTS. A CTS resets it.
-    retries: u32,
-    /// Long retry count (10.3.4.4): failed data attempts after a CTS. Not
-    /// reset by a CTS (only by the end of the MSDU), so an MSDU whose RTS
-    /// exchanges succeed but whose data frames fail is discarded at
-    /// `long_retry_limit` attempts.
-    long_retries: u32,
+    /// The MSDU's short and long retry counts (10.3.4.4).
+    retry: RetryCounts,
     /// Whether a data frame of this MSDU has been on the air: the Retry
     /// subfield of every later data frame of it (9.2.4.1.6: set in "any
     /// data frame that is a retransmission of an earlier frame"). Not
-    /// `retries > 0`: a CTS resets the retry count (10.3.4.4) although the
+    /// `retry.any()`: a CTS resets the retry count (10.3.4.4) although the
     /// data frame it precedes may be a retransmission, and the receiver's
     /// duplicate filter (10.3.2.14) needs the Retry bit of every
     /// retransmission, whatever the exchange.
@@ -288,8 +275,7 @@ impl Dcf {
             rate,
             data_time: SimDur::ZERO,
             data_attempts: 0,
-            retries: 0,
-            long_retries: 0,
+            retry: RetryCounts::default(),
             data_sent: false,
             uses_rts,
             ready_at: now,
@@ -478,7 +464,7 @@ impl Dcf {
         let cur = self.cur.as_ref().expect("access without MSDU");
         let uses_rts = cur.uses_rts;
         self.counters.attempts += 1;
-        if cur.retries > 0 || cur.long_retries > 0 {
+        if cur.retry.any() {
             self.counters.retries += 1;
         }
         if uses_rts {
@@ -703,7 +689,7 @@ impl Dcf {
         // failures count against the long retry limit with the long count,
         // which the CTS leaves alone.
         if let Some(c) = self.cur.as_mut() {
-            c.retries = 0;
+            c.retry.cts_received();
         }
         let data = Pending::Frame(self.data_frame());
         self.scheduled = Some((now + self.p.timing.sifs, data));
@@ -722,17 +708,11 @@ impl Dcf {
         let cur = self.cur.as_mut().expect("failed exchange without MSDU");
         // Data frames sent after RTS/CTS count against the long limit with
         // the long retry count; everything else against the short one.
-        let (count, limit) = if kind == FrameKind::Ack && cur.uses_rts {
-            cur.long_retries += 1;
-            (cur.long_retries, self.p.long_retry_limit)
-        } else {
-            cur.retries += 1;
-            (cur.retries, self.p.short_retry_limit)
-        };
+        let count = if kind == FrameKind::Ack && cur.uses_rts { Count::Long } else { Count::Short };
+        let discard = cur.retry.fail(count, self.p.short_limit(), self.p.long_limit());
         // CW doubles (10.3.4.3).
         self.bo.grow_cw(self.p.cw_max);
-        if count >= limit {
-            // The retry count reached the limit: `limit` attempts (module docs).
+        if discard {
             let cur = self.cur.take().expect("in service");
             self.counters.drops_retry_limit += 1;
             self.bo.cw = self.p.cw_min;

@@ -1,4 +1,5 @@
 //! DCF parameters and counters.
+use crate::mac::exchange::RetryLimit;
 use crate::mac::AckPolicy;
 use crate::phy::PhyTiming;
 
@@ -71,4 +72,17 @@ pub struct MacCounters {
     /// New MSDUs discarded as duplicates after a sequence-number wrap
     /// (reported as dropped with `DropReason::DuplicateFrame`).
     pub rx_false_duplicates: u64,
+}
+
+impl DcfParams {
+    /// dot11ShortRetryLimit as the frame exchange layer counts it.
+    #[inline]
+    pub fn short_limit(&self) -> RetryLimit {
+        RetryLimit(self.short_retry_limit)
+    }
+    /// dot11LongRetryLimit as the frame exchange layer counts it.
+    #[inline]
+    pub fn long_limit(&self) -> RetryLimit {
+        RetryLimit(self.long_retry_limit)
+    }
 }

@@ -639,7 +639,7 @@ fn lost_cts_fails_the_rts_and_the_rts_is_retried() {
     bss.ungroup_all();
     let s1 = &bss.macs[1];
     assert_eq!(s1.counters.failures, 1);
-    assert_eq!(s1.cur.as_ref().unwrap().retries, 1);
+    assert_eq!(s1.cur.as_ref().unwrap().retry.counts(), (1, 0));
     let k = s1.bo.slots.expect("a new backoff") as u64;
     assert_eq!(s1.next_wakeup(), us(42 + 20 + k));
     assert_eq!(bss.medium[0].control_errors, 1);
@@ -794,11 +794,15 @@ fn retry_bit_marks_data_retransmissions_only() {
     let mut d = sta(1, 50);
     let mut out = vec![];
     d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
-    d.cur.as_mut().unwrap().retries = 2;
+    let (short, long) = (d.p.short_limit(), d.p.long_limit());
+    let retry = &mut d.cur.as_mut().unwrap().retry;
+    retry.fail(Count::Short, short, long);
+    retry.fail(Count::Short, short, long);
     assert!(!d.data_frame().retry, "no data frame sent yet");
     d.cur.as_mut().unwrap().data_sent = true;
-    d.cur.as_mut().unwrap().retries = 0;
-    d.cur.as_mut().unwrap().long_retries = 1;
+    let retry = &mut d.cur.as_mut().unwrap().retry;
+    retry.cts_received();
+    retry.fail(Count::Long, short, long);
     assert!(d.data_frame().retry, "a CTS reset the count, the data frame is still a retransmission");
 }
 

@@ -13,6 +13,8 @@
 //! - `protect.rs`: RTS/CTS (10.3.2.7, 10.3.2.8): when a PSDU needs it, the
 //!   Duration fields of the RTS and the CTS, and when a station answers an
 //!   RTS;
+//! - `retry.rs`: [`RetryCounts`] and [`RetryLimit`], the short and long
+//!   retry counts of 10.3.4.4 and what a limit counts;
 //! - `receipts.rs`: [`Receipts`], the transmitter's side of the medium's
 //!   verdict on its data frames: No Ack losses (9.2.4.5.4) and the MSDUs
 //!   that reached the receiver although their acknowledgements were lost.
@@ -20,10 +22,12 @@
 //! Invariants: a response is accepted only while a wait is open, only of
 //! the kind awaited and only if its reception started within the timeout;
 //! a wait ends exactly once (accepted, failed by another frame, or timed
-//! out); a received MPDU is delivered at most once.
+//! out); a received MPDU is delivered at most once; an MSDU is discarded
+//! at the retry limit once, after exactly `limit` failed attempts.
 mod dup;
 mod protect;
 mod receipts;
+mod retry;
 #[cfg(test)]
 mod tests;
 mod wait;
@@ -31,4 +35,5 @@ mod wait;
 pub use dup::{RxCache, RxVerdict};
 pub use protect::{answers_rts, cts_duration, needs_rts, rts_duration, RTS_OFF};
 pub use receipts::{Receipts, SEVERAL};
+pub use retry::{Count, RetryCounts, RetryLimit};
 pub use wait::ResponseWait;

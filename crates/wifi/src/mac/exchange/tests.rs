@@ -135,3 +135,29 @@ fn a_discard_at_the_retry_limit_says_whether_the_receiver_had_the_msdu() {
     assert!(!r.reached(PacketId(10)) && r.reached(PacketId(100)));
     assert!(out.is_empty());
 }
+
+#[test]
+fn a_limit_counts_attempts_and_a_cts_restarts_only_the_short_count() {
+    let (short, long) = (RetryLimit(7), RetryLimit(4));
+    let mut r = RetryCounts::default();
+    // Six failed RTS attempts, then a CTS: the short count starts over.
+    for _ in 0..6 {
+        assert!(!r.fail(Count::Short, short, long));
+    }
+    r.cts_received();
+    assert_eq!(r.counts(), (0, 0));
+    assert!(!r.any());
+    // Data after the CTS fails: the long count is not reset by later CTSs,
+    // the fourth failure is the fourth attempt, and the limit.
+    for i in 1..=3 {
+        assert!(!r.fail(Count::Long, short, long));
+        r.cts_received();
+        assert_eq!(r.counts(), (0, i));
+    }
+    assert!(r.fail(Count::Long, short, long), "dot11LongRetryLimit 4: four attempts");
+    // Without RTS/CTS the seventh failure discards (dot11ShortRetryLimit 7).
+    let mut r = RetryCounts::default();
+    let discards: Vec<bool> = (0..7).map(|_| r.fail(Count::Short, short, long)).collect();
+    assert_eq!(discards, [false, false, false, false, false, false, true]);
+    assert!(RetryLimit(1).reached(1) && !RetryLimit(2).reached(1));
+}

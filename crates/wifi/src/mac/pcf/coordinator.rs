@@ -310,8 +310,7 @@ impl Coordinator {
         }
         self.dcf.counters.failures += 1;
         let d = self.dl.as_mut().expect("a downlink MSDU");
-        let retries = d.failed();
-        if self.dcf.retry_limit_reached(retries) {
+        if d.failed(self.dcf.params()) {
             let d = self.dl.take().expect("a downlink MSDU");
             self.dcf.counters.drops_retry_limit += 1;
             out.push(self.dcf.receipts.discard(d.id()));

@@ -72,8 +72,7 @@ impl CfStation {
             return;
         }
         self.dcf.counters.failures += 1;
-        let retries = w.failed();
-        if self.dcf.retry_limit_reached(retries) {
+        if w.failed(self.dcf.params()) {
             self.dcf.counters.drops_retry_limit += 1;
             out.push(self.dcf.receipts.discard(w.id()));
             out.push(MacOutput::Ready);
