@@ -3,8 +3,8 @@
 //! against the cycle-time arithmetic of one station.
 use super::*;
 use crate::mac::edca::EdcaSet;
-use crate::mac::pcf::PollList;
 use crate::mac::sched::ListScheduler;
+use crate::mac::sched::PollList;
 use crate::medium::{Bss, BssOutput, FixedPer};
 use crate::phy::ht::{ampdu_bytes, PPDU_MAX_TIME};
 use crate::phy::{PhyConfig, PhyStandard};

@@ -7,13 +7,13 @@
 //! the DCF is held off (sees the medium busy) from the CFP's beacon to the
 //! end of its CF-End; the downlink MSDU lent to the CFP (`dl`) goes back to
 //! the DCF at the CF-End unless acknowledged or dropped.
-use super::activity::PollList;
 use super::Shadow;
 use crate::mac::access::CsView;
 use crate::mac::api::{Bystander, Demand, GroupRules, Mac};
 use crate::mac::beacon::BeaconClock;
 use crate::mac::dcf::{Dcf, MacCounters, Withdrawn};
 use crate::mac::frame::{Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdus};
+use crate::mac::sched::{Grant, ListScheduler, PollList, PollScheduler, Usage};
 use crate::phy::PhyTiming;
 use wifitcp_core::{SimDur, SimTime};
 use wifitcp_wire::wifi_frame::{data_mpdu_len, msdu_len, CF_POLL_LEN};
@@ -30,8 +30,16 @@ pub struct CfpConfig {
     /// CFPMaxDuration, counted from the TBTT (10.4.1); shorter than the
     /// beacon interval (checked by the scenario loader).
     pub max_duration: SimDur,
-    /// The stations polled.
+    /// The stations polled, round after round (`ListScheduler::cycling`).
     pub list: PollList,
+}
+
+/// The contention-free period as the coordinator runs it: CFPPeriod,
+/// CFPMaxDuration and the scheduler that names whom each CF-Poll goes to.
+struct Cfp {
+    period: u32,
+    max_duration: SimDur,
+    sched: Box<dyn PollScheduler>,
 }
 
 /// What the coordinator does at its next own wake-up.
@@ -69,7 +77,7 @@ pub struct Coordinator {
     dcf: Dcf,
     sh: Shadow,
     clock: BeaconClock,
-    cfp: Option<CfpConfig>,
+    cfp: Option<Cfp>,
     /// Beacons until the next CFP (the CF Parameter Set's CFPCount).
     cfp_count: u32,
     run: Option<CfpRun>,
@@ -103,6 +111,11 @@ pub struct PcfStats {
 
 impl Coordinator {
     pub fn new(dcf: Dcf, clock: BeaconClock, cfp: Option<CfpConfig>) -> Coordinator {
+        let cfp = cfp.map(|c| Cfp {
+            period: c.period,
+            max_duration: c.max_duration,
+            sched: Box::new(ListScheduler::cycling(c.list)),
+        });
         let t = dcf.timing_ref();
         let max_answer = t.data_ppdu_time(data_mpdu_len(msdu_len(1500)));
         let cf_end_air = t.tx_time(CF_END_LEN, t.control_rate);
@@ -129,9 +142,9 @@ impl Coordinator {
     pub fn dcf_mut(&mut self) -> &mut Dcf {
         &mut self.dcf
     }
-    /// The polling list (none without a CFP).
-    pub fn poll_list(&self) -> Option<&PollList> {
-        self.cfp.as_ref().map(|c| &c.list)
+    /// The scheduler of the CF-Polls (none without a CFP).
+    pub fn poll_scheduler(&self) -> Option<&dyn PollScheduler> {
+        self.cfp.as_ref().map(|c| &*c.sched)
     }
     /// Whether a CFP is in progress.
     pub fn in_cfp(&self) -> bool {
@@ -188,7 +201,7 @@ impl Coordinator {
                 // to CFPDurRemaining (10.4.3.3).
                 let end = tbtt + c.max_duration;
                 nav = end.saturating_since(now + self.clock.airtime());
-                c.list.refresh(now);
+                c.sched.begin(now);
                 self.run = Some(CfpRun { end, ..CfpRun::default() });
                 self.stats.cfps += 1;
                 self.sh.cfp = true;
@@ -199,7 +212,7 @@ impl Coordinator {
                 // station's MSDUs while it holds none, `demand`).
                 self.dl = self.dcf.withdraw();
                 if let Some(d) = &self.dl {
-                    c.list.start_at(d.ra());
+                    c.sched.prefer(d.ra());
                 }
                 self.cfp_count = c.period - 1;
             } else {
@@ -213,8 +226,8 @@ impl Coordinator {
     /// Choose the station of the next poll and, if no downlink MSDU is
     /// lent, ask the queue for one for it (`demand`; the caller feeds us
     /// at once, at this instant, before the poll is due).
-    fn prefetch(&mut self, out: &mut impl MacSink) {
-        let next_sta = self.cfp.as_ref().and_then(|c| c.list.next());
+    fn prefetch(&mut self, now: SimTime, out: &mut impl MacSink) {
+        let next_sta = self.cfp.as_mut().and_then(|c| c.sched.next(now)).map(|g| g.sta);
         if let Some(r) = self.run.as_mut() {
             r.next_sta = next_sta;
         }
@@ -229,7 +242,7 @@ impl Coordinator {
         let t = self.t().clone();
         let addr = self.dcf.addr;
         let (list_len, next_sta) = match (&self.cfp, &self.run) {
-            (Some(c), Some(r)) => (c.list.len(), r.next_sta),
+            (Some(c), Some(r)) => (c.sched.listed(), r.next_sta),
             _ => return,
         };
         let run = self.run.as_mut().expect("in a CFP");
@@ -261,7 +274,9 @@ impl Coordinator {
             return;
         };
         if let Some(c) = self.cfp.as_mut() {
-            c.list.advance();
+            // The grant is this poll and the exchange it starts.
+            let g = Grant { sta, txop: SimDur::ZERO };
+            c.sched.done(now, g, Usage { bytes: 0, empty: false });
         }
         self.stats.polls += 1;
         run.polled = Some(sta);
@@ -287,7 +302,7 @@ impl Coordinator {
             }
         };
         self.send(now, f, out);
-        self.prefetch(out);
+        self.prefetch(now, out);
     }
 
     /// The answer to our poll (or its absence): settle the downlink MSDU
@@ -356,7 +371,7 @@ impl Mac for Coordinator {
         self.last_input = now;
         // Downlink activity: each MSDU once, when the queue hands it over.
         if let Some(c) = self.cfp.as_mut() {
-            c.list.observe(now, ra, pkt.ip_len());
+            c.sched.observe(now, ra, pkt.ip_len());
         }
         if self.run.is_some() {
             // For the station polled next: lent to the CFP at once (the
@@ -381,7 +396,7 @@ impl Mac for Coordinator {
         if self.run.is_none() || polled != Some(f.ta) {
             if ok && f.ra == self.dcf.addr && f.kind.carries_msdus() {
                 if let (Some(c), Some(p)) = (self.cfp.as_mut(), f.first_msdu()) {
-                    c.list.observe(now, f.ta, p.ip_len());
+                    c.sched.observe(now, f.ta, p.ip_len());
                 }
             }
             self.dcf.on_rx_end(now, f, ok, out);
@@ -406,7 +421,7 @@ impl Mac for Coordinator {
             self.stats.cf_data_up += 1;
             let bytes = f.first_msdu().map_or(0, |p| p.ip_len());
             if let Some(c) = self.cfp.as_mut() {
-                c.list.observe(now, f.ta, bytes);
+                c.sched.observe(now, f.ta, bytes);
             }
             self.dcf.accept_cf_data(f, out);
         } else if !f.kind.cf_ack() {
@@ -432,7 +447,7 @@ impl Mac for Coordinator {
             FrameKind::Beacon if self.run.is_some() => {
                 // 10.4.3.1: the PC's first frame SIFS after the beacon.
                 self.next = Next::CfpFrame(now + self.t().sifs);
-                self.prefetch(out);
+                self.prefetch(now, out);
             }
             FrameKind::Beacon => self.next = Next::Beacon,
             FrameKind::CfEnd | FrameKind::CfEndAck => self.end_cfp(now, out),

@@ -7,7 +7,8 @@
 //!   (`mac::beacon`); with a CFP configured, every `cfp_period`-th beacon
 //!   carries the CF Parameter Set and starts a contention-free period
 //!   (CFP) of at most CFPMaxDuration, in which it polls the stations of its
-//!   [`PollList`] (`activity.rs`) and ends the CFP with CF-End.
+//!   [`PollList`] (`mac/sched/activity.rs`) through a
+//!   [`PollScheduler`](crate::mac::sched::PollScheduler) and ends the CFP with CF-End.
 //! - [`CfStation`] (`station.rs`): a CF-pollable station. Its DCF serves
 //!   the CP; the beacon's CFPDurRemaining sets its NAV (10.4.3.3), a
 //!   CF-End resets it; polled, it answers after SIFS with Data (+CF-Ack),
@@ -72,13 +73,12 @@
 //! every MSDU lent by the DCF to the CFP returns to it, is acknowledged, or
 //! is dropped at the retry limit; no CFP outlasts CFPMaxDuration after its
 //! TBTT, so it ends before the next TBTT.
-mod activity;
 mod coordinator;
 mod station;
 #[cfg(test)]
 mod tests;
 
-pub use activity::{ActivityConfig, PollList};
+pub use crate::mac::sched::{ActivityConfig, PollList};
 pub use coordinator::{CfpConfig, Coordinator};
 pub use station::CfStation;
 

@@ -294,9 +294,9 @@ fn the_poll_list_of_the_multi_poll_hybrid_is_what_the_ap_polls() {
     let AnyMac::Ap(ap) = &bss.macs[0] else { panic!() };
     // It joined once, and left once it fell silent (its packets ran out
     // at about 140 ms; the CFP at about 206 ms found its window empty).
-    let l = ap.poll_list().unwrap();
-    assert_eq!((l.joins, l.leaves), (1, 1));
-    assert!(l.is_empty());
+    let l = ap.poll_scheduler().unwrap();
+    assert_eq!(l.joins_leaves(), (1, 1));
+    assert_eq!(l.listed(), 0);
 }
 
 #[test]

@@ -8,20 +8,26 @@
 //! station uses it as it would a TXOP won by contention (an A-MPDU with
 //! immediate BlockAck, more exchanges while they fit). A [`PollScheduler`]
 //! decides whom the AP grants next and for how long; the HCF's polling
-//! (`mac/hcf/poll.rs`) carries the grants out.
+//! (`mac/hcf/poll.rs`) and the PCF's point coordinator
+//! (`mac/pcf/coordinator.rs`, where a grant is one CF-Poll and the frame
+//! exchange it starts) carry the grants out.
 //!
 //! Schedulers, one file each:
-//! - `list.rs`: [`ListScheduler`], a polling list in order: every
-//!   associated station (round robin), or the stations whose traffic
-//!   crosses packet-rate or byte-rate thresholds (the multi-poll activity
-//!   list of paper 000, `pcf::PollList`).
+//! - `list.rs`: [`ListScheduler`], a polling list in order, each listed
+//!   station once per service period (the HCF) or round after round until
+//!   the period ends (the PCF's CFP);
+//! - `activity.rs`: [`PollList`], the list: every associated station
+//!   (round robin), or the stations whose traffic crosses packet-rate and
+//!   byte-rate thresholds (the multi-poll activity list of paper 000).
 //!
 //! A multi-user scheduler (802.11ax trigger-based uplink OFDMA) is one more
 //! implementation whose grant names several stations and resource units;
 //! [`Grant`] is the single-user case.
+mod activity;
 mod list;
 
-pub use list::ListScheduler;
+pub use activity::{ActivityConfig, PollList};
+pub use list::{ListScheduler, Rounds};
 
 use crate::mac::frame::MacAddr;
 use wifitcp_core::{SimDur, SimTime};
@@ -48,10 +54,16 @@ pub struct Usage {
 pub trait PollScheduler {
     /// A service period begins at `now` (the AP starts polling).
     fn begin(&mut self, now: SimTime);
-    /// The next grant of this service period, `None` when it is over.
+    /// The next grant of this service period, `None` when it is over (the
+    /// same grant until `done`: a coordinator may look one grant ahead).
     fn next(&mut self, now: SimTime) -> Option<Grant>;
-    /// The grant ended (the AP regained the medium).
+    /// The grant was carried out: a polled TXOP when the AP regained the
+    /// medium; a PCF CF-Poll (one frame exchange) when the poll went out.
     fn done(&mut self, now: SimTime, g: Grant, u: Usage);
+    /// The AP holds downlink data for `sta`: start the period's grants
+    /// there if the scheduler may (the PCF piggybacks that MSDU on the
+    /// poll). Default: ignored.
+    fn prefer(&mut self, _sta: MacAddr) {}
     /// A data frame of `bytes` MSDU bytes to or from `sta` (activity).
     fn observe(&mut self, now: SimTime, sta: MacAddr, bytes: u32);
     /// Stations on the list now (results).

@@ -1,4 +1,5 @@
-//! The polling list of the point coordinator: every station in AID order
+//! The polling list of an AP (the point coordinator, the HCF's polling):
+//! every station in AID order
 //! (round-robin PCF, 10.4.4.1: "the PC shall send a CF-Poll to at least
 //! one STA ... in ascending AID order"), or, for the multi-poll hybrid of
 //! paper 000 (Cuzanauskas & Anskaitis, section IV), only the stations whose
