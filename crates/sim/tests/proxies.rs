@@ -334,6 +334,22 @@ fn itcp_recovers_on_the_wireless_connection() {
     }
 }
 
+#[test]
+fn a_split_flow_counts_the_proxys_segments_as_generated() {
+    // The station's receiver gets the AP's segments, not the server's: a
+    // flow's delivered data packets never exceed the ones generated for it
+    // (the server's and the proxy's).
+    for (name, script) in [("none", reordered()), ("burst", burst())] {
+        let r = run(Proxy::Itcp, script);
+        complete(&r);
+        let f = &r["flows"][0];
+        let (g, d) = (f["packets_generated"].as_u64().unwrap(), f["packets_delivered"].as_u64().unwrap());
+        // About BYTES / MSS segments from each side of the split.
+        assert!(d <= g, "{name}: {d} delivered of {g} generated");
+        assert!(g >= 2 * d - d / 10, "{name}: the proxy's segments are counted ({g} generated, {d} delivered)");
+    }
+}
+
 /// The scenario's `[ap.proxy]` through the registry, on a lossy channel
 /// (data frame error rate 0.05 both ways, standard 802.11 retries).
 fn run_registry(kind: &str) -> Value {

@@ -598,15 +598,11 @@ fn without_wall(v: &Value) -> Value {
     v
 }
 
-/// The result's own figures: per flow delivered <= generated, and the
-/// ledger adding up. `split`: an I-TCP proxy splits the TCP flows, whose
-/// receivers then get the AP's own segments, which their flows' generated
-/// counts do not include: the per-flow bound is not checked for them.
-fn check_result(r: &Value, split: bool) -> Result<(), String> {
+/// The result's own figures: per flow delivered <= generated (with an
+/// I-TCP proxy too: the AP's segments of a split flow are the flow's), and
+/// the ledger adding up.
+fn check_result(r: &Value) -> Result<(), String> {
     for f in r["flows"].as_array().ok_or("no flows")? {
-        if split && f["kind"] == "tcp" {
-            continue;
-        }
         let (gen, del) = (f["packets_generated"].as_u64(), f["packets_delivered"].as_u64());
         let (Some(gen), Some(del)) = (gen, del) else { return Err(format!("flow {} without counts", f["name"])) };
         if del > gen {
@@ -669,8 +665,7 @@ fn random_scenarios_over_every_feature_run_cleanly_and_reproducibly() {
                     *coverage.entry(f).or_default() += 1;
                 }
                 let r: Value = serde_json::from_str(&out).expect("result JSON");
-                let split = doc["ap"]["proxy"]["kind"] == "itcp";
-                if let Err(e) = check_result(&r, split) {
+                if let Err(e) = check_result(&r) {
                     failures.push(format!("case {case}: {e}: {text}"));
                 }
                 match run(text.clone(), seed) {
@@ -723,6 +718,6 @@ fn an_empty_polling_period_resumes_contention_from_its_end() {
                      "direction": "downlink", "stations": [3]}]
     });
     let r: Value = serde_json::from_str(&api::run_json(&doc.to_string(), 1).expect("runs")).unwrap();
-    check_result(&r, false).unwrap();
+    check_result(&r).unwrap();
     assert!(r["flows"][0]["packets_delivered"].as_u64().unwrap() > 1000, "{}", r["flows"][0]);
 }

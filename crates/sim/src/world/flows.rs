@@ -63,6 +63,14 @@ impl Flows {
         fi < self.flows.len()
     }
 
+    /// A data packet of flow `fi` was created now outside its sender (an
+    /// agent's split connection); nothing if `fi` is no flow.
+    pub(super) fn generated(&mut self, k: &Kernel, fi: usize) {
+        if let Some(f) = self.flows.get_mut(fi) {
+            f.stats.on_generated(k.now(), k.warmup);
+        }
+    }
+
     pub(super) fn flows(&self) -> &[FlowRt] {
         &self.flows
     }

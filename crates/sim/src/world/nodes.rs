@@ -339,12 +339,19 @@ impl Nodes {
     }
 
     /// After a call into agent `a` of `node`: send what it emitted (each a
-    /// new packet in the ledger) and re-arm its timer.
+    /// new packet in the ledger) and re-arm its timer. A new data packet of
+    /// a flow (a split connection's segment, I-TCP) is one the flow
+    /// generated: its receiver delivers it, so the flow counts it
+    /// (`Flows::generated`); a copy of a packet (a Snoop retransmission) is
+    /// not a new one.
     fn agent_done(&mut self, k: &mut Kernel, cells: &mut Cells, flows: &mut Flows, node: usize, a: usize) {
         while self.agent_ctx.has_emitted() {
             let mut batch: Vec<(Packet, bool)> = self.agent_ctx.take_emitted_marked().collect();
             for (p, copy) in batch.iter_mut() {
                 p.id = if *copy { k.ledger.generate_copy(p.id) } else { k.ledger.generate() };
+                if !*copy && p.payload_len > 0 {
+                    flows.generated(k, p.flow.idx());
+                }
             }
             for (p, _) in batch {
                 self.send_from(k, cells, flows, node, p);
