@@ -432,8 +432,10 @@ fn bad_proxy_settings_are_one_line_errors_naming_the_key() {
 /// proxy. `MURRAY_BYTES` (default 14.4e6, a tenth of the paper's file),
 /// `MURRAY_SEEDS` (default 2), `MURRAY_DELAYS` (one-way ms, default
 /// "0.05,5,50"), `MURRAY_PER` (the unreliable link's frame error rate,
-/// default the file's 0.1), `MURRAY_VERBOSE` (print each run's proxy
-/// counters). Run with
+/// default the file's 0.1), `MURRAY_RACK=1` (RACK-TLP loss detection,
+/// `tcp.rack_tlp`, at every TCP endpoint, the proxies' included),
+/// `MURRAY_PROXIES` (default "none,snoop,itcp,dproxy"), `MURRAY_VERBOSE`
+/// (print each run's proxy counters). Run with
 /// `cargo test --release -p wifitcp-sim --test proxies murray -- --ignored --nocapture`.
 #[test]
 #[ignore]
@@ -464,6 +466,9 @@ fn murray_figs_6_7_table() {
             "noack" => d["mac"] = json!({"ack_policy": "noack"}),
             _ => {}
         }
+        if std::env::var("MURRAY_RACK").is_ok() {
+            d["tcp"]["rack_tlp"] = json!(true);
+        }
         if let (Ok(p), true) = (std::env::var("MURRAY_PER"), file.contains("unreliable")) {
             let p: f64 = p.parse().unwrap();
             d["wlan"]["per_downlink"] = json!(p);
@@ -472,7 +477,7 @@ fn murray_figs_6_7_table() {
         let tag = format!(" ({mac})");
         println!("{file}{tag}: rtt_ms proxy aggregate_mbps mean_completion_s (seeds 1..={seeds})");
         for &delay in &delays {
-            for kind in ["none", "snoop", "itcp", "dproxy"] {
+            for kind in env("MURRAY_PROXIES", "none,snoop,itcp,dproxy").split(',') {
                 d["links"][0]["delay_ms"] = json!(delay);
                 d["ap"]["proxy"] = json!({ "kind": kind });
                 let s = Scenario::from_json(&d.to_string()).unwrap();
