@@ -434,7 +434,7 @@ fn level_crossings(sinusoids: usize, links: usize, allowance: f64) -> String {
 fn fading_level_crossings_and_fade_durations() {
     // With M = 128 the sum of sinusoids is close enough to Gaussian for the
     // closed forms to hold within the sampling error alone (400 links of M =
-    // 128 measured -0.1 .. +0.5 % on the LCR, -0.3 .. +0.4 % on the AFD).
+    // 128 measured -0.04 .. +0.15 % on the LCR, -0.2 .. +0.4 % on the AFD).
     let mut out = level_crossings(128, 25, 0.0);
     // The default M = 32 crosses a little more often and fades a little
     // shorter than Rayleigh (400 links: LCR +0.1 .. +1.2 %, AFD -0.7 ..
