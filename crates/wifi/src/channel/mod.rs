@@ -22,9 +22,12 @@
 //! - [`presets`]: the reference papers' channels.
 //! - [`moving`]: the channel with moving nodes (a frame error model).
 //! - [`power`]: transmit power from the power game's equilibrium.
+//! - [`fading`]: small-scale fading in time (Rayleigh and Rician by sums of
+//!   sinusoids, Nakagami-m and block fading), not wired into scenarios yet.
 
 pub mod config;
 pub mod error_model;
+pub mod fading;
 pub mod fixed;
 pub mod keys;
 pub mod model;
