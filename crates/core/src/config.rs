@@ -109,7 +109,7 @@ pub trait ConfigTable {
 /// again as its own struct, where serde's error names the key).
 pub trait KindVisitor {
     type Out;
-    fn visit<T: serde::de::DeserializeOwned + ConfigTable>(self) -> Self::Out;
+    fn visit<T: serde::de::DeserializeOwned + serde::Serialize + Default + ConfigTable>(self) -> Self::Out;
 }
 
 /// Whether every explicit default text of `T`'s rows that is JSON agrees
@@ -283,7 +283,9 @@ macro_rules! config_table {
 /// of the kind's table struct. Generates the enum (serde internally
 /// tagged; the first kind is the `Default`), `KINDS`, `kind()`, `get()` (the
 /// kind's table as `&dyn Trait`), `keys()` (the tag's row, then every
-/// kind's rows merged) and `visit()`.
+/// kind's rows merged) and `visit()`. `mod name` after a kind declares
+/// the module of its file (the macro is then invoked in the crate root), so
+/// that a new kind is its file plus its line here.
 ///
 /// ```ignore
 /// wifitcp_core::config_kinds! {
@@ -301,10 +303,12 @@ macro_rules! config_kinds {
         $evis:vis enum $name:ident : tag $tag:literal, dyn $tr:path {
             $(
                 $(#[$vattr:meta])*
-                $kind:literal => $variant:ident($table:ty)
+                $kind:literal => $variant:ident($table:ty) $(mod $module:ident)?
             ),+ $(,)?
         }
     ) => {
+        $($(pub mod $module;)?)+
+
         #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
         #[serde(tag = $tag)]
         $(#[$eattr])*
@@ -536,7 +540,7 @@ mod tests {
         struct Count;
         impl KindVisitor for Count {
             type Out = usize;
-            fn visit<T: serde::de::DeserializeOwned + ConfigTable>(self) -> usize {
+            fn visit<T: serde::de::DeserializeOwned + serde::Serialize + Default + ConfigTable>(self) -> usize {
                 T::keys().len()
             }
         }
