@@ -9,7 +9,11 @@
 //! - Randomness comes only from [`RngStream`]s derived from one master seed
 //!   and a stable component name; no global RNG exists.
 //! - Nothing in this crate reads the wall clock.
+//! - Configuration errors are [`ConfigError`]s (`path: reason`), and a
+//!   table's scenario keys are derived from its declaration
+//!   ([`config_table!`], [`config_kinds!`]; see [`config`]).
 
+pub mod config;
 pub mod drop;
 pub mod event;
 pub mod ids;
@@ -18,6 +22,7 @@ pub mod schema;
 pub mod time;
 pub mod trace;
 
+pub use config::ConfigError;
 pub use drop::DropReason;
 pub use event::EventQueue;
 pub use ids::*;

@@ -31,12 +31,34 @@
 //! - The redundancy test compares each ACK only with the newest queued ACK
 //!   of its flow direction, which carries the highest ack number and the
 //!   most recent SACK blocks.
+use crate::config::{check, ConfigError, QdiscKind};
 use crate::disc::{Dropped, QueueCounters, QueueDisc, Queued};
 use crate::droptail::Fifo;
 use crate::occupancy::Occupancy;
 use crate::tcpack::{makes_redundant, DupTracker, FlowKey};
 use std::collections::BTreeMap;
-use wifitcp_core::{DropReason, SimTime};
+use wifitcp_core::schema::PKTS;
+use wifitcp_core::{DropReason, RngStream, SimTime};
+
+wifitcp_core::config_table! {
+    /// `kind = "ack-first"`.
+    #[serde(deny_unknown_fields)]
+    pub struct AckFirstConfig {
+        /// ACK buffer.
+        ///
+        /// The paper gives no size.
+        #[key(range = PKTS, unit = "packets", default = "the interface capacity")]
+        pub ack_capacity: Option<usize> = None,
+    }
+}
+
+impl QdiscKind for AckFirstConfig {
+    fn build(&self, _: &'static str, capacity: usize, _: &mut RngStream) -> Result<Box<dyn QueueDisc>, ConfigError> {
+        let ack = self.ack_capacity.unwrap_or(capacity);
+        check(ack > 0, "ack_capacity", "must be positive")?;
+        Ok(Box::new(AckFirst::new(capacity, ack)))
+    }
+}
 
 pub struct AckFirst {
     capacity: usize,

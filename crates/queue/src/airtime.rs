@@ -27,11 +27,65 @@
 //!   `deficit = min(deficit, 0) + quantum`. Airtime is charged after the
 //!   packet left the queue, so forgiving debts would let a station that
 //!   empties its queue every time exceed its share.
+use crate::cake_ack::AckFilterMode;
+use crate::config::{check, ConfigError, QdiscKind};
 use crate::disc::{Dropped, QueueCounters, QueueDisc, Queued};
-use crate::fq_codel::{account_core_drops, new_drops, FqCodelParams, FqCore, List};
+use crate::fq_codel::{account_core_drops, new_drops, FqCodelConfig, FqCodelParams, FqCore, List};
 use crate::occupancy::Occupancy;
 use std::collections::{BTreeMap, VecDeque};
+use wifitcp_core::schema::B::In;
+use wifitcp_core::schema::{r, TIMER_MS};
 use wifitcp_core::{DropReason, RngStream, SimDur, SimTime};
+
+wifitcp_core::config_table! {
+    /// `kind = "airtime"`: the airtime DRR and each station's FQ-CoDel
+    /// (whose keys are fq-codel's, the byte quantum named `fq_quantum`).
+    #[serde(deny_unknown_fields)]
+    pub struct AirtimeConfig {
+        /// Airtime DRR quantum (1 us to 1 s: the deficit is integer nanoseconds).
+        #[key(range = r(In(1.0), In(1e6)), unit = "us")]
+        pub quantum_us: f64 = 300.0,
+        /// Hash buckets (RFC 8290).
+        #[key(range = r(In(1.0), In(65536.0)), unit = "queues")]
+        pub flows: u32 = FqCodelConfig::default().flows,
+        /// Per-station FQ-CoDel quantum.
+        #[key(range = r(In(1.0), In(1e6)), unit = "bytes")]
+        pub fq_quantum: u32 = FqCodelConfig::default().quantum,
+        /// CoDel target (RFC 8289).
+        #[key(range = TIMER_MS, unit = "ms")]
+        pub target_ms: f64 = FqCodelConfig::default().target_ms,
+        /// CoDel interval (RFC 8289).
+        #[key(range = TIMER_MS, unit = "ms")]
+        pub interval_ms: f64 = FqCodelConfig::default().interval_ms,
+        /// Byte limit.
+        #[key(range = r(In(1.0), In(1099511627776.0)), unit = "bytes")]
+        pub memory_limit: u64 = FqCodelConfig::default().memory_limit,
+        /// CAKE ACK filter per flow queue.
+        pub ack_filter: AckFilterMode = FqCodelConfig::default().ack_filter,
+    }
+}
+
+impl AirtimeConfig {
+    fn fq(&self) -> FqCodelConfig {
+        FqCodelConfig {
+            flows: self.flows,
+            quantum: self.fq_quantum,
+            target_ms: self.target_ms,
+            interval_ms: self.interval_ms,
+            memory_limit: self.memory_limit,
+            ack_filter: self.ack_filter,
+        }
+    }
+}
+
+impl QdiscKind for AirtimeConfig {
+    fn build(&self, _: &'static str, capacity: usize, rng: &mut RngStream) -> Result<Box<dyn QueueDisc>, ConfigError> {
+        let fq = self.fq().params(capacity, "fq_quantum")?;
+        let quantum = SimDur::from_nanos((self.quantum_us * 1e3).round().max(0.0) as u64);
+        check(self.quantum_us.is_finite() && quantum > SimDur::ZERO, "quantum_us", "must be positive")?;
+        Ok(Box::new(Airtime::new(AirtimeParams { quantum, fq }, rng)))
+    }
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct AirtimeParams {

@@ -47,12 +47,15 @@
 //! the flow's progress stay queued. When applied at every enqueue this
 //! drops one ACK per arriving ACK in steady state in either mode, keeping
 //! one (aggressive) or two (conservative) ACKs per flow queued.
+use crate::config::{ConfigError, QdiscKind};
 use crate::disc::{Dropped, QueueCounters, QueueDisc, Queued};
 use crate::droptail::Fifo;
 use crate::occupancy::Occupancy;
 use crate::tcpack::{sack_covered, seq_lt, DupTracker, FlowKey};
 use serde::{Deserialize, Serialize};
-use wifitcp_core::{DropReason, SimTime};
+use wifitcp_core::config::KeyType;
+use wifitcp_core::schema::Ty;
+use wifitcp_core::{DropReason, RngStream, SimTime};
 use wifitcp_wire::{Packet, TcpFlags, TcpHeader};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -144,6 +147,28 @@ impl AckFilter {
         out.reverse();
         removed.extend(out);
         n_drop
+    }
+}
+
+impl KeyType for AckFilterMode {
+    const TY: Ty = Ty::Str;
+}
+
+wifitcp_core::config_table! {
+    /// `kind = "cake-ack"`.
+    #[serde(deny_unknown_fields)]
+    pub struct CakeAckConfig {
+        /// "conservative", "aggressive", "off".
+        ///
+        /// The default is CAKE's `ack-filter`; "aggressive" is
+        /// `ack-filter-aggressive`.
+        pub mode: AckFilterMode = AckFilterMode::Conservative,
+    }
+}
+
+impl QdiscKind for CakeAckConfig {
+    fn build(&self, _: &'static str, capacity: usize, _: &mut RngStream) -> Result<Box<dyn QueueDisc>, ConfigError> {
+        Ok(Box::new(CakeAck::new(capacity, self.mode)))
     }
 }
 

@@ -20,10 +20,38 @@
 //! - CoDel drops at dequeue (reason `QueueAqm`); ECN marking is not
 //!   modelled. The CoDel discipline's buffer limit is drop-tail
 //!   (`QueueFull`).
+use crate::config::{positive_ms, ConfigError, QdiscKind};
 use crate::disc::{Dropped, QueueCounters, QueueDisc, Queued};
 use crate::droptail::Fifo;
 use crate::occupancy::Occupancy;
-use wifitcp_core::{DropReason, SimDur, SimTime};
+use wifitcp_core::schema::TIMER_MS;
+use wifitcp_core::{DropReason, RngStream, SimDur, SimTime};
+
+wifitcp_core::config_table! {
+    /// `kind = "codel"`.
+    #[serde(deny_unknown_fields)]
+    pub struct CodelConfig {
+        /// CoDel target (RFC 8289).
+        #[key(range = TIMER_MS, unit = "ms")]
+        pub target_ms: f64 = 5.0,
+        /// CoDel interval (RFC 8289).
+        #[key(range = TIMER_MS, unit = "ms")]
+        pub interval_ms: f64 = 100.0,
+    }
+}
+
+impl CodelConfig {
+    /// The parameters of `target_ms` and `interval_ms`: both positive.
+    pub(crate) fn params(target_ms: f64, interval_ms: f64) -> Result<CodelParams, ConfigError> {
+        Ok(CodelParams { target: positive_ms("target_ms", target_ms)?, interval: positive_ms("interval_ms", interval_ms)? })
+    }
+}
+
+impl QdiscKind for CodelConfig {
+    fn build(&self, _: &'static str, capacity: usize, _: &mut RngStream) -> Result<Box<dyn QueueDisc>, ConfigError> {
+        Ok(Box::new(Codel::new(capacity, CodelConfig::params(self.target_ms, self.interval_ms)?)))
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CodelParams {

@@ -1,30 +1,46 @@
 //! Tests every discipline must pass: the packet ledger under random
 //! operations, and the duplicate-ACK rule for every ACK-filtering one.
 #![cfg(test)]
+use crate::ack_first::AckFirstConfig;
+use crate::airtime::AirtimeConfig;
 use crate::cake_ack::AckFilterMode;
+use crate::cake_ack::CakeAckConfig;
+use crate::codel::CodelConfig;
 use crate::config::*;
 use crate::disc::{Dropped, QueueDisc};
+use crate::droptail::DropTailConfig;
+use crate::fq_codel::FqCodelConfig;
+use crate::keceli::KeceliConfig;
+use crate::pilosof::PilosofConfig;
 use crate::testutil::*;
+use crate::vbs::VbsConfig;
+use crate::QdiscConfig;
 use wifitcp_core::{DropReason, RngStream, SimDur, SimTime};
 use wifitcp_wire::Packet;
 
+/// Every registered kind with its defaults, then variants of some.
 pub(crate) fn all_kinds() -> Vec<QdiscConfig> {
-    vec![
-        QdiscConfig::DropTail(DropTailConfig::default()),
-        QdiscConfig::AckFirst(AckFirstConfig { ack_capacity: Some(10) }),
-        QdiscConfig::KeceliSorted(KeceliConfig::default()),
-        QdiscConfig::KeceliGrouped(KeceliConfig::default()),
-        QdiscConfig::Pilosof(PilosofConfig::default()),
-        QdiscConfig::Vbs(VbsConfig { shares: vec![0.5, 0.3, 0.2], ..Default::default() }),
-        QdiscConfig::Vbs(VbsConfig { measure: "delivered".into(), window: Some(20), ..Default::default() }),
-        QdiscConfig::CakeAck(CakeAckConfig { mode: AckFilterMode::Conservative }),
-        QdiscConfig::CakeAck(CakeAckConfig { mode: AckFilterMode::Aggressive }),
-        QdiscConfig::Codel(CodelConfig { target_ms: 1.0, interval_ms: 10.0 }),
-        QdiscConfig::FqCodel(FqCodelConfig { target_ms: 1.0, interval_ms: 10.0, ..Default::default() }),
-        QdiscConfig::FqCodel(FqCodelConfig { ack_filter: AckFilterMode::Aggressive, ..Default::default() }),
-        QdiscConfig::Airtime(AirtimeConfig { target_ms: 1.0, interval_ms: 10.0, ..Default::default() }),
-        QdiscConfig::Airtime(AirtimeConfig { ack_filter: AckFilterMode::Conservative, ..Default::default() }),
-    ]
+    let defaults = QdiscConfig::KINDS.iter().map(|kind| {
+        serde_json::from_value(serde_json::json!({ "kind": kind })).expect("every kind parses with its defaults")
+    });
+    defaults
+        .chain([
+            QdiscConfig::DropTail(DropTailConfig::default()),
+            QdiscConfig::AckFirst(AckFirstConfig { ack_capacity: Some(10) }),
+            QdiscConfig::KeceliSorted(KeceliConfig::default()),
+            QdiscConfig::KeceliGrouped(KeceliConfig::default()),
+            QdiscConfig::Pilosof(PilosofConfig::default()),
+            QdiscConfig::Vbs(VbsConfig { shares: vec![0.5, 0.3, 0.2], ..Default::default() }),
+            QdiscConfig::Vbs(VbsConfig { measure: "delivered".into(), window: Some(20), ..Default::default() }),
+            QdiscConfig::CakeAck(CakeAckConfig { mode: AckFilterMode::Conservative }),
+            QdiscConfig::CakeAck(CakeAckConfig { mode: AckFilterMode::Aggressive }),
+            QdiscConfig::Codel(CodelConfig { target_ms: 1.0, interval_ms: 10.0 }),
+            QdiscConfig::FqCodel(FqCodelConfig { target_ms: 1.0, interval_ms: 10.0, ..Default::default() }),
+            QdiscConfig::FqCodel(FqCodelConfig { ack_filter: AckFilterMode::Aggressive, ..Default::default() }),
+            QdiscConfig::Airtime(AirtimeConfig { target_ms: 1.0, interval_ms: 10.0, ..Default::default() }),
+            QdiscConfig::Airtime(AirtimeConfig { ack_filter: AckFilterMode::Conservative, ..Default::default() }),
+        ])
+        .collect()
 }
 
 /// The ACK-filtering disciplines.

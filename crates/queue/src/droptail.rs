@@ -3,10 +3,23 @@
 //!
 //! Rule: an arriving packet that finds `capacity` packets queued is dropped
 //! (`QueueFull`); otherwise it joins the tail. Dequeue takes the head.
+use crate::config::{ConfigError, QdiscKind};
 use crate::disc::{Dropped, QueueCounters, QueueDisc, Queued};
 use crate::occupancy::Occupancy;
 use std::collections::VecDeque;
-use wifitcp_core::{DropReason, SimTime};
+use wifitcp_core::{DropReason, RngStream, SimTime};
+
+wifitcp_core::config_table! {
+    /// `kind = "drop-tail"`: no keys of its own.
+    #[serde(deny_unknown_fields)]
+    pub struct DropTailConfig {}
+}
+
+impl QdiscKind for DropTailConfig {
+    fn build(&self, _: &'static str, capacity: usize, _: &mut RngStream) -> Result<Box<dyn QueueDisc>, ConfigError> {
+        Ok(Box::new(DropTail::new(capacity)))
+    }
+}
 
 /// A bounded FIFO of queued items with byte accounting; the building block
 /// of several disciplines.

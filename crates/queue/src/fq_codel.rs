@@ -23,13 +23,67 @@
 //!   counts Ethernet framing; a 1500-byte datagram fits one quantum).
 //! - Optional CAKE ACK filter ([`crate::cake_ack`]) on each flow queue.
 use crate::cake_ack::{AckFilter, AckFilterMode};
-use crate::codel::{CodelParams, CodelState};
+use crate::codel::{CodelConfig, CodelParams, CodelState};
+use crate::config::{check, ConfigError, QdiscKind};
 use crate::disc::{Dropped, QueueCounters, QueueDisc, Queued};
 use crate::droptail::Fifo;
 use crate::occupancy::Occupancy;
 use std::collections::{BTreeMap, VecDeque};
+use wifitcp_core::schema::B::In;
+use wifitcp_core::schema::{r, TIMER_MS};
 use wifitcp_core::{DropReason, RngStream, SimTime};
 use wifitcp_wire::Transport;
+
+wifitcp_core::config_table! {
+    /// `kind = "fq-codel"`. The packet limit is the interface capacity.
+    #[serde(deny_unknown_fields)]
+    pub struct FqCodelConfig {
+        /// Hash buckets (RFC 8290).
+        #[key(range = r(In(1.0), In(65536.0)), unit = "queues")]
+        pub flows: u32 = 1024,
+        /// DRR quantum.
+        #[key(range = r(In(1.0), In(1e6)), unit = "bytes")]
+        pub quantum: u32 = 1514,
+        /// CoDel target (RFC 8289).
+        #[key(range = TIMER_MS, unit = "ms")]
+        pub target_ms: f64 = 5.0,
+        /// CoDel interval (RFC 8289).
+        #[key(range = TIMER_MS, unit = "ms")]
+        pub interval_ms: f64 = 100.0,
+        /// Byte limit.
+        ///
+        /// Over all queues; the default is 32 MiB.
+        #[key(range = r(In(1.0), In(1099511627776.0)), unit = "bytes")]
+        pub memory_limit: u64 = 32 << 20,
+        /// CAKE ACK filter per flow queue.
+        ///
+        /// "off", "conservative" or "aggressive".
+        pub ack_filter: AckFilterMode = AckFilterMode::Off,
+    }
+}
+
+impl FqCodelConfig {
+    /// The parameters, `quantum_field` naming the byte quantum's key.
+    pub(crate) fn params(&self, capacity: usize, quantum_field: &str) -> Result<FqCodelParams, ConfigError> {
+        check(self.flows > 0, "flows", "must be positive")?;
+        check(self.quantum > 0, quantum_field, "must be positive")?;
+        check(self.memory_limit > 0, "memory_limit", "must be positive")?;
+        Ok(FqCodelParams {
+            flows: self.flows,
+            quantum: self.quantum,
+            codel: CodelConfig::params(self.target_ms, self.interval_ms)?,
+            limit: capacity,
+            memory_limit: self.memory_limit,
+            ack_filter: self.ack_filter,
+        })
+    }
+}
+
+impl QdiscKind for FqCodelConfig {
+    fn build(&self, _: &'static str, capacity: usize, rng: &mut RngStream) -> Result<Box<dyn QueueDisc>, ConfigError> {
+        Ok(Box::new(FqCodel::new(self.params(capacity, "quantum")?, rng)))
+    }
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct FqCodelParams {

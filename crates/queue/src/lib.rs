@@ -4,19 +4,12 @@
 //! the simulator passes `now` and packets in, gets packets (and drops) out,
 //! and asks `next_wakeup()` for timer work. No discipline reads a clock or
 //! a global RNG. A scenario selects one per interface with a
-//! [`QdiscConfig`] (tagged by `kind`) and [`build`] makes it.
+//! [`QdiscConfig`] (tagged by `kind`) and [`build`] makes it. Each kind is
+//! one file (its discipline, its table struct and key rows, its build) and
+//! one line of the [`QdiscConfig`] registration below ([`config`]).
 //!
-//! | kind | file | source |
-//! |---|---|---|
-//! | `drop-tail` | `droptail.rs` | ns-2 IFQ |
-//! | `ack-first` | `ack_first.rs` | paper 000 section V |
-//! | `keceli-sorted`, `keceli-grouped` | `keceli/` | paper 001 section III |
-//! | `pilosof` | `pilosof.rs` ([`PacketRewriter`]) | paper 001 section IV (Pilosof et al.) |
-//! | `vbs` | `vbs.rs` | paper 004 section V, Algorithm 1 |
-//! | `cake-ack` | `cake_ack.rs` | Linux sch_cake ACK filter (documented rules) |
-//! | `codel` | `codel.rs` | RFC 8289 |
-//! | `fq-codel` | `fq_codel.rs` | RFC 8290 |
-//! | `airtime` | `airtime.rs` | Høiland-Jørgensen et al., USENIX ATC 2017 |
+//! The registration below names every kind, its table struct and its file;
+//! each variant's doc names its source.
 //!
 //! Invariants of this layer:
 //! - Ledger: `enqueued == dequeued + dropped + len()` at every instant, for
@@ -30,27 +23,50 @@
 //!   passed to [`build`].
 //! - Memory is bounded by the packets held plus per-flow state; occupancy
 //!   series are thinned to a fixed maximum length.
-pub mod ack_first;
-pub mod airtime;
-pub mod cake_ack;
-pub mod codel;
 pub mod config;
 mod conformance;
 pub mod disc;
-pub mod droptail;
-pub mod fq_codel;
-pub mod keceli;
-pub mod keys;
 pub mod occupancy;
-pub mod pilosof;
 #[cfg(test)]
 mod proptests;
 pub mod tcpack;
 mod testutil;
-pub mod vbs;
+
+use config::QdiscKind;
+
+wifitcp_core::config_kinds! {
+    /// A queue discipline selected by `kind`: one line per kind, naming its
+    /// table struct and the module of its file.
+    pub enum QdiscConfig: tag "kind", dyn QdiscKind {
+        /// FIFO, `capacity` packets (the ns-2 IFQ).
+        "drop-tail" => DropTail(droptail::DropTailConfig) mod droptail,
+        /// Paper 000 section V: ACK buffer served first, redundant ACKs removed.
+        "ack-first" => AckFirst(ack_first::AckFirstConfig) mod ack_first,
+        /// Paper 001 section III with sorted threshold assignment.
+        "keceli-sorted" => KeceliSorted(keceli::KeceliConfig) mod keceli,
+        /// Paper 001 section III with grouped threshold assignment.
+        "keceli-grouped" => KeceliGrouped(keceli::KeceliConfig),
+        /// Drop-tail queue plus Pilosof advertised-window rewriting of the
+        /// TCP packets the node forwards (paper 001 section IV; see
+        /// [`build_rewriter`]).
+        "pilosof" => Pilosof(pilosof::PilosofConfig) mod pilosof,
+        /// Paper 004 section V, Algorithm 1.
+        "vbs" => Vbs(vbs::VbsConfig) mod vbs,
+        /// Drop-tail FIFO with the CAKE ACK filter (Linux sch_cake, documented
+        /// rules).
+        "cake-ack" => CakeAck(cake_ack::CakeAckConfig) mod cake_ack,
+        /// Single-queue CoDel (RFC 8289).
+        "codel" => Codel(codel::CodelConfig) mod codel,
+        /// FQ-CoDel (RFC 8290).
+        "fq-codel" => FqCodel(fq_codel::FqCodelConfig) mod fq_codel,
+        /// Per-station airtime DRR with FQ-CoDel per station (Høiland-Jørgensen
+        /// et al., USENIX ATC 2017).
+        "airtime" => Airtime(airtime::AirtimeConfig) mod airtime,
+    }
+}
 
 pub use cake_ack::AckFilterMode;
-pub use config::{build, build_rewriter, ConfigError, QdiscConfig};
+pub use config::{build, build_rewriter, ConfigError};
 pub use disc::{Dropped, QueueCounters, QueueDisc, Queued};
 pub use occupancy::Occupancy;
 pub use pilosof::{PacketRewriter, RewriteCounters};

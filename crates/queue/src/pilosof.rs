@@ -30,10 +30,15 @@
 //! - The field is only ever lowered: `min(original, target)`, so the
 //!   receiver's own flow control is never overridden.
 //! - Only segments with the ACK flag are rewritten.
+use crate::config::{check, positive_ms, ConfigError, QdiscKind};
+use crate::disc::QueueDisc;
+use crate::droptail::DropTail;
 use crate::tcpack::{ConnKey, FlowKey};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use wifitcp_core::{SimDur, SimTime};
+use wifitcp_core::schema::B::In;
+use wifitcp_core::schema::{r, PKTS, TIMER_MS};
+use wifitcp_core::{RngStream, SimDur, SimTime};
 use wifitcp_wire::{Packet, TcpFlags};
 
 /// Counters of a rewriter.
@@ -52,6 +57,40 @@ pub trait PacketRewriter: Send {
     /// Inspect and possibly modify `pkt`; returns whether it was modified.
     fn rewrite(&mut self, now: SimTime, pkt: &mut Packet) -> bool;
     fn counters(&self) -> &RewriteCounters;
+}
+
+wifitcp_core::config_table! {
+    /// `kind = "pilosof"`: a drop-tail queue plus advertised-window
+    /// rewriting of the TCP packets the node forwards.
+    #[serde(deny_unknown_fields)]
+    pub struct PilosofConfig {
+        /// B of floor(B / n_act).
+        #[key(range = PKTS, unit = "packets", default = "the interface capacity")]
+        pub buffer: Option<u32> = None,
+        /// MSS if no SYN was seen.
+        #[key(range = r(In(64.0), In(65495.0)), unit = "bytes")]
+        pub mss: u32 = 1460,
+        /// Activity window for n_act.
+        #[key(range = TIMER_MS, unit = "ms")]
+        pub active_thresh_ms: f64 = 500.0,
+    }
+}
+
+impl QdiscKind for PilosofConfig {
+    fn build(&self, _: &'static str, capacity: usize, _: &mut RngStream) -> Result<Box<dyn QueueDisc>, ConfigError> {
+        Ok(Box::new(DropTail::new(capacity)))
+    }
+
+    fn rewriter(&self, capacity: usize) -> Result<Option<Box<dyn PacketRewriter>>, ConfigError> {
+        let buffer = self.buffer.unwrap_or(capacity as u32);
+        check(buffer > 0, "buffer", "must be positive")?;
+        check(self.mss > 0, "mss", "must be positive")?;
+        Ok(Some(Box::new(Pilosof::new(PilosofParams {
+            buffer,
+            default_mss: self.mss,
+            active_thresh: positive_ms("active_thresh_ms", self.active_thresh_ms)?,
+        }))))
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

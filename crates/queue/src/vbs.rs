@@ -99,13 +99,16 @@
 //!   buffer is dropped (`QueueFull`) before VBS is consulted.
 //! - Classes are set by the caller (`Queued::class`): a station, or a group
 //!   of stations such as an SNR class.
+use crate::config::{check, one_of, ConfigError, QdiscKind};
 use crate::disc::{Dropped, QueueCounters, QueueDisc, Queued};
 use crate::droptail::Fifo;
 use crate::occupancy::Occupancy;
 use crate::tcpack::{seq_lt, FlowKey};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
-use wifitcp_core::{DropReason, SimTime};
+use wifitcp_core::schema::B::{Ex, In};
+use wifitcp_core::schema::{r, PKTS};
+use wifitcp_core::{DropReason, RngStream, SimTime};
 use wifitcp_wire::{Packet, TcpFlags};
 
 /// Which occupancies trigger Algorithm 1 and how a class is judged (module
@@ -136,6 +139,76 @@ pub enum ShareMeasure {
     /// segments by payload bytes, pure ACKs by the bytes they newly
     /// acknowledge (Table I: h*_i is a throughput share; module doc).
     Delivered,
+}
+
+wifitcp_core::config_table! {
+    /// `kind = "vbs"`.
+    #[serde(deny_unknown_fields)]
+    pub struct VbsConfig {
+        /// Target occupancy fraction.
+        ///
+        /// Paper 004: 0.5 < c < 1.
+        #[key(range = r(Ex(0.0), Ex(1.0)))]
+        pub c: f64 = 0.6,
+        /// Tolerance on (Q - cB)^2.
+        #[key(range = r(In(0.0), In(1e6)), default = "1 / capacity^2")]
+        pub tol: Option<f64> = None,
+        /// Service shares by class.
+        ///
+        /// Desired service fractions h*_i by class index; empty: equal.
+        #[key(range = r(In(0.0), In(1e6)), default = "[] (equal)")]
+        pub shares: Vec<f64> = Vec::new(),
+        /// "service", "occupancy" or "delivered".
+        ///
+        /// See [`ShareMeasure`]. A string checked when built, as `update`
+        /// is, so that a bad value is reported as `ap.qdisc.measure: ...`
+        /// (serde's tagged enums lose the field's path).
+        pub measure: String = "service".into(),
+        /// Measurement window.
+        #[key(range = PKTS, unit = "packets", default = "the interface capacity")]
+        pub window: Option<usize> = None,
+        /// "above-target", "literal", "partition".
+        ///
+        /// See [`VbsUpdate`] and the module docs.
+        pub update: String = "above-target".into(),
+    }
+}
+
+impl VbsConfig {
+    pub(crate) fn params(&self, capacity: usize) -> Result<VbsParams, ConfigError> {
+        check(self.c > 0.0 && self.c < 1.0, "c", "must be in (0, 1) (paper 004: 0.5 < c < 1)")?;
+        let tol = self.tol.unwrap_or(1.0 / (capacity as f64 * capacity as f64));
+        check(tol.is_finite() && tol >= 0.0, "tol", "must be a finite non-negative number")?;
+        check(self.shares.iter().all(|s| s.is_finite() && *s >= 0.0), "shares", "must be non-negative")?;
+        check(self.shares.is_empty() || self.shares.iter().sum::<f64>() > 0.0, "shares", "must not all be zero")?;
+        let window = self.window.unwrap_or(capacity);
+        check(window > 0, "window", "must be positive")?;
+        let update = one_of(
+            "update",
+            &self.update,
+            &[
+                ("above-target", VbsUpdate::AboveTarget),
+                ("literal", VbsUpdate::Literal),
+                ("partition", VbsUpdate::Partition),
+            ],
+        )?;
+        let measure = one_of(
+            "measure",
+            &self.measure,
+            &[
+                ("service", ShareMeasure::Service),
+                ("occupancy", ShareMeasure::Occupancy),
+                ("delivered", ShareMeasure::Delivered),
+            ],
+        )?;
+        Ok(VbsParams { capacity, c: self.c, tol, shares: self.shares.clone(), measure, window, update })
+    }
+}
+
+impl QdiscKind for VbsConfig {
+    fn build(&self, _: &'static str, capacity: usize, _: &mut RngStream) -> Result<Box<dyn QueueDisc>, ConfigError> {
+        Ok(Box::new(Vbs::new(self.params(capacity)?)))
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -315,10 +315,10 @@ impl Scenario {
             }
         }
         if let Some(qd) = &self.wlan.station_qdisc {
-            qd.validate(self.mac.queue_packets as usize).map_err(|e| format!("wlan.station_qdisc.{e}"))?;
+            qd.validate(self.mac.queue_packets as usize).map_err(|e| e.under("wlan.station_qdisc").to_string())?;
         }
         if let Some(qd) = &self.ap.qdisc {
-            qd.validate(self.ap_queue_packets() as usize).map_err(|e| format!("ap.qdisc.{e}"))?;
+            qd.validate(self.ap_queue_packets() as usize).map_err(|e| e.under("ap.qdisc").to_string())?;
         }
         if let Some(p) = &self.ap.proxy {
             use wifitcp_pep::config::Place;

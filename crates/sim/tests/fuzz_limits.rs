@@ -101,7 +101,7 @@ fn mac(g: &mut G) -> Value {
 }
 
 fn qdisc(g: &mut G) -> Value {
-    let kind = g.pick(&wifitcp_queue::QdiscConfig::KINDS);
+    let kind = g.pick(wifitcp_queue::QdiscConfig::KINDS);
     let mut q = json!({ "kind": kind });
     let ms = |g: &mut G| g.edge(1e-3, 1e7);
     match kind {

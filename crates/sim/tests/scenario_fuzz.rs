@@ -197,7 +197,7 @@ impl Gen {
     }
 
     fn qdisc(&mut self, at: &str) -> Value {
-        let kind = self.pick(&wifitcp_queue::QdiscConfig::KINDS);
+        let kind = self.pick(wifitcp_queue::QdiscConfig::KINDS);
         self.feature(format!("{at} qdisc {kind}"));
         let mut q = self.section("qdisc", Some(kind), 0.3, &["kind", "c", "shares"]);
         q["kind"] = json!(kind);

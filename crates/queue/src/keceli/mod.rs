@@ -63,11 +63,103 @@
 //!   `enqueue`/`dequeue`, so a late `on_timer` call changes nothing.
 pub mod threshold;
 
+use crate::config::{check, positive_ms, ConfigError, QdiscKind};
 use crate::disc::{Dropped, QueueCounters, QueueDisc, Queued};
 use crate::droptail::Fifo;
 use crate::occupancy::Occupancy;
 use crate::tcpack::{is_plain_ack, seq_lt, FlowKey};
-use wifitcp_core::{DropReason, SimDur, SimTime};
+use wifitcp_core::schema::B::{Ex, In};
+use wifitcp_core::schema::{r, PKTS, PROB, TIMER_MS};
+use wifitcp_core::{DropReason, RngStream, SimDur, SimTime};
+
+wifitcp_core::config_table! {
+    /// `kind = "keceli-sorted"` and `kind = "keceli-grouped"` (paper 001
+    /// section III; defaults from section IV).
+    #[serde(deny_unknown_fields)]
+    pub struct KeceliConfig {
+        /// EWMA weight of eq. (2), paper 001.
+        #[key(range = PROB)]
+        pub alpha: f64 = 0.8,
+        /// Waiting time = beta * AvgACKint.
+        #[key(range = r(Ex(0.0), In(1e3)))]
+        pub beta: f64 = 2.0,
+        /// Activity window.
+        #[key(range = TIMER_MS, unit = "ms")]
+        pub active_thresh_ms: f64 = 500.0,
+        /// Timeout timer.
+        ///
+        /// Not given by the paper.
+        #[key(range = TIMER_MS, unit = "ms")]
+        pub timeout_ms: f64 = 100.0,
+        /// IFQ size.
+        ///
+        /// 25 of 50 by default.
+        #[key(range = PKTS, unit = "packets", default = "capacity - capacity/2")]
+        pub ifq_capacity: Option<usize> = None,
+        /// Control queue size.
+        ///
+        /// 25 of 50 by default.
+        #[key(range = PKTS, unit = "packets", default = "max(capacity/2, 1)")]
+        pub control_capacity: Option<usize> = None,
+        /// ACKs passed directly for new flows.
+        ///
+        /// And after three duplicate ACKs ("the first couple").
+        #[key(range = r(In(0.0), In(1e6)), unit = "ACKs")]
+        pub pass_first: u32 = 2,
+        /// Sorted assignment constant (keceli-sorted).
+        #[key(range = r(In(1.0), In(1e6)))]
+        pub c_srt: u32 = 1,
+        /// Grouping tolerance (keceli-grouped).
+        ///
+        /// Gamma of eq. (3).
+        #[key(range = r(In(0.0), Ex(1.0)))]
+        pub gamma: f64 = 0.5,
+        /// Thresholds (keceli-grouped).
+        ///
+        /// The threshold set C: strictly increasing, each > 1.
+        #[key(range = r(In(2.0), In(1e6)))]
+        pub c: Vec<u32> = vec![2, 6, 12, 16, 20],
+    }
+}
+
+impl KeceliConfig {
+    pub(crate) fn params(&self, capacity: usize, grouped: bool) -> Result<KeceliParams, ConfigError> {
+        check((0.0..=1.0).contains(&self.alpha), "alpha", "must be in [0, 1]")?;
+        check(self.beta.is_finite() && self.beta > 0.0, "beta", "must be positive")?;
+        let assignment = if grouped {
+            check((0.0..1.0).contains(&self.gamma), "gamma", "must be in [0, 1)")?;
+            check(!self.c.is_empty(), "c", "must not be empty")?;
+            check(self.c.windows(2).all(|w| w[0] < w[1]), "c", "must be strictly increasing")?;
+            check(self.c[0] > 1, "c", "elements must be greater than 1 (paper 001: 1 < c_k)")?;
+            Assignment::Grouped { gamma: self.gamma, c: self.c.clone() }
+        } else {
+            check(self.c_srt >= 1, "c_srt", "must be at least 1")?;
+            Assignment::Sorted { c_srt: self.c_srt }
+        };
+        let ifq = self.ifq_capacity.unwrap_or(capacity - capacity / 2);
+        let control = self.control_capacity.unwrap_or((capacity / 2).max(1));
+        check(ifq > 0, "ifq_capacity", "must be positive")?;
+        check(control > 0, "control_capacity", "must be positive")?;
+        Ok(KeceliParams {
+            alpha: self.alpha,
+            beta: self.beta,
+            active_thresh: positive_ms("active_thresh_ms", self.active_thresh_ms)?,
+            timeout: positive_ms("timeout_ms", self.timeout_ms)?,
+            ifq_capacity: ifq,
+            control_capacity: control,
+            pass_first: self.pass_first,
+            assignment,
+        })
+    }
+}
+
+impl QdiscKind for KeceliConfig {
+    /// `keceli-grouped` assigns thresholds by grouping, `keceli-sorted` by
+    /// sorting.
+    fn build(&self, kind: &'static str, capacity: usize, _: &mut RngStream) -> Result<Box<dyn QueueDisc>, ConfigError> {
+        Ok(Box::new(Keceli::new(self.params(capacity, kind == "keceli-grouped")?)))
+    }
+}
 
 /// How `cum_thresh,i` is chosen (paper 001 section III).
 #[derive(Clone, Debug, PartialEq)]

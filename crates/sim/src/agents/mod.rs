@@ -11,18 +11,17 @@ pub use rewriter::RewriterAgent;
 use crate::config::{ProxyConfig, Scenario};
 use crate::topology::{addr_of, Topology};
 use wifitcp_net::Agent;
-use wifitcp_queue::QdiscConfig;
 
 /// The agents of every node of `topo`, in the order they see a packet.
 /// `seed`: the run's master seed (for agents that draw numbers).
 pub fn build(s: &Scenario, topo: &Topology, seed: u64) -> Result<Vec<Vec<Box<dyn Agent>>>, String> {
     let mut all: Vec<Vec<Box<dyn Agent>>> = (0..topo.nodes.len()).map(|_| Vec::new()).collect();
     for (i, agents) in all.iter_mut().enumerate() {
-        // Pilosof's advertised-window rewriting at an AP (paper 001
-        // section IV), selected with the AP's queue discipline.
-        if let (Some(c @ QdiscConfig::Pilosof(_)), true) = (&s.ap.qdisc, topo.is_ap(i)) {
-            let r =
-                wifitcp_queue::build_rewriter(c, s.ap_queue_packets() as usize).map_err(|e| format!("ap.qdisc.{e}"))?;
+        // The packet rewriter of the AP's queue discipline, if it has one
+        // (Pilosof's advertised-window rewriting, paper 001 section IV).
+        if let (Some(c), true) = (&s.ap.qdisc, topo.is_ap(i)) {
+            let r = wifitcp_queue::build_rewriter(c, s.ap_queue_packets() as usize)
+                .map_err(|e| e.under("ap.qdisc").to_string())?;
             agents.extend(r.map(|r| Box::new(RewriterAgent::new(r)) as Box<dyn Agent>));
         }
     }

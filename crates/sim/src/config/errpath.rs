@@ -41,9 +41,18 @@ fn inner<T: DeserializeOwned>(body: Value) -> Option<(String, String)> {
     serde_path_to_error::deserialize::<_, T>(body).err().map(|e| (e.path().to_string(), e.into_inner().to_string()))
 }
 
+/// Reads a kind's table again as its own struct.
+struct Reread(Value);
+
+impl wifitcp_core::config::KindVisitor for Reread {
+    type Out = Option<(String, String)>;
+    fn visit<T: DeserializeOwned + serde::Serialize + Default + wifitcp_core::config::ConfigTable>(self) -> Self::Out {
+        inner::<T>(self.0)
+    }
+}
+
 /// The variant struct's error for the tagged table `t` at `path`.
 fn tagged(path: &str, t: &Value) -> Option<(String, String)> {
-    use wifitcp_queue::config as q;
     use wifitcp_wifi::channel::config as c;
     let obj = t.as_object()?;
     let last = path.rsplit('.').next().unwrap_or(path);
@@ -62,15 +71,7 @@ fn tagged(path: &str, t: &Value) -> Option<(String, String)> {
         ("model", "fixed") => inner::<c::FixedConfig>(rest),
         ("model", "snr") => inner::<c::SnrConfig>(rest),
         ("model", "threshold") => inner::<c::ThresholdConfig>(rest),
-        ("kind", "drop-tail") => inner::<q::DropTailConfig>(rest),
-        ("kind", "ack-first") => inner::<q::AckFirstConfig>(rest),
-        ("kind", "keceli-sorted" | "keceli-grouped") => inner::<q::KeceliConfig>(rest),
-        ("kind", "pilosof") => inner::<q::PilosofConfig>(rest),
-        ("kind", "vbs") => inner::<q::VbsConfig>(rest),
-        ("kind", "cake-ack") => inner::<q::CakeAckConfig>(rest),
-        ("kind", "codel") => inner::<q::CodelConfig>(rest),
-        ("kind", "fq-codel") => inner::<q::FqCodelConfig>(rest),
-        ("kind", "airtime") => inner::<q::AirtimeConfig>(rest),
+        ("kind", kind) => wifitcp_queue::QdiscConfig::visit(kind, Reread(rest)).flatten(),
         _ => None,
     }
 }

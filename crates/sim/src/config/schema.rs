@@ -164,7 +164,7 @@ static WIRED: &[Key] = &[
 /// Every key of a scenario, in document order: the scenario's own keys with
 /// the sections other crates own mounted at their place: `[tcp]`
 /// (`wifitcp_tcp::scenario::KEYS`), `[ap.proxy]` (`wifitcp_pep::keys::KEYS`), `[[traffic]]` (`crate::apps::config::keys`), the queue disciplines of `ap.qdisc` and
-/// `wlan.station_qdisc` (`wifitcp_queue::keys::KEYS`, mounted once as
+/// `wlan.station_qdisc` (`wifitcp_queue::QdiscConfig::keys()`, mounted once as
 /// `qdisc.*`) and `[channel]` (`wifitcp_wifi::channel::keys::KEYS`). Built once; the mounted paths live as
 /// long as the process, like the tables they come from.
 pub fn keys() -> &'static [Key] {
@@ -178,7 +178,7 @@ pub fn keys() -> &'static [Key] {
         v.extend_from_slice(WIRED);
         v.extend(mounted("tcp", wifitcp_tcp::scenario::KEYS));
         v.extend(mounted("traffic[]", crate::apps::config::keys()));
-        v.extend(mounted("qdisc", wifitcp_queue::keys::KEYS));
+        v.extend(mounted("qdisc", wifitcp_queue::QdiscConfig::keys()));
         v.extend(mounted("channel", wifitcp_wifi::channel::keys::KEYS));
         v
     })
@@ -462,7 +462,7 @@ mod tests {
             ..Default::default()
         };
         add("tcp", None, j(&tcp));
-        for kind in &QdiscConfig::KINDS {
+        for kind in QdiscConfig::KINDS {
             let q: QdiscConfig = serde_json::from_value(serde_json::json!({ "kind": kind })).unwrap();
             add("qdisc", Some(kind), j(&q));
         }

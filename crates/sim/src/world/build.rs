@@ -106,7 +106,7 @@ fn build_qdiscs(s: &Scenario, seed: u64, topo: &Topology) -> Result<Vec<Box<dyn 
             )
         };
         let mut rng = RngStream::derive(seed, &format!("qdisc/{}", topo.nodes[i].name));
-        wq.push(wifitcp_queue::build(&cfg, cap as usize, &mut rng).map_err(|e| format!("{path}.{e}"))?);
+        wq.push(wifitcp_queue::build(&cfg, cap as usize, &mut rng).map_err(|e| e.under(path).to_string())?);
     }
     Ok(wq)
 }

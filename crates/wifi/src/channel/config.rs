@@ -72,26 +72,13 @@ use super::fixed::{FixedPer, FrameScope, SnrClass, SnrClasses};
 use super::model::{ChannelModel, Radio, SnrChannel, ThresholdChannel};
 use super::propagation::{friis_loss_db, watts_to_dbm, LinkBudget, LogDistance, ShadowingMode};
 use serde::{Deserialize, Serialize};
-use std::fmt;
 use wifitcp_core::NodeId;
 
-/// A configuration error: the field's dotted path and the reason.
-#[derive(Clone, PartialEq, Debug)]
-pub struct ConfigError {
-    pub field: String,
-    pub reason: String,
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.field, self.reason)
-    }
-}
-
-impl std::error::Error for ConfigError {}
+/// A configuration error: the key's dotted path and the reason.
+pub use wifitcp_core::ConfigError;
 
 fn err(field: impl Into<String>, reason: impl Into<String>) -> ConfigError {
-    ConfigError { field: field.into(), reason: reason.into() }
+    ConfigError::new(field, reason)
 }
 
 /// The `[channel]` table.
