@@ -212,19 +212,25 @@ pub mod __private {
 macro_rules! config_table {
     (
         $(#[$sattr:meta])*
-        $svis:vis struct $name:ident {
-            $(
-                #[doc = $doc:literal]
-                $(#[doc = $more:literal])*
-                $(#[key($($part:ident = $value:expr),* $(,)?)])?
-                $(#[serde($($fattr:tt)*)])*
-                $fvis:vis $field:ident : $fty:ty = $default:expr
-            ),* $(,)?
-        }
+        $svis:vis struct $name:ident { $($body:tt)* }
     ) => {
+        $crate::config_table!(@munch [$(#[$sattr])*] [$svis] $name [] $($body)*);
+    };
+    // the fields of a group (config_group!), in place
+    (@munch $a:tt $v:tt $n:ident [$($done:tt)*] use $group:ident; $($rest:tt)*) => {
+        $group!(@fields $a $v $n [$($done)*] $($rest)*);
+    };
+    // every field read: the struct
+    (@munch [$($sattr:tt)*] [$svis:vis] $name:ident [$([
+        #[doc = $doc:literal]
+        $(#[doc = $more:literal])*
+        $(#[key($($part:ident = $value:expr),* $(,)?)])?
+        $(#[serde($($fattr:tt)*)])*
+        $fvis:vis $field:ident : $fty:ty = $default:expr
+    ])*]) => {
         #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
         #[serde(default)]
-        $(#[$sattr])*
+        $($sattr)*
         $svis struct $name {
             $(
                 #[doc = $doc]
@@ -276,6 +282,41 @@ macro_rules! config_table {
                 })
             }
         }
+    };
+    // one field
+    (@munch $a:tt $v:tt $n:ident [$($done:tt)*]
+        $(#[$($fa:tt)*])* $fvis:vis $field:ident : $fty:ty = $default:expr $(, $($rest:tt)*)?) => {
+        $crate::config_table!(@munch $a $v $n [$($done)* [$(#[$($fa)*])* $fvis $field : $fty = $default]] $($($rest)*)?);
+    };
+}
+
+/// Declares a group of fields that several tables hold in place:
+/// `config_group! { macro name { fields } }`, then `use name;` among a
+/// [`config_table!`]'s fields (the group macro in scope). The fields are
+/// written as in [`config_table!`]; paths inside them resolve where the
+/// group is used, so they are best written in full. A group keeps the
+/// tables flat (serde's `flatten` would cost `deny_unknown_fields` and the
+/// key paths of serde's errors), and its rows are the same in every table
+/// that holds it.
+#[macro_export]
+macro_rules! config_group {
+    ($(#[$gattr:meta])* macro $group:ident { $($fields:tt)* }) => {
+        $crate::config_group!(@dollar ($) [$(#[$gattr])*] $group [] $($fields)*);
+    };
+    (@dollar ($d:tt) [$($gattr:tt)*] $group:ident [$($done:tt)*]) => {
+        $($gattr)*
+        #[allow(unused_macros)]
+        macro_rules! $group {
+            (@fields $d a:tt $d v:tt $d n:ident [$d ($d done:tt)*] $d ($d rest:tt)*) => {
+                $crate::config_table!(@munch $d a $d v $d n [$d ($d done)* $($done)*] $d ($d rest)*);
+            };
+        }
+        #[allow(unused_imports)]
+        pub(crate) use $group;
+    };
+    (@dollar ($d:tt) $g:tt $group:ident [$($done:tt)*]
+        $(#[$($fa:tt)*])* $fvis:vis $field:ident : $fty:ty = $default:expr $(, $($rest:tt)*)?) => {
+        $crate::config_group!(@dollar ($d) $g $group [$($done)* [$(#[$($fa)*])* $fvis $field : $fty = $default]] $($($rest)*)?);
     };
 }
 
@@ -448,6 +489,51 @@ mod tests {
             #[key(default = "on")]
             flag: Option<bool> = None,
         }
+    }
+
+    config_group! {
+        /// Two keys several tables hold.
+        macro shared_keys {
+            /// Target.
+            #[key(range = PROB, unit = "ms")]
+            target: f64 = 0.25,
+            /// Names.
+            names: Vec<String> = Vec::new(),
+        }
+    }
+
+    config_table! {
+        /// A table holding the group between its own keys.
+        #[serde(deny_unknown_fields)]
+        struct Holder {
+            /// First.
+            first: u32 = 1,
+            use shared_keys;
+            /// Last.
+            last: bool = true,
+        }
+    }
+
+    config_table! {
+        /// The group alone.
+        #[serde(deny_unknown_fields)]
+        struct Alone {
+            use shared_keys;
+        }
+    }
+
+    #[test]
+    fn a_group_is_held_in_place_with_the_same_rows() {
+        let h = Holder::default();
+        assert_eq!((h.first, h.target, h.last), (1, 0.25, true));
+        let j = serde_json::to_string(&h).unwrap();
+        assert_eq!(j, r#"{"first":1,"target":0.25,"names":[],"last":true}"#);
+        let paths: Vec<&str> = Holder::keys().iter().map(|k| k.path).collect();
+        assert_eq!(paths, ["first", "target", "names", "last"]);
+        assert_eq!(format!("{:?}", &Holder::keys()[1..3]), format!("{:?}", Alone::keys()));
+        assert_eq!(Alone::keys()[0].unit, "ms");
+        let e = serde_json::from_str::<Holder>(r#"{"targt": 1}"#).unwrap_err().to_string();
+        assert!(e.contains("targt"), "{e}");
     }
 
     trait Named {
