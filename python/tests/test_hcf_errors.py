@@ -45,7 +45,7 @@ CASES = [
     ("mac.txop_limit_us=100", "mac.max_mpdus=16", "mac.txop_limit_us: 100 us is shorter than one frame exchange"),
     ("mac.ack_policy=\"noack\"", "mac.rts_threshold_bytes=500",
      "mac.ack_policy: \"noack\" sends no RTS/CTS"),
-    ("mac.kind=\"dcf\"", "mac.max_mpdus=16", "mac.max_mpdus: an HCF key"),
+    ("mac.kind=\"dcf\"", "mac.max_mpdus=16", "mac.max_mpdus: only for mac.kind \"edca\""),
     ("mac.no_ack_nodes=[\"sta0\"]", "mac.rts_threshold_bytes=500",
      "mac.no_ack_nodes: No Ack frames are sent without RTS/CTS"),
     ("mac.no_ack_nodes=[\"sta5\"]", "mac.max_mpdus=16",

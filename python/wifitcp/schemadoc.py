@@ -79,21 +79,24 @@ def keys_markdown(schema: Optional[list] = None) -> str:
         if not mine:
             continue
         out += [f"#### {title}", ""]
-        tag = {"qdisc": "kind", "channel": "model"}.get(prefix)
+        tag = {"qdisc": "kind", "mac": "kind", "channel": "model"}.get(prefix)
         common = [r for r in mine if not r["when"]]
         variants: list = []
         for r in mine:
             for v in r["when"]:
                 if v not in variants:
                     variants.append(v)
+        # a kind enum's tag row lists its kinds: "a, b, c."
+        listed = [r["doc"] for r in common if tag == "kind" and r["key"] == f"{prefix}.kind"]
+        kinds = [k.strip() for k in listed[0].rstrip(".").split(",")] if listed else []
+        variants.sort(key=lambda v: kinds.index(v) if v in kinds else len(kinds))
         out += _table(common, prefix) + [""]
         for v in variants:
             out += [f"{tag} = `\"{v}\"`:", ""]
             out += _table([r for r in mine if v in r["when"]], prefix) + [""]
-        if tag == "kind":
-            plain = [v for v in ("drop-tail",) if v not in variants]
-            if plain:
-                out += [f"kind = `\"{plain[0]}\"` has no other keys.", ""]
+        for v in kinds:
+            if v not in variants:
+                out += [f"{tag} = `\"{v}\"` has no other keys.", ""]
     return "\n".join(out).rstrip() + "\n"
 
 

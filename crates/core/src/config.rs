@@ -89,8 +89,20 @@ key_types!(
     f64 => Float, f32 => Float,
     u8 => Int, u16 => Int, u32 => Int, u64 => Int, usize => Int, i32 => Int, i64 => Int,
     bool => Bool, String => Str,
-    Vec<f64> => Floats, Vec<u32> => Ints, Vec<u64> => Ints, Vec<usize> => Ints, Vec<String> => Strs,
 );
+
+/// An array of a key type: numbers, strings (named values), tables or
+/// arrays of arrays (`Any`).
+impl<T: KeyType> KeyType for Vec<T> {
+    const TY: Ty = match T::TY {
+        Ty::Float => Ty::Floats,
+        Ty::Int => Ty::Ints,
+        Ty::Str => Ty::Strs,
+        Ty::Table => Ty::Tables,
+        Ty::Floats | Ty::Ints => T::TY,
+        _ => Ty::Any,
+    };
+}
 
 impl<T: KeyType> KeyType for Option<T> {
     const TY: Ty = T::TY;
@@ -118,6 +130,10 @@ pub trait KindVisitor {
 pub fn explicit_defaults_agree<T: ConfigTable + serde::Serialize + Default>() -> Result<(), String> {
     let d = serde_json::to_value(T::default()).map_err(|e| e.to_string())?;
     for k in T::keys() {
+        // (an unset optional key's default is applied where it is read)
+        if d[k.path].is_null() {
+            continue;
+        }
         if let Ok(lit) = serde_json::from_str::<serde_json::Value>(k.default) {
             let same = match (lit.as_f64(), d[k.path].as_f64()) {
                 (Some(a), Some(b)) => (a - b).abs() <= 1e-9 * b.abs().max(1.0),

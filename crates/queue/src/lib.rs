@@ -62,6 +62,7 @@ wifitcp_core::config_kinds! {
         /// Per-station airtime DRR with FQ-CoDel per station (Høiland-Jørgensen
         /// et al., USENIX ATC 2017).
         "airtime" => Airtime(airtime::AirtimeConfig) mod airtime,
+        /// FIFO that drops its oldest packet when full (Linux pfifo_head_drop).
         "head-drop" => HeadDrop(head_drop::HeadDropConfig) mod head_drop,
     }
 }

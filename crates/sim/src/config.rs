@@ -19,7 +19,7 @@ pub mod roaming;
 pub mod schema;
 pub mod wlan;
 
-pub use mac::{AcName, AckPolicyConfig, BackoffRule, CollisionRestart, IdleAccess, MacConfig, MacKind, PollMode};
+pub use mac::{AcName, AckPolicyConfig, BackoffRule, CollisionRestart, IdleAccess, MacCommon, MacConfig, PollMode};
 pub use wlan::WlanConfig;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -315,7 +315,8 @@ impl Scenario {
             }
         }
         if let Some(qd) = &self.wlan.station_qdisc {
-            qd.validate(self.mac.queue_packets as usize).map_err(|e| e.under("wlan.station_qdisc").to_string())?;
+            qd.validate(self.mac.common.queue_packets as usize)
+                .map_err(|e| e.under("wlan.station_qdisc").to_string())?;
         }
         if let Some(qd) = &self.ap.qdisc {
             qd.validate(self.ap_queue_packets() as usize).map_err(|e| e.under("ap.qdisc").to_string())?;
@@ -354,15 +355,15 @@ impl Scenario {
     }
 
     pub fn ap_queue_packets(&self) -> u32 {
-        self.ap.queue_packets.unwrap_or(self.mac.queue_packets)
+        self.ap.queue_packets.unwrap_or(self.mac.common.queue_packets)
     }
 
     /// The scenario with every default filled in, as JSON.
     pub fn normalized_json(&self) -> String {
         let mut s = self.clone();
         let t = self.timing().expect("validated");
-        s.mac.cw_min = Some(self.mac.cw_min.unwrap_or(t.cw_min_default));
-        s.mac.cw_max = Some(self.mac.cw_max.unwrap_or(t.cw_max_default));
+        s.mac.common.cw_min = Some(self.mac.common.cw_min.unwrap_or(t.cw_min_default));
+        s.mac.common.cw_max = Some(self.mac.common.cw_max.unwrap_or(t.cw_max_default));
         serde_json::to_string(&s).expect("serialisable")
     }
 }

@@ -193,7 +193,7 @@ fn bad_ht_and_hcf_input_names_the_key() {
         (json!({"mac": {"kind": "dcf"}}), "mac.kind: 802.11n"),
         (
             json!({"mac": {"kind": "dcf", "max_mpdus": 4}, "phy": {"standard": "802.11a", "data_rate_mbps": 54.0}}),
-            "mac.max_mpdus: an HCF key",
+            "mac.max_mpdus: only for mac.kind",
         ),
     ];
     for (patch, want) in cases {

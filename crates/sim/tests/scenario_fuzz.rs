@@ -2,7 +2,7 @@
 //! a short run (0.2-1 s simulated), from a seeded generator so that every
 //! case is reproducible from its number.
 //!
-//! The generator covers every MAC kind of `macs::MACS` (with the keys of
+//! The generator covers every MAC kind of `macs::MacKindConfig` (with the keys of
 //! the kind's own rows), every PHY standard, every queue discipline of
 //! `QdiscConfig::KINDS` at the AP and at the stations, TCP (every
 //! congestion controller and recovery) and every UDP pattern, uplink and
@@ -35,7 +35,7 @@ use wifitcp_core::schema::{Ty, B};
 use wifitcp_core::RngStream;
 use wifitcp_sim::api::{self, ApiError, Control};
 use wifitcp_sim::config::schema;
-use wifitcp_sim::macs::MACS;
+use wifitcp_sim::macs::{named, MacKindConfig};
 
 const DEFAULT_CASES: u64 = 300;
 /// Wall time after which a run is stopped (counted, not a failure).
@@ -237,13 +237,14 @@ impl Gen {
         p
     }
 
-    /// The MAC: a kind of `MACS`, the common keys, and the kind's own keys
-    /// from its schema rows.
+    /// The MAC: a registered kind, the common keys, and the kind's own
+    /// keys from its schema rows.
     fn mac(&mut self, ht: bool, stations: usize) -> Value {
-        let kinds: Vec<_> = MACS.iter().filter(|m| !ht || m.ht).collect();
-        let m = kinds[self.below(kinds.len())];
-        self.feature(format!("mac {}", m.name));
-        let mut mac = json!({"kind": m.name});
+        let kinds: Vec<&str> =
+            MacKindConfig::KINDS.iter().copied().filter(|k| !ht || named(k).is_some_and(|m| m.get().ht())).collect();
+        let name = kinds[self.below(kinds.len())];
+        self.feature(format!("mac {name}"));
+        let mut mac = json!({"kind": name});
         if self.chance(0.3) {
             let a = 1 + self.below(6) as u32;
             let b = a + self.below(5) as u32;
@@ -257,7 +258,7 @@ impl Gen {
         }
         // (DCF options: the HCF follows 10.22.2)
         for key in ["backoff_rule", "collision_restart", "idle_access"] {
-            if m.name != "edca" && self.chance(0.2) {
+            if name != "edca" && self.chance(0.2) {
                 mac[key] = json!(self.choice(&format!("mac.{key}")));
             }
         }
@@ -273,18 +274,19 @@ impl Gen {
             self.feature("rts/cts");
             mac["rts_threshold_bytes"] = json!(self.pick(&[0, 256, 1000]));
         }
-        // the kind's own keys (and the ones it reads from other rows)
-        let own: Vec<&'static str> = m.keys.iter().map(|k| k.path).chain(m.reads.iter().copied()).collect();
+        // the kind's own keys (also those it shares with other kinds)
+        let own: Vec<&'static str> =
+            MacKindConfig::keys().iter().skip(1).filter(|k| k.when.contains(&name)).map(|k| k.path).collect();
         for key in own {
             if !self.chance(0.3) {
                 continue;
             }
             let path = format!("mac.{key}");
-            let k = schema::lookup(&path, None).unwrap_or_else(|| panic!("{path} is not in the schema"));
+            let k = schema::lookup(&path, Some(name)).unwrap_or_else(|| panic!("{path} is not in the schema"));
             let v = match k.ty {
                 Ty::Bool => json!(self.chance(0.5)),
-                Ty::Str => json!(self.choice(&path)),
-                Ty::Int | Ty::Float => match self.number(&path, None) {
+                Ty::Str => json!(self.choice_in(&path, Some(name))),
+                Ty::Int | Ty::Float => match self.number(&path, Some(name)) {
                     Some(v) => v,
                     None => continue,
                 },

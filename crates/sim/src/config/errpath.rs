@@ -56,6 +56,9 @@ fn tagged(path: &str, t: &Value) -> Option<(String, String)> {
     use wifitcp_wifi::channel::config as c;
     let obj = t.as_object()?;
     let last = path.rsplit('.').next().unwrap_or(path);
+    if path == "mac" {
+        return super::mac::locate_error(t);
+    }
     let (tag, body) = if path == "channel" {
         ("model", obj)
     } else if last == "qdisc" || last == "station_qdisc" {

@@ -1,168 +1,174 @@
-//! `[mac]`: the scenario section of the cells' MAC: its serde shape, the
-//! checks of the keys every kind reads, and the step to the DCF's
-//! parameters. `mac.kind` names one of the kinds registered in
-//! [`crate::macs::MACS`] ([`MacKind`]); a kind's own keys are fields of
-//! [`MacConfig`] (one flat table, unknown keys are errors) whose rows,
-//! checks and use are in the kind's file (`crate::macs::<kind>`). The key
-//! table is [`keys`] (the common [`KEYS`], then each kind's rows).
+//! `[mac]`: the scenario section of the cells' MAC. Its keys are those
+//! every kind reads ([`MacCommon`]: the DCF's parameters, the interface
+//! queue, the Ack policy), then `kind` and the kind's own keys, one flat
+//! table: `kind` selects one of the kinds registered in
+//! [`crate::macs::MacKindConfig`], each with its table struct in its file
+//! (`crate::macs::<kind>`). Both parts derive their key rows from their
+//! declarations; [`keys`] mounts them.
 //!
-//! Invariant: a `mac.kind` that deserialises names a registered kind (an
-//! unknown name is serde's "unknown variant" error listing them all).
+//! Invariants: a `[mac]` that deserialises names a registered kind (an
+//! unknown name is serde's "unknown variant" error listing them all); each
+//! key is read into exactly one of the two parts (the common keys are never
+//! a kind's); a key of another kind is an error naming the kinds that read
+//! it (checked on the document by `super::schema` before serde reads it).
 use serde::{Deserialize, Serialize};
-use wifitcp_core::schema::Ty::*;
+use serde_json::{Map, Value};
+use wifitcp_core::config::{ConfigTable, KeyType};
 use wifitcp_core::schema::B::In;
-use wifitcp_core::schema::{k, r, Key, PKTS};
+use wifitcp_core::schema::{r, Key, Ty, PKTS};
 use wifitcp_wifi::phy::PhyTiming;
 
 use super::Scenario;
-use crate::macs::{MacDescriptor, MACS};
+use crate::macs::MacKindConfig;
 use wifitcp_wifi::mac::{AckPolicy, DcfParams};
 
-/// `[mac]`: the kind of MAC and the DCF parameters every kind starts from,
-/// then the kinds' own keys. Defaults: aCWmin/aCWmax of the PHY,
-/// dot11ShortRetryLimit 7, dot11LongRetryLimit 4, dot11RTSThreshold 65535
-/// (RTS/CTS off), interface queue 50 packets.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MacConfig {
-    /// Which MAC every member of the cell runs (a kind of `macs::MACS`).
-    #[serde(default)]
-    pub kind: MacKind,
-    #[serde(default)]
-    pub cw_min: Option<u32>,
-    #[serde(default)]
-    pub cw_max: Option<u32>,
-    #[serde(default = "d_short")]
-    pub short_retry_limit: u32,
-    #[serde(default = "d_long")]
-    pub long_retry_limit: u32,
-    #[serde(default = "d_rts")]
-    pub rts_threshold_bytes: u32,
-    #[serde(default = "d_queue")]
-    pub queue_packets: u32,
-    /// Backoff countdown rule: "idle-slots" (10.3.4.3, default) or
-    /// "busy-slot-counts" (Bianchi's slotted model / EDCA slot boundaries).
-    #[serde(default)]
-    pub backoff_rule: BackoffRule,
-    /// When a transmitter that got no ACK/CTS resumes: "ack-timeout-difs"
-    /// (default) or "eifs" (with the bystanders, Bianchi's T_c assumption).
-    #[serde(default)]
-    pub collision_restart: CollisionRestart,
-    /// A frame that finds the medium idle (for DIFS, no backoff pending):
-    /// "immediate" (10.3.4.2, default; ns-3) sends it at once, "backoff"
-    /// draws a backoff first, as ns-2.35's Mac802_11::send does (a random
-    /// deferral of DIFS + rand(CW) slots even on an idle medium).
-    #[serde(default)]
-    pub idle_access: IdleAccess,
-    /// Engine option, no effect on results: keep stations outside the
-    /// current frame exchange in one group with a shared slot counter
-    /// (true, default) or step every station at every busy/idle change
-    /// (false: the reference the tests compare against).
-    #[serde(default = "yes")]
-    pub group_bystanders: bool,
-    /// Ack policy of every station's data frames: "normal" (default:
-    /// acknowledged non-QoS Data, retransmitted up to the retry limits) or
-    /// "noack" (QoS Data with the No Ack policy, 9.2.4.5.4: no ACK, no
-    /// retransmission, 26-byte header).
-    #[serde(default)]
-    pub ack_policy: AckPolicyConfig,
-    // --- The kinds' own keys (rows, checks and use in
-    // `crate::macs::<kind>`; each listed in `kind_keys_set`), absent unless
-    // set (and then not serialised, so results of scenarios without them
-    // keep their form). `None`: the default. First the HCF's
-    // (`kind = "edca"`, `wifitcp_wifi::mac::hcf`).
-    /// Immediate BlockAck agreements between every pair (default true).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub block_ack: Option<bool>,
-    /// The agreements' buffer size, 1-64 (default 64).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub block_ack_window: Option<u16>,
-    /// MPDUs per A-MPDU (HT) or per block of frames (non-HT), 1 to the
-    /// window (default: the window).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_mpdus: Option<u16>,
-    /// Octets per A-MPDU (HT; default 65535).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_ampdu_bytes: Option<u32>,
-    /// TXOP limit of every access category in us (default Table 9-155's:
-    /// 0 for BE and BK, 3008 for VI, 1504 for VO on OFDM/HT PHYs).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub txop_limit_us: Option<f64>,
-    /// Access categories whose QoS Data use the No Ack policy.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub no_ack_acs: Option<Vec<AcName>>,
-    /// WLAN members ("ap", "ap1", ..., "sta0", ...) whose data frames all
-    /// use the No Ack policy, under any `kind` (`no_ack_member`); the others
-    /// keep `ack_policy` / `no_ack_acs`. Not serialised when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub no_ack_nodes: Option<Vec<String>>,
-    /// An explicit BlockAckReq after a missed BlockAck (default false:
-    /// retransmit in the next A-MPDU).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bar_after_missed_ba: Option<bool>,
-    /// HCF (`kind` "edca"): the AP grants polled TXOPs (HCCA-style
-    /// controlled access, `wifitcp_wifi::mac::hcf` poll.rs): "off"
-    /// (default), "all" (every associated station, round robin) or
-    /// "activity" (the stations above the `multipoll_*` thresholds).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub poll: Option<PollMode>,
-    /// A service period starts every `poll_interval_ms` (default 20).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub poll_interval_ms: Option<f64>,
-    /// Most time a service period takes (default: the interval).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub poll_max_period_ms: Option<f64>,
-    /// The TXOP each grant carries, us (default 3008).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub poll_txop_us: Option<f64>,
-    /// PCF (`kind` "pcf" or "multipoll"): a CFP starts at every
-    /// `cfp_period`-th beacon (CFPPeriod, 10.4.1 of 802.11-2016; default 1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cfp_period: Option<u32>,
-    /// CFPMaxDuration in TU (default 50: half the default beacon interval;
-    /// the standard leaves it to the AP). Shorter than the beacon interval.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cfp_max_duration_tu: Option<u32>,
-    /// Multi-poll (paper 000): packets per second, both directions, for a
-    /// station to join the polling list (default 100).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub multipoll_pps: Option<f64>,
-    /// Multi-poll: MSDU bytes per second to join the list (default 12500,
-    /// 100 kbit/s).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub multipoll_bps: Option<f64>,
-    /// Multi-poll: measurement window in ms (default 1000).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub multipoll_window_ms: Option<f64>,
-    /// Multi-poll: a member leaves below (1 - hysteresis) x a threshold
-    /// (default 0.5).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub multipoll_hysteresis: Option<f64>,
+wifitcp_core::config_table! {
+    /// The `[mac]` keys every kind reads: the DCF parameters every kind
+    /// starts from. Defaults: aCWmin/aCWmax of the PHY,
+    /// dot11ShortRetryLimit 7, dot11LongRetryLimit 4, dot11RTSThreshold
+    /// 65535 (RTS/CTS off), interface queue 50 packets.
+    #[serde(deny_unknown_fields)]
+    pub struct MacCommon {
+        /// 2^k - 1.
+        #[key(range = r(In(1.0), In(32767.0)), unit = "slots", default = "the PHY's aCWmin")]
+        pub cw_min: Option<u32> = None,
+        /// 2^k - 1, >= cw_min.
+        #[key(range = r(In(1.0), In(32767.0)), unit = "slots", default = "the PHY's aCWmax")]
+        pub cw_max: Option<u32> = None,
+        /// dot11ShortRetryLimit.
+        #[key(range = r(In(1.0), In(255.0)), unit = "attempts")]
+        pub short_retry_limit: u32 = 7,
+        /// dot11LongRetryLimit.
+        #[key(range = r(In(1.0), In(255.0)), unit = "attempts")]
+        pub long_retry_limit: u32 = 4,
+        /// dot11RTSThreshold (65535: off).
+        #[key(range = r(In(0.0), In(65536.0)), unit = "bytes")]
+        pub rts_threshold_bytes: u32 = 65535,
+        /// Interface queue of every member.
+        #[key(range = PKTS, unit = "packets")]
+        pub queue_packets: u32 = 50,
+        /// "idle-slots" or "busy-slot-counts".
+        ///
+        /// Backoff countdown rule: "idle-slots" (10.3.4.3) or
+        /// "busy-slot-counts" (Bianchi's slotted model / EDCA slot
+        /// boundaries).
+        pub backoff_rule: BackoffRule = BackoffRule::IdleSlots,
+        /// "ack-timeout-difs" or "eifs".
+        ///
+        /// When a transmitter that got no ACK/CTS resumes: after the ACK
+        /// timeout and DIFS, or after EIFS with the bystanders (Bianchi's
+        /// T_c assumption).
+        pub collision_restart: CollisionRestart = CollisionRestart::AckTimeoutDifs,
+        /// "immediate" or "backoff" (ns-2).
+        ///
+        /// A frame that finds the medium idle (for DIFS, no backoff
+        /// pending): "immediate" (10.3.4.2; ns-3) sends it at once,
+        /// "backoff" draws a backoff first, as ns-2.35's Mac802_11::send
+        /// does (a random deferral of DIFS + rand(CW) slots even on an
+        /// idle medium).
+        pub idle_access: IdleAccess = IdleAccess::Immediate,
+        /// Engine option; no effect on results.
+        ///
+        /// Keep stations outside the current frame exchange in one group
+        /// with a shared slot counter (true) or step every station at every
+        /// busy/idle change (false: the reference the tests compare
+        /// against).
+        pub group_bystanders: bool = true,
+        /// "normal" or "noack" (QoS No Ack, no RTS/CTS).
+        ///
+        /// "normal": acknowledged non-QoS Data, retransmitted up to the
+        /// retry limits; "noack": QoS Data with the No Ack policy,
+        /// 9.2.4.5.4: no ACK, no retransmission, 26-byte header.
+        pub ack_policy: AckPolicyConfig = AckPolicyConfig::Normal,
+        /// Members ("ap", "ap1", "sta0", ...) whose data frames all use No Ack, under any mac.kind (no RTS/CTS).
+        ///
+        /// The others keep `ack_policy` (and the HCF's `no_ack_acs`). Not
+        /// serialised when absent.
+        #[key(default = "[]")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub no_ack_nodes: Option<Vec<String>> = None,
+    }
 }
 
-/// Whether each key of a kind's own rows (`MacDescriptor::keys`) is set,
-/// in the order of `MACS` and their rows.
-pub fn kind_keys_set(m: &MacConfig) -> [(&'static str, bool); 17] {
-    [
-        ("block_ack", m.block_ack.is_some()),
-        ("block_ack_window", m.block_ack_window.is_some()),
-        ("max_mpdus", m.max_mpdus.is_some()),
-        ("max_ampdu_bytes", m.max_ampdu_bytes.is_some()),
-        ("txop_limit_us", m.txop_limit_us.is_some()),
-        ("no_ack_acs", m.no_ack_acs.is_some()),
-        ("bar_after_missed_ba", m.bar_after_missed_ba.is_some()),
-        ("poll", m.poll.is_some()),
-        ("poll_interval_ms", m.poll_interval_ms.is_some()),
-        ("poll_max_period_ms", m.poll_max_period_ms.is_some()),
-        ("poll_txop_us", m.poll_txop_us.is_some()),
-        ("cfp_period", m.cfp_period.is_some()),
-        ("cfp_max_duration_tu", m.cfp_max_duration_tu.is_some()),
-        ("multipoll_pps", m.multipoll_pps.is_some()),
-        ("multipoll_bps", m.multipoll_bps.is_some()),
-        ("multipoll_window_ms", m.multipoll_window_ms.is_some()),
-        ("multipoll_hysteresis", m.multipoll_hysteresis.is_some()),
-    ]
+/// `[mac]`: the keys every kind reads, then the kind (`kind`) with its own
+/// keys, written as one flat table.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MacConfig {
+    pub common: MacCommon,
+    pub kind: MacKindConfig,
 }
+
+/// The `[mac]` table split in its two parts: (the common keys, `kind` and
+/// the kind's keys). A missing `kind` is the default kind's.
+fn split(mut table: Map<String, Value>) -> (Value, Value) {
+    let mut common = Map::new();
+    for k in MacCommon::keys() {
+        if let Some(v) = table.remove(k.path) {
+            common.insert(k.path.to_string(), v);
+        }
+    }
+    if !table.contains_key("kind") {
+        table.insert("kind".into(), Value::String(MacKindConfig::KINDS[0].into()));
+    }
+    (Value::Object(common), Value::Object(table))
+}
+
+impl<'de> Deserialize<'de> for MacConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let (common, kind) = split(Map::deserialize(d)?);
+        Ok(MacConfig {
+            common: MacCommon::deserialize(common).map_err(D::Error::custom)?,
+            kind: MacKindConfig::deserialize(kind).map_err(D::Error::custom)?,
+        })
+    }
+}
+
+impl Serialize for MacConfig {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::Error;
+        let mut out = match serde_json::to_value(&self.common).map_err(S::Error::custom)? {
+            Value::Object(m) => m,
+            _ => unreachable!("a table"),
+        };
+        if let Value::Object(k) = serde_json::to_value(&self.kind).map_err(S::Error::custom)? {
+            out.extend(k);
+        }
+        out.serialize(s)
+    }
+}
+
+/// Where in `[mac]` (the document's table `t`) a deserialisation error
+/// lies: (the key's path inside `mac`, the message), by reading each part
+/// again as its own struct.
+pub(crate) fn locate_error(t: &Value) -> Option<(String, String)> {
+    let (common, mut kind) = split(t.as_object()?.clone());
+    let read = |e: serde_path_to_error::Error<serde_json::Error>| (e.path().to_string(), e.into_inner().to_string());
+    if let Err(e) = serde_path_to_error::deserialize::<_, MacCommon>(common) {
+        return Some(read(e));
+    }
+    let name = kind.get("kind").and_then(Value::as_str).map(str::to_string);
+    match name {
+        Some(name) if MacKindConfig::KINDS.contains(&name.as_str()) => {
+            kind.as_object_mut()?.remove("kind");
+            MacKindConfig::visit(&name, Reread(kind)).flatten()
+        }
+        _ => Some(("kind".into(), MacKindConfig::deserialize(kind).err()?.to_string())),
+    }
+}
+
+/// Reads a kind's table again as its own struct.
+struct Reread(Value);
+
+impl wifitcp_core::config::KindVisitor for Reread {
+    type Out = Option<(String, String)>;
+    fn visit<T: serde::de::DeserializeOwned + Serialize + Default + ConfigTable>(self) -> Self::Out {
+        serde_path_to_error::deserialize::<_, T>(self.0)
+            .err()
+            .map(|e| (e.path().to_string(), e.into_inner().to_string()))
+    }
+}
+
 /// Whom an HCF AP polls (`mac.poll`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -180,88 +186,6 @@ pub enum AcName {
     Be,
     Vi,
     Vo,
-}
-
-fn yes() -> bool {
-    true
-}
-
-/// The MAC of the cells (`mac.kind`): a kind registered in
-/// [`crate::macs::MACS`], written as its name.
-#[derive(Clone, Copy)]
-pub struct MacKind(&'static MacDescriptor);
-
-impl MacKind {
-    /// The registered kind called `name`.
-    pub fn named(name: &str) -> Option<MacKind> {
-        crate::macs::named(name).map(MacKind)
-    }
-    /// A kind from its descriptor, registered in `MACS` or not (code that
-    /// builds a scenario itself may run a kind the table does not list).
-    pub const fn new(mac: &'static MacDescriptor) -> MacKind {
-        MacKind(mac)
-    }
-    /// The scenario's spelling.
-    pub fn name(self) -> &'static str {
-        self.0.name
-    }
-    /// The kind's descriptor.
-    pub fn mac(self) -> &'static MacDescriptor {
-        self.0
-    }
-}
-
-impl Default for MacKind {
-    fn default() -> Self {
-        MacKind(&MACS[0])
-    }
-}
-
-impl PartialEq for MacKind {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.name == other.0.name
-    }
-}
-impl Eq for MacKind {}
-
-impl std::fmt::Debug for MacKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "MacKind({:?})", self.0.name)
-    }
-}
-
-impl Serialize for MacKind {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.0.name)
-    }
-}
-
-/// The registered names, in registration order (for serde's message).
-fn names() -> &'static [&'static str] {
-    static NAMES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
-    NAMES.get_or_init(|| MACS.iter().map(|m| m.name).collect())
-}
-
-/// Read as serde reads a unit-only enum (a name, or in JSON `{"name":
-/// null}`), so that every error reads as it did when the kinds were one.
-impl<'de> Deserialize<'de> for MacKind {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::{EnumAccess, Error, VariantAccess};
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = MacKind;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a MAC kind")
-            }
-            fn visit_enum<A: EnumAccess<'de>>(self, a: A) -> Result<MacKind, A::Error> {
-                let (name, rest): (String, _) = a.variant()?;
-                let kind = MacKind::named(&name).ok_or_else(|| A::Error::unknown_variant(&name, names()))?;
-                rest.unit_variant()?;
-                Ok(kind)
-            }
-        }
-        d.deserialize_enum("MacKind", names(), V)
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -296,60 +220,30 @@ pub enum BackoffRule {
     IdleSlots,
     BusySlotCounts,
 }
-fn d_short() -> u32 {
-    7
+impl KeyType for PollMode {
+    const TY: Ty = Ty::Str;
 }
-fn d_long() -> u32 {
-    4
+impl KeyType for AcName {
+    const TY: Ty = Ty::Str;
 }
-fn d_rts() -> u32 {
-    65535
+impl KeyType for AckPolicyConfig {
+    const TY: Ty = Ty::Str;
 }
-fn d_queue() -> u32 {
-    50
+impl KeyType for IdleAccess {
+    const TY: Ty = Ty::Str;
 }
-impl Default for MacConfig {
-    fn default() -> Self {
-        MacConfig {
-            kind: MacKind::default(),
-            cw_min: None,
-            cw_max: None,
-            short_retry_limit: 7,
-            long_retry_limit: 4,
-            rts_threshold_bytes: 65535,
-            queue_packets: 50,
-            backoff_rule: BackoffRule::IdleSlots,
-            collision_restart: CollisionRestart::AckTimeoutDifs,
-            idle_access: IdleAccess::Immediate,
-            group_bystanders: true,
-            ack_policy: AckPolicyConfig::Normal,
-            block_ack: None,
-            block_ack_window: None,
-            max_mpdus: None,
-            max_ampdu_bytes: None,
-            txop_limit_us: None,
-            no_ack_acs: None,
-            no_ack_nodes: None,
-            bar_after_missed_ba: None,
-            cfp_period: None,
-            cfp_max_duration_tu: None,
-            multipoll_pps: None,
-            multipoll_bps: None,
-            multipoll_window_ms: None,
-            multipoll_hysteresis: None,
-            poll: None,
-            poll_interval_ms: None,
-            poll_max_period_ms: None,
-            poll_txop_us: None,
-        }
-    }
+impl KeyType for CollisionRestart {
+    const TY: Ty = Ty::Str;
+}
+impl KeyType for BackoffRule {
+    const TY: Ty = Ty::Str;
 }
 
 impl Scenario {
     /// The `[mac]` keys every kind reads, and the kind's.
     pub(super) fn validate_mac(&self, t: &PhyTiming) -> Result<(), String> {
-        let cw_min = self.mac.cw_min.unwrap_or(t.cw_min_default);
-        let cw_max = self.mac.cw_max.unwrap_or(t.cw_max_default);
+        let cw_min = self.mac.common.cw_min.unwrap_or(t.cw_min_default);
+        let cw_max = self.mac.common.cw_max.unwrap_or(t.cw_max_default);
         for (k, v) in [("cw_min", cw_min), ("cw_max", cw_max)] {
             if !(1..=32767).contains(&v) || !(v + 1).is_power_of_two() {
                 return Err(format!("mac.{k}: must be 2^k - 1 between 1 and 32767, got {v}"));
@@ -358,28 +252,28 @@ impl Scenario {
         if cw_min > cw_max {
             return Err(format!("mac.cw_min: {cw_min} is larger than mac.cw_max {cw_max}"));
         }
-        if self.mac.short_retry_limit == 0 || self.mac.short_retry_limit > 255 {
+        if self.mac.common.short_retry_limit == 0 || self.mac.common.short_retry_limit > 255 {
             return Err(format!(
                 "mac.short_retry_limit: transmission attempts, must be 1..=255, got {}",
-                self.mac.short_retry_limit
+                self.mac.common.short_retry_limit
             ));
         }
-        if self.mac.long_retry_limit == 0 || self.mac.long_retry_limit > 255 {
+        if self.mac.common.long_retry_limit == 0 || self.mac.common.long_retry_limit > 255 {
             return Err(format!(
                 "mac.long_retry_limit: transmission attempts, must be 1..=255, got {}",
-                self.mac.long_retry_limit
+                self.mac.common.long_retry_limit
             ));
         }
-        if self.mac.ack_policy == AckPolicyConfig::NoAck && self.mac.rts_threshold_bytes < 65535 {
+        if self.mac.common.ack_policy == AckPolicyConfig::NoAck && self.mac.common.rts_threshold_bytes < 65535 {
             return Err(format!(
                 "mac.ack_policy: \"noack\" sends no RTS/CTS, but mac.rts_threshold_bytes = {} requests it (65535: off)",
-                self.mac.rts_threshold_bytes
+                self.mac.common.rts_threshold_bytes
             ));
         }
         self.validate_no_ack_nodes()?;
         self.validate_mac_kind(t)?;
-        if self.mac.queue_packets == 0 || self.mac.queue_packets > 1_000_000 {
-            return Err(format!("mac.queue_packets: must be in 1..=1000000, got {}", self.mac.queue_packets));
+        if self.mac.common.queue_packets == 0 || self.mac.common.queue_packets > 1_000_000 {
+            return Err(format!("mac.queue_packets: must be in 1..=1000000, got {}", self.mac.common.queue_packets));
         }
         Ok(())
     }
@@ -388,7 +282,7 @@ impl Scenario {
     /// (a No Ack frame is not protected by RTS/CTS, 10.3.2.9 sends it
     /// alone, as for `mac.ack_policy = "noack"`).
     fn validate_no_ack_nodes(&self) -> Result<(), String> {
-        let Some(names) = &self.mac.no_ack_nodes else { return Ok(()) };
+        let Some(names) = &self.mac.common.no_ack_nodes else { return Ok(()) };
         let members: Vec<String> = (0..self.wlan_members()).map(|i| self.member_name(i)).collect();
         for (k, name) in names.iter().enumerate() {
             if !members.contains(name) {
@@ -401,10 +295,10 @@ impl Scenario {
                 return Err(format!("mac.no_ack_nodes[{k}]: \"{name}\" is listed twice"));
             }
         }
-        if !names.is_empty() && self.mac.rts_threshold_bytes < 65535 {
+        if !names.is_empty() && self.mac.common.rts_threshold_bytes < 65535 {
             return Err(format!(
                 "mac.no_ack_nodes: No Ack frames are sent without RTS/CTS, but mac.rts_threshold_bytes = {} requests it (65535: off)",
-                self.mac.rts_threshold_bytes
+                self.mac.common.rts_threshold_bytes
             ));
         }
         Ok(())
@@ -413,30 +307,22 @@ impl Scenario {
     /// Whether WLAN member `i` sends its data frames with the No Ack
     /// policy because `mac.no_ack_nodes` names it.
     pub fn no_ack_member(&self, i: usize) -> bool {
-        self.mac.no_ack_nodes.as_ref().is_some_and(|v| v.iter().any(|n| *n == self.member_name(i)))
+        self.mac.common.no_ack_nodes.as_ref().is_some_and(|v| v.iter().any(|n| *n == self.member_name(i)))
     }
 
-    /// No key of another kind, the PHY the kind runs on, and the kind's
-    /// own checks.
+    /// The PHY the kind runs on, and the kind's own checks (a key of
+    /// another kind is refused on the document, `super::schema`).
     fn validate_mac_kind(&self, t: &PhyTiming) -> Result<(), String> {
-        let kind = self.mac.kind.mac();
-        for (key, set) in kind_keys_set(&self.mac) {
-            let reads = |m: &MacDescriptor| m.keys.iter().any(|k| k.path == key) || m.reads.contains(&key);
-            if !set || reads(kind) {
-                continue;
-            }
-            let owner = MACS.iter().find(|m| m.keys.iter().any(|k| k.path == key)).expect("a kind's row");
-            if let Some(why) = owner.foreign_key {
-                return Err(format!("mac.{key}: {why}"));
-            }
-            let users: Vec<String> = MACS.iter().filter(|m| reads(m)).map(|m| format!("{:?}", m.name)).collect();
-            return Err(format!("mac.{key}: only for mac.kind {}", or_list(&users)));
-        }
-        if t.ht.is_some() && !kind.ht {
-            let ht: Vec<String> = MACS.iter().filter(|m| m.ht).map(|m| format!("{:?}", m.name)).collect();
+        let kind = self.mac.kind.get();
+        if t.ht.is_some() && !kind.ht() {
+            let ht: Vec<String> = MacKindConfig::KINDS
+                .iter()
+                .filter(|k| crate::macs::named(k).is_some_and(|m| m.get().ht()))
+                .map(|k| format!("{k:?}"))
+                .collect();
             return Err(format!("mac.kind: 802.11n sends QoS Data under the HCF; set mac.kind = {}", or_list(&ht)));
         }
-        (kind.check)(self, t)
+        kind.check(self, t).map_err(String::from)
     }
 
     /// Whether the APs send beacons (`ap.beacons`, default on, and the
@@ -444,7 +330,7 @@ impl Scenario {
     /// sender yet, its cells send none whatever `ap.beacons` says, as the
     /// key's documentation says).
     pub fn beacons_on(&self) -> bool {
-        self.mac.kind.mac().beacons && self.ap.beacons.unwrap_or(true)
+        self.mac.kind.get().beacons() && self.ap.beacons.unwrap_or(true)
     }
 }
 
@@ -453,16 +339,17 @@ impl MacConfig {
     /// its parameters), with the PHY's aCWmin/aCWmax unless
     /// `cw_min`/`cw_max` are set.
     pub fn dcf_params(&self, timing: PhyTiming) -> DcfParams {
+        let c = &self.common;
         DcfParams {
-            cw_min: self.cw_min.unwrap_or(timing.cw_min_default),
-            cw_max: self.cw_max.unwrap_or(timing.cw_max_default),
-            short_retry_limit: self.short_retry_limit,
-            long_retry_limit: self.long_retry_limit,
-            rts_threshold: self.rts_threshold_bytes,
-            busy_slot_counts: self.backoff_rule == BackoffRule::BusySlotCounts,
-            eifs_after_timeout: self.collision_restart == CollisionRestart::Eifs,
-            backoff_on_idle_access: self.idle_access == IdleAccess::Backoff,
-            ack_policy: match self.ack_policy {
+            cw_min: c.cw_min.unwrap_or(timing.cw_min_default),
+            cw_max: c.cw_max.unwrap_or(timing.cw_max_default),
+            short_retry_limit: c.short_retry_limit,
+            long_retry_limit: c.long_retry_limit,
+            rts_threshold: c.rts_threshold_bytes,
+            busy_slot_counts: c.backoff_rule == BackoffRule::BusySlotCounts,
+            eifs_after_timeout: c.collision_restart == CollisionRestart::Eifs,
+            backoff_on_idle_access: c.idle_access == IdleAccess::Backoff,
+            ack_policy: match c.ack_policy {
                 AckPolicyConfig::Normal => AckPolicy::Normal,
                 AckPolicyConfig::NoAck => AckPolicy::NoAck,
             },
@@ -479,47 +366,36 @@ fn or_list(items: &[String]) -> String {
     }
 }
 
-/// The keys every kind reads, relative to `mac` (the `kind` row's text is
-/// completed from the registry by [`keys`]).
-pub static KEYS: &[Key] = &[
-    k("kind", Str, "\"dcf\"", None, "", "The cell's MAC: a kind of `crate::macs::MACS`."),
-    k("cw_min", Int, "the PHY's aCWmin", r(In(1.0), In(32767.0)), "slots", "2^k - 1."),
-    k("cw_max", Int, "the PHY's aCWmax", r(In(1.0), In(32767.0)), "slots", "2^k - 1, >= cw_min."),
-    k("short_retry_limit", Int, "7", r(In(1.0), In(255.0)), "attempts", "dot11ShortRetryLimit."),
-    k("long_retry_limit", Int, "4", r(In(1.0), In(255.0)), "attempts", "dot11LongRetryLimit."),
-    k("rts_threshold_bytes", Int, "65535", r(In(0.0), In(65536.0)), "bytes", "dot11RTSThreshold (65535: off)."),
-    k("queue_packets", Int, "50", PKTS, "packets", "Interface queue of every member."),
-    k("backoff_rule", Str, "\"idle-slots\"", None, "", "\"idle-slots\" or \"busy-slot-counts\"."),
-    k("collision_restart", Str, "\"ack-timeout-difs\"", None, "", "\"ack-timeout-difs\" or \"eifs\"."),
-    k("idle_access", Str, "\"immediate\"", None, "", "\"immediate\" or \"backoff\" (ns-2)."),
-    k("group_bystanders", Bool, "true", None, "", "Engine option; no effect on results."),
-    k("ack_policy", Str, "\"normal\"", None, "", "\"normal\" or \"noack\" (QoS No Ack, no RTS/CTS)."),
-    k(
-        "no_ack_nodes",
-        Strs,
-        "[]",
-        None,
-        "",
-        "Members (\"ap\", \"ap1\", \"sta0\", ...) whose data frames all use No Ack, under any mac.kind (no RTS/CTS).",
-    ),
-];
-
 /// The key table of `[mac]`, relative to `mac` (mounted by
-/// `super::schema`): [`KEYS`], then each registered kind's own rows.
+/// `super::schema`): `kind` (its text lists the registered kinds), the
+/// common keys ([`MacCommon`]), then each kind's rows (`when` names the
+/// kinds that read a row).
 pub fn keys() -> &'static [Key] {
     static ALL: std::sync::OnceLock<Vec<Key>> = std::sync::OnceLock::new();
     ALL.get_or_init(|| {
-        let kinds: Vec<String> = MACS
-            .iter()
-            .map(|m| if m.about.is_empty() { format!("{:?}", m.name) } else { format!("{:?} ({})", m.name, m.about) })
-            .collect();
-        let doc: &'static str = Box::leak(format!("The cell's MAC: {}.", or_list(&kinds)).into_boxed_str());
-        let mut v: Vec<Key> = KEYS.iter().map(|k| if k.path == "kind" { Key { doc, ..*k } } else { *k }).collect();
-        for m in MACS {
-            v.extend_from_slice(m.keys);
-        }
+        let rows = MacKindConfig::keys();
+        let mut v = vec![rows[0]];
+        v.extend_from_slice(MacCommon::keys());
+        v.extend_from_slice(&rows[1..]);
         v
     })
+}
+
+/// The kinds that read the `[mac]` key `key` (none for a common key or an
+/// unknown one).
+pub fn kinds_reading(key: &str) -> &'static [&'static str] {
+    MacKindConfig::keys().iter().skip(1).find(|k| k.path == key).map_or(&[], |k| k.when)
+}
+
+/// The reason a key of other kinds is refused under `kind`: "only for
+/// mac.kind ..." naming the kinds that read it.
+pub fn foreign_key_reason(key: &str) -> Option<String> {
+    let users = kinds_reading(key);
+    if users.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = users.iter().map(|k| format!("{k:?}")).collect();
+    Some(format!("only for mac.kind {}", or_list(&names)))
 }
 
 #[cfg(test)]
@@ -534,32 +410,38 @@ mod tests {
     }
 
     #[test]
-    fn kinds_read_as_the_unit_enum_they_were() {
-        // (value of mac.kind, what the derived enum of the four kinds gave)
+    fn the_kind_is_a_registered_name() {
         let cases = [
             (r#""foo""#, "mac.kind: unknown variant `foo`, expected one of `dcf`, `edca`, `pcf`, `multipoll`"),
-            ("3", "mac.kind: expected value"),
-            (r#"{"dcf": 1}"#, "mac.kind.dcf: invalid type: integer `1`, expected unit"),
-            (r#"["dcf"]"#, "mac.kind: expected value"),
-            ("true", "mac.kind: expected value"),
-            (r#"{"foo": null}"#, "mac.kind: unknown variant `foo`, expected one of `dcf`, `edca`, `pcf`, `multipoll`"),
-            (r#"{"dcf": null, "x": 1}"#, "mac.kind: expected value"),
-            ("null", "mac.kind: expected value"),
+            ("3", "mac.kind: invalid type: integer `3`, expected variant identifier"),
+            (r#"["dcf"]"#, "mac.kind: invalid type: sequence, expected variant identifier"),
         ];
         for (v, e) in cases {
             assert_eq!(with_mac(&format!(r#"{{"kind": {v}}}"#)).unwrap_err(), e, "{v}");
         }
-        for m in MACS {
-            let kind = |v: &str| with_mac(&format!(r#"{{"kind": {v}}}"#)).map(|s| s.mac.kind.name());
-            if m.name == "edca" {
-                continue; // 802.11b
+        for kind in MacKindConfig::KINDS {
+            let read = |v: &str| with_mac(&format!(r#"{{"kind": {v}}}"#)).map(|s| s.mac.kind.kind());
+            if *kind != "edca" {
+                assert_eq!(read(&format!("{kind:?}")), Ok(*kind)); // edca: not on 802.11b
             }
-            assert_eq!(kind(&format!("{:?}", m.name)), Ok(m.name));
-            assert_eq!(kind(&format!(r#"{{"{}": null}}"#, m.name)), Ok(m.name));
         }
-        assert_eq!(with_mac("{}").unwrap().mac.kind, MacKind::named("dcf").unwrap());
+        assert_eq!(with_mac("{}").unwrap().mac.kind.kind(), "dcf");
         let s = with_mac(r#"{"kind": "pcf"}"#).unwrap();
         assert!(s.normalized_json().contains(r#""kind":"pcf""#));
+    }
+
+    #[test]
+    fn the_table_reads_back_what_it_writes() {
+        let s = with_mac(r#"{"kind": "multipoll", "cfp_period": 2, "multipoll_pps": 5, "queue_packets": 20}"#).unwrap();
+        let j = serde_json::to_value(&s.mac).unwrap();
+        assert_eq!(
+            (j["kind"].as_str(), j["cfp_period"].as_u64(), j["queue_packets"].as_u64()),
+            (Some("multipoll"), Some(2), Some(20))
+        );
+        assert!(j.get("block_ack").is_none(), "another kind's key: {j}");
+        assert!(j.get("no_ack_nodes").is_none(), "unset: not written");
+        let back: MacConfig = serde_json::from_value(j).unwrap();
+        assert_eq!(back, s.mac);
     }
 
     #[test]
@@ -569,20 +451,31 @@ mod tests {
         let e = with_mac(r#"{"kind": "edca", "cfp_period": 2}"#).unwrap_err();
         assert_eq!(e, "mac.cfp_period: only for mac.kind \"pcf\" or \"multipoll\"");
         let e = with_mac(r#"{"block_ack": false}"#).unwrap_err();
-        assert_eq!(e, "mac.block_ack: an HCF key, but mac.kind is \"dcf\" (set mac.kind = \"edca\")");
+        assert_eq!(e, "mac.block_ack: only for mac.kind \"edca\"");
+        let e = with_mac(r#"{"kind": "pcf", "nonsense": 1}"#).unwrap_err();
+        assert!(e.starts_with("mac.nonsense: unknown key"), "{e}");
         assert!(with_mac(r#"{"kind": "multipoll", "cfp_period": 2, "multipoll_pps": 5}"#).is_ok());
+    }
+
+    #[test]
+    fn errors_inside_the_table_name_the_key() {
+        let e = with_mac(r#"{"kind": "pcf", "cfp_period": "x"}"#).unwrap_err();
+        assert_eq!(e, "mac.cfp_period: invalid type: string \"x\", expected u32");
+        let e = with_mac(r#"{"ack_policy": "maybe"}"#).unwrap_err();
+        assert!(e.starts_with("mac.ack_policy: unknown variant `maybe`"), "{e}");
+        let e = with_mac(r#"{"no_ack_nodes": ["ap", 3]}"#).unwrap_err();
+        assert!(e.starts_with("mac.no_ack_nodes[1]: invalid type"), "{e}");
     }
 
     #[test]
     fn the_kind_row_lists_the_registered_kinds() {
         let doc = keys().iter().find(|k| k.path == "kind").unwrap().doc;
-        assert_eq!(
-            doc,
-            "The cell's MAC: \"dcf\", \"edca\" (HCF: EDCA, QoS Data, BlockAck), \"pcf\" (802.11-2016 10.4, \
-             round-robin polling) or \"multipoll\" (paper 000)."
-        );
+        assert_eq!(doc, "dcf, edca, pcf, multipoll.");
         let paths: Vec<&str> = keys().iter().map(|k| k.path).collect();
-        assert_eq!(paths.len(), KEYS.len() + 17);
-        assert_eq!(&paths[KEYS.len()..KEYS.len() + 2], ["block_ack", "block_ack_window"]);
+        assert_eq!(paths.len(), 1 + MacCommon::keys().len() + 17);
+        assert_eq!(paths[0], "kind");
+        assert_eq!(&paths[1 + MacCommon::keys().len()..][..2], ["block_ack", "block_ack_window"]);
+        assert_eq!(kinds_reading("multipoll_pps"), ["edca", "multipoll"]);
+        assert!(kinds_reading("queue_packets").is_empty());
     }
 }

@@ -30,9 +30,12 @@ pub use wifitcp_core::schema::*;
 
 pub use wifitcp_wifi::channel::keys::CHANNEL_MODELS;
 
-/// Whether `v` is a queue discipline's `kind` or a channel's `model`.
+/// Whether `v` is a queue discipline's or a MAC's `kind` or a channel's
+/// `model`.
 fn is_variant(v: &str) -> bool {
-    wifitcp_queue::QdiscConfig::KINDS.contains(&v) || CHANNEL_MODELS.contains(&v)
+    wifitcp_queue::QdiscConfig::KINDS.contains(&v)
+        || CHANNEL_MODELS.contains(&v)
+        || crate::macs::MacKindConfig::KINDS.contains(&v)
 }
 
 /// The scenario's own keys before `[mac]`, in document order.
@@ -248,6 +251,7 @@ fn mount(pattern: &str) -> Option<(&'static str, Option<&'static str>)> {
         "ap.qdisc" | "wlan.station_qdisc" => Some(("qdisc", Some("kind"))),
         "traffic[].tcp" | "tcp" | "ap.proxy.wired_tcp" | "ap.proxy.wireless_tcp" => Some(("tcp", None)),
         "channel" => Some(("channel", Some("model"))),
+        "mac" => Some(("mac", Some("kind"))),
         _ => None,
     }
 }
@@ -282,11 +286,17 @@ fn walk(v: &Value, path: &str, pattern: &str, variant: Option<&str>, tagged: Opt
                     pat = section.to_string();
                     if let Some(t) = tag_key {
                         var = child.get(t).and_then(Value::as_str);
+                        if pat == "mac" && child.get(t).is_none() {
+                            var = Some(crate::macs::MacKindConfig::KINDS[0]);
+                        }
                         tag = Some(t);
                     }
                 }
                 let known = lookup(&pat, var);
                 if known.is_none() && tagged.is_some() {
+                    if let Some(why) = (pattern == "mac").then(|| super::mac::foreign_key_reason(key)).flatten() {
+                        return Err(format!("{p}: {why}"));
+                    }
                     if let Some(kind) = variant.filter(|v| is_variant(v)) {
                         let keys = section_keys(pattern, kind);
                         let t = tagged.unwrap_or("kind");
@@ -433,24 +443,14 @@ mod tests {
                 "traffic": [{"name": "t", "kind": "udp"}]}"#,
         )
         .unwrap();
-        // Keys serialised only when set (so that results without them keep
-        // their digests): set to their defaults here.
-        use crate::macs::{multipoll as mp, pcf};
-        s.mac.cfp_period = Some(pcf::D_CFP_PERIOD);
-        s.mac.cfp_max_duration_tu = Some(pcf::D_CFP_MAX_DURATION_TU);
-        s.mac.multipoll_pps = Some(mp::D_MULTIPOLL_PPS);
-        s.mac.multipoll_bps = Some(mp::D_MULTIPOLL_BPS);
-        s.mac.multipoll_window_ms = Some(mp::D_MULTIPOLL_WINDOW_MS);
-        s.mac.multipoll_hysteresis = Some(mp::D_MULTIPOLL_HYSTERESIS);
-        s.mac.poll = Some(crate::config::PollMode::Off);
-        s.mac.poll_interval_ms = Some(crate::macs::edca::D_POLL_INTERVAL_MS);
-        s.mac.poll_max_period_ms = Some(crate::macs::edca::D_POLL_INTERVAL_MS);
-        s.mac.poll_txop_us = Some(crate::macs::edca::D_POLL_TXOP_US);
         s.ap.beacons = Some(true);
         s.ap.beacon_interval_tu = Some(crate::config::D_BEACON_INTERVAL_TU);
         add("scenario", None, j(&s.scenario));
         add("phy", None, j(&s.phy));
-        add("mac", None, j(&s.mac));
+        add("mac", None, j(&s.mac.common));
+        for kind in crate::macs::MacKindConfig::KINDS {
+            add("mac", Some(kind), j(&crate::macs::named(kind).expect("registered")));
+        }
         add("wlan", None, j(&s.wlan));
         add("ap", None, j(&s.ap));
         add("nodes[]", None, j(&s.nodes[0]));
@@ -517,28 +517,11 @@ mod tests {
             assert!(j(&phy).get(key).is_some() && j(&s.phy).get(key).is_none(), "{key}");
             out.push((format!("phy.{key}"), None, Value::Null));
         }
-        let mut mac = s.mac.clone();
-        mac.block_ack = Some(true);
-        mac.block_ack_window = Some(64);
-        mac.max_mpdus = Some(64);
-        mac.max_ampdu_bytes = Some(65535);
-        mac.txop_limit_us = Some(0.0);
-        mac.no_ack_acs = Some(vec![]);
-        mac.no_ack_nodes = Some(vec![]);
-        mac.bar_after_missed_ba = Some(false);
-        for key in [
-            "block_ack",
-            "block_ack_window",
-            "max_mpdus",
-            "max_ampdu_bytes",
-            "txop_limit_us",
-            "no_ack_acs",
-            "no_ack_nodes",
-            "bar_after_missed_ba",
-        ] {
-            assert!(j(&mac).get(key).is_some() && j(&s.mac).get(key).is_none(), "{key}");
-            out.push((format!("mac.{key}"), None, Value::Null));
+        // [mac] keys serialised only when set
+        for key in ["max_mpdus", "txop_limit_us", "poll_max_period_ms", "poll_txop_us"] {
+            out.push((format!("mac.{key}"), Some("edca".into()), Value::Null));
         }
+        out.push(("mac.no_ack_nodes".into(), None, Value::Null));
         let mut wlan = s.wlan.clone();
         let m: mobility::MobilityConfig = serde_json::from_value(serde_json::json!({"model": "linear"})).unwrap();
         wlan.mobility = vec![m.clone()];

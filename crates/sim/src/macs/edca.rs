@@ -2,11 +2,10 @@
 //! TXOPs, A-MPDU and immediate BlockAck (10.25) at every member
 //! (`wifitcp_wifi::mac::hcf`); the only kind that runs on the 802.11n PHY.
 //! Its APs send no beacons (the HCF has no beacon sender yet).
-use super::{MacDescriptor, Member};
+use super::multipoll::activity_keys;
+use super::{MacKind, Member};
 use crate::config::{AcName, BackoffRule, CollisionRestart, IdleAccess, PollMode, Scenario};
-use wifitcp_core::schema::Ty::*;
-use wifitcp_core::schema::B::{Ex, In};
-use wifitcp_core::schema::{k, r, Key};
+use wifitcp_core::config::ConfigError;
 use wifitcp_core::SimDur;
 use wifitcp_wifi::mac::hcf::PollConfig;
 use wifitcp_wifi::mac::pcf::PollList;
@@ -15,61 +14,71 @@ use wifitcp_wifi::mac::MacAddr;
 use wifitcp_wifi::mac::{AckPolicy, AnyMac, DcfParams, Hcf, HcfParams};
 use wifitcp_wifi::phy::PhyTiming;
 
-/// Registration: kind "edca".
-pub const MAC: MacDescriptor = MacDescriptor {
-    name: "edca",
-    about: "HCF: EDCA, QoS Data, BlockAck",
-    reads: &["multipoll_pps", "multipoll_bps", "multipoll_window_ms", "multipoll_hysteresis"],
-    keys: KEYS,
-    foreign_key: Some("an HCF key, but mac.kind is \"dcf\" (set mac.kind = \"edca\")"),
-    ht: true,
-    beacons: false,
-    check,
-    build,
-};
+wifitcp_core::config_table! {
+    /// `kind = "edca"`: the HCF's own keys.
+    #[serde(deny_unknown_fields)]
+    pub struct EdcaTable {
+        /// Immediate BlockAck agreements (10.25) between every pair.
+        pub block_ack: bool = true,
+        /// The agreements' buffer size.
+        #[key(range = wifitcp_core::schema::r(In(1.0), In(64.0)), unit = "MPDUs")]
+        pub block_ack_window: u16 = 64,
+        /// MPDUs per A-MPDU (HT) or per block (a/g).
+        #[key(range = wifitcp_core::schema::r(In(1.0), In(64.0)), unit = "MPDUs", default = "mac.block_ack_window")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_mpdus: Option<u16> = None,
+        /// Octets per A-MPDU (HT).
+        #[key(range = wifitcp_core::schema::r(In(1600.0), In(65535.0)), unit = "bytes")]
+        pub max_ampdu_bytes: u32 = 65_535,
+        /// TXOP limit of every AC (0: one exchange).
+        #[key(range = wifitcp_core::schema::r(In(0.0), In(2097120.0)), unit = "us", default = "Table 9-155 per AC")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub txop_limit_us: Option<f64> = None,
+        /// Access categories ("bk", "be", "vi", "vo") sending No Ack.
+        pub no_ack_acs: Vec<AcName> = Vec::new(),
+        /// BlockAckReq after a missed BlockAck (ns-3) instead of retransmitting.
+        pub bar_after_missed_ba: bool = false,
+        /// AP-granted TXOPs: "off", "all" (round robin) or "activity" (multipoll_* thresholds).
+        ///
+        /// HCCA-style controlled access (`wifitcp_wifi::mac::hcf`, poll.rs).
+        pub poll: PollMode = PollMode::Off,
+        /// A polling service period every interval.
+        #[key(range = wifitcp_core::schema::r(In(1.0), In(1e6)), unit = "ms")]
+        pub poll_interval_ms: f64 = D_POLL_INTERVAL_MS,
+        /// Longest service period.
+        #[key(range = wifitcp_core::schema::r(Ex(0.0), In(1e6)), unit = "ms", default = "mac.poll_interval_ms")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub poll_max_period_ms: Option<f64> = None,
+        /// The TXOP each poll grants.
+        ///
+        /// Checked to hold one frame exchange only when set: the default
+        /// may be shorter than one exchange at the lowest rates, where a
+        /// grant then carries one exchange.
+        #[key(range = wifitcp_core::schema::r(In(0.0), In(1e9)), unit = "us", default = "3008.0")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub poll_txop_us: Option<f64> = None,
+        use activity_keys;
+    }
+}
 
-/// The HCF's own `[mac]` keys, relative to `mac`.
-static KEYS: &[Key] = &[
-    k("block_ack", Bool, "true", None, "", "edca: immediate BlockAck agreements (10.25) between every pair."),
-    k("block_ack_window", Int, "64", r(In(1.0), In(64.0)), "MPDUs", "edca: the agreements' buffer size."),
-    k(
-        "max_mpdus",
-        Int,
-        "mac.block_ack_window",
-        r(In(1.0), In(64.0)),
-        "MPDUs",
-        "edca: MPDUs per A-MPDU (HT) or per block (a/g).",
-    ),
-    k("max_ampdu_bytes", Int, "65535", r(In(1600.0), In(65535.0)), "bytes", "edca: octets per A-MPDU (HT)."),
-    k(
-        "txop_limit_us",
-        Float,
-        "Table 9-155 per AC",
-        r(In(0.0), In(2097120.0)),
-        "us",
-        "edca: TXOP limit of every AC (0: one exchange).",
-    ),
-    k("no_ack_acs", Strs, "[]", None, "", "edca: access categories (\"bk\", \"be\", \"vi\", \"vo\") sending No Ack."),
-    k(
-        "bar_after_missed_ba",
-        Bool,
-        "false",
-        None,
-        "",
-        "edca: BlockAckReq after a missed BlockAck (ns-3) instead of retransmitting.",
-    ),
-    k(
-        "poll",
-        Str,
-        "\"off\"",
-        None,
-        "",
-        "edca: AP-granted TXOPs: \"off\", \"all\" (round robin) or \"activity\" (multipoll_* thresholds).",
-    ),
-    k("poll_interval_ms", Float, "20.0", r(In(1.0), In(1e6)), "ms", "edca: a polling service period every interval."),
-    k("poll_max_period_ms", Float, "mac.poll_interval_ms", r(Ex(0.0), In(1e6)), "ms", "edca: longest service period."),
-    k("poll_txop_us", Float, "3008.0", r(In(0.0), In(1e9)), "us", "edca: the TXOP each poll grants."),
-];
+use wifitcp_core::schema::B::{Ex, In};
+
+impl MacKind for EdcaTable {
+    fn ht(&self) -> bool {
+        true
+    }
+    /// The HCF has no beacon sender yet: its cells send none, whatever
+    /// `ap.beacons` says.
+    fn beacons(&self) -> bool {
+        false
+    }
+    fn check(&self, s: &Scenario, t: &PhyTiming) -> Result<(), ConfigError> {
+        check(self, s, t)
+    }
+    fn build(&self, m: &Member) -> AnyMac {
+        build(self, m)
+    }
+}
 
 /// Polling defaults (`mac.poll*`): a 20 ms service interval, the service
 /// interval of the voice and video streams HCCA was designed for (the
@@ -88,100 +97,113 @@ fn one_exchange(t: &PhyTiming) -> SimDur {
 }
 
 /// The HCF's keys, and the PHY/MAC pairs that go together.
-fn check(s: &Scenario, t: &PhyTiming) -> Result<(), String> {
-    let m = &s.mac;
+fn check(h: &EdcaTable, s: &Scenario, t: &PhyTiming) -> Result<(), ConfigError> {
+    let e = |path: &str, reason: String| Err(ConfigError::new(format!("mac.{path}"), reason));
+    let m = &s.mac.common;
     if m.backoff_rule != BackoffRule::IdleSlots
         || m.collision_restart != CollisionRestart::AckTimeoutDifs
         || m.idle_access != IdleAccess::Immediate
     {
-        return Err("mac.backoff_rule: backoff_rule, collision_restart and idle_access are DCF options; the HCF follows 10.22.2".into());
+        return e(
+            "backoff_rule",
+            "backoff_rule, collision_restart and idle_access are DCF options; the HCF follows 10.22.2".into(),
+        );
     }
-    let h = m;
-    super::multipoll::check_thresholds(s)?;
-    if let Some(i) = m.poll_interval_ms {
-        if !(i.is_finite() && i >= 1.0) {
-            return Err(format!("mac.poll_interval_ms: must be at least 1 ms, got {i}"));
-        }
+    super::multipoll::check_thresholds(h.activity())?;
+    let interval = h.poll_interval_ms;
+    if !(interval.is_finite() && interval >= 1.0) {
+        return e("poll_interval_ms", format!("must be at least 1 ms, got {interval}"));
     }
-    let interval = m.poll_interval_ms.unwrap_or(D_POLL_INTERVAL_MS);
-    if let Some(p) = m.poll_max_period_ms {
+    if let Some(p) = h.poll_max_period_ms {
         if !(p.is_finite() && p > 0.0 && p <= interval) {
-            return Err(format!("mac.poll_max_period_ms: must be in (0, mac.poll_interval_ms = {interval}], got {p}"));
+            return e("poll_max_period_ms", format!("must be in (0, mac.poll_interval_ms = {interval}], got {p}"));
         }
     }
-    if let Some(x) = m.poll_txop_us {
+    if let Some(x) = h.poll_txop_us {
         // A grant starts at the end of the poll: SIFS, then one exchange.
         let one = t.sifs + one_exchange(t);
         if !(x.is_finite() && x <= 1e3 * interval && SimDur::from_micros_f64(x.max(0.0)) >= one) {
-            return Err(format!(
-                "mac.poll_txop_us: must hold one frame exchange ({:.0} us: a 1500-octet datagram, SIFS, ACK) and fit the interval, got {x}",
-                one.as_micros_f64()
-            ));
+            return e(
+                "poll_txop_us",
+                format!(
+                    "must hold one frame exchange ({:.0} us: a 1500-octet datagram, SIFS, ACK) and fit the interval, got {x}",
+                    one.as_micros_f64()
+                ),
+            );
         }
     }
-    let win = h.block_ack_window.unwrap_or(64);
+    let win = h.block_ack_window;
     if !(1..=64).contains(&win) {
-        return Err(format!("mac.block_ack_window: the compressed bitmap covers 1 to 64 MPDUs, got {win}"));
+        return e("block_ack_window", format!("the compressed bitmap covers 1 to 64 MPDUs, got {win}"));
     }
     let max = h.max_mpdus.unwrap_or(win);
     if max == 0 {
-        return Err("mac.max_mpdus: at least 1".into());
+        return e("max_mpdus", "at least 1".into());
     }
     if max > win {
-        return Err(format!(
-            "mac.max_mpdus: {max} MPDUs exceed the BlockAck agreement's buffer (mac.block_ack_window = {win})"
-        ));
+        return e(
+            "max_mpdus",
+            format!("{max} MPDUs exceed the BlockAck agreement's buffer (mac.block_ack_window = {win})"),
+        );
     }
-    let bytes = h.max_ampdu_bytes.unwrap_or(65_535);
+    let bytes = h.max_ampdu_bytes;
     if !(1600..=65_535).contains(&bytes) {
-        return Err(format!(
-            "mac.max_ampdu_bytes: must be 1600-65535 (the HT maximum A-MPDU lengths are 8191 to 65535), got {bytes}"
-        ));
+        return e(
+            "max_ampdu_bytes",
+            format!("must be 1600-65535 (the HT maximum A-MPDU lengths are 8191 to 65535), got {bytes}"),
+        );
     }
     if let Some(x) = h.txop_limit_us {
         // 10.22.2.9: a nonzero TXOP limit must hold one frame exchange.
         let one = one_exchange(t);
         if !(x.is_finite() && (0.0..=65_535.0 * 32.0).contains(&x)) {
-            return Err(format!("mac.txop_limit_us: must be 0 to 2097120 us (units of 32 us), got {x}"));
+            return e("txop_limit_us", format!("must be 0 to 2097120 us (units of 32 us), got {x}"));
         }
-        if x > 0.0 && wifitcp_core::SimDur::from_micros_f64(x) < one {
-            return Err(format!(
-                "mac.txop_limit_us: {x} us is shorter than one frame exchange ({:.0} us: a 1500-octet datagram, SIFS, ACK); 0 allows one exchange",
-                one.as_micros_f64()
-            ));
+        if x > 0.0 && SimDur::from_micros_f64(x) < one {
+            return e(
+                "txop_limit_us",
+                format!(
+                    "{x} us is shorter than one frame exchange ({:.0} us: a 1500-octet datagram, SIFS, ACK); 0 allows one exchange",
+                    one.as_micros_f64()
+                ),
+            );
         }
     }
     Ok(())
 }
 
-fn build(m: &Member) -> AnyMac {
-    let mut hcf = Hcf::new(m.addr(), hcf_params(m.s, m.params, m.is_ap()), m.rng());
-    let s = &m.s.mac;
-    let mode = s.poll.unwrap_or(PollMode::Off);
+impl EdcaTable {
+    fn activity(&self) -> [f64; 4] {
+        [self.multipoll_pps, self.multipoll_bps, self.multipoll_window_ms, self.multipoll_hysteresis]
+    }
+}
+
+fn build(h: &EdcaTable, m: &Member) -> AnyMac {
+    let mut hcf = Hcf::new(m.addr(), hcf_params(h, m.params, m.is_ap()), m.rng());
+    let mode = h.poll;
     if m.is_ap() && !m.elsewhere && mode != PollMode::Off {
         let list = match mode {
-            PollMode::Activity => PollList::by_activity(m.ap_of.len(), super::multipoll::activity(s)),
+            PollMode::Activity => PollList::by_activity(m.ap_of.len(), super::multipoll::activity(h.activity())),
             _ => PollList::round_robin(
                 (0..m.ap_of.len()).filter(|&k| k != m.i && m.ap_of[k] == m.i).map(|k| MacAddr(k as u32)).collect(),
             ),
         };
-        let interval = s.poll_interval_ms.unwrap_or(D_POLL_INTERVAL_MS);
+        let interval = h.poll_interval_ms;
         let cfg = PollConfig {
             interval: SimDur::from_micros_f64(1e3 * interval),
-            max_period: SimDur::from_micros_f64(1e3 * s.poll_max_period_ms.unwrap_or(interval)),
+            max_period: SimDur::from_micros_f64(1e3 * h.poll_max_period_ms.unwrap_or(interval)),
         };
-        let txop = SimDur::from_micros_f64(s.poll_txop_us.unwrap_or(D_POLL_TXOP_US));
+        let txop = SimDur::from_micros_f64(h.poll_txop_us.unwrap_or(D_POLL_TXOP_US));
         hcf.set_poller(Box::new(ListScheduler::new(list, txop)), cfg);
     }
     AnyMac::from(hcf)
 }
 
-/// The HCF's parameters from `[mac]` (`mac.kind = "edca"`): the EDCA set
+/// The HCF's parameters from its table and the DCF's: the EDCA set
 /// of Table 9-155 from the PHY's aCWmin/aCWmax (or `mac.cw_min/cw_max`),
 /// the AP's own set at APs; retry limit `mac.short_retry_limit`.
-pub(crate) fn hcf_params(s: &Scenario, d: &DcfParams, is_ap: bool) -> HcfParams {
+pub(crate) fn hcf_params(m: &EdcaTable, d: &DcfParams, is_ap: bool) -> HcfParams {
     use wifitcp_wifi::mac::edca::{AccessCategory, EdcaSet};
-    let m = &s.mac;
     let dsss = d.timing.standard == wifitcp_wifi::phy::PhyStandard::Dot11b;
     let mut edca = EdcaSet::default_for(d.cw_min, d.cw_max, dsss);
     if is_ap {
@@ -193,7 +215,7 @@ pub(crate) fn hcf_params(s: &Scenario, d: &DcfParams, is_ap: bool) -> HcfParams 
         }
     }
     let mut no_ack = [d.ack_policy == AckPolicy::NoAck; 4];
-    for a in m.no_ack_acs.iter().flatten() {
+    for a in &m.no_ack_acs {
         let ac = match a {
             AcName::Bk => AccessCategory::Bk,
             AcName::Be => AccessCategory::Be,
@@ -202,17 +224,17 @@ pub(crate) fn hcf_params(s: &Scenario, d: &DcfParams, is_ap: bool) -> HcfParams 
         };
         no_ack[ac as usize] = true;
     }
-    let window = m.block_ack_window.unwrap_or(64);
+    let window = m.block_ack_window;
     HcfParams {
         timing: d.timing.clone(),
         edca,
         retry_limit: d.short_retry_limit,
-        block_ack: m.block_ack.unwrap_or(true),
+        block_ack: m.block_ack,
         ba_window: window,
         max_mpdus: m.max_mpdus.unwrap_or(window),
-        max_ampdu_bytes: m.max_ampdu_bytes.unwrap_or(65_535),
+        max_ampdu_bytes: m.max_ampdu_bytes,
         no_ack,
-        bar_after_missed_ba: m.bar_after_missed_ba.unwrap_or(false),
+        bar_after_missed_ba: m.bar_after_missed_ba,
         rts_threshold: d.rts_threshold,
     }
 }

@@ -1,11 +1,11 @@
 //! The MACs a scenario's cell may run (`mac.kind`): one file per kind,
-//! each exporting its descriptor ([`MacDescriptor`]: its `mac.kind` name,
-//! its own `[mac]` key rows, its checks, and the constructor of one
-//! member's MAC), and one line in [`MACS`] to register it. Parsing
-//! `mac.kind` (`crate::config::MacKind`), the checks of `[mac]`
-//! (`crate::config::mac`), the key table (`wifitcp schema`,
-//! docs/scenarios.md) and the cells' construction (`world/build.rs`) all
-//! read [`MACS`].
+//! each declaring its own `[mac]` keys as a table struct
+//! (`wifitcp_core::config_table!`, rows derived from the declaration) and
+//! implementing [`MacKind`] for it (its checks and the constructor of one
+//! member's MAC), and one line in [`MacKindConfig`]'s registration list.
+//! Parsing `[mac]` (`crate::config::mac`), the key table (`wifitcp
+//! schema`, docs/scenarios.md) and the cells' construction
+//! (`world/build.rs`) all read that list.
 //!
 //! The MAC state machines themselves live in `wifitcp_wifi::mac`; a
 //! member's MAC is an `AnyMac`. The kinds registered here use its static
@@ -16,63 +16,53 @@
 //! (`crates/sim/tests/macs.rs` runs every kind through that path and gets
 //! the same results).
 //!
-//! Invariants: names are unique; every key a kind reads beyond the common
-//! `[mac]` keys is a row of exactly one kind (tested below).
-pub mod dcf;
-pub mod edca;
-pub mod multipoll;
-pub mod pcf;
-
+//! Invariants: names are unique; keys that several kinds read are one
+//! declaration (a `config_group!`), so their rows are one row naming the
+//! kinds; a kind's key set under another kind is an error naming the kinds
+//! that read it (`crate::config::schema`).
 use crate::config::Scenario;
-use wifitcp_core::schema::Key;
+use wifitcp_core::config::ConfigError;
 use wifitcp_core::{RngStream, SimDur, SimTime};
 use wifitcp_wifi::mac::beacon::{beacon_bytes, BeaconClock, BeaconParams, TU};
 use wifitcp_wifi::mac::pcf::{CfpConfig, Coordinator};
 use wifitcp_wifi::mac::{AnyMac, Dcf, DcfParams, MacAddr};
 use wifitcp_wifi::phy::{PhyTiming, Rate};
 
-/// The registered MAC kinds, in the order docs and messages list them; the
-/// first is the default. Adding one: its file with a `pub const MAC:
-/// MacDescriptor`, a `mod` line above and one entry here.
-pub static MACS: &[MacDescriptor] = &[dcf::MAC, edca::MAC, pcf::MAC, multipoll::MAC];
+wifitcp_core::config_kinds! {
+    /// The registered MAC kinds (`mac.kind`), in the order docs and
+    /// messages list them; the first is the default. Each kind's own
+    /// `[mac]` keys are its table struct, declared in its file with its
+    /// [`MacKind`] impl; adding a kind is its file and one line here.
+    pub enum MacKindConfig: tag "kind", dyn MacKind {
+        /// The DCF (802.11-2020 10.3).
+        "dcf" => Dcf(dcf::DcfTable) mod dcf,
+        /// The HCF's EDCA with QoS Data, TXOPs, A-MPDU and BlockAck.
+        "edca" => Edca(edca::EdcaTable) mod edca,
+        /// The PCF (802.11-2016 10.4), round-robin polling.
+        "pcf" => Pcf(pcf::PcfTable) mod pcf,
+        /// Paper 000's multi-poll hybrid: PCF polling the active stations.
+        "multipoll" => Multipoll(multipoll::MultipollTable) mod multipoll,
+    }
+}
 
-/// One MAC kind: everything the scenario layer needs to know of it.
-pub struct MacDescriptor {
-    /// Its `mac.kind` name.
-    pub name: &'static str,
-    /// What it is, in a few words, for the `mac.kind` row ("": nothing to
-    /// add to the name).
-    pub about: &'static str,
-    /// Keys of other kinds' rows it reads too (the keys every kind reads
-    /// are `crate::config::mac::KEYS`).
-    pub reads: &'static [&'static str],
-    /// Rows of its own keys, relative to `mac`: keys only it (and the kinds
-    /// that list them in `reads`) reads; set under another kind they are
-    /// errors.
-    pub keys: &'static [Key],
-    /// The reason given when one of its own keys is set under a kind that
-    /// does not read it; `None`: "only for mac.kind ..." with the kinds
-    /// that do.
-    pub foreign_key: Option<&'static str>,
+/// One MAC kind: what the scenario layer needs of it beyond its table.
+pub trait MacKind {
     /// Whether it runs on the 802.11n PHY (which sends QoS Data, 19.1).
-    pub ht: bool,
+    fn ht(&self) -> bool;
     /// Whether the APs of its cells send beacons (`ap.beacons`).
-    pub beacons: bool,
+    fn beacons(&self) -> bool;
     /// Checks of its keys, and of the rest of the scenario as it needs it;
-    /// errors are "dotted.key: reason".
-    pub check: fn(&Scenario, &PhyTiming) -> Result<(), String>,
+    /// paths are the scenario's (`mac.cfp_period`, `ap.beacons`).
+    fn check(&self, _: &Scenario, _: &PhyTiming) -> Result<(), ConfigError> {
+        Ok(())
+    }
     /// The MAC of one member of a cell (of a checked scenario).
-    pub build: fn(&Member) -> AnyMac,
+    fn build(&self, m: &Member) -> AnyMac;
 }
 
-/// A kind with no checks of its own.
-fn no_check(_: &Scenario, _: &PhyTiming) -> Result<(), String> {
-    Ok(())
-}
-
-/// The registered kind called `name`.
-pub fn named(name: &str) -> Option<&'static MacDescriptor> {
-    MACS.iter().find(|m| m.name == name)
+/// The registered kind called `name`, with every key at its default.
+pub fn named(name: &str) -> Option<MacKindConfig> {
+    serde_json::from_value(serde_json::json!({ "kind": name })).ok()
 }
 
 /// What a kind's constructor knows of the member it builds a MAC for.
@@ -154,32 +144,31 @@ pub(crate) fn beaconing_ap(m: &Member, dcf: Dcf, cfp: Option<CfpConfig>) -> AnyM
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wifitcp_core::config::{explicit_defaults_agree, ConfigTable};
 
     #[test]
     fn the_registry_is_consistent() {
-        let mut names = Vec::new();
-        for mac in MACS {
-            assert!(!names.contains(&mac.name), "{} registered twice", mac.name);
-            names.push(mac.name);
-            assert_eq!(named(mac.name).map(|m| m.name), Some(mac.name));
-            for key in mac.reads {
-                let owners = MACS.iter().filter(|o| o.keys.iter().any(|k| k.path == *key)).count();
-                assert_eq!(owners, 1, "{}: reads {key}, a row of {owners} kinds", mac.name);
-            }
+        assert_eq!(MacKindConfig::KINDS, ["dcf", "edca", "pcf", "multipoll"]);
+        assert_eq!(MacKindConfig::default().kind(), "dcf", "the default kind");
+        for kind in MacKindConfig::KINDS {
+            assert_eq!(named(kind).map(|k| k.kind()), Some(*kind));
         }
-        let mut own: Vec<&str> = MACS.iter().flat_map(|m| m.keys.iter().map(|k| k.path)).collect();
-        let n = own.len();
-        own.sort_unstable();
-        own.dedup();
-        assert_eq!(own.len(), n, "a key is a row of two kinds");
-        for key in &own {
-            assert!(!crate::config::mac::KEYS.iter().any(|k| k.path == *key), "{key}: common and a kind's");
+        assert!(named("foo").is_none());
+        // no kind's key is a common key
+        for row in MacKindConfig::keys().iter().skip(1) {
+            assert!(!crate::config::mac::MacCommon::keys().iter().any(|k| k.path == row.path), "{}", row.path);
         }
-        // every kind-specific field of `MacConfig` is a kind's row, and back
-        let set: Vec<&str> = crate::config::mac::kind_keys_set(&Default::default()).iter().map(|k| k.0).collect();
-        let mut fields = set.clone();
-        fields.sort_unstable();
-        assert_eq!(fields, own);
-        assert_eq!(MACS[0].name, "dcf", "the default kind");
+        explicit_defaults_agree::<dcf::DcfTable>().unwrap();
+        explicit_defaults_agree::<edca::EdcaTable>().unwrap();
+        explicit_defaults_agree::<pcf::PcfTable>().unwrap();
+        explicit_defaults_agree::<multipoll::MultipollTable>().unwrap();
+    }
+
+    #[test]
+    fn shared_keys_are_one_row_naming_their_kinds() {
+        let row = |p: &str| MacKindConfig::keys().iter().find(|k| k.path == p).unwrap();
+        assert_eq!(row("cfp_period").when, ["pcf", "multipoll"]);
+        assert_eq!(row("multipoll_pps").when, ["edca", "multipoll"]);
+        assert_eq!(row("block_ack").when, ["edca"]);
     }
 }

@@ -2,90 +2,88 @@
 //! (`pcf.rs`) whose polling list holds only the stations whose traffic is
 //! above the `multipoll_*` thresholds (`wifitcp_wifi::mac::pcf::PollList`,
 //! `by_activity`); the others contend under the DCF.
-use super::{MacDescriptor, Member};
+use super::pcf::cfp_keys;
+use super::{MacKind, Member};
 use crate::config::Scenario;
-use wifitcp_core::schema::Ty::*;
-use wifitcp_core::schema::B::{Ex, In};
-use wifitcp_core::schema::{k, r, Key};
+use wifitcp_core::config::ConfigError;
 use wifitcp_core::SimDur;
 use wifitcp_wifi::mac::pcf::{ActivityConfig, PollList};
 use wifitcp_wifi::mac::AnyMac;
 use wifitcp_wifi::phy::PhyTiming;
 
-/// Registration: kind "multipoll".
-pub const MAC: MacDescriptor = MacDescriptor {
-    name: "multipoll",
-    about: "paper 000",
-    reads: &["cfp_period", "cfp_max_duration_tu"],
-    keys: KEYS,
-    foreign_key: None,
-    ht: true,
-    beacons: true,
-    check,
-    build,
-};
-
-/// Defaults of the multi-poll keys.
-pub const D_MULTIPOLL_PPS: f64 = 100.0;
-pub const D_MULTIPOLL_BPS: f64 = 12_500.0;
-pub const D_MULTIPOLL_WINDOW_MS: f64 = 1000.0;
-pub const D_MULTIPOLL_HYSTERESIS: f64 = 0.5;
-
-/// The polling list's thresholds, relative to `mac`.
-static KEYS: &[Key] = &[
-    k("multipoll_pps", Float, "100.0", r(In(0.0), In(1e9)), "packets/s", "multipoll: rate to join the polling list."),
-    k("multipoll_bps", Float, "12500.0", r(In(0.0), In(1e12)), "bytes/s", "multipoll: MSDU bytes/s to join the list."),
-    k("multipoll_window_ms", Float, "1000.0", r(In(1.0), In(1e6)), "ms", "multipoll: activity measurement window."),
-    k(
-        "multipoll_hysteresis",
-        Float,
-        "0.5",
-        r(In(0.0), Ex(1.0)),
-        "",
-        "multipoll: a member leaves below (1 - h) x a threshold.",
-    ),
-];
-
-/// The PCF's checks, then the thresholds'.
-fn check(s: &Scenario, t: &PhyTiming) -> Result<(), String> {
-    super::pcf::check(s, t)?;
-    check_thresholds(s)
+wifitcp_core::config_group! {
+    /// The activity list's thresholds (the HCF's polling holds them too,
+    /// `mac.poll = "activity"`).
+    macro activity_keys {
+        /// Packets per second, both directions, to join the polling list.
+        #[key(range = wifitcp_core::schema::r(wifitcp_core::schema::B::In(0.0), wifitcp_core::schema::B::In(1e9)), unit = "packets/s")]
+        pub multipoll_pps: f64 = 100.0,
+        /// MSDU bytes per second to join the list (12500: 100 kbit/s).
+        #[key(range = wifitcp_core::schema::r(wifitcp_core::schema::B::In(0.0), wifitcp_core::schema::B::In(1e12)), unit = "bytes/s")]
+        pub multipoll_bps: f64 = 12_500.0,
+        /// Activity measurement window.
+        #[key(range = wifitcp_core::schema::r(wifitcp_core::schema::B::In(1.0), wifitcp_core::schema::B::In(1e6)), unit = "ms")]
+        pub multipoll_window_ms: f64 = 1000.0,
+        /// A member leaves below (1 - h) x a threshold.
+        #[key(range = wifitcp_core::schema::r(wifitcp_core::schema::B::In(0.0), wifitcp_core::schema::B::Ex(1.0)))]
+        pub multipoll_hysteresis: f64 = 0.5,
+    }
 }
 
-/// The activity list's thresholds (also the HCF's, `mac.poll = "activity"`).
-pub(super) fn check_thresholds(s: &Scenario) -> Result<(), String> {
-    for (k, v) in [("multipoll_pps", s.mac.multipoll_pps), ("multipoll_bps", s.mac.multipoll_bps)] {
-        if let Some(v) = v {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(format!("mac.{k}: must be >= 0, got {v}"));
-            }
+wifitcp_core::config_table! {
+    /// `kind = "multipoll"`.
+    #[serde(deny_unknown_fields)]
+    pub struct MultipollTable {
+        use cfp_keys;
+        use activity_keys;
+    }
+}
+
+impl MacKind for MultipollTable {
+    fn ht(&self) -> bool {
+        true
+    }
+    fn beacons(&self) -> bool {
+        true
+    }
+    /// The PCF's checks, then the thresholds'.
+    fn check(&self, s: &Scenario, t: &PhyTiming) -> Result<(), ConfigError> {
+        super::pcf::check(s, t, self.cfp_period, self.cfp_max_duration_tu)?;
+        check_thresholds(self.activity())
+    }
+    fn build(&self, m: &Member) -> AnyMac {
+        let n = m.ap_of.len();
+        let act = self.activity();
+        super::pcf::build_with(m, self.cfp_period, self.cfp_max_duration_tu, |_| {
+            PollList::by_activity(n, activity(act))
+        })
+    }
+}
+
+impl MultipollTable {
+    fn activity(&self) -> [f64; 4] {
+        [self.multipoll_pps, self.multipoll_bps, self.multipoll_window_ms, self.multipoll_hysteresis]
+    }
+}
+
+/// The activity list's thresholds `[pps, bps, window_ms, hysteresis]`
+/// (also the HCF's, `mac.poll = "activity"`).
+pub(super) fn check_thresholds([pps, bps, window, h]: [f64; 4]) -> Result<(), ConfigError> {
+    for (k, v) in [("multipoll_pps", pps), ("multipoll_bps", bps)] {
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(ConfigError::new(format!("mac.{k}"), format!("must be >= 0, got {v}")));
         }
     }
-    if let Some(w) = s.mac.multipoll_window_ms {
-        if !(w.is_finite() && w >= 1.0) {
-            return Err(format!("mac.multipoll_window_ms: must be at least 1 ms, got {w}"));
-        }
+    if !(window.is_finite() && window >= 1.0) {
+        return Err(ConfigError::new("mac.multipoll_window_ms", format!("must be at least 1 ms, got {window}")));
     }
-    if let Some(h) = s.mac.multipoll_hysteresis {
-        if !(0.0..1.0).contains(&h) {
-            return Err(format!("mac.multipoll_hysteresis: must be in [0, 1), got {h}"));
-        }
+    if !(0.0..1.0).contains(&h) {
+        return Err(ConfigError::new("mac.multipoll_hysteresis", format!("must be in [0, 1), got {h}")));
     }
     Ok(())
 }
 
-fn build(m: &Member) -> AnyMac {
-    let n = m.ap_of.len();
-    super::pcf::build_with(m, |_| PollList::by_activity(n, activity(&m.s.mac)))
-}
-
-/// The activity list's thresholds from the `multipoll_*` keys (also read by
-/// the HCF's polling, `mac.poll = "activity"`).
-pub(super) fn activity(s: &crate::config::MacConfig) -> ActivityConfig {
-    ActivityConfig {
-        pps: s.multipoll_pps.unwrap_or(D_MULTIPOLL_PPS),
-        bps: s.multipoll_bps.unwrap_or(D_MULTIPOLL_BPS),
-        window: SimDur::from_micros_f64(1e3 * s.multipoll_window_ms.unwrap_or(D_MULTIPOLL_WINDOW_MS)),
-        hysteresis: s.multipoll_hysteresis.unwrap_or(D_MULTIPOLL_HYSTERESIS),
-    }
+/// The activity list's thresholds from `[pps, bps, window_ms, hysteresis]`.
+pub(super) fn activity([pps, bps, window_ms, hysteresis]: [f64; 4]) -> ActivityConfig {
+    ActivityConfig { pps, bps, window: SimDur::from_micros_f64(1e3 * window_ms), hysteresis }
 }

@@ -4,45 +4,51 @@
 //! every member runs the DCF in the rest; the stations are CF-pollable
 //! (`CfStation`). Multi-poll (`multipoll.rs`) is this with another polling
 //! list.
-use super::{beaconing_ap, MacDescriptor, Member};
+use super::{beaconing_ap, MacKind, Member};
 use crate::config::{Scenario, D_BEACON_INTERVAL_TU};
-use wifitcp_core::schema::Ty::*;
-use wifitcp_core::schema::B::In;
-use wifitcp_core::schema::{k, r, Key};
+use wifitcp_core::config::ConfigError;
 use wifitcp_wifi::mac::beacon::TU;
 use wifitcp_wifi::mac::pcf::{CfStation, CfpConfig, PollList};
 use wifitcp_wifi::mac::{AnyMac, MacAddr};
 use wifitcp_wifi::phy::PhyTiming;
 
-/// Registration: kind "pcf".
-pub const MAC: MacDescriptor = MacDescriptor {
-    name: "pcf",
-    about: "802.11-2016 10.4, round-robin polling",
-    reads: &[],
-    keys: KEYS,
-    foreign_key: None,
-    ht: true,
-    beacons: true,
-    check,
-    build,
-};
+wifitcp_core::config_group! {
+    /// The CFP's keys (multi-poll holds them too).
+    macro cfp_keys {
+        /// CFPPeriod: a CFP every k-th beacon.
+        #[key(range = wifitcp_core::schema::r(wifitcp_core::schema::B::In(1.0), wifitcp_core::schema::B::In(255.0)), unit = "beacons")]
+        pub cfp_period: u32 = 1,
+        /// CFPMaxDuration from TBTT (1 TU = 1024 us); < ap.beacon_interval_tu.
+        ///
+        /// The standard leaves it to the AP; the default is half the
+        /// default beacon interval.
+        #[key(range = wifitcp_core::schema::r(wifitcp_core::schema::B::In(1.0), wifitcp_core::schema::B::In(65535.0)), unit = "TU")]
+        pub cfp_max_duration_tu: u32 = 50,
+    }
+}
 
-/// Defaults of the CFP keys.
-pub const D_CFP_PERIOD: u32 = 1;
-pub const D_CFP_MAX_DURATION_TU: u32 = 50;
+wifitcp_core::config_table! {
+    /// `kind = "pcf"`.
+    #[serde(deny_unknown_fields)]
+    pub struct PcfTable {
+        use cfp_keys;
+    }
+}
 
-/// The CFP's keys, relative to `mac` (multi-poll reads them too).
-static KEYS: &[Key] = &[
-    k("cfp_period", Int, "1", r(In(1.0), In(255.0)), "beacons", "pcf/multipoll: CFPPeriod, a CFP every k-th beacon."),
-    k(
-        "cfp_max_duration_tu",
-        Int,
-        "50",
-        r(In(1.0), In(65535.0)),
-        "TU",
-        "pcf/multipoll: CFPMaxDuration from TBTT (1 TU = 1024 us); < ap.beacon_interval_tu.",
-    ),
-];
+impl MacKind for PcfTable {
+    fn ht(&self) -> bool {
+        true
+    }
+    fn beacons(&self) -> bool {
+        true
+    }
+    fn check(&self, s: &Scenario, t: &PhyTiming) -> Result<(), ConfigError> {
+        check(s, t, self.cfp_period, self.cfp_max_duration_tu)
+    }
+    fn build(&self, m: &Member) -> AnyMac {
+        build_with(m, self.cfp_period, self.cfp_max_duration_tu, PollList::round_robin)
+    }
+}
 
 /// Beacons on, the CFP inside the beacon interval, and 802.11n only
 /// without a channel model.
@@ -51,34 +57,38 @@ static KEYS: &[Key] = &[
 /// HT-mixed PPDU (no A-MPDU: aggregation needs QoS Data under a BlockAck
 /// agreement, which polling here does not make), control and management
 /// frames at legacy rates.
-pub(super) fn check(s: &Scenario, t: &PhyTiming) -> Result<(), String> {
+pub(super) fn check(s: &Scenario, t: &PhyTiming, period: u32, max: u32) -> Result<(), ConfigError> {
     if t.ht.is_some() && s.channel.is_some() {
-        return Err("channel: the channel models judge legacy rates; 802.11n takes wlan.per_* only".into());
+        return Err(ConfigError::new("channel", "the channel models judge legacy rates; 802.11n takes wlan.per_* only"));
     }
     let bi = s.ap.beacon_interval_tu.unwrap_or(D_BEACON_INTERVAL_TU);
     if !s.beacons_on() {
-        return Err("ap.beacons: a point coordinator (mac.kind \"pcf\" or \"multipoll\") starts each CFP with a beacon; must be true".into());
+        return Err(ConfigError::new(
+            "ap.beacons",
+            "a point coordinator (mac.kind \"pcf\" or \"multipoll\") starts each CFP with a beacon; must be true",
+        ));
     }
-    let period = s.mac.cfp_period.unwrap_or(D_CFP_PERIOD);
     if period == 0 || period > 255 {
-        return Err(format!("mac.cfp_period: must be in 1..=255 beacons, got {period}"));
+        return Err(ConfigError::new("mac.cfp_period", format!("must be in 1..=255 beacons, got {period}")));
     }
-    let max = s.mac.cfp_max_duration_tu.unwrap_or(D_CFP_MAX_DURATION_TU);
     if max == 0 || max >= bi {
-        return Err(format!(
-            "mac.cfp_max_duration_tu: must be at least 1 and shorter than the beacon interval (ap.beacon_interval_tu = {bi}), got {max}"
+        return Err(ConfigError::new(
+            "mac.cfp_max_duration_tu",
+            format!("must be at least 1 and shorter than the beacon interval (ap.beacon_interval_tu = {bi}), got {max}"),
         ));
     }
     Ok(())
 }
 
-fn build(m: &Member) -> AnyMac {
-    build_with(m, PollList::round_robin)
-}
-
-/// A CF-pollable station, or the point coordinator polling the list
-/// `list` makes of its stations (the AP of another cell: a plain DCF).
-pub(super) fn build_with(m: &Member, list: impl FnOnce(Vec<MacAddr>) -> PollList) -> AnyMac {
+/// A CF-pollable station, or the point coordinator (a CFP every `period`
+/// beacons, at most `max_tu` long) polling the list `list` makes of its
+/// stations (the AP of another cell: a plain DCF).
+pub(super) fn build_with(
+    m: &Member,
+    period: u32,
+    max_tu: u32,
+    list: impl FnOnce(Vec<MacAddr>) -> PollList,
+) -> AnyMac {
     let dcf = m.dcf();
     if !m.is_ap() {
         return AnyMac::from(CfStation::new(dcf, MacAddr(m.ap() as u32)));
@@ -88,10 +98,9 @@ pub(super) fn build_with(m: &Member, list: impl FnOnce(Vec<MacAddr>) -> PollList
     }
     let stations: Vec<MacAddr> =
         (0..m.ap_of.len()).filter(|&k| k != m.i && m.ap_of[k] == m.i).map(|k| MacAddr(k as u32)).collect();
-    let s = &m.s.mac;
     let cfp = CfpConfig {
-        period: s.cfp_period.unwrap_or(D_CFP_PERIOD),
-        max_duration: TU * u64::from(s.cfp_max_duration_tu.unwrap_or(D_CFP_MAX_DURATION_TU)),
+        period,
+        max_duration: TU * u64::from(max_tu),
         list: list(stations),
     };
     beaconing_ap(m, dcf, Some(cfp))

@@ -39,8 +39,15 @@ use wifitcp_wifi::mobility::Mobility;
 
 impl World {
     pub fn build(s: &Scenario, seed: u64) -> Result<World, String> {
+        World::build_with_macs(s, seed, &|m| s.mac.kind.get().build(m))
+    }
+
+    /// [`World::build`] with each member's MAC from `macs` instead of
+    /// `mac.kind`'s constructor (for a MAC the registry does not list, or
+    /// one the kind builds another way).
+    pub fn build_with_macs(s: &Scenario, seed: u64, macs: &dyn Fn(&Member) -> AnyMac) -> Result<World, String> {
         let topo = Topology::build(s);
-        let (cells, presence) = build_cells(s, seed, &topo)?;
+        let (cells, presence) = build_cells(s, seed, &topo, macs)?;
         let wq = build_qdiscs(s, seed, &topo)?;
         let mut k = Kernel::new(
             SimTime::from_secs_f64(s.scenario.duration_s),
@@ -101,7 +108,7 @@ fn build_qdiscs(s: &Scenario, seed: u64, topo: &Topology) -> Result<Vec<Box<dyn 
         } else {
             (
                 s.wlan.station_qdisc.clone().unwrap_or(QdiscConfig::DropTail(Default::default())),
-                s.mac.queue_packets,
+                s.mac.common.queue_packets,
                 "wlan.station_qdisc",
             )
         };
@@ -197,7 +204,12 @@ fn build_flows(s: &Scenario, seed: u64, k: &mut Kernel, nodes: &mut Nodes, cells
 /// roaming, the presence table their gates share. Cell 0 draws from the
 /// streams a single-cell scenario always used; cell k > 0 from the same
 /// names suffixed with "/ch<channel>".
-fn build_cells(s: &Scenario, seed: u64, topo: &Topology) -> Result<(Vec<Cell>, Option<Presence>), String> {
+fn build_cells(
+    s: &Scenario,
+    seed: u64,
+    topo: &Topology,
+    macs: &dyn Fn(&Member) -> AnyMac,
+) -> Result<(Vec<Cell>, Option<Presence>), String> {
     let chans = s.cell_channels();
     let gated = chans.len() > 1 || s.wlan.roaming.is_some();
     let presence: Option<Presence> =
@@ -206,7 +218,7 @@ fn build_cells(s: &Scenario, seed: u64, topo: &Topology) -> Result<(Vec<Cell>, O
     for (k, ch) in chans.iter().enumerate() {
         let suffix = if k == 0 { String::new() } else { format!("/ch{ch}") };
         let gate = presence.as_ref().map(|p| (k as u32, p.clone()));
-        let bss = build_bss(s, seed, k, &suffix, gate)?;
+        let bss = build_bss(s, seed, k, &suffix, gate, macs)?;
         cells.push(Cell::new(bss));
     }
     Ok((cells, presence))
@@ -220,6 +232,7 @@ fn build_bss(
     cell: usize,
     suffix: &str,
     gate: Option<(u32, Presence)>,
+    build: &dyn Fn(&Member) -> AnyMac,
 ) -> Result<Bss<AnyMac>, String> {
     let timing = s.timing()?;
     let n = s.wlan_members();
@@ -229,7 +242,6 @@ fn build_bss(
     // An AP sends beacons (and polls) only in its own cell; its MAC in the
     // other cells is never fed (roaming's gate).
     let cell_of_aps = s.cell_of_aps();
-    let build = s.mac.kind.mac().build;
     let macs = (0..n)
         .map(|i| {
             // `mac.no_ack_nodes`: this member's data frames carry No Ack
@@ -303,7 +315,7 @@ fn build_bss(
     };
     let mut bss = Bss::new(macs, errors, RngStream::derive(seed, &format!("medium/errors{suffix}")));
     bss.set_control_rng(RngStream::derive(seed, &format!("medium/control-errors{suffix}")));
-    bss.set_grouping(s.mac.group_bystanders);
+    bss.set_grouping(s.mac.common.group_bystanders);
     if let Some(m) = sense {
         bss.set_sense(m);
     }
