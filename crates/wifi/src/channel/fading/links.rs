@@ -170,3 +170,6 @@ impl LinkFading {
         Some(10.0 * g.log10())
     }
 }
+
+#[cfg(test)]
+mod tests;
