@@ -11,8 +11,7 @@ pub const CHANNEL_MODELS: [&str; 3] = ["fixed", "snr", "threshold"];
 
 const RADIO: &[&str] = &["snr", "threshold"];
 
-const FADING_MODELS: &str =
-    "\"none\", \"rayleigh\", \"rician\" (Clarke/Jakes in time), \"nakagami\", \"block_rayleigh\", \"block_rician\" (per frame).";
+const FADING_MODELS: &str = "\"none\"; in time (Clarke/Jakes): \"rayleigh\", \"rician\"; per frame: \"nakagami\", \"block_rayleigh\", \"block_rician\".";
 const DOPPLER: &str = "Max Doppler shift (rayleigh, rician); default v f_c / c of the nodes' relative speed.";
 
 pub static KEYS: &[Key] = &[
