@@ -193,7 +193,10 @@ impl FrameErrorModel for ChannelErrors {
     /// model, whose bit errors are independent); threshold model: received
     /// power at least RXThresh_ and at least [`CAPTURE_THRESHOLD_DB`] above
     /// the strongest interference (ns-2 capture); fixed model: the default
-    /// (no capture). One shadowing draw per frame, as without interference.
+    /// (no capture). One shadowing draw per frame, as without interference;
+    /// `[channel.fading]` scales the wanted frame's power only, the
+    /// interference in `chunks` stays at its mean (a simplification: the
+    /// interferers' own links fade independently).
     fn success_prob_with_interference(
         &mut self,
         now: SimTime,
