@@ -50,6 +50,7 @@ impl Link {
             preamble: Preamble::Long,
             bits: mode.data_bits(bytes),
             kind: if bytes == ACK { FrameKind::Control } else { FrameKind::Data },
+            start: SimTime::ZERO,
         };
         self.channel.frame_success_prob(&tx, rng)
     }

@@ -550,6 +550,21 @@ mod tests {
             }
         }
         out.push(("channel.cs_threshold_dbm".into(), Some("snr".into()), Value::Null));
+        // `[channel.fading]`: serialised only when set, every key optional
+        let fading = serde_json::json!({
+            "model": "rician", "doppler_hz": 5.0, "k_db": 6.0, "m": 1.0, "sinusoids": 32, "los_angle_deg": 0.0,
+        });
+        for model in ["snr", "threshold"] {
+            let c: ChannelConfig =
+                serde_json::from_value(serde_json::json!({ "model": model, "fading": fading })).unwrap();
+            let plain: ChannelConfig = serde_json::from_value(serde_json::json!({ "model": model })).unwrap();
+            assert!(j(&c).get("fading").is_some() && j(&plain).get("fading").is_none(), "{model}");
+            out.push(("channel.fading".into(), Some(model.into()), Value::Null));
+            for key in fading.as_object().unwrap().keys() {
+                assert!(j(&c)["fading"].get(key).is_some(), "{key}");
+                out.push((format!("channel.fading.{key}"), Some(model.into()), Value::Null));
+            }
+        }
         wlan.ap_channels = Some(vec![1]);
         let r: roaming::RoamingConfig = serde_json::from_value(serde_json::json!({"threshold_dbm": -50.0})).unwrap();
         wlan.roaming = Some(r.clone());

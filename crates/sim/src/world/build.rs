@@ -282,8 +282,15 @@ fn build_bss(
                 wifitcp_wifi::phy::Preamble::Long => Preamble::Long,
                 wifitcp_wifi::phy::Preamble::Short => Preamble::Short,
             };
+            let mut channel = Channel::new(model, &mut rng);
+            // `[channel.fading]`: one process per link from the streams
+            // `channel/fading/{lo}-{hi}` of the run seed, drawn lazily; none
+            // (the default) leaves the channel, and every draw, as it was.
+            if let Some(spec) = c.fading().map_err(|e| e.to_string())? {
+                channel = channel.with_fading(spec, seed).map_err(|e| format!("channel.fading: {e}"))?;
+            }
             let mut errors = ChannelErrors {
-                channel: Channel::new(model, &mut rng),
+                channel,
                 positions,
                 tx_power_dbm: c.default_tx_power_dbm().unwrap_or(20.0),
                 preamble,

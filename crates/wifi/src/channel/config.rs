@@ -62,12 +62,25 @@
 //! power_max_w = 4.0             # p_max (default: the station's tx_power_dbm)
 //! ```
 //!
+//! ```toml
+//! # Small-scale fading on every link (snr or threshold); absent: none.
+//! [channel.fading]
+//! model = "rayleigh"        # "none", "rayleigh", "rician", "nakagami",
+//!                           # "block_rayleigh", "block_rician"
+//! doppler_hz = 8.0          # max Doppler shift; default: from the nodes' motion
+//! # k_db = 6.0              # Rician K factor (rician, block_rician: required)
+//! # m = 1.5                 # Nakagami m (nakagami: required)
+//! # sinusoids = 32          # sum-of-sinusoids terms (rayleigh, rician)
+//! # los_angle_deg = 0.0     # LoS arrival angle against the motion (rician)
+//! ```
+//!
 //! Defaults of the SNR model follow ns-3's (LogDistancePropagationLossModel:
 //! exponent 3, 46.68 dB at 1 m for 5.15 GHz; YansWifiPhy: 16.0206 dBm,
 //! 7 dB noise figure), the threshold model's follow ns-2's
 //! `ns-default.tcl` (WaveLAN 914 MHz values). Unknown keys are errors.
 
 use super::error_model::UnionBoundModel;
+use super::fading::{Doppler, FadingModel, FadingSpec, DEFAULT_SINUSOIDS};
 use super::fixed::{FixedPer, FrameScope, SnrClass, SnrClasses};
 use super::model::{ChannelModel, Radio, SnrChannel, ThresholdChannel};
 use super::propagation::{friis_loss_db, watts_to_dbm, LinkBudget, LogDistance, ShadowingMode};
@@ -181,6 +194,124 @@ impl Default for NoiseConfig {
     }
 }
 
+/// `[channel.fading]`: small-scale fading of every link, one process per
+/// unordered pair of nodes ([`super::fading::LinkFading`]). Every key but
+/// `model` is optional and only allowed where the model reads it, so a
+/// table never carries a parameter that does nothing.
+#[derive(Clone, PartialEq, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FadingConfig {
+    /// The model; "none".
+    pub model: FadingKind,
+    /// Maximum Doppler shift f_d, Hz (rayleigh, rician); default: from the
+    /// relative speed of the link's nodes and `propagation.frequency_hz`
+    /// (f_d = v f_c / c; 0, a frozen channel, for nodes that stand still).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub doppler_hz: Option<f64>,
+    /// Rician K factor, dB (rician, block_rician: required).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub k_db: Option<f64>,
+    /// Nakagami shape m, >= 0.5 (nakagami: required).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub m: Option<f64>,
+    /// Sinusoids M of the sums of sinusoids (rayleigh, rician); 32.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sinusoids: Option<u32>,
+    /// Line-of-sight arrival angle against the direction of motion, degrees
+    /// (rician); 0 (the LoS has the full Doppler shift f_d).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub los_angle_deg: Option<f64>,
+}
+
+/// The fading models (`channel.fading.model`, closed set).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FadingKind {
+    #[default]
+    None,
+    /// Clarke/Jakes Rayleigh fading in time (sum of sinusoids).
+    Rayleigh,
+    /// Rice: a line-of-sight sinusoid over Clarke's diffuse part.
+    Rician,
+    /// Nakagami-m power gain, one draw per frame (ns-3's model).
+    Nakagami,
+    /// One independent Rayleigh draw per frame.
+    BlockRayleigh,
+    /// One independent Rician draw per frame.
+    BlockRician,
+}
+
+impl FadingKind {
+    /// The name a scenario gives the model.
+    pub fn name(self) -> &'static str {
+        match self {
+            FadingKind::None => "none",
+            FadingKind::Rayleigh => "rayleigh",
+            FadingKind::Rician => "rician",
+            FadingKind::Nakagami => "nakagami",
+            FadingKind::BlockRayleigh => "block_rayleigh",
+            FadingKind::BlockRician => "block_rician",
+        }
+    }
+}
+
+impl FadingConfig {
+    /// Validates the table into a spec (`None` for model "none") at carrier
+    /// `carrier_hz`.
+    pub fn spec(&self, carrier_hz: f64) -> Result<Option<FadingSpec>, ConfigError> {
+        use FadingKind as F;
+        let at = |k: &str| format!("channel.fading.{k}");
+        let name = self.model.name();
+        let only = |k: &str, set: bool, allowed: &[FadingKind]| {
+            if set && !allowed.contains(&self.model) {
+                Err(err(at(k), format!("not a parameter of fading model \"{name}\"")))
+            } else {
+                Ok(())
+            }
+        };
+        let sos = [F::Rayleigh, F::Rician];
+        only("doppler_hz", self.doppler_hz.is_some(), &sos)?;
+        only("sinusoids", self.sinusoids.is_some(), &sos)?;
+        only("los_angle_deg", self.los_angle_deg.is_some(), &[F::Rician])?;
+        only("k_db", self.k_db.is_some(), &[F::Rician, F::BlockRician])?;
+        only("m", self.m.is_some(), &[F::Nakagami])?;
+        let required = |k: &str, v: Option<f64>| {
+            let v = v.ok_or_else(|| err(at(k), format!("required with fading model \"{name}\"")))?;
+            finite(&at(k), v)
+        };
+        let k_factor = || required("k_db", self.k_db).map(|k| 10f64.powf(k / 10.0));
+        let sinusoids = self.sinusoids.map_or(DEFAULT_SINUSOIDS, |m| m as usize);
+        let model = match self.model {
+            F::None => return Ok(None),
+            F::Rayleigh => FadingModel::Rayleigh { sinusoids },
+            F::Rician => FadingModel::Rician {
+                k_factor: k_factor()?,
+                los_angle_rad: finite(&at("los_angle_deg"), self.los_angle_deg.unwrap_or(0.0))?.to_radians(),
+                sinusoids,
+            },
+            F::Nakagami => FadingModel::Nakagami { m: required("m", self.m)? },
+            F::BlockRayleigh => FadingModel::BlockRayleigh,
+            F::BlockRician => FadingModel::BlockRician { k_factor: k_factor()? },
+        };
+        let doppler = match self.doppler_hz {
+            Some(f) => Doppler::Fixed(f),
+            None => Doppler::Motion { carrier_hz },
+        };
+        let spec = FadingSpec { model, doppler };
+        spec.check().map_err(|e| {
+            let key = match e {
+                super::fading::FadingError::Doppler(_) => "doppler_hz",
+                super::fading::FadingError::NoSinusoids => "sinusoids",
+                super::fading::FadingError::KFactor(_) => "k_db",
+                super::fading::FadingError::NakagamiM(_) => "m",
+                super::fading::FadingError::LosAngle(_) => "los_angle_deg",
+            };
+            err(at(key), e.to_string())
+        })?;
+        Ok(Some(spec))
+    }
+}
+
 /// The SNR error models (closed set).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -284,6 +415,9 @@ pub struct SnrConfig {
     pub power_max_w: Option<f64>,
     pub propagation: PropagationConfig,
     pub noise: NoiseConfig,
+    /// Small-scale fading (`[channel.fading]`); none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fading: Option<FadingConfig>,
 }
 
 impl Default for SnrConfig {
@@ -301,6 +435,7 @@ impl Default for SnrConfig {
             power_max_w: None,
             propagation: PropagationConfig::default(),
             noise: NoiseConfig::default(),
+            fading: None,
         }
     }
 }
@@ -343,6 +478,10 @@ pub struct ThresholdConfig {
     pub propagation: PropagationConfig,
     /// Only used to report SNR; the threshold decides reception.
     pub noise: NoiseConfig,
+    /// Small-scale fading (`[channel.fading]`): the threshold is applied
+    /// to the faded received power; none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fading: Option<FadingConfig>,
 }
 
 impl Default for ThresholdConfig {
@@ -360,6 +499,7 @@ impl Default for ThresholdConfig {
             power_max_w: None,
             propagation: PropagationConfig::default(),
             noise: NoiseConfig::default(),
+            fading: None,
         }
     }
 }
@@ -462,6 +602,21 @@ impl ChannelConfig {
         }))
     }
 
+    /// The small-scale fading of the power-based models, validated (`None`
+    /// without a `[channel.fading]` table, for model "none", and for the
+    /// fixed model).
+    pub fn fading(&self) -> Result<Option<FadingSpec>, ConfigError> {
+        let (f, p) = match self {
+            ChannelConfig::Fixed(_) => return Ok(None),
+            ChannelConfig::Snr(s) => (&s.fading, &s.propagation),
+            ChannelConfig::Threshold(t) => (&t.fading, &t.propagation),
+        };
+        match f {
+            None => Ok(None),
+            Some(f) => f.spec(p.frequency_hz),
+        }
+    }
+
     /// Validates the table and builds the model; `station` resolves the
     /// station names of SNR classes to node ids.
     pub fn build(&self, station: &dyn Fn(&str) -> Option<NodeId>) -> Result<ChannelModel, ConfigError> {
@@ -481,6 +636,7 @@ impl ChannelConfig {
                     None => None,
                 };
                 self.node_keys()?;
+                self.fading()?;
                 Ok(ChannelModel::Snr(SnrChannel { radio, error, cs_threshold_dbm: cs }))
             }
             ChannelConfig::Threshold(t) => {
@@ -492,6 +648,7 @@ impl ChannelConfig {
                 };
                 let radio = radio(&t.propagation, &t.noise)?;
                 self.node_keys()?;
+                self.fading()?;
                 Ok(ChannelModel::Threshold(ThresholdChannel { radio, rx_threshold_dbm: rx, cs_threshold_dbm: cs }))
             }
         }

@@ -3,7 +3,9 @@
 //! A [`Fading`] process maps an instant `t` ([`SimTime`], integer
 //! nanoseconds) to a complex channel gain h(t) and its power gain |h(t)|^2,
 //! which multiplies the received power given by path loss and shadowing
-//! ([`super::propagation`]). Nothing here is wired into a scenario yet.
+//! ([`super::propagation`]). [`links::LinkFading`] holds one process per
+//! link for [`super::Channel`], which adds its gain in dB to a frame's
+//! received power (the `[channel.fading]` table, [`super::config`]).
 //!
 //! Invariants:
 //! - Mean power 1: E|h(t)|^2 = 1 for every model, so fading adds no mean
@@ -56,8 +58,8 @@
 //! "Per frame" for the block models means per distinct instant: the draw at
 //! `t` comes from a generator keyed by (the link's key, t), so it is
 //! independent of the draw at any other instant and the same at the same
-//! instant (no stream is consumed by a call). Judge a frame at one instant
-//! (say its end) and each frame gets its own draw.
+//! instant (no stream is consumed by a call). The channel judges a frame at
+//! one instant, its start ([`links`]), so each frame gets its own draw.
 //!
 //! Cost per call (see docs/validation.md): the sums of sinusoids evaluate M
 //! cosines and 2M multiply-adds (Rician adds one sine and cosine); they hold
@@ -76,9 +78,11 @@ use super::propagation::SPEED_OF_LIGHT;
 
 mod block;
 pub mod closed_form;
+pub mod links;
 mod sos;
 
 pub use block::{BlockFading, NakagamiFading};
+pub use links::{Doppler, FadingSpec, LinkFading};
 pub use sos::{RicianFading, SumOfSinusoids};
 
 /// Default number of sinusoids M of the sum-of-sinusoids models.

@@ -11,6 +11,9 @@ pub const CHANNEL_MODELS: [&str; 3] = ["fixed", "snr", "threshold"];
 
 const RADIO: &[&str] = &["snr", "threshold"];
 
+const FADING_MODELS: &str = "\"none\"; in time (Clarke/Jakes): \"rayleigh\", \"rician\"; per frame: \"nakagami\", \"block_rayleigh\", \"block_rician\".";
+const DOPPLER: &str = "Max Doppler shift (rayleigh, rician); default v f_c / c of the nodes' relative speed.";
+
 pub static KEYS: &[Key] = &[
     k("model", Str, "\"fixed\"", None, "", "\"fixed\", \"snr\" or \"threshold\"."),
     kw("per", &["fixed"], Float, "0.0", PROB, "", "Error probability of links with no class member."),
@@ -43,6 +46,29 @@ pub static KEYS: &[Key] = &[
     kw("propagation.tx_antenna_gain_dbi", RADIO, Float, "0.0", DB, "dBi", "Transmit antenna gain."),
     kw("propagation.rx_antenna_gain_dbi", RADIO, Float, "0.0", DB, "dBi", "Receive antenna gain."),
     kw("propagation.system_loss_db", RADIO, Float, "0.0", DB, "dB", "System loss (ns-2 L_)."),
+    kw("fading", RADIO, Table, "none", None, "", "Small-scale fading of every link (one process per node pair)."),
+    kw("fading.model", RADIO, Str, "\"none\"", None, "", FADING_MODELS),
+    kw("fading.doppler_hz", RADIO, Float, "from the nodes' motion", r(In(0.0), In(1e5)), "Hz", DOPPLER),
+    kw(
+        "fading.k_db",
+        RADIO,
+        Float,
+        "required (rician)",
+        r(In(-100.0), In(100.0)),
+        "dB",
+        "Rician K factor (LoS/diffuse).",
+    ),
+    kw("fading.m", RADIO, Float, "required (nakagami)", r(In(0.5), In(1e6)), "", "Nakagami shape m (1: Rayleigh)."),
+    kw("fading.sinusoids", RADIO, Int, "32", r(In(1.0), In(4096.0)), "", "Sinusoids M (rayleigh, rician)."),
+    kw(
+        "fading.los_angle_deg",
+        RADIO,
+        Float,
+        "0.0",
+        r(In(-360.0), In(360.0)),
+        "deg",
+        "LoS angle to the motion (rician).",
+    ),
     kw("noise", RADIO, Table, "each key's default", None, "", "Receiver noise."),
     kw("noise.noise_figure_db", RADIO, Float, "7.0", r(In(0.0), In(100.0)), "dB", "Noise figure."),
     kw("noise.ofdm_bandwidth_hz", RADIO, Float, "20000000.0", r(In(1e3), In(1e10)), "Hz", "OFDM."),

@@ -23,7 +23,8 @@
 //! - [`moving`]: the channel with moving nodes (a frame error model).
 //! - [`power`]: transmit power from the power game's equilibrium.
 //! - [`fading`]: small-scale fading in time (Rayleigh and Rician by sums of
-//!   sinusoids, Nakagami-m and block fading), not wired into scenarios yet.
+//!   sinusoids, Nakagami-m and block fading), one process per link, added
+//!   to a frame's received power at its start ([`Channel::rx_power_dbm`]).
 
 pub mod config;
 pub mod error_model;

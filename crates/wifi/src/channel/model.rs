@@ -11,10 +11,11 @@
 //! 9: 86 m, 12: 83 m, 18: 68 m, 24: 51 m, 36: 41 m, 48: 28 m, 54: 26 m.
 
 use super::error_model::{ErrorModel, Family, Mode, Preamble, UnionBoundModel};
+use super::fading::{FadingSpec, LinkFading};
 use super::fixed::{FrameKind, SnrClasses};
 use super::propagation::{sinr_db, thermal_noise_dbm, LinkBudget, Position, Shadowing, ShadowingMode};
 use crate::phy::ht::{HtTxVector, HtWidth};
-use wifitcp_core::{NodeId, RngStream};
+use wifitcp_core::{NodeId, RngStream, SimTime};
 
 /// One transmission attempt of one frame, as the channel sees it.
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -30,6 +31,9 @@ pub struct FrameTx {
     /// Bits sent at the data rate, see [`Mode::data_bits`].
     pub bits: u64,
     pub kind: FrameKind,
+    /// The instant the frame starts on the air: where small-scale fading
+    /// reads the link's gain ([`Channel::rx_power_dbm`]).
+    pub start: SimTime,
 }
 
 /// Radio part shared by the power-based models.
@@ -240,11 +244,12 @@ impl ChannelModel {
     }
 }
 
-/// A channel model with its shadowing state.
+/// A channel model with its shadowing and fading state.
 #[derive(Clone, Debug)]
 pub struct Channel {
     model: ChannelModel,
     shadowing: Shadowing,
+    fading: LinkFading,
 }
 
 impl Channel {
@@ -255,7 +260,20 @@ impl Channel {
             Some(r) if r.shadowing_sigma_db > 0.0 => Shadowing::new(r.shadowing_sigma_db, r.shadowing, rng),
             _ => Shadowing::none(),
         };
-        Channel { model, shadowing }
+        Channel { model, shadowing, fading: LinkFading::none() }
+    }
+
+    /// Small-scale fading `spec` on every link, each link's process from
+    /// its own stream of the run seed `seed` ([`LinkFading`]); ignored by
+    /// the fixed model, which has no received power. Draws nothing here.
+    pub fn with_fading(mut self, spec: FadingSpec, seed: u64) -> Result<Self, super::fading::FadingError> {
+        self.fading = LinkFading::new(spec, seed)?;
+        Ok(self)
+    }
+
+    /// The fading of the links (for inspection).
+    pub fn fading(&self) -> &LinkFading {
+        &self.fading
     }
 
     pub fn model(&self) -> &ChannelModel {
@@ -263,11 +281,19 @@ impl Channel {
     }
 
     /// Received power of `f` in dBm including shadowing (drawn from `rng`
-    /// when per-frame); `None` for the fixed model.
+    /// when per-frame) and small-scale fading at `f.start` (from the link's
+    /// own stream, never from `rng`); `None` for the fixed model. The SNR
+    /// the error model sees is thus the mean SNR plus 10 log10 |h(start)|^2
+    /// (E|h|^2 = 1: fading adds no mean loss): the frame-level
+    /// quasi-static fading of link simulations, one gain per frame.
     pub fn rx_power_dbm(&mut self, f: &FrameTx, rng: &mut RngStream) -> Option<f64> {
         let radio = *self.model.radio()?;
         let x = self.shadowing.sample_db(f.tx, f.rx, rng);
-        Some(radio.mean_rx_power_dbm(f) - x)
+        let pr = radio.mean_rx_power_dbm(f) - x;
+        Some(match self.fading.gain_db(f.tx, f.rx, f.tx_pos, f.rx_pos, f.start) {
+            Some(g) => pr + g,
+            None => pr,
+        })
     }
 
     /// Success probability of one attempt of `f` without interference

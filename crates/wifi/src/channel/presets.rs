@@ -103,6 +103,7 @@ mod tests {
             preamble: Preamble::Long,
             bits: 8 * 512,
             kind: FrameKind::Data,
+            start: wifitcp_core::SimTime::ZERO,
         };
         m.mean_success_prob(&f).unwrap()
     }

@@ -116,7 +116,9 @@ impl ChannelErrors {
         }
     }
 
-    fn frame_tx(&self, ta: MacAddr, ra: MacAddr, f: &Frame) -> crate::channel::FrameTx {
+    /// The channel's view of `f`, which ends at `now`: it starts `airtime`
+    /// earlier (where the channel reads the link's fading).
+    fn frame_tx(&self, now: SimTime, ta: MacAddr, ra: MacAddr, f: &Frame) -> crate::channel::FrameTx {
         use crate::channel::{FrameKind as K, FrameTx, Mode};
         let mode = Mode::from_kbps(f.rate.0 * 100).unwrap_or(Mode::Ofdm6);
         FrameTx {
@@ -129,6 +131,7 @@ impl ChannelErrors {
             preamble: self.preamble,
             bits: mode.data_bits(f.mpdu_bytes),
             kind: if f.kind.carries_msdus() { K::Data } else { K::Control },
+            start: SimTime(now.0.saturating_sub(f.airtime.as_nanos())),
         }
     }
 
@@ -157,7 +160,7 @@ impl ChannelErrors {
 impl FrameErrorModel for ChannelErrors {
     fn success_prob(&mut self, now: SimTime, ta: MacAddr, ra: MacAddr, f: &Frame, rng: &mut RngStream) -> f64 {
         if self.ht.is_none() {
-            let tx = self.frame_tx(ta, ra, f);
+            let tx = self.frame_tx(now, ta, ra, f);
             return self.channel.frame_success_prob(&tx, rng);
         }
         let (h, d) = self.ppdu_success_parts(now, ta, ra, f, rng);
@@ -169,13 +172,13 @@ impl FrameErrorModel for ChannelErrors {
     /// as for any frame.
     fn ppdu_success_parts(
         &mut self,
-        _now: SimTime,
+        now: SimTime,
         ta: MacAddr,
         ra: MacAddr,
         f: &Frame,
         rng: &mut RngStream,
     ) -> (f64, f64) {
-        let tx = self.frame_tx(ta, ra, f);
+        let tx = self.frame_tx(now, ta, ra, f);
         if self.ht.is_none() {
             return (1.0, self.channel.frame_success_prob(&tx, rng));
         }
@@ -190,7 +193,10 @@ impl FrameErrorModel for ChannelErrors {
     /// model, whose bit errors are independent); threshold model: received
     /// power at least RXThresh_ and at least [`CAPTURE_THRESHOLD_DB`] above
     /// the strongest interference (ns-2 capture); fixed model: the default
-    /// (no capture). One shadowing draw per frame, as without interference.
+    /// (no capture). One shadowing draw per frame, as without interference;
+    /// `[channel.fading]` scales the wanted frame's power only, the
+    /// interference in `chunks` stays at its mean (a simplification: the
+    /// interferers' own links fade independently).
     fn success_prob_with_interference(
         &mut self,
         now: SimTime,
@@ -205,7 +211,7 @@ impl FrameErrorModel for ChannelErrors {
         if worst <= 0.0 {
             return self.success_prob(now, ta, ra, f, rng);
         }
-        let tx = self.frame_tx(ta, ra, f);
+        let tx = self.frame_tx(now, ta, ra, f);
         match self.channel.model() {
             CM::Fixed(_) => 0.0,
             CM::Snr(_) => {

@@ -53,7 +53,14 @@ impl SumOfSinusoids {
 
     /// h(t).
     pub fn gain(&self, t: SimTime) -> ComplexGain {
-        let s = seconds(t);
+        self.gain_at_seconds(seconds(t))
+    }
+
+    /// h at `s` seconds of the process's own clock: [`Self::gain`] at an
+    /// instant given as a real number. A process built at the Doppler shift
+    /// of 1 m/s and read at `s` = metres travelled follows the distance
+    /// walked instead of the time (`super::links`).
+    pub fn gain_at_seconds(&self, s: f64) -> ComplexGain {
         let (mut re, mut im) = (0.0, 0.0);
         for (((w, phi), a), b) in self.omega.iter().zip(&self.phase).zip(&self.re).zip(&self.im) {
             let c = (w * s + phi).cos();
@@ -103,8 +110,14 @@ impl RicianFading {
 
     /// h(t).
     pub fn gain(&self, t: SimTime) -> ComplexGain {
-        let x = self.diffuse.gain(t);
-        let (sin, cos) = (self.los_omega * seconds(t) + self.los_phase).sin_cos();
+        self.gain_at_seconds(seconds(t))
+    }
+
+    /// h at `s` seconds of the process's own clock (see
+    /// [`SumOfSinusoids::gain_at_seconds`]).
+    pub fn gain_at_seconds(&self, s: f64) -> ComplexGain {
+        let x = self.diffuse.gain_at_seconds(s);
+        let (sin, cos) = (self.los_omega * s + self.los_phase).sin_cos();
         ComplexGain {
             re: self.diffuse_scale * x.re + self.los_amplitude * cos,
             im: self.diffuse_scale * x.im + self.los_amplitude * sin,

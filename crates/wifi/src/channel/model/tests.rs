@@ -27,6 +27,7 @@ fn frame(mode: Mode, distance_m: f64) -> FrameTx {
         preamble: Preamble::Long,
         bits: mode.data_bits(1500),
         kind: FrameKind::Data,
+        start: SimTime::ZERO,
     }
 }
 
