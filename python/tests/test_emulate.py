@@ -161,7 +161,7 @@ def test_features_the_emulator_cannot_run_are_named_in_one_line():
         ('traffic=[{name="x", kind="tcp", peer="server", tcp={cc="reno"}}]', "traffic[0].tcp",
          "per-flow TCP settings"),
         ('traffic=[{name="x", kind="tcp", peer="server", pattern="on-off"}]', "traffic[0].pattern",
-         "bulk TCP transfers"),
+         "applies to UDP flows only"),
     ]
     for value, key, why in cases:
         r = wifitcp("emulate", str(BSS2), "--no-store", "--set", value)

@@ -424,9 +424,6 @@ def check_supported(config: dict, file: str) -> None:
         if any(v is not None for v in (t.get("tcp") or {}).values()):
             raise InputError(file, f"traffic[{i}].tcp", "per-flow TCP settings: a namespace has one "
                              "TCP configuration; put them in [tcp]")
-        if _get(t, "pattern", "saturated") != "saturated":
-            raise InputError(file, f"traffic[{i}].pattern", f"the emulator runs bulk TCP transfers "
-                             f"(iperf3), not {t['pattern']!r}; use --on or -- COMMAND")
 
 
 # --------------------------------------------------------------------------

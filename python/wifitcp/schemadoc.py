@@ -79,7 +79,7 @@ def keys_markdown(schema: Optional[list] = None) -> str:
         if not mine:
             continue
         out += [f"#### {title}", ""]
-        tag = {"qdisc": "kind", "mac": "kind", "channel": "model"}.get(prefix)
+        tag = {"qdisc": "kind", "mac": "kind", "traffic[]": "pattern", "channel": "model"}.get(prefix)
         common = [r for r in mine if not r["when"]]
         variants: list = []
         for r in mine:
@@ -87,7 +87,7 @@ def keys_markdown(schema: Optional[list] = None) -> str:
                 if v not in variants:
                     variants.append(v)
         # a kind enum's tag row lists its kinds: "a, b, c."
-        listed = [r["doc"] for r in common if tag == "kind" and r["key"] == f"{prefix}.kind"]
+        listed = [r["doc"] for r in common if tag in ("kind", "pattern") and r["key"] == f"{prefix}.{tag}"]
         kinds = [k.strip() for k in listed[0].rstrip(".").split(",")] if listed else []
         variants.sort(key=lambda v: kinds.index(v) if v in kinds else len(kinds))
         out += _table(common, prefix) + [""]

@@ -104,6 +104,12 @@ impl<T: KeyType> KeyType for Vec<T> {
     };
 }
 
+/// A key whose value may take several shapes (a name or a list; see the
+/// key's description).
+impl KeyType for serde_json::Value {
+    const TY: Ty = Ty::Any;
+}
+
 impl<T: KeyType> KeyType for Option<T> {
     const TY: Ty = T::TY;
 }

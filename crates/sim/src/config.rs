@@ -9,7 +9,7 @@ use wifitcp_wifi::phy::{PhyConfig, PhyTiming};
 
 /// "all" stations (the default of a `stations` key).
 pub(crate) use crate::apps::config::d_all;
-pub use crate::apps::config::{Direction, OnOffDistribution, Pattern, Traffic, TrafficKind, MIN_UDP_MSDU};
+pub use crate::apps::config::{Direction, OnOffDistribution, Traffic, TrafficCommon, TrafficKind, MIN_UDP_MSDU};
 pub use wifitcp_pep::config::{ProxyConfig, ProxyKind};
 
 mod errpath;

@@ -54,6 +54,10 @@ struct Gen {
 fn choices(path: &str, variant: Option<&str>) -> Vec<String> {
     let k = schema::lookup(path, variant).unwrap_or_else(|| panic!("{path} is not in the schema"));
     assert_eq!(k.ty, Ty::Str, "{path}");
+    // a kind enum's tag row lists its kinds: "a, b, c."
+    if !k.doc.contains('"') {
+        return k.doc.trim_end_matches('.').split(", ").map(str::to_string).collect();
+    }
     // (lower-case words only: a quoted section title is no value)
     k.doc
         .split('"')
@@ -365,7 +369,8 @@ impl Gen {
                         t["on_s"] = json!(self.uniform(0.01, duration));
                         t["off_s"] = json!(self.uniform(0.01, duration));
                         if self.chance(0.5) {
-                            t["on_off_distribution"] = json!(self.choice("traffic[].on_off_distribution"));
+                            t["on_off_distribution"] =
+                                json!(self.choice_in("traffic[].on_off_distribution", Some("on-off")));
                         }
                     }
                 }

@@ -80,3 +80,8 @@ pub use config::{DelayedAck, InitialWindow, RecoveryVariant, RecvBuffer, TcpConf
 pub use connection::{random_isn, Connection, Segment, TcpState};
 pub use sender::LossState;
 pub use stats::{CwndSample, LossEvent, TcpStats};
+
+/// `[tcp]` and `[traffic.tcp]` are tables in a scenario's key rows.
+impl wifitcp_core::config::KeyType for scenario::TcpSection {
+    const TY: wifitcp_core::schema::Ty = wifitcp_core::schema::Ty::Table;
+}

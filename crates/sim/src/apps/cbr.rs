@@ -1,6 +1,8 @@
 //! Constant bit rate: one datagram of a fixed size every `gap`.
-use super::{App, Firing, Rate, Source};
-use wifitcp_core::{SimDur, SimTime};
+use super::{rate_keys, required_rate, AppKind, Firing, Source};
+use crate::config::Traffic;
+use wifitcp_core::config::ConfigError;
+use wifitcp_core::{RngStream, SimDur, SimTime};
 
 pub struct Cbr {
     pub msdu_bytes: u32,
@@ -16,15 +18,23 @@ impl Source for Cbr {
     }
 }
 
-/// Registration: pattern "cbr", at `rate_mbps`.
-pub const APP: App = App {
-    name: "cbr",
-    reads: &[],
-    rate: Rate::Required,
-    keys: &[],
-    check: super::no_check,
-    build: |tr, _| Ok(Box::new(Cbr { msdu_bytes: tr.msdu_bytes, gap: super::gap(tr) })),
-};
+wifitcp_core::config_table! {
+    /// `pattern = "cbr"`, at `rate_mbps`.
+    #[serde(deny_unknown_fields)]
+    pub struct CbrTable {
+        use rate_keys;
+    }
+}
+
+impl AppKind for CbrTable {
+    fn check(&self, _: &Traffic) -> Result<(), ConfigError> {
+        required_rate(self.rate_mbps, "cbr").map(|_| ())
+    }
+    fn build(&self, tr: &Traffic, _: RngStream) -> Result<Box<dyn Source>, String> {
+        let msdu_bytes = tr.common.msdu_bytes;
+        Ok(Box::new(Cbr { msdu_bytes, gap: super::gap(msdu_bytes, self.rate_mbps.expect("checked")) }))
+    }
+}
 
 #[cfg(test)]
 mod tests {

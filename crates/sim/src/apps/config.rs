@@ -1,85 +1,25 @@
-//! `[[traffic]]`: the scenario section of flows, its serde shape and its
-//! checks, beside the applications that read it. A UDP entry's `pattern`
-//! names one of the applications registered in [`super::APPS`]; the keys
-//! every entry has are [`KEYS`], the keys of one application are in its
-//! descriptor, and [`keys`] joins them into the section's key table
-//! (mounted at `traffic[]` by `crate::config::schema`).
+//! `[[traffic]]`: the scenario section of flows. An entry's keys are those
+//! every entry has ([`TrafficCommon`]), then `pattern` and the keys of the
+//! UDP application it names, one flat table: `pattern` selects one of the
+//! applications registered in [`super::AppConfig`], each with its table
+//! struct in its file. Both parts derive their key rows from their
+//! declarations; [`keys`] joins them into the section's key table (mounted
+//! at `traffic[]` by `crate::config::schema`).
 //!
-//! Invariant: a pattern that deserialises names a registered application
-//! (an unknown name is serde's "unknown variant" error listing them all).
+//! Invariants: a pattern that deserialises names a registered application
+//! (an unknown name is serde's "unknown variant" error listing them all);
+//! each key is read into exactly one of the two parts; a key of another
+//! application (or any application's key in a TCP entry) is an error
+//! naming who reads it, checked on the document by `crate::config::schema`
+//! before serde reads it.
 use serde::{Deserialize, Serialize};
-use wifitcp_core::schema::Ty::*;
+use serde_json::{Map, Value};
+use wifitcp_core::config::{ConfigTable, KeyType};
 use wifitcp_core::schema::B::{Ex, In};
-use wifitcp_core::schema::{k, r, Key, SIM_S};
+use wifitcp_core::schema::{r, Key, Ty, SIM_S};
 
-use super::{App, APPS};
+use super::AppConfig;
 use crate::config::{NodeKind, Scenario, TcpSection};
-
-/// The application of a UDP flow (`traffic.pattern`): a registered
-/// [`App`], written as its name.
-#[derive(Clone, Copy)]
-pub struct Pattern(&'static App);
-
-impl Pattern {
-    /// The registered application called `name`.
-    pub fn named(name: &str) -> Option<Pattern> {
-        APPS.iter().find(|a| a.name == name).map(Pattern)
-    }
-    /// The scenario's spelling.
-    pub fn name(self) -> &'static str {
-        self.0.name
-    }
-    /// The application's descriptor.
-    pub fn app(self) -> &'static App {
-        self.0
-    }
-}
-
-impl PartialEq for Pattern {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.name == other.0.name
-    }
-}
-impl Eq for Pattern {}
-
-impl std::fmt::Debug for Pattern {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Pattern({:?})", self.0.name)
-    }
-}
-
-impl Serialize for Pattern {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.0.name)
-    }
-}
-
-/// The registered names, in registration order (for serde's message).
-fn names() -> &'static [&'static str] {
-    static NAMES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
-    NAMES.get_or_init(|| APPS.iter().map(|a| a.name).collect())
-}
-
-impl<'de> Deserialize<'de> for Pattern {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        // A name, or serde's externally tagged form of a unit variant
-        // (`{"name": null}`, JSON only), which the derived enum accepted.
-        let name = match serde_json::Value::deserialize(d)? {
-            serde_json::Value::String(s) => s,
-            serde_json::Value::Object(m) if m.len() == 1 => {
-                let (s, v) = m.into_iter().next().expect("one entry");
-                if Pattern::named(&s).is_some() && !v.is_null() {
-                    return Err(D::Error::custom(format!("{s}: invalid type: {v}, expected unit")));
-                }
-                s
-            }
-            // serde_json's words for a non-string where it expects a unit variant
-            _ => return Err(D::Error::custom("expected value")),
-        };
-        Pattern::named(&name).ok_or_else(|| D::Error::unknown_variant(&name, names()))
-    }
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -90,16 +30,14 @@ pub enum TrafficKind {
 }
 
 /// Distribution of the on and off periods of an on-off source.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum OnOffDistribution {
     /// Exponential with means `on_s`, `off_s`.
+    #[default]
     Exponential,
     /// Exactly `on_s`, `off_s`.
     Fixed,
-}
-fn d_onoff() -> OnOffDistribution {
-    OnOffDistribution::Exponential
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -111,71 +49,149 @@ pub enum Direction {
     Downlink,
 }
 
-/// `[[traffic]]`: one flow per selected station.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+wifitcp_core::config_table! {
+    /// The keys of every `[[traffic]]` entry: one flow per selected
+    /// station.
+    #[serde(deny_unknown_fields)]
+    pub struct TrafficCommon {
+        /// Flow name (unique, no '/').
+        #[key(default = "required")]
+        pub name: String = String::new(),
+        /// "udp" or "tcp".
+        #[key(default = "required")]
+        pub kind: TrafficKind = TrafficKind::Udp,
+        /// "uplink" or "downlink".
+        pub direction: Direction = Direction::Uplink,
+        /// "all" or 0-based indices.
+        #[key(range = r(In(0.0), In(99999.0)), unit = "station index")]
+        pub stations: Value = d_all(),
+        /// UDP MSDU (802.11 maximum 2304); trace: the largest datagram; not read by game and ping.
+        ///
+        /// LLC/SNAP (8) + IPv4 (20) + UDP (8) + payload.
+        #[key(range = r(In(36.0), In(2304.0)), unit = "bytes")]
+        pub msdu_bytes: u32 = 1500,
+        /// Start of the first flow.
+        #[key(range = SIM_S, unit = "s")]
+        pub start_s: f64 = 0.0,
+        /// k-th station's flow starts k * this later.
+        #[key(range = SIM_S, unit = "s")]
+        pub start_stagger_s: f64 = 0.0,
+        /// Stop; after start_s.
+        #[key(range = r(Ex(0.0), In(1e6)), unit = "s", default = "none")]
+        pub stop_s: Option<f64> = None,
+        /// Other end: a node name or one per station.
+        ///
+        /// "ap" (default) or a wired host's name; or a list of names, the
+        /// k-th for the k-th selected station (per-flow paths, e.g.
+        /// unequal RTTs).
+        #[key(default = "\"ap\"")]
+        pub peer: Option<Value> = None,
+        /// TCP: bytes to transfer.
+        #[key(range = r(In(1.0), In(1e15)), unit = "bytes", default = "infinite")]
+        pub bytes: Option<u64> = None,
+        /// TCP settings overriding [tcp] (the tcp.* keys).
+        #[key(default = "[tcp]")]
+        pub tcp: Option<TcpSection> = None,
+    }
+}
+
+/// `[[traffic]]`: the keys every entry has, then its application (`pattern`
+/// with the application's keys; a TCP entry's is the default, unread),
+/// written as one flat table.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Traffic {
-    pub name: String,
-    pub kind: TrafficKind,
-    #[serde(default = "d_pattern")]
-    pub pattern: Pattern,
-    #[serde(default = "d_dir")]
-    pub direction: Direction,
-    /// "all" or a list of station indices (0-based).
-    #[serde(default = "d_all")]
-    pub stations: serde_json::Value,
-    /// MSDU bytes: LLC/SNAP (8) + IPv4 (20) + UDP (8) + payload.
-    #[serde(default = "d_msdu")]
-    pub msdu_bytes: u32,
-    /// Offered load per flow in MSDU Mbit/s (cbr, poisson).
-    #[serde(default)]
-    pub rate_mbps: Option<f64>,
-    #[serde(default)]
-    pub start_s: f64,
-    /// The k-th selected station's flow starts at start_s + k * start_stagger_s.
-    #[serde(default)]
-    pub start_stagger_s: f64,
-    #[serde(default)]
-    pub stop_s: Option<f64>,
-    /// The other end: "ap" (default) or a wired host's name; or a list of
-    /// names, the k-th for the k-th selected station (per-flow paths, e.g.
-    /// unequal RTTs).
-    #[serde(default)]
-    pub peer: Option<serde_json::Value>,
-    /// TCP: bytes to transfer (default: infinite).
-    #[serde(default)]
-    pub bytes: Option<u64>,
-    /// TCP settings overriding `[tcp]`.
-    #[serde(default)]
-    pub tcp: Option<TcpSection>,
-    /// on-off: mean (or fixed) on and off periods, seconds.
-    #[serde(default)]
-    pub on_s: Option<f64>,
-    #[serde(default)]
-    pub off_s: Option<f64>,
-    #[serde(default = "d_onoff")]
-    pub on_off_distribution: OnOffDistribution,
-    /// game, ping: interval between datagrams (default: see `apps`).
-    #[serde(default)]
-    pub interval_ms: Option<f64>,
-    /// game, ping: UDP payload bytes (default: see `apps`).
-    #[serde(default)]
-    pub payload_bytes: Option<u32>,
-    /// trace: the file of (time, size) pairs (docs/scenarios.md).
-    #[serde(default)]
-    pub trace_file: Option<String>,
+    pub common: TrafficCommon,
+    pub app: AppConfig,
 }
-fn d_pattern() -> Pattern {
-    Pattern::named("saturated").expect("registered")
+
+/// An entry split in its two parts: (the common keys, `pattern` and the
+/// application's keys). A missing `pattern` is the default application's.
+fn split(mut table: Map<String, Value>) -> (Map<String, Value>, Value) {
+    let mut common = Map::new();
+    for k in TrafficCommon::keys() {
+        if let Some(v) = table.remove(k.path) {
+            common.insert(k.path.to_string(), v);
+        }
+    }
+    if !table.contains_key("pattern") {
+        table.insert("pattern".into(), Value::String(AppConfig::KINDS[0].into()));
+    }
+    (common, Value::Object(table))
 }
-fn d_dir() -> Direction {
-    Direction::Uplink
+
+impl<'de> Deserialize<'de> for Traffic {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let (common, app) = split(Map::deserialize(d)?);
+        for required in ["name", "kind"] {
+            if !common.contains_key(required) {
+                return Err(D::Error::missing_field(required));
+            }
+        }
+        Ok(Traffic {
+            common: TrafficCommon::deserialize(Value::Object(common)).map_err(D::Error::custom)?,
+            app: AppConfig::deserialize(app).map_err(D::Error::custom)?,
+        })
+    }
 }
-pub(crate) fn d_all() -> serde_json::Value {
-    serde_json::Value::String("all".into())
+
+impl Serialize for Traffic {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::Error;
+        let mut out = match serde_json::to_value(&self.common).map_err(S::Error::custom)? {
+            Value::Object(m) => m,
+            _ => unreachable!("a table"),
+        };
+        if let Value::Object(k) = serde_json::to_value(&self.app).map_err(S::Error::custom)? {
+            out.extend(k);
+        }
+        out.serialize(s)
+    }
 }
-fn d_msdu() -> u32 {
-    1500
+
+/// Where in a `[[traffic]]` entry (the document's table `t`) a
+/// deserialisation error lies: (the key's path inside the entry, the
+/// message), by reading each part again as its own struct.
+pub(crate) fn locate_error(t: &Value) -> Option<(String, String)> {
+    let (common, mut app) = split(t.as_object()?.clone());
+    let read = |e: serde_path_to_error::Error<serde_json::Error>| (e.path().to_string(), e.into_inner().to_string());
+    if let Err(e) = serde_path_to_error::deserialize::<_, TrafficCommon>(Value::Object(common)) {
+        return Some(read(e));
+    }
+    let name = app.get("pattern").and_then(Value::as_str).map(str::to_string);
+    match name {
+        Some(name) if AppConfig::KINDS.contains(&name.as_str()) => {
+            app.as_object_mut()?.remove("pattern");
+            AppConfig::visit(&name, Reread(app)).flatten()
+        }
+        _ => Some(("pattern".into(), AppConfig::deserialize(app).err()?.to_string())),
+    }
+}
+
+/// Reads an application's table again as its own struct.
+struct Reread(Value);
+
+impl wifitcp_core::config::KindVisitor for Reread {
+    type Out = Option<(String, String)>;
+    fn visit<T: serde::de::DeserializeOwned + Serialize + Default + ConfigTable>(self) -> Self::Out {
+        serde_path_to_error::deserialize::<_, T>(self.0)
+            .err()
+            .map(|e| (e.path().to_string(), e.into_inner().to_string()))
+    }
+}
+
+pub(crate) fn d_all() -> Value {
+    Value::String("all".into())
+}
+
+impl KeyType for TrafficKind {
+    const TY: Ty = Ty::Str;
+}
+impl KeyType for Direction {
+    const TY: Ty = Ty::Str;
+}
+impl KeyType for OnOffDistribution {
+    const TY: Ty = Ty::Str;
 }
 
 /// Smallest MSDU that holds LLC/SNAP + IPv4 + UDP headers.
@@ -184,7 +200,7 @@ pub const MIN_UDP_MSDU: u32 = 8 + 20 + 8;
 impl Traffic {
     /// The peer of each of `count` selected stations.
     pub fn peers(&self, count: usize, path: &str) -> Result<Vec<String>, String> {
-        match &self.peer {
+        match &self.common.peer {
             None => Ok(vec!["ap".to_string(); count]),
             Some(serde_json::Value::String(s)) => Ok(vec![s.clone(); count]),
             Some(serde_json::Value::Array(a)) => {
@@ -207,7 +223,7 @@ impl Traffic {
 
     /// Selected station indices (0-based), validated against `n`.
     pub fn station_list(&self, n: u32, path: &str) -> Result<Vec<u32>, String> {
-        Self::stations_of(&self.stations, n, path)
+        Self::stations_of(&self.common.stations, n, path)
     }
 
     /// The station indices of a `stations` key ("all" or indices).
@@ -235,17 +251,17 @@ impl Traffic {
 pub fn validate(s: &Scenario) -> Result<(), String> {
     let n = s.wlan.stations;
     let mut names = std::collections::HashSet::new();
-    for (i, tr) in s.traffic.iter().enumerate() {
+    for (i, entry) in s.traffic.iter().enumerate() {
         let p = format!("traffic[{i}]");
+        let tr = &entry.common;
         if tr.name.is_empty() || tr.name.contains('/') {
             return Err(format!("{p}.name: must be non-empty and contain no '/'"));
         }
         if !names.insert(tr.name.clone()) {
             return Err(format!("{p}.name: duplicate traffic name {:?}", tr.name));
         }
-        tr.station_list(n, &p)?;
-        let count = tr.station_list(n, &p)?.len();
-        for peer in tr.peers(count, &p)? {
+        let count = entry.station_list(n, &p)?.len();
+        for peer in entry.peers(count, &p)? {
             match s.node_kind(&peer) {
                 Some(None) | Some(Some(NodeKind::Host)) => {}
                 Some(Some(NodeKind::Router)) => return Err(format!("{p}.peer: {peer:?} is a router, not a host")),
@@ -268,11 +284,10 @@ pub fn validate(s: &Scenario) -> Result<(), String> {
         }
         match tr.kind {
             TrafficKind::Tcp => {
-                if tr.rate_mbps.is_some() {
-                    return Err(format!("{p}.rate_mbps: TCP flows are window-limited; no rate"));
+                if entry.app != AppConfig::default() {
+                    return Err(format!("{p}.pattern: applies to UDP flows only"));
                 }
-                super::reject_udp_keys(tr, &p)?;
-                if tr.peers(count, &p)?.iter().any(|x| x == "ap") {
+                if entry.peers(count, &p)?.iter().any(|x| x == "ap") {
                     return Err(format!("{p}.peer: a TCP flow needs a wired host as peer (the AP only bridges)"));
                 }
                 let t = tr.tcp.clone().unwrap_or_default().over(&s.tcp);
@@ -291,7 +306,7 @@ pub fn validate(s: &Scenario) -> Result<(), String> {
                 tr.msdu_bytes
             ));
         }
-        super::check(tr, &p)?;
+        super::check(entry, &p)?;
         if !(tr.start_s.is_finite() && tr.start_s >= 0.0) {
             return Err(format!("{p}.start_s: must be >= 0"));
         }
@@ -304,115 +319,37 @@ pub fn validate(s: &Scenario) -> Result<(), String> {
     Ok(())
 }
 
-/// The keys of an entry that only some applications read, each with
-/// whether `tr` sets it (a key set for an application that does not read
-/// it is an error naming the applications that do; TCP entries set none).
-pub fn app_keys_set(tr: &Traffic) -> [(&'static str, bool); 5] {
-    [
-        ("on_s", tr.on_s.is_some()),
-        ("off_s", tr.off_s.is_some()),
-        ("interval_ms", tr.interval_ms.is_some()),
-        ("payload_bytes", tr.payload_bytes.is_some()),
-        ("trace_file", tr.trace_file.is_some()),
-    ]
-}
-
-/// `interval_ms` and `payload_bytes`, shared by the periodic applications
-/// of a fixed datagram size (game, ping).
-pub fn check_interval_payload(tr: &Traffic, path: &str) -> Result<(), String> {
-    if let Some(x) = tr.interval_ms {
-        if !(x.is_finite() && x > 0.0) {
-            return Err(format!("{path}.interval_ms: must be positive, got {x}"));
-        }
-    }
-    if let Some(b) = tr.payload_bytes {
-        if b + super::UDP_OVERHEAD > 2304 {
-            return Err(format!(
-                "{path}.payload_bytes: at most {} (an MSDU of at most 2304 bytes), got {b}",
-                2304 - super::UDP_OVERHEAD
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// The keys of every entry (relative to `traffic[]`). The `pattern` row's
-/// doc is written by [`keys`] from the registered names.
-static KEYS: &[Key] = &[
-    k("name", Str, "required", None, "", "Flow name (unique, no '/')."),
-    k("kind", Str, "required", None, "", "\"udp\" or \"tcp\"."),
-    k("pattern", Str, "\"saturated\"", None, "", ""),
-    k("direction", Str, "\"uplink\"", None, "", "\"uplink\" or \"downlink\"."),
-    k("stations", Any, "\"all\"", r(In(0.0), In(99999.0)), "station index", "\"all\" or 0-based indices."),
-    k(
-        "msdu_bytes",
-        Int,
-        "1500",
-        r(In(36.0), In(2304.0)),
-        "bytes",
-        "UDP MSDU (802.11 maximum 2304); trace: the largest datagram; not read by game and ping.",
-    ),
-    k(
-        "rate_mbps",
-        Float,
-        "required for cbr, poisson, on-off",
-        r(Ex(0.0), In(1e4)),
-        "Mbit/s",
-        "Offered load per flow, at most 10 Gbit/s (a packet interval of at least 28.8 ns).",
-    ),
-    k("start_s", Float, "0.0", SIM_S, "s", "Start of the first flow."),
-    k("start_stagger_s", Float, "0.0", SIM_S, "s", "k-th station's flow starts k * this later."),
-    k("stop_s", Float, "none", r(Ex(0.0), In(1e6)), "s", "Stop; after start_s."),
-    k("peer", Any, "\"ap\"", None, "", "Other end: a node name or one per station."),
-    k("bytes", Int, "infinite", r(In(1.0), In(1e15)), "bytes", "TCP: bytes to transfer."),
-    k("tcp", Table, "[tcp]", None, "", "TCP settings overriding [tcp] (the tcp.* keys)."),
-];
-
-/// Keys several applications read (listed in [`App::reads`]; checked by
-/// [`check_interval_payload`]).
-static SHARED: &[Key] = &[
-    k(
-        "interval_ms",
-        Float,
-        "game 60 up / 50 down; ping 1000",
-        r(In(0.001), In(1e9)),
-        "ms",
-        "game, ping: time between datagrams (game: paper 002; ping: ping(8)).",
-    ),
-    k(
-        "payload_bytes",
-        Int,
-        "game 42 up / 200 down; ping 56",
-        r(In(0.0), In(2268.0)),
-        "bytes",
-        "game, ping: UDP payload (game: paper 002; ping: ping(8)).",
-    ),
-];
-
-/// The key table of `[[traffic]]`, relative to `traffic[]`: [`KEYS`], then
-/// for each registered application in order the [`SHARED`] keys it reads
-/// that no earlier one did, and its own keys.
+/// The key table of `[[traffic]]`, relative to `traffic[]`: `pattern`
+/// (its text lists the registered applications), the keys every entry has
+/// ([`TrafficCommon`]), then each application's rows (`when` names the
+/// applications that read a row).
 pub fn keys() -> &'static [Key] {
     static ALL: std::sync::OnceLock<Vec<Key>> = std::sync::OnceLock::new();
     ALL.get_or_init(|| {
-        let quoted: Vec<String> = names().iter().map(|n| format!("{n:?}")).collect();
-        let list = match quoted.split_last() {
-            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-            _ => quoted.join(""),
-        };
-        let doc: &'static str =
-            Box::leak(format!("UDP: {list} (docs/scenarios.md, \"Applications\").").into_boxed_str());
-        let mut v: Vec<Key> =
-            KEYS.iter().map(|key| if key.path == "pattern" { Key { doc, ..*key } } else { *key }).collect();
-        for app in APPS {
-            for key in SHARED.iter().filter(|k| app.reads.contains(&k.path)) {
-                if !v.iter().any(|x| x.path == key.path) {
-                    v.push(*key);
-                }
-            }
-            v.extend(app.keys.iter().copied());
-        }
+        let rows = AppConfig::keys();
+        let mut v: Vec<Key> = TrafficCommon::keys().to_vec();
+        v.insert(2, rows[0]);
+        v.extend_from_slice(&rows[1..]);
         v
+    })
+}
+
+/// The reason an application's key is refused in an entry of kind `kind`
+/// ("udp" or "tcp") whose pattern does not read it: "applies to UDP flows
+/// only" in a TCP entry, else "used by pattern(s) ... only"; `None` for a
+/// key no application reads.
+pub fn foreign_key_reason(key: &str, kind: Option<&str>) -> Option<String> {
+    let users = AppConfig::keys().iter().skip(1).find(|k| k.path == key)?.when;
+    if kind == Some("tcp") {
+        return Some(if key == "rate_mbps" {
+            "TCP flows are window-limited; no rate".into()
+        } else {
+            "applies to UDP flows only".into()
+        });
+    }
+    Some(match users.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("used by patterns {} and {last} only", rest.join(", ")),
+        _ => format!("used by pattern {} only", users.join("")),
     })
 }
 
@@ -429,25 +366,16 @@ mod tests {
 
     #[test]
     fn the_registry_is_consistent() {
-        let mut seen = Vec::new();
-        for app in APPS {
-            assert!(!seen.contains(&app.name), "{} registered twice", app.name);
-            seen.push(app.name);
-            assert_eq!(Pattern::named(app.name).map(Pattern::name), Some(app.name));
-            for key in app.reads {
-                let row = SHARED.iter().chain(app.keys).any(|k| k.path == *key);
-                assert!(row, "{}: reads {key} but no shared or own row lists it", app.name);
-            }
-        }
-        for (key, _) in app_keys_set(&udp("").unwrap().traffic[0]) {
-            assert!(APPS.iter().any(|a| a.reads.contains(&key)), "{key}: read by no application");
-        }
+        assert_eq!(AppConfig::KINDS, ["saturated", "cbr", "poisson", "on-off", "game", "trace", "ping"]);
+        assert_eq!(AppConfig::default().kind(), "saturated");
         let doc = keys().iter().find(|k| k.path == "pattern").unwrap().doc;
-        assert_eq!(
-            doc,
-            "UDP: \"saturated\", \"cbr\", \"poisson\", \"on-off\", \"game\", \"trace\" or \"ping\" \
-             (docs/scenarios.md, \"Applications\")."
-        );
+        assert_eq!(doc, "saturated, cbr, poisson, on-off, game, trace, ping.");
+        let row = |p: &str| AppConfig::keys().iter().find(|k| k.path == p).unwrap().when;
+        assert_eq!(row("rate_mbps"), ["cbr", "poisson", "on-off"]);
+        assert_eq!(row("interval_ms"), ["game", "ping"]);
+        for k in AppConfig::keys().iter().skip(1) {
+            assert!(!TrafficCommon::keys().iter().any(|c| c.path == k.path), "{}: common and an application's", k.path);
+        }
     }
 
     #[test]
@@ -465,15 +393,47 @@ mod tests {
         let e = udp(r#", "pattern": "on-off", "rate_mbps": 1, "on_s": 1"#).unwrap_err();
         assert_eq!(e, "traffic[0].off_s: required for pattern on-off");
         let e = udp(r#", "pattern": "ping", "rate_mbps": 1"#).unwrap_err();
-        assert_eq!(e, "traffic[0].rate_mbps: not used by pattern ping");
-        let e = udp(r#", "rate_mbps": 1"#).unwrap_err();
-        assert_eq!(e, "traffic[0].rate_mbps: not used by a saturated source");
+        assert_eq!(e, "traffic[0].rate_mbps: used by patterns cbr, poisson and on-off only");
         let e = udp(r#", "pattern": "poisson""#).unwrap_err();
         assert_eq!(e, "traffic[0].rate_mbps: required for pattern poisson");
         let e = udp(r#", "pattern": "trace""#).unwrap_err();
         assert_eq!(e, "traffic[0].trace_file: required for pattern trace");
+        let e = udp(r#", "pattern": "cbr", "rate_mbps": "x""#).unwrap_err();
+        assert_eq!(e, "traffic[0].rate_mbps: invalid type: string \"x\", expected f64");
+        let e = udp(r#", "direction": "sideways""#).unwrap_err();
+        assert!(e.starts_with("traffic[0].direction: unknown variant `sideways`"), "{e}");
         let s = udp(r#", "pattern": "on-off", "rate_mbps": 1, "on_s": 1, "off_s": 2"#).unwrap();
-        assert_eq!(s.traffic[0].pattern.name(), "on-off");
+        assert_eq!(s.traffic[0].app.kind(), "on-off");
         assert!(s.normalized_json().contains(r#""pattern":"on-off""#));
+        let e = Scenario::from_json(
+            r#"{"scenario": {"name": "x"}, "phy": {"standard": "802.11b", "data_rate_mbps": 11},
+                "wlan": {"stations": 1}, "traffic": [{"kind": "udp"}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e, "traffic[0]: missing field `name`");
+        let back: Traffic = serde_json::from_value(serde_json::to_value(&s.traffic[0]).unwrap()).unwrap();
+        assert_eq!(back, s.traffic[0]);
+    }
+
+    #[test]
+    fn a_tcp_entry_takes_no_application_keys() {
+        let tcp = |extra: &str| {
+            Scenario::from_json(&format!(
+                r#"{{"scenario": {{"name": "x"}}, "phy": {{"standard": "802.11b", "data_rate_mbps": 11}},
+                    "wlan": {{"stations": 1}}, "nodes": [{{"name": "h"}}],
+                    "links": [{{"a": "ap", "b": "h", "rate_mbps": 100, "delay_ms": 1}}],
+                    "traffic": [{{"name": "t", "kind": "tcp", "peer": "h"{extra}}}]}}"#
+            ))
+        };
+        assert!(tcp("").is_ok());
+        assert_eq!(
+            tcp(r#", "rate_mbps": 1"#).unwrap_err(),
+            "traffic[0].rate_mbps: TCP flows are window-limited; no rate"
+        );
+        assert_eq!(tcp(r#", "on_s": 1"#).unwrap_err(), "traffic[0].on_s: applies to UDP flows only");
+        assert_eq!(
+            tcp(r#", "pattern": "cbr", "rate_mbps": 1"#).unwrap_err(),
+            "traffic[0].pattern: applies to UDP flows only"
+        );
     }
 }

@@ -7,9 +7,10 @@
 //! lists them as two rows (A1 -> n1 from 10 s, n1 -> A1 from 10.1 s), and
 //! the scenarios do the same. `interval_ms` and `payload_bytes` override
 //! the paper's values.
-use super::{App, Firing, Rate, Source, UDP_OVERHEAD};
-use crate::config::Direction;
-use wifitcp_core::{SimDur, SimTime};
+use super::{check_periodic, periodic_keys, AppKind, Firing, Source, UDP_OVERHEAD};
+use crate::config::{Direction, Traffic};
+use wifitcp_core::config::ConfigError;
+use wifitcp_core::{RngStream, SimDur, SimTime};
 
 /// Client event period (paper 002: "every 60ms").
 pub const CLIENT_INTERVAL: SimDur = SimDur::from_nanos(60_000_000);
@@ -20,19 +21,24 @@ pub const SERVER_INTERVAL: SimDur = SimDur::from_nanos(50_000_000);
 /// Server update payload (paper 002: "200Bytes").
 pub const SERVER_PAYLOAD: u32 = 200;
 
-/// Registration: pattern "game", the server's stream downlink and the
-/// client's uplink, reading `interval_ms` and `payload_bytes`.
-pub const APP: App = App {
-    name: "game",
-    reads: &["interval_ms", "payload_bytes"],
-    rate: Rate::Unused("not used by pattern game"),
-    keys: &[],
-    check: super::config::check_interval_payload,
-    build: |tr, _| {
-        let server = tr.direction == Direction::Downlink;
-        Ok(Box::new(Game::new(server, tr.interval_ms.map(super::ms), tr.payload_bytes)))
-    },
-};
+wifitcp_core::config_table! {
+    /// `pattern = "game"`: the server's stream downlink and the client's
+    /// uplink.
+    #[serde(deny_unknown_fields)]
+    pub struct GameTable {
+        use periodic_keys;
+    }
+}
+
+impl AppKind for GameTable {
+    fn check(&self, _: &Traffic) -> Result<(), ConfigError> {
+        check_periodic(self.interval_ms, self.payload_bytes)
+    }
+    fn build(&self, tr: &Traffic, _: RngStream) -> Result<Box<dyn Source>, String> {
+        let server = tr.common.direction == Direction::Downlink;
+        Ok(Box::new(Game::new(server, self.interval_ms.map(super::ms), self.payload_bytes)))
+    }
+}
 
 pub struct Game {
     pub msdu_bytes: u32,

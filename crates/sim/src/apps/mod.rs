@@ -1,10 +1,14 @@
 //! Applications that generate packets over UDP: one file per kind, each
-//! exporting its descriptor ([`App`]: its `traffic.pattern` name, its own
-//! key rows, its checks and its constructor), and one line in [`APPS`] to
-//! register it. Building a flow's source ([`build`]), checking an entry
-//! ([`check`]), the `[[traffic]]` key table (`config::keys`) and the key
-//! reference of docs/scenarios.md all read [`APPS`]. The `[[traffic]]`
-//! section itself (serde shape and checks) is [`config`].
+//! declaring its own `[[traffic]]` keys as a table struct
+//! (`wifitcp_core::config_table!`, rows derived from the declaration; keys
+//! several applications read are one `config_group!`) and implementing
+//! [`AppKind`] for it (its checks and its constructor), and one line in
+//! [`AppConfig`]'s registration list. Building a flow's source
+//! ([`build`]), checking an entry ([`check`]), the `[[traffic]]` key table
+//! (`config::keys`) and the key reference of docs/scenarios.md all read
+//! that list. The `[[traffic]]` section itself (the keys every entry has,
+//! the split of an entry into them and its application's table) is
+//! [`config`].
 //!
 //! A [`Source`] is a sans-I/O state machine. The run loop asks it for its
 //! first instant at the flow's start ([`Source::start`]), then fires it at
@@ -21,15 +25,8 @@
 //!
 //! TCP applications (bulk transfers of a size, such as paper 002's FTP, or
 //! without end) live with the TCP endpoints (`crate::endpoints`).
-mod cbr;
 pub mod config;
 pub mod echo;
-mod game;
-mod onoff;
-mod ping;
-mod poisson;
-mod saturated;
-pub mod trace;
 
 pub use cbr::Cbr;
 pub use game::Game;
@@ -40,50 +37,99 @@ pub use saturated::Saturated;
 pub use trace::TraceSource;
 
 use crate::config::Traffic;
-use wifitcp_core::schema::Key;
+use wifitcp_core::config::ConfigError;
 use wifitcp_core::{RngStream, SimDur, SimTime};
 
-/// The registered applications, in the order docs and messages list them.
-/// Adding one: its file with a `pub const APP: App`, a `mod` line above
-/// and one entry here.
-pub static APPS: &[App] = &[saturated::APP, cbr::APP, poisson::APP, onoff::APP, game::APP, trace::APP, ping::APP];
-
-/// How an application reads `rate_mbps`.
-pub enum Rate {
-    /// It needs the offered load.
-    Required,
-    /// It has none; the text is the error when one is given.
-    Unused(&'static str),
+wifitcp_core::config_kinds! {
+    /// The registered UDP applications (`traffic.pattern`), in the order
+    /// docs and messages list them; the first is the default. Adding one:
+    /// its file (table struct and [`AppKind`] impl) and one line here.
+    pub enum AppConfig: tag "pattern", dyn AppKind {
+        /// A datagram whenever the station's MAC can take one.
+        "saturated" => Saturated(saturated::SaturatedTable) mod saturated,
+        /// Constant bit rate.
+        "cbr" => Cbr(cbr::CbrTable) mod cbr,
+        /// Exponential gaps.
+        "poisson" => Poisson(poisson::PoissonTable) mod poisson,
+        /// Constant bit rate while on, silent while off.
+        "on-off" => OnOff(onoff::OnOffTable) mod onoff,
+        /// Paper 002's game traffic.
+        "game" => Game(game::GameTable) mod game,
+        /// Datagrams from a trace file.
+        "trace" => Trace(trace::TraceTable) mod trace,
+        /// UDP echo requests (ping(8)'s sizes and interval).
+        "ping" => Ping(ping::PingTable) mod ping,
+    }
 }
 
-/// An application's constructor: the source of one flow of a checked
-/// entry, drawing from the stream given.
-pub type Build = fn(&Traffic, RngStream) -> Result<Box<dyn Source>, String>;
-
-/// One UDP application: everything the scenario layer needs to know of it.
-pub struct App {
-    /// Its `traffic.pattern` name.
-    pub name: &'static str,
-    /// The keys of [`config::app_keys_set`] it reads (others are errors).
-    pub reads: &'static [&'static str],
-    pub rate: Rate,
-    /// Rows of its own keys (relative to `traffic[]`), for the key table.
-    pub keys: &'static [Key],
-    /// Checks of its keys; errors are "path.key: reason".
-    pub check: fn(&Traffic, &str) -> Result<(), String>,
-    pub build: Build,
+/// One UDP application: its checks and its constructor.
+pub trait AppKind {
+    /// Checks of its keys (and of the entry as it needs it); paths are
+    /// relative to the entry (`rate_mbps`).
+    fn check(&self, _: &Traffic) -> Result<(), ConfigError> {
+        Ok(())
+    }
+    /// The source of one flow of a checked entry, drawing from `rng`.
+    fn build(&self, tr: &Traffic, rng: RngStream) -> Result<Box<dyn Source>, String>;
 }
 
-/// An application with no keys of its own to check.
-fn no_check(_: &Traffic, _: &str) -> Result<(), String> {
+wifitcp_core::config_group! {
+    /// The offered load, which the rate-driven applications need.
+    macro rate_keys {
+        /// Offered load per flow, at most 10 Gbit/s (a packet interval of at least 28.8 ns).
+        #[key(range = wifitcp_core::schema::r(wifitcp_core::schema::B::Ex(0.0), wifitcp_core::schema::B::In(1e4)), unit = "Mbit/s", default = "required")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub rate_mbps: Option<f64> = None,
+    }
+}
+
+wifitcp_core::config_group! {
+    /// Period and size of the periodic applications of a fixed datagram
+    /// size (game, ping); their defaults are each application's.
+    macro periodic_keys {
+        /// Time between datagrams (game: paper 002; ping: ping(8)).
+        #[key(range = wifitcp_core::schema::r(wifitcp_core::schema::B::In(0.001), wifitcp_core::schema::B::In(1e9)), unit = "ms", default = "game 60 up / 50 down; ping 1000")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub interval_ms: Option<f64> = None,
+        /// UDP payload (game: paper 002; ping: ping(8)).
+        #[key(range = wifitcp_core::schema::r(wifitcp_core::schema::B::In(0.0), wifitcp_core::schema::B::In(2268.0)), unit = "bytes", default = "game 42 up / 200 down; ping 56")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub payload_bytes: Option<u32> = None,
+    }
+}
+
+/// `rate_mbps` of a rate-driven application: given and positive.
+fn required_rate(rate: Option<f64>, pattern: &str) -> Result<f64, ConfigError> {
+    match rate {
+        None => Err(ConfigError::new("rate_mbps", format!("required for pattern {pattern}"))),
+        Some(r) if !(r.is_finite() && r > 0.0) => {
+            Err(ConfigError::new("rate_mbps", format!("must be positive, got {r}")))
+        }
+        Some(r) => Ok(r),
+    }
+}
+
+/// `interval_ms` and `payload_bytes` of a periodic application.
+fn check_periodic(interval_ms: Option<f64>, payload_bytes: Option<u32>) -> Result<(), ConfigError> {
+    if let Some(x) = interval_ms {
+        if !(x.is_finite() && x > 0.0) {
+            return Err(ConfigError::new("interval_ms", format!("must be positive, got {x}")));
+        }
+    }
+    if let Some(b) = payload_bytes {
+        if b + UDP_OVERHEAD > 2304 {
+            return Err(ConfigError::new(
+                "payload_bytes",
+                format!("at most {} (an MSDU of at most 2304 bytes), got {b}", 2304 - UDP_OVERHEAD),
+            ));
+        }
+    }
     Ok(())
 }
 
-/// Mean gap between datagrams at the entry's offered load (`rate_mbps`,
-/// checked present and positive for the applications that need it; zero
-/// without one).
-fn gap(tr: &Traffic) -> SimDur {
-    tr.rate_mbps.map(|r| SimDur::from_secs_f64(tr.msdu_bytes as f64 * 8.0 / (r * 1e6))).unwrap_or(SimDur::ZERO)
+/// Mean gap between datagrams of `msdu_bytes` at `rate_mbps`.
+fn gap(msdu_bytes: u32, rate_mbps: f64) -> SimDur {
+    SimDur::from_secs_f64(msdu_bytes as f64 * 8.0 / (rate_mbps * 1e6))
 }
 
 /// Milliseconds of a scenario key as a duration.
@@ -125,41 +171,15 @@ pub trait Source: Send {
     fn fire(&mut self, now: SimTime) -> Firing;
 }
 
-/// Check the application keys of a UDP `[[traffic]]` entry at `path`
-/// (msdu_bytes is checked by the caller): no key another application
-/// reads, the application's own checks, then `rate_mbps`.
+/// Check the application of a UDP `[[traffic]]` entry at `path`
+/// (msdu_bytes is checked by the caller; a key of another application is
+/// refused on the document, `crate::config::schema`).
 pub fn check(tr: &Traffic, path: &str) -> Result<(), String> {
-    let app = tr.pattern.app();
-    for (key, set) in config::app_keys_set(tr) {
-        if set && !app.reads.contains(&key) {
-            let users: Vec<&str> = APPS.iter().filter(|a| a.reads.contains(&key)).map(|a| a.name).collect();
-            let list = match users.split_last() {
-                Some((last, rest)) if !rest.is_empty() => format!("patterns {} and {last}", rest.join(", ")),
-                _ => format!("pattern {}", users.join("")),
-            };
-            return Err(format!("{path}.{key}: used by {list} only"));
-        }
-    }
-    (app.check)(tr, path)?;
-    match (&app.rate, tr.rate_mbps) {
-        (Rate::Unused(why), Some(_)) => Err(format!("{path}.rate_mbps: {why}")),
-        (Rate::Required, None) => Err(format!("{path}.rate_mbps: required for pattern {}", app.name)),
-        (_, Some(r)) if !(r.is_finite() && r > 0.0) => Err(format!("{path}.rate_mbps: must be positive, got {r}")),
-        _ => Ok(()),
-    }
-}
-
-/// A TCP `[[traffic]]` entry at `path` sets none of the UDP applications'
-/// keys.
-pub fn reject_udp_keys(tr: &Traffic, path: &str) -> Result<(), String> {
-    match config::app_keys_set(tr).iter().find(|k| k.1) {
-        Some((key, _)) => Err(format!("{path}.{key}: applies to UDP flows only")),
-        None => Ok(()),
-    }
+    tr.app.get().check(tr).map_err(|e| e.under(path).to_string())
 }
 
 /// The source of one flow of a `[[traffic]]` entry of kind `udp`
 /// (checked by [`check`]).
 pub fn build(tr: &Traffic, rng: RngStream) -> Result<Box<dyn Source>, String> {
-    (tr.pattern.app().build)(tr, rng)
+    tr.app.get().build(tr, rng)
 }

@@ -10,50 +10,51 @@
 //! `rate_mbps * on_s / (on_s + off_s)`. A datagram is sent only if its
 //! instant falls inside an on period (a gap that would end after the
 //! period does not carry over into the next one).
-use super::{App, Firing, Rate, Source};
+use super::{rate_keys, required_rate, AppKind, Firing, Source};
 use crate::config::{OnOffDistribution, Traffic};
+use wifitcp_core::config::ConfigError;
 use wifitcp_core::schema::B::{Ex, In};
-use wifitcp_core::schema::{k, r, Key, Ty::*};
 use wifitcp_core::{RngStream, SimDur, SimTime};
 
-/// Registration: pattern "on-off", at `rate_mbps` while on, reading
-/// `on_s`, `off_s` and `on_off_distribution`.
-pub const APP: App = App {
-    name: "on-off",
-    reads: &["on_s", "off_s"],
-    rate: Rate::Required,
-    keys: KEYS,
-    check,
-    build: |tr, rng| {
-        let (on, off) = (tr.on_s.unwrap_or(1.0), tr.off_s.unwrap_or(1.0));
-        Ok(Box::new(OnOff::new(tr.msdu_bytes, super::gap(tr), on, off, tr.on_off_distribution, rng)))
-    },
-};
-
-/// Its keys, relative to `traffic[]`.
-static KEYS: &[Key] = &[
-    k("on_s", Float, "required for on-off", r(Ex(0.0), In(1e6)), "s", "on-off: (mean) on period."),
-    k("off_s", Float, "required for on-off", r(Ex(0.0), In(1e6)), "s", "on-off: (mean) off period."),
-    k(
-        "on_off_distribution",
-        Str,
-        "\"exponential\"",
-        None,
-        "",
-        "on-off: \"exponential\" (periods drawn with means on_s, off_s) or \"fixed\".",
-    ),
-];
-
-/// Both periods given and positive.
-fn check(tr: &Traffic, path: &str) -> Result<(), String> {
-    for (key, set) in [("on_s", tr.on_s), ("off_s", tr.off_s)] {
-        match set {
-            None => return Err(format!("{path}.{key}: required for pattern on-off")),
-            Some(x) if !(x.is_finite() && x > 0.0) => return Err(format!("{path}.{key}: must be positive, got {x}")),
-            _ => {}
-        }
+wifitcp_core::config_table! {
+    /// `pattern = "on-off"`: `rate_mbps` while on, periods `on_s` and
+    /// `off_s` drawn from `on_off_distribution`.
+    #[serde(deny_unknown_fields)]
+    pub struct OnOffTable {
+        use rate_keys;
+        /// (Mean) on period.
+        #[key(range = wifitcp_core::schema::r(Ex(0.0), In(1e6)), unit = "s", default = "required")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub on_s: Option<f64> = None,
+        /// (Mean) off period.
+        #[key(range = wifitcp_core::schema::r(Ex(0.0), In(1e6)), unit = "s", default = "required")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub off_s: Option<f64> = None,
+        /// "exponential" (periods drawn with means on_s, off_s) or "fixed".
+        pub on_off_distribution: OnOffDistribution = OnOffDistribution::Exponential,
     }
-    Ok(())
+}
+
+impl AppKind for OnOffTable {
+    /// The rate, and both periods given and positive.
+    fn check(&self, _: &Traffic) -> Result<(), ConfigError> {
+        for (key, set) in [("on_s", self.on_s), ("off_s", self.off_s)] {
+            match set {
+                None => return Err(ConfigError::new(key, "required for pattern on-off")),
+                Some(x) if !(x.is_finite() && x > 0.0) => {
+                    return Err(ConfigError::new(key, format!("must be positive, got {x}")))
+                }
+                _ => {}
+            }
+        }
+        required_rate(self.rate_mbps, "on-off").map(|_| ())
+    }
+    fn build(&self, tr: &Traffic, rng: RngStream) -> Result<Box<dyn Source>, String> {
+        let msdu = tr.common.msdu_bytes;
+        let gap = super::gap(msdu, self.rate_mbps.expect("checked"));
+        let (on, off) = (self.on_s.expect("checked"), self.off_s.expect("checked"));
+        Ok(Box::new(OnOff::new(msdu, gap, on, off, self.on_off_distribution, rng)))
+    }
 }
 
 pub struct OnOff {

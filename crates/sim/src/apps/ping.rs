@@ -10,23 +10,32 @@
 //! through its own queues like any packet; the reply carries the request's
 //! send time (ping(8) carries it in the echoed data), from which the
 //! source's flow records the round-trip time.
-use super::{App, Firing, Rate, Source, UDP_OVERHEAD};
-use wifitcp_core::{SimDur, SimTime};
+use super::{check_periodic, periodic_keys, AppKind, Firing, Source, UDP_OVERHEAD};
+use crate::config::Traffic;
+use wifitcp_core::config::ConfigError;
+use wifitcp_core::{RngStream, SimDur, SimTime};
 
 /// ping(8)'s default interval.
 pub const DEFAULT_INTERVAL: SimDur = SimDur::from_nanos(1_000_000_000);
 /// ping(8)'s default data bytes.
 pub const DEFAULT_PAYLOAD: u32 = 56;
 
-/// Registration: pattern "ping", reading `interval_ms` and `payload_bytes`.
-pub const APP: App = App {
-    name: "ping",
-    reads: &["interval_ms", "payload_bytes"],
-    rate: Rate::Unused("not used by pattern ping"),
-    keys: &[],
-    check: super::config::check_interval_payload,
-    build: |tr, _| Ok(Box::new(Ping::new(tr.interval_ms.map(super::ms), tr.payload_bytes))),
-};
+wifitcp_core::config_table! {
+    /// `pattern = "ping"`.
+    #[serde(deny_unknown_fields)]
+    pub struct PingTable {
+        use periodic_keys;
+    }
+}
+
+impl AppKind for PingTable {
+    fn check(&self, _: &Traffic) -> Result<(), ConfigError> {
+        check_periodic(self.interval_ms, self.payload_bytes)
+    }
+    fn build(&self, _: &Traffic, _: RngStream) -> Result<Box<dyn Source>, String> {
+        Ok(Box::new(Ping::new(self.interval_ms.map(super::ms), self.payload_bytes)))
+    }
+}
 
 pub struct Ping {
     pub msdu_bytes: u32,

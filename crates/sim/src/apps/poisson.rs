@@ -1,17 +1,28 @@
 //! Poisson arrivals: exponentially distributed gaps with a given mean,
 //! fixed-size datagrams.
-use super::{App, Firing, Rate, Source};
+use super::{rate_keys, required_rate, AppKind, Firing, Source};
+use crate::config::Traffic;
+use wifitcp_core::config::ConfigError;
 use wifitcp_core::{RngStream, SimDur, SimTime};
 
-/// Registration: pattern "poisson", at a mean of `rate_mbps`.
-pub const APP: App = App {
-    name: "poisson",
-    reads: &[],
-    rate: Rate::Required,
-    keys: &[],
-    check: super::no_check,
-    build: |tr, rng| Ok(Box::new(Poisson { msdu_bytes: tr.msdu_bytes, mean_gap: super::gap(tr), rng })),
-};
+wifitcp_core::config_table! {
+    /// `pattern = "poisson"`, at a mean of `rate_mbps`.
+    #[serde(deny_unknown_fields)]
+    pub struct PoissonTable {
+        use rate_keys;
+    }
+}
+
+impl AppKind for PoissonTable {
+    fn check(&self, _: &Traffic) -> Result<(), ConfigError> {
+        required_rate(self.rate_mbps, "poisson").map(|_| ())
+    }
+    fn build(&self, tr: &Traffic, rng: RngStream) -> Result<Box<dyn Source>, String> {
+        let msdu_bytes = tr.common.msdu_bytes;
+        let mean_gap = super::gap(msdu_bytes, self.rate_mbps.expect("checked"));
+        Ok(Box::new(Poisson { msdu_bytes, mean_gap, rng }))
+    }
+}
 
 pub struct Poisson {
     pub msdu_bytes: u32,

@@ -2,18 +2,22 @@
 //! and its queue is empty (the run loop asks; the source never fires on
 //! its own). A wired saturated source is not modelled (use cbr above the
 //! link rate).
-use super::{App, Firing, Rate, Source};
+use super::{AppKind, Firing, Source};
+use crate::config::Traffic;
+use wifitcp_core::RngStream;
 use wifitcp_core::SimTime;
 
-/// Registration: pattern "saturated", no keys of its own, no rate.
-pub const APP: App = App {
-    name: "saturated",
-    reads: &[],
-    rate: Rate::Unused("not used by a saturated source"),
-    keys: &[],
-    check: super::no_check,
-    build: |tr, _| Ok(Box::new(Saturated { msdu_bytes: tr.msdu_bytes })),
-};
+wifitcp_core::config_table! {
+    /// `pattern = "saturated"`: no keys of its own, no rate.
+    #[serde(deny_unknown_fields)]
+    pub struct SaturatedTable {}
+}
+
+impl AppKind for SaturatedTable {
+    fn build(&self, tr: &Traffic, _: RngStream) -> Result<Box<dyn Source>, String> {
+        Ok(Box::new(Saturated { msdu_bytes: tr.common.msdu_bytes }))
+    }
+}
 
 pub struct Saturated {
     pub msdu_bytes: u32,

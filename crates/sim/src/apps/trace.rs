@@ -15,40 +15,34 @@
 //! Invariant: the source never asks for an instant before the one it is
 //! fired at, and the file is read once, when the scenario is checked and
 //! when the source is built.
-use super::{App, Firing, Rate, Source, UDP_OVERHEAD};
+use super::{AppKind, Firing, Source, UDP_OVERHEAD};
 use crate::config::Traffic;
-use wifitcp_core::schema::{k, Key, Ty::Str};
-use wifitcp_core::{SimDur, SimTime};
+use wifitcp_core::config::ConfigError;
+use wifitcp_core::{RngStream, SimDur, SimTime};
 
-/// Registration: pattern "trace", reading `trace_file`.
-pub const APP: App = App {
-    name: "trace",
-    reads: &["trace_file"],
-    rate: Rate::Unused("not used by pattern trace"),
-    keys: KEYS,
-    check,
-    build: |tr, _| {
-        let file = tr.trace_file.as_deref().expect("checked: trace_file");
+wifitcp_core::config_table! {
+    /// `pattern = "trace"`.
+    #[serde(deny_unknown_fields)]
+    pub struct TraceTable {
+        /// File of TIME SIZE lines, relative to the scenario file (docs/scenarios.md, "Trace files").
+        #[key(default = "required")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub trace_file: Option<String> = None,
+    }
+}
+
+impl AppKind for TraceTable {
+    /// The file is given and parses.
+    fn check(&self, _: &Traffic) -> Result<(), ConfigError> {
+        match &self.trace_file {
+            None => Err(ConfigError::new("trace_file", "required for pattern trace")),
+            Some(f) => load(f).map(|_| ()).map_err(|e| ConfigError::new("trace_file", e)),
+        }
+    }
+    fn build(&self, tr: &Traffic, _: RngStream) -> Result<Box<dyn Source>, String> {
+        let file = self.trace_file.as_deref().expect("checked: trace_file");
         let frames = load(file).map_err(|e| format!("trace_file: {e}"))?;
-        Ok(Box::new(TraceSource::new(frames, tr.msdu_bytes - UDP_OVERHEAD)))
-    },
-};
-
-/// Its keys, relative to `traffic[]`.
-static KEYS: &[Key] = &[k(
-    "trace_file",
-    Str,
-    "required for trace",
-    None,
-    "",
-    "trace: file of TIME SIZE lines, relative to the scenario file (docs/scenarios.md, \"Trace files\").",
-)];
-
-/// The file is given and parses.
-fn check(tr: &Traffic, path: &str) -> Result<(), String> {
-    match &tr.trace_file {
-        None => Err(format!("{path}.trace_file: required for pattern trace")),
-        Some(f) => load(f).map(|_| ()).map_err(|e| format!("{path}.trace_file: {e}")),
+        Ok(Box::new(TraceSource::new(frames, tr.common.msdu_bytes - UDP_OVERHEAD)))
     }
 }
 

@@ -59,6 +59,9 @@ fn tagged(path: &str, t: &Value) -> Option<(String, String)> {
     if path == "mac" {
         return super::mac::locate_error(t);
     }
+    if path.starts_with("traffic[") && path.ends_with(']') && !path[8..].contains('.') {
+        return crate::apps::config::locate_error(t);
+    }
     let (tag, body) = if path == "channel" {
         ("model", obj)
     } else if last == "qdisc" || last == "station_qdisc" {

@@ -36,6 +36,7 @@ fn is_variant(v: &str) -> bool {
     wifitcp_queue::QdiscConfig::KINDS.contains(&v)
         || CHANNEL_MODELS.contains(&v)
         || crate::macs::MacKindConfig::KINDS.contains(&v)
+        || crate::apps::AppConfig::KINDS.contains(&v)
 }
 
 /// The scenario's own keys before `[mac]`, in document order.
@@ -252,7 +253,21 @@ fn mount(pattern: &str) -> Option<(&'static str, Option<&'static str>)> {
         "traffic[].tcp" | "tcp" | "ap.proxy.wired_tcp" | "ap.proxy.wireless_tcp" => Some(("tcp", None)),
         "channel" => Some(("channel", Some("model"))),
         "mac" => Some(("mac", Some("kind"))),
+        "traffic[]" => Some(("traffic[]", Some("pattern"))),
         _ => None,
+    }
+}
+
+/// The variant of the tagged section `section`'s table `node`: the value
+/// of its tag `tag`, or the section's default kind when the tag is absent.
+fn variant_of<'a>(section: &str, tag: &str, node: &'a Value) -> Option<&'a str> {
+    match node.get(tag) {
+        Some(v) => v.as_str(),
+        None => match section {
+            "mac" => Some(crate::macs::MacKindConfig::KINDS[0]),
+            "traffic[]" => Some(crate::apps::AppConfig::KINDS[0]),
+            _ => None,
+        },
     }
 }
 
@@ -284,17 +299,23 @@ fn walk(v: &Value, path: &str, pattern: &str, variant: Option<&str>, tagged: Opt
                 let (mut var, mut tag) = (variant, tagged);
                 if let Some((section, tag_key)) = mount(&pat) {
                     pat = section.to_string();
-                    if let Some(t) = tag_key {
-                        var = child.get(t).and_then(Value::as_str);
-                        if pat == "mac" && child.get(t).is_none() {
-                            var = Some(crate::macs::MacKindConfig::KINDS[0]);
-                        }
-                        tag = Some(t);
-                    }
+                    (var, tag) = match tag_key {
+                        Some(t) => (variant_of(section, t, child), Some(t)),
+                        None => (None, None),
+                    };
                 }
-                let known = lookup(&pat, var);
+                // the key's own row in its parent section, else its row as
+                // a mounted section
+                let known = lookup(&join(pattern, key), variant).or_else(|| lookup(&pat, var));
                 if known.is_none() && tagged.is_some() {
-                    if let Some(why) = (pattern == "mac").then(|| super::mac::foreign_key_reason(key)).flatten() {
+                    let why = match pattern {
+                        "mac" => super::mac::foreign_key_reason(key),
+                        "traffic[]" => {
+                            crate::apps::config::foreign_key_reason(key, map.get("kind").and_then(Value::as_str))
+                        }
+                        _ => None,
+                    };
+                    if let Some(why) = why {
                         return Err(format!("{p}: {why}"));
                     }
                     if let Some(kind) = variant.filter(|v| is_variant(v)) {
@@ -317,8 +338,14 @@ fn walk(v: &Value, path: &str, pattern: &str, variant: Option<&str>, tagged: Opt
             Ok(())
         }
         Value::Array(items) => {
+            let pat = format!("{pattern}[]");
+            let section = mount(&pat);
             for (i, item) in items.iter().enumerate() {
-                walk(item, &format!("{path}[{i}]"), &format!("{pattern}[]"), variant, tagged)?;
+                let (var, tag) = match section {
+                    Some((section, Some(t))) => (variant_of(section, t, item), Some(t)),
+                    _ => (variant, tagged),
+                };
+                walk(item, &format!("{path}[{i}]"), &pat, var, tag)?;
             }
             Ok(())
         }
@@ -455,7 +482,22 @@ mod tests {
         add("ap", None, j(&s.ap));
         add("nodes[]", None, j(&s.nodes[0]));
         add("links[]", None, j(&s.links[0]));
-        add("traffic[]", None, j(&s.traffic[0]));
+        add("traffic[]", None, j(&s.traffic[0].common));
+        for kind in crate::apps::AppConfig::KINDS {
+            let app: crate::apps::AppConfig = serde_json::from_value(serde_json::json!({ "pattern": kind })).unwrap();
+            add("traffic[]", Some(kind), j(&app));
+        }
+        // application keys serialised only when set
+        for (key, kind) in [
+            ("rate_mbps", "cbr"),
+            ("on_s", "on-off"),
+            ("off_s", "on-off"),
+            ("interval_ms", "game"),
+            ("payload_bytes", "game"),
+            ("trace_file", "trace"),
+        ] {
+            add("traffic[]", Some(kind), serde_json::json!({ key: Value::Null }));
+        }
         let tcp = TcpSection {
             compound: Some(CompoundSection::default()),
             vegas: Some(VegasSection::default()),
@@ -599,7 +641,7 @@ mod tests {
         for (path, variant, default) in &serialised {
             let k = lookup(path, variant.as_deref()).unwrap_or_else(|| panic!("{path} ({variant:?}) not in KEYS"));
             if let Ok(lit) = serde_json::from_str::<Value>(k.default) {
-                let tag = path.ends_with(".kind") || path.ends_with(".model");
+                let tag = path.ends_with(".kind") || path.ends_with(".model") || path.ends_with(".pattern");
                 if !default.is_null() && !default.is_object() && !tag {
                     let same = match (lit.as_f64(), default.as_f64()) {
                         (Some(a), Some(b)) => (a - b).abs() <= 1e-4 * b.abs().max(1.0),

@@ -132,7 +132,7 @@ fn build_flows(s: &Scenario, seed: u64, k: &mut Kernel, nodes: &mut Nodes, cells
         for (j, st) in list.into_iter().enumerate() {
             let peer = nodes.topo().nodes.iter().position(|x| x.name == peers[j]).expect("validated peer");
             let sta = st as usize + 1;
-            let (src, dst) = match tr.direction {
+            let (src, dst) = match tr.common.direction {
                 Direction::Uplink => (sta, peer),
                 Direction::Downlink => (peer, sta),
             };
@@ -140,16 +140,16 @@ fn build_flows(s: &Scenario, seed: u64, k: &mut Kernel, nodes: &mut Nodes, cells
             // A flow whose name an earlier flow has (a station listed
             // again) is "<name>#<n>", its n-th instance: names, and the
             // RNG streams derived from them, are the flow's own.
-            let mut name = format!("{}/{}", tr.name, nodes.topo().nodes[sta].name);
+            let mut name = format!("{}/{}", tr.common.name, nodes.topo().nodes[sta].name);
             let again = format!("{name}#");
             let same = flows.iter().filter(|f| f.stats.name == name || f.stats.name.starts_with(&again)).count();
             if same > 0 {
                 name = format!("{name}#{}", same + 1);
             }
-            let start = SimTime::from_secs_f64(tr.start_s + j as f64 * tr.start_stagger_s);
-            let stop = tr.stop_s.map(SimTime::from_secs_f64).unwrap_or(k.end).min(k.end);
+            let start = SimTime::from_secs_f64(tr.common.start_s + j as f64 * tr.common.start_stagger_s);
+            let stop = tr.common.stop_s.map(SimTime::from_secs_f64).unwrap_or(k.end).min(k.end);
             let mut first = start;
-            let kind = match tr.kind {
+            let kind = match tr.common.kind {
                 TrafficKind::Udp => {
                     let mut source = crate::apps::build(tr, RngStream::derive(seed, &format!("traffic/{name}")))
                         .map_err(|e| format!("{path}.{e}"))?;
@@ -165,7 +165,7 @@ fn build_flows(s: &Scenario, seed: u64, k: &mut Kernel, nodes: &mut Nodes, cells
                     FlowKind::Udp { source, start, stop, src_port }
                 }
                 TrafficKind::Tcp => {
-                    let t = tr.tcp.clone().unwrap_or_default().over(&s.tcp);
+                    let t = tr.common.tcp.clone().unwrap_or_default().over(&s.tcp);
                     let cfg = wifitcp_tcp::scenario::build(&t)?;
                     let (client, server) = (sta, peer);
                     let cport = 20_000 + fi as u16;
@@ -179,11 +179,11 @@ fn build_flows(s: &Scenario, seed: u64, k: &mut Kernel, nodes: &mut Nodes, cells
                     eps.push(Endpoint::server(server, client, fi, cfg, cc, sport, &mut rng));
                     nodes.bind_tcp(client, cport, ce);
                     nodes.bind_tcp(server, sport, se);
-                    let (sender, receiver) = if tr.direction == Direction::Uplink { (ce, se) } else { (se, ce) };
-                    FlowKind::Tcp { client: ce, sender, receiver, bytes: tr.bytes, start, stop, completed: None }
+                    let (sender, receiver) = if tr.common.direction == Direction::Uplink { (ce, se) } else { (se, ce) };
+                    FlowKind::Tcp { client: ce, sender, receiver, bytes: tr.common.bytes, start, stop, completed: None }
                 }
             };
-            let kind_name = if tr.kind == TrafficKind::Udp { "udp" } else { "tcp" };
+            let kind_name = if tr.common.kind == TrafficKind::Udp { "udp" } else { "tcp" };
             let topo = nodes.topo();
             let mut stats = FlowStats::new(name, kind_name, topo.nodes[src].name.clone(), topo.nodes[dst].name.clone());
             if matches!(&kind, FlowKind::Udp { source, .. } if source.echo()) {
