@@ -44,7 +44,7 @@ CASES = [
     ('ap.proxy={kind="dproxy", rerequest_multipliers=[2.0, 4.0, 3.0]}',
      "ap.proxy.rerequest_multipliers: must be strictly increasing, got [2.0, 4.0, 3.0]"),
     ('ap.proxy={kind="snoop", relay_buffer_bytes=1000}',
-     'ap.proxy.relay_buffer_bytes: not a key of kind "snoop"'),
+     'ap.proxy.relay_buffer_bytes: unknown key for kind "snoop"'),
 ]
 
 

@@ -79,21 +79,23 @@ def keys_markdown(schema: Optional[list] = None) -> str:
         if not mine:
             continue
         out += [f"#### {title}", ""]
-        tag = {"qdisc": "kind", "mac": "kind", "traffic[]": "pattern", "channel": "model"}.get(prefix)
-        common = [r for r in mine if not r["when"]]
+        tag = {"qdisc": "kind", "mac": "kind", "traffic[]": "pattern", "ap": "proxy.kind",
+               "channel": "model"}.get(prefix)
+        # a kind enum's tag row lists its kinds: "a, b, c."
+        listed = [r["doc"] for r in mine if tag != "model" and r["key"] == f"{prefix}.{tag}"]
+        kinds = [k.strip() for k in listed[0].rstrip(".").split(",")] if listed else []
+        # (a row every kind holds is common)
+        common = [r for r in mine if not r["when"] or (kinds and set(r["when"]) == set(kinds))]
         variants: list = []
         for r in mine:
-            for v in r["when"]:
+            for v in ([] if r in common else r["when"]):
                 if v not in variants:
                     variants.append(v)
-        # a kind enum's tag row lists its kinds: "a, b, c."
-        listed = [r["doc"] for r in common if tag in ("kind", "pattern") and r["key"] == f"{prefix}.{tag}"]
-        kinds = [k.strip() for k in listed[0].rstrip(".").split(",")] if listed else []
         variants.sort(key=lambda v: kinds.index(v) if v in kinds else len(kinds))
         out += _table(common, prefix) + [""]
         for v in variants:
             out += [f"{tag} = `\"{v}\"`:", ""]
-            out += _table([r for r in mine if v in r["when"]], prefix) + [""]
+            out += _table([r for r in mine if v in r["when"] and r not in common], prefix) + [""]
         for v in kinds:
             if v not in variants:
                 out += [f"{tag} = `\"{v}\"` has no other keys.", ""]

@@ -25,8 +25,11 @@
 //! queue plus a wireless window, so a request normally finds its segment;
 //! the oldest copy is evicted when full, counted in `cache_evictions`); a
 //! copy is freed by the station's cumulative ACK.
+use crate::config::site_keys;
+use crate::dproxy_sta::DProxyStaConfig;
 use crate::{seq_le, FlowKey, Sides};
 use std::collections::{BTreeMap, VecDeque};
+use wifitcp_core::config::ConfigError;
 use wifitcp_core::SimTime;
 use wifitcp_net::{Agent, AgentCtx, Arrival, Verdict};
 use wifitcp_wire::{Ipv4Addr, Packet, TcpFlags, Transport};
@@ -45,40 +48,68 @@ const NO_FLOW: wifitcp_core::FlowId = wifitcp_core::FlowId(u32::MAX);
 /// Payload of one request: flow 4-tuple (12 bytes) and sequence number (4).
 pub const REQUEST_PAYLOAD: u32 = 16;
 
-/// Registration: kind "dproxy", the AP half here and the station half
-/// ([`crate::dproxy_sta`]) at every station of the AP.
-pub const PROXY: crate::config::Proxy = crate::config::Proxy {
-    name: "dproxy",
-    keys: &[
-        "cache_packets",
-        "buffer_packets",
-        "rerequest_multipliers",
-        "catchup_packets",
-        "initial_rtx_time_ms",
-        "request_port",
-    ],
-    build: |p, site| {
-        use crate::dproxy_sta::{DProxySta, DProxyStaConfig};
-        let d = DProxyApConfig::default();
-        let port = p.request_port.unwrap_or(d.request_port);
-        let c = DProxyApConfig {
-            cache_packets: p.cache_packets.map_or(d.cache_packets, |x| x as usize),
-            request_port: port,
-        };
-        let ds = DProxyStaConfig::default();
+wifitcp_core::config_table! {
+    /// `kind = "dproxy"`: the defaults are [`DProxyApConfig::default`]'s
+    /// and [`DProxyStaConfig::default`]'s.
+    #[serde(deny_unknown_fields)]
+    pub struct DproxyTable {
+        use site_keys;
+        /// Cached segments per flow at the AP.
+        #[key(range = wifitcp_core::schema::PKTS, unit = "packets")]
+        pub cache_packets: u32 = DProxyApConfig::default().cache_packets as u32,
+        /// Station half's buffer, shared by its flows.
+        #[key(range = wifitcp_core::schema::PKTS, unit = "packets")]
+        pub buffer_packets: u32 = DProxyStaConfig::default().buffer_packets as u32,
+        /// Re-request times in mean retransmission times; strictly increasing.
+        #[key(range = wifitcp_core::schema::r(wifitcp_core::schema::B::Ex(0.0), wifitcp_core::schema::B::In(1e3)))]
+        pub rerequest_multipliers: Vec<f64> = DProxyStaConfig::default().rerequest_multipliers,
+        /// Segments released before input is checked again.
+        #[key(range = wifitcp_core::schema::PKTS, unit = "packets")]
+        pub catchup_packets: u32 = DProxyStaConfig::default().catchup_packets as u32,
+        /// Mean retransmission time before the first sample.
+        #[key(range = wifitcp_core::schema::TIMER_MS, unit = "ms")]
+        pub initial_rtx_time_ms: f64 = DProxyStaConfig::default().initial_rtx_time.as_secs_f64() * 1e3,
+        /// UDP port of the AP half.
+        #[key(range = wifitcp_core::schema::r(wifitcp_core::schema::B::In(1.0), wifitcp_core::schema::B::In(65535.0)))]
+        pub request_port: u16 = DProxyApConfig::default().request_port,
+    }
+}
+
+impl crate::config::ProxyKind for DproxyTable {
+    fn node(&self) -> Option<&str> {
+        self.node.as_deref()
+    }
+    fn check(&self, _: &wifitcp_tcp::scenario::TcpSection) -> Result<(), ConfigError> {
+        use crate::config::at_least_one;
+        at_least_one("cache_packets", self.cache_packets.into())?;
+        at_least_one("buffer_packets", self.buffer_packets.into())?;
+        at_least_one("catchup_packets", self.catchup_packets.into())?;
+        let m = &self.rerequest_multipliers;
+        if m.is_empty() {
+            return Err(ConfigError::new("rerequest_multipliers", "must list at least one multiplier"));
+        }
+        if m.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(ConfigError::new("rerequest_multipliers", format!("must be strictly increasing, got {m:?}")));
+        }
+        Ok(())
+    }
+    fn build(&self, site: &crate::config::Site) -> Option<crate::config::Installed> {
+        use crate::dproxy_sta::DProxySta;
+        let port = self.request_port;
+        let c = DProxyApConfig { cache_packets: self.cache_packets as usize, request_port: port };
         let sc = DProxyStaConfig {
-            buffer_packets: p.buffer_packets.map_or(ds.buffer_packets, |x| x as usize),
-            rerequest_multipliers: p.rerequest_multipliers.clone().unwrap_or(ds.rerequest_multipliers),
-            catchup_packets: p.catchup_packets.map_or(ds.catchup_packets, |x| x as usize),
-            initial_rtx_time: p.initial_rtx_time_ms.map_or(ds.initial_rtx_time, crate::config::ms),
+            buffer_packets: self.buffer_packets as usize,
+            rerequest_multipliers: self.rerequest_multipliers.clone(),
+            catchup_packets: self.catchup_packets as usize,
+            initial_rtx_time: crate::config::ms(self.initial_rtx_time_ms),
             request_port: port,
         };
         let stations: Vec<Box<dyn Agent>> =
             site.stations.iter().map(|&a| Box::new(DProxySta::new(sc.clone(), a, site.ap)) as Box<dyn Agent>).collect();
         let sides = Sides::new(site.stations.to_vec());
         Some(crate::config::Installed { ap: Box::new(DProxyAp::new(c, site.ap, sides)), stations })
-    },
-};
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct DProxyApConfig {

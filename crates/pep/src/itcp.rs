@@ -29,10 +29,13 @@
 //!
 //! End-to-end semantics are broken, as RFC 3135 section 4.1 warns: the
 //! wired sender sees data acknowledged once the AP has it.
+use crate::config::site_keys;
 use crate::{FlowKey, Sides};
 use std::collections::BTreeMap;
+use wifitcp_core::config::ConfigError;
 use wifitcp_core::{FlowId, PacketId, RngStream, SimTime};
 use wifitcp_net::{Agent, AgentCtx, Arrival, Verdict};
+use wifitcp_tcp::scenario::TcpSection;
 use wifitcp_tcp::{random_isn, CongestionControl, Connection, TcpConfig};
 use wifitcp_wire::ip::PROTO_TCP;
 use wifitcp_wire::{Ipv4Header, Packet, TcpFlags};
@@ -40,15 +43,46 @@ use wifitcp_wire::{Ipv4Header, Packet, TcpFlags};
 /// Builds one side's connection configuration and controller.
 pub type SideFactory = Box<dyn Fn() -> (TcpConfig, Box<dyn CongestionControl>) + Send>;
 
-/// Registration: kind "itcp" at the AP, its two connections' TCP tables
-/// over the scenario's `[tcp]`.
-pub const PROXY: crate::config::Proxy = crate::config::Proxy {
-    name: "itcp",
-    keys: &["relay_buffer_bytes", "wired_tcp", "wireless_tcp"],
-    build: |p, site| {
-        let d = ItcpConfig::default();
-        let c = ItcpConfig { relay_buffer_bytes: p.relay_buffer_bytes.unwrap_or(d.relay_buffer_bytes) };
-        let side = |o: &Option<wifitcp_tcp::scenario::TcpSection>| -> SideFactory {
+wifitcp_core::config_table! {
+    /// `kind = "itcp"`: the defaults are [`ItcpConfig::default`]'s.
+    #[serde(deny_unknown_fields)]
+    pub struct ItcpTable {
+        use site_keys;
+        /// Bytes relayed and not yet acknowledged by the receiving side.
+        #[key(range = wifitcp_core::schema::r(wifitcp_core::schema::B::In(1.0), wifitcp_core::schema::B::In(1e9)), unit = "bytes")]
+        pub relay_buffer_bytes: u64 = ItcpConfig::default().relay_buffer_bytes,
+        /// The AP-to-wired-host connection (a tcp table over [tcp]).
+        #[key(default = "[tcp]")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub wired_tcp: Option<TcpSection> = None,
+        /// The AP-to-station connection (a tcp table over [tcp]).
+        #[key(default = "[tcp]")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub wireless_tcp: Option<TcpSection> = None,
+    }
+}
+
+impl crate::config::ProxyKind for ItcpTable {
+    fn node(&self) -> Option<&str> {
+        self.node.as_deref()
+    }
+    /// The relay buffer, and each side's TCP table over `[tcp]`.
+    fn check(&self, tcp: &TcpSection) -> Result<(), ConfigError> {
+        crate::config::at_least_one("relay_buffer_bytes", self.relay_buffer_bytes)?;
+        for (name, t) in [("wired_tcp", &self.wired_tcp), ("wireless_tcp", &self.wireless_tcp)] {
+            if let Some(t) = t {
+                wifitcp_tcp::scenario::build(&t.clone().over(tcp)).map_err(|e| {
+                    // "field: reason" of the TCP table, under this key
+                    let (field, why) = e.split_once(": ").unwrap_or(("", &e));
+                    ConfigError::new(field, why).under(name)
+                })?;
+            }
+        }
+        Ok(())
+    }
+    fn build(&self, site: &crate::config::Site) -> Option<crate::config::Installed> {
+        let c = ItcpConfig { relay_buffer_bytes: self.relay_buffer_bytes };
+        let side = |o: &Option<TcpSection>| -> SideFactory {
             let t = o.clone().unwrap_or_default().over(site.tcp);
             Box::new(move || {
                 (
@@ -58,10 +92,10 @@ pub const PROXY: crate::config::Proxy = crate::config::Proxy {
             })
         };
         let sides = Sides::new(site.stations.to_vec());
-        let agent = Itcp::new(c, sides, side(&p.wired_tcp), side(&p.wireless_tcp), site.rng.clone());
+        let agent = Itcp::new(c, sides, side(&self.wired_tcp), side(&self.wireless_tcp), site.rng.clone());
         Some(crate::config::Installed { ap: Box::new(agent), stations: Vec::new() })
-    },
-};
+    }
+}
 
 pub struct ItcpConfig {
     /// Bytes relayed and not yet acknowledged by the receiving side.

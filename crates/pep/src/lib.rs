@@ -24,7 +24,6 @@ pub mod config;
 pub mod dproxy;
 pub mod dproxy_sta;
 pub mod itcp;
-pub mod keys;
 pub mod snoop;
 
 use wifitcp_wire::{Ipv4Addr, Packet, TcpHeader};

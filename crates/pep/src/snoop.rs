@@ -47,28 +47,52 @@
 //! layer); the cache is per flow and bounded by `cache_packets` (a segment
 //! arriving at a full cache is forwarded uncached, counted in
 //! `cache_full`).
+use crate::config::site_keys;
 use crate::{pure_ack, seq_ge, seq_gt, seq_le, seq_lt, FlowKey, Sides};
 use std::collections::{BTreeMap, VecDeque};
+use wifitcp_core::config::ConfigError;
 use wifitcp_core::{DropReason, SimDur, SimTime};
 use wifitcp_net::{Agent, AgentCtx, Arrival, Verdict};
 use wifitcp_wire::{Packet, TcpFlags};
 
-/// Registration: kind "snoop" at the AP.
-pub const PROXY: crate::config::Proxy = crate::config::Proxy {
-    name: "snoop",
-    keys: &["cache_packets", "local_rto_min_ms", "local_rto_initial_ms", "max_local_retransmissions"],
-    build: |p, site| {
-        let d = SnoopConfig::default();
+wifitcp_core::config_table! {
+    /// `kind = "snoop"`: the defaults are [`SnoopConfig::default`]'s.
+    #[serde(deny_unknown_fields)]
+    pub struct SnoopTable {
+        use site_keys;
+        /// Cached segments per flow at the AP.
+        #[key(range = wifitcp_core::schema::PKTS, unit = "packets")]
+        pub cache_packets: u32 = SnoopConfig::default().cache_packets as u32,
+        /// Floor of the local retransmission timer.
+        #[key(range = wifitcp_core::schema::TIMER_MS, unit = "ms")]
+        pub local_rto_min_ms: f64 = SnoopConfig::default().local_rto_min.as_secs_f64() * 1e3,
+        /// Local timer before an RTT sample.
+        #[key(range = wifitcp_core::schema::TIMER_MS, unit = "ms")]
+        pub local_rto_initial_ms: f64 = SnoopConfig::default().local_rto_initial.as_secs_f64() * 1e3,
+        /// Local retransmissions of one segment.
+        #[key(range = wifitcp_core::schema::r(wifitcp_core::schema::B::In(0.0), wifitcp_core::schema::B::In(255.0)))]
+        pub max_local_retransmissions: u32 = SnoopConfig::default().max_local_retransmissions,
+    }
+}
+
+impl crate::config::ProxyKind for SnoopTable {
+    fn node(&self) -> Option<&str> {
+        self.node.as_deref()
+    }
+    fn check(&self, _: &wifitcp_tcp::scenario::TcpSection) -> Result<(), ConfigError> {
+        crate::config::at_least_one("cache_packets", self.cache_packets.into())
+    }
+    fn build(&self, site: &crate::config::Site) -> Option<crate::config::Installed> {
         let c = SnoopConfig {
-            cache_packets: p.cache_packets.map_or(d.cache_packets, |x| x as usize),
-            local_rto_min: p.local_rto_min_ms.map_or(d.local_rto_min, crate::config::ms),
-            local_rto_initial: p.local_rto_initial_ms.map_or(d.local_rto_initial, crate::config::ms),
-            max_local_retransmissions: p.max_local_retransmissions.unwrap_or(d.max_local_retransmissions),
+            cache_packets: self.cache_packets as usize,
+            local_rto_min: crate::config::ms(self.local_rto_min_ms),
+            local_rto_initial: crate::config::ms(self.local_rto_initial_ms),
+            max_local_retransmissions: self.max_local_retransmissions,
         };
         let sides = Sides::new(site.stations.to_vec());
         Some(crate::config::Installed { ap: Box::new(Snoop::new(c, sides)), stations: Vec::new() })
-    },
-};
+    }
+}
 
 /// Snoop's constants (scenario keys `ap.proxy.*`).
 #[derive(Clone, Debug)]

@@ -411,13 +411,13 @@ fn bad_proxy_settings_are_one_line_errors_naming_the_key() {
         (json!({"kind": "dproxy", "rerequest_multipliers": []}), "ap.proxy.rerequest_multipliers: must list"),
         (
             json!({"kind": "snoop", "relay_buffer_bytes": 1000}),
-            "ap.proxy.relay_buffer_bytes: not a key of kind \"snoop\"",
+            "ap.proxy.relay_buffer_bytes: unknown key for kind \"snoop\"",
         ),
-        (json!({"kind": "none", "cache_packets": 10}), "ap.proxy.cache_packets: not a key of kind \"none\""),
+        (json!({"kind": "none", "cache_packets": 10}), "ap.proxy.cache_packets: unknown key for kind \"none\""),
         (json!({"kind": "itcp", "wired_tcp": {"mss": 10}}), "ap.proxy.wired_tcp.mss: must be in [64, 65495] bytes"),
         (json!({"kind": "itcp", "wireless_tcp": {"cc": "bbr"}}), "ap.proxy.wireless_tcp.cc: unknown variant"),
         (json!({"kind": "split"}), "ap.proxy.kind: unknown variant `split`"),
-        (json!({"kind": "snoop", "cache": 3}), "ap.proxy.cache: unknown field `cache`"),
+        (json!({"kind": "snoop", "cache": 3}), "ap.proxy.cache: unknown key for kind \"snoop\""),
     ];
     for (p, want) in cases {
         let e = error(p.clone());

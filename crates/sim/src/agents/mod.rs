@@ -34,7 +34,7 @@ pub fn build(s: &Scenario, topo: &Topology, seed: u64) -> Result<Vec<Vec<Box<dyn
 /// `[ap.proxy]`: the proxy at its AP(s) (paper 003 section III), after the
 /// AP's other agents, and its station agents (D-Proxy's station half) at
 /// each of their stations; the kind's descriptor
-/// (`wifitcp_pep::config::PROXIES`) builds them.
+/// (`wifitcp_pep::config::ProxyConfig`) builds them.
 fn proxies(
     s: &Scenario,
     p: &ProxyConfig,
@@ -43,7 +43,7 @@ fn proxies(
     all: &mut [Vec<Box<dyn Agent>>],
 ) -> Result<(), String> {
     for ap in (0..topo.nodes.len()).filter(|&i| topo.is_ap(i)) {
-        if p.node.as_ref().is_some_and(|n| *n != topo.nodes[ap].name) {
+        if p.node().is_some_and(|n| n != topo.nodes[ap].name) {
             continue;
         }
         let stations: Vec<usize> =
@@ -55,7 +55,7 @@ fn proxies(
             tcp: &s.tcp,
             rng: wifitcp_core::RngStream::derive(seed, &format!("proxy/{}", topo.nodes[ap].name)),
         };
-        let Some(installed) = (p.kind.proxy().build)(p, &site) else { continue };
+        let Some(installed) = p.build(&site) else { continue };
         for (&j, agent) in stations.iter().zip(installed.stations) {
             all[j].push(agent);
         }

@@ -64,7 +64,7 @@ fn tagged(path: &str, t: &Value) -> Option<(String, String)> {
     }
     let (tag, body) = if path == "channel" {
         ("model", obj)
-    } else if last == "qdisc" || last == "station_qdisc" {
+    } else if last == "qdisc" || last == "station_qdisc" || path == "ap.proxy" {
         ("kind", obj)
     } else {
         return None;
@@ -77,6 +77,7 @@ fn tagged(path: &str, t: &Value) -> Option<(String, String)> {
         ("model", "fixed") => inner::<c::FixedConfig>(rest),
         ("model", "snr") => inner::<c::SnrConfig>(rest),
         ("model", "threshold") => inner::<c::ThresholdConfig>(rest),
+        ("kind", kind) if path == "ap.proxy" => wifitcp_pep::config::ProxyConfig::visit(kind, Reread(rest)).flatten(),
         ("kind", kind) => wifitcp_queue::QdiscConfig::visit(kind, Reread(rest)).flatten(),
         _ => None,
     }

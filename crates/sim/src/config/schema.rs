@@ -37,6 +37,7 @@ fn is_variant(v: &str) -> bool {
         || CHANNEL_MODELS.contains(&v)
         || crate::macs::MacKindConfig::KINDS.contains(&v)
         || crate::apps::AppConfig::KINDS.contains(&v)
+        || wifitcp_pep::config::ProxyConfig::KINDS.contains(&v)
 }
 
 /// The scenario's own keys before `[mac]`, in document order.
@@ -167,7 +168,7 @@ static WIRED: &[Key] = &[
 
 /// Every key of a scenario, in document order: the scenario's own keys with
 /// the sections other crates own mounted at their place: `[tcp]`
-/// (`wifitcp_tcp::scenario::KEYS`), `[ap.proxy]` (`wifitcp_pep::keys::KEYS`), `[[traffic]]` (`crate::apps::config::keys`), the queue disciplines of `ap.qdisc` and
+/// (`wifitcp_tcp::scenario::KEYS`), `[ap.proxy]` (`wifitcp_pep::config::ProxyConfig::keys()`), `[[traffic]]` (`crate::apps::config::keys`), the queue disciplines of `ap.qdisc` and
 /// `wlan.station_qdisc` (`wifitcp_queue::QdiscConfig::keys()`, mounted once as
 /// `qdisc.*`) and `[channel]` (`wifitcp_wifi::channel::keys::KEYS`). Built once; the mounted paths live as
 /// long as the process, like the tables they come from.
@@ -178,7 +179,7 @@ pub fn keys() -> &'static [Key] {
         v.extend(mounted("mac", super::mac::keys()));
         v.extend(mounted("wlan", super::wlan::keys()));
         v.extend_from_slice(AP);
-        v.extend(mounted("ap.proxy", wifitcp_pep::keys::KEYS));
+        v.extend(mounted("ap.proxy", wifitcp_pep::config::ProxyConfig::keys()));
         v.extend_from_slice(WIRED);
         v.extend(mounted("tcp", wifitcp_tcp::scenario::KEYS));
         v.extend(mounted("traffic[]", crate::apps::config::keys()));
@@ -253,6 +254,7 @@ fn mount(pattern: &str) -> Option<(&'static str, Option<&'static str>)> {
         "traffic[].tcp" | "tcp" | "ap.proxy.wired_tcp" | "ap.proxy.wireless_tcp" => Some(("tcp", None)),
         "channel" => Some(("channel", Some("model"))),
         "mac" => Some(("mac", Some("kind"))),
+        "ap.proxy" => Some(("ap.proxy", Some("kind"))),
         "traffic[]" => Some(("traffic[]", Some("pattern"))),
         _ => None,
     }
@@ -519,26 +521,17 @@ mod tests {
             stations: vec![],
         };
         add("channel.classes[]", Some("fixed"), j(&class));
-        let proxy = ProxyConfig {
-            kind: ProxyKind::named("dproxy").unwrap(),
-            node: Some("ap".into()),
-            cache_packets: Some(150),
-            local_rto_min_ms: Some(250.0),
-            local_rto_initial_ms: Some(250.0),
-            max_local_retransmissions: Some(4),
-            relay_buffer_bytes: Some(262_144),
-            wired_tcp: Some(TcpSection::default()),
-            wireless_tcp: Some(TcpSection::default()),
-            buffer_packets: Some(150),
-            rerequest_multipliers: Some(vec![2.0, 3.0, 4.0]),
-            catchup_packets: Some(5),
-            initial_rtx_time_ms: Some(5.0),
-            request_port: Some(7070),
-        };
         out.push(("ap.proxy".into(), None, Value::Null));
-        for (key, val) in j(&proxy).as_object().expect("a table") {
-            let v = if val.is_object() { Value::Null } else { val.clone() };
-            out.push((format!("ap.proxy.{key}"), None, v));
+        for kind in ProxyConfig::KINDS {
+            let p: ProxyConfig = serde_json::from_value(serde_json::json!({ "kind": kind })).unwrap();
+            for (key, val) in j(&p).as_object().expect("a table") {
+                let v = if val.is_object() { Value::Null } else { val.clone() };
+                out.push((format!("ap.proxy.{key}"), Some(kind.to_string()), v));
+            }
+        }
+        // proxy keys serialised only when set
+        for (key, kind) in [("node", "none"), ("wired_tcp", "itcp"), ("wireless_tcp", "itcp")] {
+            out.push((format!("ap.proxy.{key}"), Some(kind.into()), Value::Null));
         }
         // keys serialised only when set (results without them are unchanged)
         let mut phy = s.phy.clone();
