@@ -185,27 +185,12 @@ impl Scenario {
         Ok(s)
     }
 
-    /// The PHY timing. With rate adaptation and no `phy.control_rate_mbps`
-    /// the control rate is the lowest basic rate: the DCF answers every
-    /// frame at one control rate, and 10.6.6.5.2's rule applied to
-    /// `data_rate_mbps` (the highest basic rate not above it) would send
-    /// ACKs at, say, 24 Mbit/s to a station whose data frames already went
-    /// down to 6, losing the exchange to the ACK. The lowest basic rate is
-    /// what the rule gives for the slowest data frames; for faster ones it
-    /// costs ACK airtime (an 802.11a ACK: 44 us at 6 Mbit/s, 28 us at 24).
+    /// The PHY timing. Without `phy.control_rate_mbps` each control
+    /// response goes at 10.6.6.5.2's rate for the frame that elicits it
+    /// (`PhyTiming::response_rate`), also under rate adaptation, where the
+    /// data frames' rates vary.
     pub fn timing(&self) -> Result<PhyTiming, String> {
-        if self.phy.rate_control.is_fixed() || self.phy.control_rate_mbps.is_some() {
-            return PhyTiming::from_config(&self.phy);
-        }
-        let mut phy = self.phy.clone();
-        let lowest = match &phy.basic_rates_mbps {
-            Some(b) => b.iter().copied().fold(f64::INFINITY, f64::min),
-            None => phy.standard.default_basic_rates().iter().map(|r| r.mbps()).fold(f64::INFINITY, f64::min),
-        };
-        if lowest.is_finite() {
-            phy.control_rate_mbps = Some(lowest);
-        }
-        PhyTiming::from_config(&phy)
+        PhyTiming::from_config(&self.phy)
     }
 
     fn validate(&self) -> Result<(), String> {

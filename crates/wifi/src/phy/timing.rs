@@ -226,6 +226,10 @@ pub struct PhyTiming {
     pub rx_phy_start_delay: SimDur,
     pub data_rate: Rate,
     pub control_rate: Rate,
+    /// The basic rates the control response rule of 10.6.6.5.2 picks from
+    /// ([`PhyTiming::response_rate`]); `None`: every control frame at
+    /// `control_rate` (`phy.control_rate_mbps` set).
+    pub response_basic: Option<Vec<Rate>>,
     pub cw_min_default: u32,
     pub cw_max_default: u32,
     /// 802.11n: the transmission vector of the data frames (`None`: a
@@ -353,6 +357,7 @@ impl PhyTiming {
             rx_phy_start_delay: us(o.rx_phy_start_delay_us.unwrap_or(rx_start_us)),
             data_rate,
             control_rate,
+            response_basic: c.control_rate_mbps.is_none().then(|| basic.clone()),
             cw_min_default: cw_min,
             cw_max_default: cw_max,
             ht: None,
@@ -467,6 +472,19 @@ impl PhyTiming {
         } else {
             self.preamble_override.unwrap_or(SimDur::from_micros(16))
                 + self.header_override.unwrap_or(SimDur::from_micros(4))
+        }
+    }
+
+    /// The rate of a control frame answering (or announcing) a frame sent
+    /// at `eliciting`: 10.6.6.5.2's rule, the highest basic rate of the
+    /// eliciting frame's modulation class not above its rate, else the
+    /// highest such mandatory rate ([`response_rate`]); `control_rate`
+    /// when `phy.control_rate_mbps` fixes it. At `data_rate` it is
+    /// `control_rate`.
+    pub fn response_rate(&self, eliciting: Rate) -> Rate {
+        match &self.response_basic {
+            Some(basic) if eliciting != self.data_rate => response_rate(self.standard, basic, eliciting),
+            _ => self.control_rate,
         }
     }
 

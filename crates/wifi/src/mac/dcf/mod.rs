@@ -86,9 +86,10 @@ struct InService {
 /// A frame the DCF sends SIFS after a reception (`Dcf::scheduled`).
 #[derive(Debug)]
 enum Pending {
-    /// An ACK or CTS, built when it is sent (`Dcf::response`): three
-    /// fields to keep instead of a whole frame to move in and out.
-    Response { kind: FrameKind, ra: MacAddr, duration: SimDur },
+    /// An ACK or CTS, built when it is sent (`Dcf::response`): four
+    /// fields to keep instead of a whole frame to move in and out. `rate`:
+    /// the control response rate for the eliciting frame's rate.
+    Response { kind: FrameKind, ra: MacAddr, duration: SimDur, rate: Rate },
     /// The data frame after a CTS.
     Frame(Frame),
 }
@@ -134,7 +135,9 @@ pub struct Dcf {
     next_seq: u16,
     /// The receive cache (`mac/exchange`).
     rx_cache: RxCache,
-    /// Control-frame airtimes of `p.timing`, computed once.
+    /// Control-frame rate and airtimes of the exchange in service (for
+    /// the rate of its data frame; computed again only when that rate
+    /// changes).
     air: ControlAirtimes,
     /// The last data MPDU length and rate, and their airtime (u32::MAX:
     /// none yet).
@@ -154,16 +157,42 @@ pub struct Dcf {
     pub counters: MacCounters,
 }
 
+/// The control frames that go with data frames of one rate: their rate
+/// (`PhyTiming::response_rate`, 10.6.6.5.2) and airtimes. The RTS goes at
+/// the rate of the CTS it asks for.
 #[derive(Clone, Copy, Debug)]
 struct ControlAirtimes {
+    /// The data rate they go with.
+    data: Rate,
+    rate: Rate,
     ack: SimDur,
     cts: SimDur,
     rts: SimDur,
 }
 
+impl ControlAirtimes {
+    fn new(t: &PhyTiming, data: Rate) -> ControlAirtimes {
+        let rate = t.response_rate(data);
+        if rate == t.control_rate {
+            return ControlAirtimes { data, rate, ack: t.ack_time(), cts: t.cts_time(), rts: t.rts_time() };
+        }
+        let air = |len| t.tx_time(len, rate);
+        ControlAirtimes { data, rate, ack: air(ACK_LEN), cts: air(CTS_LEN), rts: air(RTS_LEN) }
+    }
+
+    /// Those of data frames at `data`, from `self` if they are its.
+    fn at(self, t: &PhyTiming, data: Rate) -> ControlAirtimes {
+        if data == self.data {
+            self
+        } else {
+            ControlAirtimes::new(t, data)
+        }
+    }
+}
+
 impl Dcf {
     pub fn new(addr: MacAddr, p: DcfParams, rng: RngStream) -> Dcf {
-        let air = ControlAirtimes { ack: p.timing.ack_time(), cts: p.timing.cts_time(), rts: p.timing.rts_time() };
+        let air = ControlAirtimes::new(&p.timing, p.timing.data_rate);
         let rule = if p.busy_slot_counts { CountRule::DcfBusySlotCounts } else { CountRule::Dcf };
         let slotting = Slotting::new(p.timing.slot, rule);
         let ifs_times = IfsTimes { difs: p.timing.difs, eifs: p.timing.eifs };
@@ -389,10 +418,10 @@ impl Dcf {
         if let Some((at, p)) = &self.scheduled {
             if *at == now {
                 match *p {
-                    Pending::Response { kind, ra, duration } => {
+                    Pending::Response { kind, ra, duration, rate } => {
                         self.scheduled = None;
                         self.sync_timer();
-                        self.transmit(now, out, |d| d.response(kind, ra, duration));
+                        self.transmit(now, out, |d| d.response(kind, ra, duration, rate));
                     }
                     Pending::Frame(_) => {
                         let Some((_, Pending::Frame(f))) = self.scheduled.take() else { unreachable!() };
@@ -487,7 +516,7 @@ impl Dcf {
             seq: 0,
             retry: false,
             mpdu_bytes: RTS_LEN,
-            rate: t.control_rate,
+            rate: self.air.rate,
             airtime: self.air.rts,
             contended: true,
             mpdus: Mpdus::none(),
@@ -519,6 +548,7 @@ impl Dcf {
         }
         cur.rate = rate;
         cur.data_time = self.last_data_time.2;
+        self.air = self.air.at(&self.p.timing, rate);
     }
 
     /// The data frame of the MSDU in service, with a copy of the MSDU.
@@ -581,11 +611,17 @@ impl Dcf {
         self.cs.self_busy_until = now + airtime;
     }
 
-    fn response(&self, kind: FrameKind, ra: MacAddr, duration: SimDur) -> Frame {
+    fn response(&self, kind: FrameKind, ra: MacAddr, duration: SimDur, rate: Rate) -> Frame {
         let t = &self.p.timing;
-        let (bytes, airtime) = match kind {
-            FrameKind::Ack => (ACK_LEN, self.air.ack),
-            _ => (CTS_LEN, self.air.cts),
+        let bytes = if kind == FrameKind::Ack { ACK_LEN } else { CTS_LEN };
+        let airtime = if rate == self.air.rate {
+            if kind == FrameKind::Ack {
+                self.air.ack
+            } else {
+                self.air.cts
+            }
+        } else {
+            t.tx_time(bytes, rate)
         };
         Frame {
             kind,
@@ -595,7 +631,7 @@ impl Dcf {
             seq: 0,
             retry: false,
             mpdu_bytes: bytes,
-            rate: t.control_rate,
+            rate,
             airtime,
             contended: false,
             mpdus: Mpdus::none(),
@@ -612,7 +648,8 @@ impl Dcf {
         // 10.3.2.9: acknowledge after SIFS regardless of the medium state,
         // unless the frame says No Ack (9.2.4.5.4).
         if policy != AckPolicy::NoAck {
-            let ack = Pending::Response { kind: FrameKind::Ack, ra: f.ta, duration: SimDur::ZERO };
+            let rate = self.p.timing.response_rate(f.rate);
+            let ack = Pending::Response { kind: FrameKind::Ack, ra: f.ta, duration: SimDur::ZERO, rate };
             self.scheduled = Some((now + self.p.timing.sifs, ack));
             self.sync_timer();
         }
@@ -655,8 +692,10 @@ impl Dcf {
             return;
         }
         let t = &self.p.timing;
-        let d = cts_duration(f.duration, t.sifs, self.air.cts);
-        let cts = Pending::Response { kind: FrameKind::Cts, ra: f.ta, duration: d };
+        let rate = t.response_rate(f.rate);
+        let cts_time = if rate == self.air.rate { self.air.cts } else { t.tx_time(CTS_LEN, rate) };
+        let d = cts_duration(f.duration, t.sifs, cts_time);
+        let cts = Pending::Response { kind: FrameKind::Cts, ra: f.ta, duration: d, rate };
         self.scheduled = Some((now + t.sifs, cts));
         self.sync_timer();
     }
