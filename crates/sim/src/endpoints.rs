@@ -25,6 +25,9 @@ pub struct FlowRt {
     pub dst: usize,
     pub kind: FlowKind,
     pub stats: FlowStats,
+    /// The IPv4 TOS octet of its packets, both directions (`traffic.dscp`
+    /// in its upper six bits, ECN bits clear).
+    pub tos: u8,
 }
 
 impl FlowRt {

@@ -89,6 +89,14 @@ wifitcp_core::config_table! {
         /// TCP: bytes to transfer.
         #[key(range = r(In(1.0), In(1e15)), unit = "bytes", default = "infinite")]
         pub bytes: Option<u64> = None,
+        /// DSCP of the flow's packets, both directions (RFC 2474; 0: best effort).
+        ///
+        /// Under `mac.kind = "edca"` its class selector (DSCP >> 3) is the
+        /// 802.1D user priority of the MSDUs, which picks their TID and
+        /// access category (802.11-2020 Table 10-1: 1, 2 background; 0, 3
+        /// best effort; 4, 5 video; 6, 7 voice); the DCF has one queue.
+        #[key(range = r(In(0.0), In(63.0)))]
+        pub dscp: u8 = 0,
         /// TCP settings overriding [tcp] (the tcp.* keys).
         #[key(default = "[tcp]")]
         pub tcp: Option<TcpSection> = None,

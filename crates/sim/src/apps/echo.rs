@@ -35,7 +35,8 @@ pub enum UdpSocket {
 /// The responder's reply to `request` (UDP header `h`), as a new packet
 /// `id` of the same flow, size and send time.
 pub fn reply(id: PacketId, request: &Packet, h: &UdpHeader) -> Packet {
-    let ip = Ipv4Header::new(request.ip.dst, request.ip.src, PROTO_UDP);
+    // (the reply keeps the request's TOS octet, as Linux's echo replies do)
+    let ip = Ipv4Header { tos: request.ip.tos, ..Ipv4Header::new(request.ip.dst, request.ip.src, PROTO_UDP) };
     let udp = UdpHeader { src_port: PORT, dst_port: h.src_port };
     Packet::new_udp(id, request.flow, request.created, ip, udp, request.payload_len)
 }

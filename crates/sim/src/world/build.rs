@@ -189,7 +189,7 @@ fn build_flows(s: &Scenario, seed: u64, k: &mut Kernel, nodes: &mut Nodes, cells
             if matches!(&kind, FlowKind::Udp { source, .. } if source.echo()) {
                 stats.enable_echo();
             }
-            flows.push(FlowRt { src, dst, kind, stats });
+            flows.push(FlowRt { src, dst, kind, stats, tos: tr.common.dscp << 2 });
             let key = k.new_timer(TimerOwner::Flow(fi));
             flow_timer.push(key);
             k.arm(key, Some(first.min(k.end)));

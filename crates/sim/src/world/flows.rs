@@ -147,7 +147,7 @@ impl Flows {
         let f = &mut self.flows[fi];
         f.stats.on_generated(now, k.warmup);
         let FlowKind::Udp { src_port, source, .. } = &f.kind else { unreachable!("UDP flow") };
-        let ip = Ipv4Header::new(addr_of(f.src), addr_of(f.dst), PROTO_UDP);
+        let ip = Ipv4Header { tos: f.tos, ..Ipv4Header::new(addr_of(f.src), addr_of(f.dst), PROTO_UDP) };
         let payload = msdu_bytes - LLC_SNAP_LEN - 20 - 8;
         // An echo request for a ping source, else a datagram to discard.
         let dst_port = if source.echo() { echo::PORT } else { echo::DISCARD_PORT };
@@ -236,8 +236,9 @@ impl Flows {
         let now = k.now();
         while let Some(seg) = self.eps[ep].conn.poll_transmit(now) {
             let e = &self.eps[ep];
-            let ip = Ipv4Header::new(addr_of(e.node), addr_of(e.remote), PROTO_TCP);
             let (node, fi) = (e.node, e.flow);
+            let tos = self.flows[fi].tos;
+            let ip = Ipv4Header { tos, ..Ipv4Header::new(addr_of(e.node), addr_of(e.remote), PROTO_TCP) };
             let id = k.ledger.generate();
             if seg.payload_len > 0 {
                 self.flows[fi].stats.on_generated(now, k.warmup);
