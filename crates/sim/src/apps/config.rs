@@ -91,8 +91,8 @@ wifitcp_core::config_table! {
         pub bytes: Option<u64> = None,
         /// DSCP of the flow's packets, both directions (RFC 2474; 0: best effort).
         ///
-        /// Under `mac.kind = "edca"` its class selector (DSCP >> 3) is the
-        /// 802.1D user priority of the MSDUs, which picks their TID and
+        /// Under `mac.kind = "edca"` RFC 8325 maps it to the MSDUs' user
+        /// priority (EF 6, AF4x 4, CS1 1, ...), which picks their TID and
         /// access category (802.11-2020 Table 10-1: 1, 2 background; 0, 3
         /// best effort; 4, 5 video; 6, 7 voice); the DCF has one queue.
         #[key(range = r(In(0.0), In(63.0)))]

@@ -44,6 +44,24 @@ impl AccessCategory {
         })
     }
 
+    /// The user priority of an MSDU whose IP packet carries `dscp`, as
+    /// RFC 8325 section 4.3 maps the Diffserv service classes: network
+    /// control (CS6, CS7) 7, telephony (EF) and VOICE-ADMIT 6, signaling
+    /// (CS5) 5, the video classes (AF4x, CS4, AF3x, CS3) 4, low-latency
+    /// data (AF2x) 3, low-priority data (CS1) 1, every other code point
+    /// (default, OAM CS2, high-throughput data AF1x, unassigned) 0.
+    pub fn user_priority_of_dscp(dscp: u8) -> u8 {
+        match dscp {
+            48 | 56 => 7,
+            46 | 44 => 6,
+            40 => 5,
+            24 | 26 | 28 | 30 | 32 | 34 | 36 | 38 => 4,
+            18 | 20 | 22 => 3,
+            8 => 1,
+            _ => 0,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             AccessCategory::Bk => "bk",
@@ -109,6 +127,47 @@ impl EdcaSet {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn rfc_8325_maps_the_service_classes_to_user_priorities() {
+        let up = AccessCategory::user_priority_of_dscp;
+        // (DSCP, UP): CS7, CS6, EF, VOICE-ADMIT, CS5, AF41-43, CS4, AF31-33,
+        // CS3, AF21-23, CS2, AF11-13, CS1, DF, an unassigned code point
+        let table = [
+            (56, 7),
+            (48, 7),
+            (46, 6),
+            (44, 6),
+            (40, 5),
+            (34, 4),
+            (36, 4),
+            (38, 4),
+            (32, 4),
+            (26, 4),
+            (28, 4),
+            (30, 4),
+            (24, 4),
+            (18, 3),
+            (20, 3),
+            (22, 3),
+            (16, 0),
+            (10, 0),
+            (12, 0),
+            (14, 0),
+            (8, 1),
+            (0, 0),
+            (33, 0),
+        ];
+        for (dscp, want) in table {
+            assert_eq!(up(dscp), want, "DSCP {dscp}");
+        }
+        let ac = |d| AccessCategory::from_up(up(d)).unwrap();
+        assert_eq!(
+            (ac(46), ac(34), ac(0), ac(8)),
+            (AccessCategory::Vo, AccessCategory::Vi, AccessCategory::Be, AccessCategory::Bk)
+        );
+    }
+
     use super::*;
 
     #[test]

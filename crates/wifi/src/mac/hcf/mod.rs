@@ -25,11 +25,10 @@
 //!   number 0, buffer size `ba_window`, no BlockAck timeout (the agreement
 //!   never lapses). The ADDBA Request/Response action frames (10.25.2) of
 //!   a real association cost a few hundred us once per agreement.
-//! - MSDU to TID: the user priority is the top three bits of the IPv4 ToS
-//!   octet (the DSCP's class selector), the default of Linux's 802.11
-//!   stack; RFC 8325's finer DSCP-to-UP mapping is not modelled. Untagged
-//!   traffic (ToS 0) is TID 0, best effort. The access category follows
-//!   from the UP by Table 10-1.
+//! - MSDU to TID: the user priority of the IPv4 packet's DSCP as RFC 8325
+//!   maps it (`AccessCategory::user_priority_of_dscp`; e.g. EF voice 6,
+//!   AF41 video 4, CS1 background 1). Untagged traffic (DSCP 0) is TID 0,
+//!   best effort. The access category follows from the UP by Table 10-1.
 //! - A single MPDU under an agreement goes as a plain (non-aggregated)
 //!   QoS Data frame with Normal Ack and is answered by an ACK; two or more
 //!   form an A-MPDU with Normal Ack policy (the implicit BlockAckReq) and
@@ -249,9 +248,9 @@ impl Hcf {
         &self.p
     }
 
-    /// The TID of an MSDU: the class selector of its DSCP (module docs).
+    /// The TID of an MSDU: the user priority of its DSCP (module docs).
     pub fn tid_of(pkt: &Packet) -> u8 {
-        pkt.ip.tos >> 5
+        AccessCategory::user_priority_of_dscp(pkt.ip.tos >> 2)
     }
 
     /// MSDUs the MAC takes from its queue (module docs): one to contend
