@@ -19,7 +19,7 @@
 # 1/3/1) or Newreno, Reno, Tahoe (Agent/TCP), Sack1.
 #
 # Goodput from the cumulative ACK ((ack_ + 1) * pkt bytes) over [start, jump]
-# and [jump + settle, stop]; cwnd_, the smoothed RTT and Vegas's latest RTT
+# and [jump + settle, stop], and over the last 20 s; cwnd_, the smoothed RTT and Vegas's latest RTT
 # sample v_rtt_ are read at the jump and at the end (v_baseRTT_, the minimum
 # RTT Vegas compares with, is not bound to Tcl in ns-2.35; tcp-vegas.cc sets
 # it to 1e9 in reset() and otherwise only lowers it to a smaller sample).
@@ -103,17 +103,19 @@ $ns at $opt(start) "mark"
 $ns at [expr {$opt(jump) - 1e-6}] "mark; snapshot before"
 $ns at $opt(jump) "jump"
 $ns at [expr {$opt(jump) + $opt(settle)}] "mark"
+$ns at [expr {$opt(stop) - 20.0}] "mark"
 proc finish {} {
     global opt acks tcp snap
     mark
     snapshot end
-    lassign $acks a0 a1 a2 a3
+    lassign $acks a0 a1 a2 a20 a3
     set g1 [expr {($a1 - $a0) * $opt(pkt) * 8.0 / ($opt(jump) - $opt(start)) / 1e6}]
     set t2 [expr {$opt(stop) - $opt(jump) - $opt(settle)}]
     set g2 [expr {($a3 - $a2) * $opt(pkt) * 8.0 / $t2 / 1e6}]
     set g [expr {($a3 - $a0) * $opt(pkt) * 8.0 / ($opt(stop) - $opt(start)) / 1e6}]
-    puts [format {{"sim":"ns-2","version":"2.35","agent":"%s","bneck":"%s","ifq":%d,"extra":"%s","jump_s":%.3f,"goodput_before_mbps":%.4f,"goodput_after_mbps":%.4f,"goodput_mbps":%.4f,"rto_events":%d,%s}} \
-        $opt(agent) $opt(bneck) $opt(ifq) $opt(extra) $opt(jump) $g1 $g2 $g [$tcp set nrexmit_] [join $snap ,]]
+    set g20 [expr {($a3 - $a20) * $opt(pkt) * 8.0 / 20.0 / 1e6}]
+    puts [format {{"sim":"ns-2","version":"2.35","agent":"%s","bneck":"%s","ifq":%d,"extra":"%s","jump_s":%.3f,"goodput_before_mbps":%.4f,"goodput_after_mbps":%.4f,"goodput_last20_mbps":%.4f,"goodput_mbps":%.4f,"rto_events":%d,%s}} \
+        $opt(agent) $opt(bneck) $opt(ifq) $opt(extra) $opt(jump) $g1 $g2 $g20 $g [$tcp set nrexmit_] [join $snap ,]]
     exit 0
 }
 $ns at $opt(stop) "finish"
