@@ -6,6 +6,8 @@ hand-off cost, as the markdown tables of docs/validation.md section 3.5.
     python3 scripts/janevski_handoff.py --fading rayleigh  # Rayleigh sensitivity
     python3 scripts/janevski_handoff.py --set 'wlan.roaming.reroute="l2_update"'
     python3 scripts/janevski_handoff.py --json out.json    # also every run's numbers
+    python3 scripts/janevski_handoff.py --grid figs8-11    # L = 1..4 x IFQ 25/50/100, 15/25/50 km/h
+    python3 scripts/janevski_handoff.py --grid figs14-15   # the same at 2/4/10 km/h
 
 Runs the engine alone (crates/sim's example run_file; build it with `cargo
 build --release -p wifitcp-sim --example run_file`, found under
@@ -97,6 +99,12 @@ def one(binary, kmh, var, seed, ov, extra):
         "retry_drops": r["ledger"]["dropped"].get("retry_limit", 0),
         "handoff_drops": r["ledger"]["dropped"].get("handoff", 0),
     }
+    # attempts of each base station's MAC that failed on the channel (data
+    # frames corrupted or their ACKs lost), not by collision
+    st = {x["name"]: x for x in r["stations"]}
+    for ap, key in (("ap1", "bs0_chan"), ("ap", "bs1_chan")):
+        a = st[ap]
+        row[key] = (a["channel_errors"] + a["control_errors"]) / a["attempts"] if a["attempts"] else 0.0
     if hl:
         h = hl[0]
         row.update(ho_start=h["start_s"], ho_end=h["end_s"], frames_lost=r["handoffs"]["frames_lost"],
@@ -149,8 +157,9 @@ def costs(rows, speeds):
     for r in rows:
         by.setdefault((r["kmh"], r["variant"]), []).append(r)
     out = ["| km/h | variant | hand-off at (s) | outage (s) | frames lost at hand-off | on the tunnel (s) "
-           "| Mbit/s before / after | RTOs | fast rtx | IFQ drops | retry drops | delay (ms) |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "| Mbit/s before / after | RTOs | fast rtx | IFQ drops | retry drops | delay (ms) "
+           "| BS0 / BS1 attempts failed on the channel (%) |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for k in speeds:
         for v in VARIANTS:
             rs = by[(k, v)]
@@ -161,8 +170,51 @@ def costs(rows, speeds):
                 f"| {mean([r['before'] for r in ho]):.2f} / {mean([r['after'] for r in ho]):.2f} "
                 f"| {mean([r['timeouts'] for r in rs]):.1f} | {mean([r['fast_rtx'] for r in rs]):.1f} "
                 f"| {mean([r['ifq_drops'] for r in rs]):.1f} | {mean([r['retry_drops'] for r in rs]):.1f} "
-                f"| {mean([r['delay_ms'] for r in rs]):.1f} |")
+                f"| {mean([r['delay_ms'] for r in rs]):.1f} "
+                f"| {100 * mean([r['bs0_chan'] for r in rs]):.2f} / {100 * mean([r['bs1_chan'] for r in rs]):.2f} |")
     return "\n".join(out)
+
+
+def grid_table(rows, speeds, Ls, ifqs):
+    """Mean goodput per (variant, IFQ) row and L column, one block per speed."""
+    by = {}
+    for r in rows:
+        by.setdefault((r["kmh"], r["variant"], r["ifq"], r["L"]), []).append(r["goodput"])
+    out = []
+    for k in speeds:
+        out += [f"{k:g} km/h:\n", "| variant | IFQ | " + " | ".join(f"L = {L}" for L in Ls) + " |",
+                "|---|---|" + "---|" * len(Ls)]
+        for v in VARIANTS:
+            for q in ifqs:
+                out.append(f"| {v} | {q} | " + " | ".join(f"{mean(by[(k, v, q, L)]):.2f}" for L in Ls) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
+GRIDS = {
+    # Figs. 8-10 (every variant, L, IFQ at 15/25/50 km/h) and Fig. 11 (SACK,
+    # L = 3, IFQ at each speed) are one grid
+    "figs8-11": ([15.0, 25.0, 50.0], [1, 2, 3, 4], [25, 50, 100]),
+    # Figs. 14-15 (L and IFQ at 2 km/h; L = 3, IFQ at 2/4/10 km/h)
+    "figs14-15": ([2.0, 4.0, 10.0], [1, 2, 3, 4], [25, 50, 100]),
+}
+
+
+def collect(doc, speeds_filter, extra, jobs, binary):
+    runs = expand(doc, speeds_filter)
+    with ThreadPoolExecutor(jobs) as ex:
+        rows = list(ex.map(lambda x: one(binary, *x, extra), runs))
+    ifq = doc["mac"]["queue_packets"]
+    L = doc["mac"]["short_retry_limit"]
+    for e in extra:
+        k, _, v = e.partition("=")
+        if k == "mac.queue_packets":
+            ifq = int(v)
+        if k == "mac.short_retry_limit":
+            L = int(v)
+    for r in rows:
+        r["ifq"], r["L"] = ifq, L
+    return rows
 
 
 def main():
@@ -173,6 +225,8 @@ def main():
     ap.add_argument("--seeds", default="", help="comma-separated seeds (default: the scenario's)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json", help="write every run's row here")
+    ap.add_argument("--grid", choices=sorted(GRIDS),
+                    help="MAC transmission attempts L = 1..4 x IFQ 25/50/100 at the figures' speeds")
     a = ap.parse_args()
     doc = tomllib.loads(SCEN.read_text())
     if a.seeds:
@@ -184,10 +238,21 @@ def main():
         extra += ['channel.fading={"model":"rayleigh"}',
                   "channel.propagation.frequency_hz=2.437e9",
                   f"channel.tx_power_dbm={ch['tx_power_dbm'] + 8.518186669017858}"]
-    runs = expand(doc, speeds_filter)
     binary = run_file_bin()
-    with ThreadPoolExecutor(a.jobs) as ex:
-        rows = list(ex.map(lambda x: one(binary, *x, extra), runs))
+    if a.grid:
+        speeds, Ls, ifqs = GRIDS[a.grid]
+        rows = []
+        for L in Ls:
+            for q in ifqs:
+                rows += collect(doc, set(speeds), extra + [f"mac.short_retry_limit={L}", f"mac.long_retry_limit={L}",
+                                                          f"mac.queue_packets={q}"], a.jobs, binary)
+        print(f"FTP goodput over 35-110 s, Mbit/s, mean over {len(doc['scenario']['seeds'])} seeds, "
+              f"L MAC transmission attempts:\n")
+        print(grid_table(rows, speeds, Ls, ifqs))
+        if a.json:
+            Path(a.json).write_text(json.dumps(rows, indent=1))
+        return
+    rows = collect(doc, speeds_filter, extra, a.jobs, binary)
     speeds = sorted({r["kmh"] for r in rows})
     print(f"FTP goodput over 35-110 s, Mbit/s, mean ± sd over {len(doc['scenario']['seeds'])} seeds:\n")
     print(table(rows, speeds) + "\n")
