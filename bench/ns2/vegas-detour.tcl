@@ -10,8 +10,9 @@
 # home agent's tunnel A0 -> BS0 -> A0 -> BS1 (two 10 ms links) for the data,
 # while the ACKs still go BS -> A0 -> A3 directly (Mobile IPv4 without a
 # reverse tunnel), so the base RTT goes from 80 to 80 + extra ms. The change of
-# delay_ applies to packets sent on the link from then on. No outage, no loss:
-# only the delay changes.
+# delay_ applies to packets sent on the link from then on. With outage = 0 no
+# packet is lost: only the delay changes; outage = T also loses every packet
+# the BS sends to n3 for T s from the jump (the hand-off's scan).
 #
 # TCP as scenarios/janevski-*.toml: 512-byte segments, an ACK per segment
 # (Agent/TCPSink), initial window 2, minrto 0.2 s, window 1000, no timestamps;
@@ -32,7 +33,7 @@ source [file join [file dirname [info script]] common.tcl]
 array set opt {
     agent Vegas  alpha 1  beta 3  gamma 1
     bneck 6Mb  ifq 50  pkt 512  wnd 1000  initwnd 2  minrto 0.2  tick 0.01
-    start 35.0  jump 55.5  extra 20ms  settle 2.0  stop 110.0
+    start 35.0  jump 55.5  extra 20ms  settle 2.0  stop 110.0  outage 0.0
 }
 parse_args opt $argv
 
@@ -58,6 +59,16 @@ $ns duplex-link $BS $n3 $opt(bneck) 0.1ms DropTail
 $ns queue-limit $A3 $A0 391
 $ns queue-limit $A0 $BS 391
 $ns queue-limit $BS $n3 $opt(ifq)
+
+# outage > 0: every packet BS sends to n3 in [jump, jump + outage) is lost
+# (the hand-off's scan: the old base station discards what it sends to the
+# absent station), then the path comes back with the detour.
+set em [new ErrorModel]
+$em unit pkt
+$em set rate_ 0.0
+$em ranvar [new RandomVariable/Uniform]
+$em drop-target [new Agent/Null]
+$ns lossmodel $em $BS $n3
 
 if {$opt(agent) eq "Tahoe"} {
     set tcp [new Agent/TCP]
@@ -102,6 +113,10 @@ proc mark {} {
 $ns at $opt(start) "mark"
 $ns at [expr {$opt(jump) - 1e-6}] "mark; snapshot before"
 $ns at $opt(jump) "jump"
+if {$opt(outage) > 0} {
+    $ns at $opt(jump) "$em set rate_ 1.0"
+    $ns at [expr {$opt(jump) + $opt(outage)}] "$em set rate_ 0.0"
+}
 $ns at [expr {$opt(jump) + $opt(settle)}] "mark"
 $ns at [expr {$opt(stop) - 20.0}] "mark"
 proc finish {} {
@@ -114,8 +129,8 @@ proc finish {} {
     set g2 [expr {($a3 - $a2) * $opt(pkt) * 8.0 / $t2 / 1e6}]
     set g [expr {($a3 - $a0) * $opt(pkt) * 8.0 / ($opt(stop) - $opt(start)) / 1e6}]
     set g20 [expr {($a3 - $a20) * $opt(pkt) * 8.0 / 20.0 / 1e6}]
-    puts [format {{"sim":"ns-2","version":"2.35","agent":"%s","bneck":"%s","ifq":%d,"extra":"%s","jump_s":%.3f,"goodput_before_mbps":%.4f,"goodput_after_mbps":%.4f,"goodput_last20_mbps":%.4f,"goodput_mbps":%.4f,"rto_events":%d,%s}} \
-        $opt(agent) $opt(bneck) $opt(ifq) $opt(extra) $opt(jump) $g1 $g2 $g20 $g [$tcp set nrexmit_] [join $snap ,]]
+    puts [format {{"sim":"ns-2","version":"2.35","agent":"%s","bneck":"%s","ifq":%d,"extra":"%s","jump_s":%.3f,"goodput_before_mbps":%.4f,"goodput_after_mbps":%.4f,"goodput_last20_mbps":%.4f,"goodput_mbps":%.4f,"rto_events":%d,"outage_s":%s,%s}} \
+        $opt(agent) $opt(bneck) $opt(ifq) $opt(extra) $opt(jump) $g1 $g2 $g20 $g [$tcp set nrexmit_] $opt(outage) [join $snap ,]]
     exit 0
 }
 $ns at $opt(stop) "finish"
