@@ -19,11 +19,12 @@
 # agent=Vegas (v_alpha_/v_beta_/v_gamma_ = alpha/beta/gamma, ns-2's defaults
 # 1/3/1) or Newreno, Reno, Tahoe (Agent/TCP), Sack1.
 #
-# Goodput from the cumulative ACK ((ack_ + 1) * pkt bytes) over [start, jump]
-# and [jump + settle, stop], and over the last 20 s; cwnd_, the smoothed RTT and Vegas's latest RTT
-# sample v_rtt_ are read at the jump and at the end (v_baseRTT_, the minimum
-# RTT Vegas compares with, is not bound to Tcl in ns-2.35; tcp-vegas.cc sets
-# it to 1e9 in reset() and otherwise only lowers it to a smaller sample).
+# Goodput from the cumulative ACK ((ack_ + 1) * pkt bytes) over [start, jump],
+# [jump + settle, stop] and the last 20 s; cwnd_, the smoothed RTT and Vegas's
+# latest RTT sample v_rtt_ are read at the jump and at the end (v_baseRTT_, the
+# base RTT Vegas compares with, is not bound to Tcl in ns-2.35; tcp-vegas.cc
+# lowers it to any smaller sample and otherwise replaces it only with the RTT
+# of a round in which at most one packet was in transit).
 #
 # Usage: ns vegas-detour.tcl [key=value ...]   (keys: see array opt below)
 # Prints one JSON line on stdout.
