@@ -7,6 +7,11 @@
 //!   (`channel: unknown variant ...`). The table is read again as its
 //!   variant's own struct, which names the key
 //!   (`channel.sta_antenna: unknown variant ...`).
+//! - A TCP section (`[tcp]`, `traffic[].tcp`, the proxies' `wired_tcp` and
+//!   `wireless_tcp`) is read as one table split in its parts (its own keys
+//!   and the controllers' tables): an error there is reported at the
+//!   section and located by reading the parts again
+//!   (`tcp.vegas.alpha: invalid type ...`).
 //! - A fixed-length array given more numbers than it takes is reported by
 //!   serde_json as "trailing characters": it is said in words, with the
 //!   length the key takes.
@@ -58,6 +63,9 @@ fn tagged(path: &str, t: &Value) -> Option<(String, String)> {
     let last = path.rsplit('.').next().unwrap_or(path);
     if path == "mac" {
         return super::mac::locate_error(t);
+    }
+    if matches!(last, "tcp" | "wired_tcp" | "wireless_tcp") {
+        return wifitcp_tcp::scenario::locate_error(t);
     }
     let (tag, body) = if path == "channel" {
         ("model", obj)

@@ -16,8 +16,20 @@
 //!   cwnd-limited (application- or receiver-window-limited), in the spirit of
 //!   RFC 7661 and as Linux does. Deviation from plain RFC 5681, which does
 //!   not say; switch off with `validate = false` (ns-2 behaviour).
-use super::{half_flight, AckInfo, CcEvent, CongestionControl, LossKind, Window};
+use super::{half_flight, AckInfo, CcEvent, CcKind, CongestionControl, LossKind, Window};
 use wifitcp_core::SimTime;
+
+wifitcp_core::config_table! {
+    /// `cc = "reno"`: no keys.
+    #[serde(deny_unknown_fields)]
+    pub struct RenoTable {}
+}
+
+impl CcKind for RenoTable {
+    fn build(&self) -> Box<dyn CongestionControl> {
+        Box::new(Reno::new())
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct Reno {
