@@ -436,7 +436,7 @@ mod tests {
         let rows = keys();
         let cc = rows.iter().find(|k| k.path == "cc").unwrap();
         assert_eq!((cc.default, cc.doc), ("\"reno\"", format!("{}.", quoted_or(CcName::ALL)).as_str()));
-        for name in ["reno", "vegas", "cubic", "compound"] {
+        for name in ["reno", "newreno", "vegas", "cubic", "compound"] {
             assert!(cc.doc.contains(&format!("{name:?}")), "{}", cc.doc);
         }
         let paths: Vec<&str> = rows.iter().map(|k| k.path).collect();
@@ -452,6 +452,15 @@ mod tests {
         explicit_defaults_agree::<TcpCommon>().unwrap();
         explicit_defaults_agree::<CompoundConfig>().unwrap();
         explicit_defaults_agree::<crate::cc::vegas::VegasTable>().unwrap();
+    }
+
+    #[test]
+    fn newreno_is_reno_window_growth() {
+        let t = section(json!({"cc": "newreno", "recovery": "sack"}));
+        assert_eq!(t.cc().unwrap(), CcConfig::NewReno(crate::cc::reno::RenoTable {}));
+        assert_eq!(controller(&t).name(), "reno");
+        assert_eq!(build(&t).unwrap().recovery, RecoveryVariant::Sack);
+        assert!(TcpSection::read(json!({"newreno": {}}).as_object().unwrap().clone()).is_err());
     }
 
     #[test]
