@@ -156,6 +156,20 @@ mod tests {
     }
 
     #[test]
+    fn errors_inside_a_tcp_section_name_the_key() {
+        let e = err(r#", "tcp": {"cc": "vegas", "vegas": {"alpha": "x"}}"#);
+        assert_eq!(e, "tcp.vegas.alpha: invalid type: string \"x\", expected f64");
+        let e = err(r#", "tcp": {"vegas": {"alpah": 1}}"#);
+        assert!(e.starts_with("tcp.vegas: unknown field `alpah`, expected one of `alpha`"), "{e}");
+        let e = err(r#", "tcp": {"mss": "x"}"#);
+        assert_eq!(e, "tcp.mss: invalid type: string \"x\", expected u32");
+        let e = err(r#", "tcp": {"bbr": {}}"#);
+        assert!(e.starts_with("tcp: unknown field `bbr`, expected one of `recovery`, `cc`"), "{e}");
+        let e = err(r#", "tcp": {"cc": "bbr"}"#);
+        assert!(e.starts_with("tcp.cc: unknown variant `bbr`, expected one of `reno`"), "{e}");
+    }
+
+    #[test]
     fn a_fixed_length_array_too_long_says_so() {
         let j = r#"{"scenario": {"name": "x"}, "phy": {"standard": "802.11g", "data_rate_mbps": 24},
                      "wlan": {"stations": 2, "positions": [[1, 2], [1, 2, 3]]}}"#;
