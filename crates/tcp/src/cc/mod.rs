@@ -39,6 +39,8 @@ wifitcp_core::config_choices! {
         "cubic" => Cubic(cubic::CubicTable) mod cubic,
         /// Compound TCP (Tan et al., INFOCOM 2006; paper 004 eq. (1)).
         "compound" => Compound(compound::CompoundConfig) mod compound,
+        /// HighSpeed TCP (RFC 3649).
+        "highspeed" => HighSpeed(highspeed::HighSpeedTable) mod highspeed,
     }
 }
 
