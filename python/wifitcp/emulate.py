@@ -288,7 +288,7 @@ TCP_SETTINGS = {
     "min_rto_ms": "route rto_min",
     "delayed_ack": "route quickack (false: every segment ACKed at once)",
 }
-CC_LINUX = {"reno": "reno", "cubic": "cubic"}
+CC_LINUX = {"reno": "reno", "newreno": "reno", "cubic": "cubic"}
 CC_KEY = "net.ipv4.tcp_congestion_control"
 
 

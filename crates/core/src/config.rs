@@ -1,6 +1,6 @@
 //! Configuration tables declared once: the error type of every config
-//! layer, the table macro [`config_table!`] and the kind-enum macro
-//! [`config_kinds!`].
+//! layer, the table macro [`config_table!`], the kind-enum macro
+//! [`config_kinds!`] and the named-choice macro [`config_choices!`].
 //!
 //! Invariants of this layer:
 //! - A configuration error is a [`ConfigError`]: the dotted path of the
@@ -17,6 +17,12 @@
 //!   `kind` string, variant and table struct. The kinds list, `kind()`, the
 //!   tag's key row and the mounted rows of every kind come from that list;
 //!   identical rows of several kinds are one row naming them all in `when`.
+//! - A named choice (a key naming one of several choices, each with its
+//!   own table beside the key under its name: `cc = "vegas"` and
+//!   `[tcp.vegas]`) lists each choice once: its name, variant and table
+//!   struct. The names, the choice key's row and the mounted rows of every
+//!   table (`vegas.alpha`) come from that list; a table is read only as its
+//!   struct, so an unknown key or a wrong type is an error naming it.
 //! - Rows are built on first use and live as long as the process.
 use crate::schema::{Key, Ty};
 use std::fmt;
@@ -73,6 +79,26 @@ pub fn check(ok: bool, path: &str, reason: &str) -> Result<(), ConfigError> {
     } else {
         Err(ConfigError::new(path, reason))
     }
+}
+
+/// `body` (a table) read as `T`. An error names the key it lies at
+/// (serde_json names no key of a `Value`: each key is read alone to find
+/// it); an unknown key is an error of the table (path empty), as serde's
+/// "unknown field" lists the keys it expected.
+pub fn read_table<T: serde::de::DeserializeOwned>(body: serde_json::Value) -> Result<T, ConfigError> {
+    serde_json::from_value::<T>(body.clone()).map_err(|e| {
+        let reason = e.to_string();
+        let at = body.as_object().and_then(|m| {
+            m.iter().find_map(|(k, v)| {
+                let one = serde_json::Value::Object([(k.clone(), v.clone())].into_iter().collect());
+                serde_json::from_value::<T>(one).err().map(|e| (k.clone(), e.to_string()))
+            })
+        });
+        match at {
+            Some((k, r)) if !r.starts_with("unknown field") => ConfigError::new(k, r),
+            _ => ConfigError::new("", reason),
+        }
+    })
 }
 
 /// The scenario type of a field's Rust type.
@@ -171,6 +197,28 @@ pub mod __private {
         match defaults.get(name) {
             Some(v) if !v.is_null() => Box::leak(v.to_string().into_boxed_str()),
             _ => panic!("{table}.{name}: the default serialises to nothing; give #[key(default = \"...\")]"),
+        }
+    }
+
+    /// The rows of a choice's table mounted under its name: the table's
+    /// row (its meaning: the first line of the choice's doc comment), then
+    /// its keys. Nothing for a choice without keys.
+    pub fn mount_table(rows: &mut Vec<Key>, key: &str, choice: &'static str, docs: &[&'static str], keys: &[Key]) {
+        if keys.is_empty() {
+            return;
+        }
+        let what = docs.first().map_or("", |d| doc_line(d));
+        rows.push(Key {
+            path: choice,
+            when: &[],
+            ty: crate::schema::Ty::Table,
+            default: "each key's default",
+            range: None,
+            unit: "",
+            doc: Box::leak(format!("{what} Read when {key} = {choice:?}.").trim_start().to_string().into_boxed_str()),
+        });
+        for k in keys {
+            rows.push(Key { path: Box::leak(format!("{choice}.{}", k.path).into_boxed_str()), ..*k });
         }
     }
 
@@ -439,6 +487,219 @@ macro_rules! config_kinds {
     };
 }
 
+/// `"a"`, `"a" or "b"`, `"a", "b" or "c"`: the quoted alternatives of a
+/// row's meaning.
+pub fn quoted_or(items: &[&str]) -> String {
+    let q: Vec<String> = items.iter().map(|s| format!("{s:?}")).collect();
+    match q.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => q.join(""),
+    }
+}
+
+/// Declares a named choice: a key (`key "cc"`) whose string value names one
+/// registered choice, each choice's parameters being the table of its
+/// struct, written beside the key under the choice's name (`cc = "vegas"`
+/// and `[tcp.vegas]`). Generates:
+/// - the name enum (`names Ident`): serde by name (an unknown name is
+///   serde's "unknown variant" error listing them all), the first is the
+///   `Default`, `ALL`, `as_str()`, `has_table()` (whether the choice has
+///   keys, so a table under its name);
+/// - the choice enum holding the table of one choice: `Default` (the first,
+///   its table's default), `name()`, `get()` (the table as `&dyn Trait`),
+///   `read()` (a choice from the keys set in its table, the others at their
+///   defaults; errors name the key under the choice's name, `vegas.beta`),
+///   `set_keys()` (the keys set in a table, read and written back by the
+///   struct, so that they are normalised), `defaults()` (a table with
+///   every key), `keys()` (the choice key's row, listing the names, then
+///   for every choice with keys its table's row and its keys' rows under
+///   its name) and `visit()`.
+///
+/// `mod name` after a choice declares the module of its file (the macro
+/// is then invoked in the module that holds the files), so that a new
+/// choice is its file plus its line here. A choice's doc comment (first
+/// line) is the meaning of its table's row. Several names may share a
+/// table struct.
+///
+/// ```ignore
+/// wifitcp_core::config_choices! {
+///     /// The congestion controllers.
+///     pub enum CcConfig: key "cc", names CcName, dyn CcKind {
+///         /// TCP Vegas (Brakmo & Peterson 1995).
+///         "vegas" => Vegas(vegas::VegasTable) mod vegas,
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! config_choices {
+    (
+        $(#[$eattr:meta])*
+        $evis:vis enum $name:ident : key $key:literal, names $names:ident, dyn $tr:path {
+            $(
+                $(#[doc = $vdoc:literal])*
+                $choice:literal => $variant:ident($table:ty) $(mod $module:ident)?
+            ),+ $(,)?
+        }
+    ) => {
+        $($(pub mod $module;)?)+
+
+        /// The registered names of [`
+        #[doc = stringify!($name)]
+        /// `], in registration order.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, ::serde::Serialize, ::serde::Deserialize)]
+        $evis enum $names {
+            $(
+                $(#[doc = $vdoc])*
+                #[serde(rename = $choice)]
+                $variant,
+            )+
+        }
+
+        impl ::core::default::Default for $names {
+            fn default() -> Self {
+                $crate::__first_name!($names; $($variant),+)
+            }
+        }
+
+        impl $crate::config::KeyType for $names {
+            const TY: $crate::schema::Ty = $crate::schema::Ty::Str;
+        }
+
+        impl $names {
+            /// Every name, in registration order.
+            pub const ALL: &'static [&'static str] = &[$($choice),+];
+
+            /// The name as written.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($names::$variant => $choice,)+
+                }
+            }
+
+            /// The registered choice called `s`.
+            pub fn parse(s: &str) -> Option<$names> {
+                match s {
+                    $($choice => Some($names::$variant),)+
+                    _ => None,
+                }
+            }
+
+            /// Whether the choice has keys (a table under its name).
+            pub fn has_table(self) -> bool {
+                match self {
+                    $($names::$variant => !<$table as $crate::config::ConfigTable>::keys().is_empty(),)+
+                }
+            }
+        }
+
+        #[derive(Clone, Debug, PartialEq)]
+        $(#[$eattr])*
+        $evis enum $name {
+            $(
+                $(#[doc = $vdoc])*
+                $variant($table),
+            )+
+        }
+
+        impl ::core::default::Default for $name {
+            fn default() -> Self {
+                $crate::__first_kind!($name; $($variant($table)),+)
+            }
+        }
+
+        impl $name {
+            /// The name of this choice.
+            pub fn name(&self) -> $names {
+                match self {
+                    $($name::$variant(_) => $names::$variant,)+
+                }
+            }
+
+            /// This choice's table.
+            pub fn get(&self) -> &dyn $tr {
+                match self {
+                    $($name::$variant(c) => c,)+
+                }
+            }
+
+            /// The choice `name`, its table read from the keys set in
+            /// `table` (the others at their defaults). Errors name the key
+            /// under the choice's name (`vegas.beta`).
+            pub fn read(
+                name: $names,
+                table: Option<&$crate::config::__private::serde_json::Map<String, $crate::config::__private::serde_json::Value>>,
+            ) -> Result<$name, $crate::config::ConfigError> {
+                use $crate::config::__private as p;
+                let body = p::serde_json::Value::Object(table.cloned().unwrap_or_default());
+                match name {
+                    $($names::$variant => $crate::config::read_table::<$table>(body).map($name::$variant).map_err(|e| e.under($choice)),)+
+                }
+            }
+
+            /// The keys set in `table` (of the choice `name`), each read and
+            /// written back by the table's struct; errors as [`Self::read`].
+            pub fn set_keys(
+                name: $names,
+                table: &$crate::config::__private::serde_json::Map<String, $crate::config::__private::serde_json::Value>,
+            ) -> Result<$crate::config::__private::serde_json::Map<String, $crate::config::__private::serde_json::Value>, $crate::config::ConfigError> {
+                let all = $name::read(name, Some(table))?.table_json();
+                Ok(all.into_iter().filter(|(k, _)| table.contains_key(k)).collect())
+            }
+
+            /// The table of the choice `name` with every key at its default.
+            pub fn defaults(name: $names) -> $crate::config::__private::serde_json::Map<String, $crate::config::__private::serde_json::Value> {
+                $name::read(name, None).expect("a default table reads").table_json()
+            }
+
+            /// This choice's table as JSON.
+            fn table_json(&self) -> $crate::config::__private::serde_json::Map<String, $crate::config::__private::serde_json::Value> {
+                use $crate::config::__private as p;
+                let v = match self {
+                    $($name::$variant(c) => p::serde_json::to_value(c),)+
+                };
+                match v.expect("a table serialises") {
+                    p::serde_json::Value::Object(m) => m,
+                    _ => unreachable!("a table"),
+                }
+            }
+
+            /// Rows: the choice key (its meaning lists the names; the
+            /// default is the first), then, for every choice with keys, its
+            /// table's row and its keys' rows under its name.
+            pub fn keys() -> &'static [$crate::schema::Key] {
+                use $crate::config::__private as p;
+                static ROWS: p::OnceLock<Vec<$crate::schema::Key>> = p::OnceLock::new();
+                ROWS.get_or_init(|| {
+                    let names = $names::ALL;
+                    let mut rows = vec![$crate::schema::Key {
+                        path: $key,
+                        when: &[],
+                        ty: $crate::schema::Ty::Str,
+                        default: Box::leak(format!("{:?}", names[0]).into_boxed_str()),
+                        range: None,
+                        unit: "",
+                        doc: Box::leak(format!("{}.", $crate::config::quoted_or(names)).into_boxed_str()),
+                    }];
+                    $(
+                        let docs: &[&'static str] = &[$($vdoc),*];
+                        p::mount_table(&mut rows, $key, $choice, docs, <$table as $crate::config::ConfigTable>::keys());
+                    )+
+                    rows
+                })
+            }
+
+            /// `visitor` given the table struct of the choice `name`, or
+            /// `None` for an unknown name.
+            pub fn visit<V: $crate::config::KindVisitor>(name: &str, visitor: V) -> Option<V::Out> {
+                match name {
+                    $($choice => Some(visitor.visit::<$table>()),)+
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __key_part {
@@ -450,6 +711,14 @@ macro_rules! __key_part {
     };
     ($r:ident, $u:ident, $t:ident; default = $v:expr) => {
         $t = Some($v)
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __first_name {
+    ($name:ident; $variant:ident $(, $rest:ident)*) => {
+        $name::$variant
     };
 }
 
@@ -655,6 +924,101 @@ mod tests {
         assert_eq!(Kinds::visit("second", Count), Some(2));
         assert_eq!(Kinds::visit("third", Count), None);
         let _ = B::In(0.0);
+    }
+
+    config_table! {
+        /// No keys.
+        #[serde(deny_unknown_fields)]
+        struct Empty {}
+    }
+    impl Named for Empty {
+        fn name(&self) -> &'static str {
+            "empty"
+        }
+    }
+
+    config_choices! {
+        /// Choices.
+        enum Choice: key "pick", names PickName, dyn Named {
+            /// The first, without keys.
+            "plain" => Plain(Empty),
+            /// The same table under another name.
+            "same" => Same(Empty),
+            /// A table with keys.
+            ///
+            /// Rustdoc only.
+            "other" => Other(Other),
+        }
+    }
+
+    fn table(v: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn choices_names_and_defaults() {
+        assert_eq!(PickName::ALL, ["plain", "same", "other"]);
+        assert_eq!((PickName::default(), Choice::default()), (PickName::Plain, Choice::Plain(Empty {})));
+        assert_eq!(PickName::parse("same").map(PickName::as_str), Some("same"));
+        assert_eq!(PickName::parse("x"), None);
+        assert!(PickName::Other.has_table() && !PickName::Same.has_table());
+        assert_eq!(serde_json::from_str::<PickName>(r#""other""#).unwrap(), PickName::Other);
+        let e = serde_json::from_str::<PickName>(r#""x""#).unwrap_err().to_string();
+        assert!(e.starts_with("unknown variant `x`, expected one of `plain`, `same`, `other`"), "{e}");
+        assert_eq!(serde_json::to_string(&PickName::Same).unwrap(), r#""same""#);
+        assert_eq!(Choice::defaults(PickName::Other), table(serde_json::json!({"alpha": 0.8, "flag": null})));
+        assert!(Choice::defaults(PickName::Plain).is_empty());
+    }
+
+    #[test]
+    fn a_choice_reads_the_keys_set_in_its_table() {
+        let c = Choice::read(PickName::Other, Some(&table(serde_json::json!({"flag": true})))).unwrap();
+        assert_eq!(c, Choice::Other(Other { alpha: 0.8, flag: Some(true) }));
+        assert_eq!((c.name(), c.get().name()), (PickName::Other, "other"));
+        assert_eq!(Choice::read(PickName::Same, None).unwrap().name(), PickName::Same);
+        let e =
+            Choice::read(PickName::Other, Some(&table(serde_json::json!({"flag": true, "alpha": "x"})))).unwrap_err();
+        assert_eq!(e.to_string(), "other.alpha: invalid type: string \"x\", expected f64");
+        let e = Choice::read(PickName::Other, Some(&table(serde_json::json!({"alpah": 1})))).unwrap_err();
+        assert_eq!(e.path, "other");
+        assert!(e.reason.starts_with("unknown field `alpah`, expected `alpha` or `flag`"), "{e}");
+        let e = Choice::read(PickName::Plain, Some(&table(serde_json::json!({"alpha": 1})))).unwrap_err();
+        assert_eq!(e.path, "plain");
+        let set = Choice::set_keys(PickName::Other, &table(serde_json::json!({"alpha": 1}))).unwrap();
+        assert_eq!(set, table(serde_json::json!({"alpha": 1.0})));
+    }
+
+    #[test]
+    fn choice_rows_are_the_key_then_each_table_under_its_name() {
+        let rows = Choice::keys();
+        let paths: Vec<&str> = rows.iter().map(|k| k.path).collect();
+        assert_eq!(paths, ["pick", "other", "other.alpha", "other.flag"]);
+        assert_eq!((rows[0].ty, rows[0].default), (Ty::Str, "\"plain\""));
+        assert_eq!(rows[0].doc, "\"plain\", \"same\" or \"other\".");
+        assert_eq!((rows[1].ty, rows[1].doc), (Ty::Table, "A table with keys. Read when pick = \"other\"."));
+        assert_eq!((rows[2].range, rows[2].doc), (Other::keys()[0].range, "Weight."));
+        assert!(rows.iter().all(|k| k.when.is_empty()));
+        assert_eq!(quoted_or(&["a"]), "\"a\"");
+        assert_eq!(quoted_or(&["a", "b"]), "\"a\" or \"b\"");
+        struct Count;
+        impl KindVisitor for Count {
+            type Out = usize;
+            fn visit<T: serde::de::DeserializeOwned + serde::Serialize + Default + ConfigTable>(self) -> usize {
+                T::keys().len()
+            }
+        }
+        assert_eq!(Choice::visit("other", Count), Some(2));
+        assert_eq!(Choice::visit("x", Count), None);
+    }
+
+    #[test]
+    fn read_table_names_the_key() {
+        let e = read_table::<Sample>(serde_json::json!({"alpha": 0.5, "mode": "up"})).unwrap_err();
+        assert_eq!(e.path, "mode");
+        assert!(e.reason.starts_with("unknown variant `up`"), "{e}");
+        let e = read_table::<Sample>(serde_json::json!({"nope": 1})).unwrap_err();
+        assert_eq!(e.path, "");
+        assert_eq!(read_table::<Sample>(serde_json::json!({})).unwrap(), Sample::default());
     }
 
     #[test]

@@ -71,11 +71,7 @@ impl crate::config::ProxyKind for ItcpTable {
         crate::config::at_least_one("relay_buffer_bytes", self.relay_buffer_bytes)?;
         for (name, t) in [("wired_tcp", &self.wired_tcp), ("wireless_tcp", &self.wireless_tcp)] {
             if let Some(t) = t {
-                wifitcp_tcp::scenario::build(&t.clone().over(tcp)).map_err(|e| {
-                    // "field: reason" of the TCP table, under this key
-                    let (field, why) = e.split_once(": ").unwrap_or(("", &e));
-                    ConfigError::new(field, why).under(name)
-                })?;
+                wifitcp_tcp::scenario::build(&t.clone().over(tcp)).map_err(|e| e.under(name))?;
             }
         }
         Ok(())

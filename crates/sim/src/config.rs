@@ -4,7 +4,8 @@
 //! Python strips `scenario.seeds` and `[sweep]` (sweep expansion is its
 //! job) and hands the rest here as JSON.
 use serde::{Deserialize, Serialize};
-pub use wifitcp_tcp::scenario::{CcKind, CompoundSection, RecoveryKind, TcpSection, VegasSection};
+pub use wifitcp_tcp::cc::{CcConfig, CcName};
+pub use wifitcp_tcp::scenario::{RecoveryKind, TcpCommon, TcpSection};
 use wifitcp_wifi::phy::{PhyConfig, PhyTiming};
 
 /// "all" stations (the default of a `stations` key).

@@ -1,19 +1,24 @@
-//! The `[tcp]` section of a scenario (also `[traffic.tcp]`): its serde
-//! shape, its key table, and the step from it to a [`TcpConfig`] and a
-//! congestion controller. Unset fields fall back to the scenario's `[tcp]`
-//! (see [`TcpSection::over`]), then to the crate's RFC defaults.
+//! The `[tcp]` section of a scenario (also `[traffic.tcp]`,
+//! `ap.proxy.wired_tcp`, `ap.proxy.wireless_tcp`): its serde shape, its key
+//! table, and the step from it to a [`TcpConfig`] and a congestion
+//! controller. Unset keys fall back to the scenario's `[tcp]` (see
+//! [`TcpSection::over`]), then to the crate's RFC defaults.
 //!
-//! Adding a congestion controller: its file under `cc/`, one `CcKind`
-//! variant, one arm in [`controller`], and its keys in [`KEYS`] if it has
-//! parameters.
-use crate::cc::compound::{Compound, CompoundConfig};
-use crate::cc::cubic::{Cubic, CubicConfig};
-use crate::cc::vegas::{Vegas, VegasConfig, VegasLoss};
-use crate::{CongestionControl, DelayedAck, InitialWindow, RecoveryVariant, RecvBuffer, Reno, TcpConfig};
+//! The section is one table: the keys of [`TcpCommon`], then a table under
+//! the name of each registered congestion controller that has keys
+//! (`[tcp.vegas]`, `[tcp.compound]`), whatever `cc` selects. The
+//! controllers, their names and their tables are registered in
+//! [`crate::cc::CcConfig`] (one line each, beside their files); the key
+//! rows of both parts derive from their declarations and [`keys`] mounts
+//! them.
+use crate::cc::{CcConfig, CcName};
+use crate::{CongestionControl, DelayedAck, InitialWindow, RecoveryVariant, RecvBuffer, TcpConfig};
 use serde::{Deserialize, Serialize};
-use wifitcp_core::schema::Ty::*;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use wifitcp_core::config::{read_table, ConfigError, ConfigTable, KeyType};
 use wifitcp_core::schema::B::{Ex, In};
-use wifitcp_core::schema::{k, r, Key, PKTS, TIMER_MS};
+use wifitcp_core::schema::{r, Key, Ty, PKTS, TIMER_MS};
 use wifitcp_core::SimDur;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -25,129 +30,104 @@ pub enum RecoveryKind {
     Sack,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CcKind {
-    Reno,
-    Vegas,
-    Cubic,
-    Compound,
+impl KeyType for RecoveryKind {
+    const TY: Ty = Ty::Str;
 }
 
-/// `[tcp]` and `[traffic.tcp]`: TCP settings. Unset fields fall back to the
-/// scenario's `[tcp]`, then to the TCP crate's RFC defaults (see
-/// `wifitcp_tcp::TcpConfig`: MSS 1460, RFC 5681 initial window, 64 KiB
-/// receive buffer, SACK and window scaling on, timestamps off, delayed ACK
-/// every 2nd segment / 200 ms, min RTO 1 s, NewReno).
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
+wifitcp_core::config_table! {
+    /// The keys of `[tcp]` and `[traffic.tcp]` but the controllers' tables.
+    /// Unset keys fall back to the scenario's `[tcp]`, then to the TCP
+    /// crate's RFC defaults (see [`TcpConfig`]: MSS 1460, RFC 5681 initial
+    /// window, 64 KiB receive buffer, SACK and window scaling on,
+    /// timestamps off, delayed ACK every 2nd segment / 200 ms, min RTO 1 s,
+    /// NewReno).
+    #[serde(deny_unknown_fields)]
+    pub struct TcpCommon {
+        /// "tahoe", "reno", "newreno" or "sack".
+        #[key(default = "\"newreno\"")]
+        pub recovery: Option<RecoveryKind> = None,
+        /// The congestion controller (its row is [`CcConfig::keys`]'s).
+        #[key(default = "the first registered")]
+        pub cc: Option<CcName> = None,
+        /// Maximum segment size.
+        #[key(range = r(In(64.0), In(65495.0)), unit = "bytes", default = "1460")]
+        pub mss: Option<u32> = None,
+        /// Receive window in segments (ns-2 window_).
+        ///
+        /// In packets of `mss`, as ns-2's `window_`.
+        #[key(range = PKTS, unit = "packets", default = "none")]
+        pub rwnd_packets: Option<u32> = None,
+        /// Receive window (RFC 7323: < 2^30).
+        #[key(range = r(In(1.0), In(1073741824.0)), unit = "bytes", default = "65535")]
+        pub rwnd_bytes: Option<u64> = None,
+        /// Initial window.
+        #[key(range = r(In(1.0), In(1e4)), unit = "segments", default = "RFC 5681")]
+        pub initial_window: Option<u32> = None,
+        /// Delayed ACKs (RFC 1122).
+        #[key(default = "true")]
+        pub delayed_ack: Option<bool> = None,
+        /// ACK every n-th segment.
+        #[key(range = r(In(1.0), In(1000.0)), unit = "segments", default = "2")]
+        pub delayed_ack_count: Option<u32> = None,
+        /// Delayed-ACK timer (RFC 1122: <= 500 ms).
+        #[key(range = r(Ex(0.0), In(500.0)), unit = "ms", default = "200.0")]
+        pub delayed_ack_ms: Option<f64> = None,
+        /// SACK (RFC 2018).
+        #[key(default = "true")]
+        pub sack: Option<bool> = None,
+        /// Timestamps (RFC 7323).
+        #[key(default = "false")]
+        pub timestamps: Option<bool> = None,
+        /// Window scaling (RFC 7323).
+        #[key(default = "true")]
+        pub window_scaling: Option<bool> = None,
+        /// Limited transmit (RFC 3042).
+        #[key(default = "true")]
+        pub limited_transmit: Option<bool> = None,
+        /// RACK-TLP loss detection (RFC 8985; Linux's default); needs recovery = "sack".
+        #[key(default = "false")]
+        pub rack_tlp: Option<bool> = None,
+        /// Minimum RTO (RFC 6298).
+        #[key(range = TIMER_MS, unit = "ms", default = "1000.0")]
+        pub min_rto_ms: Option<f64> = None,
+        /// Initial RTO.
+        #[key(range = TIMER_MS, unit = "ms", default = "1000.0")]
+        pub initial_rto_ms: Option<f64> = None,
+        /// Maximum RTO.
+        #[key(range = TIMER_MS, unit = "ms", default = "60000.0")]
+        pub max_rto_ms: Option<f64> = None,
+        /// Record cwnd/ssthresh over time.
+        #[key(default = "false")]
+        pub trace_cwnd: Option<bool> = None,
+        /// SYN retransmissions before giving up.
+        ///
+        /// Default 6, Linux; ns-2 never gives up: use a large value to
+        /// model it.
+        #[key(range = r(In(0.0), In(1e9)), unit = "retries", default = "6")]
+        pub syn_retries: Option<u32> = None,
+        /// Consecutive RTOs before aborting.
+        ///
+        /// Default 15, Linux.
+        #[key(range = r(In(1.0), In(1e9)), unit = "RTOs", default = "15")]
+        pub max_retransmissions: Option<u32> = None,
+    }
+}
+
+/// `[tcp]`, `[traffic.tcp]` and the proxies' TCP sections: the keys of
+/// [`TcpCommon`] and, under each controller's name, the keys set in its
+/// table (whatever `cc` selects), written as one table.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct TcpSection {
-    pub recovery: Option<RecoveryKind>,
-    pub cc: Option<CcKind>,
-    pub mss: Option<u32>,
-    /// Receiver window in packets (of `mss`), as ns-2's `window_`.
-    pub rwnd_packets: Option<u32>,
-    pub rwnd_bytes: Option<u64>,
-    /// Initial window in segments; default RFC 5681.
-    pub initial_window: Option<u32>,
-    pub delayed_ack: Option<bool>,
-    pub delayed_ack_count: Option<u32>,
-    pub delayed_ack_ms: Option<f64>,
-    pub sack: Option<bool>,
-    pub timestamps: Option<bool>,
-    pub window_scaling: Option<bool>,
-    pub limited_transmit: Option<bool>,
-    /// RACK-TLP loss detection (RFC 8985); needs `recovery = "sack"`.
-    pub rack_tlp: Option<bool>,
-    pub min_rto_ms: Option<f64>,
-    pub initial_rto_ms: Option<f64>,
-    pub max_rto_ms: Option<f64>,
-    /// Record cwnd/ssthresh over time.
-    pub trace_cwnd: Option<bool>,
-    /// SYN/SYN-ACK retransmissions before giving up (default 6, Linux);
-    /// ns-2 never gives up: use a large value to model it.
-    pub syn_retries: Option<u32>,
-    /// Consecutive RTOs before the connection aborts (default 15, Linux).
-    pub max_retransmissions: Option<u32>,
-    /// `[tcp.compound]`: Compound TCP's parameters (used when cc =
-    /// "compound"); unset keys keep `CompoundConfig::default()`.
-    pub compound: Option<CompoundSection>,
-    /// `[tcp.vegas]`: Vegas's thresholds (used when cc = "vegas").
-    pub vegas: Option<VegasSection>,
+    pub common: TcpCommon,
+    /// The keys set in each controller's table (`[tcp.vegas]`), by name,
+    /// as its table struct reads and writes them.
+    pub cc_tables: BTreeMap<CcName, Map<String, Value>>,
 }
 
-/// `[tcp.compound]` (Tan et al., INFOCOM 2006; paper 004 eq. (1)). Names as
-/// in `wifitcp_tcp::cc::compound::CompoundConfig`; checked by
-/// [`compound_config`].
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct CompoundSection {
-    /// dwnd growth `alpha * win^k` per round; default 0.125; > 0.
-    pub alpha: Option<f64>,
-    /// Window decrease on loss; default 0.5; in (0, 1).
-    pub beta: Option<f64>,
-    /// Exponent kappa of the delay window's growth; default 0.75; in [0, 1]
-    /// (paper 004's appendix discusses kappa = 0 and 1).
-    pub k: Option<f64>,
-    /// Backlog threshold gamma (packets); default 30; > 0.
-    pub gamma: Option<f64>,
-    /// dwnd reduction per backlogged packet above gamma; default 1; > 0.
-    pub zeta: Option<f64>,
-}
-
-/// `[tcp.vegas]` (Brakmo & Peterson 1995). Names as in
-/// `wifitcp_tcp::cc::vegas::VegasConfig`, in packets of backlog.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct VegasSection {
-    /// Grow while Diff < alpha; default 2; >= 0.
-    pub alpha: Option<f64>,
-    /// Shrink while Diff > beta; default 4; >= alpha.
-    pub beta: Option<f64>,
-    /// Leave slow start when Diff > gamma; default 1; >= 0.
-    pub gamma: Option<f64>,
-    /// "reno" (default, as ns-3 and Linux) or "brakmo" (B&P 3.1, as ns-2).
-    pub loss_response: Option<String>,
-}
-
-impl CompoundSection {
-    fn over(&self, base: &CompoundSection) -> CompoundSection {
-        CompoundSection {
-            alpha: self.alpha.or(base.alpha),
-            beta: self.beta.or(base.beta),
-            k: self.k.or(base.k),
-            gamma: self.gamma.or(base.gamma),
-            zeta: self.zeta.or(base.zeta),
-        }
-    }
-}
-
-impl VegasSection {
-    fn over(&self, base: &VegasSection) -> VegasSection {
-        VegasSection {
-            alpha: self.alpha.or(base.alpha),
-            beta: self.beta.or(base.beta),
-            gamma: self.gamma.or(base.gamma),
-            loss_response: self.loss_response.clone().or(base.loss_response.clone()),
-        }
-    }
-}
-
-impl TcpSection {
-    /// `self` with unset fields taken from `base` (key by key, also inside
-    /// `[tcp.compound]` and `[tcp.vegas]`).
-    pub fn over(&self, base: &TcpSection) -> TcpSection {
+impl TcpCommon {
+    fn over(&self, base: &TcpCommon) -> TcpCommon {
         macro_rules! pick {
-            ($($f:ident),*) => { TcpSection { $($f: self.$f.clone().or(base.$f.clone()),)*
-                compound: match (&self.compound, &base.compound) {
-                    (Some(a), Some(b)) => Some(a.over(b)),
-                    (a, b) => a.clone().or(b.clone()),
-                },
-                vegas: match (&self.vegas, &base.vegas) {
-                    (Some(a), Some(b)) => Some(a.over(b)),
-                    (a, b) => a.clone().or(b.clone()),
-                },
-            } };
+            ($($f:ident),*) => { TcpCommon { $($f: self.$f.or(base.$f),)* } };
         }
         pick!(
             recovery,
@@ -174,69 +154,119 @@ impl TcpSection {
     }
 }
 
-/// The keys of `[tcp]`, relative to the section.
-pub static KEYS: &[Key] = &[
-    k("recovery", Str, "\"newreno\"", None, "", "\"tahoe\", \"reno\", \"newreno\" or \"sack\"."),
-    k("cc", Str, "\"reno\"", None, "", "\"reno\", \"vegas\", \"cubic\" or \"compound\"."),
-    k("mss", Int, "1460", r(In(64.0), In(65495.0)), "bytes", "Maximum segment size."),
-    k("rwnd_packets", Int, "none", PKTS, "packets", "Receive window in segments (ns-2 window_)."),
-    k("rwnd_bytes", Int, "65535", r(In(1.0), In(1073741824.0)), "bytes", "Receive window (RFC 7323: < 2^30)."),
-    k("initial_window", Int, "RFC 5681", r(In(1.0), In(1e4)), "segments", "Initial window."),
-    k("delayed_ack", Bool, "true", None, "", "Delayed ACKs (RFC 1122)."),
-    k("delayed_ack_count", Int, "2", r(In(1.0), In(1000.0)), "segments", "ACK every n-th segment."),
-    k("delayed_ack_ms", Float, "200.0", r(Ex(0.0), In(500.0)), "ms", "Delayed-ACK timer (RFC 1122: <= 500 ms)."),
-    k("sack", Bool, "true", None, "", "SACK (RFC 2018)."),
-    k("timestamps", Bool, "false", None, "", "Timestamps (RFC 7323)."),
-    k("window_scaling", Bool, "true", None, "", "Window scaling (RFC 7323)."),
-    k("limited_transmit", Bool, "true", None, "", "Limited transmit (RFC 3042)."),
-    k(
-        "rack_tlp",
-        Bool,
-        "false",
-        None,
-        "",
-        "RACK-TLP loss detection (RFC 8985; Linux's default); needs recovery = \"sack\".",
-    ),
-    k("min_rto_ms", Float, "1000.0", TIMER_MS, "ms", "Minimum RTO (RFC 6298)."),
-    k("initial_rto_ms", Float, "1000.0", TIMER_MS, "ms", "Initial RTO."),
-    k("max_rto_ms", Float, "60000.0", TIMER_MS, "ms", "Maximum RTO."),
-    k("trace_cwnd", Bool, "false", None, "", "Record cwnd/ssthresh over time."),
-    k("syn_retries", Int, "6", r(In(0.0), In(1e9)), "retries", "SYN retransmissions before giving up."),
-    k("max_retransmissions", Int, "15", r(In(1.0), In(1e9)), "RTOs", "Consecutive RTOs before aborting."),
-    k("compound", Table, "each key's default", None, "", "Compound TCP's parameters (cc = \"compound\")."),
-    k("compound.alpha", Float, "0.125", r(Ex(0.0), In(100.0)), "", "dwnd growth alpha * win^k per round."),
-    k("compound.beta", Float, "0.5", r(Ex(0.0), Ex(1.0)), "", "Window decrease on loss."),
-    k("compound.k", Float, "0.75", r(In(0.0), In(1.0)), "", "Exponent of the delay window's growth."),
-    k("compound.gamma", Float, "30.0", r(Ex(0.0), In(1e6)), "packets", "Backlog threshold."),
-    k("compound.zeta", Float, "1.0", r(Ex(0.0), In(100.0)), "", "dwnd reduction per packet above gamma."),
-    k("vegas", Table, "each key's default", None, "", "Vegas's thresholds (cc = \"vegas\")."),
-    k("vegas.alpha", Float, "2.0", r(In(0.0), In(1e6)), "packets", "Grow while Diff < alpha."),
-    k("vegas.beta", Float, "4.0", r(In(0.0), In(1e6)), "packets", "Shrink while Diff > beta; >= alpha."),
-    k("vegas.gamma", Float, "1.0", r(In(0.0), In(1e6)), "packets", "Leave slow start when Diff > gamma."),
-    k(
-        "vegas.loss_response",
-        Str,
-        "\"reno\"",
-        None,
-        "",
-        "\"reno\" (as ns-3 and Linux) or \"brakmo\" (Brakmo & Peterson 3.1, as ns-2).",
-    ),
-];
+impl TcpSection {
+    /// `self` with unset keys taken from `base` (key by key, also inside
+    /// the controllers' tables).
+    pub fn over(&self, base: &TcpSection) -> TcpSection {
+        let mut cc_tables = base.cc_tables.clone();
+        for (name, table) in &self.cc_tables {
+            let merged = cc_tables.entry(*name).or_default();
+            for (k, v) in table {
+                merged.insert(k.clone(), v.clone());
+            }
+        }
+        TcpSection { common: self.common.over(&base.common), cc_tables }
+    }
 
-fn ms(field: &str, x: f64) -> Result<SimDur, String> {
+    /// The selected controller (`cc`, else the first registered) with its
+    /// table: the keys set, the others at their defaults.
+    pub fn cc(&self) -> Result<CcConfig, ConfigError> {
+        let name = self.common.cc.unwrap_or_default();
+        CcConfig::read(name, self.cc_tables.get(&name))
+    }
+
+    /// The section's table: its keys split into [`TcpCommon`] and the
+    /// controllers' tables. Errors name the key (relative to the section).
+    pub fn read(mut table: Map<String, Value>) -> Result<TcpSection, ConfigError> {
+        let mut cc_tables = BTreeMap::new();
+        for name in CcName::ALL.iter().filter_map(|n| CcName::parse(n)).filter(|n| n.has_table()) {
+            match table.remove(name.as_str()) {
+                None => {}
+                Some(Value::Object(t)) => {
+                    cc_tables.insert(name, CcConfig::set_keys(name, &t)?);
+                }
+                Some(v) => return Err(ConfigError::new(name.as_str(), format!("must be a table, got {v}"))),
+            }
+        }
+        if let Some(key) = table.keys().find(|k| !TcpCommon::keys().iter().any(|c| c.path == k.as_str())) {
+            return Err(ConfigError::new(
+                "",
+                <serde_json::Error as serde::de::Error>::unknown_field(key, section_keys()).to_string(),
+            ));
+        }
+        Ok(TcpSection { common: read_table(Value::Object(table))?, cc_tables })
+    }
+}
+
+/// The keys a section may hold: [`TcpCommon`]'s, then the names of the
+/// controllers with tables.
+fn section_keys() -> &'static [&'static str] {
+    static NAMES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        let own = TcpCommon::keys().iter().map(|k| k.path);
+        let tables = CcName::ALL.iter().copied().filter(|n| CcName::parse(n).is_some_and(CcName::has_table));
+        own.chain(tables).collect()
+    })
+}
+
+impl<'de> Deserialize<'de> for TcpSection {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        TcpSection::read(Map::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+impl Serialize for TcpSection {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::Error;
+        let mut out = match serde_json::to_value(&self.common).map_err(S::Error::custom)? {
+            Value::Object(m) => m,
+            _ => unreachable!("a table"),
+        };
+        for (name, table) in &self.cc_tables {
+            out.insert(name.as_str().to_string(), Value::Object(table.clone()));
+        }
+        out.serialize(s)
+    }
+}
+
+/// Where in a TCP section (the document's table `t`) a deserialisation
+/// error lies: (the key's path inside the section, the message).
+pub fn locate_error(t: &Value) -> Option<(String, String)> {
+    let e = TcpSection::read(t.as_object()?.clone()).err()?;
+    Some((e.path, e.reason))
+}
+
+/// The key table of a TCP section, relative to it: [`TcpCommon`]'s rows,
+/// `cc`'s being the registry's (listing the registered names), then each
+/// controller's table and keys under its name (`vegas.alpha`).
+pub fn keys() -> &'static [Key] {
+    static ALL: std::sync::OnceLock<Vec<Key>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| {
+        let choice = CcConfig::keys();
+        let mut v: Vec<Key> =
+            TcpCommon::keys().iter().map(|k| if k.path == choice[0].path { choice[0] } else { *k }).collect();
+        v.extend_from_slice(&choice[1..]);
+        v
+    })
+}
+
+fn ms(field: &str, x: f64) -> Result<SimDur, ConfigError> {
     if !(x.is_finite() && x > 0.0 && x <= 1e7) {
-        return Err(format!("{field}: must be a positive number of milliseconds, got {x}"));
+        return Err(ConfigError::new(field, format!("must be a positive number of milliseconds, got {x}")));
     }
     Ok(SimDur::from_secs_f64(x / 1e3))
 }
 
-/// Build the endpoint configuration; errors are "field: reason".
-pub fn build(t: &TcpSection) -> Result<TcpConfig, String> {
+/// Build the endpoint configuration, checking every key of the section
+/// (also the tables of the controllers `cc` does not select); errors name
+/// the key relative to the section (`rwnd_bytes`, `vegas.beta`).
+pub fn build(t: &TcpSection) -> Result<TcpConfig, ConfigError> {
+    let o = &t.common;
     let mut c = TcpConfig::default();
-    if let Some(m) = t.mss {
+    if let Some(m) = o.mss {
         c.mss = m;
     }
-    if let Some(r) = t.recovery {
+    if let Some(r) = o.recovery {
         c.recovery = match r {
             RecoveryKind::Tahoe => RecoveryVariant::Tahoe,
             RecoveryKind::Reno => RecoveryVariant::Reno,
@@ -244,168 +274,202 @@ pub fn build(t: &TcpSection) -> Result<TcpConfig, String> {
             RecoveryKind::Sack => RecoveryVariant::Sack,
         };
     }
-    match (t.rwnd_packets, t.rwnd_bytes) {
-        (Some(_), Some(_)) => return Err("rwnd_bytes: set rwnd_packets or rwnd_bytes, not both".into()),
+    match (o.rwnd_packets, o.rwnd_bytes) {
+        (Some(_), Some(_)) => return Err(ConfigError::new("rwnd_bytes", "set rwnd_packets or rwnd_bytes, not both")),
         (Some(p), None) => {
             if p == 0 {
-                return Err("rwnd_packets: must be at least 1".into());
+                return Err(ConfigError::new("rwnd_packets", "must be at least 1"));
             }
             c.recv_buffer = RecvBuffer::Segments(p)
         }
         (None, Some(b)) => c.recv_buffer = RecvBuffer::Bytes(b),
         (None, None) => {}
     }
-    if let Some(w) = t.initial_window {
+    if let Some(w) = o.initial_window {
         if w == 0 {
-            return Err("initial_window: must be at least 1 segment".into());
+            return Err(ConfigError::new("initial_window", "must be at least 1 segment"));
         }
         c.initial_window = InitialWindow::Segments(w);
     }
-    if t.delayed_ack == Some(false) {
+    if o.delayed_ack == Some(false) {
         c.delayed_ack = None;
     } else {
         let mut d = DelayedAck::default();
-        if let Some(k) = t.delayed_ack_count {
+        if let Some(k) = o.delayed_ack_count {
             d.count = k;
         }
-        if let Some(x) = t.delayed_ack_ms {
+        if let Some(x) = o.delayed_ack_ms {
             d.timeout = ms("delayed_ack_ms", x)?;
         }
         c.delayed_ack = Some(d);
     }
-    if let Some(b) = t.sack {
+    if let Some(b) = o.sack {
         c.sack = b;
     }
-    if let Some(b) = t.timestamps {
+    if let Some(b) = o.timestamps {
         c.timestamps = b;
     }
-    if let Some(b) = t.window_scaling {
+    if let Some(b) = o.window_scaling {
         c.window_scaling = b;
     }
-    if let Some(b) = t.limited_transmit {
+    if let Some(b) = o.limited_transmit {
         c.limited_transmit = b;
     }
-    if let Some(x) = t.min_rto_ms {
+    if let Some(x) = o.min_rto_ms {
         c.min_rto = ms("min_rto_ms", x)?;
     }
-    if let Some(x) = t.initial_rto_ms {
+    if let Some(x) = o.initial_rto_ms {
         c.initial_rto = ms("initial_rto_ms", x)?;
     }
-    if let Some(x) = t.max_rto_ms {
+    if let Some(x) = o.max_rto_ms {
         c.max_rto = ms("max_rto_ms", x)?;
     }
-    if let Some(b) = t.trace_cwnd {
+    if let Some(b) = o.trace_cwnd {
         c.trace = b;
     }
-    if let Some(k) = t.syn_retries {
+    if let Some(k) = o.syn_retries {
         c.syn_retries = k;
     }
-    if let Some(k) = t.max_retransmissions {
+    if let Some(k) = o.max_retransmissions {
         c.max_retransmissions = k;
     }
-    compound_config(t.compound.as_ref())?;
-    vegas_config(t.vegas.as_ref())?;
-    if let Some(b) = t.rack_tlp {
+    for (name, table) in &t.cc_tables {
+        CcConfig::read(*name, Some(table))?.get().check().map_err(|e| e.under(name.as_str()))?;
+    }
+    if let Some(b) = o.rack_tlp {
         c.rack_tlp = b;
     }
     if c.rack_tlp && c.recovery != RecoveryVariant::Sack {
-        return Err("rack_tlp: RACK-TLP needs recovery = \"sack\" (RFC 8985 section 4: SACK-based)".into());
+        return Err(ConfigError::new(
+            "rack_tlp",
+            "RACK-TLP needs recovery = \"sack\" (RFC 8985 section 4: SACK-based)",
+        ));
     }
     // Needed for SACK-based recovery to be meaningful.
     if c.recovery == RecoveryVariant::Sack && !c.sack {
-        return Err("recovery: \"sack\" needs sack = true".into());
+        return Err(ConfigError::new("recovery", "\"sack\" needs sack = true"));
     }
-    c.validate()?;
-    Ok(c)
-}
-
-fn finite(field: &str, x: f64, ok: bool, reason: &str) -> Result<f64, String> {
-    if x.is_finite() && ok {
-        Ok(x)
-    } else {
-        Err(format!("{field}: {reason}, got {x}"))
-    }
-}
-
-/// `[tcp.compound]` over `CompoundConfig::default()`; errors are
-/// "compound.field: reason".
-pub fn compound_config(s: Option<&CompoundSection>) -> Result<CompoundConfig, String> {
-    let mut c = CompoundConfig::default();
-    let Some(s) = s else { return Ok(c) };
-    if let Some(x) = s.alpha {
-        c.alpha = finite("compound.alpha", x, x > 0.0, "must be positive")?;
-    }
-    if let Some(x) = s.beta {
-        c.beta = finite("compound.beta", x, x > 0.0 && x < 1.0, "must be in (0, 1)")?;
-    }
-    if let Some(x) = s.k {
-        c.k = finite("compound.k", x, (0.0..=1.0).contains(&x), "must be in [0, 1]")?;
-    }
-    if let Some(x) = s.gamma {
-        c.gamma = finite("compound.gamma", x, x > 0.0, "must be a positive number of packets")?;
-    }
-    if let Some(x) = s.zeta {
-        c.zeta = finite("compound.zeta", x, x > 0.0, "must be positive (paper 004: zeta > 0)")?;
-    }
-    Ok(c)
-}
-
-/// `[tcp.vegas]` over `VegasConfig::default()`; errors are
-/// "vegas.field: reason".
-pub fn vegas_config(s: Option<&VegasSection>) -> Result<VegasConfig, String> {
-    let mut c = VegasConfig::default();
-    let Some(s) = s else { return Ok(c) };
-    if let Some(x) = s.alpha {
-        c.alpha = finite("vegas.alpha", x, x >= 0.0, "must be non-negative")?;
-    }
-    if let Some(x) = s.beta {
-        c.beta = finite("vegas.beta", x, x >= 0.0, "must be non-negative")?;
-    }
-    if let Some(x) = s.gamma {
-        c.gamma = finite("vegas.gamma", x, x >= 0.0, "must be non-negative")?;
-    }
-    if c.beta < c.alpha {
-        return Err(format!("vegas.beta: must be at least alpha ({}), got {}", c.alpha, c.beta));
-    }
-    c.loss_response = match s.loss_response.as_deref() {
-        None | Some("reno") => VegasLoss::Reno,
-        Some("brakmo") => VegasLoss::Brakmo,
-        Some(x) => return Err(format!("vegas.loss_response: must be \"reno\" or \"brakmo\", got {x:?}")),
-    };
+    c.validate().map_err(|e| match e.split_once(": ") {
+        Some((path, reason)) => ConfigError::new(path, reason),
+        None => ConfigError::new("", e),
+    })?;
     Ok(c)
 }
 
 /// A fresh controller for one endpoint. `t` must have passed [`build`],
-/// which checks `[tcp.compound]` and `[tcp.vegas]`.
+/// which checks the controllers' tables.
 pub fn controller(t: &TcpSection) -> Box<dyn CongestionControl> {
-    match t.cc.unwrap_or(CcKind::Reno) {
-        CcKind::Reno => Box::new(Reno::new()),
-        CcKind::Vegas => Box::new(Vegas::new(vegas_config(t.vegas.as_ref()).expect("checked by build"))),
-        CcKind::Cubic => Box::new(Cubic::new(CubicConfig::default())),
-        CcKind::Compound => Box::new(Compound::new(compound_config(t.compound.as_ref()).expect("checked by build"))),
-    }
+    t.cc().expect("checked by build").get().build()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::compound::CompoundConfig;
+    use crate::cc::vegas::{VegasConfig, VegasLoss};
+    use serde_json::json;
+    use wifitcp_core::config::{explicit_defaults_agree, quoted_or};
+
+    fn section(v: Value) -> TcpSection {
+        serde_json::from_value(v).unwrap()
+    }
+
+    fn table<T: serde::de::DeserializeOwned>(t: &TcpSection, name: CcName) -> T {
+        serde_json::from_value(Value::Object(t.cc_tables.get(&name).cloned().unwrap_or_default())).unwrap()
+    }
 
     #[test]
     fn traffic_overrides_merge_key_by_key() {
-        let base = TcpSection {
-            compound: Some(CompoundSection { gamma: Some(10.0), zeta: Some(0.5), ..Default::default() }),
-            ..Default::default()
-        };
-        let own = TcpSection {
-            compound: Some(CompoundSection { gamma: Some(20.0), ..Default::default() }),
-            ..Default::default()
-        };
-        let c = compound_config(own.over(&base).compound.as_ref()).unwrap();
+        let base = section(json!({"compound": {"gamma": 10.0, "zeta": 0.5}, "vegas": {"alpha": 1}}));
+        let own = section(json!({"cc": "compound", "compound": {"gamma": 20.0}}));
+        let t = own.over(&base);
+        let c: CompoundConfig = table(&t, CcName::Compound);
         assert_eq!((c.alpha, c.gamma, c.zeta), (0.125, 20.0, 0.5));
-        let v =
-            vegas_config(Some(&VegasSection { alpha: Some(1.0), beta: Some(3.0), gamma: None, loss_response: None }))
-                .unwrap();
-        assert_eq!((v.alpha, v.beta, v.gamma), (1.0, 3.0, 1.0));
-        assert_eq!(compound_config(None).unwrap(), CompoundConfig::default());
+        assert_eq!(t.cc().unwrap(), CcConfig::Compound(c));
+        let v: crate::cc::vegas::VegasTable = table(&t, CcName::Vegas);
+        let v = VegasConfig::from(&v);
+        assert_eq!((v.alpha, v.beta, v.gamma), (1.0, 4.0, 1.0));
+        assert_eq!(section(json!({})).cc().unwrap(), CcConfig::default());
+        assert_eq!(table::<CompoundConfig>(&section(json!({})), CcName::Compound), CompoundConfig::default());
+        assert_eq!(t.common.cc, Some(CcName::Compound));
+        assert_eq!(base.over(&own).common.cc, Some(CcName::Compound));
+    }
+
+    #[test]
+    fn the_section_reads_back_what_it_writes() {
+        let t = section(json!({"cc": "vegas", "mss": 1000, "vegas": {"alpha": 1, "loss_response": "brakmo"}}));
+        let j = serde_json::to_value(&t).unwrap();
+        assert_eq!(j["vegas"], json!({"alpha": 1.0, "loss_response": "brakmo"}));
+        assert_eq!((j["cc"].as_str(), j["mss"].as_u64()), (Some("vegas"), Some(1000)));
+        assert!(j.get("compound").is_none(), "unset: not written");
+        assert_eq!(section(j), t);
+        let CcConfig::Vegas(v) = t.cc().unwrap() else { panic!("vegas") };
+        assert_eq!(VegasConfig::from(&v).loss_response, VegasLoss::Brakmo);
+    }
+
+    #[test]
+    fn errors_name_the_key() {
+        let err = |v: Value| TcpSection::read(v.as_object().unwrap().clone()).unwrap_err().to_string();
+        assert_eq!(err(json!({"vegas": {"alpha": "x"}})), "vegas.alpha: invalid type: string \"x\", expected f64");
+        assert!(err(json!({"vegas": {"loss_response": "x"}})).starts_with("vegas.loss_response: unknown variant `x`"));
+        assert!(err(json!({"compound": {"kappa": 1}})).starts_with("compound: unknown field `kappa`"));
+        assert_eq!(err(json!({"vegas": 3})), "vegas: must be a table, got 3");
+        let e = err(json!({"reno": {}}));
+        assert!(e.starts_with("unknown field `reno`, expected one of `recovery`, `cc`"), "{e}");
+        assert!(e.contains("`vegas`, `compound`"), "{e}");
+        assert!(err(json!({"cc": "bbr"})).starts_with("cc: unknown variant `bbr`, expected one of `reno`"));
+        assert!(err(json!({"mss": "x"})).starts_with("mss: invalid type"));
+        assert_eq!(locate_error(&json!({"vegas": {"gamma": true}})).unwrap().0, "vegas.gamma");
+        let bad = |v: Value| build(&section(v)).unwrap_err().to_string();
+        assert_eq!(bad(json!({"compound": {"beta": 1.0}})), "compound.beta: must be in (0, 1), got 1");
+        assert_eq!(
+            bad(json!({"cc": "vegas", "vegas": {"alpha": 5.0}})),
+            "vegas.beta: must be at least alpha (5), got 4"
+        );
+        assert_eq!(bad(json!({"vegas": {"gamma": -1.0}})), "vegas.gamma: must be non-negative, got -1");
+        assert_eq!(bad(json!({"rwnd_packets": 0})), "rwnd_packets: must be at least 1");
+        assert_eq!(bad(json!({"mss": 10})), "mss: 10 is outside 64..=65495");
+    }
+
+    #[test]
+    fn the_key_table_mounts_the_registry() {
+        let rows = keys();
+        let cc = rows.iter().find(|k| k.path == "cc").unwrap();
+        assert_eq!((cc.default, cc.doc), ("\"reno\"", format!("{}.", quoted_or(CcName::ALL)).as_str()));
+        for name in ["reno", "newreno", "vegas", "cubic", "compound"] {
+            assert!(cc.doc.contains(&format!("{name:?}")), "{}", cc.doc);
+        }
+        let paths: Vec<&str> = rows.iter().map(|k| k.path).collect();
+        assert_eq!(paths[..3], ["recovery", "cc", "mss"]);
+        let tail = &paths[TcpCommon::keys().len()..];
+        assert_eq!(tail[..2], ["vegas", "vegas.alpha"]);
+        assert!(tail.contains(&"compound.zeta") && tail.contains(&"vegas.loss_response"));
+        for name in CcName::ALL {
+            let n = CcName::parse(name).unwrap();
+            assert_eq!(paths.contains(name), n.has_table(), "{name}");
+            assert_eq!(CcConfig::read(n, None).unwrap().name(), n);
+        }
+        explicit_defaults_agree::<TcpCommon>().unwrap();
+        explicit_defaults_agree::<CompoundConfig>().unwrap();
+        explicit_defaults_agree::<crate::cc::vegas::VegasTable>().unwrap();
+    }
+
+    #[test]
+    fn newreno_is_reno_window_growth() {
+        let t = section(json!({"cc": "newreno", "recovery": "sack"}));
+        assert_eq!(t.cc().unwrap(), CcConfig::NewReno(crate::cc::reno::RenoTable {}));
+        assert_eq!(controller(&t).name(), "reno");
+        assert_eq!(build(&t).unwrap().recovery, RecoveryVariant::Sack);
+        assert!(TcpSection::read(json!({"newreno": {}}).as_object().unwrap().clone()).is_err());
+    }
+
+    #[test]
+    fn every_controller_builds_with_its_defaults() {
+        for name in CcName::ALL {
+            let t = section(json!({ "cc": name }));
+            build(&t).unwrap();
+            let c = controller(&t);
+            assert!(!c.name().is_empty(), "{name}");
+        }
     }
 }

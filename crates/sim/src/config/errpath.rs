@@ -7,6 +7,11 @@
 //!   (`channel: unknown variant ...`). The table is read again as its
 //!   variant's own struct, which names the key
 //!   (`channel.sta_antenna: unknown variant ...`).
+//! - A TCP section (`[tcp]`, `traffic[].tcp`, the proxies' `wired_tcp` and
+//!   `wireless_tcp`) is read as one table split in its parts (its own keys
+//!   and the controllers' tables): an error there is reported at the
+//!   section and located by reading the parts again
+//!   (`tcp.vegas.alpha: invalid type ...`).
 //! - A fixed-length array given more numbers than it takes is reported by
 //!   serde_json as "trailing characters": it is said in words, with the
 //!   length the key takes.
@@ -62,6 +67,9 @@ fn tagged(path: &str, t: &Value) -> Option<(String, String)> {
     if path.starts_with("traffic[") && path.ends_with(']') && !path[8..].contains('.') {
         return crate::apps::config::locate_error(t);
     }
+    if matches!(last, "tcp" | "wired_tcp" | "wireless_tcp") {
+        return wifitcp_tcp::scenario::locate_error(t);
+    }
     let (tag, body) = if path == "channel" {
         ("model", obj)
     } else if last == "qdisc" || last == "station_qdisc" || path == "ap.proxy" {
@@ -102,8 +110,13 @@ pub fn refine(doc: &Value, path: String, msg: String) -> (String, String) {
     if let Some(t) = node(doc, &path) {
         if let Some((p, m)) = tagged(&path, t) {
             let m = m.find(" at line ").map_or(m.clone(), |i| m[..i].to_string());
-            let full = if p == "." || p.is_empty() { path } else { format!("{path}.{p}") };
-            return (full, m);
+            if p == "." || p.is_empty() {
+                return (path, m);
+            }
+            // the key found may be a table read its own way (a TCP section
+            // inside a proxy's): locate the error inside it too
+            let full = if p.starts_with('[') { format!("{path}{p}") } else { format!("{path}.{p}") };
+            return refine(doc, full, m);
         }
         if msg == "trailing characters" {
             if let Value::Array(a) = t {
@@ -149,6 +162,20 @@ mod tests {
         assert!(e.starts_with("channel.propagation"), "{e}");
         let e = err(r#", "ap": {"qdisc": {"kind": "codel", "target_ms": "x"}}"#);
         assert_eq!(e, "ap.qdisc.target_ms: invalid type: string \"x\", expected f64");
+    }
+
+    #[test]
+    fn errors_inside_a_tcp_section_name_the_key() {
+        let e = err(r#", "tcp": {"cc": "vegas", "vegas": {"alpha": "x"}}"#);
+        assert_eq!(e, "tcp.vegas.alpha: invalid type: string \"x\", expected f64");
+        let e = err(r#", "tcp": {"vegas": {"alpah": 1}}"#);
+        assert!(e.starts_with("tcp.vegas: unknown field `alpah`, expected one of `alpha`"), "{e}");
+        let e = err(r#", "tcp": {"mss": "x"}"#);
+        assert_eq!(e, "tcp.mss: invalid type: string \"x\", expected u32");
+        let e = err(r#", "tcp": {"bbr": {}}"#);
+        assert!(e.starts_with("tcp: unknown field `bbr`, expected one of `recovery`, `cc`"), "{e}");
+        let e = err(r#", "tcp": {"cc": "bbr"}"#);
+        assert!(e.starts_with("tcp.cc: unknown variant `bbr`, expected one of `reno`"), "{e}");
     }
 
     #[test]

@@ -168,7 +168,7 @@ static WIRED: &[Key] = &[
 
 /// Every key of a scenario, in document order: the scenario's own keys with
 /// the sections other crates own mounted at their place: `[tcp]`
-/// (`wifitcp_tcp::scenario::KEYS`), `[ap.proxy]` (`wifitcp_pep::config::ProxyConfig::keys()`), `[[traffic]]` (`crate::apps::config::keys`), the queue disciplines of `ap.qdisc` and
+/// (`wifitcp_tcp::scenario::keys()`), `[ap.proxy]` (`wifitcp_pep::config::ProxyConfig::keys()`), `[[traffic]]` (`crate::apps::config::keys`), the queue disciplines of `ap.qdisc` and
 /// `wlan.station_qdisc` (`wifitcp_queue::QdiscConfig::keys()`, mounted once as
 /// `qdisc.*`) and `[channel]` (`wifitcp_wifi::channel::keys::KEYS`). Built once; the mounted paths live as
 /// long as the process, like the tables they come from.
@@ -181,7 +181,7 @@ pub fn keys() -> &'static [Key] {
         v.extend_from_slice(AP);
         v.extend(mounted("ap.proxy", wifitcp_pep::config::ProxyConfig::keys()));
         v.extend_from_slice(WIRED);
-        v.extend(mounted("tcp", wifitcp_tcp::scenario::KEYS));
+        v.extend(mounted("tcp", wifitcp_tcp::scenario::keys()));
         v.extend(mounted("traffic[]", crate::apps::config::keys()));
         v.extend(mounted("qdisc", wifitcp_queue::QdiscConfig::keys()));
         v.extend(mounted("channel", wifitcp_wifi::channel::keys::KEYS));
@@ -500,11 +500,10 @@ mod tests {
         ] {
             add("traffic[]", Some(kind), serde_json::json!({ key: Value::Null }));
         }
-        let tcp = TcpSection {
-            compound: Some(CompoundSection::default()),
-            vegas: Some(VegasSection::default()),
-            ..Default::default()
-        };
+        let mut tcp = TcpSection::default();
+        for name in CcName::ALL.iter().filter_map(|n| CcName::parse(n)).filter(|n| n.has_table()) {
+            tcp.cc_tables.insert(name, CcConfig::defaults(name));
+        }
         add("tcp", None, j(&tcp));
         for kind in QdiscConfig::KINDS {
             let q: QdiscConfig = serde_json::from_value(serde_json::json!({ "kind": kind })).unwrap();
@@ -629,7 +628,7 @@ mod tests {
     #[test]
     fn the_table_lists_exactly_the_keys_of_the_structs_with_their_defaults() {
         let serialised = struct_keys();
-        // every serialised key is in the table (compound/vegas/propagation/
+        // every serialised key is in the table (controllers' tables/propagation/
         // noise sub-tables are listed key by key)
         for (path, variant, default) in &serialised {
             let k = lookup(path, variant.as_deref()).unwrap_or_else(|| panic!("{path} ({variant:?}) not in KEYS"));

@@ -58,27 +58,55 @@
 //! - ACKs sent while application- or rwnd-limited do not grow either
 //!   component.
 use super::vegas::{vegas_diff, RoundStats, RoundTracker};
-use super::{AckInfo, CcEvent, CongestionControl, LossKind, Window};
+use super::{check_param, AckInfo, CcEvent, CcKind, CongestionControl, LossKind, Window};
+use wifitcp_core::config::ConfigError;
+use wifitcp_core::schema::r;
+use wifitcp_core::schema::B::{Ex, In};
 use wifitcp_core::{SimDur, SimTime};
 
-/// Compound TCP parameters (windows in packets).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct CompoundConfig {
-    /// Scalability: dwnd growth `alpha * win^k` (Tan: 1/8).
-    pub alpha: f64,
-    /// Multiplicative decrease of the send window on loss (Tan: 1/2).
-    pub beta: f64,
-    /// Exponent kappa (Tan: 3/4).
-    pub k: f64,
-    /// Backlog threshold gamma in packets (Tan, P&W: 30).
-    pub gamma: f64,
-    /// dwnd reduction per estimated backlogged packet (P&W: zeta > 0; 1).
-    pub zeta: f64,
+wifitcp_core::config_table! {
+    /// Compound TCP parameters (windows in packets), `[tcp.compound]`.
+    #[derive(Copy)]
+    #[serde(deny_unknown_fields)]
+    pub struct CompoundConfig {
+        /// dwnd growth alpha * win^k per round.
+        ///
+        /// Scalability (Tan: 1/8).
+        #[key(range = r(Ex(0.0), In(100.0)))]
+        pub alpha: f64 = 0.125,
+        /// Window decrease on loss.
+        ///
+        /// Multiplicative decrease of the send window (Tan: 1/2).
+        #[key(range = r(Ex(0.0), Ex(1.0)))]
+        pub beta: f64 = 0.5,
+        /// Exponent of the delay window's growth.
+        ///
+        /// Kappa (Tan: 3/4); paper 004's appendix discusses kappa = 0 and 1.
+        #[key(range = r(In(0.0), In(1.0)))]
+        pub k: f64 = 0.75,
+        /// Backlog threshold.
+        ///
+        /// Gamma, in packets (Tan, P&W: 30).
+        #[key(range = r(Ex(0.0), In(1e6)), unit = "packets")]
+        pub gamma: f64 = 30.0,
+        /// dwnd reduction per packet above gamma.
+        ///
+        /// Zeta, per estimated backlogged packet (P&W: zeta > 0; 1).
+        #[key(range = r(Ex(0.0), In(100.0)))]
+        pub zeta: f64 = 1.0,
+    }
 }
 
-impl Default for CompoundConfig {
-    fn default() -> Self {
-        CompoundConfig { alpha: 0.125, beta: 0.5, k: 0.75, gamma: 30.0, zeta: 1.0 }
+impl CcKind for CompoundConfig {
+    fn check(&self) -> Result<(), ConfigError> {
+        check_param("alpha", self.alpha, self.alpha > 0.0, "must be positive")?;
+        check_param("beta", self.beta, self.beta > 0.0 && self.beta < 1.0, "must be in (0, 1)")?;
+        check_param("k", self.k, (0.0..=1.0).contains(&self.k), "must be in [0, 1]")?;
+        check_param("gamma", self.gamma, self.gamma > 0.0, "must be a positive number of packets")?;
+        check_param("zeta", self.zeta, self.zeta > 0.0, "must be positive (paper 004: zeta > 0)")
+    }
+    fn build(&self) -> Box<dyn CongestionControl> {
+        Box::new(Compound::new(*self))
     }
 }
 

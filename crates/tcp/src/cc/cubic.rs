@@ -47,8 +47,20 @@
 //!   section 5.8; Linux shifts the epoch after idle the same way). An
 //!   `IdleRestart` also shifts `t_epoch` by the idle time.
 //! - Spurious-congestion undo (4.9) is not supported by the trait.
-use super::{AckInfo, CcEvent, CongestionControl, LossKind, Window};
+use super::{AckInfo, CcEvent, CcKind, CongestionControl, LossKind, Window};
 use wifitcp_core::{SimDur, SimTime};
+
+wifitcp_core::config_table! {
+    /// `cc = "cubic"`: no keys (RFC 9438's defaults, [`CubicConfig`]).
+    #[serde(deny_unknown_fields)]
+    pub struct CubicTable {}
+}
+
+impl CcKind for CubicTable {
+    fn build(&self) -> Box<dyn CongestionControl> {
+        Box::new(Cubic::new(CubicConfig::default()))
+    }
+}
 
 /// CUBIC parameters. Defaults: RFC 9438 sections 5 and 4.6 (`C = 0.4`,
 /// `beta_cubic = 0.7`, fast convergence on).

@@ -11,7 +11,59 @@
 //! This mirrors the split of Linux's `tcp_congestion_ops` (`ssthresh`,
 //! `cong_avoid`, `pkts_acked`, `set_state`, `cwnd_event`): a new algorithm
 //! plugs in without touching the connection code.
+//!
+//! A scenario selects a controller by name (`[tcp] cc = "vegas"`) and sets
+//! its keys in the table under that name (`[tcp.vegas]`). Each controller
+//! is one file here: its algorithm, its table struct (declared with
+//! `wifitcp_core::config_table!`, so its key rows derive from the
+//! declaration) and the [`CcKind`] impl of that struct (its checks and the
+//! constructor of an endpoint's controller); and one line of the
+//! [`CcConfig`] registration below, which the scenario layer
+//! (`crate::scenario`: parsing, the key table, building) reads.
+use wifitcp_core::config::ConfigError;
 use wifitcp_core::{SimDur, SimTime};
+
+wifitcp_core::config_choices! {
+    /// The congestion controllers a scenario selects by `tcp.cc`, each with
+    /// its keys (if any) in `[tcp.<name>]`: one line per controller, naming
+    /// its table struct and the module of its file, in the order docs and
+    /// messages list them; the first is the default.
+    pub enum CcConfig: key "cc", names CcName, dyn CcKind {
+        /// Reno window growth (RFC 5681).
+        "reno" => Reno(reno::RenoTable) mod reno,
+        /// Reno window growth by the name Linux and ns-3 give it (loss recovery is `recovery`).
+        "newreno" => NewReno(reno::RenoTable),
+        /// TCP Vegas (Brakmo & Peterson 1995): its thresholds, in packets of backlog.
+        "vegas" => Vegas(vegas::VegasTable) mod vegas,
+        /// CUBIC (RFC 9438).
+        "cubic" => Cubic(cubic::CubicTable) mod cubic,
+        /// Compound TCP (Tan et al., INFOCOM 2006; paper 004 eq. (1)).
+        "compound" => Compound(compound::CompoundConfig) mod compound,
+        /// HighSpeed TCP (RFC 3649).
+        "highspeed" => HighSpeed(highspeed::HighSpeedTable) mod highspeed,
+    }
+}
+
+/// A congestion controller as a scenario selects it: its table
+/// (`[tcp.<name>]`), checked, and the constructor of one endpoint's
+/// controller.
+pub trait CcKind {
+    /// Checks of the table's keys; paths relative to the table (`beta`).
+    fn check(&self) -> Result<(), ConfigError> {
+        Ok(())
+    }
+    /// A fresh controller for one endpoint (of a checked table).
+    fn build(&self) -> Box<dyn CongestionControl>;
+}
+
+/// `Err` at `key`, "`reason`, got `x`", unless `x` is finite and `ok`.
+pub fn check_param(key: &str, x: f64, ok: bool, reason: &str) -> Result<(), ConfigError> {
+    if x.is_finite() && ok {
+        Ok(())
+    } else {
+        Err(ConfigError::new(key, format!("{reason}, got {x}")))
+    }
+}
 
 /// The window state the connection shares with its controller, in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,9 +150,5 @@ pub fn half_flight(in_flight: u64, mss: u32) -> u64 {
     (in_flight / 2).max(2 * mss as u64)
 }
 
-pub mod compound;
-pub mod cubic;
-pub mod reno;
 #[cfg(test)]
 pub(crate) mod testkit;
-pub mod vegas;

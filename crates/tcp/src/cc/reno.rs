@@ -1,7 +1,9 @@
 //! Standard AIMD congestion control (RFC 5681 section 3.1), the window
 //! growth of Tahoe, Reno, NewReno and SACK TCP. The loss-recovery variant is
 //! a connection setting ([`crate::RecoveryVariant`]); this controller only
-//! grows the window and halves it on loss.
+//! grows the window and halves it on loss. A scenario selects it as `cc =
+//! "reno"` or `cc = "newreno"` (the name Linux and ns-3 give their default
+//! controller); both are this controller, whatever `recovery` says.
 //!
 //! - Slow start (cwnd < ssthresh): RFC 5681 equation (2),
 //!   `cwnd += min(N, SMSS)` per ACK, N = newly acknowledged bytes.
@@ -16,8 +18,20 @@
 //!   cwnd-limited (application- or receiver-window-limited), in the spirit of
 //!   RFC 7661 and as Linux does. Deviation from plain RFC 5681, which does
 //!   not say; switch off with `validate = false` (ns-2 behaviour).
-use super::{half_flight, AckInfo, CcEvent, CongestionControl, LossKind, Window};
+use super::{half_flight, AckInfo, CcEvent, CcKind, CongestionControl, LossKind, Window};
 use wifitcp_core::SimTime;
+
+wifitcp_core::config_table! {
+    /// `cc = "reno"` and `cc = "newreno"`: no keys.
+    #[serde(deny_unknown_fields)]
+    pub struct RenoTable {}
+}
+
+impl CcKind for RenoTable {
+    fn build(&self) -> Box<dyn CongestionControl> {
+        Box::new(Reno::new())
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct Reno {

@@ -70,8 +70,51 @@
 //! - After a loss, recovery exit or idle restart, the current round is
 //!   restarted (Linux `vegas_enable`); `BaseRTT` is kept (B&P: minimum of
 //!   all samples), whereas Linux resets it after idle.
-use super::{half_flight, AckInfo, CcEvent, CongestionControl, LossKind, Window};
+use super::{check_param, half_flight, AckInfo, CcEvent, CcKind, CongestionControl, LossKind, Window};
+use wifitcp_core::config::{ConfigError, KeyType};
+use wifitcp_core::schema::B::In;
+use wifitcp_core::schema::{r, Ty};
 use wifitcp_core::{SimDur, SimTime};
+
+wifitcp_core::config_table! {
+    /// `[tcp.vegas]`: the thresholds of [`VegasConfig`], in packets of
+    /// backlog, and its loss response.
+    #[serde(deny_unknown_fields)]
+    pub struct VegasTable {
+        /// Grow while Diff < alpha.
+        #[key(range = r(In(0.0), In(1e6)), unit = "packets")]
+        pub alpha: f64 = 2.0,
+        /// Shrink while Diff > beta; >= alpha.
+        #[key(range = r(In(0.0), In(1e6)), unit = "packets")]
+        pub beta: f64 = 4.0,
+        /// Leave slow start when Diff > gamma.
+        #[key(range = r(In(0.0), In(1e6)), unit = "packets")]
+        pub gamma: f64 = 1.0,
+        /// "reno" (as ns-3 and Linux) or "brakmo" (Brakmo & Peterson 3.1, as ns-2).
+        pub loss_response: VegasLoss = VegasLoss::Reno,
+    }
+}
+
+impl CcKind for VegasTable {
+    fn check(&self) -> Result<(), ConfigError> {
+        check_param("alpha", self.alpha, self.alpha >= 0.0, "must be non-negative")?;
+        check_param("beta", self.beta, self.beta >= 0.0, "must be non-negative")?;
+        check_param("gamma", self.gamma, self.gamma >= 0.0, "must be non-negative")?;
+        if self.beta < self.alpha {
+            return Err(ConfigError::new("beta", format!("must be at least alpha ({}), got {}", self.alpha, self.beta)));
+        }
+        Ok(())
+    }
+    fn build(&self) -> Box<dyn CongestionControl> {
+        Box::new(Vegas::new(VegasConfig::from(self)))
+    }
+}
+
+impl From<&VegasTable> for VegasConfig {
+    fn from(t: &VegasTable) -> VegasConfig {
+        VegasConfig { alpha: t.alpha, beta: t.beta, gamma: t.gamma, loss_response: t.loss_response, ..VegasConfig::default() }
+    }
+}
 
 /// Vegas parameters (packets). Defaults: alpha 2, beta 4, gamma 1 (B&P 1995).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -93,7 +136,8 @@ pub struct VegasConfig {
 }
 
 /// Vegas's reaction to loss (module docs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum VegasLoss {
     /// Reno's: three duplicate ACKs, half the flight (ns-3 3.37, Linux).
     #[default]
@@ -102,15 +146,21 @@ pub enum VegasLoss {
     Brakmo,
 }
 
+impl KeyType for VegasLoss {
+    const TY: Ty = Ty::Str;
+}
+
 impl Default for VegasConfig {
+    /// The thresholds and loss response of [`VegasTable`]'s defaults.
     fn default() -> Self {
+        let t = VegasTable::default();
         VegasConfig {
-            alpha: 2.0,
-            beta: 4.0,
-            gamma: 1.0,
+            alpha: t.alpha,
+            beta: t.beta,
+            gamma: t.gamma,
             min_samples: 3,
             ss_every_other_rtt: true,
-            loss_response: VegasLoss::Reno,
+            loss_response: t.loss_response,
         }
     }
 }
