@@ -6,6 +6,11 @@ Subcommands: ``run``, ``validate``, ``compare``, ``export``, ``bench``,
 Bad input prints ONE line ``error: FILE: dotted.key: reason`` on stderr and
 exits 2; a failed run exits 1; no traceback either way (set
 ``WIFITCP_DEBUG=1`` to see one for internal errors).
+
+Start-up: this module imports only argparse and what the interpreter loads
+anyway; each command imports the modules it uses when it runs, so ``--help``
+and ``validate`` load neither the campaign machinery nor DuckDB, pandas,
+numpy or scipy (python/tests/test_startup.py; ``bench/startup`` times it).
 """
 
 from __future__ import annotations
@@ -16,10 +21,9 @@ import os
 import re
 import sys
 import time
-from pathlib import Path
 from typing import Optional, Sequence
 
-from . import api, core
+from . import core
 from .errors import InputError, RunError
 
 EXIT_BAD_INPUT = 2
@@ -249,7 +253,7 @@ def _load(args: argparse.Namespace):
         raise InputError("--seeds", "", "give --seed or --seeds, not both")
     sets = list(args.set) + scn_mod.sweep_sets(getattr(args, "sweep", []),
                                                getattr(args, "seeds", None))
-    return api.load(args.scenario, sets=sets, seed=args.seed)
+    return scn_mod.load(args.scenario, sets=sets, seed=args.seed)
 
 
 def _check_writable_dir(path: str, opt: str) -> None:
@@ -270,7 +274,7 @@ RUNS_TABLE_MAX = 60
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from . import campaign
+    from . import api, campaign
     from . import scenario as scn_mod
     from .report import configs_table, runs_table
 
@@ -349,7 +353,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def _open_existing(path: str):
     from .store import Store
 
-    if not Path(path).is_file():
+    if not os.path.isfile(path):
         raise InputError(path, "", "no such results store")
     try:
         return Store(path, read_only=True)
@@ -461,7 +465,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from . import reportpage
 
-    out = args.out or str(Path(args.results) / "report")
+    out = args.out or os.path.join(args.results, "report")
     page = reportpage.build(args.scenarios, results=args.results, out=out, run=args.run,
                             jobs=args.jobs, dask=args.dask)
     print(page)
@@ -472,6 +476,8 @@ def cmd_schema(args: argparse.Namespace) -> int:
     from . import schemadoc
 
     if args.write:
+        from pathlib import Path
+
         changed = schemadoc.update(Path(args.write))
         print(f"{args.write}: {'updated' if changed else 'up to date'}", file=sys.stderr)
     else:
@@ -487,7 +493,7 @@ COMMANDS = {"run": cmd_run, "validate": cmd_validate, "compare": cmd_compare,
 
 def cmd_emulate(args: argparse.Namespace) -> int:
     """`wifitcp emulate` (python/wifitcp/emulate.py)."""
-    from . import emulate, runner
+    from . import api, emulate, runner
     from . import scenario as scn_mod
 
     if args.cleanup:
