@@ -56,6 +56,21 @@ def test_help_loads_only_the_command_line():
     assert not {"subprocess", "platform", "socket"} & mods
 
 
+def test_validate_loads_no_campaign_and_no_store():
+    mods = modules_after("validate", "scenarios/quick-check.toml")
+    assert heavy(mods) == []
+    assert not {"wifitcp.api", "wifitcp.campaign", "wifitcp.runner", "wifitcp.store",
+                "wifitcp.tidy", "wifitcp.frames", "wifitcp.network"} & ours(mods)
+    assert "dataclasses" not in mods and "pathlib" not in mods
+
+
+def test_run_without_a_store_loads_no_data_libraries():
+    mods = modules_after("run", "scenarios/quick-check.toml", "--no-store", "--quiet",
+                         "--jobs", "1")
+    assert heavy(mods) == []
+    assert not {"wifitcp.tidy", "wifitcp.frames", "multiprocessing", "dataclasses"} & mods
+
+
 def test_import_wifitcp_is_lazy_and_its_names_still_resolve():
     code = ("import sys, wifitcp; before = set(sys.modules); "
             "from wifitcp import run, sweep, Network, Scenario, Store, Results, load; "

@@ -10,12 +10,11 @@ not run again, their stored results are returned.
 from __future__ import annotations
 
 import json
-from pathlib import Path
+import os
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 from . import campaign, core, scenario as scn_mod
 from .errors import InputError, RunError
-from .frames import to_frame
 from .runner import RunOutcome
 from .scenario import Scenario
 from .store import Store
@@ -26,10 +25,10 @@ DEFAULT_RESULTS_DIR = "results"
 def default_store_path(name: str) -> str:
     """``results/<scenario-name>.duckdb`` (relative to the working directory)."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "scenario"
-    return str(Path(DEFAULT_RESULTS_DIR) / f"{safe}.duckdb")
+    return os.path.join(DEFAULT_RESULTS_DIR, f"{safe}.duckdb")
 
 
-def load(scenario: Union[str, Path, dict, Scenario], sets: Iterable = (),
+def load(scenario: Union[str, os.PathLike, dict, Scenario], sets: Iterable = (),
          seed: Optional[int] = None) -> Scenario:
     """A Scenario from a TOML path or an already-parsed document (dict).
 
@@ -125,12 +124,12 @@ def _sets(set: Iterable, sweep: Optional[Mapping], seeds: Any) -> list:
     return out
 
 
-def run(scenario: Union[str, Path, dict, Scenario], *, seed: Optional[int] = None,
+def run(scenario: Union[str, os.PathLike, dict, Scenario], *, seed: Optional[int] = None,
         seeds: Any = None, set: Iterable = (), sweep: Optional[Mapping] = None,
         jobs: Optional[int] = None, dask: Any = None,
-        out: Optional[Union[str, Path]] = None, replace: bool = False,
+        out: Optional[Union[str, os.PathLike]] = None, replace: bool = False,
         rerun: bool = False, frame: Optional[str] = None, progress: bool = False,
-        raise_on_failure: bool = True, pcap: Optional[Union[str, Path]] = None) -> Any:
+        raise_on_failure: bool = True, pcap: Optional[Union[str, os.PathLike]] = None) -> Any:
     """Run a scenario's campaign (path, dict or Scenario); one row per run.
 
     * ``set``: ``"dotted.key=VALUE"`` overrides; ``sweep``: extra grid axes,
@@ -191,10 +190,12 @@ def run(scenario: Union[str, Path, dict, Scenario], *, seed: Optional[int] = Non
     records.sort(key=lambda r: r["run_index"])
     if frame == "records":
         return records
+    from .frames import to_frame
+
     return to_frame(records, frame)
 
 
-def sweep(scenario: Union[str, Path, dict, Scenario], sweep: Optional[Mapping] = None,
+def sweep(scenario: Union[str, os.PathLike, dict, Scenario], sweep: Optional[Mapping] = None,
           seeds: Any = None, **kwargs: Any) -> Any:
     """`run` with the sweep first: ``sweep(path, {"wlan.stations": "1..15"}, "1..5")``."""
     return run(scenario, sweep=sweep, seeds=seeds, **kwargs)

@@ -15,33 +15,37 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from . import core, runner, scenario as scn_mod
 from .errors import InputError
+from .record import Record
 from .runner import RunOutcome
 from .scenario import RunSpec, Scenario
 from .store import Store, run_key
 
 
-@dataclass
-class Planned:
-    spec: RunSpec
-    config: dict            # normalised by the core
-    scenario_hash: str
-    key: str
+class Planned(Record):
+    FIELDS = ("spec", "config", "scenario_hash", "key")
+
+    def __init__(self, spec: RunSpec, config: dict, scenario_hash: str, key: str):
+        self.spec = spec
+        self.config = config              # normalised by the core
+        self.scenario_hash = scenario_hash
+        self.key = key
 
 
-@dataclass
-class CampaignResult:
+class CampaignResult(Record):
     """What a campaign did: the runs it executed and the ones it skipped."""
 
-    planned: list                                  # [Planned] in run order
-    outcomes: list = field(default_factory=list)   # [(RunOutcome, run_id)] run order
-    skipped: list = field(default_factory=list)    # [Planned] already finished
-    version: str = ""
-    wall_s: float = 0.0                            # set by `run_with_progress`
+    FIELDS = ("planned", "outcomes", "skipped", "version", "wall_s")
+
+    def __init__(self, planned: list, version: str = ""):
+        self.planned = planned            # [Planned] in run order
+        self.outcomes: list = []          # [(RunOutcome, run_id)] run order
+        self.skipped: list = []           # [Planned] already finished
+        self.version = version
+        self.wall_s = 0.0                 # set by `run_with_progress`
 
     @property
     def failed(self) -> list:
