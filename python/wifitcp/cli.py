@@ -110,10 +110,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--pcap", metavar="DIR",
                    help="write each run's packets as pcap, one file per interface, into "
                         "DIR/<scenario>/run<index>-seed<seed>/ (802.11 with radiotap; "
-                        "Ethernet on wired links)")
+                        "Ethernet on wired links); stored runs without them run again")
     r.add_argument("--trace", metavar="DIR",
                    help="write each run's per-packet trace (enqueue, dequeue, transmit, receive, "
-                        "drop) as DIR/<scenario>/run<index>-seed<seed>/packets.parquet")
+                        "drop) as DIR/<scenario>/run<index>-seed<seed>/packets.parquet; "
+                        "stored runs without it run again")
     r.add_argument("--quiet", action="store_true", help="no progress, no table")
     r.add_argument("--flows", action="store_true", help="list every flow's goodput")
     r.add_argument("--compare", action="store_true",
