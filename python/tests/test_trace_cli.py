@@ -148,3 +148,13 @@ def test_trace_of_a_stored_run_runs_it_again(tmp_path, capsys):
     with duckdb.connect(db, read_only=True) as con:
         assert con.execute("select count(*) from runs").fetchone()[0] == 1
 
+
+@requires_core
+def test_api_run_writes_the_trace(tmp_path):
+    import wifitcp
+
+    scn = tmp_path / "s.toml"
+    scn.write_text(SCN)
+    rows = wifitcp.run(str(scn), seed=1, trace=tmp_path / "tr", frame="records", jobs=1)
+    assert len(rows) == 1
+    assert (tmp_path / "tr" / "pcap-cli" / "run0-seed1" / "packets.parquet").is_file()

@@ -129,7 +129,8 @@ def run(scenario: Union[str, os.PathLike, dict, Scenario], *, seed: Optional[int
         jobs: Optional[int] = None, dask: Any = None,
         out: Optional[Union[str, os.PathLike]] = None, replace: bool = False,
         rerun: bool = False, frame: Optional[str] = None, progress: bool = False,
-        raise_on_failure: bool = True, pcap: Optional[Union[str, os.PathLike]] = None) -> Any:
+        raise_on_failure: bool = True, pcap: Optional[Union[str, os.PathLike]] = None,
+        trace: Optional[Union[str, os.PathLike]] = None) -> Any:
     """Run a scenario's campaign (path, dict or Scenario); one row per run.
 
     * ``set``: ``"dotted.key=VALUE"`` overrides; ``sweep``: extra grid axes,
@@ -141,7 +142,10 @@ def run(scenario: Union[str, os.PathLike, dict, Scenario], *, seed: Optional[int
     * ``out``: a DuckDB store; runs already in it are skipped (``rerun``
       runs them again), ``replace`` first deletes the scenario's runs.
     * ``pcap``: a directory; each run writes one pcap file per interface
-      into ``pcap/<scenario>/run<index>-seed<seed>/``.
+      into ``pcap/<scenario>/run<index>-seed<seed>/``; ``trace``: likewise
+      its per-packet trace, ``trace/<scenario>/run<index>-seed<seed>/
+      packets.parquet`` (as the CLI's ``--pcap`` and ``--trace``). A run
+      the store already has runs again if its files are not there.
     * ``frame``: ``"pandas"``, ``"polars"``, or ``"records"`` for a list of
       dicts with the whole result (flows, stations, series); default pandas,
       or polars if pandas is missing.
@@ -174,7 +178,8 @@ def run(scenario: Union[str, os.PathLike, dict, Scenario], *, seed: Optional[int
 
         res = campaign.execute(scn, items, jobs=jobs, dask=dask, store=store, rerun=rerun,
                                on_start=on_start, on_outcome=on_outcome,
-                               pcap=None if pcap is None else str(pcap))
+                               pcap=None if pcap is None else str(pcap),
+                               trace=None if trace is None else str(trace))
         records = [record(o, res.version, rid) for o, rid in res.outcomes]
         if store is not None:
             records += stored_records(store, res.skipped)
