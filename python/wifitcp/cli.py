@@ -86,7 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--seeds", metavar="LIST",
                         help="seeds to run, e.g. 1..5 or 1,2,7 (replaces scenario.seeds)")
         sp.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a value (dotted key, TOML value); repeatable")
+                        help="override a value (dotted key, TOML value), a swept one "
+                             "included; repeatable")
         sp.add_argument("--sweep", action="append", default=[], metavar="KEY=V1,V2,...",
                         help="a grid axis, e.g. wlan.stations=1,2,5 or 1..15; repeatable")
 
@@ -201,7 +202,8 @@ def build_parser() -> argparse.ArgumentParser:
     em.add_argument("--seed", type=_seed, help="seed of the simulated network (default: the "
                                                "scenario's first)")
     em.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                    help="override a value (dotted key, TOML value); repeatable")
+                    help="override a value (dotted key, TOML value), a swept one "
+                         "included; repeatable")
     em.add_argument("--duration", type=float, metavar="S",
                     help="seconds of real time to run (default scenario.duration_s)")
     em.add_argument("--on", nargs=2, action="append", default=[], metavar=("NODE", "CMD"),
@@ -254,7 +256,17 @@ def _load(args: argparse.Namespace):
         raise InputError("--seeds", "", "give --seed or --seeds, not both")
     sets = list(args.set) + scn_mod.sweep_sets(getattr(args, "sweep", []),
                                                getattr(args, "seeds", None))
-    return scn_mod.load(args.scenario, sets=sets, seed=args.seed)
+    scn = scn_mod.load(args.scenario, sets=sets, seed=args.seed)
+    _say_collapsed(scn)
+    return scn
+
+
+def _say_collapsed(scn) -> None:
+    """One line on stderr for each swept key a ``--set`` replaced
+    (`scenario.sets_win`)."""
+    for path, (origin, values) in scn.collapsed.items():
+        print(f"note: {scn.file}: {origin} replaces the sweep's values of {path} "
+              f"({json.dumps(values, default=str)})", file=sys.stderr)
 
 
 def _check_writable_dir(path: str, opt: str) -> None:
@@ -514,6 +526,7 @@ def cmd_emulate(args: argparse.Namespace) -> int:
     if args.pcap is not None:
         _check_writable_dir(args.pcap, "--pcap")
     scn = api.load(args.scenario, sets=list(args.set), seed=args.seed)
+    _say_collapsed(scn)
     items = scn_mod.check_all(scn)
     if len({json.dumps(s.params, sort_keys=True) for s, _ in items}) > 1:
         raise InputError(scn.file, "sweep", f"{scn.n_configs} configurations: the emulator runs "

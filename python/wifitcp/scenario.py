@@ -17,6 +17,11 @@ document is handed to the core:
 Runs = product(grid axes) x cases x seeds, in that nesting order. The
 ``params`` of a run are the dotted paths the sweep set, grid first.
 
+A ``--set`` of a key the sweep also sets wins over the sweep: the grid
+axis keeps the ``--set`` value only, every case takes it (cases that become
+equal are merged), and ``Scenario.collapsed`` records what the sweep had,
+for the command line to say so.
+
 Dotted paths address tables by key and arrays by index, written either
 ``traffic.0.rate_mbps`` or ``traffic[0].rate_mbps``.
 """
@@ -201,11 +206,12 @@ def _fmt(v: Any) -> str:
 class Scenario(Record):
     """A loaded scenario: base core document, seeds and sweep."""
 
-    FIELDS = ("file", "base", "seeds", "grid", "cases", "campaign", "report", "sets")
+    FIELDS = ("file", "base", "seeds", "grid", "cases", "campaign", "report", "sets",
+              "collapsed")
 
     def __init__(self, file: str, base: dict, seeds: list, grid: list, cases: list,
                  campaign: Optional[dict] = None, report: Optional[dict] = None,
-                 sets: Optional[dict] = None):
+                 sets: Optional[dict] = None, collapsed: Optional[dict] = None):
         self.file = file
         self.base = base                # core document (no seeds, no sweep)
         self.seeds = seeds
@@ -214,6 +220,8 @@ class Scenario(Record):
         self.campaign = {} if campaign is None else campaign  # [campaign]: jobs, dask
         self.report = report            # [report], checked (see parse_report)
         self.sets = {} if sets is None else sets  # --set path -> "--set path=value"
+        #: sweep path -> (its "--set ...", the values the sweep had): `sets_win`
+        self.collapsed = {} if collapsed is None else collapsed
 
     @property
     def name(self) -> str:
@@ -247,6 +255,8 @@ class Scenario(Record):
                 for path, value in case.items():
                     params[path] = value
                     origins[path] = f'sweep.cases[{ci}]."{path}"'
+                for path in params.keys() & self.collapsed.keys():
+                    origins[path] = self.collapsed[path][0]  # its value is the --set's
                 config = _copy(self.base)
                 for path, value in params.items():
                     try:
@@ -344,8 +354,9 @@ def from_dict(doc: dict, file: str = "<scenario>", sets: Iterable[str] = (),
     if seed is not None:
         seeds = [_check_seed(seed, file, "--seed")]
     grid, cases = _parse_sweep(sweep, file)
+    grid, cases, collapsed = sets_win(grid, cases, doc, set_origins)
     scn = Scenario(file=file, base=doc, seeds=seeds, grid=grid, cases=cases,
-                   campaign=campaign, report=report, sets=set_origins)
+                   campaign=campaign, report=report, sets=set_origins, collapsed=collapsed)
     if scn.n_runs > MAX_RUNS:
         sizes = [str(len(v)) for _, v in grid] + ([str(len(cases))] if len(cases) > 1 else [])
         sizes.append(f"{len(seeds)} seed{'s' if len(seeds) != 1 else ''}")
@@ -669,6 +680,35 @@ def _parse_sweep(sweep: Any, file: str) -> tuple[list, list]:
     return grid, cases
 
 
+def sets_win(grid: list, cases: list, doc: dict, sets: dict) -> tuple[list, list, dict]:
+    """``(grid, cases, collapsed)`` with every key of ``sets`` (``--set``
+    path -> its text) that the sweep sets taking the ``--set`` value, which
+    ``doc`` holds: a grid axis keeps that one value, every case takes it and
+    cases that become equal are merged. ``collapsed``: sweep path -> (the
+    ``--set`` text, the values the sweep had)."""
+    collapsed: dict = {}
+    wanted = {tuple(split_path(k)): (k, origin) for k, origin in sets.items()}
+    for i, (path, values) in enumerate(grid):
+        hit = wanted.get(tuple(split_path(path)))
+        if hit is not None:
+            grid[i] = (path, [get_path(doc, hit[0])])
+            collapsed[path] = (hit[1], values)
+    in_cases = False
+    for case in cases:
+        for path in case:
+            hit = wanted.get(tuple(split_path(path)))
+            if hit is not None:
+                collapsed.setdefault(path, (hit[1], []))[1].append(case[path])
+                case[path] = get_path(doc, hit[0])
+                in_cases = True
+    if in_cases:
+        merged: dict = {}
+        for case in cases:
+            merged.setdefault(json.dumps(case, sort_keys=True, default=str), case)
+        cases = list(merged.values())
+    return grid, cases, collapsed
+
+
 def _type(v: Any) -> str:
     if isinstance(v, bool):
         return "a boolean"
@@ -719,6 +759,8 @@ def check_run(spec: RunSpec, file: str, context: bool = True) -> dict:
                 if best is None or len(pp) > best[0]:
                     best = (len(pp), p, origin)
         if best is not None and best[1] in spec.origins and best[2] == spec.origins[best[1]]:
+            if best[2] in spec.sets.values():  # a --set that replaced the sweep's values
+                return _raise(file, best[2], reason)
             return _raise(file, best[2], f"{reason} (value {_fmt(spec.params[best[1]])})")
         notes = [n for n in ((f"from {best[2]}" if best else ""), where) if n]
         raise InputError(file, path, reason + (f" ({', '.join(notes)})" if notes else "")) from None
