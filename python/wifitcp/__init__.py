@@ -19,7 +19,10 @@ results in DuckDB and holds the analytical models (``wifitcp.models``).
 from __future__ import annotations
 
 import os as _os
-from typing import Any as _Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: `wifitcp --help` does without typing
+    from typing import Any as _Any
 
 from .errors import InputError, RunError
 

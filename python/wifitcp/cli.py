@@ -7,10 +7,11 @@ Bad input prints ONE line ``error: FILE: dotted.key: reason`` on stderr and
 exits 2; a failed run exits 1; no traceback either way (set
 ``WIFITCP_DEBUG=1`` to see one for internal errors).
 
-Start-up: this module imports only argparse and what the interpreter loads
-anyway; each command imports the modules it uses when it runs, so ``--help``
-and ``validate`` load neither the campaign machinery nor DuckDB, pandas,
-numpy or scipy (python/tests/test_startup.py; ``bench/startup`` times it).
+Start-up: this module imports argparse and little else (not even typing:
+its annotations are not evaluated); each command imports the modules it
+uses when it runs, so ``--help`` and ``validate`` load neither the campaign
+machinery nor DuckDB, pandas, numpy or scipy (python/tests/test_startup.py;
+``bench/startup`` times it).
 """
 
 from __future__ import annotations
@@ -21,7 +22,10 @@ import os
 import re
 import sys
 import time
-from typing import Optional, Sequence
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: --help does without typing
+    from typing import Optional, Sequence
 
 from . import core
 from .errors import InputError, RunError

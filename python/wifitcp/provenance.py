@@ -11,9 +11,9 @@ for it) and written into every ``runs`` row (docs/results.md):
 - ``host``: the host name, with the platform and Python version.
 
 Nothing here may fail a run: every piece falls back to ``None``. Every
-command line imports this module (`set_command`), so it imports only what
-the interpreter has loaded anyway; the rest (subprocess, platform, socket,
-shlex) is imported when a piece is computed.
+command line imports this module (`set_command`), so it imports only
+modules argparse has loaded already; the rest (subprocess, platform,
+socket, shlex) is imported when a piece is computed.
 """
 
 from __future__ import annotations
@@ -21,7 +21,10 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from typing import Optional
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    from typing import Optional
 
 #: the package's source tree: python/wifitcp -> the repository root
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
