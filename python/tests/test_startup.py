@@ -54,8 +54,9 @@ def test_help_loads_only_the_command_line():
                           "wifitcp.errors", "wifitcp.provenance"}
     # what provenance computes only for a stored run; typing (annotations
     # only: its compilation is a tenth of --help's start-up without a
-    # bytecode cache)
-    assert not {"subprocess", "platform", "socket", "typing"} & mods
+    # bytecode cache); shutil, with bz2 and lzma (argparse's for the
+    # terminal's width)
+    assert not {"subprocess", "platform", "socket", "typing", "shutil", "lzma"} & mods
 
 
 def test_validate_loads_no_campaign_and_no_store():

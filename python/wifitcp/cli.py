@@ -34,7 +34,31 @@ EXIT_BAD_INPUT = 2
 EXIT_FAILED = 1
 
 
+def _columns() -> int:
+    """The terminal's width as `shutil.get_terminal_size` gives it (COLUMNS,
+    else the terminal of stdout, else 80), without importing shutil (and with
+    it bz2, lzma and zlib), which argparse would do for this alone."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    def __init__(self, prog: str, max_help_position: int = 24):
+        super().__init__(prog, max_help_position=max_help_position, width=_columns() - 2)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, formatter_class=_Formatter, **kwargs):
+        super().__init__(*args, formatter_class=formatter_class, **kwargs)
+
     def error(self, message: str):  # one line, exit 2
         raise InputError(self.prog, "", message)
 
@@ -59,7 +83,7 @@ def _jobs(text: str) -> int:
     return v
 
 
-class _TopFormatter(argparse.HelpFormatter):
+class _TopFormatter(_Formatter):
     """The top-level help: every command's one-line help on the command's
     own line (argparse measures subcommand names without their indentation,
     so the longest one would otherwise get its help on the next line)."""
