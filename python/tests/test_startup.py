@@ -78,6 +78,7 @@ def test_import_wifitcp_is_lazy_and_its_names_still_resolve():
     code = ("import sys, wifitcp; before = set(sys.modules); "
             "from wifitcp import run, sweep, Network, Scenario, Store, Results, load; "
             "import wifitcp.api as api; assert wifitcp.run is api.run is run; "
+            "assert wifitcp.campaign.plan and not hasattr(wifitcp, 'nosuch'); "
             "print(sorted(m for m in before if m.startswith('wifitcp')))")
     env = dict(os.environ, PYTHONPATH=str(REPO / "python"))
     p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,

@@ -28,7 +28,8 @@ from .errors import InputError, RunError
 
 #: public name -> the module defining it, imported on first use: importing
 #: `wifitcp` (as ``wifitcp --help`` does) loads none of them, nor DuckDB,
-#: pandas, numpy or scipy (python/tests/test_startup.py)
+#: pandas, numpy or scipy (python/tests/test_startup.py); a submodule is
+#: imported likewise when first named (``wifitcp.scenario``)
 _LAZY = {"run": "api", "sweep": "api", "Network": "network", "Scenario": "scenario",
          "Store": "store", "Results": "tidy"}
 
@@ -70,6 +71,14 @@ def __getattr__(name: str) -> _Any:
             v = "0.0.0+unknown"
         globals()["__version__"] = v
         return v
+    if not name.startswith("_"):  # a submodule, as `wifitcp.scenario`
+        from importlib import import_module
+
+        try:
+            return import_module(f".{name}", __name__)
+        except ModuleNotFoundError as e:
+            if e.name != f"{__name__}.{name}":
+                raise
     raise AttributeError(f"module 'wifitcp' has no attribute {name!r}")
 
 
