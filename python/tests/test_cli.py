@@ -248,3 +248,15 @@ def test_compare_skips_workloads_the_model_does_not_cover(fake_core, write, caps
     out = capsys.readouterr().out
     lines = [x for x in out.splitlines() if x.startswith("cli-test")]
     assert len(lines) == 2 and all(" - " in x for x in lines)
+
+
+def test_set_of_a_swept_key_wins_and_says_so(fake_core, write, capsys):
+    f = write("s.toml", GOOD)
+    assert main(["validate", f, "--set", "wlan.stations=4"]) == 0
+    out, err = capsys.readouterr()
+    assert "1 configurations x 2 seeds" in out
+    assert err.strip().splitlines() == [
+        f"note: {f}: --set wlan.stations=4 replaces the sweep's values of wlan.stations ([1, 3])"]
+    assert main(["run", f, "--no-store", "--json", "--jobs", "1", "--set", "wlan.stations=4"]) == 0
+    runs = [json.loads(l) for l in capsys.readouterr().out.splitlines()]
+    assert [r["params"] for r in runs] == [{"wlan.stations": 4}] * 2

@@ -100,3 +100,28 @@ def test_a_full_disk_is_one_line_and_exit_2(tmp_path, capsys):
     import duckdb
     n = duckdb.connect(str(store), read_only=True).execute("select count(*) from runs").fetchone()[0]
     assert n == 1
+
+
+@requires_core
+def test_pcap_of_stored_runs_runs_them_again_once(tmp_path, capsys):
+    """A capture of runs the store already has: they run again (writing
+    their files, replacing their rows with the same result); once the files
+    are there, they are skipped again."""
+    scn = tmp_path / "s.toml"
+    scn.write_text(SCN)
+    db = str(tmp_path / "r.duckdb")
+    assert main(["run", str(scn), "--out", db, "--json"]) == 0
+    first = sorted(l for l in capsys.readouterr().out.splitlines())
+    caps = tmp_path / "caps"
+    assert main(["run", str(scn), "--out", db, "--quiet", "--pcap", str(caps)]) == 0
+    err = capsys.readouterr().err
+    assert f"2 of them again, to write their files for --pcap {caps}" in err, err
+    for seed in (1, 2):
+        assert (caps / "pcap-cli" / f"run{seed - 1}-seed{seed}" / "wlan.pcap").is_file()
+    assert main(["run", str(scn), "--out", db, "--json", "--pcap", str(caps)]) == 0
+    out, err = capsys.readouterr()
+    again = [json.loads(l) for l in out.splitlines()]
+    assert "running 0" in err and all(r["stored"] for r in again)
+    strip = lambda r: {k: v for k, v in r.items() if k not in ("wall_time_s", "run_id", "stored")}
+    assert sorted(json.dumps(strip(r), sort_keys=True) for r in again) == \
+        sorted(json.dumps(strip(json.loads(l)), sort_keys=True) for l in first)

@@ -122,6 +122,39 @@ def test_set_overrides_before_expansion(write):
     assert runs[0].config["mac"]["cw_min"] == 31
 
 
+SWEPT = BASE + """
+[sweep]
+"wlan.stations" = [1, 2, 5]
+[[sweep.cases]]
+"traffic[0].msdu_bytes" = 500
+"phy.standard" = "802.11a"
+[[sweep.cases]]
+"traffic[0].msdu_bytes" = 1000
+"phy.standard" = "802.11a"
+"""
+
+
+def test_set_of_a_grid_axis_wins_over_the_sweep(write):
+    scn = S.load(write("s.toml", SWEPT), sets=["wlan.stations=4"])
+    assert scn.grid == [("wlan.stations", [4])] and scn.n_configs == 2
+    assert scn.collapsed == {"wlan.stations": ("--set wlan.stations=4", [1, 2, 5])}
+    runs = scn.runs()
+    assert {r.config["wlan"]["stations"] for r in runs} == {4}
+    assert runs[0].params["wlan.stations"] == 4
+    assert runs[0].origins["wlan.stations"] == "--set wlan.stations=4"
+
+
+def test_set_of_a_case_key_wins_and_equal_cases_merge(write):
+    scn = S.load(write("s.toml", SWEPT), sets=["traffic.0.msdu_bytes=700"])
+    assert scn.cases == [{"traffic[0].msdu_bytes": 700, "phy.standard": "802.11a"}]
+    assert scn.collapsed == {"traffic[0].msdu_bytes": ("--set traffic.0.msdu_bytes=700",
+                                                        [500, 1000])}
+    assert {r.config["traffic"][0]["msdu_bytes"] for r in scn.runs()} == {700}
+    # a key no sweep sets collapses nothing; equal cases of the file stay
+    plain = S.load(write("p.toml", SWEPT.replace("1000", "500")), sets=["mac.cw_min=31"])
+    assert plain.collapsed == {} and len(plain.cases) == 2
+
+
 def test_seed_option_runs_only_that_seed(write):
     scn = S.load(write("a.toml", BASE), seed=42)
     assert [r.seed for r in scn.runs()] == [42]

@@ -132,3 +132,29 @@ def test_retry_limit_drops_carry_their_flow_and_tcp_columns(tmp_path, capsys):
     # a retransmitted segment: the same sequence number in two packets
     assert q("select count(*) from (select tcp_seq from T where event = 'enqueue' and size > 52 "
              "and node = 'sta0' group by tcp_seq having count(distinct packet) > 1)")[0][0] > 0
+
+
+@requires_core
+def test_trace_of_a_stored_run_runs_it_again(tmp_path, capsys):
+    scn = tmp_path / "s.toml"
+    scn.write_text(SCN)
+    db = str(tmp_path / "r.duckdb")
+    assert main(["run", str(scn), "--out", db, "--seed", "1", "--quiet"]) == 0
+    capsys.readouterr()
+    tr = tmp_path / "tr"
+    assert main(["run", str(scn), "--out", db, "--seed", "1", "--quiet", "--trace", str(tr)]) == 0
+    assert "1 of them again" in capsys.readouterr().err
+    assert (tr / "pcap-cli" / "run0-seed1" / "packets.parquet").is_file()
+    with duckdb.connect(db, read_only=True) as con:
+        assert con.execute("select count(*) from runs").fetchone()[0] == 1
+
+
+@requires_core
+def test_api_run_writes_the_trace(tmp_path):
+    import wifitcp
+
+    scn = tmp_path / "s.toml"
+    scn.write_text(SCN)
+    rows = wifitcp.run(str(scn), seed=1, trace=tmp_path / "tr", frame="records", jobs=1)
+    assert len(rows) == 1
+    assert (tmp_path / "tr" / "pcap-cli" / "run0-seed1" / "packets.parquet").is_file()

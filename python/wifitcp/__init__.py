@@ -18,16 +18,20 @@ results in DuckDB and holds the analytical models (``wifitcp.models``).
 
 from __future__ import annotations
 
-from pathlib import Path as _Path
-from typing import Any as _Any
+import os as _os
 
-from . import api as _api
-from .api import run, sweep
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: `wifitcp --help` does without typing
+    from typing import Any as _Any
+
 from .errors import InputError, RunError
-from .network import Network
-from .scenario import Scenario
-from .store import Store
-from .tidy import Results
+
+#: public name -> the module defining it, imported on first use: importing
+#: `wifitcp` (as ``wifitcp --help`` does) loads none of them, nor DuckDB,
+#: pandas, numpy or scipy (python/tests/test_startup.py); a submodule is
+#: imported likewise when first named (``wifitcp.scenario``)
+_LAZY = {"run": "api", "sweep": "api", "Network": "network", "Scenario": "scenario",
+         "Store": "store", "Results": "tidy"}
 
 
 def load(source: _Any, *args: _Any, **kwargs: _Any) -> _Any:
@@ -39,14 +43,23 @@ def load(source: _Any, *args: _Any, **kwargs: _Any) -> _Any:
     ``.write(dir)`` for Parquet (`wifitcp.tidy`). Anything else is a scenario
     (a TOML path or a dict; ``sets=``, ``seed=``) and returns a `Scenario`.
     """
-    if isinstance(source, Store) or (isinstance(source, (str, _Path))
-                                     and str(source).endswith(".duckdb")):
+    from . import api
+    from .store import Store
+    from .tidy import Results
+
+    if isinstance(source, Store) or (isinstance(source, (str, _os.PathLike))
+                                     and _os.fspath(source).endswith(".duckdb")):
         return Results(source, *args, **kwargs)
-    return _api.load(source, *args, **kwargs)
+    return api.load(source, *args, **kwargs)
 
 
+def __getattr__(name: str) -> _Any:
+    if name in _LAZY:
+        from importlib import import_module
 
-def __getattr__(name: str) -> str:
+        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
     # `__version__` is looked up lazily: importlib.metadata costs about 30 ms
     # of start-up, which every CLI call would pay.
     if name == "__version__":
@@ -58,7 +71,20 @@ def __getattr__(name: str) -> str:
             v = "0.0.0+unknown"
         globals()["__version__"] = v
         return v
+    if not name.startswith("_"):  # a submodule, as `wifitcp.scenario`
+        from importlib import import_module
+
+        try:
+            return import_module(f".{name}", __name__)
+        except ModuleNotFoundError as e:
+            if e.name != f"{__name__}.{name}":
+                raise
     raise AttributeError(f"module 'wifitcp' has no attribute {name!r}")
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_LAZY) | {"__version__"})
+
 
 __all__ = ["run", "sweep", "load", "Network", "Results", "Scenario", "Store", "InputError", "RunError",
            "__version__"]

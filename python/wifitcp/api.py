@@ -10,12 +10,11 @@ not run again, their stored results are returned.
 from __future__ import annotations
 
 import json
-from pathlib import Path
+import os
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 from . import campaign, core, scenario as scn_mod
 from .errors import InputError, RunError
-from .frames import to_frame
 from .runner import RunOutcome
 from .scenario import Scenario
 from .store import Store
@@ -26,10 +25,10 @@ DEFAULT_RESULTS_DIR = "results"
 def default_store_path(name: str) -> str:
     """``results/<scenario-name>.duckdb`` (relative to the working directory)."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "scenario"
-    return str(Path(DEFAULT_RESULTS_DIR) / f"{safe}.duckdb")
+    return os.path.join(DEFAULT_RESULTS_DIR, f"{safe}.duckdb")
 
 
-def load(scenario: Union[str, Path, dict, Scenario], sets: Iterable = (),
+def load(scenario: Union[str, os.PathLike, dict, Scenario], sets: Iterable = (),
          seed: Optional[int] = None) -> Scenario:
     """A Scenario from a TOML path or an already-parsed document (dict).
 
@@ -125,12 +124,13 @@ def _sets(set: Iterable, sweep: Optional[Mapping], seeds: Any) -> list:
     return out
 
 
-def run(scenario: Union[str, Path, dict, Scenario], *, seed: Optional[int] = None,
+def run(scenario: Union[str, os.PathLike, dict, Scenario], *, seed: Optional[int] = None,
         seeds: Any = None, set: Iterable = (), sweep: Optional[Mapping] = None,
         jobs: Optional[int] = None, dask: Any = None,
-        out: Optional[Union[str, Path]] = None, replace: bool = False,
+        out: Optional[Union[str, os.PathLike]] = None, replace: bool = False,
         rerun: bool = False, frame: Optional[str] = None, progress: bool = False,
-        raise_on_failure: bool = True, pcap: Optional[Union[str, Path]] = None) -> Any:
+        raise_on_failure: bool = True, pcap: Optional[Union[str, os.PathLike]] = None,
+        trace: Optional[Union[str, os.PathLike]] = None) -> Any:
     """Run a scenario's campaign (path, dict or Scenario); one row per run.
 
     * ``set``: ``"dotted.key=VALUE"`` overrides; ``sweep``: extra grid axes,
@@ -142,7 +142,10 @@ def run(scenario: Union[str, Path, dict, Scenario], *, seed: Optional[int] = Non
     * ``out``: a DuckDB store; runs already in it are skipped (``rerun``
       runs them again), ``replace`` first deletes the scenario's runs.
     * ``pcap``: a directory; each run writes one pcap file per interface
-      into ``pcap/<scenario>/run<index>-seed<seed>/``.
+      into ``pcap/<scenario>/run<index>-seed<seed>/``; ``trace``: likewise
+      its per-packet trace, ``trace/<scenario>/run<index>-seed<seed>/
+      packets.parquet`` (as the CLI's ``--pcap`` and ``--trace``). A run
+      the store already has runs again if its files are not there.
     * ``frame``: ``"pandas"``, ``"polars"``, or ``"records"`` for a list of
       dicts with the whole result (flows, stations, series); default pandas,
       or polars if pandas is missing.
@@ -175,7 +178,8 @@ def run(scenario: Union[str, Path, dict, Scenario], *, seed: Optional[int] = Non
 
         res = campaign.execute(scn, items, jobs=jobs, dask=dask, store=store, rerun=rerun,
                                on_start=on_start, on_outcome=on_outcome,
-                               pcap=None if pcap is None else str(pcap))
+                               pcap=None if pcap is None else str(pcap),
+                               trace=None if trace is None else str(trace))
         records = [record(o, res.version, rid) for o, rid in res.outcomes]
         if store is not None:
             records += stored_records(store, res.skipped)
@@ -191,10 +195,12 @@ def run(scenario: Union[str, Path, dict, Scenario], *, seed: Optional[int] = Non
     records.sort(key=lambda r: r["run_index"])
     if frame == "records":
         return records
+    from .frames import to_frame
+
     return to_frame(records, frame)
 
 
-def sweep(scenario: Union[str, Path, dict, Scenario], sweep: Optional[Mapping] = None,
+def sweep(scenario: Union[str, os.PathLike, dict, Scenario], sweep: Optional[Mapping] = None,
           seeds: Any = None, **kwargs: Any) -> Any:
     """`run` with the sweep first: ``sweep(path, {"wlan.stations": "1..15"}, "1..5")``."""
     return run(scenario, sweep=sweep, seeds=seeds, **kwargs)

@@ -8,40 +8,51 @@ finished run is written in its own transaction as soon as it comes back, so
 a kill loses at most the runs in progress. A run that fails is recorded in
 the store's ``failures`` table with its error and the campaign goes on; a
 later campaign retries it.
+
+A campaign asked to write each run's files (``pcap``, ``trace``) skips a
+stored run only if its files are there (`has_files`); a stored run without
+them runs again (``CampaignResult.redo``), which writes them and replaces
+its row with the same result (the core is deterministic).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from . import core, runner, scenario as scn_mod
 from .errors import InputError
+from .record import Record
 from .runner import RunOutcome
 from .scenario import RunSpec, Scenario
 from .store import Store, run_key
 
 
-@dataclass
-class Planned:
-    spec: RunSpec
-    config: dict            # normalised by the core
-    scenario_hash: str
-    key: str
+class Planned(Record):
+    FIELDS = ("spec", "config", "scenario_hash", "key")
+
+    def __init__(self, spec: RunSpec, config: dict, scenario_hash: str, key: str):
+        self.spec = spec
+        self.config = config              # normalised by the core
+        self.scenario_hash = scenario_hash
+        self.key = key
 
 
-@dataclass
-class CampaignResult:
+class CampaignResult(Record):
     """What a campaign did: the runs it executed and the ones it skipped."""
 
-    planned: list                                  # [Planned] in run order
-    outcomes: list = field(default_factory=list)   # [(RunOutcome, run_id)] run order
-    skipped: list = field(default_factory=list)    # [Planned] already finished
-    version: str = ""
-    wall_s: float = 0.0                            # set by `run_with_progress`
+    FIELDS = ("planned", "outcomes", "skipped", "redo", "version", "wall_s")
+
+    def __init__(self, planned: list, version: str = ""):
+        self.planned = planned            # [Planned] in run order
+        self.outcomes: list = []          # [(RunOutcome, run_id)] run order
+        self.skipped: list = []           # [Planned] already finished
+        self.redo: list = []              # [Planned] finished, run again for their files
+        self.version = version
+        self.wall_s = 0.0                 # set by `run_with_progress`
 
     @property
     def failed(self) -> list:
@@ -79,19 +90,36 @@ def dask_for(scn: Scenario, dask: Any) -> Any:
     return dask if dask is not None else scn.campaign.get("dask")
 
 
+def has_files(spec: RunSpec, pcap: Any = None, trace: Any = None) -> bool:
+    """Whether the files run ``spec`` writes under ``pcap`` and ``trace``
+    (directories, None: not asked for) are there (`runner.run_dir`): at
+    least one ``.pcap`` file, and ``packets.parquet``."""
+    if pcap is not None:
+        d = runner.run_dir(pcap, spec)
+        if not os.path.isdir(d) or not any(f.endswith(".pcap") for f in os.listdir(d)):
+            return False
+    if trace is not None:
+        if not os.path.isfile(os.path.join(runner.run_dir(trace, spec), "packets.parquet")):
+            return False
+    return True
+
+
 def execute(scn: Scenario, items: Optional[list] = None, *, jobs: Optional[int] = None,
             dask: Any = None, store: Optional[Store] = None, rerun: bool = False,
             on_start: Optional[Callable[[int, int], None]] = None,
             on_outcome: Optional[Callable[[RunOutcome, Optional[int]], None]] = None,
             on_progress: Optional[Callable] = None, pcap: Any = None,
-            trace: Any = None) -> CampaignResult:
+            trace: Any = None, on_plan: Optional[Callable] = None) -> CampaignResult:
     """Validate, skip what the store has, run the rest, store each as it ends.
 
     ``pcap``: a directory; every run that runs writes one pcap file per
     interface under it (`runner.run_dir`); ``trace``: likewise, the
-    per-packet trace (``packets.parquet``).
+    per-packet trace (``packets.parquet``). A stored run whose files are
+    not there runs again (``result.redo``).
 
-    ``on_start(n_to_run, n_skipped)`` is called before the first run;
+    ``on_plan(result)`` is called once ``result.skipped`` and
+    ``result.redo`` are known; ``on_start(n_to_run, n_skipped)`` before the
+    first run;
     ``on_outcome(outcome, run_id)`` after each run is stored;
     ``on_progress(spec, sim_s, end_s, events, wall_s)`` within runs that run
     in this process (see `runner.run_all`). Raises
@@ -110,8 +138,14 @@ def execute(scn: Scenario, items: Optional[list] = None, *, jobs: Optional[int] 
         if rerun:
             stale |= finished
         else:
-            res.skipped = [p for p in planned if p.key in finished]
-            todo = [p for p in planned if p.key not in finished]
+            stored = [p for p in planned if p.key in finished]
+            res.redo = [p for p in stored if not has_files(p.spec, pcap, trace)]
+            redo = {p.key for p in res.redo}
+            res.skipped = [p for p in stored if p.key not in redo]
+            stale |= redo
+            todo = [p for p in planned if p.key not in finished or p.key in redo]
+    if on_plan is not None:
+        on_plan(res)
     if on_start is not None:
         on_start(len(todo), len(res.skipped))
     by_index = {p.spec.index: p for p in todo}
@@ -169,6 +203,23 @@ def open_store(path: str) -> Store:
         raise InputError(path, "", f"cannot open results store: {msg}") from None
 
 
+def resumed_line(name: str, res: CampaignResult, out: Optional[str], pcap: Any = None,
+                 trace: Any = None) -> Optional[str]:
+    """What a campaign says before it runs when the store already had some
+    of its runs (None if it had none): how many, how many it runs, and why
+    stored ones run again (their files for ``--pcap``/``--trace``)."""
+    stored = len(res.skipped) + len(res.redo)
+    if not stored:
+        return None
+    line = (f"{name}: {stored} of {len(res.planned)} runs already in {out}, "
+            f"running {len(res.planned) - len(res.skipped)}")
+    if not res.redo:
+        return line + " (--rerun runs them again)"
+    asked = " and ".join(f"--{opt} {d}" for opt, d in (("pcap", pcap), ("trace", trace))
+                         if d is not None)
+    return line + f" ({len(res.redo)} of them again, to write their files for {asked})"
+
+
 def run_with_progress(scn: Scenario, items: Optional[list], *, out: Optional[str],
                       jobs: Optional[int], dask: Any, replace: bool = False,
                       rerun: bool = False, progress: bool = True,
@@ -178,8 +229,8 @@ def run_with_progress(scn: Scenario, items: Optional[list], *, out: Optional[str
     with a progress display on stderr; returns its result, ``wall_s`` set.
 
     ``replace`` first deletes the scenario's runs from the store; a resumed
-    campaign says on stderr how many runs the store already had. What
-    `wifitcp run` and `wifitcp report --run` call.
+    campaign says on stderr how many runs the store already had
+    (`resumed_line`). What `wifitcp run` and `wifitcp report --run` call.
     """
     from .progress import Progress
 
@@ -187,11 +238,13 @@ def run_with_progress(scn: Scenario, items: Optional[list], *, out: Optional[str
     bar = None
     t0 = time.perf_counter()
 
+    def on_plan(res):
+        line = resumed_line(scn.name, res, out, pcap=pcap, trace=trace)
+        if line:
+            print(line, file=sys.stderr, flush=True)
+
     def on_start(n, skipped):
         nonlocal bar
-        if skipped:
-            print(f"{scn.name}: {skipped} of {skipped + n} runs already in {out}, "
-                  f"running {n} (--rerun runs them again)", file=sys.stderr, flush=True)
         bar = Progress(n, enabled=progress, label=scn.name)
 
     def outcome(o, run_id):
@@ -205,7 +258,7 @@ def run_with_progress(scn: Scenario, items: Optional[list], *, out: Optional[str
         res = execute(scn, items, jobs=jobs, dask=dask, store=store, rerun=rerun,
                       on_start=on_start, on_outcome=outcome,
                       on_progress=lambda spec, *p: bar.within(spec.label, *p), pcap=pcap,
-                      trace=trace)
+                      trace=trace, on_plan=on_plan)
     finally:
         if bar is not None:
             bar.close()

@@ -6,6 +6,12 @@ Subcommands: ``run``, ``validate``, ``compare``, ``export``, ``bench``,
 Bad input prints ONE line ``error: FILE: dotted.key: reason`` on stderr and
 exits 2; a failed run exits 1; no traceback either way (set
 ``WIFITCP_DEBUG=1`` to see one for internal errors).
+
+Start-up: this module imports argparse and little else (not even typing:
+its annotations are not evaluated); each command imports the modules it
+uses when it runs, so ``--help`` and ``validate`` load neither the campaign
+machinery nor DuckDB, pandas, numpy or scipy (python/tests/test_startup.py;
+``bench/startup`` times it).
 """
 
 from __future__ import annotations
@@ -16,17 +22,43 @@ import os
 import re
 import sys
 import time
-from pathlib import Path
-from typing import Optional, Sequence
 
-from . import api, core
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: --help does without typing
+    from typing import Optional, Sequence
+
+from . import core
 from .errors import InputError, RunError
 
 EXIT_BAD_INPUT = 2
 EXIT_FAILED = 1
 
 
+def _columns() -> int:
+    """The terminal's width as `shutil.get_terminal_size` gives it (COLUMNS,
+    else the terminal of stdout, else 80), without importing shutil (and with
+    it bz2, lzma and zlib), which argparse would do for this alone."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    def __init__(self, prog: str, max_help_position: int = 24):
+        super().__init__(prog, max_help_position=max_help_position, width=_columns() - 2)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, formatter_class=_Formatter, **kwargs):
+        super().__init__(*args, formatter_class=formatter_class, **kwargs)
+
     def error(self, message: str):  # one line, exit 2
         raise InputError(self.prog, "", message)
 
@@ -51,7 +83,7 @@ def _jobs(text: str) -> int:
     return v
 
 
-class _TopFormatter(argparse.HelpFormatter):
+class _TopFormatter(_Formatter):
     """The top-level help: every command's one-line help on the command's
     own line (argparse measures subcommand names without their indentation,
     so the longest one would otherwise get its help on the next line)."""
@@ -61,7 +93,28 @@ class _TopFormatter(argparse.HelpFormatter):
         self._action_max_length = 16
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: the commands, in the order ``wifitcp --help`` lists them, with their
+#: one-line help (also their description)
+HELP = {
+    "run": "run a scenario (every sweep point and seed)",
+    "validate": "check every expanded run of a scenario",
+    "compare": "simulation vs the analytical models (Bianchi's DCF; Pokhrel's "
+               "fixed point and the Mathis/Padhye formulas where they apply)",
+    "export": "export a store as tidy tables (Parquet or CSV)",
+    "bench": "time each configuration of a scenario (one seed)",
+    "plot": "a metric vs a parameter with 95 %% CI, a CDF, or time series",
+    "report": "one HTML page with every reproduced paper figure",
+    "completion": "print a shell completion script (bash or zsh)",
+    "schema": "every scenario key: type, default, range, unit",
+    "emulate": "real Linux traffic through the simulated WLAN in real time "
+               "(network namespaces; needs root or CAP_NET_ADMIN)",
+}
+
+
+def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
+    """The command line's parser; with ``only`` (a command's name) the other
+    commands are listed without their arguments (what `main` parses with:
+    every command's arguments would cost a tenth of its start-up)."""
     p = _Parser(prog="wifitcp", description="Simulate TCP over IEEE 802.11.",
                 epilog="docs/ in the source tree describes the scenario files and the results.",
                 formatter_class=_TopFormatter)
@@ -70,156 +123,175 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser,
                            title="commands", metavar="COMMAND",
                            help="one of these (`wifitcp COMMAND --help` for its options):")
-
-    def command(name: str, help: str) -> argparse.ArgumentParser:
-        """A subcommand whose one-line help is also its description."""
+    for name, help in HELP.items():
         text = help.replace("%%", "%")  # descriptions are not %-formatted
-        return sub.add_parser(name, help=help, description=text[0].upper() + text[1:] + ".")
+        sp = sub.add_parser(name, help=help, description=text[0].upper() + text[1:] + ".")
+        if only is None or only == name:
+            ARGUMENTS[name](sp)
+    return p
 
-    def scenario_args(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("scenario", metavar="SCENARIO.toml")
-        sp.add_argument("--seed", type=_seed, help="run only this seed")
-        sp.add_argument("--seeds", metavar="LIST",
-                        help="seeds to run, e.g. 1..5 or 1,2,7 (replaces scenario.seeds)")
-        sp.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a value (dotted key, TOML value); repeatable")
-        sp.add_argument("--sweep", action="append", default=[], metavar="KEY=V1,V2,...",
-                        help="a grid axis, e.g. wlan.stations=1,2,5 or 1..15; repeatable")
 
-    r = command("run", "run a scenario (every sweep point and seed)")
-    scenario_args(r)
-    r.add_argument("--out", metavar="FILE.duckdb",
-                   help="results store (default results/<scenario-name>.duckdb)")
-    r.add_argument("--no-store", action="store_true", help="do not write a results store")
-    r.add_argument("--replace", action="store_true",
-                   help="delete this scenario's earlier runs from the store first")
-    r.add_argument("--rerun", action="store_true",
-                   help="run again the runs the store already has (replacing them)")
-    r.add_argument("--dask", metavar="ADDRESS",
-                   help="run on a dask.distributed cluster: tcp://HOST:PORT, or local[:N] "
-                        "for a local one (default: [campaign] dask, else local processes)")
-    r.add_argument("--json", action="store_true",
-                   help="print one JSON object per run (JSON lines) instead of a table; "
-                        "runs the store already has are printed too, with \"stored\": true")
-    r.add_argument("--jobs", type=_jobs, default=None,
-                   help="worker processes (default: [campaign] jobs, else all cores)")
-    r.add_argument("--pcap", metavar="DIR",
-                   help="write each run's packets as pcap, one file per interface, into "
-                        "DIR/<scenario>/run<index>-seed<seed>/ (802.11 with radiotap; "
-                        "Ethernet on wired links)")
-    r.add_argument("--trace", metavar="DIR",
-                   help="write each run's per-packet trace (enqueue, dequeue, transmit, receive, "
-                        "drop) as DIR/<scenario>/run<index>-seed<seed>/packets.parquet")
-    r.add_argument("--quiet", action="store_true", help="no progress, no table")
-    r.add_argument("--flows", action="store_true", help="list every flow's goodput")
-    r.add_argument("--compare", action="store_true",
-                   help="then print the simulation vs Bianchi comparison")
+def _scenario_args(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("scenario", metavar="SCENARIO.toml")
+    sp.add_argument("--seed", type=_seed, help="run only this seed")
+    sp.add_argument("--seeds", metavar="LIST",
+                    help="seeds to run, e.g. 1..5 or 1,2,7 (replaces scenario.seeds)")
+    sp.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a value (dotted key, TOML value), a swept one "
+                         "included; repeatable")
+    sp.add_argument("--sweep", action="append", default=[], metavar="KEY=V1,V2,...",
+                    help="a grid axis, e.g. wlan.stations=1,2,5 or 1..15; repeatable")
 
-    v = command("validate", "check every expanded run of a scenario")
-    scenario_args(v)
 
-    c = command("compare", "simulation vs the analytical models (Bianchi's DCF; Pokhrel's "
-                            "fixed point and the Mathis/Padhye formulas where they apply)")
-    c.add_argument("store", metavar="FILE.duckdb")
-    c.add_argument("--scenario", help="only this scenario name")
-    c.add_argument("--json", action="store_true", help="JSON lines instead of a table")
+def _run_args(sp: argparse.ArgumentParser) -> None:
+    _scenario_args(sp)
+    sp.add_argument("--out", metavar="FILE.duckdb",
+                    help="results store (default results/<scenario-name>.duckdb)")
+    sp.add_argument("--no-store", action="store_true", help="do not write a results store")
+    sp.add_argument("--replace", action="store_true",
+                    help="delete this scenario's earlier runs from the store first")
+    sp.add_argument("--rerun", action="store_true",
+                    help="run again the runs the store already has (replacing them)")
+    sp.add_argument("--dask", metavar="ADDRESS",
+                    help="run on a dask.distributed cluster: tcp://HOST:PORT, or local[:N] "
+                         "for a local one (default: [campaign] dask, else local processes)")
+    sp.add_argument("--json", action="store_true",
+                    help="print one JSON object per run (JSON lines) instead of a table; "
+                         "runs the store already has are printed too, with \"stored\": true")
+    sp.add_argument("--jobs", type=_jobs, default=None,
+                    help="worker processes (default: [campaign] jobs, else all cores)")
+    sp.add_argument("--pcap", metavar="DIR",
+                    help="write each run's packets as pcap, one file per interface, into "
+                         "DIR/<scenario>/run<index>-seed<seed>/ (802.11 with radiotap; "
+                         "Ethernet on wired links); stored runs without them run again")
+    sp.add_argument("--trace", metavar="DIR",
+                    help="write each run's per-packet trace (enqueue, dequeue, transmit, receive, "
+                         "drop) as DIR/<scenario>/run<index>-seed<seed>/packets.parquet; "
+                         "stored runs without it run again")
+    sp.add_argument("--quiet", action="store_true", help="no progress, no table")
+    sp.add_argument("--flows", action="store_true", help="list every flow's goodput")
+    sp.add_argument("--compare", action="store_true",
+                    help="then print the simulation vs Bianchi comparison")
 
-    e = command("export", "export a store as tidy tables (Parquet or CSV)")
-    e.add_argument("store", metavar="FILE.duckdb")
-    e.add_argument("--parquet", metavar="DIR",
-                   help="write DIR/<table>.parquet for runs, flows, series, delay_histogram, cwnd, "
-                        "stations, queues, queue_series, links, failures (docs/results.md)")
-    e.add_argument("--csv", metavar="DIR", help="the same tables as DIR/<table>.csv")
-    e.add_argument("--raw", action="store_true",
-                   help="the store's own tables (JSON columns as text) instead of the tidy ones")
 
-    b = command("bench", "time each configuration of a scenario (one seed)")
-    scenario_args(b)
+def _validate_args(sp: argparse.ArgumentParser) -> None:
+    _scenario_args(sp)
 
-    pl = command("plot", "a metric vs a parameter with 95 %% CI, a CDF, or time series")
-    pl.add_argument("store", metavar="FILE.duckdb")
-    pl.add_argument("--x", metavar="PATH",
+
+def _compare_args(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("store", metavar="FILE.duckdb")
+    sp.add_argument("--scenario", help="only this scenario name")
+    sp.add_argument("--json", action="store_true", help="JSON lines instead of a table")
+
+
+def _export_args(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("store", metavar="FILE.duckdb")
+    sp.add_argument("--parquet", metavar="DIR",
+                    help="write DIR/<table>.parquet for runs, flows, series, delay_histogram, cwnd, "
+                         "stations, queues, queue_series, links, failures (docs/results.md)")
+    sp.add_argument("--csv", metavar="DIR", help="the same tables as DIR/<table>.csv")
+    sp.add_argument("--raw", action="store_true",
+                    help="the store's own tables (JSON columns as text) instead of the tidy ones")
+
+
+def _bench_args(sp: argparse.ArgumentParser) -> None:
+    _scenario_args(sp)
+
+
+def _plot_args(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("store", metavar="FILE.duckdb")
+    sp.add_argument("--x", metavar="PATH",
                     help="x axis: a swept parameter or configuration path, seed, or flow "
                          "(numbers: a numeric axis; anything else: categories)")
-    pl.add_argument("--y", metavar="METRIC",
+    sp.add_argument("--y", metavar="METRIC",
                     help="a numeric runs column or result value (jain_index, "
                          "aggregate_mbps, queues[0].mean_len, ...); with --flow a value of "
                          "each flow (goodput_mbps, mean_delay_ms, tcp.srtt_ms)")
-    pl.add_argument("--cdf", action="store_true",
+    sp.add_argument("--cdf", action="store_true",
                     help="the empirical CDF of --y over the runs (or the flows) instead")
-    pl.add_argument("--series", nargs="?", const="flows", choices=["flows", "queues", "cwnd"],
+    sp.add_argument("--series", nargs="?", const="flows", choices=["flows", "queues", "cwnd"],
                     help="time series instead: the flows' Mbit/s (default), the queues' "
                          "occupancy or the senders' cwnd, mean over the selected runs")
-    pl.add_argument("--model", choices=["bianchi"],
+    sp.add_argument("--model", choices=["bianchi"],
                     help="draw Bianchi's DCF model beside each line (saturated workloads; "
                          "--y aggregate_msdu_mbps or collision_probability)")
-    pl.add_argument("--flow", action="append", default=[], metavar="PATTERN",
+    sp.add_argument("--flow", action="append", default=[], metavar="PATTERN",
                     help="only the flows with these names (shell wildcards: 'up/*'); "
                          "repeatable; --by flow: one line per flow")
-    pl.add_argument("--by", metavar="PATH",
+    sp.add_argument("--by", metavar="PATH",
                     help="one line per value of this parameter (or flow)")
-    pl.add_argument("--scenario", help="only this scenario's runs")
-    pl.add_argument("--where", action="append", default=[], metavar="PATH=VALUE",
+    sp.add_argument("--scenario", help="only this scenario's runs")
+    sp.add_argument("--where", action="append", default=[], metavar="PATH=VALUE",
                     help="only runs with this value; repeatable")
-    pl.add_argument("--out", metavar="PREFIX",
+    sp.add_argument("--out", metavar="PREFIX",
                     help="write PREFIX.png and PREFIX.svg (default: beside the store)")
-    pl.add_argument("--format", default="png,svg", help="png, svg or png,svg")
-    pl.add_argument("--title", help="figure title")
+    sp.add_argument("--format", default="png,svg", help="png, svg or png,svg")
+    sp.add_argument("--title", help="figure title")
 
-    rp = command("report", "one HTML page with every reproduced paper figure")
-    rp.add_argument("scenarios", nargs="*", metavar="SCENARIO.toml",
+
+def _report_args(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("scenarios", nargs="*", metavar="SCENARIO.toml",
                     help="scenarios to report (default: the built-in registry and every "
                          "scenarios/*.toml with a [report] table)")
-    rp.add_argument("--results", default="results", metavar="DIR",
+    sp.add_argument("--results", default="results", metavar="DIR",
                     help="where the stores are, DIR/<scenario-name>.duckdb (default results)")
-    rp.add_argument("--out", default=None, metavar="DIR",
+    sp.add_argument("--out", default=None, metavar="DIR",
                     help="write DIR/index.html and DIR/figures/ (default <results>/report)")
-    rp.add_argument("--run", action="store_true",
+    sp.add_argument("--run", action="store_true",
                     help="first run (or resume) each scenario's campaign")
-    rp.add_argument("--jobs", type=_jobs, default=None, help="worker processes for --run")
-    rp.add_argument("--dask", metavar="ADDRESS", help="dask cluster for --run")
+    sp.add_argument("--jobs", type=_jobs, default=None, help="worker processes for --run")
+    sp.add_argument("--dask", metavar="ADDRESS", help="dask cluster for --run")
 
-    co = command("completion", "print a shell completion script (bash or zsh)")
-    co.add_argument("shell", choices=["bash", "zsh"])
-    sc = command("schema", "every scenario key: type, default, range, unit")
-    sc.add_argument("--markdown", action="store_true", help="as Markdown tables (default JSON)")
-    sc.add_argument("--write", metavar="FILE.md", help="rewrite FILE.md's generated blocks")
 
-    em = command("emulate", "real Linux traffic through the simulated WLAN in real time "
-                            "(network namespaces; needs root or CAP_NET_ADMIN)")
-    em.usage = ("%(prog)s [options] SCENARIO.toml [-- COMMAND...]\n"
+def _completion_args(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("shell", choices=["bash", "zsh"])
+
+
+def _schema_args(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("--markdown", action="store_true", help="as Markdown tables (default JSON)")
+    sp.add_argument("--write", metavar="FILE.md", help="rewrite FILE.md's generated blocks")
+
+
+def _emulate_args(sp: argparse.ArgumentParser) -> None:
+    sp.usage = ("%(prog)s [options] SCENARIO.toml [-- COMMAND...]\n"
                 "       %(prog)s --cleanup")
-    em.epilog = ("-- COMMAND...: run COMMAND (no shell) in the first station's namespace (or "
+    sp.epilog = ("-- COMMAND...: run COMMAND (no shell) in the first station's namespace (or "
                  "--node's); the run ends when it exits, or at --duration (then it is stopped)")
-
-    em.add_argument("scenario", metavar="SCENARIO.toml", nargs="?")
-    em.add_argument("--seed", type=_seed, help="seed of the simulated network (default: the "
+    sp.add_argument("scenario", metavar="SCENARIO.toml", nargs="?")
+    sp.add_argument("--seed", type=_seed, help="seed of the simulated network (default: the "
                                                "scenario's first)")
-    em.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                    help="override a value (dotted key, TOML value); repeatable")
-    em.add_argument("--duration", type=float, metavar="S",
+    sp.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a value (dotted key, TOML value), a swept one "
+                         "included; repeatable")
+    sp.add_argument("--duration", type=float, metavar="S",
                     help="seconds of real time to run (default scenario.duration_s)")
-    em.add_argument("--on", nargs=2, action="append", default=[], metavar=("NODE", "CMD"),
+    sp.add_argument("--on", nargs=2, action="append", default=[], metavar=("NODE", "CMD"),
                     help="run CMD (a shell command) in NODE's namespace at the start; "
                          "repeatable")
-    em.add_argument("--pcap", metavar="DIR",
+    sp.add_argument("--pcap", metavar="DIR",
                     help="write the simulated network's pcap files and DIR/tun/<node>.pcap "
                          "(every datagram through each node's interface)")
-    em.add_argument("--sysctl", action="append", default=[], metavar="KEY=VALUE",
+    sp.add_argument("--sysctl", action="append", default=[], metavar="KEY=VALUE",
                     help="set this net.* sysctl in every namespace (after the scenario's); "
                          "repeatable")
-    em.add_argument("--max-lag-ms", type=float, metavar="MS",
+    sp.add_argument("--max-lag-ms", type=float, metavar="MS",
                     help="p99 real-time lag above which the run is not valid (default 1)")
-    em.add_argument("--out", metavar="FILE.duckdb",
+    sp.add_argument("--out", metavar="FILE.duckdb",
                     help="results store (default results/<scenario-name>.duckdb)")
-    em.add_argument("--no-store", action="store_true", help="do not write a results store")
-    em.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    em.add_argument("--node", metavar="NODE",
+    sp.add_argument("--no-store", action="store_true", help="do not write a results store")
+    sp.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    sp.add_argument("--node", metavar="NODE",
                     help="namespace of the -- COMMAND (default: the first station, sta0)")
-    em.add_argument("--cleanup", action="store_true",
+    sp.add_argument("--cleanup", action="store_true",
                     help="end and remove what runs whose emulator is no longer running left behind "
                          "(processes, namespaces, empty output directories), then exit")
-    return p
+
+
+#: each command's arguments
+ARGUMENTS = {"run": _run_args, "validate": _validate_args, "compare": _compare_args,
+             "export": _export_args, "bench": _bench_args, "plot": _plot_args,
+             "report": _report_args, "completion": _completion_args,
+             "schema": _schema_args, "emulate": _emulate_args}
 
 
 class _VersionAction(argparse.Action):
@@ -249,7 +321,17 @@ def _load(args: argparse.Namespace):
         raise InputError("--seeds", "", "give --seed or --seeds, not both")
     sets = list(args.set) + scn_mod.sweep_sets(getattr(args, "sweep", []),
                                                getattr(args, "seeds", None))
-    return api.load(args.scenario, sets=sets, seed=args.seed)
+    scn = scn_mod.load(args.scenario, sets=sets, seed=args.seed)
+    _say_collapsed(scn)
+    return scn
+
+
+def _say_collapsed(scn) -> None:
+    """One line on stderr for each swept key a ``--set`` replaced
+    (`scenario.sets_win`)."""
+    for path, (origin, values) in scn.collapsed.items():
+        print(f"note: {scn.file}: {origin} replaces the sweep's values of {path} "
+              f"({json.dumps(values, default=str)})", file=sys.stderr)
 
 
 def _check_writable_dir(path: str, opt: str) -> None:
@@ -270,7 +352,7 @@ RUNS_TABLE_MAX = 60
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from . import campaign
+    from . import api, campaign
     from . import scenario as scn_mod
     from .report import configs_table, runs_table
 
@@ -349,7 +431,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def _open_existing(path: str):
     from .store import Store
 
-    if not Path(path).is_file():
+    if not os.path.isfile(path):
         raise InputError(path, "", "no such results store")
     try:
         return Store(path, read_only=True)
@@ -461,7 +543,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from . import reportpage
 
-    out = args.out or str(Path(args.results) / "report")
+    out = args.out or os.path.join(args.results, "report")
     page = reportpage.build(args.scenarios, results=args.results, out=out, run=args.run,
                             jobs=args.jobs, dask=args.dask)
     print(page)
@@ -472,6 +554,8 @@ def cmd_schema(args: argparse.Namespace) -> int:
     from . import schemadoc
 
     if args.write:
+        from pathlib import Path
+
         changed = schemadoc.update(Path(args.write))
         print(f"{args.write}: {'updated' if changed else 'up to date'}", file=sys.stderr)
     else:
@@ -487,7 +571,7 @@ COMMANDS = {"run": cmd_run, "validate": cmd_validate, "compare": cmd_compare,
 
 def cmd_emulate(args: argparse.Namespace) -> int:
     """`wifitcp emulate` (python/wifitcp/emulate.py)."""
-    from . import emulate, runner
+    from . import api, emulate, runner
     from . import scenario as scn_mod
 
     if args.cleanup:
@@ -507,6 +591,7 @@ def cmd_emulate(args: argparse.Namespace) -> int:
     if args.pcap is not None:
         _check_writable_dir(args.pcap, "--pcap")
     scn = api.load(args.scenario, sets=list(args.set), seed=args.seed)
+    _say_collapsed(scn)
     items = scn_mod.check_all(scn)
     if len({json.dumps(s.params, sort_keys=True) for s, _ in items}) > 1:
         raise InputError(scn.file, "sweep", f"{scn.n_configs} configurations: the emulator runs "
@@ -566,13 +651,19 @@ def _split_command(argv: list) -> tuple[list, list]:
     return argv, []
 
 
+def _command_of(argv: list) -> Optional[str]:
+    """The command ``argv`` names: its first argument that is not an option
+    (the top level's options take no value)."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     from . import provenance
 
     provenance.set_command(list(sys.argv[1:] if argv is None else argv))
     try:
         argv, rest = _split_command(list(sys.argv[1:] if argv is None else argv))
-        args = build_parser().parse_args(argv)
+        args = build_parser(only=_command_of(argv)).parse_args(argv)
         if args.command == "emulate":
             args.main_argv = rest
         return COMMANDS[args.command](args)

@@ -8,7 +8,10 @@ functions (`version`, `check_config`, `run`, `phy_timing`).
 from __future__ import annotations
 
 import json
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: `wifitcp --help` does without typing
+    from typing import Any
 
 _impl: Any = None
 

@@ -10,25 +10,29 @@ for it) and written into every ``runs`` row (docs/results.md):
   from Python that is the interpreter's argv (a notebook kernel's, say);
 - ``host``: the host name, with the platform and Python version.
 
-Nothing here may fail a run: every piece falls back to ``None``.
+Nothing here may fail a run: every piece falls back to ``None``. Every
+command line imports this module (`set_command`), so it imports only
+modules argparse has loaded already; the rest (subprocess, platform,
+socket, shlex) is imported when a piece is computed.
 """
 
 from __future__ import annotations
 
 import functools
-import platform
-import shlex
-import socket
-import subprocess
+import os
 import sys
-from pathlib import Path
-from typing import Optional
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    from typing import Optional
 
 #: the package's source tree: python/wifitcp -> the repository root
-_ROOT = Path(__file__).resolve().parents[2]
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 
 
 def _git(*args: str) -> Optional[str]:
+    import subprocess
+
     try:
         p = subprocess.run(["git", "-C", str(_ROOT), *args], capture_output=True, text=True,
                            timeout=10)
@@ -39,7 +43,7 @@ def _git(*args: str) -> Optional[str]:
 
 def source() -> str:
     """``git:<commit>[+dirty]`` from a source tree, else ``wifitcp <version>``."""
-    if (_ROOT / ".git").exists() and (_ROOT / "crates").is_dir():
+    if os.path.exists(os.path.join(_ROOT, ".git")) and os.path.isdir(os.path.join(_ROOT, "crates")):
         commit = _git("rev-parse", "HEAD")
         if commit:
             dirty = _git("status", "--porcelain", "--untracked-files=no")
@@ -50,6 +54,9 @@ def source() -> str:
 
 
 def host() -> Optional[str]:
+    import platform
+    import socket
+
     try:
         name = socket.gethostname()
     except OSError:  # pragma: no cover
@@ -58,18 +65,20 @@ def host() -> Optional[str]:
            f"{platform.python_version()})"
 
 
-_COMMAND: Optional[str] = None
+_COMMAND: Optional[list] = None
 
 
 def set_command(argv: list) -> None:
     """Record ``wifitcp ARGV...`` as the command (the CLI's `main` does)."""
     global _COMMAND
-    _COMMAND = shlex.join(["wifitcp", *argv])
+    _COMMAND = ["wifitcp", *argv]
 
 
 def command() -> str:
+    import shlex
+
     if _COMMAND is not None:
-        return _COMMAND
+        return shlex.join(_COMMAND)
     argv = list(sys.argv) or ["python"]
     if argv[0].endswith(("/wifitcp", "\\wifitcp", "wifitcp.exe")):
         argv[0] = "wifitcp"

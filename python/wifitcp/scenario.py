@@ -17,20 +17,23 @@ document is handed to the core:
 Runs = product(grid axes) x cases x seeds, in that nesting order. The
 ``params`` of a run are the dotted paths the sweep set, grid first.
 
+A ``--set`` of a key the sweep also sets wins over the sweep: the grid
+axis keeps the ``--set`` value only, every case takes it (cases that become
+equal are merged), and ``Scenario.collapsed`` records what the sweep had,
+for the command line to say so.
+
 Dotted paths address tables by key and arrays by index, written either
 ``traffic.0.rate_mbps`` or ``traffic[0].rate_mbps``.
 """
 
 from __future__ import annotations
 
-import copy
 import itertools
 import json
 import math
+import os
 import re
 import sys
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Iterable, Optional, Sequence, Union
 
 if sys.version_info >= (3, 11):
@@ -40,6 +43,7 @@ else:  # pragma: no cover - exercised on Python < 3.11 only
 
 from . import core
 from .errors import InputError, split_core_message
+from .record import Record
 
 PathPart = Union[str, int]
 
@@ -52,6 +56,7 @@ MAX_RUNS = 100_000
 MAX_VALUES = MAX_RUNS
 #: deepest nesting of tables and arrays in a scenario (the schema needs 5)
 MAX_DEPTH = 32
+_IMMUTABLE = (str, int, float, type(None))  # (bool is an int)
 _INDEX = re.compile(r"^([^\[\]]*)((?:\[\d+\])+)$")
 
 
@@ -78,6 +83,22 @@ def split_path(path: str) -> list[PathPart]:
         else:
             parts.append(seg)
     return parts
+
+
+def _copy(node: Any) -> Any:
+    """``copy.deepcopy`` of a document, without importing `copy` (whose
+    import costs more than this module's) for what TOML gives: tables,
+    arrays and immutable values (strings, numbers, booleans, dates)."""
+    kind = type(node)
+    if kind is dict:
+        return {k: _copy(v) for k, v in node.items()}
+    if kind is list or kind is tuple:
+        return kind(_copy(v) for v in node)
+    if isinstance(node, _IMMUTABLE):
+        return node
+    import copy
+
+    return copy.deepcopy(node)
 
 
 def join_path(parts: Sequence[PathPart]) -> str:
@@ -157,17 +178,20 @@ def parse_set(text: str) -> tuple[str, Any]:
 # --------------------------------------------------------------------------
 # runs
 
-@dataclass
-class RunSpec:
+class RunSpec(Record):
     """One run: a core configuration plus a seed."""
 
-    index: int
-    scenario: str
-    params: dict
-    seed: int
-    config: dict
-    origins: dict = field(default_factory=dict)  # param path -> where set
-    sets: dict = field(default_factory=dict)     # --set path -> "--set path=value"
+    FIELDS = ("index", "scenario", "params", "seed", "config", "origins", "sets")
+
+    def __init__(self, index: int, scenario: str, params: dict, seed: int, config: dict,
+                 origins: Optional[dict] = None, sets: Optional[dict] = None):
+        self.index = index
+        self.scenario = scenario
+        self.params = params
+        self.seed = seed
+        self.config = config
+        self.origins = {} if origins is None else origins  # param path -> where set
+        self.sets = {} if sets is None else sets  # --set path -> "--set path=value"
 
     @property
     def label(self) -> str:
@@ -179,23 +203,32 @@ def _fmt(v: Any) -> str:
     return v if isinstance(v, str) else json.dumps(v)
 
 
-@dataclass
-class Scenario:
+class Scenario(Record):
     """A loaded scenario: base core document, seeds and sweep."""
 
-    file: str
-    base: dict                      # core document (no seeds, no sweep)
-    seeds: list
-    grid: list                      # [(path, [values...]), ...]
-    cases: list                     # [{path: value, ...}, ...]; [{}] if none
-    campaign: dict = field(default_factory=dict)   # [campaign]: jobs, dask
-    report: Optional[dict] = None   # [report], checked (see parse_report)
-    sets: dict = field(default_factory=dict)       # --set path -> "--set path=value"
+    FIELDS = ("file", "base", "seeds", "grid", "cases", "campaign", "report", "sets",
+              "collapsed")
+
+    def __init__(self, file: str, base: dict, seeds: list, grid: list, cases: list,
+                 campaign: Optional[dict] = None, report: Optional[dict] = None,
+                 sets: Optional[dict] = None, collapsed: Optional[dict] = None):
+        self.file = file
+        self.base = base                # core document (no seeds, no sweep)
+        self.seeds = seeds
+        self.grid = grid                # [(path, [values...]), ...]
+        self.cases = cases              # [{path: value, ...}, ...]; [{}] if none
+        self.campaign = {} if campaign is None else campaign  # [campaign]: jobs, dask
+        self.report = report            # [report], checked (see parse_report)
+        self.sets = {} if sets is None else sets  # --set path -> "--set path=value"
+        #: sweep path -> (its "--set ...", the values the sweep had): `sets_win`
+        self.collapsed = {} if collapsed is None else collapsed
 
     @property
     def name(self) -> str:
         name = get_path(self.base, "scenario.name")
-        return name if isinstance(name, str) and name else Path(self.file).stem
+        if isinstance(name, str) and name:
+            return name
+        return os.path.splitext(os.path.basename(self.file))[0]  # the file's stem
 
     @property
     def n_configs(self) -> int:
@@ -222,39 +255,44 @@ class Scenario:
                 for path, value in case.items():
                     params[path] = value
                     origins[path] = f'sweep.cases[{ci}]."{path}"'
-                config = copy.deepcopy(self.base)
+                for path in params.keys() & self.collapsed.keys():
+                    origins[path] = self.collapsed[path][0]  # its value is the --set's
+                config = _copy(self.base)
                 for path, value in params.items():
                     try:
-                        set_path(config, path, copy.deepcopy(value))
+                        set_path(config, path, _copy(value))
                     except ValueError as e:
                         raise InputError(self.file, origins[path], str(e)) from None
-                resolve_files(config, Path(self.file).parent)
+                resolve_files(config, self.file)
                 for seed in self.seeds:
                     specs.append(RunSpec(len(specs), self.name, dict(params), seed,
                                          config, origins, self.sets))
         return specs
 
 
-def resolve_files(config: dict, base: Path) -> None:
-    """Make each relative ``traffic[].trace_file`` relative to ``base`` (the
-    scenario file's folder), as docs/scenarios.md states; the core opens the
-    path it is given."""
+def resolve_files(config: dict, file: str) -> None:
+    """Make each relative ``traffic[].trace_file`` relative to the folder of
+    ``file`` (the scenario file), as docs/scenarios.md states; the core opens
+    the path it is given."""
     traffic = config.get("traffic")
     if not isinstance(traffic, list):
         return  # not an array: the schema check names it
     for tr in traffic:
         f = tr.get("trace_file") if isinstance(tr, dict) else None
-        if isinstance(f, str) and f and not Path(f).is_absolute():
-            tr["trace_file"] = str(base / f)
+        if isinstance(f, str) and f and not os.path.isabs(f):
+            from pathlib import Path  # (only here: a scenario with trace files)
+
+            tr["trace_file"] = str(Path(file).parent / f)
 
 
 # --------------------------------------------------------------------------
 # loading
 
-def read_toml(path: Union[str, Path]) -> dict:
+def read_toml(path: Union[str, os.PathLike]) -> dict:
     file = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
     except FileNotFoundError:
         raise InputError(file, "", "no such file") from None
     except IsADirectoryError:
@@ -287,7 +325,7 @@ def _deep_key(text: str) -> str:
     return ""
 
 
-def load(path: Union[str, Path], sets: Iterable[str] = (), seed: Optional[int] = None) -> Scenario:
+def load(path: Union[str, os.PathLike], sets: Iterable[str] = (), seed: Optional[int] = None) -> Scenario:
     """Load a scenario file, apply ``--set`` overrides, parse seeds/sweep."""
     return from_dict(read_toml(path), file=str(path), sets=sets, seed=seed)
 
@@ -298,7 +336,7 @@ def from_dict(doc: dict, file: str = "<scenario>", sets: Iterable[str] = (),
     if not isinstance(doc, dict):
         raise InputError(file, "", "a scenario must be a table")
     _check_depth(doc, file)
-    doc = copy.deepcopy(doc)
+    doc = _copy(doc)
     if "sweep" in doc:
         doc["sweep"] = _flatten_sweep(doc["sweep"], file)
     set_origins: dict = {}
@@ -316,8 +354,9 @@ def from_dict(doc: dict, file: str = "<scenario>", sets: Iterable[str] = (),
     if seed is not None:
         seeds = [_check_seed(seed, file, "--seed")]
     grid, cases = _parse_sweep(sweep, file)
+    grid, cases, collapsed = sets_win(grid, cases, doc, set_origins)
     scn = Scenario(file=file, base=doc, seeds=seeds, grid=grid, cases=cases,
-                   campaign=campaign, report=report, sets=set_origins)
+                   campaign=campaign, report=report, sets=set_origins, collapsed=collapsed)
     if scn.n_runs > MAX_RUNS:
         sizes = [str(len(v)) for _, v in grid] + ([str(len(cases))] if len(cases) > 1 else [])
         sizes.append(f"{len(seeds)} seed{'s' if len(seeds) != 1 else ''}")
@@ -641,6 +680,35 @@ def _parse_sweep(sweep: Any, file: str) -> tuple[list, list]:
     return grid, cases
 
 
+def sets_win(grid: list, cases: list, doc: dict, sets: dict) -> tuple[list, list, dict]:
+    """``(grid, cases, collapsed)`` with every key of ``sets`` (``--set``
+    path -> its text) that the sweep sets taking the ``--set`` value, which
+    ``doc`` holds: a grid axis keeps that one value, every case takes it and
+    cases that become equal are merged. ``collapsed``: sweep path -> (the
+    ``--set`` text, the values the sweep had)."""
+    collapsed: dict = {}
+    wanted = {tuple(split_path(k)): (k, origin) for k, origin in sets.items()}
+    for i, (path, values) in enumerate(grid):
+        hit = wanted.get(tuple(split_path(path)))
+        if hit is not None:
+            grid[i] = (path, [get_path(doc, hit[0])])
+            collapsed[path] = (hit[1], values)
+    in_cases = False
+    for case in cases:
+        for path in case:
+            hit = wanted.get(tuple(split_path(path)))
+            if hit is not None:
+                collapsed.setdefault(path, (hit[1], []))[1].append(case[path])
+                case[path] = get_path(doc, hit[0])
+                in_cases = True
+    if in_cases:
+        merged: dict = {}
+        for case in cases:
+            merged.setdefault(json.dumps(case, sort_keys=True, default=str), case)
+        cases = list(merged.values())
+    return grid, cases, collapsed
+
+
 def _type(v: Any) -> str:
     if isinstance(v, bool):
         return "a boolean"
@@ -691,6 +759,8 @@ def check_run(spec: RunSpec, file: str, context: bool = True) -> dict:
                 if best is None or len(pp) > best[0]:
                     best = (len(pp), p, origin)
         if best is not None and best[1] in spec.origins and best[2] == spec.origins[best[1]]:
+            if best[2] in spec.sets.values():  # a --set that replaced the sweep's values
+                return _raise(file, best[2], reason)
             return _raise(file, best[2], f"{reason} (value {_fmt(spec.params[best[1]])})")
         notes = [n for n in ((f"from {best[2]}" if best else ""), where) if n]
         raise InputError(file, path, reason + (f" ({', '.join(notes)})" if notes else "")) from None

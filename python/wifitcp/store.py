@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from pathlib import Path
+import os
 from typing import Any, Iterator, Optional, Union
 
 from .errors import InputError
@@ -204,7 +204,9 @@ class Store:
     #: same values either way; False forces the INSERT statements)
     use_appenders = True
 
-    def __init__(self, path: Union[str, Path], read_only: bool = False):
+    def __init__(self, path: Union[str, os.PathLike], read_only: bool = False):
+        from pathlib import Path
+
         import duckdb
 
         self.path = str(path)
@@ -515,13 +517,15 @@ class Store:
         rel = self.con.sql(sql, params=params or None)
         return rel.pl() if frame_kind(kind) == "polars" else rel.df()
 
-    def export_parquet(self, directory: Union[str, Path]) -> list[str]:
+    def export_parquet(self, directory: Union[str, os.PathLike]) -> list[str]:
         """Write each table to DIR/<table>.parquet; returns the paths.
 
         JSON columns are written as text (Parquet strings): DuckDB's JSON
         type would otherwise reach Parquet as bytes, which polars reads as
         Binary.
         """
+        from pathlib import Path
+
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         out = []
