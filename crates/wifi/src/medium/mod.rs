@@ -129,6 +129,27 @@ const ON_AIR: u64 = u64::MAX;
 /// `Bss::last_start` of a station that never transmitted.
 const NEVER_SENT: u64 = u64::MAX;
 
+/// The medium's per-station state that frame starts and ends read and
+/// write, in one place (half a cache line): a frame's start, its end and
+/// the walk over the stations acting alone each touch one line per
+/// station, not one in each of three arrays (in a cell of thousands of
+/// stations they are rarely cached).
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(32))]
+struct Track {
+    /// Number of the station's latest frame (`Bss::starts`), or
+    /// [`NEVER_SENT`].
+    last_start: u64,
+    /// `Bss::starts` when that frame ended, or [`ON_AIR`].
+    end_mark: u64,
+    /// The MAC's `next_wakeup()` after its latest input (kept for solo
+    /// stations, refreshed by every `call` and by `take`; stale for
+    /// members). Reading it costs one load, where asking the MAC costs a
+    /// computation, and the solo stations are scanned for their earliest
+    /// instant after every input.
+    wk: SimTime,
+}
+
 /// Sees every frame the moment it starts on the air, with the MSDU a data
 /// frame carries (a packet capture). Whether it is then received is not
 /// known yet: a capture shows what was sent, as a monitor beside the
@@ -197,26 +218,21 @@ pub struct Bss<M: Mac = Dcf> {
     /// Overlaps in the order of events, without per-frame lists (so a burst
     /// of k colliding frames costs O(k) bookkeeping, not O(k^2)): frames
     /// are numbered as they start (`starts` counts them); per station, the
-    /// number of its latest frame (`last_start`) and the value of `starts`
-    /// when that frame ended (`end_mark`, `ON_AIR` while it is on the air).
-    /// A station transmitted during frame A (number a) iff its latest frame
-    /// started after A (while A was on the air), or started before A and
-    /// had not ended when A started (`end_mark > a`); earlier frames of the
-    /// station ended before its latest one began, so they never decide.
+    /// number of its latest frame (`Track::last_start`) and the value of
+    /// `starts` when that frame ended (`Track::end_mark`, `ON_AIR` while it
+    /// is on the air). A station transmitted during frame A (number a) iff
+    /// its latest frame started after A (while A was on the air), or
+    /// started before A and had not ended when A started (`end_mark > a`);
+    /// earlier frames of the station ended before its latest one began, so
+    /// they never decide.
     starts: u64,
-    last_start: Vec<u64>,
-    end_mark: Vec<u64>,
     /// The smallest start number among the frames on the air (`u64::MAX`
     /// when the medium is quiet).
     air_min_seq: u64,
     /// Stations acting on their own (not in the group), in index order.
     solo: Vec<usize>,
-    /// Per station: its MAC's `next_wakeup()` after the MAC's latest input
-    /// (kept for solo stations, refreshed by every `call` and by `take`;
-    /// stale for members). Reading it costs one load, where asking the MAC
-    /// costs a computation, and the solo stations are scanned for their
-    /// earliest instant after every input.
-    wk: Vec<SimTime>,
+    /// Per station, the medium's own state of it (see [`Track`]).
+    track: Vec<Track>,
     group: Group,
     grouping: bool,
     /// Every MAC offers the bystander capability with equal rules.
@@ -344,7 +360,7 @@ impl<M: Mac> Bss<M> {
         let group = Group::new(n, &g);
         let eifs_always = macs[0].eifs_after_collision();
         let control_errors = errors.may_hit_control_frames();
-        let wk = macs.iter().map(|m| m.next_wakeup()).collect();
+        let track = macs.iter().map(|m| Track { last_start: NEVER_SENT, end_mark: 0, wk: m.next_wakeup() }).collect();
         Bss {
             macs,
             medium: vec![MediumCounters::default(); n],
@@ -363,11 +379,9 @@ impl<M: Mac> Bss<M> {
             burst_header_end: SimTime::ZERO,
             eifs_always,
             starts: 0,
-            last_start: vec![NEVER_SENT; n],
-            end_mark: vec![0; n],
             air_min_seq: u64::MAX,
             solo: (0..n).collect(),
-            wk,
+            track,
             group,
             grouping: groupable,
             groupable,
@@ -411,11 +425,9 @@ impl<M: Mac> Bss<M> {
             burst_header_end,
             eifs_always,
             starts,
-            last_start,
-            end_mark,
             air_min_seq,
             solo,
-            wk,
+            track,
             group,
             grouping,
             groupable,
@@ -489,7 +501,7 @@ impl<M: Mac> Bss<M> {
     /// MAC state from outside).
     pub fn reschedule_all(&mut self, out: &mut Vec<BssOutput>) {
         for &t in &self.solo {
-            self.wk[t] = self.macs[t].next_wakeup();
+            self.track[t].wk = self.macs[t].next_wakeup();
         }
         self.reschedule(out);
     }
@@ -542,7 +554,7 @@ impl<M: Mac> Bss<M> {
         if self.solo_at == now {
             for i in 0..self.solo.len() {
                 let s = self.solo[i];
-                if self.wk[s] == now {
+                if self.track[s].wk == now {
                     self.call(now, s, out, |m, mo| m.on_wake(now, mo));
                 }
             }
@@ -576,7 +588,7 @@ impl<M: Mac> Bss<M> {
         if ra < self.macs.len() && quiet_after {
             self.take(ra);
         }
-        let s_was = self.wk[s];
+        let s_was = self.track[s].wk;
         self.sender_end(now, s, &frame, out);
         if corrupted && frame.contended {
             self.medium[s].collided += 1;
@@ -683,7 +695,7 @@ impl<M: Mac> Bss<M> {
             return self.serve_deferred_busy(now, s, deferred, out);
         }
         for &t in deferred {
-            // (Not in `solo` during the call: `call` keeps `wk` only.)
+            // (Not in `solo` during the call: `call` keeps `Track::wk` only.)
             if self.air.is_empty() {
                 self.call(now, t, out, |m, mo| m.on_cca(now, false, mo));
             }
@@ -762,14 +774,14 @@ impl<M: Mac> Bss<M> {
         // `on_rx_end`, so the order of `on_cca` outputs needs no second pass.
         // (`solo_at` is exact here: since the last `arm` only `s` changed.)
         let mut rescan = s_was == self.solo_at;
-        let mut at = self.solo_at.min(self.wk[s]);
+        let mut at = self.solo_at.min(self.track[s].wk);
         if self.air.len() == 1 {
             let u = self.air[0].sender;
             if u != s && !self.group.is_member(u) {
                 debug_assert!(self.solo.contains(&u), "a transmitting station is solo");
-                rescan |= self.wk[u] == self.solo_at;
+                rescan |= self.track[u].wk == self.solo_at;
                 self.call(now, u, out, |m, mo| m.on_cca(now, false, mo));
-                at = at.min(self.wk[u]);
+                at = at.min(self.track[u].wk);
             }
         }
         if rescan {
@@ -872,7 +884,7 @@ impl<M: Mac> Bss<M> {
         let (k, errors) = self.group.leave(s);
         let b = self.macs[s].bystander_mut().expect("a grouped MAC without the bystander capability");
         b.adopt_view(&self.group.view, k, errors);
-        self.wk[s] = self.macs[s].next_wakeup();
+        self.track[s].wk = self.macs[s].next_wakeup();
     }
 
     /// After a transmission ends: let quiet stations whose view equals the
@@ -904,7 +916,7 @@ impl<M: Mac> Bss<M> {
     #[inline(always)]
     fn try_join(&mut self, s: usize, now: SimTime, view: &CsView) -> Option<SimTime> {
         let m = &self.macs[s];
-        let next = self.wk[s];
+        let next = self.track[s].wk;
         // A station that transmitted during a frame still on the air will
         // not receive it, unlike the group: not yet.
         if self.grouping && !self.overlaps_air(s) && next != now && by(m).shares_view(view, now) {
@@ -927,7 +939,7 @@ impl<M: Mac> Bss<M> {
         let mut sink = Sink { sta: t, frames: &mut self.frames, started: false, out };
         f(&mut self.macs[t], &mut sink);
         let started = sink.started;
-        self.wk[t] = self.macs[t].next_wakeup();
+        self.track[t].wk = self.macs[t].next_wakeup();
         if started {
             self.start_tx(now, t, out);
         }
@@ -938,7 +950,7 @@ impl<M: Mac> Bss<M> {
     /// and the frame's airtime report.
     #[inline]
     fn sender_end(&mut self, now: SimTime, s: usize, f: &Frame, out: &mut Vec<BssOutput>) {
-        self.end_mark[s] = self.starts;
+        self.track[s].end_mark = self.starts;
         self.call(now, s, out, |m, mo| m.on_tx_end(now, mo));
         if self.report_airtime && f.kind.carries_msdus() {
             out.push(BssOutput::Airtime { sta: s, peer: f.ra.0 as usize, airtime: f.airtime });
@@ -955,7 +967,7 @@ impl<M: Mac> Bss<M> {
         let mut sink = Sink { sta: s, frames: &mut self.frames, started: false, out };
         self.macs[s].on_verdict(now, f, received, &mut sink);
         debug_assert!(!sink.started, "a MAC transmitted on a verdict");
-        debug_assert_eq!(self.wk[s], self.macs[s].next_wakeup(), "a verdict changed a MAC's timing");
+        debug_assert_eq!(self.track[s].wk, self.macs[s].next_wakeup(), "a verdict changed a MAC's timing");
     }
 
     /// What every frame start does, whatever the carrier-sense model: a
@@ -973,8 +985,8 @@ impl<M: Mac> Bss<M> {
         self.medium[s].airtime_ns += airtime.as_nanos();
         let seq = self.starts;
         self.starts += 1;
-        self.last_start[s] = seq;
-        self.end_mark[s] = ON_AIR;
+        self.track[s].last_start = seq;
+        self.track[s].end_mark = ON_AIR;
         (id, end, seq)
     }
 
@@ -1037,17 +1049,17 @@ impl<M: Mac> Bss<M> {
     /// station has at most one frame on the air, so the count decides.
     #[inline]
     fn busy_for(&self, t: usize) -> bool {
-        self.air.len() > (self.end_mark[t] == ON_AIR) as usize
+        self.air.len() > (self.track[t].end_mark == ON_AIR) as usize
     }
 
     /// Whether station `t` transmitted during the frame numbered `a` (see
     /// `Bss::starts`; `t` is not that frame's sender).
     #[inline]
     fn sent_during(&self, t: usize, a: u64) -> bool {
-        match self.last_start[t] {
+        match self.track[t].last_start {
             NEVER_SENT => false,
             b if b > a => true,
-            _ => self.end_mark[t] > a, // ON_AIR is the largest value
+            _ => self.track[t].end_mark > a, // ON_AIR is the largest value
         }
     }
 
@@ -1056,10 +1068,10 @@ impl<M: Mac> Bss<M> {
     /// the group, so it cannot join the group yet).
     #[inline]
     fn overlaps_air(&self, t: usize) -> bool {
-        if self.end_mark[t] == ON_AIR {
+        if self.track[t].end_mark == ON_AIR {
             self.air.len() > 1
         } else {
-            self.air_min_seq < self.end_mark[t]
+            self.air_min_seq < self.track[t].end_mark
         }
     }
 
@@ -1072,10 +1084,13 @@ impl<M: Mac> Bss<M> {
 
     /// The earliest instant any solo station must act at.
     fn solo_earliest(&self) -> SimTime {
-        debug_assert!(self.solo.iter().all(|&s| self.wk[s] == self.macs[s].next_wakeup()), "stale cached wake-up");
+        debug_assert!(
+            self.solo.iter().all(|&s| self.track[s].wk == self.macs[s].next_wakeup()),
+            "stale cached wake-up"
+        );
         let mut at = SimTime::NEVER;
         for &s in &self.solo {
-            at = at.min(self.wk[s]);
+            at = at.min(self.track[s].wk);
         }
         at
     }

@@ -458,9 +458,9 @@ impl<M: Mac> Bss<M> {
         out: &mut Vec<BssOutput>,
         f: impl FnOnce(&mut M, &mut super::Sink<'_>),
     ) {
-        let old = self.wk[t];
+        let old = self.track[t].wk;
         self.call(now, t, out, f);
-        let new = self.wk[t];
+        let new = self.track[t].wk;
         let st = self.st();
         if new <= old {
             st.cur = st.cur.min(new);
@@ -548,7 +548,7 @@ impl<M: Mac> Bss<M> {
                         l.header_ok = false;
                     }
                 }
-            } else if audible && st.heard[t] == 0 && self.end_mark[t] != ON_AIR {
+            } else if audible && st.heard[t] == 0 && self.track[t].end_mark != ON_AIR {
                 // Power already arriving at `t`, for the new lock.
                 let i0 = st.present_mw(t, id);
                 st.lock[t] = Some(Lock::new(id, now, header_end, p, i0, true));

@@ -105,13 +105,22 @@ enum Exchange {
     AwaitResponse(ResponseWait),
 }
 
-/// Field order is layout (`repr(C)`): the backoff, exchange and carrier-
-/// sense fields, which every medium input and the bystander group's
-/// hand-over read or write, come first and share one or two cache lines
-/// (in a cell of thousands of stations a station's state is rarely in
-/// the nearest cache; with the compiler's order they were spread over the
-/// whole ~570-byte struct).
-#[repr(C)]
+/// Field order is layout (`repr(C)`, each station's state starting a
+/// cache line): in a cell of thousands of stations a station's state is
+/// rarely in the nearest cache, so the fields each medium input reads or
+/// writes are kept together, by 64-byte line (offsets in comments):
+/// - 0: the backoff, the exchange and the timer (the bystander group's
+///   hand-over, `next_wakeup`, every input);
+/// - 64: carrier sense and the slot time (carrier-sense changes, the
+///   group's `shares_view`, `freeze`);
+/// - 128: the MSDU in service (its arrival instant decides every wake-up)
+///   and the spare handle that replaces it;
+/// - 192: the IFS, the random stream and the rate control (a new backoff
+///   after every exchange, the access);
+/// - 256: the response or frame scheduled, the airtime cache;
+/// - then the counters and the receipts, the parameters (of which an
+///   access reads a few), and what only some exchanges touch.
+#[repr(C, align(64))]
 pub struct Dcf {
     // --- channel access (`mac/access`) ---
     bo: Backoff,
@@ -121,40 +130,40 @@ pub struct Dcf {
     /// part of `next_wakeup`, kept by `sync_timer` after every change of
     /// `ex` or `scheduled`.
     timer_at: SimTime,
-    cs: Deferral,
-    /// The slot time and the DCF's counting rule.
-    slotting: Slotting,
-    ifs_times: IfsTimes,
-    cur: Option<InService>,
-    /// A response (ACK, CTS) or the data frame after a CTS, due at a time.
-    scheduled: Option<(SimTime, Pending)>,
-    p: DcfParams,
-    rng: RngStream,
     pub addr: MacAddr,
     // --- sequence numbers and duplicate detection (10.3.2.14) ---
     next_seq: u16,
-    /// The receive cache (`mac/exchange`).
-    rx_cache: RxCache,
-    /// Control-frame rate and airtimes of the exchange in service (for
-    /// the rate of its data frame; computed again only when that rate
-    /// changes).
-    air: ControlAirtimes,
-    /// The last data MPDU length and rate, and their airtime (u32::MAX:
-    /// none yet).
-    last_data_time: (u32, Rate, SimDur),
-    /// Chooses each data frame's rate and hears each attempt's outcome;
-    /// `None`: the PHY's fixed data rate, asked and told nothing (the
-    /// common case, kept off the per-access path).
-    rc: Option<Box<dyn RateControl>>,
-    /// The MSDU whose No Ack frame just ended (reported by `on_tx_end`).
-    done_no_ack: Option<PacketId>,
+    cs: Deferral,
+    /// The slot time and the DCF's counting rule.
+    slotting: Slotting,
+    cur: Option<InService>,
     /// The allocation of the last MSDU whose exchange ended, reused for the
     /// next one when no copy of it is left (`install_msdu`): a saturated
     /// station then allocates no MSDU handle per packet.
     spare: Option<Msdu>,
+    ifs_times: IfsTimes,
+    rng: RngStream,
+    /// Chooses each data frame's rate and hears each attempt's outcome;
+    /// `None`: the PHY's fixed data rate, asked and told nothing (the
+    /// common case, kept off the per-access path).
+    rc: Option<Box<dyn RateControl>>,
+    /// A response (ACK, CTS) or the data frame after a CTS, due at a time.
+    scheduled: Option<(SimTime, Pending)>,
+    /// The last data MPDU length and rate, and their airtime (u32::MAX:
+    /// none yet).
+    last_data_time: (u32, Rate, SimDur),
+    /// The MSDU whose No Ack frame just ended (reported by `on_tx_end`).
+    done_no_ack: Option<PacketId>,
+    pub counters: MacCounters,
     /// What reached the receivers (the medium's verdicts).
     pub(crate) receipts: Receipts,
-    pub counters: MacCounters,
+    p: DcfParams,
+    /// Control-frame rate and airtimes of the exchange in service (for
+    /// the rate of its data frame; computed again only when that rate
+    /// changes).
+    air: ControlAirtimes,
+    /// The receive cache (`mac/exchange`).
+    rx_cache: RxCache,
 }
 
 /// The control frames that go with data frames of one rate: their rate

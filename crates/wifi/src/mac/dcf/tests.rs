@@ -1052,3 +1052,20 @@ fn no_ack_frames_get_no_ack_and_the_next_frame_follows_difs_and_a_backoff() {
     // A No Ack frame lost on the channel is simply lost: no retransmission.
     assert_eq!(d.counters.retries, 0);
 }
+
+/// The cache lines of `Dcf` its docs name (a field moved by a change of
+/// its own size shows up here, not as a slower dense cell).
+#[test]
+fn hot_fields_keep_their_cache_lines() {
+    use std::mem::{align_of, offset_of};
+    assert_eq!(align_of::<Dcf>(), 64);
+    let line = |o: usize| o / 64;
+    assert_eq!(
+        [line(offset_of!(Dcf, bo)), line(offset_of!(Dcf, timer_at) + 7), line(offset_of!(Dcf, next_seq) + 1)],
+        [0; 3]
+    );
+    assert_eq!([line(offset_of!(Dcf, cs)), line(offset_of!(Dcf, slotting) + 31)], [1; 2]);
+    assert_eq!([line(offset_of!(Dcf, cur)), line(offset_of!(Dcf, spare) + 7)], [2; 2]);
+    assert_eq!([line(offset_of!(Dcf, ifs_times)), line(offset_of!(Dcf, rc) + 15)], [3; 2]);
+    assert_eq!(line(offset_of!(Dcf, scheduled)), 4);
+}

@@ -87,7 +87,10 @@ impl Bystander for Dcf {
     #[inline]
     fn adopt_view(&mut self, v: &CsView, backoff: Option<u32>, rx_errors: u64) {
         Dcf::adopt_view(self, v, backoff);
-        self.counters.rx_errors += rx_errors;
+        // (Mostly none: the counters' line is then left alone.)
+        if rx_errors != 0 {
+            self.counters.rx_errors += rx_errors;
+        }
     }
     #[inline]
     fn install_msdu(&mut self, now: SimTime, pkt: Packet, ra: MacAddr) {
