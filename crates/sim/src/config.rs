@@ -14,6 +14,7 @@ pub use crate::apps::config::{Direction, OnOffDistribution, Traffic, TrafficComm
 pub use wifitcp_pep::config::{ProxyConfig, ProxyKind};
 
 mod errpath;
+pub(crate) mod flat;
 pub mod mac;
 pub mod mobility;
 pub mod roaming;

@@ -13,7 +13,7 @@
 //! naming who reads it, checked on the document by `crate::config::schema`
 //! before serde reads it.
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use wifitcp_core::config::{ConfigTable, KeyType};
 use wifitcp_core::schema::B::{Ex, In};
 use wifitcp_core::schema::{r, Key, Ty, SIM_S};
@@ -112,80 +112,34 @@ pub struct Traffic {
     pub app: AppConfig,
 }
 
-/// An entry split in its two parts: (the common keys, `pattern` and the
-/// application's keys). A missing `pattern` is the default application's.
-fn split(mut table: Map<String, Value>) -> (Map<String, Value>, Value) {
-    let mut common = Map::new();
-    for k in TrafficCommon::keys() {
-        if let Some(v) = table.remove(k.path) {
-            common.insert(k.path.to_string(), v);
-        }
+impl crate::config::flat::Kinds for AppConfig {
+    const TAG: &'static str = "pattern";
+    fn kinds() -> &'static [&'static str] {
+        AppConfig::KINDS
     }
-    if !table.contains_key("pattern") {
-        table.insert("pattern".into(), Value::String(AppConfig::KINDS[0].into()));
+    fn reread(kind: &str, table: Value) -> Option<(String, String)> {
+        AppConfig::visit(kind, crate::config::flat::Reread(table)).flatten()
     }
-    (common, Value::Object(table))
 }
 
 impl<'de> Deserialize<'de> for Traffic {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        let (common, app) = split(Map::deserialize(d)?);
-        for required in ["name", "kind"] {
-            if !common.contains_key(required) {
-                return Err(D::Error::missing_field(required));
-            }
-        }
-        Ok(Traffic {
-            common: TrafficCommon::deserialize(Value::Object(common)).map_err(D::Error::custom)?,
-            app: AppConfig::deserialize(app).map_err(D::Error::custom)?,
-        })
+        let (common, app) = crate::config::flat::deserialize(d, &["name", "kind"])?;
+        Ok(Traffic { common, app })
     }
 }
 
 impl Serialize for Traffic {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::Error;
-        let mut out = match serde_json::to_value(&self.common).map_err(S::Error::custom)? {
-            Value::Object(m) => m,
-            _ => unreachable!("a table"),
-        };
-        if let Value::Object(k) = serde_json::to_value(&self.app).map_err(S::Error::custom)? {
-            out.extend(k);
-        }
-        out.serialize(s)
+        crate::config::flat::serialize(&self.common, &self.app, s)
     }
 }
 
 /// Where in a `[[traffic]]` entry (the document's table `t`) a
 /// deserialisation error lies: (the key's path inside the entry, the
-/// message), by reading each part again as its own struct.
+/// message).
 pub(crate) fn locate_error(t: &Value) -> Option<(String, String)> {
-    let (common, mut app) = split(t.as_object()?.clone());
-    let read = |e: serde_path_to_error::Error<serde_json::Error>| (e.path().to_string(), e.into_inner().to_string());
-    if let Err(e) = serde_path_to_error::deserialize::<_, TrafficCommon>(Value::Object(common)) {
-        return Some(read(e));
-    }
-    let name = app.get("pattern").and_then(Value::as_str).map(str::to_string);
-    match name {
-        Some(name) if AppConfig::KINDS.contains(&name.as_str()) => {
-            app.as_object_mut()?.remove("pattern");
-            AppConfig::visit(&name, Reread(app)).flatten()
-        }
-        _ => Some(("pattern".into(), AppConfig::deserialize(app).err()?.to_string())),
-    }
-}
-
-/// Reads an application's table again as its own struct.
-struct Reread(Value);
-
-impl wifitcp_core::config::KindVisitor for Reread {
-    type Out = Option<(String, String)>;
-    fn visit<T: serde::de::DeserializeOwned + Serialize + Default + ConfigTable>(self) -> Self::Out {
-        serde_path_to_error::deserialize::<_, T>(self.0)
-            .err()
-            .map(|e| (e.path().to_string(), e.into_inner().to_string()))
-    }
+    crate::config::flat::locate_error::<TrafficCommon, AppConfig>(t)
 }
 
 pub(crate) fn d_all() -> Value {

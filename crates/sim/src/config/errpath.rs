@@ -46,15 +46,7 @@ fn inner<T: DeserializeOwned>(body: Value) -> Option<(String, String)> {
     serde_path_to_error::deserialize::<_, T>(body).err().map(|e| (e.path().to_string(), e.into_inner().to_string()))
 }
 
-/// Reads a kind's table again as its own struct.
-struct Reread(Value);
-
-impl wifitcp_core::config::KindVisitor for Reread {
-    type Out = Option<(String, String)>;
-    fn visit<T: DeserializeOwned + serde::Serialize + Default + wifitcp_core::config::ConfigTable>(self) -> Self::Out {
-        inner::<T>(self.0)
-    }
-}
+use super::flat::Reread;
 
 /// The variant struct's error for the tagged table `t` at `path`.
 fn tagged(path: &str, t: &Value) -> Option<(String, String)> {

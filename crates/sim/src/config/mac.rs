@@ -12,7 +12,7 @@
 //! a kind's); a key of another kind is an error naming the kinds that read
 //! it (checked on the document by `super::schema` before serde reads it).
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use wifitcp_core::config::{ConfigTable, KeyType};
 use wifitcp_core::schema::B::In;
 use wifitcp_core::schema::{r, Key, Ty, PKTS};
@@ -98,75 +98,33 @@ pub struct MacConfig {
     pub kind: MacKindConfig,
 }
 
-/// The `[mac]` table split in its two parts: (the common keys, `kind` and
-/// the kind's keys). A missing `kind` is the default kind's.
-fn split(mut table: Map<String, Value>) -> (Value, Value) {
-    let mut common = Map::new();
-    for k in MacCommon::keys() {
-        if let Some(v) = table.remove(k.path) {
-            common.insert(k.path.to_string(), v);
-        }
+impl super::flat::Kinds for MacKindConfig {
+    const TAG: &'static str = "kind";
+    fn kinds() -> &'static [&'static str] {
+        MacKindConfig::KINDS
     }
-    if !table.contains_key("kind") {
-        table.insert("kind".into(), Value::String(MacKindConfig::KINDS[0].into()));
+    fn reread(kind: &str, table: Value) -> Option<(String, String)> {
+        MacKindConfig::visit(kind, super::flat::Reread(table)).flatten()
     }
-    (Value::Object(common), Value::Object(table))
 }
 
 impl<'de> Deserialize<'de> for MacConfig {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        let (common, kind) = split(Map::deserialize(d)?);
-        Ok(MacConfig {
-            common: MacCommon::deserialize(common).map_err(D::Error::custom)?,
-            kind: MacKindConfig::deserialize(kind).map_err(D::Error::custom)?,
-        })
+        let (common, kind) = super::flat::deserialize(d, &[])?;
+        Ok(MacConfig { common, kind })
     }
 }
 
 impl Serialize for MacConfig {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::Error;
-        let mut out = match serde_json::to_value(&self.common).map_err(S::Error::custom)? {
-            Value::Object(m) => m,
-            _ => unreachable!("a table"),
-        };
-        if let Value::Object(k) = serde_json::to_value(&self.kind).map_err(S::Error::custom)? {
-            out.extend(k);
-        }
-        out.serialize(s)
+        super::flat::serialize(&self.common, &self.kind, s)
     }
 }
 
 /// Where in `[mac]` (the document's table `t`) a deserialisation error
-/// lies: (the key's path inside `mac`, the message), by reading each part
-/// again as its own struct.
+/// lies: (the key's path inside `mac`, the message).
 pub(crate) fn locate_error(t: &Value) -> Option<(String, String)> {
-    let (common, mut kind) = split(t.as_object()?.clone());
-    let read = |e: serde_path_to_error::Error<serde_json::Error>| (e.path().to_string(), e.into_inner().to_string());
-    if let Err(e) = serde_path_to_error::deserialize::<_, MacCommon>(common) {
-        return Some(read(e));
-    }
-    let name = kind.get("kind").and_then(Value::as_str).map(str::to_string);
-    match name {
-        Some(name) if MacKindConfig::KINDS.contains(&name.as_str()) => {
-            kind.as_object_mut()?.remove("kind");
-            MacKindConfig::visit(&name, Reread(kind)).flatten()
-        }
-        _ => Some(("kind".into(), MacKindConfig::deserialize(kind).err()?.to_string())),
-    }
-}
-
-/// Reads a kind's table again as its own struct.
-struct Reread(Value);
-
-impl wifitcp_core::config::KindVisitor for Reread {
-    type Out = Option<(String, String)>;
-    fn visit<T: serde::de::DeserializeOwned + Serialize + Default + ConfigTable>(self) -> Self::Out {
-        serde_path_to_error::deserialize::<_, T>(self.0)
-            .err()
-            .map(|e| (e.path().to_string(), e.into_inner().to_string()))
-    }
+    super::flat::locate_error::<MacCommon, MacKindConfig>(t)
 }
 
 /// Whom an HCF AP polls (`mac.poll`).
