@@ -199,6 +199,27 @@ pub(crate) fn fifo_dequeue(
 /// `self.fifo`, and `self.counters` and `self.occ`; `(with_dequeue)` adds the
 /// plain FIFO dequeue.
 macro_rules! fifo_accessors {
+    // the FIFO's dequeue, and per-receiver access in FIFO order among one
+    // receiver's (and TID's) packets (a point coordinator or an AP polling
+    // one station)
+    (with_per_receiver) => {
+        fn peek_for(&self, ra: Option<u32>, tid: Option<u8>) -> Option<&$crate::disc::Queued> {
+            self.fifo.first_for(ra, tid).map(|i| &self.fifo.q[i])
+        }
+        fn dequeue_for(
+            &mut self,
+            now: wifitcp_core::SimTime,
+            ra: Option<u32>,
+            tid: Option<u8>,
+            _: &mut $crate::disc::Dropped,
+        ) -> Option<$crate::disc::Queued> {
+            let x = self.fifo.remove(self.fifo.first_for(ra, tid)?)?;
+            self.counters.sent(&x);
+            self.occ.update(now, self.fifo.len(), self.fifo.bytes());
+            Some(x)
+        }
+        $crate::disc::fifo_accessors!(with_dequeue);
+    };
     (with_dequeue) => {
         fn dequeue(
             &mut self,

@@ -97,18 +97,7 @@ impl QueueDisc for DropTail {
         }
         self.occ.update(now, self.fifo.len(), self.fifo.bytes());
     }
-    crate::disc::fifo_accessors!(with_dequeue);
-    /// The oldest packet for `ra` (a point coordinator polling one
-    /// station, `mac::pcf`): the FIFO order among that station's packets.
-    fn peek_for(&self, ra: Option<u32>, tid: Option<u8>) -> Option<&Queued> {
-        self.fifo.first_for(ra, tid).map(|i| &self.fifo.q[i])
-    }
-    fn dequeue_for(&mut self, now: SimTime, ra: Option<u32>, tid: Option<u8>, _: &mut Dropped) -> Option<Queued> {
-        let x = self.fifo.remove(self.fifo.first_for(ra, tid)?)?;
-        self.counters.sent(&x);
-        self.occ.update(now, self.fifo.len(), self.fifo.bytes());
-        Some(x)
-    }
+    crate::disc::fifo_accessors!(with_per_receiver);
 }
 
 #[cfg(test)]
