@@ -30,16 +30,6 @@ pub use wifitcp_core::schema::*;
 
 pub use wifitcp_wifi::channel::keys::CHANNEL_MODELS;
 
-/// Whether `v` is a queue discipline's or a MAC's `kind` or a channel's
-/// `model`.
-fn is_variant(v: &str) -> bool {
-    wifitcp_queue::QdiscConfig::KINDS.contains(&v)
-        || CHANNEL_MODELS.contains(&v)
-        || crate::macs::MacKindConfig::KINDS.contains(&v)
-        || crate::apps::AppConfig::KINDS.contains(&v)
-        || wifitcp_pep::config::ProxyConfig::KINDS.contains(&v)
-}
-
 /// The scenario's own keys before `[mac]`, in document order.
 static HEAD: &[Key] = &[
     // [scenario]
@@ -246,30 +236,78 @@ pub fn lookup(pattern: &str, variant: Option<&str>) -> Option<&'static Key> {
     keys().iter().find(|k| k.path == pattern && (k.when.is_empty() || variant.is_some_and(|v| k.when.contains(&v))))
 }
 
-/// Where a tagged or shared section is mounted: (pattern of the section,
-/// name of its tag key).
-fn mount(pattern: &str) -> Option<(&'static str, Option<&'static str>)> {
-    match pattern {
-        "ap.qdisc" | "wlan.station_qdisc" => Some(("qdisc", Some("kind"))),
-        "traffic[].tcp" | "tcp" | "ap.proxy.wired_tcp" | "ap.proxy.wireless_tcp" => Some(("tcp", None)),
-        "channel" => Some(("channel", Some("model"))),
-        "mac" => Some(("mac", Some("kind"))),
-        "ap.proxy" => Some(("ap.proxy", Some("kind"))),
-        "traffic[]" => Some(("traffic[]", Some("pattern"))),
-        _ => None,
-    }
+/// A section the key table lists once, whatever its place in a document.
+#[derive(Clone, Copy)]
+struct Section {
+    /// Its pattern in the key table.
+    name: &'static str,
+    /// The key naming its kind (a tagged section).
+    tag: Option<&'static str>,
+    /// Its kinds, the first the default.
+    kinds: fn() -> &'static [&'static str],
+    /// Whether a table without the tag is the first kind's.
+    default_kind: bool,
+    /// Why a key the table's kind does not read is refused, given the
+    /// table (`None` here or from it: "unknown key for kind ...").
+    foreign: Option<ForeignKey>,
 }
 
-/// The variant of the tagged section `section`'s table `node`: the value
-/// of its tag `tag`, or the section's default kind when the tag is absent.
-fn variant_of<'a>(section: &str, tag: &str, node: &'a Value) -> Option<&'a str> {
-    match node.get(tag) {
-        Some(v) => v.as_str(),
-        None => match section {
-            "mac" => Some(crate::macs::MacKindConfig::KINDS[0]),
-            "traffic[]" => Some(crate::apps::AppConfig::KINDS[0]),
-            _ => None,
+/// Why a key of another kind is refused: (the key, the table holding it).
+type ForeignKey = fn(&str, &serde_json::Map<String, Value>) -> Option<String>;
+
+/// The section called `name` in the key table.
+fn section(name: &str) -> Option<Section> {
+    let tagged = |name, tag, kinds, default_kind| Section { name, tag: Some(tag), kinds, default_kind, foreign: None };
+    Some(match name {
+        "qdisc" => tagged("qdisc", "kind", || wifitcp_queue::QdiscConfig::KINDS, false),
+        "channel" => tagged("channel", "model", || &CHANNEL_MODELS, false),
+        "ap.proxy" => tagged("ap.proxy", "kind", || wifitcp_pep::config::ProxyConfig::KINDS, false),
+        "mac" => Section {
+            foreign: Some(|key, _| super::mac::foreign_key_reason(key)),
+            ..tagged("mac", "kind", || crate::macs::MacKindConfig::KINDS, true)
         },
+        "traffic[]" => Section {
+            foreign: Some(|key, entry| {
+                crate::apps::config::foreign_key_reason(key, entry.get("kind").and_then(Value::as_str))
+            }),
+            ..tagged("traffic[]", "pattern", || crate::apps::AppConfig::KINDS, true)
+        },
+        "tcp" => Section { name: "tcp", tag: None, kinds: || &[], default_kind: false, foreign: None },
+        _ => return None,
+    })
+}
+
+/// The section mounted at the document pattern `pattern` (a table listed
+/// once and used in several places: the queue disciplines, the TCP
+/// sections; or a tagged section at its own place).
+fn mount(pattern: &str) -> Option<Section> {
+    section(match pattern {
+        "ap.qdisc" | "wlan.station_qdisc" => "qdisc",
+        "traffic[].tcp" | "tcp" | "ap.proxy.wired_tcp" | "ap.proxy.wireless_tcp" => "tcp",
+        "channel" | "mac" | "ap.proxy" | "traffic[]" => pattern,
+        _ => return None,
+    })
+}
+
+/// Whether `v` is a kind of a tagged section (the enclosing table's kind
+/// also rules its sub-tables, e.g. `channel.propagation`).
+fn is_kind(v: &str) -> bool {
+    ["qdisc", "channel", "ap.proxy", "mac", "traffic[]"]
+        .iter()
+        .filter_map(|n| section(n))
+        .any(|s| (s.kinds)().contains(&v))
+}
+
+impl Section {
+    /// The kind of its table `node`: the tag's value, or the default kind
+    /// when the tag is absent and the section has one.
+    fn variant_of<'a>(&self, node: &'a Value) -> Option<&'a str> {
+        let tag = self.tag?;
+        match node.get(tag) {
+            Some(v) => v.as_str(),
+            None if self.default_kind => (self.kinds)().first().copied(),
+            None => None,
+        }
     }
 }
 
@@ -299,28 +337,19 @@ fn walk(v: &Value, path: &str, pattern: &str, variant: Option<&str>, tagged: Opt
                 let p = join(path, key);
                 let mut pat = join(pattern, key);
                 let (mut var, mut tag) = (variant, tagged);
-                if let Some((section, tag_key)) = mount(&pat) {
-                    pat = section.to_string();
-                    (var, tag) = match tag_key {
-                        Some(t) => (variant_of(section, t, child), Some(t)),
-                        None => (None, None),
-                    };
+                if let Some(sec) = mount(&pat) {
+                    pat = sec.name.to_string();
+                    (var, tag) = (sec.variant_of(child), sec.tag);
                 }
                 // the key's own row in its parent section, else its row as
                 // a mounted section
                 let known = lookup(&join(pattern, key), variant).or_else(|| lookup(&pat, var));
                 if known.is_none() && tagged.is_some() {
-                    let why = match pattern {
-                        "mac" => super::mac::foreign_key_reason(key),
-                        "traffic[]" => {
-                            crate::apps::config::foreign_key_reason(key, map.get("kind").and_then(Value::as_str))
-                        }
-                        _ => None,
-                    };
-                    if let Some(why) = why {
+                    let sec = section(pattern);
+                    if let Some(why) = sec.and_then(|s| s.foreign).and_then(|f| f(key, map)) {
                         return Err(format!("{p}: {why}"));
                     }
-                    if let Some(kind) = variant.filter(|v| is_variant(v)) {
+                    if let Some(kind) = variant.filter(|v| is_kind(v)) {
                         let keys = section_keys(pattern, kind);
                         let t = tagged.unwrap_or("kind");
                         return Err(if keys.len() <= 1 {
@@ -341,11 +370,11 @@ fn walk(v: &Value, path: &str, pattern: &str, variant: Option<&str>, tagged: Opt
         }
         Value::Array(items) => {
             let pat = format!("{pattern}[]");
-            let section = mount(&pat);
+            let sec = mount(&pat).filter(|s| s.tag.is_some());
             for (i, item) in items.iter().enumerate() {
-                let (var, tag) = match section {
-                    Some((section, Some(t))) => (variant_of(section, t, item), Some(t)),
-                    _ => (variant, tagged),
+                let (var, tag) = match sec {
+                    Some(s) => (s.variant_of(item), s.tag),
+                    None => (variant, tagged),
                 };
                 walk(item, &format!("{path}[{i}]"), &pat, var, tag)?;
             }
