@@ -57,6 +57,15 @@ wifitcp_core::config_table! {
         #[key(range = wifitcp_core::schema::r(In(0.0), In(1e9)), unit = "us", default = "3008.0")]
         #[serde(skip_serializing_if = "Option::is_none")]
         pub poll_txop_us: Option<f64> = None,
+        /// Polled stations send only in their polled TXOPs, until two intervals pass without a poll.
+        ///
+        /// The token of paper 000's polled list: a station the AP polls
+        /// holds its traffic for the next poll instead of contending with
+        /// EDCA (as HCCA traffic streams are served only in polled TXOPs,
+        /// 10.23.3); two service intervals after its last grant without a
+        /// new poll it contends again. `false`: polled stations contend
+        /// between polls as well.
+        pub poll_token: bool = false,
         use activity_keys;
     }
 }
@@ -236,5 +245,9 @@ pub(crate) fn hcf_params(m: &EdcaTable, d: &DcfParams, is_ap: bool) -> HcfParams
         no_ack,
         bar_after_missed_ba: m.bar_after_missed_ba,
         rts_threshold: d.rts_threshold,
+        // A station learns the service interval from the AP's Schedule
+        // element (9.4.2.34); two intervals without a poll end the hold.
+        poll_hold: (!is_ap && m.poll != PollMode::Off && m.poll_token)
+            .then(|| SimDur::from_micros_f64(2e3 * m.poll_interval_ms)),
     }
 }

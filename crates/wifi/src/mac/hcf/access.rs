@@ -19,9 +19,10 @@ impl Hcf {
     }
 
     /// In a frame exchange or TXOP of its own, about to transmit, or in a
-    /// scheduled period (polling AP, polled station).
+    /// scheduled period (polling AP, polled station, a station holding its
+    /// traffic for the polls).
     fn engaged(&self) -> bool {
-        self.engaged_apart_from_polling() || self.polling()
+        self.engaged_apart_from_polling() || self.polling() || self.held_until != SimTime::ZERO
     }
 
     /// In a frame exchange or TXOP of its own, about to transmit, or

@@ -193,6 +193,10 @@ pub struct Hcf {
     grant: Option<(SimTime, SimTime, MacAddr)>,
     /// The end of the granted TXOP being filled (`access_at`).
     granted_end: Option<SimTime>,
+    /// A polled station holding its traffic for the polls until this
+    /// instant (`HcfParams::poll_hold`, `poll.rs`): its EDCAFs do not
+    /// count; `SimTime::ZERO`: not held.
+    held_until: SimTime,
     txop: Option<Txop>,
     /// The EDCAF that won access at this instant and transmits once the
     /// queue has topped up the exchange (module docs).
@@ -233,6 +237,7 @@ impl Hcf {
             poller: None,
             grant: None,
             granted_end: None,
+            held_until: SimTime::ZERO,
             txop: None,
             access_at: None,
             cs: Deferral::new(),
@@ -381,6 +386,7 @@ impl Hcf {
         if self.grant_wake(now, out) || self.poll_wake(now, out) {
             return;
         }
+        self.hold_ends(now);
         let ac = match self.access_at {
             Some((at, ac)) if at == now => {
                 self.access_at = None;
@@ -899,6 +905,9 @@ impl Mac for Hcf {
         }
         if let Some((at, _, _)) = self.grant {
             t = t.min(at);
+        }
+        if self.held_until != SimTime::ZERO {
+            t = t.min(self.held_until);
         }
         match self.earliest_access() {
             Some(c) => t.min(c),

@@ -2,6 +2,7 @@
 //! counters.
 use crate::mac::edca::EdcaSet;
 use crate::phy::PhyTiming;
+use wifitcp_core::SimDur;
 
 /// BlockAck frame, basic variant (9.3.1.8.2): Frame Control 2, Duration 2,
 /// RA 6, TA 6, BA Control 2, Starting Sequence Control 2, a 128-octet
@@ -42,6 +43,11 @@ pub struct HcfParams {
     /// dot11RTSThreshold: a data PSDU (an A-MPDU as a whole) longer than
     /// this is sent after an RTS/CTS exchange (`mac/exchange`; 65535: off).
     pub rts_threshold: u32,
+    /// A station that the AP polls holds its traffic for the polls (the
+    /// token of a polled list, `poll.rs`) until this long after the end
+    /// of the last TXOP it was granted; `None`: it contends with EDCA
+    /// between polls as well.
+    pub poll_hold: Option<SimDur>,
 }
 
 /// Counters of the HCF beyond the common `MacCounters`.

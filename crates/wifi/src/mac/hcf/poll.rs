@@ -16,6 +16,14 @@
 //! not fit before `max_period` has passed. Between periods every station,
 //! the AP included, contends with EDCA.
 //!
+//! A station may hold its traffic for the polls (`HcfParams::poll_hold`,
+//! the token of a polled list as in paper 000's multi-poll, where listed
+//! stations send only when the token reaches them, and as HCCA serves an
+//! admitted traffic stream only in polled TXOPs, 10.23.3): from a poll
+//! until `poll_hold` after the end of the TXOP it grants (each poll moves
+//! that instant) its EDCAFs do not count; then, with no poll since, it
+//! contends again, counting AIFS and its backoff from that instant.
+//!
 //! Model choices:
 //! - A station's polled TXOP serves its highest-priority access category
 //!   with traffic; CW and backoff of its EDCAFs are untouched by polled
@@ -327,8 +335,21 @@ impl Hcf {
         if self.scheduled.is_some() || self.ex != Exchange::Idle {
             return;
         }
-        // Our EDCAFs stay frozen until the TXOP ends (`engaged`).
+        // Our EDCAFs stay frozen until the TXOP ends (`engaged`), and while
+        // we hold our traffic for the polls.
         self.grant = Some((now + self.p.timing.sifs, now + f.duration, f.ta));
+        if let Some(h) = self.p.poll_hold {
+            self.held_until = now + f.duration + h;
+        }
+    }
+
+    /// At the end of a hold (`HcfParams::poll_hold`) with no poll since:
+    /// contend with EDCA again, counting from now (not while it held).
+    pub(super) fn hold_ends(&mut self, now: SimTime) {
+        if self.held_until != SimTime::ZERO && self.held_until <= now {
+            self.held_until = SimTime::ZERO;
+            self.resume_not_before(now);
+        }
     }
 
     /// Woken at the start of a granted TXOP: fill it like a TXOP won by

@@ -35,6 +35,7 @@ fn ht_params(max: u16) -> HcfParams {
         no_ack: [false; 4],
         bar_after_missed_ba: false,
         rts_threshold: 65535,
+        poll_hold: None,
     }
 }
 
@@ -729,4 +730,64 @@ fn a_failed_downlink_txop_in_a_period_goes_on_to_the_poll() {
     ap.on_wake(deadline + pifs, &mut out);
     let poll = started(&mut out);
     assert_eq!((poll.kind, poll.ra), (FrameKind::QosCfPoll, MacAddr(1)));
+}
+
+/// The token of a polled list (`HcfParams::poll_hold`): once polled, a
+/// saturated station sends only in its polled TXOPs (no contended frame
+/// after the first poll), where without the hold it also contends between
+/// the service periods.
+#[test]
+fn a_station_holding_for_polls_does_not_contend_between_them() {
+    let cfg = PollConfig { interval: SimDur::from_millis(20), max_period: SimDur::from_millis(4) };
+    let poll = Some((cfg, SimDur::from_micros(2000)));
+    let (_, free) = saturated_polled(ht_params(16), 2, 2, poll);
+    let held = HcfParams { poll_hold: Some(SimDur::from_millis(40)), ..ht_params(16) };
+    let (_, bss) = saturated_polled(held, 2, 2, poll);
+    for s in 1..=2 {
+        let (f, h) = (&free.medium[s], &bss.medium[s]);
+        // Before the first period (20 ms) the stations contend either way.
+        eprintln!("station {s}: contended frames {} without the hold, {} with it", f.initial_frames, h.initial_frames);
+        assert!(f.initial_frames > 300, "without the hold: {f:?}");
+        assert!(h.initial_frames < 30, "with the hold: {h:?}");
+        assert!(bss.macs[s].stats.polled_txops >= 95, "{:?}", bss.macs[s].stats);
+    }
+}
+
+/// The hold ends two service intervals after the last grant: a station
+/// the AP stops polling contends again.
+#[test]
+fn the_hold_ends_when_the_polls_stop() {
+    let hold = SimDur::from_millis(4);
+    let (mut ap, mut sta) = pair(HcfParams { poll_hold: Some(hold), ..ht_params(8) });
+    let cfg = PollConfig { interval: SimDur::from_millis(1), max_period: SimDur::from_millis(1) };
+    ap.set_poller(Box::new(ListScheduler::new(PollList::round_robin(vec![MacAddr(1)]), SimDur::from_micros(500))), cfg);
+    let t0 = SimTime::from_millis(1);
+    let mut out = Vec::new();
+    ap.on_wake(t0, &mut out);
+    let poll = started(&mut out);
+    let (end, _) = air(&mut ap, &mut sta, &poll, t0, &[]);
+    assert_eq!(sta.held_until, end + poll.duration + hold);
+    // The station's answer, then a frame arrives while it holds.
+    let sifs = sta.p.timing.sifs;
+    let mut out = Vec::new();
+    sta.on_wake(end + sifs, &mut out);
+    let null = started(&mut out);
+    let (end2, _) = air(&mut sta, &mut ap, &null, end + sifs, &[]);
+    let mut out = Vec::new();
+    sta.give_msdu(end2, pkt(1, 0), MacAddr(0), &mut out);
+    assert!(out.iter().all(|o| !matches!(o, MacOutput::StartTx(_))));
+    assert_eq!(sta.earliest_access(), None, "it holds its frame for the next poll");
+    assert_eq!(sta.next_wakeup(), sta.held_until);
+    // No poll comes: at the end of the hold it counts its backoff again,
+    // from then on (it transmits at once only after zero slots).
+    let t = sta.held_until;
+    let k = sta.acs[AccessCategory::Be as usize].bo.slots.expect("a backoff drawn while it held");
+    sta.on_wake(t, &mut out);
+    assert_eq!(sta.held_until, SimTime::ZERO);
+    let slot = sta.p.timing.slot;
+    if k == 0 {
+        assert!(sta.access_at.is_some() || out.iter().any(|o| matches!(o, MacOutput::StartTx(_))));
+    } else {
+        assert_eq!(sta.earliest_access(), Some(t + slot * k as u64), "{k} slots from the end of the hold");
+    }
 }
