@@ -57,14 +57,15 @@ wifitcp_core::config_table! {
         #[key(range = wifitcp_core::schema::r(In(0.0), In(1e9)), unit = "us", default = "3008.0")]
         #[serde(skip_serializing_if = "Option::is_none")]
         pub poll_txop_us: Option<f64> = None,
-        /// Polled stations send only in their polled TXOPs, until two intervals pass without a poll.
+        /// Polled stations send best effort and background only when polled, until two intervals pass without a poll.
         ///
         /// The token of paper 000's polled list: a station the AP polls
-        /// holds its traffic for the next poll instead of contending with
-        /// EDCA (as HCCA traffic streams are served only in polled TXOPs,
-        /// 10.23.3); two service intervals after its last grant without a
-        /// new poll it contends again. `false`: polled stations contend
-        /// between polls as well.
+        /// holds its best-effort and background traffic for the next poll
+        /// instead of contending with EDCA (as HCCA traffic streams are
+        /// served only in polled TXOPs, 10.23.3); voice and video keep
+        /// contending (the paper's high-priority bypass). Two service
+        /// intervals after its last grant without a new poll it contends
+        /// again. `false`: polled stations contend between polls as well.
         pub poll_token: bool = false,
         use activity_keys;
     }

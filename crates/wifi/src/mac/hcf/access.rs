@@ -6,6 +6,7 @@
 //! (`access::resolve_internal`).
 use super::Hcf;
 use crate::mac::access::{resolve_internal, Due};
+use crate::mac::edca::AccessCategory;
 use wifitcp_core::SimTime;
 
 impl Hcf {
@@ -19,10 +20,17 @@ impl Hcf {
     }
 
     /// In a frame exchange or TXOP of its own, about to transmit, or in a
-    /// scheduled period (polling AP, polled station, a station holding its
-    /// traffic for the polls).
+    /// scheduled period (polling AP, polled station).
     fn engaged(&self) -> bool {
-        self.engaged_apart_from_polling() || self.polling() || self.held_until != SimTime::ZERO
+        self.engaged_apart_from_polling() || self.polling()
+    }
+
+    /// EDCAF `i` holds its traffic for the polls (`HcfParams::poll_hold`,
+    /// `poll.rs`): best effort and background do; video and voice keep
+    /// contending (the paper's high-priority bypass of the token).
+    #[inline]
+    pub(super) fn holds(&self, i: usize) -> bool {
+        self.held_until != SimTime::ZERO && self.acs[i].ac < AccessCategory::Vi
     }
 
     /// In a frame exchange or TXOP of its own, about to transmit, or
@@ -49,7 +57,11 @@ impl Hcf {
             return;
         }
         let t = &self.p.timing;
+        let held = self.held_until != SimTime::ZERO;
         for a in self.acs.iter_mut() {
+            if held && a.ac < AccessCategory::Vi {
+                continue; // (`holds`)
+            }
             if a.bo.count_from.is_none() {
                 let start = self.cs.count_start(a.p.aifs(t.sifs, t.slot), &self.ifs_times);
                 a.bo.resume(start.map(|s| s.max(from)));
@@ -82,7 +94,7 @@ impl Hcf {
     /// pending it may transmit once the medium has been free for AIFS
     /// (10.3.4.2 via 10.22.2.2), else it defers and backs off.
     pub(super) fn frame_arrived(&mut self, now: SimTime, i: usize) {
-        let free = self.medium_free_since().is_some();
+        let free = self.medium_free_since().is_some() && !self.holds(i);
         if self.acs[i].bo.slots.is_none() {
             let k = if free { 0 } else { self.draw(i) };
             self.acs[i].bo.slots = Some(k);

@@ -21,8 +21,11 @@
 //! stations send only when the token reaches them, and as HCCA serves an
 //! admitted traffic stream only in polled TXOPs, 10.23.3): from a poll
 //! until `poll_hold` after the end of the TXOP it grants (each poll moves
-//! that instant) its EDCAFs do not count; then, with no poll since, it
-//! contends again, counting AIFS and its backoff from that instant.
+//! that instant) its best-effort and background EDCAFs do not count; then,
+//! with no poll since, they contend again, counting AIFS and backoff from
+//! that instant. Its video and voice EDCAFs keep contending: the paper's
+//! "stations which have high-priority packets receive capability to access
+//! wireless medium without waiting for polling tokens".
 //!
 //! Model choices:
 //! - A station's polled TXOP serves its highest-priority access category

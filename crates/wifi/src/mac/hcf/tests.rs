@@ -778,6 +778,13 @@ fn the_hold_ends_when_the_polls_stop() {
     assert!(out.iter().all(|o| !matches!(o, MacOutput::StartTx(_))));
     assert_eq!(sta.earliest_access(), None, "it holds its frame for the next poll");
     assert_eq!(sta.next_wakeup(), sta.held_until);
+    // A voice frame (DSCP EF) does not wait for the token: its EDCAF
+    // contends at once, AIFS[VO] after the medium went idle.
+    let mut voice = pair(HcfParams { poll_hold: Some(hold), ..ht_params(8) }).1;
+    voice.held_until = sta.held_until;
+    voice.give_msdu(end2, pkt(2, 46 << 2), MacAddr(0), &mut out);
+    assert_eq!(voice.earliest_access(), voice.contention_wake(AccessCategory::Vo as usize));
+    assert!(voice.earliest_access().is_some_and(|a| a < sta.held_until));
     // No poll comes: at the end of the hold it counts its backoff again,
     // from then on (it transmits at once only after zero slots).
     let t = sta.held_until;
