@@ -144,7 +144,7 @@ mod tests {
         );
         assert_eq!(
             snr(r#""sta_antenna": "dish""#),
-            "channel.sta_antenna: unknown variant `dish`, expected `omni` or `toward_ap`"
+            "channel.sta_antenna: unknown variant `dish`, expected one of `omni`, `toward_ap`, `beam`"
         );
         assert_eq!(
             snr(r#""sta_antenna_gain_dbi": "x""#),

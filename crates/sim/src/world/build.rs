@@ -29,6 +29,7 @@ use crate::topology::Topology;
 use std::sync::atomic::AtomicU32;
 use wifitcp_core::{RngStream, SimDur, SimTime};
 use wifitcp_queue::{QdiscConfig, QueueDisc};
+use wifitcp_wifi::channel::antenna::Beam;
 use wifitcp_wifi::channel::config::{NodeKeys, PowerControl, StaAntenna};
 use wifitcp_wifi::channel::moving::MovingChannelErrors;
 use wifitcp_wifi::channel::{Channel, Position, Preamble};
@@ -377,11 +378,14 @@ fn node_radios(s: &Scenario, k: &NodeKeys, e: &ChannelErrors) -> Result<Vec<Node
             } else {
                 match k.sta_antenna {
                     StaAntenna::Omni => (k.sta_antenna_gain_dbi, k.sta_antenna_gain_dbi),
-                    StaAntenna::TowardAp => (k.sta_antenna_gain_dbi, 0.0),
+                    StaAntenna::TowardAp | StaAntenna::Beam => (k.sta_antenna_gain_dbi, 0.0),
                 }
             };
             let tx_power_dbm = if is_ap { k.ap_tx_power_dbm } else { k.tx_power_dbm };
-            NodeRadio { tx_power_dbm, gain_to_ap_dbi: to_ap, gain_to_sta_dbi: to_sta, is_ap }
+            // (aimed at its AP's position at the start of the run)
+            let beam = (!is_ap && k.sta_antenna == StaAntenna::Beam)
+                .then(|| Beam::aimed(k.sta_antenna_gain_dbi, e.positions[i], e.positions[ap_of[i]]));
+            NodeRadio { tx_power_dbm, gain_to_ap_dbi: to_ap, gain_to_sta_dbi: to_sta, is_ap, beam }
         })
         .collect();
     if k.power_control == PowerControl::Game {

@@ -55,7 +55,7 @@
 //! ap_tx_power_dbm = 25.0        # APs (default: tx_power_dbm)
 //! ap_antenna_gain_dbi = 18.0    # on every AP link
 //! sta_antenna_gain_dbi = 15.0
-//! sta_antenna = "toward_ap"     # gain on AP links only ("omni": every link)
+//! sta_antenna = "toward_ap"     # gain on AP links only ("omni": every link; "beam": by bearing)
 //! cs_threshold_dbm = -82.0      # who hears whom (medium::sense); snr: none by default
 //! power_control = "game"        # stations at the power game's equilibrium
 //! power_cost_per_w = 0.2        # c_i
@@ -328,6 +328,9 @@ pub enum StaAntenna {
     #[default]
     Omni,
     TowardAp,
+    /// Aimed at its AP, the gain toward any other node by its bearing
+    /// (`channel::antenna`).
+    Beam,
 }
 
 /// Transmit power control (`channel.power_control`).
@@ -398,9 +401,11 @@ pub struct SnrConfig {
     /// Station antenna gain, dBi; 0. Where it applies: `sta_antenna`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sta_antenna_gain_dbi: Option<f64>,
-    /// "omni" (default: the gain on every link) or "toward_ap" (a
+    /// "omni" (default: the gain on every link), "toward_ap" (a
     /// directional antenna aimed at the AP: the gain on links with an AP,
-    /// 0 dBi toward other stations).
+    /// 0 dBi toward other stations) or "beam" (aimed at the AP, the gain
+    /// toward any node by its bearing off boresight: 3GPP TR 36.814's
+    /// pattern, `channel::antenna`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sta_antenna: Option<StaAntenna>,
     /// "none" (default) or "game": stations send at the Nash-equilibrium
@@ -460,9 +465,11 @@ pub struct ThresholdConfig {
     /// Station antenna gain, dBi; 0. Where it applies: `sta_antenna`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sta_antenna_gain_dbi: Option<f64>,
-    /// "omni" (default: the gain on every link) or "toward_ap" (a
+    /// "omni" (default: the gain on every link), "toward_ap" (a
     /// directional antenna aimed at the AP: the gain on links with an AP,
-    /// 0 dBi toward other stations).
+    /// 0 dBi toward other stations) or "beam" (aimed at the AP, the gain
+    /// toward any node by its bearing off boresight: 3GPP TR 36.814's
+    /// pattern, `channel::antenna`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sta_antenna: Option<StaAntenna>,
     /// "none" (default) or "game": stations send at the Nash-equilibrium

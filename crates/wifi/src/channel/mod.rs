@@ -26,6 +26,7 @@
 //!   sinusoids, Nakagami-m and block fading), one process per link, added
 //!   to a frame's received power at its start ([`Channel::rx_power_dbm`]).
 
+pub mod antenna;
 pub mod config;
 pub mod error_model;
 pub mod fading;

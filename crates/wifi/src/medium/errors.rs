@@ -1,5 +1,6 @@
 //! Frame error models the medium applies to every frame (data and
 //! control) that did not collide; each model decides which kinds it hits.
+use crate::channel::propagation::Position;
 use crate::mac::{Frame, MacAddr};
 use wifitcp_core::{RngStream, SimTime};
 
@@ -77,6 +78,10 @@ pub struct NodeRadio {
     /// Antenna gain toward a station, dBi.
     pub gain_to_sta_dbi: f64,
     pub is_ap: bool,
+    /// A directional antenna whose gain depends on the bearing of the
+    /// other end (`channel.sta_antenna = "beam"`): used instead of the two
+    /// gains above.
+    pub beam: Option<crate::channel::antenna::Beam>,
 }
 
 /// A [`Channel`](crate::channel::Channel) model with node positions: SNR
@@ -108,9 +113,15 @@ impl ChannelErrors {
     pub fn link_power_dbm(&self, ta: MacAddr, ra: MacAddr) -> f64 {
         match (self.nodes.get(ta.0 as usize), self.nodes.get(ra.0 as usize)) {
             (Some(t), Some(r)) => {
-                let gt = if r.is_ap { t.gain_to_ap_dbi } else { t.gain_to_sta_dbi };
-                let gr = if t.is_ap { r.gain_to_ap_dbi } else { r.gain_to_sta_dbi };
-                t.tx_power_dbm + gt + gr
+                let (pt, pr) = (self.positions.get(ta.0 as usize), self.positions.get(ra.0 as usize));
+                let gain =
+                    |a: &NodeRadio, b: &NodeRadio, pa: Option<&Position>, pb: Option<&Position>| match (a.beam, pa, pb)
+                    {
+                        (Some(beam), Some(&pa), Some(&pb)) => beam.gain_toward(pa, pb),
+                        _ if b.is_ap => a.gain_to_ap_dbi,
+                        _ => a.gain_to_sta_dbi,
+                    };
+                t.tx_power_dbm + gain(t, r, pt, pr) + gain(r, t, pr, pt)
             }
             _ => self.tx_power_dbm,
         }
