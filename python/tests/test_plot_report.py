@@ -505,3 +505,32 @@ def test_delay_cdf_from_stored_histograms(tmp_path, capsys):
         assert abs(row[4] - p50) / p50 < 0.1
     xs, ys = wifitcp.plot._histogram_points(line.buckets)
     assert xs == sorted(xs) and ys == sorted(ys) and ys[-1] == 1.0
+
+
+def test_axis_labels_name_the_metric_and_its_unit():
+    from wifitcp.plot import axis_label
+
+    assert axis_label("aggregate_mbps") == "aggregate goodput (Mbit/s)"
+    assert axis_label("jain_index") == "Jain's fairness index"
+    assert axis_label("flows[2].goodput_mbps") == "goodput (Mbit/s)"
+    assert axis_label("queues[0].mean_len") == "mean queue length (packets)"
+    assert axis_label("traffic[0].msdu_bytes") == "traffic[0].msdu_bytes (bytes)"
+    assert axis_label("channel.tx_power_dbm") == "channel.tx_power_dbm (dBm)"
+
+
+def test_box_plots_integer_ticks_and_flow_titles(store, capsys, tmp_path):
+    from wifitcp.plot import _integer_axis
+
+    out = tmp_path / "box"
+    assert main(["plot", store, "--x", "wlan.stations", "--y", "aggregate_mbps",
+                 "--by", "phy.standard", "--box", "--out", str(out), "--format", "svg"]) == 0
+    svg = Path(f"{out}.svg").read_text()
+    assert "aggregate goodput (Mbit/s)" in svg and "box plots over 3 runs per box" in svg
+    assert _integer_axis([1, 2.0, 4]) and not _integer_axis([1, 2.5])
+    assert main(["plot", store, "--cdf", "--y", "goodput_mbps", "--flow", "sat*",
+                 "--out", str(tmp_path / "c"), "--format", "svg"]) == 0
+    assert "CDF of goodput_mbps of flow sat*" in (tmp_path / "c.svg").read_text()
+    capsys.readouterr()
+    assert main(["plot", store, "--cdf", "--y", "goodput_mbps", "--box"]) == 2
+    assert capsys.readouterr().err.strip() == \
+        "error: --box: box plots are drawn against --x (not with --cdf or --series)"

@@ -209,6 +209,9 @@ def _plot_args(sp: argparse.ArgumentParser) -> None:
                          "each flow (goodput_mbps, mean_delay_ms, tcp.srtt_ms)")
     sp.add_argument("--cdf", action="store_true",
                     help="the empirical CDF of --y over the runs (or the flows) instead")
+    sp.add_argument("--box", action="store_true",
+                    help="box plots of the runs (or flows) at each --x instead of the mean "
+                         "and 95 %% CI")
     sp.add_argument("--series", nargs="?", const="flows", choices=["flows", "queues", "cwnd"],
                     help="time series instead: the flows' Mbit/s (default), the queues' "
                          "occupancy or the senders' cwnd, mean over the selected runs")
@@ -518,6 +521,8 @@ def cmd_plot(args: argparse.Namespace) -> int:
     mode = "series" if args.series else "cdf" if args.cdf else "xy"
     if args.cdf and args.series:
         raise InputError("--cdf", "", "give --cdf or --series, not both")
+    if args.box and mode != "xy":
+        raise InputError("--box", "", "box plots are drawn against --x (not with --cdf or --series)")
     if mode == "xy":
         for opt, v in (("--x", args.x), ("--y", args.y)):
             if not v:
@@ -533,7 +538,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
                          "collision_probability; no line here qualifies")
     prefix = plot.strip_ext(args.out) if args.out else \
         plot.default_prefix(args.store, args.x, args.y, args.by, mode, args.series or "flows")
-    paths = plot.draw(sel, prefix, formats, title=args.title)
+    paths = plot.draw(sel, prefix, formats, title=args.title, box=args.box)
     print(plot.render(sel))
     print(f"{len({r['run_id'] for r in sel.rows})} runs -> {' '.join(paths)}",
           file=sys.stderr)

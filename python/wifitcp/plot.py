@@ -93,6 +93,7 @@ class Selection:
     categorical: bool
     mode: str = "xy"                # xy, cdf or series
     models: list = field(default_factory=list)   # [(line index, label, xs, ys)]
+    flows: list = field(default_factory=list)    # the --flow patterns
 
     @property
     def n_runs(self) -> int:
@@ -186,8 +187,10 @@ def select(store_path: str, x: Optional[str], y: Optional[str], by: Optional[str
             except ValueError as e:
                 raise InputError(opt, "", str(e)) from None
     if mode != "xy" or flows or "flow" in (x, by):
-        return _select_samples(store_path, x, y, by, scenario, where or {}, list(flows),
-                               mode, series)
+        sel = _select_samples(store_path, x, y, by, scenario, where or {}, list(flows),
+                              mode, series)
+        sel.flows = list(flows)
+        return sel
     try:
         st = Store(store_path, read_only=True)
     except Exception as e:
@@ -600,10 +603,72 @@ def default_prefix(store_path: str, x: Optional[str], y: Optional[str], by: Opti
     return str(p.with_name(name))
 
 
+#: Names and units of the result values people plot most, by the last part
+#: of their path (any other value: its path, with the unit its suffix names).
+RESULT_LABELS = {
+    "aggregate_mbps": ("aggregate goodput", "Mbit/s"),
+    "aggregate_msdu_mbps": ("aggregate MSDU throughput", "Mbit/s"),
+    "goodput_mbps": ("goodput", "Mbit/s"),
+    "jain_index": ("Jain's fairness index", ""),
+    "collision_probability": ("collision probability", ""),
+    "mean_delay_ms": ("mean one-way delay", "ms"),
+    "srtt_ms": ("smoothed RTT", "ms"),
+    "mean_len": ("mean queue length", "packets"),
+    "max_len": ("longest queue", "packets"),
+    "events": ("events", ""),
+    "wall_time_s": ("wall time", "s"),
+    "seed": ("seed", ""),
+}
+#: The unit a name's suffix states.
+_SUFFIX_UNITS = (("_mbps", "Mbit/s"), ("_kbps", "kbit/s"), ("_ms", "ms"), ("_us", "us"), ("_s", "s"),
+                 ("_bytes", "bytes"), ("_packets", "packets"), ("_dbm", "dBm"), ("_dbi", "dBi"),
+                 ("_db", "dB"), ("_hz", "Hz"), ("_mhz", "MHz"), ("_ghz", "GHz"), ("_m", "m"),
+                 ("_w", "W"), ("_tu", "TU"))
+
+
+def axis_label(path: Optional[str]) -> str:
+    """``name (unit)`` for an axis: a result value's name from
+    `RESULT_LABELS`, a scenario key's unit from the core's schema, else
+    the unit its suffix names; the path itself when nothing is known."""
+    if not path:
+        return ""
+    last = re.sub(r"\[\d+\]", "", path.split(".")[-1])
+    if last in RESULT_LABELS:
+        name, unit = RESULT_LABELS[last]
+        return f"{name} ({unit})" if unit else name
+    unit = _schema_unit(path)
+    if unit is None:
+        unit = next((u for suf, u in _SUFFIX_UNITS if last.endswith(suf)), "")
+    return f"{path} ({unit})" if unit else path
+
+
+def _schema_unit(path: str) -> Optional[str]:
+    """The unit the core's schema gives the scenario key ``path`` (array
+    indices dropped), None if it is not a key or the core is not built."""
+    key = re.sub(r"\[\d+\]", "", path)
+    try:
+        from . import core
+        rows = core.schema()
+    except Exception:
+        return None
+    for r in rows:
+        if r.get("key") == key:
+            return r.get("unit") or ""
+    return None
+
+
+def _integer_axis(values: Sequence[Any]) -> bool:
+    """Whether every value is a whole number (ticks at integers only)."""
+    vs = [v for v in values if _is_number(v)]
+    return bool(vs) and all(float(v).is_integer() for v in vs)
+
+
 def draw(sel: Selection, prefix: str, formats: Sequence[str] = FORMATS,
          title: Optional[str] = None, xlabel: Optional[str] = None,
-         ylabel: Optional[str] = None) -> list:
-    """Draw the selection; write ``prefix.<fmt>`` for each format; return the paths."""
+         ylabel: Optional[str] = None, box: bool = False) -> list:
+    """Draw the selection; write ``prefix.<fmt>`` for each format; return
+    the paths. ``box``: an x-y selection as box plots of the samples at
+    each x (one box per line) instead of means and intervals."""
     from matplotlib.figure import Figure
 
     import matplotlib
@@ -611,19 +676,31 @@ def draw(sel: Selection, prefix: str, formats: Sequence[str] = FORMATS,
     matplotlib.rcParams["svg.hashsalt"] = "wifitcp"
     fig = Figure(figsize=(6.4, 4.4), dpi=110)
     ax = fig.add_subplot(1, 1, 1)
+    from matplotlib.ticker import MaxNLocator
+
     if sel.mode == "cdf":
         note = _draw_cdf(ax, sel)
     elif sel.mode == "series":
         note = _draw_series(ax, sel)
+    elif box:
+        note = _draw_box(ax, sel)
     else:
         note = _draw_xy(ax, sel)
-    ax.set_xlabel(xlabel or ("time (s)" if sel.mode == "series" else sel.x))
+    cdf_of = sel.x if sel.y in HISTOGRAMS else sel.y
+    ax.set_xlabel(xlabel or ("time (s)" if sel.mode == "series"
+                             else "delay (ms)" if sel.y == HISTOGRAM
+                             else "round-trip time (ms)" if sel.y in HISTOGRAMS
+                             else axis_label(cdf_of) if sel.mode == "cdf" else axis_label(sel.x)))
     ax.set_ylabel(ylabel or ("fraction of packets <= value" if sel.y in HISTOGRAMS
                              else "fraction of samples <= value" if sel.mode == "cdf"
-                             else sel.y))
-    what = {"xy": f"{sel.y} vs {sel.x}",
-            "cdf": f"CDF of {sel.x if sel.y in HISTOGRAMS else sel.y}",
-            "series": f"{sel.y} over time"}[sel.mode]
+                             else axis_label(sel.y)))
+    if sel.mode == "xy" and not sel.categorical and \
+            _integer_axis([p.x for line in sel.lines for p in line.points]):
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    flows = f" of flow {', '.join(sel.flows)}" if sel.flows else ""
+    what = {"xy": f"{sel.y} vs {sel.x}{flows}",
+            "cdf": f"CDF of {cdf_of}{flows}",
+            "series": f"{sel.y} over time{flows}"}[sel.mode]
     ax.set_title(title or f"{', '.join(sel.scenarios)}: {what}", fontsize=10)
     ax.grid(True, alpha=0.3)
     if sel.by or len(sel.lines) > 1 or sel.models:
@@ -751,6 +828,40 @@ def add_model(sel: Selection, model: str = "bianchi") -> int:
             sel.models.append((i, f"{name}Bianchi ({variant})", xs, ys))
             added += 1
     return added
+
+
+def _draw_box(ax: Any, sel: Selection) -> str:
+    """Box plots (quartiles, whiskers at 1.5 IQR, outliers) of the samples
+    at each x, the lines' boxes side by side."""
+    xs_all: list = []
+    for line in sel.lines:
+        for p in line.points:
+            if p.x not in xs_all:
+                xs_all.append(p.x)
+    if not sel.categorical:
+        xs_all.sort()
+    k = max(1, len(sel.lines))
+    width = 0.8 / k
+    ns = set()
+    for i, line in enumerate(sel.lines):
+        data, pos = [], []
+        for j, x in enumerate(xs_all):
+            vals = [r["yv"] for r in sel.rows
+                    if r.get("xv") == x and (not sel.by or r.get("byv") == line.label)]
+            if vals:
+                data.append(vals)
+                pos.append(j - 0.4 + width * (i + 0.5))
+                ns.add(len(vals))
+        color = f"C{i % 10}"
+        ax.boxplot(data, positions=pos, widths=width * 0.9, patch_artist=True, manage_ticks=False,
+                   boxprops={"facecolor": color, "alpha": 0.35, "edgecolor": color},
+                   medianprops={"color": color}, whiskerprops={"color": color},
+                   capprops={"color": color}, flierprops={"markeredgecolor": color, "markersize": 3})
+        ax.plot([], [], color=color, lw=6, alpha=0.35,
+                label=_label(line.label) if sel.by else sel.y)
+    ax.set_xticks(range(len(xs_all)), [_label(v) for v in xs_all])
+    per = "flows" if any(r.get("flow") for r in sel.rows) else "runs"
+    return f"box plots over {'/'.join(str(n) for n in sorted(ns))} {per} per box"
 
 
 def _draw_xy(ax: Any, sel: Selection) -> str:
