@@ -534,3 +534,46 @@ def test_box_plots_integer_ticks_and_flow_titles(store, capsys, tmp_path):
     assert main(["plot", store, "--cdf", "--y", "goodput_mbps", "--box"]) == 2
     assert capsys.readouterr().err.strip() == \
         "error: --box: box plots are drawn against --x (not with --cdf or --series)"
+
+
+def _trace(path, rows):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    cols = ["time_s", "node", "iface", "event", "packet", "flow", "size", "reason", "flow_name",
+            "tcp_seq", "tcp_ack", "tcp_flags"]
+    pq.write_table(pa.table({c: [r.get(c) for r in rows] for c in cols}), path)
+
+
+def test_tcp_rtt_per_segment_from_a_trace(tmp_path, capsys):
+    """Segment 0 is acknowledged 10 ms after it was sent; segment 1000 was
+    sent twice, so it gives no sample (Karn); the receiver's ACKs count
+    only when they reach the sender; pure ACKs of the sender are not
+    segments."""
+    from wifitcp.tcprtt import rtt_samples
+
+    def ev(t, node, event, packet, seq, ack, size, flags=16):
+        return dict(time_s=t, node=node, iface="wlan", event=event, packet=packet, flow=0,
+                    size=size, flow_name="f", tcp_seq=seq, tcp_ack=ack, tcp_flags=flags)
+
+    rows = [ev(0.000, "a", "enqueue", 1, 0, 1, 1500), ev(0.004, "b", "receive", 1, 0, 1, 1500),
+            ev(0.001, "a", "enqueue", 2, 1448, 1, 1500), ev(0.005, "b", "receive", 2, 1448, 1, 1500),
+            ev(0.006, "b", "enqueue", 3, 1, 1448, 52), ev(0.010, "a", "receive", 3, 1, 1448, 52),
+            ev(0.300, "a", "enqueue", 4, 1448, 1, 1500), ev(0.304, "b", "receive", 4, 1448, 1, 1500),
+            ev(0.305, "b", "enqueue", 5, 1, 2896, 52), ev(0.309, "a", "receive", 5, 1, 2896, 52),
+            ev(0.310, "a", "enqueue", 6, 2896, 1, 1500), ev(0.314, "b", "receive", 6, 2896, 1, 1500),
+            ev(0.315, "a", "enqueue", 7, 4344, 1, 52), ev(0.319, "b", "receive", 7, 4344, 1, 52),
+            ev(0.320, "b", "enqueue", 8, 1, 4344, 52), ev(0.321, "b", "drop", 8, 1, 4344, 52),
+            ev(0.330, "b", "enqueue", 9, 1, 4344, 52), ev(0.336, "a", "receive", 9, 1, 4344, 52)]
+    path = tmp_path / "packets.parquet"
+    _trace(path, rows)
+    got = rtt_samples(str(path))
+    assert list(got) == ["f"] and got["f"] == pytest.approx([10.0, 26.0])
+    assert main(["plot", str(path), "--cdf", "--y", "tcp_rtt_ms", "--out", str(tmp_path / "r"),
+                 "--format", "svg"]) == 0
+    out = capsys.readouterr()
+    assert out.out.splitlines()[2].split()[:2] == ["f", "2"]
+    assert "TCP round-trip time per segment (ms)" in (tmp_path / "r.svg").read_text()
+    assert main(["plot", str(path), "--y", "goodput_mbps", "--x", "seed"]) == 2
+    assert "error: --y: goodput_mbps: a per-packet trace gives --cdf --y tcp_rtt_ms" in \
+        capsys.readouterr().err

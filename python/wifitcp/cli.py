@@ -199,7 +199,9 @@ def _bench_args(sp: argparse.ArgumentParser) -> None:
 
 
 def _plot_args(sp: argparse.ArgumentParser) -> None:
-    sp.add_argument("store", metavar="FILE.duckdb")
+    sp.add_argument("store", metavar="FILE.duckdb",
+                    help="a results store; or one run's packets.parquet (--trace) for "
+                         "--cdf --y tcp_rtt_ms, the TCP round-trip time of each segment")
     sp.add_argument("--x", metavar="PATH",
                     help="x axis: a swept parameter or configuration path, seed, or flow "
                          "(numbers: a numeric axis; anything else: categories)")
@@ -540,8 +542,9 @@ def cmd_plot(args: argparse.Namespace) -> int:
         plot.default_prefix(args.store, args.x, args.y, args.by, mode, args.series or "flows")
     paths = plot.draw(sel, prefix, formats, title=args.title, box=args.box)
     print(plot.render(sel))
-    print(f"{len({r['run_id'] for r in sel.rows})} runs -> {' '.join(paths)}",
-          file=sys.stderr)
+    what = "1 trace" if args.store.endswith(".parquet") else \
+        f"{len({r['run_id'] for r in sel.rows})} runs"
+    print(f"{what} -> {' '.join(paths)}", file=sys.stderr)
     return 0
 
 

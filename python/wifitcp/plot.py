@@ -174,6 +174,8 @@ def select(store_path: str, x: Optional[str], y: Optional[str], by: Optional[str
     ``mode``: ``"xy"`` (needs x and y), ``"cdf"`` (y) or ``"series"``
     (``series``: flows, queues or cwnd); ``flows``: name patterns.
     """
+    if str(store_path).endswith(".parquet"):
+        return _trace_rtt_cdf(store_path, y, mode, list(flows))
     if not Path(store_path).is_file():
         raise InputError(store_path, "", "no such results store")
     if mode == "series" and series not in SERIES:
@@ -482,6 +484,27 @@ def _select_samples(store_path: str, x: Optional[str], y: Optional[str], by: Opt
     return Selection(store_path, x, y, by, _names(runs), samples, lines, categorical)
 
 
+#: what a per-packet trace (``packets.parquet``) gives: ``--cdf --y tcp_rtt_ms``
+TRACE_RTT = "tcp_rtt_ms"
+
+
+def _trace_rtt_cdf(path: str, y: Optional[str], mode: str, patterns: list) -> Selection:
+    """The CDF of the per-segment TCP RTTs of the selected flows of one
+    run's per-packet trace (`wifitcp.tcprtt`), one line per flow."""
+    from .tcprtt import rtt_samples
+
+    if mode != "cdf" or y != TRACE_RTT:
+        raise InputError("--y", y or "", f"a per-packet trace gives --cdf --y {TRACE_RTT} "
+                         "(the TCP round-trip time of each segment)")
+    found = rtt_samples(path, patterns or ["*"])
+    lines = [Line(name, values=sorted(v)) for name, v in sorted(found.items()) if v]
+    if not lines:
+        raise InputError(path, "", "no TCP segment with an RTT sample"
+                         + (f" in the flows {' '.join(patterns)}" if patterns else ""))
+    return Selection(path, TRACE_RTT, TRACE_RTT, "flow", [Path(path).parent.name], [], lines,
+                     False, mode="cdf", flows=patterns)
+
+
 #: a flow's stored delay histogram: ``[lower_ms, upper_ms, count]`` per bucket
 HISTOGRAM = "delay_histogram"
 #: the histograms ``--cdf --y`` accepts: name -> (path in a flow, axis label)
@@ -688,10 +711,12 @@ def draw(sel: Selection, prefix: str, formats: Sequence[str] = FORMATS,
         note = _draw_xy(ax, sel)
     cdf_of = sel.x if sel.y in HISTOGRAMS else sel.y
     ax.set_xlabel(xlabel or ("time (s)" if sel.mode == "series"
+                             else "TCP round-trip time per segment (ms)" if sel.y == TRACE_RTT
                              else "delay (ms)" if sel.y == HISTOGRAM
                              else "round-trip time (ms)" if sel.y in HISTOGRAMS
                              else axis_label(cdf_of) if sel.mode == "cdf" else axis_label(sel.x)))
     ax.set_ylabel(ylabel or ("fraction of packets <= value" if sel.y in HISTOGRAMS
+                             else "fraction of segments <= value" if sel.y == TRACE_RTT
                              else "fraction of samples <= value" if sel.mode == "cdf"
                              else axis_label(sel.y)))
     if sel.mode == "xy" and not sel.categorical and \
@@ -766,6 +791,8 @@ def _draw_cdf(ax: Any, sel: Selection) -> str:
         ax.step([line.values[0]] + list(line.values), ys, where="post", color=f"C{i % 10}",
                 lw=1.5, label=f"{label} (n={n})")
     ax.set_ylim(0, 1.02)
+    if sel.y == TRACE_RTT:
+        return "per-segment RTTs at the sender, from the per-packet trace (Karn's rule)"
     unit = "flows" if any(r.get("flow") for r in sel.rows) else "runs"
     return f"empirical CDF over {unit}"
 
