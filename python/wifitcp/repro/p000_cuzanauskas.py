@@ -17,7 +17,8 @@ multi-poll hybrid, TCP ACK filtering and the power-control game.
 * Figs. 7-8, 9 and 11 with the paper's polling as its devices do it
   (``txop``): polled TXOPs carrying A-MPDUs, a listed station sending only
   when polled (``scenarios/paper000-fig11-txop.toml``,
-  ``paper000-fig9-txop.toml``, ``paper000-fig7-8-txop.toml``).
+  ``paper000-fig9-txop.toml``, ``paper000-fig7-8-txop.toml``,
+  ``paper000-fig3-4-txop.toml``).
 * Section VI, Figs. 9-11 (``ackfilter``): the ACK-first buffer with
   redundant-ACK removal: one download over 802.11a with the filter off and
   on (``scenarios/multipoll-ackfilter.toml``,
@@ -61,7 +62,7 @@ PARTS = {
     "cell": ["paper000-fig3", "paper000-fig4", "paper000-fig7-8"],
     "ackfilter": ["multipoll-ackfilter", "hcf-ackfilter-ht", "paper000-fig9", "paper000-fig10",
                   "paper000-fig11"],
-    "txop": ["paper000-fig11-txop", "paper000-fig9-txop", "paper000-fig7-8-txop"],
+    "txop": ["paper000-fig11-txop", "paper000-fig9-txop", "paper000-fig7-8-txop", "paper000-fig3-4-txop"],
 }
 SCENARIOS = [s for names in PARTS.values() for s in names]
 
@@ -96,6 +97,10 @@ CLAIMS = {
                              "everyone in range, EDCA / round robin / multi-poll",
                              "multi-poll about 20 % above round robin (Fig. 8); the idle station's "
                              "RTT up to five times lower with multi-poll (Fig. 7)."),
+    "paper000-fig3-4-txop": ("Figs. 3-5 with polled TXOPs carrying A-MPDUs, n downloads, everyone in range, "
+                             "EDCA / round robin / multi-poll",
+                             "polling above the DCF (Fig. 3); multi-poll above round robin, the gap "
+                             "growing with the stations (Fig. 4); latency rising with the load (Fig. 5)."),
     "paper000-fig11": ("Fig. 11, one download, the filter off and on",
                        "94 Mbit/s down; the uplink ACK stream falls from 2-2.5 to "
                        "0.3-0.5 Mbit/s."),
@@ -254,8 +259,8 @@ def main(argv: Optional[list] = None) -> int:
         for name in ("paper000-fig11-txop", "paper000-fig9-txop"):
             runs = run_scenario(name, **kw)
             print(figure_report(name, runs) + "\n\n" + ack_filter_table(runs) + "\n", flush=True)
-        name = "paper000-fig7-8-txop"
-        print(figure_report(name, run_scenario(name, **kw)) + "\n", flush=True)
+        for name in ("paper000-fig7-8-txop", "paper000-fig3-4-txop"):
+            print(figure_report(name, run_scenario(name, **kw)) + "\n", flush=True)
     print(f"# total wall time {time.monotonic() - t0:.1f} s")
     return 0
 
