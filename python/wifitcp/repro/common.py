@@ -320,11 +320,12 @@ def config_table(runs: list) -> str:
 
 def parse_args(module: str, doc: str, parts: Sequence[str], argv: Optional[list], *,
                quick_help: str = "one seed: a smoke test", figures: Optional[Path] = None,
-               seeds: bool = False) -> tuple:
+               seeds: bool = False, extra: Optional[Callable] = None) -> tuple:
     """The command line every paper module takes: ``--only`` (a subset of
     ``parts``), ``--quick``, ``--jobs``, ``--store``, ``--cache``, with
-    ``figures`` also ``--figures``/``--no-figures`` and with ``seeds`` also
-    ``--seeds``. Returns the parsed arguments and the parts asked for."""
+    ``figures`` also ``--figures``/``--no-figures``, with ``seeds`` also
+    ``--seeds``, and the module's own options (``extra``: called with the
+    parser). Returns the parsed arguments and the parts asked for."""
     ap = argparse.ArgumentParser(prog=f"python -m wifitcp.repro.{module}", description=doc.split("\n\n")[0])
     ap.add_argument("--only", default=",".join(parts),
                     help="comma-separated parts: " + ", ".join(parts) + " (default all)")
@@ -338,6 +339,8 @@ def parse_args(module: str, doc: str, parts: Sequence[str], argv: Optional[list]
     ap.add_argument("--store", action="store_true", help="also store runs in results/<scenario>.duckdb")
     ap.add_argument("--cache", metavar="DIR", help="keep every run set's records in DIR and reuse them "
                     "(same scenario file and overrides) instead of running again")
+    if extra is not None:
+        extra(ap)
     a = ap.parse_args(argv)
     want = [x.strip() for x in a.only.split(",") if x.strip()]
     for w in want:

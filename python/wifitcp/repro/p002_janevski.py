@@ -14,10 +14,15 @@ Vegas and SACK over 802.11g at 20 Mbit/s.
 * Figs. 14-15, Table 6: FTP while n3 walks from BS0 to BS1 at 2, 4 and
   10 km/h and hands over, through the home agent and with a layer-2 update
   (``scenarios/janevski-mobility.toml``).
+* Figs. 8-11, 14-15 and Table 6 on two channels (``handoff``): n3 hands
+  over from BS0 to BS1 at 2-50 km/h, every variant, with what the hand-off
+  cost (``scenarios/janevski-handoff.toml``; ``--speeds``, ``--seeds``,
+  ``--fading rayleigh``, ``--set PATH=VALUE``, ``--grid figs8-11`` or
+  ``figs14-15``: L = 1..4 x IFQ 25/50/100 at the figures' speeds).
 
 Reproduce::
 
-    python -m wifitcp.repro.p002_janevski [--quick] [--jobs 2] [--only static,mobility]
+    python -m wifitcp.repro.p002_janevski [--quick] [--jobs 2] [--only static,mobility,handoff]
                                           [--figures docs/figures] [--no-figures] [--store]
                                           [--cache DIR]
 
@@ -47,6 +52,7 @@ PAPER = ("Janevski & Petrov, Cross-layer Analysis of Transport Control Protocols
 PARTS = {
     "static": ["janevski-near", "janevski-static"],
     "mobility": ["janevski-mobility"],
+    "handoff": ["janevski-handoff"],
 }
 SCENARIOS = [s for names in PARTS.values() for s in names]
 
@@ -386,10 +392,163 @@ def mobility_report(runs: list, how: str) -> str:
             + table(["speed"] + VARIANTS + ["rank"], rows))
 
 
+# -- Figs. 8-11, 14-15, Table 6 on two channels: the hand-off scenario ---------
+
+#: the goodput bins of the hand-off runs (`scenario.sample_interval_s`; the
+#: sampling changes no simulated event)
+HANDOFF_BIN_S = 0.1
+#: Figs. 8-10 (every variant, L, IFQ at 15/25/50 km/h; Fig. 11: SACK, L = 3)
+#: and Figs. 14-15 (the same at 2/4/10 km/h): speeds, L values, IFQ sizes
+HANDOFF_GRIDS = {
+    "figs8-11": ([15.0, 25.0, 50.0], [1, 2, 3, 4], [25, 50, 100]),
+    "figs14-15": ([2.0, 4.0, 10.0], [1, 2, 3, 4], [25, 50, 100]),
+}
+#: `--fading rayleigh`: Rayleigh fading with the Doppler shift of the nodes'
+#: motion at 2.437 GHz (802.11g channel 6) instead of the scenario's 914 MHz,
+#: the transmit power raised by 20 log10(2437 / 914) dB so that every mean
+#: received power (the shadowing channel, the hand-off point, carrier sense)
+#: stays as it is: only the fading is added.
+FADING_DB = 20 * __import__("math").log10(2437 / 914)
+
+
+def handoff_row(r: dict) -> dict:
+    """One hand-off run (a full record): the FTP flow's goodput over the
+    counted window, its TCP counters and delay, the drops, each base
+    station's attempts failed on the channel, and of the hand-off: its
+    start, the outage (from the start to the end of the run of empty 100 ms
+    bins that begins with the first bin after it), the frames lost, the
+    time on the tunnel, and the goodput before it (from the window's start)
+    and from 2 s after the reassociation to the end."""
+    p = r.get("params", {})
+    f = next(f for f in r["flows"] if f["name"].startswith("ftp"))
+    hl = (r.get("handoffs") or {}).get("list", [])
+    dropped = r["ledger"]["dropped"]
+    row = {
+        "kmh": walk_speed_kmh(p), "variant": jp_variant(p), "seed": r.get("seed"),
+        "wall_time_s": r.get("wall_time_s"),
+        "goodput": f["goodput_mbps"], "delay_ms": f["mean_delay_ms"],
+        "timeouts": f["tcp"]["timeouts"], "fast_rtx": f["tcp"]["fast_retransmits"],
+        "handoffs": len(hl), "ifq_drops": dropped.get("queue_full", 0),
+        "retry_drops": dropped.get("retry_limit", 0),
+    }
+    st = {x["name"]: x for x in r["stations"]}
+    for ap, key in (("ap1", "bs0_chan"), ("ap", "bs1_chan")):
+        a = st[ap]
+        row[key] = (a["channel_errors"] + a["control_errors"]) / a["attempts"] if a["attempts"] else 0.0
+    if hl:
+        h = hl[0]
+        row.update(ho_start=h["start_s"], frames_lost=r["handoffs"]["frames_lost"],
+                   tunnel_s=r["duration_s"] - h["end_s"])
+        t = h["start_s"]
+        for end, mbps in f["series"]:
+            if end - HANDOFF_BIN_S < h["start_s"] - 1e-9:
+                continue
+            if mbps > 0:
+                break
+            t = end
+        row["outage_s"] = t - h["start_s"]
+
+        def rate(a: float, b: float) -> float:
+            return mean(m for end, m in f["series"] if a - 1e-9 <= end - HANDOFF_BIN_S and end <= b + 1e-9)
+
+        row["before"] = rate(r["warmup_s"], h["start_s"])
+        row["after"] = rate(h["end_s"] + 2.0, r["duration_s"])
+    return row
+
+
+def handoff_report(rows: list, how: str) -> str:
+    """Goodput per speed and variant (mean +- sd over the seeds, and the
+    rank), then what the hand-off cost, means over the seeds."""
+    by = group(rows, lambda r: (r["kmh"], r["variant"]))
+    speeds = sorted({k for k, _ in by})
+    n = len({r["seed"] for r in rows})
+    good = []
+    for k in speeds:
+        means = {v: mean(r["goodput"] for r in by[(k, v)]) for v in VARIANTS}
+        good.append([f"{k:g}"] + [f"{means[v]:.2f} ± {sd([r['goodput'] for r in by[(k, v)]]):.2f}"
+                                  for v in VARIANTS]
+                    + [", ".join(sorted(VARIANTS, key=lambda v: -means[v]))])
+    cost = []
+    for k in speeds:
+        for v in VARIANTS:
+            rs = by[(k, v)]
+            ho = [r for r in rs if r["handoffs"]]
+            m = lambda key, rs_=ho: mean(r[key] for r in rs_)   # noqa: E731
+            cost.append([f"{k:g}", v, f"{m('ho_start'):.2f}", f"{m('outage_s'):.2f}", f"{m('frames_lost'):.1f}",
+                         f"{m('tunnel_s'):.1f}", f"{m('before'):.2f} / {m('after'):.2f}",
+                         f"{m('timeouts', rs):.1f}", f"{m('fast_rtx', rs):.1f}", f"{m('ifq_drops', rs):.1f}",
+                         f"{m('retry_drops', rs):.1f}", f"{m('delay_ms', rs):.1f}",
+                         f"{100 * m('bs0_chan', rs):.2f} / {100 * m('bs1_chan', rs):.2f}"])
+    return (f"### Janevski & Petrov Figs. 8-11, 14-15, Table 6 on two channels ({how})\n\n"
+            f"FTP goodput over 35-110 s, Mbit/s, mean ± sd over {n} seeds:\n\n"
+            + table(["km/h"] + VARIANTS + ["rank (mean)"], good)
+            + "\n\nMeans over the seeds:\n\n"
+            + table(["km/h", "variant", "hand-off at (s)", "outage (s)", "frames lost at hand-off",
+                     "on the tunnel (s)", "Mbit/s before / after", "RTOs", "fast rtx", "IFQ drops",
+                     "retry drops", "delay (ms)", "BS0 / BS1 attempts failed on the channel (%)"], cost))
+
+
+def handoff_grid_report(rows: list, grid: str) -> str:
+    """Mean goodput per (variant, IFQ) row and L column, one block per speed."""
+    speeds, Ls, ifqs = HANDOFF_GRIDS[grid]
+    by = group(rows, lambda r: (r["kmh"], r["variant"], r["ifq"], r["L"]))
+    n = len({r["seed"] for r in rows})
+    out = [f"### Janevski & Petrov {grid}: FTP goodput over 35-110 s, Mbit/s, mean over {n} seeds, "
+           "L MAC transmission attempts\n"]
+    for k in speeds:
+        out.append(f"{k:g} km/h:\n")
+        out.append(table(["variant", "IFQ"] + [f"L = {L}" for L in Ls],
+                         [[v, str(q)] + [f"{mean(r['goodput'] for r in by[(k, v, q, L)]):.2f}" for L in Ls]
+                          for v in VARIANTS for q in ifqs]) + "\n")
+    return "\n".join(out)
+
+
+def _handoff_speeds(speeds: Optional[set]) -> list:
+    """`--set` of the scenario's walks kept to ``speeds`` (km/h; None: all)."""
+    if not speeds:
+        return []
+    import json
+    import tomllib
+
+    from .common import scenario_path
+    doc = tomllib.loads(scenario_path("janevski-handoff").read_text())
+    key = "wlan.mobility[0].waypoints"
+    walks = [w for w in doc["sweep"][key] if walk_speed_kmh({key: w}) in speeds]
+    return [f"sweep.{key}={json.dumps(walks)}"]
+
+
+def handoff_runs(a, kw: dict, sets: list) -> list:
+    """The hand-off scenario's rows (`handoff_row`), with the options of the
+    command line (``--speeds``, ``--fading``, ``--set``)."""
+    extra = ["scenario.sample_interval_s=0.1"] + list(a.set or [])
+    if a.seeds:
+        extra.append(f"scenario.seeds=[{a.seeds}]")
+    if a.fading:
+        import tomllib
+
+        from .common import scenario_path
+        tx = tomllib.loads(scenario_path("janevski-handoff").read_text())["channel"]["tx_power_dbm"]
+        extra += ['channel.fading={model="rayleigh"}', "channel.propagation.frequency_hz=2.437e9",
+                  f"channel.tx_power_dbm={tx + FADING_DB}"]
+    speeds = {float(x) for x in a.speeds.split(",")} if a.speeds else None
+    return run_scenario("janevski-handoff", sets=sets + extra + _handoff_speeds(speeds), reduce=handoff_row, **kw)
+
+
+def _handoff_options(ap) -> None:
+    g = ap.add_argument_group("hand-off part (--only handoff)")
+    g.add_argument("--speeds", default="", help="comma-separated km/h (default: every speed)")
+    g.add_argument("--seeds", default="", help="comma-separated seeds (default: the scenario's)")
+    g.add_argument("--fading", choices=["rayleigh"], help="add Rayleigh fading (FADING_DB above)")
+    g.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
+                   help="scenario override, repeatable")
+    g.add_argument("--grid", choices=sorted(HANDOFF_GRIDS),
+                   help="MAC transmission attempts L = 1..4 x IFQ 25/50/100 at the figures' speeds")
+
+
 # -- main --------------------------------------------------------------------
 
 def main(argv: Optional[list] = None) -> int:
-    a, want = parse_args("p002_janevski", __doc__, PARTS, argv, figures=FIGURES)
+    a, want = parse_args("p002_janevski", __doc__, PARTS, argv, figures=FIGURES, extra=_handoff_options)
     cache = Path(a.cache) if a.cache else None
     seeds = ["scenario.seeds=[1]"] if a.quick else []
     figdir = Path(a.figures)
@@ -411,6 +570,21 @@ def main(argv: Optional[list] = None) -> int:
         runs = run_scenario("janevski-mobility", sets=seeds + ['wlan.roaming.reroute="l2_update"'],
                             jobs=a.jobs, cache=cache)
         print(mobility_report(runs, "layer-2 update") + "\n", flush=True)
+    if "handoff" in want:
+        how = "with " + ", ".join(a.set) if a.set else "the scenario as written"
+        if a.fading:
+            how += ", Rayleigh fading"
+        if a.grid:
+            speeds, Ls, ifqs = HANDOFF_GRIDS[a.grid]
+            rows = []
+            for L in Ls:
+                for q in ifqs:
+                    got = handoff_runs(a, kw, seeds + [f"mac.short_retry_limit={L}", f"mac.long_retry_limit={L}",
+                                                       f"mac.queue_packets={q}"] + _handoff_speeds(set(speeds)))
+                    rows += [dict(r, L=L, ifq=q) for r in got]
+            print(handoff_grid_report(rows, a.grid) + "\n", flush=True)
+        else:
+            print(handoff_report(handoff_runs(a, kw, seeds), how) + "\n", flush=True)
     print(f"# total wall time {time.monotonic() - t0:.1f} s")
     return 0
 
