@@ -77,3 +77,32 @@ def test_finish_runs_on_to_the_end():
     net = wifitcp.Network(DOC, seed=2)
     net.step_until(0.25)
     assert strip(net.finish()) == strip(whole)
+
+
+def test_live_state_of_queues_macs_and_tcp():
+    """A TCP download stepped in halves: the state reports each member's
+    queue and MAC counters and the sender's window, RTT and bytes in flight;
+    its counters grow between two steps, match the result at the end, and
+    asking for the state leaves the result unchanged."""
+    doc = dict(DOC, traffic=[{"name": "down", "kind": "tcp", "direction": "downlink", "stations": [0],
+                              "peer": "server"}])
+    whole = core.run(doc, 2)
+    net = wifitcp.Network(doc, seed=2)
+    net.step_until(0.5)
+    s = net.state()
+    assert s["time_s"] == pytest.approx(net.now)
+    assert [x["name"] for x in s["stations"]] == ["ap", "sta0", "sta1"]
+    (t,) = s["tcp"]
+    assert t["flow"].startswith("down") and t["sender"] == "server" and t["state"] == "Established"
+    assert t["cwnd_bytes"] > 0 and t["srtt_ms"] > 4.0 and t["in_flight_bytes"] >= 0
+    ap = s["stations"][0]
+    assert ap["attempts"] > 0 and ap["successes"] > 0 and s["stations"][2]["attempts"] == 0
+    assert net.stations().height == 3 and net.tcp()["cwnd_bytes"][0] == t["cwnd_bytes"]
+    net.step_until(1.0)
+    later = net.state()
+    assert later["stations"][0]["successes"] > ap["successes"]
+    r = net.finish()
+    for got, want in zip(later["stations"], r["stations"]):
+        assert (got["name"], got["attempts"], got["successes"]) == \
+            (want["name"], want["attempts"], want["successes"])
+    assert strip(r) == strip(whole)

@@ -75,6 +75,30 @@ class Network:
     def node_index(self, name: str) -> Optional[int]:
         return self._net.node_index(name)
 
+    def state(self) -> dict:
+        """The run's live state now: ``time_s``; ``stations``, per WLAN
+        member its ``name``, ``queue_len`` (packets in its transmit queue)
+        and MAC counters (``attempts``, ``retries``, ``successes``,
+        ``failures``, ``drops_retry_limit``, ``rx_errors``,
+        ``rx_delivered``); ``tcp``, per TCP flow its ``flow`` name,
+        ``sender`` node, ``state``, ``cwnd_bytes``, ``ssthresh_bytes``
+        (None before the first loss), ``srtt_ms`` (None before the first
+        sample), ``in_flight_bytes`` and ``segments_retransmitted``. Asking
+        changes nothing in the run."""
+        return json.loads(self._net.state())
+
+    def stations(self):
+        """`state`'s per-station values as a polars DataFrame."""
+        import polars as pl
+
+        return pl.DataFrame(self.state()["stations"])
+
+    def tcp(self):
+        """`state`'s per-TCP-flow values as a polars DataFrame."""
+        import polars as pl
+
+        return pl.DataFrame(self.state()["tcp"])
+
     def on_packet(self, node: str, callback: Callable[[float, int, bool, dict], Any]) -> None:
         """Call ``callback`` for every packet arriving at ``node``."""
         self._net.on_packet(node, callback)

@@ -149,6 +149,12 @@ impl Network {
         Ok(self.w()?.next_wakeup().map(|t| t.as_secs_f64()))
     }
 
+    /// The run's live state now (`World::state`) as JSON: each WLAN
+    /// member's queue length and MAC counters, each TCP flow's sender state.
+    fn state(&mut self) -> PyResult<String> {
+        Ok(self.w()?.state().to_string())
+    }
+
     /// The index of the node named `name` (None if there is none).
     fn node_index(&mut self, name: &str) -> PyResult<Option<usize>> {
         Ok(self.w()?.node_index(name))

@@ -219,7 +219,7 @@ pub struct RunView<'a> {
 /// sender holds that as `u64::MAX >> 2` (crates/tcp/src/sender.rs), a number
 /// that would read as a real threshold of 4.6e18 bytes. Any value at or above
 /// it is written as JSON `null` (docs/results.md, "flows").
-fn ssthresh_json(ssthresh: u64) -> Value {
+pub(crate) fn ssthresh_json(ssthresh: u64) -> Value {
     if ssthresh >= u64::MAX >> 2 {
         Value::Null
     } else {
@@ -313,21 +313,8 @@ fn member_counters(v: &RunView, i: usize) -> (wifitcp_wifi::mac::MacCounters, wi
     }
     let (mut c, mut m) = (wifitcp_wifi::mac::MacCounters::default(), wifitcp_wifi::medium::MediumCounters::default());
     for b in v.cells {
-        let (x, y) = (b.macs[i].counters(), &b.medium[i]);
-        c.attempts += x.attempts;
-        c.retries += x.retries;
-        c.successes += x.successes;
-        c.failures += x.failures;
-        c.drops_retry_limit += x.drops_retry_limit;
-        c.rx_errors += x.rx_errors;
-        c.rx_delivered += x.rx_delivered;
-        c.rx_duplicates += x.rx_duplicates;
-        c.rx_false_duplicates += x.rx_false_duplicates;
-        m.initial_frames += y.initial_frames;
-        m.collided += y.collided;
-        m.channel_errors += y.channel_errors;
-        m.control_errors += y.control_errors;
-        m.airtime_ns += y.airtime_ns;
+        c.add(b.macs[i].counters());
+        m.add(&b.medium[i]);
     }
     (c, m)
 }

@@ -37,7 +37,7 @@ use std::sync::Arc;
 use wifitcp_core::{DropReason, RngStream, SimTime};
 use wifitcp_net::TimerKey;
 use wifitcp_queue::{QueueDisc, Queued};
-use wifitcp_wifi::mac::{AnyMac, Dcf, Demand, Frame, MacAddr};
+use wifitcp_wifi::mac::{AnyMac, Dcf, Demand, Frame, Mac, MacAddr, MacCounters};
 use wifitcp_wifi::medium::{Bss, BssOutput, FrameErrorModel, FrameTap};
 use wifitcp_wifi::phy::PhyStandard;
 use wifitcp_wire::Packet;
@@ -265,6 +265,20 @@ impl Cells {
     }
 
     /// Number of WLAN members (a MAC each in every cell).
+    /// Packets in WLAN member `i`'s transmit queue.
+    pub(super) fn queue_len(&self, i: usize) -> usize {
+        self.wq[i].len()
+    }
+
+    /// WLAN member `i`'s MAC counters, summed over the cells.
+    pub(super) fn counters(&self, i: usize) -> MacCounters {
+        let mut sum = MacCounters::default();
+        for c in std::iter::once(&self.cell0).chain(&self.more_cells) {
+            with_bss!(&c.bss, b => sum.add(b.macs[i].counters()));
+        }
+        sum
+    }
+
     pub(super) fn members(&self) -> usize {
         self.cell0.bss.len()
     }

@@ -51,6 +51,7 @@ mod flows;
 mod kernel;
 mod nodes;
 mod roam;
+mod state;
 
 use cells::Cells;
 use events::{Ev, TimerOwner};

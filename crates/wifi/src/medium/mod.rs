@@ -102,6 +102,17 @@ pub struct MediumCounters {
     pub airtime_ns: u64,
 }
 
+impl MediumCounters {
+    /// Add `x`'s counts (one member in several cells).
+    pub fn add(&mut self, x: &MediumCounters) {
+        self.initial_frames += x.initial_frames;
+        self.collided += x.collided;
+        self.channel_errors += x.channel_errors;
+        self.control_errors += x.control_errors;
+        self.airtime_ns += x.airtime_ns;
+    }
+}
+
 /// A frame on the air (its `Frame` is the entry of `Bss::frames` at the
 /// same index).
 #[derive(Debug)]

@@ -74,6 +74,21 @@ pub struct MacCounters {
     pub rx_false_duplicates: u64,
 }
 
+impl MacCounters {
+    /// Add `x`'s counts (one member's MACs in several cells).
+    pub fn add(&mut self, x: &MacCounters) {
+        self.attempts += x.attempts;
+        self.retries += x.retries;
+        self.successes += x.successes;
+        self.failures += x.failures;
+        self.drops_retry_limit += x.drops_retry_limit;
+        self.rx_errors += x.rx_errors;
+        self.rx_delivered += x.rx_delivered;
+        self.rx_duplicates += x.rx_duplicates;
+        self.rx_false_duplicates += x.rx_false_duplicates;
+    }
+}
+
 impl DcfParams {
     /// dot11ShortRetryLimit as the frame exchange layer counts it.
     #[inline]
