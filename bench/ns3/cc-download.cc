@@ -125,6 +125,13 @@ ApTcDrop(Ptr<const Packet>)
 }
 
 void
+ApQdDrop(Ptr<const QueueDiscItem>)
+{
+    ++g_apDrops;
+    TraceDrop();
+}
+
+void
 Assoc(Mac48Address)
 {
     ++g_assoc;
@@ -444,7 +451,9 @@ main(int argc, char* argv[])
         TrafficControlHelper fq;
         fq.SetRootQueueDisc("ns3::FqCoDelQueueDisc", "MaxSize",
                             QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, apQueue)));
-        fq.Install(apDev);
+        QueueDiscContainer qd = fq.Install(apDev);
+        NS_ABORT_MSG_IF(!qd.Get(0)->TraceConnectWithoutContext("Drop", MakeCallback(&ApQdDrop)),
+                        "could not connect the queue disc's Drop trace");
     }
     tch.Uninstall(staDevs);
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();

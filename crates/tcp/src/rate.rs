@@ -26,8 +26,11 @@
 //! Deviations: byte counts, not packet counts (the simulator's window is in
 //! bytes); the minimum RTT used for the validity check is the smallest RTT
 //! sample of the connection's life (Linux keeps a 5-minute windowed
-//! minimum; runs here are shorter); a segment SACKed, then un-SACKed by an
-//! RTO (RFC 2018 section 8) and SACKed again counts twice in `delivered`.
+//! minimum; runs here are shorter). A packet counts once in `delivered`
+//! even if an RTO forgets its SACK (RFC 2018 section 8, which Linux does
+//! only on evidence of reneging) and it is retransmitted and acknowledged
+//! again: counting it twice gave bandwidth samples three times the
+//! bottleneck's after an RTO.
 use wifitcp_core::{SimDur, SimTime};
 
 /// What a transmission stamps on its packet (draft 3.2).
@@ -41,6 +44,10 @@ pub struct TxStamp {
     pub first_sent_time: SimTime,
     /// Sent while the connection was application-limited.
     pub app_limited: bool,
+    /// The packet's delivery has been counted (it was SACKed): it counts
+    /// once, whatever happens to it later (Linux clears the stamp of a
+    /// SACKed packet for the same reason).
+    pub counted: bool,
 }
 
 /// One delivery-rate sample and what the ACK did, as the connection hands
@@ -106,7 +113,9 @@ pub struct RateSampler {
 impl RateSampler {
     /// A packet is (re)transmitted at `now`; `idle`: nothing was in flight
     /// before it (draft 3.2: the send and ACK intervals restart).
-    pub fn on_send(&mut self, now: SimTime, idle: bool) -> TxStamp {
+    /// `counted`: the packet's earlier transmission was already counted
+    /// as delivered.
+    pub fn on_send(&mut self, now: SimTime, idle: bool, counted: bool) -> TxStamp {
         if idle {
             self.first_sent_time = now;
             self.delivered_time = now;
@@ -116,12 +125,17 @@ impl RateSampler {
             delivered_time: self.delivered_time,
             first_sent_time: self.first_sent_time,
             app_limited: self.app_limited != 0,
+            counted,
         }
     }
 
     /// A packet of `len` bytes, last sent at `sent`, is delivered (draft
     /// 3.3: the most recently sent of an ACK's packets gives the sample).
-    pub fn on_delivered(&mut self, tx: &TxStamp, sent: SimTime, len: u64) {
+    /// A packet already counted is skipped (see [`TxStamp::counted`]).
+    pub fn on_delivered(&mut self, tx: &mut TxStamp, sent: SimTime, len: u64) {
+        if std::mem::replace(&mut tx.counted, true) {
+            return;
+        }
         self.delivered += len;
         self.newly += len;
         if !self.has_prior || tx.delivered > self.prior_delivered {
@@ -189,18 +203,18 @@ mod tests {
     fn a_synthetic_ack_sequence_gives_cwnd_over_rtt() {
         let mut r = RateSampler::default();
         let mut inflight: std::collections::VecDeque<(TxStamp, SimTime)> =
-            (0..10).map(|i| (r.on_send(ms(i), i == 0), ms(i))).collect();
+            (0..10).map(|i| (r.on_send(ms(i), i == 0, false), ms(i))).collect();
         assert!(inflight.iter().all(|(s, _)| s.delivered == 0 && s.first_sent_time == ms(0)));
         let mut samples = vec![];
         for k in 0..30u64 {
-            let (tx, sent) = inflight.pop_front().unwrap();
+            let (mut tx, sent) = inflight.pop_front().unwrap();
             let now = sent + SimDur::from_millis(100);
             r.on_rtt(SimDur::from_millis(100));
-            r.on_delivered(&tx, sent, 1000);
+            r.on_delivered(&mut tx, sent, 1000);
             let (prior, d, iv, app, newly) = r.generate(now);
             assert_eq!((prior, newly, app), (tx.delivered, 1000, false), "ACK {k}");
             samples.push(d as f64 * 1e9 / iv.as_nanos() as f64);
-            inflight.push_back((r.on_send(now, false), now));
+            inflight.push_back((r.on_send(now, false, false), now));
         }
         // first window: 1000 (k + 1) bytes since t = 0, over 100 + k ms
         assert_eq!(samples[0], 1000.0 * 1e9 / 100e6);
@@ -214,20 +228,25 @@ mod tests {
     fn short_intervals_are_discarded_and_app_limited_marks_clear() {
         let mut r = RateSampler::default();
         r.on_rtt(SimDur::from_millis(50));
-        let tx = r.on_send(ms(0), true);
-        r.on_delivered(&tx, ms(0), 1000);
+        let mut tx = r.on_send(ms(0), true, false);
+        r.on_delivered(&mut tx, ms(0), 1000);
         let (_, d, iv, _, newly) = r.generate(ms(10));
         assert_eq!((d, iv, newly), (0, SimDur::ZERO, 1000), "10 ms < min RTT 50 ms: no sample");
         r.mark_app_limited(3000);
         assert_eq!(r.app_limited, 4000);
-        let tx = r.on_send(ms(20), false);
+        let tx = r.on_send(ms(20), false, false);
         assert!(tx.app_limited);
-        r.on_delivered(&tx, ms(20), 1000);
+        r.on_delivered(&mut tx.clone(), ms(20), 1000);
         let (_, _, _, app, _) = r.generate(ms(100));
         assert!(app, "a packet sent while app-limited gives an app-limited sample");
         assert_eq!(r.app_limited, 4000, "delivered 2000 <= 4000: the mark holds");
-        for _ in 0..3 {
-            r.on_delivered(&tx, ms(20), 1000);
+        let mut again = tx;
+        r.on_delivered(&mut again, ms(20), 1000);
+        r.on_delivered(&mut again, ms(20), 1000);
+        r.generate(ms(105));
+        assert_eq!(r.delivered, 3000, "a packet counts once");
+        for _ in 0..2 {
+            r.on_delivered(&mut tx.clone(), ms(20), 1000);
         }
         r.generate(ms(110));
         assert_eq!(r.app_limited, 0, "delivered 5000 > 4000: the bubble has left");

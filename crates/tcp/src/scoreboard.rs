@@ -203,8 +203,9 @@ impl Scoreboard {
                 self.pipe -= s.weight();
                 self.sacked_bytes -= s.sacked_len();
                 self.lost_pending -= s.pending() as usize;
-                if let (Some(r), false) = (&mut self.rate, s.sacked) {
-                    r.on_delivered(&s.tx, s.last_sent, s.payload());
+                if let Some(r) = &mut self.rate {
+                    let mut tx = s.tx;
+                    r.on_delivered(&mut tx, s.last_sent, s.payload());
                 }
                 a.segments += 1;
                 a.any_retransmitted |= s.ever_rtx;
@@ -234,10 +235,11 @@ impl Scoreboard {
             while i < self.segs.len() && self.segs[i].end <= r {
                 if !self.segs[i].sacked {
                     self.modify(i, |s| s.sacked = true);
-                    let s = &self.segs[i];
+                    let s = &mut self.segs[i];
                     self.high_sacked = self.high_sacked.max(s.end);
                     if let Some(r) = &mut self.rate {
-                        r.on_delivered(&s.tx, s.last_sent, s.payload());
+                        let (sent, len) = (s.last_sent, s.payload());
+                        r.on_delivered(&mut s.tx, sent, len);
                     }
                 }
                 i += 1;

@@ -653,7 +653,7 @@ impl Sender {
     fn push_stamped(&mut self, mut seg: SentSeg, now: SimTime) {
         let idle = self.sb.is_empty();
         if let Some(r) = self.sb.rate.as_mut() {
-            seg.tx = r.on_send(now, idle);
+            seg.tx = r.on_send(now, idle, false);
         }
         self.sb.push(seg);
     }
@@ -681,8 +681,9 @@ impl Sender {
 
     fn retransmit(&mut self, i: usize, now: SimTime) -> TxData {
         self.sb.on_retransmit(i, now);
+        let counted = self.sb.get(i).tx.counted;
         if let Some(r) = self.sb.rate.as_mut() {
-            let tx = r.on_send(now, false);
+            let tx = r.on_send(now, false, counted);
             self.sb.stamp(i, tx);
         }
         let s = self.sb.get(i).clone();

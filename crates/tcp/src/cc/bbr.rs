@@ -73,10 +73,10 @@
 //!   quantization other than the draft's send quantum.
 //! - The idle restart (draft 4.3.4.6) is not modelled: a bulk sender is
 //!   never idle; the connection skips RFC 5681's idle restart for BBR.
-//! - cwnd is BBR's alone: a raise the connection's loss recovery applies
-//!   between two ACKs (fast recovery's cwnd = ssthresh, duplicate-ACK
-//!   inflation) is undone at the next ACK; a cut (an RTO's one segment) is
-//!   kept.
+//! - cwnd is BBR's alone: the connection's fast recovery leaves it to BBR
+//!   (as Linux leaves it to a `cong_control` controller), an RTO sets one
+//!   segment (as Linux's `tcp_enter_loss`); any raise between two of BBR's
+//!   updates is undone at the next one.
 //! - The initial pacing rate is 2/ln 2 x initial cwnd / the first RTT
 //!   sample (the handshake's), 1 ms before any (draft 4.2.1,
 //!   BBRInitPacingRate; Linux uses SRTT at the same point).
