@@ -636,7 +636,7 @@ mod tests {
         fn round(&mut self, pkts: u64, rate: f64, rtt: SimDur, in_flight: u64) {
             let start = self.delivered;
             for _ in 0..pkts {
-                self.now = self.now + rtt / pkts;
+                self.now += rtt / pkts;
                 self.ack(rate, rtt, start, in_flight);
             }
         }
@@ -706,7 +706,7 @@ mod tests {
                 let before = d.bbr.cycle_index;
                 let mut n = 0;
                 while d.bbr.cycle_index == before {
-                    d.now = d.now + SimDur::from_millis(20);
+                    d.now += SimDur::from_millis(20);
                     let inflight = if d.bbr.pacing_gain > 1.0 { 2 * bdp } else { bdp };
                     let start = d.delivered;
                     d.ack(1_000_000.0, RTT, start, inflight);
@@ -748,7 +748,7 @@ mod tests {
         let entered = d.now;
         let mut marked = false;
         while d.bbr.mode == Mode::ProbeRtt {
-            d.now = d.now + SimDur::from_millis(10);
+            d.now += SimDur::from_millis(10);
             let start = d.delivered;
             marked |= d.ack(1_000_000.0, SimDur::from_millis(100), start.saturating_sub(4 * MSS), 4 * MSS);
             assert!(d.now < entered + SimDur::from_millis(1000));
