@@ -1,55 +1,56 @@
 //! BBR v1 (Cardwell, Cheng, Gunn, Hassas Yeganeh, Jacobson, "BBR:
 //! Congestion-Based Congestion Control", ACM Queue 14(5), 2016; the
 //! algorithm as specified in draft-cardwell-iccrg-bbr-congestion-control-00,
-//! July 2017, cited as "draft" with its section numbers; facts checked
-//! against Linux's `net/ipv4/tcp_bbr.c`, the reference implementation).
+//! July 2017, cited as "draft" with the name of its pseudocode routine or
+//! constant; facts checked against Linux's `net/ipv4/tcp_bbr.c`, the
+//! reference implementation).
 //!
 //! BBR models the path by two estimates and paces at their product:
 //! - BtlBw, the bottleneck bandwidth: the windowed maximum of the
 //!   delivery-rate samples ([`crate::rate`]) over the last 10 round trips
-//!   (paper "Estimating BtlBw"; draft 4.1.1.5, BtlBwFilterLen = 10),
+//!   (paper "Estimating BtlBw"; draft, BtlBwFilterLen = 10),
 //!   where a sample taken while application-limited enters only if it
-//!   raises the maximum (draft 4.1.1.5);
+//!   raises the maximum (draft);
 //! - RTprop, the round-trip propagation time: the minimum RTT over the last
-//!   10 s (paper "Estimating RTprop"; draft 4.1.2.3, RTpropFilterLen = 10 s).
+//!   10 s (paper "Estimating RTprop"; draft, RTpropFilterLen = 10 s).
 //!
-//! Control (draft 4.2): pacing rate = pacing_gain x BtlBw (4.2.1), kept
+//! Control (draft): pacing rate = pacing_gain x BtlBw, kept
 //! at its initial value until BtlBw has a sample, and in Startup only ever
 //! raised; cwnd target = cwnd_gain x BtlBw x RTprop + 3 send quanta
-//! (4.2.3.2, BBRInflight), the send quantum 1 MSS below 1.2 Mbit/s, 2 MSS
-//! below 24 Mbit/s, else 1 ms of data up to 64 KB (4.2.2); cwnd never below
-//! 4 packets (BBRMinPipeCwnd, 4.2.3.1). Once the pipe is full cwnd grows by
+//! (BBRInflight), the send quantum 1 MSS below 1.2 Mbit/s, 2 MSS
+//! below 24 Mbit/s, else 1 ms of data up to 64 KB; cwnd never below
+//! 4 packets (BBRMinPipeCwnd). Once the pipe is full cwnd grows by
 //! the data each ACK delivers up to the target; before, it grows by it
 //! without bound below the target or while less than the initial window has
-//! been delivered (4.2.3.4, BBRSetCwnd).
+//! been delivered (BBRSetCwnd).
 //!
-//! The state machine (draft 4.3; paper figure "BBR state machine"):
-//! - Startup: pacing and cwnd gain 2/ln 2 (draft 4.3.2.1, BBRHighGain;
+//! The state machine (draft; paper figure "BBR state machine"):
+//! - Startup: pacing and cwnd gain 2/ln 2 (draft, BBRHighGain;
 //!   2.885, Linux's 2885/1000); the pipe is full once BtlBw has not grown
 //!   by 25 % over three rounds in a row, checked once per round and not on
-//!   application-limited samples (4.3.2.2, BBRCheckFullPipe).
+//!   application-limited samples (BBRCheckFullPipe).
 //! - Drain: pacing gain ln 2 / 2 (its inverse), cwnd gain 2/ln 2, until the
-//!   data in flight is at most BBRInflight(1.0) (4.3.3).
+//!   data in flight is at most BBRInflight(1.0).
 //! - ProbeBW: cwnd gain 2 and the pacing-gain cycle 5/4, 3/4, 1, 1, 1, 1,
-//!   1, 1 (4.3.4.3); a phase lasts at least RTprop; the 5/4 phase also until
+//!   1, 1; a phase lasts at least RTprop; the 5/4 phase also until
 //!   a loss or until the data in flight before the ACK reaches
 //!   BBRInflight(5/4); the 3/4 phase ends early once it is at most
-//!   BBRInflight(1) (4.3.4.4, BBRIsNextCyclePhase). Entered at a random
-//!   phase other than 3/4 (4.3.4.5, BBREnterProbeBW).
+//!   BBRInflight(1) (BBRIsNextCyclePhase). Entered at a random
+//!   phase other than 3/4 (BBREnterProbeBW).
 //! - ProbeRTT: when RTprop has not been lowered or refreshed for 10 s,
 //!   cwnd is held at 4 packets (pacing gain 1) until 200 ms and one round
 //!   trip have passed after the data in flight fell to 4 packets; then
 //!   RTprop's timestamp restarts, the cwnd saved on entry is restored and
 //!   BBR returns to ProbeBW (or Startup if the pipe was never filled)
-//!   (4.3.5, BBRCheckProbeRTT / BBRHandleProbeRTT). While in ProbeRTT the
+//!   (BBRCheckProbeRTT / BBRHandleProbeRTT). While in ProbeRTT the
 //!   connection is marked application-limited so its low rates do not
 //!   lower BtlBw.
 //!
 //! Round trips are counted on delivery: a round ends when a packet sent
-//! after the previous round's end is delivered (draft 4.1.1.3,
+//! after the previous round's end is delivered (draft,
 //! BBRUpdateRound: `packet.delivered >= next_round_delivered`).
 //!
-//! Loss (draft 4.2.3.5, 4.2.3.6; Linux `bbr_set_cwnd_to_recover_or_restore`):
+//! Loss (draft, BBRModulateCwndForRecovery; Linux `bbr_set_cwnd_to_recover_or_restore`):
 //! ssthresh is never changed (`ssthresh_after_loss` saves cwnd and returns
 //! the old ssthresh, as Linux's `bbr_ssthresh`); on every ACK cwnd is
 //! lowered by the data newly marked lost; on entering fast recovery cwnd
@@ -71,14 +72,16 @@
 //!   sampling, no ACK-aggregation extra cwnd, no 1 % pacing margin, no
 //!   even-packet rounding of cwnd (later Linux additions), no TSO
 //!   quantization other than the draft's send quantum.
-//! - The idle restart (draft 4.3.4.6) is not modelled: a bulk sender is
+//! - A new RTprop is an RTT sample below the current one or any sample
+//!   once it has expired (Linux's test; the draft also takes an equal one).
+//! - The idle restart (draft, BBRHandleRestartFromIdle) is not modelled: a bulk sender is
 //!   never idle; the connection skips RFC 5681's idle restart for BBR.
 //! - cwnd is BBR's alone: the connection's fast recovery leaves it to BBR
 //!   (as Linux leaves it to a `cong_control` controller), an RTO sets one
 //!   segment (as Linux's `tcp_enter_loss`); any raise between two of BBR's
 //!   updates is undone at the next one.
 //! - The initial pacing rate is 2/ln 2 x initial cwnd / the first RTT
-//!   sample (the handshake's), 1 ms before any (draft 4.2.1,
+//!   sample (the handshake's), 1 ms before any (draft,
 //!   BBRInitPacingRate; Linux uses SRTT at the same point).
 use super::{check_param, AckInfo, CcKind, CcTraceState, CongestionControl, LossKind, Window};
 use crate::rate::RateSample;
@@ -89,14 +92,14 @@ use wifitcp_core::schema::r;
 use wifitcp_core::schema::B::{Ex, In};
 use wifitcp_core::{SimDur, SimTime};
 
-/// The ProbeBW pacing-gain cycle (draft 4.3.4.3; paper "Steady-state
+/// The ProbeBW pacing-gain cycle (draft; paper "Steady-state
 /// behavior": 5/4, 3/4, then six phases of 1).
 pub const PACING_GAIN_CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
-/// BtlBw's growth that counts as growth in Startup (draft 4.3.2.2: 25 %).
+/// BtlBw's growth that counts as growth in Startup (draft, BBRCheckFullPipe: 25 %).
 pub const FULL_BW_THRESH: f64 = 1.25;
-/// Rounds without that growth after which the pipe is full (draft 4.3.2.2).
+/// Rounds without that growth after which the pipe is full (draft).
 pub const FULL_BW_COUNT: u32 = 3;
-/// BBRMinPipeCwnd (draft 4.2.3.1), in packets.
+/// BBRMinPipeCwnd (draft), in packets.
 pub const MIN_PIPE_CWND_PKTS: u64 = 4;
 
 wifitcp_core::config_table! {
@@ -137,7 +140,7 @@ impl CcKind for BbrTable {
     }
 }
 
-/// BBR's modes (draft 4.3).
+/// BBR's modes (draft).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     Startup,
@@ -271,14 +274,14 @@ impl Bbr {
     }
 
     fn enter_startup(&mut self) {
-        // draft 4.3.2.1
+        // draft
         self.mode = Mode::Startup;
         self.pacing_gain = self.high_gain;
         self.cwnd_gain = self.high_gain;
     }
 
     fn enter_probe_bw(&mut self, now: SimTime) {
-        // draft 4.3.4.5: a random phase other than the 3/4 one
+        // draft, BBREnterProbeBW: a random phase other than the 3/4 one
         self.mode = Mode::ProbeBw;
         self.pacing_gain = 1.0;
         self.cwnd_gain = self.probe_bw_cwnd_gain;
@@ -288,13 +291,13 @@ impl Bbr {
     }
 
     fn advance_cycle_phase(&mut self, now: SimTime) {
-        // draft 4.3.4.4, BBRAdvanceCyclePhase
+        // draft, BBRAdvanceCyclePhase
         self.cycle_stamp = now;
         self.cycle_index = (self.cycle_index + 1) % PACING_GAIN_CYCLE.len();
         self.pacing_gain = PACING_GAIN_CYCLE[self.cycle_index];
     }
 
-    /// The send quantum (draft 4.2.2), bytes.
+    /// The send quantum (draft), bytes.
     fn send_quantum(&self, mss: u64) -> u64 {
         let bits = self.pacing * 8.0;
         if bits < 1.2e6 {
@@ -306,7 +309,7 @@ impl Bbr {
         }
     }
 
-    /// BBRInflight(gain) (draft 4.2.3.2): gain x BDP + 3 send quanta, in
+    /// BBRInflight(gain) (draft): gain x BDP + 3 send quanta, in
     /// bytes; the initial window before RTprop is known.
     pub fn inflight(&self, gain: f64, mss: u64) -> u64 {
         let Some(rtt) = self.min_rtt else {
@@ -317,7 +320,7 @@ impl Bbr {
     }
 
     fn save_cwnd(&mut self, cwnd: u64) {
-        // draft 4.2.3.4, BBRSaveCwnd (Linux bbr_save_cwnd)
+        // draft, BBRSaveCwnd (Linux bbr_save_cwnd)
         self.prior_cwnd = if self.prev_phase == LossState::Open && self.mode != Mode::ProbeRtt {
             cwnd
         } else {
@@ -328,15 +331,15 @@ impl Bbr {
     fn update_bw(&mut self, rs: &RateSample) {
         self.round_start = false;
         let Some(bw) = rs.rate_bps() else { return };
-        // draft 4.1.1.3, BBRUpdateRound
+        // draft, BBRUpdateRound
         if rs.prior_delivered >= self.next_round_delivered {
             self.next_round_delivered = rs.delivered_total;
             self.round_count += 1;
             self.round_start = true;
-            // draft 4.2.3.5: packet conservation lasts one round
+            // draft: packet conservation lasts one round
             self.packet_conservation = false;
         }
-        // draft 4.1.1.5, BBRUpdateBtlBw
+        // draft, BBRUpdateBtlBw
         if !rs.is_app_limited || bw >= self.btlbw() {
             self.btlbw.update(self.round_count, bw);
         }
@@ -346,7 +349,7 @@ impl Bbr {
         if self.mode != Mode::ProbeBw {
             return;
         }
-        // draft 4.3.4.4, BBRIsNextCyclePhase
+        // draft, BBRIsNextCyclePhase
         let full_length = self.min_rtt.is_some_and(|m| rs.now.saturating_since(self.cycle_stamp) > m);
         let next = if self.pacing_gain > 1.0 {
             full_length && (rs.newly_lost > 0 || rs.prior_in_flight >= self.inflight(self.pacing_gain, mss))
@@ -361,7 +364,7 @@ impl Bbr {
     }
 
     fn check_full_pipe(&mut self, rs: &RateSample) {
-        // draft 4.3.2.2, BBRCheckFullPipe
+        // draft, BBRCheckFullPipe
         if self.full_bw_reached || !self.round_start || rs.is_app_limited {
             return;
         }
@@ -376,7 +379,7 @@ impl Bbr {
     }
 
     fn check_drain(&mut self, rs: &RateSample, mss: u64) {
-        // draft 4.3.3, BBRCheckDrain
+        // draft, BBRCheckDrain
         if self.mode == Mode::Startup && self.full_bw_reached {
             self.mode = Mode::Drain;
             self.pacing_gain = 1.0 / self.high_gain;
@@ -387,7 +390,7 @@ impl Bbr {
         }
     }
 
-    /// RTprop and ProbeRTT (draft 4.1.2.3 BBRUpdateRTprop, 4.3.5
+    /// RTprop and ProbeRTT (draft, BBRUpdateRTprop,
     /// BBRCheckProbeRTT). Returns whether the connection is to be marked
     /// application-limited (in ProbeRTT).
     fn update_min_rtt(&mut self, win: &mut Window, rs: &RateSample) -> bool {
@@ -437,7 +440,7 @@ impl Bbr {
         true
     }
 
-    /// draft 4.2.1, BBRSetPacingRateWithGain (BBRInitPacingRate before the
+    /// draft, BBRSetPacingRateWithGain (BBRInitPacingRate before the
     /// first bandwidth sample).
     fn set_pacing_rate(&mut self, win: &Window) {
         let rate = self.pacing_gain * self.btlbw();
@@ -455,8 +458,8 @@ impl Bbr {
         self.high_gain * cwnd * 1e9 / rtt
     }
 
-    /// draft 4.2.3.4 BBRSetCwnd with 4.2.3.5/4.2.3.6 (recovery) and
-    /// 4.2.3.3 (ProbeRTT).
+    /// draft, BBRSetCwnd with BBRModulateCwndForRecovery and
+    /// BBRModulateCwndForProbeRTT.
     fn set_cwnd(&mut self, win: &mut Window, rs: &RateSample) {
         let mss = win.mss as u64;
         let min_cwnd = MIN_PIPE_CWND_PKTS * mss;
@@ -467,7 +470,7 @@ impl Bbr {
         }
         let entering = rs.phase == LossState::Recovery && self.prev_phase != LossState::Recovery;
         if entering {
-            // draft 4.2.3.5, BBROnEnterFastRecovery
+            // draft, BBROnEnterFastRecovery
             self.packet_conservation = true;
             self.next_round_delivered = rs.delivered_total;
             cwnd = rs.in_flight + acked.max(mss);
@@ -480,7 +483,7 @@ impl Bbr {
             return;
         }
         if !entering && self.prev_phase != LossState::Open && rs.phase == LossState::Open {
-            // draft 4.2.3.6, BBROnExitRecovery (and after an RTO's recovery)
+            // draft, BBROnExitRecovery (and after an RTO's recovery)
             cwnd = cwnd.max(self.prior_cwnd);
             self.packet_conservation = false;
         }
@@ -523,7 +526,7 @@ impl CongestionControl for Bbr {
     }
 
     /// ssthresh is not BBR's: keep it, save cwnd (Linux `bbr_ssthresh`;
-    /// draft 4.2.3.5 and 4.2.3.6 save cwnd on entering recovery and at an
+    /// draft: BBRSaveCwnd on entering recovery and at an
     /// RTO). At an RTO the plateau count restarts (Linux `bbr_set_state`
     /// for the loss state: `full_bw` = 0).
     fn ssthresh_after_loss(&mut self, _now: SimTime, win: &Window, _in_flight: u64, kind: LossKind) -> u64 {
@@ -540,7 +543,8 @@ impl CongestionControl for Bbr {
         true
     }
 
-    /// BBR's per-ACK update (draft 4.1-4.3; Linux `bbr_main`: update the
+    /// BBR's per-ACK update (draft, BBRUpdateModelAndState then
+    /// BBRUpdateControlParameters; Linux `bbr_main`: update the
     /// model, then the pacing rate, then cwnd).
     fn on_rate_sample(&mut self, win: &mut Window, rs: &RateSample) -> bool {
         let mss = win.mss as u64;
@@ -716,7 +720,7 @@ mod tests {
                 }
                 assert_eq!(d.bbr.cycle_index, (before + 1) % 8);
                 seen.push(d.bbr.pacing_gain);
-                // pacing rate = gain x BtlBw (draft 4.2.1)
+                // pacing rate = gain x BtlBw (draft)
                 let rate = d.bbr.pacing_rate(&d.win).unwrap();
                 assert!((rate - d.bbr.pacing_gain * d.bbr.btlbw()).abs() < 1e-6, "{rate}");
             }
