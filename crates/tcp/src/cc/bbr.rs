@@ -68,6 +68,9 @@
 //!   estimate of the same window.
 //! - The ProbeBW start phase is drawn from the seed the connection gives
 //!   ([`CongestionControl::seed`]: its random initial sequence number).
+//! - `quantum_segments` fixes the send quantum (ns-3 3.37's `TcpBbr` uses
+//!   one segment at every rate, where the draft gives two between 1.2 and
+//!   24 Mbit/s; three quanta enter the cwnd target).
 //! - Only the v1 mechanisms of the draft: no long-term bandwidth (policer)
 //!   sampling, no ACK-aggregation extra cwnd, no 1 % pacing margin, no
 //!   even-packet rounding of cwnd (later Linux additions), no TSO
@@ -121,6 +124,11 @@ wifitcp_core::config_table! {
         /// ProbeRTT's duration at 4 packets.
         #[key(range = r(Ex(0.0), In(60000.0)), unit = "ms")]
         pub probe_rtt_ms: f64 = 200.0,
+        /// Send quantum in segments; 0: the draft's rule (1, 2 or 1 ms of data by pacing rate).
+        ///
+        /// ns-3 3.37's TcpBbr uses 1 segment at every rate.
+        #[key(range = r(In(0.0), In(64.0)), unit = "segments")]
+        pub quantum_segments: u32 = 0,
     }
 }
 
@@ -194,6 +202,8 @@ pub struct Bbr {
     probe_bw_cwnd_gain: f64,
     min_rtt_window: SimDur,
     probe_rtt_duration: SimDur,
+    /// Fixed send quantum in segments (0: the draft's rule).
+    quantum_segments: u32,
     pub mode: Mode,
     btlbw: MaxFilter,
     pub min_rtt: Option<SimDur>,
@@ -230,6 +240,7 @@ impl Bbr {
             probe_bw_cwnd_gain: t.cwnd_gain,
             min_rtt_window: SimDur::from_secs_f64(t.min_rtt_window_s),
             probe_rtt_duration: SimDur::from_secs_f64(t.probe_rtt_ms / 1e3),
+            quantum_segments: t.quantum_segments,
             mode: Mode::Startup,
             btlbw: MaxFilter::new(t.bw_window_rounds as u64),
             min_rtt: None,
@@ -297,8 +308,12 @@ impl Bbr {
         self.pacing_gain = PACING_GAIN_CYCLE[self.cycle_index];
     }
 
-    /// The send quantum (draft), bytes.
+    /// The send quantum (draft, BBRSetSendQuantum), bytes; `quantum_segments`
+    /// segments if set.
     fn send_quantum(&self, mss: u64) -> u64 {
+        if self.quantum_segments > 0 {
+            return self.quantum_segments as u64 * mss;
+        }
         let bits = self.pacing * 8.0;
         if bits < 1.2e6 {
             mss
@@ -813,6 +828,12 @@ mod tests {
         let e = BbrTable { high_gain: 1.0, ..BbrTable::default() }.check().unwrap_err();
         assert_eq!(e.to_string(), "high_gain: must be above 1, got 1");
         assert!(BbrTable { bw_window_rounds: 0, ..BbrTable::default() }.check().is_err());
+        // the send quantum: 2 segments at 8 Mbit/s by the draft's rule, 1
+        // with quantum_segments = 1; three of them in BBRInflight
+        let mut d = to_probe_bw(5);
+        let draft = d.bbr.inflight(1.0, MSS);
+        d.bbr.quantum_segments = 1;
+        assert_eq!(draft - d.bbr.inflight(1.0, MSS), 3 * MSS);
         let b = BbrTable::default().build();
         assert_eq!(b.name(), "bbr");
         assert!(b.reads_rate_samples());
