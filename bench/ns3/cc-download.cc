@@ -6,15 +6,22 @@
 // The AP's Wi-Fi MAC queue holds B packets (drop-tail: with no queue disc, a full
 // MAC queue stops the device queue and the traffic-control layer drops, TcDrop).
 //
-// TCP: --cc=newreno|cubic|vegas (TcpNewReno, TcpCubic, TcpVegas), --sack, classic
+// TCP: --cc=newreno|cubic|vegas|bbr (TcpNewReno, TcpCubic, TcpVegas, TcpBbr), --sack, classic
 // recovery (not PRR), timestamps off, every segment ACKed (DelAckCount 1), initial
 // window 2, receive buffer 1000 segments with window scaling, minimum RTO 1 s,
 // clock granularity 1 ms; TcpCubic's HyStart off (wifitcp's CUBIC has none);
 // every other controller parameter at its ns-3 default (CUBIC C 0.4, beta 0.7,
-// fast convergence, TCP friendliness; Vegas alpha 2, beta 4, gamma 1).
+// fast convergence, TCP friendliness; Vegas alpha 2, beta 4, gamma 1; TcpBbr's
+// defaults). TcpBbr needs pacing: TcpSocketState::EnablePacing is set for it (and for
+// any controller with --pacing=1, ns-3's own rate: 2 x or 1.2 x cwnd / RTT), the
+// initial window unpaced (PaceInitialWindow false, ns-3's default).
+// --aqm=fq-codel: an FqCoDelQueueDisc (ns-3's defaults: target 5 ms, interval 100 ms,
+// 1024 flows, quantum 1514 bytes, limit --apQueue packets) on the AP's Wi-Fi device above
+// a MAC queue of --macQueue packets (default 4), instead of the drop-tail MAC queue.
 //
 // Output: one JSON line: per-flow goodput (bytes*8/simTime), RTO and fast-recovery
-// counts per flow, AP queue drops, and flow 0's cwnd (segments) sampled every 0.1 s.
+// counts per flow, AP queue drops, flow 0's cwnd (segments) sampled every 0.1 s, and
+// the mean RTT over every flow's RTT samples (the socket's "RTT" trace, ms).
 // Our own code; only the ns-3 public API is used.
 
 #include "common.h"
@@ -45,6 +52,8 @@ std::vector<double> g_cwndSeries;
 std::set<std::string> g_ackModes;
 uint32_t g_mss = 1460;
 uint32_t g_assoc = 0;
+double g_rttSum = 0; // seconds, over every RTT sample of every flow
+uint64_t g_rttN = 0;
 std::ofstream g_trace; // --trace: flow 0's sender events, one line each
 
 // Flow 0 trace lines: "t_s kind fields...". kinds: tx seq_seg (retx 0|1), ack ack_seg,
@@ -110,6 +119,13 @@ ApDrop(Ptr<const WifiMpdu>)
 
 void
 ApTcDrop(Ptr<const Packet>)
+{
+    ++g_apDrops;
+    TraceDrop();
+}
+
+void
+ApQdDrop(Ptr<const QueueDiscItem>)
 {
     ++g_apDrops;
     TraceDrop();
@@ -203,6 +219,13 @@ RxBeforeProcessing(uint32_t flow, Ptr<const Packet>, const TcpHeader& h, Ptr<con
 }
 
 void
+RttSample(Time, Time now)
+{
+    g_rttSum += now.GetSeconds();
+    ++g_rttN;
+}
+
+void
 CongState(uint32_t flow, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
 {
     g_flows[flow].state = now;
@@ -241,7 +264,8 @@ HookSocket(Ptr<BulkSendApplication> app, uint32_t flow)
     g_flows[flow].sock = DynamicCast<TcpSocketBase>(s);
     bool ok = s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CongState, flow)) &&
               s->TraceConnectWithoutContext("HighestSequence", MakeBoundCallback(&Highest, flow)) &&
-              s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&TxCount, flow));
+              s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&TxCount, flow)) &&
+              s->TraceConnectWithoutContext("RTT", MakeCallback(&RttSample));
     if (g_renoSackReset)
     {
         ok = ok && s->TraceConnectWithoutContext("Rx", MakeBoundCallback(&RxBeforeProcessing, flow));
@@ -296,12 +320,18 @@ main(int argc, char* argv[])
     std::string recovery = "classic";
     bool limitedTx = true;
     std::string trace;
+    bool pacing = false;
+    std::string aqm = "droptail";
+    uint32_t macQueue = 4;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("nSta", "number of downloading stations", nSta);
     cmd.AddValue("simTime", "traffic time (s)", simTime);
     cmd.AddValue("apQueue", "AP Wi-Fi MAC queue (packets)", apQueue);
-    cmd.AddValue("cc", "newreno | cubic | vegas", cc);
+    cmd.AddValue("cc", "newreno | cubic | vegas | bbr", cc);
+    cmd.AddValue("pacing", "TcpSocketState::EnablePacing (always on for bbr)", pacing);
+    cmd.AddValue("aqm", "droptail (the MAC queue, --apQueue) | fq-codel (FqCoDelQueueDisc above the MAC queue)", aqm);
+    cmd.AddValue("macQueue", "Wi-Fi MAC queue (packets) under --aqm=fq-codel", macQueue);
     cmd.AddValue("sack", "enable SACK", sack);
     cmd.AddValue("rwnd", "receive buffer (segments)", rwndPkts);
     cmd.AddValue("run", "RngSeedManager run", run);
@@ -328,8 +358,11 @@ main(int argc, char* argv[])
 
     TypeId tid = cc == "cubic"   ? TcpCubic::GetTypeId()
                  : cc == "vegas" ? TcpVegas::GetTypeId()
+                 : cc == "bbr"   ? TcpBbr::GetTypeId()
                                  : TcpNewReno::GetTypeId();
-    NS_ABORT_MSG_IF(cc != "cubic" && cc != "vegas" && cc != "newreno", "unknown cc " << cc);
+    NS_ABORT_MSG_IF(cc != "cubic" && cc != "vegas" && cc != "newreno" && cc != "bbr", "unknown cc " << cc);
+    NS_ABORT_MSG_IF(aqm != "droptail" && aqm != "fq-codel", "unknown aqm " << aqm);
+    Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(pacing || cc == "bbr"));
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(tid));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(recovery == "prr" ? TcpPrrRecovery::GetTypeId() : TcpClassicRecovery::GetTypeId()));
     Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(false));
@@ -347,7 +380,8 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocket::DataRetries", UintegerValue(1000000));
     Config::SetDefault("ns3::RttEstimator::InitialEstimation", TimeValue(Seconds(1.0)));
 
-    Config::SetDefault("ns3::WifiMacQueue::MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, apQueue)));
+    const uint32_t macQ = aqm == "fq-codel" ? macQueue : apQueue;
+    Config::SetDefault("ns3::WifiMacQueue::MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, macQ)));
     Config::SetDefault("ns3::WifiMacQueue::MaxDelay", TimeValue(Seconds(1e6)));
     Config::SetDefault("ns3::WifiRemoteStationManager::RtsCtsThreshold", UintegerValue(65535));
     Config::SetDefault("ns3::WifiRemoteStationManager::MaxSsrc", UintegerValue(7));
@@ -412,6 +446,15 @@ main(int argc, char* argv[])
     TrafficControlHelper tch;
     tch.Uninstall(wired);
     tch.Uninstall(apDev);
+    if (aqm == "fq-codel")
+    {
+        TrafficControlHelper fq;
+        fq.SetRootQueueDisc("ns3::FqCoDelQueueDisc", "MaxSize",
+                            QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, apQueue)));
+        QueueDiscContainer qd = fq.Install(apDev);
+        NS_ABORT_MSG_IF(!qd.Get(0)->TraceConnectWithoutContext("Drop", MakeCallback(&ApQdDrop)),
+                        "could not connect the queue disc's Drop trace");
+    }
     tch.Uninstall(staDevs);
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
@@ -485,6 +528,8 @@ main(int argc, char* argv[])
        << ",\"recovery\":" << bench::Str(recovery) << ",\"reno_sack_reset\":" << (g_renoSackReset ? "true" : "false")
        << ",\"cwnd_every_s\":" << bench::Num(cwndEvery, 3) << ",\"cwnd0_segments\":" << bench::Arr(g_cwndSeries, 1)
        << ",\"ack_modes\":" << bench::Str(acks) << ",\"assoc\":" << g_assoc
+       << ",\"rtt_mean_ms\":" << bench::Num(g_rttN ? g_rttSum / g_rttN * 1e3 : 0.0, 3)
+       << ",\"aqm\":" << bench::Str(aqm) << ",\"pacing\":" << (pacing || cc == "bbr" ? "true" : "false")
        << ",\"wall_s\":" << bench::Num(bench::WallNow() - wall0, 2) << "}";
     std::cout << js.str() << std::endl;
     Simulator::Destroy();

@@ -288,7 +288,7 @@ TCP_SETTINGS = {
     "min_rto_ms": "route rto_min",
     "delayed_ack": "route quickack (false: every segment ACKed at once)",
 }
-CC_LINUX = {"reno": "reno", "newreno": "reno", "cubic": "cubic"}
+CC_LINUX = {"reno": "reno", "newreno": "reno", "cubic": "cubic", "bbr": "bbr"}
 CC_KEY = "net.ipv4.tcp_congestion_control"
 
 
@@ -335,6 +335,10 @@ def tcp_plan(tcp: dict) -> tuple[dict, dict, list[str]]:
         ignored.append("tcp.delayed_ack_count / delayed_ack_ms (Linux's own delayed-ACK rules)")
     if tcp.get("trace_cwnd"):
         ignored.append("tcp.trace_cwnd (use ss -i inside a namespace)")
+    if tcp.get("pacing") and cc != "bbr":
+        # Linux paces a flow itself only when its controller asks (BBR);
+        # others are paced by the fq qdisc, which the emulator does not set
+        ignored.append("tcp.pacing (Linux paces a non-BBR flow only under the fq qdisc)")
     return sysctl, route, ignored
 
 

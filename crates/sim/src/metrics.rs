@@ -301,6 +301,34 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64) -> Value {
                     .map(|x| json!([x.time.as_secs_f64(), x.cwnd, ssthresh_json(x.ssthresh)]))
                     .collect(),
             );
+            // [t s, "FastRetransmit" | "Timeout", flight bytes, cwnd after]
+            j["tcp"]["loss_events"] = Value::Array(
+                st.loss_events
+                    .iter()
+                    .map(|e| json!([e.time.as_secs_f64(), format!("{:?}", e.kind), e.flight, e.cwnd_after]))
+                    .collect(),
+            );
+            j["tcp"]["rtt_samples"] = json!(st.rtt_samples);
+            j["tcp"]["rtt_mean_ms"] =
+                json!((st.rtt_samples > 0).then(|| st.rtt_sum_ns as f64 / st.rtt_samples as f64 / 1e6));
+            if !st.cc_trace.is_empty() {
+                // [t s, cwnd bytes, mode, pacing rate bit/s, BtlBw bit/s, min RTT ms]
+                j["tcp"]["cc_trace"] = Value::Array(
+                    st.cc_trace
+                        .iter()
+                        .map(|x| {
+                            json!([
+                                x.time.as_secs_f64(),
+                                x.cwnd,
+                                x.state.mode,
+                                x.state.pacing_rate * 8.0,
+                                x.state.btlbw * 8.0,
+                                x.state.min_rtt.map(|d| d.as_secs_f64() * 1e3)
+                            ])
+                        })
+                        .collect(),
+                );
+            }
         }
     }
     j

@@ -6,7 +6,12 @@ use serde_json::{json, Value};
 use wifitcp_sim::api::run_json;
 
 fn download(cc: &str, secs: f64) -> Value {
-    let s = json!({
+    download_with(cc, secs, json!({}))
+}
+
+/// The download with `tcp` keys added and the AP buffer `ap_queue` (if set).
+fn download_with(cc: &str, secs: f64, extra: Value) -> Value {
+    let mut s = json!({
         "scenario": {"name": "download", "duration_s": secs},
         "phy": {"standard": "802.11g", "data_rate_mbps": 24.0},
         "wlan": {"stations": 1},
@@ -17,6 +22,13 @@ fn download(cc: &str, secs: f64) -> Value {
                 "delayed_ack": false, "initial_window": 2},
         "traffic": [{"name": "down", "kind": "tcp", "direction": "downlink", "peer": "server"}]
     });
+    for (k, v) in extra.as_object().unwrap() {
+        if k == "ap_queue" {
+            s["ap"]["queue_packets"] = v.clone();
+        } else {
+            s["tcp"][k] = v.clone();
+        }
+    }
     serde_json::from_str(&run_json(&s.to_string(), 1).expect("run")).unwrap()
 }
 
@@ -31,7 +43,7 @@ fn sack_download_does_not_collapse_for_any_controller() {
     let reno = download("reno", 60.0);
     let base = reno["aggregate_mbps"].as_f64().unwrap();
     assert!(base > 12.0, "reno {base}");
-    for cc in ["cubic", "compound", "vegas"] {
+    for cc in ["cubic", "compound", "vegas", "bbr"] {
         let r = download(cc, 60.0);
         let g = r["aggregate_mbps"].as_f64().unwrap();
         let t = &r["flows"][0]["tcp"];
@@ -45,6 +57,48 @@ fn sack_download_does_not_collapse_for_any_controller() {
         let worst = series[5..].iter().map(|p| p[1].as_f64().unwrap()).fold(f64::MAX, f64::min);
         assert!(worst > 0.5 * base, "{cc}: a second at {worst} Mbit/s");
     }
+}
+
+/// BBR v1 paces at its bandwidth estimate and caps cwnd at twice the
+/// estimated BDP, so behind a 300-packet drop-tail buffer it keeps about one
+/// BDP queued (mean RTT about twice the 31 ms path RTT) where CUBIC fills the
+/// buffer (mean RTT above 200 ms); both fill the link. Its state trace goes
+/// through Startup, Drain, ProbeBW and, every 10 s, ProbeRTT.
+#[test]
+fn bbr_fills_the_link_with_a_short_queue() {
+    let trace = json!({"trace_cwnd": true, "ap_queue": 300});
+    let bbr = download_with("bbr", 25.0, trace.clone());
+    let cubic = download_with("cubic", 25.0, trace);
+    let rtt = |r: &Value| r["flows"][0]["tcp"]["rtt_mean_ms"].as_f64().unwrap();
+    let g = |r: &Value| r["aggregate_mbps"].as_f64().unwrap();
+    assert!(g(&bbr) > 0.97 * g(&cubic), "bbr {} against cubic {}", g(&bbr), g(&cubic));
+    assert!(rtt(&bbr) < 80.0 && rtt(&cubic) > 200.0, "mean RTT bbr {} cubic {}", rtt(&bbr), rtt(&cubic));
+    assert_eq!(bbr["flows"][0]["tcp"]["segments_retransmitted"], 0);
+    let tr = bbr["flows"][0]["tcp"]["cc_trace"].as_array().unwrap();
+    let mut modes: Vec<&str> = vec![];
+    for p in tr {
+        let m = p[2].as_str().unwrap();
+        if modes.last() != Some(&m) {
+            modes.push(m);
+        }
+    }
+    assert_eq!(&modes[..4], ["startup", "drain", "probe_bw", "probe_rtt"]);
+    assert_eq!(modes.iter().filter(|m| **m == "probe_rtt").count(), 2, "ProbeRTT at about 10 s and 20 s: {modes:?}");
+    assert!(cubic["flows"][0]["tcp"].get("cc_trace").is_none(), "CUBIC reports no model state");
+}
+
+/// `[tcp] pacing` paces a Reno sender at Linux's rate (2 or 1.2 x cwnd /
+/// SRTT, which exceeds the delivery rate): the link stays nearly full (the
+/// paced run here has one RTO the unpaced one does not: 12.37 against
+/// 12.89 Mbit/s) and the run changes.
+#[test]
+fn pacing_key_paces_a_reno_download() {
+    let plain = download_with("reno", 20.0, json!({"ap_queue": 50}));
+    let paced = download_with("reno", 20.0, json!({"ap_queue": 50, "pacing": true}));
+    let g = |r: &Value| r["aggregate_mbps"].as_f64().unwrap();
+    let drops = |r: &Value| r["ledger"]["dropped"]["queue_full"].as_u64().unwrap();
+    assert!(g(&paced) > 0.9 * g(&plain), "paced {} plain {}", g(&paced), g(&plain));
+    assert_ne!(drops(&paced), drops(&plain), "pacing changes the run");
 }
 
 /// `[tcp.vegas] loss_response`: "reno" (default, as ns-3 and Linux) or

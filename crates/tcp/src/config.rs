@@ -172,6 +172,11 @@ pub struct TcpConfig {
     pub auto_consume: bool,
     /// Keep a cwnd/ssthresh trace and a loss-event log in [`crate::TcpStats`].
     pub trace: bool,
+    /// Pace data segments at the connection's own rate (Linux's
+    /// `tcp_update_pacing_rate`, see [`crate::sender`]) when the controller
+    /// sets none; default off (RFC 5681 sends as the ACK clock allows). A
+    /// controller that sets a pacing rate (BBR) paces whatever this says.
+    pub pacing: bool,
 }
 
 impl Default for TcpConfig {
@@ -201,6 +206,7 @@ impl Default for TcpConfig {
             time_wait: SimDur::from_secs(60),
             auto_consume: true,
             trace: false,
+            pacing: false,
         }
     }
 }

@@ -106,7 +106,7 @@ pub fn random_isn(rng: &mut RngStream) -> u32 {
 }
 
 impl Connection {
-    fn new(cfg: TcpConfig, cc: Box<dyn CongestionControl>, local_port: u16, remote_port: u16, isn: u32) -> Self {
+    fn new(cfg: TcpConfig, mut cc: Box<dyn CongestionControl>, local_port: u16, remote_port: u16, isn: u32) -> Self {
         if let Err(e) = cfg.validate() {
             panic!("invalid TcpConfig: {e}");
         }
@@ -117,6 +117,7 @@ impl Connection {
         while cfg.window_scaling && shift < 14 && (buf >> shift) > 65_535 {
             shift += 1;
         }
+        cc.seed(isn as u64);
         Connection {
             snd: Sender::new(&cfg, cc),
             rcv: Receiver::new(buf, cfg.mss, cfg.auto_consume, cfg.delayed_ack),
@@ -475,6 +476,10 @@ impl Connection {
         if self.time_wait_deadline.is_some_and(|d| d <= now) {
             self.enter_closed();
         }
+        // A paced segment's release time: `poll_transmit` sends it.
+        if self.snd.pace_wait.is_some_and(|d| d <= now) {
+            self.snd.pace_wait = None;
+        }
     }
 
     /// SYN / SYN-ACK retransmission with exponential backoff (RFC 6298
@@ -500,6 +505,7 @@ impl Connection {
             self.snd.persist_deadline,
             self.snd.rack.as_ref().and_then(|r| r.deadline()),
             self.time_wait_deadline,
+            self.snd.pace_wait,
         ]
         .into_iter()
         .flatten()
@@ -707,6 +713,10 @@ impl Connection {
     pub fn stats(&self) -> &TcpStats {
         &self.snd.stats
     }
+    /// The rate data segments are paced at (bytes per second), if pacing.
+    pub fn pacing_rate(&self) -> Option<f64> {
+        self.snd.pacing_rate()
+    }
     /// Move the cwnd trace and loss-event log out (for periodic flushing
     /// by the simulator; recording continues).
     pub fn take_trace(&mut self) -> (Vec<crate::stats::CwndSample>, Vec<crate::stats::LossEvent>) {
@@ -881,6 +891,77 @@ mod tests {
         let s = a.poll_transmit(t).unwrap();
         assert_eq!((s.payload_len, s.header.ack), (0, 501), "RFC 9293 3.10.7.4: send an ACK");
         assert_eq!(a.outstanding(), 3000);
+    }
+
+    /// An established sender (handshake RTT 10 ms, MSS 1000, initial
+    /// window 10) with `n` segments written.
+    fn established(c: TcpConfig, cc: Box<dyn CongestionControl>, n: u64) -> (Connection, SimTime) {
+        let c = TcpConfig { timestamps: false, initial_window: crate::config::InitialWindow::Segments(10), ..c };
+        let mut a = Connection::connect(T0, c, cc, 5, 80, 0);
+        a.poll_transmit(T0).unwrap();
+        let sa = TcpHeader {
+            src_port: 80,
+            dst_port: 5,
+            seq: 500,
+            ack: 1,
+            flags: TcpFlags(TcpFlags::SYN | TcpFlags::ACK),
+            window: 65_535,
+            options: TcpOptions { mss: Some(1000), ..Default::default() },
+        };
+        let t = SimTime::from_millis(10);
+        a.on_segment(t, &sa, 0);
+        assert!(a.poll_transmit(t).is_some_and(|s| s.payload_len == 0), "the handshake's ACK");
+        a.send(n * 1000);
+        (a, t)
+    }
+
+    /// Drive `a` by its wake-ups until `n` data segments left; their send
+    /// times.
+    fn paced_sends(a: &mut Connection, mut t: SimTime, n: usize) -> Vec<SimTime> {
+        let mut at = vec![];
+        while at.len() < n {
+            while let Some(s) = a.poll_transmit(t) {
+                assert!(s.payload_len > 0);
+                at.push(t);
+            }
+            let Some(w) = a.next_wakeup() else { break };
+            t = w;
+            a.on_timer(t);
+        }
+        at
+    }
+
+    #[test]
+    fn pacing_spaces_segments_and_wakes_at_the_release_time() {
+        // without pacing the initial window leaves at once
+        let (mut a, t) = established(cfg(), Box::new(Reno::new()), 10);
+        assert_eq!(std::iter::from_fn(|| a.poll_transmit(t)).count(), 10);
+        assert_eq!(a.pacing_rate(), None);
+        // `pacing`: Linux's rate, 2 x cwnd / SRTT in slow start = 2 x
+        // 10 000 B / 10 ms = 2 MB/s: one 1000-byte segment per 0.5 ms,
+        // each released at the connection's wake-up
+        let (mut a, t) = established(TcpConfig { pacing: true, ..cfg() }, Box::new(Reno::new()), 10);
+        assert_eq!(a.pacing_rate(), Some(2e6));
+        let at = paced_sends(&mut a, t, 10);
+        assert_eq!(at.len(), 10);
+        for (k, x) in at.iter().enumerate() {
+            assert_eq!(*x, t + SimDur::from_micros(500) * k as u64, "segment {k}");
+        }
+        // the window still binds: nothing more before an ACK
+        assert_eq!(a.next_wakeup(), Some(t + SimDur::from_secs(1)), "only the RTO");
+    }
+
+    #[test]
+    fn bbr_paces_without_the_pacing_key() {
+        // BBR's initial rate: 2.885 x 10 000 B / 10 ms (the handshake RTT)
+        let bbr = crate::cc::CcConfig::Bbr(Default::default()).get().build();
+        let (mut a, t) = established(cfg(), bbr, 10);
+        let rate = a.pacing_rate().unwrap();
+        assert!((rate - 2.885e6).abs() < 1.0, "{rate}");
+        let at = paced_sends(&mut a, t, 10);
+        let gap = SimDur((1000.0 * 1e9 / rate) as u64);
+        assert_eq!(at[1] - at[0], gap);
+        assert_eq!(at[9] - at[0], gap * 9);
     }
 
     #[test]

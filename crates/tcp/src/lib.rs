@@ -59,12 +59,14 @@
 //! window, delayed ACK), [`scoreboard`] (retransmission queue, RFC 6675
 //! scoreboard), [`sender`] (ACK processing, what to send next),
 //! [`recovery`] (Tahoe / Reno / NewReno / SACK loss recovery and the RTO),
+//! [`rate`] (delivery-rate samples for rate-based controllers),
 //! [`connection`] (RFC 9293 state machine), [`cc`] (congestion-control trait
 //! and algorithms).
 pub mod cc;
 pub mod config;
 pub mod connection;
 pub mod rack;
+pub mod rate;
 pub mod recovery;
 pub mod recv;
 pub mod rtt;

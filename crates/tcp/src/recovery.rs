@@ -13,6 +13,10 @@
 //! | full ACK | (slow start) | exit: cwnd = ssthresh | exit: cwnd = ssthresh | exit |
 //! | RTO | cwnd = 1 SMSS (loss window), go-back-N, backoff | same | same | same, SACK info cleared |
 //!
+//! A controller that reads delivery-rate samples (BBR) sets cwnd itself on
+//! every ACK: the cwnd changes of the table's fast-recovery rows are not
+//! applied for it (the RTO's and Tahoe's loss window are).
+//!
 //! Invariants: a loss episode is entered at most once per window of data:
 //! after an RTO or a Tahoe/NewReno/SACK recovery, duplicate ACKs whose
 //! cumulative point is below `recover` do not start another fast
@@ -46,7 +50,19 @@ impl Sender {
         {
             // RFC 5681 3.2 step 4 / RFC 6582 3.2 step 2: each further
             // duplicate ACK signals a segment that left the network.
-            self.win.cwnd += self.smss as u64;
+            self.recovery_cwnd(self.win.cwnd + self.smss as u64);
+        }
+    }
+
+    /// cwnd as the loss recovery sets it, unless the controller owns cwnd
+    /// on every ACK ([`crate::cc::CongestionControl::reads_rate_samples`],
+    /// BBR): Linux's fast recovery leaves cwnd to a `cong_control`
+    /// controller (no PRR reduction, no cwnd = ssthresh at the end). An RTO
+    /// (and Tahoe's go-back-N) still sets the loss window for it, as Linux's
+    /// `tcp_enter_loss` does.
+    fn recovery_cwnd(&mut self, cwnd: u64) {
+        if self.sb.rate.is_none() {
+            self.win.cwnd = cwnd;
         }
     }
 
@@ -161,19 +177,19 @@ impl Sender {
             }
             RecoveryVariant::Reno => {
                 // RFC 5681 3.2 step 3.
-                self.win.cwnd = self.win.ssthresh + self.dupthresh as u64 * smss;
+                self.recovery_cwnd(self.win.ssthresh + self.dupthresh as u64 * smss);
                 self.state = LossState::Recovery;
             }
             RecoveryVariant::NewReno => {
                 // RFC 6582 3.2 steps 1-2.
-                self.win.cwnd = self.win.ssthresh + self.dupthresh as u64 * smss;
+                self.recovery_cwnd(self.win.ssthresh + self.dupthresh as u64 * smss);
                 self.recover = self.snd_max;
                 self.state = LossState::Recovery;
             }
             RecoveryVariant::Sack => {
                 // RFC 6675 section 5 step (4.2): cwnd = ssthresh; (4.1)
                 // RecoveryPoint = HighData.
-                self.win.cwnd = self.win.ssthresh;
+                self.recovery_cwnd(self.win.ssthresh);
                 self.recover = self.snd_max;
                 self.state = LossState::Recovery;
                 self.sb.mark_lost_by_sack(self.dupthresh, self.smss);
@@ -193,13 +209,13 @@ impl Sender {
             RecoveryVariant::Reno => {
                 // RFC 5681 3.2 step 6: the first ACK of new data deflates
                 // the window and ends fast recovery, even a partial ACK.
-                self.win.cwnd = self.win.ssthresh;
+                self.recovery_cwnd(self.win.ssthresh);
                 self.exit_recovery(now);
                 true
             }
             RecoveryVariant::NewReno if full => {
                 // RFC 6582 3.2 step 3, full ACK, option (2): cwnd = ssthresh.
-                self.win.cwnd = self.win.ssthresh;
+                self.recovery_cwnd(self.win.ssthresh);
                 self.exit_recovery(now);
                 true
             }
@@ -213,11 +229,11 @@ impl Sender {
                     self.force_rtx = true;
                     self.stats.partial_ack_retransmits += 1;
                 }
-                self.win.cwnd = self.win.cwnd.saturating_sub(acked);
+                let mut cwnd = self.win.cwnd.saturating_sub(acked);
                 if acked >= smss {
-                    self.win.cwnd += smss;
+                    cwnd += smss;
                 }
-                self.win.cwnd = self.win.cwnd.max(smss);
+                self.recovery_cwnd(cwnd.max(smss));
                 self.partial_acks += 1;
                 self.partial_acks == 1
             }
@@ -327,7 +343,7 @@ impl Sender {
         let flight = self.snd_max - self.snd_una;
         let ss = self.cc.ssthresh_after_loss(now, &self.win, flight, LossKind::FastRetransmit);
         self.win.ssthresh = ss.max(self.smss as u64);
-        self.win.cwnd = self.win.ssthresh;
+        self.recovery_cwnd(self.win.ssthresh);
         self.cc.on_event(now, &mut self.win, CcEvent::RecoveryExit);
         self.win.cwnd = self.win.cwnd.max(self.smss as u64);
         self.log_loss(now, LossKind::FastRetransmit, flight);

@@ -99,6 +99,9 @@ wifitcp_core::config_table! {
         /// Record cwnd/ssthresh over time.
         #[key(default = "false")]
         pub trace_cwnd: Option<bool> = None,
+        /// Pace data segments (Linux's default rate: 2 or 1.2 x cwnd / SRTT); BBR paces whatever this says.
+        #[key(default = "false")]
+        pub pacing: Option<bool> = None,
         /// SYN retransmissions before giving up.
         ///
         /// Default 6, Linux; ns-2 never gives up: use a large value to
@@ -148,6 +151,7 @@ impl TcpCommon {
             initial_rto_ms,
             max_rto_ms,
             trace_cwnd,
+            pacing,
             syn_retries,
             max_retransmissions
         )
@@ -327,6 +331,9 @@ pub fn build(t: &TcpSection) -> Result<TcpConfig, ConfigError> {
     if let Some(b) = o.trace_cwnd {
         c.trace = b;
     }
+    if let Some(b) = o.pacing {
+        c.pacing = b;
+    }
     if let Some(k) = o.syn_retries {
         c.syn_retries = k;
     }
@@ -417,7 +424,7 @@ mod tests {
         let e = err(json!({"reno": {}}));
         assert!(e.starts_with("unknown field `reno`, expected one of `recovery`, `cc`"), "{e}");
         assert!(e.contains("`vegas`, `compound`"), "{e}");
-        assert!(err(json!({"cc": "bbr"})).starts_with("cc: unknown variant `bbr`, expected one of `reno`"));
+        assert!(err(json!({"cc": "westwood"})).starts_with("cc: unknown variant `westwood`, expected one of `reno`"));
         assert!(err(json!({"mss": "x"})).starts_with("mss: invalid type"));
         assert_eq!(locate_error(&json!({"vegas": {"gamma": true}})).unwrap().0, "vegas.gamma");
         let bad = |v: Value| build(&section(v)).unwrap_err().to_string();

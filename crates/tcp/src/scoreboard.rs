@@ -20,6 +20,7 @@
 //!   retransmitted; SACKed segments do not count;
 //! - `lost_pending` counts segments that are lost, unSACKed and not yet
 //!   retransmitted (RFC 6675 NextSeg rule 1 candidates).
+use crate::rate::{RateSampler, TxStamp};
 use std::collections::VecDeque;
 use wifitcp_core::SimTime;
 
@@ -37,6 +38,9 @@ pub struct SentSeg {
     pub retrans: bool,
     /// Retransmitted at least once (Karn's rule, RFC 6298 section 3).
     pub ever_rtx: bool,
+    /// Delivery-rate stamp of the last transmission ([`crate::rate`]; only
+    /// written when the connection samples delivery rates).
+    pub tx: TxStamp,
 }
 
 impl SentSeg {
@@ -51,6 +55,7 @@ impl SentSeg {
             lost: false,
             retrans: false,
             ever_rtx: false,
+            tx: TxStamp::default(),
         }
     }
     /// Sequence-space length (payload plus FIN).
@@ -106,6 +111,13 @@ pub struct Scoreboard {
     /// No pending (lost, unretransmitted) segment starts below this offset;
     /// keeps the go-back-N scan linear over a whole episode.
     pending_hint: u64,
+    /// Bytes ever marked lost (a controller reads the difference over one
+    /// ACK as that ACK's losses).
+    lost_marked: u64,
+    /// The delivery-rate sampler, when the controller reads rate samples:
+    /// every segment delivered (cumulatively acknowledged without having
+    /// been SACKed, or newly SACKed) is counted in it.
+    pub(crate) rate: Option<RateSampler>,
 }
 
 impl Scoreboard {
@@ -140,6 +152,14 @@ impl Scoreboard {
     pub fn high_sacked(&self) -> u64 {
         self.high_sacked
     }
+    /// Bytes marked lost over the connection's life (each marking counts).
+    pub fn lost_marked(&self) -> u64 {
+        self.lost_marked
+    }
+    /// Set segment `i`'s delivery-rate stamp.
+    pub fn stamp(&mut self, i: usize, tx: TxStamp) {
+        self.segs[i].tx = tx;
+    }
 
     /// Index of the segment containing offset `seq`.
     pub fn find(&self, seq: u64) -> Option<usize> {
@@ -150,9 +170,12 @@ impl Scoreboard {
     /// Change segment `i` through `f`, keeping the counters exact.
     fn modify(&mut self, i: usize, f: impl FnOnce(&mut SentSeg)) {
         let s = &mut self.segs[i];
-        let (w0, p0, k0) = (s.weight(), s.pending(), s.sacked_len());
+        let (w0, p0, k0, lost0) = (s.weight(), s.pending(), s.sacked_len(), s.lost);
         f(s);
         let (w1, p1, k1) = (s.weight(), s.pending(), s.sacked_len());
+        if s.lost && !lost0 {
+            self.lost_marked += s.len();
+        }
         if p1 && !p0 {
             self.pending_hint = self.pending_hint.min(s.start);
         }
@@ -180,6 +203,10 @@ impl Scoreboard {
                 self.pipe -= s.weight();
                 self.sacked_bytes -= s.sacked_len();
                 self.lost_pending -= s.pending() as usize;
+                if let Some(r) = &mut self.rate {
+                    let mut tx = s.tx;
+                    r.on_delivered(&mut tx, s.last_sent, s.payload());
+                }
                 a.segments += 1;
                 a.any_retransmitted |= s.ever_rtx;
                 a.fin |= s.fin;
@@ -208,7 +235,12 @@ impl Scoreboard {
             while i < self.segs.len() && self.segs[i].end <= r {
                 if !self.segs[i].sacked {
                     self.modify(i, |s| s.sacked = true);
-                    self.high_sacked = self.high_sacked.max(self.segs[i].end);
+                    let s = &mut self.segs[i];
+                    self.high_sacked = self.high_sacked.max(s.end);
+                    if let Some(r) = &mut self.rate {
+                        let (sent, len) = (s.last_sent, s.payload());
+                        r.on_delivered(&mut s.tx, sent, len);
+                    }
                 }
                 i += 1;
             }

@@ -12,12 +12,31 @@
 //! - the retransmission timer runs iff data (or a FIN) is outstanding
 //!   (RFC 6298 5.1/5.2), except while a zero-window probe timer runs instead;
 //! - cwnd >= 1 SMSS at all times.
+//!
+//! Pacing (Linux's `sk_pacing_rate` with the fq scheduler's per-flow
+//! release times; ns-3's `TcpSocketState::m_pacing`): when the controller
+//! sets a pacing rate ([`CongestionControl::pacing_rate`], BBR) or `[tcp]
+//! pacing` is on, each data segment (new data, retransmission, FIN, tail
+//! loss probe) moves the earliest release of the next one to
+//! `max(release, now) + payload / rate`; a segment that cwnd allows earlier
+//! waits, and the connection's next wake-up ([`crate::Connection::next_wakeup`])
+//! is that release time. Pure ACKs are not paced. Without a controller's
+//! rate, `[tcp] pacing` uses Linux's `tcp_update_pacing_rate`: `ratio x
+//! max(cwnd, FlightSize) / SRTT`, ratio 2 in slow start (cwnd < ssthresh /
+//! 2, `tcp_pacing_ss_ratio` = 200 %) and 1.2 otherwise
+//! (`tcp_pacing_ca_ratio` = 120 %), no pacing before the first RTT sample.
+//! Deviations: the gap counts payload bytes (as ns-3's pacing timer; Linux
+//! and fq count the whole packet, 40 bytes more per 1460); Linux does not
+//! pace a connection's first 10 segments, here every data segment is paced.
+//! With neither a controller's rate nor `pacing`, no pacing state is read
+//! and nothing changes.
 use crate::cc::{AckInfo, CongestionControl, Window};
 use crate::config::{RecoveryVariant, TcpConfig};
 use crate::rack::Rack;
+use crate::rate::{RateSample, RateSampler};
 use crate::rtt::RttEstimator;
 use crate::scoreboard::{Scoreboard, SentSeg};
-use crate::stats::{CwndSample, TcpStats};
+use crate::stats::{CcSample, CwndSample, TcpStats};
 use wifitcp_core::{SimDur, SimTime};
 
 /// Loss-recovery state of the sender.
@@ -127,6 +146,17 @@ pub struct Sender {
     pub(crate) stats: TcpStats,
     /// RACK-TLP state (RFC 8985), with `rack_tlp` and SACK negotiated.
     pub(crate) rack: Option<Rack>,
+    /// Data segments are paced (the controller sets a rate, or `pacing`).
+    paced: bool,
+    /// `[tcp] pacing`: pace at the connection's own rate when the
+    /// controller sets none.
+    pacing_cfg: bool,
+    /// Earliest release time of the next data segment.
+    pace_next: SimTime,
+    /// A segment waits for `pace_next`: the connection's wake-up.
+    pub(crate) pace_wait: Option<SimTime>,
+    /// The RTT sample of the ACK being processed (for the rate sample).
+    ack_rtt: Option<SimDur>,
 }
 
 impl Sender {
@@ -177,7 +207,40 @@ impl Sender {
             trace: cfg.trace,
             stats: TcpStats::default(),
             rack: (cfg.rack_tlp && cfg.recovery == RecoveryVariant::Sack).then(Rack::default),
+            paced: false,
+            pacing_cfg: cfg.pacing,
+            pace_next: SimTime::ZERO,
+            pace_wait: None,
+            ack_rtt: None,
         }
+        .with_controller_hooks()
+    }
+
+    /// Delivery-rate sampling if the controller reads it; pacing if it
+    /// sets a rate from its construction or `pacing` is on.
+    fn with_controller_hooks(mut self) -> Self {
+        if self.cc.reads_rate_samples() {
+            self.sb.rate = Some(RateSampler::default());
+        }
+        self.paced = self.pacing_cfg || self.cc.pacing_rate(&self.win).is_some();
+        self
+    }
+
+    /// The pacing rate in bytes per second, if any (see the module docs).
+    pub fn pacing_rate(&self) -> Option<f64> {
+        if !self.paced {
+            return None;
+        }
+        if let Some(r) = self.cc.pacing_rate(&self.win) {
+            return Some(r);
+        }
+        let srtt = self.rtt.srtt()?;
+        if !self.pacing_cfg || srtt.as_nanos() == 0 {
+            return None;
+        }
+        let ratio = if self.win.cwnd < self.win.ssthresh / 2 { 2.0 } else { 1.2 };
+        let w = self.win.cwnd.max(self.snd_max - self.snd_una) as f64;
+        Some(ratio * w * 1e9 / srtt.as_nanos() as f64)
     }
 
     /// Finish setup when the connection becomes synchronized: the
@@ -234,6 +297,13 @@ impl Sender {
         if !self.trace {
             return;
         }
+        if let Some(st) = self.cc.trace_state() {
+            let c = CcSample { time: now, cwnd: self.win.cwnd, state: st };
+            let tr = &mut self.stats.cc_trace;
+            if !tr.last().is_some_and(|l| l.cwnd == c.cwnd && l.state == c.state) {
+                tr.push(c);
+            }
+        }
         let s = CwndSample { time: now, cwnd: self.win.cwnd, ssthresh: self.win.ssthresh };
         let tr = &mut self.stats.cwnd_trace;
         if tr.last().is_some_and(|l| l.cwnd == s.cwnd && l.ssthresh == s.ssthresh) {
@@ -256,6 +326,8 @@ impl Sender {
             return AckVerdict::Old;
         }
         let old_wnd = self.snd_wnd;
+        let (prior_pipe, lost0) = (self.sb.pipe(), self.sb.lost_marked());
+        self.ack_rtt = None;
         self.update_window(a);
         // Only the SACK variant uses SACK information (a NewReno sender
         // ignores it even when the option was negotiated).
@@ -293,6 +365,9 @@ impl Sender {
         }
         if self.rack.is_some() {
             self.rack_after_ack(a.now);
+        }
+        if self.sb.rate.is_some() {
+            self.rate_sample(a.now, prior_pipe, lost0);
         }
         let flight = self.snd_max - self.snd_una;
         self.stats.max_flight = self.stats.max_flight.max(flight);
@@ -333,6 +408,8 @@ impl Sender {
             self.rtt.reset_backoff();
             self.cc.on_rtt_sample(now, s);
             self.stats.rtt_samples += 1;
+            self.stats.rtt_sum_ns += s.as_nanos();
+            self.ack_rtt = Some(s);
         }
         self.rto_count = 0;
         self.lt_bytes = 0;
@@ -378,6 +455,38 @@ impl Sender {
         newest.map(|t| a.now.saturating_since(t))
     }
 
+    /// Close the ACK's delivery-rate sample and hand it to the controller,
+    /// which sets cwnd (draft-cheng-iccrg-delivery-rate-estimation 3.3;
+    /// Linux's `tcp_rate_gen` then `cong_control`).
+    fn rate_sample(&mut self, now: SimTime, prior_in_flight: u64, lost0: u64) {
+        let Some(r) = self.sb.rate.as_mut() else { return };
+        if let Some(rtt) = self.ack_rtt {
+            r.on_rtt(rtt);
+        }
+        let (prior_delivered, delivered, interval, is_app_limited, newly) = r.generate(now);
+        let rs = RateSample {
+            now,
+            delivered_total: r.delivered,
+            prior_delivered,
+            delivered,
+            interval,
+            is_app_limited,
+            rtt: self.ack_rtt,
+            newly_delivered: newly,
+            newly_lost: self.sb.lost_marked() - lost0,
+            prior_in_flight,
+            in_flight: self.sb.pipe(),
+            phase: self.state,
+        };
+        if self.cc.on_rate_sample(&mut self.win, &rs) {
+            let pipe = self.sb.pipe();
+            if let Some(r) = self.sb.rate.as_mut() {
+                r.mark_app_limited(pipe);
+            }
+        }
+        self.win.cwnd = self.win.cwnd.max(self.smss as u64);
+    }
+
     /// Window growth through the congestion controller (outside fast
     /// recovery: slow start or congestion avoidance, RFC 5681 3.1).
     fn grow(&mut self, now: SimTime, acked: u64, rtt: Option<SimDur>, prior_in_flight: u64) {
@@ -389,6 +498,13 @@ impl Sender {
     /// The next data (or FIN) segment to transmit now, if any. The caller
     /// wraps it into a header.
     pub fn next_segment(&mut self, now: SimTime) -> Option<TxData> {
+        if self.paced {
+            self.pace_wait = None;
+            if now < self.pace_next && self.pacing_rate().is_some() {
+                self.pace_wait = Some(self.pace_next);
+                return None;
+            }
+        }
         if self.rack.as_ref().is_some_and(|r| r.probe_due) {
             if let Some(tx) = self.tail_loss_probe(now) {
                 return Some(tx);
@@ -424,7 +540,17 @@ impl Sender {
                 self.cwnd_limited = false;
                 self.arm_persist(now);
             }
-            Err(Blocked::App) => self.cwnd_limited = false,
+            Err(Blocked::App) => {
+                self.cwnd_limited = false;
+                // draft-cheng-iccrg-delivery-rate-estimation 3.4: nothing
+                // to send, cwnd not full, no loss to repair.
+                if flight < cwnd && self.sb.lost_pending() == 0 {
+                    let pipe = self.sb.pipe();
+                    if let Some(r) = self.sb.rate.as_mut() {
+                        r.mark_app_limited(pipe);
+                    }
+                }
+            }
         }
         if self.state == LossState::Recovery && self.sack_recovery() {
             if let Some(i) = self.sb.rule3_candidate(self.high_rxt) {
@@ -488,7 +614,7 @@ impl Sender {
     }
 
     fn send_new(&mut self, now: SimTime, size: u64, flight: u64) -> TxData {
-        if self.idle_restart && self.snd_max == self.snd_una {
+        if self.idle_restart && self.snd_max == self.snd_una && self.sb.rate.is_none() {
             if let Some(last) = self.last_data_sent {
                 // RFC 5681 4.1: after an idle period longer than the RTO,
                 // restart from RW = min(IW, cwnd).
@@ -504,7 +630,7 @@ impl Sender {
         }
         let start = self.snd_max;
         self.snd_max += size;
-        self.sb.push(SentSeg::new(start, self.snd_max, false, now));
+        self.push_stamped(SentSeg::new(start, self.snd_max, false, now), now);
         self.on_data_sent(now, size);
         TxData { start, payload: size as u32, fin: false, rtx: false }
     }
@@ -516,12 +642,29 @@ impl Sender {
         self.fin_sent = true;
         let start = self.snd_max;
         self.snd_max += 1;
-        self.sb.push(SentSeg::new(start, self.snd_max, true, now));
+        self.push_stamped(SentSeg::new(start, self.snd_max, true, now), now);
         self.on_data_sent(now, 0);
         Some(TxData { start, payload: 0, fin: true, rtx: false })
     }
 
+    /// Append a first transmission, stamped for delivery-rate sampling
+    /// (draft-cheng-iccrg-delivery-rate-estimation 3.2: an empty pipe
+    /// restarts the intervals).
+    fn push_stamped(&mut self, mut seg: SentSeg, now: SimTime) {
+        let idle = self.sb.is_empty();
+        if let Some(r) = self.sb.rate.as_mut() {
+            seg.tx = r.on_send(now, idle, false);
+        }
+        self.sb.push(seg);
+    }
+
     fn on_data_sent(&mut self, now: SimTime, payload: u64) {
+        if self.paced {
+            if let Some(rate) = self.pacing_rate() {
+                let gap = SimDur((payload.max(1) as f64 * 1e9 / rate) as u64);
+                self.pace_next = self.pace_next.max(now) + gap;
+            }
+        }
         if payload > 0 {
             self.stats.data_segments_sent += 1;
             self.stats.bytes_sent += payload;
@@ -538,6 +681,11 @@ impl Sender {
 
     fn retransmit(&mut self, i: usize, now: SimTime) -> TxData {
         self.sb.on_retransmit(i, now);
+        let counted = self.sb.get(i).tx.counted;
+        if let Some(r) = self.sb.rate.as_mut() {
+            let tx = r.on_send(now, false, counted);
+            self.sb.stamp(i, tx);
+        }
         let s = self.sb.get(i).clone();
         self.high_rxt = self.high_rxt.max(s.end);
         self.stats.segments_retransmitted += 1;

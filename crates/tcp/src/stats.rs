@@ -10,6 +10,15 @@ pub struct CwndSample {
     pub ssthresh: u64,
 }
 
+/// One point of the controller's state trace (recorded on change, with
+/// `TcpConfig::trace`, for controllers that report a state: BBR).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CcSample {
+    pub time: SimTime,
+    pub cwnd: u64,
+    pub state: crate::cc::CcTraceState,
+}
+
 /// One loss detection and the sender's reaction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LossEvent {
@@ -58,6 +67,8 @@ pub struct TcpStats {
     /// Duplicate ACKs received (per the variant's definition).
     pub dupacks_received: u64,
     pub rtt_samples: u64,
+    /// Sum of the RTT samples (ns; with `rtt_samples`, their mean).
+    pub rtt_sum_ns: u64,
     /// Payload bytes cumulatively acknowledged by the peer.
     pub bytes_acked: u64,
     /// Zero-window probes sent (RFC 9293 3.8.6.1).
@@ -68,4 +79,7 @@ pub struct TcpStats {
     pub cwnd_trace: Vec<CwndSample>,
     /// Loss events, if `TcpConfig::trace`.
     pub loss_events: Vec<LossEvent>,
+    /// The controller's state over time, if `TcpConfig::trace` and the
+    /// controller reports one.
+    pub cc_trace: Vec<CcSample>,
 }

@@ -41,6 +41,8 @@ wifitcp_core::config_choices! {
         "compound" => Compound(compound::CompoundConfig) mod compound,
         /// HighSpeed TCP (RFC 3649).
         "highspeed" => HighSpeed(highspeed::HighSpeedTable) mod highspeed,
+        /// BBR v1 (Cardwell et al., ACM Queue 2016; draft-cardwell-iccrg-bbr-congestion-control-00).
+        "bbr" => Bbr(bbr::BbrTable) mod bbr,
     }
 }
 
@@ -143,6 +145,60 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     /// before [`CongestionControl::ssthresh_after_loss`] with
     /// `LossKind::FastRetransmit`.
     fn on_loss_segment(&mut self, _sent_at: SimTime, _retransmitted: bool) {}
+
+    /// Whether the controller reads delivery-rate samples
+    /// ([`CongestionControl::on_rate_sample`]; Linux's `cong_control`
+    /// hook). Off by default: the connection then keeps no delivery-rate
+    /// state. A controller that reads them owns cwnd on every ACK, in and
+    /// out of loss recovery (the connection's recovery still chooses which
+    /// segments to send), and the connection skips RFC 5681 4.1's idle
+    /// restart for it (Linux skips it for a `cong_control` controller).
+    fn reads_rate_samples(&self) -> bool {
+        false
+    }
+
+    /// Every ACK's delivery-rate sample, after the connection's loss
+    /// detection (Linux calls `cong_control` at the same point of
+    /// `tcp_ack`). Returns true if the connection is to mark itself
+    /// application-limited (draft-cheng-iccrg-delivery-rate-estimation 3.4;
+    /// BBR does so in ProbeRTT so that its low-rate samples do not lower
+    /// the bandwidth estimate).
+    fn on_rate_sample(&mut self, _win: &mut Window, _rs: &crate::rate::RateSample) -> bool {
+        false
+    }
+
+    /// The rate the connection paces its data segments at, in bytes per
+    /// second (Linux's `sk_pacing_rate`); `None` (the default): the
+    /// controller sets none, and the connection paces only if `[tcp]
+    /// pacing` is set, at its own rate (see [`crate::sender`]).
+    fn pacing_rate(&self, _win: &Window) -> Option<f64> {
+        None
+    }
+
+    /// A seed for the controller's own random choices, drawn from the
+    /// connection's random stream (the initial sequence number, itself
+    /// from the connection's `RngStream`). Called once at construction.
+    fn seed(&mut self, _seed: u64) {}
+
+    /// The controller's state for the per-connection trace (`[tcp]
+    /// trace_cwnd`), if it has one to show.
+    fn trace_state(&self) -> Option<CcTraceState> {
+        None
+    }
+}
+
+/// A controller's model state at one instant, for the trace: what a
+/// model-based controller (BBR) estimates and applies.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CcTraceState {
+    /// The controller's mode, a short name ("startup", "probe_bw", ...).
+    pub mode: &'static str,
+    /// Pacing rate in bytes per second.
+    pub pacing_rate: f64,
+    /// Bottleneck-bandwidth estimate in bytes per second.
+    pub btlbw: f64,
+    /// Round-trip propagation estimate, if any.
+    pub min_rtt: Option<SimDur>,
 }
 
 /// RFC 5681 equation (4): ssthresh = max(FlightSize / 2, 2 * SMSS).
