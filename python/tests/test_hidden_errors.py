@@ -41,7 +41,7 @@ CASES = [
     (POS, "channel.power_max_w=0.0", "channel.power_max_w: must be"),
     (POS, "channel.power_max_w=-1.0", "channel.power_max_w: must be"),
     (POS, "channel.power_cost_per_w=0.0", "channel.power_cost_per_w: must be"),
-    (POS, 'channel.sta_antenna="dish"', "channel.sta_antenna: unknown variant `dish`, expected `omni` or `toward_ap`"),
+    (POS, 'channel.sta_antenna="dish"', "channel.sta_antenna: unknown variant `dish`, expected one of `omni`, `toward_ap`, `beam`"),
     (POS, 'channel.power_control="max"', "channel.power_control: unknown variant `max`, expected `none` or `game`"),
     ("positions = [[40.0, 0.0, 1.0], [-40.0, 0.0]]", None,
      "wlan.positions[0]: expected 2 numbers ([x, y] in metres), got 3"),
