@@ -175,7 +175,7 @@ impl HeTxVector {
                 width.mhz()
             ));
         }
-        if pe_us > 16 || pe_us % 4 != 0 {
+        if pe_us > 16 || !pe_us.is_multiple_of(4) {
             return Err(format!("the packet extension is 0, 4, 8, 12 or 16 us (27.3.13), got {pe_us}"));
         }
         Ok(HeTxVector { format, mcs: m, nss, width, gi, band, pe_us })

@@ -685,7 +685,7 @@ fn vht_he_vector(c: &PhyConfig) -> Result<TxVector, String> {
         HeFormatConfig::ErSu => HeFormat::ErSu,
     };
     let pe = c.packet_extension_us.unwrap_or(0);
-    if pe > 16 || pe % 4 != 0 {
+    if pe > 16 || !pe.is_multiple_of(4) {
         return Err(format!("phy.packet_extension_us: 0, 4, 8, 12 or 16 us (27.3.13), got {pe}"));
     }
     HeTxVector::new(format, m, n as u8, width, gi, band, pe).map(TxVector::He).map_err(|e| {
