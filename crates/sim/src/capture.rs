@@ -215,9 +215,14 @@ impl FrameTap for WlanTap {
                     (FrameKind::Cts, _) => Control::Cts,
                     (FrameKind::CfEnd, _) => Control::CfEnd,
                     (FrameKind::CfEndAck, _) => Control::CfEndAck,
-                    (FrameKind::BlockAck, Some(&MpduBody::BlockAck { tid, start_seq, bitmap })) => {
-                        Control::BlockAck { tid, start_seq, bitmap, compressed: f.mpdu_bytes == BLOCK_ACK_LEN }
-                    }
+                    // The first 64 bits of the bitmap: a 256-bit HE
+                    // BlockAck is written as a 64-bit one.
+                    (FrameKind::BlockAck, Some(&MpduBody::BlockAck { tid, start_seq, bitmap })) => Control::BlockAck {
+                        tid,
+                        start_seq,
+                        bitmap: bitmap.low(),
+                        compressed: f.mpdu_bytes == BLOCK_ACK_LEN,
+                    },
                     (FrameKind::BlockAckReq, Some(&MpduBody::BlockAckReq { tid, start_seq })) => {
                         Control::BlockAckReq { tid, start_seq, compressed: ht }
                     }

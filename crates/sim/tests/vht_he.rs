@@ -1,7 +1,8 @@
 //! 802.11ac (VHT) and 802.11ax (HE SU) under the HCF in whole runs: one
 //! saturated station against the cycle-time arithmetic of 802.11-2020
 //! 21.4.3 and 802.11ax-2021 27.4.3 (every MPDU in an A-MPDU, a single one as
-//! an S-MPDU), HE ER SU, and the bad-input errors of the VHT/HE keys.
+//! an S-MPDU), a 256-MPDU HE agreement, HE ER SU, and the bad-input errors
+//! of the VHT/HE keys.
 use serde_json::{json, Value};
 use wifitcp_sim::api::run_json;
 
@@ -74,6 +75,24 @@ fn he_80_mhz_mcs_11_saturation_matches_the_cycle_time() {
 }
 
 #[test]
+fn he_256_mpdu_agreement_matches_the_cycle_time() {
+    // HE MCS 11, 80 MHz, one stream, a 256-MPDU BlockAck agreement: 256
+    // MPDUs (393,214 octets) in 43.2 + 386 x 13.6 = 5292.8 us, under
+    // aPPDUMaxTime; the compressed BlockAck with a 256-bit bitmap is 56
+    // octets: 20 + 4 x ceil((16 + 448 + 6) / 96) = 40 us at 24 Mbit/s.
+    let phy = json!({"standard": "802.11ax", "mcs": 11, "channel_width_mhz": 80});
+    let mut s = sat(phy, 256);
+    s["mac"]["block_ack_window"] = json!(256);
+    s["mac"]["max_ampdu_bytes"] = json!(8_388_607);
+    let ppdu = 43.2 + 13.6 * ((8 * psdu(256) + 22) as f64 / 8166.0).ceil();
+    let want = (256 * 1464 * 8) as f64 / (43.0 + 7.5 * 9.0 + ppdu + 16.0 + 40.0);
+    let r = run(&s);
+    let got = r["aggregate_mbps"].as_f64().unwrap();
+    assert!((got / want - 1.0).abs() < 0.01, "{got:.2} Mbit/s, cycle arithmetic {want:.2}");
+    assert_eq!(r["stations"][1]["hcf"]["mean_mpdus_per_ppdu"].as_f64().unwrap(), 256.0);
+}
+
+#[test]
 fn he_er_su_saturation_matches_the_cycle_time() {
     // HE ER SU MCS 2 (QPSK 3/4, N_DBPS 351), 1.6 us GI: 52 us preamble
     // (HE-SIG-A 16 us, one 8 us HE-LTF), 14.4 us symbols; 8 MPDUs.
@@ -99,6 +118,11 @@ fn bad_vht_and_he_input_names_the_key() {
         (json!({"he_format": "er_su"}), json!({}), "phy.he_format: an 802.11ax key"),
         (json!({}), json!({"max_ampdu_bytes": 2_000_000}), "mac.max_ampdu_bytes: must be 1600-1048575"),
         (json!({}), json!({"kind": "pcf"}), "mac.kind: 802.11ac sends every data frame in an A-MPDU"),
+        (
+            json!({}),
+            json!({"block_ack_window": 128}),
+            "mac.block_ack_window: the compressed bitmap covers 1 to 64 MPDUs",
+        ),
         (json!({}), json!({"kind": "dcf"}), "mac.kind: 802.11ac sends QoS Data under the HCF"),
         (json!({"standard": "802.11ax", "mcs": 12}), json!({}), "phy.mcs: must be in [0, 11], got 12"),
         (json!({"standard": "802.11ax", "mcs": 3, "he_format": "er_su"}), json!({}), "phy.he_format: an HE ER SU PPDU"),

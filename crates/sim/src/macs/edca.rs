@@ -20,11 +20,11 @@ wifitcp_core::config_table! {
     pub struct EdcaTable {
         /// Immediate BlockAck agreements (10.25) between every pair.
         pub block_ack: bool = true,
-        /// The agreements' buffer size.
-        #[key(range = wifitcp_core::schema::r(In(1.0), In(64.0)), unit = "MPDUs")]
+        /// The agreements' buffer size (at most 64; 256 under 802.11ax).
+        #[key(range = wifitcp_core::schema::r(In(1.0), In(256.0)), unit = "MPDUs")]
         pub block_ack_window: u16 = 64,
         /// MPDUs per A-MPDU (HT, VHT, HE) or per block (a/g).
-        #[key(range = wifitcp_core::schema::r(In(1.0), In(64.0)), unit = "MPDUs", default = "mac.block_ack_window")]
+        #[key(range = wifitcp_core::schema::r(In(1.0), In(256.0)), unit = "MPDUs", default = "mac.block_ack_window")]
         #[serde(skip_serializing_if = "Option::is_none")]
         pub max_mpdus: Option<u16> = None,
         /// Octets per A-MPDU: up to 65535 (HT), 1048575 (VHT), 8388607 (HE).
@@ -133,8 +133,10 @@ fn check(h: &EdcaTable, s: &Scenario, t: &PhyTiming) -> Result<(), ConfigError> 
         }
     }
     let win = h.block_ack_window;
-    if !(1..=64).contains(&win) {
-        return e("block_ack_window", format!("the compressed bitmap covers 1 to 64 MPDUs, got {win}"));
+    let max_win = t.ht.map_or(64, |v| v.max_ba_window());
+    if !(1..=max_win).contains(&win) {
+        let why = if max_win > 64 { "" } else { " (256 only under 802.11ax)" };
+        return e("block_ack_window", format!("the compressed bitmap covers 1 to {max_win} MPDUs{why}, got {win}"));
     }
     let max = h.max_mpdus.unwrap_or(win);
     if max == 0 {

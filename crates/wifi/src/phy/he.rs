@@ -41,9 +41,9 @@
 //!   the Maximum A-MPDU Length is 2^(20 + e) - 1 octets for the HE
 //!   Capabilities' Maximum A-MPDU Length Exponent Extension e = 0..3
 //!   (9.4.2.248.2), 8,388,607 at most; aPPDUMaxTime 5.484 ms (Table
-//!   27-51); BlockAck agreements up to 256 MPDUs (10.25.2, Table 9-536).
-//!   Deviation: the BlockAck model's compressed bitmap has 64 bits
-//!   (`mac::blockack`), so HE agreements are limited to 64 MPDUs here.
+//!   27-51); BlockAck agreements up to 256 MPDUs (10.25.2), acknowledged
+//!   by a compressed BlockAck with a 256-bit bitmap (9.3.1.8.2, 24 octets
+//!   longer than the 64-bit one).
 use super::ht::Constellation;
 use super::ppdu::ChannelWidth;
 use wifitcp_core::SimDur;

@@ -156,10 +156,8 @@ impl TxVector {
             TxVector::He(_) => super::he::MAX_AMPDU_BYTES,
         }
     }
-    /// The largest BlockAck buffer size the standard allows (10.25.2): 64
-    /// before HE, 256 for HE. The BlockAck model's compressed bitmap has
-    /// 64 bits (`mac::blockack::MAX_WINDOW`), so agreements here stay at 64
-    /// MPDUs under every PHY.
+    /// The largest BlockAck buffer size (10.25.2): 64 before HE, 256 for
+    /// HE (its 256-bit compressed BlockAck bitmap, `mac::blockack::Bitmap`).
     pub fn max_ba_window(self) -> u16 {
         match self {
             TxVector::He(_) => super::he::MAX_BA_WINDOW,
