@@ -10,6 +10,11 @@
 // Throughput = MSDUs delivered to the sink in [warmup, warmup + duration) x msdu
 // x 8 / duration. Also reports the mean number of MPDUs per A-MPDU sent.
 //
+// --standard ac or ax runs the same setting over VHT (VhtMcs --mcs, long GI) or HE
+// (HeMcs --mcs, 800 ns GI: ns-3's HE default is 3200 ns) on a --width MHz channel
+// (20, 40, 80 or 160; channel 36, 38, 42 or 50), one spatial stream (ns-3 sends
+// every VHT/HE MPDU as an S-MPDU). BE_MaxAmpduSize stays ampdu x subframe.
+//
 // BlockAck agreements (--primer, default on, for --ampdu > 1): station i first
 // sends a burst of 8 MSDUs at i x 5 ms, so that its ADDBA Request and the sink's
 // ADDBA Response are exchanged on an idle channel; the saturated sources start
@@ -208,7 +213,11 @@ main(int argc, char* argv[])
     uint32_t seed = 1;
     uint32_t run = 1;
     bool primer = true;
+    std::string standard = "n";
+    uint32_t width = 20;
     CommandLine cmd(__FILE__);
+    cmd.AddValue("standard", "n (HT), ac (VHT) or ax (HE)", standard);
+    cmd.AddValue("width", "channel width in MHz (20, 40, 80, 160)", width);
     cmd.AddValue("n", "number of saturated stations", n);
     cmd.AddValue("duration", "measured time (s)", duration);
     cmd.AddValue("warmup", "unmeasured time before the window (s)", warmup);
@@ -239,11 +248,27 @@ main(int argc, char* argv[])
     YansWifiChannelHelper channel = YansWifiChannelHelper::Default();
     YansWifiPhyHelper phy;
     phy.SetChannel(channel.Create());
-    phy.Set("ChannelSettings", StringValue("{36, 20, BAND_5GHZ, 0}"));
+    const uint32_t chan = width == 160 ? 50 : width == 80 ? 42 : width == 40 ? 38 : 36;
+    phy.Set("ChannelSettings",
+            StringValue("{" + std::to_string(chan) + ", " + std::to_string(width) + ", BAND_5GHZ, 0}"));
     WifiHelper wifi;
-    wifi.SetStandard(WIFI_STANDARD_80211n);
     std::ostringstream mode;
-    mode << "HtMcs" << mcs;
+    if (standard == "ac")
+    {
+        wifi.SetStandard(WIFI_STANDARD_80211ac);
+        mode << "VhtMcs" << mcs;
+    }
+    else if (standard == "ax")
+    {
+        wifi.SetStandard(WIFI_STANDARD_80211ax);
+        wifi.ConfigHeOptions("GuardInterval", TimeValue(NanoSeconds(800)));
+        mode << "HeMcs" << mcs;
+    }
+    else
+    {
+        wifi.SetStandard(WIFI_STANDARD_80211n);
+        mode << "HtMcs" << mcs;
+    }
     wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager", "DataMode", StringValue(mode.str()),
                                  "ControlMode", StringValue(mode.str()));
     // One MPDU: MAC header 26 (QoS) + LLC/SNAP-inclusive MSDU + FCS 4; subframe = 4-octet
@@ -271,7 +296,7 @@ main(int argc, char* argv[])
     PacketSocketHelper ps;
     ps.Install(nodes);
 
-    double rate = 80e6; // offered per station, above any share of MCS 7
+    double rate = standard == "n" ? 80e6 : 2e9; // offered per station, above any share
     Time interval = Seconds((msdu * 8.0) / (rate / std::max<uint32_t>(1, n) * 4));
     Ptr<UniformRandomVariable> jitter = CreateObject<UniformRandomVariable>();
     jitter->SetStream(7);

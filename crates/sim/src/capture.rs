@@ -73,9 +73,11 @@ impl Capture {
     /// BSS members are APs (for the To/From DS bits).
     pub fn wlan_tap(&self, standard: PhyStandard, is_ap: Vec<bool>) -> Box<dyn FrameTap> {
         // A channel of the band, for the radiotap header: channel 36
-        // (5180 MHz) for 802.11a, channel 1 (2412 MHz) for 802.11b/g.
-        let freq_mhz = if standard == PhyStandard::Dot11a { 5180 } else { 2412 };
-        let ht = standard == PhyStandard::Dot11n;
+        // (5180 MHz) for 802.11a, 802.11ac and 802.11ax (also at 6 GHz),
+        // channel 1 (2412 MHz) for 802.11b/g/n.
+        let five = matches!(standard, PhyStandard::Dot11a | PhyStandard::Dot11ac | PhyStandard::Dot11ax);
+        let freq_mhz = if five { 5180 } else { 2412 };
+        let ht = matches!(standard, PhyStandard::Dot11n | PhyStandard::Dot11ac | PhyStandard::Dot11ax);
         Box::new(WlanTap { cap: self.clone(), freq_mhz, is_ap, ampdus: 0, ht })
     }
 
@@ -215,9 +217,15 @@ impl FrameTap for WlanTap {
                     (FrameKind::Cts, _) => Control::Cts,
                     (FrameKind::CfEnd, _) => Control::CfEnd,
                     (FrameKind::CfEndAck, _) => Control::CfEndAck,
-                    (FrameKind::BlockAck, Some(&MpduBody::BlockAck { tid, start_seq, bitmap })) => {
-                        Control::BlockAck { tid, start_seq, bitmap, compressed: f.mpdu_bytes == BLOCK_ACK_LEN }
-                    }
+                    // The first 64 bits of the bitmap: a 256-bit HE
+                    // BlockAck is written as a 64-bit one.
+                    (FrameKind::BlockAck, Some(&MpduBody::BlockAck { tid, start_seq, bitmap })) => Control::BlockAck {
+                        tid,
+                        start_seq,
+                        bitmap: bitmap.low(),
+                        // 64- or 256-bit compressed (HE: 24 octets more).
+                        compressed: f.mpdu_bytes == BLOCK_ACK_LEN || f.mpdu_bytes == BLOCK_ACK_LEN + 24,
+                    },
                     (FrameKind::BlockAckReq, Some(&MpduBody::BlockAckReq { tid, start_seq })) => {
                         Control::BlockAckReq { tid, start_seq, compressed: ht }
                     }

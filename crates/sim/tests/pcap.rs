@@ -217,6 +217,17 @@ fn every_frame_kind_is_written_as_it_was_sent() {
     assert!(count(&ht, |k| k.0 == "ba-compressed") > 10);
     assert!(count(&ht, |k| k.0 == "bar-compressed") > 0);
     assert_eq!(count(&ht, |k| k.0 == "cts" || k.0 == "ba-basic" || k.0 == "bar-basic"), 0);
+    // VHT: every data PPDU an A-MPDU (a single MPDU as an S-MPDU) under
+    // compressed BlockAcks, as for HT.
+    let (_, vht) = capture_of(
+        "vht",
+        json!({"standard": "802.11ac", "mcs": 9, "channel_width_mhz": 80}),
+        json!({"kind": "edca", "max_mpdus": 8, "bar_after_missed_ba": true}),
+        0.3,
+    );
+    assert!(count(&vht, |k| k.0 == "data-8" && k.1 == Some(0) && k.2.is_some()) > 100);
+    assert!(count(&vht, |k| k.0 == "ba-compressed") > 10);
+    assert_eq!(count(&vht, |k| k.0 == "cts" || k.0 == "ba-basic" || k.0 == "bar-basic"), 0);
     // Non-HT blocks (802.11e over 802.11g): Block Ack policy, basic
     // BlockAckReq and basic BlockAck.
     let (d3, blk) = capture_of(

@@ -218,10 +218,22 @@ impl Gen {
             _ => &[],
         };
         let mut p = json!({"standard": std});
-        if rates.is_empty() {
+        let he = matches!(std.as_str(), "802.11ax" | "he");
+        if he || matches!(std.as_str(), "802.11ac" | "vht") {
+            // VHT MCS 0-9 or HE MCS 0-11 (the few combinations 21.5
+            // excludes are rejected with their reason).
+            p["mcs"] = json!(self.below(if he { 12 } else { 10 }));
+            p["channel_width_mhz"] = json!(self.pick(&[20, 40, 80, 160]));
+            p["spatial_streams"] = json!(1 + self.below(4));
+            p["guard_interval"] =
+                json!(if he { self.pick(&["0.8us", "1.6us", "3.2us"]) } else { self.pick(&["long", "short"]) });
+            if he {
+                p["band_ghz"] = json!(self.pick(&[5.0, 6.0]));
+            }
+        } else if rates.is_empty() {
             p["ht_mcs"] = json!(self.below(16));
             p["channel_width_mhz"] = json!(self.pick(&[20, 40]));
-            p["guard_interval"] = json!(self.choice("phy.guard_interval"));
+            p["guard_interval"] = json!(self.pick(&["long", "short"]));
             p["band_ghz"] = json!(self.pick(&[2.4, 5.0]));
         } else {
             p["data_rate_mbps"] = json!(self.pick(rates));
@@ -243,9 +255,14 @@ impl Gen {
 
     /// The MAC: a registered kind, the common keys, and the kind's own
     /// keys from its schema rows.
-    fn mac(&mut self, ht: bool, stations: usize) -> Value {
-        let kinds: Vec<&str> =
-            MacKindConfig::KINDS.iter().copied().filter(|k| !ht || named(k).is_some_and(|m| m.get().ht())).collect();
+    fn mac(&mut self, ht: bool, vht_he: bool, stations: usize) -> Value {
+        // (VHT and HE PPDUs carry A-MPDUs: the HCF only)
+        let kinds: Vec<&str> = MacKindConfig::KINDS
+            .iter()
+            .copied()
+            .filter(|k| !ht || named(k).is_some_and(|m| m.get().ht()))
+            .filter(|k| !vht_he || *k == "edca")
+            .collect();
         let name = kinds[self.below(kinds.len())];
         self.feature(format!("mac {name}"));
         let mut mac = json!({"kind": name});
@@ -456,8 +473,9 @@ fn scenario(case: u64) -> (Value, Vec<String>) {
     let duration = g.pick(&[0.2, 0.3, 0.5, 1.0]);
     let stations = 1 + g.below(6);
     let phy = g.phy();
-    let ht = phy.get("ht_mcs").is_some();
-    let mac = g.mac(ht, stations);
+    let vht_he = phy.get("mcs").is_some();
+    let ht = phy.get("ht_mcs").is_some() || vht_he;
+    let mac = g.mac(ht, vht_he, stations);
     let kind = mac["kind"].as_str().unwrap().to_string();
     let mut doc = json!({
         "scenario": {"name": format!("case-{case}"), "duration_s": duration,

@@ -278,7 +278,8 @@ impl Scenario {
                 .filter(|k| crate::macs::named(k).is_some_and(|m| m.get().ht()))
                 .map(|k| format!("{k:?}"))
                 .collect();
-            return Err(format!("mac.kind: 802.11n sends QoS Data under the HCF; set mac.kind = {}", or_list(&ht)));
+            let name = t.ht.map_or("802.11n", |v| v.standard_name());
+            return Err(format!("mac.kind: {name} sends QoS Data under the HCF; set mac.kind = {}", or_list(&ht)));
         }
         kind.check(self, t).map_err(String::from)
     }

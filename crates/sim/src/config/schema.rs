@@ -45,12 +45,12 @@ static HEAD: &[Key] = &[
         "required",
         None,
         "",
-        "\"802.11a\", \"802.11b\", \"802.11g\" or \"802.11n\" (alias \"ht\").",
+        "\"802.11a\", \"802.11b\", \"802.11g\", \"802.11n\" (alias \"ht\"), \"802.11ac\" (\"vht\") or \"802.11ax\" (\"he\", single user).",
     ),
     k(
         "phy.data_rate_mbps",
         Float,
-        "required (not for 802.11n)",
+        "required (not for 802.11n/ac/ax)",
         WLAN_RATE,
         "Mbit/s",
         "Data rate (one of the standard's rates).",
@@ -63,30 +63,61 @@ static HEAD: &[Key] = &[
         "",
         "HT MCS of the data frames (19.5, Tables 19-27 to 19-34).",
     ),
-    k("phy.channel_width_mhz", Int, "20", r(In(20.0), In(40.0)), "MHz", "802.11n channel width: 20 or 40."),
+    k(
+        "phy.mcs",
+        Int,
+        "required for 802.11ac/ax",
+        r(In(0.0), In(11.0)),
+        "",
+        "VHT MCS 0-9 (21.5) or HE MCS 0-11 (27.5) of the data frames; invalid VHT combinations are refused.",
+    ),
+    k(
+        "phy.channel_width_mhz",
+        Int,
+        "20",
+        r(In(20.0), In(160.0)),
+        "MHz",
+        "Channel width: 20 or 40 (802.11n); 20, 40, 80 or 160 (802.11ac/ax).",
+    ),
     k(
         "phy.guard_interval",
         Str,
-        "\"long\"",
+        "\"long\" (802.11ax: \"0.8us\")",
         None,
         "",
-        "802.11n guard interval: \"long\" (800 ns) or \"short\" (400 ns).",
+        "802.11n/ac: \"long\" (800 ns) or \"short\" (400 ns); 802.11ax: \"0.8us\", \"1.6us\" or \"3.2us\".",
     ),
     k(
         "phy.band_ghz",
         Float,
         "5",
-        r(In(2.4), In(5.0)),
+        r(In(2.4), In(6.0)),
         "GHz",
-        "802.11n band, 2.4 or 5: the legacy PHY of control frames.",
+        "Band: 2.4 or 5 (802.11n; the legacy PHY of control frames), 5 (802.11ac), 5 or 6 (802.11ax).",
     ),
     k(
         "phy.spatial_streams",
         Int,
-        "the MCS's",
+        "the MCS's (802.11n), 1 (802.11ac/ax)",
         r(In(1.0), In(4.0)),
         "",
-        "802.11n streams the stations support; an MCS needing more is an error.",
+        "802.11n: streams the stations support; 802.11ac/ax: streams of the data frames.",
+    ),
+    k(
+        "phy.he_format",
+        Str,
+        "\"su\"",
+        None,
+        "",
+        "802.11ax PPDU format: \"su\" (HE SU) or \"er_su\" (HE ER SU: 20 MHz, 1 stream, MCS 0-2).",
+    ),
+    k(
+        "phy.packet_extension_us",
+        Int,
+        "0",
+        r(In(0.0), In(16.0)),
+        "us",
+        "802.11ax packet extension after the data field: 0, 4, 8, 12 or 16 (27.3.13).",
     ),
     k(
         "phy.control_rate_mbps",
@@ -576,7 +607,19 @@ mod tests {
         phy.guard_interval = Some(wifitcp_wifi::phy::GiConfig::Long);
         phy.band_ghz = Some(5.0);
         phy.spatial_streams = Some(1);
-        for key in ["ht_mcs", "channel_width_mhz", "guard_interval", "band_ghz", "spatial_streams"] {
+        phy.mcs = Some(7);
+        phy.he_format = Some(wifitcp_wifi::phy::HeFormatConfig::Su);
+        phy.packet_extension_us = Some(0);
+        for key in [
+            "ht_mcs",
+            "mcs",
+            "channel_width_mhz",
+            "guard_interval",
+            "band_ghz",
+            "spatial_streams",
+            "he_format",
+            "packet_extension_us",
+        ] {
             assert!(j(&phy).get(key).is_some() && j(&s.phy).get(key).is_none(), "{key}");
             out.push((format!("phy.{key}"), None, Value::Null));
         }

@@ -20,15 +20,15 @@ wifitcp_core::config_table! {
     pub struct EdcaTable {
         /// Immediate BlockAck agreements (10.25) between every pair.
         pub block_ack: bool = true,
-        /// The agreements' buffer size.
-        #[key(range = wifitcp_core::schema::r(In(1.0), In(64.0)), unit = "MPDUs")]
+        /// The agreements' buffer size (at most 64; 256 under 802.11ax).
+        #[key(range = wifitcp_core::schema::r(In(1.0), In(256.0)), unit = "MPDUs")]
         pub block_ack_window: u16 = 64,
-        /// MPDUs per A-MPDU (HT) or per block (a/g).
-        #[key(range = wifitcp_core::schema::r(In(1.0), In(64.0)), unit = "MPDUs", default = "mac.block_ack_window")]
+        /// MPDUs per A-MPDU (HT, VHT, HE) or per block (a/g).
+        #[key(range = wifitcp_core::schema::r(In(1.0), In(256.0)), unit = "MPDUs", default = "mac.block_ack_window")]
         #[serde(skip_serializing_if = "Option::is_none")]
         pub max_mpdus: Option<u16> = None,
-        /// Octets per A-MPDU (HT).
-        #[key(range = wifitcp_core::schema::r(In(1600.0), In(65535.0)), unit = "bytes")]
+        /// Octets per A-MPDU: up to 65535 (HT), 1048575 (VHT), 8388607 (HE).
+        #[key(range = wifitcp_core::schema::r(In(1600.0), In(8388607.0)), unit = "bytes")]
         pub max_ampdu_bytes: u32 = 65_535,
         /// TXOP limit of every AC (0: one exchange).
         #[key(range = wifitcp_core::schema::r(In(0.0), In(2097120.0)), unit = "us", default = "Table 9-155 per AC")]
@@ -143,8 +143,10 @@ fn check(h: &EdcaTable, s: &Scenario, t: &PhyTiming) -> Result<(), ConfigError> 
         }
     }
     let win = h.block_ack_window;
-    if !(1..=64).contains(&win) {
-        return e("block_ack_window", format!("the compressed bitmap covers 1 to 64 MPDUs, got {win}"));
+    let max_win = t.ht.map_or(64, |v| v.max_ba_window());
+    if !(1..=max_win).contains(&win) {
+        let why = if max_win > 64 { "" } else { " (256 only under 802.11ax)" };
+        return e("block_ack_window", format!("the compressed bitmap covers 1 to {max_win} MPDUs{why}, got {win}"));
     }
     let max = h.max_mpdus.unwrap_or(win);
     if max == 0 {
@@ -157,11 +159,10 @@ fn check(h: &EdcaTable, s: &Scenario, t: &PhyTiming) -> Result<(), ConfigError> 
         );
     }
     let bytes = h.max_ampdu_bytes;
-    if !(1600..=65_535).contains(&bytes) {
-        return e(
-            "max_ampdu_bytes",
-            format!("must be 1600-65535 (the HT maximum A-MPDU lengths are 8191 to 65535), got {bytes}"),
-        );
+    let top = t.ht.map_or(65_535, |v| v.max_ampdu_bytes());
+    if !(1600..=top).contains(&bytes) {
+        let name = t.ht.map_or("HT", |v| v.standard_name());
+        return e("max_ampdu_bytes", format!("must be 1600-{top} (the largest Maximum A-MPDU Length of {name}), got {bytes}"));
     }
     if let Some(x) = h.txop_limit_us {
         // 10.22.2.9: a nonzero TXOP limit must hold one frame exchange.

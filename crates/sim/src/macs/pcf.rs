@@ -58,6 +58,14 @@ impl MacKind for PcfTable {
 /// agreement, which polling here does not make), control and management
 /// frames at legacy rates.
 pub(super) fn check(s: &Scenario, t: &PhyTiming, period: u32, max: u32) -> Result<(), ConfigError> {
+    // VHT and HE PPDUs always carry an A-MPDU (10.12.8), which the polling
+    // MACs' DCF does not build.
+    if let Some(v) = t.ht.filter(|v| v.every_ppdu_ampdu()) {
+        return Err(ConfigError::new(
+            "mac.kind",
+            format!("{} sends every data frame in an A-MPDU under the HCF; set mac.kind = \"edca\"", v.standard_name()),
+        ));
+    }
     if t.ht.is_some() && s.channel.is_some() {
         return Err(ConfigError::new("channel", "the channel models judge legacy rates; 802.11n takes wlan.per_* only"));
     }

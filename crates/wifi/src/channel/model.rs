@@ -14,7 +14,7 @@ use super::error_model::{ErrorModel, Family, Mode, Preamble, UnionBoundModel};
 use super::fading::{FadingSpec, LinkFading};
 use super::fixed::{FrameKind, SnrClasses};
 use super::propagation::{sinr_db, thermal_noise_dbm, LinkBudget, Position, Shadowing, ShadowingMode};
-use crate::phy::ht::{HtTxVector, HtWidth};
+use crate::phy::ppdu::TxVector;
 use wifitcp_core::{NodeId, RngStream, SimTime};
 
 /// One transmission attempt of one frame, as the channel sees it.
@@ -132,13 +132,14 @@ impl ChannelModel {
         }
     }
 
-    /// An HT-mixed PPDU (802.11n) carrying a PSDU of `psdu_bytes` sent
+    /// An HT-mixed, VHT or HE PPDU carrying a PSDU of `psdu_bytes` sent
     /// with `v`: (its signal fields received, its data field received),
     /// given the received power and interferers as in
     /// [`ChannelModel::success_prob_from_rx_power`]. The SNR model judges
-    /// it with [`super::error_model::ht`] at the SINR over the channel
+    /// it with [`super::error_model::ht`] (HT) or
+    /// [`super::error_model::mcs`] (VHT, HE) at the SINR over the channel
     /// width: the noise of `ofdm_noise_bandwidth_hz` (20 MHz by default)
-    /// scaled to the width, 3 dB more at 40 MHz (the same power spread over
+    /// scaled to the width, 3 dB more per doubling (the same power spread over
     /// twice the band; 19.3.9.3.5 duplicates the signal fields on each 20
     /// MHz half, which therefore see the same SINR). The other models have
     /// no MCS-dependent part: (1, their frame success), with `f`'s fields
@@ -146,7 +147,7 @@ impl ChannelModel {
     pub fn ht_success_parts(
         &self,
         f: &FrameTx,
-        v: HtTxVector,
+        v: TxVector,
         psdu_bytes: u32,
         rx_power_dbm: f64,
         interferers_dbm: &[f64],
@@ -154,10 +155,7 @@ impl ChannelModel {
         match self {
             ChannelModel::Snr(s) => {
                 let r = &s.radio;
-                let widths = match v.width {
-                    HtWidth::Mhz20 => 1.0,
-                    HtWidth::Mhz40 => 2.0,
-                };
+                let widths = f64::from(v.width_mhz()) / 20.0;
                 let noise = thermal_noise_dbm(r.ofdm_noise_bandwidth_hz * widths, r.noise_figure_db);
                 // The HT model takes the SNR over the channel width itself;
                 // a noise bandwidth other than 20 MHz per 20 MHz shifts it
@@ -167,7 +165,10 @@ impl ChannelModel {
                 if snr.is_nan() {
                     return (0.0, 0.0);
                 }
-                super::error_model::ht::ppdu_success_parts(v.mcs, v.width, snr, psdu_bytes)
+                match v {
+                    TxVector::Ht(h) => super::error_model::ht::ppdu_success_parts(h.mcs, h.width, snr, psdu_bytes),
+                    _ => super::error_model::mcs::ppdu_success_parts(&v.error_params(), snr, psdu_bytes),
+                }
             }
             _ => (1.0, self.success_prob_from_rx_power(f, rx_power_dbm, interferers_dbm)),
         }

@@ -160,7 +160,7 @@ pub enum MpduBody {
     Taken(PacketId),
     /// BlockAck: starting sequence number and the compressed bitmap
     /// (9.3.1.8.2), for traffic identifier `tid`.
-    BlockAck { tid: u8, start_seq: u16, bitmap: u64 },
+    BlockAck { tid: u8, start_seq: u16, bitmap: crate::mac::blockack::Bitmap },
     /// BlockAckReq: starting sequence number (9.3.1.7).
     BlockAckReq { tid: u8, start_seq: u16 },
 }

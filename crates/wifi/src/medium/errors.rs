@@ -101,9 +101,10 @@ pub struct ChannelErrors {
     /// Per-member transmit power and antenna gains (empty: every member
     /// sends at `tx_power_dbm` with the propagation table's gains only).
     pub nodes: Vec<NodeRadio>,
-    /// The HT transmission vector of every data frame (802.11n: the MCS,
-    /// width and guard interval of `phy`), `None` for legacy PHYs.
-    pub ht: Option<crate::phy::ht::HtTxVector>,
+    /// The transmission vector of every data frame (802.11n, 802.11ac,
+    /// 802.11ax: the MCS, width and guard interval of `phy`), `None` for
+    /// legacy PHYs.
+    pub ht: Option<crate::phy::ppdu::TxVector>,
 }
 
 impl ChannelErrors {
@@ -396,7 +397,7 @@ mod tests {
         assert!((snr - 22.45).abs() < 0.01, "{snr}");
         let v = |w| HtTxVector { mcs: HtMcs::new(7).unwrap(), width: w, gi: GuardInterval::Long, band: Band::Ghz5 };
         let mut e = two_nodes(ChannelConfig::Snr(SnrConfig::default()), 23.0);
-        e.ht = Some(v(HtWidth::Mhz20));
+        e.ht = Some(v(HtWidth::Mhz20).into());
         let mut rng = RngStream::derive(3, "medium");
         let data = frame(FrameKind::QosData, 8000, 650);
         let (h, d) = e.ppdu_success_parts(SimTime::ZERO, data.ta, data.ra, &data, &mut rng);
@@ -404,7 +405,7 @@ mod tests {
         assert!((h - h0).abs() < 1e-6 && (d - d0).abs() < 1e-6 && d > 0.01 && d < 0.5, "{h} {d} / {h0} {d0}");
         assert!((e.success_prob(SimTime::ZERO, data.ta, data.ra, &data, &mut rng) - h0 * d0).abs() < 1e-6);
         // 40 MHz: the same power over twice the noise, 3 dB less SNR.
-        e.ht = Some(v(HtWidth::Mhz40));
+        e.ht = Some(v(HtWidth::Mhz40).into());
         let (_, d40) = e.ppdu_success_parts(SimTime::ZERO, data.ta, data.ra, &data, &mut rng);
         let (_, w40) = ppdu_success_parts(HtMcs::new(7).unwrap(), HtWidth::Mhz40, snr - 10.0 * 2f64.log10(), 8000);
         assert!((d40 - w40).abs() < 1e-6 && d40 < d, "{d40} {w40}");

@@ -29,7 +29,7 @@ struct Toy {
     at: SimTime,
     next_id: u64,
     /// Receiver: the bitmap of the last aggregate.
-    bitmap: u64,
+    bitmap: crate::mac::blockack::Bitmap,
     /// Sender: MPDUs acknowledged by BlockAcks, aggregates sent.
     acked: u64,
     sent: u64,
@@ -46,7 +46,7 @@ impl Toy {
             timing,
             at,
             next_id: 0,
-            bitmap: 0,
+            bitmap: Default::default(),
             acked: 0,
             sent: 0,
             counters: MacCounters::default(),
@@ -107,14 +107,14 @@ impl Mac for Toy {
         }
         match f.kind {
             FrameKind::QosData => {
-                self.bitmap = 0;
+                self.bitmap = Default::default();
                 for (i, m) in f.mpdus.as_mut_slice().iter_mut().enumerate() {
                     if m.fcs_ok {
-                        self.bitmap |= 1 << i;
+                        self.bitmap.set(i as u16);
                         out.push(MacOutput::Deliver { from: f.ta, pkt: m.take_msdu().expect("an MSDU") });
                     }
                 }
-                assert_eq!(ok, self.bitmap != 0, "the PPDU is received iff some MPDU is");
+                assert_eq!(ok, self.bitmap != Default::default(), "the PPDU is received iff some MPDU is");
                 if ok {
                     self.at = now + self.timing.sifs;
                 }

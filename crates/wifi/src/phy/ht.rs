@@ -56,13 +56,16 @@ pub enum Band {
     Ghz5,
 }
 
-/// Constellation of an OFDM subcarrier (legacy OFDM and HT MCSs alike).
+/// Constellation of an OFDM subcarrier (legacy OFDM, HT, VHT and HE
+/// MCSs alike; 256-QAM from VHT, 21.3.10.9, 1024-QAM from HE, 27.3.12.9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Constellation {
     Bpsk,
     Qpsk,
     Qam16,
     Qam64,
+    Qam256,
+    Qam1024,
 }
 
 impl Constellation {
@@ -77,6 +80,8 @@ impl Constellation {
             Constellation::Qpsk => 2,
             Constellation::Qam16 => 4,
             Constellation::Qam64 => 6,
+            Constellation::Qam256 => 8,
+            Constellation::Qam1024 => 10,
         }
     }
 }
@@ -97,8 +102,9 @@ pub struct HtTxVector {
 /// Most MPDUs in one A-MPDU under an HT immediate BlockAck agreement: the
 /// compressed BlockAck bitmap has 64 bits (9.3.1.8.3).
 pub const MAX_AMPDU_SUBFRAMES: u32 = 64;
-/// aPPDUMaxTime for HT-mixed PPDUs (Table 19-25).
-pub const PPDU_MAX_TIME: SimDur = SimDur::from_nanos(5_484_000);
+/// aPPDUMaxTime for HT-mixed PPDUs (Table 19-25; VHT's and HE's are the
+/// same).
+pub const PPDU_MAX_TIME: SimDur = super::ppdu::PPDU_MAX_TIME;
 /// Length of the MPDU delimiter (9.7.1).
 pub const DELIMITER_BYTES: u32 = 4;
 
@@ -153,22 +159,31 @@ impl HtMcs {
     /// 5/6 has none and maps to 54 Mbit/s), which the control-response
     /// rate rule compares with the basic rates (10.6.6.5.2).
     pub fn non_ht_reference(self) -> u32 {
-        match (self.constellation(), self.code_rate()) {
-            (Constellation::Bpsk, (1, 2)) => 60,
-            (Constellation::Bpsk, _) => 90,
-            (Constellation::Qpsk, (1, 2)) => 120,
-            (Constellation::Qpsk, _) => 180,
-            (Constellation::Qam16, (1, 2)) => 240,
-            (Constellation::Qam16, _) => 360,
-            (Constellation::Qam64, (2, 3)) => 480,
-            (Constellation::Qam64, _) => 540,
-        }
+        non_ht_reference(self.constellation(), self.code_rate())
     }
     /// Number of BCC encoders (N_ES): one per started 300 Mbit/s of the
     /// long-GI rate.
     pub fn encoders(self, width: HtWidth) -> u32 {
         let long = self.ndbps(width) as f64 / 4.0; // Mbit/s
         (long / 300.0).ceil().max(1.0) as u32
+    }
+}
+
+/// The non-HT reference rate (100 kbit/s units) of an HT, VHT or HE MCS of
+/// constellation `c` and code rate `r` (10.6.6.5.2, Table 10-10 and its
+/// VHT and HE rows): the legacy OFDM rate of the same modulation and code
+/// rate; 64-QAM 5/6, 256-QAM and 1024-QAM have none and map to 54 Mbit/s.
+pub fn non_ht_reference(c: Constellation, r: (u32, u32)) -> u32 {
+    match (c, r) {
+        (Constellation::Bpsk, (1, 2)) => 60,
+        (Constellation::Bpsk, _) => 90,
+        (Constellation::Qpsk, (1, 2)) => 120,
+        (Constellation::Qpsk, _) => 180,
+        (Constellation::Qam16, (1, 2)) => 240,
+        (Constellation::Qam16, _) => 360,
+        (Constellation::Qam64, (2, 3)) => 480,
+        (Constellation::Qam64, _) => 540,
+        (Constellation::Qam256 | Constellation::Qam1024, _) => 540,
     }
 }
 

@@ -5,9 +5,13 @@
 //! values of a [`PhyTiming`] are fixed for a run; any value may be
 //! overridden by the scenario (see [`PhyOverrides`]), and overridden values
 //! are used everywhere (airtime, IFS, EIFS, timeouts) consistently.
+pub mod he;
 pub mod ht;
+pub mod ppdu;
 mod rates;
 mod timing;
+pub mod vht;
 
+pub use ppdu::{ChannelWidth, TxVector};
 pub use rates::{Modulation, PhyStandard, Rate};
-pub use timing::{GiConfig, PhyConfig, PhyOverrides, PhyTiming, Preamble, SlotKind, TimingModel};
+pub use timing::{GiConfig, HeFormatConfig, PhyConfig, PhyOverrides, PhyTiming, Preamble, SlotKind, TimingModel};

@@ -18,6 +18,15 @@ pub enum PhyStandard {
     /// OFDM (clause 17) at 5 GHz, ERP (clause 18) at 2.4 GHz.
     #[serde(rename = "802.11n", alias = "ht")]
     Dot11n,
+    /// 802.11ac: VHT, clause 21 (`phy::vht`); data frames at a VHT MCS
+    /// (`phy.mcs`), control frames at the OFDM rates of 5 GHz (clause 17).
+    #[serde(rename = "802.11ac", alias = "vht")]
+    Dot11ac,
+    /// 802.11ax: HE single user, 802.11ax-2021 clause 27 (`phy::he`); data
+    /// frames at an HE MCS (`phy.mcs`), control frames at the OFDM rates
+    /// (clause 17) of the 5 or 6 GHz band.
+    #[serde(rename = "802.11ax", alias = "he")]
+    Dot11ax,
 }
 
 /// Modulation class, for the control-response rate rule (10.6.6.5.2).
@@ -67,15 +76,15 @@ impl Rate {
 }
 
 impl PhyStandard {
-    /// Rates the PHY supports, with their modulation class (802.11n: the
-    /// legacy OFDM rates of its control frames at 5 GHz; at 2.4 GHz
-    /// `PhyTiming` uses 802.11g's).
+    /// Rates the PHY supports, with their modulation class (802.11n,
+    /// 802.11ac, 802.11ax: the legacy OFDM rates of their control frames at
+    /// 5 (and 6) GHz; for 802.11n at 2.4 GHz `PhyTiming` uses 802.11g's).
     pub fn rates(self) -> Vec<(Rate, Modulation)> {
         let dsss = [10, 20, 55, 110].map(|r| (Rate(r), Modulation::Dsss));
         let ofdm = [60, 90, 120, 180, 240, 360, 480, 540].map(|r| (Rate(r), Modulation::Ofdm));
         match self {
             PhyStandard::Dot11b => dsss.to_vec(),
-            PhyStandard::Dot11a | PhyStandard::Dot11n => ofdm.to_vec(),
+            PhyStandard::Dot11a | PhyStandard::Dot11n | PhyStandard::Dot11ac | PhyStandard::Dot11ax => ofdm.to_vec(),
             PhyStandard::Dot11g => dsss.iter().chain(ofdm.iter()).copied().collect(),
         }
     }
@@ -84,7 +93,9 @@ impl PhyStandard {
     pub fn mandatory_rates(self) -> Vec<Rate> {
         match self {
             PhyStandard::Dot11b => vec![Rate(10), Rate(20), Rate(55), Rate(110)],
-            PhyStandard::Dot11a | PhyStandard::Dot11n => vec![Rate(60), Rate(120), Rate(240)],
+            PhyStandard::Dot11a | PhyStandard::Dot11n | PhyStandard::Dot11ac | PhyStandard::Dot11ax => {
+                vec![Rate(60), Rate(120), Rate(240)]
+            }
             PhyStandard::Dot11g => {
                 vec![Rate(10), Rate(20), Rate(55), Rate(110), Rate(60), Rate(120), Rate(240)]
             }

@@ -35,8 +35,18 @@
 //!   responses to an HT PPDU go at the highest basic rate not above the
 //!   MCS's non-HT reference rate (10.6.6.5.2), e.g. 24 Mbit/s for MCS 7
 //!   with the default basic rates {6, 12, 24}.
+//! - 802.11ac (VHT, clause 21) and 802.11ax (HE SU, 802.11ax-2021 clause
+//!   27): data frames are VHT SU or HE SU / HE ER SU PPDUs of `mcs` with
+//!   `spatial_streams` streams (`phy::vht`, `phy::he`); everything else as
+//!   802.11n at 5 GHz: 802.11a's interframe spaces and OFDM control
+//!   frames (21.4.4 and 27.4.4 take them from clause 17; at 6 GHz too, where
+//!   non-HT frames are the same OFDM PPDUs), the response rate by the non-HT
+//!   reference rate of the MCS (256- and 1024-QAM: 54 Mbit/s).
+use super::he::{HeBand, HeFormat, HeGi, HeTxVector};
 use super::ht::{Band, GuardInterval, HtMcs, HtTxVector, HtWidth};
+use super::ppdu::{ChannelWidth, TxVector};
 use super::rates::{Modulation, PhyStandard, Rate};
+use super::vht::VhtTxVector;
 use serde::{Deserialize, Serialize};
 use wifitcp_core::SimDur;
 use wifitcp_wire::wifi_frame::{ACK_LEN, CTS_LEN, RTS_LEN};
@@ -86,8 +96,8 @@ pub struct PhyOverrides {
     pub rx_phy_start_delay_us: Option<f64>,
 }
 
-/// The `[phy]` table of a scenario.
-/// Guard interval of HT data symbols (`phy.guard_interval`).
+/// Guard interval of HT and VHT data symbols ("long", "short") or of HE
+/// data symbols ("0.8us", "1.6us", "3.2us") (`phy.guard_interval`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum GiConfig {
@@ -96,7 +106,29 @@ pub enum GiConfig {
     Long,
     /// 400 ns.
     Short,
+    /// HE: 0.8 us.
+    #[serde(rename = "0.8us")]
+    He800,
+    /// HE: 1.6 us.
+    #[serde(rename = "1.6us")]
+    He1600,
+    /// HE: 3.2 us.
+    #[serde(rename = "3.2us")]
+    He3200,
 }
+
+/// The HE PPDU format of the data frames (`phy.he_format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum HeFormatConfig {
+    /// HE SU PPDU.
+    #[default]
+    Su,
+    /// HE extended range SU PPDU.
+    ErSu,
+}
+
+/// The `[phy]` table of a scenario.
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -110,19 +142,34 @@ pub struct PhyConfig {
     /// 802.11n: the HT MCS (0-31) of the data frames.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ht_mcs: Option<u8>,
-    /// 802.11n: channel width, 20 or 40 MHz (default 20).
+    /// 802.11ac and 802.11ax: the VHT (0-9) or HE (0-11) MCS of the data
+    /// frames.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcs: Option<u8>,
+    /// 802.11n: channel width, 20 or 40 MHz; 802.11ac and 802.11ax: 20,
+    /// 40, 80 or 160 MHz (default 20).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel_width_mhz: Option<u32>,
-    /// 802.11n: guard interval, "long" (800 ns, default) or "short".
+    /// 802.11n and 802.11ac: guard interval, "long" (800 ns, default) or
+    /// "short" (400 ns); 802.11ax: "0.8us" (default), "1.6us" or "3.2us".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guard_interval: Option<GiConfig>,
-    /// 802.11n: band, 2.4 or 5 GHz (default 5).
+    /// 802.11n: band, 2.4 or 5 GHz; 802.11ac: 5; 802.11ax: 5 or 6 (default 5).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub band_ghz: Option<f64>,
     /// 802.11n: spatial streams the stations support (1-4; default: what
-    /// the MCS needs). An MCS needing more is an error.
+    /// the MCS needs). An MCS needing more is an error. 802.11ac and
+    /// 802.11ax: the streams of the data frames (1-4, default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spatial_streams: Option<u32>,
+    /// 802.11ax: the PPDU format of the data frames, "su" (default) or
+    /// "er_su" (HE extended range SU: 20 MHz, 1 stream, MCS 0-2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub he_format: Option<HeFormatConfig>,
+    /// 802.11ax: the packet extension after the data field, 0, 4, 8, 12 or
+    /// 16 us (27.3.13; default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packet_extension_us: Option<u8>,
     /// Rate of control responses (ACK, CTS) and RTS; default by the rule above.
     #[serde(default)]
     pub control_rate_mbps: Option<f64>,
@@ -172,10 +219,13 @@ impl PhyConfig {
             standard,
             data_rate_mbps,
             ht_mcs: None,
+            mcs: None,
             channel_width_mhz: None,
             guard_interval: None,
             band_ghz: None,
             spatial_streams: None,
+            he_format: None,
+            packet_extension_us: None,
             control_rate_mbps: None,
             basic_rates_mbps: None,
             preamble: Preamble::Long,
@@ -232,18 +282,19 @@ pub struct PhyTiming {
     pub response_basic: Option<Vec<Rate>>,
     pub cw_min_default: u32,
     pub cw_max_default: u32,
-    /// 802.11n: the transmission vector of the data frames (`None`: a
-    /// legacy PHY, data at `data_rate`).
-    pub ht: Option<HtTxVector>,
+    /// 802.11n, 802.11ac, 802.11ax: the transmission vector of the data
+    /// frames (`None`: a legacy PHY, data at `data_rate`).
+    pub ht: Option<TxVector>,
     /// The PHY of non-HT frames: `standard`, or for 802.11n the band's
-    /// (802.11a at 5 GHz, 802.11g at 2.4 GHz).
+    /// (802.11a at 5 GHz, 802.11g at 2.4 GHz), 802.11a for 802.11ac and
+    /// 802.11ax.
     legacy: PhyStandard,
     preamble: Preamble,
     preamble_override: Option<SimDur>,
     header_override: Option<SimDur>,
 }
 
-/// `data_rate_mbps` not given (802.11n).
+/// `data_rate_mbps` not given (802.11n, 802.11ac, 802.11ax).
 fn is_unset(x: &f64) -> bool {
     *x == 0.0
 }
@@ -255,7 +306,7 @@ fn us(x: f64) -> SimDur {
 impl PhyTiming {
     /// Resolve a configuration; errors are "field: reason".
     pub fn from_config(c: &PhyConfig) -> Result<PhyTiming, String> {
-        let ht = ht_vector(c)?;
+        let ht = tx_vector(c)?;
         if let Some(v) = ht {
             return Self::from_ht_config(c, v);
         }
@@ -326,7 +377,9 @@ impl PhyTiming {
         }
         let (slot_us, sifs_us, rx_start_us, cw_min, cw_max) = match std {
             PhyStandard::Dot11b => (20.0, 10.0, if c.preamble == Preamble::Short { 96.0 } else { 192.0 }, 31, 1023),
-            PhyStandard::Dot11a | PhyStandard::Dot11n => (9.0, 16.0, 25.0, 15, 1023),
+            PhyStandard::Dot11a | PhyStandard::Dot11n | PhyStandard::Dot11ac | PhyStandard::Dot11ax => {
+                (9.0, 16.0, 25.0, 15, 1023)
+            }
             PhyStandard::Dot11g => (if c.slot == SlotKind::Long { 20.0 } else { 9.0 }, 10.0, 24.0, 15, 1023),
         };
         let cc = c.coverage_class.unwrap_or(0);
@@ -374,47 +427,53 @@ impl PhyTiming {
         Ok(t)
     }
 
-    /// 802.11n: the legacy PHY settles everything but the data frames'
-    /// transmission vector and the control rate (module docs).
-    fn from_ht_config(c: &PhyConfig, v: HtTxVector) -> Result<PhyTiming, String> {
+    /// 802.11n, 802.11ac, 802.11ax: the legacy PHY settles everything but
+    /// the data frames' transmission vector and the control rate (module
+    /// docs).
+    fn from_ht_config(c: &PhyConfig, v: TxVector) -> Result<PhyTiming, String> {
+        let name = v.standard_name();
         if c.data_rate_mbps != 0.0 {
+            let key = if matches!(v, TxVector::Ht(_)) { "ht_mcs" } else { "mcs" };
             return Err(format!(
-                "phy.data_rate_mbps: 802.11n takes its data rate from phy.ht_mcs (MCS {} is {} Mbit/s); remove it",
-                v.mcs.index(),
-                v.mcs.rate_bps(v.width, v.gi) / 1e6
+                "phy.data_rate_mbps: {name} takes its data rate from phy.{key} (MCS {} is {} Mbit/s); remove it",
+                v.mcs_index(),
+                v.rate_bps() / 1e6
             ));
         }
         if c.timing_model != TimingModel::Standard {
-            return Err("phy.timing_model: 802.11n uses the standard's TXTIME (\"standard\")".into());
+            return Err(format!("phy.timing_model: {name} uses the standard's TXTIME (\"standard\")"));
         }
         if !c.rate_control.is_fixed() {
-            return Err("phy.rate_control: rate adaptation over HT MCSs is not modelled (\"fixed\" only)".into());
+            return Err(format!("phy.rate_control: rate adaptation over {name} MCSs is not modelled (\"fixed\" only)"));
         }
-        let legacy = match v.band {
-            Band::Ghz5 => PhyStandard::Dot11a,
-            Band::Ghz2_4 => PhyStandard::Dot11g,
+        let legacy = match v {
+            TxVector::Ht(h) if h.band == Band::Ghz2_4 => PhyStandard::Dot11g,
+            _ => PhyStandard::Dot11a,
         };
         // The legacy PHY with the MCS's non-HT reference rate as its data
         // rate: its interframe spaces, EIFS, and the response rate rule.
-        let reference = Rate(v.mcs.non_ht_reference());
+        let reference = Rate(v.non_ht_reference());
         let mut lc = c.clone();
         lc.standard = legacy;
         lc.data_rate_mbps = reference.mbps();
         lc.ht_mcs = None;
+        lc.mcs = None;
         lc.channel_width_mhz = None;
         lc.guard_interval = None;
         lc.band_ghz = None;
         lc.spatial_streams = None;
+        lc.he_format = None;
+        lc.packet_extension_us = None;
         let mut t = PhyTiming::from_config(&lc)?;
-        t.standard = PhyStandard::Dot11n;
+        t.standard = c.standard;
         t.ht = Some(v);
         // `data_rate` names the MCS's rate (100 kbit/s units, rounded) for
         // results and the medium's PLCP-header time; airtimes come from `ht`.
-        t.data_rate = Rate((v.mcs.rate_bps(v.width, v.gi) / 1e5).round() as u32);
+        t.data_rate = Rate((v.rate_bps() / 1e5).round() as u32);
         Ok(t)
     }
 
-    /// Airtime of an HT data PPDU whose PSDU is `bytes` long (802.11n), or
+    /// Airtime of an HT, VHT or HE data PPDU whose PSDU is `bytes` long, or
     /// of a legacy data frame at `data_rate`.
     pub fn data_ppdu_time(&self, bytes: u32) -> SimDur {
         match self.ht {
@@ -506,23 +565,40 @@ impl PhyTiming {
     }
 }
 
-/// The HT transmission vector of an 802.11n configuration (`None` for
-/// other PHYs, which must not set the HT keys).
-fn ht_vector(c: &PhyConfig) -> Result<Option<HtTxVector>, String> {
-    if c.standard != PhyStandard::Dot11n {
-        for (name, set) in [
-            ("ht_mcs", c.ht_mcs.is_some()),
-            ("channel_width_mhz", c.channel_width_mhz.is_some()),
-            ("guard_interval", c.guard_interval.is_some()),
-            ("band_ghz", c.band_ghz.is_some()),
-            ("spatial_streams", c.spatial_streams.is_some()),
-        ] {
-            if set {
-                return Err(format!("phy.{name}: an 802.11n key, but phy.standard is {:?}", c.standard));
-            }
+/// The transmission vector of an 802.11n, 802.11ac or 802.11ax
+/// configuration (`None` for other PHYs, which must not set its keys).
+fn tx_vector(c: &PhyConfig) -> Result<Option<TxVector>, String> {
+    let std = c.standard;
+    let ht_family = matches!(std, PhyStandard::Dot11n | PhyStandard::Dot11ac | PhyStandard::Dot11ax);
+    for (name, set, ok) in [
+        ("ht_mcs", c.ht_mcs.is_some(), std == PhyStandard::Dot11n),
+        ("mcs", c.mcs.is_some(), matches!(std, PhyStandard::Dot11ac | PhyStandard::Dot11ax)),
+        ("channel_width_mhz", c.channel_width_mhz.is_some(), ht_family),
+        ("guard_interval", c.guard_interval.is_some(), ht_family),
+        ("band_ghz", c.band_ghz.is_some(), ht_family),
+        ("spatial_streams", c.spatial_streams.is_some(), ht_family),
+        ("he_format", c.he_format.is_some(), std == PhyStandard::Dot11ax),
+        ("packet_extension_us", c.packet_extension_us.is_some(), std == PhyStandard::Dot11ax),
+    ] {
+        if set && !ok {
+            let owner = match name {
+                "ht_mcs" => "an 802.11n key",
+                "mcs" => "an 802.11ac/802.11ax key",
+                "he_format" | "packet_extension_us" => "an 802.11ax key",
+                _ => "an 802.11n/802.11ac/802.11ax key",
+            };
+            return Err(format!("phy.{name}: {owner}, but phy.standard is {std:?}"));
         }
-        return Ok(None);
     }
+    match std {
+        PhyStandard::Dot11n => ht_vector(c).map(|v| Some(v.into())),
+        PhyStandard::Dot11ac | PhyStandard::Dot11ax => vht_he_vector(c).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// The HT transmission vector of an 802.11n configuration.
+fn ht_vector(c: &PhyConfig) -> Result<HtTxVector, String> {
     let m = c.ht_mcs.ok_or("phy.ht_mcs: required for 802.11n (0-31)")?;
     let mcs = HtMcs::new(m).ok_or_else(|| format!("phy.ht_mcs: {m} is not an HT MCS (0-31)"))?;
     let width = match c.channel_width_mhz.unwrap_or(20) {
@@ -552,8 +628,70 @@ fn ht_vector(c: &PhyConfig) -> Result<Option<HtTxVector>, String> {
     let gi = match c.guard_interval.unwrap_or_default() {
         GiConfig::Long => GuardInterval::Long,
         GiConfig::Short => GuardInterval::Short,
+        g => return Err(format!("phy.guard_interval: 802.11n has \"long\" or \"short\", got {g:?} (an HE value)")),
     };
-    Ok(Some(HtTxVector { mcs, width, gi, band }))
+    Ok(HtTxVector { mcs, width, gi, band })
+}
+
+/// The VHT or HE transmission vector of an 802.11ac or 802.11ax
+/// configuration; an invalid combination is reported at `phy.mcs` with the
+/// standard's reason.
+fn vht_he_vector(c: &PhyConfig) -> Result<TxVector, String> {
+    let he = c.standard == PhyStandard::Dot11ax;
+    let name = if he { "802.11ax" } else { "802.11ac" };
+    let top = if he { 11 } else { 9 };
+    let m = c.mcs.ok_or_else(|| format!("phy.mcs: required for {name} (0-{top})"))?;
+    if m > top {
+        return Err(format!("phy.mcs: {m} is not {} MCS (0-{top})", if he { "an HE" } else { "a VHT" }));
+    }
+    let w = c.channel_width_mhz.unwrap_or(20);
+    let width = ChannelWidth::from_mhz(w)
+        .ok_or_else(|| format!("phy.channel_width_mhz: {name} channels are 20, 40, 80 or 160 MHz, got {w}"))?;
+    let n = c.spatial_streams.unwrap_or(1);
+    if !(1..=4).contains(&n) {
+        return Err(format!("phy.spatial_streams: {name} is modelled with 1 to 4 spatial streams, got {n}"));
+    }
+    let b = c.band_ghz.unwrap_or(5.0);
+    if !he {
+        if b != 5.0 {
+            return Err(format!("phy.band_ghz: 802.11ac is a 5 GHz PHY, got {b}"));
+        }
+        let gi = match c.guard_interval.unwrap_or_default() {
+            GiConfig::Long => GuardInterval::Long,
+            GiConfig::Short => GuardInterval::Short,
+            g => {
+                return Err(format!("phy.guard_interval: 802.11ac has \"long\" or \"short\", got {g:?} (an HE value)"))
+            }
+        };
+        return VhtTxVector::new(m, n as u8, width, gi).map(TxVector::Vht).map_err(|e| format!("phy.mcs: {e}"));
+    }
+    let band = if b == 5.0 {
+        HeBand::Ghz5
+    } else if b == 6.0 {
+        HeBand::Ghz6
+    } else {
+        return Err(format!("phy.band_ghz: 802.11ax is modelled at 5 or 6 GHz, got {b}"));
+    };
+    let gi = match c.guard_interval.unwrap_or(GiConfig::He800) {
+        GiConfig::He800 => HeGi::Ns800,
+        GiConfig::He1600 => HeGi::Ns1600,
+        GiConfig::He3200 => HeGi::Ns3200,
+        g => {
+            return Err(format!("phy.guard_interval: 802.11ax has \"0.8us\", \"1.6us\" or \"3.2us\", got {g:?}"));
+        }
+    };
+    let format = match c.he_format.unwrap_or_default() {
+        HeFormatConfig::Su => HeFormat::Su,
+        HeFormatConfig::ErSu => HeFormat::ErSu,
+    };
+    let pe = c.packet_extension_us.unwrap_or(0);
+    if pe > 16 || !pe.is_multiple_of(4) {
+        return Err(format!("phy.packet_extension_us: 0, 4, 8, 12 or 16 us (27.3.13), got {pe}"));
+    }
+    HeTxVector::new(format, m, n as u8, width, gi, band, pe).map(TxVector::He).map_err(|e| {
+        let key = if format == HeFormat::ErSu { "he_format" } else { "mcs" };
+        format!("phy.{key}: {e}")
+    })
 }
 
 /// Control-response rate rule of 10.6.6.5.2.
@@ -734,6 +872,93 @@ mod tests {
         let mut a = cfg(PhyStandard::Dot11a, 54.0);
         a.ht_mcs = Some(7);
         assert!(e(&a).starts_with("phy.ht_mcs: an 802.11n key"));
+    }
+
+    #[test]
+    fn vht_and_he_timing() {
+        let mut c = cfg(PhyStandard::Dot11ac, 0.0);
+        c.mcs = Some(9);
+        c.spatial_streams = Some(2);
+        c.channel_width_mhz = Some(80);
+        c.guard_interval = Some(GiConfig::Short);
+        let t = PhyTiming::from_config(&c).unwrap();
+        // 802.11a's spaces; 256-QAM's reference rate is 54, so responses
+        // go at 24 Mbit/s; 866.7 Mbit/s; a 1500-octet MPDU as an S-MPDU
+        // (1504 octets) in 60 us (phy::vht).
+        assert_eq!((t.sifs, t.slot), (SimDur::from_micros(16), SimDur::from_micros(9)));
+        assert_eq!(t.control_rate, Rate(240));
+        assert_eq!(t.data_rate, Rate(8667));
+        assert_eq!(t.data_ppdu_time(1504), SimDur::from_micros(60));
+        assert!(t.ht.unwrap().every_ppdu_ampdu());
+        let mut h = cfg(PhyStandard::Dot11ax, 0.0);
+        h.mcs = Some(11);
+        h.spatial_streams = Some(2);
+        h.channel_width_mhz = Some(80);
+        let t = PhyTiming::from_config(&h).unwrap();
+        // 0.8 us GI by default: 1201.0 Mbit/s; 50.4 + 13.6 us.
+        assert_eq!(t.data_rate, Rate(12010));
+        assert_eq!(t.data_ppdu_time(1504), SimDur::from_micros(64));
+        h.band_ghz = Some(6.0);
+        h.guard_interval = Some(GiConfig::He3200);
+        let t6 = PhyTiming::from_config(&h).unwrap();
+        assert_eq!(t6.data_ppdu_time(1504), SimDur::from_micros(84));
+        assert_eq!(t6.control_rate, Rate(240));
+        // HE ER SU, MCS 0, one 2x HE-LTF with the 0.8 us GI: 8 + 8 + 4 + 4
+        // + 16 + 4 + 7.2 = 51.2 us, then ceil(12054 / 117) = 104 symbols.
+        let mut er = cfg(PhyStandard::Dot11ax, 0.0);
+        er.mcs = Some(0);
+        er.he_format = Some(HeFormatConfig::ErSu);
+        let t = PhyTiming::from_config(&er).unwrap();
+        assert_eq!(t.data_ppdu_time(1504), SimDur::from_nanos(51_200 + 104 * 13_600));
+    }
+
+    #[test]
+    fn vht_and_he_bad_input() {
+        let e = |c: &PhyConfig| PhyTiming::from_config(c).unwrap_err();
+        let mut c = cfg(PhyStandard::Dot11ac, 0.0);
+        assert_eq!(e(&c), "phy.mcs: required for 802.11ac (0-9)");
+        c.mcs = Some(9);
+        assert!(e(&c).starts_with("phy.mcs: VHT MCS 9 with 1 spatial stream(s) at 20 MHz is not a valid combination"));
+        c.spatial_streams = Some(3);
+        assert!(PhyTiming::from_config(&c).is_ok());
+        c.mcs = Some(10);
+        assert_eq!(e(&c), "phy.mcs: 10 is not a VHT MCS (0-9)");
+        c.mcs = Some(7);
+        c.channel_width_mhz = Some(60);
+        assert!(e(&c).starts_with("phy.channel_width_mhz: 802.11ac channels are 20, 40, 80 or 160 MHz"));
+        c.channel_width_mhz = None;
+        c.band_ghz = Some(2.4);
+        assert!(e(&c).starts_with("phy.band_ghz: 802.11ac is a 5 GHz PHY"));
+        c.band_ghz = None;
+        c.guard_interval = Some(GiConfig::He1600);
+        assert!(e(&c).starts_with("phy.guard_interval: 802.11ac has"));
+        c.guard_interval = None;
+        c.ht_mcs = Some(7);
+        assert!(e(&c).starts_with("phy.ht_mcs: an 802.11n key"));
+        c.ht_mcs = None;
+        c.packet_extension_us = Some(4);
+        assert!(e(&c).starts_with("phy.packet_extension_us: an 802.11ax key"));
+        c.packet_extension_us = None;
+        c.data_rate_mbps = 54.0;
+        assert!(e(&c).starts_with("phy.data_rate_mbps: 802.11ac takes its data rate from phy.mcs"));
+        let mut h = cfg(PhyStandard::Dot11ax, 0.0);
+        h.mcs = Some(12);
+        assert_eq!(e(&h), "phy.mcs: 12 is not an HE MCS (0-11)");
+        h.mcs = Some(3);
+        h.he_format = Some(HeFormatConfig::ErSu);
+        assert!(e(&h).starts_with("phy.he_format: an HE ER SU PPDU is 20 MHz, one spatial stream, MCS 0-2"));
+        h.he_format = None;
+        h.guard_interval = Some(GiConfig::Short);
+        assert!(e(&h).starts_with("phy.guard_interval: 802.11ax has"));
+        h.guard_interval = None;
+        h.packet_extension_us = Some(5);
+        assert!(e(&h).starts_with("phy.packet_extension_us: 0, 4, 8, 12 or 16"));
+        h.packet_extension_us = None;
+        h.band_ghz = Some(2.4);
+        assert!(e(&h).starts_with("phy.band_ghz: 802.11ax is modelled at 5 or 6 GHz"));
+        let mut a = cfg(PhyStandard::Dot11a, 54.0);
+        a.mcs = Some(7);
+        assert!(e(&a).starts_with("phy.mcs: an 802.11ac/802.11ax key"));
     }
 
     #[test]

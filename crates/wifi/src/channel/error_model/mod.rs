@@ -37,6 +37,7 @@
 pub mod bcc;
 pub mod dsss;
 pub mod ht;
+pub mod mcs;
 pub mod ofdm;
 pub mod special;
 mod table;

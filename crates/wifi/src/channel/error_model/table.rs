@@ -74,3 +74,12 @@ pub fn ht_table(i: u8, exact: impl Fn(f64) -> f64) -> &'static BerTable {
     static TABLES: [OnceLock<BerTable>; 8] = [const { OnceLock::new() }; 8];
     TABLES[usize::from(i % 8)].get_or_init(|| BerTable::build(exact))
 }
+
+/// The table of the VHT and HE MCSs of one constellation and code rate,
+/// `i` the HE MCS index of that pair (0-11; VHT MCS i has HE MCS i's),
+/// indexed like [`ht_table`] by the Es/N0 in dB of one data subcarrier
+/// of one stream, built with `exact` on first use.
+pub fn mcs_table(i: u8, exact: impl Fn(f64) -> f64) -> &'static BerTable {
+    static TABLES: [OnceLock<BerTable>; 12] = [const { OnceLock::new() }; 12];
+    TABLES[usize::from(i.min(11))].get_or_init(|| BerTable::build(exact))
+}

@@ -26,8 +26,40 @@ pub use recipient::Recipient;
 
 /// Sequence-number space (9.2.4.4.2).
 pub const SN_MODULO: u16 = 4096;
-/// Largest window of a compressed BlockAck bitmap (9.3.1.8.3: 64 bits).
-pub const MAX_WINDOW: u16 = 64;
+/// Largest window of a compressed BlockAck bitmap: 64 bits before HE
+/// (9.3.1.8.3), 256 bits under an HE agreement (802.11ax-2021 9.3.1.8.2,
+/// the BlockAck Starting Sequence Control's Fragment Number subfield
+/// selecting the 256-bit bitmap; 10.25.2 buffer sizes up to 256).
+pub const MAX_WINDOW: u16 = 256;
+
+/// A compressed BlockAck bitmap: bit `i` acknowledges sequence number
+/// SSN + i; 256 bits, of which a 64-bit BlockAck uses the first word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
+pub struct Bitmap(pub [u64; 4]);
+
+impl Bitmap {
+    /// Every bit set (No Ack exchanges settle as if all were acknowledged).
+    pub const FULL: Bitmap = Bitmap([u64::MAX; 4]);
+    /// A 64-bit bitmap.
+    pub const fn from_u64(x: u64) -> Bitmap {
+        Bitmap([x, 0, 0, 0])
+    }
+    /// Bit `i` (false beyond 255).
+    pub fn bit(&self, i: u16) -> bool {
+        i < 256 && self.0[usize::from(i / 64)] >> (i % 64) & 1 == 1
+    }
+    /// Set bit `i` (< 256).
+    pub fn set(&mut self, i: u16) {
+        self.0[usize::from(i / 64)] |= 1 << (i % 64);
+    }
+    pub fn count_ones(&self) -> u32 {
+        self.0.iter().map(|w| w.count_ones()).sum()
+    }
+    /// The first 64 bits (all of a 64-bit BlockAck's bitmap).
+    pub fn low(&self) -> u64 {
+        self.0[0]
+    }
+}
 
 /// `a + n` modulo 2^12.
 pub fn sn_add(a: u16, n: u16) -> u16 {

@@ -3,7 +3,7 @@
 //! its retry limit is reached, and tells the MAC which MPDUs to
 //! retransmit in its next A-MPDU and when a BlockAckReq must move the
 //! recipient's window past MPDUs it gave up on.
-use super::{sn_add, sn_dist, sn_lt, MAX_WINDOW};
+use super::{sn_add, sn_dist, sn_lt, Bitmap, MAX_WINDOW};
 use crate::mac::exchange::RetryLimit;
 use std::collections::VecDeque;
 
@@ -43,7 +43,7 @@ pub struct Originator<T> {
 }
 
 impl<T> Originator<T> {
-    /// An agreement starting at `ssn` with a window of `win_size` (1-64)
+    /// An agreement starting at `ssn` with a window of `win_size` (1-256)
     /// and `retry_limit` transmissions per MPDU (at least 1).
     pub fn new(ssn: u16, win_size: u16, retry_limit: u32) -> Originator<T> {
         assert!((1..=MAX_WINDOW).contains(&win_size) && retry_limit >= 1);
@@ -138,8 +138,8 @@ impl<T> Originator<T> {
     /// latter are no longer outstanding). In-flight MPDUs in the bitmap
     /// window without their bit wait for retransmission, or are dropped at
     /// the retry limit.
-    pub fn on_block_ack(&mut self, ssn: u16, bitmap: u64) -> BaOutcome<T> {
-        self.judge(|sn| sn_lt(sn, ssn) || (sn_dist(ssn, sn) < 64 && bitmap >> sn_dist(ssn, sn) & 1 == 1))
+    pub fn on_block_ack(&mut self, ssn: u16, bitmap: Bitmap) -> BaOutcome<T> {
+        self.judge(|sn| sn_lt(sn, ssn) || bitmap.bit(sn_dist(ssn, sn)))
     }
 
     /// The BlockAck did not come (BlockAckTimeout, 10.25.6.4 via 10.3.2.9):

@@ -18,7 +18,7 @@
 //! The scoreboard uses the same window (a full-state recipient): the
 //! compressed BlockAck starts at WinStartB and bit i reports SN
 //! WinStartB + i; MSDUs already passed up lie before it.
-use super::{sn_add, sn_dist, sn_lt, MAX_WINDOW, SN_MODULO};
+use super::{sn_add, sn_dist, sn_lt, Bitmap, MAX_WINDOW, SN_MODULO};
 
 #[derive(Debug)]
 pub struct Recipient<T> {
@@ -79,8 +79,11 @@ impl<T> Recipient<T> {
 
     /// The compressed BlockAck to send now: (starting sequence number,
     /// bitmap).
-    pub fn block_ack(&self) -> (u16, u64) {
-        let bits = (0..self.win_size).filter(|&i| self.slots[self.slot(i)].is_some()).fold(0u64, |b, i| b | 1 << i);
+    pub fn block_ack(&self) -> (u16, Bitmap) {
+        let mut bits = Bitmap::default();
+        for i in (0..self.win_size).filter(|&i| self.slots[self.slot(i)].is_some()) {
+            bits.set(i);
+        }
         (self.win_start, bits)
     }
 

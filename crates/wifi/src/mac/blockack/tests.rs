@@ -17,7 +17,7 @@ fn in_order_mpdus_pass_up_at_once() {
     for sn in 0..5u16 {
         assert_eq!(r.on_mpdu(sn, sn), vec![sn]);
     }
-    assert_eq!(r.block_ack(), (5, 0));
+    assert_eq!(r.block_ack(), (5, Bitmap::from_u64(0)));
 }
 
 #[test]
@@ -26,7 +26,7 @@ fn a_hole_holds_later_mpdus_until_the_retransmission() {
     assert!(r.on_mpdu(1, 1).is_empty());
     assert!(r.on_mpdu(2, 2).is_empty());
     // Bit 0 (SN 0) missing, bits 1 and 2 set.
-    assert_eq!(r.block_ack(), (0, 0b110));
+    assert_eq!(r.block_ack(), (0, Bitmap::from_u64(0b110)));
     assert_eq!(r.on_mpdu(0, 0), vec![0, 1, 2]);
     // A retransmitted copy of something passed up is a duplicate.
     assert!(r.on_mpdu(1, 1).is_empty());
@@ -54,7 +54,54 @@ fn an_mpdu_beyond_the_window_moves_it() {
     // passed up; 5 is buffered behind the holes at 2..4.
     assert_eq!(r.on_mpdu(5, 5), vec![1]);
     assert_eq!(r.win_start(), 2);
-    assert_eq!(r.block_ack(), (2, 0b1000));
+    assert_eq!(r.block_ack(), (2, Bitmap::from_u64(0b1000)));
+}
+
+#[test]
+fn a_256_mpdu_window_uses_the_whole_bitmap() {
+    // An HE agreement of 256 MPDUs: SN 4090..4095 and 0..249 (wrapping),
+    // SN 150 and the last one lost; the recipient's bitmap has bits 0-255
+    // but those two, and the originator retries exactly those.
+    let mut o = Originator::new(4090, 256, 3);
+    let mut r: Recipient<u16> = Recipient::new(4090, 256);
+    let mut sns = Vec::new();
+    for i in 0..256u16 {
+        sns.push(o.accept(i).unwrap());
+    }
+    assert!(!o.can_accept());
+    let mut up = 0;
+    for &sn in &sns {
+        o.sent(sn);
+        if sn != 150 && sn != 249 {
+            up += r.on_mpdu(sn, sn).len();
+        }
+    }
+    let (ssn, bm) = r.block_ack();
+    assert_eq!(ssn, 150);
+    assert_eq!(up, 156);
+    let mut full = Bitmap::default();
+    for i in 0..256 {
+        full.set(i);
+    }
+    assert!(!bm.bit(0) && bm.bit(1) && bm.bit(98) && !bm.bit(99) && !bm.bit(256));
+    assert_eq!(bm.count_ones(), 98);
+    let out = o.on_block_ack(4090, full);
+    assert_eq!(out.acked.len(), 256);
+    let mut o2 = Originator::new(4090, 256, 3);
+    for i in 0..256u16 {
+        let sn = o2.accept(i).unwrap();
+        o2.sent(sn);
+    }
+    // The originator's view of the recipient's answer: bits relative to 4090.
+    let mut bits = Bitmap::default();
+    for (i, &sn) in sns.iter().enumerate() {
+        if sn != 150 && sn != 249 {
+            bits.set(i as u16);
+        }
+    }
+    let out = o2.on_block_ack(4090, bits);
+    assert_eq!((out.acked.len(), out.to_retry), (254, 2));
+    assert_eq!(o2.pending().map(|(sn, _)| sn).collect::<Vec<_>>(), vec![150, 249]);
 }
 
 #[test]
@@ -68,7 +115,7 @@ fn originator_window_and_retries() {
         o.sent(sn);
     }
     // SN 1 and 3 lost.
-    let out = o.on_block_ack(0, 0b0101);
+    let out = o.on_block_ack(0, Bitmap::from_u64(0b0101));
     assert_eq!(out.acked, vec![0, 2]);
     assert_eq!(out.to_retry, 2);
     assert_eq!(o.win_start(), 1);

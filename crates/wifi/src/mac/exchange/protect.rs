@@ -9,14 +9,17 @@
 //! it with a CTS after SIFS only if its NAV indicates idle (10.3.2.8).
 use wifitcp_core::{SimDur, SimTime};
 
-/// dot11RTSThreshold that turns RTS/CTS off (no PSDU is longer).
+/// dot11RTSThreshold that turns RTS/CTS off: no HT PSDU is longer. A VHT
+/// or HE A-MPDU may be (up to 1,048,575 or 8,388,607 octets), so a
+/// threshold of 65535 or more means off for every PSDU, as its key says,
+/// rather than protecting only the A-MPDUs longer than 65535 octets.
 pub const RTS_OFF: u32 = 65535;
 
 /// Whether a PSDU of `psdu_bytes` is sent after an RTS/CTS exchange. Frames
 /// sent without acknowledgement are never protected here.
 #[inline]
 pub fn needs_rts(psdu_bytes: u32, threshold: u32, acknowledged: bool) -> bool {
-    acknowledged && psdu_bytes > threshold
+    acknowledged && threshold < RTS_OFF && psdu_bytes > threshold
 }
 
 /// Duration field of an RTS protecting a data PPDU of airtime `data` whose

@@ -52,6 +52,10 @@ fn rts_cts_durations_and_threshold() {
     assert_eq!(rts_duration(sifs, cts, data, SimDur::ZERO), SimDur::from_micros(2 * 16 + 28 + 248));
     assert!(needs_rts(1501, 1500, true) && !needs_rts(1500, 1500, true) && !needs_rts(1501, 1500, false));
     assert!(!needs_rts(65535, RTS_OFF, true));
+    // VHT/HE A-MPDUs exceed 65535 octets; the threshold 65535 still means off.
+    assert!(
+        !needs_rts(1_000_000, RTS_OFF, true) && !needs_rts(70_000, 65_536, true) && needs_rts(70_000, 65_534, true)
+    );
     assert!(answers_rts(us(10), us(10)) && !answers_rts(us(11), us(10)));
 }
 

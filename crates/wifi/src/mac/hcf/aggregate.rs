@@ -8,8 +8,8 @@
 //! - octets of an A-MPDU: at most `max_ampdu_bytes` (the recipient's
 //!   Maximum A-MPDU Length, 9.4.2.55.3), counting delimiters and padding
 //!   (9.7.1);
-//! - time: an HT PPDU lasts at most aPPDUMaxTime (5.484 ms, Table
-//!   19-25); with a TXOP limit the whole exchange (data, SIFS, response)
+//! - time: an HT, VHT or HE PPDU lasts at most aPPDUMaxTime (5.484 ms,
+//!   Tables 19-25, 21-28, 27-51); with a TXOP limit the whole exchange (data, SIFS, response)
 //!   ends within the TXOP (10.22.2.9). A first MPDU that alone overruns
 //!   the TXOP is still sent (10.22.2.9 allows a single frame exchange
 //!   beyond the limit only for a TXOP limit of 0; the scenario rejects a
@@ -104,9 +104,12 @@ impl Hcf {
             }
             out.push((sn, bytes, item.clone()));
         }
-        // A single MPDU is sent alone, not as an A-MPDU (no delimiter).
+        // A single MPDU is sent alone, not as an A-MPDU (no delimiter), in
+        // an HT PPDU; a VHT or HE PPDU always carries an A-MPDU, a single
+        // MPDU as an S-MPDU with its delimiter (10.12.8).
         if out.len() == 1 {
-            psdu = out[0].1;
+            let smpdu = t.ht.is_some_and(|v| v.every_ppdu_ampdu());
+            psdu = if smpdu { subframe_bytes(out[0].1, true) } else { out[0].1 };
         }
         Chosen { mpdus: out, psdu }
     }

@@ -67,7 +67,7 @@ pub use poll::{PollConfig, QOS_NULL_LEN};
 
 use super::access::{Backoff, CountRule, Deferral, IfsTimes, Slotting};
 use super::api::{Demand, Mac};
-use super::blockack::{Originator, Recipient};
+use super::blockack::{Originator, Recipient, MAX_WINDOW};
 use super::dcf::MacCounters;
 use super::edca::{AccessCategory, EdcaParams};
 use super::exchange::{cts_duration, needs_rts, rts_duration, Receipts, ResponseWait};
@@ -214,7 +214,8 @@ pub struct Hcf {
 
 impl Hcf {
     pub fn new(addr: MacAddr, p: HcfParams, rng: RngStream) -> Hcf {
-        assert!((1..=64).contains(&p.ba_window) && (1..=p.ba_window).contains(&p.max_mpdus));
+        assert!((1..=MAX_WINDOW).contains(&p.ba_window) && (1..=p.ba_window).contains(&p.max_mpdus));
+        let hist = usize::from(p.ba_window.max(64)) + 1;
         let acs = AccessCategory::ALL.map(|ac| {
             let e = *p.edca.get(ac);
             AcState { ac, p: e, bo: Backoff::new(e.cw_min), ready_at: SimTime::ZERO, has_frame: false }
@@ -245,7 +246,7 @@ impl Hcf {
             ifs_times,
             receipts: Receipts::default(),
             counters: MacCounters::default(),
-            stats: HcfStats { mpdus_per_ppdu: vec![0; 65], ..HcfStats::default() },
+            stats: HcfStats { mpdus_per_ppdu: vec![0; hist], ..HcfStats::default() },
         }
     }
 
@@ -324,7 +325,11 @@ impl Hcf {
     }
 
     fn block_ack_len(&self) -> u32 {
-        if self.p.timing.ht.is_some() {
+        if self.p.ba_window > 64 {
+            // The 256-bit bitmap of an HE agreement: 24 octets more
+            // (802.11ax-2021 9.3.1.8.2).
+            BLOCK_ACK_LEN + 24
+        } else if self.p.timing.ht.is_some() {
             BLOCK_ACK_LEN
         } else {
             BASIC_BLOCK_ACK_LEN
@@ -688,7 +693,7 @@ impl Hcf {
                 let l = self.txop.expect("No Ack exchange outside a TXOP").link;
                 let o = &mut self.links[l].orig;
                 let first = o.first_in_flight().expect("No Ack exchange without MPDUs");
-                let res = o.on_block_ack(first, u64::MAX);
+                let res = o.on_block_ack(first, crate::mac::blockack::Bitmap::FULL);
                 for it in res.acked {
                     self.counters.successes += 1;
                     out.push(MacOutput::Acked(it.msdu.id));
@@ -805,7 +810,7 @@ impl Hcf {
         let res = match f.kind {
             FrameKind::Ack => {
                 let first = link.orig.first_in_flight().expect("an ACK without an MPDU in flight");
-                link.orig.on_block_ack(first, 1)
+                link.orig.on_block_ack(first, crate::mac::blockack::Bitmap::from_u64(1))
             }
             _ => {
                 let Some(MpduBody::BlockAck { start_seq, bitmap, .. }) = f.mpdus.first().map(|m| &m.body) else {
