@@ -26,7 +26,7 @@ JOBS ?=
 JOBS_ARG := $(if $(JOBS),--jobs $(JOBS),)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help run validate-dcf report test test-tools docs-check fuzz soak bench bench-campaign build rust venv clean
+.PHONY: help run validate-dcf report test test-tools docs-check fuzz soak bench bench-campaign build wheel sdist rust venv clean
 
 help:
 	@echo "make run           build everything, run $(FLAGSHIP) (Keceli Figs. 3-4),"
@@ -40,6 +40,8 @@ help:
 	@echo "make bench         engine event rate (bench/), then per-configuration timing"
 	@echo "make bench-campaign  the 450-run Keceli Fig. 3 campaign on 2 cores, wall time"
 	@echo "make build         build the Rust core and install the Python package into $(VENV)"
+	@echo "make wheel         the abi3 wheel (package, compiled core, scenarios, report) in dist/"
+	@echo "make sdist         the source distribution (builds with Rust) in dist/"
 
 # -- toolchains --------------------------------------------------------------
 rust:
@@ -78,6 +80,17 @@ venv: $(VENV)/.deps
 # WIFITCP_PGO=0 builds without).
 build: rust venv
 	scripts/build-core
+
+# The abi3 wheel (one for every CPython >= 3.9 on this platform), built like
+# the venv's core (profile-guided, same target directory: an up-to-date
+# `make build` is reused and only packed), and the sdist (`pip install` of it
+# compiles the core: Rust needed). Both into dist/.
+DIST := dist
+wheel: rust venv
+	scripts/build-core --wheel $(DIST)
+
+sdist: venv
+	$(VENV)/bin/maturin sdist --out $(DIST)
 
 # -- the flagship reproduction -----------------------------------------------
 # Keceli et al. Figs. 3-4: Jain index and total uplink goodput vs n = 1..15
@@ -175,4 +188,4 @@ bench-campaign: build
 	bench/campaign
 
 clean:
-	rm -rf $(VENV) results python/wifitcp/_core*.so
+	rm -rf $(VENV) results $(DIST) python/wifitcp/_core*.so

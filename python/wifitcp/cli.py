@@ -304,10 +304,12 @@ class _VersionAction(argparse.Action):
 
 
 def _version_text() -> str:
+    """``wifitcp VERSION (core VERSION, commit HASH)``: the commit is the git
+    commit the core was built from, "unknown" when built outside git."""
     from . import __version__
 
     try:
-        return f"wifitcp {__version__} (core {core.version()})"
+        return f"wifitcp {__version__} (core {core.version()}, commit {core.build_commit()})"
     except Exception:
         return f"wifitcp {__version__} (core not built)"
 
