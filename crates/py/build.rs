@@ -4,7 +4,7 @@
 //! git work tree's, else "unknown" (an sdist, or a copy without `.git`).
 //! Setting `WIFITCP_GIT_COMMIT` in the environment overrides it. The build
 //! script runs again when `HEAD` or the branch it names moves, so a commit
-//! rebuilds this crate alone.
+//! rebuilds (and links) this crate alone; outside git it runs on every build.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -58,7 +58,14 @@ fn main() {
                 }
                 hash
             }
-            None => "unknown".to_string(),
+            None => {
+                // no git here (an sdist): watch where `.git` would be, a
+                // path that does not exist, so that this script runs on
+                // every build and a build directory shared with a git work
+                // tree of the same sources never keeps this "unknown"
+                println!("cargo:rerun-if-changed={}", manifest.join("../../.git").display());
+                "unknown".to_string()
+            }
         }
     });
     println!("cargo:rustc-env=WIFITCP_GIT_COMMIT={hash}");

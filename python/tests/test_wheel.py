@@ -89,6 +89,12 @@ def installed(wheel, tmp_path_factory):
     assert p.returncode == 0, p.stdout + p.stderr
     assert shutil.which("cargo", path=path) is None  # no Rust where it runs
 
+    def pip(*argv):
+        p = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", *argv], cwd=home,
+                           env=env, capture_output=True, text=True, timeout=900)
+        assert p.returncode == 0, p.stdout + p.stderr
+        return p
+
     def run(*argv, check=True):
         p = subprocess.run([str(venv / "bin" / "wifitcp"), *argv], cwd=home, env=env,
                            capture_output=True, text=True, timeout=600)
@@ -101,6 +107,7 @@ def installed(wheel, tmp_path_factory):
                         cwd=home, env=env, capture_output=True, text=True, timeout=60)
     assert py.returncode == 0, py.stderr
     assert Path(py.stdout.strip()).is_relative_to(venv), py.stdout
+    run.pip = pip
     return run, home
 
 
@@ -154,3 +161,41 @@ def test_installed_report_reads_package_data(installed):
     for w in want:
         assert f"<code>wifitcp run {w} --out " in page, w  # works anywhere (shipped)
     assert "Not run yet" in page
+
+
+def test_sdist_builds_with_rust_into_the_same_package(installed, wheel, tmp_path):
+    """``maturin sdist``, then pip builds a wheel from it (Rust compiles the
+    core; the build reuses ``$CARGO_TARGET_DIR/sdist`` for the dependencies,
+    about 1.5 minutes on 2 cores): the same files as the wheel, and once
+    installed the same results; the commit is "unknown" (no git in an sdist).
+    Runs last: it replaces the fresh venv's wifitcp."""
+    if os.environ.get("WIFITCP_WHEEL"):
+        pytest.skip("WIFITCP_WHEEL given: the sdist is checked with the tree's own wheel")
+    run, home = installed
+    maturin = Path(sys.executable).parent / "maturin"
+    p = subprocess.run([str(maturin), "sdist", "--out", str(tmp_path)], cwd=REPO,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    (sdist,) = tmp_path.glob("wifitcp-*.tar.gz")
+    assert sdist.name == f"wifitcp-{_workspace_version()}.tar.gz"
+    target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target")) / "sdist"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "RUSTFLAGS"))}
+    env.update(CARGO_TARGET_DIR=str(target))
+    built = tmp_path / "built"
+    p = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                        "-q", "-w", str(built), str(sdist)], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=3600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    (whl,) = built.glob("wifitcp-*.whl")
+    assert "-cp39-abi3-" in whl.name
+
+    def files(w):
+        return {n for n in zipfile.ZipFile(w).namelist() if not n.startswith("wifitcp-")}
+
+    assert files(whl) == files(wheel)
+    run.pip("install", "-q", "--no-deps", "--force-reinstall", str(whl))
+    v = _workspace_version()
+    assert run("--version").stdout.strip() == f"wifitcp {v} (core {v}, commit unknown)"
+    a = run("run", "quick-check", "--no-store", "--json", "--seed", "1").stdout
+    rows = [json.loads(x) for x in a.splitlines()]
+    assert rows[0]["aggregate_mbps"] > 10 and rows[0]["seed"] == 1

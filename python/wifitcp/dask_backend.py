@@ -125,14 +125,56 @@ def _probe(spec: str) -> None:
     if not host or port is None:
         raise InputError("--dask", "", f"bad address {spec!r}: expected tcp://HOST:PORT")
     try:
-        with socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S):
-            pass
+        sock = socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S)
     except socket.timeout:
         raise InputError("--dask", "", f"cannot connect to {spec}: no answer within "
                          f"{CONNECT_TIMEOUT_S} s") from None
     except OSError as e:
         raise InputError("--dask", "", f"cannot connect to {spec}: "
                          f"{e.strerror or type(e).__name__}") from None
+    with sock:
+        _expect_handshake(sock, spec)
+
+
+#: what a dask scheduler's handshake carries (msgpack keys of its first message)
+_HANDSHAKE_KEYS = (b"compression", b"pickle-protocol")
+
+
+def _expect_handshake(sock: Any, spec: str) -> None:
+    """A dask scheduler speaks first: on a new connection it sends its
+    handshake, one message (a little-endian u64 length, then frames) whose
+    msgpack map has the keys in `_HANDSHAKE_KEYS`. Anything else listening
+    there (a web server, ssh, a dask worker's dashboard) is bad input, told
+    in one line, instead of dask's retries and its long error."""
+    import socket
+    import struct
+
+    data = b""
+    deadline = CONNECT_TIMEOUT_S
+    sock.settimeout(deadline)
+    try:
+        while len(data) < 8 or len(data) < 8 + min(struct.unpack("<Q", data[:8])[0], 1 << 16):
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+    except socket.timeout:
+        if not data:
+            raise InputError("--dask", "", f"cannot connect to {spec} within "
+                             f"{CONNECT_TIMEOUT_S} s: it accepted the connection but sent no "
+                             "dask handshake (not a dask scheduler?)") from None
+    except OSError as e:
+        raise InputError("--dask", "", f"cannot connect to {spec}: "
+                         f"{e.strerror or type(e).__name__}") from None
+    if all(k in data for k in _HANDSHAKE_KEYS):
+        return
+    if not data:
+        why = "it closed the connection without a dask handshake"
+    else:
+        text = data[:40].decode("ascii", "replace")
+        text = "".join(c if c.isprintable() else "." for c in text)
+        why = f"it answered {text!r}, not a dask handshake"
+    raise InputError("--dask", "", f"{spec} is not a dask scheduler: {why}")
 
 
 def run_dask(items: Sequence[tuple], target: Any, jobs: Optional[int] = None,
