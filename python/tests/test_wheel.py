@@ -180,7 +180,8 @@ def test_sdist_builds_with_rust_into_the_same_package(installed, wheel, tmp_path
     assert sdist.name == f"wifitcp-{_workspace_version()}.tar.gz"
     target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target")) / "sdist"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "RUSTFLAGS"))}
-    env.update(CARGO_TARGET_DIR=str(target))
+    env.update(CARGO_TARGET_DIR=str(target),  # maturin's backend runs `maturin`: the venv's
+               PATH=os.pathsep.join([str(maturin.parent), env.get("PATH", "")]))
     built = tmp_path / "built"
     p = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
                         "-q", "-w", str(built), str(sdist)], cwd=tmp_path, env=env,
