@@ -11,7 +11,7 @@ PYTHON ?= python3
 VENV := .venv
 VPY := $(VENV)/bin/python
 PIP := $(VPY) -m pip --disable-pip-version-check --no-input -q
-PY_DEPS := maturin duckdb scipy jinja2 matplotlib pytest tqdm pandas polars pyarrow 'dask[distributed]'
+PY_DEPS := maturin duckdb scipy jinja2 matplotlib pytest tqdm pandas polars pyarrow 'dask[distributed]' dask-jobqueue
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 export PIP_PROGRESS_BAR := off
@@ -26,7 +26,7 @@ JOBS ?=
 JOBS_ARG := $(if $(JOBS),--jobs $(JOBS),)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help run validate-dcf report test test-tools docs-check fuzz soak bench bench-campaign build rust venv clean
+.PHONY: help run validate-dcf report test test-tools docs-check fuzz soak bench bench-campaign build wheel sdist rust venv clean
 
 help:
 	@echo "make run           build everything, run $(FLAGSHIP) (Keceli Figs. 3-4),"
@@ -40,6 +40,8 @@ help:
 	@echo "make bench         engine event rate (bench/), then per-configuration timing"
 	@echo "make bench-campaign  the 450-run Keceli Fig. 3 campaign on 2 cores, wall time"
 	@echo "make build         build the Rust core and install the Python package into $(VENV)"
+	@echo "make wheel         the abi3 wheel (package, compiled core, scenarios, report) in dist/"
+	@echo "make sdist         the source distribution (builds with Rust) in dist/"
 
 # -- toolchains --------------------------------------------------------------
 rust:
@@ -79,6 +81,17 @@ venv: $(VENV)/.deps
 build: rust venv
 	scripts/build-core
 
+# The abi3 wheel (one for every CPython >= 3.9 on this platform), built like
+# the venv's core (profile-guided, same target directory: an up-to-date
+# `make build` is reused and only packed), and the sdist (`pip install` of it
+# compiles the core: Rust needed). Both into dist/.
+DIST := dist
+wheel: rust venv
+	scripts/build-core --wheel $(DIST)
+
+sdist: venv
+	$(VENV)/bin/maturin sdist --out $(DIST)
+
 # -- the flagship reproduction -----------------------------------------------
 # Keceli et al. Figs. 3-4: Jain index and total uplink goodput vs n = 1..15
 # uplink TCP flows for default 802.11, grouped ACK congestion control and
@@ -110,8 +123,10 @@ validate-dcf: build
 # headless browser), zsh (the completion script's syntax), tshark (reads
 # the pcap the wire codec writes, crates/wire/tests/tshark.rs), iperf3,
 # tcpdump and ping (real traffic and its capture through the emulator,
-# python/tests/test_emulate.py). Each test says why it is skipped when its
-# program is missing.
+# python/tests/test_emulate.py), Slurm's daemons and client (slurm-wlm, 9
+# Debian packages, 3.6 MB to fetch, about 15 s to install: a one-node cluster
+# the campaign test starts itself, python/tests/test_slurm.py). Each test
+# says why it is skipped when its program is missing.
 test-tools:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-headless-shell >/dev/null 2>&1 || \
 	  { echo "installing chromium (headless report test)"; $(SUDO) apt-get update -qq && \
@@ -125,6 +140,11 @@ test-tools:
 	  { echo "installing tshark (pcap test)"; $(SUDO) apt-get update -qq && \
 	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tshark >/dev/null; } || \
 	  echo "tshark could not be installed: the pcap test will say SKIPPED"
+	@command -v slurmctld >/dev/null 2>&1 && command -v slurmd >/dev/null 2>&1 || \
+	  { echo "installing slurm-wlm (a one-node Slurm for the dask-jobqueue test)"; $(SUDO) apt-get update -qq && \
+	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	    slurm-wlm >/dev/null; } || \
+	  echo "slurm-wlm could not be installed: the Slurm test will be skipped"
 	@command -v iperf3 >/dev/null 2>&1 && command -v tcpdump >/dev/null 2>&1 && command -v ping >/dev/null 2>&1 || \
 	  { echo "installing iperf3, tcpdump and ping (emulator tests)"; $(SUDO) apt-get update -qq && \
 	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iperf3 tcpdump iputils-ping >/dev/null; } || \
@@ -175,4 +195,4 @@ bench-campaign: build
 	bench/campaign
 
 clean:
-	rm -rf $(VENV) results python/wifitcp/_core*.so
+	rm -rf $(VENV) results $(DIST) python/wifitcp/_core*.so

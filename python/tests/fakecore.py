@@ -85,6 +85,10 @@ class FakeCore:
         return "0.0.0-fake"
 
     @staticmethod
+    def build_commit() -> str:
+        return "unknown"
+
+    @staticmethod
     def check_config(text: str) -> str:
         return json.dumps(normalise(json.loads(text)))
 

@@ -146,5 +146,49 @@ def test_a_scheduler_that_never_answers_fails_after_the_timeout(fake_core, tmp_p
         took = time.monotonic() - t0
     err = capsys.readouterr().err
     assert rc == 2 and took < 5.0, (rc, took, err)
-    assert err.startswith(f"error: --dask: cannot connect to {addr} within 1 s: ")
-    assert len(err.strip().splitlines()) == 1
+    assert err == (f"error: --dask: cannot connect to {addr} within 1 s: it accepted the "
+                   "connection but sent no dask handshake (not a dask scheduler?)\n")
+
+
+@pytest.mark.parametrize("answer, why", [
+    (b"SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n", "it answered 'SSH-2.0-OpenSSH_9.2p1 Debian-2..', not a "
+                                              "dask handshake"),
+    (b"HTTP/1.0 400 Bad request\r\n\r\n" + b"x" * 100, "it answered 'HTTP/1.0 400 Bad request....xxxxxx"
+                                                       "xxxxxx', not a dask handshake"),
+    (b"", "it closed the connection without a dask handshake"),
+])
+def test_an_address_that_is_not_a_scheduler_is_one_line(fake_core, tmp_path, capsys, answer, why):
+    """Something else listens there (ssh, a web server, a closed service):
+    one line naming --dask and why, status 2, at once (not dask's retries
+    until its timeout and its long error)."""
+    import socket
+    import threading
+    import time
+
+    f = tmp_path / "s.toml"
+    f.write_text('[scenario]\nname = "x"\n[[traffic]]\nname = "sat"\n')
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(8)
+        addr = f"tcp://127.0.0.1:{s.getsockname()[1]}"
+
+        def serve():
+            conn, _ = s.accept()
+            with conn:
+                conn.sendall(answer)
+
+        t = threading.Thread(target=serve, daemon=True)
+        t.start()
+        t0 = time.monotonic()
+        rc = main(["run", str(f), "--no-store", "--dask", addr])
+        took = time.monotonic() - t0
+        t.join(5)
+    err = capsys.readouterr().err
+    assert rc == 2 and took < 2.0, (rc, took, err)
+    assert err == f"error: --dask: {addr} is not a dask scheduler: {why}\n"
+
+
+def test_the_handshake_check_accepts_a_real_scheduler(cluster):
+    from wifitcp import dask_backend
+
+    dask_backend._probe(cluster.scheduler_address)  # no error

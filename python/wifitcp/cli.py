@@ -153,8 +153,9 @@ def _run_args(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--rerun", action="store_true",
                     help="run again the runs the store already has (replacing them)")
     sp.add_argument("--dask", metavar="ADDRESS",
-                    help="run on a dask.distributed cluster: tcp://HOST:PORT, or local[:N] "
-                         "for a local one (default: [campaign] dask, else local processes)")
+                    help="run on a dask.distributed cluster: tcp://HOST:PORT, local[:N] "
+                         "for a local one, slurm[:N] for N Slurm jobs (dask-jobqueue) "
+                         "(default: [campaign] dask, else local processes)")
     sp.add_argument("--json", action="store_true",
                     help="print one JSON object per run (JSON lines) instead of a table; "
                          "runs the store already has are printed too, with \"stored\": true")
@@ -309,10 +310,12 @@ class _VersionAction(argparse.Action):
 
 
 def _version_text() -> str:
+    """``wifitcp VERSION (core VERSION, commit HASH)``: the commit is the git
+    commit the core was built from, "unknown" when built outside git."""
     from . import __version__
 
     try:
-        return f"wifitcp {__version__} (core {core.version()})"
+        return f"wifitcp {__version__} (core {core.version()}, commit {core.build_commit()})"
     except Exception:
         return f"wifitcp {__version__} (core not built)"
 

@@ -42,6 +42,11 @@ def version() -> str:
     return impl().version()
 
 
+def build_commit() -> str:
+    """The git commit the core was built from, or "unknown"."""
+    return impl().build_commit()
+
+
 def check_config(config: dict) -> dict:
     """Validate `config`; return it normalised (all defaults filled).
 

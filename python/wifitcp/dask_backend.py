@@ -14,6 +14,12 @@ virtual environment on a shared file system (see docs/campaigns.md).
 * ``"local-threads"`` / ``"local-threads:N"``: the same with threads in this
   process (``processes=False``), for machines where worker processes cannot
   start;
+* ``"slurm"`` / ``"slurm:N"``: N single-core Slurm batch jobs (default:
+  ``jobs``, else every core here), each one dask worker, submitted with
+  ``sbatch`` through dask-jobqueue's `SLURMCluster` (its ``jobqueue.slurm``
+  configuration, e.g. ``~/.config/dask/jobqueue.yaml``, sets the queue,
+  account, walltime, memory, ...; unset, a job asks for 1 core and 2 GiB and
+  runs this interpreter), started for this campaign and cancelled after it;
 * a ``distributed.Client``, or a cluster object (anything with
   ``scheduler_address``), which is used and left running.
 """
@@ -72,6 +78,10 @@ def connect(target: Any, jobs: Optional[int] = None) -> tuple[Any, list]:
         client = distributed.Client(target)
         return client, [client]
     spec = target.strip()
+    if spec.split(":")[0] == "slurm":
+        cluster = _slurm_cluster(_local_workers(spec, jobs))
+        client = distributed.Client(cluster)
+        return client, [client, cluster]
     if spec.split(":")[0] in ("local", "local-threads"):
         n = _local_workers(spec, jobs)
         processes = spec.split(":")[0] == "local"
@@ -108,6 +118,41 @@ def connect(target: Any, jobs: Optional[int] = None) -> tuple[Any, list]:
     return client, [client]
 
 
+#: a Slurm job's request when dask-jobqueue's configuration sets none
+SLURM_DEFAULTS = {"cores": 1, "memory": "2GiB", "processes": 1}
+
+
+def _slurm_cluster(n: int) -> Any:
+    """A dask-jobqueue `SLURMCluster` scaled to ``n`` jobs of one worker each."""
+    import shutil
+    import sys
+
+    if shutil.which("sbatch") is None:
+        raise InputError("--dask", "", "slurm: sbatch is not on PATH (run on a machine that "
+                         "submits Slurm jobs)")
+    try:
+        import dask
+        import dask_jobqueue
+    except ImportError:
+        raise InputError("--dask", "", "slurm needs dask-jobqueue "
+                         "(pip install 'wifitcp[slurm]')") from None
+    conf = dask.config.get("jobqueue.slurm", default={}) or {}
+    kwargs = {k: v for k, v in SLURM_DEFAULTS.items() if conf.get(k) is None}
+    if conf.get("python") is None:
+        kwargs["python"] = sys.executable  # the workers import this wifitcp
+    from .runner import main_not_reimported
+
+    try:
+        with main_not_reimported():
+            cluster = dask_jobqueue.SLURMCluster(**kwargs)
+        cluster.scale(jobs=n)
+    except Exception as e:  # sbatch refused the job, a bad configuration value, ...
+        why = str(e).strip().splitlines()
+        raise InputError("--dask", "", f"slurm: cannot start the workers: "
+                         f"{why[-1] if why else type(e).__name__}") from None
+    return cluster
+
+
 def _probe(spec: str) -> None:
     """Fail fast (InputError) if nothing accepts a TCP connection at a
     ``tcp://host:port`` or ``host:port`` address; other schemes (tls://,
@@ -125,14 +170,56 @@ def _probe(spec: str) -> None:
     if not host or port is None:
         raise InputError("--dask", "", f"bad address {spec!r}: expected tcp://HOST:PORT")
     try:
-        with socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S):
-            pass
+        sock = socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S)
     except socket.timeout:
         raise InputError("--dask", "", f"cannot connect to {spec}: no answer within "
                          f"{CONNECT_TIMEOUT_S} s") from None
     except OSError as e:
         raise InputError("--dask", "", f"cannot connect to {spec}: "
                          f"{e.strerror or type(e).__name__}") from None
+    with sock:
+        _expect_handshake(sock, spec)
+
+
+#: what a dask scheduler's handshake carries (msgpack keys of its first message)
+_HANDSHAKE_KEYS = (b"compression", b"pickle-protocol")
+
+
+def _expect_handshake(sock: Any, spec: str) -> None:
+    """A dask scheduler speaks first: on a new connection it sends its
+    handshake, one message (a little-endian u64 length, then frames) whose
+    msgpack map has the keys in `_HANDSHAKE_KEYS`. Anything else listening
+    there (a web server, ssh, a dask worker's dashboard) is bad input, told
+    in one line, instead of dask's retries and its long error."""
+    import socket
+    import struct
+
+    data = b""
+    deadline = CONNECT_TIMEOUT_S
+    sock.settimeout(deadline)
+    try:
+        while len(data) < 8 or len(data) < 8 + min(struct.unpack("<Q", data[:8])[0], 1 << 16):
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+    except socket.timeout:
+        if not data:
+            raise InputError("--dask", "", f"cannot connect to {spec} within "
+                             f"{CONNECT_TIMEOUT_S} s: it accepted the connection but sent no "
+                             "dask handshake (not a dask scheduler?)") from None
+    except OSError as e:
+        raise InputError("--dask", "", f"cannot connect to {spec}: "
+                         f"{e.strerror or type(e).__name__}") from None
+    if all(k in data for k in _HANDSHAKE_KEYS):
+        return
+    if not data:
+        why = "it closed the connection without a dask handshake"
+    else:
+        text = data[:40].decode("ascii", "replace")
+        text = "".join(c if c.isprintable() else "." for c in text)
+        why = f"it answered {text!r}, not a dask handshake"
+    raise InputError("--dask", "", f"{spec} is not a dask scheduler: {why}")
 
 
 def run_dask(items: Sequence[tuple], target: Any, jobs: Optional[int] = None,

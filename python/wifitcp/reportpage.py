@@ -28,10 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from . import scenario as scn_mod
+from . import packaged, scenario as scn_mod
 from .errors import InputError
 
-REGISTRY = Path(__file__).with_name("figures.toml")
+#: the built-in registry, package data (`wifitcp.packaged`)
+REGISTRY = packaged.figures_registry()
 
 
 @dataclass
@@ -53,43 +54,34 @@ def registry() -> list:
     return out
 
 
-def _resolve(path: str) -> Optional[Path]:
-    for base in (Path.cwd(), Path(__file__).resolve().parents[2]):
-        p = base / path
-        if p.is_file():
-            return p
-    return None
-
-
 def entries(files: Sequence[str] = ()) -> list:
-    """The scenarios to report: ``files``, or the registry plus scenarios/*.toml."""
+    """The scenarios to report: ``files``, or the installed scenarios (package
+    data) the registry names, then the other installed ones with a
+    ``[report]`` table. An installed scenario is shown as
+    ``scenarios/<name>.toml``, which ``wifitcp run`` finds anywhere."""
     reg = registry()
     by_base = {Path(p).name: rep for p, rep in reg}
-    chosen: list = []
+    chosen: list = []  # (shown name, file to load)
     if files:
-        chosen = [str(f) for f in files]
+        chosen = [(str(f), str(f)) for f in files]
     else:
         seen = set()
         for p, _ in reg:
-            q = _resolve(p)
-            if q is not None:
-                try:
-                    q = q.relative_to(Path.cwd())
-                except ValueError:
-                    pass
-                chosen.append(str(q))
+            q = packaged.scenario(Path(p).name)
+            if q is not None and q.name not in seen:
+                chosen.append((f"scenarios/{q.name}", q))
                 seen.add(q.name)
-        for q in sorted(Path("scenarios").glob("*.toml")):
+        for q in sorted(packaged.scenarios_dir().glob("*.toml")):
             if q.name not in seen and "report" in scn_mod.read_toml(q):
-                chosen.append(str(q))
+                chosen.append((f"scenarios/{q.name}", q))
     out = []
-    for f in chosen:
+    for shown, f in chosen:
         scn = scn_mod.load(f)
         rep = scn.report or by_base.get(Path(f).name)
         if rep is None:
-            raise InputError(f, "report", "no [report] table and no entry in the built-in "
+            raise InputError(shown, "report", "no [report] table and no entry in the built-in "
                              "registry: add [report] with title, expectation and figures")
-        out.append(Entry(f, scn.name, rep, scn))
+        out.append(Entry(shown, scn.name, rep, scn))
     return out
 
 
@@ -399,7 +391,7 @@ def render(context: dict) -> str:
     import jinja2
 
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(Path(__file__).with_name("templates"))),
+        loader=jinja2.FileSystemLoader(str(packaged.templates_dir())),
         autoescape=True, trim_blocks=True, lstrip_blocks=True,
         undefined=jinja2.StrictUndefined)
     return env.get_template(TEMPLATE).render(**context)

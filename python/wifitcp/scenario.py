@@ -326,8 +326,23 @@ def _deep_key(text: str) -> str:
 
 
 def load(path: Union[str, os.PathLike], sets: Iterable[str] = (), seed: Optional[int] = None) -> Scenario:
-    """Load a scenario file, apply ``--set`` overrides, parse seeds/sweep."""
+    """Load a scenario file, apply ``--set`` overrides, parse seeds/sweep.
+
+    A ``path`` that is no file but names a scenario installed with the
+    package (``quick-check``, ``quick-check.toml`` or
+    ``scenarios/quick-check.toml``) loads that one (`wifitcp.packaged`)."""
+    path = locate(path)
     return from_dict(read_toml(path), file=str(path), sets=sets, seed=seed)
+
+
+def locate(path: Union[str, os.PathLike]) -> Union[str, os.PathLike]:
+    """``path`` if it exists, else the installed scenario it names, else
+    ``path`` (for `read_toml` to report)."""
+    if os.path.exists(path):
+        return path
+    from . import packaged
+
+    return packaged.scenario(os.fspath(path)) or path
 
 
 def from_dict(doc: dict, file: str = "<scenario>", sets: Iterable[str] = (),

@@ -36,6 +36,13 @@ fn version() -> &'static str {
     api::VERSION
 }
 
+/// The git commit this extension was built from (full hash), or "unknown"
+/// when it was built outside a git work tree (crates/py/build.rs).
+#[pyfunction]
+fn build_commit() -> &'static str {
+    env!("WIFITCP_GIT_COMMIT")
+}
+
 /// Validate a scenario given as JSON; return it normalised with every
 /// default filled in. Raises ValueError("dotted.path: reason") if invalid.
 #[pyfunction]
@@ -113,6 +120,7 @@ fn ht_ampdu_timing(py: Python<'_>, json: &str) -> PyResult<String> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(build_commit, m)?)?;
     m.add_function(wrap_pyfunction!(check_config, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(phy_timing, m)?)?;

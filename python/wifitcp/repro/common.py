@@ -22,14 +22,17 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
 
+from .. import packaged
+
 REPO = Path(__file__).resolve().parents[3]
-SCENARIOS = REPO / "scenarios"
+#: the source tree's scenarios/, else (an installed package) the installed ones
+SCENARIOS = REPO / "scenarios" if (REPO / "scenarios").is_dir() else packaged.scenarios_dir()
 FIGURES = REPO / "docs" / "figures"
 RESULTS = REPO / "results"
 
 
 def scenario_path(name: str) -> Path:
-    """``scenarios/<name>.toml`` of the source tree (``name`` may end in .toml)."""
+    """``scenarios/<name>.toml`` (``name`` may end in .toml)."""
     return SCENARIOS / (name if name.endswith(".toml") else f"{name}.toml")
 
 
