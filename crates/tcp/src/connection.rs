@@ -811,28 +811,8 @@ mod tests {
     /// segments of 1000 bytes sent; returns the connection and the peer's
     /// ISN-relative sequence base.
     fn sender_with_data(v: RecoveryVariant, n: u64) -> (Connection, Vec<Segment>) {
-        let c = TcpConfig {
-            timestamps: false,
-            recovery: v,
-            initial_window: crate::config::InitialWindow::Segments(10),
-            ..cfg()
-        };
-        let mut a = Connection::connect(T0, c, Box::new(Reno::new()), 5, 80, 0);
-        let s = a.poll_transmit(T0).unwrap();
-        assert!(s.header.flags.has(TcpFlags::SYN));
-        let sa = TcpHeader {
-            src_port: 80,
-            dst_port: 5,
-            seq: 500,
-            ack: 1,
-            flags: TcpFlags(TcpFlags::SYN | TcpFlags::ACK),
-            window: 65_535,
-            options: TcpOptions { mss: Some(1000), ..Default::default() },
-        };
-        let t = SimTime::from_millis(10);
-        a.on_segment(t, &sa, 0);
+        let (mut a, t) = established(TcpConfig { recovery: v, ..cfg() }, Box::new(Reno::new()), n);
         assert_eq!(a.state(), TcpState::Established);
-        a.send(n * 1000);
         let mut out = vec![];
         while let Some(s) = a.poll_transmit(t) {
             if s.payload_len > 0 {

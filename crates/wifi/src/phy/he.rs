@@ -200,8 +200,12 @@ impl HeTxVector {
     }
     /// Data bits per OFDM symbol over all streams (N_DBPS).
     pub fn ndbps(self) -> u32 {
-        let (num, den) = self.mcs.code_rate();
-        data_subcarriers(self.width) * self.mcs.constellation().bits() * self.streams() * num / den
+        super::ht::data_bits_per_symbol(
+            data_subcarriers(self.width),
+            self.mcs.constellation(),
+            self.streams(),
+            self.mcs.code_rate(),
+        )
     }
     /// Symbol time in ns: 12.8 us plus the GI.
     pub fn symbol_nanos(self) -> u64 {

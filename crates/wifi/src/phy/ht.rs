@@ -56,6 +56,14 @@ pub enum Band {
     Ghz5,
 }
 
+/// Data bits per OFDM symbol over all spatial streams, N_DBPS = N_SD x
+/// N_BPSCS x N_SS x R, the rule of every format of the HT family
+/// (802.11-2020 19.3.5, 21.4.3; 802.11ax-2021 27.3.12): `subcarriers` data
+/// subcarriers (N_SD) of the format and width, `rate` the code rate R.
+pub(crate) fn data_bits_per_symbol(subcarriers: u32, c: Constellation, streams: u32, rate: (u32, u32)) -> u32 {
+    subcarriers * c.bits() * streams * rate.0 / rate.1
+}
+
 /// Constellation of an OFDM subcarrier (legacy OFDM, HT, VHT and HE
 /// MCSs alike; 256-QAM from VHT, 21.3.10.9, 1024-QAM from HE, 27.3.12.9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -143,8 +151,7 @@ impl HtMcs {
             HtWidth::Mhz20 => 52,
             HtWidth::Mhz40 => 108,
         };
-        let (num, den) = self.code_rate();
-        nsd * self.constellation().bits() * self.streams() * num / den
+        data_bits_per_symbol(nsd, self.constellation(), self.streams(), self.code_rate())
     }
     /// Data rate in bit/s.
     pub fn rate_bps(self, width: HtWidth, gi: GuardInterval) -> f64 {

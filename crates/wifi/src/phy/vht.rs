@@ -125,8 +125,12 @@ impl VhtTxVector {
     }
     /// Data bits per OFDM symbol over all streams (N_DBPS).
     pub fn ndbps(self) -> u32 {
-        let (num, den) = self.mcs.code_rate();
-        data_subcarriers(self.width) * self.mcs.constellation().bits() * self.streams() * num / den
+        super::ht::data_bits_per_symbol(
+            data_subcarriers(self.width),
+            self.mcs.constellation(),
+            self.streams(),
+            self.mcs.code_rate(),
+        )
     }
     /// Data rate in bit/s.
     pub fn rate_bps(self) -> f64 {
