@@ -279,3 +279,32 @@ def test_tty_progress_uses_tqdm(tmp_path):
         p.update(ok)
     assert p.bar is not None and p.bar.n == 3 and "failed=1" in str(p.bar)
     p.close()
+
+
+def test_progress_is_a_notebook_widget_in_jupyter(monkeypatch):
+    """In a Jupyter kernel the bar comes from tqdm.auto (a widget in the
+    cell's output) even though stderr is no terminal; elsewhere a plain
+    line, unless stderr is a terminal."""
+    import io
+    import sys
+    import types
+
+    from wifitcp import progress
+
+    assert not progress.in_notebook()
+    assert progress.Progress(3, stream=io.StringIO(), tty=False).bar is None
+
+    class ZMQInteractiveShell:
+        pass
+
+    fake = types.ModuleType("IPython")
+    fake.get_ipython = lambda: ZMQInteractiveShell()
+    monkeypatch.setitem(sys.modules, "IPython", fake)
+    monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))
+    assert progress.in_notebook()
+    import tqdm.auto
+
+    made = []
+    monkeypatch.setattr(tqdm.auto, "tqdm", lambda **kw: made.append(kw) or object())
+    p = progress.Progress(3, stream=io.StringIO(), tty=False)
+    assert p.bar is not None and made[0]["total"] == 3 and made[0]["file"] is None

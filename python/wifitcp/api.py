@@ -11,13 +11,21 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping, Optional, Sequence, Union, overload
 
 from . import campaign, core, scenario as scn_mod
 from .errors import InputError, RunError
 from .runner import RunOutcome
 from .scenario import Scenario
 from .store import Store
+
+if TYPE_CHECKING:
+    import pandas
+    import polars
+
+#: What `run` and `sweep` return: a pandas or polars DataFrame (one row per
+#: run), or with ``frame="records"`` the list of the runs' records.
+Frame = Union["pandas.DataFrame", "polars.DataFrame"]
 
 DEFAULT_RESULTS_DIR = "results"
 
@@ -124,13 +132,28 @@ def _sets(set: Iterable, sweep: Optional[Mapping], seeds: Any) -> list:
     return out
 
 
+@overload
+def run(scenario: Union[str, os.PathLike, dict, Scenario], *, frame: Literal["records"],
+        **kwargs: Any) -> list[dict]: ...
+
+
+@overload
+def run(scenario: Union[str, os.PathLike, dict, Scenario], *, frame: Literal["polars"],
+        **kwargs: Any) -> "polars.DataFrame": ...
+
+
+@overload
+def run(scenario: Union[str, os.PathLike, dict, Scenario], *,
+        frame: Optional[Literal["pandas"]] = None, **kwargs: Any) -> Frame: ...
+
+
 def run(scenario: Union[str, os.PathLike, dict, Scenario], *, seed: Optional[int] = None,
         seeds: Any = None, set: Iterable = (), sweep: Optional[Mapping] = None,
         jobs: Optional[int] = None, dask: Any = None,
         out: Optional[Union[str, os.PathLike]] = None, replace: bool = False,
         rerun: bool = False, frame: Optional[str] = None, progress: bool = False,
         raise_on_failure: bool = True, pcap: Optional[Union[str, os.PathLike]] = None,
-        trace: Optional[Union[str, os.PathLike]] = None) -> Any:
+        trace: Optional[Union[str, os.PathLike]] = None) -> Union[Frame, list[dict]]:
     """Run a scenario's campaign (path, dict or Scenario); one row per run.
 
     * ``set``: ``"dotted.key=VALUE"`` overrides; ``sweep``: extra grid axes,
@@ -201,6 +224,6 @@ def run(scenario: Union[str, os.PathLike, dict, Scenario], *, seed: Optional[int
 
 
 def sweep(scenario: Union[str, os.PathLike, dict, Scenario], sweep: Optional[Mapping] = None,
-          seeds: Any = None, **kwargs: Any) -> Any:
+          seeds: Any = None, **kwargs: Any) -> Union[Frame, list[dict]]:
     """`run` with the sweep first: ``sweep(path, {"wlan.stations": "1..15"}, "1..5")``."""
     return run(scenario, sweep=sweep, seeds=seeds, **kwargs)

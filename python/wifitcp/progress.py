@@ -1,6 +1,7 @@
 """Progress of a campaign on stderr: runs done, failures, ETA.
 
-On a terminal a tqdm bar (``12/450 [00:30<17:15, 0.4run/s, failed=1]``); otherwise (a
+On a terminal a tqdm bar (``12/450 [00:30<17:15, 0.4run/s, failed=1]``), in a Jupyter
+kernel the same as a notebook widget (``tqdm.auto``); otherwise (a
 log file, CI) a plain line at every tenth of the campaign and at least
 every 30 s: ``[120/450] 1 failed, 52 s elapsed, eta 143 s``.
 
@@ -25,6 +26,19 @@ def _secs(s: float) -> str:
     return f"{s / 3600:.1f} h"
 
 
+def in_notebook() -> bool:
+    """Whether this runs in a Jupyter kernel (where a progress bar is a
+    widget in the cell's output, not text on a terminal)."""
+    if "ipykernel" not in sys.modules:
+        return False
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
+
+
 class Progress:
     """Counts finished runs; ``update(ok)`` once per run."""
 
@@ -45,14 +59,18 @@ class Progress:
         self.bar = None
         self.estimated: set = set()   # labels of runs whose estimate was printed
         self.last_within = self.t0
+        notebook = in_notebook()
         if tty is None:
             tty = self.stream.isatty()
-        if self.enabled and tty:
+        if self.enabled and (tty or notebook):
             try:
-                from tqdm import tqdm
+                if notebook:   # a widget in Jupyter, drawn in the cell's output
+                    from tqdm.auto import tqdm
+                else:
+                    from tqdm import tqdm
 
-                self.bar = tqdm(total=total, unit="run", file=self.stream, leave=False,
-                                desc=label or None, dynamic_ncols=True,
+                self.bar = tqdm(total=total, unit="run", file=None if notebook else self.stream,
+                                leave=notebook, desc=label or None, dynamic_ncols=True,
                                 postfix="failed=0")
             except ImportError:
                 pass
