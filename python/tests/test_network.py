@@ -106,3 +106,27 @@ def test_live_state_of_queues_macs_and_tcp():
         assert (got["name"], got["attempts"], got["successes"]) == \
             (want["name"], want["attempts"], want["successes"])
     assert strip(r) == strip(whole)
+
+
+def test_live_state_reports_where_moving_stations_are():
+    """A station walking along x at 10 m/s from x = 5 m: its position in the
+    live state follows the walk; the AP stands at the origin; without a
+    channel with positions every position is None."""
+    doc = dict(DOC, channel={"model": "snr"},
+               wlan={"stations": 1, "positions": [[5.0, 0.0]],
+                     "mobility": [{"stations": [0], "model": "waypoints",
+                                   "waypoints": [[0.0, 5.0, 0.0], [1.0, 15.0, 0.0]]}]})
+    net = wifitcp.Network(doc, seed=1)
+    net.step_until(0.5)
+    s = net.state()
+    ap, sta = s["stations"]
+    assert ap["position_m"][:2] == [0.0, 0.0]
+    assert sta["position_m"][0] == pytest.approx(5.0 + 10.0 * s["time_s"], abs=1e-6)
+    net.step_until(0.8)
+    later = net.state()
+    assert later["time_s"] > 0.7
+    assert later["stations"][1]["position_m"][0] == pytest.approx(5.0 + 10.0 * later["time_s"], abs=1e-6)
+    assert strip(net.finish()) == strip(core.run(doc, 1)), "asking for positions changed the run"
+    plain = wifitcp.Network(DOC, seed=1)
+    plain.step_until(0.1)
+    assert all(x["position_m"] is None for x in plain.state()["stations"])

@@ -77,7 +77,9 @@ class Network:
 
     def state(self) -> dict:
         """The run's live state now: ``time_s``; ``stations``, per WLAN
-        member its ``name``, ``queue_len`` (packets in its transmit queue)
+        member its ``name``, ``position_m`` (``[x, y, z]`` where it is now,
+        moving stations included; None without a channel with positions),
+        ``queue_len`` (packets in its transmit queue)
         and MAC counters (``attempts``, ``retries``, ``successes``,
         ``failures``, ``drops_retry_limit``, ``rx_errors``,
         ``rx_delivered``); ``tcp``, per TCP flow its ``flow`` name,

@@ -186,6 +186,9 @@ impl FrameErrorModel for CellGate {
     fn may_hit_control_frames(&self) -> bool {
         self.inner_hits_control
     }
+    fn position_of(&mut self, now: SimTime, i: usize) -> Option<wifitcp_wifi::channel::Position> {
+        self.inner.position_of(now, i)
+    }
 }
 
 pub(super) struct Cells {
@@ -265,6 +268,11 @@ impl Cells {
     }
 
     /// Number of WLAN members (a MAC each in every cell).
+    /// Where WLAN member `i` is at `now`, if the channel has positions.
+    pub(super) fn position_of(&mut self, now: SimTime, i: usize) -> Option<wifitcp_wifi::channel::Position> {
+        with_bss!(&mut self.cell0.bss, b => b.position_of(now, i))
+    }
+
     /// Packets in WLAN member `i`'s transmit queue.
     pub(super) fn queue_len(&self, i: usize) -> usize {
         self.wq[i].len()

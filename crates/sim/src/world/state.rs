@@ -1,8 +1,10 @@
 //! The live state of a run between two events (`World::state`), for the
 //! drivers that step a run (the Python `Network` of a notebook): each WLAN
-//! member's transmit queue length and MAC counters, and each TCP flow's
-//! sender state (cwnd, ssthresh, smoothed RTT, bytes in flight). It reads
-//! the world and changes nothing, so asking for it never changes a result.
+//! member's position (moving stations where they are now, from the
+//! channel's mobility models; null without a channel with positions),
+//! transmit queue length and MAC counters, and each TCP flow's sender state
+//! (cwnd, ssthresh, smoothed RTT, bytes in flight). It changes no result:
+//! the mobility models' positions do not depend on when they are asked for.
 //!
 //! A member's MAC counters are summed over the cells it has a MAC in (one
 //! per channel; it exchanges frames only in the cell it is in). A grouped
@@ -14,12 +16,15 @@ use serde_json::{json, Value};
 
 impl World {
     /// The run's live state (module docs) as JSON.
-    pub fn state(&self) -> Value {
+    pub fn state(&mut self) -> Value {
         let names = self.node_names();
+        let now = self.k.now();
         let stations: Vec<Value> = (0..self.cells.members())
             .map(|i| {
                 let c = self.cells.counters(i);
+                let at = self.cells.position_of(now, i).map(|p| json!([p.x, p.y, p.z]));
                 json!({
+                    "position_m": at,
                     "name": names[i],
                     "queue_len": self.cells.queue_len(i),
                     "attempts": c.attempts, "retries": c.retries, "successes": c.successes,

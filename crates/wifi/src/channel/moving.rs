@@ -63,6 +63,9 @@ impl FrameErrorModel for MovingChannelErrors {
     fn may_hit_control_frames(&self) -> bool {
         self.inner.may_hit_control_frames()
     }
+    fn position_of(&mut self, now: SimTime, i: usize) -> Option<Position> {
+        (i < self.mobility.len()).then(|| self.position_at(now, i))
+    }
 }
 
 #[cfg(test)]

@@ -60,6 +60,12 @@ pub trait FrameErrorModel {
     fn mean_rx_dbm(&self, _ta: MacAddr, _ra: MacAddr) -> Option<f64> {
         None
     }
+    /// Where member `i` is at `now` (a live view for a stepping driver; the
+    /// models' positions do not depend on when they are asked for, so
+    /// asking changes no result); `None` for models without positions.
+    fn position_of(&mut self, _now: SimTime, _i: usize) -> Option<Position> {
+        None
+    }
 }
 
 /// ns-2 `Mac/802_11 CPThresh_` (10 dB): a frame survives an overlapping
@@ -256,6 +262,9 @@ impl FrameErrorModel for ChannelErrors {
         let radio = self.channel.model().radio()?;
         let d = self.positions[ta.0 as usize].distance(&self.positions[ra.0 as usize]);
         Some(radio.budget.mean_rx_power_dbm(self.link_power_dbm(ta, ra), d))
+    }
+    fn position_of(&mut self, _now: SimTime, i: usize) -> Option<Position> {
+        self.positions.get(i).copied()
     }
 }
 

@@ -486,6 +486,12 @@ impl<M: Mac> Bss<M> {
         self.macs.is_empty()
     }
 
+    /// Where member `i` is at `now`, if the error model has positions
+    /// (`FrameErrorModel::position_of`).
+    pub fn position_of(&mut self, now: SimTime, i: usize) -> Option<crate::channel::Position> {
+        self.errors.position_of(now, i)
+    }
+
     /// What station `sta`'s MAC asks of its queue (`None`: nothing now).
     #[inline]
     pub fn demand(&self, sta: usize) -> Option<Demand> {
