@@ -130,3 +130,13 @@ def test_live_state_reports_where_moving_stations_are():
     plain = wifitcp.Network(DOC, seed=1)
     plain.step_until(0.1)
     assert all(x["position_m"] is None for x in plain.state()["stations"])
+
+
+def test_a_network_shows_its_live_state_as_html():
+    doc = dict(DOC, traffic=[{"name": "down", "kind": "tcp", "direction": "downlink", "stations": [0],
+                              "peer": "server"}])
+    net = wifitcp.Network(doc, seed=2)
+    net.step_until(0.5)
+    html = net._repr_html_()
+    assert html.startswith(f"<p>wifitcp.Network at t = {net.now:.6f} s of 1 s</p>") and html.count("<table>") == 2
+    assert "<td>sta1</td>" in html and "<th>cwnd_bytes</th>" in html and "<td>Established</td>" in html

@@ -89,6 +89,27 @@ class Network:
         changes nothing in the run."""
         return json.loads(self._net.state())
 
+    def _repr_html_(self) -> str:
+        """The live state as two HTML tables (how a notebook shows a
+        `Network` that is the last value of a cell)."""
+        from html import escape
+
+        st = self.state()
+
+        def table(rows: list, cols: list) -> str:
+            head = "".join(f"<th>{escape(c)}</th>" for c in cols)
+            body = "".join("<tr>" + "".join(f"<td>{escape(_cell(r.get(c)))}</td>" for c in cols) + "</tr>"
+                           for r in rows)
+            return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+        out = [f"<p>wifitcp.Network at t = {st['time_s']:.6f} s of {self.end:g} s</p>",
+               table(st["stations"], ["name", "position_m", "queue_len", "attempts", "successes",
+                                      "retries", "failures", "drops_retry_limit"])]
+        if st["tcp"]:
+            out.append(table(st["tcp"], ["flow", "sender", "state", "cwnd_bytes", "ssthresh_bytes",
+                                         "srtt_ms", "in_flight_bytes", "segments_retransmitted"]))
+        return "".join(out)
+
     def stations(self):
         """`state`'s per-station values as a polars DataFrame."""
         import polars as pl
@@ -110,3 +131,14 @@ class Network:
         same as a run's, whatever steps were taken)."""
         self._net.step_until(self._net.end)
         return json.loads(self._net.finish())
+
+
+def _cell(v: Any) -> str:
+    """One value of the live state as table text."""
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.3f}"
+    if isinstance(v, list):
+        return "(" + ", ".join(f"{x:.1f}" for x in v) + ")"
+    return str(v)
