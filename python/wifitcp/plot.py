@@ -41,6 +41,7 @@ metadata so equal data give equal files.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -668,16 +669,19 @@ def axis_label(path: Optional[str]) -> str:
 def _schema_unit(path: str) -> Optional[str]:
     """The unit the core's schema gives the scenario key ``path`` (array
     indices dropped), None if it is not a key or the core is not built."""
-    key = re.sub(r"\[\d+\]", "", path)
+    return _schema_units().get(re.sub(r"\[\d+\]", "", path))
+
+
+@functools.lru_cache(maxsize=1)
+def _schema_units() -> dict:
+    """Every scenario key's unit ("" if it has none), from the core's schema
+    (read once); empty if the core is not built."""
     try:
         from . import core
         rows = core.schema()
     except Exception:
-        return None
-    for r in rows:
-        if r.get("key") == key:
-            return r.get("unit") or ""
-    return None
+        return {}
+    return {r.get("key"): r.get("unit") or "" for r in rows}
 
 
 def _integer_axis(values: Sequence[Any]) -> bool:

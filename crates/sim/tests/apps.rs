@@ -3,8 +3,11 @@
 //! loaded; game traffic's datagram counts and sizes (paper 002); a
 //! trace-driven source delivering its file's bytes; on-off's duty cycle;
 //! malformed trace files reported with their line.
+mod common;
+
+use common::run;
 use serde_json::{json, Value};
-use wifitcp_sim::api::{check_config_json, run_json};
+use wifitcp_sim::api::check_config_json;
 
 fn scenario(traffic: Value, duration: f64) -> Value {
     json!({
@@ -15,10 +18,6 @@ fn scenario(traffic: Value, duration: f64) -> Value {
         "links": [{"a": "ap", "b": "server", "rate_mbps": 100.0, "delay_ms": 10.0, "queue_packets": 100}],
         "traffic": traffic
     })
-}
-
-fn run(s: &Value) -> Value {
-    serde_json::from_str(&run_json(&s.to_string(), 1).expect("run")).unwrap()
 }
 
 fn f(v: &Value, k: &str) -> f64 {

@@ -3,8 +3,10 @@
 //! channel losses (a PSDU error rate the medium spreads over the MPDUs),
 //! every packet accounted; the HCF metrics in the result; the bad-input
 //! errors of the HT and HCF keys.
+mod common;
+
+use common::{err, run};
 use serde_json::{json, Value};
-use wifitcp_sim::api::run_json;
 
 fn ht(stations: u32, max_mpdus: u32, per: f64, kind: &str) -> Value {
     json!({
@@ -15,14 +17,6 @@ fn ht(stations: u32, max_mpdus: u32, per: f64, kind: &str) -> Value {
         "traffic": [{"name": "t", "kind": kind, "pattern": "saturated", "direction": "uplink",
                      "stations": "all", "msdu_bytes": 1500}]
     })
-}
-
-fn run(s: &Value) -> Value {
-    serde_json::from_str(&run_json(&s.to_string(), 1).expect("run")).unwrap()
-}
-
-fn err(s: &Value) -> String {
-    format!("{:?}", run_json(&s.to_string(), 1).expect_err("a configuration error"))
 }
 
 /// HT-mixed MCS 7 20 MHz long GI (19.4.3): 36 us preamble, 260 data bits

@@ -3,15 +3,13 @@
 //! its own (`wifitcp_wifi::channel::error_model::ht`), control frames at
 //! their legacy rate; a station far from the AP loses MPDUs one by one
 //! (holes in the BlockAck bitmaps) and gets them through again.
+mod common;
+
+use common::run;
 use serde_json::{json, Value};
-use wifitcp_sim::api::run_json;
 use wifitcp_wifi::channel::error_model::ht::ppdu_success_parts;
 use wifitcp_wifi::channel::propagation::{friis_loss_db, thermal_noise_dbm};
 use wifitcp_wifi::phy::ht::{HtMcs, HtWidth};
-
-fn run(s: &Value) -> Value {
-    serde_json::from_str(&run_json(&s.to_string(), 1).expect("run")).unwrap()
-}
 
 /// One station at `d` m from the AP under the default SNR channel
 /// (log-distance, exponent 3, 46.68 dB at 1 m, 16.02 dBm, noise figure

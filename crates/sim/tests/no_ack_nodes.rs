@@ -2,16 +2,10 @@
 //! station, under the DCF and the HCF: a listed member's data frames get
 //! no ACK (or BlockAck) and are never retransmitted; the other members of
 //! the same cell keep acknowledged delivery; the bad-input errors.
+mod common;
+
+use common::{err, run};
 use serde_json::{json, Value};
-use wifitcp_sim::api::run_json;
-
-fn run(s: &Value) -> Value {
-    serde_json::from_str(&run_json(&s.to_string(), 1).expect("run")).unwrap()
-}
-
-fn err(s: &Value) -> String {
-    format!("{:?}", run_json(&s.to_string(), 1).expect_err("a configuration error"))
-}
 
 /// Two stations and their AP on 802.11a at 54 Mbit/s with a 10 % frame
 /// error rate both ways, saturated UDP in `direction`.

@@ -4,6 +4,9 @@
 //! backoff + data + SIFS + ACK acknowledged); frames the channel loses are
 //! not retransmitted and are accounted as `noack_lost`; NoAck with RTS/CTS
 //! is a configuration error naming the key.
+mod common;
+
+use common::run;
 use serde_json::{json, Value};
 use wifitcp_sim::api::{run_json, ApiError};
 
@@ -16,10 +19,6 @@ fn scenario(policy: &str, per: f64) -> Value {
         "traffic": [{"name": "sat", "kind": "udp", "pattern": "saturated", "direction": "uplink",
                      "stations": "all", "msdu_bytes": 1500}]
     })
-}
-
-fn run(s: &Value) -> Value {
-    serde_json::from_str(&run_json(&s.to_string(), 1).expect("run")).unwrap()
 }
 
 /// 802.11a (17.3.2.4, Table 17-21): 20 us preamble + SIGNAL, 4 us symbols,

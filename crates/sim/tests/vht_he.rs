@@ -3,8 +3,10 @@
 //! 21.4.3 and 802.11ax-2021 27.4.3 (every MPDU in an A-MPDU, a single one as
 //! an S-MPDU), a 256-MPDU HE agreement, HE ER SU, and the bad-input errors
 //! of the VHT/HE keys.
+mod common;
+
+use common::{err, run};
 use serde_json::{json, Value};
-use wifitcp_sim::api::run_json;
 
 fn sat(phy: Value, max_mpdus: u32) -> Value {
     // A queue of 1000 packets, so that 64 MPDUs are always waiting.
@@ -20,14 +22,6 @@ fn sat(phy: Value, max_mpdus: u32) -> Value {
         "traffic": [{"name": "t", "kind": "udp", "pattern": "saturated", "direction": "uplink",
                      "stations": "all", "msdu_bytes": 1500}]
     })
-}
-
-fn run(s: &Value) -> Value {
-    serde_json::from_str(&run_json(&s.to_string(), 1).expect("run")).unwrap()
-}
-
-fn err(s: &Value) -> String {
-    format!("{:?}", run_json(&s.to_string(), 1).expect_err("a configuration error"))
 }
 
 /// PSDU of n MPDUs of 1530 octets (QoS header 26 + MSDU 1500 + FCS 4):

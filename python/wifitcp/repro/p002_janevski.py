@@ -39,12 +39,16 @@ numbers of Tables 4 and 5.
 
 from __future__ import annotations
 
+import json
+import math
 import sys
 import time
+import tomllib
 from pathlib import Path
 from typing import Optional
 
-from .common import parse_args, FIGURES, fmt, group, mean, occupancy_after, run_scenario, sd, table
+from .common import (parse_args, FIGURES, fmt, group, mean, occupancy_after, run_scenario, scenario_path, sd,
+                     table)
 
 PAPER = ("Janevski & Petrov, Cross-layer Analysis of Transport Control Protocols over "
          "IEEE 802.11 Wireless Networks (paper 002)")
@@ -408,7 +412,7 @@ HANDOFF_GRIDS = {
 #: the transmit power raised by 20 log10(2437 / 914) dB so that every mean
 #: received power (the shadowing channel, the hand-off point, carrier sense)
 #: stays as it is: only the fading is added.
-FADING_DB = 20 * __import__("math").log10(2437 / 914)
+FADING_DB = 20 * math.log10(2437 / 914)
 
 
 def handoff_row(r: dict) -> dict:
@@ -503,35 +507,24 @@ def handoff_grid_report(rows: list, grid: str) -> str:
     return "\n".join(out)
 
 
-def _handoff_speeds(speeds: Optional[set]) -> list:
-    """`--set` of the scenario's walks kept to ``speeds`` (km/h; None: all)."""
-    if not speeds:
-        return []
-    import json
-    import tomllib
-
-    from .common import scenario_path
-    doc = tomllib.loads(scenario_path("janevski-handoff").read_text())
-    key = "wlan.mobility[0].waypoints"
-    walks = [w for w in doc["sweep"][key] if walk_speed_kmh({key: w}) in speeds]
-    return [f"sweep.{key}={json.dumps(walks)}"]
-
-
-def handoff_runs(a, kw: dict, sets: list) -> list:
+def handoff_runs(a, kw: dict, sets: list, speeds: Optional[set] = None) -> list:
     """The hand-off scenario's rows (`handoff_row`), with the options of the
-    command line (``--speeds``, ``--fading``, ``--set``)."""
+    command line (``--seeds``, ``--fading``, ``--set``) and its walks kept
+    to ``speeds`` (km/h; default ``--speeds``, else every walk)."""
+    doc = tomllib.loads(scenario_path("janevski-handoff").read_text())
     extra = ["scenario.sample_interval_s=0.1"] + list(a.set or [])
     if a.seeds:
         extra.append(f"scenario.seeds=[{a.seeds}]")
     if a.fading:
-        import tomllib
-
-        from .common import scenario_path
-        tx = tomllib.loads(scenario_path("janevski-handoff").read_text())["channel"]["tx_power_dbm"]
         extra += ['channel.fading={model="rayleigh"}', "channel.propagation.frequency_hz=2.437e9",
-                  f"channel.tx_power_dbm={tx + FADING_DB}"]
-    speeds = {float(x) for x in a.speeds.split(",")} if a.speeds else None
-    return run_scenario("janevski-handoff", sets=sets + extra + _handoff_speeds(speeds), reduce=handoff_row, **kw)
+                  f"channel.tx_power_dbm={doc['channel']['tx_power_dbm'] + FADING_DB}"]
+    if speeds is None and a.speeds:
+        speeds = {float(x) for x in a.speeds.split(",")}
+    if speeds:
+        key = "wlan.mobility[0].waypoints"
+        walks = [w for w in doc["sweep"][key] if walk_speed_kmh({key: w}) in speeds]
+        extra.append(f"sweep.{key}={json.dumps(walks)}")
+    return run_scenario("janevski-handoff", sets=sets + extra, reduce=handoff_row, **kw)
 
 
 def _handoff_options(ap) -> None:
@@ -580,7 +573,7 @@ def main(argv: Optional[list] = None) -> int:
             for L in Ls:
                 for q in ifqs:
                     got = handoff_runs(a, kw, seeds + [f"mac.short_retry_limit={L}", f"mac.long_retry_limit={L}",
-                                                       f"mac.queue_packets={q}"] + _handoff_speeds(set(speeds)))
+                                                       f"mac.queue_packets={q}"], set(speeds))
                     rows += [dict(r, L=L, ifq=q) for r in got]
             print(handoff_grid_report(rows, a.grid) + "\n", flush=True)
         else:
