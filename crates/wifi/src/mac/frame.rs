@@ -331,6 +331,14 @@ pub struct Frame {
     pub mpdus: Mpdus,
 }
 
+/// A frame kept boxed (the one an RTS protects) when its owner keeps
+/// whole frames.
+impl From<Box<Frame>> for Frame {
+    fn from(f: Box<Frame>) -> Frame {
+        *f
+    }
+}
+
 impl Frame {
     /// The MSDU of the first MPDU, if the frame still holds one.
     pub fn first_msdu(&self) -> Option<&Packet> {

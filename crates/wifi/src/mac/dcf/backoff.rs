@@ -1,7 +1,7 @@
 //! The DCF's use of the channel access layer (`mac/access`): one backoff
 //! entity, DIFS as its arbitration IFS, and the DCF's counting rule
 //! (10.3.4.3, or the slotted model's with `busy_slot_counts`).
-use super::{Dcf, Exchange};
+use super::Dcf;
 use wifitcp_core::SimTime;
 
 impl Dcf {
@@ -10,7 +10,7 @@ impl Dcf {
     /// if it is busy now. May lie in the future when the NAV runs beyond now.
     #[inline]
     pub(super) fn medium_free_since(&self) -> Option<SimTime> {
-        if self.ex != Exchange::Idle || self.scheduled.is_some() {
+        if self.seq.under_way() {
             return None;
         }
         self.cs.free_since()
@@ -19,7 +19,7 @@ impl Dcf {
     /// Start (or keep) counting if the medium is free.
     #[inline]
     pub(super) fn resume(&mut self) {
-        if self.bo.count_from.is_none() && self.ex == Exchange::Idle && self.scheduled.is_none() {
+        if self.bo.count_from.is_none() && !self.seq.under_way() {
             self.bo.resume(self.cs.count_start(self.ifs_times.difs, &self.ifs_times));
         }
     }

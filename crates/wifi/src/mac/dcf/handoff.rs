@@ -9,7 +9,7 @@
 //! (so the receiver's duplicate filter, 10.3.2.14, works across the CFP and
 //! the CP); the DCF lends only while no frame exchange of its own is under
 //! way; the receive path shares the DCF's duplicate cache.
-use super::{Dcf, DcfParams, Exchange, InService};
+use super::{Dcf, DcfParams, InService};
 use crate::mac::exchange::Count;
 use crate::mac::frame::{AckPolicy, Frame, FrameKind, MacAddr, MacSink, Mpdu, MpduBody, Mpdus};
 use crate::phy::PhyTiming;
@@ -75,7 +75,7 @@ impl Dcf {
     /// Whether a frame exchange of the DCF is under way (its frame on the
     /// air, a response awaited or scheduled).
     pub fn in_exchange(&self) -> bool {
-        self.ex != Exchange::Idle || self.scheduled.is_some()
+        self.seq.under_way()
     }
 
     /// Lend the MSDU in service to a contention-free exchange (none while

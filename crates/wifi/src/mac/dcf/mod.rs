@@ -42,7 +42,8 @@ pub use params::{DcfParams, MacCounters};
 use super::access::{Backoff, CountRule, Deferral, IfsTimes, Slotting};
 use super::api::{Bystander, Demand, GroupRules, Mac};
 use super::exchange::{
-    answers_rts, cts_duration, needs_rts, rts_duration, Count, Receipts, ResponseWait, RetryCounts, RxCache, RxVerdict,
+    answers_rts, control_frame, cts_duration, needs_rts, rts_for, After, Count, Receipts, ResponseWait, RetryCounts,
+    RxCache, RxVerdict, Sequence,
 };
 use super::frame::{AckPolicy, Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdu, MpduBody, Mpdus, Msdu};
 use crate::phy::{PhyTiming, Rate};
@@ -83,7 +84,7 @@ struct InService {
     ready_at: SimTime,
 }
 
-/// A frame the DCF sends SIFS after a reception (`Dcf::scheduled`).
+/// A frame the DCF sends SIFS after a reception (`Dcf::seq`'s due frame).
 #[derive(Debug)]
 enum Pending {
     /// An ACK or CTS, built when it is sent (`Dcf::response`): four
@@ -91,51 +92,44 @@ enum Pending {
     /// the control response rate for the eliciting frame's rate.
     Response { kind: FrameKind, ra: MacAddr, duration: SimDur, rate: Rate },
     /// The data frame after a CTS.
-    Frame(Frame),
+    Frame(Box<Frame>),
 }
 
-/// Where the frame exchange stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Exchange {
-    /// Contending (or post-backoff) or nothing to do.
-    Idle,
-    /// Our own frame is on the air.
-    Transmitting(FrameKind),
-    /// Waiting for an ACK or CTS (10.3.2.9, 10.3.2.7; `mac/exchange`).
-    AwaitResponse(ResponseWait),
+impl From<Box<Frame>> for Pending {
+    fn from(f: Box<Frame>) -> Pending {
+        Pending::Frame(f)
+    }
 }
 
 /// Field order is layout (`repr(C)`, each station's state starting a
 /// cache line): in a cell of thousands of stations a station's state is
 /// rarely in the nearest cache, so the fields each medium input reads or
 /// writes are kept together, by 64-byte line (offsets in comments):
-/// - 0: the backoff, the exchange and the timer (the bystander group's
-///   hand-over, `next_wakeup`, every input);
-/// - 64: carrier sense and the slot time (carrier-sense changes, the
-///   group's `shares_view`, `freeze`);
-/// - 128: the MSDU in service (its arrival instant decides every wake-up)
-///   and the spare handle that replaces it;
-/// - 192: the IFS, the random stream and the rate control (a new backoff
-///   after every exchange, the access);
-/// - 256: the response or frame scheduled, the airtime cache;
-/// - then the counters and the receipts, the parameters (of which an
-///   access reads a few), and what only some exchanges touch.
+/// - 0: the backoff, the exchange's phase and timer (the bystander
+///   group's hand-over, `next_wakeup`, every input);
+/// - 64: the response or frame due, carrier sense (carrier-sense changes,
+///   the group's `shares_view`, `freeze`);
+/// - 128: the slot time (`freeze`), the address and sequence number, the
+///   MSDU in service (its arrival instant decides every wake-up);
+/// - 192: the spare handle that replaces it, the IFS, the random stream
+///   and the rate control (a new backoff after every exchange, the access);
+/// - then the airtime cache, the counters and the receipts, the
+///   parameters (of which an access reads a few), and what only some
+///   exchanges touch.
 #[repr(C, align(64))]
 pub struct Dcf {
     // --- channel access (`mac/access`) ---
     bo: Backoff,
-    ex: Exchange,
-    /// The earlier of `scheduled`'s time and the response timeout of
-    /// `ex` (while no reception started), `NEVER` if neither: the timer
-    /// part of `next_wakeup`, kept by `sync_timer` after every change of
-    /// `ex` or `scheduled`.
-    timer_at: SimTime,
-    pub addr: MacAddr,
-    // --- sequence numbers and duplicate detection (10.3.2.14) ---
-    next_seq: u16,
+    /// The frame exchange in progress (`mac/exchange`): its phase, its
+    /// timer (the timer part of `next_wakeup`), the frame an RTS protects
+    /// and the frame due after SIFS.
+    seq: Sequence<Pending>,
     cs: Deferral,
     /// The slot time and the DCF's counting rule.
     slotting: Slotting,
+    pub addr: MacAddr,
+    // --- sequence numbers and duplicate detection (10.3.2.14) ---
+    next_seq: u16,
     cur: Option<InService>,
     /// The allocation of the last MSDU whose exchange ended, reused for the
     /// next one when no copy of it is left (`install_msdu`): a saturated
@@ -147,8 +141,6 @@ pub struct Dcf {
     /// `None`: the PHY's fixed data rate, asked and told nothing (the
     /// common case, kept off the per-access path).
     rc: Option<Box<dyn RateControl>>,
-    /// A response (ACK, CTS) or the data frame after a CTS, due at a time.
-    scheduled: Option<(SimTime, Pending)>,
     /// The last data MPDU length and rate, and their airtime (u32::MAX:
     /// none yet).
     last_data_time: (u32, Rate, SimDur),
@@ -212,9 +204,7 @@ impl Dcf {
             p,
             rng,
             cur: None,
-            ex: Exchange::Idle,
-            scheduled: None,
-            timer_at: SimTime::NEVER,
+            seq: Sequence::default(),
             cs: Deferral::new(),
             slotting,
             ifs_times,
@@ -325,16 +315,14 @@ impl Dcf {
         if busy {
             self.freeze(now);
             self.cs.cca(now, true);
-            if let Exchange::AwaitResponse(w) = &mut self.ex {
-                // 10.3.2.9: the candidate response (`ResponseWait`).
-                w.energy(now, self.p.timing.rx_phy_start_delay);
-                self.sync_timer();
-            }
+            // 10.3.2.9: the candidate response (`ResponseWait`).
+            self.seq.energy(now, self.p.timing.rx_phy_start_delay);
         } else {
             self.cs.cca(now, false);
             // A reception started during the response timeout and ended
             // without delivering a valid response: the exchange failed.
-            if let Exchange::AwaitResponse(ResponseWait { kind, rx_started: true, .. }) = self.ex {
+            if self.seq.reception_ended_without_response() {
+                let kind = self.seq.awaiting().expect("awaiting").kind;
                 self.exchange_failed(now, kind, out);
             }
             self.resume();
@@ -347,7 +335,7 @@ impl Dcf {
     /// exchange).
     #[inline]
     pub fn idle_may_fail_exchange(&self) -> bool {
-        matches!(self.ex, Exchange::AwaitResponse(ResponseWait { rx_started: true, .. }))
+        self.seq.reception_ended_without_response()
     }
 
     /// A frame ended at this station. `ok` is false if it was corrupted
@@ -363,14 +351,14 @@ impl Dcf {
         self.cs.heard(now, ok, third_party, f.duration);
         if !ok || third_party {
             self.counters.rx_errors += u64::from(!ok);
-            if let Exchange::AwaitResponse(w) = self.ex {
+            if let Some(w) = self.seq.awaiting() {
                 self.exchange_failed(now, w.kind, out);
             }
             return;
         }
         // 10.3.2.9: while awaiting an ACK/CTS, any other frame means the
         // exchange failed (it is then processed normally).
-        if let Exchange::AwaitResponse(w) = self.ex {
+        if let Some(w) = self.seq.awaiting() {
             if !w.accepts(f.kind) {
                 self.exchange_failed(now, w.kind, out);
             }
@@ -389,20 +377,13 @@ impl Dcf {
 
     /// Our own transmission ended.
     pub fn on_tx_end(&mut self, now: SimTime, out: &mut impl MacSink) {
-        let Exchange::Transmitting(kind) = self.ex else {
-            panic!("on_tx_end without a transmission");
-        };
+        // What follows (a response awaited, or the end of a No Ack
+        // exchange) is the frame's own rule (`After::of`).
+        let after = self.seq.ended(now, self.p.timing.ack_timeout());
         self.cs.self_busy_until = now;
-        self.ex = Exchange::Idle;
-        match kind {
-            FrameKind::Data | FrameKind::QosData if self.p.ack_policy == AckPolicy::NoAck => self.sent_no_ack(),
-            FrameKind::Data | FrameKind::QosData | FrameKind::Rts => {
-                let resp = if kind == FrameKind::Rts { FrameKind::Cts } else { FrameKind::Ack };
-                self.ex = Exchange::AwaitResponse(ResponseWait::after(now, resp, self.p.timing.ack_timeout()));
-            }
-            _ => {}
+        if after == After::NoAckDone {
+            self.sent_no_ack();
         }
-        self.sync_timer();
         self.resume();
         if self.cur.is_none() {
             if let Some(id) = self.done_no_ack.take() {
@@ -424,36 +405,25 @@ impl Dcf {
 
     /// The caller woke us at `next_wakeup()`.
     pub fn on_wake(&mut self, now: SimTime, out: &mut impl MacSink) {
-        if let Some((at, p)) = &self.scheduled {
-            if *at == now {
-                match *p {
-                    Pending::Response { kind, ra, duration, rate } => {
-                        self.scheduled = None;
-                        self.sync_timer();
-                        self.transmit(now, out, |d| d.response(kind, ra, duration, rate));
-                    }
-                    Pending::Frame(_) => {
-                        let Some((_, Pending::Frame(f))) = self.scheduled.take() else { unreachable!() };
-                        self.sync_timer();
-                        self.transmit(now, out, |_| f);
-                    }
+        if let Some(p) = self.seq.take_due(now) {
+            match p {
+                Pending::Response { kind, ra, duration, rate } => {
+                    self.transmit(now, out, |d| d.response(kind, ra, duration, rate));
                 }
-                return;
+                Pending::Frame(f) => self.transmit(now, out, |_| *f),
             }
+            return;
         }
-        if let Exchange::AwaitResponse(w) = self.ex {
-            if w.times_out(now) {
-                let kind = w.kind;
-                // 10.3.2.9: no PHY-RXSTART within the timeout: failure.
-                self.cs.self_busy_until = now;
-                if self.p.eifs_after_timeout {
-                    let t = &self.p.timing;
-                    let tx_end = now - t.ack_timeout();
-                    self.cs.self_busy_until = now.max(tx_end + t.eifs.saturating_sub(t.difs));
-                }
-                self.exchange_failed(now, kind, out);
-                return;
+        if let Some(kind) = self.seq.times_out(now) {
+            // 10.3.2.9: no PHY-RXSTART within the timeout: failure.
+            self.cs.self_busy_until = now;
+            if self.p.eifs_after_timeout {
+                let t = &self.p.timing;
+                let tx_end = now - t.ack_timeout();
+                self.cs.self_busy_until = now.max(tx_end + t.eifs.saturating_sub(t.difs));
             }
+            self.exchange_failed(now, kind, out);
+            return;
         }
         if self.contention_wake() == Some(now) {
             self.access(now, out);
@@ -465,31 +435,11 @@ impl Dcf {
     /// otherwise keep it out of line.)
     #[inline(always)]
     pub fn next_wakeup(&self) -> SimTime {
-        debug_assert_eq!(self.timer_at, self.timer_from_state(), "stale MAC timer");
+        let timer = self.seq.timer();
         match self.contention_wake() {
-            Some(c) => self.timer_at.min(c),
-            None => self.timer_at,
+            Some(c) => timer.min(c),
+            None => timer,
         }
-    }
-
-    /// The timer part of `next_wakeup` from `scheduled` and `ex`.
-    fn timer_from_state(&self) -> SimTime {
-        let mut t = SimTime::NEVER;
-        if let Some((at, _)) = &self.scheduled {
-            t = *at;
-        }
-        if let Exchange::AwaitResponse(w) = &self.ex {
-            if let Some(d) = w.timer() {
-                t = t.min(d);
-            }
-        }
-        t
-    }
-
-    /// Refresh `timer_at` after `ex` or `scheduled` changed.
-    #[inline]
-    fn sync_timer(&mut self) {
-        self.timer_at = self.timer_from_state();
     }
 
     // ------------------------------------------------------------------
@@ -506,29 +456,14 @@ impl Dcf {
             self.counters.retries += 1;
         }
         if uses_rts {
-            self.transmit(now, out, Dcf::rts_frame);
+            // 10.3.2.7: the data frame waits for the CTS (`mac/exchange`);
+            // the RTS goes at the rate of the CTS it asks for.
+            let data = Frame { contended: true, ..self.data_frame() };
+            let rts = rts_for(&data, self.p.timing.sifs, self.air.cts, self.air.rate, self.air.rts);
+            let rts = self.seq.protect(data, rts);
+            self.transmit(now, out, |_| rts);
         } else {
             self.transmit(now, out, |d| Frame { contended: true, ..d.data_frame() });
-        }
-    }
-
-    /// The RTS of the MSDU in service.
-    fn rts_frame(&self) -> Frame {
-        let t = &self.p.timing;
-        let cur = self.cur.as_ref().expect("access without MSDU");
-        // 9.3.1.2: 3 SIFS + CTS + data + ACK.
-        Frame {
-            kind: FrameKind::Rts,
-            ta: self.addr,
-            ra: cur.ra,
-            duration: rts_duration(t.sifs, self.air.cts, cur.data_time, self.air.ack),
-            seq: 0,
-            retry: false,
-            mpdu_bytes: RTS_LEN,
-            rate: self.air.rate,
-            airtime: self.air.rts,
-            contended: true,
-            mpdus: Mpdus::none(),
         }
     }
 
@@ -602,10 +537,10 @@ impl Dcf {
     /// first, where the sink keeps it, then the state moves on: a data
     /// frame's Retry bit is that of before this attempt).
     fn transmit(&mut self, now: SimTime, out: &mut impl MacSink, build: impl FnOnce(&Dcf) -> Frame) {
-        let (mut kind, mut airtime) = (FrameKind::Data, SimDur::ZERO);
+        let (mut kind, mut airtime, mut after) = (FrameKind::Data, SimDur::ZERO, After::Nothing);
         out.start_tx_with(|| {
             let f = build(self);
-            (kind, airtime) = (f.kind, f.airtime);
+            (kind, airtime, after) = (f.kind, f.airtime, After::of(&f));
             f
         });
         self.freeze(now);
@@ -615,8 +550,7 @@ impl Dcf {
                 c.data_attempts += 1;
             }
         }
-        self.ex = Exchange::Transmitting(kind);
-        self.sync_timer();
+        self.seq.started(after);
         self.cs.self_busy_until = now + airtime;
     }
 
@@ -632,19 +566,7 @@ impl Dcf {
         } else {
             t.tx_time(bytes, rate)
         };
-        Frame {
-            kind,
-            ta: self.addr,
-            ra,
-            duration,
-            seq: 0,
-            retry: false,
-            mpdu_bytes: bytes,
-            rate,
-            airtime,
-            contended: false,
-            mpdus: Mpdus::none(),
-        }
+        control_frame(kind, self.addr, ra, duration, bytes, rate, airtime)
     }
 
     // ------------------------------------------------------------------
@@ -659,8 +581,7 @@ impl Dcf {
         if policy != AckPolicy::NoAck {
             let rate = self.p.timing.response_rate(f.rate);
             let ack = Pending::Response { kind: FrameKind::Ack, ra: f.ta, duration: SimDur::ZERO, rate };
-            self.scheduled = Some((now + self.p.timing.sifs, ack));
-            self.sync_timer();
+            self.seq.schedule(now + self.p.timing.sifs, ack);
         }
         // 10.3.2.14: a retried frame whose sequence number matches the cache
         // is a duplicate: acknowledge it but do not deliver it again.
@@ -705,16 +626,14 @@ impl Dcf {
         let cts_time = if rate == self.air.rate { self.air.cts } else { t.tx_time(CTS_LEN, rate) };
         let d = cts_duration(f.duration, t.sifs, cts_time);
         let cts = Pending::Response { kind: FrameKind::Cts, ra: f.ta, duration: d, rate };
-        self.scheduled = Some((now + t.sifs, cts));
-        self.sync_timer();
+        self.seq.schedule(now + t.sifs, cts);
     }
 
     fn rx_ack(&mut self, now: SimTime, out: &mut impl MacSink) {
-        if !matches!(self.ex, Exchange::AwaitResponse(ResponseWait { kind: FrameKind::Ack, .. })) {
+        if !matches!(self.seq.awaiting(), Some(ResponseWait { kind: FrameKind::Ack, .. })) {
             return;
         }
-        self.ex = Exchange::Idle;
-        self.sync_timer();
+        self.seq.close();
         self.cs.self_busy_until = now;
         self.report_outcome(now, true);
         let cur = self.cur.take().expect("ACK without MSDU");
@@ -729,29 +648,26 @@ impl Dcf {
     }
 
     fn rx_cts(&mut self, now: SimTime) {
-        if !matches!(self.ex, Exchange::AwaitResponse(ResponseWait { kind: FrameKind::Cts, .. })) {
+        if !matches!(self.seq.awaiting(), Some(ResponseWait { kind: FrameKind::Cts, .. })) {
             return;
         }
-        self.ex = Exchange::Idle;
         // 10.3.4.4: a CTS resets the short retry count of the MSDU; data
         // failures count against the long retry limit with the long count,
         // which the CTS leaves alone.
         if let Some(c) = self.cur.as_mut() {
             c.retry.cts_received();
         }
-        let data = Pending::Frame(self.data_frame());
-        self.scheduled = Some((now + self.p.timing.sifs, data));
-        self.sync_timer();
+        self.seq.cts_arrived(now, self.p.timing.sifs);
     }
 
     /// No (valid) response: 10.3.4.4 retry procedure.
     fn exchange_failed(&mut self, now: SimTime, kind: FrameKind, out: &mut impl MacSink) {
-        self.ex = Exchange::Idle;
+        self.seq.close();
+        self.seq.drop_protected();
         if kind == FrameKind::Ack {
             // A data frame got no valid ACK (a failed RTS tested no data rate).
             self.report_outcome(now, false);
         }
-        self.sync_timer();
         self.counters.failures += 1;
         let cur = self.cur.as_mut().expect("failed exchange without MSDU");
         // Data frames sent after RTS/CTS count against the long limit with

@@ -2,7 +2,7 @@
 //! can keep stations whose view of the medium is identical in one group with
 //! a shared slot counter (see `crate::medium`), and hand a station back its
 //! exact state when it has to act on its own.
-use super::{Bystander, Dcf, Exchange, GroupRules, MacAddr, Packet};
+use super::{Bystander, Dcf, GroupRules, MacAddr, Packet};
 use crate::mac::access::CsView;
 use wifitcp_core::SimTime;
 
@@ -11,7 +11,7 @@ impl Dcf {
     /// and counts.
     #[inline]
     pub fn is_quiet(&self) -> bool {
-        self.ex == Exchange::Idle && self.scheduled.is_none()
+        !self.seq.under_way()
     }
 
     /// Whether this station's future behaviour equals that of a station

@@ -17,7 +17,11 @@
 //!   retry counts of 10.3.4.4 and what a limit counts;
 //! - `receipts.rs`: [`Receipts`], the transmitter's side of the medium's
 //!   verdict on its data frames: No Ack losses (9.2.4.5.4) and the MSDUs
-//!   that reached the receiver although their acknowledgements were lost.
+//!   that reached the receiver although their acknowledgements were lost;
+//! - `sequence.rs`: [`Sequence`], the exchange in progress (the frame on
+//!   the air and what follows it by [`After::of`], the wait, the frame due
+//!   after SIFS, the frame an RTS protects, the exchange timer), and the
+//!   control frames (`control_frame`, `rts_for`) every MAC sends.
 //!
 //! Invariants: a response is accepted only while a wait is open, only of
 //! the kind awaited and only if its reception started within the timeout;
@@ -28,6 +32,7 @@ mod dup;
 mod protect;
 mod receipts;
 mod retry;
+mod sequence;
 #[cfg(test)]
 mod tests;
 mod wait;
@@ -36,4 +41,5 @@ pub use dup::{RxCache, RxVerdict};
 pub use protect::{answers_rts, cts_duration, needs_rts, rts_duration, RTS_OFF};
 pub use receipts::{Receipts, SEVERAL};
 pub use retry::{Count, RetryCounts, RetryLimit};
+pub use sequence::{control_frame, rts_for, After, Phase, Sequence};
 pub use wait::ResponseWait;

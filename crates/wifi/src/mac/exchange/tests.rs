@@ -165,3 +165,78 @@ fn a_limit_counts_attempts_and_a_cts_restarts_only_the_short_count() {
     assert_eq!(discards, [false, false, false, false, false, false, true]);
     assert!(RetryLimit(1).reached(1) && !RetryLimit(2).reached(1));
 }
+
+fn frame(kind: FrameKind, mpdus: usize, ack: crate::mac::frame::AckPolicy) -> crate::mac::frame::Frame {
+    use crate::mac::frame::{Frame, MacAddr, Mpdu, MpduBody, Mpdus};
+    let m = |seq| Mpdu { seq, retry: false, tid: 0, ack, bytes: 100, body: MpduBody::Empty, fcs_ok: false };
+    let mpdus = match mpdus {
+        0 => Mpdus::none(),
+        1 => Mpdus::one(m(0)),
+        n => Mpdus::many((0..n as u16).map(m).collect()),
+    };
+    Frame {
+        kind,
+        ta: MacAddr(1),
+        ra: MacAddr(0),
+        duration: SimDur::from_micros(44),
+        seq: 0,
+        retry: false,
+        mpdu_bytes: 100,
+        rate: crate::phy::Rate(54_000),
+        airtime: SimDur::from_micros(40),
+        contended: true,
+        mpdus,
+    }
+}
+
+#[test]
+fn what_follows_a_frame_is_read_from_its_kind_and_ack_policy() {
+    use crate::mac::frame::AckPolicy::{BlockAck, NoAck, Normal};
+    assert_eq!(After::of(&frame(FrameKind::Rts, 0, Normal)), After::Await(FrameKind::Cts));
+    assert_eq!(After::of(&frame(FrameKind::BlockAckReq, 0, Normal)), After::Await(FrameKind::BlockAck));
+    assert_eq!(After::of(&frame(FrameKind::Data, 1, Normal)), After::Await(FrameKind::Ack));
+    // An A-MPDU under Normal Ack is the implicit BlockAckReq (10.25.6.4).
+    assert_eq!(After::of(&frame(FrameKind::QosData, 4, Normal)), After::Await(FrameKind::BlockAck));
+    assert_eq!(After::of(&frame(FrameKind::QosData, 1, NoAck)), After::NoAckDone);
+    assert_eq!(After::of(&frame(FrameKind::QosData, 1, BlockAck)), After::Block);
+    for k in [FrameKind::Ack, FrameKind::Cts, FrameKind::BlockAck, FrameKind::QosNull, FrameKind::QosCfPoll] {
+        assert_eq!(After::of(&frame(k, 0, Normal)), After::Nothing, "{k:?}");
+    }
+    assert!(After::NoAckDone.frees_medium() && !After::Block.frees_medium());
+}
+
+#[test]
+fn a_sequence_waits_protects_and_keeps_its_timer() {
+    let (timeout, rxstart, sifs) = (SimDur::from_micros(50), SimDur::from_micros(25), SimDur::from_micros(16));
+    let mut s: Sequence<crate::mac::frame::Frame> = Sequence::default();
+    assert!(!s.under_way() && s.timer() == SimTime::NEVER);
+    // An RTS protecting a data frame: its Duration covers CTS, data, ACK.
+    let data = frame(FrameKind::Data, 1, crate::mac::frame::AckPolicy::Normal);
+    let rts = rts_for(&data, sifs, SimDur::from_micros(28), crate::phy::Rate(6_000), SimDur::from_micros(52));
+    assert_eq!(rts.duration, SimDur::from_micros(16 * 3 + 28 + 40 + 28));
+    assert!(rts.contended);
+    let rts = s.protect(data, rts);
+    assert!(s.protected().is_some_and(|f| !f.contended), "the data frame after a CTS is not contended");
+    s.started(After::of(&rts));
+    assert!(s.under_way() && s.timer() == SimTime::NEVER);
+    assert_eq!(s.ended(us(100), timeout), After::Await(FrameKind::Cts));
+    assert_eq!(s.timer(), us(150));
+    assert_eq!(s.times_out(us(150)), Some(FrameKind::Cts));
+    // The CTS's energy at SIFS: no timeout while it is received.
+    s.energy(us(116), rxstart);
+    assert_eq!((s.timer(), s.times_out(us(150))), (SimTime::NEVER, None));
+    assert!(s.reception_ended_without_response());
+    s.cts_arrived(us(160), sifs);
+    assert!(s.protected().is_none() && s.awaiting().is_none());
+    assert_eq!(s.timer(), us(176));
+    assert!(s.take_due(us(175)).is_none());
+    let f = s.take_due(us(176)).expect("the protected frame is due SIFS after the CTS");
+    assert_eq!((f.kind, s.timer()), (FrameKind::Data, SimTime::NEVER));
+    // A failed exchange drops the protected frame once.
+    let rts = s.protect(f, rts);
+    s.started(After::of(&rts));
+    s.ended(us(300), timeout);
+    s.close();
+    assert!(s.drop_protected() && !s.drop_protected());
+    assert!(!s.under_way());
+}

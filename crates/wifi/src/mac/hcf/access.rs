@@ -36,11 +36,7 @@ impl Hcf {
     /// In a frame exchange or TXOP of its own, about to transmit, or
     /// granted a TXOP.
     pub(super) fn engaged_apart_from_polling(&self) -> bool {
-        self.ex != super::Exchange::Idle
-            || self.scheduled.is_some()
-            || self.txop.is_some()
-            || self.access_at.is_some()
-            || self.grant.is_some()
+        self.seq.under_way() || self.txop.is_some() || self.access_at.is_some() || self.grant.is_some()
     }
 
     /// Start counting for every EDCAF if the medium is free.

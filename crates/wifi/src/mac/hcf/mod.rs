@@ -70,12 +70,12 @@ use super::api::{Demand, Mac};
 use super::blockack::{Originator, Recipient, MAX_WINDOW};
 use super::dcf::MacCounters;
 use super::edca::{AccessCategory, EdcaParams};
-use super::exchange::{cts_duration, needs_rts, rts_duration, Receipts, ResponseWait};
+use super::exchange::{control_frame, cts_duration, needs_rts, rts_for, After, Receipts, Sequence};
 use super::frame::{AckPolicy, Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdu, MpduBody, Mpdus, Msdu};
 use crate::phy::PhyTiming;
 use std::collections::VecDeque;
 use wifitcp_core::{RngStream, SimDur, SimTime};
-use wifitcp_wire::wifi_frame::{data_mpdu_len, msdu_len, ACK_LEN, BLOCK_ACK_LEN, BLOCK_ACK_REQ_LEN, CTS_LEN, RTS_LEN};
+use wifitcp_wire::wifi_frame::{data_mpdu_len, msdu_len, ACK_LEN, BLOCK_ACK_LEN, BLOCK_ACK_REQ_LEN, CTS_LEN};
 use wifitcp_wire::Packet;
 
 /// An MSDU in the MAC: the shared handle and its MPDU length.
@@ -126,29 +126,6 @@ struct RxLink {
     rec: Recipient<Msdu>,
 }
 
-/// Where the frame exchange stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Exchange {
-    Idle,
-    /// Our own frame is on the air; when it ends: await this response,
-    /// or nothing (a response we sent, a frame of a block), or the end of
-    /// a No Ack exchange.
-    Transmitting(After),
-    /// Waiting for an ACK or BlockAck until `deadline` (10.3.2.9,
-    /// 10.25.6.4 via the ACK timeout).
-    AwaitResponse(ResponseWait),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum After {
-    Nothing,
-    Await(FrameKind),
-    /// The last frame of a No Ack exchange.
-    NoAckDone,
-    /// A frame of a block: the next frame is due SIFS after it.
-    Block,
-}
-
 /// The TXOP this station holds.
 #[derive(Debug, Clone, Copy)]
 struct Txop {
@@ -178,14 +155,13 @@ pub struct Hcf {
     waiting: usize,
     /// Arrival counter of MSDUs.
     order: u64,
-    ex: Exchange,
-    /// A frame due at a time (a response, the next frame of a block or of
-    /// the TXOP).
-    scheduled: Option<(SimTime, Frame)>,
-    /// The rest of the current block, after the scheduled frame.
+    /// The frame exchange in progress (`mac/exchange`): our frame on the
+    /// air and what follows it, the response awaited, the frame due (a
+    /// response, the next frame of a block or of the TXOP), the data frame
+    /// an RTS protects.
+    seq: Sequence<Frame>,
+    /// The rest of the current block, after the frame due.
     block: VecDeque<Frame>,
-    /// The data frame an RTS in progress protects, sent SIFS after the CTS.
-    after_cts: Option<Frame>,
     /// The AP's polling (`poll.rs`; `None`: the AP does not poll, or a
     /// station).
     poller: Option<Box<poll::Poller>>,
@@ -231,10 +207,8 @@ impl Hcf {
             rx_links: Vec::new(),
             waiting: 0,
             order: 0,
-            ex: Exchange::Idle,
-            scheduled: None,
+            seq: Sequence::default(),
             block: VecDeque::new(),
-            after_cts: None,
             poller: None,
             grant: None,
             granted_end: None,
@@ -371,22 +345,17 @@ impl Hcf {
     }
 
     fn wake(&mut self, now: SimTime, out: &mut impl MacSink) {
-        if let Some((at, _)) = &self.scheduled {
-            if *at == now {
-                let (_, f) = self.scheduled.take().expect("scheduled");
-                self.transmit(now, f, out);
-                return;
-            }
+        if let Some(f) = self.seq.take_due(now) {
+            self.transmit(now, f, out);
+            return;
         }
-        if let Exchange::AwaitResponse(w) = self.ex {
-            if w.times_out(now) {
-                self.cs.self_busy_until = now;
-                self.exchange_failed(now, out);
-                // No reception began: the medium has been idle since the
-                // frame ended, and a polling AP may act PIFS after now.
-                self.poll_idle(now);
-                return;
-            }
+        if self.seq.times_out(now).is_some() {
+            self.cs.self_busy_until = now;
+            self.exchange_failed(now, out);
+            // No reception began: the medium has been idle since the
+            // frame ended, and a polling AP may act PIFS after now.
+            self.poll_idle(now);
+            return;
         }
         if self.grant_wake(now, out) || self.poll_wake(now, out) {
             return;
@@ -581,7 +550,8 @@ impl Hcf {
 
     /// The first frame of an exchange, or an RTS in front of it when its
     /// PSDU exceeds dot11RTSThreshold (`mac/exchange`, 10.3.2.7): the data
-    /// frame then waits in `after_cts` and follows the CTS after SIFS.
+    /// frame then waits for the CTS in the exchange sequence and follows it
+    /// after SIFS.
     /// Model choice: the MPDUs count an attempt when the exchange is built,
     /// so an RTS that gets no CTS costs each of them one attempt (as the
     /// DCF's short retry count counts failed RTS), and their next data
@@ -592,62 +562,19 @@ impl Hcf {
             return f;
         }
         let t = &self.p.timing;
-        let cts = t.cts_time();
         // The data frame's own Duration covers its response (SIFS + ACK or
         // BlockAck, or the rest of a block).
-        let duration = rts_duration(t.sifs, cts, f.airtime, f.duration.saturating_sub(t.sifs));
-        let rts = Frame {
-            kind: FrameKind::Rts,
-            ta: self.addr,
-            ra: f.ra,
-            duration,
-            seq: 0,
-            retry: false,
-            mpdu_bytes: RTS_LEN,
-            rate: t.control_rate,
-            airtime: t.rts_time(),
-            contended: f.contended,
-            mpdus: Mpdus::none(),
-        };
+        let rts = rts_for(&f, t.sifs, t.cts_time(), t.control_rate, t.rts_time());
         self.stats.rts += 1;
-        self.after_cts = Some(Frame { contended: false, ..f });
-        rts
+        self.seq.protect(f, rts)
     }
 
     /// The CTS answering an RTS from `ta` whose Duration was `rts_duration`.
     fn cts_frame(&self, ta: MacAddr, rts_duration: SimDur) -> Frame {
         let t = &self.p.timing;
         let cts = t.cts_time();
-        Frame {
-            kind: FrameKind::Cts,
-            ta: self.addr,
-            ra: ta,
-            duration: cts_duration(rts_duration, t.sifs, cts),
-            seq: 0,
-            retry: false,
-            mpdu_bytes: CTS_LEN,
-            rate: t.control_rate,
-            airtime: cts,
-            contended: false,
-            mpdus: Mpdus::none(),
-        }
-    }
-
-    /// What follows a frame of ours when it ends.
-    fn after_of(&self, f: &Frame) -> After {
-        match f.kind {
-            FrameKind::Ack | FrameKind::BlockAck | FrameKind::Cts | FrameKind::QosCfPoll | FrameKind::QosNull => {
-                After::Nothing
-            }
-            FrameKind::Rts => After::Await(FrameKind::Cts),
-            FrameKind::BlockAckReq => After::Await(FrameKind::BlockAck),
-            _ => match f.mpdus.first().map(|m| m.ack) {
-                Some(AckPolicy::NoAck) => After::NoAckDone,
-                Some(AckPolicy::BlockAck) => After::Block,
-                _ if f.mpdus.len() > 1 => After::Await(FrameKind::BlockAck),
-                _ => After::Await(FrameKind::Ack),
-            },
-        }
+        let duration = cts_duration(rts_duration, t.sifs, cts);
+        control_frame(FrameKind::Cts, self.addr, ta, duration, CTS_LEN, t.control_rate, cts)
     }
 
     fn transmit(&mut self, now: SimTime, f: Frame, out: &mut impl MacSink) {
@@ -666,28 +593,24 @@ impl Hcf {
                 self.poll_observe(now, f.ra, m.bytes);
             }
         }
-        self.ex = Exchange::Transmitting(self.after_of(&f));
+        self.seq.started(After::of(&f));
         self.cs.self_busy_until = now + f.airtime;
         out.push(MacOutput::StartTx(f));
     }
 
     fn tx_end(&mut self, now: SimTime, out: &mut impl MacSink) {
-        let Exchange::Transmitting(after) = self.ex else {
-            panic!("on_tx_end without a transmission");
-        };
+        // What follows is the frame's own rule (`After::of`); a response it
+        // solicits is awaited from now.
+        let after = self.seq.ended(now, self.p.timing.ack_timeout());
         self.cs.self_busy_until = now;
-        self.ex = Exchange::Idle;
         if after.frees_medium() {
             self.poll_idle(now);
         }
         match after {
-            After::Nothing => {}
-            After::Await(kind) => {
-                self.ex = Exchange::AwaitResponse(ResponseWait::after(now, kind, self.p.timing.ack_timeout()));
-            }
+            After::Nothing | After::Await(_) => {}
             After::Block => {
                 let next = self.block.pop_front().expect("a block frame without a successor");
-                self.scheduled = Some((now + self.p.timing.sifs, next));
+                self.seq.schedule(now + self.p.timing.sifs, next);
             }
             After::NoAckDone => {
                 let l = self.txop.expect("No Ack exchange outside a TXOP").link;
@@ -707,7 +630,7 @@ impl Hcf {
     /// The expected response arrived (or a No Ack exchange ended): go on
     /// within the TXOP if the next exchange fits, else end it.
     fn exchange_succeeded(&mut self, now: SimTime, out: &mut impl MacSink) {
-        self.ex = Exchange::Idle;
+        self.seq.close();
         self.refresh_has_frame();
         let tx = self.txop.expect("an exchange outside a TXOP");
         if let Some(end) = tx.end {
@@ -726,7 +649,7 @@ impl Hcf {
                     let at = now + t.sifs;
                     let f = self.build_exchange(at, l, false, out);
                     let f = self.protect(f);
-                    self.scheduled = Some((at, f));
+                    self.seq.schedule(at, f);
                     return;
                 }
             }
@@ -763,9 +686,9 @@ impl Hcf {
     /// No valid response: the MPDUs in flight wait for retransmission or
     /// are dropped at the retry limit; the TXOP ends.
     fn exchange_failed(&mut self, now: SimTime, out: &mut impl MacSink) {
-        self.ex = Exchange::Idle;
+        self.seq.close();
         self.counters.failures += 1;
-        if self.after_cts.take().is_some() {
+        if self.seq.drop_protected() {
             self.stats.cts_failures += 1;
         }
         let tx = self.txop.expect("a failed exchange outside a TXOP");
@@ -792,7 +715,7 @@ impl Hcf {
 
     /// A response addressed to us ended: ACK or BlockAck.
     fn rx_response(&mut self, now: SimTime, f: &Frame, out: &mut impl MacSink) {
-        let Exchange::AwaitResponse(w) = self.ex else { return };
+        let Some(w) = self.seq.awaiting() else { return };
         let tx = self.txop.expect("awaiting a response outside a TXOP");
         let link = &mut self.links[tx.link];
         if !w.accepts(f.kind) || f.ta != link.ra {
@@ -801,10 +724,8 @@ impl Hcf {
         }
         if f.kind == FrameKind::Cts {
             // The data frame follows SIFS after the CTS (10.3.2.7).
-            let data = self.after_cts.take().expect("a CTS without a protected frame");
-            self.ex = Exchange::Idle;
+            self.seq.cts_arrived(now, self.p.timing.sifs);
             self.cs.self_busy_until = now;
-            self.scheduled = Some((now + self.p.timing.sifs, data));
             return;
         }
         let res = match f.kind {
@@ -838,19 +759,6 @@ impl Hcf {
         let rx = self.rx_links.iter().flat_map(|r| r.rec.items()).map(|m| &**m);
         tx.chain(rx)
     }
-
-    fn timer(&self) -> SimTime {
-        let mut t = SimTime::NEVER;
-        if let Some((at, _)) = &self.scheduled {
-            t = *at;
-        }
-        if let Exchange::AwaitResponse(w) = &self.ex {
-            if let Some(d) = w.timer() {
-                t = t.min(d);
-            }
-        }
-        t
-    }
 }
 
 impl Mac for Hcf {
@@ -874,14 +782,12 @@ impl Mac for Hcf {
             self.freeze(now);
             self.cs.cca(now, true);
             self.poll_busy();
-            if let Exchange::AwaitResponse(w) = &mut self.ex {
-                // 10.3.2.9: the candidate response (`ResponseWait`).
-                w.energy(now, self.p.timing.rx_phy_start_delay);
-            }
+            // 10.3.2.9: the candidate response (`ResponseWait`).
+            self.seq.energy(now, self.p.timing.rx_phy_start_delay);
         } else {
             self.cs.cca(now, false);
             self.poll_idle(now);
-            if let Exchange::AwaitResponse(ResponseWait { rx_started: true, .. }) = self.ex {
+            if self.seq.reception_ended_without_response() {
                 self.exchange_failed(now, out);
             }
             self.resume();
@@ -889,7 +795,7 @@ impl Mac for Hcf {
     }
     #[inline]
     fn idle_may_emit(&self) -> bool {
-        matches!(self.ex, Exchange::AwaitResponse(ResponseWait { rx_started: true, .. }))
+        self.seq.reception_ended_without_response()
     }
     fn on_rx_end(&mut self, now: SimTime, f: &mut Frame, ok: bool, out: &mut impl MacSink) {
         self.rx_end(now, f, ok, out)
@@ -904,7 +810,7 @@ impl Mac for Hcf {
         self.wake(now, out)
     }
     fn next_wakeup(&self) -> SimTime {
-        let mut t = self.timer().min(self.poll_timer());
+        let mut t = self.seq.timer().min(self.poll_timer());
         if let Some((at, _)) = self.access_at {
             t = t.min(at);
         }

@@ -38,7 +38,7 @@
 //!   frames (30 octets: QoS Data header 26, FCS 4), as do QoS Null answers.
 //! - No admission control (TSPECs): the scheduler's list decides who is
 //!   polled, and its TXOP is the same for every grant.
-use super::{After, Exchange, Hcf, Txop};
+use super::{Hcf, Txop};
 use crate::mac::frame::{Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdus};
 use crate::mac::sched::{Grant, PollScheduler, Usage};
 use wifitcp_core::{SimDur, SimTime};
@@ -335,7 +335,7 @@ impl Hcf {
     /// A QoS CF-Poll addressed to us ended at `now`: our TXOP starts SIFS
     /// later and lasts the Duration it carried.
     pub(super) fn rx_poll(&mut self, now: SimTime, f: &Frame) {
-        if self.scheduled.is_some() || self.ex != Exchange::Idle {
+        if self.seq.under_way() {
             return;
         }
         // Our EDCAFs stay frozen until the TXOP ends (`engaged`), and while
@@ -381,13 +381,5 @@ impl Hcf {
         }
         self.start_txop(now, ac, out);
         true
-    }
-}
-
-impl After {
-    /// Nothing is awaited after this frame: the medium is the AP's again
-    /// when it ends (`poll_idle`).
-    pub(super) fn frees_medium(self) -> bool {
-        matches!(self, After::Nothing | After::NoAckDone)
     }
 }

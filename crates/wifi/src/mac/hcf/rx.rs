@@ -15,9 +15,9 @@
 //!   BlockAck (basic on a non-HT PHY), a single QoS Data MPDU with Normal
 //!   Ack with an ACK; Block Ack policy MPDUs get no immediate response.
 //!   Responses go regardless of the NAV and the medium (10.3.2.9).
-use super::{Exchange, Hcf, RxLink};
+use super::{Hcf, RxLink};
 use crate::mac::blockack::Recipient;
-use crate::mac::exchange::answers_rts;
+use crate::mac::exchange::{answers_rts, control_frame};
 use crate::mac::frame::{AckPolicy, Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdu, MpduBody, Mpdus};
 use wifitcp_core::{SimDur, SimTime};
 use wifitcp_wire::wifi_frame::ACK_LEN;
@@ -29,7 +29,7 @@ impl Hcf {
         self.cs.heard(now, ok, third_party, f.duration);
         if !ok || third_party {
             self.counters.rx_errors += u64::from(!ok);
-            if matches!(self.ex, Exchange::AwaitResponse(_)) {
+            if self.seq.awaiting().is_some() {
                 self.exchange_failed(now, out);
             }
             return;
@@ -37,7 +37,7 @@ impl Hcf {
         match f.kind {
             FrameKind::Ack | FrameKind::BlockAck | FrameKind::Cts => self.rx_response(now, f, out),
             kind => {
-                if matches!(self.ex, Exchange::AwaitResponse(_)) {
+                if self.seq.awaiting().is_some() {
                     self.exchange_failed(now, out);
                 }
                 match kind {
@@ -56,11 +56,11 @@ impl Hcf {
     /// An RTS addressed to us: a CTS after SIFS if the NAV is idle
     /// (10.3.2.8).
     fn rx_rts(&mut self, now: SimTime, f: &Frame) {
-        if !answers_rts(self.cs.nav_end, now) || self.scheduled.is_some() {
+        if !answers_rts(self.cs.nav_end, now) || self.seq.has_due() {
             return;
         }
         let cts = self.cts_frame(f.ta, f.duration);
-        self.scheduled = Some((now + self.p.timing.sifs, cts));
+        self.seq.schedule(now + self.p.timing.sifs, cts);
     }
 
     fn rx_link(&mut self, ta: MacAddr, tid: u8) -> usize {
@@ -125,20 +125,8 @@ impl Hcf {
 
     fn respond_ack(&mut self, now: SimTime, ra: MacAddr) {
         let t = &self.p.timing;
-        let f = Frame {
-            kind: FrameKind::Ack,
-            ta: self.addr,
-            ra,
-            duration: SimDur::ZERO,
-            seq: 0,
-            retry: false,
-            mpdu_bytes: ACK_LEN,
-            rate: t.control_rate,
-            airtime: self.ack_time(),
-            contended: false,
-            mpdus: Mpdus::none(),
-        };
-        self.scheduled = Some((now + t.sifs, f));
+        let f = control_frame(FrameKind::Ack, self.addr, ra, SimDur::ZERO, ACK_LEN, t.control_rate, self.ack_time());
+        self.seq.schedule(now + t.sifs, f);
     }
 
     fn respond_block_ack(&mut self, now: SimTime, ra: MacAddr, tid: u8) {
@@ -167,6 +155,6 @@ impl Hcf {
                 fcs_ok: false,
             }),
         };
-        self.scheduled = Some((now + t.sifs, f));
+        self.seq.schedule(now + t.sifs, f);
     }
 }

@@ -619,7 +619,7 @@ fn an_rts_without_cts_fails_and_retries() {
     let mut out = Vec::new();
     win(&mut sta, at, &mut out);
     assert_eq!(started(&mut out).kind, FrameKind::Rts);
-    assert_eq!(sta.after_cts.as_ref().map(|f| (f.mpdus.len(), f.retry)), Some((4, true)));
+    assert_eq!(sta.seq.protected().map(|f| (f.mpdus.len(), f.retry)), Some((4, true)));
 }
 
 /// AP-scheduled access: with the AP polling every station round robin
