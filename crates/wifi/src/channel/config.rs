@@ -83,7 +83,7 @@ use super::error_model::UnionBoundModel;
 use super::fading::{Doppler, FadingModel, FadingSpec, DEFAULT_SINUSOIDS};
 use super::fixed::{FixedPer, FrameScope, SnrClass, SnrClasses};
 use super::model::{ChannelModel, Radio, SnrChannel, ThresholdChannel};
-use super::propagation::{friis_loss_db, watts_to_dbm, LinkBudget, LogDistance, ShadowingMode};
+use super::propagation::{friis_loss_db, watts_to_dbm, Breakpoint, LinkBudget, LogDistance, ShadowingMode};
 use serde::{Deserialize, Serialize};
 use wifitcp_core::NodeId;
 
@@ -153,6 +153,17 @@ pub struct PropagationConfig {
     pub shadowing_sigma_db: f64,
     /// "per_frame" (default, ns-2) or "per_link".
     pub shadowing: ShadowingMode,
+    /// Breakpoint distance d_BP of a dual-slope path loss, m; none (one
+    /// slope). Beyond it the exponent and the shadowing deviation may
+    /// change (the TGn models, `channel.tgn_model`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breakpoint_m: Option<f64>,
+    /// Path-loss exponent beyond `breakpoint_m`; `exponent`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exponent_after_breakpoint: Option<f64>,
+    /// Shadowing deviation beyond `breakpoint_m`, dB; `shadowing_sigma_db`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shadowing_sigma_after_breakpoint_db: Option<f64>,
     /// Antenna gains, dBi; 0.
     pub tx_antenna_gain_dbi: f64,
     pub rx_antenna_gain_dbi: f64,
@@ -169,6 +180,9 @@ impl Default for PropagationConfig {
             reference_loss_db: None,
             shadowing_sigma_db: 0.0,
             shadowing: ShadowingMode::PerFrame,
+            breakpoint_m: None,
+            exponent_after_breakpoint: None,
+            shadowing_sigma_after_breakpoint_db: None,
             tx_antenna_gain_dbi: 0.0,
             rx_antenna_gain_dbi: 0.0,
             system_loss_db: 0.0,
@@ -221,6 +235,11 @@ pub struct FadingConfig {
     /// (rician); 0 (the LoS has the full Doppler shift f_d).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub los_angle_deg: Option<f64>,
+    /// Links longer than this at their first frame have no line of sight
+    /// (K = 0: Rayleigh) (rician, block_rician), m; none (every link has
+    /// the K factor). The TGn models' LoS ends at their breakpoint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub los_distance_m: Option<f64>,
 }
 
 /// The fading models (`channel.fading.model`, closed set).
@@ -274,6 +293,7 @@ impl FadingConfig {
         only("sinusoids", self.sinusoids.is_some(), &sos)?;
         only("los_angle_deg", self.los_angle_deg.is_some(), &[F::Rician])?;
         only("k_db", self.k_db.is_some(), &[F::Rician, F::BlockRician])?;
+        only("los_distance_m", self.los_distance_m.is_some(), &[F::Rician, F::BlockRician])?;
         only("m", self.m.is_some(), &[F::Nakagami])?;
         let required = |k: &str, v: Option<f64>| {
             let v = v.ok_or_else(|| err(at(k), format!("required with fading model \"{name}\"")))?;
@@ -297,7 +317,8 @@ impl FadingConfig {
             Some(f) => Doppler::Fixed(f),
             None => Doppler::Motion { carrier_hz },
         };
-        let spec = FadingSpec { model, doppler };
+        let los_distance_m = self.los_distance_m.map(|d| positive(&at("los_distance_m"), d)).transpose()?;
+        let spec = FadingSpec { model, doppler, los_distance_m };
         spec.check().map_err(|e| {
             let key = match e {
                 super::fading::FadingError::Doppler(_) => "doppler_hz",
@@ -423,6 +444,12 @@ pub struct SnrConfig {
     /// Small-scale fading (`[channel.fading]`); none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fading: Option<FadingConfig>,
+    /// One of the IEEE 802.11 TGn channel models ("B" to "F",
+    /// `channel::presets::tgn`): sets the dual-slope path loss, the
+    /// shadowing on either side of the breakpoint and Rician/Rayleigh
+    /// fading; none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tgn_model: Option<super::presets::TgnModel>,
 }
 
 impl Default for SnrConfig {
@@ -441,6 +468,7 @@ impl Default for SnrConfig {
             propagation: PropagationConfig::default(),
             noise: NoiseConfig::default(),
             fading: None,
+            tgn_model: None,
         }
     }
 }
@@ -543,14 +571,48 @@ fn radio(p: &PropagationConfig, n: &NoiseConfig) -> Result<Radio, ConfigError> {
     if !(sigma.is_finite() && sigma >= 0.0) {
         return Err(err("channel.propagation.shadowing_sigma_db", format!("must be >= 0, got {sigma}")));
     }
+    let breakpoint = match p.breakpoint_m {
+        None => {
+            for (k, set) in [
+                ("exponent_after_breakpoint", p.exponent_after_breakpoint.is_some()),
+                ("shadowing_sigma_after_breakpoint_db", p.shadowing_sigma_after_breakpoint_db.is_some()),
+            ] {
+                if set {
+                    return Err(err(format!("channel.propagation.{k}"), "needs channel.propagation.breakpoint_m"));
+                }
+            }
+            None
+        }
+        Some(d) => {
+            let d = positive("channel.propagation.breakpoint_m", d)?;
+            if d <= d0 {
+                return Err(err(
+                    "channel.propagation.breakpoint_m",
+                    format!("must exceed reference_distance_m ({d0} m), got {d}"),
+                ));
+            }
+            let n2 = p.exponent_after_breakpoint.unwrap_or(exponent);
+            Some(Breakpoint { distance_m: d, exponent: positive("channel.propagation.exponent_after_breakpoint", n2)? })
+        }
+    };
+    let sigma_beyond = match p.shadowing_sigma_after_breakpoint_db {
+        Some(v) if !(v.is_finite() && v >= 0.0) => {
+            return Err(err(
+                "channel.propagation.shadowing_sigma_after_breakpoint_db",
+                format!("must be >= 0, got {v}"),
+            ))
+        }
+        v => v,
+    };
     Ok(Radio {
         budget: LinkBudget {
-            path_loss: LogDistance { exponent, reference_distance_m: d0, reference_loss_db: pl0 },
+            path_loss: LogDistance { exponent, reference_distance_m: d0, reference_loss_db: pl0, breakpoint },
             tx_antenna_gain_dbi: finite("channel.propagation.tx_antenna_gain_dbi", p.tx_antenna_gain_dbi)?,
             rx_antenna_gain_dbi: finite("channel.propagation.rx_antenna_gain_dbi", p.rx_antenna_gain_dbi)?,
             system_loss_db: finite("channel.propagation.system_loss_db", p.system_loss_db)?,
         },
         shadowing_sigma_db: sigma,
+        shadowing_sigma_beyond_db: sigma_beyond,
         shadowing: p.shadowing,
         noise_figure_db: finite("channel.noise.noise_figure_db", n.noise_figure_db)?,
         ofdm_noise_bandwidth_hz: positive("channel.noise.ofdm_bandwidth_hz", n.ofdm_bandwidth_hz)?,
@@ -615,7 +677,13 @@ impl ChannelConfig {
     pub fn fading(&self) -> Result<Option<FadingSpec>, ConfigError> {
         let (f, p) = match self {
             ChannelConfig::Fixed(_) => return Ok(None),
-            ChannelConfig::Snr(s) => (&s.fading, &s.propagation),
+            ChannelConfig::Snr(s) => match s.tgn_model {
+                Some(m) => {
+                    let (p, f) = super::presets::tgn(m, &s.propagation, s.fading.as_ref())?;
+                    return f.spec(p.frequency_hz);
+                }
+                None => (&s.fading, &s.propagation),
+            },
             ChannelConfig::Threshold(t) => (&t.fading, &t.propagation),
         };
         match f {
@@ -631,7 +699,10 @@ impl ChannelConfig {
             ChannelConfig::Fixed(c) => build_fixed(c, station).map(ChannelModel::Fixed),
             ChannelConfig::Snr(s) => {
                 finite("channel.tx_power_dbm", s.tx_power_dbm)?;
-                let radio = radio(&s.propagation, &s.noise)?;
+                let radio = match s.tgn_model {
+                    Some(m) => radio(&super::presets::tgn(m, &s.propagation, s.fading.as_ref())?.0, &s.noise)?,
+                    None => radio(&s.propagation, &s.noise)?,
+                };
                 let error = match s.error_model {
                     ErrorModelKind::UnionBound => UnionBoundModel {
                         ofdm_noise_bandwidth_hz: radio.ofdm_noise_bandwidth_hz,

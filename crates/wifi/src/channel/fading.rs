@@ -143,6 +143,20 @@ pub enum FadingModel {
     BlockRician { k_factor: f64 },
 }
 
+impl FadingModel {
+    /// The model on a link without line of sight: a Rician model's K
+    /// becomes 0 (its diffuse part alone, Rayleigh); others unchanged.
+    pub fn without_los(self) -> FadingModel {
+        match self {
+            FadingModel::Rician { los_angle_rad, sinusoids, .. } => {
+                FadingModel::Rician { k_factor: 0.0, los_angle_rad, sinusoids }
+            }
+            FadingModel::BlockRician { .. } => FadingModel::BlockRician { k_factor: 0.0 },
+            m => m,
+        }
+    }
+}
+
 /// A parameter out of its domain.
 #[derive(Clone, Debug, PartialEq)]
 pub enum FadingError {

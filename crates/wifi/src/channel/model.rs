@@ -41,6 +41,9 @@ pub struct FrameTx {
 pub struct Radio {
     pub budget: LinkBudget,
     pub shadowing_sigma_db: f64,
+    /// Shadowing deviation beyond the path loss's breakpoint, dB, if it
+    /// differs there (TGn).
+    pub shadowing_sigma_beyond_db: Option<f64>,
     pub shadowing: ShadowingMode,
     pub noise_figure_db: f64,
     pub ofdm_noise_bandwidth_hz: f64,
@@ -55,6 +58,14 @@ impl Radio {
             Family::Dsss => self.dsss_noise_bandwidth_hz,
         };
         thermal_noise_dbm(b, self.noise_figure_db)
+    }
+
+    /// The shadowing deviation at `distance_m` (dB).
+    pub fn sigma_db_at(&self, distance_m: f64) -> f64 {
+        match (self.budget.path_loss.breakpoint, self.shadowing_sigma_beyond_db) {
+            (Some(b), Some(s)) if distance_m > b.distance_m => s,
+            _ => self.shadowing_sigma_db,
+        }
     }
 
     /// Mean received power (no shadowing) of a frame.
@@ -179,7 +190,11 @@ impl ChannelModel {
     /// fixed model, which has no power.
     pub fn mean_success_prob_at_power(&self, mean_rx_dbm: f64, f: &FrameTx) -> Option<f64> {
         let radio = self.radio()?;
-        let sigma = radio.shadowing_sigma_db;
+        self.mean_success_prob_with_sigma(mean_rx_dbm, radio.sigma_db_at(f.tx_pos.distance(&f.rx_pos)), f)
+    }
+
+    /// `mean_success_prob_at_power` with shadowing deviation `sigma` (dB).
+    fn mean_success_prob_with_sigma(&self, mean_rx_dbm: f64, sigma: f64, f: &FrameTx) -> Option<f64> {
         if let ChannelModel::Threshold(t) = self {
             // P(mean - X >= thr) = Phi((mean - thr) / sigma).
             let margin = mean_rx_dbm - t.rx_threshold_dbm;
@@ -227,7 +242,8 @@ impl ChannelModel {
         let pl0 = budget.path_loss.reference_loss_db;
         let fer_at_loss = |extra_db: f64| {
             let mean_rx = budget.mean_rx_power_dbm(f.tx_power_dbm, 0.0) - extra_db;
-            1.0 - self.mean_success_prob_at_power(mean_rx, f).unwrap_or(0.0)
+            let sigma = radio.sigma_db_at(budget.path_loss.distance_for_loss(pl0 + extra_db));
+            1.0 - self.mean_success_prob_with_sigma(mean_rx, sigma, f).unwrap_or(0.0)
         };
         if fer_at_loss(0.0) > max_fer {
             return None;
@@ -258,7 +274,13 @@ impl Channel {
     /// model shadows per link).
     pub fn new(model: ChannelModel, rng: &mut RngStream) -> Self {
         let shadowing = match model.radio() {
-            Some(r) if r.shadowing_sigma_db > 0.0 => Shadowing::new(r.shadowing_sigma_db, r.shadowing, rng),
+            Some(r) if r.shadowing_sigma_db > 0.0 || r.shadowing_sigma_beyond_db.is_some_and(|s| s > 0.0) => {
+                let sh = Shadowing::new(r.shadowing_sigma_db, r.shadowing, rng);
+                match (r.budget.path_loss.breakpoint, r.shadowing_sigma_beyond_db) {
+                    (Some(b), Some(s)) => sh.beyond(b.distance_m, s),
+                    _ => sh,
+                }
+            }
             _ => Shadowing::none(),
         };
         Channel { model, shadowing, fading: LinkFading::none() }
@@ -289,7 +311,7 @@ impl Channel {
     /// quasi-static fading of link simulations, one gain per frame.
     pub fn rx_power_dbm(&mut self, f: &FrameTx, rng: &mut RngStream) -> Option<f64> {
         let radio = *self.model.radio()?;
-        let x = self.shadowing.sample_db(f.tx, f.rx, rng);
+        let x = self.shadowing.sample_db(f.tx, f.rx, f.tx_pos.distance(&f.rx_pos), rng);
         let pr = radio.mean_rx_power_dbm(f) - x;
         Some(match self.fading.gain_db(f.tx, f.rx, f.tx_pos, f.rx_pos, f.start) {
             Some(g) => pr + g,

@@ -9,11 +9,18 @@
 //! - Log-distance path loss (Rappaport, *Wireless Communications*, 2nd ed.,
 //!   eq. 4.68): PL(d) = PL(d0) + 10 n log10(d/d0) dB for d >= d0. Below d0
 //!   the model is undefined; we hold PL(d0), as ns-2's Shadowing model does.
+//! - Dual-slope log-distance path loss (the breakpoint model of the IEEE
+//!   802.11 TGn channel models, Erceg et al., IEEE 802.11-03/940r4, 2004,
+//!   sec. 4.7): the exponent n up to the breakpoint distance d_BP, then
+//!   n_2: PL(d) = PL(d_BP) + 10 n_2 log10(d/d_BP) for d > d_BP (TGn: free
+//!   space, n = 2, before; n_2 = 3.5 after).
 //! - Log-normal shadowing (Rappaport eq. 4.69a): PL(d) = mean PL(d) + X,
 //!   X ~ N(0, sigma^2) in dB, drawn per frame (default; ns-2's
 //!   Propagation/Shadowing draws a new X for every reception) or once per
 //!   link for the whole run (X shared by both directions of a link: the
-//!   obstacles are the same).
+//!   obstacles are the same). With a breakpoint, sigma may differ beyond
+//!   it (TGn: 3 dB before, 4-6 dB after); a per-link X is one standard
+//!   normal draw per link scaled by the sigma at the frame's distance.
 //! - Received power: Pr = Pt + Gt + Gr - L - PL(d) in dBm (gains in dBi,
 //!   system loss L in dB; ns-2's L_, default 1 = 0 dB).
 //! - Thermal noise (Johnson-Nyquist, k T0 B at the IEEE reference
@@ -77,7 +84,7 @@ pub fn friis_loss_db(distance_m: f64, frequency_hz: f64) -> f64 {
     20.0 * (4.0 * std::f64::consts::PI * distance_m * frequency_hz / SPEED_OF_LIGHT).log10()
 }
 
-/// Log-distance path loss.
+/// Log-distance path loss, with an optional breakpoint (dual slope).
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub struct LogDistance {
     /// Path-loss exponent n.
@@ -86,6 +93,17 @@ pub struct LogDistance {
     pub reference_distance_m: f64,
     /// Loss at d0, dB.
     pub reference_loss_db: f64,
+    /// A second slope beyond a breakpoint distance; `None`: one slope.
+    pub breakpoint: Option<Breakpoint>,
+}
+
+/// The far slope of a dual-slope path loss.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct Breakpoint {
+    /// d_BP, m (greater than d0).
+    pub distance_m: f64,
+    /// Exponent n_2 beyond d_BP.
+    pub exponent: f64,
 }
 
 impl LogDistance {
@@ -95,6 +113,7 @@ impl LogDistance {
             exponent,
             reference_distance_m,
             reference_loss_db: friis_loss_db(reference_distance_m, frequency_hz),
+            breakpoint: None,
         }
     }
 
@@ -104,10 +123,18 @@ impl LogDistance {
         Self::with_friis_reference(2.0, 1.0, frequency_hz)
     }
 
+    /// The near slope alone (the loss up to the breakpoint).
+    fn near(&self, d: f64) -> f64 {
+        self.reference_loss_db + 10.0 * self.exponent * (d / self.reference_distance_m).log10()
+    }
+
     /// Mean path loss in dB at `distance_m` (held at PL(d0) below d0).
     pub fn loss_db(&self, distance_m: f64) -> f64 {
         let d = distance_m.max(self.reference_distance_m);
-        self.reference_loss_db + 10.0 * self.exponent * (d / self.reference_distance_m).log10()
+        match self.breakpoint {
+            Some(b) if d > b.distance_m => self.near(b.distance_m) + 10.0 * b.exponent * (d / b.distance_m).log10(),
+            _ => self.near(d),
+        }
     }
 
     /// Distance in metres at which the mean loss reaches `loss_db`
@@ -115,6 +142,12 @@ impl LogDistance {
     pub fn distance_for_loss(&self, loss_db: f64) -> f64 {
         if loss_db <= self.reference_loss_db {
             return self.reference_distance_m;
+        }
+        if let Some(b) = self.breakpoint {
+            let at_bp = self.near(b.distance_m);
+            if loss_db > at_bp {
+                return b.distance_m * 10f64.powf((loss_db - at_bp) / (10.0 * b.exponent));
+            }
         }
         self.reference_distance_m * 10f64.powf((loss_db - self.reference_loss_db) / (10.0 * self.exponent))
     }
@@ -135,6 +168,8 @@ pub enum ShadowingMode {
 #[derive(Clone, Debug)]
 pub struct Shadowing {
     sigma_db: f64,
+    /// (d_BP, sigma) beyond a breakpoint distance, if sigma changes there.
+    beyond: Option<(f64, f64)>,
     mode: ShadowingMode,
     /// Seed of the per-link streams (taken from the caller's stream once).
     link_seed: u64,
@@ -146,12 +181,33 @@ impl Shadowing {
     /// streams derived from one seed drawn from `rng` now, so they do not
     /// depend on the order in which links are first used.
     pub fn new(sigma_db: f64, mode: ShadowingMode, rng: &mut RngStream) -> Self {
-        Shadowing { sigma_db, mode, link_seed: rng.next_u64(), per_link: BTreeMap::new() }
+        Shadowing { sigma_db, beyond: None, mode, link_seed: rng.next_u64(), per_link: BTreeMap::new() }
+    }
+
+    /// Deviation `sigma_db` instead beyond `distance_m` (a breakpoint).
+    pub fn beyond(mut self, distance_m: f64, sigma_db: f64) -> Self {
+        self.beyond = Some((distance_m, sigma_db));
+        self
+    }
+
+    /// The deviation at `distance_m`.
+    #[inline]
+    pub fn sigma_at(&self, distance_m: f64) -> f64 {
+        match self.beyond {
+            Some((d, s)) if distance_m > d => s,
+            _ => self.sigma_db,
+        }
     }
 
     /// No shadowing.
     pub fn none() -> Self {
-        Shadowing { sigma_db: 0.0, mode: ShadowingMode::PerFrame, link_seed: 0, per_link: BTreeMap::new() }
+        Shadowing {
+            sigma_db: 0.0,
+            beyond: None,
+            mode: ShadowingMode::PerFrame,
+            link_seed: 0,
+            per_link: BTreeMap::new(),
+        }
     }
 
     pub fn sigma_db(&self) -> f64 {
@@ -162,22 +218,25 @@ impl Shadowing {
         self.mode
     }
 
-    /// The shadowing loss X in dB for a frame from `a` to `b`. Per frame it
-    /// draws from `rng`; per link it reuses (or creates) the pair's value
-    /// and leaves `rng` untouched. Zero sigma draws nothing.
-    pub fn sample_db(&mut self, a: NodeId, b: NodeId, rng: &mut RngStream) -> f64 {
-        if self.sigma_db == 0.0 {
+    /// The shadowing loss X in dB for a frame from `a` to `b` at
+    /// `distance_m`. Per frame it draws from `rng`; per link it reuses (or
+    /// creates) the pair's standard normal value, scaled by the sigma at
+    /// the distance, and leaves `rng` untouched. Zero sigma draws nothing.
+    pub fn sample_db(&mut self, a: NodeId, b: NodeId, distance_m: f64, rng: &mut RngStream) -> f64 {
+        let sigma = self.sigma_at(distance_m);
+        if sigma == 0.0 {
             return 0.0;
         }
         match self.mode {
-            ShadowingMode::PerFrame => self.sigma_db * rng.normal(),
+            ShadowingMode::PerFrame => sigma * rng.normal(),
             ShadowingMode::PerLink => {
                 let key = (a.0.min(b.0), a.0.max(b.0));
-                let (sigma, seed) = (self.sigma_db, self.link_seed);
-                *self.per_link.entry(key).or_insert_with(|| {
+                let seed = self.link_seed;
+                let z = *self.per_link.entry(key).or_insert_with(|| {
                     let name = format!("channel/shadowing/{}-{}", key.0, key.1);
-                    sigma * RngStream::derive(seed, &name).normal()
-                })
+                    RngStream::derive(seed, &name).normal()
+                });
+                sigma * z
             }
         }
     }

@@ -58,6 +58,10 @@ pub enum Doppler {
 pub struct FadingSpec {
     pub model: FadingModel,
     pub doppler: Doppler,
+    /// Links longer than this (m) at their first frame have no line of
+    /// sight: a Rician model runs with K = 0 (Rayleigh) on them; `None`:
+    /// every link has the model's K.
+    pub los_distance_m: Option<f64>,
 }
 
 impl FadingSpec {
@@ -138,8 +142,12 @@ impl LinkFading {
                 // f_d at 1 m/s: the process's "seconds" are metres travelled.
                 Doppler::Motion { carrier_hz } => carrier_hz / SPEED_OF_LIGHT,
             };
+            // Line of sight by the link's length at its first frame (a
+            // link that later crosses `los_distance_m` keeps its state).
+            let nlos = spec.los_distance_m.is_some_and(|d| tx_pos.distance(&rx_pos) > d);
+            let model = if nlos { spec.model.without_los() } else { spec.model };
             let mut rng = link_stream(seed, lo, hi);
-            let fading = Fading::new(spec.model, fd, &mut rng).expect("checked in LinkFading::new");
+            let fading = Fading::new(model, fd, &mut rng).expect("checked in LinkFading::new");
             Link { fading, last: None, travelled_m: 0.0 }
         });
         let g = match (spec.doppler, &link.fading) {

@@ -32,7 +32,7 @@ fn log_distance_at_d0_and_slope() {
     assert_eq!(pl.loss_db(0.5), pl.loss_db(1.0));
     assert_eq!(pl.loss_db(0.0), pl.loss_db(1.0));
     // Other reference distance.
-    let pl = LogDistance { exponent: 3.0, reference_distance_m: 10.0, reference_loss_db: 60.0 };
+    let pl = LogDistance { exponent: 3.0, reference_distance_m: 10.0, reference_loss_db: 60.0, breakpoint: None };
     assert_eq!(pl.loss_db(10.0), 60.0);
     assert!((pl.loss_db(100.0) - 90.0).abs() < 1e-12);
     // Inverse.
@@ -69,7 +69,7 @@ fn unit_conversions_and_sinr() {
 #[test]
 fn link_budget() {
     let lb = LinkBudget {
-        path_loss: LogDistance { exponent: 2.0, reference_distance_m: 1.0, reference_loss_db: 40.0 },
+        path_loss: LogDistance { exponent: 2.0, reference_distance_m: 1.0, reference_loss_db: 40.0, breakpoint: None },
         tx_antenna_gain_dbi: 2.0,
         rx_antenna_gain_dbi: 3.0,
         system_loss_db: 1.0,
@@ -82,7 +82,7 @@ fn shadowing_per_frame_statistics() {
     let mut rng = RngStream::derive(42, "test/shadowing");
     let mut sh = Shadowing::new(4.0, ShadowingMode::PerFrame, &mut rng);
     let n = 200_000;
-    let xs: Vec<f64> = (0..n).map(|_| sh.sample_db(NodeId(0), NodeId(1), &mut rng)).collect();
+    let xs: Vec<f64> = (0..n).map(|_| sh.sample_db(NodeId(0), NodeId(1), 10.0, &mut rng)).collect();
     let mean = xs.iter().sum::<f64>() / n as f64;
     let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
     // Standard error of the mean 4/sqrt(2e5) = 0.009 dB; of the sd ~0.006 dB.
@@ -98,7 +98,7 @@ fn shadowing_is_deterministic_per_seed() {
     let draw = |seed: u64| {
         let mut rng = RngStream::derive(seed, "test/shadowing");
         let mut sh = Shadowing::new(4.0, ShadowingMode::PerFrame, &mut rng);
-        (0..16).map(|_| sh.sample_db(NodeId(1), NodeId(2), &mut rng)).collect::<Vec<f64>>()
+        (0..16).map(|_| sh.sample_db(NodeId(1), NodeId(2), 10.0, &mut rng)).collect::<Vec<f64>>()
     };
     assert_eq!(draw(7), draw(7));
     assert_ne!(draw(7), draw(8));
@@ -109,21 +109,21 @@ fn shadowing_per_link_is_fixed_reciprocal_and_order_independent() {
     let mut rng = RngStream::derive(9, "test/shadowing");
     let mut sh = Shadowing::new(6.0, ShadowingMode::PerLink, &mut rng);
     let after_new = rng.clone().next_u64();
-    let x01 = sh.sample_db(NodeId(0), NodeId(1), &mut rng);
-    assert_eq!(sh.sample_db(NodeId(0), NodeId(1), &mut rng), x01);
-    assert_eq!(sh.sample_db(NodeId(1), NodeId(0), &mut rng), x01);
-    let x02 = sh.sample_db(NodeId(0), NodeId(2), &mut rng);
+    let x01 = sh.sample_db(NodeId(0), NodeId(1), 10.0, &mut rng);
+    assert_eq!(sh.sample_db(NodeId(0), NodeId(1), 10.0, &mut rng), x01);
+    assert_eq!(sh.sample_db(NodeId(1), NodeId(0), 10.0, &mut rng), x01);
+    let x02 = sh.sample_db(NodeId(0), NodeId(2), 10.0, &mut rng);
     assert_ne!(x01, x02);
     // Per-link sampling does not consume the caller's stream.
     assert_eq!(rng.next_u64(), after_new);
     // Another instance from the same seed, links visited in another order.
     let mut rng2 = RngStream::derive(9, "test/shadowing");
     let mut sh2 = Shadowing::new(6.0, ShadowingMode::PerLink, &mut rng2);
-    assert_eq!(sh2.sample_db(NodeId(2), NodeId(0), &mut rng2), x02);
-    assert_eq!(sh2.sample_db(NodeId(0), NodeId(1), &mut rng2), x01);
+    assert_eq!(sh2.sample_db(NodeId(2), NodeId(0), 10.0, &mut rng2), x02);
+    assert_eq!(sh2.sample_db(NodeId(0), NodeId(1), 10.0, &mut rng2), x01);
     // Across many links the values have the configured spread.
     let n = 20_000u32;
-    let xs: Vec<f64> = (0..n).map(|i| sh.sample_db(NodeId(1000 + i), NodeId(0), &mut rng)).collect();
+    let xs: Vec<f64> = (0..n).map(|i| sh.sample_db(NodeId(1000 + i), NodeId(0), 10.0, &mut rng)).collect();
     let mean = xs.iter().sum::<f64>() / n as f64;
     let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
     assert!(mean.abs() < 0.15 && (sd / 6.0 - 1.0).abs() < 0.03, "{mean} {sd}");
@@ -134,6 +134,6 @@ fn zero_sigma_draws_nothing() {
     let mut rng = RngStream::derive(1, "x");
     let before = rng.clone().next_u64();
     let mut sh = Shadowing::none();
-    assert_eq!(sh.sample_db(NodeId(0), NodeId(1), &mut rng), 0.0);
+    assert_eq!(sh.sample_db(NodeId(0), NodeId(1), 10.0, &mut rng), 0.0);
     assert_eq!(rng.next_u64(), before);
 }

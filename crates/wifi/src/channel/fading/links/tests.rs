@@ -356,3 +356,37 @@ fn fading_frame_config_errors_name_the_key() {
     assert_eq!(cfg(Some(FadingConfig::default())).fading().unwrap(), None);
     assert_eq!(ChannelConfig::default().fading().unwrap(), None);
 }
+
+/// A Rician spec with `los_distance_m` gives links within it the K factor
+/// and longer ones none: the fourth moment of |h| over many links and
+/// instants, E|h|^4 = (2 + 4K + K^2) / (1 + K)^2 (1.36 at K = 6 dB) within
+/// and 2 (Rayleigh; 1.98 with 32 sinusoids) beyond.
+#[test]
+fn links_beyond_the_line_of_sight_distance_are_rayleigh() {
+    let model = FadingModel::Rician { k_factor: 10f64.powf(0.6), los_angle_rad: 0.0, sinusoids: 32 };
+    let spec = FadingSpec { model, doppler: Doppler::Fixed(50.0), los_distance_m: Some(20.0) };
+    let mut lf = LinkFading::new(spec, 7).unwrap();
+    let ap = Position::new(0.0, 0.0, 0.0);
+    let m4 = |lf: &mut LinkFading, d: f64, first: u32| {
+        let (mut s2, mut s4, mut n) = (0.0, 0.0, 0.0);
+        for i in 0..300u32 {
+            let sta = Position::new(d, 0.0, 0.0);
+            for k in 0..20u64 {
+                let t = SimTime::ZERO + SimDur::from_millis(37 * k);
+                let g = 10f64.powf(lf.gain_db(NodeId(0), NodeId(first + i), ap, sta, t).unwrap() / 10.0);
+                (s2, s4, n) = (s2 + g, s4 + g * g, n + 1.0);
+            }
+        }
+        (s2 / n, s4 / n)
+    };
+    let (p_los, m4_los) = m4(&mut lf, 10.0, 1);
+    let (p_nlos, m4_nlos) = m4(&mut lf, 30.0, 1001);
+    let k = 10f64.powf(0.6);
+    let want = (2.0 + 4.0 * k + k * k) / ((1.0 + k) * (1.0 + k));
+    eprintln!(
+        "los: E|h|^2 {p_los:.4} E|h|^4 {m4_los:.4} (Rice {want:.4}); nlos: E|h|^2 {p_nlos:.4} E|h|^4 {m4_nlos:.4}"
+    );
+    assert!((p_los - 1.0).abs() < 0.05 && (p_nlos - 1.0).abs() < 0.05, "{p_los} {p_nlos}");
+    assert!((m4_los - want).abs() < 0.1, "within: E|h|^4 {m4_los}, Rice {want}");
+    assert!((m4_nlos - 1.98).abs() < 0.15, "beyond: E|h|^4 {m4_nlos}, Rayleigh 1.98");
+}
