@@ -656,9 +656,25 @@ mod tests {
             }
         }
         out.push(("channel.cs_threshold_dbm".into(), Some("snr".into()), Value::Null));
+        // The TGn preset (snr) and the dual-slope keys: serialised only when set.
+        let c: ChannelConfig = serde_json::from_value(serde_json::json!({"model": "snr", "tgn_model": "D"})).unwrap();
+        assert!(j(&c).get("tgn_model").is_some());
+        out.push(("channel.tgn_model".into(), Some("snr".into()), Value::Null));
+        let dual = serde_json::json!({
+            "breakpoint_m": 10.0, "exponent_after_breakpoint": 3.5, "shadowing_sigma_after_breakpoint_db": 5.0,
+        });
+        for model in ["snr", "threshold"] {
+            let c: ChannelConfig =
+                serde_json::from_value(serde_json::json!({ "model": model, "propagation": dual })).unwrap();
+            for key in dual.as_object().unwrap().keys() {
+                assert!(j(&c)["propagation"].get(key).is_some(), "{key}");
+                out.push((format!("channel.propagation.{key}"), Some(model.into()), Value::Null));
+            }
+        }
         // `[channel.fading]`: serialised only when set, every key optional
         let fading = serde_json::json!({
             "model": "rician", "doppler_hz": 5.0, "k_db": 6.0, "m": 1.0, "sinusoids": 32, "los_angle_deg": 0.0,
+            "los_distance_m": 10.0,
         });
         for model in ["snr", "threshold"] {
             let c: ChannelConfig =
