@@ -107,6 +107,12 @@ def test_tcp_settings_map_to_sysctls_and_report_the_rest():
     assert sysctl["net.ipv4.tcp_rmem"].endswith(str(2 * 42 * 1460))
     assert route == {"initcwnd": "2", "rto_min": "200ms", "quickack": "1"}
     assert ignored == []
+    # No window named: the host's autotuning stands for the simulator's
+    # default receive buffer (6 MiB, tcp_rmem's maximum).
+    sysctl, _, _ = emulate.tcp_plan({"cc": "cubic"})
+    assert "net.ipv4.tcp_rmem" not in sysctl
+    sysctl, _, _ = emulate.tcp_plan({"rwnd_bytes": 65535})
+    assert sysctl["net.ipv4.tcp_rmem"].endswith(str(2 * 65535))
     _, _, ignored = emulate.tcp_plan({"cc": "compound", "recovery": "tahoe", "max_rto_ms": 5.0})
     assert [x.split()[0] for x in ignored] == ["tcp.cc", "tcp.recovery", "tcp.max_rto_ms"]
 

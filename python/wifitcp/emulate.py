@@ -313,9 +313,15 @@ def tcp_plan(tcp: dict) -> tuple[dict, dict, list[str]]:
     sysctl["net.ipv4.tcp_no_metrics_save"] = 1
     mss = int(tcp.get("mss", 1460))
     rwnd = tcp.get("rwnd_packets")
-    rwnd_bytes = int(rwnd) * mss if rwnd else int(tcp.get("rwnd_bytes", 65535))
-    buf = max(4096, 2 * rwnd_bytes)
-    sysctl["net.ipv4.tcp_rmem"] = f"4096 {min(buf, 131072)} {buf}"
+    if rwnd or "rwnd_bytes" in tcp or not tcp.get("window_scaling", True):
+        # A window the scenario names (or the 65535 bytes of an unscaled
+        # one): the buffer that advertises it (Linux advertises about half
+        # of tcp_rmem as window).
+        rwnd_bytes = int(rwnd) * mss if rwnd else int(tcp.get("rwnd_bytes", 65535))
+        buf = max(4096, 2 * rwnd_bytes)
+        sysctl["net.ipv4.tcp_rmem"] = f"4096 {min(buf, 131072)} {buf}"
+    # Otherwise the host's autotuning, which the simulator's default
+    # receive buffer (6 MiB, tcp_rmem's maximum) stands for.
     if tcp.get("initial_window") is not None:
         route["initcwnd"] = str(int(tcp["initial_window"]))
     route["rto_min"] = f"{int(float(tcp.get('min_rto_ms', 1000.0)))}ms"

@@ -98,6 +98,20 @@ impl Default for DelayedAck {
     }
 }
 
+/// The default receive buffer with window scaling: the largest receive
+/// buffer Linux's autotuning grows a connection's to (`net.ipv4.tcp_rmem`
+/// max, 6 MiB, the kernel default since 4.20). Model choice: the buffer
+/// starts there instead of at tcp_rmem's 128 KiB default, because
+/// autotuning (dynamic right-sizing) doubles it each round trip an
+/// application reads at the arrival rate, keeping the window ahead of a
+/// slow-start cwnd; an application that reads at once (`auto_consume`)
+/// never sees the difference.
+pub const LINUX_RMEM_MAX: u64 = 6 * 1024 * 1024;
+
+/// The largest receive buffer without window scaling (RFC 7323 2.2: the
+/// 16-bit window field).
+pub const UNSCALED_WINDOW_MAX: u64 = 65_535;
+
 /// Configuration of one TCP endpoint.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
@@ -113,8 +127,9 @@ pub struct TcpConfig {
     pub initial_window: InitialWindow,
     /// Initial ssthresh in bytes; `None` = "arbitrarily high" (RFC 5681 3.1).
     pub initial_ssthresh: Option<u64>,
-    /// Receive buffer (bounds the advertised window). Default 65535 bytes,
-    /// the largest window expressible without window scaling.
+    /// Receive buffer (bounds the advertised window). Default
+    /// [`LINUX_RMEM_MAX`] (6 MiB) with window scaling, 65535 bytes (the
+    /// largest window expressible) without it.
     pub recv_buffer: RecvBuffer,
     /// Offer the window-scale option (RFC 7323 section 2; default on).
     pub window_scaling: bool,
@@ -185,7 +200,7 @@ impl Default for TcpConfig {
             mss: 1460,
             initial_window: InitialWindow::Rfc5681,
             initial_ssthresh: None,
-            recv_buffer: RecvBuffer::Bytes(65_535),
+            recv_buffer: RecvBuffer::Bytes(LINUX_RMEM_MAX),
             window_scaling: true,
             sack: true,
             timestamps: false,

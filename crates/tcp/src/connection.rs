@@ -803,7 +803,7 @@ mod tests {
         b.on_segment(T0, &syn(full), 0);
         let sa = b.poll_transmit(T0).unwrap().header;
         assert!(sa.options.sack_permitted);
-        assert_eq!(sa.options.window_scale, Some(0), "64 KB buffer needs no shift");
+        assert_eq!(sa.options.window_scale, Some(7), "a 6 MiB buffer needs a shift of 7 (6 MiB >> 7 = 48 KiB)");
         assert_eq!(sa.options.timestamps, Some((0, 5)), "TSecr echoes the SYN's TSval");
     }
 

@@ -78,7 +78,9 @@ pub mod stats;
 
 pub use cc::reno::Reno;
 pub use cc::{AckInfo, CcEvent, CongestionControl, LossKind, Window};
-pub use config::{DelayedAck, InitialWindow, RecoveryVariant, RecvBuffer, TcpConfig};
+pub use config::{
+    DelayedAck, InitialWindow, RecoveryVariant, RecvBuffer, TcpConfig, LINUX_RMEM_MAX, UNSCALED_WINDOW_MAX,
+};
 pub use connection::{random_isn, Connection, Segment, TcpState};
 pub use sender::LossState;
 pub use stats::{CwndSample, LossEvent, TcpStats};

@@ -12,7 +12,9 @@
 //! rows of both parts derive from their declarations and [`keys`] mounts
 //! them.
 use crate::cc::{CcConfig, CcName};
-use crate::{CongestionControl, DelayedAck, InitialWindow, RecoveryVariant, RecvBuffer, TcpConfig};
+use crate::{
+    CongestionControl, DelayedAck, InitialWindow, RecoveryVariant, RecvBuffer, TcpConfig, UNSCALED_WINDOW_MAX,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -58,7 +60,7 @@ wifitcp_core::config_table! {
         #[key(range = PKTS, unit = "packets", default = "none")]
         pub rwnd_packets: Option<u32> = None,
         /// Receive window (RFC 7323: < 2^30).
-        #[key(range = r(In(1.0), In(1073741824.0)), unit = "bytes", default = "65535")]
+        #[key(range = r(In(1.0), In(1073741824.0)), unit = "bytes", default = "6291456 (65535 without window_scaling)")]
         pub rwnd_bytes: Option<u64> = None,
         /// Initial window.
         #[key(range = r(In(1.0), In(1e4)), unit = "segments", default = "RFC 5681")]
@@ -287,6 +289,9 @@ pub fn build(t: &TcpSection) -> Result<TcpConfig, ConfigError> {
             c.recv_buffer = RecvBuffer::Segments(p)
         }
         (None, Some(b)) => c.recv_buffer = RecvBuffer::Bytes(b),
+        // The default: Linux's autotuning limit, or without window scaling
+        // the largest window the header can carry (`TcpConfig`).
+        (None, None) if o.window_scaling == Some(false) => c.recv_buffer = RecvBuffer::Bytes(UNSCALED_WINDOW_MAX),
         (None, None) => {}
     }
     if let Some(w) = o.initial_window {
