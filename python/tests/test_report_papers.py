@@ -179,3 +179,26 @@ def test_report_fits_a_1280_px_window_in_chromium(page):
     assert len(got["images"]) == len(srcs) >= 2
     for im in got["images"]:
         assert im["complete"] and im["w"] > 300 and im["h"] > 200, im
+
+
+@requires_core
+def test_a_cut_short_cache_file_is_run_again(tmp_path, monkeypatch):
+    """A cache file left half-written (a killed report) is ignored, not an
+    error: the runs are made again and the file rewritten whole."""
+    import gzip
+
+    from wifitcp.repro import common
+
+    made = []
+
+    def fake_campaign(scn, items, out, jobs, dask, replace, progress, on_outcome):
+        made.append(len(items))
+
+    monkeypatch.setattr("wifitcp.campaign.run_with_progress", fake_campaign)
+    monkeypatch.setattr(common, "core_id", lambda: "test")
+    monkeypatch.setattr("wifitcp.core.version", lambda: "test")
+    common.run_scenario("quick-check", jobs=1, cache=tmp_path)
+    (f,) = tmp_path.glob("quick-check-*.jsonl.gz")
+    f.write_bytes(gzip.compress(b'{"a": 1}\n' * 100)[:30])  # cut short
+    assert common.run_scenario("quick-check", jobs=1, cache=tmp_path) == []
+    assert len(made) == 2 and not list(tmp_path.glob("*.part"))
