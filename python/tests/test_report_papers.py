@@ -202,3 +202,27 @@ def test_a_cut_short_cache_file_is_run_again(tmp_path, monkeypatch):
     f.write_bytes(gzip.compress(b'{"a": 1}\n' * 100)[:30])  # cut short
     assert common.run_scenario("quick-check", jobs=1, cache=tmp_path) == []
     assert len(made) == 2 and not list(tmp_path.glob("*.part"))
+
+
+def test_verdicts_and_a_failing_paper(monkeypatch):
+    assert C.verdict(True, True, "why") == ("holds", "")
+    assert C.verdict(False, True, "why") == ("partial", "why")
+    assert C.verdict(False, False, "why") == ("differs", "why")
+    from wifitcp.repro import p003_murray
+
+    def boom(**kw):
+        raise KeyError("no such point")
+
+    monkeypatch.setattr(p003_murray, "claims", boom)
+    (pc,) = C.collect(["003"])
+    assert pc.error == "KeyError: 'no such point'" and not pc.claims
+
+
+def test_failed_paper_is_shown_not_fatal(fake_core, monkeypatch, tmp_path):
+    from wifitcp.repro import p003_murray
+
+    monkeypatch.setattr(p003_murray, "claims", lambda **kw: 1 / 0)
+    assert main(["report", "--papers", "003", "--results", str(tmp_path), "--out",
+                 str(tmp_path / "o")]) == 0
+    page = (tmp_path / "o" / "index.html").read_text()
+    assert "the reproduction failed: ZeroDivisionError" in page

@@ -494,6 +494,7 @@ def _paper_sections(papers: Sequence[str], full: bool, jobs: Optional[int], cach
         out.append({"paper": pc.paper, "anchor": f"paper-{pc.paper}", "title": pc.title,
                     "module": pc.module, "command": pc.command, "claims": rows,
                     "counts": counts, "seconds": f"{pc.seconds:.0f}", "full": full,
+                    "error": pc.error,
                     "tables": [markdown_blocks(t) for t in pc.tables]})
     return out
 

@@ -52,6 +52,7 @@ class PaperClaims:
     claims: list = field(default_factory=list)
     tables: list = field(default_factory=list)  # Markdown text of the module's tables
     seconds: float = 0.0
+    error: str = ""         # why the reproduction failed (then no claims)
 
 
 def verdict(ok: bool, partial: bool, cause: str) -> tuple:
@@ -89,10 +90,15 @@ def collect(papers: Sequence[str] = ("000", "001", "002", "003", "004"), *, full
     for p in papers:
         mod = module(p)
         t0 = time.monotonic()
-        with contextlib.redirect_stdout(sys.stderr):
-            pc = mod.claims(full=full, jobs=jobs, cache=cache)
+        try:
+            with contextlib.redirect_stdout(sys.stderr):
+                pc = mod.claims(full=full, jobs=jobs, cache=cache)
+        except Exception as e:  # one paper's failure leaves the others on the page
+            pc = PaperClaims(p, mod.PAPER, mod.__name__, f"python -m {mod.__name__}",
+                             error=f"{type(e).__name__}: {e}")
         pc.seconds = time.monotonic() - t0
         if log:
-            log(f"paper {p}: {len(pc.claims)} claims in {pc.seconds:.1f} s")
+            log(f"paper {p}: " + (f"reproduction failed: {pc.error}" if pc.error else
+                                  f"{len(pc.claims)} claims in {pc.seconds:.1f} s"))
         out.append(pc)
     return out
