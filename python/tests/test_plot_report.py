@@ -577,3 +577,23 @@ def test_tcp_rtt_per_segment_from_a_trace(tmp_path, capsys):
     assert main(["plot", str(path), "--y", "goodput_mbps", "--x", "seed"]) == 2
     assert "error: --y: goodput_mbps: a per-packet trace gives --cdf --y tcp_rtt_ms" in \
         capsys.readouterr().err
+
+
+def test_legend_sits_outside_the_axes():
+    """The legend never covers a curve: it is drawn right of the axes, and
+    the figure is widened so that the axes keep their width."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from wifitcp import plot
+
+    fig = Figure(figsize=(6.4, 4.4), dpi=110)
+    ax = fig.add_subplot(1, 1, 1)
+    for i in range(6):
+        ax.plot([0, 1, 2], [i, i + 1, i + 2], label=f"a rather long line label {i}")
+    plot._legend_outside(fig, ax, title="by")
+    fig.tight_layout()
+    r = FigureCanvasAgg(fig).get_renderer()
+    leg, box = ax.get_legend().get_window_extent(r), ax.get_window_extent(r)
+    assert leg.x0 >= box.x1 and fig.get_figwidth() > 6.4
+    assert leg.x1 <= fig.get_figwidth() * fig.dpi + 1  # inside the figure

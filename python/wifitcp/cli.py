@@ -247,6 +247,16 @@ def _report_args(sp: argparse.ArgumentParser) -> None:
                     help="first run (or resume) each scenario's campaign")
     sp.add_argument("--jobs", type=_jobs, default=None, help="worker processes for --run")
     sp.add_argument("--dask", metavar="ADDRESS", help="dask cluster for --run")
+    sp.add_argument("--papers", metavar="LIST", default=None,
+                    help="the seed papers whose claims to reproduce and show, comma-separated "
+                         "(000,001,002,003,004), 'all' or 'none' (default: all without "
+                         "SCENARIO.toml arguments, none with them)")
+    sp.add_argument("--full", action="store_true",
+                    help="reproduce the claims with the scenarios' own seeds and grids (minutes) "
+                         "instead of the paper modules' --quick runs (about a minute)")
+    sp.add_argument("--cache", metavar="DIR", default=None,
+                    help="keep the claims' runs in DIR and reuse them while the scenario files and "
+                         "the core are unchanged (default <results>/repro-cache)")
 
 
 def _completion_args(sp: argparse.ArgumentParser) -> None:
@@ -556,7 +566,9 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     out = args.out or os.path.join(args.results, "report")
     page = reportpage.build(args.scenarios, results=args.results, out=out, run=args.run,
-                            jobs=args.jobs, dask=args.dask)
+                            jobs=args.jobs, dask=args.dask,
+                            papers=reportpage.papers_arg(args.papers, bool(args.scenarios)),
+                            full=args.full, cache=args.cache)
     print(page)
     return 0
 

@@ -733,9 +733,19 @@ def draw(sel: Selection, prefix: str, formats: Sequence[str] = FORMATS,
     ax.set_title(title or f"{', '.join(sel.scenarios)}: {what}", fontsize=10)
     ax.grid(True, alpha=0.3)
     if sel.by or len(sel.lines) > 1 or sel.models:
-        ax.legend(title=sel.by, fontsize=8, title_fontsize=8)
+        _legend_outside(fig, ax, title=sel.by, fontsize=8, title_fontsize=8)
     fig.text(0.99, 0.01, note, ha="right", va="bottom", fontsize=7, color="0.4")
     return _save(fig, prefix, formats)
+
+
+def _legend_outside(fig, ax, **kw) -> None:
+    """The legend to the right of the axes, never over a curve; the figure
+    widened by the legend's width so that the axes keep their size."""
+    leg = ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kw)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    w = leg.get_window_extent(FigureCanvasAgg(fig).get_renderer()).width / fig.dpi
+    fig.set_size_inches(fig.get_figwidth() + w + 0.2, fig.get_figheight())
 
 
 def _save(fig, prefix: str, formats: Sequence[str]) -> list:
@@ -769,7 +779,7 @@ def draw_curves(curves: Sequence[dict], prefix: str, formats: Sequence[str] = FO
     if curves:
         ax.set_xlabel(curves[0].get("xlabel", "x"))
         ax.set_ylabel(curves[0].get("ylabel", "y"))
-        ax.legend(fontsize=7)
+        _legend_outside(fig, ax, fontsize=7)
     ax.set_title(title or "model", fontsize=10)
     ax.grid(True, alpha=0.3)
     fig.text(0.99, 0.01, "analytical model only", ha="right", va="bottom", fontsize=7,

@@ -386,6 +386,119 @@ def _model_figure(fid: str, entry: Entry, out: Path, j: int, log) -> dict:
             "model": {"rows": rows, "max_abs_pct": None, "n": 0, "summary": []}}
 
 
+# --------------------------------------------------------------------------
+# the five papers' claims (`wifitcp.repro.claims`)
+
+#: the seed papers, in order
+PAPERS = ("000", "001", "002", "003", "004")
+
+
+def papers_arg(value: Optional[str], files_given: bool) -> tuple:
+    """``--papers``: a comma-separated list of paper numbers, ``all`` or
+    ``none``; by default all of them unless scenario files were named."""
+    if value is None:
+        return () if files_given else PAPERS
+    v = value.strip().lower()
+    if v == "all":
+        return PAPERS
+    if v in ("none", ""):
+        return ()
+    got = [x.strip() for x in v.split(",") if x.strip()]
+    bad = [x for x in got if x not in PAPERS]
+    if bad:
+        raise InputError("--papers", "", f"unknown paper {bad[0]!r} (one of {', '.join(PAPERS)}, "
+                         "all, none)")
+    return tuple(p for p in PAPERS if p in got)
+
+
+def markdown_blocks(text: str) -> list:
+    """The paper modules' Markdown output as blocks for the template:
+    ``{"kind": "h", "text"}`` for a heading, ``{"kind": "p", "text"}`` for a
+    paragraph, ``{"kind": "table", "head", "rows"}`` for a table."""
+    blocks: list = []
+    para: list = []
+    table: list = []
+
+    def cells(line: str) -> list:
+        return [c.strip() for c in line.strip().strip("|").split("|")]
+
+    def flush():
+        if para:
+            blocks.append({"kind": "p", "text": " ".join(para)})
+            para.clear()
+        if table:
+            rows = [cells(x) for x in table if not re.fullmatch(r"\|?(\s*:?-+:?\s*\|)+\s*", x.strip())]
+            if rows:
+                blocks.append({"kind": "table", "head": rows[0], "rows": rows[1:]})
+            table.clear()
+
+    for line in text.splitlines():
+        t = line.strip()
+        if t.startswith("|"):
+            if para:
+                blocks.append({"kind": "p", "text": " ".join(para)})
+                para.clear()
+            table.append(t)
+            continue
+        if table:
+            flush()
+        if not t:
+            flush()
+        elif t.startswith("#"):
+            flush()
+            blocks.append({"kind": "h", "text": t.lstrip("#").strip()})
+        else:
+            para.append(t)
+    flush()
+    return blocks
+
+
+def _validation_anchor(section: str) -> Optional[str]:
+    """The docs/validation.md heading a section number names (its GitHub
+    anchor), or None when the document or the heading is not there."""
+    from .repro.common import REPO
+
+    doc = REPO / "docs" / "validation.md"
+    if not section or not doc.is_file():
+        return None
+    for line in doc.read_text(encoding="utf-8").splitlines():
+        m = re.match(r"#+ (\d+(?:\.\d+)*)\.? (.*)", line)
+        if m and m.group(1) == section:
+            head = f"{m.group(1)} {m.group(2)}".lower()
+            head = re.sub(r"[^\w\- ]", "", head)
+            return head.replace(" ", "-")
+    return None
+
+
+def _paper_sections(papers: Sequence[str], full: bool, jobs: Optional[int], cache: Path,
+                    out_dir: Path, log) -> list:
+    """What the template shows for each paper: its claims and the tables of
+    its module, run now (or read from ``cache``)."""
+    from .repro import claims as C
+
+    import os
+
+    from .repro.common import REPO
+
+    doc = Path(os.path.relpath(REPO / "docs" / "validation.md", out_dir.resolve())).as_posix()
+    out = []
+    for pc in C.collect(papers, full=full, jobs=jobs or 2, cache=cache, log=log):
+        rows = []
+        for c in pc.claims:
+            anchor = _validation_anchor(c.validation)
+            rows.append({"claim": c.claim, "paper_value": c.paper_value, "ours": c.ours,
+                         "verdict": c.verdict, "cause": c.cause, "command": c.command,
+                         "runs": c.runs, "validation": c.validation,
+                         "validation_href": f"{doc}#{anchor}" if anchor else None})
+        counts = {v: sum(1 for c in pc.claims if c.verdict == v) for v in C.VERDICTS}
+        out.append({"paper": pc.paper, "anchor": f"paper-{pc.paper}", "title": pc.title,
+                    "module": pc.module, "command": pc.command, "claims": rows,
+                    "counts": counts, "seconds": f"{pc.seconds:.0f}", "full": full,
+                    "error": pc.error,
+                    "tables": [markdown_blocks(t) for t in pc.tables]})
+    return out
+
+
 def render(context: dict) -> str:
     """The page from its template and ``context`` (sections, meta data)."""
     import jinja2
@@ -399,8 +512,15 @@ def render(context: dict) -> str:
 
 def build(files: Sequence[str] = (), results: str = "results", out: str = "results/report",
           run: bool = False, jobs: Optional[int] = None, dask: Any = None,
-          log=None) -> str:
-    """Write ``out/index.html`` (and its figures); returns the page's path."""
+          log=None, papers: Sequence[str] = (), full: bool = False,
+          cache: Optional[str] = None) -> str:
+    """Write ``out/index.html`` (and its figures); returns the page's path.
+
+    ``papers``: the seed papers (``"000"`` .. ``"004"``) whose claims are
+    reproduced now by their `wifitcp.repro` modules (their ``--quick`` runs,
+    or with ``full`` the scenarios' own seeds and grids; the runs kept in
+    ``cache``, default ``<results>/repro-cache``) and shown first: one
+    table of every claim, then a section per paper."""
     from . import __version__, core
 
     log = log or (lambda msg: print(msg, file=sys.stderr))
@@ -423,7 +543,9 @@ def build(files: Sequence[str] = (), results: str = "results", out: str = "resul
     except Exception:
         core_v = "not built"
     sections = [_section(e, res_dir, out_dir, log) for e in chosen]
-    page = render({"sections": sections, "version": __version__, "core": core_v,
+    paper_secs = _paper_sections(papers, full, jobs, Path(cache) if cache else res_dir / "repro-cache",
+                                 out_dir, log) if papers else []
+    page = render({"sections": sections, "papers": paper_secs, "version": __version__, "core": core_v,
                    "results": str(res_dir),
                    "generated": datetime.datetime.now().strftime("%Y-%m-%d %H:%M")})
     index = out_dir / "index.html"

@@ -23,6 +23,9 @@ pub enum RecoveryVariant {
     Reno,
     /// RFC 6582 NewReno: fast recovery lasts until all data outstanding at
     /// its start is acknowledged; each partial ACK retransmits the next hole.
+    /// The default: a scenario's `cc = "newreno"` (or `"reno"`) without a
+    /// `recovery` key is NewReno TCP, RFC 5681 window growth with this
+    /// recovery (`crate::scenario`'s test `newreno_alone_is_reno_growth_with_newreno_recovery`).
     NewReno,
     /// RFC 6675 conservative SACK-based loss recovery (scoreboard, IsLost,
     /// NextSeg, pipe). Needs SACK to be negotiated; if the peer does not

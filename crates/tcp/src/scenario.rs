@@ -476,6 +476,23 @@ mod tests {
     }
 
     #[test]
+    fn newreno_alone_is_reno_growth_with_newreno_recovery() {
+        // `cc = "newreno"` names NewReno TCP: RFC 5681 window growth (the
+        // Reno controller) and RFC 6582 loss recovery, the same endpoint as
+        // `cc = "reno"` with `recovery = "newreno"`
+        let t = section(json!({"cc": "newreno"}));
+        assert_eq!(t.cc().unwrap(), CcConfig::NewReno(crate::cc::reno::RenoTable {}));
+        assert_eq!(controller(&t).name(), "reno");
+        assert_eq!(build(&t).unwrap().recovery, RecoveryVariant::NewReno);
+        let spelled = section(json!({"cc": "reno", "recovery": "newreno"}));
+        assert_eq!(build(&t).unwrap().recovery, build(&spelled).unwrap().recovery);
+        assert_eq!(controller(&t).name(), controller(&spelled).name());
+        // and is refused when misspelt, naming the key
+        let bad = TcpSection::read(json!({"cc": "new-reno"}).as_object().unwrap().clone());
+        assert!(bad.is_err() || bad.unwrap().cc().is_err());
+    }
+
+    #[test]
     fn every_controller_builds_with_its_defaults() {
         for name in CcName::ALL {
             let t = section(json!({ "cc": name }));

@@ -78,10 +78,14 @@ def run_scenario(name: str, *, jobs: int, sets: Iterable[str] = (), store: bool 
         tag = hashlib.sha1(json.dumps([path.read_text(), sets, cid, what]).encode()).hexdigest()[:12]
         cached = Path(cache) / f"{path.stem}-{tag}.jsonl.gz"
         if cached.exists():
-            with gzip.open(cached, "rt") as f:
-                runs = [json.loads(line) for line in f]
-            print(f"# {path.stem}: {len(runs)} runs from {cached}", flush=True)
-            return runs
+            try:
+                with gzip.open(cached, "rt") as f:
+                    runs = [json.loads(line) for line in f]
+            except (OSError, EOFError, ValueError) as e:  # cut short: run again
+                print(f"# {path.stem}: ignoring {cached} ({type(e).__name__}: {e})", flush=True)
+            else:
+                print(f"# {path.stem}: {len(runs)} runs from {cached}", flush=True)
+                return runs
     scn = api.load(str(path), sets=sets)
     items = scn_mod.check_all(scn)
     version = core.version()
@@ -106,9 +110,11 @@ def run_scenario(name: str, *, jobs: int, sets: Iterable[str] = (), store: bool 
         print(f"# {path.stem}: run {o.spec.params} seed {o.spec.seed} FAILED: {o.error}", flush=True)
     if cached is not None:
         cached.parent.mkdir(parents=True, exist_ok=True)
-        with gzip.open(cached, "wt") as f:
+        part = cached.with_name(cached.name + f".{os.getpid()}.part")
+        with gzip.open(part, "wt") as f:  # written whole, then renamed: never read half
             for r in runs:
                 f.write(json.dumps(r, default=str) + "\n")
+        os.replace(part, cached)
     summed = sum(float(r.get("wall_time_s") or 0.0) for r in runs)
     print(f"# {path.stem}: {len(runs)} runs in {wall:.1f} s wall, {cpu:.1f} s CPU "
           f"({summed:.1f} s summed run time, jobs={jobs})", flush=True)

@@ -584,3 +584,87 @@ def main(argv: Optional[list] = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+# -- the claims beside the paper (``wifitcp report``) ---------------------------
+
+def claims(full: bool = False, jobs: int = 2, cache: Optional[Path] = None):
+    """The paper's claims beside this module's runs (`claims.PaperClaims`):
+    the static scenarios (Figs. 3-5, 12-13, Tables 4-5), one seed unless
+    ``full``; with ``full`` also the hand-off through the home agent
+    (Table 6)."""
+    from .claims import Claim, PaperClaims, pct, quick_sets, verdict, within
+
+    cmd = f"python -m {__name__}" + ("" if full else " --quick")
+    how = "scenario's seeds" if full else "seed 1"
+    kw = dict(jobs=jobs, cache=cache, sets=quick_sets(full))
+    out = PaperClaims("002", PAPER, __name__, cmd)
+    runs = [(r, 5.0, 3) for r in run_scenario("janevski-near", **kw)]
+    runs += [(r, 50.0, 4) for r in run_scenario("janevski-static", **kw)]
+    agg = jp_aggregate(runs)
+    out.tables.append(janevski_report(agg))
+    src = f"scenarios/janevski-static.toml, {how}"
+    static = f"{cmd} --only static"
+    tp = {d: agg[("NewReno", d, 4, 50)]["tput"] for d in (5.0, 10.0, 50.0, 100.0)}
+    v, c = verdict(tp[100.0] < 0.5 * tp[5.0] and tp[50.0] < 0.95 * tp[5.0], tp[100.0] < 0.5 * tp[5.0],
+                   "only at 100 m: at 50 m the channel loses almost no frame")
+    out.claims.append(Claim("002", "Fig. 3: throughput falls with distance, drastically at 100 m (NewReno, L = 4, "
+                                   "IFQ 50)", "direction",
+                            " / ".join(f"{tp[d]:.2f}" for d in tp) + " Mbit/s at 5 / 10 / 50 / 100 m",
+                            v, c, static, src, "3.1"))
+    by_l = [agg[("NewReno", 100.0, L, 50)]["tput"] for L in (1, 2, 3, 4)]
+    rising = all(b > a for a, b in zip(by_l, by_l[1:]))
+    v, c = verdict(rising, by_l[-1] > by_l[0], "not every added attempt helps")
+    out.claims.append(Claim("002", "Figs. 3, 5: more MAC retransmissions give more throughput; L = 4 needed "
+                                   "at 100 m (NewReno, IFQ 50)", "direction",
+                            " / ".join(f"{x:.2f}" for x in by_l) + " Mbit/s for L = 1..4", v, c, static, src,
+                            "3.1"))
+    at100 = [agg[("NewReno", 100.0, 4, q)]["tput"] for q in IFQS]
+    at5 = [agg[("NewReno", 5.0, 4, q)]["tput"] for q in IFQS]
+    spread100 = max(at100) - min(at100)
+    gain5 = pct(at5[-1], at5[0])
+    v, c = verdict(spread100 < 0.2 and gain5 > 5.0, spread100 < 0.2 or gain5 > 5.0,
+                   "the IFQ's effect is not where the paper puts it")
+    out.claims.append(Claim("002", "Fig. 3: the IFQ does not matter at 100 m, matters at short distance "
+                                   "(NewReno, L = 4)", "direction",
+                            f"within {spread100:.2f} Mbit/s at 100 m; {gain5:+.0f} % from IFQ 25 to 100 at 5 m",
+                            v, c, static, src, "3.1"))
+    first = 0
+    for q in IFQS:
+        for L in (1, 2, 3, 4):
+            cell = {var: agg[(var, 50.0, L, q)]["tput"] for var in VARIANTS if (var, 50.0, L, q) in agg}
+            first += max(cell, key=cell.get) == "SACK"
+    v, c = verdict(first >= 10, first >= 6, "variants 5-15 % apart, within the seed spread")
+    out.claims.append(Claim("002", "Fig. 4: SACK the best variant at 50 m", "direction",
+                            f"SACK first in {first} of 12 (IFQ, L) cells", v, c, static, src, "3.1"))
+    near = f"scenarios/janevski-near.toml, {how}"
+    overall = [mean(agg[(var, d, 3, q)]["delay"] for q in IFQS) for var in VARIANTS for d in (5.0, 10.0)]
+    paper = [mean(JP_TABLE5[(var, int(d))]) for var in VARIANTS for d in (5.0, 10.0)]
+    lo, hi = min(overall), max(overall)
+    v, c = verdict(within(lo, 0.95 * min(paper), 1.05 * max(paper))
+                   and within(hi, 0.95 * min(paper), 1.05 * max(paper)),
+                   within(lo, 0.9 * min(paper), 1.1 * max(paper)) and within(hi, 0.9 * min(paper), 1.1 * max(paper)),
+                   "below: three attempts keep BS1's queue short")
+    out.claims.append(Claim("002", "Table 5: mean FTP delay at 5 and 10 m, L = 3 (overall per variant)",
+                            f"{min(paper):.2f}-{max(paper):.2f} ms", f"{lo:.1f}-{hi:.1f} ms", v, c, static, near,
+                            "3.2"))
+    game = [agg[(var, 50.0, 3, q)]["game_delay"] for var in VARIANTS for q in IFQS]
+    pg = [x for var in VARIANTS for x in JP_TABLE4[var]]
+    lo, hi = min(game), max(game)
+    v, c = verdict(within(lo, min(pg) - 1.5, max(pg) + 1.5) and within(hi, min(pg) - 1.5, max(pg) + 1.5),
+                   within(hi, min(pg) - 5.0, max(pg) + 5.0), "the wired delays or BS0's queue differ")
+    out.claims.append(Claim("002", "Table 4: the game traffic's mean delay, n3 at 50 m, L = 3",
+                            f"{min(pg):.2f}-{max(pg):.2f} ms", f"{lo:.2f}-{hi:.2f} ms", v, c, static, src, "3.2"))
+    if full:
+        mob = run_scenario("janevski-mobility", jobs=jobs, cache=cache)
+        out.tables.append(mobility_report(mob, "through the home agent"))
+        moving = {var: mean(next(f for f in r["flows"] if f["name"].startswith("ftp"))["goodput_mbps"]
+                            for r in mob if jp_variant(r["params"]) == var) for var in VARIANTS}
+        below = [var for var in VARIANTS if moving[var] < agg[(var, 50.0, 4, 50)]["tput"]]
+        v, c = verdict(len(below) == len(VARIANTS), bool(below), "the hand-off costs too little")
+        out.claims.append(Claim("002", "Table 6: mobility lowers every variant's throughput", "direction",
+                                f"{len(below)} of 5 variants below their static 50 m value "
+                                f"(SACK {agg[('SACK', 50.0, 4, 50)]['tput']:.2f} -> {moving['SACK']:.2f} Mbit/s)",
+                                v, c, f"python -m {__name__} --only mobility",
+                                "scenarios/janevski-mobility.toml, scenario's seeds", "3.4"))
+    return out

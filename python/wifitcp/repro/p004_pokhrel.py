@@ -301,3 +301,58 @@ def main(argv: Optional[list] = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+# -- the claims beside the paper (``wifitcp report``) ---------------------------
+
+def claims(full: bool = False, jobs: int = 2, cache: Optional[Path] = None):
+    """The paper's claims beside this module's runs (`claims.PaperClaims`):
+    download-download unfairness and VBS (Figs. 2, 3, 11, 14, 15) at retry
+    limits 7 and 4, p_w 0 and 0.3, drop-tail and VBS (above-target); one
+    seed and 60 s runs unless ``full`` (the scenario's seeds, 200 s)."""
+    from .claims import Claim, PaperClaims, pct, quick_sets, verdict, within
+
+    cmd = f"python -m {__name__}" + ("" if full else " --quick")
+    grid = ["sweep.mac.short_retry_limit=[7, 4]", "sweep.channel.classes[1].per_down=[0.0, 0.3]",
+            'sweep.cases=[{"ap.qdisc.kind"="drop-tail"}, {"ap.qdisc.kind"="vbs", '
+            '"ap.qdisc.update"="above-target"}]']
+    short = [] if full else ["scenario.duration_s=60.0"]
+    runs = run_scenario("pokhrel-download", jobs=jobs, cache=cache, sets=quick_sets(full) + short + grid)
+    txt, agg = pokhrel_download_report(runs)
+    out = PaperClaims("004", PAPER, __name__, cmd)
+    out.tables.append(txt)
+    src = ("scenarios/pokhrel-download.toml, " + ("scenario's seeds" if full else "seed 1, 60 s")
+           + ", limits 7 and 4, p_w 0 and 0.3, drop-tail and VBS above-target")
+    only = f"{cmd} --only download"
+
+    def ratio(limit, qd, pw):
+        a = agg[(limit, qd, pw)]
+        return a["c1"] / a["c2"] if a["c2"] > 0 else float("inf")
+
+    r7, r4 = ratio(7, "drop-tail", 0.3), ratio(4, "drop-tail", 0.3)
+    grow7, grow4 = r7 / ratio(7, "drop-tail", 0.0), r4 / ratio(4, "drop-tail", 0.0)
+    v, c = verdict(grow7 > 1.15, grow7 > 1.03, "MAC discards are at most f^7, far below the AP's buffer loss")
+    out.claims.append(Claim("004", "Figs. 3, 11, 15: class 2 falls behind class 1 as p_w grows (retry limit 7, "
+                                   "drop-tail)", "direction",
+                            f"class 1 / class 2 {ratio(7, 'drop-tail', 0.0):.2f} at p_w 0, {r7:.2f} at 0.3",
+                            v, c, only, src, "5.1"))
+    v, c = verdict(grow4 > 1.15, grow4 > 1.03, "the discards stay rare even at 4 attempts")
+    out.claims.append(Claim("004", "The same with retry limit 4", "direction",
+                            f"class 1 / class 2 {ratio(4, 'drop-tail', 0.0):.2f} at p_w 0, {r4:.2f} at 0.3",
+                            v, c, only, src, "5.1.1"))
+    rv = ratio(4, "vbs-above-target", 0.3)
+    v, c = verdict(within(rv, 0.9, 1.1), abs(rv - 1) < abs(r4 - 1), "VBS narrows the gap but does not close it")
+    out.claims.append(Claim("004", "Figs. 14-15: VBS makes the classes fair (retry limit 4, p_w 0.3)",
+                            "class ratio about 1", f"{rv:.2f} with VBS against {r4:.2f} with drop-tail",
+                            v, c, only, src, "5.1.1"))
+    od, ov = agg[(4, "drop-tail", 0.3)]["occ"], agg[(4, "vbs-above-target", 0.3)]["occ"]
+    v, c = verdict(od > 75 and within(ov, 54, 66), od > 75 or within(ov, 54, 66),
+                   "the occupancy is not where the paper puts it")
+    out.claims.append(Claim("004", "Figs. 2, 14: AP occupancy almost full with drop-tail, about c B = 60 with VBS "
+                                   "(B = 100)", "about 100 / 60 packets", f"{od:.1f} / {ov:.1f} packets",
+                            v, c, only, src, "5.1"))
+    tot = pct(agg[(4, "vbs-above-target", 0.3)]["total"], agg[(4, "drop-tail", 0.3)]["total"])
+    v, c = verdict(abs(tot) <= 5.0, abs(tot) <= 10.0, "VBS's blocking leaves airtime unused")
+    out.claims.append(Claim("004", "Figs. 14-15: VBS keeps the total throughput (retry limit 4, p_w 0.3)",
+                            "total unchanged", f"{tot:+.1f} % of drop-tail", v, c, only, src, "5.1.1"))
+    return out

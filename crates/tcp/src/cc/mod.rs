@@ -31,7 +31,8 @@ wifitcp_core::config_choices! {
     pub enum CcConfig: key "cc", names CcName, dyn CcKind {
         /// Reno window growth (RFC 5681).
         "reno" => Reno(reno::RenoTable) mod reno,
-        /// Reno window growth by the name Linux and ns-3 give it (loss recovery is `recovery`).
+        /// NewReno: Reno window growth with the `recovery` default, RFC 6582 NewReno loss
+        /// recovery (the name Linux and ns-3 give it; an explicit `recovery` still applies).
         "newreno" => NewReno(reno::RenoTable),
         /// TCP Vegas (Brakmo & Peterson 1995): its thresholds, in packets of backlog.
         "vegas" => Vegas(vegas::VegasTable) mod vegas,
