@@ -159,13 +159,14 @@ test: build test-tools
 	$(VPY) scripts/docs-check
 
 # Rerun the cheap numbers docs/performance.md, docs/results.md and
-# docs/validation.md quote (about 30 s on 2 idle cores); fails when one
-# drifts (scripts/docs-check, whose docstring lists what is checked).
+# docs/validation.md quote (about 23 s of CPU, 57 s of wall time on the 2
+# shared cores at a load average of 9); fails when one drifts
+# (scripts/docs-check, whose docstring lists what is checked).
 docs-check: build
 	$(VPY) scripts/docs-check
 
-# docs-check and the validation.md sections whose wifitcp runs take a few
-# minutes in all (scripts/docs-check --slow; not part of make test).
+# docs-check and the validation.md sections whose wifitcp runs take
+# minutes (scripts/docs-check --slow; not part of make test).
 docs-check-slow: build
 	$(VPY) scripts/docs-check --slow
 
