@@ -34,6 +34,7 @@ SECTIONS = [
     ("phy", "`[phy]`"),
     ("mac", "`[mac]`"),
     ("wlan", "`[wlan]`"),
+    ("deployment", "`[deployment]`"),
     ("ap", "`[ap]`"),
     ("nodes[]", "`[[nodes]]`"),
     ("links[]", "`[[links]]`"),

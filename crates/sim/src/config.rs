@@ -13,6 +13,7 @@ pub(crate) use crate::apps::config::d_all;
 pub use crate::apps::config::{Direction, OnOffDistribution, Traffic, TrafficCommon, TrafficKind, MIN_UDP_MSDU};
 pub use wifitcp_pep::config::{ProxyConfig, ProxyKind};
 
+pub mod deployment;
 mod errpath;
 pub(crate) mod flat;
 pub mod mac;
@@ -32,6 +33,11 @@ pub struct Scenario {
     #[serde(default)]
     pub mac: MacConfig,
     pub wlan: WlanConfig,
+    /// A campus layout that derives the `wlan` keys of APs, channels and
+    /// stations (`[deployment]`, config/deployment.rs); not serialised
+    /// when absent, so results without it are unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deployment: Option<deployment::DeploymentConfig>,
     #[serde(default)]
     pub ap: ApConfig,
     /// Channel/error model; default error-free (plus `wlan.per_*`).
@@ -165,7 +171,7 @@ impl Scenario {
             schema::check_ranges(doc)?;
         }
         let de = &mut serde_json::Deserializer::from_str(json);
-        let s: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+        let mut s: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner().to_string();
             // serde_json appends " at line L column C" which means nothing to a TOML user.
@@ -183,6 +189,7 @@ impl Scenario {
                 format!("{path}: {msg}")
             }
         })?;
+        s.apply_deployment()?;
         s.validate()?;
         Ok(s)
     }

@@ -199,6 +199,18 @@ pub fn keys() -> &'static [Key] {
         let mut v = HEAD.to_vec();
         v.extend(mounted("mac", super::mac::keys()));
         v.extend(mounted("wlan", super::wlan::keys()));
+        v.push(wifitcp_core::schema::k(
+            "deployment",
+            wifitcp_core::schema::Ty::Table,
+            "none",
+            None,
+            "",
+            "Campus layout: derives wlan.aps, ap_positions, ap_channels, positions and association.",
+        ));
+        v.extend(mounted(
+            "deployment",
+            <super::deployment::DeploymentConfig as wifitcp_core::config::ConfigTable>::keys(),
+        ));
         v.extend_from_slice(AP);
         v.extend(mounted("ap.proxy", wifitcp_pep::config::ProxyConfig::keys()));
         v.extend_from_slice(WIRED);
@@ -696,6 +708,14 @@ mod tests {
         out.push(("wlan.roaming".into(), None, Value::Null));
         for (key, val) in j(&r).as_object().expect("a table") {
             out.push((format!("wlan.roaming.{key}"), None, val.clone()));
+        }
+        // `[deployment]`: serialised only when set
+        let d = super::super::deployment::DeploymentConfig { ap_tx_power_dbm: Some(20.0), ..Default::default() };
+        assert!(j(&s).get("deployment").is_none());
+        out.push(("deployment".into(), None, Value::Null));
+        for (key, val) in j(&d).as_object().expect("a table") {
+            let val = if key == "ap_tx_power_dbm" { Value::Null } else { val.clone() };
+            out.push((format!("deployment.{key}"), None, val));
         }
 
         out

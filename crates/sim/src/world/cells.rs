@@ -197,6 +197,11 @@ pub(super) struct Cells {
     /// others after it (see `cell`).
     cell0: Cell,
     more_cells: Vec<Cell>,
+    /// Cells that may have outputs not yet handled, one bit per cell
+    /// (set whenever a cell's medium is called with its `out`; only
+    /// used with several cells): `drain_outputs` visits these, not
+    /// every cell.
+    dirty: Dirty,
     /// Cell of each WLAN member as the cells' gates see it (only with
     /// several cells or roaming; see `CellGate`).
     presence: Option<Presence>,
@@ -229,9 +234,11 @@ impl Cells {
         let more_cells = cells.split_off(1);
         let cell0 = cells.pop().expect("at least one cell");
         let n = wq.len();
+        let dirty = Dirty::new(more_cells.len() + 1);
         Cells {
             cell0,
             more_cells,
+            dirty,
             presence,
             wq,
             wq_timer,
@@ -298,6 +305,7 @@ impl Cells {
     /// Cell `c`'s medium wakes up.
     #[inline(always)]
     pub(super) fn wake(&mut self, now: SimTime, c: usize) {
+        self.dirty.set(c);
         let c = self.cell_mut(c);
         with_bss!(&mut c.bss, b => b.wake(now, &mut c.out))
     }
@@ -305,6 +313,7 @@ impl Cells {
     /// Transmission `id` of cell `c` ends.
     #[inline(always)]
     pub(super) fn tx_end(&mut self, now: SimTime, id: u32, c: usize) {
+        self.dirty.set(c);
         let c = self.cell_mut(c);
         with_bss!(&mut c.bss, b => b.tx_end(now, id, &mut c.out))
     }
@@ -312,25 +321,24 @@ impl Cells {
     /// Handle every output of the cells, in emission order within each
     /// cell, including the outputs emitted while handling earlier ones.
     /// With one cell (the usual case) this is one pass by index over its
-    /// outputs; with several, cells are drained in index order until none
-    /// has outputs left.
+    /// outputs; with several, passes in index order over the cells marked
+    /// dirty (a cell marked while a pass is under way is drained in that
+    /// pass if its index is higher, in the next pass otherwise) until none
+    /// is left: the order of a scan of every cell per pass, at a cost
+    /// independent of the number of cells.
     #[inline(always)]
     pub(super) fn drain_outputs(&mut self, k: &mut Kernel, nodes: &mut Nodes, flows: &mut Flows) {
         if self.more_cells.is_empty() {
             self.drain_cell(k, nodes, flows, 0);
             return;
         }
-        loop {
-            let mut any = false;
-            for c in 0..=self.more_cells.len() {
-                if !self.cell(c).out.is_empty() {
-                    self.drain_cell(k, nodes, flows, c);
-                    any = true;
-                }
+        let mut from = 0;
+        while let Some(c) = self.dirty.next_from(from) {
+            if !self.cell(c).out.is_empty() {
+                self.drain_cell(k, nodes, flows, c);
             }
-            if !any {
-                return;
-            }
+            self.dirty.clear(c);
+            from = c + 1;
         }
     }
 
@@ -431,6 +439,7 @@ impl Cells {
             if let Some(t) = &k.trace {
                 t.packet(now, sta, "wlan", "dequeue", &it.pkt, None);
             }
+            self.dirty.set(c);
             let cell = self.cell_mut(c);
             with_bss!(&mut cell.bss, b => b.give_msdu(now, sta, it.pkt, it.dest as usize, &mut cell.out));
             self.qdisc_timer(k, sta);
@@ -477,6 +486,7 @@ impl Cells {
                 } else {
                     ra
                 };
+                self.dirty.set(c);
                 let cell = self.cell_mut(c);
                 with_bss!(&mut cell.bss, b => b.give_msdu(now, sta, p, ra, &mut cell.out))
             }
@@ -599,6 +609,9 @@ impl Cells {
         for c in self.cells_mut() {
             with_bss!(&mut c.bss, b => b.reschedule_all(&mut c.out));
         }
+        for c in 0..=self.more_cells.len() {
+            self.dirty.set(c);
+        }
     }
 
     /// Add a tap to the medium's (a capture and a trace may both listen).
@@ -631,5 +644,63 @@ impl Cells {
         let cells =
             std::iter::once(self.cell0.bss).chain(self.more_cells.into_iter().map(|c| c.bss)).map(|b| b.into_any());
         (cells.collect(), self.wq)
+    }
+}
+
+/// A set of cell indices (one bit each), visited in increasing order.
+struct Dirty(Vec<u64>);
+
+impl Dirty {
+    fn new(cells: usize) -> Dirty {
+        Dirty(vec![0; cells.div_ceil(64)])
+    }
+
+    #[inline(always)]
+    fn set(&mut self, c: usize) {
+        self.0[c / 64] |= 1 << (c % 64);
+    }
+
+    #[inline(always)]
+    fn clear(&mut self, c: usize) {
+        self.0[c / 64] &= !(1 << (c % 64));
+    }
+
+    /// The lowest index in the set at or above `from`, else the lowest
+    /// in the set (a new pass), else none.
+    #[inline]
+    fn next_from(&self, from: usize) -> Option<usize> {
+        let above = |from: usize| {
+            let (w0, b0) = (from / 64, from % 64);
+            for (w, &word) in self.0.iter().enumerate().skip(w0) {
+                let word = if w == w0 { word & (u64::MAX << b0) } else { word };
+                if word != 0 {
+                    return Some(w * 64 + word.trailing_zeros() as usize);
+                }
+            }
+            None
+        };
+        above(from).or_else(|| above(0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Dirty;
+
+    #[test]
+    fn dirty_cells_visit_in_passes() {
+        let mut d = Dirty::new(130);
+        assert_eq!(d.next_from(0), None);
+        for c in [3, 64, 129] {
+            d.set(c);
+        }
+        assert_eq!(d.next_from(0), Some(3));
+        assert_eq!(d.next_from(4), Some(64));
+        assert_eq!(d.next_from(65), Some(129));
+        d.clear(129);
+        assert_eq!(d.next_from(65), Some(3), "wraps to a new pass");
+        d.clear(3);
+        d.clear(64);
+        assert_eq!(d.next_from(0), None);
     }
 }
