@@ -96,6 +96,21 @@ fn a_packet_of_no_flow_for_a_simulated_node_is_dropped_with_a_reason() {
 }
 
 #[test]
+fn an_injected_packet_for_an_address_outside_the_scenario_is_dropped_with_a_reason() {
+    // What real hosts behind the emulator send (name servers, multicast):
+    // no node has the address, so it goes nowhere, and says so.
+    let mut w = world();
+    let sta = w.node_index("sta0").unwrap();
+    let mut p = udp(sta, sta, 100);
+    p.ip.dst = std::net::Ipv4Addr::new(224, 0, 0, 251);
+    w.inject(SimTime::from_millis(1), sta, p).unwrap();
+    w.step_until(SimTime::from_millis(50));
+    assert!(w.drain_egress().is_empty());
+    let r = w.finish(std::time::Instant::now()).expect("ledger balances");
+    assert_eq!(r.json["ledger"]["dropped"]["no_route"], 1);
+}
+
+#[test]
 fn a_datagram_of_no_flow_for_a_station_is_dropped_with_a_reason() {
     // Over the WLAN to a station with no agents, whatever its ports.
     let mut w = world();

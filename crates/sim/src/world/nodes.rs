@@ -222,7 +222,13 @@ impl Nodes {
 
     /// Send a packet from `node` towards its destination.
     pub(super) fn send_from(&mut self, k: &mut Kernel, cells: &mut Cells, flows: &mut Flows, node: usize, p: Packet) {
-        let dst = self.topo.node_of(p.ip.dst).expect("routable");
+        // Every simulated source sends to a node of the topology; a packet
+        // injected by the emulator may be for any address (a name server,
+        // multicast, a host outside the scenario).
+        let Some(dst) = self.topo.node_of(p.ip.dst) else {
+            k.drop_packet(node, "", &p, DropReason::NoRoute);
+            return;
+        };
         if let Some(home) = &self.topo.home {
             if self.topo.is_station(dst) && home[dst] == node && self.topo.ap_of[dst] != node {
                 return self.tunnel_from(k, cells, flows, node, dst, p);
