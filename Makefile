@@ -11,7 +11,7 @@ PYTHON ?= python3
 VENV := .venv
 VPY := $(VENV)/bin/python
 PIP := $(VPY) -m pip --disable-pip-version-check --no-input -q
-PY_DEPS := maturin duckdb scipy jinja2 matplotlib pytest tqdm pandas polars pyarrow 'dask[distributed]' dask-jobqueue nbclient nbformat ipykernel
+PY_DEPS := maturin duckdb scipy jinja2 matplotlib pytest tqdm pandas polars pyarrow 'dask[distributed]' dask-jobqueue nbclient nbformat ipykernel 'flent>=2.3'
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 export PIP_PROGRESS_BAR := off
@@ -146,10 +146,10 @@ test-tools:
 	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 	    slurm-wlm >/dev/null; } || \
 	  echo "slurm-wlm could not be installed: the Slurm test will be skipped"
-	@command -v iperf3 >/dev/null 2>&1 && command -v tcpdump >/dev/null 2>&1 && command -v ping >/dev/null 2>&1 || \
-	  { echo "installing iperf3, tcpdump and ping (emulator tests)"; $(SUDO) apt-get update -qq && \
-	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iperf3 tcpdump iputils-ping >/dev/null; } || \
-	  echo "iperf3/tcpdump/ping could not be installed: those emulator tests will be skipped"
+	@command -v iperf3 >/dev/null 2>&1 && command -v iperf >/dev/null 2>&1 && command -v tcpdump >/dev/null 2>&1 && command -v ping >/dev/null 2>&1 || \
+	  { echo "installing iperf3, iperf, tcpdump and ping (emulator tests, Flent)"; $(SUDO) apt-get update -qq && \
+	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iperf3 iperf tcpdump iputils-ping >/dev/null; } || \
+	  echo "iperf3/iperf/tcpdump/ping could not be installed: those emulator tests will be skipped"
 
 test: build test-tools
 	cargo fmt --all --check

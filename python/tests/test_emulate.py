@@ -286,6 +286,36 @@ def test_iperf3_tcp_transfer_and_the_macs_measure_agree(tmp_path, no_leftovers):
 
 @needs_ns
 @needs_ping
+def test_flent_runs_through_the_emulated_wlan(tmp_path, no_leftovers):
+    # The recipe of docs/emulation.md: Flent from PyPI (2.3, which accepts
+    # Debian's iperf 2.1.8 through its --enhanced option) and iperf 2; its
+    # udp_flood test sends an iperf UDP flood and pings through the WLAN.
+    flent = Path(sys.executable).parent / "flent"
+    if not flent.exists() or shutil.which("iperf") is None:
+        pytest.skip("needs flent in the venv (make venv) and iperf 2 (apt-get install iperf)")
+    scen = ROOT / "scenarios" / "emu-rrul.toml"
+    r = wifitcp("emulate", str(scen), "--duration", "60", "--json", "--no-store", "--max-lag-ms", "1000",
+                "--on", "server", "iperf -s -u", "--",
+                "sh", "-c", f"sleep 0.5; exec {flent} udp_flood -H server -l 3 -D {tmp_path}")
+    assert r.returncode in (0, 1), r.stderr  # 1: valid only below the lag threshold
+    res = json.loads(r.stdout)
+    main = [c for c in res["commands"] if c["label"].startswith("main")]
+    assert main and main[0]["exit_status"] == 0, main
+    data = list(tmp_path.glob("udp_flood-*.flent.gz"))
+    assert len(data) == 1, list(tmp_path.iterdir())
+    import gzip
+
+    d = json.loads(gzip.open(data[0]).read())
+    ping = [x for x in d["results"]["Ping (ms) ICMP"] if x is not None]
+    flood = [x for x in d["results"]["UDP upload"] if x is not None]
+    # A few seconds of pings over the 10 ms wired path and the WLAN, and a
+    # flood the iperf client measured.
+    assert len(ping) >= 10 and min(ping) > 9.0, ping
+    assert flood and max(flood) > 0, flood
+
+
+@needs_ns
+@needs_ping
 def test_frames_captured_in_the_namespace_equal_the_emulators_log(tmp_path, no_leftovers):
     if shutil.which("tcpdump") is None:
         pytest.skip("tcpdump is not installed")
