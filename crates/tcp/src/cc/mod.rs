@@ -43,6 +43,14 @@ wifitcp_core::config_choices! {
         "highspeed" => HighSpeed(highspeed::HighSpeedTable) mod highspeed,
         /// BBR v1 (Cardwell et al., ACM Queue 2016; draft-cardwell-iccrg-bbr-congestion-control-00).
         "bbr" => Bbr(bbr::BbrTable) mod bbr,
+        /// DCTCP (RFC 8257): reduction by alpha / 2 of the marked fraction; needs `ecn = "accurate"`.
+        "dctcp" => Dctcp(dctcp::DctcpTable) mod dctcp,
+        /// TCP Prague-style scalable response (draft-briscoe-iccrg-prague-congestion-control): DCTCP's law on ECT(1).
+        "prague" => Prague(prague::PragueTable) mod prague,
+        /// TCP Westwood+ (Mascolo et al. 2001; Grieco & Mascolo 2004): ssthresh = BWE x RTTmin.
+        "westwood" => Westwood(westwood::WestwoodTable) mod westwood,
+        /// TCP Veno (Fu & Liew 2003): random vs congestive loss by Vegas' backlog.
+        "veno" => Veno(veno::VenoTable) mod veno,
     }
 }
 
