@@ -165,6 +165,12 @@ impl QueueDisc for Red {
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
         self.counters.offered(&item.pkt);
         let v = self.decide(now);
+        if self.fifo.len() >= self.limit {
+            // a full buffer drops before any mark
+            self.counters.drop_pkt(dropped, item.pkt, DropReason::QueueFull);
+            self.occ.update(now, self.fifo.len(), self.fifo.bytes());
+            return;
+        }
         let keep = match v {
             Verdict::Enqueue => true,
             Verdict::Early if self.cfg.ecn && item.pkt.ip.mark_ce() => {
@@ -177,12 +183,8 @@ impl QueueDisc for Red {
             }
         };
         if keep {
-            if self.fifo.len() >= self.limit {
-                self.counters.drop_pkt(dropped, item.pkt, DropReason::QueueFull);
-            } else {
-                item.enqueued_at = now;
-                self.fifo.push(item);
-            }
+            item.enqueued_at = now;
+            self.fifo.push(item);
         }
         if self.fifo.is_empty() && self.idle_since.is_none() {
             self.idle_since = Some(now);

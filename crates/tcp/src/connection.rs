@@ -712,6 +712,10 @@ impl Connection {
     pub fn aborted(&self) -> bool {
         self.aborted
     }
+    /// ECN is in use on this connection (negotiated on the handshake).
+    pub fn ecn_negotiated(&self) -> bool {
+        self.snd.ecn.ok
+    }
     pub fn local_port(&self) -> u16 {
         self.local_port
     }
