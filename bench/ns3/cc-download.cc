@@ -6,7 +6,8 @@
 // The AP's Wi-Fi MAC queue holds B packets (drop-tail: with no queue disc, a full
 // MAC queue stops the device queue and the traffic-control layer drops, TcDrop).
 //
-// TCP: --cc=newreno|cubic|vegas|bbr (TcpNewReno, TcpCubic, TcpVegas, TcpBbr), --sack, classic
+// TCP: --cc=newreno|cubic|vegas|bbr|westwood|veno (TcpNewReno, TcpCubic, TcpVegas, TcpBbr,
+// TcpWestwood as WESTWOODPLUS, TcpVeno), --sack, classic
 // recovery (not PRR), timestamps off, every segment ACKed (DelAckCount 1), initial
 // window 2, receive buffer 1000 segments with window scaling, minimum RTO 1 s,
 // clock granularity 1 ms; TcpCubic's HyStart off (wifitcp's CUBIC has none);
@@ -18,6 +19,11 @@
 // --aqm=fq-codel: an FqCoDelQueueDisc (ns-3's defaults: target 5 ms, interval 100 ms,
 // 1024 flows, quantum 1514 bytes, limit --apQueue packets) on the AP's Wi-Fi device above
 // a MAC queue of --macQueue packets (default 4), instead of the drop-tail MAC queue.
+// --aqm=red-ecn / codel-ecn: a RedQueueDisc (MinTh 5, MaxTh 15, LInterm 10 (max_p 0.1),
+// QW 0.002, Gentle, UseEcn, UseHardDrop, MeanPktSize 1500, LinkBandwidth 24 Mbit/s) or a CoDelQueueDisc (UseEcn,
+// target 5 ms, interval 100 ms) of --apQueue packets, placed like fq-codel.
+// --cc=dctcp: TcpDctcp at both ends (its own ECN mode: per-segment echo); --ecn=1:
+// TcpSocketBase::UseEcn On (RFC 3168) for the other controllers.
 //
 // Output: one JSON line: per-flow goodput (bytes*8/simTime), RTO and fast-recovery
 // counts per flow, AP queue drops, flow 0's cwnd (segments) sampled every 0.1 s, and
@@ -323,6 +329,7 @@ main(int argc, char* argv[])
     bool pacing = false;
     std::string aqm = "droptail";
     uint32_t macQueue = 4;
+    bool ecn = false;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("nSta", "number of downloading stations", nSta);
@@ -333,6 +340,7 @@ main(int argc, char* argv[])
     cmd.AddValue("aqm", "droptail (the MAC queue, --apQueue) | fq-codel (FqCoDelQueueDisc above the MAC queue)", aqm);
     cmd.AddValue("macQueue", "Wi-Fi MAC queue (packets) under --aqm=fq-codel", macQueue);
     cmd.AddValue("sack", "enable SACK", sack);
+    cmd.AddValue("ecn", "TcpSocketBase::UseEcn On (RFC 3168)", ecn);
     cmd.AddValue("rwnd", "receive buffer (segments)", rwndPkts);
     cmd.AddValue("run", "RngSeedManager run", run);
     cmd.AddValue("cwndEvery", "cwnd sampling interval (s)", cwndEvery);
@@ -359,9 +367,20 @@ main(int argc, char* argv[])
     TypeId tid = cc == "cubic"   ? TcpCubic::GetTypeId()
                  : cc == "vegas" ? TcpVegas::GetTypeId()
                  : cc == "bbr"   ? TcpBbr::GetTypeId()
+                 : cc == "westwood" ? TcpWestwood::GetTypeId()
+                 : cc == "veno"  ? TcpVeno::GetTypeId()
+                 : cc == "dctcp" ? TcpDctcp::GetTypeId()
                                  : TcpNewReno::GetTypeId();
-    NS_ABORT_MSG_IF(cc != "cubic" && cc != "vegas" && cc != "newreno" && cc != "bbr", "unknown cc " << cc);
-    NS_ABORT_MSG_IF(aqm != "droptail" && aqm != "fq-codel", "unknown aqm " << aqm);
+    NS_ABORT_MSG_IF(cc != "cubic" && cc != "vegas" && cc != "newreno" && cc != "bbr" && cc != "westwood" && cc != "veno" && cc != "dctcp",
+                    "unknown cc " << cc);
+    // Westwood+ (per-RTT samples, Tustin filter: ns-3's default filter)
+    Config::SetDefault("ns3::TcpWestwood::ProtocolType", EnumValue(TcpWestwood::WESTWOODPLUS));
+    NS_ABORT_MSG_IF(aqm != "droptail" && aqm != "fq-codel" && aqm != "red-ecn" && aqm != "codel-ecn",
+                    "unknown aqm " << aqm);
+    if (ecn)
+    {
+        Config::SetDefault("ns3::TcpSocketBase::UseEcn", EnumValue(TcpSocketState::On));
+    }
     Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(pacing || cc == "bbr"));
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(tid));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(recovery == "prr" ? TcpPrrRecovery::GetTypeId() : TcpClassicRecovery::GetTypeId()));
@@ -380,7 +399,7 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocket::DataRetries", UintegerValue(1000000));
     Config::SetDefault("ns3::RttEstimator::InitialEstimation", TimeValue(Seconds(1.0)));
 
-    const uint32_t macQ = aqm == "fq-codel" ? macQueue : apQueue;
+    const uint32_t macQ = aqm == "droptail" ? apQueue : macQueue;
     Config::SetDefault("ns3::WifiMacQueue::MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, macQ)));
     Config::SetDefault("ns3::WifiMacQueue::MaxDelay", TimeValue(Seconds(1e6)));
     Config::SetDefault("ns3::WifiRemoteStationManager::RtsCtsThreshold", UintegerValue(65535));
@@ -452,6 +471,26 @@ main(int argc, char* argv[])
         fq.SetRootQueueDisc("ns3::FqCoDelQueueDisc", "MaxSize",
                             QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, apQueue)));
         QueueDiscContainer qd = fq.Install(apDev);
+        NS_ABORT_MSG_IF(!qd.Get(0)->TraceConnectWithoutContext("Drop", MakeCallback(&ApQdDrop)),
+                        "could not connect the queue disc's Drop trace");
+    }
+    else if (aqm == "red-ecn" || aqm == "codel-ecn")
+    {
+        TrafficControlHelper h;
+        const QueueSizeValue lim(QueueSize(QueueSizeUnit::PACKETS, apQueue));
+        if (aqm == "red-ecn")
+        {
+            h.SetRootQueueDisc("ns3::RedQueueDisc", "MaxSize", lim, "MinTh", DoubleValue(5), "MaxTh",
+                               DoubleValue(15), "LInterm", DoubleValue(10), "QW", DoubleValue(0.002), "Gentle",
+                               BooleanValue(true), "UseEcn", BooleanValue(true), "UseHardDrop", BooleanValue(true),
+                               "MeanPktSize", UintegerValue(1500), "LinkBandwidth",
+                               DataRateValue(DataRate("24Mbps")));
+        }
+        else
+        {
+            h.SetRootQueueDisc("ns3::CoDelQueueDisc", "MaxSize", lim, "UseEcn", BooleanValue(true));
+        }
+        QueueDiscContainer qd = h.Install(apDev);
         NS_ABORT_MSG_IF(!qd.Get(0)->TraceConnectWithoutContext("Drop", MakeCallback(&ApQdDrop)),
                         "could not connect the queue disc's Drop trace");
     }

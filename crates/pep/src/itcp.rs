@@ -184,11 +184,13 @@ impl Itcp {
         }
         let (wired, wireless) = (s.key.wired.0, s.key.wireless.0);
         while let Some(seg) = s.st.poll_transmit(now) {
-            let ip = Ipv4Header::new(wired, wireless, PROTO_TCP);
+            let mut ip = Ipv4Header::new(wired, wireless, PROTO_TCP);
+            ip.set_ecn(seg.ecn);
             ctx.emit(Packet::new_tcp(PacketId(0), s.flow, now, ip, seg.header, seg.payload_len));
         }
         while let Some(seg) = s.wd.poll_transmit(now) {
-            let ip = Ipv4Header::new(wireless, wired, PROTO_TCP);
+            let mut ip = Ipv4Header::new(wireless, wired, PROTO_TCP);
+            ip.set_ecn(seg.ecn);
             ctx.emit(Packet::new_tcp(PacketId(0), s.flow, now, ip, seg.header, seg.payload_len));
         }
     }
@@ -221,9 +223,9 @@ impl Agent for Itcp {
         let h = pkt.tcp().expect("tcp").clone();
         let s = self.splits.get_mut(&key).expect("split");
         if from_station {
-            s.st.on_segment(now, &h, pkt.payload_len);
+            s.st.on_segment_ecn(now, &h, pkt.payload_len, pkt.ip.ecn_codepoint());
         } else {
-            s.wd.on_segment(now, &h, pkt.payload_len);
+            s.wd.on_segment_ecn(now, &h, pkt.payload_len, pkt.ip.ecn_codepoint());
         }
         self.stats.packets_consumed += 1;
         self.pump(now, key, ctx);

@@ -62,6 +62,10 @@ wifitcp_core::config_table! {
         pub memory_limit: u64 = FqCodelConfig::default().memory_limit,
         /// CAKE ACK filter per flow queue.
         pub ack_filter: AckFilterMode = FqCodelConfig::default().ack_filter,
+        /// Mark ECT packets CE instead of dropping them (RFC 8290 4.2 / RFC 8289 5).
+        ///
+        /// Only CoDel's signals; the overload drops of a full buffer stay drops.
+        pub ecn: bool = false,
     }
 }
 
@@ -74,6 +78,7 @@ impl AirtimeConfig {
             interval_ms: self.interval_ms,
             memory_limit: self.memory_limit,
             ack_filter: self.ack_filter,
+            ecn: self.ecn,
         }
     }
 }
@@ -205,7 +210,9 @@ impl QueueDisc for Airtime {
                 continue;
             }
             let (l0, b0) = (st.fq.len, st.fq.bytes);
+            let m0 = st.fq.marks;
             let x = st.fq.dequeue(now, &mut d);
+            self.counters.ce_marked += st.fq.marks - m0;
             self.len = self.len - l0 + st.fq.len;
             self.bytes = self.bytes - b0 + st.fq.bytes;
             match x {

@@ -17,9 +17,14 @@
 //!   `count` restarts from the number of drops of the last cycle
 //!   (`count - lastcount`) if that exceeds 1, else from 1 (RFC 8289 section
 //!   5.5, the Linux variant the RFC presents).
-//! - CoDel drops at dequeue (reason `QueueAqm`); ECN marking is not
-//!   modelled. The CoDel discipline's buffer limit is drop-tail
-//!   (`QueueFull`).
+//! - CoDel drops at dequeue (reason `QueueAqm`). With `ecn = true` an
+//!   ECT packet due to be dropped is marked CE and sent instead (RFC 8289
+//!   section 5, "the packet is marked instead of dropped"; RFC 3168
+//!   section 5): entering the dropping state marks that packet, and while
+//!   dropping each due signal marks the head and advances `count` and
+//!   `drop_next` by the control law, one signal per dequeue (as Linux's
+//!   codel does). Not-ECT packets are dropped as before. The CoDel
+//!   discipline's buffer limit is drop-tail (`QueueFull`), never a mark.
 use crate::config::{positive_ms, ConfigError, QdiscKind};
 use crate::disc::{Dropped, QueueCounters, QueueDisc, Queued};
 use crate::droptail::Fifo;
@@ -37,19 +42,25 @@ wifitcp_core::config_table! {
         /// CoDel interval (RFC 8289).
         #[key(range = TIMER_MS, unit = "ms")]
         pub interval_ms: f64 = 100.0,
+        /// Mark ECT packets CE instead of dropping them (RFC 8289 5, RFC 3168).
+        pub ecn: bool = false,
     }
 }
 
 impl CodelConfig {
     /// The parameters of `target_ms` and `interval_ms`: both positive.
-    pub(crate) fn params(target_ms: f64, interval_ms: f64) -> Result<CodelParams, ConfigError> {
-        Ok(CodelParams { target: positive_ms("target_ms", target_ms)?, interval: positive_ms("interval_ms", interval_ms)? })
+    pub(crate) fn params(target_ms: f64, interval_ms: f64, ecn: bool) -> Result<CodelParams, ConfigError> {
+        Ok(CodelParams {
+            target: positive_ms("target_ms", target_ms)?,
+            interval: positive_ms("interval_ms", interval_ms)?,
+            ecn,
+        })
     }
 }
 
 impl QdiscKind for CodelConfig {
     fn build(&self, _: &'static str, capacity: usize, _: &mut RngStream) -> Result<Box<dyn QueueDisc>, ConfigError> {
-        Ok(Box::new(Codel::new(capacity, CodelConfig::params(self.target_ms, self.interval_ms)?)))
+        Ok(Box::new(Codel::new(capacity, CodelConfig::params(self.target_ms, self.interval_ms, self.ecn)?)))
     }
 }
 
@@ -57,12 +68,14 @@ impl QdiscKind for CodelConfig {
 pub struct CodelParams {
     pub target: SimDur,
     pub interval: SimDur,
+    /// Mark ECT packets CE instead of dropping them.
+    pub ecn: bool,
 }
 
 impl Default for CodelParams {
     /// RFC 8289 section 4.3/4.4 defaults: target 5 ms, interval 100 ms.
     fn default() -> Self {
-        CodelParams { target: SimDur::from_millis(5), interval: SimDur::from_millis(100) }
+        CodelParams { target: SimDur::from_millis(5), interval: SimDur::from_millis(100), ecn: false }
     }
 }
 
@@ -74,6 +87,8 @@ pub struct CodelState {
     count: u32,
     lastcount: u32,
     dropping: bool,
+    /// Packets marked CE instead of dropped.
+    pub marks: u64,
 }
 
 fn control_law(t: SimTime, interval: SimDur, count: u32) -> SimTime {
@@ -127,6 +142,12 @@ impl CodelState {
                 self.dropping = false;
             }
             while self.dropping && now >= self.drop_next {
+                if p.ecn && r.as_mut().expect("packet").pkt.ip.mark_ce() {
+                    self.marks += 1;
+                    self.count += 1;
+                    self.drop_next = control_law(self.drop_next, p.interval, self.count);
+                    break;
+                }
                 on_drop(r.take().expect("packet"));
                 self.count += 1;
                 (r, ok) = self.do_dequeue(now, q, p, maxpacket);
@@ -137,8 +158,12 @@ impl CodelState {
                 }
             }
         } else if ok {
-            on_drop(r.take().expect("packet"));
-            (r, _) = self.do_dequeue(now, q, p, maxpacket);
+            if p.ecn && r.as_mut().expect("packet").pkt.ip.mark_ce() {
+                self.marks += 1;
+            } else {
+                on_drop(r.take().expect("packet"));
+                (r, _) = self.do_dequeue(now, q, p, maxpacket);
+            }
             self.dropping = true;
             let delta = self.count.saturating_sub(self.lastcount);
             let recent = now < self.drop_next || now.since(self.drop_next) < p.interval * 16;
@@ -192,9 +217,11 @@ impl QueueDisc for Codel {
     }
     fn dequeue(&mut self, now: SimTime, dropped: &mut Dropped) -> Option<Queued> {
         let counters = &mut self.counters;
+        let m0 = self.state.marks;
         let x = self.state.dequeue(now, &mut self.fifo, &self.p, self.maxpacket, &mut |d: Queued| {
             counters.drop_pkt(dropped, d.pkt, DropReason::QueueAqm)
         });
+        self.counters.ce_marked += self.state.marks - m0;
         if let Some(x) = &x {
             self.counters.sent(x);
         }
@@ -261,6 +288,57 @@ mod tests {
         let gaps: Vec<u64> = drops.windows(2).map(|w| (w[1] - w[0]).as_nanos()).take(3).collect();
         assert!(gaps[0] <= 101_200_000 && gaps[1] < gaps[0] && gaps[2] < gaps[1], "{gaps:?}");
         assert!((70_000_000..72_000_000).contains(&gaps[1]), "{gaps:?}");
+    }
+
+    /// As `standing_queue`, ECT(0) packets, with `ecn`: the served
+    /// packets' CE instants and the drops.
+    fn standing_queue_ecn(ecn: bool, ect: bool) -> (Codel, Vec<SimTime>, usize) {
+        let mut c = Codel::new(10_000, CodelParams { ecn, ..CodelParams::default() });
+        let (mut marks, mut drops) = (Vec::new(), 0);
+        let (mut next_arr, mut next_srv) = (0u64, 0u64);
+        let mut i = 0;
+        while next_arr.min(next_srv) < 2_000_000 {
+            let mut dr = Vec::new();
+            if next_arr <= next_srv {
+                let mut p = data(1, i);
+                if ect {
+                    p.ip.set_ecn(wifitcp_wire::Ecn::Ect0);
+                }
+                c.enqueue(us(next_arr), q(p), &mut dr);
+                i += 1;
+                next_arr += 1000;
+            } else {
+                if let Some(x) = c.dequeue(us(next_srv), &mut dr) {
+                    if x.pkt.ip.ecn() == 3 {
+                        marks.push(us(next_srv));
+                    }
+                }
+                drops += dr.len();
+                next_srv += 1200;
+            }
+            assert!(c.counters().balances(c.len()));
+        }
+        (c, marks, drops)
+    }
+
+    #[test]
+    fn ecn_marks_ect_packets_where_it_would_drop() {
+        let (_, drop_at) = standing_queue(1000, 1200, 2000);
+        let (c, marks, drops) = standing_queue_ecn(true, true);
+        assert_eq!(drops, 0, "ECT packets are marked, not dropped (RFC 8289 5)");
+        assert_eq!(c.counters().ce_marked, marks.len() as u64);
+        // the first signal comes at the same instant as the first drop
+        assert_eq!(marks[0], drop_at[0]);
+        // marking does not shorten the queue, so the dropping state never
+        // ends early: at least as many signals as drops over the same time
+        assert!(marks.len() >= drop_at.len(), "{} marks vs {} drops", marks.len(), drop_at.len());
+        // ecn on, Not-ECT traffic: drops as without ecn
+        let (_, m, d) = standing_queue_ecn(true, false);
+        assert!(m.is_empty());
+        assert_eq!(d, drop_at.len());
+        // ecn off, ECT traffic: drops, no marks
+        let (_, m, d) = standing_queue_ecn(false, true);
+        assert!(m.is_empty() && d == drop_at.len());
     }
 
     #[test]

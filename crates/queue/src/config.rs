@@ -150,7 +150,7 @@ mod tests {
         assert_eq!((k.gamma, k.c.clone(), k.timeout_ms), (0.25, vec![3, 9], 50.0));
         // unknown key, unknown kind, bad values
         assert!(parse(r#"{"kind": "keceli-grouped", "gama": 0.5}"#).unwrap_err().contains("gama"));
-        assert!(parse(r#"{"kind": "red"}"#).is_err());
+        assert!(parse(r#"{"kind": "blue"}"#).is_err());
         assert!(parse(r#"{"kind": "cake-ack", "mode": "wild"}"#).is_err());
         let bad = |s: &str| parse(s).unwrap().validate(50).unwrap_err().to_string();
         assert!(bad(r#"{"kind": "keceli-grouped", "c": [6, 2]}"#).starts_with("c:"));
@@ -191,9 +191,9 @@ mod tests {
         let when = |path: &str| -> Vec<Vec<&str>> {
             rows.iter().filter(|k| k.path == path).map(|k| k.when.to_vec()).collect()
         };
-        assert_eq!(when("target_ms"), [vec!["codel", "fq-codel", "airtime"]]);
+        assert_eq!(when("target_ms"), [vec!["codel", "fq-codel", "airtime"], vec!["dualpi2"]]);
         assert_eq!(when("flows"), [vec!["fq-codel", "airtime"]]);
-        assert_eq!(when("alpha"), [vec!["keceli-sorted", "keceli-grouped"]]);
+        assert_eq!(when("alpha"), [vec!["keceli-sorted", "keceli-grouped"], vec!["dualpi2"]]);
         assert_eq!(when("c"), [vec!["keceli-sorted", "keceli-grouped"], vec!["vbs"]]);
         // airtime's FQ-CoDel keys are fq-codel's rows (but the quantum)
         let fq = crate::fq_codel::FqCodelConfig::keys();

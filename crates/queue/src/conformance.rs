@@ -9,9 +9,11 @@ use crate::codel::CodelConfig;
 use crate::config::*;
 use crate::disc::{Dropped, QueueDisc};
 use crate::droptail::DropTailConfig;
+use crate::dualpi2::DualPi2Config;
 use crate::fq_codel::FqCodelConfig;
 use crate::keceli::KeceliConfig;
 use crate::pilosof::PilosofConfig;
+use crate::red::RedConfig;
 use crate::testutil::*;
 use crate::vbs::VbsConfig;
 use crate::QdiscConfig;
@@ -34,7 +36,12 @@ pub(crate) fn all_kinds() -> Vec<QdiscConfig> {
             QdiscConfig::Vbs(VbsConfig { measure: "delivered".into(), window: Some(20), ..Default::default() }),
             QdiscConfig::CakeAck(CakeAckConfig { mode: AckFilterMode::Conservative }),
             QdiscConfig::CakeAck(CakeAckConfig { mode: AckFilterMode::Aggressive }),
-            QdiscConfig::Codel(CodelConfig { target_ms: 1.0, interval_ms: 10.0 }),
+            QdiscConfig::Codel(CodelConfig { target_ms: 1.0, interval_ms: 10.0, ecn: false }),
+            QdiscConfig::Codel(CodelConfig { target_ms: 1.0, interval_ms: 10.0, ecn: true }),
+            QdiscConfig::FqCodel(FqCodelConfig { target_ms: 1.0, interval_ms: 10.0, ecn: true, ..Default::default() }),
+            QdiscConfig::Red(RedConfig::default()),
+            QdiscConfig::Red(RedConfig { ecn: true, gentle: false, min_th: 2.0, max_th: 6.0, ..Default::default() }),
+            QdiscConfig::DualPi2(DualPi2Config::default()),
             QdiscConfig::FqCodel(FqCodelConfig { target_ms: 1.0, interval_ms: 10.0, ..Default::default() }),
             QdiscConfig::FqCodel(FqCodelConfig { ack_filter: AckFilterMode::Aggressive, ..Default::default() }),
             QdiscConfig::Airtime(AirtimeConfig { target_ms: 1.0, interval_ms: 10.0, ..Default::default() }),

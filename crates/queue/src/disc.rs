@@ -64,6 +64,14 @@ pub struct QueueCounters {
     /// Packets whose headers a discipline modified in place (none of the
     /// disciplines here do; the Pilosof rewriter counts in its own counters).
     pub rewritten: u64,
+    /// ECT packets an AQM marked CE instead of dropping (RFC 3168 section
+    /// 5); left out of the serialized counters while zero.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ce_marked: u64,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
 }
 
 fn reason_index(r: DropReason) -> usize {

@@ -59,6 +59,10 @@ wifitcp_core::config_table! {
         ///
         /// "off", "conservative" or "aggressive".
         pub ack_filter: AckFilterMode = AckFilterMode::Off,
+        /// Mark ECT packets CE instead of dropping them (RFC 8290 4.2 / RFC 8289 5).
+        ///
+        /// Only CoDel's signals; the overload drops of a full buffer stay drops.
+        pub ecn: bool = false,
     }
 }
 
@@ -71,7 +75,7 @@ impl FqCodelConfig {
         Ok(FqCodelParams {
             flows: self.flows,
             quantum: self.quantum,
-            codel: CodelConfig::params(self.target_ms, self.interval_ms)?,
+            codel: CodelConfig::params(self.target_ms, self.interval_ms, self.ecn)?,
             limit: capacity,
             memory_limit: self.memory_limit,
             ack_filter: self.ack_filter,
@@ -151,6 +155,8 @@ pub(crate) struct FqCore {
     pub(crate) len: usize,
     pub(crate) bytes: u64,
     maxpacket: u64,
+    /// Packets CoDel marked CE instead of dropping (`ecn`).
+    pub(crate) marks: u64,
 }
 
 impl FqCore {
@@ -167,6 +173,7 @@ impl FqCore {
             len: 0,
             bytes: 0,
             maxpacket: 0,
+            marks: 0,
         }
     }
 
@@ -229,7 +236,9 @@ impl FqCore {
             }
             let before = drops.aqm.len();
             let aqm = &mut drops.aqm;
+            let m0 = fq.codel.marks;
             let x = fq.codel.dequeue(now, &mut fq.fifo, &self.p.codel, self.maxpacket, &mut |d| aqm.push(d));
+            self.marks += fq.codel.marks - m0;
             for d in &drops.aqm[before..] {
                 self.len -= 1;
                 self.bytes -= d.size();
@@ -323,7 +332,9 @@ impl QueueDisc for FqCodel {
     }
     fn dequeue(&mut self, now: SimTime, dropped: &mut Dropped) -> Option<Queued> {
         let mut d = new_drops();
+        let m0 = self.core.marks;
         let x = self.core.dequeue(now, &mut d);
+        self.counters.ce_marked += self.core.marks - m0;
         account_core_drops(&mut self.counters, dropped, d);
         if let Some(x) = &x {
             self.counters.sent(x);

@@ -64,6 +64,10 @@ wifitcp_core::config_kinds! {
         "airtime" => Airtime(airtime::AirtimeConfig) mod airtime,
         /// FIFO that drops its oldest packet when full (Linux pfifo_head_drop).
         "head-drop" => HeadDrop(head_drop::HeadDropConfig) mod head_drop,
+        /// RED (Floyd & Jacobson 1993; RFC 2309), gentle option, ECN marking (RFC 3168).
+        "red" => Red(red::RedConfig) mod red,
+        /// DualPI2, the Dual-Queue Coupled AQM (RFC 9332).
+        "dualpi2" => DualPi2(dualpi2::DualPi2Config) mod dualpi2,
     }
 }
 

@@ -290,6 +290,14 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64) -> Value {
             "srtt_ms": c.srtt().map(|d| d.as_secs_f64() * 1e3),
             "completion_s": completed.map(|t| t.since(*start).as_secs_f64()),
         });
+        if c.config().ecn != wifitcp_tcp::EcnMode::Off {
+            j["tcp"]["ecn"] = json!({
+                "negotiated": c.ecn_negotiated(),
+                "ece_received": st.ece_received,
+                "reductions": st.ecn_reductions,
+                "ce_received": v.eps[*receiver].conn.stats().ce_received,
+            });
+        }
         if c.config().rack_tlp {
             j["tcp"]["rack_marked_lost"] = json!(st.rack_marked_lost);
             j["tcp"]["tlp_probes"] = json!(st.tlp_probes);
@@ -428,6 +436,9 @@ fn queue_json(v: &RunView, i: usize) -> Value {
         "window_rewrites": null,
         "series": occ.series().iter().map(|(t, n)| json!([t.as_secs_f64(), n])).collect::<Vec<_>>(),
     });
+    if c.ce_marked > 0 {
+        j["ce_marked"] = json!(c.ce_marked);
+    }
     // Each agent at the node adds its counters under its own key.
     for (a, _) in v.agents.get(i).into_iter().flatten() {
         if let Some((key, value)) = a.report() {

@@ -25,6 +25,8 @@ fn download_with(cc: &str, secs: f64, extra: Value) -> Value {
     for (k, v) in extra.as_object().unwrap() {
         if k == "ap_queue" {
             s["ap"]["queue_packets"] = v.clone();
+        } else if k == "qdisc" {
+            s["ap"]["qdisc"] = v.clone();
         } else {
             s["tcp"][k] = v.clone();
         }
@@ -128,4 +130,39 @@ fn vegas_loss_response_key() {
     s["tcp"]["vegas"] = json!({"loss_response": "ns2"});
     let e = run_json(&s.to_string(), 1).unwrap_err();
     assert!(format!("{e:?}").contains("vegas.loss_response"), "{e:?}");
+}
+
+/// ECN end to end: DCTCP with the per-segment echo behind a marking RED AP
+/// queue and a marking CoDel: the queue marks instead of dropping, the
+/// sender reduces without retransmitting, and the link stays full; the same
+/// RED without ECN drops instead. Prague's ECT(1) segments reach DualPI2's
+/// L queue and keep its delay near the 1 ms step.
+#[test]
+fn ecn_marks_replace_drops_end_to_end() {
+    let red = json!({"kind": "red", "ecn": true, "idle_pkt_us": 500.0});
+    let r = download_with("dctcp", 20.0, json!({"ecn": "accurate", "qdisc": red}));
+    let t = &r["flows"][0]["tcp"];
+    assert_eq!(t["ecn"]["negotiated"], true);
+    let marks = r["queues"][0]["ce_marked"].as_u64().unwrap_or(0);
+    assert!(marks > 10, "{marks} marks; {}", r["queues"][0]);
+    assert!(t["ecn"]["reductions"].as_u64().unwrap() > 5, "{}", t["ecn"]);
+    // marked packets the MAC loses after its retries never arrive
+    let ce = t["ecn"]["ce_received"].as_u64().unwrap();
+    assert!(ce <= marks && ce as f64 > 0.9 * marks as f64, "{ce} CE received of {marks} marked");
+    let g = r["aggregate_mbps"].as_f64().unwrap();
+    assert!(g > 11.0, "{g} Mbit/s");
+    let plain = download_with("reno", 20.0, json!({"qdisc": {"kind": "red"}}));
+    assert!(plain["queues"][0]["ce_marked"].is_null(), "no ECN: no marks");
+    assert!(plain["flows"][0]["tcp"]["segments_retransmitted"].as_u64().unwrap() > 0);
+    let codel = download_with("reno", 20.0, json!({"ecn": "classic", "qdisc": {"kind": "codel", "ecn": true}}));
+    let ct = &codel["flows"][0]["tcp"];
+    assert!(codel["queues"][0]["ce_marked"].as_u64().unwrap_or(0) > 0);
+    // CoDel never drops an ECT segment; the only losses are the slow-start
+    // overshoot of the 100-packet buffer (queue_full)
+    assert!(codel["queues"][0]["dropped"]["queue_aqm"].is_null(), "{}", codel["queues"][0]["dropped"]);
+    assert_eq!(ct["fast_retransmits"], 1, "{ct}");
+    let dq = download_with("prague", 20.0, json!({"ecn": "accurate", "qdisc": {"kind": "dualpi2"}}));
+    let pt = &dq["flows"][0]["tcp"];
+    assert!(pt["ecn"]["reductions"].as_u64().unwrap() > 5, "{pt}");
+    assert!(dq["aggregate_mbps"].as_f64().unwrap() > 10.0, "{}", dq["aggregate_mbps"]);
 }

@@ -195,6 +195,9 @@ pub struct TcpConfig {
     /// sets none; default off (RFC 5681 sends as the ACK clock allows). A
     /// controller that sets a pacing rate (BBR) paces whatever this says.
     pub pacing: bool,
+    /// ECN (RFC 3168; [`crate::ecn`]): off (default), classic, or the
+    /// per-segment echo of RFC 8257 3.2 (`Accurate`).
+    pub ecn: crate::ecn::EcnMode,
 }
 
 impl Default for TcpConfig {
@@ -225,6 +228,7 @@ impl Default for TcpConfig {
             auto_consume: true,
             trace: false,
             pacing: false,
+            ecn: crate::ecn::EcnMode::Off,
         }
     }
 }

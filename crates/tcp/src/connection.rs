@@ -15,6 +15,7 @@
 //! TCP Fast Open, keep-alives.
 use crate::cc::CongestionControl;
 use crate::config::TcpConfig;
+use crate::ecn::Ecn;
 use crate::recovery::RtoOutcome;
 use crate::recv::{AckNeed, Receiver};
 use crate::sender::{AckSeg, AckVerdict, LossState, Sender, TxData};
@@ -55,6 +56,9 @@ pub struct Segment {
     pub payload_len: u32,
     /// Data or FIN sent before (retransmission), for the simulator's metrics.
     pub retransmission: bool,
+    /// The ECN codepoint for the IP header ([`crate::ecn`]): Not-ECT
+    /// unless ECN is in use and this is new data.
+    pub ecn: Ecn,
 }
 
 /// Options the peer announced in its SYN / SYN-ACK.
@@ -96,6 +100,8 @@ pub struct Connection {
     time_wait_deadline: Option<SimTime>,
     last_now: SimTime,
     aborted: bool,
+    /// The ECN codepoint of the segment being processed.
+    rx_ecn: Ecn,
 }
 
 /// A random initial sequence number from the connection's RNG stream
@@ -142,6 +148,7 @@ impl Connection {
             time_wait_deadline: None,
             last_now: SimTime::ZERO,
             aborted: false,
+            rx_ecn: Ecn::NotEct,
         }
     }
 
@@ -225,9 +232,17 @@ impl Connection {
 
     // ----- network side -----------------------------------------------
 
-    /// An arriving segment for this endpoint.
+    /// An arriving segment for this endpoint, Not-ECT (see
+    /// [`Connection::on_segment_ecn`]).
     pub fn on_segment(&mut self, now: SimTime, h: &TcpHeader, payload_len: u32) {
+        self.on_segment_ecn(now, h, payload_len, Ecn::NotEct)
+    }
+
+    /// An arriving segment for this endpoint, whose IP header carried the
+    /// ECN codepoint `ecn`.
+    pub fn on_segment_ecn(&mut self, now: SimTime, h: &TcpHeader, payload_len: u32, ecn: Ecn) {
         self.check_time(now);
+        self.rx_ecn = ecn;
         if h.dst_port != self.local_port || (self.state != TcpState::Listen && h.src_port != self.remote_port) {
             return;
         }
@@ -255,6 +270,7 @@ impl Connection {
         self.irs = SeqSpace::new(h.seq);
         let peer = peer_syn(h);
         self.negotiate(&peer);
+        self.snd.ecn.on_syn(h.flags.has(TcpFlags::ECE), h.flags.has(TcpFlags::CWR));
         self.state = TcpState::SynReceived;
         self.syn_pending = true;
     }
@@ -269,6 +285,7 @@ impl Connection {
         self.irs = SeqSpace::new(h.seq);
         let peer = peer_syn(h);
         self.negotiate(&peer);
+        self.snd.ecn.on_syn_ack(h.flags.has(TcpFlags::ECE), h.flags.has(TcpFlags::CWR));
         // The SYN-ACK's window is never scaled (RFC 7323 2.2).
         let wnd = h.window as u64;
         self.handshake_rtt_sample(now);
@@ -367,6 +384,9 @@ impl Connection {
         if self.state == TcpState::Closed {
             return;
         }
+        if self.snd.ecn.ok && payload_len > 0 {
+            self.ecn_on_data(now, h);
+        }
         let rx = self.rcv.on_data(now, seg_seq, payload_len as u64, fin);
         if rx.fin_consumed {
             self.on_peer_fin(now);
@@ -376,6 +396,22 @@ impl Connection {
         }
         if rx.ack == AckNeed::Now {
             self.queue_ack(now);
+        }
+    }
+
+    /// The receiver's ECN echo state for an arriving data segment
+    /// ([`crate::ecn`]); under `accurate`, a change of CE state first sends
+    /// the owed delayed ACK with the old state (RFC 8257 3.2).
+    fn ecn_on_data(&mut self, now: SimTime, h: &TcpHeader) {
+        if self.rx_ecn == Ecn::Ce {
+            self.snd.stats.ce_received += 1;
+        }
+        let pending = self.rcv.delack_deadline().is_some();
+        let (flush, old) = self.snd.ecn.on_data(self.rx_ecn, h.flags.has(TcpFlags::CWR), pending);
+        if flush {
+            let new = std::mem::replace(&mut self.snd.ecn.ece, old);
+            self.queue_ack(now);
+            self.snd.ecn.ece = new;
         }
     }
 
@@ -402,9 +438,17 @@ impl Connection {
             tsecr: h.options.timestamps.map(|t| t.1),
             pure,
         };
-        if self.snd.on_ack(&a) == AckVerdict::TooNew {
-            self.queue_ack(now);
-            return false;
+        let una0 = self.snd.snd_una;
+        match self.snd.on_ack(&a) {
+            AckVerdict::TooNew => {
+                self.queue_ack(now);
+                return false;
+            }
+            AckVerdict::Processed if self.snd.ecn.ok => {
+                let acked = self.snd.snd_una - una0;
+                self.snd.on_ecn_echo(now, h.flags.has(TcpFlags::ECE), acked);
+            }
+            _ => {}
         }
         if self.snd.fin_sent && self.snd.snd_una == self.snd.snd_max {
             self.on_our_fin_acked(now);
@@ -564,6 +608,12 @@ impl Connection {
             opts.timestamps = Some((self.snd.ts_val(now), ecr));
         }
         let mut flags = TcpFlags(TcpFlags::SYN);
+        // RFC 3168 6.1.1: ECN-setup SYN (ECE, CWR) and SYN-ACK (ECE).
+        if !passive && self.snd.ecn.offered() {
+            flags = flags.with(TcpFlags::ECE | TcpFlags::CWR);
+        } else if passive && self.snd.ecn.ok {
+            flags = flags.with(TcpFlags::ECE);
+        }
         let mut ack = 0;
         if passive {
             flags = flags.with(TcpFlags::ACK);
@@ -581,7 +631,7 @@ impl Connection {
             options: opts,
         };
         self.snd.stats.segments_sent += 1;
-        Segment { header, payload_len: 0, retransmission: self.syn_tx > 1 }
+        Segment { header, payload_len: 0, retransmission: self.syn_tx > 1, ecn: Ecn::NotEct }
     }
 
     /// A header with ACK set and our current ACK, window and options.
@@ -604,12 +654,13 @@ impl Connection {
         let window = self.rcv.window_field();
         self.rcv.on_ack_sent(rcv_nxt);
         self.snd.stats.segments_sent += 1;
+        let ece = if self.snd.ecn.ok && self.snd.ecn.ece { TcpFlags::ECE } else { 0 };
         TcpHeader {
             src_port: self.local_port,
             dst_port: self.remote_port,
             seq: self.iss.wire(seq_abs),
             ack: self.irs.wire(rcv_nxt),
-            flags: TcpFlags(TcpFlags::ACK | extra),
+            flags: TcpFlags(TcpFlags::ACK | extra | ece),
             window,
             options: opts,
         }
@@ -619,7 +670,7 @@ impl Connection {
     fn queue_ack(&mut self, now: SimTime) {
         let h = self.header(now, self.snd.snd_max, 0);
         self.snd.stats.acks_sent += 1;
-        self.out.push_back(Segment { header: h, payload_len: 0, retransmission: false });
+        self.out.push_back(Segment { header: h, payload_len: 0, retransmission: false, ecn: Ecn::NotEct });
     }
 
     /// Zero-window probe: a segment with sequence number `snd_una - 1` that
@@ -627,11 +678,20 @@ impl Connection {
     /// Linux uses; RFC 9293 3.8.6.1 allows probing).
     fn build_probe(&mut self, now: SimTime) -> Segment {
         let h = self.header(now, self.snd.snd_una - 1, 0);
-        Segment { header: h, payload_len: 0, retransmission: false }
+        Segment { header: h, payload_len: 0, retransmission: false, ecn: Ecn::NotEct }
     }
 
     fn build_data(&mut self, now: SimTime, tx: TxData) -> Segment {
-        let extra = if tx.fin { TcpFlags::FIN } else { 0 };
+        let mut extra = if tx.fin { TcpFlags::FIN } else { 0 };
+        // RFC 3168 6.1.5: retransmissions are Not-ECT; 6.1.2: CWR on the
+        // first new data segment after a reduction.
+        let mut ecn = Ecn::NotEct;
+        if self.snd.ecn.ok && !tx.rtx && tx.payload > 0 {
+            ecn = self.snd.cc.ect();
+            if std::mem::take(&mut self.snd.ecn.cwr_due) {
+                extra |= TcpFlags::CWR;
+            }
+        }
         let h = self.header(now, tx.start, extra);
         if tx.fin && !tx.rtx {
             match self.state {
@@ -640,7 +700,7 @@ impl Connection {
                 _ => {}
             }
         }
-        Segment { header: h, payload_len: tx.payload, retransmission: tx.rtx }
+        Segment { header: h, payload_len: tx.payload, retransmission: tx.rtx, ecn }
     }
 
     // ----- observation ------------------------------------------------
@@ -651,6 +711,10 @@ impl Connection {
     /// The connection was aborted (RST, too many retransmissions).
     pub fn aborted(&self) -> bool {
         self.aborted
+    }
+    /// ECN is in use on this connection (negotiated on the handshake).
+    pub fn ecn_negotiated(&self) -> bool {
+        self.snd.ecn.ok
     }
     pub fn local_port(&self) -> u16 {
         self.local_port

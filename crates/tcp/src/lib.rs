@@ -65,6 +65,7 @@
 pub mod cc;
 pub mod config;
 pub mod connection;
+pub mod ecn;
 pub mod rack;
 pub mod rate;
 pub mod recovery;
@@ -77,11 +78,12 @@ pub mod seq;
 pub mod stats;
 
 pub use cc::reno::Reno;
-pub use cc::{AckInfo, CcEvent, CongestionControl, LossKind, Window};
+pub use cc::{AckInfo, CcEvent, CongestionControl, EcnFeedback, LossKind, Window};
 pub use config::{
     DelayedAck, InitialWindow, RecoveryVariant, RecvBuffer, TcpConfig, LINUX_RMEM_MAX, UNSCALED_WINDOW_MAX,
 };
 pub use connection::{random_isn, Connection, Segment, TcpState};
+pub use ecn::{Ecn, EcnMode};
 pub use sender::LossState;
 pub use stats::{CwndSample, LossEvent, TcpStats};
 

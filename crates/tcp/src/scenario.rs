@@ -104,6 +104,15 @@ wifitcp_core::config_table! {
         /// Pace data segments (Linux's default rate: 2 or 1.2 x cwnd / SRTT); BBR paces whatever this says.
         #[key(default = "false")]
         pub pacing: Option<bool> = None,
+        /// ECN: "off", "classic" (RFC 3168) or "accurate" (RFC 8257 3.2 per-segment echo, for dctcp/prague).
+        ///
+        /// Both ends negotiate it on the SYN (RFC 3168 6.1.1); with
+        /// "accurate" the receiver echoes each data segment's CE state
+        /// (DCTCP's echo), not RFC 3168's ECE-until-CWR. New data is sent
+        /// ECT(0), or ECT(1) under `cc = "prague"`; queues mark it with
+        /// their `ecn` key.
+        #[key(default = "\"off\"")]
+        pub ecn: Option<crate::ecn::EcnMode> = None,
         /// SYN retransmissions before giving up.
         ///
         /// Default 6, Linux; ns-2 never gives up: use a large value to
@@ -154,6 +163,7 @@ impl TcpCommon {
             max_rto_ms,
             trace_cwnd,
             pacing,
+            ecn,
             syn_retries,
             max_retransmissions
         )
@@ -336,6 +346,9 @@ pub fn build(t: &TcpSection) -> Result<TcpConfig, ConfigError> {
     if let Some(b) = o.trace_cwnd {
         c.trace = b;
     }
+    if let Some(e) = o.ecn {
+        c.ecn = e;
+    }
     if let Some(b) = o.pacing {
         c.pacing = b;
     }
@@ -429,7 +442,7 @@ mod tests {
         let e = err(json!({"reno": {}}));
         assert!(e.starts_with("unknown field `reno`, expected one of `recovery`, `cc`"), "{e}");
         assert!(e.contains("`vegas`, `compound`"), "{e}");
-        assert!(err(json!({"cc": "westwood"})).starts_with("cc: unknown variant `westwood`, expected one of `reno`"));
+        assert!(err(json!({"cc": "hybla"})).starts_with("cc: unknown variant `hybla`, expected one of `reno`"));
         assert!(err(json!({"mss": "x"})).starts_with("mss: invalid type"));
         assert_eq!(locate_error(&json!({"vegas": {"gamma": true}})).unwrap().0, "vegas.gamma");
         let bad = |v: Value| build(&section(v)).unwrap_err().to_string();

@@ -157,6 +157,8 @@ pub struct Sender {
     pub(crate) pace_wait: Option<SimTime>,
     /// The RTT sample of the ACK being processed (for the rate sample).
     ack_rtt: Option<SimDur>,
+    /// ECN state of the connection, both directions ([`crate::ecn`]).
+    pub(crate) ecn: crate::ecn::EcnState,
 }
 
 impl Sender {
@@ -212,6 +214,7 @@ impl Sender {
             pace_next: SimTime::ZERO,
             pace_wait: None,
             ack_rtt: None,
+            ecn: crate::ecn::EcnState::new(cfg.ecn),
         }
         .with_controller_hooks()
     }

@@ -73,6 +73,12 @@ pub struct TcpStats {
     pub bytes_acked: u64,
     /// Zero-window probes sent (RFC 9293 3.8.6.1).
     pub window_probes: u64,
+    /// Data segments received CE-marked (ECN in use).
+    pub ce_received: u64,
+    /// ACKs received with ECE (ECN in use).
+    pub ece_received: u64,
+    /// Window reductions in answer to ECE (RFC 3168 6.1.2).
+    pub ecn_reductions: u64,
     /// Largest `snd_max - snd_una` observed (bytes, sequence space).
     pub max_flight: u64,
     /// cwnd/ssthresh trace, if `TcpConfig::trace`.

@@ -37,7 +37,7 @@ pub mod tcp;
 pub mod udp;
 pub mod wifi_frame;
 
-pub use ip::Ipv4Header;
+pub use ip::{Ecn, Ipv4Header};
 pub use packet::{Packet, Transport};
 pub use std::net::Ipv4Addr;
 pub use tcp::{SackBlock, TcpFlags, TcpHeader, TcpOptions};

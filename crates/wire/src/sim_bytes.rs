@@ -596,6 +596,33 @@ mod tests {
     }
 
     #[test]
+    fn ecn_codepoints_and_ece_cwr_survive_bytes_and_pcap() {
+        use crate::ip::Ecn;
+        use crate::pcap::{read_pcap, PcapWriter, LINKTYPE_RAW};
+        for e in [Ecn::NotEct, Ecn::Ect1, Ecn::Ect0, Ecn::Ce] {
+            for f in [TcpFlags::ECE, TcpFlags::CWR, TcpFlags::ECE | TcpFlags::CWR | TcpFlags::SYN] {
+                let mut p = tcp_pkt(TcpOptions::default(), 100);
+                p.ip.set_ecn(e);
+                p.tcp_mut().unwrap().flags = TcpFlags(TcpFlags::ACK | f);
+                let b = datagram(&p);
+                assert_eq!(b[1] & 3, e as u8, "IP ECN field (RFC 3168 5)");
+                assert_eq!(
+                    b[33] & (TcpFlags::ECE | TcpFlags::CWR),
+                    f & (TcpFlags::ECE | TcpFlags::CWR),
+                    "TCP flags octet"
+                );
+                let back = from_datagram(&b, p.id, p.flow, p.created).unwrap();
+                assert_eq!(back, p);
+                assert_eq!(back.ip.ecn_codepoint(), e);
+                let mut w = PcapWriter::with_linktype(Vec::new(), LINKTYPE_RAW).unwrap();
+                w.write(SimTime::ZERO, &p).unwrap();
+                let (_, recs) = read_pcap(&w.into_inner()).unwrap();
+                assert_eq!(recs[0].1, b, "the pcap record is the datagram with its ECN bits");
+            }
+        }
+    }
+
+    #[test]
     fn datagram_equals_packet_to_bytes() {
         for o in all_option_sets() {
             for len in [0, 1, 1448] {

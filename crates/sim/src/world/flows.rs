@@ -213,7 +213,7 @@ impl Flows {
         if p.payload_len > 0 && self.flows[fi].is_receiver(ep) && k.ledger.first_arrival(p.id) && now >= k.warmup {
             self.flows[fi].stats.on_data_arrival(p, now, k.warmup);
         }
-        self.eps[ep].conn.on_segment(now, h, p.payload_len);
+        self.eps[ep].conn.on_segment_ecn(now, h, p.payload_len, p.ip.ecn_codepoint());
         self.tcp_poll(k, nodes, cells, ep);
         self.check_completion(now, fi);
     }
@@ -238,7 +238,8 @@ impl Flows {
             let e = &self.eps[ep];
             let (node, fi) = (e.node, e.flow);
             let tos = self.flows[fi].tos;
-            let ip = Ipv4Header { tos, ..Ipv4Header::new(addr_of(e.node), addr_of(e.remote), PROTO_TCP) };
+            let mut ip = Ipv4Header { tos, ..Ipv4Header::new(addr_of(e.node), addr_of(e.remote), PROTO_TCP) };
+            ip.set_ecn(seg.ecn);
             let id = k.ledger.generate();
             if seg.payload_len > 0 {
                 self.flows[fi].stats.on_generated(now, k.warmup);

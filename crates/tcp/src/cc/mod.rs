@@ -44,6 +44,14 @@ wifitcp_core::config_choices! {
         "highspeed" => HighSpeed(highspeed::HighSpeedTable) mod highspeed,
         /// BBR v1 (Cardwell et al., ACM Queue 2016; draft-cardwell-iccrg-bbr-congestion-control-00).
         "bbr" => Bbr(bbr::BbrTable) mod bbr,
+        /// DCTCP (RFC 8257): reduction by alpha / 2 of the marked fraction; needs `ecn = "accurate"`.
+        "dctcp" => Dctcp(dctcp::DctcpTable) mod dctcp,
+        /// TCP Prague-style scalable response (draft-briscoe-iccrg-prague-congestion-control): DCTCP's law on ECT(1).
+        "prague" => Prague(prague::PragueTable) mod prague,
+        /// TCP Westwood+ (Mascolo et al. 2001; Grieco & Mascolo 2004): ssthresh = BWE x RTTmin.
+        "westwood" => Westwood(westwood::WestwoodTable) mod westwood,
+        /// TCP Veno (Fu & Liew 2003): random vs congestive loss by Vegas' backlog.
+        "veno" => Veno(veno::VenoTable) mod veno,
     }
 }
 
@@ -90,6 +98,21 @@ pub struct AckInfo {
     /// Whether the sender was limited by the application or receiver window
     /// (not by cwnd) when the acknowledged data was sent.
     pub app_or_rwnd_limited: bool,
+}
+
+/// What one ACK tells about ECN marks (see [`CongestionControl::on_ecn_feedback`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EcnFeedback {
+    pub now: SimTime,
+    /// Bytes newly acknowledged by this ACK (cumulative advance).
+    pub acked_bytes: u64,
+    /// The ACK carried ECE.
+    pub ece: bool,
+    /// `snd_una` after this ACK and `snd_max` (absolute offsets), for a
+    /// per-window observation (RFC 8257 3.3: the window ends when
+    /// `snd_una` passes the `snd_max` of its start).
+    pub snd_una: u64,
+    pub snd_max: u64,
 }
 
 /// Why the connection is reducing its window.
@@ -180,6 +203,26 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     /// connection's random stream (the initial sequence number, itself
     /// from the connection's `RngStream`). Called once at construction.
     fn seed(&mut self, _seed: u64) {}
+
+    /// The ECT codepoint of this controller's data segments when ECN is in
+    /// use: ECT(0) (RFC 3168), or ECT(1) for a scalable controller on the
+    /// L4S path (RFC 9331 section 4).
+    fn ect(&self) -> crate::ecn::Ecn {
+        crate::ecn::Ecn::Ect0
+    }
+
+    /// The ssthresh after an ECN congestion indication (RFC 3168 6.1.2;
+    /// the connection then sets cwnd to it, once per window, without
+    /// retransmitting). Default: the controller's response to a loss
+    /// detected by fast retransmit, as RFC 3168 asks.
+    fn ssthresh_after_ce(&mut self, now: SimTime, win: &Window, in_flight: u64) -> u64 {
+        self.ssthresh_after_loss(now, win, in_flight, LossKind::FastRetransmit)
+    }
+
+    /// Every ACK's ECN echo while ECN is in use (DCTCP's and Prague's
+    /// marked-fraction estimate, RFC 8257 3.3), before the connection's
+    /// once-per-window reaction to it.
+    fn on_ecn_feedback(&mut self, _fb: &EcnFeedback) {}
 
     /// The controller's state for the per-connection trace (`[tcp]
     /// trace_cwnd`), if it has one to show.
