@@ -44,7 +44,7 @@ CASES = [
     ("wlan.per_uplink=inf", "wlan.per_uplink: inf is not finite; give a finite value"),
     ("scenario.duration_s=-inf", "scenario.duration_s: -inf is not finite; give a finite value"),
     ("ap.qdisc={kind=\"codel\", targte_ms=5}",
-     "ap.qdisc.targte_ms: unknown key for kind \"codel\" (expected kind, target_ms, interval_ms)"),
+     "ap.qdisc.targte_ms: unknown key for kind \"codel\" (expected kind, target_ms, interval_ms, ecn)"),
     ("mac.queue_packets=0", "mac.queue_packets: must be in [1, 1e6] packets, got 0"),
 ]
 

@@ -415,7 +415,7 @@ fn bad_proxy_settings_are_one_line_errors_naming_the_key() {
         ),
         (json!({"kind": "none", "cache_packets": 10}), "ap.proxy.cache_packets: unknown key for kind \"none\""),
         (json!({"kind": "itcp", "wired_tcp": {"mss": 10}}), "ap.proxy.wired_tcp.mss: must be in [64, 65495] bytes"),
-        (json!({"kind": "itcp", "wireless_tcp": {"cc": "westwood"}}), "ap.proxy.wireless_tcp.cc: unknown variant"),
+        (json!({"kind": "itcp", "wireless_tcp": {"cc": "hybla"}}), "ap.proxy.wireless_tcp.cc: unknown variant"),
         (json!({"kind": "split"}), "ap.proxy.kind: unknown variant `split`"),
         (json!({"kind": "snoop", "cache": 3}), "ap.proxy.cache: unknown key for kind \"snoop\""),
     ];
