@@ -60,12 +60,15 @@ impl Radio {
         thermal_noise_dbm(b, self.noise_figure_db)
     }
 
+    /// The breakpoint and the shadowing deviation beyond it, if it
+    /// differs there: (d_BP, sigma).
+    pub fn sigma_beyond(&self) -> Option<(f64, f64)> {
+        Some((self.budget.path_loss.breakpoint?.distance_m, self.shadowing_sigma_beyond_db?))
+    }
+
     /// The shadowing deviation at `distance_m` (dB).
     pub fn sigma_db_at(&self, distance_m: f64) -> f64 {
-        match (self.budget.path_loss.breakpoint, self.shadowing_sigma_beyond_db) {
-            (Some(b), Some(s)) if distance_m > b.distance_m => s,
-            _ => self.shadowing_sigma_db,
-        }
+        super::propagation::sigma_at(self.shadowing_sigma_db, self.sigma_beyond(), distance_m)
     }
 
     /// Mean received power (no shadowing) of a frame.
@@ -274,11 +277,11 @@ impl Channel {
     /// model shadows per link).
     pub fn new(model: ChannelModel, rng: &mut RngStream) -> Self {
         let shadowing = match model.radio() {
-            Some(r) if r.shadowing_sigma_db > 0.0 || r.shadowing_sigma_beyond_db.is_some_and(|s| s > 0.0) => {
+            Some(r) if r.shadowing_sigma_db > 0.0 || r.sigma_beyond().is_some_and(|(_, s)| s > 0.0) => {
                 let sh = Shadowing::new(r.shadowing_sigma_db, r.shadowing, rng);
-                match (r.budget.path_loss.breakpoint, r.shadowing_sigma_beyond_db) {
-                    (Some(b), Some(s)) => sh.beyond(b.distance_m, s),
-                    _ => sh,
+                match r.sigma_beyond() {
+                    Some((d, s)) => sh.beyond(d, s),
+                    None => sh,
                 }
             }
             _ => Shadowing::none(),

@@ -164,6 +164,16 @@ pub enum ShadowingMode {
     PerLink,
 }
 
+/// The shadowing deviation at `distance_m`: `sigma_db`, or beyond a
+/// breakpoint (`beyond` = (d_BP, sigma)) the deviation there.
+#[inline]
+pub fn sigma_at(sigma_db: f64, beyond: Option<(f64, f64)>, distance_m: f64) -> f64 {
+    match beyond {
+        Some((d, s)) if distance_m > d => s,
+        _ => sigma_db,
+    }
+}
+
 /// Log-normal shadowing state: parameters plus the per-link draws.
 #[derive(Clone, Debug)]
 pub struct Shadowing {
@@ -193,10 +203,7 @@ impl Shadowing {
     /// The deviation at `distance_m`.
     #[inline]
     pub fn sigma_at(&self, distance_m: f64) -> f64 {
-        match self.beyond {
-            Some((d, s)) if distance_m > d => s,
-            _ => self.sigma_db,
-        }
+        sigma_at(self.sigma_db, self.beyond, distance_m)
     }
 
     /// No shadowing.

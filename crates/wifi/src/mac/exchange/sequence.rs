@@ -257,13 +257,6 @@ impl<P> Sequence<P> {
     pub fn drop_protected(&mut self) -> bool {
         self.protected.take().is_some()
     }
-
-    /// Forget a frame due (the exchange it belonged to ended).
-    #[inline]
-    pub fn cancel_due(&mut self) {
-        self.due = None;
-        self.sync();
-    }
 }
 
 /// A control frame without a body (ACK, CTS, RTS; 9.3.1) from `ta` to
