@@ -53,11 +53,13 @@
 //! (`Mac::on_verdict`, one function for both carrier-sense models): what
 //! follows from it (No Ack losses, MSDUs that reached the receiver though
 //! their ACKs were lost) is the MAC's (`mac::exchange::Receipts`), the
-//! medium only translates the MAC's outputs. The end of a frame at its
-//! sender (`sender_end`) and the verdict (`verdict`) are written once;
-//! what differs between the two carrier-sense models is when each station
-//! learns of the frame's start and end (at once here, after its
-//! propagation delay in [`sense`]).
+//! medium only translates the MAC's outputs. A frame's end is one
+//! `Bss::tx_end`, generic over the carrier-sense model (`carrier.rs`): the
+//! end at the sender (`sender_end`), at each other station (`end_at`) and
+//! the verdict at the receiver (`judge_at_ra`) are written once; what
+//! differs between the two models is who learns of a frame's start and
+//! end, and when (every station at once here, each after its propagation
+//! delay in [`sense`]).
 //!
 //! Cost: if every MAC of the cell offers the [`Bystander`] capability (the
 //! DCF does) with equal rules, stations outside the current frame exchange
@@ -67,6 +69,7 @@
 //! stations taking part in it, not O(N). Set `Bss::set_grouping(false)` to
 //! step every station individually (the reference the tests compare
 //! against).
+mod carrier;
 pub(crate) mod errors;
 mod group;
 pub mod sense;
@@ -583,109 +586,6 @@ impl<M: Mac> Bss<M> {
         }
         self.due = due;
         self.reschedule(out);
-    }
-
-    /// A transmission ended.
-    pub fn tx_end(&mut self, now: SimTime, id: u32, out: &mut Vec<BssOutput>) {
-        if self.sense.is_some() {
-            return self.tx_end_sensed(now, id, out);
-        }
-        let pos = self.air.iter().position(|t| t.id == id).expect("unknown transmission");
-        let tx = self.air.swap_remove(pos);
-        let mut frame = self.frames.swap_remove(pos);
-        let s = tx.sender;
-        let corrupted = tx.corrupted(self.starts);
-        if tx.seq == self.air_min_seq {
-            self.air_min_seq = self.air.iter().map(|a| a.seq).min().unwrap_or(u64::MAX);
-        }
-        let ra = frame.ra.0 as usize;
-        let quiet_after = self.air.is_empty();
-        // (A frame that ends while others are still on the air collided:
-        // its receiver gets nothing, see `burst_goes_on`.)
-        if ra < self.macs.len() && quiet_after {
-            self.take(ra);
-        }
-        let s_was = self.track[s].wk;
-        self.sender_end(now, s, &frame, out);
-        if corrupted && frame.contended {
-            self.medium[s].collided += 1;
-        }
-        let data = frame.kind.carries_msdus();
-        let ok_at_ra = !corrupted && self.judge(now, s, &mut frame);
-        if corrupted {
-            frame.mpdus.set_fcs_all(false);
-        }
-        if data {
-            self.verdict(now, s, &frame, ok_at_ra && ra < self.macs.len(), out);
-        } else {
-            debug_assert!(frame.mpdus.iter().all(|m| m.msdu_id().is_none()), "an MSDU in a frame of no data kind");
-        }
-        if !quiet_after {
-            return self.burst_goes_on(now, s, s_was, out);
-        }
-        // Overlapping frames make one corrupted reception, reported when the
-        // last of them ends, and only by receivers that decoded the PLCP
-        // header of the first one (see the module docs).
-        let header_ok = self.burst_header_ok || self.eifs_always;
-        let reported = !corrupted || (quiet_after && header_ok);
-        // The group's view first (it takes part in no MAC call below).
-        if reported {
-            self.group.rx_end(now, !corrupted, frame.duration);
-        }
-        if quiet_after {
-            self.group.idle(now);
-        }
-        // One walk over the solo stations. Every one but the sender gets
-        // the end of reception (if it receives this frame), then the
-        // medium's idle indication (if no other station's frame is still
-        // on the air for it), in one call; then every one, the sender
-        // included, is settled (`settle`). The MAC contract orders all
-        // `on_rx_end` outputs before all `on_cca` outputs; `on_cca(idle)`
-        // can emit only for a station whose response timeout saw a
-        // reception start and that gets no `on_rx_end` here (after
-        // `on_rx_end` no exchange awaits a response): those few are served
-        // in a second pass, and then settled by `settle` itself.
-        let view = self.group.view;
-        let mut deferred = std::mem::take(&mut self.deferred);
-        deferred.clear();
-        let mut at = SimTime::NEVER;
-        let mut kept = 0;
-        for i in 0..self.solo.len() {
-            let t = self.solo[i];
-            if t != s {
-                let others_on_air = !quiet_after && self.busy_for(t);
-                let rx = !self.sent_during(t, tx.seq) && !(corrupted && (others_on_air || !header_ok));
-                if rx {
-                    let ok = if t == ra { ok_at_ra } else { !corrupted };
-                    self.call(now, t, out, |m, mo| {
-                        m.on_rx_end(now, &mut frame, ok, mo);
-                        if !others_on_air {
-                            m.on_cca(now, false, mo);
-                        }
-                    });
-                } else if !others_on_air {
-                    if self.macs[t].idle_may_emit() {
-                        // Served by the second pass; leaves the list until
-                        // then (it may join the group after it).
-                        deferred.push(t);
-                        continue;
-                    }
-                    self.call(now, t, out, |m, mo| m.on_cca(now, false, mo));
-                }
-            }
-            if let Some(next) = self.try_join(t, now, &view) {
-                at = at.min(next);
-                self.solo[kept] = t;
-                kept += 1;
-            }
-        }
-        self.solo.truncate(kept);
-        if deferred.is_empty() {
-            self.arm(at, out);
-        } else {
-            self.serve_deferred(now, s, &deferred, at, out);
-        }
-        self.deferred = deferred;
     }
 
     /// The second pass of `tx_end` (the medium is quiet): the idle

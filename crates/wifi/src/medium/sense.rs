@@ -71,6 +71,7 @@
 //! not; a lock names such a frame; a transmitting station holds no lock;
 //! every edge is handed out once, in the order of the instants, and no
 //! edge that calls a MAC is handed out late.
+use super::carrier::{AtReceiver, Heard, Sensed};
 use super::{Bss, BssOutput, ON_AIR};
 use crate::mac::{Frame, Mac};
 use wifitcp_core::{SimDur, SimTime};
@@ -451,7 +452,7 @@ impl<M: Mac> Bss<M> {
     /// solo stations' earliest instant: a wake-up that moves earlier
     /// lowers it; one that moves later from the earliest flags a rescan.
     #[inline]
-    fn scall(
+    pub(super) fn scall(
         &mut self,
         now: SimTime,
         t: usize,
@@ -503,7 +504,7 @@ impl<M: Mac> Bss<M> {
 
     /// Hand out every edge due before `now` (silent ones: see
     /// `SenseState::next_arrival`), at their own instants.
-    fn silent_until(&mut self, now: SimTime, out: &mut Vec<BssOutput>) {
+    pub(super) fn silent_until(&mut self, now: SimTime, out: &mut Vec<BssOutput>) {
         while let Some((at, end, id)) = self.st().next_edge() {
             if at >= now {
                 break;
@@ -571,28 +572,28 @@ impl<M: Mac> Bss<M> {
         self.arrive_at = self.st().next_arrival();
     }
 
-    /// `tx_end` with per-station carrier sense and capture: the sender's
-    /// transmission ends; each other station sees the end after its delay.
-    pub(super) fn tx_end_sensed(&mut self, now: SimTime, id: u32, out: &mut Vec<BssOutput>) {
-        self.silent_until(now, out);
+    /// Frame `id` leaves the air at its sender (its end reaches the other
+    /// stations later, `ends_at`): returns its sender and the frame, which
+    /// `relaunch` gives back to the flight.
+    pub(super) fn land(&mut self, id: u32) -> (usize, Frame) {
         let st = self.st();
         let fi = st.flight(id);
         st.flights[fi].ended = true;
-        let s = st.flights[fi].sender;
-        let f = st.flights[fi].frame.take().expect("frame");
-        self.sender_end(now, s, &f, out);
+        (st.flights[fi].sender, st.flights[fi].frame.take().expect("frame"))
+    }
+
+    /// Give frame `f` back to its flight `id` (see `land`).
+    pub(super) fn relaunch(&mut self, id: u32, f: Frame) {
         let st = self.st();
         let fi = st.flight(id);
         st.flights[fi].frame = Some(f);
-        self.ends_at(now, now, id, out);
-        self.settle(now, out);
     }
 
     /// The end of frame `id` reaches the stations whose delay from its
     /// sender ends at `now` (after the sender's `tx_end`; handed out at
     /// `now`, or later if none of them hears it or is its receiver): their
     /// receptions are judged, their carrier sense may turn idle.
-    fn ends_at(&mut self, now: SimTime, handed: SimTime, id: u32, out: &mut Vec<BssOutput>) {
+    pub(super) fn ends_at(&mut self, now: SimTime, handed: SimTime, id: u32, out: &mut Vec<BssOutput>) {
         let n = self.macs.len();
         let st = self.st();
         let fi = st.flight(id);
@@ -617,7 +618,17 @@ impl<M: Mac> Bss<M> {
         let judge_here = if ra < n && ra != s { (k0..k).contains(&st.m.rank(s, ra)) } else { k0 == 0 && !judged };
         if judge_here {
             debug_assert_eq!(now, handed, "a frame judged late");
-            let ok = self.judge_at_ra(now, s, id, ra, &mut frame, out);
+            let lock_ra = if ra < n { self.st().lock[ra].filter(|l| l.id == id) } else { None };
+            let chunks = if ra < n { std::mem::take(&mut self.st().chunks[ra]) } else { Vec::new() };
+            let at = match lock_ra {
+                None => AtReceiver::Lost,
+                Some(l) if l.max_mw > 0.0 => AtReceiver::Interfered(&chunks),
+                Some(_) => AtReceiver::Clear,
+            };
+            let ok = self.judge_at_ra(now, s, &mut frame, at, ra < n, out);
+            if ra < n {
+                self.st().chunks[ra] = chunks;
+            }
             let st = self.st();
             let fi = st.flight(id);
             st.flights[fi].judged = true;
@@ -643,13 +654,7 @@ impl<M: Mac> Bss<M> {
                 let ok = if t == ra { ok_at_ra } else { captures(l.power_mw, l.max_mw) };
                 if ok {
                     st.pending_err[t] = false;
-                    let frame = &mut frame;
-                    self.scall(now, t, out, |m, mo| {
-                        m.on_rx_end(now, frame, true, mo);
-                        if quiet {
-                            m.on_cca(now, false, mo);
-                        }
-                    });
+                    self.end_at::<Sensed>(now, t, &mut frame, Heard::Received(true), quiet, out);
                     continue;
                 }
                 if l.header_ok || header_always {
@@ -657,17 +662,10 @@ impl<M: Mac> Bss<M> {
                 }
             }
             if audible && quiet {
-                let st = self.st();
-                if std::mem::take(&mut st.pending_err[t]) {
-                    let frame = &mut frame;
-                    self.scall(now, t, out, |m, mo| {
-                        m.on_rx_end(now, frame, false, mo);
-                        m.on_cca(now, false, mo);
-                    });
-                } else if self.macs[t].idle_may_emit() {
+                let heard =
+                    if std::mem::take(&mut self.st().pending_err[t]) { Heard::Received(false) } else { Heard::Not };
+                if !self.end_at::<Sensed>(now, t, &mut frame, heard, true, out) {
                     deferred.push(t);
-                } else {
-                    self.scall(now, t, out, |m, mo| m.on_cca(now, false, mo));
                 }
             }
         }
@@ -686,42 +684,6 @@ impl<M: Mac> Bss<M> {
             st.flights[fi].frame = Some(frame);
         }
         self.arrive_at = self.st().next_arrival();
-    }
-
-    /// The verdict on frame `id` of `s` at its intended receiver `ra`, as
-    /// its end reaches `ra`: the error model under the interference `ra`
-    /// met, the counters that follow, and the verdict to the sender's MAC.
-    fn judge_at_ra(
-        &mut self,
-        now: SimTime,
-        s: usize,
-        id: u32,
-        ra: usize,
-        frame: &mut Frame,
-        out: &mut Vec<BssOutput>,
-    ) -> bool {
-        let n = self.macs.len();
-        let lock_ra = if ra < n { self.st().lock[ra].filter(|l| l.id == id) } else { None };
-        let ok_at_ra = match lock_ra {
-            Some(_) => {
-                let chunks = std::mem::take(&mut self.st().chunks[ra]);
-                let ok = self.judge_sensed(now, s, frame, &chunks);
-                self.st().chunks[ra] = chunks;
-                ok
-            }
-            None => false,
-        };
-        if !ok_at_ra {
-            frame.mpdus.as_mut_slice().iter_mut().for_each(|m| m.fcs_ok = false);
-            // Lost to another frame at its receiver (not to the channel).
-            if frame.contended && lock_ra.is_none_or(|l| l.max_mw > 0.0) {
-                self.medium[s].collided += 1;
-            }
-        }
-        if frame.kind.carries_msdus() {
-            self.verdict(now, s, frame, ok_at_ra && ra < n, out);
-        }
-        ok_at_ra
     }
 
     /// A wake-up at `now` with frame edges due: hand them to the stations
@@ -759,7 +721,7 @@ impl<M: Mac> Bss<M> {
     /// `judge` with interference at the receiver: the error model decides
     /// with it (`success_prob_with_interference`). A frame lost under
     /// interference counts as a collision, not as a channel error.
-    fn judge_sensed(&mut self, now: SimTime, s: usize, f: &mut Frame, chunks: &[(u64, f64)]) -> bool {
+    pub(super) fn judge_sensed(&mut self, now: SimTime, s: usize, f: &mut Frame, chunks: &[(u64, f64)]) -> bool {
         if chunks.iter().all(|c| c.1 <= 0.0) {
             return self.judge(now, s, f);
         }
