@@ -79,7 +79,7 @@ pub fn measure<T>(f: impl FnOnce() -> T) -> (T, f64, f64, f64) {
 pub fn run(json: &str, seed: u64) -> Result<(u64, f64, f64, serde_json::Value), String> {
     let t0 = std::time::Instant::now();
     let out = wifitcp_sim::api::run_json(json, seed).map_err(|e| match e {
-        wifitcp_sim::api::ApiError::Config(m) => m,
+        wifitcp_sim::api::ApiError::Config(m) => m.to_string(),
         wifitcp_sim::api::ApiError::Run(m) => format!("run failed: {m}"),
     })?;
     let call_s = t0.elapsed().as_secs_f64();

@@ -117,16 +117,23 @@ impl ProxyConfig {
     /// Errors are "key: reason" (under `ap.proxy`). `tcp`: the scenario's
     /// `[tcp]`, under the two I-TCP connections' tables; `place`: what the
     /// scenario's node of a name is.
-    pub fn validate(&self, tcp: &TcpSection, place: &dyn Fn(&str) -> Place) -> Result<(), String> {
+    pub fn validate(&self, tcp: &TcpSection, place: &dyn Fn(&str) -> Place) -> Result<(), ConfigError> {
         if let Some(n) = self.node() {
             match place(n) {
-                Place::Station => return Err(format!("node: {n:?} is a station; a proxy runs at an AP")),
+                Place::Station => {
+                    return Err(ConfigError::new("node", format!("{n:?} is a station; a proxy runs at an AP")))
+                }
                 Place::Ap => {}
-                Place::Wired => return Err(format!("node: {n:?} has no wireless interface (a proxy runs at an AP)")),
-                Place::Unknown => return Err(format!("node: no node named {n:?}")),
+                Place::Wired => {
+                    return Err(ConfigError::new(
+                        "node",
+                        format!("{n:?} has no wireless interface (a proxy runs at an AP)"),
+                    ))
+                }
+                Place::Unknown => return Err(ConfigError::new("node", format!("no node named {n:?}"))),
             }
         }
-        self.get().check(tcp).map_err(String::from)
+        self.get().check(tcp)
     }
 
     /// Its agents at one AP (None: no agent).
@@ -169,14 +176,18 @@ mod tests {
         assert!(e.starts_with("unknown field `relay_buffer_bytes`"), "{e}");
         let p = parse(r#"{"kind": "dproxy", "node": "sta0"}"#).unwrap();
         assert_eq!(
-            p.validate(&tcp, &|_| Place::Station).unwrap_err(),
+            p.validate(&tcp, &|_| Place::Station).unwrap_err().to_string(),
             "node: \"sta0\" is a station; a proxy runs at an AP"
         );
         assert!(p.validate(&tcp, &ap).is_ok());
         let p = parse(r#"{"kind": "dproxy", "rerequest_multipliers": [2.0, 1.0]}"#).unwrap();
-        assert!(p.validate(&tcp, &ap).unwrap_err().starts_with("rerequest_multipliers: must be strictly increasing"));
+        assert!(p
+            .validate(&tcp, &ap)
+            .unwrap_err()
+            .to_string()
+            .starts_with("rerequest_multipliers: must be strictly increasing"));
         let p = parse(r#"{"kind": "snoop", "cache_packets": 0}"#).unwrap();
-        assert_eq!(p.validate(&tcp, &ap).unwrap_err(), "cache_packets: must be at least 1");
+        assert_eq!(p.validate(&tcp, &ap).unwrap_err().to_string(), "cache_packets: must be at least 1");
     }
 
     #[test]

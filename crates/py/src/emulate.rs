@@ -70,8 +70,8 @@ pub fn emulate(
     // The world is built in the loop's thread (it is not `Send`).
     let res = py
         .allow_threads(|| -> Result<serde_json::Value, (bool, String)> {
-            let s = Scenario::from_json(json).map_err(|e| (true, e))?;
-            let mut world = World::build(&s, seed).map_err(|e| (true, e))?;
+            let s = Scenario::from_json(json).map_err(|e| (true, e.to_string()))?;
+            let mut world = World::build(&s, seed).map_err(|e| (true, e.to_string()))?;
             if let Some(dir) = &pcap {
                 world.capture_to(std::path::Path::new(dir)).map_err(|e| (false, e))?;
             }

@@ -25,7 +25,7 @@ mod network;
 
 fn to_py(err: ApiError) -> PyErr {
     match err {
-        ApiError::Config(msg) => PyValueError::new_err(msg),
+        ApiError::Config(e) => PyValueError::new_err(e.to_string()),
         ApiError::Run(msg) => PyRuntimeError::new_err(msg),
     }
 }

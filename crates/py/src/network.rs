@@ -108,8 +108,8 @@ impl Network {
 impl Network {
     #[new]
     fn new(json: &str, seed: u64) -> PyResult<Self> {
-        let s = Scenario::from_json(json).map_err(PyValueError::new_err)?;
-        let world = World::build(&s, seed).map_err(PyValueError::new_err)?;
+        let s = Scenario::from_json(json).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let world = World::build(&s, seed).map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(Network {
             world: Some(world),
             scenario: s.scenario.name.clone(),

@@ -7,7 +7,7 @@ use crate::config::Scenario;
 use crate::world::World;
 use serde_json::json;
 use std::time::{Duration, Instant};
-use wifitcp_core::{SimDur, SimTime};
+use wifitcp_core::{ConfigError, SimDur, SimTime};
 use wifitcp_wire::wifi_frame::{data_mpdu_len, ACK_LEN, CTS_LEN, RTS_LEN};
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -15,11 +15,22 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Why an API call failed.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ApiError {
-    /// The configuration is invalid: "dotted.path: reason".
-    Config(String),
+    /// The configuration is invalid (shown as "dotted.path: reason").
+    Config(ConfigError),
     /// The run failed (for example the packet ledger did not balance).
     Run(String),
 }
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ApiError::Config(e) => write!(f, "{e}"),
+            ApiError::Run(m) => write!(f, "run failed: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for ApiError {}
 
 /// Where a chunked run stands, passed to its progress callback.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -113,10 +124,10 @@ pub fn run_json_with(
     let wall = Instant::now();
     let mut w = World::build(&s, seed).map_err(ApiError::Config)?;
     if let Some(dir) = &opts.pcap_dir {
-        w.capture_to(dir).map_err(ApiError::Config)?;
+        w.capture_to(dir).map_err(|e| ApiError::Config(ConfigError::new("", e)))?;
     }
     if let Some(dir) = &opts.trace_dir {
-        w.trace_to(dir).map_err(ApiError::Config)?;
+        w.trace_to(dir).map_err(|e| ApiError::Config(ConfigError::new("", e)))?;
     }
     let end = w.end();
     let mut chunk = FIRST_CHUNK;
@@ -224,15 +235,18 @@ pub fn ht_ampdu_timing_json(json: &str) -> Result<String, ApiError> {
     use wifitcp_wifi::mac::edca::{AccessCategory, EdcaSet};
     use wifitcp_wifi::phy::ht::{ampdu_bytes, Band, GuardInterval, HtMcs, HtTxVector, HtWidth, PPDU_MAX_TIME};
     use wifitcp_wifi::phy::{PhyConfig, PhyStandard, PhyTiming, Rate};
-    let v: serde_json::Value = serde_json::from_str(json).map_err(|e| ApiError::Config(format!("json: {e}")))?;
+    let v: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| ApiError::Config(ConfigError::new("json", e.to_string())))?;
     let num = |k: &str| {
-        v.get(k).and_then(|x| x.as_f64()).ok_or_else(|| ApiError::Config(format!("{k}: missing or not a number")))
+        v.get(k)
+            .and_then(|x| x.as_f64())
+            .ok_or_else(|| ApiError::Config(ConfigError::new(k, "missing or not a number")))
     };
-    let mcs = HtMcs::new(num("mcs")? as u8).ok_or_else(|| ApiError::Config("mcs: not 0-31".into()))?;
+    let mcs = HtMcs::new(num("mcs")? as u8).ok_or_else(|| ApiError::Config(ConfigError::new("mcs", "not 0-31")))?;
     let width = match num("width_mhz")? as u32 {
         20 => HtWidth::Mhz20,
         40 => HtWidth::Mhz40,
-        _ => return Err(ApiError::Config("width_mhz: 20 or 40".into())),
+        _ => return Err(ApiError::Config(ConfigError::new("width_mhz", "20 or 40"))),
     };
     let gi = if v.get("short_gi").and_then(|x| x.as_bool()).unwrap_or(false) {
         GuardInterval::Short
@@ -243,7 +257,7 @@ pub fn ht_ampdu_timing_json(json: &str) -> Result<String, ApiError> {
     let mpdu = num("mpdu_bytes")? as u32;
     let k = num("mpdus")? as usize;
     if mpdu == 0 || k == 0 {
-        return Err(ApiError::Config("mpdu_bytes, mpdus: at least 1".into()));
+        return Err(ApiError::Config(ConfigError::new("mpdu_bytes, mpdus", "at least 1")));
     }
     let tx = HtTxVector { mcs, width, gi, band };
     let psdu = |n: usize| if n == 1 { mpdu } else { ampdu_bytes(&vec![mpdu; n]) };

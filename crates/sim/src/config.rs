@@ -4,6 +4,7 @@
 //! Python strips `scenario.seeds` and `[sweep]` (sweep expansion is its
 //! job) and hands the rest here as JSON.
 use serde::{Deserialize, Serialize};
+use wifitcp_core::ConfigError;
 pub use wifitcp_tcp::cc::{CcConfig, CcName};
 pub use wifitcp_tcp::scenario::{RecoveryKind, TcpCommon, TcpSection};
 use wifitcp_wifi::phy::{PhyConfig, PhyTiming};
@@ -163,7 +164,7 @@ pub const MAX_SAMPLES: f64 = 2e6;
 
 impl Scenario {
     /// Parse and validate; errors are "dotted.path: reason".
-    pub fn from_json(json: &str) -> Result<Scenario, String> {
+    pub fn from_json(json: &str) -> Result<Scenario, ConfigError> {
         // Ranges first (and unknown keys of qdisc/channel tables at the
         // key): a document that is not JSON is reported by the parse below.
         let doc = serde_json::from_str::<serde_json::Value>(json).ok();
@@ -183,10 +184,10 @@ impl Scenario {
                 Some(doc) => errpath::refine(doc, path, msg),
                 None => (path, msg),
             };
-            if path == "." || path.is_empty() {
-                msg
+            if path == "." {
+                ConfigError::new("", msg)
             } else {
-                format!("{path}: {msg}")
+                ConfigError::new(path, msg)
             }
         })?;
         s.apply_deployment()?;
@@ -198,23 +199,29 @@ impl Scenario {
     /// response goes at 10.6.6.5.2's rate for the frame that elicits it
     /// (`PhyTiming::response_rate`), also under rate adaptation, where the
     /// data frames' rates vary.
-    pub fn timing(&self) -> Result<PhyTiming, String> {
+    pub fn timing(&self) -> Result<PhyTiming, ConfigError> {
         PhyTiming::from_config(&self.phy)
     }
 
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), ConfigError> {
         let m = &self.scenario;
         if m.name.trim().is_empty() {
-            return Err("scenario.name: must not be empty".into());
+            return Err(ConfigError::new("scenario.name", "must not be empty"));
         }
         if !(m.duration_s.is_finite() && m.duration_s > 0.0 && m.duration_s <= 1e6) {
-            return Err(format!("scenario.duration_s: must be in (0, 1e6], got {}", m.duration_s));
+            return Err(ConfigError::new("scenario.duration_s", format!("must be in (0, 1e6], got {}", m.duration_s)));
         }
         if !(m.warmup_s.is_finite() && m.warmup_s >= 0.0 && m.warmup_s < m.duration_s) {
-            return Err(format!("scenario.warmup_s: must be in [0, duration_s), got {}", m.warmup_s));
+            return Err(ConfigError::new(
+                "scenario.warmup_s",
+                format!("must be in [0, duration_s), got {}", m.warmup_s),
+            ));
         }
         if !(m.sample_interval_s.is_finite() && m.sample_interval_s >= 1e-3) {
-            return Err(format!("scenario.sample_interval_s: must be at least 0.001, got {}", m.sample_interval_s));
+            return Err(ConfigError::new(
+                "scenario.sample_interval_s",
+                format!("must be at least 0.001, got {}", m.sample_interval_s),
+            ));
         }
         let t = self.timing()?;
         self.validate_mac(&t)?;
@@ -229,20 +236,23 @@ impl Scenario {
 
     /// The goodput series of every flow fit in a result that takes seconds,
     /// not minutes, to write (`MAX_SAMPLES`).
-    fn validate_samples(&self) -> Result<(), String> {
+    fn validate_samples(&self) -> Result<(), ConfigError> {
         let m = &self.scenario;
         let n = self.wlan.stations;
         let flows: usize = self.traffic.iter().map(|t| t.station_list(n, "").map_or(0, |v| v.len())).sum();
         let flows = flows.max(1) as f64;
         let samples = m.duration_s / m.sample_interval_s * flows;
         if samples > MAX_SAMPLES {
-            return Err(format!(
-                "scenario.sample_interval_s: {} s over duration_s = {} s for {flows} flow{} gives {samples:.0} \
+            return Err(ConfigError::new(
+                "scenario.sample_interval_s",
+                format!(
+                    "{} s over duration_s = {} s for {flows} flow{} gives {samples:.0} \
                  goodput samples, more than {MAX_SAMPLES:.0}: raise it to at least {} s",
-                m.sample_interval_s,
-                m.duration_s,
-                if flows == 1.0 { "" } else { "s" },
-                m.duration_s * flows / MAX_SAMPLES
+                    m.sample_interval_s,
+                    m.duration_s,
+                    if flows == 1.0 { "" } else { "s" },
+                    m.duration_s * flows / MAX_SAMPLES
+                ),
             ));
         }
         Ok(())
@@ -258,62 +268,74 @@ impl Scenario {
         self.nodes.iter().find(|n| n.name == name).map(|n| Some(n.kind))
     }
 
-    fn validate_topology(&self) -> Result<(), String> {
+    fn validate_topology(&self) -> Result<(), ConfigError> {
         let mut names = std::collections::HashSet::new();
         for (i, nd) in self.nodes.iter().enumerate() {
             let ok = !nd.name.is_empty() && nd.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
             if !ok {
-                return Err(format!("nodes[{i}].name: {:?} must be non-empty letters, digits, - or _", nd.name));
+                return Err(ConfigError::new(
+                    format!("nodes[{i}].name"),
+                    format!("{:?} must be non-empty letters, digits, - or _", nd.name),
+                ));
             }
             let reserved = |p: &str| nd.name.strip_prefix(p).is_some_and(|k| k.is_empty() || k.parse::<u32>().is_ok());
             if reserved("ap") || reserved("sta") {
-                return Err(format!("nodes[{i}].name: {:?} is reserved for WLAN members", nd.name));
+                return Err(ConfigError::new(
+                    format!("nodes[{i}].name"),
+                    format!("{:?} is reserved for WLAN members", nd.name),
+                ));
             }
             if !names.insert(nd.name.as_str()) {
-                return Err(format!("nodes[{i}].name: duplicate node {:?}", nd.name));
+                return Err(ConfigError::new(format!("nodes[{i}].name"), format!("duplicate node {:?}", nd.name)));
             }
         }
         for (i, l) in self.links.iter().enumerate() {
             for (k, end) in [("a", &l.a), ("b", &l.b)] {
                 if self.node_kind(end).is_none() {
-                    return Err(format!("links[{i}].{k}: no node named {end:?}"));
+                    return Err(ConfigError::new(format!("links[{i}].{k}"), format!("no node named {end:?}")));
                 }
             }
             if l.a == l.b {
-                return Err(format!("links[{i}].b: a link needs two different nodes"));
+                return Err(ConfigError::new(format!("links[{i}].b"), "a link needs two different nodes"));
             }
             if !(l.rate_mbps.is_finite() && l.rate_mbps > 0.0 && l.rate_mbps <= 1e6) {
-                return Err(format!("links[{i}].rate_mbps: must be in (0, 1e6], got {}", l.rate_mbps));
+                return Err(ConfigError::new(
+                    format!("links[{i}].rate_mbps"),
+                    format!("must be in (0, 1e6], got {}", l.rate_mbps),
+                ));
             }
             if !(l.delay_ms.is_finite() && l.delay_ms >= 0.0 && l.delay_ms <= 1e5) {
-                return Err(format!("links[{i}].delay_ms: must be in [0, 1e5], got {}", l.delay_ms));
+                return Err(ConfigError::new(
+                    format!("links[{i}].delay_ms"),
+                    format!("must be in [0, 1e5], got {}", l.delay_ms),
+                ));
             }
             if l.queue_packets == 0 || l.queue_packets > 1_000_000 {
-                return Err(format!("links[{i}].queue_packets: must be in 1..=1000000"));
+                return Err(ConfigError::new(format!("links[{i}].queue_packets"), "must be in 1..=1000000"));
             }
         }
         if self.ap.classes == ClassKind::Channel
             && !matches!(self.channel, Some(wifitcp_wifi::channel::ChannelConfig::Fixed(_)))
         {
-            return Err(
-                "ap.classes: \"channel\" needs a [channel] table with model = \"fixed\" and [[channel.classes]]".into(),
-            );
+            return Err(ConfigError::new(
+                "ap.classes",
+                "\"channel\" needs a [channel] table with model = \"fixed\" and [[channel.classes]]",
+            ));
         }
         let bi = self.ap.beacon_interval_tu.unwrap_or(D_BEACON_INTERVAL_TU);
         if bi == 0 || bi > 65535 {
-            return Err(format!("ap.beacon_interval_tu: must be in 1..=65535 TU, got {bi}"));
+            return Err(ConfigError::new("ap.beacon_interval_tu", format!("must be in 1..=65535 TU, got {bi}")));
         }
         if let Some(q) = self.ap.queue_packets {
             if q == 0 || q > 1_000_000 {
-                return Err(format!("ap.queue_packets: must be in 1..=1000000, got {q}"));
+                return Err(ConfigError::new("ap.queue_packets", format!("must be in 1..=1000000, got {q}")));
             }
         }
         if let Some(qd) = &self.wlan.station_qdisc {
-            qd.validate(self.mac.common.queue_packets as usize)
-                .map_err(|e| e.under("wlan.station_qdisc").to_string())?;
+            qd.validate(self.mac.common.queue_packets as usize).map_err(|e| e.under("wlan.station_qdisc"))?;
         }
         if let Some(qd) = &self.ap.qdisc {
-            qd.validate(self.ap_queue_packets() as usize).map_err(|e| e.under("ap.qdisc").to_string())?;
+            qd.validate(self.ap_queue_packets() as usize).map_err(|e| e.under("ap.qdisc"))?;
         }
         if let Some(p) = &self.ap.proxy {
             use wifitcp_pep::config::Place;
@@ -323,9 +345,9 @@ impl Scenario {
                 None if self.nodes.iter().any(|x| x.name == n) => Place::Wired,
                 None => Place::Unknown,
             };
-            p.validate(&self.tcp, &place).map_err(|e| format!("ap.proxy.{e}"))?;
+            p.validate(&self.tcp, &place).map_err(|e| e.under("ap.proxy"))?;
         }
-        wifitcp_tcp::scenario::build(&self.tcp).map_err(|e| format!("tcp.{e}"))?;
+        wifitcp_tcp::scenario::build(&self.tcp).map_err(|e| e.under("tcp"))?;
         Ok(())
     }
 

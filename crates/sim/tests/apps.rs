@@ -139,11 +139,11 @@ fn a_trace_source_sends_its_files_bytes() {
 
     std::fs::write(&file, "0.0 100\n0.1 x\n").unwrap();
     let e = check_config_json(&scenario(tr_with(&file), 5.0).to_string()).unwrap_err();
-    let e = format!("{e:?}");
+    let e = e.to_string();
     assert!(e.contains("traffic[0].trace_file: ") && e.contains("t.txt: line 2: size "), "{e}");
     let missing = dir.join("missing.txt");
     let e = check_config_json(&scenario(tr_with(&missing), 5.0).to_string()).unwrap_err();
-    let e = format!("{e:?}");
+    let e = e.to_string();
     assert!(e.contains("traffic[0].trace_file: ") && e.contains("missing.txt: cannot read"), "{e}");
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -163,15 +163,15 @@ fn on_off_offers_its_duty_cycle() {
     let bad = json!([{"name": "o", "kind": "udp", "pattern": "on-off", "rate_mbps": 1.0, "on_s": 0.5,
                       "peer": "server"}]);
     let e = check_config_json(&scenario(bad, 10.0).to_string()).unwrap_err();
-    let e = format!("{e:?}");
+    let e = e.to_string();
     assert!(e.contains("traffic[0].off_s: required for pattern on-off"), "{e}");
     let bad = json!([{"name": "t", "kind": "tcp", "peer": "server", "interval_ms": 5.0}]);
     let e = check_config_json(&scenario(bad, 10.0).to_string()).unwrap_err();
-    let e = format!("{e:?}");
+    let e = e.to_string();
     assert!(e.contains("traffic[0].interval_ms: applies to UDP flows only"), "{e}");
     let bad = json!([{"name": "u", "kind": "udp", "pattern": "cbr", "rate_mbps": 1.0, "peer": "server",
                       "trace_file": "x.txt"}]);
     let e = check_config_json(&scenario(bad, 10.0).to_string()).unwrap_err();
-    let e = format!("{e:?}");
+    let e = e.to_string();
     assert!(e.contains("traffic[0].trace_file: used by pattern trace only"), "{e}");
 }

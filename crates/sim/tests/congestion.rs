@@ -129,7 +129,7 @@ fn vegas_loss_response_key() {
     assert!(gb > 0.1 && gr > 0.1, "brakmo {gb} reno {gr} Mbit/s");
     s["tcp"]["vegas"] = json!({"loss_response": "ns2"});
     let e = run_json(&s.to_string(), 1).unwrap_err();
-    assert!(format!("{e:?}").contains("vegas.loss_response"), "{e:?}");
+    assert!(e.to_string().contains("vegas.loss_response"), "{e:?}");
 }
 
 /// ECN end to end: DCTCP with the per-segment echo behind a marking RED AP

@@ -79,7 +79,7 @@ fn zero_slot_is_rejected_and_small_slots_group_exactly() {
     let mut s = scenario(false, "data", false);
     s["phy"]["slot_us"] = json!(0.0);
     match run_json(&s.to_string(), 1) {
-        Err(ApiError::Config(e)) => assert!(e.starts_with("phy.slot_us: "), "{e}"),
+        Err(ApiError::Config(e)) => assert_eq!(e.path, "phy.slot_us", "{e}"),
         other => panic!("zero slot accepted: {other:?}"),
     }
     for slot in [0.001, 0.5, 3.0] {

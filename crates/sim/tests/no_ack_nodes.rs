@@ -100,9 +100,9 @@ fn under_the_hcf_a_no_ack_station_gets_no_block_acks() {
 #[test]
 fn bad_no_ack_nodes_name_the_key() {
     let mut s = cell(&["sta2"], "uplink");
-    assert!(err(&s).contains("mac.no_ack_nodes[0]: \\\"sta2\\\" is not a WLAN member"), "{}", err(&s));
+    assert!(err(&s).contains("mac.no_ack_nodes[0]: \"sta2\" is not a WLAN member"), "{}", err(&s));
     s["mac"]["no_ack_nodes"] = json!(["ap", "ap"]);
-    assert!(err(&s).contains("mac.no_ack_nodes[1]: \\\"ap\\\" is listed twice"), "{}", err(&s));
+    assert!(err(&s).contains("mac.no_ack_nodes[1]: \"ap\" is listed twice"), "{}", err(&s));
     s["mac"]["no_ack_nodes"] = json!(["sta1"]);
     s["mac"]["rts_threshold_bytes"] = json!(500);
     assert!(err(&s).contains("mac.no_ack_nodes: No Ack frames are sent without RTS/CTS"), "{}", err(&s));

@@ -63,12 +63,12 @@ fn noack_with_rts_cts_is_a_config_error() {
     let mut s = scenario("noack", 0.0);
     s["mac"]["rts_threshold_bytes"] = json!(0);
     match run_json(&s.to_string(), 1) {
-        Err(ApiError::Config(m)) => assert!(m.starts_with("mac.ack_policy:"), "{m}"),
+        Err(ApiError::Config(m)) => assert_eq!(m.path, "mac.ack_policy", "{m}"),
         other => panic!("{other:?}"),
     }
     let mut s = scenario("sometimes", 0.0);
     s["mac"]["rts_threshold_bytes"] = json!(65535);
-    assert!(matches!(run_json(&s.to_string(), 1), Err(ApiError::Config(m)) if m.contains("ack_policy")));
+    assert!(matches!(run_json(&s.to_string(), 1), Err(ApiError::Config(m)) if m.path.contains("ack_policy")));
 }
 
 /// The bystander group reproduces stations stepped one by one with No Ack

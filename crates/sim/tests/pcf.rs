@@ -105,6 +105,7 @@ fn bad_pcf_keys_are_one_line_errors() {
         s[*table] = v.clone();
         match check_config_json(&s.to_string()) {
             Err(ApiError::Config(e)) => {
+                let e = e.to_string();
                 assert!(e.starts_with(want), "{e}");
                 assert!(!e.contains('\n'), "{e}");
             }

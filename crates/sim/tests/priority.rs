@@ -42,5 +42,5 @@ fn the_dscp_key_is_checked() {
         "wlan": {"stations": 1}, "traffic": [{"name": "a", "kind": "udp", "dscp": 64}]
     });
     let e = run_json(&s.to_string(), 1).unwrap_err();
-    assert!(format!("{e:?}").contains("traffic[0].dscp: must be in [0, 63]"), "{e:?}");
+    assert!(e.to_string().contains("traffic[0].dscp: must be in [0, 63]"), "{e:?}");
 }

@@ -387,7 +387,7 @@ fn no_proxy_key_and_kind_none_give_the_same_result() {
 }
 
 fn error(proxy: Value) -> String {
-    Scenario::from_json(&doc(Some(proxy)).to_string()).unwrap_err()
+    Scenario::from_json(&doc(Some(proxy)).to_string()).unwrap_err().to_string()
 }
 
 #[test]

@@ -174,7 +174,10 @@ fn bad_cell_and_roaming_input_names_the_key() {
     for (edit, want) in cases {
         let mut s = base.clone();
         edit(&mut s);
-        let e = wifitcp_sim::Scenario::from_json(&s.to_string()).err().unwrap_or_else(|| panic!("accepted: {want}"));
+        let e = wifitcp_sim::Scenario::from_json(&s.to_string())
+            .err()
+            .unwrap_or_else(|| panic!("accepted: {want}"))
+            .to_string();
         assert!(e.starts_with(want), "{e:?} does not start with {want:?}");
         assert_eq!(e.lines().count(), 1, "{e}");
     }

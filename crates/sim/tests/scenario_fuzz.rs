@@ -603,7 +603,7 @@ fn run(json: String, seed: u64) -> Option<Outcome> {
         let out = match got {
             Ok(Ok(Some(text))) => Outcome::Finished(text),
             Ok(Ok(None)) => Outcome::Stopped { sim_s: sim },
-            Ok(Err(ApiError::Config(e))) => Outcome::Invalid(e),
+            Ok(Err(ApiError::Config(e))) => Outcome::Invalid(e.to_string()),
             Ok(Err(ApiError::Run(e))) => Outcome::RunError(e),
             Err(p) => Outcome::Panic(
                 p.downcast_ref::<String>()

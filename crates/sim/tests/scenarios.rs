@@ -99,19 +99,19 @@ fn config_errors_name_the_field() {
     let mut s = keceli(1, 1.0);
     s["tcp"]["rwnd_packets"] = json!("many");
     match run_json(&s.to_string(), 1) {
-        Err(ApiError::Config(m)) => assert!(m.starts_with("tcp.rwnd_packets:"), "{m}"),
+        Err(ApiError::Config(m)) => assert!(m.to_string().starts_with("tcp.rwnd_packets:"), "{m}"),
         other => panic!("{other:?}"),
     }
     let mut s = keceli(1, 1.0);
     s["links"][0]["b"] = json!("nowhere");
     match run_json(&s.to_string(), 1) {
-        Err(ApiError::Config(m)) => assert!(m.starts_with("links[0].b:"), "{m}"),
+        Err(ApiError::Config(m)) => assert!(m.to_string().starts_with("links[0].b:"), "{m}"),
         other => panic!("{other:?}"),
     }
     let mut s = keceli(1, 1.0);
     s["wlan"]["colour"] = json!("blue");
     match run_json(&s.to_string(), 1) {
-        Err(ApiError::Config(m)) => assert!(m.contains("colour"), "{m}"),
+        Err(ApiError::Config(m)) => assert!(m.to_string().contains("colour"), "{m}"),
         other => panic!("{other:?}"),
     }
 }
@@ -362,14 +362,14 @@ fn cc_parameter_errors_name_the_field() {
         s["tcp"]["cc"] = json!(cc);
         s["tcp"][cc] = params;
         match run_json(&s.to_string(), 1) {
-            Err(ApiError::Config(m)) => assert!(m.starts_with(field), "{m}"),
+            Err(ApiError::Config(m)) => assert!(m.to_string().starts_with(field), "{m}"),
             other => panic!("{other:?}"),
         }
     }
     let mut s = keceli(1, 1.0);
     s["tcp"]["compound"] = json!({"kappa": 0.5});
     match run_json(&s.to_string(), 1) {
-        Err(ApiError::Config(m)) => assert!(m.contains("kappa"), "{m}"),
+        Err(ApiError::Config(m)) => assert!(m.to_string().contains("kappa"), "{m}"),
         other => panic!("{other:?}"),
     }
 }

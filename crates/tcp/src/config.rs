@@ -6,6 +6,7 @@
 //! of the configuration: each endpoint needs its own instance, so it is
 //! passed to [`crate::Connection::connect`] / [`crate::Connection::listen`]
 //! separately, while `TcpConfig` stays `Clone`.
+use wifitcp_core::ConfigError;
 use wifitcp_core::SimDur;
 
 /// Loss-recovery algorithm (the reaction to duplicate ACKs; timeouts are
@@ -235,44 +236,44 @@ impl Default for TcpConfig {
 
 impl TcpConfig {
     /// Check the configuration; the error names the field and the reason.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ConfigError> {
         if self.mss < 64 || self.mss > 65_495 {
-            return Err(format!("mss: {} is outside 64..=65495", self.mss));
+            return Err(ConfigError::new("mss", format!("{} is outside 64..=65495", self.mss)));
         }
         if self.timestamps && self.mss <= 12 + 64 {
-            return Err("mss: too small to carry timestamps".into());
+            return Err(ConfigError::new("mss", "too small to carry timestamps"));
         }
         if self.recv_buffer.bytes(self.mss) < self.mss as u64 {
-            return Err("recv_buffer: smaller than one segment".into());
+            return Err(ConfigError::new("recv_buffer", "smaller than one segment"));
         }
         if self.min_rto.as_nanos() == 0 || self.min_rto > self.max_rto {
-            return Err("min_rto: must be positive and not above max_rto".into());
+            return Err(ConfigError::new("min_rto", "must be positive and not above max_rto"));
         }
         if self.initial_rto.as_nanos() == 0 {
-            return Err("initial_rto: must be positive".into());
+            return Err(ConfigError::new("initial_rto", "must be positive"));
         }
         if self.ts_tick.as_nanos() == 0 {
-            return Err("ts_tick: must be positive".into());
+            return Err(ConfigError::new("ts_tick", "must be positive"));
         }
         if self.dupthresh == 0 {
-            return Err("dupthresh: must be at least 1".into());
+            return Err(ConfigError::new("dupthresh", "must be at least 1"));
         }
         if let Some(d) = self.delayed_ack {
             if d.count == 0 {
-                return Err("delayed_ack.count: must be at least 1".into());
+                return Err(ConfigError::new("delayed_ack.count", "must be at least 1"));
             }
             if d.timeout > SimDur::from_millis(500) {
-                return Err("delayed_ack.timeout: RFC 1122 4.2.3.2 caps it at 500 ms".into());
+                return Err(ConfigError::new("delayed_ack.timeout", "RFC 1122 4.2.3.2 caps it at 500 ms"));
             }
         }
         if let RecvBuffer::Bytes(b) = self.recv_buffer {
             if !self.window_scaling && b > 65_535 {
-                return Err("recv_buffer: above 65535 bytes needs window_scaling".into());
+                return Err(ConfigError::new("recv_buffer", "above 65535 bytes needs window_scaling"));
             }
         }
         if let RecvBuffer::Segments(n) = self.recv_buffer {
             if !self.window_scaling && n as u64 * self.mss as u64 > 65_535 {
-                return Err("recv_buffer: above 65535 bytes needs window_scaling".into());
+                return Err(ConfigError::new("recv_buffer", "above 65535 bytes needs window_scaling"));
             }
         }
         Ok(())
@@ -300,8 +301,8 @@ mod tests {
     fn validation_names_the_field() {
         assert!(TcpConfig::default().validate().is_ok());
         let c = TcpConfig { recv_buffer: RecvBuffer::Segments(100), window_scaling: false, ..Default::default() };
-        assert!(c.validate().unwrap_err().starts_with("recv_buffer:"));
+        assert_eq!(c.validate().unwrap_err().path, "recv_buffer");
         let c = TcpConfig { dupthresh: 0, ..Default::default() };
-        assert!(c.validate().unwrap_err().starts_with("dupthresh:"));
+        assert_eq!(c.validate().unwrap_err().path, "dupthresh");
     }
 }

@@ -374,10 +374,7 @@ pub fn build(t: &TcpSection) -> Result<TcpConfig, ConfigError> {
     if c.recovery == RecoveryVariant::Sack && !c.sack {
         return Err(ConfigError::new("recovery", "\"sack\" needs sack = true"));
     }
-    c.validate().map_err(|e| match e.split_once(": ") {
-        Some((path, reason)) => ConfigError::new(path, reason),
-        None => ConfigError::new("", e),
-    })?;
+    c.validate()?;
     Ok(c)
 }
 

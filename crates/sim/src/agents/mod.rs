@@ -10,18 +10,18 @@ pub use rewriter::RewriterAgent;
 
 use crate::config::{ProxyConfig, Scenario};
 use crate::topology::{addr_of, Topology};
+use wifitcp_core::ConfigError;
 use wifitcp_net::Agent;
 
 /// The agents of every node of `topo`, in the order they see a packet.
 /// `seed`: the run's master seed (for agents that draw numbers).
-pub fn build(s: &Scenario, topo: &Topology, seed: u64) -> Result<Vec<Vec<Box<dyn Agent>>>, String> {
+pub fn build(s: &Scenario, topo: &Topology, seed: u64) -> Result<Vec<Vec<Box<dyn Agent>>>, ConfigError> {
     let mut all: Vec<Vec<Box<dyn Agent>>> = (0..topo.nodes.len()).map(|_| Vec::new()).collect();
     for (i, agents) in all.iter_mut().enumerate() {
         // The packet rewriter of the AP's queue discipline, if it has one
         // (Pilosof's advertised-window rewriting, paper 001 section IV).
         if let (Some(c), true) = (&s.ap.qdisc, topo.is_ap(i)) {
-            let r = wifitcp_queue::build_rewriter(c, s.ap_queue_packets() as usize)
-                .map_err(|e| e.under("ap.qdisc").to_string())?;
+            let r = wifitcp_queue::build_rewriter(c, s.ap_queue_packets() as usize).map_err(|e| e.under("ap.qdisc"))?;
             agents.extend(r.map(|r| Box::new(RewriterAgent::new(r)) as Box<dyn Agent>));
         }
     }
@@ -41,7 +41,7 @@ fn proxies(
     topo: &Topology,
     seed: u64,
     all: &mut [Vec<Box<dyn Agent>>],
-) -> Result<(), String> {
+) -> Result<(), ConfigError> {
     for ap in (0..topo.nodes.len()).filter(|&i| topo.is_ap(i)) {
         if p.node().is_some_and(|n| n != topo.nodes[ap].name) {
             continue;

@@ -30,7 +30,7 @@ impl AppKind for CbrTable {
     fn check(&self, _: &Traffic) -> Result<(), ConfigError> {
         required_rate(self.rate_mbps, "cbr").map(|_| ())
     }
-    fn build(&self, tr: &Traffic, _: RngStream) -> Result<Box<dyn Source>, String> {
+    fn build(&self, tr: &Traffic, _: RngStream) -> Result<Box<dyn Source>, ConfigError> {
         let msdu_bytes = tr.common.msdu_bytes;
         Ok(Box::new(Cbr { msdu_bytes, gap: super::gap(msdu_bytes, self.rate_mbps.expect("checked")) }))
     }

@@ -17,6 +17,7 @@ use serde_json::Value;
 use wifitcp_core::config::{ConfigTable, KeyType};
 use wifitcp_core::schema::B::{Ex, In};
 use wifitcp_core::schema::{r, Key, Ty, SIM_S};
+use wifitcp_core::ConfigError;
 
 use super::AppConfig;
 use crate::config::{NodeKind, Scenario, TcpSection};
@@ -161,120 +162,146 @@ pub const MIN_UDP_MSDU: u32 = 8 + 20 + 8;
 
 impl Traffic {
     /// The peer of each of `count` selected stations.
-    pub fn peers(&self, count: usize, path: &str) -> Result<Vec<String>, String> {
+    pub fn peers(&self, count: usize, path: &str) -> Result<Vec<String>, ConfigError> {
         match &self.common.peer {
             None => Ok(vec!["ap".to_string(); count]),
             Some(serde_json::Value::String(s)) => Ok(vec![s.clone(); count]),
             Some(serde_json::Value::Array(a)) => {
                 if a.len() < count {
-                    return Err(format!("{path}.peer: {} peers listed for {count} stations", a.len()));
+                    return Err(ConfigError::new(
+                        format!("{path}.peer"),
+                        format!("{} peers listed for {count} stations", a.len()),
+                    ));
                 }
                 a.iter()
                     .take(count)
                     .enumerate()
                     .map(|(i, v)| {
-                        v.as_str()
-                            .map(str::to_string)
-                            .ok_or_else(|| format!("{path}.peer[{i}]: expected a node name, got {v}"))
+                        v.as_str().map(str::to_string).ok_or_else(|| {
+                            ConfigError::new(format!("{path}.peer[{i}]"), format!("expected a node name, got {v}"))
+                        })
                     })
                     .collect()
             }
-            Some(other) => Err(format!("{path}.peer: expected a node name or a list of names, got {other}")),
+            Some(other) => Err(ConfigError::new(
+                format!("{path}.peer"),
+                format!("expected a node name or a list of names, got {other}"),
+            )),
         }
     }
 
     /// Selected station indices (0-based), validated against `n`.
-    pub fn station_list(&self, n: u32, path: &str) -> Result<Vec<u32>, String> {
+    pub fn station_list(&self, n: u32, path: &str) -> Result<Vec<u32>, ConfigError> {
         Self::stations_of(&self.common.stations, n, path)
     }
 
     /// The station indices of a `stations` key ("all" or indices).
-    pub fn stations_of(stations: &serde_json::Value, n: u32, path: &str) -> Result<Vec<u32>, String> {
+    pub fn stations_of(stations: &serde_json::Value, n: u32, path: &str) -> Result<Vec<u32>, ConfigError> {
         match stations {
             serde_json::Value::String(s) if s == "all" => Ok((0..n).collect()),
             serde_json::Value::Array(a) => {
                 let mut v = Vec::new();
                 for (i, x) in a.iter().enumerate() {
-                    let k =
-                        x.as_u64().ok_or_else(|| format!("{path}.stations[{i}]: expected a station index, got {x}"))?;
+                    let k = x.as_u64().ok_or_else(|| {
+                        ConfigError::new(format!("{path}.stations[{i}]"), format!("expected a station index, got {x}"))
+                    })?;
                     if k >= n as u64 {
-                        return Err(format!("{path}.stations[{i}]: station {k} does not exist (wlan.stations = {n})"));
+                        return Err(ConfigError::new(
+                            format!("{path}.stations[{i}]"),
+                            format!("station {k} does not exist (wlan.stations = {n})"),
+                        ));
                     }
                     v.push(k as u32);
                 }
                 Ok(v)
             }
-            other => Err(format!("{path}.stations: expected \"all\" or a list of station indices, got {other}")),
+            other => Err(ConfigError::new(
+                format!("{path}.stations"),
+                format!("expected \"all\" or a list of station indices, got {other}"),
+            )),
         }
     }
 }
 
 /// Check the `[[traffic]]` entries of `s`; errors are "traffic[i].key: reason".
-pub fn validate(s: &Scenario) -> Result<(), String> {
+pub fn validate(s: &Scenario) -> Result<(), ConfigError> {
     let n = s.wlan.stations;
     let mut names = std::collections::HashSet::new();
     for (i, entry) in s.traffic.iter().enumerate() {
         let p = format!("traffic[{i}]");
         let tr = &entry.common;
         if tr.name.is_empty() || tr.name.contains('/') {
-            return Err(format!("{p}.name: must be non-empty and contain no '/'"));
+            return Err(ConfigError::new(format!("{p}.name"), "must be non-empty and contain no '/'"));
         }
         if !names.insert(tr.name.clone()) {
-            return Err(format!("{p}.name: duplicate traffic name {:?}", tr.name));
+            return Err(ConfigError::new(format!("{p}.name"), format!("duplicate traffic name {:?}", tr.name)));
         }
         let count = entry.station_list(n, &p)?.len();
         for peer in entry.peers(count, &p)? {
             match s.node_kind(&peer) {
                 Some(None) | Some(Some(NodeKind::Host)) => {}
-                Some(Some(NodeKind::Router)) => return Err(format!("{p}.peer: {peer:?} is a router, not a host")),
-                None => return Err(format!("{p}.peer: no node named {peer:?} (\"ap\" or a [[nodes]] name)")),
+                Some(Some(NodeKind::Router)) => {
+                    return Err(ConfigError::new(format!("{p}.peer"), format!("{peer:?} is a router, not a host")))
+                }
+                None => {
+                    return Err(ConfigError::new(
+                        format!("{p}.peer"),
+                        format!("no node named {peer:?} (\"ap\" or a [[nodes]] name)"),
+                    ))
+                }
             }
         }
         if !(tr.start_stagger_s.is_finite() && tr.start_stagger_s >= 0.0) {
-            return Err(format!("{p}.start_stagger_s: must be >= 0"));
+            return Err(ConfigError::new(format!("{p}.start_stagger_s"), "must be >= 0"));
         }
         if let Some(stop) = tr.stop_s {
             // every flow of the entry starts before it stops (a flow
             // stopped before it starts has no meaning)
             let last = tr.start_s + count.saturating_sub(1) as f64 * tr.start_stagger_s;
             if stop <= last && count > 1 {
-                return Err(format!(
-                    "{p}.stop_s: {stop} s is not after the last flow's start, start_s + ({count} - 1) * \
+                return Err(ConfigError::new(
+                    format!("{p}.stop_s"),
+                    format!(
+                        "{stop} s is not after the last flow's start, start_s + ({count} - 1) * \
                      start_stagger_s = {last} s"
+                    ),
                 ));
             }
         }
         match tr.kind {
             TrafficKind::Tcp => {
                 if entry.app != AppConfig::default() {
-                    return Err(format!("{p}.pattern: applies to UDP flows only"));
+                    return Err(ConfigError::new(format!("{p}.pattern"), "applies to UDP flows only"));
                 }
                 if entry.peers(count, &p)?.iter().any(|x| x == "ap") {
-                    return Err(format!("{p}.peer: a TCP flow needs a wired host as peer (the AP only bridges)"));
+                    return Err(ConfigError::new(
+                        format!("{p}.peer"),
+                        "a TCP flow needs a wired host as peer (the AP only bridges)",
+                    ));
                 }
                 let t = tr.tcp.clone().unwrap_or_default().over(&s.tcp);
-                wifitcp_tcp::scenario::build(&t).map_err(|e| format!("{p}.tcp.{e}"))?;
+                wifitcp_tcp::scenario::build(&t).map_err(|e| e.under(&format!("{p}.tcp")))?;
                 continue;
             }
             TrafficKind::Udp => {
                 if tr.tcp.is_some() || tr.bytes.is_some() {
-                    return Err(format!("{p}: tcp settings and bytes apply to TCP flows only"));
+                    return Err(ConfigError::new(p.to_string(), "tcp settings and bytes apply to TCP flows only"));
                 }
             }
         }
         if tr.msdu_bytes < MIN_UDP_MSDU || tr.msdu_bytes > 2304 {
-            return Err(format!(
-                "{p}.msdu_bytes: must be in {MIN_UDP_MSDU}..=2304 (802.11 maximum MSDU), got {}",
-                tr.msdu_bytes
+            return Err(ConfigError::new(
+                format!("{p}.msdu_bytes"),
+                format!("must be in {MIN_UDP_MSDU}..=2304 (802.11 maximum MSDU), got {}", tr.msdu_bytes),
             ));
         }
         super::check(entry, &p)?;
         if !(tr.start_s.is_finite() && tr.start_s >= 0.0) {
-            return Err(format!("{p}.start_s: must be >= 0"));
+            return Err(ConfigError::new(format!("{p}.start_s"), "must be >= 0"));
         }
         if let Some(s) = tr.stop_s {
             if !(s.is_finite() && s > tr.start_s) {
-                return Err(format!("{p}.stop_s: must be after start_s"));
+                return Err(ConfigError::new(format!("{p}.stop_s"), "must be after start_s"));
             }
         }
     }
@@ -324,6 +351,7 @@ mod tests {
             r#"{{"scenario": {{"name": "x"}}, "phy": {{"standard": "802.11b", "data_rate_mbps": 11}},
                 "wlan": {{"stations": 1}}, "traffic": [{{"name": "t", "kind": "udp"{extra}}}]}}"#
         ))
+        .map_err(|e| e.to_string())
     }
 
     #[test]
@@ -371,7 +399,8 @@ mod tests {
             r#"{"scenario": {"name": "x"}, "phy": {"standard": "802.11b", "data_rate_mbps": 11},
                 "wlan": {"stations": 1}, "traffic": [{"kind": "udp"}]}"#,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert_eq!(e, "traffic[0]: missing field `name`");
         let back: Traffic = serde_json::from_value(serde_json::to_value(&s.traffic[0]).unwrap()).unwrap();
         assert_eq!(back, s.traffic[0]);
@@ -386,6 +415,7 @@ mod tests {
                     "links": [{{"a": "ap", "b": "h", "rate_mbps": 100, "delay_ms": 1}}],
                     "traffic": [{{"name": "t", "kind": "tcp", "peer": "h"{extra}}}]}}"#
             ))
+            .map_err(|e| e.to_string())
         };
         assert!(tcp("").is_ok());
         assert_eq!(

@@ -34,7 +34,7 @@ impl AppKind for GameTable {
     fn check(&self, _: &Traffic) -> Result<(), ConfigError> {
         check_periodic(self.interval_ms, self.payload_bytes)
     }
-    fn build(&self, tr: &Traffic, _: RngStream) -> Result<Box<dyn Source>, String> {
+    fn build(&self, tr: &Traffic, _: RngStream) -> Result<Box<dyn Source>, ConfigError> {
         let server = tr.common.direction == Direction::Downlink;
         Ok(Box::new(Game::new(server, self.interval_ms.map(super::ms), self.payload_bytes)))
     }

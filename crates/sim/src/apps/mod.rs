@@ -70,7 +70,7 @@ pub trait AppKind {
         Ok(())
     }
     /// The source of one flow of a checked entry, drawing from `rng`.
-    fn build(&self, tr: &Traffic, rng: RngStream) -> Result<Box<dyn Source>, String>;
+    fn build(&self, tr: &Traffic, rng: RngStream) -> Result<Box<dyn Source>, ConfigError>;
 }
 
 wifitcp_core::config_group! {
@@ -174,12 +174,12 @@ pub trait Source: Send {
 /// Check the application of a UDP `[[traffic]]` entry at `path`
 /// (msdu_bytes is checked by the caller; a key of another application is
 /// refused on the document, `crate::config::schema`).
-pub fn check(tr: &Traffic, path: &str) -> Result<(), String> {
-    tr.app.get().check(tr).map_err(|e| e.under(path).to_string())
+pub fn check(tr: &Traffic, path: &str) -> Result<(), ConfigError> {
+    tr.app.get().check(tr).map_err(|e| e.under(path))
 }
 
 /// The source of one flow of a `[[traffic]]` entry of kind `udp`
 /// (checked by [`check`]).
-pub fn build(tr: &Traffic, rng: RngStream) -> Result<Box<dyn Source>, String> {
+pub fn build(tr: &Traffic, rng: RngStream) -> Result<Box<dyn Source>, ConfigError> {
     tr.app.get().build(tr, rng)
 }

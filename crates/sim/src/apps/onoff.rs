@@ -49,7 +49,7 @@ impl AppKind for OnOffTable {
         }
         required_rate(self.rate_mbps, "on-off").map(|_| ())
     }
-    fn build(&self, tr: &Traffic, rng: RngStream) -> Result<Box<dyn Source>, String> {
+    fn build(&self, tr: &Traffic, rng: RngStream) -> Result<Box<dyn Source>, ConfigError> {
         let msdu = tr.common.msdu_bytes;
         let gap = super::gap(msdu, self.rate_mbps.expect("checked"));
         let (on, off) = (self.on_s.expect("checked"), self.off_s.expect("checked"));

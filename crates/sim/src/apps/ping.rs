@@ -32,7 +32,7 @@ impl AppKind for PingTable {
     fn check(&self, _: &Traffic) -> Result<(), ConfigError> {
         check_periodic(self.interval_ms, self.payload_bytes)
     }
-    fn build(&self, _: &Traffic, _: RngStream) -> Result<Box<dyn Source>, String> {
+    fn build(&self, _: &Traffic, _: RngStream) -> Result<Box<dyn Source>, ConfigError> {
         Ok(Box::new(Ping::new(self.interval_ms.map(super::ms), self.payload_bytes)))
     }
 }

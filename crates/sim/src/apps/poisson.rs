@@ -17,7 +17,7 @@ impl AppKind for PoissonTable {
     fn check(&self, _: &Traffic) -> Result<(), ConfigError> {
         required_rate(self.rate_mbps, "poisson").map(|_| ())
     }
-    fn build(&self, tr: &Traffic, rng: RngStream) -> Result<Box<dyn Source>, String> {
+    fn build(&self, tr: &Traffic, rng: RngStream) -> Result<Box<dyn Source>, ConfigError> {
         let msdu_bytes = tr.common.msdu_bytes;
         let mean_gap = super::gap(msdu_bytes, self.rate_mbps.expect("checked"));
         Ok(Box::new(Poisson { msdu_bytes, mean_gap, rng }))

@@ -2,6 +2,7 @@
 //! and its queue is empty (the run loop asks; the source never fires on
 //! its own). A wired saturated source is not modelled (use cbr above the
 //! link rate).
+use wifitcp_core::ConfigError;
 use super::{AppKind, Firing, Source};
 use crate::config::Traffic;
 use wifitcp_core::RngStream;
@@ -14,7 +15,7 @@ wifitcp_core::config_table! {
 }
 
 impl AppKind for SaturatedTable {
-    fn build(&self, tr: &Traffic, _: RngStream) -> Result<Box<dyn Source>, String> {
+    fn build(&self, tr: &Traffic, _: RngStream) -> Result<Box<dyn Source>, ConfigError> {
         Ok(Box::new(Saturated { msdu_bytes: tr.common.msdu_bytes }))
     }
 }

@@ -39,9 +39,9 @@ impl AppKind for TraceTable {
             Some(f) => load(f).map(|_| ()).map_err(|e| ConfigError::new("trace_file", e)),
         }
     }
-    fn build(&self, tr: &Traffic, _: RngStream) -> Result<Box<dyn Source>, String> {
+    fn build(&self, tr: &Traffic, _: RngStream) -> Result<Box<dyn Source>, ConfigError> {
         let file = self.trace_file.as_deref().expect("checked: trace_file");
-        let frames = load(file).map_err(|e| format!("trace_file: {e}"))?;
+        let frames = load(file).map_err(|e| ConfigError::new("trace_file", e))?;
         Ok(Box::new(TraceSource::new(frames, tr.common.msdu_bytes - UDP_OVERHEAD)))
     }
 }

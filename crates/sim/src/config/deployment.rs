@@ -48,6 +48,7 @@
 //! nearest AP (the lower index on a tie).
 use serde::{Deserialize, Serialize};
 use wifitcp_core::schema::B::{Ex, In};
+use wifitcp_core::ConfigError;
 use wifitcp_core::RngStream;
 
 use super::Scenario;
@@ -225,7 +226,7 @@ impl Scenario {
     /// Fill the `wlan` keys a `[deployment]` derives. A key also written
     /// out must hold what the deployment derives (a scenario echoed with
     /// its derived keys parses again); anything else is an error.
-    pub(super) fn apply_deployment(&mut self) -> Result<(), String> {
+    pub(super) fn apply_deployment(&mut self) -> Result<(), ConfigError> {
         let Some(d) = self.deployment.clone() else { return Ok(()) };
         let n = self.wlan.stations as usize;
         if n == 0 || n > 100_000 {
@@ -234,14 +235,16 @@ impl Scenario {
         let x = d.derive(n);
         let w = &mut self.wlan;
         if w.aps != 1 && w.aps != d.aps {
-            return Err(format!("wlan.aps: set by deployment.aps ({}); remove one", d.aps));
+            return Err(ConfigError::new("wlan.aps", format!("set by deployment.aps ({}); remove one", d.aps)));
         }
         if w.distance_m.is_some() {
-            return Err("wlan.distance_m: [deployment] places the stations; remove one".into());
+            return Err(ConfigError::new("wlan.distance_m", "[deployment] places the stations; remove one"));
         }
-        fn fill<T: PartialEq>(key: &str, slot: &mut Option<T>, v: T) -> Result<(), String> {
+        fn fill<T: PartialEq>(key: &str, slot: &mut Option<T>, v: T) -> Result<(), ConfigError> {
             match slot {
-                Some(old) if *old != v => Err(format!("wlan.{key}: [deployment] derives it; remove one")),
+                Some(old) if *old != v => {
+                    Err(ConfigError::new(format!("wlan.{key}"), "[deployment] derives it; remove one"))
+                }
                 _ => {
                     *slot = Some(v);
                     Ok(())
@@ -258,14 +261,19 @@ impl Scenario {
             let slot = match &mut self.channel {
                 Some(C::Snr(c)) => &mut c.ap_tx_power_dbm,
                 Some(C::Threshold(c)) => &mut c.ap_tx_power_dbm,
-                _ => return Err(
-                    "deployment.ap_tx_power_dbm: transmit powers need a [channel] with model \"snr\" or \"threshold\""
-                        .into(),
-                ),
+                _ => {
+                    return Err(ConfigError::new(
+                        "deployment.ap_tx_power_dbm",
+                        "transmit powers need a [channel] with model \"snr\" or \"threshold\"",
+                    ))
+                }
             };
             match slot {
                 Some(old) if *old != p => {
-                    return Err("channel.ap_tx_power_dbm: set by deployment.ap_tx_power_dbm; remove one".into())
+                    return Err(ConfigError::new(
+                        "channel.ap_tx_power_dbm",
+                        "set by deployment.ap_tx_power_dbm; remove one",
+                    ))
                 }
                 _ => *slot = Some(p),
             }

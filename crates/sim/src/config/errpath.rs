@@ -132,7 +132,7 @@ mod tests {
             r#"{{"scenario": {{"name": "x"}}, "phy": {{"standard": "802.11g", "data_rate_mbps": 24}},
                 "wlan": {{"stations": 2}}{extra}}}"#
         );
-        Scenario::from_json(&j).unwrap_err()
+        Scenario::from_json(&j).unwrap_err().to_string()
     }
 
     #[test]
@@ -177,7 +177,7 @@ mod tests {
         let j = r#"{"scenario": {"name": "x"}, "phy": {"standard": "802.11g", "data_rate_mbps": 24},
                      "wlan": {"stations": 2, "positions": [[1, 2], [1, 2, 3]]}}"#;
         assert_eq!(
-            Scenario::from_json(j).unwrap_err(),
+            Scenario::from_json(j).unwrap_err().to_string(),
             "wlan.positions[1]: expected 2 numbers ([x, y] in metres), got 3"
         );
     }

@@ -13,7 +13,7 @@
 //! it (checked on the document by `super::schema` before serde reads it).
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use wifitcp_core::config::{ConfigTable, KeyType};
+use wifitcp_core::config::{ConfigError, ConfigTable, KeyType};
 use wifitcp_core::schema::B::In;
 use wifitcp_core::schema::{r, Key, Ty, PKTS};
 use wifitcp_wifi::phy::PhyTiming;
@@ -199,39 +199,48 @@ impl KeyType for BackoffRule {
 
 impl Scenario {
     /// The `[mac]` keys every kind reads, and the kind's.
-    pub(super) fn validate_mac(&self, t: &PhyTiming) -> Result<(), String> {
+    pub(super) fn validate_mac(&self, t: &PhyTiming) -> Result<(), ConfigError> {
         let cw_min = self.mac.common.cw_min.unwrap_or(t.cw_min_default);
         let cw_max = self.mac.common.cw_max.unwrap_or(t.cw_max_default);
         for (k, v) in [("cw_min", cw_min), ("cw_max", cw_max)] {
             if !(1..=32767).contains(&v) || !(v + 1).is_power_of_two() {
-                return Err(format!("mac.{k}: must be 2^k - 1 between 1 and 32767, got {v}"));
+                return Err(ConfigError::new(
+                    format!("mac.{k}"),
+                    format!("must be 2^k - 1 between 1 and 32767, got {v}"),
+                ));
             }
         }
         if cw_min > cw_max {
-            return Err(format!("mac.cw_min: {cw_min} is larger than mac.cw_max {cw_max}"));
+            return Err(ConfigError::new("mac.cw_min", format!("{cw_min} is larger than mac.cw_max {cw_max}")));
         }
         if self.mac.common.short_retry_limit == 0 || self.mac.common.short_retry_limit > 255 {
-            return Err(format!(
-                "mac.short_retry_limit: transmission attempts, must be 1..=255, got {}",
-                self.mac.common.short_retry_limit
+            return Err(ConfigError::new(
+                "mac.short_retry_limit",
+                format!("transmission attempts, must be 1..=255, got {}", self.mac.common.short_retry_limit),
             ));
         }
         if self.mac.common.long_retry_limit == 0 || self.mac.common.long_retry_limit > 255 {
-            return Err(format!(
-                "mac.long_retry_limit: transmission attempts, must be 1..=255, got {}",
-                self.mac.common.long_retry_limit
+            return Err(ConfigError::new(
+                "mac.long_retry_limit",
+                format!("transmission attempts, must be 1..=255, got {}", self.mac.common.long_retry_limit),
             ));
         }
         if self.mac.common.ack_policy == AckPolicyConfig::NoAck && self.mac.common.rts_threshold_bytes < 65535 {
-            return Err(format!(
-                "mac.ack_policy: \"noack\" sends no RTS/CTS, but mac.rts_threshold_bytes = {} requests it (65535: off)",
-                self.mac.common.rts_threshold_bytes
+            return Err(ConfigError::new(
+                "mac.ack_policy",
+                format!(
+                    "\"noack\" sends no RTS/CTS, but mac.rts_threshold_bytes = {} requests it (65535: off)",
+                    self.mac.common.rts_threshold_bytes
+                ),
             ));
         }
         self.validate_no_ack_nodes()?;
         self.validate_mac_kind(t)?;
         if self.mac.common.queue_packets == 0 || self.mac.common.queue_packets > 1_000_000 {
-            return Err(format!("mac.queue_packets: must be in 1..=1000000, got {}", self.mac.common.queue_packets));
+            return Err(ConfigError::new(
+                "mac.queue_packets",
+                format!("must be in 1..=1000000, got {}", self.mac.common.queue_packets),
+            ));
         }
         Ok(())
     }
@@ -239,24 +248,30 @@ impl Scenario {
     /// `mac.no_ack_nodes`: WLAN members by name, each once, and no RTS/CTS
     /// (a No Ack frame is not protected by RTS/CTS, 10.3.2.9 sends it
     /// alone, as for `mac.ack_policy = "noack"`).
-    fn validate_no_ack_nodes(&self) -> Result<(), String> {
+    fn validate_no_ack_nodes(&self) -> Result<(), ConfigError> {
         let Some(names) = &self.mac.common.no_ack_nodes else { return Ok(()) };
         let members: Vec<String> = (0..self.wlan_members()).map(|i| self.member_name(i)).collect();
         for (k, name) in names.iter().enumerate() {
             if !members.contains(name) {
-                return Err(format!(
-                    "mac.no_ack_nodes[{k}]: \"{name}\" is not a WLAN member (\"ap\", \"ap1\", ..., \"sta0\" to \"sta{}\")",
-                    self.wlan.stations.saturating_sub(1)
+                return Err(ConfigError::new(
+                    format!("mac.no_ack_nodes[{k}]"),
+                    format!(
+                        "\"{name}\" is not a WLAN member (\"ap\", \"ap1\", ..., \"sta0\" to \"sta{}\")",
+                        self.wlan.stations.saturating_sub(1)
+                    ),
                 ));
             }
             if names[..k].contains(name) {
-                return Err(format!("mac.no_ack_nodes[{k}]: \"{name}\" is listed twice"));
+                return Err(ConfigError::new(format!("mac.no_ack_nodes[{k}]"), format!("\"{name}\" is listed twice")));
             }
         }
         if !names.is_empty() && self.mac.common.rts_threshold_bytes < 65535 {
-            return Err(format!(
-                "mac.no_ack_nodes: No Ack frames are sent without RTS/CTS, but mac.rts_threshold_bytes = {} requests it (65535: off)",
-                self.mac.common.rts_threshold_bytes
+            return Err(ConfigError::new(
+                "mac.no_ack_nodes",
+                format!(
+                    "No Ack frames are sent without RTS/CTS, but mac.rts_threshold_bytes = {} requests it (65535: off)",
+                    self.mac.common.rts_threshold_bytes
+                ),
             ));
         }
         Ok(())
@@ -270,7 +285,7 @@ impl Scenario {
 
     /// The PHY the kind runs on, and the kind's own checks (a key of
     /// another kind is refused on the document, `super::schema`).
-    fn validate_mac_kind(&self, t: &PhyTiming) -> Result<(), String> {
+    fn validate_mac_kind(&self, t: &PhyTiming) -> Result<(), ConfigError> {
         let kind = self.mac.kind.get();
         if t.ht.is_some() && !kind.ht() {
             let ht: Vec<String> = MacKindConfig::KINDS
@@ -279,9 +294,12 @@ impl Scenario {
                 .map(|k| format!("{k:?}"))
                 .collect();
             let name = t.ht.map_or("802.11n", |v| v.standard_name());
-            return Err(format!("mac.kind: {name} sends QoS Data under the HCF; set mac.kind = {}", or_list(&ht)));
+            return Err(ConfigError::new(
+                "mac.kind",
+                format!("{name} sends QoS Data under the HCF; set mac.kind = {}", or_list(&ht)),
+            ));
         }
-        kind.check(self, t).map_err(String::from)
+        kind.check(self, t)
     }
 
     /// Whether the APs send beacons (`ap.beacons`, default on, and the
@@ -366,6 +384,7 @@ mod tests {
             r#"{{"scenario": {{"name": "x"}}, "phy": {{"standard": "802.11b", "data_rate_mbps": 11}},
                 "mac": {mac}, "wlan": {{"stations": 1}}}}"#
         ))
+        .map_err(|e| e.to_string())
     }
 
     #[test]

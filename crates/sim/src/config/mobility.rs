@@ -31,6 +31,7 @@ use serde::{Deserialize, Serialize};
 use wifitcp_core::schema::Ty::*;
 use wifitcp_core::schema::B::{Ex, In};
 use wifitcp_core::schema::{k, r, Key, B, POS_M, SIM_S};
+use wifitcp_core::ConfigError;
 use wifitcp_core::{RngStream, SimDur, SimTime};
 use wifitcp_wifi::channel::Position;
 use wifitcp_wifi::mobility::{Mobility, RandomWaypoint, RandomWaypointParams, Waypoint, Waypoints};
@@ -123,23 +124,31 @@ impl MobilityConfig {
 
     /// Checks the entry (`p` is its dotted path); the scenario checks the
     /// station list and the ranges.
-    pub fn validate(&self, p: &str, duration_s: f64) -> Result<(), String> {
+    pub fn validate(&self, p: &str, duration_s: f64) -> Result<(), ConfigError> {
         if let Some(k) = self.stray_key() {
-            return Err(format!("{p}.{k}: not used by model \"{}\"", self.model.name()));
+            return Err(ConfigError::new(format!("{p}.{k}"), format!("not used by model \"{}\"", self.model.name())));
         }
         match self.model {
             MobilityKind::Linear => {
-                let v = self.speed_mps.ok_or_else(|| format!("{p}.speed_mps: required for model \"linear\""))?;
+                let v = self
+                    .speed_mps
+                    .ok_or_else(|| ConfigError::new(format!("{p}.speed_mps"), "required for model \"linear\""))?;
                 if !(v.is_finite() && v >= 0.0) {
-                    return Err(format!("{p}.speed_mps: must be >= 0, got {v}"));
+                    return Err(ConfigError::new(format!("{p}.speed_mps"), format!("must be >= 0, got {v}")));
                 }
                 let start = self.start_s.unwrap_or(0.0);
                 if !(start.is_finite() && start >= 0.0 && start < duration_s) {
-                    return Err(format!("{p}.start_s: must be in [0, duration_s), got {start}"));
+                    return Err(ConfigError::new(
+                        format!("{p}.start_s"),
+                        format!("must be in [0, duration_s), got {start}"),
+                    ));
                 }
                 if let Some(stop) = self.stop_s {
                     if !(stop.is_finite() && stop > start) {
-                        return Err(format!("{p}.stop_s: must be after start_s ({start} s), got {stop}"));
+                        return Err(ConfigError::new(
+                            format!("{p}.stop_s"),
+                            format!("must be after start_s ({start} s), got {stop}"),
+                        ));
                     }
                 }
             }
@@ -147,20 +156,26 @@ impl MobilityConfig {
                 let w = self
                     .waypoints
                     .as_ref()
-                    .ok_or_else(|| format!("{p}.waypoints: required for model \"waypoints\""))?;
+                    .ok_or_else(|| ConfigError::new(format!("{p}.waypoints"), "required for model \"waypoints\""))?;
                 if w.is_empty() {
-                    return Err(format!("{p}.waypoints: needs at least one [t_s, x_m, y_m]"));
+                    return Err(ConfigError::new(format!("{p}.waypoints"), "needs at least one [t_s, x_m, y_m]"));
                 }
                 if w[0][0] < 0.0 {
-                    return Err(format!("{p}.waypoints[0]: time {} s is negative", w[0][0]));
+                    return Err(ConfigError::new(
+                        format!("{p}.waypoints[0]"),
+                        format!("time {} s is negative", w[0][0]),
+                    ));
                 }
                 // compared in the integer nanoseconds the run uses
                 let ns = |t: f64| SimTime::from_secs_f64(t);
                 if let Some(i) = (1..w.len()).find(|&i| ns(w[i][0]) <= ns(w[i - 1][0])) {
-                    return Err(format!(
-                        "{p}.waypoints[{i}]: time {} s is not after the previous waypoint's {} s (times must increase)",
-                        w[i][0],
-                        w[i - 1][0]
+                    return Err(ConfigError::new(
+                        format!("{p}.waypoints[{i}]"),
+                        format!(
+                            "time {} s is not after the previous waypoint's {} s (times must increase)",
+                            w[i][0],
+                            w[i - 1][0]
+                        ),
                     ));
                 }
             }
@@ -168,17 +183,19 @@ impl MobilityConfig {
                 match &self.area_m {
                     Some(a) if a.len() == 2 => {}
                     Some(a) => {
-                        return Err(format!(
-                            "{p}.area_m: needs 2 corners [[x_min, y_min], [x_max, y_max]], got {}",
-                            a.len()
+                        return Err(ConfigError::new(
+                            format!("{p}.area_m"),
+                            format!("needs 2 corners [[x_min, y_min], [x_max, y_max]], got {}", a.len()),
                         ))
                     }
-                    None => return Err(format!("{p}.area_m: required for model \"random_waypoint\"")),
+                    None => {
+                        return Err(ConfigError::new(format!("{p}.area_m"), "required for model \"random_waypoint\""))
+                    }
                 }
                 for k in ["speed_min_mps", "speed_max_mps"] {
                     let v = if k == "speed_min_mps" { self.speed_min_mps } else { self.speed_max_mps };
                     if v.is_none() {
-                        return Err(format!("{p}.{k}: required for model \"random_waypoint\""));
+                        return Err(ConfigError::new(format!("{p}.{k}"), "required for model \"random_waypoint\""));
                     }
                 }
                 if let Some(why) = self.rwp_params().check() {
@@ -189,7 +206,7 @@ impl MobilityConfig {
                     } else {
                         "speed_min_mps"
                     };
-                    return Err(format!("{p}.{key}: {why}"));
+                    return Err(ConfigError::new(format!("{p}.{key}"), why.to_string()));
                 }
             }
         }
@@ -258,7 +275,7 @@ mod tests {
     const SNR: &str = r#", "channel": {"model": "snr"}"#;
 
     fn err(mobility: &str) -> String {
-        Scenario::from_json(&doc(SNR, mobility)).unwrap_err()
+        Scenario::from_json(&doc(SNR, mobility)).unwrap_err().to_string()
     }
 
     #[test]
@@ -303,7 +320,9 @@ mod tests {
         assert_eq!(e, "wlan.mobility[1].stations: station 0 already moves by wlan.mobility[0]");
         let e = err(r#"{"stations": [0], "model": "walk"}"#);
         assert!(e.starts_with("wlan.mobility[0].model: unknown variant `walk`"), "{e}");
-        let e = Scenario::from_json(&doc("", r#"{"stations": [0], "model": "linear", "speed_mps": 1}"#)).unwrap_err();
+        let e = Scenario::from_json(&doc("", r#"{"stations": [0], "model": "linear", "speed_mps": 1}"#))
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("wlan.mobility[0]: moving stations need a [channel]"), "{e}");
         // waypoints one nanosecond apart after rounding are one instant
         let e = err(r#"{"stations": [0], "model": "waypoints", "waypoints": [[1, 5, 0], [1.0000000001, 50, 0]]}"#);
@@ -318,6 +337,6 @@ mod tests {
             Scenario::from_json(&d).unwrap_or_else(|e| panic!("{kind}: {e}"));
         }
         let d = doc(SNR, "").replace(r#""data_rate_mbps": 24"#, r#""data_rate_mbps": 24, "rate_control": "onoe""#);
-        assert!(Scenario::from_json(&d).unwrap_err().starts_with("phy.rate_control: unknown variant"));
+        assert!(Scenario::from_json(&d).unwrap_err().to_string().starts_with("phy.rate_control: unknown variant"));
     }
 }

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use wifitcp_core::schema::Ty::*;
 use wifitcp_core::schema::B::In;
 use wifitcp_core::schema::{k, r, Key};
+use wifitcp_core::ConfigError;
 
 /// How a station looks for APs (802.11-2020 11.1.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -115,19 +116,28 @@ impl RoamingConfig {
         self.scan_time_ms.unwrap_or(per * channels as f64) / 1e3
     }
 
-    pub fn validate(&self, p: &str) -> Result<(), String> {
+    pub fn validate(&self, p: &str) -> Result<(), ConfigError> {
         if !(self.threshold_dbm.is_finite() && (-200.0..=100.0).contains(&self.threshold_dbm)) {
-            return Err(format!("{p}.threshold_dbm: must be in [-200, 100] dBm, got {}", self.threshold_dbm));
+            return Err(ConfigError::new(
+                format!("{p}.threshold_dbm"),
+                format!("must be in [-200, 100] dBm, got {}", self.threshold_dbm),
+            ));
         }
         if !(self.hysteresis_db.is_finite() && (0.0..=100.0).contains(&self.hysteresis_db)) {
-            return Err(format!("{p}.hysteresis_db: must be in [0, 100] dB, got {}", self.hysteresis_db));
+            return Err(ConfigError::new(
+                format!("{p}.hysteresis_db"),
+                format!("must be in [0, 100] dB, got {}", self.hysteresis_db),
+            ));
         }
         if !(self.check_interval_ms.is_finite() && self.check_interval_ms >= 1.0 && self.check_interval_ms <= 1e6) {
-            return Err(format!("{p}.check_interval_ms: must be in [1, 1e6] ms, got {}", self.check_interval_ms));
+            return Err(ConfigError::new(
+                format!("{p}.check_interval_ms"),
+                format!("must be in [1, 1e6] ms, got {}", self.check_interval_ms),
+            ));
         }
         if let Some(t) = self.scan_time_ms {
             if !(t.is_finite() && (0.0..=1e6).contains(&t)) {
-                return Err(format!("{p}.scan_time_ms: must be in [0, 1e6] ms, got {t}"));
+                return Err(ConfigError::new(format!("{p}.scan_time_ms"), format!("must be in [0, 1e6] ms, got {t}")));
             }
         }
         Ok(())

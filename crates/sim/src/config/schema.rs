@@ -23,6 +23,7 @@
 //! widened generously), not the papers' values; where a bound protects the
 //! engine (integer nanoseconds, events per second) the entry says so.
 use serde_json::Value;
+use wifitcp_core::ConfigError;
 
 use wifitcp_core::schema::Ty::*;
 use wifitcp_core::schema::B::{Ex, In};
@@ -258,7 +259,7 @@ fn num(x: f64) -> String {
     } else if x.abs() < 1e-2 {
         format!("{x:e}")
     } else {
-        format!("{x}")
+        x.to_string()
     }
 }
 
@@ -359,7 +360,7 @@ impl Section {
 /// section (qdisc, channel) against the keys of its kind. Errors are
 /// "dotted.path: reason". Keys the table does not know outside tagged
 /// sections are left to the deserialiser (which rejects them).
-pub fn check_ranges(doc: &Value) -> Result<(), String> {
+pub fn check_ranges(doc: &Value) -> Result<(), ConfigError> {
     walk(doc, "", "", None, None)
 }
 
@@ -373,7 +374,7 @@ fn join(path: &str, key: &str) -> String {
 
 /// `tagged`: the tag key of the enclosing tagged section (its keys are
 /// checked for membership).
-fn walk(v: &Value, path: &str, pattern: &str, variant: Option<&str>, tagged: Option<&str>) -> Result<(), String> {
+fn walk(v: &Value, path: &str, pattern: &str, variant: Option<&str>, tagged: Option<&str>) -> Result<(), ConfigError> {
     match v {
         Value::Object(map) => {
             for (key, child) in map {
@@ -390,15 +391,15 @@ fn walk(v: &Value, path: &str, pattern: &str, variant: Option<&str>, tagged: Opt
                 if known.is_none() && tagged.is_some() {
                     let sec = section(pattern);
                     if let Some(why) = sec.and_then(|s| s.foreign).and_then(|f| f(key, map)) {
-                        return Err(format!("{p}: {why}"));
+                        return Err(ConfigError::new(p.to_string(), why.to_string()));
                     }
                     if let Some(kind) = variant.filter(|v| is_kind(v)) {
                         let keys = section_keys(pattern, kind);
                         let t = tagged.unwrap_or("kind");
                         return Err(if keys.len() <= 1 {
-                            format!("{p}: unknown key: {t} {kind:?} takes no other keys")
+                            ConfigError::new(p, format!("unknown key: {t} {kind:?} takes no other keys"))
                         } else {
-                            format!("{p}: unknown key for {t} {kind:?} (expected {})", keys.join(", "))
+                            ConfigError::new(p, format!("unknown key for {t} {kind:?} (expected {})", keys.join(", ")))
                         });
                     }
                 }
@@ -442,7 +443,7 @@ fn section_keys(pattern: &str, variant: &str) -> Vec<&'static str> {
     out
 }
 
-fn check_numbers(v: &Value, path: &str, k: &Key) -> Result<(), String> {
+fn check_numbers(v: &Value, path: &str, k: &Key) -> Result<(), ConfigError> {
     match v {
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
@@ -454,13 +455,22 @@ fn check_numbers(v: &Value, path: &str, k: &Key) -> Result<(), String> {
             let Some(range) = k.range else { return Ok(()) };
             let x = n.as_f64().unwrap_or(f64::NAN);
             if x.is_nan() {
-                return Err(format!("{path}: NaN is not a number; must be in {}", range_text(range, k.unit)));
+                return Err(ConfigError::new(
+                    path.to_string(),
+                    format!("NaN is not a number; must be in {}", range_text(range, k.unit)),
+                ));
             }
             if x.is_infinite() {
-                return Err(format!("{path}: {x} is not finite; must be in {}", range_text(range, k.unit)));
+                return Err(ConfigError::new(
+                    path.to_string(),
+                    format!("{x} is not finite; must be in {}", range_text(range, k.unit)),
+                ));
             }
             if !inside(x, range) {
-                return Err(format!("{path}: must be in {}, got {n}", range_text(range, k.unit)));
+                return Err(ConfigError::new(
+                    path.to_string(),
+                    format!("must be in {}, got {n}", range_text(range, k.unit)),
+                ));
             }
             Ok(())
         }
@@ -795,7 +805,7 @@ mod tests {
 
     #[test]
     fn values_the_core_cannot_run_are_errors_naming_the_key() {
-        let bad = |extra: &str| crate::config::Scenario::from_json(&doc(extra)).unwrap_err();
+        let bad = |extra: &str| crate::config::Scenario::from_json(&doc(extra)).unwrap_err().to_string();
         let e = bad(r#", "links": [{"a": "ap", "b": "h", "rate_mbps": 1e-300, "delay_ms": 1}]"#);
         assert_eq!(e, "links[0].rate_mbps: must be in [1e-3, 1e6] Mbit/s, got 1e-300");
         let e = bad(r#", "traffic": [{"name": "t", "kind": "udp", "pattern": "cbr", "rate_mbps": 3e7}]"#);
@@ -805,7 +815,7 @@ mod tests {
         // 1e7 goodput samples: a result the run would spend minutes writing
         let long = doc(r#", "traffic": [{"name": "u", "kind": "udp"}]"#)
             .replace(r#""name": "x"}"#, r#""name": "x", "duration_s": 1e6, "sample_interval_s": 0.1}"#);
-        let e = crate::config::Scenario::from_json(&long).unwrap_err();
+        let e = crate::config::Scenario::from_json(&long).unwrap_err().to_string();
         assert_eq!(
             e,
             "scenario.sample_interval_s: 0.1 s over duration_s = 1000000 s for 1 flow gives 10000000 goodput \
@@ -821,7 +831,7 @@ mod tests {
 
     #[test]
     fn unknown_keys_of_a_qdisc_or_channel_are_reported_at_the_key() {
-        let bad = |extra: &str| crate::config::Scenario::from_json(&doc(extra)).unwrap_err();
+        let bad = |extra: &str| crate::config::Scenario::from_json(&doc(extra)).unwrap_err().to_string();
         let e = bad(r#", "ap": {"qdisc": {"kind": "keceli-grouped", "gama": 0.5}}"#);
         assert!(e.starts_with("ap.qdisc.gama: unknown key for kind \"keceli-grouped\" (expected kind, alpha"), "{e}");
         let e = bad(r#", "wlan": {"stations": 1, "station_qdisc": {"kind": "codel", "quantum_us": 5}}"#);

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use wifitcp_core::schema::Ty::*;
 use wifitcp_core::schema::B::{Ex, In};
 use wifitcp_core::schema::{k, r, Key, POS_M, PROB};
+use wifitcp_core::ConfigError;
 
 use super::{mobility, roaming, Scenario, Traffic};
 
@@ -63,55 +64,67 @@ fn one() -> u32 {
 
 impl Scenario {
     /// The station count and the fixed error rates.
-    pub(super) fn validate_wlan(&self) -> Result<(), String> {
+    pub(super) fn validate_wlan(&self) -> Result<(), ConfigError> {
         let n = self.wlan.stations;
         if n == 0 || n > 100_000 {
-            return Err(format!("wlan.stations: must be in 1..=100000, got {n}"));
+            return Err(ConfigError::new("wlan.stations", format!("must be in 1..=100000, got {n}")));
         }
         for (k, v) in [("per_uplink", self.wlan.per_uplink), ("per_downlink", self.wlan.per_downlink)] {
             if !(0.0..=1.0).contains(&v) {
-                return Err(format!("wlan.{k}: must be a probability in [0, 1], got {v}"));
+                return Err(ConfigError::new(format!("wlan.{k}"), format!("must be a probability in [0, 1], got {v}")));
             }
         }
         Ok(())
     }
 
-    pub(super) fn validate_wlan_layout(&self) -> Result<(), String> {
+    pub(super) fn validate_wlan_layout(&self) -> Result<(), ConfigError> {
         let (n, m) = (self.wlan.stations as usize, self.wlan.aps as usize);
         if m == 0 || m > 64 {
-            return Err(format!("wlan.aps: must be in 1..=64, got {m}"));
+            return Err(ConfigError::new("wlan.aps", format!("must be in 1..=64, got {m}")));
         }
         if let Some(a) = &self.wlan.association {
             if a.len() != n {
-                return Err(format!("wlan.association: {} entries for {n} stations", a.len()));
+                return Err(ConfigError::new("wlan.association", format!("{} entries for {n} stations", a.len())));
             }
             if let Some((i, x)) = a.iter().enumerate().find(|(_, x)| **x as usize >= m) {
-                return Err(format!("wlan.association[{i}]: AP {x} does not exist (wlan.aps = {m})"));
+                return Err(ConfigError::new(
+                    format!("wlan.association[{i}]"),
+                    format!("AP {x} does not exist (wlan.aps = {m})"),
+                ));
             }
         }
         if let Some(p) = &self.wlan.ap_positions {
             if p.len() != m {
-                return Err(format!("wlan.ap_positions: {} positions for {m} APs", p.len()));
+                return Err(ConfigError::new("wlan.ap_positions", format!("{} positions for {m} APs", p.len())));
             }
         }
         if let Some(c) = &self.wlan.ap_channels {
             if c.len() != m {
-                return Err(format!("wlan.ap_channels: {} channels for {m} APs (wlan.aps)", c.len()));
+                return Err(ConfigError::new(
+                    "wlan.ap_channels",
+                    format!("{} channels for {m} APs (wlan.aps)", c.len()),
+                ));
             }
             if let Some((i, x)) = c.iter().enumerate().find(|(_, x)| !(1..=233).contains(*x)) {
-                return Err(format!("wlan.ap_channels[{i}]: channel {x} is not in 1..=233"));
+                return Err(ConfigError::new(
+                    format!("wlan.ap_channels[{i}]"),
+                    format!("channel {x} is not in 1..=233"),
+                ));
             }
         }
         if let Some(r) = &self.wlan.roaming {
             r.validate("wlan.roaming")?;
             if self.channel.as_ref().is_none_or(|c| c.default_tx_power_dbm().is_none()) {
-                return Err(
-                    "wlan.roaming: roaming compares received powers: it needs a [channel] with model \"snr\" or \"threshold\""
-                        .into(),
-                );
+                return Err(ConfigError::new(
+                    "wlan.roaming",
+                    "roaming compares received powers: it needs a [channel] with model \"snr\" or \"threshold\"",
+                ));
             }
             if m < 2 {
-                return Err(format!("wlan.roaming: a station needs at least two APs to roam (wlan.aps = {m})"));
+                return Err(ConfigError::new(
+                    "wlan.roaming",
+                    format!("a station needs at least two APs to roam (wlan.aps = {m})"),
+                ));
             }
         }
         Ok(())
@@ -182,50 +195,54 @@ impl Scenario {
             .collect()
     }
 
-    pub(super) fn validate_channel(&self) -> Result<(), String> {
+    pub(super) fn validate_channel(&self) -> Result<(), ConfigError> {
         let n = self.wlan.stations as usize;
         if let Some(d) = self.wlan.distance_m {
             if !(d.is_finite() && d > 0.0 && d <= 1e6) {
-                return Err(format!("wlan.distance_m: must be in (0, 1e6], got {d}"));
+                return Err(ConfigError::new("wlan.distance_m", format!("must be in (0, 1e6], got {d}")));
             }
             if self.wlan.positions.is_some() {
-                return Err("wlan.positions: give distance_m or positions, not both".into());
+                return Err(ConfigError::new("wlan.positions", "give distance_m or positions, not both"));
             }
         }
         if let Some(p) = &self.wlan.positions {
             if p.len() != n {
-                return Err(format!("wlan.positions: {} positions for {n} stations", p.len()));
+                return Err(ConfigError::new("wlan.positions", format!("{} positions for {n} stations", p.len())));
             }
         }
         if let Some(c) = &self.channel {
             if self.wlan.per_uplink != 0.0 || self.wlan.per_downlink != 0.0 {
-                return Err("wlan.per_uplink: use either wlan.per_* or a [channel] table, not both".into());
+                return Err(ConfigError::new(
+                    "wlan.per_uplink",
+                    "use either wlan.per_* or a [channel] table, not both",
+                ));
             }
-            c.build(&|name| self.member_id(name)).map_err(|e| e.to_string())?;
+            c.build(&|name| self.member_id(name))?;
             if c.default_tx_power_dbm().is_some() && self.wlan.distance_m.is_none() && self.wlan.positions.is_none() {
-                return Err(
-                    "wlan.distance_m: an SNR or threshold channel needs station positions (distance_m or positions)"
-                        .into(),
-                );
+                return Err(ConfigError::new(
+                    "wlan.distance_m",
+                    "an SNR or threshold channel needs station positions (distance_m or positions)",
+                ));
             }
         }
         Ok(())
     }
 
-    pub(super) fn validate_mobility(&self) -> Result<(), String> {
+    pub(super) fn validate_mobility(&self) -> Result<(), ConfigError> {
         let n = self.wlan.stations;
         let mut moved = vec![None; n as usize];
         for (i, m) in self.wlan.mobility.iter().enumerate() {
             let p = format!("wlan.mobility[{i}]");
             if self.channel.as_ref().is_none_or(|c| c.default_tx_power_dbm().is_none()) {
-                return Err(format!(
-                    "{p}: moving stations need a [channel] with model \"snr\" or \"threshold\" (positions matter only there)"
-                ));
+                return Err(ConfigError::new(p.to_string(), "moving stations need a [channel] with model \"snr\" or \"threshold\" (positions matter only there)"));
             }
             let list = Traffic::stations_of(&m.stations, n, &p)?;
             for k in list {
                 if let Some(j) = moved[k as usize].replace(i) {
-                    return Err(format!("{p}.stations: station {k} already moves by wlan.mobility[{j}]"));
+                    return Err(ConfigError::new(
+                        format!("{p}.stations"),
+                        format!("station {k} already moves by wlan.mobility[{j}]"),
+                    ));
                 }
             }
             m.validate(&p, self.scenario.duration_s)?;

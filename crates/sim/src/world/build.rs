@@ -27,7 +27,7 @@ use crate::macs::Member;
 use crate::metrics::FlowStats;
 use crate::topology::Topology;
 use std::sync::atomic::AtomicU32;
-use wifitcp_core::{RngStream, SimDur, SimTime};
+use wifitcp_core::{ConfigError, RngStream, SimDur, SimTime};
 use wifitcp_queue::{QdiscConfig, QueueDisc};
 use wifitcp_wifi::channel::antenna::Beam;
 use wifitcp_wifi::channel::config::{NodeKeys, PowerControl, StaAntenna};
@@ -39,14 +39,14 @@ use wifitcp_wifi::medium::{Bss, ChannelErrors, FixedPer, FrameErrorModel, NodeRa
 use wifitcp_wifi::mobility::Mobility;
 
 impl World {
-    pub fn build(s: &Scenario, seed: u64) -> Result<World, String> {
+    pub fn build(s: &Scenario, seed: u64) -> Result<World, ConfigError> {
         World::build_with_macs(s, seed, &|m| s.mac.kind.get().build(m))
     }
 
     /// [`World::build`] with each member's MAC from `macs` instead of
     /// `mac.kind`'s constructor (for a MAC the registry does not list, or
     /// one the kind builds another way).
-    pub fn build_with_macs(s: &Scenario, seed: u64, macs: &dyn Fn(&Member) -> AnyMac) -> Result<World, String> {
+    pub fn build_with_macs(s: &Scenario, seed: u64, macs: &dyn Fn(&Member) -> AnyMac) -> Result<World, ConfigError> {
         let topo = Topology::build(s);
         let (cells, presence) = build_cells(s, seed, &topo, macs)?;
         let wq = build_qdiscs(s, seed, &topo)?;
@@ -100,7 +100,7 @@ impl World {
 
 /// The transmit queue discipline of every WLAN member's interface
 /// (`ap.qdisc` at an AP, `wlan.station_qdisc` at a station).
-fn build_qdiscs(s: &Scenario, seed: u64, topo: &Topology) -> Result<Vec<Box<dyn QueueDisc>>, String> {
+fn build_qdiscs(s: &Scenario, seed: u64, topo: &Topology) -> Result<Vec<Box<dyn QueueDisc>>, ConfigError> {
     let n = s.wlan_members();
     let mut wq: Vec<Box<dyn QueueDisc>> = Vec::with_capacity(n);
     for i in 0..n {
@@ -114,7 +114,7 @@ fn build_qdiscs(s: &Scenario, seed: u64, topo: &Topology) -> Result<Vec<Box<dyn 
             )
         };
         let mut rng = RngStream::derive(seed, &format!("qdisc/{}", topo.nodes[i].name));
-        wq.push(wifitcp_queue::build(&cfg, cap as usize, &mut rng).map_err(|e| e.under(path).to_string())?);
+        wq.push(wifitcp_queue::build(&cfg, cap as usize, &mut rng).map_err(|e| e.under(path))?);
     }
     Ok(wq)
 }
@@ -124,7 +124,13 @@ fn build_qdiscs(s: &Scenario, seed: u64, topo: &Topology) -> Result<Vec<Box<dyn 
 /// their nodes' ports), its statistics and its timer, armed for its first
 /// firing; a ping flow's echo responder and ping socket bound to their
 /// ports; a saturated source registered with its station's cells.
-fn build_flows(s: &Scenario, seed: u64, k: &mut Kernel, nodes: &mut Nodes, cells: &mut Cells) -> Result<Flows, String> {
+fn build_flows(
+    s: &Scenario,
+    seed: u64,
+    k: &mut Kernel,
+    nodes: &mut Nodes,
+    cells: &mut Cells,
+) -> Result<Flows, ConfigError> {
     let (mut flows, mut eps, mut flow_timer): (Vec<FlowRt>, _, _) = (Vec::new(), Vec::new(), Vec::new());
     for (ti, tr) in s.traffic.iter().enumerate() {
         let path = format!("traffic[{ti}]");
@@ -153,7 +159,7 @@ fn build_flows(s: &Scenario, seed: u64, k: &mut Kernel, nodes: &mut Nodes, cells
             let kind = match tr.common.kind {
                 TrafficKind::Udp => {
                     let mut source = crate::apps::build(tr, RngStream::derive(seed, &format!("traffic/{name}")))
-                        .map_err(|e| format!("{path}.{e}"))?;
+                        .map_err(|e| e.under(&path))?;
                     if source.saturated() && src < cells.members() {
                         cells.add_saturated(src, fi, nodes.topo().next_hop(src, dst));
                     }
@@ -210,7 +216,7 @@ fn build_cells(
     seed: u64,
     topo: &Topology,
     macs: &dyn Fn(&Member) -> AnyMac,
-) -> Result<(Vec<Cell>, Option<Presence>), String> {
+) -> Result<(Vec<Cell>, Option<Presence>), ConfigError> {
     let chans = s.cell_channels();
     let gated = chans.len() > 1 || s.wlan.roaming.is_some();
     let presence: Option<Presence> =
@@ -234,7 +240,7 @@ fn build_bss(
     suffix: &str,
     gate: Option<(u32, Presence)>,
     build: &dyn Fn(&Member) -> AnyMac,
-) -> Result<Bss<AnyMac>, String> {
+) -> Result<Bss<AnyMac>, ConfigError> {
     let timing = s.timing()?;
     let n = s.wlan_members();
     let params = s.mac.dcf_params(timing);
@@ -276,7 +282,7 @@ fn build_bss(
             })
         }
         Some(c) => {
-            let model = c.build(&|name| s.member_id(name)).map_err(|e| e.to_string())?;
+            let model = c.build(&|name| s.member_id(name))?;
             let mut rng = RngStream::derive(seed, "channel/shadowing");
             let positions = station_positions(s);
             let preamble = match s.phy.preamble {
@@ -287,8 +293,9 @@ fn build_bss(
             // `[channel.fading]`: one process per link from the streams
             // `channel/fading/{lo}-{hi}` of the run seed, drawn lazily; none
             // (the default) leaves the channel, and every draw, as it was.
-            if let Some(spec) = c.fading().map_err(|e| e.to_string())? {
-                channel = channel.with_fading(spec, seed).map_err(|e| format!("channel.fading: {e}"))?;
+            if let Some(spec) = c.fading()? {
+                channel =
+                    channel.with_fading(spec, seed).map_err(|e| ConfigError::new("channel.fading", e.to_string()))?;
             }
             let mut errors = ChannelErrors {
                 channel,
@@ -299,7 +306,7 @@ fn build_bss(
                 // 802.11n: data frames are HT PPDUs of `phy`'s vector
                 ht: params.timing.ht,
             };
-            if let Some(keys) = c.node_keys().map_err(|e| e.to_string())? {
+            if let Some(keys) = c.node_keys()? {
                 if !keys.is_plain() {
                     errors.nodes = node_radios(s, &keys, &errors)?;
                 }
@@ -367,7 +374,7 @@ fn sense_matrix(e: &ChannelErrors, n: usize, cs_dbm: f64) -> SenseMatrix {
 /// `ap_antenna_gain_dbi`, `sta_antenna_gain_dbi`, `sta_antenna`), and with
 /// `power_control = "game"` each station's power from the power game's
 /// equilibrium (`wifitcp_wifi::channel::power`) on the cell's gains.
-fn node_radios(s: &Scenario, k: &NodeKeys, e: &ChannelErrors) -> Result<Vec<NodeRadio>, String> {
+fn node_radios(s: &Scenario, k: &NodeKeys, e: &ChannelErrors) -> Result<Vec<NodeRadio>, ConfigError> {
     let n = s.wlan_members();
     let ap_of = s.ap_of_members();
     let mut nodes: Vec<NodeRadio> = (0..n)
@@ -413,7 +420,7 @@ fn node_radios(s: &Scenario, k: &NodeKeys, e: &ChannelErrors) -> Result<Vec<Node
         let caps: Vec<f64> =
             stas.iter().map(|&i| k.power_max_w.unwrap_or(mw_of_dbm(nodes[i].tx_power_dbm) / 1e3)).collect();
         let p = wifitcp_wifi::channel::power::nash(stas.len(), gain, interferes, n0_w, k.power_cost_per_w, &caps)
-            .map_err(|r| format!("channel.power_control: {r}"))?;
+            .map_err(|r| ConfigError::new("channel.power_control", r))?;
         for (j, &i) in stas.iter().enumerate() {
             // A station the game silences keeps -100 dBm (0.1 pW): it
             // still exists on the air, and nothing it sends is received.
@@ -429,7 +436,7 @@ fn mw_of_dbm(dbm: f64) -> f64 {
 
 /// The channel with `[[wlan.mobility]]`: station i's model starts at its
 /// configured position; random draws come from `mobility/sta<i>`.
-fn moving_errors(s: &Scenario, seed: u64, errors: ChannelErrors) -> Result<MovingChannelErrors, String> {
+fn moving_errors(s: &Scenario, seed: u64, errors: ChannelErrors) -> Result<MovingChannelErrors, ConfigError> {
     let models = mobility_models(s, seed, &errors.positions)?;
     Ok(MovingChannelErrors::new(errors, models))
 }
@@ -439,7 +446,11 @@ fn moving_errors(s: &Scenario, seed: u64, errors: ChannelErrors) -> Result<Movin
 /// (each model draws only from its own stream, `mobility/<name>`, and its
 /// positions do not depend on when they are asked for), so every cell and
 /// the roaming checks see a station at one place.
-fn mobility_models(s: &Scenario, seed: u64, positions: &[Position]) -> Result<Vec<Option<Box<dyn Mobility>>>, String> {
+fn mobility_models(
+    s: &Scenario,
+    seed: u64,
+    positions: &[Position],
+) -> Result<Vec<Option<Box<dyn Mobility>>>, ConfigError> {
     let n = s.wlan.stations;
     let ap_of = s.ap_of_members();
     let mut models: Vec<Option<Box<dyn Mobility>>> = (0..s.wlan_members()).map(|_| None).collect();

@@ -73,6 +73,7 @@ use crate::config::Scenario;
 use crate::topology::Topology;
 use serde_json::{json, Value};
 use std::collections::HashMap;
+use wifitcp_core::ConfigError;
 use wifitcp_core::{DropReason, PacketId, SimDur, SimTime};
 use wifitcp_net::TimerKey;
 use wifitcp_wifi::channel::{Position, Radio};
@@ -148,10 +149,10 @@ impl Roaming {
         k: &mut Kernel,
         positions: Vec<Position>,
         models: Vec<Option<Box<dyn Mobility>>>,
-    ) -> Result<Box<Roaming>, String> {
+    ) -> Result<Box<Roaming>, ConfigError> {
         let cfg = s.wlan.roaming.clone().expect("a scenario with roaming");
         let c = s.channel.as_ref().expect("validated: roaming needs a channel");
-        let model = c.build(&|name| s.member_id(name)).map_err(|e| e.to_string())?;
+        let model = c.build(&|name| s.member_id(name))?;
         let radio = *model.radio().expect("validated: a power-based channel");
         let mut walkers = Vec::with_capacity(models.len());
         for (i, m) in models.into_iter().enumerate() {

@@ -12,5 +12,5 @@ pub fn run(s: &Value) -> Value {
 
 /// The error scenario `s` is refused with, as text.
 pub fn err(s: &Value) -> String {
-    format!("{:?}", run_json(&s.to_string(), 1).expect_err("a configuration error"))
+    run_json(&s.to_string(), 1).expect_err("a configuration error").to_string()
 }
