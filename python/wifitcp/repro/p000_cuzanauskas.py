@@ -302,7 +302,8 @@ def main(argv: Optional[list] = None) -> int:
     for part in ("stations", "one-active", "cell"):
         if part in want:
             for name in PARTS[part]:
-                print(figure_report(name, run_scenario(name, **kw)) + "\n", flush=True)
+                runs = run_scenario(name, **kw)
+                print(figure_report(name, runs) + "\n\n" + counters_table(runs) + "\n", flush=True)
     if "ackfilter" in want:
         runs = run_scenario("multipoll-ackfilter", **kw)
         text, rows = multipoll_table(runs)
