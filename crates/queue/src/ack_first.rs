@@ -35,7 +35,8 @@ use crate::config::{check, ConfigError, QdiscKind};
 use crate::disc::{Dropped, QueueCounters, QueueDisc, Queued};
 use crate::droptail::Fifo;
 use crate::occupancy::Occupancy;
-use crate::tcpack::{makes_redundant, DupTracker, FlowKey};
+use crate::tcpack::{is_plain_ack, makes_redundant, sack_covered, seq_lt, DupTracker, FlowKey};
+use serde::Serialize;
 use std::collections::BTreeMap;
 use wifitcp_core::schema::PKTS;
 use wifitcp_core::{DropReason, RngStream, SimTime};
@@ -60,6 +61,31 @@ impl QdiscKind for AckFirstConfig {
     }
 }
 
+/// What the filter did (results: the queue's `ack_filter`). Removed ACKs,
+/// all superseded by a newer cumulative ACK of their flow direction, by
+/// where the check ran; and the ACKs sent while a newer ACK of their flow
+/// direction was queued behind them, by why the check kept them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct AckFilterStats {
+    /// Removed when an ACK arrived at a full ACK buffer.
+    pub removed_at_enqueue: u64,
+    /// Removed before a dequeue of the whole queue (a contending station;
+    /// an AP outside a CFP).
+    pub removed_at_dequeue: u64,
+    /// Removed before a dequeue for one receiver (a point coordinator's
+    /// downlink to the station it polls).
+    pub removed_at_receiver_dequeue: u64,
+    /// Kept: flagged (URG, ECE or CWR; SYN/FIN/RST ACKs never enter the
+    /// ACK buffer).
+    pub kept_flagged: u64,
+    /// Kept: a duplicate ACK, or the ACK a duplicate series repeats.
+    pub kept_duplicate: u64,
+    /// Kept: SACK information (or a D-SACK block) the newer ACK lacks.
+    pub kept_sack: u64,
+    /// Kept: the newer ACK acknowledges less (reordered).
+    pub kept_reordered: u64,
+}
+
 pub struct AckFirst {
     capacity: usize,
     ack_capacity: usize,
@@ -68,6 +94,15 @@ pub struct AckFirst {
     dups: DupTracker,
     counters: QueueCounters,
     occ: Occupancy,
+    stats: AckFilterStats,
+}
+
+/// Where the redundancy check runs (for [`AckFilterStats`]).
+#[derive(Clone, Copy)]
+enum At {
+    Enqueue,
+    Dequeue,
+    ReceiverDequeue,
 }
 
 impl AckFirst {
@@ -80,12 +115,40 @@ impl AckFirst {
             dups: DupTracker::default(),
             counters: QueueCounters::default(),
             occ: Occupancy::default(),
+            stats: AckFilterStats::default(),
         }
+    }
+
+    /// The filter's counters.
+    pub fn stats(&self) -> &AckFilterStats {
+        &self.stats
+    }
+
+    /// The ACK at `i` is about to be sent: if a newer ACK of its flow
+    /// direction is queued, count why the check kept it.
+    fn note_kept(&mut self, i: usize) {
+        let p = &self.acks.q[i].pkt;
+        let Some(k) = FlowKey::of(p) else { return };
+        let Some(j) = (i + 1..self.acks.len()).rev().find(|&j| FlowKey::of(&self.acks.q[j].pkt) == Some(k)) else {
+            return;
+        };
+        let (Some(o), Some(n)) = (p.tcp(), self.acks.q[j].pkt.tcp()) else { return };
+        let why = if !is_plain_ack(p) {
+            &mut self.stats.kept_flagged
+        } else if self.dups.protected(p) || o.ack == n.ack {
+            &mut self.stats.kept_duplicate
+        } else if !seq_lt(o.ack, n.ack) {
+            &mut self.stats.kept_reordered
+        } else {
+            debug_assert!(!sack_covered(o.ack, &o.options.sack, n.ack, &n.options.sack));
+            &mut self.stats.kept_sack
+        };
+        *why += 1;
     }
 
     /// Remove every ACK of the ACK buffer made redundant by the newest
     /// queued ACK of the same flow direction.
-    fn purge(&mut self, dropped: &mut Dropped) {
+    fn purge(&mut self, at: At, dropped: &mut Dropped) {
         let mut newest: BTreeMap<FlowKey, usize> = BTreeMap::new();
         let mut doomed = Vec::new();
         for i in (0..self.acks.len()).rev() {
@@ -106,6 +169,11 @@ impl AckFirst {
         for i in doomed {
             let x = self.acks.remove(i).expect("index in range");
             self.counters.drop_pkt(dropped, x.pkt, DropReason::AckFiltered);
+            *match at {
+                At::Enqueue => &mut self.stats.removed_at_enqueue,
+                At::Dequeue => &mut self.stats.removed_at_dequeue,
+                At::ReceiverDequeue => &mut self.stats.removed_at_receiver_dequeue,
+            } += 1;
         }
     }
 
@@ -124,7 +192,7 @@ impl QueueDisc for AckFirst {
         self.dups.observe(&item.pkt);
         if item.pkt.is_pure_tcp_ack() {
             if self.acks.len() >= self.ack_capacity {
-                self.purge(dropped);
+                self.purge(At::Enqueue, dropped);
             }
             if self.acks.len() >= self.ack_capacity {
                 self.counters.drop_pkt(dropped, item.pkt, DropReason::QueueFull);
@@ -140,7 +208,8 @@ impl QueueDisc for AckFirst {
     }
     fn dequeue(&mut self, now: SimTime, dropped: &mut Dropped) -> Option<Queued> {
         let x = if !self.acks.is_empty() {
-            self.purge(dropped);
+            self.purge(At::Dequeue, dropped);
+            self.note_kept(0);
             self.acks.pop()
         } else {
             self.data.pop()
@@ -165,8 +234,9 @@ impl QueueDisc for AckFirst {
         }
         let x = match self.acks.first_for(ra, tid) {
             Some(_) => {
-                self.purge(dropped);
+                self.purge(At::ReceiverDequeue, dropped);
                 let i = self.acks.first_for(ra, tid).expect("the newest ACK of a flow stays");
+                self.note_kept(i);
                 self.acks.remove(i)
             }
             None => self.data.first_for(ra, tid).and_then(|i| self.data.remove(i)),
@@ -188,6 +258,9 @@ impl QueueDisc for AckFirst {
     }
     fn occupancy(&self) -> &Occupancy {
         &self.occ
+    }
+    fn ack_filter(&self) -> Option<AckFilterStats> {
+        Some(self.stats)
     }
 }
 
@@ -220,6 +293,7 @@ mod tests {
         let x = d.dequeue_for(ms(1), Some(2), None, &mut dr).unwrap();
         assert_eq!((x.dest, ack_of(&x.pkt)), (2, 900));
         assert_eq!(count(&dr, DropReason::AckFiltered), 1);
+        assert_eq!((d.stats().removed_at_receiver_dequeue, d.stats().removed_at_dequeue), (1, 0));
         let x = d.dequeue_for(ms(1), Some(2), None, &mut dr).unwrap();
         assert!(!x.pkt.is_pure_tcp_ack() && x.dest == 2);
         assert!(d.dequeue_for(ms(1), Some(2), None, &mut dr).is_none());
@@ -239,6 +313,7 @@ mod tests {
         assert_eq!(acks, vec![3000, 700]);
         assert_eq!(count(&dr, DropReason::AckFiltered), 2);
         assert_eq!(d.counters().filtered(), 2);
+        assert_eq!(*d.stats(), AckFilterStats { removed_at_dequeue: 2, ..Default::default() });
         assert!((d.counters().filtered_share() - 0.5).abs() < 1e-12);
         assert!(d.counters().balances(d.len()));
     }
@@ -254,6 +329,10 @@ mod tests {
         let out = drain(&mut d, ms(1), &mut dr);
         assert_eq!(out.len(), 4);
         assert!(dr.is_empty());
+        // each of the first three had the newer 2000 behind it
+        let s = d.stats();
+        assert_eq!((s.kept_flagged, s.kept_sack, s.kept_duplicate, s.kept_reordered), (1, 1, 1, 0));
+        assert_eq!(s.removed_at_dequeue + s.removed_at_enqueue + s.removed_at_receiver_dequeue, 0);
     }
 
     #[test]
@@ -269,6 +348,7 @@ mod tests {
         assert_eq!(count(&dr, DropReason::AckFiltered), 2);
         d.enqueue(ms(0), q(ack(1, 3000)), &mut dr); // buffer full of non-redundant ACKs
         assert_eq!(count(&dr, DropReason::QueueFull), 1);
+        assert_eq!((d.stats().removed_at_enqueue, d.stats().removed_at_dequeue), (2, 0));
         assert!(d.counters().balances(d.len()));
     }
 }

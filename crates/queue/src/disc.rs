@@ -165,6 +165,11 @@ pub trait QueueDisc: Send {
         false
     }
     fn counters(&self) -> &QueueCounters;
+    /// The ACK filter's counters by reason, for a discipline that filters
+    /// ACKs as paper 000 does (`ack-first`); `None` otherwise.
+    fn ack_filter(&self) -> Option<crate::ack_first::AckFilterStats> {
+        None
+    }
     /// Occupancy summary and bounded time series (see [`Occupancy`]).
     fn occupancy(&self) -> &Occupancy;
     /// The next packet `dequeue_for(ra, tid)` would hand out, for a MAC

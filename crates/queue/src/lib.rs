@@ -71,6 +71,7 @@ wifitcp_core::config_kinds! {
     }
 }
 
+pub use ack_first::AckFilterStats;
 pub use cake_ack::AckFilterMode;
 pub use config::{build, build_rewriter, ConfigError};
 pub use disc::{Dropped, QueueCounters, QueueDisc, Queued};

@@ -373,8 +373,41 @@ fn station_json(v: &RunView, i: usize) -> Value {
     // DCF cells keep their form).
     if let Some(h) = v.cells[0].macs[i].as_hcf() {
         j["hcf"] = hcf_json(&h.stats);
+        j["hcf"]["polling"]["listed"] = json!(h.poll_listed().unwrap_or(0));
+    }
+    // The point coordinator's (PCF, multi-poll) and its CF-pollable
+    // stations', in the HCF polling's form (docs/results.md).
+    let mac = &v.cells[0].macs[i];
+    if let Some(ap) = mac.as_ap().filter(|a| a.has_cfp()) {
+        let (joins, leaves) = ap.poll_scheduler().map_or((0, 0), |s| s.joins_leaves());
+        let listed = ap.poll_scheduler().map_or(0, |s| s.listed());
+        j["pcf"] = json!({ "polling": pcf_polling_json(&ap.stats, (joins, leaves, listed), (0, 0)) });
+    } else if let Some(s) = mac.as_cf_sta() {
+        j["pcf"] = json!({ "polling": pcf_polling_json(&Default::default(), (0, 0, 0), (s.polls, s.null_answers)) });
     }
     j
+}
+
+/// The polling counters of a PCF member: the point coordinator's `s` and
+/// its list's joins, leaves and stations listed at the end; a polled
+/// station's polls answered and answers without an MSDU.
+fn pcf_polling_json(s: &wifitcp_wifi::mac::pcf::PcfStats, list: (u64, u64, usize), sta: (u64, u64)) -> Value {
+    json!({
+        "service_periods": s.cfps,
+        "period_s": s.cfp_ns as f64 * 1e-9,
+        "polls": s.polls,
+        "null_answers_received": s.null_answers,
+        "no_answers": s.no_answer,
+        "answer_errors": s.answer_errors,
+        "data_answers": s.cf_data_up,
+        "downlink_txops": s.cf_data_down,
+        "list_joins": list.0,
+        "list_leaves": list.1,
+        "listed": list.2,
+        "beacons": s.beacons,
+        "polled_txops": sta.0,
+        "null_answers_sent": sta.1,
+    })
 }
 
 /// A station's HCF counters (whole run): data PPDUs by MPDU count (index
@@ -401,6 +434,7 @@ fn hcf_json(s: &wifitcp_wifi::mac::HcfStats) -> Value {
             "period_s": s.period_ns as f64 * 1e-9,
             "polls": s.polls,
             "null_answers_received": s.poll_nulls,
+            "no_answers": s.poll_no_answers,
             "downlink_txops": s.scheduled_txops,
             "list_joins": s.list_joins,
             "list_leaves": s.list_leaves,
@@ -438,6 +472,10 @@ fn queue_json(v: &RunView, i: usize) -> Value {
     });
     if c.ce_marked > 0 {
         j["ce_marked"] = json!(c.ce_marked);
+    }
+    // Paper 000's ACK filter: its removals and keeps by reason.
+    if let Some(a) = q.ack_filter() {
+        j["ack_filter"] = serde_json::to_value(a).expect("plain counters");
     }
     // Each agent at the node adds its counters under its own key.
     for (a, _) in v.agents.get(i).into_iter().flatten() {

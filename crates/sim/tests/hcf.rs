@@ -141,6 +141,11 @@ fn the_activity_list_polls_only_active_stations() {
     let polled: Vec<u64> =
         (1..=3).map(|i| r["stations"][i]["hcf"]["polling"]["polled_txops"].as_u64().unwrap()).collect();
     assert!(polled[0] == 0 && polled[1] > 100 && polled[2] == 0, "{polled:?}");
+    // every grant answered with data on an error-free channel, one station
+    // listed at the end; the period time within the run
+    assert_eq!((ap["no_answers"].as_u64(), ap["listed"].as_u64()), (Some(0), Some(1)), "{ap}");
+    let polls = ap["polls"].as_u64().unwrap();
+    assert!(polls - polled[1] <= 1, "{polls} polls, {} answered", polled[1]);
 }
 
 #[test]

@@ -118,3 +118,56 @@ fn bad_pcf_keys_are_one_line_errors() {
     s["mac"]["cfp_max_duration_tu"] = json!(30);
     assert!(check_config_json(&s.to_string()).is_err());
 }
+
+#[test]
+fn polling_and_ack_filter_counters_agree_across_the_cell() {
+    // Uploads and downloads under the PCF and multi-poll, paper 000's ACK
+    // filter at the AP and the stations (docs/results.md): on an error-free
+    // channel every CF-Poll reaches its station, so the AP's polls are the
+    // stations' answered polls and its Null answers the stations' (one
+    // poll may be in flight at the end); the filter's removals by reason
+    // sum to the queue's ack_filtered drops.
+    let traffic = json!([
+        {"name": "up", "kind": "tcp", "direction": "uplink", "peer": "server", "stations": [0, 1]},
+        {"name": "down", "kind": "tcp", "direction": "downlink", "peer": "server", "stations": [2, 3]}
+    ]);
+    for kind in ["pcf", "multipoll"] {
+        let mut s = cell(kind, 5, traffic.clone());
+        s["ap"] = json!({"qdisc": {"kind": "ack-first"}});
+        s["wlan"]["station_qdisc"] = json!({"kind": "ack-first"});
+        s["tcp"] = json!({"delayed_ack": false});
+        if kind == "multipoll" {
+            s["mac"]["multipoll_window_ms"] = json!(200.0);
+        }
+        let r = run(&s);
+        balanced(&r);
+        let st = r["stations"].as_array().unwrap();
+        let p = |i: usize, k: &str| st[i]["pcf"]["polling"][k].as_u64().unwrap_or_else(|| panic!("{kind}: {k}"));
+        let sum = |k: &str| (1..st.len()).map(|i| p(i, k)).sum::<u64>();
+        let (polls, answered) = (p(0, "polls"), sum("polled_txops"));
+        assert!(polls > 100 && polls - answered <= 1, "{kind}: {polls} polls, {answered} answered");
+        let (nulls, sent) = (p(0, "null_answers_received"), sum("null_answers_sent"));
+        assert!(nulls <= sent && sent - nulls <= 1, "{kind}: {nulls} Null answers received, {sent} sent");
+        assert_eq!(p(0, "no_answers") + p(0, "answer_errors"), polls - answered, "{kind}");
+        assert_eq!(p(0, "data_answers") + nulls, answered.min(polls), "{kind}");
+        assert!(p(0, "service_periods") > 10, "{kind}");
+        let cfp_s = st[0]["pcf"]["polling"]["period_s"].as_f64().unwrap();
+        assert!(cfp_s > 0.1 && cfp_s < 4.0, "{kind}: {cfp_s} s of CFP");
+        if kind == "multipoll" {
+            assert!(p(0, "list_joins") >= 1, "{kind}: the active stations join the list");
+        } else {
+            assert_eq!((p(0, "list_joins"), p(0, "listed")), (0, 5), "round robin lists everyone");
+        }
+        let mut removed_total = 0;
+        for q in r["queues"].as_array().unwrap() {
+            let a = &q["ack_filter"];
+            let removed: u64 = ["removed_at_enqueue", "removed_at_dequeue", "removed_at_receiver_dequeue"]
+                .iter()
+                .map(|k| a[k].as_u64().unwrap())
+                .sum();
+            assert_eq!(removed, q["dropped"]["ack_filtered"].as_u64().unwrap_or(0), "{kind}: {q}");
+            removed_total += removed;
+        }
+        assert!(removed_total > 0, "{kind}: the filter removed nothing");
+    }
+}

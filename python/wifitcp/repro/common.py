@@ -281,7 +281,22 @@ def summarise(r: dict) -> dict:
         "sized": any(d is not None for d in done),
         "completion": max(done) if tcp and all(d is not None for d in done) else None,
         "tcp_bytes": sum(f.get("bytes_delivered") or 0 for f in flows if f.get("kind") == "tcp"),
+        # polling counters (HCF or PCF) and ACK-filter counters, summed over
+        # the members and the queues (docs/results.md)
+        "polling": _sum_numbers([(s.get("hcf") or {}).get("polling") or (s.get("pcf") or {}).get("polling")
+                                 for s in r.get("stations", [])]),
+        "ack_filter": _sum_numbers([qq.get("ack_filter") for qq in r.get("queues", [])]),
     }
+
+
+def _sum_numbers(dicts: list) -> dict:
+    """Key-wise sum of the numeric fields of the dicts that are not None."""
+    out: dict = {}
+    for d in dicts:
+        for k, v in (d or {}).items():
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                out[k] = out.get(k, 0) + v
+    return out
 
 
 def transfer_mbps(r: dict) -> Optional[float]:

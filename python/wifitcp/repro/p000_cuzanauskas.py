@@ -109,25 +109,55 @@ CLAIMS = {
 
 # -- Figs. 1-2: the power-control game ---------------------------------------
 
+POWER_CASES = (
+    ("paper's cell, CSMA (hidden stations overlap), c = 1/cap", "cell", {}),
+    ("paper's cell, eq. (1) literal (all 30 into the AP at once)", "cell", {"interference": "all"}),
+    ("paper's cell, carrier sense at the scenario's 15 dBm", "cell", {"sense_power_w": 10 ** 1.5 / 1e3}),
+    ("independent pairs, 0 dBi across (aligned antennas)", "pairs", {}),
+    ("independent pairs, 20 dB across", "pairs", {"cross_gain_db": 20.0}),
+    ("independent pairs, 33 dB across (omnidirectional)", "pairs", {"cross_gain_db": 33.0}),
+)
+
+
+def power_cases() -> list:
+    """Fig. 1 per setting: ``(label, equilibrium, mean (I + n0)/h_ii W,
+    largest gain of a unilateral deviation over a 40,001-point grid)``."""
+    from ..models import power_game as G
+
+    out = []
+    for label, setting, kw in POWER_CASES:
+        h = G.gains(30, setting, **kw)
+        e = G.nash(h, p_max=4.0)
+        n0 = G.noise_w()
+        load = sum((G._interference(h, e.powers, i) + n0) / h[i][i] for i in range(30)) / 30
+        gain = G.max_deviation_gain(h, e.powers, p_max=4.0)[0]
+        out.append((label, e, load, gain))
+    return out
+
+
 def power_report() -> str:
     from ..models import power_game
 
     rows = []
-    for label, kw in (("default geometry (aligned antennas, 0 dBi across)", {}),
-                      ("cross-link antenna gain 20 dB", {"cross_gain_db": 20.0}),
-                      ("cross-link antenna gain 33 dB (omnidirectional)", {"cross_gain_db": 33.0})):
-        e = power_game.fig1(**kw)
-        at_cap = sum(1 for p in e.powers if p >= e.p_max - 1e-9)
+    for label, e, load, gain in power_cases():
+        at_cap = sum(1 for p in e.powers if p >= e.p_max - 1e-3)
         silent = sum(1 for p in e.powers if p <= 1e-9)
-        rows.append([label, fmt(e.mean_power_w), at_cap, silent, fmt(max(e.powers)), e.iterations])
+        rows.append([label, fmt(e.mean_power_w), at_cap, silent, 30 - at_cap - silent,
+                     f"{load:.3g}", f"{max(gain, 0.0):.1e}"])
     fig2 = power_game.fig2()
+    fixed = power_game.fig2(c=0.25)
     out = ["### Cuzanauskas & Anskaitis Fig. 1: 30 users, 4 W cap, Nash equilibrium of eq. (3)\n",
-           "Paper: average power about 3 W; nobody rises indefinitely.\n",
-           table(["geometry", "mean power (W)", "at the cap", "silent", "max power (W)", "rounds"], rows),
-           "\n### Cuzanauskas & Anskaitis Fig. 2: capacity against the power cap (30 users)\n",
+           "Paper: average power about 3 W; nobody rises indefinitely. c = 1/cap = 0.25 per W "
+           "(wifitcp.models.power_game explains the choice); 'within 1 mW of the cap' counts "
+           "players at 4 W less n0/h_ii.\n",
+           table(["setting", "mean power (W)", "within 1 mW of the cap", "silent", "between",
+                  "mean (I + n0)/h_ii (W)", "best unilateral gain"], rows),
+           "\n### Cuzanauskas & Anskaitis Fig. 2: capacity against the power cap (paper's cell, 30 users)\n",
            "Paper: the capacity rises with the allowed power.\n",
-           table(["cap (W)", "sum capacity (bit/s/Hz)", "mean power (W)"],
-                 [[f"{c:g}", fmt(cap, 1), fmt(p)] for c, cap, p in fig2])]
+           table(["cap (W)", "capacity, c = 1/cap (bit/s/Hz)", "mean power (W)",
+                  "capacity, c = 0.25 fixed", "mean power (W)"],
+                 [[f"{c:g}", fmt(cap, 1), fmt(p), fmt(cf, 1), fmt(pf)]
+                  for (c, cap, p), (_, cf, pf) in zip(fig2, fixed)])]
     return "\n".join(out)
 
 
@@ -165,6 +195,29 @@ def ack_filter_table(runs: list) -> str:
              fmt(100 * x["share"], 1) + " %", fmt(x["up_mbps"], 2)] for x in ack_filter_rows(runs)]
     return table(["configuration", "seeds", "total Mbit/s", "ACKs removed per run",
                   "removed / packets on the AP's wire", "AP -> server Mbit/s (66-octet frames)"], rows)
+
+
+COUNTERS = (("service_periods", "service periods"), ("period_s", "in periods (s)"), ("polls", "polls"),
+            ("null_answers_received", "Null answers"), ("no_answers", "no answer"),
+            ("list_joins", "list joins"), ("list_leaves", "list leaves"))
+FILTER = (("removed_at_enqueue", "removed at enqueue"), ("removed_at_dequeue", "removed at dequeue"),
+          ("removed_at_receiver_dequeue", "removed at a per-station dequeue"),
+          ("kept_duplicate", "kept: duplicate"), ("kept_sack", "kept: SACK"),
+          ("kept_flagged", "kept: flagged"), ("kept_reordered", "kept: reordered"))
+
+
+def counters_table(runs: list) -> str:
+    """Per configuration, mean over seeds per run: the polling counters
+    (the AP's and the stations', summed) and the ACK filter's removals and
+    keeps by reason (docs/results.md)."""
+    rows = []
+    for _, g in group(by_run(runs), lambda r: json.dumps(r["params"], sort_keys=True)).items():
+        pol = [r.get("polling") or {} for r in g]
+        flt = [r.get("ack_filter") or {} for r in g]
+        rows.append([params_label(g[0]["params"]), len(g)]
+                    + [fmt(mean(p.get(k, 0) for p in pol), 2 if k == "period_s" else 0) for k, _ in COUNTERS]
+                    + [fmt(mean(f.get(k, 0) for f in flt), 0) for k, _ in FILTER])
+    return table(["configuration", "seeds"] + [h for _, h in COUNTERS] + [h for _, h in FILTER], rows)
 
 
 # -- Section VI on 802.11a and 802.11n A-MPDUs: one download, ACK filter ------
@@ -249,7 +302,8 @@ def main(argv: Optional[list] = None) -> int:
     for part in ("stations", "one-active", "cell"):
         if part in want:
             for name in PARTS[part]:
-                print(figure_report(name, run_scenario(name, **kw)) + "\n", flush=True)
+                runs = run_scenario(name, **kw)
+                print(figure_report(name, runs) + "\n\n" + counters_table(runs) + "\n", flush=True)
     if "ackfilter" in want:
         runs = run_scenario("multipoll-ackfilter", **kw)
         text, rows = multipoll_table(runs)
@@ -266,9 +320,11 @@ def main(argv: Optional[list] = None) -> int:
     if "txop" in want:
         for name in ("paper000-fig11-txop", "paper000-fig9-txop"):
             runs = run_scenario(name, **kw)
-            print(figure_report(name, runs) + "\n\n" + ack_filter_table(runs) + "\n", flush=True)
+            print(figure_report(name, runs) + "\n\n" + ack_filter_table(runs) + "\n\n"
+                  + counters_table(runs) + "\n", flush=True)
         for name in ("paper000-fig7-8-txop", "paper000-fig3-4-txop"):
-            print(figure_report(name, run_scenario(name, **kw)) + "\n", flush=True)
+            runs = run_scenario(name, **kw)
+            print(figure_report(name, runs) + "\n\n" + counters_table(runs) + "\n", flush=True)
     print(f"# total wall time {time.monotonic() - t0:.1f} s")
     return 0
 
@@ -299,10 +355,17 @@ def claims(full: bool = False, jobs: int = 2, cache: Optional[Path] = None):
     # Figs. 1-2: the model
     out.tables.append(power_report())
     e = power_game.fig1()
-    v, c = verdict(within(e.mean_power_w, 2.5, 3.5), False,
-                   "with eq. (3) the average is min(cap, 1/c); the paper's gains and c are unstated")
-    out.claims.append(Claim("000", "Fig. 1: the power game's Nash equilibrium, 30 users, 4 W cap",
-                            "average about 3 W", f"{e.mean_power_w:.2f} W", v, c, f"{cmd} --only power",
+    near = sum(1 for p in e.powers if p > 0)
+    # the average is the claim; that it comes from a split (near stations at
+    # the cap, far ones silent) and not from players near 3 W makes it partial
+    v, c = (("partial", f"the average only: {near} near stations at the cap less n0/h, the far ones "
+                        "silenced by the hidden near stations' interference")
+            if within(e.mean_power_w, 2.5, 3.5) else
+            ("differs", "the near stations' share of the cell times the cap is not about 3 W"))
+    out.claims.append(Claim("000", "Fig. 1: the power game's Nash equilibrium, 30 users of the paper's cell, "
+                                   "4 W cap, c = 1/cap",
+                            "average about 3 W", f"{e.mean_power_w:.2f} W ({near} of 30 transmit)",
+                            v, c, f"{cmd} --only power",
                             "wifitcp.models.power_game (model, eqs. 1-3)", "17.6"))
     f2 = power_game.fig2()
     caps = [cap for _, cap, _ in f2]
@@ -355,7 +418,8 @@ def claims(full: bool = False, jobs: int = 2, cache: Optional[Path] = None):
                             f"{a10[('pcf', 'drop-tail')]:.2f} Mbit/s)", v, c, f"{cmd} --only ackfilter",
                             f"scenarios/paper000-fig10.toml, {how}", "1.11"))
     f11 = run_scenario("paper000-fig11-txop", **kw)
-    out.tables.append(figure_report("paper000-fig11-txop", f11) + "\n\n" + ack_filter_table(f11))
+    out.tables.append(figure_report("paper000-fig11-txop", f11) + "\n\n" + ack_filter_table(f11)
+                      + "\n\n" + counters_table(f11))
     r11 = {(r["params"]["mac.poll_interval_ms"], r["params"]["ap.qdisc.kind"]): r for r in ack_filter_rows(f11)}
     off, on = r11[(5.0, "drop-tail")], r11[(5.0, "ack-first")]
     ok = within(off["up_mbps"], 1.8, 2.8) and within(on["up_mbps"], 0.2, 0.6) and on["agg"] >= 0.97 * off["agg"]
@@ -366,8 +430,25 @@ def claims(full: bool = False, jobs: int = 2, cache: Optional[Path] = None):
                             f"{off['agg']:.1f} / {on['agg']:.1f} Mbit/s down; ACK stream {off['up_mbps']:.2f} -> "
                             f"{on['up_mbps']:.2f} Mbit/s", v, c, f"{cmd} --only txop",
                             f"scenarios/paper000-fig11-txop.toml, {how}", "1.12"))
+    # Section VI: the filter removes only superseded ACKs; duplicates, SACK
+    # and flagged ACKs stay (counters of the 5 ms runs with the filter)
+    g5 = [r for r in by_run(f11) if r["params"].get("mac.poll_interval_ms") == 5.0
+          and r["params"].get("ap.qdisc.kind") == "ack-first"]
+    af = {k: mean((r.get("ack_filter") or {}).get(k, 0) for r in g5) for k, _ in FILTER}
+    removed = af["removed_at_enqueue"] + af["removed_at_dequeue"] + af["removed_at_receiver_dequeue"]
+    dropped = mean(r["ledger_dropped"].get("ack_filtered", 0) for r in g5)
+    v, c = verdict(removed > 0 and abs(removed - dropped) < 0.5, False,
+                   "the reasons do not account for the ACKs removed")
+    out.claims.append(Claim("000", "Section VI: only redundant ACKs are removed, the others kept "
+                                   "(Fig. 11's download, 5 ms cycle)",
+                            "redundant ACKs removed; flagged, duplicate, SACK ACKs kept",
+                            f"{removed:.0f} superseded ACKs removed per run ({af['removed_at_enqueue']:.0f} at a full "
+                            f"buffer); kept behind a newer ACK: {af['kept_duplicate']:.0f} duplicates, "
+                            f"{af['kept_sack']:.0f} SACK, {af['kept_flagged']:.0f} flagged",
+                            v, c, f"{cmd} --only txop", f"scenarios/paper000-fig11-txop.toml, {how}", "1.12"))
     f9 = run_scenario("paper000-fig9-txop", **kw)
-    out.tables.append(figure_report("paper000-fig9-txop", f9) + "\n\n" + ack_filter_table(f9))
+    out.tables.append(figure_report("paper000-fig9-txop", f9) + "\n\n" + ack_filter_table(f9)
+                      + "\n\n" + counters_table(f9))
     shares = [100 * x["share"] for x in ack_filter_rows(f9)]
     lo, hi = min(shares), max(shares)
     v, c = verdict(within(lo, 13.0, 23.0) and within(hi, 13.0, 23.0), within(lo, 9.0, 27.0) and within(hi, 9.0, 27.0),

@@ -136,6 +136,13 @@ impl AnyMac {
         }
     }
     /// The point coordinator / beaconing AP, if this member is one.
+    pub fn as_cf_sta(&self) -> Option<&CfStation> {
+        match self {
+            AnyMac::CfSta(s) => Some(s),
+            AnyMac::Boxed { mac, .. } => (&**mac as &dyn Any).downcast_ref(),
+            _ => None,
+        }
+    }
     pub fn as_ap(&self) -> Option<&Coordinator> {
         match self {
             AnyMac::Ap(c) => Some(c),

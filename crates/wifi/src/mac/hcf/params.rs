@@ -84,6 +84,9 @@ pub struct HcfStats {
     pub period_ns: u64,
     pub polls: u64,
     pub poll_nulls: u64,
+    /// Granted TXOPs in which nothing came from the polled station (no
+    /// data, no QoS Null: the poll or every answer lost).
+    pub poll_no_answers: u64,
     pub scheduled_txops: u64,
     pub list_joins: u64,
     pub list_leaves: u64,

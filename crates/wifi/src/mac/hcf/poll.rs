@@ -242,6 +242,8 @@ impl Hcf {
             p.sched.done(now, c.g, c.u);
             if c.u.empty {
                 self.stats.poll_nulls += 1;
+            } else if c.u.bytes == 0 {
+                self.stats.poll_no_answers += 1;
             }
         }
     }

@@ -96,15 +96,24 @@ pub struct Coordinator {
     cf_end_air: SimDur,
     /// Beacons sent, CFPs, polls, polls without answer.
     pub stats: PcfStats,
+    /// Start of the CFP in progress (its beacon), for `stats.cfp_ns`.
+    cfp_began: SimTime,
 }
 
-/// Counters of the point coordinator (results).
+/// Counters of the point coordinator (results): beacons, CFPs and their
+/// total time (beacon start to CF-End end), CF-Polls sent, polls with no
+/// answer (nothing within PIFS), answers received in error, answers
+/// without an MSDU (Null, or a CF-Ack alone), data frames received in
+/// answers and data frames sent with the polls.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PcfStats {
     pub beacons: u64,
     pub cfps: u64,
+    pub cfp_ns: u64,
     pub polls: u64,
     pub no_answer: u64,
+    pub answer_errors: u64,
+    pub null_answers: u64,
     pub cf_data_up: u64,
     pub cf_data_down: u64,
 }
@@ -133,6 +142,7 @@ impl Coordinator {
             max_answer,
             cf_end_air,
             stats: PcfStats::default(),
+            cfp_began: SimTime::ZERO,
         }
     }
 
@@ -204,6 +214,7 @@ impl Coordinator {
                 c.sched.begin(now);
                 self.run = Some(CfpRun { end, ..CfpRun::default() });
                 self.stats.cfps += 1;
+                self.cfp_began = now;
                 self.sh.cfp = true;
                 // The DCF's MSDU serves the CFP (its exchange is idle: the
                 // beacon waits for that); the round starts at its receiver
@@ -334,6 +345,7 @@ impl Coordinator {
 
     /// The CFP ended (our CF-End is over): back to the DCF.
     fn end_cfp(&mut self, now: SimTime, out: &mut impl MacSink) {
+        self.stats.cfp_ns += now.saturating_since(self.cfp_began).as_nanos();
         self.run = None;
         self.sh.cfp = false;
         self.next = Next::Beacon;
@@ -409,6 +421,7 @@ impl Mac for Coordinator {
         let run = self.run.as_mut().expect("in a CFP");
         run.polled = None;
         if !ok {
+            self.stats.answer_errors += 1;
             self.settle_dl(false, out);
             self.next = Next::CfpFrame(now + self.pifs());
             return;
@@ -424,8 +437,11 @@ impl Mac for Coordinator {
                 c.sched.observe(now, f.ta, bytes);
             }
             self.dcf.accept_cf_data(f, out);
-        } else if !f.kind.cf_ack() {
-            run.idle_polls += 1;
+        } else {
+            self.stats.null_answers += 1;
+            if !f.kind.cf_ack() {
+                run.idle_polls += 1;
+            }
         }
         self.next = Next::CfpFrame(now + self.t().sifs);
     }

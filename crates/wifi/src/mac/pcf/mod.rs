@@ -79,7 +79,7 @@ mod station;
 mod tests;
 
 pub use crate::mac::sched::{ActivityConfig, PollList};
-pub use coordinator::{CfpConfig, Coordinator};
+pub use coordinator::{CfpConfig, Coordinator, PcfStats};
 pub use station::CfStation;
 
 use super::dcf::Dcf;

@@ -41,13 +41,25 @@ pub struct CfStation {
     /// the CF-Ack in the PC's next frame).
     up: Option<Withdrawn>,
     up_sent: bool,
-    /// Polls answered (results, tests).
+    /// Polls answered (results, tests), and how many of the answers
+    /// carried no MSDU (Null, or a CF-Ack alone).
     pub polls: u64,
+    pub null_answers: u64,
 }
 
 impl CfStation {
     pub fn new(dcf: Dcf, ap: MacAddr) -> CfStation {
-        CfStation { dcf, sh: Shadow::default(), ap, answer: None, own_tx: None, up: None, up_sent: false, polls: 0 }
+        CfStation {
+            dcf,
+            sh: Shadow::default(),
+            ap,
+            answer: None,
+            own_tx: None,
+            up: None,
+            up_sent: false,
+            polls: 0,
+            null_answers: 0,
+        }
     }
     pub fn dcf(&self) -> &Dcf {
         &self.dcf
@@ -94,19 +106,22 @@ impl CfStation {
                 self.dcf.counters.attempts += 1;
                 w.frame(addr, FrameKind::DataCf { ack: got_data, poll: false }, &t, SimDur::ZERO)
             }
-            None => Frame {
-                kind: if got_data { FrameKind::CfAck } else { FrameKind::Null },
-                ta: addr,
-                ra: self.ap,
-                duration: SimDur::ZERO,
-                seq: 0,
-                retry: false,
-                mpdu_bytes: CF_POLL_LEN,
-                rate: t.data_rate,
-                airtime: t.data_ppdu_time(CF_POLL_LEN),
-                contended: false,
-                mpdus: Mpdus::none(),
-            },
+            None => {
+                self.null_answers += 1;
+                Frame {
+                    kind: if got_data { FrameKind::CfAck } else { FrameKind::Null },
+                    ta: addr,
+                    ra: self.ap,
+                    duration: SimDur::ZERO,
+                    seq: 0,
+                    retry: false,
+                    mpdu_bytes: CF_POLL_LEN,
+                    rate: t.data_rate,
+                    airtime: t.data_ppdu_time(CF_POLL_LEN),
+                    contended: false,
+                    mpdus: Mpdus::none(),
+                }
+            }
         };
         f
     }
