@@ -47,14 +47,21 @@
 //!   overflows, the flow that loses its head packet raises its drop
 //!   probability by 1/256 (at most once per `target`) and enters the
 //!   dropping state; when a flow is found empty its probability falls by
-//!   1/4096 (at most once per `target`). Every dequeued packet is also
+//!   1/4096 per `target` passed since BLUE last moved (deviation: CAKE
+//!   takes one step per visit, at most once per `target`; a discipline
+//!   the MAC does not ask while it is empty would otherwise keep a raised
+//!   probability through a sender's timeout backoff, where Linux's
+//!   runner asks until it gets nothing). A dequeue that leaves no packet
+//!   walks the lists once more at once, as Linux's last empty dequeue
+//!   does, so the emptied queues are found. Every dequeued packet is also
 //!   dropped with that probability (BLUE never marks). With no packet
 //!   signalled `drop_next` is reset to now + interval while `count` is 0
 //!   (an activity timeout).
 //! - **Shaper** (paper III-A, `bandwidth_mbps` > 0): a packet may leave
 //!   no earlier than the instant the previous one's transmission (its
 //!   length plus `overhead_bytes` at the rate) ends; a dequeue before
-//!   that returns nothing and the discipline asks for a wake-up then. The
+//!   that returns nothing and the discipline asks for a wake-up then
+//!   (`next_wakeup` while packets wait on the shaper). The
 //!   schedule restarts from the present when the shaper finds it in the
 //!   past (the link was idle or the consumer slower than the rate): no
 //!   credit accumulates, so no burst above the rate. Target and interval
@@ -64,7 +71,11 @@
 //!   `memory_limit` bytes (IPv4 datagram lengths; Linux counts the
 //!   buffers' memory) the head of the queue holding the most bytes is
 //!   dropped (`QueueFull`), one packet at a time, and that queue's BLUE
-//!   reacts as above.
+//!   reacts as above. The packet limit is the interface's capacity, as for
+//!   every discipline here (Linux's CAKE bounds bytes only, by default
+//!   10240 packets' worth of MTUs unless `memlimit` or its shaped rate
+//!   gives less): with a small capacity a TCP burst overflows it and
+//!   BLUE's random drops follow (section 16.10 of docs/validation.md).
 //! - **ACK filter**: `ack_filter` runs [`crate::cake_ack`]'s filter on
 //!   every flow queue at enqueue (CAKE's `ack-filter` option).
 //! - Not modelled: the Diffserv tins (one best-effort tin, tc-cake's
@@ -259,7 +270,11 @@ impl Cobalt {
     /// This queue was found empty at a dequeue.
     fn queue_empty(&mut self, now: SimTime, p: &CakeParams) {
         if self.p_drop > 0.0 && self.blue_timer.is_none_or(|t| now.since(t) > p.target) {
-            self.p_drop = (self.p_drop - P_DEC).max(0.0);
+            // one step per target that passed since BLUE last moved: the
+            // steps a queue visited empty once per target would have taken
+            // (deviation, see the module docs)
+            let steps = self.blue_timer.map_or(1, |t| now.since(t).as_nanos() / p.target.as_nanos().max(1));
+            self.p_drop = (self.p_drop - P_DEC * steps as f64).max(0.0);
             self.blue_timer = Some(now);
         }
         self.dropping = false;
@@ -348,8 +363,8 @@ pub struct Cake {
     bytes: u64,
     /// The shaper: when the next packet may leave.
     next_send: SimTime,
-    /// A dequeue was refused by the shaper; wake-up wanted at `next_send`.
-    throttled: bool,
+    /// The latest instant the discipline was called at.
+    now: SimTime,
     counters: QueueCounters,
     occ: Occupancy,
 }
@@ -384,7 +399,7 @@ impl Cake {
             len: 0,
             bytes: 0,
             next_send: SimTime::ZERO,
-            throttled: false,
+            now: SimTime::ZERO,
             counters: QueueCounters::default(),
             occ: Occupancy::default(),
         }
@@ -476,6 +491,11 @@ impl Cake {
             })
     }
 
+    /// Whether the shaper holds the queued packets back at the latest call.
+    fn shaping(&self) -> bool {
+        self.p.ns_per_byte > 0.0 && self.len > 0 && self.next_send > self.now
+    }
+
     /// COBALT's state of queue `i` (tests and diagnostics).
     pub fn cobalt(&self, i: u32) -> &Cobalt {
         &self.queues[i as usize].cobalt
@@ -548,6 +568,7 @@ impl QueueDisc for Cake {
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
         self.counters.offered(&item.pkt);
         item.enqueued_at = now;
+        self.now = now;
         if self.len == 0 && self.next_send < now {
             self.next_send = now; // an idle shaper restarts from the present
         }
@@ -593,12 +614,18 @@ impl QueueDisc for Cake {
         }
         // (with no packet left the lists are still walked: the queues found
         // empty leave them and their COBALT state decays)
+        self.now = now;
         if self.len > 0 && self.p.ns_per_byte > 0.0 && now < self.next_send {
-            self.throttled = true;
-            return None;
+            return None; // the shaper: next_wakeup() says when
         }
-        self.throttled = false;
         let x = self.drr_dequeue(now, dropped);
+        if self.len == 0 {
+            // Linux's qdisc runner dequeues until it gets nothing: that
+            // last call finds the emptied queues, which leave the lists
+            // and let BLUE decay (a MAC asks an empty discipline nothing)
+            let none = self.drr_dequeue(now, dropped);
+            debug_assert!(none.is_none());
+        }
         if let Some(x) = &x {
             self.counters.sent(x);
             if self.p.ns_per_byte > 0.0 {
@@ -616,17 +643,20 @@ impl QueueDisc for Cake {
         self.bytes
     }
     fn ready_len(&self) -> usize {
-        if self.throttled {
+        if self.shaping() {
             0
         } else {
             self.len
         }
     }
+    /// While the shaper holds packets back: the instant the next may leave
+    /// (asked after every call, so a MAC that finds nothing eligible is
+    /// fed again then).
     fn next_wakeup(&self) -> Option<SimTime> {
-        (self.throttled && self.len > 0).then_some(self.next_send)
+        self.shaping().then_some(self.next_send)
     }
-    fn on_timer(&mut self, _now: SimTime, _dropped: &mut Dropped) {
-        self.throttled = false;
+    fn on_timer(&mut self, now: SimTime, _dropped: &mut Dropped) {
+        self.now = now;
     }
     fn counters(&self) -> &QueueCounters {
         &self.counters
