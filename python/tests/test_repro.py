@@ -37,7 +37,7 @@ def test_one_module_per_paper():
 
 def test_every_scenario_belongs_to_one_module_at_most():
     seen: dict = {}
-    for paper in repro.MODULES:
+    for paper in (*repro.MODULES, *repro.BEYOND):
         for s in repro.module(paper).SCENARIOS:
             assert s not in seen, (s, seen.get(s), paper)
             seen[s] = paper
@@ -47,9 +47,22 @@ def test_every_scenario_belongs_to_one_module_at_most():
     assert repro.for_scenario("scenarios/quick-check.toml") is None
     with pytest.raises(KeyError):
         repro.module("005")
+    assert repro.for_scenario("bbr-cubic-wifi").__name__ == "wifitcp.repro.x01_bbr_cubic"
 
 
-@pytest.mark.parametrize("name", list(repro.MODULES.values()))
+def test_reproductions_beyond_the_seeds_name_their_reference_and_command():
+    for key, name in repro.BEYOND.items():
+        mod = repro.module(key)
+        assert repro.module(name) is mod and name.startswith(f"{key}_")
+        doc = " ".join(mod.__doc__.split())
+        assert f"python -m wifitcp.repro.{name}" in doc
+        assert "testbed" in doc or "paper" in doc  # what it is compared with
+        assert callable(mod.main) and callable(mod.claims)
+        for s in mod.SCENARIOS:
+            assert common.scenario_path(s).is_file(), (name, s)
+
+
+@pytest.mark.parametrize("name", list(repro.MODULES.values()) + list(repro.BEYOND.values()))
 def test_each_module_answers_help(name, capsys):
     mod = repro.module(name)
     with pytest.raises(SystemExit) as e:

@@ -389,8 +389,8 @@ def _model_figure(fid: str, entry: Entry, out: Path, j: int, log) -> dict:
 # --------------------------------------------------------------------------
 # the five papers' claims (`wifitcp.repro.claims`)
 
-#: the seed papers, in order
-PAPERS = ("000", "001", "002", "003", "004")
+#: the seed papers, in order, then the reproductions beyond the seeds
+PAPERS = ("000", "001", "002", "003", "004", "x01")
 
 
 def papers_arg(value: Optional[str], files_given: bool) -> tuple:

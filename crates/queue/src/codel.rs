@@ -91,7 +91,9 @@ pub struct CodelState {
     pub marks: u64,
 }
 
-fn control_law(t: SimTime, interval: SimDur, count: u32) -> SimTime {
+/// CoDel's control law (RFC 8289 5.4): the next signal `interval /
+/// sqrt(count)` after `t`; COBALT ([`crate::cake`]) uses the same rule.
+pub(crate) fn control_law(t: SimTime, interval: SimDur, count: u32) -> SimTime {
     let step = interval.as_nanos() as f64 / (count.max(1) as f64).sqrt();
     t + SimDur::from_nanos(step.round() as u64)
 }

@@ -191,8 +191,8 @@ mod tests {
         let when = |path: &str| -> Vec<Vec<&str>> {
             rows.iter().filter(|k| k.path == path).map(|k| k.when.to_vec()).collect()
         };
-        assert_eq!(when("target_ms"), [vec!["codel", "fq-codel", "airtime"], vec!["dualpi2"]]);
-        assert_eq!(when("flows"), [vec!["fq-codel", "airtime"]]);
+        assert_eq!(when("target_ms"), [vec!["codel", "fq-codel", "airtime"], vec!["dualpi2"], vec!["cake"]]);
+        assert_eq!(when("flows"), [vec!["fq-codel", "airtime"], vec!["cake"]]);
         assert_eq!(when("alpha"), [vec!["keceli-sorted", "keceli-grouped"], vec!["dualpi2"]]);
         assert_eq!(when("c"), [vec!["keceli-sorted", "keceli-grouped"], vec!["vbs"]]);
         // airtime's FQ-CoDel keys are fq-codel's rows (but the quantum)

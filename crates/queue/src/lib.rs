@@ -68,6 +68,8 @@ wifitcp_core::config_kinds! {
         "red" => Red(red::RedConfig) mod red,
         /// DualPI2, the Dual-Queue Coupled AQM (RFC 9332).
         "dualpi2" => DualPi2(dualpi2::DualPi2Config) mod dualpi2,
+        /// CAKE (Høiland-Jørgensen, Täht & Morton, LANMAN 2018): DRR++ with COBALT, host isolation, shaper.
+        "cake" => Cake(cake::CakeConfig) mod cake,
     }
 }
 

@@ -166,3 +166,23 @@ fn ecn_marks_replace_drops_end_to_end() {
     assert!(pt["ecn"]["reductions"].as_u64().unwrap() > 5, "{pt}");
     assert!(dq["aggregate_mbps"].as_f64().unwrap() > 10.0, "{}", dq["aggregate_mbps"]);
 }
+
+/// CAKE at the AP in a whole run: its shaper, through the qdisc timer and
+/// the MAC, caps a CUBIC download at the shaped rate less the TCP/IP
+/// headers (5 Mbit/s x 1460/1500 = 4.87 Mbit/s) and keeps the AP's queue
+/// short; unshaped, the 24 Mbit/s link is the bottleneck and COBALT keeps
+/// the queue below drop-tail's.
+#[test]
+fn cake_shapes_a_download_and_keeps_the_queue_short() {
+    let shaped = download_with("cubic", 20.0, json!({"qdisc": {"kind": "cake", "bandwidth_mbps": 5.0}}));
+    let g = shaped["aggregate_mbps"].as_f64().unwrap();
+    assert!((4.5..=4.9).contains(&g), "shaped goodput {g}");
+    let q = &shaped["queues"][0];
+    assert_eq!(q["kind"], "cake");
+    assert!(q["mean_len"].as_f64().unwrap() < 20.0, "{q}");
+    let open = download_with("cubic", 20.0, json!({"qdisc": {"kind": "cake"}}));
+    let fifo = download_with("cubic", 20.0, json!({}));
+    let (qc, qf) = (open["queues"][0]["mean_len"].as_f64().unwrap(), fifo["queues"][0]["mean_len"].as_f64().unwrap());
+    assert!(qc < qf / 2.0, "cake {qc} against drop-tail {qf} packets");
+    assert!(open["aggregate_mbps"].as_f64().unwrap() > 8.0, "{}", open["aggregate_mbps"]);
+}

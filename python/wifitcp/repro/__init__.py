@@ -15,6 +15,12 @@ tables and writes the figures):
 * `p004_pokhrel`: Pokhrel & Williamson, Compound TCP over SNR classes and
   Virtual Buffer Sharing (Figs. 11, 14-18).
 
+Reproductions beyond the seed papers have modules too (`BEYOND`), with
+the same ``claims()`` for the report:
+
+* `x01_bbr_cubic`: BBR against CUBIC sharing one Wi-Fi AP with FIFO,
+  FQ-CoDel or CAKE, beside a 2025 testbed study of BBRv3 over Wi-Fi 6.
+
 `common` holds what they share (running a scenario file through the
 campaign layer, statistics over seeds, tables). ``python -m wifitcp.repro``
 lists the modules with their commands and scenario files; `for_scenario`
@@ -37,13 +43,19 @@ MODULES = {
     "003": "p003_murray",
     "004": "p004_pokhrel",
 }
+#: reproductions beyond the seed papers: key -> module of this package
+BEYOND = {
+    "x01": "x01_bbr_cubic",
+}
 
 
 def module(paper: str) -> ModuleType:
-    """The reproduction module of a paper (``"001"``) or by its name."""
-    name = MODULES.get(paper, paper)
-    if name not in MODULES.values():
-        raise KeyError(f"no reproduction module {paper!r} (one of {', '.join(MODULES)})")
+    """The reproduction module of a paper (``"001"``), of a reproduction
+    beyond the seeds (``"x01"``) or by its name."""
+    both = {**MODULES, **BEYOND}
+    name = both.get(paper, paper)
+    if name not in both.values():
+        raise KeyError(f"no reproduction module {paper!r} (one of {', '.join(both)})")
     return importlib.import_module(f"{__name__}.{name}")
 
 
@@ -57,7 +69,7 @@ def for_scenario(path: Union[str, Path]) -> Optional[ModuleType]:
     name, ``scenarios/keceli-figs3-6.toml`` or ``keceli-figs3-6``), or None."""
     stem = Path(str(path)).name
     stem = stem[:-5] if stem.endswith(".toml") else stem
-    for paper in MODULES:
+    for paper in (*MODULES, *BEYOND):
         mod = module(paper)
         if stem in mod.SCENARIOS:
             return mod

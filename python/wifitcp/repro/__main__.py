@@ -1,15 +1,16 @@
-"""``python -m wifitcp.repro``: the reproduction module of each seed paper,
-its command and the scenario files it runs."""
+"""``python -m wifitcp.repro``: the reproduction module of each seed paper
+(and of each reproduction beyond the seeds), its command and the scenario
+files it runs."""
 
 from __future__ import annotations
 
 import sys
 
-from . import MODULES, command, module
+from . import BEYOND, MODULES, command, module
 
 
 def main() -> int:
-    for paper in MODULES:
+    for paper in (*MODULES, *BEYOND):
         mod = module(paper)
         print(f"{paper}  {mod.PAPER}")
         print(f"     {command(mod)} --help")
