@@ -6,7 +6,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="$here/build"
 mkdir -p "$out"
-mods="ns3-core ns3-network ns3-internet ns3-wifi ns3-mobility ns3-propagation ns3-point-to-point ns3-applications ns3-traffic-control"
+mods="ns3-core ns3-network ns3-internet ns3-wifi ns3-mobility ns3-propagation ns3-spectrum ns3-point-to-point ns3-applications ns3-traffic-control"
 if ! pkg-config --exists $mods; then
     echo "build.sh: ns-3 pkg-config modules not found; apt-get install -y --no-install-recommends ns3 libns3-dev libgsl-dev" >&2
     exit 2

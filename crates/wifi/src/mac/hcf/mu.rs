@@ -197,7 +197,8 @@ mod tests {
     /// subframes of 1544 octets and a last of 1542), HE MCS 11 at 80 MHz
     /// with the 0.8 us GI, HE MU PPDUs within aPPDUMaxTime: delivered MSDU
     /// Mbit/s, single user and OFDMA
-    /// (MU-BAR acknowledgement) with 4 and 8 users (validation.md 23.5
+    /// (MU-BAR acknowledgement, and for 4 users SU-format BlockAcks) with 4
+    /// and 8 users (validation.md 23.5
     /// prints them beside ns-3 3.37; `-- --nocapture` shows them).
     #[test]
     fn saturated_downlink_cycle() {
@@ -218,9 +219,14 @@ mod tests {
             let fits = |k: u32| he_mu::mu_txtime(p.width, p.gi, 0, &u, &vec![1544 * k - 2; u.len()]) <= PPDU_MAX_TIME;
             let k = (1..=42u32).rev().find(|&k| fits(k)).unwrap();
             assert_eq!(k, if n == 4 { 42 } else { 27 });
+            let bits = u.len() as f64 * f64::from(k) * 1508.0 * 8.0;
             let cycle = access + p.dl_exchange(&u, &vec![1544 * k - 2; u.len()], DlAck::MuBar);
-            let what = if n == 4 { "OFDMA, 4 x 242-tone" } else { "OFDMA, 8 x 106-tone" };
-            rows.push((what, u.len() as f64 * f64::from(k) * 1508.0 * 8.0 / cycle.as_nanos() as f64 * 1e3));
+            let what = if n == 4 { "OFDMA, 4 x 242-tone, MU-BAR" } else { "OFDMA, 8 x 106-tone, MU-BAR" };
+            rows.push((what, bits / cycle.as_nanos() as f64 * 1e3));
+            if n == 4 {
+                let cycle = access + p.dl_exchange(&u, &vec![1544 * k - 2; u.len()], DlAck::SuFormat);
+                rows.push(("OFDMA, 4 x 242-tone, SU-format BlockAcks", bits / cycle.as_nanos() as f64 * 1e3));
+            }
         }
         for (what, mbps) in &rows {
             println!("{what}: {mbps:.1} Mbit/s");
