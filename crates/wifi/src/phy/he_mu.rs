@@ -4,12 +4,13 @@
 //! reply to a Trigger frame).
 //!
 //! Sources (IEEE 802.11ax-2021):
-//! - Resource units (27.3.2.2, Tables 27-7 to 27-9; N_SD in Table 27-12 and
-//!   27.3.12.x): 26-, 52-, 106-, 242-, 484-, 996- and 2x996-tone RUs with
-//!   24, 48, 102, 234, 468, 980 and 1960 data subcarriers. A 20 MHz channel
-//!   holds 9 / 4 / 2 / 1 RUs of 26 / 52 / 106 / 242 tones; 40 MHz twice
-//!   that and one 484; 80 MHz four 20 MHz halves plus the centre 26-tone RU
-//!   (37 / 16 / 8 / 4 / 2 / 1); 160 MHz two 80 MHz segments and the 2x996.
+//! - Resource units (27.3.2.2, Tables 27-7 to 27-9; N_SD with the tone
+//!   allocation constants, Table 27-12): 26-, 52-, 106-, 242-, 484-, 996-
+//!   and 2x996-tone RUs with 24, 48, 102, 234, 468, 980 and 1960 data
+//!   subcarriers. A 20 MHz channel holds 9 / 4 / 2 / 1 RUs of 26 / 52 /
+//!   106 / 242 tones; 40 MHz twice that and one 484; 80 MHz four 20 MHz
+//!   subchannels' worth plus the centre 26-tone RU (37 / 16 / 8 / 4 / 2 /
+//!   1); 160 MHz two 80 MHz segments and the 2x996.
 //!   An RU is named here by its size and its 0-based index in frequency
 //!   order over the whole channel (the centre 26-tone RU of an 80 MHz
 //!   segment is its 19th 26-tone RU, index 18).
@@ -36,7 +37,7 @@
 //! - HE MU PPDU TXTIME (27.4.3): L-STF 8 + L-LTF 8 + L-SIG 4 + RL-SIG 4 +
 //!   HE-SIG-A 8 + 4 N_SIG-B + HE-STF 4 + N_HE-LTF x T_HE-LTF, then the
 //!   common N_SYM (the largest user's: every A-MPDU is padded to it,
-//!   27.3.12.x) of 12.8 us + GI, then the packet extension. N_HE-LTF from
+//!   27.3.12) of 12.8 us + GI, then the packet extension. N_HE-LTF from
 //!   the largest stream count of any RU (Table 27-14); T_HE-LTF as in
 //!   `phy::he` (2x HE-LTF with 0.8 / 1.6 us, 4x with 3.2 us).
 //! - HE TB PPDU (27.3.4, 27.3.11.9): L-STF 8 + L-LTF 8 + L-SIG 4 + RL-SIG 4 +
