@@ -6,6 +6,7 @@
 //! overridden by the scenario (see [`PhyOverrides`]), and overridden values
 //! are used everywhere (airtime, IFS, EIFS, timeouts) consistently.
 pub mod he;
+pub mod he_mu;
 pub mod ht;
 pub mod ppdu;
 mod rates;

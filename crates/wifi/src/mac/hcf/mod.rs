@@ -56,6 +56,7 @@
 //! starts per input.
 mod access;
 mod aggregate;
+pub mod mu;
 mod params;
 mod poll;
 mod rx;

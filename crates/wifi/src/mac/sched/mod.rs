@@ -20,14 +20,16 @@
 //!   (round robin), or the stations whose traffic crosses packet-rate and
 //!   byte-rate thresholds (the multi-poll activity list of paper 000).
 //!
-//! A multi-user scheduler (802.11ax trigger-based uplink OFDMA) is one more
-//! implementation whose grant names several stations and resource units;
-//! [`Grant`] is the single-user case.
+//! - `mu.rs`: the [`MultiUserScheduler`] of an 802.11ax AP (OFDMA): per
+//!   TXOP won, single user, a downlink HE MU PPDU or a Basic Trigger, to
+//!   whom on which resource unit; [`RoundRobinMu`] is ns-3's round robin.
 mod activity;
 mod list;
+mod mu;
 
 pub use activity::{ActivityConfig, PollList};
 pub use list::{ListScheduler, Rounds};
+pub use mu::{MuAlloc, MuTx, MuView, MultiUserScheduler, RoundRobinConfig, RoundRobinMu};
 
 use crate::mac::frame::MacAddr;
 use wifitcp_core::{SimDur, SimTime};

@@ -1,0 +1,248 @@
+// Saturated downlink or uplink over 802.11ax with and without OFDMA, ns-3 3.37:
+// an AP and n stations (infrastructure BSS, associated before traffic starts),
+// HE MCS --mcs on --width MHz (spectrum PHY, log-distance loss, 1 m), 0.8 us GI, one stream, 5 GHz, EDCA best effort,
+// no RTS/CTS; packet sockets (no IP), --msdu-octet MSDUs (LLC/SNAP included)
+// offered far above any share; BlockAck agreements set up by a short burst per
+// flow before the window. --ofdma=0: single-user HE. --ofdma=1: ns-3's
+// RrMultiUserScheduler at the AP (NStations --nsta-mu, default 4 as ns-3's),
+// downlink acknowledged by --dl-ack (bar-ba: ACK in SU format then BlockAckReq /
+// BlockAck per station; mu-bar: MU-BAR Trigger then HE TB BlockAcks;
+// aggr-mu-bar: MU-BAR aggregated in the HE MU PPDU); uplink with EnableUlOfdma
+// (Basic Trigger, HE TB PPDUs, multi-STA BlockAck), the AP requesting channel
+// access every --access-req-ms (0: only when it has downlink data).
+// Prints one JSON line: throughput (MSDU octets per second in the window),
+// per-station Mbit/s, PPDU counts by preamble.
+// Build: bench/ns3/build.sh   Run: bench/ns3/build/he-ofdma --n=4 --dl=1 --ofdma=1
+#include "common.h"
+
+#include "ns3/core-module.h"
+#include "ns3/mobility-module.h"
+#include "ns3/network-module.h"
+#include "ns3/propagation-module.h"
+#include "ns3/spectrum-module.h"
+#include "ns3/wifi-module.h"
+
+#include <iostream>
+#include <map>
+
+using namespace ns3;
+
+namespace
+{
+double g_t0 = 0;
+double g_t1 = 0;
+std::map<uint32_t, uint64_t> g_rxBy; // receiving or sending station index -> MSDUs in window
+std::map<std::string, uint64_t> g_ppdus;
+uint32_t g_key = 0;
+
+void
+SinkRx(uint32_t who, Ptr<const Packet>, const Address&)
+{
+    double t = Simulator::Now().GetSeconds();
+    if (t >= g_t0 && t < g_t1)
+    {
+        g_rxBy[who]++;
+    }
+}
+
+void
+PsduTx(WifiConstPsduMap psdus, WifiTxVector v, double)
+{
+    double t = Simulator::Now().GetSeconds();
+    if (t < g_t0 || t >= g_t1)
+    {
+        return;
+    }
+    std::string k;
+    switch (v.GetPreambleType())
+    {
+    case WIFI_PREAMBLE_HE_MU:
+        k = "he_mu";
+        break;
+    case WIFI_PREAMBLE_HE_TB:
+        k = "he_tb";
+        break;
+    case WIFI_PREAMBLE_HE_SU:
+        k = "he_su";
+        break;
+    default:
+        k = "non_ht";
+    }
+    g_ppdus[k]++;
+}
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    uint32_t n = 4;
+    bool dl = true;
+    bool ofdma = false;
+    std::string dlAck = "mu-bar";
+    uint32_t nstaMu = 4;
+    double accessReqMs = 0;
+    uint32_t mcs = 11;
+    uint32_t width = 80;
+    uint32_t msdu = 1508;
+    double warmup = 1.5;
+    double duration = 2.0;
+    uint32_t run = 1;
+    uint32_t maxAmpdu = 65535;
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("n", "stations", n);
+    cmd.AddValue("dl", "1: downlink (AP to stations), 0: uplink", dl);
+    cmd.AddValue("ofdma", "1: RrMultiUserScheduler at the AP", ofdma);
+    cmd.AddValue("dl-ack", "bar-ba | mu-bar | aggr-mu-bar", dlAck);
+    cmd.AddValue("nsta-mu", "RrMultiUserScheduler NStations", nstaMu);
+    cmd.AddValue("access-req-ms", "MultiUserScheduler AccessReqInterval (ms), 0 none", accessReqMs);
+    cmd.AddValue("mcs", "HE MCS", mcs);
+    cmd.AddValue("width", "channel width (MHz)", width);
+    cmd.AddValue("msdu", "MSDU octets (LLC/SNAP included)", msdu);
+    cmd.AddValue("max-ampdu", "BE_MaxAmpduSize (octets)", maxAmpdu);
+    cmd.AddValue("warmup", "seconds before the window (association, agreements)", warmup);
+    cmd.AddValue("duration", "measured seconds", duration);
+    cmd.AddValue("run", "RNG run", run);
+    cmd.Parse(argc, argv);
+    const double wall0 = bench::WallNow();
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(run);
+    g_t0 = warmup;
+    g_t1 = warmup + duration;
+
+    Config::SetDefault("ns3::WifiMacQueue::MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, 1000)));
+    Config::SetDefault("ns3::WifiMacQueue::MaxDelay", TimeValue(Seconds(1e6)));
+    Config::SetDefault("ns3::WifiRemoteStationManager::RtsCtsThreshold", UintegerValue(999999));
+    if (dlAck == "bar-ba")
+    {
+        Config::SetDefault("ns3::WifiDefaultAckManager::DlMuAckSequenceType",
+                           EnumValue(WifiAcknowledgment::DL_MU_BAR_BA_SEQUENCE));
+    }
+    else if (dlAck == "mu-bar")
+    {
+        Config::SetDefault("ns3::WifiDefaultAckManager::DlMuAckSequenceType",
+                           EnumValue(WifiAcknowledgment::DL_MU_TF_MU_BAR));
+    }
+    else
+    {
+        Config::SetDefault("ns3::WifiDefaultAckManager::DlMuAckSequenceType",
+                           EnumValue(WifiAcknowledgment::DL_MU_AGGREGATE_TF));
+    }
+
+    NodeContainer apNode;
+    apNode.Create(1);
+    NodeContainer staNodes;
+    staNodes.Create(n);
+    // The spectrum PHY: ns-3 3.37 receives HE TB PPDUs per RU only there.
+    Ptr<MultiModelSpectrumChannel> spectrum = CreateObject<MultiModelSpectrumChannel>();
+    spectrum->AddPropagationLossModel(CreateObject<LogDistancePropagationLossModel>());
+    spectrum->SetPropagationDelayModel(CreateObject<ConstantSpeedPropagationDelayModel>());
+    SpectrumWifiPhyHelper phy;
+    phy.SetChannel(spectrum);
+    const uint32_t chan = width == 160 ? 50 : width == 80 ? 42 : width == 40 ? 38 : 36;
+    phy.Set("ChannelSettings", StringValue("{" + std::to_string(chan) + ", " + std::to_string(width) + ", BAND_5GHZ, 0}"));
+    WifiHelper wifi;
+    wifi.SetStandard(WIFI_STANDARD_80211ax);
+    wifi.ConfigHeOptions("GuardInterval", TimeValue(NanoSeconds(800)));
+    std::string mode = "HeMcs" + std::to_string(mcs);
+    wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager", "DataMode", StringValue(mode), "ControlMode",
+                                 StringValue(mode));
+    Ssid ssid("ofdma");
+    WifiMacHelper mac;
+    mac.SetType("ns3::StaWifiMac", "Ssid", SsidValue(ssid), "BE_MaxAmpduSize", UintegerValue(maxAmpdu),
+                "BE_MaxAmsduSize", UintegerValue(0));
+    NetDeviceContainer staDevs = wifi.Install(phy, mac, staNodes);
+    mac.SetType("ns3::ApWifiMac", "Ssid", SsidValue(ssid), "EnableBeaconJitter", BooleanValue(false),
+                "BE_MaxAmpduSize", UintegerValue(maxAmpdu), "BE_MaxAmsduSize", UintegerValue(0));
+    if (ofdma)
+    {
+        mac.SetMultiUserScheduler("ns3::RrMultiUserScheduler", "NStations", UintegerValue(nstaMu),
+                                  "EnableUlOfdma", BooleanValue(!dl), "EnableBsrp", BooleanValue(false),
+                                  "AccessReqInterval", TimeValue(MicroSeconds(uint64_t(accessReqMs * 1000))));
+    }
+    NetDeviceContainer apDev = wifi.Install(phy, mac, apNode);
+    NetDeviceContainer all(apDev, staDevs);
+    wifi.AssignStreams(all, 100);
+
+    MobilityHelper mob;
+    Ptr<ListPositionAllocator> pos = CreateObject<ListPositionAllocator>();
+    pos->Add(Vector(0, 0, 0));
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        double a = 2 * M_PI * i / n;
+        pos->Add(Vector(1.0 * std::cos(a), 1.0 * std::sin(a), 0));
+    }
+    mob.SetPositionAllocator(pos);
+    mob.SetMobilityModel("ns3::ConstantPositionMobilityModel");
+    NodeContainer nodes(apNode, staNodes);
+    mob.Install(nodes);
+    PacketSocketHelper ps;
+    ps.Install(nodes);
+
+    // One flow per station: AP -> station i (downlink) or station i -> AP.
+    Time interval = Seconds(msdu * 8.0 / 2e9 * n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        Ptr<NetDevice> src = dl ? apDev.Get(0) : staDevs.Get(i);
+        Ptr<NetDevice> dst = dl ? staDevs.Get(i) : apDev.Get(0);
+        Ptr<Node> srcNode = dl ? apNode.Get(0) : staNodes.Get(i);
+        Ptr<Node> dstNode = dl ? staNodes.Get(i) : apNode.Get(0);
+        PacketSocketAddress sinkAddr;
+        sinkAddr.SetSingleDevice(dst->GetIfIndex());
+        sinkAddr.SetPhysicalAddress(dst->GetAddress());
+        sinkAddr.SetProtocol(1 + i);
+        Ptr<PacketSocketServer> server = CreateObject<PacketSocketServer>();
+        server->SetLocal(sinkAddr);
+        dstNode->AddApplication(server);
+        server->TraceConnectWithoutContext("Rx", MakeBoundCallback(&SinkRx, i));
+        PacketSocketAddress a;
+        a.SetSingleDevice(src->GetIfIndex());
+        a.SetPhysicalAddress(dst->GetAddress());
+        a.SetProtocol(1 + i);
+        // A burst of 8 MSDUs per flow, 20 ms apart, sets up its agreement on an
+        // idle channel; the saturated source starts after the last burst.
+        Ptr<PacketSocketClient> p = CreateObject<PacketSocketClient>();
+        p->SetRemote(a);
+        p->SetAttribute("PacketSize", UintegerValue(msdu - 8));
+        p->SetAttribute("MaxPackets", UintegerValue(8));
+        p->SetAttribute("Interval", TimeValue(MicroSeconds(1)));
+        srcNode->AddApplication(p);
+        p->SetStartTime(MilliSeconds(500 + 20 * i));
+        Ptr<PacketSocketClient> c = CreateObject<PacketSocketClient>();
+        c->SetRemote(a);
+        c->SetAttribute("PacketSize", UintegerValue(msdu - 8));
+        c->SetAttribute("MaxPackets", UintegerValue(0));
+        c->SetAttribute("Interval", TimeValue(interval));
+        srcNode->AddApplication(c);
+        c->SetStartTime(MilliSeconds(500 + 20 * n + 10) + MicroSeconds(37 * i));
+    }
+    for (uint32_t i = 0; i < all.GetN(); ++i)
+    {
+        Ptr<WifiNetDevice> d = DynamicCast<WifiNetDevice>(all.Get(i));
+        d->GetPhy()->TraceConnectWithoutContext("PhyTxPsduBegin", MakeCallback(&PsduTx));
+    }
+    Simulator::Stop(Seconds(g_t1));
+    Simulator::Run();
+    uint64_t total = 0;
+    std::vector<double> per;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        total += g_rxBy[i];
+        per.push_back(g_rxBy[i] * msdu * 8.0 / duration / 1e6);
+    }
+    std::string pp;
+    for (const auto& kv : g_ppdus)
+    {
+        pp += (pp.empty() ? "" : ",") + std::string("\"") + kv.first + "\":" + std::to_string(kv.second);
+    }
+    std::cout << "{\"sim\":\"ns-3\",\"version\":\"3.37\",\"scenario\":\"he-ofdma\",\"n\":" << n
+              << ",\"dl\":" << dl << ",\"ofdma\":" << ofdma << ",\"dl_ack\":" << bench::Str(dlAck)
+              << ",\"nsta_mu\":" << nstaMu << ",\"access_req_ms\":" << bench::Num(accessReqMs, 3)
+              << ",\"mcs\":" << mcs << ",\"width\":" << width << ",\"msdu_bytes\":" << msdu
+              << ",\"duration_s\":" << bench::Num(duration, 3) << ",\"run\":" << run
+              << ",\"throughput_mbps\":" << bench::Num(total * msdu * 8.0 / duration / 1e6, 4)
+              << ",\"per_station_mbps\":" << bench::Arr(per, 3) << ",\"jain_index\":" << bench::Num(bench::Jain(per), 4)
+              << ",\"ppdus\":{" << pp << "},\"wall_s\":" << bench::Num(bench::WallNow() - wall0, 2) << "}"
+              << std::endl;
+    Simulator::Destroy();
+    return 0;
+}
