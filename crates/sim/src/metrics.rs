@@ -196,6 +196,10 @@ pub struct RunView<'a> {
     /// The cells (one per channel); a member's counters are summed over
     /// them (a member acts only in the cell it is in).
     pub cells: &'a [&'a Bss<AnyMac>],
+    /// When each cell holds MACs only for its own members: the cell and
+    /// the index there of each member's MAC, by node id (`None`: every
+    /// cell holds every member at its node id).
+    pub at: Option<&'a [(usize, usize)]>,
     /// The hand-offs (`"handoffs"` in the result), only with roaming on.
     pub handoffs: Option<Value>,
     pub topo: &'a Topology,
@@ -344,6 +348,10 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64) -> Value {
 
 /// MAC and medium counters of member `i`, summed over the cells.
 fn member_counters(v: &RunView, i: usize) -> (wifitcp_wifi::mac::MacCounters, wifitcp_wifi::medium::MediumCounters) {
+    if let Some(at) = v.at {
+        let (c, l) = at[i];
+        return (v.cells[c].macs[l].counters().clone(), v.cells[c].medium[l].clone());
+    }
     if let [only] = v.cells {
         return (only.macs[i].counters().clone(), only.medium[i].clone());
     }
@@ -371,7 +379,8 @@ fn station_json(v: &RunView, i: usize) -> Value {
     });
     // The HCF's own counters, only at stations that run it (results of
     // DCF cells keep their form).
-    if let Some(h) = v.cells[0].macs[i].as_hcf() {
+    let (c, l) = v.at.map_or((0, i), |at| at[i]);
+    if let Some(h) = v.cells[c].macs[l].as_hcf() {
         j["hcf"] = hcf_json(&h.stats);
     }
     j
@@ -457,7 +466,7 @@ pub fn collect(v: &RunView) -> RunResult {
         att += m.initial_frames;
         col += m.collided;
     }
-    let members = v.cells[0].len();
+    let members = v.wq.len();
     let stations: Vec<Value> = (0..members).map(|i| station_json(v, i)).collect();
     let dropped: serde_json::Map<String, Value> = DropReason::ALL
         .iter()
