@@ -271,7 +271,7 @@ pub fn run(mut world: World, ports: Vec<Port>, opts: &Options) -> Result<Value, 
     }
     world.step_until(world.end());
     world.drain_egress();
-    let mut res = world.finish(wall)?.json;
+    let mut res = world.finish(wall)?.into_value();
     let secs = (until.as_secs_f64() - warmup.as_secs_f64()).max(1e-9);
     let name_of = |a: u32| {
         (0..names.len())

@@ -175,9 +175,9 @@ impl Network {
     fn finish(&mut self) -> PyResult<String> {
         let w = self.world.take().ok_or_else(|| PyRuntimeError::new_err("the network has finished"))?;
         let mut r = w.finish(self.wall).map_err(PyRuntimeError::new_err)?;
-        r.json["scenario"] = self.scenario.clone().into();
-        r.json["seed"] = self.seed.into();
-        r.json["version"] = wifitcp_sim::api::VERSION.into();
-        Ok(r.json.to_string())
+        r.set("scenario", self.scenario.clone().into());
+        r.set("seed", self.seed.into());
+        r.set("version", wifitcp_sim::api::VERSION.into());
+        Ok(r.to_json_string())
     }
 }

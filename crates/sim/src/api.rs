@@ -79,10 +79,10 @@ pub fn run_json(json: &str, seed: u64) -> Result<String, ApiError> {
     let wall = std::time::Instant::now();
     let w = World::build(&s, seed).map_err(ApiError::Config)?;
     let mut r = w.run(wall).map_err(ApiError::Run)?;
-    r.json["scenario"] = json!(s.scenario.name);
-    r.json["seed"] = json!(seed);
-    r.json["version"] = json!(VERSION);
-    Ok(r.json.to_string())
+    r.set("scenario", json!(s.scenario.name));
+    r.set("seed", json!(seed));
+    r.set("version", json!(VERSION));
+    Ok(r.to_json_string())
 }
 
 /// What a run writes besides its result.
@@ -159,10 +159,10 @@ pub fn run_json_with(
         t = reached;
     }
     let mut r = w.finish(wall).map_err(ApiError::Run)?;
-    r.json["scenario"] = json!(s.scenario.name);
-    r.json["seed"] = json!(seed);
-    r.json["version"] = json!(VERSION);
-    Ok(Some(r.json.to_string()))
+    r.set("scenario", json!(s.scenario.name));
+    r.set("seed", json!(seed));
+    r.set("version", json!(VERSION));
+    Ok(Some(r.to_json_string()))
 }
 
 /// Step `w` to `target`, or until `deadline` (looked at every [`BATCH`]

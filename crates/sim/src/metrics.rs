@@ -173,8 +173,77 @@ impl FlowStats {
     }
 }
 
+/// The result of a run. Its largest parts, the per-flow, per-station and
+/// per-queue arrays (O(stations) objects each), are rendered as JSON text
+/// element by element while the result is collected, so no tree of every
+/// station's and flow's objects is ever held (at thousands of stations
+/// that tree, not the run, set the process's peak memory); the rest is a
+/// `Value` (`head`) holding a placeholder at each rendered key. The text
+/// of [`RunResult::to_json_string`] is byte for byte what serialising the
+/// whole tree gives (`serde_json` writes an object's keys in sorted order
+/// and an array as its elements' texts joined by commas).
 pub struct RunResult {
-    pub json: Value,
+    head: Value,
+    /// (key, JSON text of its array) for the rendered top-level keys.
+    rendered: Vec<(&'static str, String)>,
+}
+
+impl RunResult {
+    /// The placeholder `head` holds at rendered key `key` (a string no
+    /// result holds: it starts with NUL).
+    fn placeholder(key: &str) -> String {
+        format!("\u{0}{key}")
+    }
+
+    /// Set a top-level key (the runner's `scenario`, `seed`, `version`).
+    pub fn set(&mut self, key: &str, v: Value) {
+        self.head[key] = v;
+    }
+
+    /// A top-level value that is not a rendered array (`ledger`,
+    /// `aggregate_mbps`, ...); `Null` if absent.
+    pub fn get(&self, key: &str) -> &Value {
+        &self.head[key]
+    }
+
+    /// The result as JSON text.
+    pub fn to_json_string(&self) -> String {
+        let head = self.head.to_string();
+        let mut out = String::with_capacity(head.len() + self.rendered.iter().map(|(_, t)| t.len()).sum::<usize>());
+        let mut rest = head.as_str();
+        // The placeholders appear in `head`'s text in key order.
+        let mut keys: Vec<&(&str, String)> = self.rendered.iter().collect();
+        keys.sort_by_key(|(k, _)| *k);
+        for (k, text) in keys {
+            let mark = serde_json::to_string(&Self::placeholder(k)).expect("a string");
+            let at = rest.find(&mark).expect("each rendered key has its placeholder");
+            out.push_str(&rest[..at]);
+            out.push_str(text);
+            rest = &rest[at + mark.len()..];
+        }
+        out.push_str(rest);
+        out
+    }
+
+    /// The whole result as a `Value` (parsed from its text: for tests and
+    /// callers that add to it).
+    pub fn into_value(self) -> Value {
+        serde_json::from_str(&self.to_json_string()).expect("the result is JSON")
+    }
+}
+
+/// The JSON text of an array of `items`, each built and serialised in turn.
+fn render(items: impl Iterator<Item = Value>) -> String {
+    let mut out = Vec::with_capacity(64);
+    out.push(b'[');
+    for (k, v) in items.enumerate() {
+        if k > 0 {
+            out.push(b',');
+        }
+        serde_json::to_writer(&mut out, &v).expect("a Value serialises");
+    }
+    out.push(b']');
+    String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
 fn mbps(bytes: u64, secs: f64) -> f64 {
@@ -196,6 +265,10 @@ pub struct RunView<'a> {
     /// The cells (one per channel); a member's counters are summed over
     /// them (a member acts only in the cell it is in).
     pub cells: &'a [&'a Bss<AnyMac>],
+    /// When each cell holds MACs only for its own members: the cell and
+    /// the index there of each member's MAC, by node id (`None`: every
+    /// cell holds every member at its node id).
+    pub at: Option<&'a [(usize, usize)]>,
     /// The hand-offs (`"handoffs"` in the result), only with roaming on.
     pub handoffs: Option<Value>,
     pub topo: &'a Topology,
@@ -344,6 +417,10 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64) -> Value {
 
 /// MAC and medium counters of member `i`, summed over the cells.
 fn member_counters(v: &RunView, i: usize) -> (wifitcp_wifi::mac::MacCounters, wifitcp_wifi::medium::MediumCounters) {
+    if let Some(at) = v.at {
+        let (c, l) = at[i];
+        return (v.cells[c].macs[l].counters().clone(), v.cells[c].medium[l].clone());
+    }
     if let [only] = v.cells {
         return (only.macs[i].counters().clone(), only.medium[i].clone());
     }
@@ -371,7 +448,8 @@ fn station_json(v: &RunView, i: usize) -> Value {
     });
     // The HCF's own counters, only at stations that run it (results of
     // DCF cells keep their form).
-    if let Some(h) = v.cells[0].macs[i].as_hcf() {
+    let (c, l) = v.at.map_or((0, i), |at| at[i]);
+    if let Some(h) = v.cells[c].macs[l].as_hcf() {
         j["hcf"] = hcf_json(&h.stats);
         j["hcf"]["polling"]["listed"] = json!(h.poll_listed().unwrap_or(0));
     }
@@ -489,14 +567,14 @@ fn queue_json(v: &RunView, i: usize) -> Value {
 /// Assemble the result of a run.
 pub fn collect(v: &RunView) -> RunResult {
     let secs = (v.end.as_secs_f64() - v.warmup.as_secs_f64()).max(1e-12);
-    let flows: Vec<Value> = v.flows.iter().map(|f| flow_json(v, f, secs)).collect();
+    let flows = render(v.flows.iter().map(|f| flow_json(v, f, secs)));
     let (mut att, mut col) = (0u64, 0u64);
     for m in v.cells.iter().flat_map(|b| &b.medium) {
         att += m.initial_frames;
         col += m.collided;
     }
-    let members = v.cells[0].len();
-    let stations: Vec<Value> = (0..members).map(|i| station_json(v, i)).collect();
+    let members = v.wq.len();
+    let stations = render((0..members).map(|i| station_json(v, i)));
     let dropped: serde_json::Map<String, Value> = DropReason::ALL
         .iter()
         .map(|r| (r, v.ledger.dropped.get(r).copied().unwrap_or(0)))
@@ -517,8 +595,21 @@ pub fn collect(v: &RunView) -> RunResult {
             })
         })
         .collect();
+    // APs' queues, then stations' queues that are not plain drop-tail or
+    // whose agents report (a proxy's station half).
+    let queues = render(
+        (0..members)
+            .filter(|&i| {
+                v.topo.is_ap(i)
+                    || v.wq[i].kind() != "drop-tail"
+                    || v.agents.get(i).is_some_and(|a| a.iter().any(|(x, _)| x.report().is_some()))
+            })
+            .map(|i| queue_json(v, i)),
+    );
+    let ph = |k: &str| Value::String(RunResult::placeholder(k));
     let mut r = RunResult {
-        json: json!({
+        rendered: vec![("flows", flows), ("stations", stations), ("queues", queues)],
+        head: json!({
             "duration_s": v.end.as_secs_f64(),
             "warmup_s": v.warmup.as_secs_f64(),
             "sample_interval_s": v.bin.as_secs_f64(),
@@ -528,13 +619,9 @@ pub fn collect(v: &RunView) -> RunResult {
             "aggregate_msdu_mbps": v.flows.iter().map(|f| mbps(f.stats.msdu_bytes, secs)).sum::<f64>(),
             "jain_index": jain(&goodputs),
             "collision_probability": if att > 0 { col as f64 / att as f64 } else { 0.0 },
-            "flows": flows,
-            "stations": stations,
-            // APs' queues, then stations' queues that are not plain drop-tail
-            // or whose agents report (a proxy's station half).
-            "queues": (0..members)
-                .filter(|&i| v.topo.is_ap(i) || v.wq[i].kind() != "drop-tail" || v.agents.get(i).is_some_and(|a| a.iter().any(|(x, _)| x.report().is_some())))
-                .map(|i| queue_json(v, i)).collect::<Vec<_>>(),
+            "flows": ph("flows"),
+            "stations": ph("stations"),
+            "queues": ph("queues"),
             "links": links,
             "effective": effective::effective_json(v),
             "ledger": {
@@ -549,10 +636,10 @@ pub fn collect(v: &RunView) -> RunResult {
     if v.ledger.copies > 0 {
         // Only where agents copied packets: results without them keep
         // their exact form.
-        r.json["ledger"]["copies"] = json!(v.ledger.copies);
+        r.head["ledger"]["copies"] = json!(v.ledger.copies);
     }
     if let Some(h) = &v.handoffs {
-        r.json["handoffs"] = h.clone();
+        r.head["handoffs"] = h.clone();
     }
     r
 }
@@ -560,6 +647,28 @@ pub fn collect(v: &RunView) -> RunResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rendered_arrays_give_the_text_of_the_whole_tree() {
+        let flows = vec![json!({"name": "a", "x": 1.5e-7, "s": [[0.1, 2]]}), json!({"name": "b\u{0}", "x": null})];
+        let stations = vec![json!({"z": 1, "a": {"q": [1, 2]}})];
+        let whole = json!({"aggregate_mbps": 1.25, "flows": flows, "queues": [], "stations": stations,
+            "zeta": {"queues": "inner"}, "effective": {"flows": 3}});
+        let ph = |k: &str| Value::String(RunResult::placeholder(k));
+        let mut r = RunResult {
+            head: json!({"aggregate_mbps": 1.25, "flows": ph("flows"), "queues": ph("queues"),
+                "stations": ph("stations"), "effective": {"flows": 3}}),
+            rendered: vec![
+                ("stations", render(stations.iter().cloned())),
+                ("flows", render(flows.iter().cloned())),
+                ("queues", render(std::iter::empty())),
+            ],
+        };
+        r.set("zeta", json!({"queues": "inner"}));
+        assert_eq!(r.to_json_string(), whole.to_string());
+        assert_eq!(r.get("aggregate_mbps"), &json!(1.25));
+        assert_eq!(r.into_value(), whole);
+    }
 
     #[test]
     fn unbounded_ssthresh_is_null() {

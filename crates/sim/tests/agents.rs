@@ -26,7 +26,7 @@ fn run(agent: Option<Box<dyn Agent>>) -> Value {
         let ap = w.node_index("ap").expect("an AP named ap");
         w.add_agent(ap, a).unwrap();
     }
-    w.run(std::time::Instant::now()).expect("ledger balances").json
+    w.run(std::time::Instant::now()).expect("ledger balances").into_value()
 }
 
 /// Drops every `n`-th forwarded UDP packet, consumes every `m`-th, and

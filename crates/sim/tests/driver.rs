@@ -70,8 +70,8 @@ fn injected_packets_cross_the_wlan_and_the_link_to_an_external_node() {
     assert_eq!(back.len(), 1);
     assert_eq!(back[0].node, sta);
     let r = w.finish(std::time::Instant::now()).expect("ledger balances");
-    assert_eq!(r.json["ledger"]["generated"], 11);
-    assert_eq!(r.json["ledger"]["delivered"], 11);
+    assert_eq!(r.get("ledger")["generated"], 11);
+    assert_eq!(r.get("ledger")["delivered"], 11);
 }
 
 #[test]
@@ -92,7 +92,7 @@ fn a_packet_of_no_flow_for_a_simulated_node_is_dropped_with_a_reason() {
     w.step_until(SimTime::from_millis(50));
     assert!(w.drain_egress().is_empty());
     let r = w.finish(std::time::Instant::now()).expect("ledger balances");
-    assert_eq!(r.json["ledger"]["dropped"]["no_receiver"], 1);
+    assert_eq!(r.get("ledger")["dropped"]["no_receiver"], 1);
 }
 
 #[test]
@@ -107,7 +107,7 @@ fn an_injected_packet_for_an_address_outside_the_scenario_is_dropped_with_a_reas
     w.step_until(SimTime::from_millis(50));
     assert!(w.drain_egress().is_empty());
     let r = w.finish(std::time::Instant::now()).expect("ledger balances");
-    assert_eq!(r.json["ledger"]["dropped"]["no_route"], 1);
+    assert_eq!(r.get("ledger")["dropped"]["no_route"], 1);
 }
 
 #[test]
@@ -120,5 +120,5 @@ fn a_datagram_of_no_flow_for_a_station_is_dropped_with_a_reason() {
     }
     w.step_until(SimTime::from_millis(50));
     let r = w.finish(std::time::Instant::now()).expect("ledger balances");
-    assert_eq!(r.json["ledger"]["dropped"]["no_receiver"], 3);
+    assert_eq!(r.get("ledger")["dropped"]["no_receiver"], 3);
 }

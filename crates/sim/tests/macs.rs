@@ -78,7 +78,7 @@ fn run(s: &Scenario, macs: Option<fn(&Scenario, &Member) -> AnyMac>) -> String {
         Some(f) => World::build_with_macs(s, 7, &|m| f(s, m)),
     }
     .expect("builds");
-    let mut r = w.run(std::time::Instant::now()).expect("runs").json;
+    let mut r = w.run(std::time::Instant::now()).expect("runs").into_value();
     r.as_object_mut().unwrap().remove("wall_time_s");
     r.to_string()
 }

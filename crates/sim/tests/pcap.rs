@@ -45,7 +45,7 @@ fn wireshark_reads_the_capture_and_agrees_with_the_simulator() {
     let _ = std::fs::remove_dir_all(&dir);
     let mut w = World::build(&scenario(), 1).unwrap();
     w.capture_to(&dir).unwrap();
-    let r: Value = w.run(std::time::Instant::now()).unwrap().json;
+    let r: Value = w.run(std::time::Instant::now()).unwrap().into_value();
     let wlan = dir.join("wlan.pcap");
     let link = dir.join("link-ap-server.pcap");
     for f in [&wlan, &link] {

@@ -166,7 +166,7 @@ fn run(proxy: Proxy, script: Box<Script>) -> Value {
             w.add_agent(ap, Box::new(itcp::Itcp::new(Default::default(), sides(), f(), f(), rng))).unwrap();
         }
     }
-    w.run(std::time::Instant::now()).expect("ledger balances and every stream is complete and in order").json
+    w.run(std::time::Instant::now()).expect("ledger balances and every stream is complete and in order").into_value()
 }
 
 fn node<'a>(r: &'a Value, name: &str) -> &'a Value {
@@ -357,7 +357,7 @@ fn run_registry(kind: &str) -> Value {
     d["wlan"]["per_downlink"] = json!(0.05);
     d["wlan"]["per_uplink"] = json!(0.05);
     let s = Scenario::from_json(&d.to_string()).expect("valid");
-    World::build(&s, 3).unwrap().run(std::time::Instant::now()).expect("ledger balances").json
+    World::build(&s, 3).unwrap().run(std::time::Instant::now()).expect("ledger balances").into_value()
 }
 
 #[test]
@@ -379,7 +379,7 @@ fn no_proxy_key_and_kind_none_give_the_same_result() {
     let plain = Scenario::from_json(&doc(None).to_string()).unwrap();
     let none = Scenario::from_json(&doc(Some(json!({"kind": "none"}))).to_string()).unwrap();
     let run = |s: &Scenario| {
-        let mut v = World::build(s, 1).unwrap().run(std::time::Instant::now()).unwrap().json;
+        let mut v = World::build(s, 1).unwrap().run(std::time::Instant::now()).unwrap().into_value();
         v.as_object_mut().unwrap().remove("wall_time_s");
         v.to_string()
     };
@@ -483,7 +483,7 @@ fn murray_figs_6_7_table() {
                 let s = Scenario::from_json(&d.to_string()).unwrap();
                 let (mut agg, mut comp, mut n) = (0.0, 0.0, 0.0);
                 for seed in 1..=seeds {
-                    let r = World::build(&s, seed).unwrap().run(std::time::Instant::now()).unwrap().json;
+                    let r = World::build(&s, seed).unwrap().run(std::time::Instant::now()).unwrap().into_value();
                     if std::env::var("MURRAY_VERBOSE").is_ok() {
                         for q in r["queues"].as_array().unwrap() {
                             println!("      {} dropped {} proxy {}", q["node"], q["dropped"], q["proxy"]);
@@ -517,7 +517,7 @@ fn itcp_sides_take_their_own_controllers_and_options() {
         json!({"kind": "itcp", "wireless_tcp": {"cc": "vegas", "sack": false}, "wired_tcp": {"cc": "cubic"}}),
     ));
     let s = Scenario::from_json(&d.to_string()).unwrap();
-    let r = World::build(&s, 1).unwrap().run(std::time::Instant::now()).unwrap().json;
+    let r = World::build(&s, 1).unwrap().run(std::time::Instant::now()).unwrap().into_value();
     complete(&r);
     let c = &node(&r, "ap")["proxy"]["connections"][0];
     assert_eq!(c["station_side"]["cc"], "vegas");
@@ -553,7 +553,11 @@ fn proxy_copies_are_not_counted_as_deliveries() {
             });
             let s = Scenario::from_json(&d.to_string()).expect("valid");
             for seed in 1..=5 {
-                let r = World::build(&s, seed).unwrap().run(std::time::Instant::now()).expect("ledger balances").json;
+                let r = World::build(&s, seed)
+                    .unwrap()
+                    .run(std::time::Instant::now())
+                    .expect("ledger balances")
+                    .into_value();
                 let f = &r["flows"][0];
                 let (g, dl) = (f["packets_generated"].as_u64().unwrap(), f["packets_delivered"].as_u64().unwrap());
                 let at = format!("{kind} {std} {rate} Mbit/s PER {per}, {dur} s, seed {seed}");

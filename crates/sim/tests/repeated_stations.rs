@@ -31,7 +31,7 @@ fn each_listing_of_a_station_is_its_own_flow_with_its_own_streams() {
     let _ = std::fs::remove_dir_all(&dir);
     let mut w = World::build(&scenario(), 1).unwrap();
     w.capture_to(&dir).unwrap();
-    let r: Value = w.run(std::time::Instant::now()).unwrap().json;
+    let r: Value = w.run(std::time::Instant::now()).unwrap().into_value();
     let names: Vec<&str> = r["flows"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["d/sta0", "d/sta0#2", "d/sta0#3", "d/sta1", "u/sta1", "u/sta1#2"]);
     // The clients' SYNs (on the wired link, as the server gets them): one

@@ -384,7 +384,7 @@ fn stepping_in_pieces_gives_the_same_result_as_one_run() {
         r.to_string()
     };
     let wall = std::time::Instant::now();
-    let whole = strip(World::build(&s, 5).unwrap().run(wall).unwrap().json);
+    let whole = strip(World::build(&s, 5).unwrap().run(wall).unwrap().into_value());
     let mut w = World::build(&s, 5).unwrap();
     let mut t = SimTime::ZERO;
     while w.next_wakeup().is_some() {
@@ -392,7 +392,7 @@ fn stepping_in_pieces_gives_the_same_result_as_one_run() {
         w.step_until(t);
         assert!(w.now() <= t);
     }
-    assert_eq!(strip(w.finish(wall).unwrap().json), whole);
+    assert_eq!(strip(w.finish(wall).unwrap().into_value()), whole);
 }
 
 #[test]

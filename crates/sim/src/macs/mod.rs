@@ -69,9 +69,14 @@ pub fn named(name: &str) -> Option<MacKindConfig> {
 pub struct Member<'a> {
     pub s: &'a Scenario,
     pub seed: u64,
-    /// Its index in the cell (its node id, `MacAddr`).
+    /// Its index in the cell (its `MacAddr`): its node id in a cell that
+    /// holds every WLAN member, its rank among the cell's members in one
+    /// that holds only its own (`world/cells.rs`).
     pub i: usize,
-    /// The index of the AP of every member (an AP's is its own).
+    /// Its node id (names its random streams whatever its index).
+    pub node: usize,
+    /// The index in the cell of the AP of every member of the cell (an
+    /// AP's is its own).
     pub ap_of: &'a [usize],
     /// An AP whose own cell is another one: in this cell its MAC is never
     /// fed (roaming's gate), and sends no beacons.
@@ -97,7 +102,7 @@ impl Member<'_> {
     }
     /// The member's MAC stream, `mac/<name><suffix>`.
     pub fn rng(&self) -> RngStream {
-        RngStream::derive(self.seed, &format!("mac/{}{}", self.s.member_name(self.i), self.suffix))
+        RngStream::derive(self.seed, &format!("mac/{}{}", self.s.member_name(self.node), self.suffix))
     }
     /// The member's DCF, adapting its rate per receiver under
     /// `phy.rate_control` (stream `rate/<name><suffix>`).
@@ -105,7 +110,7 @@ impl Member<'_> {
         let s = self.s;
         let mut mac = Dcf::new(self.addr(), self.params.clone(), self.rng());
         if !s.phy.rate_control.is_fixed() {
-            let name = s.member_name(self.i);
+            let name = s.member_name(self.node);
             let rng = RngStream::derive(self.seed, &format!("rate/{name}{}", self.suffix));
             let t = &self.params.timing;
             mac.set_rate_control(wifitcp_wifi::rate::build(s.phy.rate_control, t.data_rate, self.rates, t, rng));
@@ -134,7 +139,7 @@ pub(crate) fn beaconing_ap(m: &Member, dcf: Dcf, cfp: Option<CfpConfig>) -> AnyM
         .unwrap_or(dcf.params().timing.control_rate);
     let interval = TU * u64::from(s.ap.beacon_interval_tu.unwrap_or(crate::config::D_BEACON_INTERVAL_TU));
     // The first TBTT uniform in [0, interval), as ns-3's beacon jitter.
-    let mut rng = RngStream::derive(m.seed, &format!("beacon/{}", s.member_name(m.i)));
+    let mut rng = RngStream::derive(m.seed, &format!("beacon/{}", s.member_name(m.node)));
     let first_tbtt = SimTime::ZERO + SimDur::from_nanos(rng.below(interval.as_nanos()));
     let bytes = beacon_bytes(std, std.rates().len(), cfp.is_some());
     let clock = BeaconClock::new(BeaconParams { interval, first_tbtt, rate, bytes }, &dcf.params().timing);

@@ -118,7 +118,7 @@ pub fn effective_json(v: &RunView) -> Value {
         },
     };
     let queues: Vec<Value> =
-        (0..v.cells[0].len()).map(|i| json!({"node": v.topo.nodes[i].name, "kind": v.wq[i].kind()})).collect();
+        (0..v.wq.len()).map(|i| json!({"node": v.topo.nodes[i].name, "kind": v.wq[i].kind()})).collect();
     let tcp: Vec<Value> = v
         .flows
         .iter()

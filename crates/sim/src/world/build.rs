@@ -16,6 +16,7 @@ use super::cells::{Cell, CellGate, Cells, Presence};
 use super::events::{Ev, TimerOwner};
 use super::flows::Flows;
 use super::kernel::Kernel;
+use super::members::MemberMap;
 use super::nodes::Nodes;
 use super::roam::Roaming;
 use super::World;
@@ -27,6 +28,7 @@ use crate::macs::Member;
 use crate::metrics::FlowStats;
 use crate::topology::Topology;
 use std::sync::atomic::AtomicU32;
+use std::sync::Arc;
 use wifitcp_core::{ConfigError, RngStream, SimDur, SimTime};
 use wifitcp_queue::{QdiscConfig, QueueDisc};
 use wifitcp_wifi::channel::antenna::Beam;
@@ -48,7 +50,7 @@ impl World {
     /// one the kind builds another way).
     pub fn build_with_macs(s: &Scenario, seed: u64, macs: &dyn Fn(&Member) -> AnyMac) -> Result<World, ConfigError> {
         let topo = Topology::build(s);
-        let (cells, presence) = build_cells(s, seed, &topo, macs)?;
+        let (cells, presence, map) = build_cells(s, seed, &topo, macs)?;
         let wq = build_qdiscs(s, seed, &topo)?;
         let mut k = Kernel::new(
             SimTime::from_secs_f64(s.scenario.duration_s),
@@ -79,7 +81,7 @@ impl World {
             })
             .collect();
         let mut nodes = Nodes::new(topo, agents, links, link_timer);
-        let mut cells = Cells::new(cells, presence, wq, wq_timer, s.ap_classes(), s.phy.standard);
+        let mut cells = Cells::new(cells, presence, map, wq, wq_timer, s.ap_classes(), s.phy.standard);
         cells.report_airtime_if_used();
         let flows = build_flows(s, seed, &mut k, &mut nodes, &mut cells)?;
         if s.wlan.roaming.is_some() {
@@ -206,39 +208,64 @@ fn build_flows(
     Ok(Flows::new(flows, eps, flow_timer, ep_timer))
 }
 
-/// The cells of a scenario, one per channel (`Scenario::cell_channels`),
-/// each with a MAC for every WLAN member; and, with several cells or
-/// roaming, the presence table their gates share. Cell 0 draws from the
+/// The cells of a scenario, one per channel (`Scenario::cell_channels`).
+/// With roaming, each with a MAC for every WLAN member and the presence
+/// table their gates share; with several cells and no roaming, each with
+/// MACs for its own members only, and the map of where each member is
+/// (`members.rs`); one cell holds every member. Cell 0 draws from the
 /// streams a single-cell scenario always used; cell k > 0 from the same
-/// names suffixed with "/ch<channel>".
+/// names suffixed with "/ch<channel>" (a member's MAC from the streams of
+/// its node name in every case).
+#[allow(clippy::type_complexity)]
 fn build_cells(
     s: &Scenario,
     seed: u64,
     topo: &Topology,
     macs: &dyn Fn(&Member) -> AnyMac,
-) -> Result<(Vec<Cell>, Option<Presence>), ConfigError> {
+) -> Result<(Vec<Cell>, Option<Presence>, Option<MemberMap>), ConfigError> {
     let chans = s.cell_channels();
-    let gated = chans.len() > 1 || s.wlan.roaming.is_some();
-    let presence: Option<Presence> =
-        gated.then(|| (0..s.wlan_members()).map(|i| AtomicU32::new(topo.cell_of(i) as u32)).collect::<Vec<_>>().into());
+    let roaming = s.wlan.roaming.is_some();
+    let presence: Option<Presence> = roaming
+        .then(|| (0..s.wlan_members()).map(|i| AtomicU32::new(topo.cell_of(i) as u32)).collect::<Vec<_>>().into());
+    let map = (chans.len() > 1 && !roaming).then(|| {
+        let cell_of: Vec<usize> = (0..s.wlan_members()).map(|i| topo.cell_of(i)).collect();
+        MemberMap::new(&cell_of, chans.len())
+    });
     let mut cells = Vec::new();
     for (k, ch) in chans.iter().enumerate() {
         let suffix = if k == 0 { String::new() } else { format!("/ch{ch}") };
-        let gate = presence.as_ref().map(|p| (k as u32, p.clone()));
+        let gate = match (&presence, &map) {
+            (Some(p), _) => Gate::Presence(k as u32, p.clone()),
+            (None, Some(m)) => Gate::Renumbered(k as u32, m.members(k).clone()),
+            (None, None) => Gate::None,
+        };
         let bss = build_bss(s, seed, k, &suffix, gate, macs)?;
         cells.push(Cell::new(bss));
     }
-    Ok((cells, presence))
+    Ok((cells, presence, map))
 }
 
-/// One cell's `Bss`: a MAC for every WLAN member, the channel's error
+/// What stands between a cell's medium and the channel's error model.
+enum Gate {
+    /// Nothing: one cell of every member.
+    None,
+    /// Cell `.0` of every member, frames of members absent from it failing
+    /// (`CellGate::new`).
+    Presence(u32, Presence),
+    /// Cell `.0` of the members `.1` (node ids by index in the cell),
+    /// shown to the model as node ids (`CellGate::renumbered`).
+    Renumbered(u32, Arc<[u32]>),
+}
+
+/// One cell's `Bss`: a MAC for every WLAN member (or, behind a
+/// `Gate::Renumbered`, for each of the cell's members), the channel's error
 /// model; random streams named with `suffix` after their usual names.
 fn build_bss(
     s: &Scenario,
     seed: u64,
     cell: usize,
     suffix: &str,
-    gate: Option<(u32, Presence)>,
+    gate: Gate,
     build: &dyn Fn(&Member) -> AnyMac,
 ) -> Result<Bss<AnyMac>, ConfigError> {
     let timing = s.timing()?;
@@ -246,11 +273,29 @@ fn build_bss(
     let params = s.mac.dcf_params(timing);
     let rates: Vec<_> = s.phy.standard.rates().into_iter().map(|(r, _)| r).collect();
     let ap_of = s.ap_of_members();
+    // The cell's members by index: every member, or the cell's own.
+    let members: Vec<usize> = match &gate {
+        Gate::Renumbered(_, m) => m.iter().map(|&g| g as usize).collect(),
+        _ => (0..n).collect(),
+    };
+    // Each member's AP by index in the cell (a member's AP is in its cell).
+    let local_ap_of: Vec<usize> = match &gate {
+        Gate::Renumbered(..) => {
+            let mut index = vec![usize::MAX; n];
+            for (l, &g) in members.iter().enumerate() {
+                index[g] = l;
+            }
+            members.iter().map(|&g| index[ap_of[g]]).collect()
+        }
+        _ => ap_of.clone(),
+    };
     // An AP sends beacons (and polls) only in its own cell; its MAC in the
     // other cells is never fed (roaming's gate).
     let cell_of_aps = s.cell_of_aps();
-    let macs = (0..n)
-        .map(|i| {
+    let macs = members
+        .iter()
+        .enumerate()
+        .map(|(l, &i)| {
             // `mac.no_ack_nodes`: this member's data frames carry No Ack
             let own;
             let params = if s.no_ack_member(i) {
@@ -262,8 +307,9 @@ fn build_bss(
             build(&Member {
                 s,
                 seed,
-                i,
-                ap_of: &ap_of,
+                i: l,
+                node: i,
+                ap_of: &local_ap_of,
                 elsewhere: ap_of[i] == i && cell_of_aps[i] != cell,
                 suffix,
                 params,
@@ -315,7 +361,10 @@ fn build_bss(
             // positions: moving stations keep the shared view (their
             // carrier sense is not re-derived as they move).
             if s.wlan.mobility.is_empty() {
-                sense = cell_view(&errors, n);
+                sense = match &gate {
+                    Gate::Renumbered(..) => member_view(&errors, n, &members),
+                    _ => cell_view(&errors, n),
+                };
             }
             if s.wlan.mobility.is_empty() {
                 Box::new(errors)
@@ -324,9 +373,10 @@ fn build_bss(
             }
         }
     };
-    let errors = match gate {
-        None => errors,
-        Some((cell, presence)) => Box::new(CellGate::new(errors, cell, presence)),
+    let errors: Box<dyn FrameErrorModel> = match gate {
+        Gate::None => errors,
+        Gate::Presence(cell, presence) => Box::new(CellGate::new(errors, cell, presence)),
+        Gate::Renumbered(cell, nodes) => Box::new(CellGate::renumbered(errors, cell, nodes)),
     };
     let mut bss = Bss::new(macs, errors, RngStream::derive(seed, &format!("medium/errors{suffix}")));
     bss.set_control_rng(RngStream::derive(seed, &format!("medium/control-errors{suffix}")));
@@ -358,6 +408,30 @@ fn cell_view(e: &ChannelErrors, n: usize) -> Option<SenseMatrix> {
     let p = &e.positions;
     let m = m.with_delays(|a, b| propagation_delay_ns(p[a].distance(&p[b])));
     (!m.all_hear() || m.max_delay_ns() > SHARED_VIEW_MAX_DELAY_NS).then_some(m)
+}
+
+/// [`cell_view`] for a cell of only `members` (node ids, increasing) of
+/// the `n` WLAN members: whether the cell needs the per-station view is
+/// decided over every member as `cell_view` decides it (so a cell's view
+/// does not depend on which members it holds), stopping at the first pair
+/// that decides it; the view is then the members' (those of other cells
+/// never send in this one).
+fn member_view(e: &ChannelErrors, n: usize, members: &[usize]) -> Option<SenseMatrix> {
+    let cs = e.cs_threshold_dbm().unwrap_or(f64::NEG_INFINITY);
+    let p = &e.positions;
+    let rx = |a: usize, b: usize| e.mean_rx_dbm(MacAddr(a as u32), MacAddr(b as u32)).unwrap_or(0.0);
+    let needed = (0..n).any(|a| {
+        (0..n).any(|b| {
+            // (hearing as `SenseMatrix::from_rx_dbm` judges it: p >= cs)
+            let heard = |a, b| rx(a, b) >= cs;
+            a != b && (!heard(a, b) || propagation_delay_ns(p[a].distance(&p[b])) > SHARED_VIEW_MAX_DELAY_NS)
+        })
+    });
+    if !needed {
+        return None;
+    }
+    let m = SenseMatrix::from_rx_dbm(members.len(), cs, |a, b| rx(members[a], members[b]));
+    Some(m.with_delays(|a, b| propagation_delay_ns(p[members[a]].distance(&p[members[b]]))))
 }
 
 /// The carrier-sense matrix of the cell: member `t` senses member `s` iff

@@ -14,21 +14,26 @@
 //! is fed (`feed`) from its queue discipline or a saturated source.
 //!
 //! Cells: one `Bss` per channel (`wlan.ap_channels`; one cell when every
-//! AP shares a channel, the default). Every cell has a MAC for every WLAN
-//! member (member index = node id), but a member takes part only in the
-//! cell of its WLAN interface (`Node::wlan.cell`): only that cell's MAC is
-//! fed from the member's queue, and with several cells or roaming a gate
-//! on each cell's error model fails every frame from or to a member that
-//! is not in the cell (a radio on another channel hears nothing of it).
-//! Idle MACs of absent members never transmit: nothing feeds them.
+//! AP shares a channel, the default). With several cells and no roaming,
+//! a cell holds MACs for its own members only, numbered in node id order
+//! (`members.rs`: the map from node ids to cells and indices; `Cells`
+//! takes and gives node ids and translates at its edges). With roaming
+//! every cell has a MAC for every WLAN member (member index = node id),
+//! but a member takes part only in the cell of its WLAN interface
+//! (`Node::wlan.cell`): only that cell's MAC is fed from the member's
+//! queue, and a gate on each cell's error model fails every frame from or
+//! to a member that is not in the cell (a radio on another channel hears
+//! nothing of it). Idle MACs of absent members never transmit: nothing
+//! feeds them.
 //!
-//! Invariants: `presence` is `Some` iff there are several cells or
-//! roaming, and then agrees with every member's `Node::wlan.cell`
-//! (`ABSENT` for `DETACHED`); an output is handled once, in the order its
-//! cell emitted it; packets a queue discipline drops are in `dropped` only
-//! until the next `flush_drops`.
+//! Invariants: `presence` is `Some` iff roaming is on, and then agrees
+//! with every member's `Node::wlan.cell` (`ABSENT` for `DETACHED`); `map`
+//! is `Some` iff there are several cells and no roaming; an output is
+//! handled once, in the order its cell emitted it; packets a queue
+//! discipline drops are in `dropped` only until the next `flush_drops`.
 use super::flows::Flows;
 use super::kernel::Kernel;
+use super::members::{MemberMap, NodeTap};
 use super::nodes::Nodes;
 use super::Ev;
 use crate::topology::{Hop, DETACHED};
@@ -98,11 +103,6 @@ impl CellBss {
             CellBss::Any(b) => b,
         }
     }
-
-    /// Number of members (a MAC each).
-    fn len(&self) -> usize {
-        with_bss!(self, b => b.len())
-    }
 }
 
 /// Which cell each WLAN member is in (`u32::MAX`: none, while it scans),
@@ -116,11 +116,17 @@ const ABSENT: u32 = u32::MAX;
 /// receiver is not in this cell fails (success probability 0: a radio
 /// tuned to another channel, or scanning, neither sends on this channel
 /// nor receives from it). Frames among present members get the wrapped
-/// model's answer unchanged.
+/// model's answer unchanged. In a cell that holds only its own members
+/// (`members.rs`) every member is present, and the gate shows the wrapped
+/// model node ids instead of the cell's indices.
 pub(super) struct CellGate {
     inner: Box<dyn FrameErrorModel>,
     cell: u32,
-    presence: Presence,
+    /// `None`: every member of the cell is present.
+    presence: Option<Presence>,
+    /// Node id of each index of the cell (`None`: the index is the node
+    /// id).
+    nodes: Option<Arc<[u32]>>,
     /// The wrapped model's `may_hit_control_frames`.
     inner_hits_control: bool,
 }
@@ -129,18 +135,36 @@ impl CellGate {
     /// `inner` gated for cell `cell` by `presence`.
     pub(super) fn new(inner: Box<dyn FrameErrorModel>, cell: u32, presence: Presence) -> CellGate {
         let inner_hits_control = inner.may_hit_control_frames();
-        CellGate { inner, cell, presence, inner_hits_control }
+        CellGate { inner, cell, presence: Some(presence), nodes: None, inner_hits_control }
+    }
+
+    /// `inner` for a cell whose index `l` is member `nodes[l]`, each
+    /// always present.
+    pub(super) fn renumbered(inner: Box<dyn FrameErrorModel>, cell: u32, nodes: Arc<[u32]>) -> CellGate {
+        let inner_hits_control = inner.may_hit_control_frames();
+        CellGate { inner, cell, presence: None, nodes: Some(nodes), inner_hits_control }
     }
 
     /// Whether both ends of a frame are in this cell.
     fn present(&self, ta: MacAddr, ra: MacAddr) -> bool {
-        let here = |a: MacAddr| self.presence.get(a.0 as usize).is_none_or(|c| c.load(Ordering::Relaxed) == self.cell);
+        let Some(p) = &self.presence else { return true };
+        let here = |a: MacAddr| p.get(a.0 as usize).is_none_or(|c| c.load(Ordering::Relaxed) == self.cell);
         here(ta) && here(ra)
+    }
+
+    /// The node id of the cell's address `a` (unchanged if not a member).
+    #[inline(always)]
+    fn node(&self, a: MacAddr) -> MacAddr {
+        match &self.nodes {
+            None => a,
+            Some(n) => n.get(a.0 as usize).map_or(a, |&g| MacAddr(g)),
+        }
     }
 }
 
 impl FrameErrorModel for CellGate {
     fn success_prob(&mut self, now: SimTime, ta: MacAddr, ra: MacAddr, f: &Frame, rng: &mut RngStream) -> f64 {
+        let (ta, ra) = (self.node(ta), self.node(ra));
         if !self.present(ta, ra) {
             return 0.0;
         }
@@ -157,6 +181,7 @@ impl FrameErrorModel for CellGate {
         f: &Frame,
         rng: &mut RngStream,
     ) -> (f64, f64) {
+        let (ta, ra) = (self.node(ta), self.node(ra));
         // (1, 0) when absent: no header draw, every MPDU judged lost as before
         if !self.present(ta, ra) {
             return (1.0, 0.0);
@@ -175,18 +200,20 @@ impl FrameErrorModel for CellGate {
         chunks: &[(u64, f64)],
         rng: &mut RngStream,
     ) -> f64 {
+        let (ta, ra) = (self.node(ta), self.node(ra));
         if !self.present(ta, ra) {
             return 0.0;
         }
         self.inner.success_prob_with_interference(now, ta, ra, f, chunks, rng)
     }
     fn mean_rx_dbm(&self, ta: MacAddr, ra: MacAddr) -> Option<f64> {
-        self.inner.mean_rx_dbm(ta, ra)
+        self.inner.mean_rx_dbm(self.node(ta), self.node(ra))
     }
     fn may_hit_control_frames(&self) -> bool {
         self.inner_hits_control
     }
     fn position_of(&mut self, now: SimTime, i: usize) -> Option<wifitcp_wifi::channel::Position> {
+        let i = self.node(MacAddr(i as u32)).0 as usize;
         self.inner.position_of(now, i)
     }
 }
@@ -203,8 +230,13 @@ pub(super) struct Cells {
     /// every cell.
     dirty: Dirty,
     /// Cell of each WLAN member as the cells' gates see it (only with
-    /// several cells or roaming; see `CellGate`).
+    /// roaming, or several cells that each hold every member; see
+    /// `CellGate`).
     presence: Option<Presence>,
+    /// With several cells and no roaming, each cell holds MACs only for
+    /// its own members: where each member is (`members.rs`); `None`: a
+    /// member's index in every cell is its node id.
+    map: Option<MemberMap>,
     /// Transmit queue discipline of each WLAN member's interface.
     wq: Vec<Box<dyn QueueDisc>>,
     /// Timer key of each member's queue discipline.
@@ -223,9 +255,11 @@ pub(super) struct Cells {
 impl Cells {
     /// The cells (cell 0 first), with the queue disciplines of the members
     /// and their timer keys.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn new(
         mut cells: Vec<Cell>,
         presence: Option<Presence>,
+        map: Option<MemberMap>,
         wq: Vec<Box<dyn QueueDisc>>,
         wq_timer: Vec<TimerKey>,
         ap_class: Vec<u32>,
@@ -240,6 +274,7 @@ impl Cells {
             more_cells,
             dirty,
             presence,
+            map,
             wq,
             wq_timer,
             ap_class,
@@ -274,10 +309,39 @@ impl Cells {
         std::iter::once(&mut self.cell0).chain(self.more_cells.iter_mut())
     }
 
-    /// Number of WLAN members (a MAC each in every cell).
+    /// The cell that holds member `node`'s MAC in use (cell 0 when every
+    /// cell holds every member and there is one cell), and its index there.
+    #[inline(always)]
+    fn at(&self, node: usize) -> (usize, usize) {
+        match &self.map {
+            None => (0, node),
+            Some(m) => (m.cell(node), m.local(node)),
+        }
+    }
+
+    /// Member `node`'s index in cell `c` (which must hold it).
+    #[inline(always)]
+    fn local(&self, node: usize) -> usize {
+        match &self.map {
+            None => node,
+            Some(m) => m.local(node),
+        }
+    }
+
+    /// The node id of index `l` of cell `c`.
+    #[inline(always)]
+    fn node(&self, c: usize, l: usize) -> usize {
+        match &self.map {
+            None => l,
+            Some(m) => m.node(c, l),
+        }
+    }
+
     /// Where WLAN member `i` is at `now`, if the channel has positions.
     pub(super) fn position_of(&mut self, now: SimTime, i: usize) -> Option<wifitcp_wifi::channel::Position> {
-        with_bss!(&mut self.cell0.bss, b => b.position_of(now, i))
+        let (c, l) = self.at(i);
+        let cell = self.cell_mut(c);
+        with_bss!(&mut cell.bss, b => b.position_of(now, l))
     }
 
     /// Packets in WLAN member `i`'s transmit queue.
@@ -287,6 +351,10 @@ impl Cells {
 
     /// WLAN member `i`'s MAC counters, summed over the cells.
     pub(super) fn counters(&self, i: usize) -> MacCounters {
+        if self.map.is_some() {
+            let (c, l) = self.at(i);
+            return with_bss!(&self.cell(c).bss, b => b.macs[l].counters().clone());
+        }
         let mut sum = MacCounters::default();
         for c in std::iter::once(&self.cell0).chain(&self.more_cells) {
             with_bss!(&c.bss, b => sum.add(b.macs[i].counters()));
@@ -294,8 +362,9 @@ impl Cells {
         sum
     }
 
+    /// Number of WLAN members.
     pub(super) fn members(&self) -> usize {
-        self.cell0.bss.len()
+        self.wq.len()
     }
 
     pub(super) fn standard(&self) -> PhyStandard {
@@ -373,6 +442,7 @@ impl Cells {
                 k.push(at, Ev::TxEnd { id, cell });
             }
             BssOutput::Deliver { sta, .. } => {
+                let sta = self.node(c, sta);
                 let BssOutput::Deliver { pkt, .. } =
                     std::mem::replace(&mut self.cell_mut(c).out[i], BssOutput::Wake { at: SimTime::NEVER })
                 else {
@@ -392,6 +462,7 @@ impl Cells {
                 }
             }
             BssOutput::Dropped { sta, id, reason } => {
+                let sta = self.node(c, sta);
                 if let Some(t) = &k.trace {
                     t.row(now, sta, "wlan", "drop", id.0, None, None, Some(reason));
                 }
@@ -400,11 +471,14 @@ impl Cells {
             }
             BssOutput::DiscardedAfterReceipt { .. } => k.ledger.late_drops += 1,
             // (the MAC of an absent member is never fed)
-            BssOutput::Ready { sta } if self.presence.is_none() || nodes.topo().cell_of(sta) == c => {
-                self.feed(k, nodes, flows, sta)
+            BssOutput::Ready { sta } => {
+                let sta = self.node(c, sta);
+                if self.presence.is_none() || nodes.topo().cell_of(sta) == c {
+                    self.feed(k, nodes, flows, sta)
+                }
             }
-            BssOutput::Ready { .. } => {}
             BssOutput::Airtime { sta, peer, airtime } => {
+                let (sta, peer) = (self.node(c, sta), self.node(c, peer));
                 // Airtime fairness at the AP (mac80211 style): charge the
                 // station for frames sent to it and received from it.
                 if nodes.topo().is_ap(sta) {
@@ -424,11 +498,14 @@ impl Cells {
         // (one cell and no roaming: every member is in cell 0)
         // (roaming implies a presence table: one test for the plain case)
         let gated = self.presence.is_some();
-        let c = if !gated { 0 } else { nodes.topo().cell_of(sta) };
+        let (c, l) = if gated { (nodes.topo().cell_of(sta), sta) } else { self.at(sta) };
         if c == DETACHED {
             return; // scanning: the queue waits for the new AP
         }
-        let Some(demand) = with_bss!(&self.cell(c).bss, b => b.demand(sta)) else { return };
+        let Some(mut demand) = with_bss!(&self.cell(c).bss, b => b.demand(l)) else { return };
+        if let (Some(ra), Some(_)) = (demand.ra, &self.map) {
+            demand.ra = Some(MacAddr(self.node(c, ra.0 as usize) as u32));
+        }
         let item = if gated && nodes.roaming() {
             self.dequeue_roaming(k, nodes, flows, sta, demand)
         } else {
@@ -440,8 +517,9 @@ impl Cells {
                 t.packet(now, sta, "wlan", "dequeue", &it.pkt, None);
             }
             self.dirty.set(c);
+            let ra = self.local(it.dest as usize);
             let cell = self.cell_mut(c);
-            with_bss!(&mut cell.bss, b => b.give_msdu(now, sta, it.pkt, it.dest as usize, &mut cell.out));
+            with_bss!(&mut cell.bss, b => b.give_msdu(now, l, it.pkt, ra, &mut cell.out));
             self.qdisc_timer(k, sta);
             return;
         }
@@ -487,8 +565,9 @@ impl Cells {
                     ra
                 };
                 self.dirty.set(c);
+                let ra = self.local(ra);
                 let cell = self.cell_mut(c);
-                with_bss!(&mut cell.bss, b => b.give_msdu(now, sta, p, ra, &mut cell.out))
+                with_bss!(&mut cell.bss, b => b.give_msdu(now, l, p, ra, &mut cell.out))
             }
             _ => nodes.send_from(k, self, flows, sta, p),
         }
@@ -618,6 +697,11 @@ impl Cells {
     /// With several cells the tap sees cell 0's frames (AP 0's channel)
     /// only: a monitor radio listens on one channel.
     pub(super) fn add_frame_tap(&mut self, tap: Box<dyn FrameTap>) {
+        // (addresses as node ids when cell 0's indices are not)
+        let tap: Box<dyn FrameTap> = match &self.map {
+            None => tap,
+            Some(m) => Box::new(NodeTap { inner: tap, members: m.members(0).clone() }),
+        };
         let tap = match with_bss!(&mut self.cell0.bss, b => b.take_tap()) {
             None => tap,
             Some(old) => Box::new(crate::trace::Taps(vec![old, tap])),
@@ -638,12 +722,15 @@ impl Cells {
         }
     }
 
-    /// The cells' media with their MACs as `AnyMac`, and the queue
-    /// disciplines (for the metrics).
-    pub(super) fn into_parts(self) -> (Vec<Bss<AnyMac>>, Vec<Box<dyn QueueDisc>>) {
+    /// The cells' media with their MACs as `AnyMac`, the queue
+    /// disciplines, and where each member's MAC is when a cell holds only
+    /// its own members (for the metrics: (cell, index) by node id).
+    #[allow(clippy::type_complexity)]
+    pub(super) fn into_parts(self) -> (Vec<Bss<AnyMac>>, Vec<Box<dyn QueueDisc>>, Option<Vec<(usize, usize)>>) {
+        let at = self.map.as_ref().map(|m| (0..self.wq.len()).map(|i| (m.cell(i), m.local(i))).collect());
         let cells =
             std::iter::once(self.cell0.bss).chain(self.more_cells.into_iter().map(|c| c.bss)).map(|b| b.into_any());
-        (cells.collect(), self.wq)
+        (cells.collect(), self.wq, at)
     }
 }
 

@@ -49,6 +49,7 @@ mod driver;
 mod events;
 mod flows;
 mod kernel;
+mod members;
 mod nodes;
 mod roam;
 mod state;
@@ -189,7 +190,7 @@ impl World {
         cells.ungroup_all();
         flows.check_end()?;
         // (the cells are read as `Bss<AnyMac>` from here on)
-        let (cells, wq) = cells.into_parts();
+        let (cells, wq, at) = cells.into_parts();
         let queued: u64 = wq.iter().map(|q| q.len() as u64).sum();
         let held: Vec<_> =
             cells.iter().flat_map(|b| b.packets_in_service()).map(|p| p.id).chain(nodes.held()).collect();
@@ -197,6 +198,7 @@ impl World {
         let cells: Vec<&Bss<AnyMac>> = cells.iter().collect();
         Ok(metrics::collect(&metrics::RunView {
             cells: &cells,
+            at: at.as_deref(),
             handoffs: nodes.handoffs(),
             topo: nodes.topo(),
             flows: flows.flows(),
