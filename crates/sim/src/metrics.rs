@@ -455,7 +455,7 @@ fn station_json(v: &RunView, i: usize) -> Value {
     }
     // The point coordinator's (PCF, multi-poll) and its CF-pollable
     // stations', in the HCF polling's form (docs/results.md).
-    let mac = &v.cells[0].macs[i];
+    let mac = &v.cells[c].macs[l];
     if let Some(ap) = mac.as_ap().filter(|a| a.has_cfp()) {
         let (joins, leaves) = ap.poll_scheduler().map_or((0, 0), |s| s.joins_leaves());
         let listed = ap.poll_scheduler().map_or(0, |s| s.listed());

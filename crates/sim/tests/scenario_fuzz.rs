@@ -79,6 +79,7 @@ fn window(path: &str, unit: &str) -> Option<(f64, f64)> {
         ("tcp.min_rto_ms" | "tcp.initial_rto_ms", _) => (10.0, 1000.0),
         ("tcp.max_rto_ms", _) => (1000.0, 60000.0),
         ("qdisc.memory_limit", _) => (3e4, 3.3e7),
+        ("qdisc.overhead_bytes", _) => (0.0, 64.0),
         ("mac.max_ampdu_bytes", _) => (1600.0, 65535.0),
         ("mac.poll_txop_us", _) => (0.0, 8000.0),
         ("mac.txop_limit_us", _) => (0.0, 6016.0),
