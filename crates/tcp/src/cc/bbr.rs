@@ -89,7 +89,6 @@
 use super::{check_param, AckInfo, CcKind, CcTraceState, CongestionControl, LossKind, Window};
 use crate::rate::RateSample;
 use crate::sender::LossState;
-use std::collections::VecDeque;
 use wifitcp_core::config::ConfigError;
 use wifitcp_core::schema::r;
 use wifitcp_core::schema::B::{Ex, In};
@@ -168,33 +167,7 @@ impl Mode {
     }
 }
 
-/// The maximum of samples over a window of rounds: a deque of (round,
-/// value) with decreasing values, so the front is the maximum.
-#[derive(Clone, Debug, Default)]
-pub struct MaxFilter {
-    window: u64,
-    samples: VecDeque<(u64, f64)>,
-}
-
-impl MaxFilter {
-    pub fn new(window: u64) -> Self {
-        MaxFilter { window, samples: VecDeque::new() }
-    }
-    /// Add `value` measured in `round`; samples older than `window`
-    /// rounds leave.
-    pub fn update(&mut self, round: u64, value: f64) {
-        while self.samples.back().is_some_and(|&(_, v)| v <= value) {
-            self.samples.pop_back();
-        }
-        self.samples.push_back((round, value));
-        while self.samples.front().is_some_and(|&(r, _)| round - r > self.window) {
-            self.samples.pop_front();
-        }
-    }
-    pub fn best(&self) -> f64 {
-        self.samples.front().map_or(0.0, |&(_, v)| v)
-    }
-}
+pub use super::bbr_common::MaxFilter;
 
 #[derive(Clone, Debug)]
 pub struct Bbr {
@@ -275,13 +248,9 @@ impl Bbr {
         self.btlbw.best()
     }
 
-    /// splitmix64 over the seed: the ProbeBW start phase's draw.
+    /// The ProbeBW start phase's draw.
     fn next_random(&mut self) -> u64 {
-        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        super::bbr_common::next_random(&mut self.rng)
     }
 
     fn enter_startup(&mut self) {
@@ -311,17 +280,7 @@ impl Bbr {
     /// The send quantum (draft, BBRSetSendQuantum), bytes; `quantum_segments`
     /// segments if set.
     fn send_quantum(&self, mss: u64) -> u64 {
-        if self.quantum_segments > 0 {
-            return self.quantum_segments as u64 * mss;
-        }
-        let bits = self.pacing * 8.0;
-        if bits < 1.2e6 {
-            mss
-        } else if bits < 24e6 {
-            2 * mss
-        } else {
-            ((self.pacing / 1e3) as u64).min(65_536)
-        }
+        super::bbr_common::send_quantum(self.pacing, mss, self.quantum_segments)
     }
 
     /// BBRInflight(gain) (draft): gain x BDP + 3 send quanta, in
