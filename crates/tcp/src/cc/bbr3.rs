@@ -41,7 +41,7 @@
 //! Loss and ECN (draft, BBRIsInflightTooHigh, LossThresh 2 %, Beta 0.7,
 //! ECNThresh 0.5, ECNFactor 1/3 as Linux's `bbr_ecn_factor`): a probe (Up,
 //! Refill or Startup) whose round loses more than 2 % of the data that was
-//! in flight, or sees more than half of its delivered data CE-marked, sets
+//! in flight, or sees CE marks on more than half of it, sets
 //! inflight_hi and goes Down; outside probing a round with CE marks cuts
 //! inflight_lo by `ecn_factor x ce_alpha` (ce_alpha the EWMA, gain 1/16
 //! per round, of the rounds' CE fraction; Linux `bbr_ecn_alpha_gain`).
@@ -51,7 +51,7 @@
 //! - Loss rate: the data newly marked lost during the round over the data
 //!   in flight when the round began (the draft divides each sample's
 //!   `rs.lost` by its packet's `tx_in_flight`, which the connection does not
-//!   stamp); `tx_in_flight` in BBRHandleInflightTooHigh is the ACK's
+//!   stamp); the CE-marked data likewise; `tx_in_flight` in BBRHandleInflightTooHigh is the ACK's
 //!   `prior_in_flight`. A loss event is an ACK that marks data lost.
 //! - The CE fraction is the fraction of acknowledged bytes whose ACK
 //!   carried ECE ([`CongestionControl::on_ecn_feedback`]); it is the CE
@@ -383,7 +383,7 @@ impl Bbr3 {
     /// BBRIsInflightTooHigh, with the round's counts).
     fn too_high(&self) -> bool {
         let loss = self.round_lost as f64 > self.t.loss_thresh * self.round_inflight.max(1) as f64;
-        let ce = self.round_acked > 0 && self.round_ce as f64 > self.t.ecn_thresh * self.round_acked as f64;
+        let ce = self.round_ce as f64 > self.t.ecn_thresh * self.round_inflight.max(1) as f64;
         loss || ce
     }
 
@@ -941,6 +941,50 @@ mod tests {
         }
         assert!(marked && d.now >= entered + SimDur::from_millis(200));
         assert_eq!(d.b.state, State::Cruise);
+    }
+
+    #[test]
+    fn ce_marks_above_half_end_a_probe_and_cut_inflight_lo_outside_it() {
+        let mut d = to_probe_bw(3);
+        let bdp = d.b.inflight(1.0, MSS);
+        while d.b.state != State::Up {
+            d.round(10, RATE, RTT, bdp * 9 / 10, 0, 0);
+        }
+        // a round in Up with 4 packets CE-marked: not too high; then 10
+        // packets in flight
+        let fb = |ece| EcnFeedback { now: SimTime::ZERO, acked_bytes: MSS, ece, snd_una: 0, snd_max: 0 };
+        let start = d.delivered;
+        for k in 0..10 {
+            d.now += RTT / 10;
+            d.b.on_ecn_feedback(&fb(k < 4));
+            d.ack(RATE, RTT, start, 10 * MSS, 0);
+        }
+        assert_eq!(d.b.inflight_hi, u64::MAX);
+        // then 6 in the next round, above half the 10 in flight at its
+        // start: the probe ends with inflight_hi set
+        let start = d.delivered;
+        for k in 0..10 {
+            d.now += RTT / 10;
+            d.b.on_ecn_feedback(&fb(k < 6));
+            d.ack(RATE, RTT, start, 10 * MSS, 0);
+        }
+        assert!(d.b.inflight_hi < u64::MAX);
+        assert_ne!(d.b.state, State::Up);
+        // outside probing, rounds with CE marks lower inflight_lo
+        let lo = d.b.inflight_lo;
+        for _ in 0..3 {
+            let start = d.delivered;
+            for k in 0..10 {
+                d.now += RTT / 10;
+                d.b.on_ecn_feedback(&fb(k < 2));
+                d.ack(RATE, RTT, start, bdp / 2, 0);
+            }
+        }
+        assert!(!d.b.state.probing());
+        assert!(d.b.inflight_lo < lo.min(d.b.inflight_hi), "{} {lo} {}", d.b.inflight_lo, d.b.inflight_hi);
+        // the connection's RFC 3168 halving is not BBR's answer
+        let w = d.win;
+        assert_eq!(d.b.ssthresh_after_ce(d.now, &w, bdp), w.ssthresh);
     }
 
     #[test]
