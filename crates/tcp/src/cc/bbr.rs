@@ -168,6 +168,7 @@ impl Mode {
 }
 
 pub use super::bbr_common::MaxFilter;
+use super::bbr_common::{CwndStep, RecoveryCwnd};
 
 #[derive(Clone, Debug)]
 pub struct Bbr {
@@ -193,9 +194,7 @@ pub struct Bbr {
     cycle_stamp: SimTime,
     probe_rtt_done_stamp: Option<SimTime>,
     probe_rtt_round_done: bool,
-    prior_cwnd: u64,
-    packet_conservation: bool,
-    prev_phase: LossState,
+    rec: RecoveryCwnd,
     /// Pacing rate in bytes/s (0: not set yet).
     pacing: f64,
     /// The first RTT sample, for the initial pacing rate.
@@ -230,9 +229,7 @@ impl Bbr {
             cycle_stamp: SimTime::ZERO,
             probe_rtt_done_stamp: None,
             probe_rtt_round_done: false,
-            prior_cwnd: 0,
-            packet_conservation: false,
-            prev_phase: LossState::Open,
+            rec: RecoveryCwnd::default(),
             pacing: 0.0,
             first_rtt: None,
             init_cwnd: None,
@@ -294,12 +291,8 @@ impl Bbr {
     }
 
     fn save_cwnd(&mut self, cwnd: u64) {
-        // draft, BBRSaveCwnd (Linux bbr_save_cwnd)
-        self.prior_cwnd = if self.prev_phase == LossState::Open && self.mode != Mode::ProbeRtt {
-            cwnd
-        } else {
-            self.prior_cwnd.max(cwnd)
-        };
+        let probe_rtt = self.mode == Mode::ProbeRtt;
+        self.rec.save(cwnd, probe_rtt);
     }
 
     fn update_bw(&mut self, rs: &RateSample) {
@@ -311,7 +304,7 @@ impl Bbr {
             self.round_count += 1;
             self.round_start = true;
             // draft: packet conservation lasts one round
-            self.packet_conservation = false;
+            self.rec.packet_conservation = false;
         }
         // draft, BBRUpdateBtlBw
         if !rs.is_app_limited || bw >= self.btlbw() {
@@ -401,7 +394,7 @@ impl Bbr {
                 if self.probe_rtt_round_done && now > done {
                     self.min_rtt_stamp = now;
                     // BBRRestoreCwnd, then BBRExitProbeRTT
-                    win.cwnd = win.cwnd.max(self.prior_cwnd);
+                    win.cwnd = win.cwnd.max(self.rec.prior_cwnd);
                     if self.full_bw_reached {
                         self.enter_probe_bw(now);
                     } else {
@@ -437,34 +430,14 @@ impl Bbr {
     fn set_cwnd(&mut self, win: &mut Window, rs: &RateSample) {
         let mss = win.mss as u64;
         let min_cwnd = MIN_PIPE_CWND_PKTS * mss;
-        let acked = rs.newly_delivered;
         let mut cwnd = win.cwnd;
-        if rs.newly_lost > 0 {
-            cwnd = cwnd.saturating_sub(rs.newly_lost).max(mss);
-        }
-        let entering = rs.phase == LossState::Recovery && self.prev_phase != LossState::Recovery;
+        let (entering, step) = self.rec.modulate(&mut cwnd, rs, mss);
         if entering {
-            // draft, BBROnEnterFastRecovery
-            self.packet_conservation = true;
+            // draft, BBROnEnterFastRecovery: a new round
             self.next_round_delivered = rs.delivered_total;
-            cwnd = rs.in_flight + acked.max(mss);
         }
-        if acked == 0 && !entering {
-            win.cwnd = cwnd;
-            if self.mode == Mode::ProbeRtt {
-                win.cwnd = win.cwnd.min(min_cwnd);
-            }
-            return;
-        }
-        if !entering && self.prev_phase != LossState::Open && rs.phase == LossState::Open {
-            // draft, BBROnExitRecovery (and after an RTO's recovery)
-            cwnd = cwnd.max(self.prior_cwnd);
-            self.packet_conservation = false;
-        }
-        self.prev_phase = rs.phase;
-        if self.packet_conservation {
-            cwnd = cwnd.max(rs.in_flight + acked);
-        } else {
+        if step == CwndStep::Grow {
+            let acked = rs.newly_delivered;
             let target = self.inflight(self.cwnd_gain, mss);
             let init = self.init_cwnd.unwrap_or(10 * mss);
             if self.full_bw_reached {
@@ -507,7 +480,7 @@ impl CongestionControl for Bbr {
         let cwnd = if self.cwnd_set > 0 { win.cwnd.min(self.cwnd_set) } else { win.cwnd };
         self.save_cwnd(cwnd);
         if kind == LossKind::Timeout {
-            self.prev_phase = LossState::Loss;
+            self.rec.prev_phase = LossState::Loss;
             self.full_bw = 0.0;
         }
         win.ssthresh

@@ -61,9 +61,10 @@
 //! - No ACK-aggregation extra cwnd, no idle restart (a bulk sender is never
 //!   idle), no full_bw_now plateau check inside Up: Linux's rule (a round
 //!   trip and in flight at 1.25 BDP) ends Up.
-//! - Fast recovery's packet conservation and cwnd save / restore as BBR v1
-//!   here (draft, BBRModulateCwndForRecovery, the same routine).
-use super::bbr_common::{next_random, send_quantum, MaxFilter};
+//! - Fast recovery's packet conservation and cwnd save / restore are BBR
+//!   v1's ([`super::bbr_common::RecoveryCwnd`]; the drafts state the same
+//!   BBRModulateCwndForRecovery).
+use super::bbr_common::{next_random, send_quantum, CwndStep, MaxFilter, RecoveryCwnd};
 use super::{check_param, AckInfo, CcKind, CcTraceState, CongestionControl, EcnFeedback, LossKind, Window};
 use crate::rate::RateSample;
 use crate::sender::LossState;
@@ -227,9 +228,7 @@ pub struct Bbr3 {
     probe_rtt_done: Option<SimTime>,
     probe_rtt_round_done: bool,
     // recovery
-    prior_cwnd: u64,
-    packet_conservation: bool,
-    prev_phase: LossState,
+    rec: RecoveryCwnd,
     pacing: f64,
     first_rtt: Option<SimDur>,
     init_cwnd: Option<u64>,
@@ -280,9 +279,7 @@ impl Bbr3 {
             probe_cut: false,
             probe_rtt_done: None,
             probe_rtt_round_done: false,
-            prior_cwnd: 0,
-            packet_conservation: false,
-            prev_phase: LossState::Open,
+            rec: RecoveryCwnd::default(),
             pacing: 0.0,
             first_rtt: None,
             init_cwnd: None,
@@ -375,7 +372,7 @@ impl Bbr3 {
             self.round_count += 1;
             self.rounds_since_probe += 1;
             self.round_start = true;
-            self.packet_conservation = false;
+            self.rec.packet_conservation = false;
         }
     }
 
@@ -565,7 +562,7 @@ impl Bbr3 {
                     // BBRExitProbeRTT
                     self.probe_rtt_min_stamp = now;
                     self.reset_lower_bounds();
-                    win.cwnd = win.cwnd.max(self.prior_cwnd);
+                    win.cwnd = win.cwnd.max(self.rec.prior_cwnd);
                     if self.full_bw_reached {
                         self.start_down(now);
                         self.set_state(State::Cruise);
@@ -586,11 +583,8 @@ impl Bbr3 {
     }
 
     fn save_cwnd(&mut self, cwnd: u64) {
-        self.prior_cwnd = if self.prev_phase == LossState::Open && self.state != State::ProbeRtt {
-            cwnd
-        } else {
-            self.prior_cwnd.max(cwnd)
-        };
+        let probe_rtt = self.state == State::ProbeRtt;
+        self.rec.save(cwnd, probe_rtt);
     }
 
     fn set_pacing_rate(&mut self, win: &Window) {
@@ -614,33 +608,19 @@ impl Bbr3 {
     fn set_cwnd(&mut self, win: &mut Window, rs: &RateSample) {
         let mss = win.mss as u64;
         let min_cwnd = MIN_PIPE_CWND_PKTS * mss;
-        let acked = rs.newly_delivered;
         let mut cwnd = win.cwnd;
-        if rs.newly_lost > 0 {
-            cwnd = cwnd.saturating_sub(rs.newly_lost).max(mss);
-        }
-        let entering = rs.phase == LossState::Recovery && self.prev_phase != LossState::Recovery;
+        let (entering, step) = self.rec.modulate(&mut cwnd, rs, mss);
         if entering {
-            self.packet_conservation = true;
             self.next_round_delivered = rs.delivered_total;
-            cwnd = rs.in_flight + acked.max(mss);
         }
-        if acked > 0 || entering {
-            if !entering && self.prev_phase != LossState::Open && rs.phase == LossState::Open {
-                cwnd = cwnd.max(self.prior_cwnd);
-                self.packet_conservation = false;
-            }
-            self.prev_phase = rs.phase;
-            if self.packet_conservation {
-                cwnd = cwnd.max(rs.in_flight + acked);
-            } else {
-                let target = self.inflight(self.cwnd_gain, mss);
-                let init = self.init_cwnd.unwrap_or(10 * mss);
-                if self.full_bw_reached {
-                    cwnd = (cwnd + acked).min(target);
-                } else if cwnd < target || rs.delivered_total < init {
-                    cwnd += acked;
-                }
+        if step == CwndStep::Grow {
+            let acked = rs.newly_delivered;
+            let target = self.inflight(self.cwnd_gain, mss);
+            let init = self.init_cwnd.unwrap_or(10 * mss);
+            if self.full_bw_reached {
+                cwnd = (cwnd + acked).min(target);
+            } else if cwnd < target || rs.delivered_total < init {
+                cwnd += acked;
             }
         }
         // bounds
@@ -680,7 +660,7 @@ impl CongestionControl for Bbr3 {
         let cwnd = if self.cwnd_set > 0 { win.cwnd.min(self.cwnd_set) } else { win.cwnd };
         self.save_cwnd(cwnd);
         if kind == LossKind::Timeout {
-            self.prev_phase = LossState::Loss;
+            self.rec.prev_phase = LossState::Loss;
             self.full_bw = 0.0;
         }
         win.ssthresh
