@@ -186,3 +186,39 @@ fn cake_shapes_a_download_and_keeps_the_queue_short() {
     assert!(qc < qf / 2.0, "cake {qc} against drop-tail {qf} packets");
     assert!(open["aggregate_mbps"].as_f64().unwrap() > 8.0, "{}", open["aggregate_mbps"]);
 }
+
+/// BBR v3 (draft-ietf-ccwg-bbr) against BBR v1 over the download with a
+/// 50-packet AP buffer: v3's loss response (inflight_hi, inflight_lo)
+/// keeps the buffer from overflowing where v1, deaf to loss, overflows it
+/// at every probe, for about the same goodput.
+#[test]
+fn bbr3_matches_bbr_goodput_with_far_fewer_drops() {
+    let extra = json!({"ap_queue": 50, "trace_cwnd": true});
+    let v1 = download_with("bbr", 60.0, extra.clone());
+    let v3 = download_with("bbr3", 60.0, extra);
+    let g = |r: &Value| r["aggregate_mbps"].as_f64().unwrap();
+    let drops = |r: &Value| r["ledger"]["dropped"]["queue_full"].as_u64().unwrap();
+    let rtx = |r: &Value| r["flows"][0]["tcp"]["segments_retransmitted"].as_u64().unwrap();
+    eprintln!(
+        "bbr: {} Mbit/s, {} drops, {} rtx; bbr3: {} Mbit/s, {} drops, {} rtx",
+        g(&v1),
+        drops(&v1),
+        rtx(&v1),
+        g(&v3),
+        drops(&v3),
+        rtx(&v3)
+    );
+    let tr = v3["flows"][0]["tcp"]["cc_trace"].as_array().unwrap();
+    let mut modes: Vec<&str> = vec![];
+    for p in tr {
+        let m = p[2].as_str().unwrap();
+        if modes.last() != Some(&m) {
+            modes.push(m);
+        }
+    }
+    assert!((g(&v3) - g(&v1)).abs() < 0.1 * g(&v1), "bbr3 {} against bbr {}", g(&v3), g(&v1));
+    assert!(drops(&v3) * 3 < drops(&v1), "drops bbr3 {} bbr {}", drops(&v3), drops(&v1));
+    for m in ["startup", "drain", "probe_bw_down", "probe_bw_cruise", "probe_bw_refill", "probe_bw_up", "probe_rtt"] {
+        assert!(modes.contains(&m), "{m} never entered: {modes:?}");
+    }
+}

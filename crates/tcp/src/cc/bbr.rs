@@ -89,7 +89,6 @@
 use super::{check_param, AckInfo, CcKind, CcTraceState, CongestionControl, LossKind, Window};
 use crate::rate::RateSample;
 use crate::sender::LossState;
-use std::collections::VecDeque;
 use wifitcp_core::config::ConfigError;
 use wifitcp_core::schema::r;
 use wifitcp_core::schema::B::{Ex, In};
@@ -168,33 +167,8 @@ impl Mode {
     }
 }
 
-/// The maximum of samples over a window of rounds: a deque of (round,
-/// value) with decreasing values, so the front is the maximum.
-#[derive(Clone, Debug, Default)]
-pub struct MaxFilter {
-    window: u64,
-    samples: VecDeque<(u64, f64)>,
-}
-
-impl MaxFilter {
-    pub fn new(window: u64) -> Self {
-        MaxFilter { window, samples: VecDeque::new() }
-    }
-    /// Add `value` measured in `round`; samples older than `window`
-    /// rounds leave.
-    pub fn update(&mut self, round: u64, value: f64) {
-        while self.samples.back().is_some_and(|&(_, v)| v <= value) {
-            self.samples.pop_back();
-        }
-        self.samples.push_back((round, value));
-        while self.samples.front().is_some_and(|&(r, _)| round - r > self.window) {
-            self.samples.pop_front();
-        }
-    }
-    pub fn best(&self) -> f64 {
-        self.samples.front().map_or(0.0, |&(_, v)| v)
-    }
-}
+pub use super::bbr_common::MaxFilter;
+use super::bbr_common::{CwndStep, RecoveryCwnd};
 
 #[derive(Clone, Debug)]
 pub struct Bbr {
@@ -220,9 +194,7 @@ pub struct Bbr {
     cycle_stamp: SimTime,
     probe_rtt_done_stamp: Option<SimTime>,
     probe_rtt_round_done: bool,
-    prior_cwnd: u64,
-    packet_conservation: bool,
-    prev_phase: LossState,
+    rec: RecoveryCwnd,
     /// Pacing rate in bytes/s (0: not set yet).
     pacing: f64,
     /// The first RTT sample, for the initial pacing rate.
@@ -257,9 +229,7 @@ impl Bbr {
             cycle_stamp: SimTime::ZERO,
             probe_rtt_done_stamp: None,
             probe_rtt_round_done: false,
-            prior_cwnd: 0,
-            packet_conservation: false,
-            prev_phase: LossState::Open,
+            rec: RecoveryCwnd::default(),
             pacing: 0.0,
             first_rtt: None,
             init_cwnd: None,
@@ -275,13 +245,9 @@ impl Bbr {
         self.btlbw.best()
     }
 
-    /// splitmix64 over the seed: the ProbeBW start phase's draw.
+    /// The ProbeBW start phase's draw.
     fn next_random(&mut self) -> u64 {
-        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        super::bbr_common::next_random(&mut self.rng)
     }
 
     fn enter_startup(&mut self) {
@@ -311,17 +277,7 @@ impl Bbr {
     /// The send quantum (draft, BBRSetSendQuantum), bytes; `quantum_segments`
     /// segments if set.
     fn send_quantum(&self, mss: u64) -> u64 {
-        if self.quantum_segments > 0 {
-            return self.quantum_segments as u64 * mss;
-        }
-        let bits = self.pacing * 8.0;
-        if bits < 1.2e6 {
-            mss
-        } else if bits < 24e6 {
-            2 * mss
-        } else {
-            ((self.pacing / 1e3) as u64).min(65_536)
-        }
+        super::bbr_common::send_quantum(self.pacing, mss, self.quantum_segments)
     }
 
     /// BBRInflight(gain) (draft): gain x BDP + 3 send quanta, in
@@ -335,12 +291,8 @@ impl Bbr {
     }
 
     fn save_cwnd(&mut self, cwnd: u64) {
-        // draft, BBRSaveCwnd (Linux bbr_save_cwnd)
-        self.prior_cwnd = if self.prev_phase == LossState::Open && self.mode != Mode::ProbeRtt {
-            cwnd
-        } else {
-            self.prior_cwnd.max(cwnd)
-        };
+        let probe_rtt = self.mode == Mode::ProbeRtt;
+        self.rec.save(cwnd, probe_rtt);
     }
 
     fn update_bw(&mut self, rs: &RateSample) {
@@ -352,7 +304,7 @@ impl Bbr {
             self.round_count += 1;
             self.round_start = true;
             // draft: packet conservation lasts one round
-            self.packet_conservation = false;
+            self.rec.packet_conservation = false;
         }
         // draft, BBRUpdateBtlBw
         if !rs.is_app_limited || bw >= self.btlbw() {
@@ -442,7 +394,7 @@ impl Bbr {
                 if self.probe_rtt_round_done && now > done {
                     self.min_rtt_stamp = now;
                     // BBRRestoreCwnd, then BBRExitProbeRTT
-                    win.cwnd = win.cwnd.max(self.prior_cwnd);
+                    win.cwnd = win.cwnd.max(self.rec.prior_cwnd);
                     if self.full_bw_reached {
                         self.enter_probe_bw(now);
                     } else {
@@ -478,34 +430,14 @@ impl Bbr {
     fn set_cwnd(&mut self, win: &mut Window, rs: &RateSample) {
         let mss = win.mss as u64;
         let min_cwnd = MIN_PIPE_CWND_PKTS * mss;
-        let acked = rs.newly_delivered;
         let mut cwnd = win.cwnd;
-        if rs.newly_lost > 0 {
-            cwnd = cwnd.saturating_sub(rs.newly_lost).max(mss);
-        }
-        let entering = rs.phase == LossState::Recovery && self.prev_phase != LossState::Recovery;
+        let (entering, step) = self.rec.modulate(&mut cwnd, rs, mss);
         if entering {
-            // draft, BBROnEnterFastRecovery
-            self.packet_conservation = true;
+            // draft, BBROnEnterFastRecovery: a new round
             self.next_round_delivered = rs.delivered_total;
-            cwnd = rs.in_flight + acked.max(mss);
         }
-        if acked == 0 && !entering {
-            win.cwnd = cwnd;
-            if self.mode == Mode::ProbeRtt {
-                win.cwnd = win.cwnd.min(min_cwnd);
-            }
-            return;
-        }
-        if !entering && self.prev_phase != LossState::Open && rs.phase == LossState::Open {
-            // draft, BBROnExitRecovery (and after an RTO's recovery)
-            cwnd = cwnd.max(self.prior_cwnd);
-            self.packet_conservation = false;
-        }
-        self.prev_phase = rs.phase;
-        if self.packet_conservation {
-            cwnd = cwnd.max(rs.in_flight + acked);
-        } else {
+        if step == CwndStep::Grow {
+            let acked = rs.newly_delivered;
             let target = self.inflight(self.cwnd_gain, mss);
             let init = self.init_cwnd.unwrap_or(10 * mss);
             if self.full_bw_reached {
@@ -548,7 +480,7 @@ impl CongestionControl for Bbr {
         let cwnd = if self.cwnd_set > 0 { win.cwnd.min(self.cwnd_set) } else { win.cwnd };
         self.save_cwnd(cwnd);
         if kind == LossKind::Timeout {
-            self.prev_phase = LossState::Loss;
+            self.rec.prev_phase = LossState::Loss;
             self.full_bw = 0.0;
         }
         win.ssthresh

@@ -44,6 +44,8 @@ wifitcp_core::config_choices! {
         "highspeed" => HighSpeed(highspeed::HighSpeedTable) mod highspeed,
         /// BBR v1 (Cardwell et al., ACM Queue 2016; draft-cardwell-iccrg-bbr-congestion-control-00).
         "bbr" => Bbr(bbr::BbrTable) mod bbr,
+        /// BBR v3 (draft-ietf-ccwg-bbr): ProbeBW Down / Cruise / Refill / Up, inflight_hi / inflight_lo, loss and ECN response.
+        "bbr3" => Bbr3(bbr3::Bbr3Table) mod bbr3,
         /// DCTCP (RFC 8257): reduction by alpha / 2 of the marked fraction; needs `ecn = "accurate"`.
         "dctcp" => Dctcp(dctcp::DctcpTable) mod dctcp,
         /// TCP Prague-style scalable response (draft-briscoe-iccrg-prague-congestion-control): DCTCP's law on ECT(1).
@@ -250,5 +252,6 @@ pub fn half_flight(in_flight: u64, mss: u32) -> u64 {
     (in_flight / 2).max(2 * mss as u64)
 }
 
+pub mod bbr_common;
 #[cfg(test)]
 pub(crate) mod testkit;
