@@ -283,11 +283,7 @@ impl Bbr {
     /// BBRInflight(gain) (draft): gain x BDP + 3 send quanta, in
     /// bytes; the initial window before RTprop is known.
     pub fn inflight(&self, gain: f64, mss: u64) -> u64 {
-        let Some(rtt) = self.min_rtt else {
-            return self.init_cwnd.unwrap_or(10 * mss);
-        };
-        let bdp = self.btlbw() * rtt.as_secs_f64();
-        (gain * bdp).ceil() as u64 + 3 * self.send_quantum(mss)
+        super::bbr_common::inflight(self.btlbw(), self.min_rtt, gain, self.send_quantum(mss), self.init_cwnd, mss)
     }
 
     fn save_cwnd(&mut self, cwnd: u64) {
@@ -411,18 +407,12 @@ impl Bbr {
     /// first bandwidth sample).
     fn set_pacing_rate(&mut self, win: &Window) {
         let rate = self.pacing_gain * self.btlbw();
-        if self.pacing == 0.0 {
-            self.pacing = self.initial_pacing_rate(win);
-        }
-        if rate > 0.0 && (self.full_bw_reached || rate > self.pacing) {
-            self.pacing = rate;
-        }
+        self.pacing =
+            super::bbr_common::next_pacing_rate(self.pacing, rate, self.full_bw_reached, || self.initial_pacing_rate(win));
     }
 
     fn initial_pacing_rate(&self, win: &Window) -> f64 {
-        let rtt = self.first_rtt.unwrap_or(SimDur::from_millis(1)).as_nanos().max(1) as f64;
-        let cwnd = self.init_cwnd.unwrap_or(win.cwnd) as f64;
-        self.high_gain * cwnd * 1e9 / rtt
+        super::bbr_common::initial_pacing_rate(self.high_gain, self.first_rtt, self.init_cwnd, win.cwnd)
     }
 
     /// draft, BBRSetCwnd with BBRModulateCwndForRecovery and

@@ -315,11 +315,8 @@ impl Bbr3 {
     /// BBRBDPMultiple(bw, gain) + 3 send quanta (draft BBRInflight), bytes;
     /// the initial window before min_rtt is known.
     pub fn inflight(&self, gain: f64, mss: u64) -> u64 {
-        let Some(rtt) = self.min_rtt else {
-            return self.init_cwnd.unwrap_or(10 * mss);
-        };
-        let bdp = self.bw() * rtt.as_secs_f64();
-        (gain * bdp).ceil() as u64 + 3 * send_quantum(self.pacing, mss, self.t.quantum_segments)
+        let quantum = send_quantum(self.pacing, mss, self.t.quantum_segments);
+        super::bbr_common::inflight(self.bw(), self.min_rtt, gain, quantum, self.init_cwnd, mss)
     }
 
     /// BBRInflightWithHeadroom (draft).
@@ -589,18 +586,12 @@ impl Bbr3 {
 
     fn set_pacing_rate(&mut self, win: &Window) {
         let rate = self.pacing_gain * self.bw() * (1.0 - PACING_MARGIN);
-        if self.pacing == 0.0 {
-            self.pacing = self.initial_pacing_rate(win);
-        }
-        if rate > 0.0 && rate.is_finite() && (self.full_bw_reached || rate > self.pacing) {
-            self.pacing = rate;
-        }
+        self.pacing =
+            super::bbr_common::next_pacing_rate(self.pacing, rate, self.full_bw_reached, || self.initial_pacing_rate(win));
     }
 
     fn initial_pacing_rate(&self, win: &Window) -> f64 {
-        let rtt = self.first_rtt.unwrap_or(SimDur::from_millis(1)).as_nanos().max(1) as f64;
-        let cwnd = self.init_cwnd.unwrap_or(win.cwnd) as f64;
-        self.t.startup_pacing_gain * cwnd * 1e9 / rtt
+        super::bbr_common::initial_pacing_rate(self.t.startup_pacing_gain, self.first_rtt, self.init_cwnd, win.cwnd)
     }
 
     /// draft BBRSetCwnd with BBRModulateCwndForRecovery,

@@ -5,6 +5,7 @@
 use crate::rate::RateSample;
 use crate::sender::LossState;
 use std::collections::VecDeque;
+use wifitcp_core::SimDur;
 
 /// The maximum of samples over a window of rounds (or, for BBR v3,
 /// ProbeBW cycles): a deque of (round, value) with decreasing values, so
@@ -49,6 +50,39 @@ pub fn send_quantum(pacing: f64, mss: u64, quantum_segments: u32) -> u64 {
         2 * mss
     } else {
         ((pacing / 1e3) as u64).min(65_536)
+    }
+}
+
+/// The in-flight target for `gain` (both drafts, BBRInflight plus the
+/// quantum headroom of BBRUpdateTargetCwnd): `gain` x BDP of the
+/// bandwidth estimate `bw` (bytes/s) over `min_rtt`, plus 3 send quanta
+/// `quantum`; before the first RTT sample the initial window (`init_cwnd`,
+/// else 10 segments of `mss`).
+pub fn inflight(bw: f64, min_rtt: Option<SimDur>, gain: f64, quantum: u64, init_cwnd: Option<u64>, mss: u64) -> u64 {
+    let Some(rtt) = min_rtt else {
+        return init_cwnd.unwrap_or(10 * mss);
+    };
+    let bdp = bw * rtt.as_secs_f64();
+    (gain * bdp).ceil() as u64 + 3 * quantum
+}
+
+/// The pacing rate before any bandwidth sample (both drafts,
+/// BBRInitPacingRate): `gain` x the initial window (`init_cwnd`, else
+/// `cwnd`) over the first RTT sample (1 ms before there is one), bytes/s.
+pub fn initial_pacing_rate(gain: f64, first_rtt: Option<SimDur>, init_cwnd: Option<u64>, cwnd: u64) -> f64 {
+    let rtt = first_rtt.unwrap_or(SimDur::from_millis(1)).as_nanos().max(1) as f64;
+    gain * init_cwnd.unwrap_or(cwnd) as f64 * 1e9 / rtt
+}
+
+/// The next pacing rate (both drafts, BBRSetPacingRateWithGain): `rate`
+/// once the pipe is full or if it exceeds `current`; the initial rate
+/// `initial()` while `current` is 0.
+pub fn next_pacing_rate(current: f64, rate: f64, full_bw_reached: bool, initial: impl FnOnce() -> f64) -> f64 {
+    let current = if current == 0.0 { initial() } else { current };
+    if rate > 0.0 && rate.is_finite() && (full_bw_reached || rate > current) {
+        rate
+    } else {
+        current
     }
 }
 
