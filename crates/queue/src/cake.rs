@@ -799,22 +799,7 @@ mod tests {
         // first drop comes an interval later, then drops follow the control
         // law; after the load stops, count falls back instead of resetting.
         let mut c = cake(CakeConfig { ecn: false, ..Default::default() }, 10_000);
-        let mut dr = Vec::new();
-        let (mut ta, mut ts, mut i) = (0u64, 0u64, 0u32);
-        let mut first = None;
-        while ta < 1_000_000 {
-            if ta <= ts {
-                c.enqueue(us(ta), q(data(1, i)), &mut dr);
-                i += 1;
-                ta += 1000;
-            } else {
-                c.dequeue(us(ts), &mut dr);
-                if first.is_none() && !dr.is_empty() {
-                    first = Some(ts);
-                }
-                ts += 1200;
-            }
-        }
+        let (mut dr, first, mut ts) = overload(&mut c);
         let first = first.expect("COBALT dropped");
         assert!((125_000..=140_000).contains(&first), "first drop at {first} us");
         assert!(dr.iter().all(|(_, r)| *r == DropReason::QueueAqm));

@@ -421,25 +421,10 @@ mod tests {
     #[test]
     fn codel_drops_once_sojourn_above_target_for_an_interval() {
         let mut f = fq(10_000);
-        let mut dr = Vec::new();
-        // 1 packet per ms in, one out per 1.2 ms: packet k waits 0.2 k ms,
-        // reaching the 5 ms target at k = 25 (dequeued at t = 30 ms)
-        let (mut ta, mut ts, mut i) = (0u64, 0u64, 0u32);
-        let mut first_drop = None;
-        while ta < 1_000_000 {
-            if ta <= ts {
-                f.enqueue(us(ta), q(data(1, i)), &mut dr);
-                i += 1;
-                ta += 1000;
-            } else {
-                f.dequeue(us(ts), &mut dr);
-                if first_drop.is_none() && !dr.is_empty() {
-                    first_drop = Some(ts);
-                }
-                ts += 1200;
-            }
-        }
-        let first = first_drop.expect("CoDel dropped");
+        // packet k waits 0.2 k ms, reaching the 5 ms target at k = 25
+        // (dequeued at t = 30 ms)
+        let (dr, first, _) = overload(&mut f);
+        let first = first.expect("CoDel dropped");
         assert!((130_000..=131_200).contains(&first), "first drop at {first} us");
         assert!(dr.iter().all(|(_, r)| *r == DropReason::QueueAqm));
         assert!(f.counters().dropped(DropReason::QueueAqm) > 1);

@@ -87,3 +87,27 @@ pub fn drain(qd: &mut dyn QueueDisc, now: SimTime, dropped: &mut Dropped) -> Vec
     }
     out
 }
+
+/// A standing queue that grows 0.2 ms per packet: one packet of flow 1
+/// enqueued every 1 ms and one dequeue every 1.2 ms, for 1 s (packet k
+/// waits 0.2 k ms). Returns every drop, the instant (us) of the dequeue
+/// that made the first, and the instant of the next dequeue due.
+pub fn overload(d: &mut dyn QueueDisc) -> (Dropped, Option<u64>, u64) {
+    let mut dr = Vec::new();
+    let (mut ta, mut ts, mut i) = (0u64, 0u64, 0u32);
+    let mut first = None;
+    while ta < 1_000_000 {
+        if ta <= ts {
+            d.enqueue(us(ta), q(data(1, i)), &mut dr);
+            i += 1;
+            ta += 1000;
+        } else {
+            d.dequeue(us(ts), &mut dr);
+            if first.is_none() && !dr.is_empty() {
+                first = Some(ts);
+            }
+            ts += 1200;
+        }
+    }
+    (dr, first, ts)
+}
