@@ -86,6 +86,7 @@ use crate::codel::control_law;
 use crate::config::{check, positive_ms, ConfigError, QdiscKind};
 use crate::disc::{Dropped, QueueCounters, QueueDisc, Queued};
 use crate::droptail::Fifo;
+use crate::fq_codel::{five_tuple, flow_hash, List};
 use crate::occupancy::Occupancy;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
@@ -94,7 +95,6 @@ use wifitcp_core::schema::Ty;
 use wifitcp_core::schema::B::In;
 use wifitcp_core::schema::{r, TIMER_MS};
 use wifitcp_core::{DropReason, RngStream, SimDur, SimTime};
-use wifitcp_wire::Transport;
 
 /// What CAKE isolates (tc-cake's flow isolation keywords).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -322,12 +322,6 @@ impl Cobalt {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum List {
-    None,
-    New,
-    Old,
-}
 
 struct FlowQueue {
     fifo: Fifo,
@@ -340,12 +334,6 @@ struct FlowQueue {
     dst: u32,
 }
 
-/// Mix a 64-bit value (SplitMix64 finaliser).
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 pub struct Cake {
     p: CakeParams,
@@ -407,13 +395,7 @@ impl Cake {
 
     /// The flow key of a packet under the isolation mode.
     fn key(&self, x: &Queued) -> u64 {
-        let ip = &x.pkt.ip;
-        let (src, dst) = (u32::from(ip.src) as u64, u32::from(ip.dst) as u64);
-        let (sp, dp) = match &x.pkt.l4 {
-            Transport::Tcp(t) => (t.src_port, t.dst_port),
-            Transport::Udp(u) => (u.src_port, u.dst_port),
-        };
-        let ports = ((ip.protocol as u64) << 32) | ((sp as u64) << 16) | dp as u64;
+        let (src, dst, ports) = five_tuple(x);
         let (a, b) = match self.p.isolation {
             CakeIsolation::Flowblind => (0, 0),
             CakeIsolation::Srchost => (src, 0),
@@ -421,7 +403,7 @@ impl Cake {
             CakeIsolation::Hosts => (src, dst),
             _ => ((src << 32) | dst, ports),
         };
-        mix(mix(a ^ self.perturb) ^ b)
+        flow_hash(a, b, self.perturb)
     }
 
     /// The queue of a packet: the set-associative lookup of the module docs.

@@ -137,6 +137,23 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// A packet's 5-tuple as (source address, destination address, protocol
+/// and ports), the keys the flow-queueing disciplines hash.
+pub(crate) fn five_tuple(x: &Queued) -> (u64, u64, u64) {
+    let ip = &x.pkt.ip;
+    let (sp, dp) = match &x.pkt.l4 {
+        Transport::Tcp(t) => (t.src_port, t.dst_port),
+        Transport::Udp(u) => (u.src_port, u.dst_port),
+    };
+    let ports = ((ip.protocol as u64) << 32) | ((sp as u64) << 16) | dp as u64;
+    (u32::from(ip.src) as u64, u32::from(ip.dst) as u64, ports)
+}
+
+/// The flow hash of keys `a` and `b` under the queue's `perturb`ation.
+pub(crate) fn flow_hash(a: u64, b: u64, perturb: u64) -> u64 {
+    mix(mix(a ^ perturb) ^ b)
+}
+
 /// Why a packet left an [`FqCore`] other than by dequeue.
 pub(crate) struct CoreDrops {
     pub filtered: Vec<Queued>,
@@ -179,14 +196,8 @@ impl FqCore {
 
     /// Bucket of a packet: hash of its 5-tuple.
     pub(crate) fn classify(&self, x: &Queued) -> u32 {
-        let ip = &x.pkt.ip;
-        let (sp, dp) = match &x.pkt.l4 {
-            Transport::Tcp(t) => (t.src_port, t.dst_port),
-            Transport::Udp(u) => (u.src_port, u.dst_port),
-        };
-        let a = ((u32::from(ip.src) as u64) << 32) | u32::from(ip.dst) as u64;
-        let b = ((ip.protocol as u64) << 32) | ((sp as u64) << 16) | dp as u64;
-        let h = mix(mix(a ^ self.perturb) ^ b);
+        let (src, dst, ports) = five_tuple(x);
+        let h = flow_hash((src << 32) | dst, ports, self.perturb);
         (h % self.p.flows as u64) as u32
     }
 
