@@ -34,7 +34,7 @@ fn main() {
     }
     match wifitcp_sim::api::run_json(&doc.to_string(), seed) {
         Ok(r) => println!("{r}"),
-        Err(e) => fail(&format!("{path}: {e:?}")),
+        Err(e) => fail(&format!("{path}: {e}")),
     }
 }
 
