@@ -21,6 +21,7 @@
 //! kinds; a kind's key set under another kind is an error naming the kinds
 //! that read it (`crate::config::schema`).
 use crate::config::Scenario;
+use std::sync::Arc;
 use wifitcp_core::config::ConfigError;
 use wifitcp_core::{RngStream, SimDur, SimTime};
 use wifitcp_wifi::mac::beacon::{beacon_bytes, BeaconClock, BeaconParams, TU};
@@ -84,7 +85,7 @@ pub struct Member<'a> {
     /// Appended to the names of its random streams in this cell.
     pub suffix: &'a str,
     /// The DCF's parameters from `[mac]` and the PHY.
-    pub params: &'a DcfParams,
+    pub params: &'a Arc<DcfParams>,
     /// The PHY's rates (for rate control).
     pub rates: &'a [Rate],
 }

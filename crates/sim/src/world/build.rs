@@ -27,6 +27,7 @@ use crate::link::LinkDir;
 use crate::macs::Member;
 use crate::metrics::FlowStats;
 use crate::topology::Topology;
+use std::collections::HashMap;
 use std::sync::atomic::AtomicU32;
 use std::sync::Arc;
 use wifitcp_core::{ConfigError, RngStream, SimDur, SimTime};
@@ -134,12 +135,20 @@ fn build_flows(
     cells: &mut Cells,
 ) -> Result<Flows, ConfigError> {
     let (mut flows, mut eps, mut flow_timer): (Vec<FlowRt>, _, _) = (Vec::new(), Vec::new(), Vec::new());
+    // A node's index by name (the first node of that name), and for each
+    // name the number of flows already named it or "<it>#<anything>":
+    // lookups in O(1), so building n flows costs O(n), not O(n^2).
+    let mut node_of: HashMap<String, usize> = HashMap::new();
+    for (i, x) in nodes.topo().nodes.iter().enumerate() {
+        node_of.entry(x.name.clone()).or_insert(i);
+    }
+    let mut instances: HashMap<String, usize> = HashMap::new();
     for (ti, tr) in s.traffic.iter().enumerate() {
         let path = format!("traffic[{ti}]");
         let list = tr.station_list(s.wlan.stations, &path)?;
         let peers = tr.peers(list.len(), &path)?;
         for (j, st) in list.into_iter().enumerate() {
-            let peer = nodes.topo().nodes.iter().position(|x| x.name == peers[j]).expect("validated peer");
+            let peer = *node_of.get(peers[j].as_str()).expect("validated peer");
             let sta = st as usize + 1;
             let (src, dst) = match tr.common.direction {
                 Direction::Uplink => (sta, peer),
@@ -150,11 +159,16 @@ fn build_flows(
             // again) is "<name>#<n>", its n-th instance: names, and the
             // RNG streams derived from them, are the flow's own.
             let mut name = format!("{}/{}", tr.common.name, nodes.topo().nodes[sta].name);
-            let again = format!("{name}#");
-            let same = flows.iter().filter(|f| f.stats.name == name || f.stats.name.starts_with(&again)).count();
+            let same = instances.get(&name).copied().unwrap_or(0);
             if same > 0 {
                 name = format!("{name}#{}", same + 1);
             }
+            // The new name counts for itself and for each of its prefixes
+            // that a '#' follows.
+            for (i, _) in name.match_indices('#') {
+                *instances.entry(name[..i].to_string()).or_insert(0) += 1;
+            }
+            *instances.entry(name.clone()).or_insert(0) += 1;
             let start = SimTime::from_secs_f64(tr.common.start_s + j as f64 * tr.common.start_stagger_s);
             let stop = tr.common.stop_s.map(SimTime::from_secs_f64).unwrap_or(k.end).min(k.end);
             let mut first = start;
@@ -270,7 +284,9 @@ fn build_bss(
 ) -> Result<Bss<AnyMac>, ConfigError> {
     let timing = s.timing()?;
     let n = s.wlan_members();
-    let params = s.mac.dcf_params(timing);
+    // One allocation shared by every member's MAC (read on every access:
+    // shared, it stays in the nearest cache whatever the cell's size).
+    let params = Arc::new(s.mac.dcf_params(timing));
     let rates: Vec<_> = s.phy.standard.rates().into_iter().map(|(r, _)| r).collect();
     let ap_of = s.ap_of_members();
     // The cell's members by index: every member, or the cell's own.
@@ -299,7 +315,7 @@ fn build_bss(
             // `mac.no_ack_nodes`: this member's data frames carry No Ack
             let own;
             let params = if s.no_ack_member(i) {
-                own = DcfParams { ack_policy: AckPolicy::NoAck, ..params.clone() };
+                own = Arc::new(DcfParams { ack_policy: AckPolicy::NoAck, ..(*params).clone() });
                 &own
             } else {
                 &params

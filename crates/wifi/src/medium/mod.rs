@@ -538,9 +538,26 @@ impl<M: Mac> Bss<M> {
             self.arm(self.solo_at, out);
             return;
         }
+        // The solo stations' earliest instant follows from `sta`'s alone
+        // when `sta` starts no frame (no other station hears anything):
+        // no walk over the solo stations, unless `sta` held that instant
+        // (handing n stations their first MSDUs costs O(n), not O(n^2)).
+        let was = if self.group.is_member(sta) { SimTime::NEVER } else { self.track[sta].wk };
+        let starts = self.starts;
         self.take(sta);
         self.call(now, sta, out, |m, mo| m.give_msdu(now, msdu, MacAddr(ra as u32), mo));
-        self.reschedule(out);
+        if self.starts != starts {
+            return self.reschedule(out);
+        }
+        let at = self.track[sta].wk;
+        let at = if at <= self.solo_at {
+            at
+        } else if was > self.solo_at {
+            self.solo_at
+        } else {
+            self.solo_earliest()
+        };
+        self.arm(at, out);
     }
 
     /// A wake-up fired: serve every station due now, in index order

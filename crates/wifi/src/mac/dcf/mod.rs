@@ -48,6 +48,7 @@ use super::exchange::{
 use super::frame::{AckPolicy, Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdu, MpduBody, Mpdus, Msdu};
 use crate::phy::{PhyTiming, Rate};
 use crate::rate::{FixedRate, Outcome, RateControl};
+use std::sync::Arc;
 use wifitcp_core::PacketId;
 use wifitcp_core::{DropReason, RngStream, SimDur, SimTime};
 use wifitcp_wire::wifi_frame::{
@@ -113,9 +114,11 @@ impl From<Box<Frame>> for Pending {
 ///   MSDU in service (its arrival instant decides every wake-up);
 /// - 192: the spare handle that replaces it, the IFS, the random stream
 ///   and the rate control (a new backoff after every exchange, the access);
-/// - then the airtime cache, the counters and the receipts, the
-///   parameters (of which an access reads a few), and what only some
-///   exchanges touch.
+/// - 256 to 511: the last data frame's airtime, the counters, the
+///   receipts, the parameters (one pointer: the MACs built from one
+///   `[mac]` table share one copy, which every access reads and which so
+///   stays in the nearest cache), the control frames' airtimes and the
+///   receive cache: 512 bytes in all (a test holds it).
 #[repr(C, align(64))]
 pub struct Dcf {
     // --- channel access (`mac/access`) ---
@@ -149,7 +152,8 @@ pub struct Dcf {
     pub counters: MacCounters,
     /// What reached the receivers (the medium's verdicts).
     pub(crate) receipts: Receipts,
-    p: DcfParams,
+    /// Shared by the MACs of a cell built from one `[mac]` table.
+    p: Arc<DcfParams>,
     /// Control-frame rate and airtimes of the exchange in service (for
     /// the rate of its data frame; computed again only when that rate
     /// changes).
@@ -192,7 +196,8 @@ impl ControlAirtimes {
 }
 
 impl Dcf {
-    pub fn new(addr: MacAddr, p: DcfParams, rng: RngStream) -> Dcf {
+    pub fn new(addr: MacAddr, p: impl Into<Arc<DcfParams>>, rng: RngStream) -> Dcf {
+        let p: Arc<DcfParams> = p.into();
         let air = ControlAirtimes::new(&p.timing, p.timing.data_rate);
         let rule = if p.busy_slot_counts { CountRule::DcfBusySlotCounts } else { CountRule::Dcf };
         let slotting = Slotting::new(p.timing.slot, rule);
@@ -759,5 +764,18 @@ impl Mac for Dcf {
     #[inline]
     fn bystander_mut(&mut self) -> Option<&mut dyn Bystander> {
         Some(self)
+    }
+}
+#[cfg(test)]
+mod layout {
+    /// A station's MAC is 8 cache lines: with the parameters shared
+    /// (`Arc`), a frame of a cell of thousands of stations touches at most
+    /// those 8 lines of the sender's MAC (`crates/wifi/src/mac/dcf/mod.rs`
+    /// field order; docs/performance.md "Dense cells through the CLI").
+    #[test]
+    fn a_station_mac_is_eight_cache_lines() {
+        assert_eq!(std::mem::size_of::<super::Dcf>(), 512);
+        assert_eq!(std::mem::size_of::<crate::mac::AnyMac>(), 512);
+        assert_eq!(std::mem::align_of::<super::Dcf>(), 64);
     }
 }

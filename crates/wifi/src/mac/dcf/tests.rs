@@ -110,7 +110,7 @@ fn ns2_idle_access_draws_a_backoff_first() {
     // backoff_on_idle_access (ns-2.35 Mac802_11::send): the same idle
     // medium, but the frame waits DIFS + k slots with k drawn from [0, CW].
     let mut d = sta(1, u32::MAX);
-    d.p.backoff_on_idle_access = true;
+    std::sync::Arc::make_mut(&mut d.p).backoff_on_idle_access = true;
     let mut out = vec![];
     d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
     let k = d.bo.slots.expect("drawn") as u64;
@@ -120,7 +120,7 @@ fn ns2_idle_access_draws_a_backoff_first() {
     let draws: Vec<u32> = (0..20u64)
         .map(|seed| {
             let mut e = Dcf::new(MacAddr(1), params(u32::MAX), RngStream::derive(seed, "mac/sta1"));
-            e.p.backoff_on_idle_access = true;
+            std::sync::Arc::make_mut(&mut e.p).backoff_on_idle_access = true;
             e.start_msdu(us(0), pkt(1), MacAddr(0), &mut vec![]);
             e.bo.slots.unwrap()
         })
@@ -128,7 +128,7 @@ fn ns2_idle_access_draws_a_backoff_first() {
     assert!(draws.iter().any(|&k| k > 0) && draws.iter().all(|&k| k <= 15), "{draws:?}");
     // a completed (post-)backoff does not give immediate access either
     let mut e = sta(1, u32::MAX);
-    e.p.backoff_on_idle_access = true;
+    std::sync::Arc::make_mut(&mut e.p).backoff_on_idle_access = true;
     let picks: Vec<Option<u32>> = (0..20)
         .map(|i| {
             e.cur = None;
@@ -255,7 +255,7 @@ fn retry_limit_counts_attempts() {
     // with limit 1 the frame is sent once and discarded at the ACK timeout,
     // with no retransmission.
     let mut d = sta(1, u32::MAX);
-    d.p.short_retry_limit = 1;
+    std::sync::Arc::make_mut(&mut d.p).short_retry_limit = 1;
     let mut out = vec![];
     d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
     let t = d.next_wakeup();
