@@ -30,7 +30,8 @@ Reproduce::
 prints one Markdown table per figure (simulation beside what the paper
 states) and writes the PNG figures. ``--quick`` runs one seed (and 60 s
 download/up-down runs; the campus runs keep their 200 s) for a smoke
-test. docs/validation.md section 4 discusses the numbers (section 12.4 Fig. 18). The paper's analytical model
+test. docs/validation.md section 5 discusses the numbers (section 12.4
+Fig. 18, section 24.5 the campus). The paper's analytical model
 (its fixed point, eqs. 2-20, and VBS stability, eqs. 25-30) is
 `wifitcp.models.pokhrel` and `wifitcp.models.vbs_stability`; the report
 (``wifitcp report``) draws its curves beside these scenarios' runs.
