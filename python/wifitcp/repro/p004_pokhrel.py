@@ -14,18 +14,24 @@ figures.
   each event and the time it takes to settle
   (``scenarios/pokhrel-join-leave.toml``; reaction times by
   `wifitcp.models.vbs_stability.fig18`).
+* At campus scale: Fig. 17's point (p_w = 0.2, B_ap = 100) on four APs,
+  each AP on its own channel or all on one channel, drop-tail against VBS
+  (``scenarios/pokhrel-campus.toml``, beside the one-AP runs of
+  pokhrel-updown.toml at that point; docs/validation.md 24.5; also
+  ``bench/campus-updown`` with the engine alone).
 
 Reproduce::
 
     python -m wifitcp.repro.p004_pokhrel [--quick] [--jobs 2] [--seeds 1..3]
-                                         [--only download,updown,join-leave]
+                                         [--only download,updown,join-leave,campus]
                                          [--figures docs/figures] [--no-figures] [--store]
                                          [--cache DIR]
 
 prints one Markdown table per figure (simulation beside what the paper
 states) and writes the PNG figures. ``--quick`` runs one seed (and 60 s
-download/up-down runs) for a smoke test. docs/validation.md section 4
-discusses the numbers (section 12.4 Fig. 18). The paper's analytical model
+download/up-down runs; the campus runs keep their 200 s) for a smoke
+test. docs/validation.md section 5 discusses the numbers (section 12.4
+Fig. 18, section 24.5 the campus). The paper's analytical model
 (its fixed point, eqs. 2-20, and VBS stability, eqs. 25-30) is
 `wifitcp.models.pokhrel` and `wifitcp.models.vbs_stability`; the report
 (``wifitcp report``) draws its curves beside these scenarios' runs.
@@ -42,7 +48,7 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from .common import (parse_args, FIGURES, fmt, group, jain, mean, occupancy_after, run_scenario, sd,
+from .common import (parse_args, FIGURES, fmt, group, jain, mean, occupancy_after, run_scenario, sd, summarise,
                      table)
 
 PAPER = "Pokhrel & Williamson, Modeling Compound TCP over WiFi for IoT (paper 004)"
@@ -51,6 +57,7 @@ PARTS = {
     "download": ["pokhrel-download"],
     "updown": ["pokhrel-updown"],
     "join-leave": ["pokhrel-join-leave"],
+    "campus": ["pokhrel-campus"],
 }
 SCENARIOS = [s for names in PARTS.values() for s in names]
 
@@ -264,10 +271,196 @@ def join_leave_report(runs: list) -> str:
             + table(head, [r + ["-"] * (width - len(r)) for r in rows]))
 
 
+# -- at campus scale: Fig. 17 on four APs (docs/validation.md 24.5) ---------
+
+#: the AP queues of scenarios/pokhrel-campus.toml, as `qdisc_label` names them
+CAMPUS_QDISCS = ["drop-tail", "vbs-above-target", "vbs-above-target/delivered/w20000"]
+CAMPUS_LAYOUTS = ["one AP", "own channels", "one channel"]
+#: a group whose downloads carry less than this (Mbit/s) has no finite ratio
+STARVED = 0.05
+
+
+def campus_layout(r: dict) -> str:
+    """``one AP``, ``own channels`` (every AP on its own channel) or ``one
+    channel`` (all APs on one channel), from the run's ``wlan.ap_channels``
+    (absent: one AP, as pokhrel-updown.toml)."""
+    ch = r["params"].get("wlan.ap_channels")
+    if not ch or len(ch) == 1:
+        return "one AP"
+    return "one channel" if len(set(ch)) == 1 else "own channels"
+
+
+def _ratio(up: float, down: float) -> float:
+    return up / down if down >= STARVED else float("inf")
+
+
+def campus_run_stats(r: dict) -> dict:
+    """One run's uploads and downloads per AP and over the campus. A flow's
+    AP is its station's entry in the run's ``association`` (or, without one,
+    station index // 10: ten stations per AP as pokhrel-campus.toml).
+    Returns ``aps``: per AP ``up``, ``down`` (Mbit/s), ``ratio`` (up / down,
+    inf when the downloads carry under `STARVED`) and ``jain`` (over its
+    flows); and the campus's ``up``, ``down``, ``ratio``, ``jain`` (over
+    every flow) and ``starving`` (flows under `STARVED`)."""
+    import re
+
+    assoc = r.get("association")
+    per_ap: dict = {}
+    allg = []
+    up = down = 0.0
+    for f in r["flows"]:
+        g = f.get("goodput_mbps", f.get("goodput")) or 0.0
+        n = int(re.search(r"sta(\d+)$", f["name"]).group(1))
+        k = assoc[n] if assoc else n // 10
+        a = per_ap.setdefault(k, {"up": 0.0, "down": 0.0, "g": []})
+        d = "up" if f["name"].startswith("up/") else "down"
+        a[d] += g
+        a["g"].append(g)
+        allg.append(g)
+        if d == "up":
+            up += g
+        else:
+            down += g
+    aps = [{"up": a["up"], "down": a["down"], "ratio": _ratio(a["up"], a["down"]), "jain": jain(a["g"])}
+           for _, a in sorted(per_ap.items())]
+    return {"aps": aps, "up": up, "down": down, "ratio": _ratio(up, down), "jain": jain(allg),
+            "starving": sum(1 for g in allg if g < STARVED)}
+
+
+def campus_agg(runs: list) -> dict:
+    """(layout, AP queue) -> over the seeds: ``up``, ``down`` (campus sums,
+    mean over seeds, with ``up_sd``, ``down_sd``), ``ratio`` (of those
+    means), ``ap_ratio_min`` / ``ap_ratio_max`` (every AP of every seed),
+    ``ap_up`` / ``ap_down`` (mean per AP), ``jain_ap_min`` / ``jain_ap_mean``
+    (each AP's flows), ``jain`` (every flow, mean over seeds), ``starving``
+    (flows under `STARVED` per run, mean over seeds), ``total``,
+    ``aps``, ``seeds``."""
+    out = {}
+    for k, rs in group(runs, lambda r: (campus_layout(r), qdisc_label(r["params"]))).items():
+        st = [campus_run_stats(r) for r in rs]
+        aps = [a for s in st for a in s["aps"]]
+        up, dn = mean(s["up"] for s in st), mean(s["down"] for s in st)
+        out[k] = {"up": up, "down": dn, "up_sd": sd(s["up"] for s in st), "down_sd": sd(s["down"] for s in st),
+                  "ratio": _ratio(up, dn), "total": up + dn,
+                  "ap_ratio_min": min(a["ratio"] for a in aps), "ap_ratio_max": max(a["ratio"] for a in aps),
+                  "ap_up": mean(a["up"] for a in aps), "ap_down": mean(a["down"] for a in aps),
+                  "jain_ap_min": min(a["jain"] for a in aps), "jain_ap_mean": mean(a["jain"] for a in aps),
+                  "jain": mean(s["jain"] for s in st), "starving": mean(s["starving"] for s in st),
+                  "flows": len(rs[0]["flows"]),
+                  "aps": len(st[0]["aps"]), "seeds": len(st)}
+    return out
+
+
+def _fr(x: float) -> str:
+    return "> 100" if x > 100 else fmt(x)
+
+
+def _rng(lo: float, hi: float) -> str:
+    """A range of ratios: ``1.01-1.20``, ``11.02 to > 100``, ``> 100``."""
+    if lo > 100:
+        return "> 100"
+    return f"{fmt(lo)} to > 100" if hi > 100 else f"{fmt(lo)}-{fmt(hi)}"
+
+
+def campus_report(runs: list) -> tuple[str, dict]:
+    """The table of docs/validation.md 24.5 from runs of pokhrel-campus.toml
+    (and the one-AP baseline: pokhrel-updown.toml at B_ap = 100, p_w =
+    0.2); returns (Markdown, `campus_agg`)."""
+    agg = campus_agg(runs)
+    rows = []
+    for lay in CAMPUS_LAYOUTS:
+        for qd in CAMPUS_QDISCS:
+            a = agg.get((lay, qd))
+            if a is None:
+                continue
+            rows.append([lay, qd, a["aps"], a["seeds"], f"{fmt(a['up'])} ± {fmt(a['up_sd'])}",
+                         f"{fmt(a['down'])} ± {fmt(a['down_sd'])}", f"{fmt(a['ap_up'])} / {fmt(a['ap_down'])}",
+                         _fr(a["ratio"]), _rng(a["ap_ratio_min"], a["ap_ratio_max"]),
+                         f"{fmt(a['jain_ap_min'], 3)} / {fmt(a['jain_ap_mean'], 3)}", fmt(a["jain"], 3),
+                         f"{fmt(a['starving'], 1)} of {a['flows']}"])
+    txt = ("### Pokhrel & Williamson Fig. 17 at campus scale: 4 APs x (5 uploads + 5 downloads), p_w = 0.2, "
+           "B_ap = 100\n\n"
+           "Paper (one AP): without VBS the uploads win (download data lost at the AP's full buffer); with"
+           " VBS uploads and downloads are fair. Uploads and downloads: sums over the campus (Mbit/s, mean"
+           " ± sd over seeds); per AP: mean over APs and seeds; up / down per AP: the range over every AP"
+           " of every seed (> 100: the downloads starve); flows < 0.05 Mbit/s: mean per run.\n\n"
+           + table(["layout", "AP queue", "APs", "seeds", "uploads", "downloads", "per AP up / down",
+                    "up / down", "up / down per AP", "Jain per AP min / mean", "Jain, all flows",
+                    "flows < 0.05 Mbit/s"], rows))
+    return txt, agg
+
+
+def campus_claims(agg: dict, cmd: str, where: str) -> list:
+    """The claims of docs/validation.md 24.5 from `campus_agg` (`claims.Claim`
+    list): drop-tail's unfairness at every AP, VBS as the paper measures
+    h_i, and VBS with h_i = data moved over 20000 services (the variant
+    fair on one AP here), each in both layouts (own channels, one channel)
+    beside the one-AP runs. A layout missing from ``agg`` counts as not
+    holding."""
+    from .claims import Claim, verdict, within
+
+    nan = float("nan")
+    none = {"ratio": nan, "ap_ratio_min": nan, "ap_ratio_max": nan, "jain_ap_mean": nan}
+
+    def get(lay, qd):
+        return agg.get((lay, qd), none)
+
+    def per_ap(qd):
+        a, b, one = get("own channels", qd), get("one channel", qd), get("one AP", qd)
+        return a, b, (f"up / down per AP {_rng(a['ap_ratio_min'], a['ap_ratio_max'])} on own channels,"
+                      f" {_rng(b['ap_ratio_min'], b['ap_ratio_max'])} on one channel (campus"
+                      f" {_fr(a['ratio'])}, {_fr(b['ratio'])}; one AP {_fr(one['ratio'])})")
+
+    out = []
+    a, b, txt = per_ap("drop-tail")
+    v, c = verdict(a["ap_ratio_min"] > 2 and b["ap_ratio_min"] > 2, a["ratio"] > 2 and b["ratio"] > 2,
+                   "some AP's downloads are not behind")
+    out.append(Claim("004", "Fig. 17 on 4 APs (p_w 0.2, B_ap 100): with drop-tail the uploads win at every AP, "
+                            "cells apart and cells interfering", "direction: uploads win (one AP)", txt,
+                     v, c, cmd, where, "24.5"))
+
+    def fair(x):
+        return within(x["ap_ratio_min"], 0.8, 1.25) and within(x["ap_ratio_max"], 0.8, 1.25)
+
+    dt = get("own channels", "drop-tail")["ratio"], get("one channel", "drop-tail")["ratio"]
+    a, b, txt = per_ap("vbs-above-target")
+    v, c = verdict(fair(a) and fair(b), a["ratio"] < dt[0] and b["ratio"] < dt[1],
+                   "as on one AP (5.3): VBS rescues the downloads but equal shares of AP services are not equal "
+                   "throughputs (a refused TCP ACK costs its upload almost nothing)")
+    out.append(Claim("004", "VBS at each AP (Algorithm 1, c = 0.6, h_i = share of AP services) makes every AP "
+                            "fair, cells apart and cells interfering", "up / down about 1 (one AP)", txt,
+                     v, c, cmd, where, "24.5"))
+    a, b, txt = per_ap("vbs-above-target/delivered/w20000")
+    v, c = verdict(fair(a) and fair(b), within(a["ratio"], 0.8, 1.25) and within(b["ratio"], 0.8, 1.25),
+                   "fair over the campus but not at every AP")
+    out.append(Claim("004", "At scale: the per-AP fix that is fair on one AP here (VBS, h_i = share of TCP data "
+                            "moved over 20000 services) keeps every AP fair, cells apart and cells interfering",
+                     "up / down about 1 (one AP)", txt, v, c, cmd, where, "24.5"))
+    return out
+
+
+def campus_runs(sets: list, jobs: int, cache: Optional[Path], store: bool = False) -> list:
+    """The runs of 24.5: scenarios/pokhrel-campus.toml and the one-AP
+    baseline (pokhrel-updown.toml at B_ap = 100, p_w = 0.2 with the same
+    three AP queues), with the ``sets`` overrides (the seeds). 200 s also
+    for ``--quick``: the 20000-service window of the third queue spans
+    40-60 s of one AP's services, about 150 s when four APs share a
+    channel."""
+    sets = list(sets)
+    pw = ", ".join(f'"channel.classes[{i}].{d}"=0.2' for i in (0, 1) for d in ("per_down", "per_up"))
+    cases = ", ".join("{" + pw + ", " + c + "}" for c in (
+        '"ap.qdisc.kind"="drop-tail"', '"ap.qdisc.kind"="vbs", "ap.qdisc.update"="above-target"',
+        '"ap.qdisc.kind"="vbs", "ap.qdisc.update"="above-target", "ap.qdisc.measure"="delivered", '
+        '"ap.qdisc.window"=20000'))
+    base = run_scenario("pokhrel-updown", jobs=jobs, cache=cache, reduce=summarise,
+                        sets=sets + ["sweep.ap.queue_packets=[100]", f"sweep.cases=[{cases}]"])
+    return base + run_scenario("pokhrel-campus", jobs=jobs, cache=cache, store=store, reduce=summarise, sets=sets)
+
+
 # -- main --------------------------------------------------------------------
 
 def main(argv: Optional[list] = None) -> int:
-    a, want = parse_args("p004_pokhrel", __doc__, PARTS, argv, quick_help="one seed (and 60 s download/up-down runs): a smoke test", figures=FIGURES, seeds=True)
+    a, want = parse_args("p004_pokhrel", __doc__, PARTS, argv, quick_help="one seed (and 60 s download/up-down runs; campus keeps 200 s): a smoke test", figures=FIGURES, seeds=True)
     cache = Path(a.cache) if a.cache else None
     seeds = ["scenario.seeds=[1]"] if a.quick else []
     if a.seeds:
@@ -295,6 +488,8 @@ def main(argv: Optional[list] = None) -> int:
     if "join-leave" in want:
         runs = run_scenario("pokhrel-join-leave", sets=seeds, **kw)
         print(join_leave_report(runs) + "\n", flush=True)
+    if "campus" in want:
+        print(campus_report(campus_runs(seeds, a.jobs, cache, store=a.store))[0] + "\n", flush=True)
     print(f"# total wall time {time.monotonic() - t0:.1f} s")
     return 0
 
@@ -309,7 +504,9 @@ def claims(full: bool = False, jobs: int = 2, cache: Optional[Path] = None):
     """The paper's claims beside this module's runs (`claims.PaperClaims`):
     download-download unfairness and VBS (Figs. 2, 3, 11, 14, 15) at retry
     limits 7 and 4, p_w 0 and 0.3, drop-tail and VBS (above-target); one
-    seed and 60 s runs unless ``full`` (the scenario's seeds, 200 s)."""
+    seed and 60 s runs unless ``full`` (the scenario's seeds, 200 s). Then
+    Fig. 17 at campus scale (`campus_claims`, docs/validation.md 24.5): 200
+    s runs, one seed unless ``full``."""
     from .claims import Claim, PaperClaims, pct, quick_sets, verdict, within
 
     cmd = f"python -m {__name__}" + ("" if full else " --quick")
@@ -355,4 +552,10 @@ def claims(full: bool = False, jobs: int = 2, cache: Optional[Path] = None):
     v, c = verdict(abs(tot) <= 5.0, abs(tot) <= 10.0, "VBS's blocking leaves airtime unused")
     out.claims.append(Claim("004", "Figs. 14-15: VBS keeps the total throughput (retry limit 4, p_w 0.3)",
                             "total unchanged", f"{tot:+.1f} % of drop-tail", v, c, only, src, "5.1.1"))
+    # at campus scale (docs/validation.md 24.5): 200 s runs, seed 1 unless full
+    txt, agg = campus_report(campus_runs(quick_sets(full), jobs, cache))
+    out.tables.append(txt)
+    out.claims += campus_claims(agg, f"{cmd} --only campus",
+                                "scenarios/pokhrel-campus.toml and pokhrel-updown.toml (B_ap 100, p_w 0.2), "
+                                + ("scenario's seeds" if full else "seed 1") + ", 200 s")
     return out
