@@ -26,10 +26,14 @@ multi-poll hybrid, TCP ACK filtering and the power-control game.
   (``scenarios/hcf-ackfilter-ht.toml``), and on polled 802.11n stations
   (``scenarios/paper000-fig9.toml``, ``paper000-fig10.toml``,
   ``paper000-fig11.toml``).
+* Section VI asked again on 802.11ac and 802.11ax (``ackairtime``): how much
+  of the airtime the uplink TCP ACK stream of one download takes as the
+  downlink rate grows (VHT MCS 0-9, HE MCS 0-11, 80 MHz), with the filter
+  off and on (``scenarios/ack-airtime-vht-he.toml``).
 
 Reproduce::
 
-    python -m wifitcp.repro.p000_cuzanauskas [--only power,stations,one-active,cell,ackfilter,txop]
+    python -m wifitcp.repro.p000_cuzanauskas [--only power,stations,one-active,cell,ackfilter,txop,ackairtime]
                                              [--quick] [--jobs 2] [--figures docs/figures]
                                              [--no-figures] [--store] [--cache DIR]
 
@@ -63,6 +67,7 @@ PARTS = {
     "ackfilter": ["multipoll-ackfilter", "hcf-ackfilter-ht", "paper000-fig9", "paper000-fig10",
                   "paper000-fig11"],
     "txop": ["paper000-fig11-txop", "paper000-fig9-txop", "paper000-fig7-8-txop", "paper000-fig3-4-txop"],
+    "ackairtime": ["ack-airtime-vht-he"],
 }
 SCENARIOS = [s for names in PARTS.values() for s in names]
 
@@ -289,6 +294,83 @@ def multipoll_fig(rows: list, path: Path):
     plt.close(fig)
 
 
+# -- Section VI on 802.11ac/ax: the uplink ACK stream's airtime -----------------
+
+def ack_airtime_summary(r: dict) -> dict:
+    """What ``ack_airtime_rows`` reads of one run of
+    ``scenarios/ack-airtime-vht-he.toml``: goodput, the station's data
+    PPDUs (its TCP ACKs: the flow is a download) and their airtime, the
+    airtime of every frame of both members (data, Ack, BlockAck, BlockAckReq,
+    RTS/CTS; the whole run), the ACKs the filter removed."""
+    st = {s["name"]: (s.get("hcf") or {}) for s in r.get("stations", [])}
+    air = {n: (h.get("airtime_s") or {}) for n, h in st.items()}
+    sta = st.get("sta0", {})
+    return {"params": r.get("params", {}), "seed": r.get("seed"), "agg": r.get("aggregate_mbps"),
+            "duration_s": r.get("duration_s"),
+            "ack_air": air.get("sta0", {}).get("data", 0.0),
+            "all_air": sum(sum(a.values()) for a in air.values()),
+            "ack_ppdus": sta.get("data_ppdus", 0), "mpdus_per_ppdu": sta.get("mean_mpdus_per_ppdu", 0.0),
+            "removed": (r.get("ledger") or {}).get("dropped", {}).get("ack_filtered", 0)}
+
+
+def ack_airtime_rows(runs: list) -> list:
+    """Per (standard, MCS), in that order, means over seeds with
+    the filter off and on: goodput (``agg``), the TCP ACK PPDUs' share of
+    all airtime (``share``, %), uplink PPDUs per second (``pps``), MPDUs per
+    uplink PPDU (``mpp``) and ACKs removed per run (``removed``)."""
+    g = group(runs, lambda r: (r["params"].get("phy.standard"), r["params"].get("phy.mcs"),
+                               r["params"].get("wlan.station_qdisc.kind")))
+    out = []
+    for (std, mcs) in sorted({(k[0], k[1]) for k in g}):
+        row = {"standard": std, "mcs": mcs}
+        for filt, tag in (("drop-tail", "off"), ("ack-first", "on")):
+            rs = g.get((std, mcs, filt), [])
+            row[tag] = {"agg": mean(r["agg"] for r in rs),
+                        "share": mean(100 * r["ack_air"] / max(r["all_air"], 1e-12) for r in rs),
+                        "pps": mean(r["ack_ppdus"] / r["duration_s"] for r in rs),
+                        "mpp": mean(r["mpdus_per_ppdu"] for r in rs),
+                        "removed": mean(r["removed"] for r in rs), "seeds": len(rs)}
+        out.append(row)
+    return out
+
+
+def ack_airtime_table(runs: list) -> str:
+    """`ack_airtime_rows` as a table."""
+    rows = [[x["standard"], x["mcs"], x["off"]["seeds"], fmt(x["off"]["agg"], 1), fmt(x["on"]["agg"], 1),
+             f"{100 * (x['on']['agg'] / x['off']['agg'] - 1):+.1f} %" if x["off"]["agg"] else "",
+             fmt(x["off"]["share"]) + " %", fmt(x["on"]["share"]) + " %",
+             fmt(x["off"]["pps"], 0), fmt(x["on"]["pps"], 0), fmt(x["off"]["mpp"], 1), fmt(x["on"]["mpp"], 1),
+             fmt(x["on"]["removed"], 0)] for x in ack_airtime_rows(runs)]
+    return ("ack-airtime-vht-he (one download, 80 MHz, one stream; mean over seeds; airtime over the "
+            "whole run)\n\n"
+            + table(["standard", "MCS", "seeds", "Mbit/s, filter off", "on", "gain",
+                     "ACK airtime share, off", "on", "uplink PPDUs/s, off", "on",
+                     "MPDUs per uplink PPDU, off", "on", "ACKs removed per run"], rows))
+
+
+def ack_airtime_verdict(rows: list) -> tuple:
+    """(verdict, cause, text) of the 802.11ac/ax claim from
+    `ack_airtime_rows`: holds when, for each standard, the ACK stream's
+    share of the airtime without the filter is higher at the highest MCS
+    than at MCS 0, and at every MCS the filter lowers that share and gains
+    goodput, by at most the paper's 10 %."""
+    from .claims import verdict
+    by_std = group(rows, lambda x: x["standard"])
+    grows = all(v[-1]["off"]["share"] > v[0]["off"]["share"] for v in by_std.values())
+    gains = [100 * (x["on"]["agg"] / x["off"]["agg"] - 1) for x in rows if x["off"]["agg"]]
+    lower = all(x["on"]["share"] < x["off"]["share"] for x in rows)
+    ok = grows and lower and gains and all(0 < g <= 10 for g in gains)
+    v, c = verdict(ok, lower and bool(gains) and all(g > 0 for g in gains),
+                   "the share does not grow with the rate, or a gain is above the paper's 10 %")
+    parts = []
+    for std, v_ in by_std.items():
+        parts.append(f"{std}: {v_[0]['off']['share']:.1f} % at MCS {v_[0]['mcs']} -> {v_[-1]['off']['share']:.1f} % "
+                     f"at MCS {v_[-1]['mcs']} (filter on {min(x['on']['share'] for x in v_):.1f}-"
+                     f"{max(x['on']['share'] for x in v_):.1f} %)")
+    text = "; ".join(parts) + (f"; goodput {min(gains):+.1f} to {max(gains):+.1f} %" if gains else "")
+    return v, c, text
+
+
 # -- main --------------------------------------------------------------------
 
 def main(argv: Optional[list] = None) -> int:
@@ -325,6 +407,9 @@ def main(argv: Optional[list] = None) -> int:
         for name in ("paper000-fig7-8-txop", "paper000-fig3-4-txop"):
             runs = run_scenario(name, **kw)
             print(figure_report(name, runs) + "\n\n" + counters_table(runs) + "\n", flush=True)
+    if "ackairtime" in want:
+        runs = run_scenario("ack-airtime-vht-he", **dict(kw, reduce=ack_airtime_summary))
+        print(ack_airtime_table(runs) + "\n", flush=True)
     print(f"# total wall time {time.monotonic() - t0:.1f} s")
     return 0
 
@@ -456,4 +541,12 @@ def claims(full: bool = False, jobs: int = 2, cache: Optional[Path] = None):
     out.claims.append(Claim("000", "Fig. 9: redundant ACKs removed, 1-8 sessions (polled TXOPs with A-MPDUs)",
                             "about 18 % of the packets", f"{lo:.1f}-{hi:.1f} % of the packets on the AP's wire",
                             v, c, f"{cmd} --only txop", f"scenarios/paper000-fig9-txop.toml, {how}", "1.12"))
+    # Section VI on 802.11ac/ax: the uplink ACK stream's airtime
+    aa = run_scenario("ack-airtime-vht-he", **dict(kw, reduce=ack_airtime_summary))
+    out.tables.append(ack_airtime_table(aa))
+    v, c, text = ack_airtime_verdict(ack_airtime_rows(aa))
+    out.claims.append(Claim("000", "Section VI on 802.11ac/ax: the uplink TCP ACK stream's share of the airtime "
+                                   "as the downlink rate grows, and what the ACK filter gives back",
+                            "ACK filtering up to +10 % TCP throughput (802.11n)", text, v, c,
+                            f"{cmd} --only ackairtime", f"scenarios/ack-airtime-vht-he.toml, {how}", "1.13"))
     return out
