@@ -78,7 +78,7 @@ impl MuPhy<'_> {
     fn control(&self, bytes: u32) -> SimDur {
         self.timing.tx_time(bytes, self.timing.control_rate)
     }
-    fn block_ack_len(&self) -> u32 {
+    pub(super) fn block_ack_len(&self) -> u32 {
         BLOCK_ACK_LEN + self.bitmap_octets - 8
     }
 
