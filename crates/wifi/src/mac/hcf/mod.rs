@@ -17,7 +17,12 @@
 //!   the originator gave up on MPDUs or, with `bar_after_missed_ba`, after
 //!   a missed BlockAck);
 //! - `rx.rs`: the recipient (reordering buffer on `blockack::Recipient`,
-//!   MSDUs passed up in order, ACK / BlockAck responses after SIFS).
+//!   MSDUs passed up in order, ACK / BlockAck responses after SIFS; a
+//!   user's share of an HE MU PPDU, the HE TB PPDU a first user sends);
+//! - `mu_exchange.rs`: an 802.11ax AP's downlink MU exchange (one HE MU
+//!   PPDU of per-station A-MPDUs when its multi-user scheduler picks one,
+//!   then MU-BAR, aggregated MU-BAR or SU-format BlockAcks), on the
+//!   control frames and airtimes of `mu.rs`.
 //!
 //! Model choices, each a statement of what is and is not modelled:
 //! - ADDBA is not exchanged: every (transmitter, receiver, TID) has an
