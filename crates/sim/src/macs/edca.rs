@@ -81,7 +81,7 @@ wifitcp_core::config_table! {
         pub mu_n_stations: u32 = 4,
         /// How stations acknowledge a downlink MU PPDU: "mu_bar", "aggregated_mu_bar" or "su".
         pub mu_dl_ack: MuDlAckName = MuDlAckName::MuBar,
-        /// The AP triggers uplink access this often (ns-3's AccessReqInterval; 0: only when it holds no downlink data).
+        /// Uplink triggering interval (ns-3's AccessReqInterval); checked, unused until uplink OFDMA is modelled.
         #[key(range = wifitcp_core::schema::r(In(0.0), In(1e9)), unit = "us")]
         pub mu_access_req_interval_us: f64 = 0.0,
     }

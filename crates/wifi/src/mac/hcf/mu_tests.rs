@@ -149,6 +149,7 @@ fn events_per_mu_ppdu_do_not_grow_with_users() {
         r.events as f64 / ap(&r).stats.mu_ppdus as f64
     };
     let (four, eight) = (per(4), per(8));
+    println!("events per MU PPDU: {four:.3} with 4 users, {eight:.3} with 8");
     // A wake-up to win access (and one to take the exchange's MSDUs), the
     // ends of the MU PPDU, the MU-BAR and the HE TB PPDU, and the wake-ups
     // that send the MU-BAR and the HE TB PPDU.
