@@ -493,6 +493,16 @@ fn pcf_polling_json(s: &wifitcp_wifi::mac::pcf::PcfStats, list: (u64, u64, usize
 /// missing, explicit BlockAckReqs, MPDU retransmissions, internal
 /// collisions, and airtime by frame type.
 fn hcf_json(s: &wifitcp_wifi::mac::HcfStats) -> Value {
+    let mut v = hcf_su_json(s);
+    if s.mu_ppdus > 0 {
+        // (an OFDMA AP: its data PPDUs above count each user's A-MPDU)
+        v["mu_ppdus"] = json!(s.mu_ppdus);
+        v["mu_users"] = json!(s.mu_users);
+    }
+    v
+}
+
+fn hcf_su_json(s: &wifitcp_wifi::mac::HcfStats) -> Value {
     let ppdus: u64 = s.mpdus_per_ppdu.iter().sum();
     let mpdus: u64 = s.mpdus_per_ppdu.iter().enumerate().map(|(k, n)| k as u64 * n).sum();
     let last = s.mpdus_per_ppdu.iter().rposition(|&n| n > 0).unwrap_or(0);

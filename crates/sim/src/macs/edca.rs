@@ -7,7 +7,7 @@ use super::{MacKind, Member};
 use crate::config::{AcName, BackoffRule, CollisionRestart, IdleAccess, PollMode, Scenario};
 use wifitcp_core::config::ConfigError;
 use wifitcp_core::SimDur;
-use wifitcp_wifi::mac::hcf::PollConfig;
+use wifitcp_wifi::mac::hcf::{MuConfig, PollConfig};
 use wifitcp_wifi::mac::pcf::PollList;
 use wifitcp_wifi::mac::sched::ListScheduler;
 use wifitcp_wifi::mac::MacAddr;
@@ -68,7 +68,51 @@ wifitcp_core::config_table! {
         /// again. `false`: polled stations contend between polls as well.
         pub poll_token: bool = false,
         use activity_keys;
+        /// 802.11ax OFDMA at the AP: "off", "dl" (downlink MU PPDUs), "ul" or "dl+ul".
+        ///
+        /// `wifitcp_wifi::mac::hcf` (mu_exchange.rs): when the AP wins a
+        /// TXOP, ns-3's round-robin multi-user scheduler may send one HE MU
+        /// PPDU of per-station A-MPDUs on resource units. Needs
+        /// phy.standard = "802.11ax". Uplink trigger-based access is not
+        /// modelled yet: "ul" and "dl+ul" are rejected.
+        pub ofdma: OfdmaMode = OfdmaMode::Off,
+        /// Stations per MU PPDU at most (ns-3 RrMultiUserScheduler's NStations).
+        #[key(range = wifitcp_core::schema::r(In(1.0), In(74.0)), unit = "stations")]
+        pub mu_n_stations: u32 = 4,
+        /// How stations acknowledge a downlink MU PPDU: "mu_bar", "aggregated_mu_bar" or "su".
+        pub mu_dl_ack: MuDlAckName = MuDlAckName::MuBar,
+        /// Uplink triggering interval (ns-3's AccessReqInterval); checked, unused until uplink OFDMA is modelled.
+        #[key(range = wifitcp_core::schema::r(In(0.0), In(1e9)), unit = "us")]
+        pub mu_access_req_interval_us: f64 = 0.0,
     }
+}
+
+/// `mac.ofdma`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum OfdmaMode {
+    #[serde(rename = "off")]
+    Off,
+    #[serde(rename = "dl")]
+    Dl,
+    #[serde(rename = "ul")]
+    Ul,
+    #[serde(rename = "dl+ul")]
+    DlUl,
+}
+impl wifitcp_core::config::KeyType for OfdmaMode {
+    const TY: wifitcp_core::schema::Ty = wifitcp_core::schema::Ty::Str;
+}
+
+/// `mac.mu_dl_ack`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MuDlAckName {
+    MuBar,
+    AggregatedMuBar,
+    Su,
+}
+impl wifitcp_core::config::KeyType for MuDlAckName {
+    const TY: wifitcp_core::schema::Ty = wifitcp_core::schema::Ty::Str;
 }
 
 use wifitcp_core::schema::B::{Ex, In};
@@ -180,7 +224,37 @@ fn check(h: &EdcaTable, s: &Scenario, t: &PhyTiming) -> Result<(), ConfigError> 
             );
         }
     }
+    check_ofdma(h, t)
+}
+
+/// `mac.ofdma` and its keys: the HE PHY, BlockAck, downlink only.
+fn check_ofdma(h: &EdcaTable, t: &PhyTiming) -> Result<(), ConfigError> {
+    if h.ofdma == OfdmaMode::Off {
+        return Ok(());
+    }
+    let e = |path: &str, reason: &str| Err(ConfigError::new(format!("mac.{path}"), reason.to_string()));
+    if !matches!(t.ht, Some(wifitcp_wifi::phy::TxVector::He(_))) {
+        return e("ofdma", "OFDMA needs phy.standard = \"802.11ax\"");
+    }
+    if matches!(h.ofdma, OfdmaMode::Ul | OfdmaMode::DlUl) {
+        return e("ofdma", "uplink OFDMA (trigger-based access) is not modelled yet; use \"dl\" or \"off\"");
+    }
+    if !h.block_ack {
+        return e("ofdma", "downlink MU PPDUs are acknowledged by BlockAck: needs mac.block_ack = true");
+    }
+    let x = h.mu_access_req_interval_us;
+    if !(x.is_finite() && x >= 0.0) {
+        return e("mu_access_req_interval_us", "must be 0 or more");
+    }
+    if h.mu_n_stations == 0 {
+        return e("mu_n_stations", "at least 1");
+    }
     Ok(())
+}
+
+/// Whether the cell's AP sends downlink MU PPDUs.
+pub(crate) fn ofdma_on(h: &EdcaTable) -> bool {
+    h.ofdma != OfdmaMode::Off
 }
 
 impl EdcaTable {
@@ -206,6 +280,21 @@ fn build(h: &EdcaTable, m: &Member) -> AnyMac {
         };
         let txop = SimDur::from_micros_f64(h.poll_txop_us.unwrap_or(D_POLL_TXOP_US));
         hcf.set_poller(Box::new(ListScheduler::new(list, txop)), cfg);
+    }
+    if m.is_ap() && !m.elsewhere && h.ofdma != OfdmaMode::Off {
+        use wifitcp_wifi::mac::hcf::mu::DlAck;
+        let stations = (0..m.ap_of.len()).filter(|&k| k != m.i && m.ap_of[k] == m.i).map(|k| MacAddr(k as u32)).collect();
+        hcf.set_mu(MuConfig {
+            dl: matches!(h.ofdma, OfdmaMode::Dl | OfdmaMode::DlUl),
+            ul: matches!(h.ofdma, OfdmaMode::Ul | OfdmaMode::DlUl),
+            max_stations: h.mu_n_stations,
+            ack: match h.mu_dl_ack {
+                MuDlAckName::MuBar => DlAck::MuBar,
+                MuDlAckName::AggregatedMuBar => DlAck::AggregatedMuBar,
+                MuDlAckName::Su => DlAck::SuFormat,
+            },
+            stations,
+        });
     }
     AnyMac::from(hcf)
 }

@@ -398,6 +398,14 @@ fn build_bss(
     bss.set_control_rng(RngStream::derive(seed, &format!("medium/control-errors{suffix}")));
     bss.set_grouping(s.mac.common.group_bystanders);
     if let Some(m) = sense {
+        if let crate::macs::MacKindConfig::Edca(h) = &s.mac.kind {
+            if crate::macs::edca::ofdma_on(h) {
+                return Err(ConfigError::new(
+                    "mac.ofdma",
+                    "OFDMA runs on cells where every station hears every other without delay (the shared medium); this cell needs per-station carrier sense",
+                ));
+            }
+        }
         bss.set_sense(m);
     }
     Ok(bss)

@@ -81,6 +81,7 @@ mod tests {
 
     fn data(bytes: u32, mbps: u32) -> Frame {
         Frame {
+            mu: None,
             kind: FrameKind::Data,
             ta: MacAddr(0),
             ra: MacAddr(1),

@@ -121,6 +121,7 @@ impl BeaconClock {
     /// their NAV (the CF Parameter Set's CFPDurRemaining under PCF, else 0).
     pub fn frame(&self, ta: MacAddr, duration: SimDur) -> Frame {
         Frame {
+            mu: None,
             kind: FrameKind::Beacon,
             ta,
             ra: ta,

@@ -291,6 +291,14 @@ impl Mpdus {
             _ => None,
         }
     }
+    /// The MPDUs as a vector (an MU PPDU's users are judged one by one).
+    pub fn into_vec(self) -> Vec<Mpdu> {
+        match self.0 {
+            Inner::None => Vec::new(),
+            Inner::One(m) => vec![m],
+            Inner::Many(v) => v,
+        }
+    }
     /// Set every MPDU's FCS outcome.
     #[inline]
     pub fn set_fcs_all(&mut self, ok: bool) {
@@ -329,6 +337,9 @@ pub struct Frame {
     pub contended: bool,
     /// The MPDUs (empty for control frames without a body).
     pub mpdus: Mpdus,
+    /// The users of a multi-user frame (`mac::mu_frame`); `None`: the
+    /// frame is for its RA alone.
+    pub mu: Option<Box<crate::mac::mu_frame::MuInfo>>,
 }
 
 /// A frame kept boxed (the one an RTS protects) when its owner keeps

@@ -21,6 +21,7 @@ pub mod edca;
 pub mod exchange;
 pub mod frame;
 pub mod hcf;
+pub mod mu_frame;
 pub mod pcf;
 pub mod sched;
 
@@ -30,3 +31,4 @@ pub use api::{Bystander, Demand, GroupRules, Mac};
 pub use dcf::{Dcf, DcfParams, MacCounters};
 pub use frame::{AckPolicy, Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdu, MpduBody, Mpdus, Msdu};
 pub use hcf::{Hcf, HcfParams, HcfStats};
+pub use mu_frame::{MuInfo, MuUserTx};

@@ -147,12 +147,16 @@ impl<M: Mac> Bss<M> {
         out: &mut Vec<BssOutput>,
     ) -> bool {
         let ok = match at {
+            AtReceiver::Clear if f.is_mu_ppdu() => self.judge_mu(now, s, f),
             AtReceiver::Clear => self.judge(now, s, f),
             AtReceiver::Interfered(chunks) => self.judge_sensed(now, s, f, chunks),
             AtReceiver::Lost => false,
         };
         if !ok {
             f.mpdus.set_fcs_all(false);
+            if let Some(mu) = f.mu.as_mut() {
+                mu.users.iter_mut().for_each(|u| u.ok = false);
+            }
             if f.contended && !matches!(at, AtReceiver::Clear) {
                 self.medium[s].collided += 1;
             }
@@ -191,6 +195,10 @@ impl<M: Mac> Carrier<M> for Shared {
         // its receiver gets nothing, see `burst_goes_on`.)
         if ra < bss.macs.len() && quiet_after {
             bss.take(ra);
+            // (every user of a multi-user frame takes part, `medium::mu`)
+            if let Some(mu) = &frame.mu {
+                mu.users.iter().for_each(|u| bss.take(u.addr.0 as usize));
+            }
         }
         (tx.sender, frame, SharedGone { tx, corrupted, quiet_after })
     }
@@ -243,6 +251,8 @@ impl<M: Mac> Carrier<M> for Shared {
                 let rx = reported && !bss.sent_during(t, tx.seq);
                 let heard = if !rx {
                     Heard::Not
+                } else if let Some(ok) = frame.mu_outcome(t) {
+                    Heard::Received(ok)
                 } else if t == ra {
                     Heard::Received(ok_at_ra)
                 } else {

@@ -335,6 +335,7 @@ mod tests {
     fn frame(kind: FrameKind, bytes: u32, rate_mbps: u32) -> Frame {
         let (ta, ra) = if kind == FrameKind::Data { (0, 1) } else { (1, 0) };
         Frame {
+            mu: None,
             kind,
             ta: MacAddr(ta),
             ra: MacAddr(ra),

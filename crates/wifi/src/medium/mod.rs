@@ -72,6 +72,7 @@
 mod carrier;
 pub(crate) mod errors;
 mod group;
+mod mu;
 pub mod sense;
 #[cfg(test)]
 mod trait_tests;

@@ -69,6 +69,7 @@ impl Toy {
             .collect();
         let bytes = MPDU_BYTES * MPDUS as u32;
         Frame {
+            mu: None,
             kind: FrameKind::QosData,
             ta: self.addr,
             ra: MacAddr(1),
@@ -145,6 +146,7 @@ impl Mac for Toy {
             self.aggregate()
         } else {
             Frame {
+                mu: None,
                 kind: FrameKind::BlockAck,
                 ta: self.addr,
                 ra: MacAddr(0),

@@ -198,6 +198,10 @@ impl HeTxVector {
     pub fn band(self) -> HeBand {
         self.band
     }
+    /// Packet extension (us).
+    pub fn pe_us(self) -> u8 {
+        self.pe_us
+    }
     /// Data bits per OFDM symbol over all streams (N_DBPS).
     pub fn ndbps(self) -> u32 {
         super::ht::data_bits_per_symbol(

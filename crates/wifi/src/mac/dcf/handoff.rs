@@ -40,6 +40,7 @@ impl Withdrawn {
         let c = &mut self.0;
         let rate = t.data_rate;
         let f = Frame {
+            mu: None,
             kind,
             ta,
             ra: c.ra,

@@ -506,6 +506,7 @@ impl Dcf {
         let cur = self.cur.as_ref().expect("data frame without MSDU");
         let no_ack = self.p.ack_policy == AckPolicy::NoAck;
         Frame {
+            mu: None,
             kind: if no_ack { FrameKind::QosData } else { FrameKind::Data },
             ta: self.addr,
             ra: cur.ra,

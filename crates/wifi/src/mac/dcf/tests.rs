@@ -167,6 +167,7 @@ fn eifs_after_error_and_cleared_by_good_frame() {
     d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
     d.bo.slots = Some(2);
     let other = Frame {
+        mu: None,
         kind: FrameKind::Data,
         ta: MacAddr(2),
         ra: MacAddr(0),
@@ -197,6 +198,7 @@ fn nav_defers_until_duration_expires() {
     d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
     d.bo.slots = Some(0);
     let rts = Frame {
+        mu: None,
         kind: FrameKind::Rts,
         ta: MacAddr(2),
         ra: MacAddr(0),
@@ -276,6 +278,7 @@ fn receiver_acks_after_sifs_and_discards_duplicates() {
     let mut d = sta(0, u32::MAX);
     let mut out = vec![];
     let mut f = Frame {
+        mu: None,
         kind: FrameKind::Data,
         ta: MacAddr(1),
         ra: MacAddr(0),
@@ -315,6 +318,7 @@ fn false_duplicate_after_sequence_wrap_is_acked_and_reported_dropped() {
     let mut d = sta(0, u32::MAX);
     let mut out = vec![];
     let mut f = Frame {
+        mu: None,
         kind: FrameKind::Data,
         ta: MacAddr(1),
         ra: MacAddr(0),
@@ -473,6 +477,7 @@ fn other_frame_during_ack_wait_fails_the_exchange() {
     d.on_cca(us(107), true, &mut out);
     assert_eq!(d.next_wakeup(), SimTime::NEVER, "waits for the reception to end");
     let f = Frame {
+        mu: None,
         kind: FrameKind::Data,
         ta: MacAddr(0),
         ra: MacAddr(1),
@@ -698,6 +703,7 @@ fn fixed_per_spares_control_frames() {
     let mut m = FixedPer { uplink: vec![0.0, 0.4], downlink: vec![0.0, 0.3], is_ap: vec![true, false] };
     let mut rng = RngStream::derive(1, "t");
     let data = |ta: u32, ra: u32| Frame {
+        mu: None,
         kind: FrameKind::Data,
         ta: MacAddr(ta),
         ra: MacAddr(ra),
@@ -987,6 +993,7 @@ fn rate_control_chooses_each_attempts_rate_and_hears_its_outcome() {
     let end = t + f.airtime;
     d.on_tx_end(end, &mut out);
     let ack = Frame {
+        mu: None,
         kind: FrameKind::Ack,
         ta: MacAddr(0),
         ra: MacAddr(1),

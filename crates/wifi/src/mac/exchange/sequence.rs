@@ -272,6 +272,7 @@ pub fn control_frame(
     airtime: SimDur,
 ) -> Frame {
     Frame {
+        mu: None,
         kind,
         ta,
         ra,

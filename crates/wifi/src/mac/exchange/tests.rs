@@ -75,6 +75,7 @@ fn data(ids: &[u64], ack: crate::mac::AckPolicy, ok: &[bool]) -> crate::mac::Fra
     let v: Vec<Mpdu> = ids.iter().zip(ok).map(mpdu).collect();
     let mpdus = if v.len() == 1 { Mpdus::one(v.into_iter().next().unwrap()) } else { Mpdus::many(v) };
     Frame {
+        mu: None,
         kind: FrameKind::QosData,
         ta: MacAddr(0),
         ra: MacAddr(1),
@@ -175,6 +176,7 @@ fn frame(kind: FrameKind, mpdus: usize, ack: crate::mac::frame::AckPolicy) -> cr
         n => Mpdus::many((0..n as u16).map(m).collect()),
     };
     Frame {
+        mu: None,
         kind,
         ta: MacAddr(1),
         ra: MacAddr(0),

@@ -17,7 +17,12 @@
 //!   the originator gave up on MPDUs or, with `bar_after_missed_ba`, after
 //!   a missed BlockAck);
 //! - `rx.rs`: the recipient (reordering buffer on `blockack::Recipient`,
-//!   MSDUs passed up in order, ACK / BlockAck responses after SIFS).
+//!   MSDUs passed up in order, ACK / BlockAck responses after SIFS; a
+//!   user's share of an HE MU PPDU, the HE TB PPDU a first user sends);
+//! - `mu_exchange.rs`: an 802.11ax AP's downlink MU exchange (one HE MU
+//!   PPDU of per-station A-MPDUs when its multi-user scheduler picks one,
+//!   then MU-BAR, aggregated MU-BAR or SU-format BlockAcks), on the
+//!   control frames and airtimes of `mu.rs`.
 //!
 //! Model choices, each a statement of what is and is not modelled:
 //! - ADDBA is not exchanged: every (transmitter, receiver, TID) has an
@@ -57,12 +62,14 @@
 mod access;
 mod aggregate;
 pub mod mu;
+mod mu_exchange;
 mod params;
 mod poll;
 mod rx;
 #[cfg(test)]
 mod tests;
 
+pub use mu_exchange::MuConfig;
 pub use params::{HcfParams, HcfStats, BASIC_BLOCK_ACK_LEN};
 pub use poll::{PollConfig, QOS_NULL_LEN};
 
@@ -187,6 +194,8 @@ pub struct Hcf {
     receipts: Receipts,
     pub counters: MacCounters,
     pub stats: HcfStats,
+    /// An AP's multi-user transmissions (`mu_exchange.rs`; `None`: SU only).
+    mu: Option<Box<mu_exchange::MuState>>,
 }
 
 impl Hcf {
@@ -222,6 +231,7 @@ impl Hcf {
             receipts: Receipts::default(),
             counters: MacCounters::default(),
             stats: HcfStats { mpdus_per_ppdu: vec![0; hist], ..HcfStats::default() },
+            mu: None,
         }
     }
 
@@ -238,7 +248,7 @@ impl Hcf {
     /// with, and at the instant it wins access, an exchange's worth.
     fn hold_limit(&self) -> usize {
         if self.access_at.is_some() {
-            usize::from(self.max_per_exchange())
+            usize::from(self.max_per_exchange()) * self.mu_width()
         } else {
             1
         }
@@ -391,6 +401,9 @@ impl Hcf {
     /// QoS CF-Poll (`granted_end`, `poll.rs`).
     fn start_txop(&mut self, now: SimTime, ac: usize, out: &mut impl MacSink) {
         let granted = self.granted_end.take();
+        if granted.is_none() && self.mu.is_some() && self.mu_start(now, ac, out) {
+            return;
+        }
         let Some(l) = self.pick_link(ac) else {
             if granted.is_none() {
                 // Nothing to send after all: back off again rather than stall.
@@ -510,6 +523,7 @@ impl Hcf {
     fn data_frame(&self, ra: MacAddr, bytes: u32, air: SimDur, duration: SimDur, contended: bool, m: Mpdus) -> Frame {
         let first = m.first().expect("a data frame without MPDUs");
         Frame {
+            mu: None,
             kind: FrameKind::QosData,
             ta: self.addr,
             ra,
@@ -527,6 +541,7 @@ impl Hcf {
     fn bar_frame(&self, ra: MacAddr, tid: u8, ssn: u16, contended: bool) -> Frame {
         let t = &self.p.timing;
         Frame {
+            mu: None,
             kind: FrameKind::BlockAckReq,
             ta: self.addr,
             ra,
@@ -687,6 +702,9 @@ impl Hcf {
     /// No valid response: the MPDUs in flight wait for retransmission or
     /// are dropped at the retry limit; the TXOP ends.
     fn exchange_failed(&mut self, now: SimTime, out: &mut impl MacSink) {
+        if self.mu_busy() {
+            return self.mu_failed(now, out);
+        }
         self.seq.close();
         self.counters.failures += 1;
         if self.seq.drop_protected() {
@@ -717,6 +735,9 @@ impl Hcf {
     /// A response addressed to us ended: ACK or BlockAck.
     fn rx_response(&mut self, now: SimTime, f: &Frame, out: &mut impl MacSink) {
         let Some(w) = self.seq.awaiting() else { return };
+        if self.mu_busy() && f.kind != FrameKind::Cts {
+            return self.mu_rx_response(now, f, out);
+        }
         let tx = self.txop.expect("awaiting a response outside a TXOP");
         let link = &mut self.links[tx.link];
         if !w.accepts(f.kind) || f.ta != link.ra {
@@ -805,6 +826,9 @@ impl Mac for Hcf {
         self.tx_end(now, out)
     }
     fn on_verdict(&mut self, _: SimTime, f: &Frame, received: bool, out: &mut impl MacSink) {
+        if f.mu.is_some() {
+            self.mu_verdict(f, received);
+        }
         self.receipts.verdict(f, received, out)
     }
     fn on_wake(&mut self, now: SimTime, out: &mut impl MacSink) {

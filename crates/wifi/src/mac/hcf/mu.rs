@@ -1,9 +1,11 @@
 //! The 802.11ax multi-user frame exchanges (IEEE 802.11ax-2021 26.5):
 //! their control frames and the airtime of each sequence, from the PPDU
 //! airtimes of `phy::he_mu`. These are the timings the HCF's MU exchanges
-//! are built on; the exchanges themselves (per-RU A-MPDUs on the medium as
-//! one transmission, responses, retransmission) are not modelled yet: no
-//! scenario key selects OFDMA.
+//! are built on: the downlink exchange runs in `mu_exchange.rs`
+//! (`mac.ofdma = "dl"`: per-station A-MPDUs as one transmission, the three
+//! acknowledgement sequences below, retransmission); the uplink sequence
+//! (Basic Trigger, HE TB PPDUs, multi-STA BlockAck) has its airtime here
+//! and is not run by the HCF yet.
 //!
 //! Sequences (26.5.1, 26.5.2, 26.4.4):
 //! - Downlink, [`DlAck::MuBar`]: HE MU PPDU (one A-MPDU per RU), SIFS,
@@ -78,7 +80,7 @@ impl MuPhy<'_> {
     fn control(&self, bytes: u32) -> SimDur {
         self.timing.tx_time(bytes, self.timing.control_rate)
     }
-    fn block_ack_len(&self) -> u32 {
+    pub(super) fn block_ack_len(&self) -> u32 {
         BLOCK_ACK_LEN + self.bitmap_octets - 8
     }
 

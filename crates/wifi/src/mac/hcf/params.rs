@@ -93,4 +93,7 @@ pub struct HcfStats {
     /// Polled station: TXOPs granted to it, and QoS Null answers.
     pub polled_txops: u64,
     pub null_answers: u64,
+    /// Downlink HE MU PPDUs sent, and their users in all.
+    pub mu_ppdus: u64,
+    pub mu_users: u64,
 }

@@ -291,6 +291,7 @@ impl Hcf {
     fn no_body_frame(&self, kind: FrameKind, ra: MacAddr, duration: SimDur) -> Frame {
         let t = &self.p.timing;
         Frame {
+            mu: None,
             kind,
             ta: self.addr,
             ra,

@@ -25,7 +25,7 @@ use wifitcp_wire::wifi_frame::ACK_LEN;
 impl Hcf {
     pub(super) fn rx_end(&mut self, now: SimTime, f: &mut Frame, ok: bool, out: &mut impl MacSink) {
         // EIFS after an error, NAV from a third party's frame (access layer).
-        let third_party = f.ra != self.addr;
+        let third_party = !f.addressed_to(self.addr);
         self.cs.heard(now, ok, third_party, f.duration);
         if !ok || third_party {
             self.counters.rx_errors += u64::from(!ok);
@@ -74,9 +74,11 @@ impl Hcf {
 
     fn rx_data(&mut self, now: SimTime, f: &mut Frame, out: &mut impl MacSink) {
         let ta = f.ta;
-        let aggregate = f.mpdus.len() > 1;
+        // (an HE MU PPDU: this station's share, always an A-MPDU)
+        let range = f.mpdu_range_of(self.addr);
+        let aggregate = range.len() > 1 || f.mu.is_some();
         let mut respond: Option<(FrameKind, u8)> = None;
-        for m in f.mpdus.as_mut_slice() {
+        for m in &mut f.mpdus.as_mut_slice()[range] {
             match m.ack {
                 AckPolicy::Normal if aggregate => respond = Some((FrameKind::BlockAck, m.tid)),
                 AckPolicy::Normal => respond = Some((FrameKind::Ack, m.tid)),
@@ -105,6 +107,16 @@ impl Hcf {
                 out.push(MacOutput::Deliver { from: ta, pkt });
             }
         }
+        if let (Some(mu), Some((_, tid))) = (f.mu.as_ref(), respond) {
+            // Solicited in an HE TB PPDU: the first user sends it for all
+            // (`mac::mu_frame`).
+            if let Some(tb) = mu.tb_response {
+                if mu.users.first().is_some_and(|u| u.addr == self.addr) {
+                    self.respond_tb(now, ta, tid, tb);
+                }
+                return;
+            }
+        }
         match respond {
             Some((FrameKind::BlockAck, tid)) => self.respond_block_ack(now, ta, tid),
             Some((_, _)) => self.respond_ack(now, ta),
@@ -113,12 +125,24 @@ impl Hcf {
     }
 
     fn rx_bar(&mut self, now: SimTime, f: &Frame, out: &mut impl MacSink) {
-        let Some(MpduBody::BlockAckReq { tid, start_seq }) = f.mpdus.first().map(|m| &m.body) else { return };
+        let mine = f.mpdu_range_of(self.addr).start;
+        let Some(MpduBody::BlockAckReq { tid, start_seq }) = f.mpdus.as_slice().get(mine).map(|m| &m.body) else {
+            return;
+        };
         let (tid, ssn, ta) = (*tid, *start_seq, f.ta);
         let r = self.rx_link(ta, tid);
         for pkt in self.rx_links[r].rec.on_bar(ssn) {
             self.counters.rx_delivered += 1;
             out.push(MacOutput::Deliver { from: ta, pkt });
+        }
+        if let Some(mu) = f.mu.as_ref() {
+            // A MU-BAR (`mac::mu_frame`).
+            if let (Some(tb), Some(u)) = (mu.tb_response, mu.users.first()) {
+                if u.addr == self.addr {
+                    self.respond_tb(now, ta, tid, tb);
+                }
+            }
+            return;
         }
         self.respond_block_ack(now, ta, tid);
     }
@@ -129,12 +153,25 @@ impl Hcf {
         self.seq.schedule(now + t.sifs, f);
     }
 
+    /// The HE TB PPDU of BlockAcks (of `tb`) answering a MU-BAR, sent by
+    /// the first user (`mac::mu_frame`) with its own BlockAck.
+    fn respond_tb(&mut self, now: SimTime, ra: MacAddr, tid: u8, tb: SimDur) {
+        let f = Frame { airtime: tb, ..self.block_ack_frame(ra, tid) };
+        self.seq.schedule(now + self.p.timing.sifs, f);
+    }
+
     fn respond_block_ack(&mut self, now: SimTime, ra: MacAddr, tid: u8) {
+        let f = self.block_ack_frame(ra, tid);
+        self.seq.schedule(now + self.p.timing.sifs, f);
+    }
+
+    fn block_ack_frame(&mut self, ra: MacAddr, tid: u8) -> Frame {
         let r = self.rx_link(ra, tid);
         let (start_seq, bitmap) = self.rx_links[r].rec.block_ack();
         let t = &self.p.timing;
         let bytes = self.block_ack_len();
-        let f = Frame {
+        Frame {
+            mu: None,
             kind: FrameKind::BlockAck,
             ta: self.addr,
             ra,
@@ -154,7 +191,6 @@ impl Hcf {
                 body: MpduBody::BlockAck { tid, start_seq, bitmap },
                 fcs_ok: false,
             }),
-        };
-        self.seq.schedule(now + t.sifs, f);
+        }
     }
 }

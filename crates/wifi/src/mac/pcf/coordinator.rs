@@ -269,6 +269,7 @@ impl Coordinator {
             // CF-End (+CF-Ack), 10.4.3.2 / 9.3.1.6.
             let kind = if ack { FrameKind::CfEndAck } else { FrameKind::CfEnd };
             let f = Frame {
+                mu: None,
                 kind,
                 ta: addr,
                 ra: addr,
@@ -299,6 +300,7 @@ impl Coordinator {
             d.frame(addr, FrameKind::DataCf { ack, poll: true }, &t, SimDur::ZERO)
         } else {
             Frame {
+                mu: None,
                 kind: if ack { FrameKind::CfAckPoll } else { FrameKind::CfPoll },
                 ta: addr,
                 ra: sta,

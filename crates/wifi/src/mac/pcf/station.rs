@@ -109,6 +109,7 @@ impl CfStation {
             None => {
                 self.null_answers += 1;
                 Frame {
+                    mu: None,
                     kind: if got_data { FrameKind::CfAck } else { FrameKind::Null },
                     ta: addr,
                     ra: self.ap,

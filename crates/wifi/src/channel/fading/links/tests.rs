@@ -31,6 +31,7 @@ const AIRTIME: SimDur = SimDur::from_micros(540);
 
 fn data() -> Frame {
     Frame {
+        mu: None,
         kind: FrameKind::Data,
         ta: MacAddr(0),
         ra: MacAddr(1),

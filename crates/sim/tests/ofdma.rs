@@ -1,0 +1,126 @@
+//! 802.11ax downlink OFDMA in whole runs (`mac.ofdma`): saturated downlink
+//! against the cycle arithmetic of `wifitcp_wifi::mac::hcf::mu` (and so
+//! ns-3 3.37, docs/validation.md 23.5), TCP downloads with the packet
+//! ledger checked, unchanged single-user runs with the key off, and the
+//! bad-input errors of the OFDMA keys.
+mod common;
+
+use common::{err, run};
+use serde_json::{json, Value};
+
+fn dl(n: u32, ofdma: &str, nsta: u32) -> Value {
+    json!({
+        "scenario": {"name": "ofdma", "duration_s": 2.5, "warmup_s": 0.5},
+        "phy": {"standard": "802.11ax", "mcs": 11, "channel_width_mhz": 80, "guard_interval": "0.8us"},
+        "mac": {"kind": "edca", "queue_packets": 1000, "bar_after_missed_ba": true,
+                "ofdma": ofdma, "mu_n_stations": nsta},
+        "wlan": {"stations": n},
+        "traffic": [{"name": "t", "kind": "udp", "pattern": "saturated", "direction": "downlink",
+                     "stations": "all", "msdu_bytes": 1500}]
+    })
+}
+
+fn ap_hcf(r: &Value) -> &Value {
+    &r["stations"][0]["hcf"]
+}
+
+/// 4 stations on four 242-tone RUs (42 MPDUs each), and 9 stations with
+/// NStations 9 on eight 106-tone RUs (27 MPDUs each, aPPDUMaxTime): the
+/// cycle arithmetic's 516.3 and 461.1 Mbit/s within 1 %, every station
+/// served alike.
+#[test]
+fn saturated_downlink_ofdma_matches_the_cycle_arithmetic() {
+    for (n, nsta, want, mpdus) in [(4, 4, 516.3, 42.0), (9, 9, 461.1, 27.0)] {
+        let r = run(&dl(n, "dl", nsta));
+        let got = r["aggregate_msdu_mbps"].as_f64().unwrap();
+        assert!((got / want - 1.0).abs() < 0.01, "n {n}: {got} Mbit/s, {}", ap_hcf(&r));
+        assert_eq!(ap_hcf(&r)["mean_mpdus_per_ppdu"].as_f64().unwrap(), mpdus);
+        assert!(r["jain_index"].as_f64().unwrap() > 0.999);
+        assert!(ap_hcf(&r)["mu_ppdus"].as_u64().unwrap() > 300);
+    }
+}
+
+/// With the key off the AP sends single-user A-MPDUs (no MU PPDU counted).
+#[test]
+fn off_is_single_user() {
+    let r = run(&dl(4, "off", 4));
+    assert!(ap_hcf(&r).get("mu_ppdus").is_none());
+    assert!(r["aggregate_msdu_mbps"].as_f64().unwrap() > 300.0);
+}
+
+/// TCP downloads to 4 stations over downlink OFDMA, their ACKs going up as
+/// SU EDCA exchanges that may collide with the AP's MU PPDUs: the run ends
+/// with the packet ledger balanced and TCP streams intact (both checked in
+/// every run), every flow moving.
+#[test]
+fn tcp_downloads_over_ofdma_keep_the_ledger() {
+    let s = json!({
+        "scenario": {"name": "ofdma-tcp", "duration_s": 2.0, "warmup_s": 0.5},
+        "phy": {"standard": "802.11ax", "mcs": 11, "channel_width_mhz": 80, "guard_interval": "0.8us"},
+        "mac": {"kind": "edca", "queue_packets": 1000, "ofdma": "dl"},
+        "wlan": {"stations": 4},
+        "ap": {"queue_packets": 1000},
+        "nodes": [{"name": "server"}],
+        "links": [{"a": "ap", "b": "server", "rate_mbps": 10000.0, "delay_ms": 1.0, "queue_packets": 1000}],
+        "tcp": {"cc": "cubic", "sack": true, "timestamps": true, "window_scaling": true, "rwnd_bytes": 4194304},
+        "traffic": [{"name": "down", "kind": "tcp", "direction": "downlink", "stations": "all", "peer": "server"}]
+    });
+    let r = run(&s);
+    assert!(ap_hcf(&r)["mu_ppdus"].as_u64().unwrap() > 100, "{}", ap_hcf(&r));
+    let flows = r["flows"].as_array().unwrap();
+    assert_eq!(flows.len(), 4);
+    for f in flows {
+        assert!(f["goodput_mbps"].as_f64().unwrap() > 10.0, "{f}");
+    }
+}
+
+#[test]
+fn ofdma_keys_are_checked() {
+    let mut s = dl(4, "dl", 4);
+    s["phy"] = json!({"standard": "802.11ac", "mcs": 9, "channel_width_mhz": 80});
+    assert!(err(&s).contains("mac.ofdma: OFDMA needs phy.standard = \"802.11ax\""), "{}", err(&s));
+    let s = dl(4, "dl+ul", 4);
+    assert!(err(&s).contains("mac.ofdma: uplink OFDMA"), "{}", err(&s));
+    let s = dl(4, "sideways", 4);
+    assert!(err(&s).contains("mac.ofdma"), "{}", err(&s));
+    let mut s = dl(4, "dl", 4);
+    s["mac"]["block_ack"] = json!(false);
+    assert!(err(&s).contains("mac.ofdma: downlink MU PPDUs are acknowledged by BlockAck"), "{}", err(&s));
+    let mut s = dl(4, "dl", 0);
+    s["mac"]["mu_n_stations"] = json!(0);
+    assert!(err(&s).contains("mac.mu_n_stations"), "{}", err(&s));
+    let mut s = dl(4, "dl", 4);
+    s["mac"]["mu_dl_ack"] = json!("bar");
+    assert!(err(&s).contains("mac.mu_dl_ack"), "{}", err(&s));
+}
+
+fn placed(positions: Value) -> Value {
+    let mut s = dl(2, "dl", 4);
+    s["wlan"] = json!({"stations": 2, "positions": positions});
+    s["channel"] = json!({"model": "snr"});
+    s
+}
+
+/// Under the SNR channel each user's PSDU is judged at its own link: a
+/// station 3 m from the AP gets its MSDUs at HE MCS 11, one 30 m away
+/// (about 13 dB over 80 MHz, far too little for MCS 11, enough for the
+/// 24 Mbit/s control frames) gets none, in the same MU PPDUs. (The far
+/// station's retransmissions and BlockAckReqs take most of the AP's
+/// airtime, as they do without OFDMA.)
+#[test]
+fn each_user_meets_its_own_channel() {
+    let r = run(&placed(json!([[3.0, 0.0], [0.0, 30.0]])));
+    let flows = r["flows"].as_array().unwrap();
+    let near = flows[0]["goodput_mbps"].as_f64().unwrap();
+    let far = flows[1]["goodput_mbps"].as_f64().unwrap();
+    assert!(near > 20.0 && far < 0.5, "near {near}, far {far}: {}", ap_hcf(&r));
+    assert!(ap_hcf(&r)["mu_ppdus"].as_u64().unwrap() > 500);
+}
+
+/// A cell that needs per-station carrier sense (stations 600 m apart: 2 us
+/// of propagation) refuses OFDMA, which runs on the shared medium only.
+#[test]
+fn ofdma_needs_the_shared_medium() {
+    let e = err(&placed(json!([[300.0, 0.0], [-300.0, 0.0]])));
+    assert!(e.contains("mac.ofdma: OFDMA runs on cells where every station hears every other"), "{e}");
+}

@@ -1,0 +1,188 @@
+//! Downlink OFDMA runs on the medium: an AP with MSDUs for n stations,
+//! HE MCS 11 at 80 MHz.
+use super::super::{Hcf, HcfParams};
+use super::MuConfig;
+use crate::mac::edca::EdcaSet;
+use crate::mac::hcf::mu::DlAck;
+use crate::mac::MacAddr;
+use crate::medium::{Bss, BssOutput, FixedPer};
+use crate::phy::{PhyConfig, PhyStandard, PhyTiming};
+use wifitcp_core::{DropReason, EventQueue, FlowId, PacketId, RngStream, SimTime};
+use wifitcp_wire::ip::PROTO_UDP;
+use wifitcp_wire::{Ipv4Addr, Ipv4Header, Packet, UdpHeader};
+
+fn he_params() -> HcfParams {
+    let mut c = PhyConfig::new(PhyStandard::Dot11ax, 0.0);
+    c.mcs = Some(11);
+    c.channel_width_mhz = Some(80);
+    HcfParams {
+        timing: PhyTiming::from_config(&c).unwrap(),
+        edca: EdcaSet::default_for(15, 1023, false).for_ap(),
+        retry_limit: 7,
+        block_ack: true,
+        ba_window: 64,
+        max_mpdus: 64,
+        max_ampdu_bytes: 65_535,
+        no_ack: [false; 4],
+        bar_after_missed_ba: false,
+        rts_threshold: 65535,
+        poll_hold: None,
+    }
+}
+
+/// A 1500-octet IP datagram (MSDU 1508 octets with LLC/SNAP).
+fn pkt(id: u64) -> Packet {
+    let ip = Ipv4Header::new(Ipv4Addr::new(10, 0, 0, 1), Ipv4Addr::new(10, 0, 0, 2), PROTO_UDP);
+    Packet::new_udp(PacketId(id), FlowId(0), SimTime::ZERO, ip, UdpHeader { src_port: 1, dst_port: 2 }, 1472)
+}
+
+/// What a saturated downlink run gave.
+struct Run {
+    /// MSDUs delivered per station (index = station).
+    got: Vec<u64>,
+    /// Events the run handled (wake-ups and transmission ends).
+    events: u64,
+    bss: Bss<Hcf>,
+}
+
+/// The AP (member 0) sends to stations 1..=n, round robin, for `ms`;
+/// `per[i]`: the error rate of frames from the AP to station i.
+fn downlink(n: usize, nsta: u32, ack: DlAck, per: &[f64], ms: u64) -> Run {
+    let p = he_params();
+    let mut macs: Vec<Hcf> =
+        (0..=n).map(|i| Hcf::new(MacAddr(i as u32), p.clone(), RngStream::derive(5, &format!("mac/{i}")))).collect();
+    macs[0].set_mu(MuConfig {
+        dl: true,
+        ul: false,
+        max_stations: nsta,
+        ack,
+        stations: (1..=n as u32).map(MacAddr).collect(),
+    });
+    let mut down = vec![0.0; n + 1];
+    down[..per.len()].copy_from_slice(per);
+    let errors = FixedPer { uplink: vec![0.0; n + 1], downlink: down, is_ap: vec![] };
+    let mut bss = Bss::new(macs, Box::new(errors), RngStream::derive(5, "medium"));
+    let mut q = EventQueue::new();
+    let mut out = Vec::new();
+    let mut next = 0u64;
+    let mut feed = |bss: &mut Bss<Hcf>, now: SimTime, out: &mut Vec<BssOutput>| {
+        while bss.demand(0).is_some() {
+            bss.give_msdu(now, 0, pkt(next), 1 + (next as usize % n), out);
+            next += 1;
+        }
+    };
+    feed(&mut bss, SimTime::ZERO, &mut out);
+    bss.reschedule_all(&mut out);
+    let mut got = vec![0u64; n + 1];
+    let mut seen = std::collections::HashSet::new();
+    let mut events = 0u64;
+    let end = SimTime::from_millis(ms);
+    loop {
+        let mut i = 0;
+        while i < out.len() {
+            match &out[i] {
+                BssOutput::Wake { at } => {
+                    q.push(*at, u32::MAX);
+                }
+                BssOutput::TxEnd { id, at } => {
+                    q.push(*at, *id);
+                }
+                BssOutput::Deliver { sta, pkt, .. } => {
+                    assert!(seen.insert(pkt.id), "delivered twice");
+                    got[*sta] += 1;
+                }
+                BssOutput::Dropped { reason: DropReason::RetryLimit, .. } => {}
+                BssOutput::Ready { sta: 0 } => {
+                    let now = q.now();
+                    let mut more = Vec::new();
+                    feed(&mut bss, now, &mut more);
+                    out.extend(more);
+                }
+                o => panic!("unexpected {o:?}"),
+            }
+            i += 1;
+        }
+        out.clear();
+        let Some((now, ev)) = q.pop() else { break };
+        if now > end {
+            break;
+        }
+        events += 1;
+        if ev == u32::MAX {
+            bss.wake(now, &mut out);
+        } else {
+            bss.tx_end(now, ev, &mut out);
+        }
+    }
+    Run { got, events, bss }
+}
+
+fn ap(r: &Run) -> &Hcf {
+    &r.bss.macs[0]
+}
+
+/// Four stations on four 242-tone RUs, MU-BAR: every MU PPDU carries 42
+/// MPDUs to each (65,535 octets), and the rate is the cycle arithmetic's
+/// (`mu.rs`: 516.3 Mbit/s of MSDUs with a mean backoff of 7.5 slots).
+#[test]
+fn four_stations_share_each_mu_ppdu_at_the_cycle_rate() {
+    let r = downlink(4, 4, DlAck::MuBar, &[], 1000);
+    let s = &ap(&r).stats;
+    assert!(s.mu_ppdus > 200, "{s:?}");
+    assert_eq!(s.mu_users, 4 * s.mu_ppdus);
+    assert_eq!(s.mpdus_per_ppdu[42], s.mu_users, "every user's A-MPDU holds 42 MPDUs");
+    let mbps = r.got.iter().sum::<u64>() as f64 * 1508.0 * 8.0 / 1e6;
+    assert!((mbps / 516.3 - 1.0).abs() < 0.02, "{mbps} Mbit/s");
+    let (lo, hi) = (r.got[1..].iter().min().unwrap(), r.got[1..].iter().max().unwrap());
+    assert!(hi - lo <= 42, "{:?}", r.got);
+    assert_eq!(ap(&r).counters.failures, 0);
+}
+
+/// An MU PPDU is one transmission: the events per MU PPDU are the same
+/// with 4 users and with 8 (its MU-BAR and HE TB PPDU included), so a
+/// run's cost grows with PPDUs, not with RUs or MPDUs.
+#[test]
+fn events_per_mu_ppdu_do_not_grow_with_users() {
+    let per = |n: usize| {
+        let r = downlink(n, n as u32, DlAck::MuBar, &[], 300);
+        assert_eq!(ap(&r).stats.mu_users, n as u64 * ap(&r).stats.mu_ppdus);
+        r.events as f64 / ap(&r).stats.mu_ppdus as f64
+    };
+    let (four, eight) = (per(4), per(8));
+    println!("events per MU PPDU: {four:.3} with 4 users, {eight:.3} with 8");
+    // A wake-up to win access (and one to take the exchange's MSDUs), the
+    // ends of the MU PPDU, the MU-BAR and the HE TB PPDU, and the wake-ups
+    // that send the MU-BAR and the HE TB PPDU.
+    assert!(four < 8.0 && (four - eight).abs() < 0.05, "{four} vs {eight} events per MU PPDU");
+}
+
+/// Each user's PSDU is judged at that user: with every frame to station 1
+/// lost and none to the others, stations 2-4 get every MSDU, station 1
+/// none (its MSDUs are dropped at the retry limit). Judged once for the
+/// whole PPDU, the four would share one fate.
+#[test]
+fn each_user_is_judged_at_its_own_receiver() {
+    let r = downlink(4, 4, DlAck::MuBar, &[0.0, 1.0, 0.0, 0.0, 0.0], 500);
+    assert_eq!(r.got[1], 0, "{:?}", r.got);
+    assert!(r.got[2..].iter().all(|&g| g > 1000), "{:?}", r.got);
+    let a = ap(&r);
+    assert!(a.counters.drops_retry_limit > 0 && a.stats.mu_ppdus > 100);
+    // The users the AP scheduled each time include station 1; its
+    // failures are its own.
+    assert!(a.stats.bitmap_losses > 0);
+}
+
+/// The other acknowledgement sequences run too: SU-format BlockAcks (one
+/// BlockAck, then BlockAckReq/BlockAck per other user) and the aggregated
+/// MU-BAR, each slower / faster than MU-BAR as `mu.rs`'s arithmetic says.
+#[test]
+fn su_format_and_aggregated_mu_bar_acknowledge_every_user() {
+    let rate = |ack| {
+        let r = downlink(4, 4, ack, &[], 500);
+        assert_eq!(ap(&r).counters.failures, 0);
+        assert!(r.got[1..].iter().all(|&g| g > 1000), "{ack:?}: {:?}", r.got);
+        r.got.iter().sum::<u64>()
+    };
+    let (bar, su, agg) = (rate(DlAck::MuBar), rate(DlAck::SuFormat), rate(DlAck::AggregatedMuBar));
+    assert!(su < bar && bar < agg, "{su} {bar} {agg}");
+}
