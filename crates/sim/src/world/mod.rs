@@ -28,7 +28,27 @@
 //! flows, roaming); `driver.rs` the public driver API (stepping's
 //! companions: agents, external nodes, inject and drain, capture and
 //! trace); `events.rs` the event encoding and the timer owners; `demux.rs`
-//! the port tables' hasher.
+//! the port tables' hasher; `part.rs` partitioned runs.
+//!
+//! Partitioned runs (`part.rs`, `scenario.threads` other than 1): a
+//! scenario whose cells share no node or link that could carry a packet
+//! between them (several channels, no wired link, no roaming, no agent)
+//! is built as usual up to the MACs' first wake-ups, then split into one
+//! world per cell (a partition: its own kernel, cell, members' queue
+//! disciplines and flows, the topology shared read-only), and the
+//! partitions are stepped to the same instants on a `rayon` pool. This is
+//! conservative parallel simulation whose lookahead is unbounded (no
+//! cross-partition message exists), so a partition never waits for
+//! another. At the end the partitions merge back into one world (each
+//! partition's ledger checked against its own held packets first), which
+//! writes the result: the sequential run's byte for byte, because a
+//! partition's events in the sequential run touch only its state and
+//! keep their relative order (`part.rs` gives the argument;
+//! `tests/partitioned.rs` compares the bytes). Cells joined by wired
+//! links (cross-partition packets, which need windows of the links'
+//! latency and a deterministic exchange at each barrier) are not
+//! partitioned: such runs, and every other that cannot be, run on the
+//! sequential engine.
 //!
 //! Borrowing: per-event code that crosses parts is a method of the part it
 //! starts in, and takes the kernel and the other parts it reaches as
