@@ -164,3 +164,23 @@ fn threads_key_is_checked() {
     let e = run_json(&s.to_string(), 1).unwrap_err().to_string();
     assert!(e.contains("scenario.threads"), "{e}");
 }
+
+/// Partitions of several cells (the same code path: a partition's cells
+/// renumbered from 0, its outputs drained in cell order) give the same
+/// result too.
+#[test]
+fn groups_of_cells_same_result() {
+    for (s, seed) in [(campus(16, 4), 1), (mixed(7, "5ghz", 30), 2), (mixed(9, "2.4ghz", 45), 3)] {
+        let seq = strip_wall(&run_json(&with_threads(&s, 1), seed).unwrap());
+        let sc = Scenario::from_json(&s.to_string()).unwrap();
+        for (threads, groups) in [(1, 2), (2, 3), (2, 5)] {
+            let e = World::build_partitioned_in(&sc, seed, threads, Some(groups)).unwrap();
+            assert!(e.partitions() > 1);
+            let mut r = e.run(std::time::Instant::now()).unwrap();
+            r.set("scenario", json!(sc.scenario.name));
+            r.set("seed", json!(seed));
+            r.set("version", json!(wifitcp_sim::api::VERSION));
+            assert!(strip_wall(&r.to_json_string()) == seq, "{groups} groups on {threads} threads differ");
+        }
+    }
+}
