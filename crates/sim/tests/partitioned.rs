@@ -184,3 +184,25 @@ fn groups_of_cells_same_result() {
         }
     }
 }
+
+/// Other MACs and AP queues: beacons, EDCA, PCF and multi-poll (point
+/// coordinators in every cell), airtime fairness at the AP, RTS/CTS.
+#[test]
+fn other_macs_same_result() {
+    let variants: [(&str, Value); 6] = [
+        ("beacons", json!({"ap": {"beacons": true}})),
+        ("edca", json!({"mac": {"kind": "edca"}})),
+        ("pcf", json!({"mac": {"kind": "pcf"}, "ap": {"beacons": true}})),
+        ("multipoll", json!({"mac": {"kind": "multipoll"}, "ap": {"beacons": true}})),
+        ("airtime", json!({"ap": {"beacons": false, "qdisc": {"kind": "airtime"}}})),
+        ("rts", json!({"mac": {"kind": "dcf", "rts_threshold_bytes": 500}})),
+    ];
+    for (name, v) in variants {
+        let mut s = campus(6, 5);
+        for (table, body) in v.as_object().unwrap() {
+            s[table] = body.clone();
+        }
+        let (_, parts) = same_everywhere(&s, 2);
+        assert_eq!(parts, 6, "{name}");
+    }
+}
