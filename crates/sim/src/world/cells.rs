@@ -803,6 +803,21 @@ impl Cells {
         (parts, CellsShell { map, wq, wq_timer: self.wq_timer, ap_class: self.ap_class, standard: self.standard })
     }
 
+    /// Register a new timer key for the queue discipline of each member
+    /// of these cells with `register` (a partition's own registry), in
+    /// cell and index order; other members' keys become `u32::MAX` (never
+    /// armed: their queue discipline slots are `Vacant`).
+    pub(super) fn register_qdisc_timers(&mut self, mut register: impl FnMut(usize) -> TimerKey) {
+        let map = self.map.as_ref().expect("a partition's member map");
+        let mut keys = vec![TimerKey(u32::MAX); self.wq.len()];
+        for c in 0..map.cells() {
+            for &node in map.members(c).iter() {
+                keys[node as usize] = register(node as usize);
+            }
+        }
+        self.wq_timer = keys;
+    }
+
     /// Ids of the packets the cells' MACs hold, and the packets the
     /// queue disciplines hold (a partition's ledger check, `part.rs`).
     pub(super) fn held(&self) -> (Vec<wifitcp_core::PacketId>, u64) {

@@ -314,6 +314,12 @@ impl Flows {
         self.flow_timer[fi]
     }
 
+    /// Register a new timer key for each flow's source with `register`
+    /// (a partition's own registry), in flow order.
+    pub(super) fn register_timers(&mut self, mut register: impl FnMut(usize) -> TimerKey) {
+        self.flow_timer = (0..self.flows.len()).map(&mut register).collect();
+    }
+
     /// The flows of the partitions back in global order (`index` as
     /// [`Flows::split`] gave it).
     pub(super) fn merge(parts: Vec<Flows>, index: &[Vec<usize>]) -> Flows {

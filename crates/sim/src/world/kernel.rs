@@ -53,14 +53,14 @@ impl Kernel {
         }
     }
 
-    /// A partition's kernel (`part.rs`): an empty event queue and ledger,
-    /// a copy of the timer registry and its owners (each partition arms
-    /// and fires only its own keys), the same end, warm-up and sampling.
+    /// A partition's kernel (`part.rs`): an empty event queue, timer
+    /// registry (its components register their keys again) and ledger,
+    /// the same end, warm-up and sampling.
     pub(super) fn part(&self) -> Kernel {
         Kernel {
             q: EventQueue::with_capacity(64),
-            timers: self.timers.clone(),
-            timer_owner: self.timer_owner.clone(),
+            timers: TimerRegistry::new(),
+            timer_owner: Vec::new(),
             ledger: Ledger::default(),
             trace: None,
             end: self.end,
@@ -75,11 +75,6 @@ impl Kernel {
     /// to the partitions; the queue's clock moves with them).
     pub(super) fn take_events(&mut self) -> Vec<(SimTime, Ev)> {
         std::iter::from_fn(|| self.q.pop()).map(|(t, e)| (t, e.ev())).collect()
-    }
-
-    /// Change the owner of timer `key` (a partition's own numbering).
-    pub(super) fn set_owner(&mut self, key: TimerKey, owner: TimerOwner) {
-        self.timer_owner[key.0 as usize] = owner;
     }
 
     /// The owner of timer `key`.

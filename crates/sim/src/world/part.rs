@@ -11,9 +11,8 @@
 //! consecutive cells, `World::build_partitioned_in`), its members'
 //! queue disciplines and saturated sources, the flows whose source is one
 //! of its members (renumbered from 0: a flow's index is its packets'
-//! `FlowId`), its own kernel (event queue, a copy of the timer registry
-//! whose keys it arms only for its own components, its own packet
-//! ledger) and a copy of the nodes' per-node flags, sharing the topology
+//! `FlowId`), its own kernel (event queue, a timer registry of its own
+//! components' keys, its own packet ledger) and a copy of the nodes' per-node flags, sharing the topology
 //! read-only (`Arc`). A flow whose source is a wired node goes with its
 //! destination's partition. Each partition keeps its own sampling events
 //! (every partition samples its own flows at the same instants).
@@ -254,18 +253,23 @@ impl Partitioned {
                 flow_local[fi] = l;
             }
         }
-        let (pcells, shell) = cells.split(&cells_of, &flow_local);
+        let (mut pcells, shell) = cells.split(&cells_of, &flow_local);
+        let mut pflows = pflows;
+        // Each partition registers its own components' timer keys (its
+        // members' queue disciplines, its flows), so its registry holds
+        // only those.
         let mut kernels: Vec<Kernel> = (0..n_parts).map(|_| k.part()).collect();
-        // The queued events (the flows' first firings) to their partitions,
-        // in queue order, and each partition's flow timers renumbered.
+        for ((pk, pc), pf) in kernels.iter_mut().zip(&mut pcells).zip(&mut pflows) {
+            pc.register_qdisc_timers(|node| pk.new_timer(TimerOwner::Qdisc(node)));
+            pf.register_timers(|fi| pk.new_timer(TimerOwner::Flow(fi)));
+        }
+        // The queued events (the flows' first firings, one per flow) armed
+        // again in their partitions, in queue order.
         for (at, ev) in k.take_events() {
             let Ev::Timer { key, .. } = ev else { unreachable!("only timers are queued before the start") };
             let TimerOwner::Flow(fi) = k.owner(key) else { unreachable!("a partitionable world arms only flows") };
-            kernels[part_of_flow[fi]].push(at, ev);
-        }
-        for (fi, &p) in part_of_flow.iter().enumerate() {
-            let key = pflows[p].timer_key(flow_local[fi]);
-            kernels[p].set_owner(key, TimerOwner::Flow(flow_local[fi]));
+            let p = part_of_flow[fi];
+            kernels[p].arm(pflows[p].timer_key(flow_local[fi]), Some(at));
         }
         let parts = kernels
             .into_iter()
