@@ -35,7 +35,8 @@
 //! between them (several channels, no wired link, no roaming, no agent)
 //! is built as usual up to the MACs' first wake-ups, then split into one
 //! world per cell (a partition: its own kernel, cell, members' queue
-//! disciplines and flows, the topology shared read-only), and the
+//! disciplines and flows, the topology shared read-only; or per group of
+//! cells, `World::build_partitioned_in`), and the
 //! partitions are stepped to the same instants on a `rayon` pool. This is
 //! conservative parallel simulation whose lookahead is unbounded (no
 //! cross-partition message exists), so a partition never waits for
