@@ -16,7 +16,7 @@ use wifitcp_core::SimTime;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TimerKey(pub u32);
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct TimerRegistry {
     /// Per key: the armed instant (`NEVER` when none) and its generation.
     slots: Vec<(SimTime, u16)>,

@@ -4,7 +4,7 @@
 //! progress and stop it between chunks; stepping in chunks gives the same
 //! result bytes as one step to the end (`World::step_until`).
 use crate::config::Scenario;
-use crate::world::World;
+use crate::world::Engine;
 use serde_json::json;
 use std::time::{Duration, Instant};
 use wifitcp_core::{ConfigError, SimDur, SimTime};
@@ -77,7 +77,7 @@ pub fn check_config_json(json: &str) -> Result<String, ApiError> {
 pub fn run_json(json: &str, seed: u64) -> Result<String, ApiError> {
     let s = Scenario::from_json(json).map_err(ApiError::Config)?;
     let wall = std::time::Instant::now();
-    let w = World::build(&s, seed).map_err(ApiError::Config)?;
+    let w = Engine::build(&s, seed, s.scenario.threads.unwrap_or(1) as usize).map_err(ApiError::Config)?;
     let mut r = w.run(wall).map_err(ApiError::Run)?;
     r.set("scenario", json!(s.scenario.name));
     r.set("seed", json!(seed));
@@ -122,12 +122,18 @@ pub fn run_json_with(
 ) -> Result<Option<String>, ApiError> {
     let s = Scenario::from_json(json).map_err(ApiError::Config)?;
     let wall = Instant::now();
-    let mut w = World::build(&s, seed).map_err(ApiError::Config)?;
-    if let Some(dir) = &opts.pcap_dir {
-        w.capture_to(dir).map_err(|e| ApiError::Config(ConfigError::new("", e)))?;
-    }
-    if let Some(dir) = &opts.trace_dir {
-        w.trace_to(dir).map_err(|e| ApiError::Config(ConfigError::new("", e)))?;
+    // (a capture or trace needs the one event queue of the sequential
+    // engine; the results are the same)
+    let threads =
+        if opts.pcap_dir.is_some() || opts.trace_dir.is_some() { 1 } else { s.scenario.threads.unwrap_or(1) as usize };
+    let mut w = Engine::build(&s, seed, threads).map_err(ApiError::Config)?;
+    if let Engine::Sequential(w) = &mut w {
+        if let Some(dir) = &opts.pcap_dir {
+            w.capture_to(dir).map_err(|e| ApiError::Config(ConfigError::new("", e)))?;
+        }
+        if let Some(dir) = &opts.trace_dir {
+            w.trace_to(dir).map_err(|e| ApiError::Config(ConfigError::new("", e)))?;
+        }
     }
     let end = w.end();
     let mut chunk = FIRST_CHUNK;
@@ -170,7 +176,7 @@ pub fn run_json_with(
 /// last event handled (events of that instant may be left: they are
 /// handled first by the next call, in the order one `step_until(target)`
 /// would have handled them).
-fn step_bounded(w: &mut World, target: SimTime, deadline: Instant) -> SimTime {
+fn step_bounded(w: &mut Engine, target: SimTime, deadline: Instant) -> SimTime {
     while w.step_until_at_most(target, BATCH) {
         if Instant::now() >= deadline {
             return w.now();

@@ -144,6 +144,12 @@ pub struct Meta {
     /// Bin of the per-flow goodput time series, seconds.
     #[serde(default = "d_bin")]
     pub sample_interval_s: f64,
+    /// Threads of the run (`world::part`): 1, the sequential engine; 0,
+    /// one per core; N, N threads. Results are the same for every value.
+    /// (`None`: 1; not written out then, so a normalised scenario without
+    /// the key is what it was before the key existed.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<u32>,
 }
 fn d_bin() -> f64 {
     1.0
@@ -222,6 +228,9 @@ impl Scenario {
                 "scenario.sample_interval_s",
                 format!("must be at least 0.001, got {}", m.sample_interval_s),
             ));
+        }
+        if let Some(t) = m.threads.filter(|&t| t > 1024) {
+            return Err(ConfigError::new("scenario.threads", format!("must be in [0, 1024], got {t}")));
         }
         let t = self.timing()?;
         self.validate_mac(&t)?;

@@ -154,6 +154,27 @@ impl Ledger {
         }
         Ok(())
     }
+
+    /// Add the packets of `other`, a ledger of another part of the same
+    /// run (a partition of a partitioned run, `world/part.rs`), as packets
+    /// of this one: its ids follow this ledger's, its counts and
+    /// violations add. The sum answers every count (`generated`,
+    /// `delivered`, `dropped`, `in_flight`, ...) as one ledger of the whole
+    /// run would; it no longer answers `first_arrival` for `other`'s
+    /// packets (asked only while a run goes on).
+    pub fn absorb(&mut self, other: Ledger) {
+        self.state.extend(other.state);
+        self.delivered += other.delivered;
+        for (r, n) in other.dropped {
+            *self.dropped.entry(r).or_default() += n;
+        }
+        self.late_drops += other.late_drops;
+        self.copies += other.copies;
+        self.violations += other.violations;
+        if self.first_violation.is_none() {
+            self.first_violation = other.first_violation;
+        }
+    }
 }
 
 #[cfg(test)]

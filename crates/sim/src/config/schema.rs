@@ -39,6 +39,14 @@ static HEAD: &[Key] = &[
     k("scenario.duration_s", Float, "10.0", r(Ex(0.0), In(1e6)), "s", "Simulated time."),
     k("scenario.warmup_s", Float, "0.0", SIM_S, "s", "Deliveries before this time are not counted; < duration_s."),
     k("scenario.sample_interval_s", Float, "1.0", r(In(1e-3), In(1e6)), "s", "Bin of the per-flow time series."),
+    k(
+        "scenario.threads",
+        Int,
+        "1",
+        r(In(0.0), In(1024.0)),
+        "threads",
+        "Threads of the run: 1 runs on one event queue; 0 (every core) or more partitions cells that share nothing onto threads (same results).",
+    ),
     // [phy]
     k(
         "phy.standard",
@@ -555,6 +563,7 @@ mod tests {
         )
         .unwrap();
         s.ap.beacons = Some(true);
+        s.scenario.threads = Some(1);
         s.ap.beacon_interval_tu = Some(crate::config::D_BEACON_INTERVAL_TU);
         add("scenario", None, j(&s.scenario));
         add("phy", None, j(&s.phy));

@@ -50,6 +50,18 @@ impl World {
     /// `mac.kind`'s constructor (for a MAC the registry does not list, or
     /// one the kind builds another way).
     pub fn build_with_macs(s: &Scenario, seed: u64, macs: &dyn Fn(&Member) -> AnyMac) -> Result<World, ConfigError> {
+        let (k, nodes, cells, flows) = World::build_parts(s, seed, macs)?;
+        Ok(World::start(k, nodes, cells, flows))
+    }
+
+    /// The parts of a world built from a scenario, before the MACs'
+    /// first wake-ups (no packet exists yet; the flows' first firings are
+    /// queued).
+    pub(super) fn build_parts(
+        s: &Scenario,
+        seed: u64,
+        macs: &dyn Fn(&Member) -> AnyMac,
+    ) -> Result<(Kernel, Nodes, Cells, Flows), ConfigError> {
         let topo = Topology::build(s);
         let (cells, presence, map) = build_cells(s, seed, &topo, macs)?;
         let wq = build_qdiscs(s, seed, &topo)?;
@@ -90,6 +102,12 @@ impl World {
             let models = mobility_models(s, seed, &positions)?;
             nodes.set_roaming(Roaming::new(s, &mut k, positions, models)?);
         }
+        Ok((k, nodes, cells, flows))
+    }
+
+    /// A world built (`build_with_macs`) up to its first wake-ups: let the
+    /// MACs schedule theirs, handle what that led to, and push the samples.
+    pub(super) fn start(k: Kernel, nodes: Nodes, mut cells: Cells, flows: Flows) -> World {
         cells.reschedule_all();
         let mut w = World { k, nodes, cells, flows };
         w.cells.drain_outputs(&mut w.k, &mut w.nodes, &mut w.flows);
@@ -97,7 +115,7 @@ impl World {
         if w.k.warmup > SimTime::ZERO {
             w.k.push(w.k.warmup, Ev::Sample);
         }
-        Ok(w)
+        w
     }
 }
 

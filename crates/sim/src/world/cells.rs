@@ -734,6 +734,122 @@ impl Cells {
     }
 }
 
+// ----------------------------------------------------------------------
+// Partitioned runs (`part.rs`).
+
+/// What stays of the cells while their partitions run: the map of every
+/// member, the queue disciplines' slots (each moved to its partition,
+/// `Vacant` here), their timer keys, the AP classes and the standard.
+pub(super) struct CellsShell {
+    map: MemberMap,
+    wq: Vec<Box<dyn QueueDisc>>,
+    wq_timer: Vec<TimerKey>,
+    ap_class: Vec<u32>,
+    standard: PhyStandard,
+}
+
+impl Cells {
+    /// Whether the cells can be split among partitions: several cells,
+    /// each holding its own members only (no roaming), no
+    /// queue discipline drop pending, no output to handle (the cells as
+    /// built, before their first wake-ups; a frame tap is added only
+    /// later, by a driver of a sequential run).
+    pub(super) fn partitionable(&self) -> bool {
+        self.map.is_some()
+            && self.presence.is_none()
+            && self.dropped.is_empty()
+            && std::iter::once(&self.cell0).chain(self.more_cells.iter()).all(|c| c.out.is_empty())
+    }
+
+    /// The cells split among partitions, partition p holding cells
+    /// `cells_of[p]` (increasing; together every cell once), renumbered
+    /// from 0 in that order, with their members' queue disciplines and
+    /// saturated sources (a source's flow renumbered by `flow_local`, its
+    /// index in its partition's flows). Every member's queue discipline
+    /// slot outside the partition holds a `Vacant` one, never used (its
+    /// MAC is not in the partition).
+    pub(super) fn split(self, cells_of: &[Vec<usize>], flow_local: &[usize]) -> (Vec<Cells>, CellsShell) {
+        let map = self.map.expect("partitionable: a member map");
+        let n = self.wq.len();
+        let mut all: Vec<Option<Cell>> = std::iter::once(self.cell0).chain(self.more_cells).map(Some).collect();
+        let (mut wq, mut saturated) = (self.wq, self.saturated);
+        let parts = cells_of
+            .iter()
+            .map(|cs| {
+                let own: Vec<Cell> = cs.iter().map(|&c| all[c].take().expect("each cell in one partition")).collect();
+                let mut pwq: Vec<Box<dyn QueueDisc>> = (0..n).map(|_| super::part::vacant()).collect();
+                let mut psat = vec![(Vec::new(), 0); n];
+                for &c in cs {
+                    for &node in map.members(c).iter() {
+                        let node = node as usize;
+                        pwq[node] = std::mem::replace(&mut wq[node], super::part::vacant());
+                        let (list, cursor) = std::mem::take(&mut saturated[node]);
+                        psat[node] = (list.into_iter().map(|(fi, hop)| (flow_local[fi], hop)).collect(), cursor);
+                    }
+                }
+                let mut part = Cells::new(
+                    own,
+                    None,
+                    Some(map.part(cs)),
+                    pwq,
+                    self.wq_timer.clone(),
+                    self.ap_class.clone(),
+                    self.standard,
+                );
+                part.saturated = psat;
+                part
+            })
+            .collect();
+        (parts, CellsShell { map, wq, wq_timer: self.wq_timer, ap_class: self.ap_class, standard: self.standard })
+    }
+
+    /// Register a new timer key for the queue discipline of each member
+    /// of these cells with `register` (a partition's own registry), in
+    /// cell and index order; other members' keys become `u32::MAX` (never
+    /// armed: their queue discipline slots are `Vacant`).
+    pub(super) fn register_qdisc_timers(&mut self, mut register: impl FnMut(usize) -> TimerKey) {
+        let map = self.map.as_ref().expect("a partition's member map");
+        let mut keys = vec![TimerKey(u32::MAX); self.wq.len()];
+        for c in 0..map.cells() {
+            for &node in map.members(c).iter() {
+                keys[node as usize] = register(node as usize);
+            }
+        }
+        self.wq_timer = keys;
+    }
+
+    /// Ids of the packets the cells' MACs hold, and the packets the
+    /// queue disciplines hold (a partition's ledger check, `part.rs`).
+    pub(super) fn held(&self) -> (Vec<wifitcp_core::PacketId>, u64) {
+        let ids = std::iter::once(&self.cell0)
+            .chain(self.more_cells.iter())
+            .flat_map(|c| with_bss!(&c.bss, b => b.packets_in_service().map(|p| p.id).collect::<Vec<_>>()))
+            .collect();
+        (ids, self.wq.iter().map(|q| q.len() as u64).sum())
+    }
+
+    /// The cells of the partitions back in global order (`cells_of` as
+    /// given to [`Cells::split`]); the saturated sources are not kept (only
+    /// the run's end reads the merged cells).
+    pub(super) fn merge(parts: Vec<Cells>, cells_of: &[Vec<usize>], shell: CellsShell) -> Cells {
+        let CellsShell { map, mut wq, wq_timer, ap_class, standard } = shell;
+        let mut all: Vec<Option<Cell>> = (0..map.cells()).map(|_| None).collect();
+        for (part, cs) in parts.into_iter().zip(cells_of) {
+            let Cells { cell0, more_cells, wq: mut pwq, .. } = part;
+            for (cell, &c) in std::iter::once(cell0).chain(more_cells).zip(cs) {
+                all[c] = Some(cell);
+            }
+            for &c in cs {
+                for &node in map.members(c).iter() {
+                    wq[node as usize] = std::mem::replace(&mut pwq[node as usize], super::part::vacant());
+                }
+            }
+        }
+        let cells = all.into_iter().map(|c| c.expect("every cell back")).collect();
+        Cells::new(cells, None, Some(map), wq, wq_timer, ap_class, standard)
+    }
+}
+
 /// A set of cell indices (one bit each), visited in increasing order.
 struct Dirty(Vec<u64>);
 

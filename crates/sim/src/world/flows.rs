@@ -279,3 +279,58 @@ impl Flows {
         Ok(())
     }
 }
+
+// ----------------------------------------------------------------------
+// Partitioned runs (`part.rs`).
+
+impl Flows {
+    /// Whether the flows can be split among partitions: no TCP endpoint
+    /// (a TCP endpoint's index is bound in the shared topology's port
+    /// tables, which a partition does not renumber).
+    pub(super) fn partitionable(&self) -> bool {
+        self.eps.is_empty()
+    }
+
+    /// The flows split among `parts` partitions, flow `fi` going to
+    /// `part_of[fi]`: each partition's flows in flow order, numbered from
+    /// 0 there, with their timer keys; and the flows (by global index) of
+    /// each partition, in that order.
+    pub(super) fn split(self, part_of: &[usize], parts: usize) -> (Vec<Flows>, Vec<Vec<usize>>) {
+        debug_assert!(self.partitionable());
+        let mut out: Vec<Flows> =
+            (0..parts).map(|_| Flows::new(Vec::new(), Vec::new(), Vec::new(), Vec::new())).collect();
+        let mut index = vec![Vec::new(); parts];
+        for (fi, (f, key)) in self.flows.into_iter().zip(self.flow_timer).enumerate() {
+            let p = part_of[fi];
+            out[p].flows.push(f);
+            out[p].flow_timer.push(key);
+            index[p].push(fi);
+        }
+        (out, index)
+    }
+
+    /// The timer key of flow `fi`'s source.
+    pub(super) fn timer_key(&self, fi: usize) -> TimerKey {
+        self.flow_timer[fi]
+    }
+
+    /// Register a new timer key for each flow's source with `register`
+    /// (a partition's own registry), in flow order.
+    pub(super) fn register_timers(&mut self, mut register: impl FnMut(usize) -> TimerKey) {
+        self.flow_timer = (0..self.flows.len()).map(&mut register).collect();
+    }
+
+    /// The flows of the partitions back in global order (`index` as
+    /// [`Flows::split`] gave it).
+    pub(super) fn merge(parts: Vec<Flows>, index: &[Vec<usize>]) -> Flows {
+        let n: usize = index.iter().map(|v| v.len()).sum();
+        let mut slots: Vec<Option<(FlowRt, TimerKey)>> = (0..n).map(|_| None).collect();
+        for (f, idx) in parts.into_iter().zip(index) {
+            for ((rt, key), &fi) in f.flows.into_iter().zip(f.flow_timer).zip(idx) {
+                slots[fi] = Some((rt, key));
+            }
+        }
+        let (flows, flow_timer) = slots.into_iter().map(|s| s.expect("every flow in one partition")).unzip();
+        Flows::new(flows, Vec::new(), flow_timer, Vec::new())
+    }
+}

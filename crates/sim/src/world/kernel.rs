@@ -30,6 +30,11 @@ pub(super) struct Kernel {
     pub(super) warmup: SimTime,
     /// Statistics sampling interval.
     pub(super) bin: SimDur,
+    /// Sampling events handled (`Ev::Sample`).
+    pub(super) samples: u64,
+    /// Events handled elsewhere and counted here: by the partitions of a
+    /// partitioned run, once merged back (`part.rs`).
+    pub(super) events_elsewhere: u64,
 }
 
 impl Kernel {
@@ -43,7 +48,38 @@ impl Kernel {
             end,
             warmup,
             bin,
+            samples: 0,
+            events_elsewhere: 0,
         }
+    }
+
+    /// A partition's kernel (`part.rs`): an empty event queue, timer
+    /// registry (its components register their keys again) and ledger,
+    /// the same end, warm-up and sampling.
+    pub(super) fn part(&self) -> Kernel {
+        Kernel {
+            q: EventQueue::with_capacity(64),
+            timers: TimerRegistry::new(),
+            timer_owner: Vec::new(),
+            ledger: Ledger::default(),
+            trace: None,
+            end: self.end,
+            warmup: self.warmup,
+            bin: self.bin,
+            samples: 0,
+            events_elsewhere: 0,
+        }
+    }
+
+    /// Take every queued event, in (time, insertion) order (to hand them
+    /// to the partitions; the queue's clock moves with them).
+    pub(super) fn take_events(&mut self) -> Vec<(SimTime, Ev)> {
+        std::iter::from_fn(|| self.q.pop()).map(|(t, e)| (t, e.ev())).collect()
+    }
+
+    /// The owner of timer `key`.
+    pub(super) fn owner(&self, key: u32) -> TimerOwner {
+        self.timer_owner[key as usize]
     }
 
     /// The instant of the event being handled (of the last one handled
@@ -73,7 +109,7 @@ impl Kernel {
 
     /// Events handled so far.
     pub(super) fn events(&self) -> u64 {
-        self.q.popped()
+        self.q.popped() + self.events_elsewhere
     }
 
     /// A new key of the timer registry, owned by `owner`.

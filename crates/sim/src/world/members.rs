@@ -46,6 +46,24 @@ impl MemberMap {
         MemberMap { at, members: lists.into_iter().map(Arc::from).collect() }
     }
 
+    /// The map of a partition holding cells `cells` (increasing) of this
+    /// map, renumbered from 0 in that order (`part.rs`); members of other
+    /// cells map nowhere (`u32::MAX`: a partition never looks them up).
+    pub(super) fn part(&self, cells: &[usize]) -> MemberMap {
+        let mut at = vec![(u32::MAX, u32::MAX); self.at.len()];
+        for (local, &c) in cells.iter().enumerate() {
+            for (l, &node) in self.members[c].iter().enumerate() {
+                at[node as usize] = (local as u32, l as u32);
+            }
+        }
+        MemberMap { at, members: cells.iter().map(|&c| self.members[c].clone()).collect() }
+    }
+
+    /// Number of cells.
+    pub(super) fn cells(&self) -> usize {
+        self.members.len()
+    }
+
     /// Node ids of cell `c`'s members, by index in the cell.
     pub(super) fn members(&self, c: usize) -> &Arc<[u32]> {
         &self.members[c]

@@ -32,6 +32,7 @@ use crate::capture::Capture;
 use crate::link::LinkDir;
 use crate::topology::{addr_of, Hop, Topology, DETACHED};
 use std::collections::VecDeque;
+use std::sync::Arc;
 use wifitcp_core::{DropReason, SimTime};
 use wifitcp_net::{Agent, AgentCtx, Arrival, TimerKey, Verdict};
 use wifitcp_queue::Queued;
@@ -46,7 +47,10 @@ pub struct Egress {
 }
 
 pub(super) struct Nodes {
-    topo: Topology,
+    /// The topology, shared read-only by the partitions of a partitioned
+    /// run (`part.rs`); changed only while it is not shared (ports bound
+    /// at build, roaming's re-association, which is never partitioned).
+    topo: Arc<Topology>,
     links: Vec<[LinkDir; 2]>,
     /// Timer keys of each link's two directions.
     link_timer: Vec<[TimerKey; 2]>,
@@ -81,7 +85,7 @@ impl Nodes {
     ) -> Nodes {
         let n = topo.nodes.len();
         let mut nodes = Nodes {
-            topo,
+            topo: Arc::new(topo),
             links,
             link_timer,
             agents,
@@ -103,6 +107,12 @@ impl Nodes {
         &self.topo
     }
 
+    /// The topology, to change (never while a partitioned run shares it).
+    fn topo_mut(&mut self) -> &mut Topology {
+        Arc::get_mut(&mut self.topo)
+            .expect("the topology is shared only by the partitions of a run, which bind no port and never roam")
+    }
+
     fn update_hooked(&mut self) {
         let n = self.topo.nodes.len();
         self.hooked = (0..n).map(|i| self.external[i] || !self.agents[i].is_empty()).collect();
@@ -111,12 +121,12 @@ impl Nodes {
 
     /// Bind TCP endpoint `ep` to `port` of `node`.
     pub(super) fn bind_tcp(&mut self, node: usize, port: u16, ep: usize) {
-        self.topo.nodes[node].ports.insert(port, ep);
+        self.topo_mut().nodes[node].ports.insert(port, ep);
     }
 
     /// Bind `socket` to UDP `port` of `node`.
     pub(super) fn bind_udp(&mut self, node: usize, port: u16, socket: UdpSocket) {
-        self.topo.nodes[node].udp.insert(port, socket);
+        self.topo_mut().nodes[node].udp.insert(port, socket);
         self.plain[node] = false;
     }
 
@@ -457,7 +467,7 @@ impl Nodes {
             Step::Leave => self.set_cell(cells, sta, DETACHED),
             Step::Join { ap, cell } => {
                 // the wired side learns its new port (the layer-2 update)
-                self.topo.ap_of[sta] = ap;
+                self.topo_mut().ap_of[sta] = ap;
                 self.set_cell(cells, sta, cell);
                 cells.feed(k, self, flows, sta);
                 cells.qdisc_timer(k, sta);
@@ -468,7 +478,7 @@ impl Nodes {
     /// Put member `sta`'s interface into `cell` (or `DETACHED`), for the
     /// nodes and the cells' gates.
     fn set_cell(&mut self, cells: &Cells, sta: usize, cell: usize) {
-        if let Some(wl) = self.topo.nodes[sta].wlan.as_mut() {
+        if let Some(wl) = self.topo_mut().nodes[sta].wlan.as_mut() {
             wl.cell = cell;
         }
         cells.set_presence(sta, cell);
@@ -526,5 +536,41 @@ impl Nodes {
 
     pub(super) fn agents(&self) -> &[Vec<(Box<dyn Agent>, TimerKey)>] {
         &self.agents
+    }
+
+    // ------------------------------------------------------------------
+    // Partitioned runs (`part.rs`).
+
+    /// Whether a partitioned run can hold a copy of these nodes per
+    /// partition: no wired link, agent, external node, injected packet,
+    /// capture or roaming (the partitions then share nothing here but the
+    /// topology, which none changes).
+    pub(super) fn partitionable(&self) -> bool {
+        self.links.is_empty()
+            && self.agents.iter().all(|a| a.is_empty())
+            && !self.external.iter().any(|&e| e)
+            && self.ingress.is_empty()
+            && self.capture.is_none()
+            && self.roam.is_none()
+    }
+
+    /// A partition's nodes (`partitionable` holds): the shared topology and
+    /// the per-node flags, no links or agents.
+    pub(super) fn part(&self) -> Nodes {
+        debug_assert!(self.partitionable());
+        Nodes {
+            topo: self.topo.clone(),
+            links: Vec::new(),
+            link_timer: Vec::new(),
+            agents: Vec::new(),
+            agent_ctx: AgentCtx::default(),
+            external: self.external.clone(),
+            hooked: self.hooked.clone(),
+            plain: self.plain.clone(),
+            ingress: VecDeque::new(),
+            egress: Vec::new(),
+            capture: None,
+            roam: None,
+        }
     }
 }
