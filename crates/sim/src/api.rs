@@ -124,9 +124,12 @@ pub fn run_json_with(
     let wall = Instant::now();
     // (a capture or trace needs the one event queue of the sequential
     // engine; the results are the same)
-    let threads =
-        if opts.pcap_dir.is_some() || opts.trace_dir.is_some() { 1 } else { s.scenario.threads.unwrap_or(1) as usize };
-    let mut w = Engine::build(&s, seed, threads).map_err(ApiError::Config)?;
+    let mut w = if opts.pcap_dir.is_some() || opts.trace_dir.is_some() {
+        Engine::sequential(&s, seed)
+    } else {
+        Engine::build(&s, seed, s.scenario.threads.unwrap_or(1) as usize)
+    }
+    .map_err(ApiError::Config)?;
     if let Engine::Sequential(w) = &mut w {
         if let Some(dir) = &opts.pcap_dir {
             w.capture_to(dir).map_err(|e| ApiError::Config(ConfigError::new("", e)))?;

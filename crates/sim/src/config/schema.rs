@@ -45,7 +45,7 @@ static HEAD: &[Key] = &[
         "1",
         r(In(0.0), In(1024.0)),
         "threads",
-        "Threads of the run: 1 runs on one event queue; 0 (every core) or more partitions cells that share nothing onto threads (same results).",
+        "Threads of the run: 1 (one thread), 0 (every core) or N. Cells that share nothing run as partitions, on one thread too (same results).",
     ),
     // [phy]
     k(

@@ -30,14 +30,15 @@
 //! trace); `events.rs` the event encoding and the timer owners; `demux.rs`
 //! the port tables' hasher; `part.rs` partitioned runs.
 //!
-//! Partitioned runs (`part.rs`, `scenario.threads` other than 1): a
+//! Partitioned runs (`part.rs`, whatever `scenario.threads`): a
 //! scenario whose cells share no node or link that could carry a packet
 //! between them (several channels, no wired link, no roaming, no agent)
 //! is built as usual up to the MACs' first wake-ups, then split into one
 //! world per cell (a partition: its own kernel, cell, members' queue
 //! disciplines and flows, the topology shared read-only; or per group of
 //! cells, `World::build_partitioned_in`), and the
-//! partitions are stepped to the same instants on a `rayon` pool. This is
+//! partitions are stepped to the same instants in turn on the caller's
+//! thread (`threads = 1`) or on a `rayon` pool. This is
 //! conservative parallel simulation whose lookahead is unbounded (no
 //! cross-partition message exists), so a partition never waits for
 //! another. At the end the partitions merge back into one world (each
