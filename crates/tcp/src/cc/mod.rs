@@ -253,5 +253,6 @@ pub fn half_flight(in_flight: u64, mss: u32) -> u64 {
 }
 
 pub mod bbr_common;
+pub mod hystart;
 #[cfg(test)]
 pub(crate) mod testkit;
