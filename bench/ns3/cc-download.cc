@@ -10,7 +10,8 @@
 // TcpWestwood as WESTWOODPLUS, TcpVeno), --sack, classic
 // recovery (not PRR), timestamps off, every segment ACKed (DelAckCount 1), initial
 // window 2, receive buffer 1000 segments with window scaling, minimum RTO 1 s,
-// clock granularity 1 ms; TcpCubic's HyStart off (wifitcp's CUBIC has none);
+// clock granularity 1 ms; TcpCubic's HyStart at its default (on, both signals;
+// --hystart=0 turns it off);
 // every other controller parameter at its ns-3 default (CUBIC C 0.4, beta 0.7,
 // fast convergence, TCP friendliness; Vegas alpha 2, beta 4, gamma 1; TcpBbr's
 // defaults). TcpBbr needs pacing: TcpSocketState::EnablePacing is set for it (and for
@@ -330,6 +331,7 @@ main(int argc, char* argv[])
     std::string aqm = "droptail";
     uint32_t macQueue = 4;
     bool ecn = false;
+    bool hystart = true;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("nSta", "number of downloading stations", nSta);
@@ -340,6 +342,7 @@ main(int argc, char* argv[])
     cmd.AddValue("aqm", "droptail (the MAC queue, --apQueue) | fq-codel (FqCoDelQueueDisc above the MAC queue)", aqm);
     cmd.AddValue("macQueue", "Wi-Fi MAC queue (packets) under --aqm=fq-codel", macQueue);
     cmd.AddValue("sack", "enable SACK", sack);
+    cmd.AddValue("hystart", "TcpCubic::HyStart (ns-3's default: on)", hystart);
     cmd.AddValue("ecn", "TcpSocketBase::UseEcn On (RFC 3168)", ecn);
     cmd.AddValue("rwnd", "receive buffer (segments)", rwndPkts);
     cmd.AddValue("run", "RngSeedManager run", run);
@@ -384,7 +387,7 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(pacing || cc == "bbr"));
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(tid));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(recovery == "prr" ? TcpPrrRecovery::GetTypeId() : TcpClassicRecovery::GetTypeId()));
-    Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(false));
+    Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(hystart));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(2));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
