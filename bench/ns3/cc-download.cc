@@ -10,7 +10,8 @@
 // TcpWestwood as WESTWOODPLUS, TcpVeno), --sack, classic
 // recovery (not PRR), timestamps off, every segment ACKed (DelAckCount 1), initial
 // window 2, receive buffer 1000 segments with window scaling, minimum RTO 1 s,
-// clock granularity 1 ms; TcpCubic's HyStart off (wifitcp's CUBIC has none);
+// clock granularity 1 ms; TcpCubic's HyStart at its default (on, both signals;
+// --hystart=0 turns it off);
 // every other controller parameter at its ns-3 default (CUBIC C 0.4, beta 0.7,
 // fast convergence, TCP friendliness; Vegas alpha 2, beta 4, gamma 1; TcpBbr's
 // defaults). TcpBbr needs pacing: TcpSocketState::EnablePacing is set for it (and for
@@ -20,14 +21,17 @@
 // 1024 flows, quantum 1514 bytes, limit --apQueue packets) on the AP's Wi-Fi device above
 // a MAC queue of --macQueue packets (default 4), instead of the drop-tail MAC queue.
 // --aqm=red-ecn / codel-ecn: a RedQueueDisc (MinTh 5, MaxTh 15, LInterm 10 (max_p 0.1),
-// QW 0.002, Gentle, UseEcn, UseHardDrop, MeanPktSize 1500, LinkBandwidth 24 Mbit/s) or a CoDelQueueDisc (UseEcn,
+// QW 0.002, Gentle, UseEcn, UseHardDrop, MeanPktSize 1500, LinkBandwidth 24 Mbit/s, Wait false unless
+// --redWait=1: ns-3's default Wait spaces signals 1/p_b to 2/p_b apart, Floyd & Jacobson's
+// figure 2 takes p_b / (1 - count p_b)) or a CoDelQueueDisc (UseEcn,
 // target 5 ms, interval 100 ms) of --apQueue packets, placed like fq-codel.
 // --cc=dctcp: TcpDctcp at both ends (its own ECN mode: per-segment echo); --ecn=1:
 // TcpSocketBase::UseEcn On (RFC 3168) for the other controllers.
 //
 // Output: one JSON line: per-flow goodput (bytes*8/simTime), RTO and fast-recovery
-// counts per flow, AP queue drops, flow 0's cwnd (segments) sampled every 0.1 s, and
-// the mean RTT over every flow's RTT samples (the socket's "RTT" trace, ms).
+// counts per flow, AP queue drops (with a queue disc also by reason, "qdisc_stats"),
+// flow 0's cwnd (segments) sampled every 0.1 s, and the mean RTT over every flow's RTT
+// samples (the socket's "RTT" trace, ms: ns-3's smoothed RTT after each ACK).
 // Our own code; only the ns-3 public API is used.
 
 #include "common.h"
@@ -51,6 +55,7 @@ namespace
 {
 
 uint64_t g_apDrops = 0;
+Ptr<QueueDisc> g_apQd; // the AP's queue disc (--aqm other than droptail), for its drop and mark reasons
 std::vector<uint32_t> g_rto;
 std::vector<uint32_t> g_fastRecov;
 uint32_t g_cwnd0 = 0; // bytes, flow 0
@@ -330,6 +335,8 @@ main(int argc, char* argv[])
     std::string aqm = "droptail";
     uint32_t macQueue = 4;
     bool ecn = false;
+    bool hystart = true;
+    bool redWait = false;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("nSta", "number of downloading stations", nSta);
@@ -340,6 +347,8 @@ main(int argc, char* argv[])
     cmd.AddValue("aqm", "droptail (the MAC queue, --apQueue) | fq-codel (FqCoDelQueueDisc above the MAC queue)", aqm);
     cmd.AddValue("macQueue", "Wi-Fi MAC queue (packets) under --aqm=fq-codel", macQueue);
     cmd.AddValue("sack", "enable SACK", sack);
+    cmd.AddValue("redWait", "RedQueueDisc::Wait (ns-3's default true; false: Floyd & Jacobson's count rule)", redWait);
+    cmd.AddValue("hystart", "TcpCubic::HyStart (ns-3's default: on)", hystart);
     cmd.AddValue("ecn", "TcpSocketBase::UseEcn On (RFC 3168)", ecn);
     cmd.AddValue("rwnd", "receive buffer (segments)", rwndPkts);
     cmd.AddValue("run", "RngSeedManager run", run);
@@ -384,7 +393,7 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(pacing || cc == "bbr"));
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(tid));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(recovery == "prr" ? TcpPrrRecovery::GetTypeId() : TcpClassicRecovery::GetTypeId()));
-    Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(false));
+    Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(hystart));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(2));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
@@ -471,6 +480,7 @@ main(int argc, char* argv[])
         fq.SetRootQueueDisc("ns3::FqCoDelQueueDisc", "MaxSize",
                             QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, apQueue)));
         QueueDiscContainer qd = fq.Install(apDev);
+        g_apQd = qd.Get(0);
         NS_ABORT_MSG_IF(!qd.Get(0)->TraceConnectWithoutContext("Drop", MakeCallback(&ApQdDrop)),
                         "could not connect the queue disc's Drop trace");
     }
@@ -484,13 +494,14 @@ main(int argc, char* argv[])
                                DoubleValue(15), "LInterm", DoubleValue(10), "QW", DoubleValue(0.002), "Gentle",
                                BooleanValue(true), "UseEcn", BooleanValue(true), "UseHardDrop", BooleanValue(true),
                                "MeanPktSize", UintegerValue(1500), "LinkBandwidth",
-                               DataRateValue(DataRate("24Mbps")));
+                               DataRateValue(DataRate("24Mbps")), "Wait", BooleanValue(redWait));
         }
         else
         {
             h.SetRootQueueDisc("ns3::CoDelQueueDisc", "MaxSize", lim, "UseEcn", BooleanValue(true));
         }
         QueueDiscContainer qd = h.Install(apDev);
+        g_apQd = qd.Get(0);
         NS_ABORT_MSG_IF(!qd.Get(0)->TraceConnectWithoutContext("Drop", MakeCallback(&ApQdDrop)),
                         "could not connect the queue disc's Drop trace");
     }
@@ -556,6 +567,35 @@ main(int argc, char* argv[])
     {
         acks += (acks.empty() ? "" : ",") + m;
     }
+    // The queue disc's drops and marks by reason (QueueDisc::Stats).
+    std::string qdStats;
+    if (g_apQd)
+    {
+        const QueueDisc::Stats& st = g_apQd->GetStats();
+        const std::string child = QueueDisc::CHILD_QUEUE_DISC_DROP;
+        const std::string childMark = QueueDisc::CHILD_QUEUE_DISC_MARK;
+        for (const std::string& r : {std::string(RedQueueDisc::UNFORCED_DROP), std::string(RedQueueDisc::FORCED_DROP),
+                                     std::string(QueueDisc::INTERNAL_QUEUE_DROP),
+                                     std::string(CoDelQueueDisc::TARGET_EXCEEDED_DROP),
+                                     std::string(CoDelQueueDisc::OVERLIMIT_DROP),
+                                     child + CoDelQueueDisc::TARGET_EXCEEDED_DROP,
+                                     child + CoDelQueueDisc::OVERLIMIT_DROP})
+        {
+            if (uint32_t v = st.GetNDroppedPackets(r))
+            {
+                qdStats += (qdStats.empty() ? "" : ",") + bench::Str("drop: " + r) + ":" + std::to_string(v);
+            }
+        }
+        for (const std::string& r : {std::string(RedQueueDisc::UNFORCED_MARK), std::string(RedQueueDisc::FORCED_MARK),
+                                     std::string(CoDelQueueDisc::TARGET_EXCEEDED_MARK),
+                                     childMark + CoDelQueueDisc::TARGET_EXCEEDED_MARK})
+        {
+            if (uint32_t v = st.GetNMarkedPackets(r))
+            {
+                qdStats += (qdStats.empty() ? "" : ",") + bench::Str("mark: " + r) + ":" + std::to_string(v);
+            }
+        }
+    }
     std::ostringstream js;
     js << "{\"sim\":\"ns-3\",\"version\":\"3.37\",\"cc\":" << bench::Str(cc) << ",\"sack\":" << (sack ? "true" : "false")
        << ",\"n\":" << nSta << ",\"ap_queue\":" << apQueue << ",\"sim_time_s\":" << bench::Num(simTime, 3)
@@ -569,6 +609,7 @@ main(int argc, char* argv[])
        << ",\"ack_modes\":" << bench::Str(acks) << ",\"assoc\":" << g_assoc
        << ",\"rtt_mean_ms\":" << bench::Num(g_rttN ? g_rttSum / g_rttN * 1e3 : 0.0, 3)
        << ",\"aqm\":" << bench::Str(aqm) << ",\"pacing\":" << (pacing || cc == "bbr" ? "true" : "false")
+       << ",\"qdisc_stats\":{" << qdStats << "},\"red_wait\":" << (redWait ? "true" : "false")
        << ",\"wall_s\":" << bench::Num(bench::WallNow() - wall0, 2) << "}";
     std::cout << js.str() << std::endl;
     Simulator::Destroy();

@@ -438,7 +438,7 @@ mod tests {
         assert_eq!(err(json!({"vegas": 3})), "vegas: must be a table, got 3");
         let e = err(json!({"reno": {}}));
         assert!(e.starts_with("unknown field `reno`, expected one of `recovery`, `cc`"), "{e}");
-        assert!(e.contains("`vegas`, `compound`"), "{e}");
+        assert!(e.contains("`vegas`, `cubic`, `compound`"), "{e}");
         assert!(err(json!({"cc": "hybla"})).starts_with("cc: unknown variant `hybla`, expected one of `reno`"));
         assert!(err(json!({"mss": "x"})).starts_with("mss: invalid type"));
         assert_eq!(locate_error(&json!({"vegas": {"gamma": true}})).unwrap().0, "vegas.gamma");

@@ -72,7 +72,9 @@
 //!   one segment at every rate, where the draft gives two between 1.2 and
 //!   24 Mbit/s; three quanta enter the cwnd target).
 //! - Only the v1 mechanisms of the draft: no long-term bandwidth (policer)
-//!   sampling, no ACK-aggregation extra cwnd, no 1 % pacing margin, no
+//!   sampling, no ACK-aggregation extra cwnd unless `extra_acked` is set
+//!   (off by default; [`super::ack_aggregation`], Linux's and ns-3's
+//!   estimator), no 1 % pacing margin, no
 //!   even-packet rounding of cwnd (later Linux additions), no TSO
 //!   quantization other than the draft's send quantum.
 //! - A new RTprop is an RTT sample below the current one or any sample
@@ -86,6 +88,7 @@
 //! - The initial pacing rate is 2/ln 2 x initial cwnd / the first RTT
 //!   sample (the handshake's), 1 ms before any (draft,
 //!   BBRInitPacingRate; Linux uses SRTT at the same point).
+use super::ack_aggregation::AckAggregation;
 use super::{check_param, AckInfo, CcKind, CcTraceState, CongestionControl, LossKind, Window};
 use crate::rate::RateSample;
 use crate::sender::LossState;
@@ -128,6 +131,8 @@ wifitcp_core::config_table! {
         /// ns-3 3.37's TcpBbr uses 1 segment at every rate.
         #[key(range = r(In(0.0), In(64.0)), unit = "segments")]
         pub quantum_segments: u32 = 0,
+        /// Add the ACK-aggregation allowance to the cwnd target (Linux's and ns-3's extra_acked; not in the v1 draft).
+        pub extra_acked: bool = false,
     }
 }
 
@@ -203,6 +208,8 @@ pub struct Bbr {
     /// cwnd as BBR last set it (0: never).
     cwnd_set: u64,
     rng: u64,
+    /// The ACK-aggregation estimator (`extra_acked`), if on.
+    aggregation: Option<AckAggregation>,
 }
 
 impl Bbr {
@@ -235,6 +242,7 @@ impl Bbr {
             init_cwnd: None,
             cwnd_set: 0,
             rng: 0x9E37_79B9_7F4A_7C15,
+            aggregation: t.extra_acked.then(AckAggregation::default),
         };
         b.enter_startup();
         b
@@ -243,6 +251,15 @@ impl Bbr {
     /// The BtlBw estimate, bytes per second.
     pub fn btlbw(&self) -> f64 {
         self.btlbw.best()
+    }
+
+    /// The ACK-aggregation allowance in the cwnd target now, bytes (0 when
+    /// off or before the pipe is full).
+    pub fn aggregation_allowance(&self) -> u64 {
+        match &self.aggregation {
+            Some(a) if self.full_bw_reached => a.cwnd_allowance(self.btlbw()),
+            _ => 0,
+        }
     }
 
     /// The ProbeBW start phase's draw.
@@ -428,7 +445,7 @@ impl Bbr {
         }
         if step == CwndStep::Grow {
             let acked = rs.newly_delivered;
-            let target = self.inflight(self.cwnd_gain, mss);
+            let target = self.inflight(self.cwnd_gain, mss) + self.aggregation_allowance();
             let init = self.init_cwnd.unwrap_or(10 * mss);
             if self.full_bw_reached {
                 cwnd = (cwnd + acked).min(target);
@@ -490,6 +507,10 @@ impl CongestionControl for Bbr {
         }
         self.init_cwnd.get_or_insert(win.cwnd);
         self.update_bw(rs);
+        if let Some(a) = self.aggregation.as_mut() {
+            // Linux bbr_update_model: after the bandwidth filter.
+            a.update(rs, self.round_start, self.btlbw.best(), win.cwnd, mss);
+        }
         self.update_cycle_phase(rs, mss);
         self.check_full_pipe(rs);
         self.check_drain(rs, mss);
@@ -627,6 +648,43 @@ mod tests {
         d.round(1, 1_000_000.0, RTT, 0);
         assert_eq!(d.bbr.mode, Mode::ProbeBw);
         d
+    }
+
+    /// `extra_acked`: a burst of 20 ACKs at one instant in ProbeBW is 20
+    /// segments ahead of BtlBw, and the allowance enters the cwnd target
+    /// (`set_cwnd` grows cwnd to it); off (the default), nothing changes.
+    #[test]
+    fn extra_acked_adds_the_aggregation_allowance() {
+        let mut cwnds = Vec::new();
+        for on in [false, true] {
+            let mut d = Drive::new(1);
+            d.bbr = Bbr::new(&BbrTable { extra_acked: on, ..BbrTable::default() });
+            d.bbr.seed(1);
+            d.bbr.on_rtt_sample(SimTime::ZERO, RTT);
+            for _ in 0..5 {
+                d.round(10, 1_000_000.0, RTT, 10 * MSS);
+            }
+            d.round(1, 1_000_000.0, RTT, 0);
+            assert_eq!(d.bbr.mode, Mode::ProbeBw);
+            let start = d.delivered;
+            for _ in 0..20 {
+                d.ack(1_000_000.0, RTT, start, 10 * MSS);
+            }
+            let allowance = d.bbr.aggregation_allowance();
+            if on {
+                assert!((19 * MSS..=21 * MSS).contains(&allowance), "{allowance}");
+            } else {
+                assert_eq!(allowance, 0);
+            }
+            for _ in 0..3 {
+                d.round(50, 1_000_000.0, RTT, 10 * MSS);
+            }
+            assert_eq!(d.bbr.aggregation_allowance(), allowance, "kept for the slot's 5 rounds");
+            let target = d.bbr.inflight(d.bbr.cwnd_gain, MSS) + allowance;
+            assert_eq!(d.win.cwnd, target, "on = {on}");
+            cwnds.push((d.win.cwnd, allowance));
+        }
+        assert_eq!(cwnds[1].0 - cwnds[0].0, cwnds[1].1, "{cwnds:?}");
     }
 
     #[test]

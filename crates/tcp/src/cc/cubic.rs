@@ -22,8 +22,12 @@
 //!   else `W_max = cwnd` (enabled by default).
 //! - 4.8: after a timeout, ssthresh as in 4.6; in the first CA stage after
 //!   it, `K = 0`, `W_max = W_est = cwnd_epoch`.
-//! - 4.10: standard slow start (RFC 5681 eq. 2). **HyStart++ (RFC 9406) is
-//!   not implemented** (off; RFC 9438 says SHOULD use it — deviation).
+//! - 4.10: standard slow start (RFC 5681 eq. 2), ended early by HyStart
+//!   (Ha & Rhee's hybrid slow start as Linux's `tcp_cubic` and ns-3 3.37's
+//!   `TcpCubic` run it, both on by default with both signals: see
+//!   [`super::hystart`]; `[tcp.cubic] hystart`, default "off" (Linux and ns-3 run "both"), with
+//!   Linux's thresholds). RFC 9438 4.10 recommends HyStart++ (RFC 9406);
+//!   HyStart++'s Conservative Slow Start is not modelled (deviation).
 //!   Leaving slow start without a loss (W_max unknown) is handled as 4.10
 //!   prescribes: `K = 0`, `W_max = cwnd_epoch`.
 //!
@@ -47,18 +51,38 @@
 //!   section 5.8; Linux shifts the epoch after idle the same way). An
 //!   `IdleRestart` also shifts `t_epoch` by the idle time.
 //! - Spurious-congestion undo (4.9) is not supported by the trait.
+use super::hystart::{HyStart, HyStartMode, HyStartThresholds};
 use super::{AckInfo, CcEvent, CcKind, CongestionControl, LossKind, Window};
+use wifitcp_core::schema::r;
+use wifitcp_core::schema::B::In;
 use wifitcp_core::{SimDur, SimTime};
 
 wifitcp_core::config_table! {
-    /// `cc = "cubic"`: no keys (RFC 9438's defaults, [`CubicConfig`]).
+    /// `[tcp.cubic]`: HyStart (RFC 9438's constants are fixed, [`CubicConfig`]).
     #[serde(deny_unknown_fields)]
-    pub struct CubicTable {}
+    pub struct CubicTable {
+        /// HyStart's signals: "both" (ACK train and delay increase, as Linux and ns-3 3.37 by default), "delay", "ack-train" or "off".
+        pub hystart: HyStartMode = HyStartMode::Off,
+        /// HyStart's thresholds: "linux" (tcp_cubic: delay_min / 8 within 4-16 ms, train delay_min / 2) or "ns3" (TcpCubic: delay_min within 4-1000 ms, train delay_min).
+        pub hystart_thresholds: HyStartThresholds = HyStartThresholds::Linux,
+        /// HyStart acts from this cwnd on (Linux hystart_low_window, ns-3 HyStartLowWindow).
+        #[key(range = r(In(2.0), In(1e6)), unit = "segments")]
+        pub hystart_low_window: u32 = 16,
+        /// RFC 9438 4.3's Reno-friendly region (Linux's tcp_friendliness); ns-3 3.37's TcpCubic has none.
+        pub reno_friendly: bool = true,
+    }
 }
 
 impl CcKind for CubicTable {
     fn build(&self) -> Box<dyn CongestionControl> {
-        Box::new(Cubic::new(CubicConfig::default()))
+        let cfg = CubicConfig {
+            hystart: self.hystart,
+            hystart_thresholds: self.hystart_thresholds,
+            hystart_low_window: self.hystart_low_window,
+            reno_friendly: self.reno_friendly,
+            ..CubicConfig::default()
+        };
+        Box::new(Cubic::new(cfg))
     }
 }
 
@@ -74,11 +98,26 @@ pub struct CubicConfig {
     pub fast_convergence: bool,
     /// Reno-friendly region (RFC 9438 4.3); on by default.
     pub reno_friendly: bool,
+    /// HyStart's signals ([`super::hystart`]); both by default.
+    pub hystart: HyStartMode,
+    /// HyStart's thresholds; Linux's by default.
+    pub hystart_thresholds: HyStartThresholds,
+    /// HyStart acts from this cwnd on, segments (16).
+    pub hystart_low_window: u32,
 }
 
 impl Default for CubicConfig {
     fn default() -> Self {
-        CubicConfig { c: 0.4, beta: 0.7, fast_convergence: true, reno_friendly: true }
+        let t = CubicTable::default();
+        CubicConfig {
+            c: 0.4,
+            beta: 0.7,
+            fast_convergence: true,
+            reno_friendly: t.reno_friendly,
+            hystart: t.hystart,
+            hystart_thresholds: t.hystart_thresholds,
+            hystart_low_window: t.hystart_low_window,
+        }
     }
 }
 
@@ -127,6 +166,7 @@ pub struct Cubic {
     frac_bytes: f64,
     srtt: Option<SimDur>,
     last_ack: Option<SimTime>,
+    hystart: HyStart,
 }
 
 impl Cubic {
@@ -141,7 +181,12 @@ impl Cubic {
             frac_bytes: 0.0,
             srtt: None,
             last_ack: None,
+            hystart: HyStart::new(cfg.hystart, cfg.hystart_thresholds, cfg.hystart_low_window),
         }
+    }
+    /// The connection's HyStart state.
+    pub fn hystart(&self) -> &HyStart {
+        &self.hystart
     }
     pub fn config(&self) -> &CubicConfig {
         &self.cfg
@@ -237,7 +282,15 @@ impl CongestionControl for Cubic {
             return;
         }
         if win.cwnd < win.ssthresh {
-            // RFC 9438 4.10 / RFC 5681 eq. (2); HyStart++ off.
+            // HyStart may end slow start here: ssthresh = cwnd (hystart.rs).
+            // ns-3's TcpCubic reads its smoothed RTT (hystart.rs).
+            let rtt = if self.cfg.hystart_thresholds == HyStartThresholds::Ns3 { ack.rtt.and(self.srtt) } else { ack.rtt };
+            let hs = &mut self.hystart;
+            if hs.on_slow_start_ack(ack.now, win.cwnd, win.mss, ack.acked_bytes, ack.prior_in_flight, rtt).is_some() {
+                win.ssthresh = win.cwnd;
+                return;
+            }
+            // RFC 9438 4.10 / RFC 5681 eq. (2).
             win.cwnd += ack.acked_bytes.min(win.mss as u64);
             self.frac_bytes = 0.0;
             return;
@@ -247,10 +300,13 @@ impl CongestionControl for Cubic {
 
     fn on_rtt_sample(&mut self, _now: SimTime, rtt: SimDur) {
         // RFC 6298 section 2.3: SRTT <- 7/8 SRTT + 1/8 R'.
-        self.srtt = Some(match self.srtt {
+        let srtt = match self.srtt {
             None => rtt,
             Some(s) => SimDur::from_nanos((7 * s.as_nanos() + rtt.as_nanos()) / 8),
-        });
+        };
+        self.srtt = Some(srtt);
+        let ns3 = self.cfg.hystart_thresholds == HyStartThresholds::Ns3;
+        self.hystart.on_rtt_sample(if ns3 { srtt } else { rtt });
     }
 
     fn ssthresh_after_loss(&mut self, _now: SimTime, win: &Window, in_flight: u64, kind: LossKind) -> u64 {
@@ -265,6 +321,9 @@ impl CongestionControl for Cubic {
         self.epoch = None;
         self.frac_bytes = 0.0;
         self.after_timeout = kind == LossKind::Timeout; // RFC 9438 4.8
+        if kind == LossKind::Timeout {
+            self.hystart.on_timeout();
+        }
         let ssthresh = (in_flight as f64 * self.cfg.beta) as u64;
         ssthresh.max(2 * win.mss as u64)
     }
@@ -471,6 +530,37 @@ mod tests {
         let c: Vec<u64> = s.records.iter().map(|r| r.cwnd / MSS as u64).collect();
         assert_eq!(c, vec![2, 4, 8, 16, 32]);
         assert_eq!(s.win.cwnd, 64 * MSS as u64);
+    }
+
+    /// HyStart ends slow start before any loss (ssthresh = cwnd): by the
+    /// delay increase behind a queue (40 ms path, 500 packets/s: the round
+    /// at 32 segments sees 64 ms, more than 40 + 5 ms), by the ACK train
+    /// once ACKs come closer than 2 ms for more than half the minimum delay
+    /// (1000 packets/s: the round at 32 segments); with HyStart off slow
+    /// start runs on to 256 segments in the same 7 rounds.
+    #[test]
+    fn hystart_ends_slow_start() {
+        use crate::cc::hystart::HyStartExit;
+        let base = SimDur::from_millis(40);
+        for (mode, rate, want) in [
+            (HyStartMode::Delay, 500.0, Some(HyStartExit::Delay)),
+            (HyStartMode::AckTrain, 1000.0, Some(HyStartExit::AckTrain)),
+            (HyStartMode::Both, 1000.0, Some(HyStartExit::AckTrain)),
+            (HyStartMode::Off, 500.0, None),
+        ] {
+            let cfg = CubicConfig { hystart: mode, ..Default::default() };
+            let mut s = TestSender::new(Cubic::new(cfg), MSS, 2, u64::MAX / 2, RttModel::Bottleneck { base, rate_pps: rate });
+            s.run_rounds(7);
+            assert_eq!(s.cc.hystart().found(), want, "{mode:?}");
+            if want.is_some() {
+                let exit = s.cc.hystart().exit_cwnd().unwrap();
+                assert_eq!(s.win.ssthresh, exit, "{mode:?}");
+                assert!((32 * MSS as u64..64 * MSS as u64).contains(&exit), "{mode:?}: exit at {}", segs(exit));
+                assert!(s.cc.epoch().is_some(), "{mode:?}: congestion avoidance began");
+            } else {
+                assert_eq!(s.win.cwnd, 256 * MSS as u64);
+            }
+        }
     }
 
     #[test]

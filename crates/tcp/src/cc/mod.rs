@@ -252,6 +252,8 @@ pub fn half_flight(in_flight: u64, mss: u32) -> u64 {
     (in_flight / 2).max(2 * mss as u64)
 }
 
+pub mod ack_aggregation;
 pub mod bbr_common;
+pub mod hystart;
 #[cfg(test)]
 pub(crate) mod testkit;
