@@ -57,18 +57,7 @@ impl Kernel {
     /// registry (its components register their keys again) and ledger,
     /// the same end, warm-up and sampling.
     pub(super) fn part(&self) -> Kernel {
-        Kernel {
-            q: EventQueue::with_capacity(64),
-            timers: TimerRegistry::new(),
-            timer_owner: Vec::new(),
-            ledger: Ledger::default(),
-            trace: None,
-            end: self.end,
-            warmup: self.warmup,
-            bin: self.bin,
-            samples: 0,
-            events_elsewhere: 0,
-        }
+        Kernel::new(self.end, self.warmup, self.bin)
     }
 
     /// Take every queued event, in (time, insertion) order (to hand them

@@ -66,6 +66,7 @@ mod mu_exchange;
 mod params;
 mod poll;
 mod rx;
+
 #[cfg(test)]
 mod tests;
 
@@ -75,7 +76,7 @@ pub use poll::{PollConfig, QOS_NULL_LEN};
 
 use super::access::{Backoff, CountRule, Deferral, IfsTimes, Slotting};
 use super::api::{Demand, Mac};
-use super::blockack::{Originator, Recipient, MAX_WINDOW};
+use super::blockack::{BaOutcome, Originator, Recipient, MAX_WINDOW};
 use super::dcf::MacCounters;
 use super::edca::{AccessCategory, EdcaParams};
 use super::exchange::{control_frame, cts_duration, needs_rts, rts_for, After, Receipts, Sequence};
@@ -763,15 +764,7 @@ impl Hcf {
                 link.orig.on_block_ack(*start_seq, *bitmap)
             }
         };
-        self.stats.bitmap_losses += (res.to_retry + res.dropped.len()) as u64;
-        for it in res.acked {
-            self.counters.successes += 1;
-            out.push(MacOutput::Acked(it.msdu.id));
-        }
-        for it in res.dropped {
-            self.counters.drops_retry_limit += 1;
-            out.push(self.receipts.discard(it.msdu.id));
-        }
+        settle_block_ack(&mut self.stats, &mut self.counters, &mut self.receipts, res, out);
         self.cs.self_busy_until = now;
         self.exchange_succeeded(now, out);
     }
@@ -856,5 +849,27 @@ impl Mac for Hcf {
     #[inline]
     fn counters(&self) -> &MacCounters {
         &self.counters
+    }
+}
+
+/// Tell what a BlockAck (or the Ack standing for one) decided: the MPDUs
+/// it left to retry or dropped count as bitmap losses, each acknowledged
+/// MSDU is reported, each dropped one discarded (its receipt says whether
+/// it reached the receiver). Single-user and multi-user exchanges alike.
+pub(super) fn settle_block_ack(
+    stats: &mut HcfStats,
+    counters: &mut MacCounters,
+    receipts: &mut Receipts,
+    res: BaOutcome<Item>,
+    out: &mut impl MacSink,
+) {
+    stats.bitmap_losses += (res.to_retry + res.dropped.len()) as u64;
+    for it in res.acked {
+        counters.successes += 1;
+        out.push(MacOutput::Acked(it.msdu.id));
+    }
+    for it in res.dropped {
+        counters.drops_retry_limit += 1;
+        out.push(receipts.discard(it.msdu.id));
     }
 }

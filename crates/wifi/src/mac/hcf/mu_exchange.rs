@@ -435,15 +435,7 @@ impl Hcf {
             };
             let ws = o.win_start();
             r.retain(|&sn| !sn_lt(sn, ws));
-            self.stats.bitmap_losses += (res.to_retry + res.dropped.len()) as u64;
-            for it in res.acked {
-                self.counters.successes += 1;
-                out.push(MacOutput::Acked(it.msdu.id));
-            }
-            for it in res.dropped {
-                self.counters.drops_retry_limit += 1;
-                out.push(self.receipts.discard(it.msdu.id));
-            }
+            super::settle_block_ack(&mut self.stats, &mut self.counters, &mut self.receipts, res, out);
         }
         self.cs.self_busy_until = now;
         if let Some(l) = next {
