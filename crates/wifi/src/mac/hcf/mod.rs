@@ -467,23 +467,7 @@ impl Hcf {
             AckPolicy::Normal
         };
         let mut mpdus = Vec::with_capacity(n);
-        for (sn, bytes, item) in chosen.mpdus {
-            let link = &mut self.links[l];
-            let retry = link.orig.attempts(sn) > 0;
-            if retry {
-                self.stats.mpdu_retransmissions += 1;
-            }
-            link.orig.sent(sn);
-            mpdus.push(Mpdu {
-                seq: sn,
-                retry,
-                tid,
-                ack: policy,
-                bytes,
-                body: MpduBody::Msdu(item.msdu),
-                fcs_ok: false,
-            });
-        }
+        self.psdu_mpdus(l, chosen.mpdus, policy, &mut mpdus);
         if mpdus.iter().any(|m| m.retry) {
             self.counters.retries += 1;
         }
@@ -767,6 +751,30 @@ impl Hcf {
         settle_block_ack(&mut self.stats, &mut self.counters, &mut self.receipts, res, out);
         self.cs.self_busy_until = now;
         self.exchange_succeeded(now, out);
+    }
+
+    /// Append the MPDUs chosen from link `l` for a PSDU to `mpdus`, with
+    /// acknowledgement policy `ack`: each marked a retry if its sequence
+    /// number went out before (counted), and recorded as sent by the
+    /// link's originator. The single-user and the multi-user exchange
+    /// build their PSDUs with it.
+    pub(super) fn psdu_mpdus(
+        &mut self,
+        l: usize,
+        chosen: impl IntoIterator<Item = (u16, u32, Item)>,
+        ack: AckPolicy,
+        mpdus: &mut Vec<Mpdu>,
+    ) {
+        let tid = self.links[l].tid;
+        for (sn, bytes, item) in chosen {
+            let o = &mut self.links[l].orig;
+            let retry = o.attempts(sn) > 0;
+            if retry {
+                self.stats.mpdu_retransmissions += 1;
+            }
+            o.sent(sn);
+            mpdus.push(Mpdu { seq: sn, retry, tid, ack, bytes, body: MpduBody::Msdu(item.msdu), fcs_ok: false });
+        }
     }
 
     fn held_items(&self) -> impl Iterator<Item = &Packet> {

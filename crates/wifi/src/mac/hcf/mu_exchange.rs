@@ -277,24 +277,7 @@ impl Hcf {
                 DlAck::SuFormat => AckPolicy::BlockAck,
             };
             let first = mpdus.len() as u32;
-            let tid = self.links[*l].tid;
-            for (sn, bytes, item) in mine {
-                let o = &mut self.links[*l].orig;
-                let retry = o.attempts(sn) > 0;
-                if retry {
-                    self.stats.mpdu_retransmissions += 1;
-                }
-                o.sent(sn);
-                mpdus.push(Mpdu {
-                    seq: sn,
-                    retry,
-                    tid,
-                    ack: policy,
-                    bytes,
-                    body: MpduBody::Msdu(item.msdu),
-                    fcs_ok: false,
-                });
-            }
+            self.psdu_mpdus(*l, mine, policy, &mut mpdus);
             let count = mpdus.len() as u32 - first;
             self.stats.mpdus_per_ppdu[count as usize] += 1;
             txs.push(MuUserTx { addr: *addr, first, count, psdu: psdu[i], rate: t.data_rate, ok: false });
