@@ -608,11 +608,7 @@ impl Bbr3 {
             let acked = rs.newly_delivered;
             let target = self.inflight(self.cwnd_gain, mss);
             let init = self.init_cwnd.unwrap_or(10 * mss);
-            if self.full_bw_reached {
-                cwnd = (cwnd + acked).min(target);
-            } else if cwnd < target || rs.delivered_total < init {
-                cwnd += acked;
-            }
+            cwnd = super::bbr_common::grow_cwnd(cwnd, acked, target, self.full_bw_reached, rs.delivered_total, init);
         }
         // bounds
         if self.state == State::ProbeRtt {

@@ -96,6 +96,21 @@ pub fn next_random(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// cwnd's growth toward `target` after an ACK that delivered `acked`
+/// bytes (both drafts' BBRSetCwnd, Linux `bbr_set_cwnd`): once the pipe
+/// is full, up to the target; before, by every ACK while below the
+/// target or while fewer than the initial window `init` of bytes have
+/// been delivered (`delivered_total`).
+pub fn grow_cwnd(cwnd: u64, acked: u64, target: u64, full_bw_reached: bool, delivered_total: u64, init: u64) -> u64 {
+    if full_bw_reached {
+        (cwnd + acked).min(target)
+    } else if cwnd < target || delivered_total < init {
+        cwnd + acked
+    } else {
+        cwnd
+    }
+}
+
 /// What [`RecoveryCwnd::modulate`] leaves to the caller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CwndStep {
