@@ -550,14 +550,7 @@ impl<M: Mac> Bss<M> {
         if self.starts != starts {
             return self.reschedule(out);
         }
-        let at = self.track[sta].wk;
-        let at = if at <= self.solo_at {
-            at
-        } else if was > self.solo_at {
-            self.solo_at
-        } else {
-            self.solo_earliest()
-        };
+        let at = earliest_after(self.solo_at, was, self.track[sta].wk).unwrap_or_else(|| self.solo_earliest());
         self.arm(at, out);
     }
 
@@ -697,9 +690,9 @@ impl<M: Mac> Bss<M> {
     ///
     /// The solo stations' earliest instant is updated from the two that
     /// changed (`s`, whose cached wake-up was `s_was` before its
-    /// `on_tx_end`, and the one told of the idle medium) unless one of them
-    /// held the earliest instant as of the last `arm`: no scan of the solo
-    /// stations either.
+    /// `on_tx_end`, and the one told of the idle medium) with
+    /// [`earliest_after`]: no scan of the solo stations unless one of them
+    /// held the earliest instant and moved later.
     fn burst_goes_on(&mut self, now: SimTime, s: usize, s_was: SimTime, out: &mut Vec<BssOutput>) {
         // What the walk of `tx_end` does for each solo station `t != s`
         // here: a frame still on the air that is not `t`'s own keeps the
@@ -708,20 +701,17 @@ impl<M: Mac> Bss<M> {
         // (no reception) and now senses the medium idle. No station gets
         // `on_rx_end`, so the order of `on_cca` outputs needs no second pass.
         // (`solo_at` is exact here: since the last `arm` only `s` changed.)
-        let mut rescan = s_was == self.solo_at;
-        let mut at = self.solo_at.min(self.track[s].wk);
+        let mut at = earliest_after(self.solo_at, s_was, self.track[s].wk);
         if self.air.len() == 1 {
             let u = self.air[0].sender;
             if u != s && !self.group.is_member(u) {
                 debug_assert!(self.solo.contains(&u), "a transmitting station is solo");
-                rescan |= self.track[u].wk == self.solo_at;
+                let u_was = self.track[u].wk;
                 self.call(now, u, out, |m, mo| m.on_cca(now, false, mo));
-                at = at.min(self.track[u].wk);
+                at = at.and_then(|a| earliest_after(a, u_was, self.track[u].wk));
             }
         }
-        if rescan {
-            at = self.solo_earliest();
-        }
+        let at = at.unwrap_or_else(|| self.solo_earliest());
         self.arm(at, out);
     }
 
@@ -1041,5 +1031,20 @@ impl<M: Mac> Bss<M> {
             self.armed = at;
             out.push(BssOutput::Wake { at });
         }
+    }
+}
+
+/// The solo stations' earliest instant after one of them changed its
+/// cached wake-up from `was` to `wk` (`SimTime::NEVER` for `was`: it was
+/// not solo), `cur` being the earliest instant before: without a walk over
+/// the solo stations, unless the station held `cur` and moved later
+/// (`None`: walk them).
+fn earliest_after(cur: SimTime, was: SimTime, wk: SimTime) -> Option<SimTime> {
+    if wk <= cur {
+        Some(wk)
+    } else if was > cur {
+        Some(cur)
+    } else {
+        None
     }
 }
