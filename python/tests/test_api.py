@@ -138,3 +138,24 @@ def test_a_closed_store_is_an_input_error(tmp_path):
         st.query("SELECT 1")
     with pytest.raises(InputError, match="the store is closed"):
         st.runs()
+
+
+def test_record_json_is_the_compact_record(fake_core):
+    """`record_json` appends the record's keys to the result's text; it must
+    be what writing the whole record writes, also when a key the record
+    sets holds another value in the result (then the record is written)."""
+    import json
+
+    from wifitcp import api, runner, scenario as scn_mod
+
+    scn = scn_mod.from_dict(DOC)
+    outs = list(runner.run_all(scn_mod.check_all(scn), jobs=1))
+    assert outs and all(o.ok for o in outs)
+    for i, o in enumerate(outs):
+        text = api.record_json(o, "v-test", run_id=i or None)
+        assert text == json.dumps(api.record(o, "v-test", i or None), separators=(",", ":"))
+        assert text.startswith(o.result_json[:-1])  # the spliced path was taken
+    o = outs[0]
+    o.result = dict(o.result, seed=12345)  # the record's seed differs from the result's
+    assert api.record_json(o, "v") == json.dumps(api.record(o, "v"), separators=(",", ":"))
+    assert json.loads(api.record_json(o, "v"))["seed"] == o.spec.seed

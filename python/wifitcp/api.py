@@ -62,6 +62,33 @@ def record(o: RunOutcome, version: str, run_id: Optional[int] = None) -> dict:
     return d
 
 
+def record_json(o: RunOutcome, version: str, run_id: Optional[int] = None) -> str:
+    """`record` as compact JSON text (what ``wifitcp run --json`` prints).
+
+    The result's canonical text is compact JSON already; when the keys
+    `record` sets that the result has too hold the same values there, the
+    record's text is that text with the new keys appended (what
+    ``json.dumps(record(...), separators=(",", ":"))`` writes, without
+    writing a result of thousands of stations again).
+    """
+    rec = record(o, version, run_id)
+    r = o.result
+    text = o.result_json
+    if (o.error or not isinstance(r, dict) or not text.endswith("}") or len(r) < 1
+            or any(k in r and r[k] != rec[k] for k in _RECORD_KEYS)):
+        return _compact(rec)
+    tail = "".join(f",{_compact(k)}:{_compact(rec[k])}" for k in _RECORD_KEYS if k not in r)
+    return text[:-1] + tail + "}"
+
+
+#: the keys `record` sets, in the order it sets them
+_RECORD_KEYS = ("scenario", "params", "seed", "run_index", "run_id", "wall_time_s", "version")
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
 def stored_records(store: Store, planned: list) -> list:
     """Records (as `record` makes them) of the planned runs the store
     already has, in the order of ``planned``."""

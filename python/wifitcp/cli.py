@@ -386,7 +386,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     def on_outcome(o, run_id):
         if args.json:
-            print(json.dumps(api.record(o, version, run_id)), flush=True)
+            print(api.record_json(o, version, run_id), flush=True)
 
     version = core.version()
     res = campaign.run_with_progress(scn, items, out=out, jobs=jobs, dask=dask,
@@ -399,7 +399,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         with _open_existing(out) as st:
             for rec in api.stored_records(st, res.skipped):
                 rec["stored"] = True  # not run now: the store's result of an earlier run
-                print(json.dumps(rec), flush=True)
+                print(json.dumps(rec, separators=(",", ":")), flush=True)
     if not args.json and not args.quiet and outcomes:
         if len(outcomes) <= RUNS_TABLE_MAX or args.flows:
             print(runs_table(outcomes, all_flows=args.flows))

@@ -187,15 +187,12 @@ def canonical_result(text: str) -> str:
     return _canonical(text)[1]
 
 
-def _execute(config_json: str, seed: int, progress: Any = None, pcap: Any = None,
-             trace: Any = None) -> tuple:
-    """Worker body: one core run. Never raises (panics included).
+def _run_parsed(config_json: str, seed: int, progress: Any = None, pcap: Any = None,
+                trace: Any = None) -> tuple:
+    """One core run. Never raises (panics included).
 
-    Returns ``(canonical result text, wall time, error, rows, version)``:
-    ``rows`` are the store's rows of the result (`store.result_rows`) and
-    ``version`` its ``"version"``, taken here from the result this function
-    parses anyway, so the process writing the store does not parse it again
-    (both None if the result is not an object).
+    Returns ``(canonical result text, wall time, error, parsed result)``
+    (the result None on an error).
     """
     t0 = time.perf_counter()
     try:
@@ -206,14 +203,28 @@ def _execute(config_json: str, seed: int, progress: Any = None, pcap: Any = None
         try:
             result, text = _canonical(text)
         except ValueError as e:
-            return "", wall, f"core returned invalid JSON: {e}", None, None
-        if not isinstance(result, dict):
-            return text, wall, None, None, None
-        return text, wall, None, result_rows(result), result.get("version")
+            return "", wall, f"core returned invalid JSON: {e}", None
+        return text, wall, None, result
     except BaseException as e:  # pyo3 PanicException derives BaseException
         if isinstance(e, KeyboardInterrupt):
             raise
-        return "", time.perf_counter() - t0, f"{type(e).__name__}: {e}", None, None
+        return "", time.perf_counter() - t0, f"{type(e).__name__}: {e}", None
+
+
+def _execute(config_json: str, seed: int, progress: Any = None, pcap: Any = None,
+             trace: Any = None) -> tuple:
+    """Worker body (another process): one core run. Never raises.
+
+    Returns ``(canonical result text, wall time, error, rows, version)``:
+    ``rows`` are the store's rows of the result (`store.result_rows`) and
+    ``version`` its ``"version"``, taken here from the result this function
+    parses anyway, so the process writing the store does not parse it again
+    (both None if the result is not an object).
+    """
+    text, wall, err, result = _run_parsed(config_json, seed, progress, pcap, trace)
+    if err is not None or not isinstance(result, dict):
+        return text, wall, err, None, None
+    return text, wall, None, result_rows(result), result.get("version")
 
 
 def _outcome(spec: RunSpec, config: dict, text: str, wall: float, err: Optional[str],
@@ -224,6 +235,18 @@ def _outcome(spec: RunSpec, config: dict, text: str, wall: float, err: Optional[
     if rows is None:  # not an object, or a 3-tuple from an older worker
         return RunOutcome(spec, config, _UNPARSED, text, wall)
     return RunOutcome(spec, config, _UNPARSED, text, wall, None, rows, version)
+
+
+def _outcome_here(spec: RunSpec, config: dict, text: str, wall: float, err: Optional[str],
+                  result: Any) -> RunOutcome:
+    """The outcome of a run in this process (`_run_parsed`): it keeps the
+    parsed result, so nothing parses the text again, and leaves the
+    store's rows to the store (`Store.add_run` makes them from the result
+    only when there is a store)."""
+    if err is not None:
+        return RunOutcome(spec, config, None, text, wall, err, None, None)
+    version = result.get("version") if isinstance(result, dict) else None
+    return RunOutcome(spec, config, result, text, wall, None, None, version)
 
 
 @contextlib.contextmanager
@@ -330,9 +353,9 @@ def run_all(items: Sequence[tuple[RunSpec, dict]], jobs: int = 1,
             if on_progress is not None:
                 def progress(sim_s, end_s, events, wall_s, spec=spec):
                     on_progress(spec, sim_s, end_s, events, wall_s)
-            yield _outcome(spec, config, *_execute(core.to_json(spec.config), spec.seed,
-                                                   progress, run_dir(pcap, spec),
-                                                   run_dir(trace, spec)))
+            yield _outcome_here(spec, config, *_run_parsed(core.to_json(spec.config), spec.seed,
+                                                           progress, run_dir(pcap, spec),
+                                                           run_dir(trace, spec)))
         return
     # Imported here: a single-process run (the CLI's common case) should not
     # pay for loading multiprocessing (about 60 ms of start-up).
