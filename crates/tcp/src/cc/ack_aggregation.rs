@@ -12,7 +12,10 @@
 //!   If the data acknowledged in the epoch so far is at most `expected`
 //!   (the ACKs are not ahead of the estimate) the epoch restarts at this
 //!   ACK with nothing counted; so it does when the epoch has counted
-//!   2^20 segments.
+//!   2^20 segments (Linux), or a number of bytes set instead
+//!   ([`AckAggregation::with_reset_bytes`]: ns-3 3.37's `TcpBbr` restarts
+//!   at its `AckEpochAckedResetThresh`, 4096 bytes by default, so its
+//!   allowance never exceeds about three segments).
 //! - The ACK's newly delivered data (cumulative and SACKed) is added;
 //!   `extra = acked in epoch - expected`, at most cwnd.
 //! - The allowance is the maximum `extra` over two slots of 5 round trips
@@ -34,6 +37,9 @@ pub const EPOCH_RESET_SEGMENTS: u64 = 1 << 20;
 /// The estimator's state.
 #[derive(Clone, Debug, Default)]
 pub struct AckAggregation {
+    /// An epoch restarts once it has counted this many bytes; 0: Linux's
+    /// [`EPOCH_RESET_SEGMENTS`] segments.
+    reset_bytes: u64,
     epoch_start: SimTime,
     epoch_acked: u64,
     slots: [u64; 2],
@@ -42,6 +48,12 @@ pub struct AckAggregation {
 }
 
 impl AckAggregation {
+    /// The estimator with epochs that restart at `reset_bytes` counted
+    /// (0: Linux's 2^20 segments, as [`AckAggregation::default`]).
+    pub fn with_reset_bytes(reset_bytes: u64) -> AckAggregation {
+        AckAggregation { reset_bytes, ..AckAggregation::default() }
+    }
+
     /// Account one ACK's rate sample; `round_start` is true on the first ACK
     /// of a round trip; `btlbw` in bytes per second; `cwnd` and `mss` in
     /// bytes.
@@ -58,7 +70,8 @@ impl AckAggregation {
             }
         }
         let mut expected = (btlbw * rs.now.saturating_since(self.epoch_start).as_secs_f64()) as u64;
-        if self.epoch_acked <= expected || self.epoch_acked + rs.newly_delivered >= EPOCH_RESET_SEGMENTS * mss {
+        let reset = if self.reset_bytes == 0 { EPOCH_RESET_SEGMENTS * mss } else { self.reset_bytes };
+        if self.epoch_acked <= expected || self.epoch_acked + rs.newly_delivered >= reset {
             self.epoch_acked = 0;
             self.epoch_start = rs.now;
             expected = 0;
@@ -146,5 +159,24 @@ mod tests {
             assert!(rounds <= 10, "kept for more than 10 rounds");
         }
         assert_eq!(rounds, 10, "the slot is reused at the tenth round");
+    }
+
+    /// A byte threshold (ns-3's 4096) restarts the epoch before a burst
+    /// can count more than it: ten segments at one instant leave 4 (the
+    /// fifth would reach 4096) where Linux's rule leaves 10.
+    #[test]
+    fn byte_reset_threshold_bounds_the_allowance() {
+        const MSS: u64 = 1000;
+        let bw = 1e6;
+        let burst = |mut a: AckAggregation| {
+            a.update(&rs(1000, MSS), false, bw, 100 * MSS, MSS);
+            for _ in 0..9 {
+                a.update(&rs(1000, MSS), false, bw, 100 * MSS, MSS);
+            }
+            a.extra_acked()
+        };
+        assert_eq!(burst(AckAggregation::default()), 10 * MSS);
+        assert_eq!(burst(AckAggregation::with_reset_bytes(0)), 10 * MSS);
+        assert_eq!(burst(AckAggregation::with_reset_bytes(4096)), 4 * MSS);
     }
 }

@@ -133,6 +133,12 @@ wifitcp_core::config_table! {
         pub quantum_segments: u32 = 0,
         /// Add the ACK-aggregation allowance to the cwnd target (Linux's and ns-3's extra_acked; not in the v1 draft).
         pub extra_acked: bool = false,
+        /// The ACK-aggregation estimator's epoch restarts once it has counted this many bytes; 0: Linux's 2^20 segments.
+        ///
+        /// ns-3 3.37's TcpBbr: 4096 (its AckEpochAckedResetThresh), which
+        /// keeps its allowance below about three segments.
+        #[key(range = r(In(0.0), In(1e12)), unit = "bytes")]
+        pub extra_acked_reset_bytes: u64 = 0,
     }
 }
 
@@ -242,7 +248,7 @@ impl Bbr {
             init_cwnd: None,
             cwnd_set: 0,
             rng: 0x9E37_79B9_7F4A_7C15,
-            aggregation: t.extra_acked.then(AckAggregation::default),
+            aggregation: t.extra_acked.then(|| AckAggregation::with_reset_bytes(t.extra_acked_reset_bytes)),
         };
         b.enter_startup();
         b
