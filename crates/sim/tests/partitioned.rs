@@ -332,6 +332,9 @@ fn probe_counts_the_ties_of_crossing_packets() {
     assert_eq!(depth.iter().sum::<u64>(), ties);
     assert_eq!(ambiguous, ties - depth[0]);
     assert!(ambiguous > 0, "{p}");
+    // the lineage rule is the engine's order wherever it decides one
+    assert!(p["order_pairs_checked"].as_u64().unwrap() > 500, "{p}");
+    assert_eq!(p["order_contradictions"].as_u64(), Some(0), "{p}");
     let bound = p["speedup_bound_two_threads"].as_f64().unwrap();
     assert!(bound > 1.0 && bound <= 2.0, "{p}");
     // no cut link: nothing crosses

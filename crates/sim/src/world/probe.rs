@@ -18,6 +18,10 @@
 //!   decide at level `d` (the first level where the two differ in instant
 //!   or are of one partition, whose own insertion order then decides; the
 //!   last entry: not within `DEPTH` levels);
+//! - `order_pairs_checked`, `order_contradictions`: pairs of events of
+//!   one instant (each with the next, and each tie) whose order the
+//!   lineages decide, and those the engine handled the other way round
+//!   (none: the lineage rule is the engine's order);
 //! - `ambiguous`: ties not decided at level 1, the ones no
 //!   partition-local rule reproduces (two events pushed at the same
 //!   instant by events of different partitions; `part.rs`), with the
@@ -218,6 +222,8 @@ impl World {
             "ambiguous_first_s": c.first.map(|t| t.as_secs_f64()),
             "ambiguous_last_s": c.last.map(|t| t.as_secs_f64()),
             "ties_resolved_at_depth": c.depth,
+            "order_pairs_checked": c.checked,
+            "order_contradictions": c.contradictions,
             "flow_starts_in_two_partitions": split_starts,
             "barriers": c.windows,
             "events_per_window": ratio(c.work, c.windows),
@@ -283,6 +289,22 @@ fn decided_at(a: &Lineage, b: &Lineage) -> Option<usize> {
     None
 }
 
+/// Whether the lineages put event `a` before `b` (both due at one
+/// instant), if they decide it within `DEPTH` levels: at the deciding
+/// level the earlier instant goes first; the build's pushes go before any
+/// other and among themselves in their order; so do one partition's.
+fn before(a: &Lineage, b: &Lineage) -> Option<bool> {
+    let k = decided_at(a, b)? - 1;
+    let (x, y) = (a[k], b[k]);
+    Some(if x.0 != y.0 {
+        x.0 < y.0
+    } else if x.1 == y.1 {
+        x.2 < y.2
+    } else {
+        x.1 == BUILD
+    })
+}
+
 #[derive(Default)]
 struct Counts {
     events: u64,
@@ -295,6 +317,11 @@ struct Counts {
     last: Option<SimTime>,
     /// Ties decided at depth 1, 2, ..., `DEPTH`, and undecided.
     depth: [u64; DEPTH + 1],
+    /// Pairs of events of one instant whose order the lineages decide,
+    /// and of those the ones the sequential engine handled the other way
+    /// round (none, if the lineage is the engine's order).
+    checked: u64,
+    contradictions: u64,
     windows: u64,
     work: u64,
     critical: u64,
@@ -310,6 +337,10 @@ impl Counts {
         if g.len() < 2 {
             return;
         }
+        // the engine handled g[i] before g[i + 1]
+        for w in g.windows(2) {
+            self.check(&w[0].2, &w[1].2);
+        }
         for (i, (part, cross, lin)) in g.iter().enumerate() {
             if !cross {
                 continue;
@@ -320,6 +351,11 @@ impl Counts {
                     continue;
                 }
                 tie = true;
+                if i < j {
+                    self.check(lin, other);
+                } else {
+                    self.check(other, lin);
+                }
                 let d = decided_at(lin, other).unwrap_or(DEPTH + 1);
                 if d > 1 && (*q == EVERY || lin[0].1 == EVERY || other[0].1 == EVERY) {
                     sample = true;
@@ -340,6 +376,15 @@ impl Counts {
         }
     }
 
+    /// Events `a` and `b` were handled in this order: count whether their
+    /// lineages decide it and agree.
+    fn check(&mut self, a: &Lineage, b: &Lineage) {
+        if let Some(first) = before(a, b) {
+            self.checked += 1;
+            self.contradictions += !first as u64;
+        }
+    }
+
     /// The events of one window, per partition.
     fn window(&mut self, per_part: &[u64]) {
         let total: u64 = per_part.iter().sum();
@@ -351,5 +396,35 @@ impl Counts {
         self.work += total;
         self.critical += max;
         self.two += max.max(total.div_ceil(2));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{before, decided_at, BUILD};
+    use wifitcp_core::SimTime;
+
+    #[test]
+    fn lineages_decide_at_the_first_differing_instant_or_shared_partition() {
+        let t = SimTime;
+        // pushed at different instants: level 1
+        let a = vec![(t(5), 0, 9), (t(1), 2, 0)];
+        let b = vec![(t(6), 1, 0), (t(1), 2, 1)];
+        assert_eq!((decided_at(&a, &b), before(&a, &b), before(&b, &a)), (Some(1), Some(true), Some(false)));
+        // one partition at one instant: its own order
+        let b = vec![(t(5), 0, 3), (t(2), 1, 0)];
+        assert_eq!((decided_at(&a, &b), before(&a, &b)), (Some(1), Some(false)));
+        // two partitions at one instant: the pushers' pushes decide
+        let a = vec![(t(5), 0, 9), (t(4), 3, 7), (t(0), BUILD, 2)];
+        let b = vec![(t(5), 1, 0), (t(4), 3, 8), (t(0), BUILD, 1)];
+        assert_eq!((decided_at(&a, &b), before(&a, &b)), (Some(2), Some(true)));
+        let b = vec![(t(5), 1, 0), (t(4), 2, 0), (t(0), BUILD, 1)];
+        assert_eq!((decided_at(&a, &b), before(&a, &b)), (Some(3), Some(false)));
+        // the build's pushes go first
+        let b = vec![(t(5), 1, 0), (t(4), 2, 0), (t(0), 4, 0)];
+        assert_eq!(before(&a, &b), Some(true));
+        // not decided within the lineages kept
+        let b = vec![(t(5), 1, 0), (t(4), 2, 0)];
+        assert_eq!((decided_at(&a, &b), before(&a, &b)), (None, None));
     }
 }
