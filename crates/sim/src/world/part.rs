@@ -69,12 +69,12 @@
 //! latency joins its ends' units, so does a link between two wired nodes
 //! (a server behind a router stays with its links), and a group of wired
 //! nodes linked to one cell only joins that cell (linked to none, the
-//! first cell). Every other link is cut.
-//! The lookahead `L` is the least latency of a cut link: a packet offered
-//! to a cut link's direction at `t` arrives at `t + serialisation +
-//! delay`, no earlier than `t + L`. What forces the sequential engine as today: roaming, agents,
-//! external nodes or injected packets, capture and trace, and no cut link
-//! (one partition).
+//! first cell). Every other link is cut. The lookahead `L` is the least
+//! latency of a cut link: a packet offered to a cut link's direction at
+//! `t` arrives at `t + serialisation + delay`, no earlier than `t + L`.
+//! What forces the sequential engine, as for the partitions above:
+//! roaming, agents, external nodes or injected packets, capture and
+//! trace; and no cut link (one partition).
 //!
 //! The windows: with `T` the earliest event of any partition, every
 //! partition handles its events due before `T + L`; a packet offered to a
@@ -100,12 +100,12 @@
 //! is the partition's own (the argument above). A crossing packet's
 //! arrival event is pushed in the sequential run either by the sender's
 //! offer at `t` (the direction's pipe was empty) or by the receiver's
-//! previous arrival on that direction. The receiver can place it exactly
-//! among its own same-instant events in two of three cases: after its
-//! previous arrival's slot in its insertion order (pushed by that
-//! arrival, which the receiver handled itself), or after every push it
-//! made at instants before `t` and before every push at instants after
-//! `t` (pushed by the offer). It cannot when it also pushed, at the same
+//! previous arrival on that direction. The receiver places it among its
+//! own same-instant events at its previous arrival's slot in its
+//! insertion order (pushed by that arrival, which the receiver handled
+//! itself), or after every push it made at instants before `t` and before
+//! every push at instants after `t` (pushed by the offer at `t`). That is
+//! exact but when the receiver also pushed, at the same
 //! instant `t`, an event due at the same instant as the arrival, or when
 //! two arrivals from different partitions pushed at the same instant are
 //! due at the same instant: their order is that of two events of
@@ -113,9 +113,11 @@
 //! pushes, recursively through both partitions' histories back to the
 //! build. No bounded, partition-local key reproduces that; these cases
 //! are what `probe_wired` counts as `ambiguous` (a tie pushed at the same
-//! instant by different partitions). A run with none is reproduced
-//! exactly by the rule above; a run with one must either fall back to the
-//! sequential engine (the barrier can see it: it knows the receiver's
+//! instant by different partitions; a lower bound: when an offer and the
+//! previous arrival on its direction fall on one instant, which of the
+//! two pushed the arrival is itself such an order). A run with none is
+//! reproduced exactly by the rule above; a run with one must either fall
+//! back to the sequential engine (the barrier can see it: it knows the receiver's
 //! queued events at that instant and the instants that pushed them) or
 //! accept a different, still thread-count-independent order (results
 //! then differ from the sequential engine's, so it would be off by
@@ -126,7 +128,7 @@
 //! partition's insertion order, level by level) decides most such ties,
 //! but on the TCP campus of `bench/campus --tcp` some stay undecided past
 //! eight levels (cells whose exchanges run in lockstep at the same
-//! instants), and ambiguous ties occur in most TCP runs over wired links,
+//! instants), and ambiguous ties occur in 6 of the 9 TCP runs measured,
 //! so a fallback to the sequential engine would nearly always be taken;
 //! and with a 1 ms lookahead a window holds about 22 events (under 10 us
 //! of work) against a `rayon` barrier of several microseconds, so the
