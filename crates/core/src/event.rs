@@ -196,6 +196,19 @@ impl<E> EventQueue<E> {
     pub fn popped(&self) -> u64 {
         self.popped
     }
+    /// The sequence number the next push will take (= events pushed so
+    /// far).
+    pub fn next_seq(&self) -> u64 {
+        self.seq
+    }
+    /// Sequence number of the next event, without removing it.
+    pub fn peek_seq(&self) -> Option<u64> {
+        if self.front.is_some() {
+            Some(self.front_seq)
+        } else {
+            self.heap.first().map(|e| e.seq)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -236,6 +249,7 @@ mod tests {
         for _ in 0..20_000 {
             if rnd() % 3 != 0 || reference.is_empty() {
                 let at = q.now().0 + rnd() % 50;
+                assert_eq!(q.next_seq(), pushes);
                 let seq = q.push(SimTime(at), pushes);
                 assert_eq!(seq, pushes);
                 pushes += 1;
@@ -243,6 +257,7 @@ mod tests {
             } else {
                 reference.sort_unstable();
                 let (at, seq) = reference.remove(0);
+                assert_eq!(q.peek_seq(), Some(seq));
                 let (t, ev) = q.pop().expect("non-empty");
                 assert_eq!(t.0, at);
                 assert_eq!(ev, seq, "the payload is the push count, i.e. the sequence");

@@ -222,3 +222,122 @@ fn other_macs_same_result() {
         assert_eq!(parts, 6, "{name}");
     }
 }
+
+// ----------------------------------------------------------------------
+// Cells joined by wired links (`world/part.rs`, "Cells joined by wired
+// links"; `world/probe.rs`): they run on the sequential engine, and the
+// probe measures what windows of the links' latency would meet.
+
+/// `scenarios/pokhrel-campus.toml` (four APs on their own channels, each
+/// on a 1 ms link to the server, 40 Compound TCP flows) for `duration` s,
+/// its sweep dropped.
+fn pokhrel_campus(duration: f64) -> Value {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/pokhrel-campus.toml");
+    let t: toml::Value = std::fs::read_to_string(path).unwrap().parse().unwrap();
+    let mut s = serde_json::to_value(t).unwrap();
+    s.as_object_mut().unwrap().remove("sweep");
+    s["scenario"].as_object_mut().unwrap().remove("seeds");
+    s["scenario"]["duration_s"] = json!(duration);
+    s["scenario"]["warmup_s"] = json!(duration / 10.0);
+    s
+}
+
+/// `bench/campus --tcp`'s case: `aps` APs on their own channels, each on
+/// a 1 Gbit/s, 0.5 ms link to a router, the router on a 10 Gbit/s, 5 ms
+/// link to the server; every station downloads a bulk TCP flow.
+fn campus_tcp(aps: usize, per_ap: usize, duration: f64) -> Value {
+    let mut s = campus(aps, per_ap);
+    let names: Vec<String> = (0..aps).map(|k| if k == 0 { "ap".into() } else { format!("ap{k}") }).collect();
+    s["scenario"]["duration_s"] = json!(duration);
+    s["nodes"] = json!([{"name": "router"}, {"name": "server"}]);
+    let mut links: Vec<Value> =
+        names.iter().map(|a| json!({"a": a, "b": "router", "rate_mbps": 1000.0, "delay_ms": 0.5})).collect();
+    links.push(json!({"a": "router", "b": "server", "rate_mbps": 10000.0, "delay_ms": 5.0}));
+    s["links"] = json!(links);
+    s["traffic"] = json!([{"name": "dl", "kind": "tcp", "direction": "downlink", "peer": "server"}]);
+    s
+}
+
+fn cut(s: &Value) -> wifitcp_sim::world::WiredCut {
+    let sc = Scenario::from_json(&s.to_string()).unwrap();
+    World::build(&sc, 1).unwrap().wired_cut()
+}
+
+fn probe(s: &Value, seed: u64) -> Value {
+    let sc = Scenario::from_json(&s.to_string()).unwrap();
+    World::build(&sc, seed).unwrap().probe_wired().unwrap()
+}
+
+#[test]
+fn wired_cut_follows_the_links() {
+    // four cells and the server (linked to all four): five partitions,
+    // the four 1 ms links cut
+    let c = cut(&pokhrel_campus(1.0));
+    assert_eq!((c.parts, c.cut.iter().filter(|&&x| x).count()), (5, 4));
+    assert_eq!(c.lookahead_ns, Some(1_000_000));
+    assert_eq!(c.part_of_node.last(), Some(&4)); // the server, after the 44 members
+                                                 // one channel: one cell, the server with it, nothing cut
+    let mut one = pokhrel_campus(1.0);
+    one["wlan"]["ap_channels"] = json!([1, 1, 1, 1]);
+    let c = cut(&one);
+    assert_eq!((c.parts, c.lookahead_ns), (1, None));
+    // the router and the server stay together with their 5 ms link; the
+    // APs' 0.5 ms links are cut
+    let c = cut(&campus_tcp(3, 2, 1.0));
+    assert_eq!((c.parts, c.lookahead_ns), (4, Some(500_000)));
+    assert_eq!(c.cut, [true, true, true, false]);
+    // a server linked to one AP only joins that AP's cell
+    let mut s = campus(4, 2);
+    s["nodes"] = json!([{"name": "server"}]);
+    s["links"] = json!([{"a": "ap1", "b": "server", "rate_mbps": 100.0, "delay_ms": 1.0}]);
+    let c = cut(&s);
+    assert_eq!((c.parts, c.lookahead_ns), (4, None));
+    assert_eq!(c.part_of_node[c.part_of_node.len() - 1], c.part_of_cell[1]);
+    // a link without latency joins the cells it links
+    s["links"] = json!([{"a": "ap1", "b": "ap2", "rate_mbps": 100.0, "delay_ms": 0.0}]);
+    let c = cut(&s);
+    assert_eq!(c.parts, 3, "{:?}", c.part_of_node);
+    assert_eq!(c.part_of_cell[1], c.part_of_cell[2]);
+    // (the server, now linked to nothing, joins the first cell)
+    assert_eq!(c.part_of_node.last(), Some(&c.part_of_cell[0]));
+}
+
+#[test]
+fn tcp_over_wired_links_runs_sequentially_with_the_same_result() {
+    for (s, seed) in [(pokhrel_campus(3.0), 1), (campus_tcp(2, 3, 2.0), 2)] {
+        assert_eq!(partitions(&s, 2), 1);
+        let (r, parts) = same_everywhere(&s, seed);
+        assert_eq!(parts, 1);
+        assert!(r["aggregate_mbps"].as_f64().unwrap() > 1.0, "{}", r["aggregate_mbps"]);
+    }
+}
+
+/// The probe on a 2-AP TCP download: its events are the sequential run's,
+/// its counts add up, it is deterministic, and it finds ties that no
+/// partition-local insertion order reproduces (why such runs are not
+/// partitioned).
+#[test]
+fn probe_counts_the_ties_of_crossing_packets() {
+    let s = campus_tcp(2, 5, 4.0);
+    let p = probe(&s, 1);
+    assert_eq!(p, probe(&s, 1));
+    let seq: Value = serde_json::from_str(&sequential(&s, 1)).unwrap();
+    assert_eq!(p["events"], seq["events"]);
+    assert_eq!((p["partitions"].as_u64(), p["cut_links"].as_u64()), (Some(3), Some(2)));
+    let cross = p["cross_arrivals"].as_u64().unwrap();
+    assert!(cross > 10_000, "{p}");
+    assert!(p["cross_armed_by_receiver"].as_u64().unwrap() < cross);
+    let depth: Vec<u64> = p["ties_resolved_at_depth"].as_array().unwrap().iter().map(|d| d.as_u64().unwrap()).collect();
+    let (ties, ambiguous) = (p["ties"].as_u64().unwrap(), p["ambiguous"].as_u64().unwrap());
+    assert_eq!(depth.iter().sum::<u64>(), ties);
+    assert_eq!(ambiguous, ties - depth[0]);
+    assert!(ambiguous > 0, "{p}");
+    // the lineage rule is the engine's order wherever it decides one
+    assert!(p["order_pairs_checked"].as_u64().unwrap() > 500, "{p}");
+    assert_eq!(p["order_contradictions"].as_u64(), Some(0), "{p}");
+    let bound = p["speedup_bound_two_threads"].as_f64().unwrap();
+    assert!(bound > 1.0 && bound <= 2.0, "{p}");
+    // no cut link: nothing crosses
+    let q = probe(&campus(3, 2), 1);
+    assert_eq!((q["cut_links"].as_u64(), q["cross_arrivals"].as_u64()), (Some(0), Some(0)));
+}

@@ -96,6 +96,16 @@ impl Kernel {
         self.q.pop()
     }
 
+    /// The insertion sequence number of the next event and the one the
+    /// next push takes (`world/probe.rs`).
+    pub(super) fn peek_seq(&self) -> Option<u64> {
+        self.q.peek_seq()
+    }
+
+    pub(super) fn next_seq(&self) -> u64 {
+        self.q.next_seq()
+    }
+
     /// Events handled so far.
     pub(super) fn events(&self) -> u64 {
         self.q.popped() + self.events_elsewhere

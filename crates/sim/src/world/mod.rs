@@ -28,7 +28,9 @@
 //! flows, roaming); `driver.rs` the public driver API (stepping's
 //! companions: agents, external nodes, inject and drain, capture and
 //! trace); `events.rs` the event encoding and the timer owners; `demux.rs`
-//! the port tables' hasher; `part.rs` partitioned runs.
+//! the port tables' hasher; `part.rs` partitioned runs; `probe.rs` what
+//! windows of the wired links' latency would meet (`part.rs`, "Cells
+//! joined by wired links").
 //!
 //! Partitioned runs (`part.rs`, whatever `scenario.threads`): a
 //! scenario whose cells share no node or link that could carry a packet
@@ -48,8 +50,9 @@
 //! keep their relative order (`part.rs` gives the argument;
 //! `tests/partitioned.rs` compares the bytes). Cells joined by wired
 //! links (cross-partition packets, which need windows of the links'
-//! latency and a deterministic exchange at each barrier) are not
-//! partitioned: such runs, and every other that cannot be, run on the
+//! latency and a deterministic exchange at each barrier, and whose
+//! same-instant order no partition-local rule reproduces: `part.rs`) are
+//! not partitioned: such runs, and every other that cannot be, run on the
 //! sequential engine.
 //!
 //! Borrowing: per-event code that crosses parts is a method of the part it
@@ -74,6 +77,7 @@ mod kernel;
 mod members;
 mod nodes;
 mod part;
+mod probe;
 mod roam;
 mod state;
 
@@ -84,6 +88,7 @@ use kernel::Kernel;
 pub use nodes::Egress;
 use nodes::Nodes;
 pub use part::{Engine, Partitioned};
+pub use probe::WiredCut;
 
 use crate::metrics::{self, RunResult};
 use wifitcp_core::SimTime;
