@@ -392,20 +392,19 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64) -> Value {
             j["tcp"]["rtt_samples"] = json!(st.rtt_samples);
             j["tcp"]["rtt_mean_ms"] =
                 json!((st.rtt_samples > 0).then(|| st.rtt_sum_ns as f64 / st.rtt_samples as f64 / 1e6));
-            if !st.cc_trace.is_empty() {
-                // [t s, cwnd bytes, mode, pacing rate bit/s, BtlBw bit/s, min RTT ms]
+            if let Some(first) = st.cc_trace.first() {
+                // [t s, cwnd bytes, mode, the controller's estimates...],
+                // the estimates named by `cc_trace_fields`
+                let mut fields = vec![json!("time_s"), json!("cwnd_bytes"), json!("mode")];
+                fields.extend(first.state.names.iter().map(|n| json!(n)));
+                j["tcp"]["cc_trace_fields"] = Value::Array(fields);
                 j["tcp"]["cc_trace"] = Value::Array(
                     st.cc_trace
                         .iter()
                         .map(|x| {
-                            json!([
-                                x.time.as_secs_f64(),
-                                x.cwnd,
-                                x.state.mode,
-                                x.state.pacing_rate * 8.0,
-                                x.state.btlbw * 8.0,
-                                x.state.min_rtt.map(|d| d.as_secs_f64() * 1e3)
-                            ])
+                            let mut row = vec![json!(x.time.as_secs_f64()), json!(x.cwnd), json!(x.state.mode)];
+                            row.extend(x.state.named().iter().map(|v| json!(v)));
+                            Value::Array(row)
                         })
                         .collect(),
                 );

@@ -86,7 +86,17 @@ fn bbr_fills_the_link_with_a_short_queue() {
     }
     assert_eq!(&modes[..4], ["startup", "drain", "probe_bw", "probe_rtt"]);
     assert_eq!(modes.iter().filter(|m| **m == "probe_rtt").count(), 2, "ProbeRTT at about 10 s and 20 s: {modes:?}");
-    assert!(cubic["flows"][0]["tcp"].get("cc_trace").is_none(), "CUBIC reports no model state");
+    let fields = |r: &Value| r["flows"][0]["tcp"]["cc_trace_fields"].clone();
+    assert_eq!(fields(&bbr), json!(["time_s", "cwnd_bytes", "mode", "pacing_rate_bps", "btlbw_bps", "min_rtt_ms"]));
+    // CUBIC's trace: RFC 9438's regions and W_max, K, W_est.
+    assert_eq!(fields(&cubic), json!(["time_s", "cwnd_bytes", "mode", "w_max_segments", "k_s", "w_est_segments"]));
+    let tr = cubic["flows"][0]["tcp"]["cc_trace"].as_array().unwrap();
+    assert_eq!(tr[0][2], "slow_start");
+    let seen = |m: &str| tr.iter().any(|p| p[2] == m);
+    assert!(seen("concave") && seen("convex"), "CUBIC's concave and convex regions");
+    assert!(tr.iter().all(|p| p.as_array().unwrap().len() == 6));
+    let w_max_after_loss = tr.iter().find(|p| p[2] == "concave").map(|p| p[3].as_f64().unwrap()).unwrap();
+    assert!(w_max_after_loss > 100.0, "W_max is the window at the first loss, segments: {w_max_after_loss}");
 }
 
 /// `[tcp] pacing` paces a Reno sender at Linux's rate (2 or 1.2 x cwnd /

@@ -300,12 +300,10 @@ impl Sender {
         if !self.trace {
             return;
         }
-        if let Some(st) = self.cc.trace_state() {
-            let c = CcSample { time: now, cwnd: self.win.cwnd, state: st };
-            let tr = &mut self.stats.cc_trace;
-            if !tr.last().is_some_and(|l| l.cwnd == c.cwnd && l.state == c.state) {
-                tr.push(c);
-            }
+        let c = CcSample { time: now, cwnd: self.win.cwnd, state: self.cc.trace_state(&self.win) };
+        let tr = &mut self.stats.cc_trace;
+        if !tr.last().is_some_and(|l| l.cwnd == c.cwnd && l.state == c.state) {
+            tr.push(c);
         }
         let s = CwndSample { time: now, cwnd: self.win.cwnd, ssthresh: self.win.ssthresh };
         let tr = &mut self.stats.cwnd_trace;

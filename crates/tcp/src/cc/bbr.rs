@@ -531,13 +531,8 @@ impl CongestionControl for Bbr {
         self.rng ^= seed;
     }
 
-    fn trace_state(&self) -> Option<CcTraceState> {
-        Some(CcTraceState {
-            mode: self.mode.name(),
-            pacing_rate: self.pacing,
-            btlbw: self.btlbw(),
-            min_rtt: self.min_rtt,
-        })
+    fn trace_state(&self, _win: &Window) -> CcTraceState {
+        super::bbr_common::trace_state(self.mode.name(), self.pacing, self.btlbw(), self.min_rtt)
     }
 }
 

@@ -696,13 +696,8 @@ impl CongestionControl for Bbr3 {
         self.rng ^= seed;
     }
 
-    fn trace_state(&self) -> Option<CcTraceState> {
-        Some(CcTraceState {
-            mode: self.state.name(),
-            pacing_rate: self.pacing,
-            btlbw: self.bw(),
-            min_rtt: self.min_rtt,
-        })
+    fn trace_state(&self, _win: &Window) -> CcTraceState {
+        super::bbr_common::trace_state(self.state.name(), self.pacing, self.bw(), self.min_rtt)
     }
 }
 

@@ -178,3 +178,14 @@ impl RecoveryCwnd {
         (entering, CwndStep::Grow)
     }
 }
+
+/// The trace state of BBR v1 and v3: the mode, the pacing rate and the
+/// bandwidth estimate (bytes per second, reported in bit/s) and the
+/// min-RTT estimate (reported in ms).
+pub fn trace_state(mode: &'static str, pacing: f64, bw: f64, min_rtt: Option<SimDur>) -> super::CcTraceState {
+    super::CcTraceState::new(
+        mode,
+        &["pacing_rate_bps", "btlbw_bps", "min_rtt_ms"],
+        [Some(pacing * 8.0), Some(bw * 8.0), min_rtt.map(|d| d.as_secs_f64() * 1e3), None],
+    )
+}

@@ -58,7 +58,7 @@
 //! - ACKs sent while application- or rwnd-limited do not grow either
 //!   component.
 use super::vegas::{vegas_diff, RoundStats, RoundTracker};
-use super::{check_param, AckInfo, CcEvent, CcKind, CongestionControl, LossKind, Window};
+use super::{check_param, AckInfo, CcEvent, CcKind, CcTraceState, CongestionControl, LossKind, Window};
 use wifitcp_core::config::ConfigError;
 use wifitcp_core::schema::r;
 use wifitcp_core::schema::B::{Ex, In};
@@ -286,6 +286,19 @@ impl CongestionControl for Compound {
                 self.rounds.restart();
             }
         }
+    }
+
+    fn trace_state(&self, win: &Window) -> CcTraceState {
+        CcTraceState::new(
+            super::window_mode(win),
+            &["dwnd_segments", "diff_segments", "base_rtt_ms"],
+            [
+                Some(self.dwnd / win.mss as f64),
+                self.last_round.map(|r| r.diff),
+                self.rounds.base_rtt().map(|d| d.as_secs_f64() * 1e3),
+                None,
+            ],
+        )
     }
 }
 

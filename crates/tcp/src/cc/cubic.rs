@@ -52,7 +52,7 @@
 //!   `IdleRestart` also shifts `t_epoch` by the idle time.
 //! - Spurious-congestion undo (4.9) is not supported by the trait.
 use super::hystart::{HyStart, HyStartMode, HyStartThresholds};
-use super::{AckInfo, CcEvent, CcKind, CongestionControl, LossKind, Window};
+use super::{AckInfo, CcEvent, CcKind, CcTraceState, CongestionControl, LossKind, Window};
 use wifitcp_core::schema::r;
 use wifitcp_core::schema::B::In;
 use wifitcp_core::{SimDur, SimTime};
@@ -336,6 +336,27 @@ impl CongestionControl for Cubic {
             }
             self.last_ack = Some(now);
         }
+    }
+
+    /// Mode: slow start below ssthresh; in congestion avoidance the region
+    /// of RFC 9438 4.2-4.4 the window is in: "reno_friendly" when the
+    /// Reno-friendly estimate W_est (4.3) is at or above cwnd, else
+    /// "concave" below W_max and "convex" from it.
+    fn trace_state(&self, win: &Window) -> CcTraceState {
+        let cwnd = win.cwnd as f64 / win.mss as f64;
+        let ca = self.epoch.is_some() && win.cwnd >= win.ssthresh;
+        let mode = match () {
+            _ if win.cwnd < win.ssthresh => "slow_start",
+            _ if ca && self.cfg.reno_friendly && self.w_est >= cwnd => "reno_friendly",
+            _ if cwnd < self.w_max() => "concave",
+            _ => "convex",
+        };
+        let w_max = self.w_max();
+        CcTraceState::new(
+            mode,
+            &["w_max_segments", "k_s", "w_est_segments"],
+            [(w_max > 0.0).then_some(w_max), self.epoch.map(|e| e.k), ca.then_some(self.w_est), None],
+        )
     }
 }
 

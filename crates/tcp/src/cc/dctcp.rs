@@ -17,7 +17,7 @@
 //!   [`crate::ecn`]). With `ecn = "classic"` ECE stays set until CWR and
 //!   M is overestimated; with `ecn = "off"` DCTCP is Reno.
 use super::reno::Reno;
-use super::{half_flight, AckInfo, CcEvent, CcKind, CongestionControl, EcnFeedback, LossKind, Window};
+use super::{half_flight, AckInfo, CcEvent, CcKind, CcTraceState, CongestionControl, EcnFeedback, LossKind, Window};
 use crate::ecn::Ecn;
 use wifitcp_core::SimTime;
 
@@ -100,6 +100,10 @@ impl CongestionControl for Dctcp {
     }
     fn on_event(&mut self, now: SimTime, win: &mut Window, ev: CcEvent) {
         self.reno.on_event(now, win, ev);
+    }
+
+    fn trace_state(&self, win: &Window) -> CcTraceState {
+        CcTraceState::new(super::window_mode(win), &["alpha"], [Some(self.alpha), None, None, None])
     }
 }
 

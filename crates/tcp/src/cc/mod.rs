@@ -227,24 +227,48 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     fn on_ecn_feedback(&mut self, _fb: &EcnFeedback) {}
 
     /// The controller's state for the per-connection trace (`[tcp]
-    /// trace_cwnd`), if it has one to show.
-    fn trace_state(&self) -> Option<CcTraceState> {
-        None
+    /// trace_cwnd`), read after every window change. The default, for
+    /// controllers whose only state is the window: the mode RFC 5681 3.1
+    /// names from cwnd and ssthresh ("slow_start" below ssthresh,
+    /// "congestion_avoidance" from it), no estimates.
+    fn trace_state(&self, win: &Window) -> CcTraceState {
+        CcTraceState::new(window_mode(win), &[], [None; 4])
     }
 }
 
-/// A controller's model state at one instant, for the trace: what a
-/// model-based controller (BBR) estimates and applies.
+/// RFC 5681 3.1's phase of a window: slow start while cwnd < ssthresh.
+pub fn window_mode(win: &Window) -> &'static str {
+    if win.cwnd < win.ssthresh {
+        "slow_start"
+    } else {
+        "congestion_avoidance"
+    }
+}
+
+/// A controller's state at one instant, for the trace: its mode and up
+/// to four of its estimates, named (with their unit) by `names`, the same
+/// names for every sample of one controller ("pacing_rate_bps",
+/// "btlbw_bps", "min_rtt_ms" for BBR; "w_max_segments" for CUBIC, ...).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CcTraceState {
-    /// The controller's mode, a short name ("startup", "probe_bw", ...).
+    /// The controller's mode, a short name ("startup", "probe_bw",
+    /// "slow_start", "concave", ...).
     pub mode: &'static str,
-    /// Pacing rate in bytes per second.
-    pub pacing_rate: f64,
-    /// Bottleneck-bandwidth estimate in bytes per second.
-    pub btlbw: f64,
-    /// Round-trip propagation estimate, if any.
-    pub min_rtt: Option<SimDur>,
+    /// What `values` hold, in order (at most four).
+    pub names: &'static [&'static str],
+    /// The estimates named by `names` (None: not known yet).
+    pub values: [Option<f64>; 4],
+}
+
+impl CcTraceState {
+    pub fn new(mode: &'static str, names: &'static [&'static str], values: [Option<f64>; 4]) -> CcTraceState {
+        debug_assert!(names.len() <= 4);
+        CcTraceState { mode, names, values }
+    }
+    /// The estimates named by `names`.
+    pub fn named(&self) -> &[Option<f64>] {
+        &self.values[..self.names.len()]
+    }
 }
 
 /// RFC 5681 equation (4): ssthresh = max(FlightSize / 2, 2 * SMSS).

@@ -70,7 +70,7 @@
 //! - After a loss, recovery exit or idle restart, the current round is
 //!   restarted (Linux `vegas_enable`); `BaseRTT` is kept (B&P: minimum of
 //!   all samples), whereas Linux resets it after idle.
-use super::{check_param, half_flight, AckInfo, CcEvent, CcKind, CongestionControl, LossKind, Window};
+use super::{check_param, half_flight, AckInfo, CcEvent, CcKind, CcTraceState, CongestionControl, LossKind, Window};
 use wifitcp_core::config::{ConfigError, KeyType};
 use wifitcp_core::schema::B::In;
 use wifitcp_core::schema::{r, Ty};
@@ -408,6 +408,14 @@ impl CongestionControl for Vegas {
         match ev {
             CcEvent::RecoveryExit | CcEvent::IdleRestart => self.rounds.restart(),
         }
+    }
+
+    fn trace_state(&self, win: &Window) -> CcTraceState {
+        CcTraceState::new(
+            super::window_mode(win),
+            &["base_rtt_ms", "diff_segments"],
+            [self.rounds.base_rtt().map(|d| d.as_secs_f64() * 1e3), self.last_diff, None, None],
+        )
     }
 }
 

@@ -12,7 +12,7 @@
 //! - Growth (II.C): slow start as Reno; in congestion avoidance one SMSS
 //!   per RTT while `N < beta`, one SMSS every other RTT otherwise.
 use super::reno::Reno;
-use super::{AckInfo, CcEvent, CcKind, CongestionControl, LossKind, Window};
+use super::{AckInfo, CcEvent, CcKind, CcTraceState, CongestionControl, LossKind, Window};
 use wifitcp_core::{SimDur, SimTime};
 
 wifitcp_core::config_table! {
@@ -112,6 +112,15 @@ impl CongestionControl for Veno {
     }
     fn on_event(&mut self, now: SimTime, win: &mut Window, ev: CcEvent) {
         self.reno.on_event(now, win, ev);
+    }
+
+    fn trace_state(&self, win: &Window) -> CcTraceState {
+        let ms = |d: Option<SimDur>| d.map(|d| d.as_secs_f64() * 1e3);
+        CcTraceState::new(
+            super::window_mode(win),
+            &["base_rtt_ms", "rtt_ms", "backlog_segments"],
+            [ms(self.base_rtt), ms(self.last_round_min.or(self.round_min)), self.backlog(win.cwnd as f64 / win.mss as f64), None],
+        )
     }
 }
 

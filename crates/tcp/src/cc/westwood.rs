@@ -16,7 +16,7 @@
 //!   Reno's half flight.
 //! - Growth: Reno's ([`super::reno`]).
 use super::reno::Reno;
-use super::{half_flight, AckInfo, CcEvent, CcKind, CongestionControl, LossKind, Window};
+use super::{half_flight, AckInfo, CcEvent, CcKind, CcTraceState, CongestionControl, LossKind, Window};
 use wifitcp_core::{SimDur, SimTime};
 
 wifitcp_core::config_table! {
@@ -87,6 +87,14 @@ impl CongestionControl for Westwood {
     }
     fn on_event(&mut self, now: SimTime, win: &mut Window, ev: CcEvent) {
         self.reno.on_event(now, win, ev);
+    }
+
+    fn trace_state(&self, win: &Window) -> CcTraceState {
+        CcTraceState::new(
+            super::window_mode(win),
+            &["bwe_bps", "rtt_min_ms"],
+            [(self.bwe > 0.0).then_some(self.bwe * 8.0), self.rtt_min.map(|d| d.as_secs_f64() * 1e3), None, None],
+        )
     }
 }
 
