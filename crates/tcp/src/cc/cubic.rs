@@ -25,8 +25,8 @@
 //! - 4.10: standard slow start (RFC 5681 eq. 2), ended early by HyStart
 //!   (Ha & Rhee's hybrid slow start as Linux's `tcp_cubic` and ns-3 3.37's
 //!   `TcpCubic` run it, both on by default with both signals: see
-//!   [`super::hystart`]; `[tcp.cubic] hystart`, default "off" (Linux and ns-3 run "both"), with
-//!   Linux's thresholds). RFC 9438 4.10 recommends HyStart++ (RFC 9406);
+//!   [`super::hystart`]; `[tcp.cubic] hystart`, default "both" as theirs,
+//!   with Linux's thresholds). RFC 9438 4.10 recommends HyStart++ (RFC 9406);
 //!   HyStart++'s Conservative Slow Start is not modelled (deviation).
 //!   Leaving slow start without a loss (W_max unknown) is handled as 4.10
 //!   prescribes: `K = 0`, `W_max = cwnd_epoch`.
@@ -62,7 +62,7 @@ wifitcp_core::config_table! {
     #[serde(deny_unknown_fields)]
     pub struct CubicTable {
         /// HyStart's signals: "both" (ACK train and delay increase, as Linux and ns-3 3.37 by default), "delay", "ack-train" or "off".
-        pub hystart: HyStartMode = HyStartMode::Off,
+        pub hystart: HyStartMode = HyStartMode::Both,
         /// HyStart's thresholds: "linux" (tcp_cubic: delay_min / 8 within 4-16 ms, train delay_min / 2) or "ns3" (TcpCubic: delay_min within 4-1000 ms, train delay_min).
         pub hystart_thresholds: HyStartThresholds = HyStartThresholds::Linux,
         /// HyStart acts from this cwnd on (Linux hystart_low_window, ns-3 HyStartLowWindow).
