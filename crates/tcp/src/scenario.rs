@@ -98,7 +98,7 @@ wifitcp_core::config_table! {
         /// Maximum RTO.
         #[key(range = TIMER_MS, unit = "ms", default = "60000.0")]
         pub max_rto_ms: Option<f64> = None,
-        /// Record cwnd/ssthresh over time.
+        /// Record cwnd/ssthresh and the congestion controller's state over time.
         #[key(default = "false")]
         pub trace_cwnd: Option<bool> = None,
         /// Pace data segments (Linux's default rate: 2 or 1.2 x cwnd / SRTT); BBR paces whatever this says.
