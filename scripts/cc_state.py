@@ -133,10 +133,12 @@ def draw(case, r, buffer, duration):
     ax.set_xlabel("time (s)")
     ax.legend(loc="upper right")
     handles = [plt.Rectangle((0, 0), 1, 1, color=colors[m], ec="0.6") for m in modes]
-    fig.legend(handles, modes, loc="upper center", bbox_to_anchor=(0.5, 0.95), ncol=4, title="mode")
-    fig.suptitle(f"{case}, one 802.11g download, AP buffer {buffer}: {r['aggregate_mbps']:.2f} Mbit/s", y=0.99)
-    top = 0.86 - 0.04 * ((len(modes) - 1) // 4) - (0.04 if n_panels < 3 else 0.0)
-    fig.tight_layout(rect=(0, 0, 1, top))
+    height = fig.get_figheight()
+    fig.legend(handles, modes, loc="upper center", bbox_to_anchor=(0.5, 1 - 0.45 / height), ncol=4, title="mode")
+    fig.suptitle(f"{case}, one 802.11g download, AP buffer {buffer}: {r['aggregate_mbps']:.2f} Mbit/s",
+                 y=1 - 0.1 / height)
+    legend_rows = (len(modes) + 3) // 4
+    fig.tight_layout(rect=(0, 0, 1, 1 - (0.75 + 0.3 * legend_rows) / height))
     path = figure_path(case)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)
