@@ -79,13 +79,14 @@ fn ofdma_keys_are_checked() {
     let mut s = dl(4, "dl", 4);
     s["phy"] = json!({"standard": "802.11ac", "mcs": 9, "channel_width_mhz": 80});
     assert!(err(&s).contains("mac.ofdma: OFDMA needs phy.standard = \"802.11ax\""), "{}", err(&s));
-    let s = dl(4, "dl+ul", 4);
-    assert!(err(&s).contains("mac.ofdma: uplink OFDMA"), "{}", err(&s));
     let s = dl(4, "sideways", 4);
     assert!(err(&s).contains("mac.ofdma"), "{}", err(&s));
     let mut s = dl(4, "dl", 4);
     s["mac"]["block_ack"] = json!(false);
-    assert!(err(&s).contains("mac.ofdma: downlink MU PPDUs are acknowledged by BlockAck"), "{}", err(&s));
+    assert!(err(&s).contains("mac.ofdma: MU PPDUs are acknowledged by BlockAck"), "{}", err(&s));
+    let mut s = dl(4, "ul", 4);
+    s["mac"]["mu_access_req_interval_us"] = json!(-1.0);
+    assert!(err(&s).contains("mac.mu_access_req_interval_us"), "{}", err(&s));
     let mut s = dl(4, "dl", 0);
     s["mac"]["mu_n_stations"] = json!(0);
     assert!(err(&s).contains("mac.mu_n_stations"), "{}", err(&s));
