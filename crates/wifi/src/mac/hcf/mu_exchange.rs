@@ -169,9 +169,11 @@ impl Hcf {
     /// PPDU or a Basic Trigger (`ul_exchange.rs`) if the scheduler picks
     /// one (true), else leave the TXOP to the SU path (false).
     pub(super) fn mu_start(&mut self, now: SimTime, ac: usize, out: &mut impl MacSink) -> bool {
-        let Some(m) = self.mu.as_mut() else { return false };
+        if self.mu.is_none() {
+            return false;
+        }
         // (an access request is answered by this access, whatever follows)
-        m.req = false;
+        self.ul_req_answered(now);
         let m = self.mu.as_ref().expect("checked");
         if !(m.cfg.dl || m.cfg.ul) || !self.p.block_ack || self.p.no_ack[ac] {
             return false;

@@ -84,9 +84,26 @@ impl Hcf {
     // ------------------------------------------------------------------
     // The AP
 
-    /// The AP's next access request (`SimTime::NEVER`: none).
+    /// The AP's next access request (`SimTime::NEVER`: none, or one is
+    /// pending: the ticks until it is answered change nothing, and
+    /// `ul_req_answered` skips them).
     pub(super) fn ul_req_timer(&self) -> SimTime {
-        self.mu.as_ref().map_or(SimTime::NEVER, |m| m.next_req)
+        match &self.mu {
+            Some(m) if !m.req => m.next_req,
+            _ => SimTime::NEVER,
+        }
+    }
+
+    /// The AP won access at `now`: a pending request is answered; the next
+    /// one comes at the next tick after now.
+    pub(super) fn ul_req_answered(&mut self, now: SimTime) {
+        let Some(m) = self.mu.as_mut() else { return };
+        if m.req {
+            m.req = false;
+            while m.next_req <= now {
+                m.next_req += m.cfg.access_req;
+            }
+        }
     }
 
     /// An access request pending (the best-effort EDCAF contends for it).
@@ -476,3 +493,7 @@ impl Hcf {
         self.resume();
     }
 }
+
+#[cfg(test)]
+#[path = "ul_tests.rs"]
+mod tests;
