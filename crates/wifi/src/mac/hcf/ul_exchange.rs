@@ -14,9 +14,12 @@
 //! - Buffer status (26.5.5's two sources are BSRP-solicited reports and
 //!   the Queue Size of QoS Data and QoS Null frames, 9.2.4.5.6): the AP
 //!   knows what each station reported in its last HE TB PPDU, quantised as
-//!   the Queue Size subfield is (units of 256 octets, 254 and above: "more
-//!   than that"); unknown before its first one (the scheduler then asks
-//!   for ns-3's UlPsduSize, 500 octets). BSRP Triggers are not sent (ns-3's
+//!   the Queue Size subfield is (units of 256 octets, at most 254); a
+//!   report of 254 ("more than 254 x 256 octets") counts as 65,024 octets,
+//!   as ns-3 3.37 counts it (its HE TB PPDUs then last 3,679.6 us on a
+//!   242-tone RU at MCS 11, measured with bench/ns3/he-ofdma.cc); unknown
+//!   before its first one (the scheduler then asks for ns-3's UlPsduSize,
+//!   500 octets). BSRP Triggers are not sent (ns-3's
 //!   EnableBsrp = false). Deviation: ns-3 also reads the Queue Size of the
 //!   stations' single-user QoS Data frames; here only HE TB PPDUs report.
 //! - The HE TB PPDU lasts what the longest user needs for the largest
@@ -34,15 +37,17 @@
 //!
 //! A station (MU EDCA off, as ns-3 by default: its EDCA parameters do not
 //! change after a Trigger, 26.2.7 not modelled):
-//! - On a Basic Trigger that lists it, it fills its share at once (it
-//!   takes up to `max_mpdus` MSDUs from its queue discipline, as when it
-//!   wins access): the MPDUs its originator has pending for the AP, oldest
-//!   first, at most `max_mpdus` and `max_ampdu_bytes`, within the octets
-//!   its RU carries. They count an attempt and stay in flight, so its own
-//!   EDCA does not contend for them. The share goes into the one HE TB
-//!   PPDU, which the first user sends SIFS after the Trigger (the medium
-//!   gathers the others' shares, `mac::mu_frame`). A station with nothing
-//!   to send still reports its queue (ns-3's QoS Null).
+//! - On a Basic Trigger that lists it, it takes up to `max_mpdus` MSDUs
+//!   from its queue discipline (as when it wins access) and fills its
+//!   share when the HE TB PPDU starts: the MPDUs its originator has
+//!   pending for the AP, oldest first, at most `max_mpdus` and
+//!   `max_ampdu_bytes`, within the octets its RU carries. They count an
+//!   attempt and stay in flight, so its own EDCA does not contend for them.
+//!   The share goes into the one HE TB PPDU, which the first user sends
+//!   SIFS after the Trigger (the medium gathers the others' shares, one
+//!   MAC call each, `mac::mu_frame`). A station with nothing to send still
+//!   reports its queue (ns-3's QoS Null). A BlockAckReq it owes stays due
+//!   (sent at its next own access, starting at its window as it is then).
 //! - Queue Size: model choice: the MAC sees its queue discipline only
 //!   through what it takes from it; when the last fill reached its limit
 //!   (the discipline held more) it reports "more than 254 x 256 octets",
@@ -50,7 +55,9 @@
 //! - The multi-STA BlockAck settles its MPDUs through its originator
 //!   (acknowledged, retransmitted later, dropped at the retry limit). None
 //!   for it by the instant it would have ended: every MPDU of its share
-//!   failed (as a missed BlockAck). Its CW does not change either way.
+//!   failed (as a missed BlockAck), settled at the station's next input
+//!   (no timer of its own: the next frame on the medium, its next wake-up
+//!   or Trigger). Its CW does not change either way.
 use super::mu::{basic_trigger_len, multi_sta_block_ack_len};
 use super::{settle_block_ack, Hcf, Item, Txop, QOS_NULL_LEN};
 use crate::mac::edca::AccessCategory;
@@ -213,8 +220,8 @@ impl Hcf {
         let info = f.mu.take().expect("an HE TB PPDU without its users");
         for u in &info.users {
             if let (Some(q), Some(e)) = (u.queue, m.bsr.iter_mut().find(|(a, _)| *a == u.addr)) {
-                let units = q.div_ceil(QUEUE_UNIT);
-                e.1 = Some(if units >= QUEUE_MORE { u32::MAX } else { units * QUEUE_UNIT });
+                // (254, "more than 254 x 256", counts as 254 x 256 octets)
+                e.1 = Some(q.div_ceil(QUEUE_UNIT).min(QUEUE_MORE) * QUEUE_UNIT);
             }
         }
         let t = self.p.timing.clone();
