@@ -46,8 +46,9 @@
 //!   The share goes into the one HE TB PPDU, which the first user sends
 //!   SIFS after the Trigger (the medium gathers the others' shares, one
 //!   MAC call each, `mac::mu_frame`). A station with nothing to send still
-//!   reports its queue (ns-3's QoS Null). A BlockAckReq it owes stays due
-//!   (sent at its next own access, starting at its window as it is then).
+//!   reports its queue (ns-3's QoS Null). A BlockAckReq it owes goes
+//!   instead of data, alone in its share (as ns-3 3.37's stations do;
+//!   answered in the multi-STA BlockAck, asked again if none comes).
 //! - Queue Size: model choice: the MAC sees its queue discipline only
 //!   through what it takes from it; when the last fill reached its limit
 //!   (the discipline held more) it reports "more than 254 x 256 octets",
@@ -68,6 +69,7 @@ use crate::phy::he_mu::{self, MuUser};
 use crate::phy::ht::subframe_bytes;
 use crate::phy::ppdu::PPDU_MAX_TIME;
 use wifitcp_core::{SimDur, SimTime};
+use wifitcp_wire::wifi_frame::BLOCK_ACK_REQ_LEN;
 
 /// 9.2.4.5.6: Queue Size in units of 256 octets, 254 and above "more".
 const QUEUE_UNIT: u32 = 256;
@@ -85,6 +87,8 @@ pub(super) struct TbSta {
     deadline: SimTime,
     /// The link the share came from.
     link: Option<usize>,
+    /// The share is a BlockAckReq.
+    bar: bool,
 }
 
 impl Hcf {
@@ -230,6 +234,14 @@ impl Hcf {
         for u in info.users.iter().filter(|u| u.ok && u.count > 0) {
             let mine = &mut f.mpdus.as_mut_slice()[u.range()];
             let tid = mine[0].tid;
+            if let MpduBody::BlockAckReq { start_seq, .. } = mine[0].body {
+                let r = self.rx_link(u.addr, tid);
+                for pkt in self.rx_links[r].rec.on_bar(start_seq) {
+                    self.counters.rx_delivered += 1;
+                    out.push(MacOutput::Deliver { from: u.addr, pkt });
+                }
+            }
+            let mine = &mut f.mpdus.as_mut_slice()[u.range()];
             for x in mine.iter_mut().filter(|x| x.fcs_ok) {
                 let (sn, tid) = (x.seq, x.tid);
                 let Some(msdu) = x.take_msdu() else { continue };
@@ -343,6 +355,7 @@ impl Hcf {
             me,
             deadline: start + tb + t.sifs + ba_air + t.slot,
             link: None,
+            bar: false,
         }));
         if self.waiting < self.hold_limit() {
             out.push(MacOutput::Ready);
@@ -381,7 +394,18 @@ impl Hcf {
             .map(|(i, _)| i);
         let mut mpdus = Vec::new();
         let mut psdu = 0u32;
-        if let Some(l) = link {
+        if let Some(ssn) = link.and_then(|l| self.links[l].orig.take_bar()) {
+            // A BlockAckReq it owes goes alone (as ns-3's stations send it).
+            let l = link.expect("checked");
+            let tid = self.links[l].tid;
+            let body = MpduBody::BlockAckReq { tid, start_seq: ssn };
+            let bytes = BLOCK_ACK_REQ_LEN;
+            mpdus.push(Mpdu { seq: 0, retry: false, tid, ack: AckPolicy::Normal, bytes, body, fcs_ok: false });
+            psdu = bytes;
+            self.stats.block_ack_reqs += 1;
+            s.link = Some(l);
+            s.bar = true;
+        } else if let Some(l) = link {
             if self.admit(l) {
                 self.waiting = self.links.iter().map(|k| k.queue.len()).sum();
                 out.push(MacOutput::Ready);
@@ -490,6 +514,11 @@ impl Hcf {
     fn tb_failed(&mut self, s: &TbSta, out: &mut impl MacSink) {
         let Some(l) = s.link else { return };
         self.counters.failures += 1;
+        if s.bar {
+            // The BlockAckReq got no BlockAck: ask again next time.
+            self.links[l].orig.request_bar();
+            return;
+        }
         let res = self.links[l].orig.on_timeout();
         for it in res.dropped {
             self.counters.drops_retry_limit += 1;
