@@ -197,3 +197,16 @@ fn contending_and_triggered_stations_together() {
     assert!(sta.counters.attempts > sta.stats.block_acks / 2);
     assert!(r.bss.macs[0].counters.attempts > 20);
 }
+
+/// A station that gave up on MPDUs owes a BlockAckReq (its recipient
+/// still waits for them): it sends it alone in its next HE TB share, the
+/// multi-STA BlockAck answers it, and its MSDUs keep flowing in order.
+#[test]
+fn a_block_ack_req_owed_goes_in_the_share() {
+    let r = uplink(4, true, &[0.0, 0.9, 0.0, 0.0, 0.0], 1000);
+    let s1 = &r.bss.macs[1];
+    assert!(s1.counters.drops_retry_limit > 0, "{:?}", s1.counters);
+    assert!(s1.stats.block_ack_reqs > 0, "{:?}", s1.stats);
+    assert!(r.got[1] > 100, "{:?}", r.got);
+    assert_eq!(r.bss.macs[0].counters.failures, 0);
+}
