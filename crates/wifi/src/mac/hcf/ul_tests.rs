@@ -157,8 +157,8 @@ fn triggered_stations_share_each_he_tb_ppdu() {
 }
 
 /// The HE TB PPDU is one transmission: the events per Trigger exchange
-/// are the same with 4 users and with 8, so the cost grows with PPDUs,
-/// not with RUs or MPDUs.
+/// are the same with 4 users, with 8, and with 9 stations on 8 RUs, so
+/// the cost grows with PPDUs, not with RUs or MPDUs.
 #[test]
 fn events_per_trigger_do_not_grow_with_users() {
     let per = |n: usize| {
@@ -167,9 +167,11 @@ fn events_per_trigger_do_not_grow_with_users() {
         assert!(r.txs <= 3 * triggers && r.txs + 3 >= 3 * triggers);
         r.events as f64 / triggers as f64
     };
-    let (four, eight) = (per(4), per(8));
-    println!("events per Trigger exchange: {four:.3} with 4 users, {eight:.3} with 8");
+    let (four, eight, nine) = (per(4), per(8), per(9));
+    println!("events per Trigger exchange: {four:.3} with 4 users, {eight:.3} with 8, {nine:.3} with 9 stations");
     assert!(four < 12.0 && (four - eight).abs() < 0.1, "{four} vs {eight} events per Trigger");
+    // 9 stations, 8 RUs of 106 tones: one station waits each time.
+    assert!((four - nine).abs() < 0.1, "{four} vs {nine} events per Trigger");
 }
 
 /// Each user's share is judged on its own link: with every frame from
