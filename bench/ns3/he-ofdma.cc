@@ -33,6 +33,9 @@ double g_t0 = 0;
 double g_t1 = 0;
 std::map<uint32_t, uint64_t> g_rxBy; // receiving or sending station index -> MSDUs in window
 std::map<std::string, uint64_t> g_ppdus;
+uint64_t g_tbMpdusSent = 0; // MPDUs sent in HE TB PSDUs in the window
+uint64_t g_tbMpdusRx = 0;   // of those, decoded at the AP (monitor trace)
+double g_tbUs = 0;          // summed HE TB PPDU durations (us, from L-SIG LENGTH)
 uint32_t g_key = 0;
 
 void
@@ -69,6 +72,24 @@ PsduTx(WifiConstPsduMap psdus, WifiTxVector v, double)
         k = "non_ht";
     }
     g_ppdus[k]++;
+    if (v.GetPreambleType() == WIFI_PREAMBLE_HE_TB)
+    {
+        for (const auto& kv : psdus)
+        {
+            g_tbMpdusSent += kv.second->GetNMpdus();
+        }
+        g_tbUs += 20.0 + 4.0 * std::ceil((v.GetLength() + 3 + 2) / 3.0);
+    }
+}
+
+void
+ApSniffRx(Ptr<const Packet>, uint16_t, WifiTxVector v, MpduInfo, SignalNoiseDbm, uint16_t)
+{
+    double t = Simulator::Now().GetSeconds();
+    if (t >= g_t0 && t < g_t1 && v.GetPreambleType() == WIFI_PREAMBLE_HE_TB)
+    {
+        g_tbMpdusRx++;
+    }
 }
 } // namespace
 
@@ -220,6 +241,9 @@ main(int argc, char* argv[])
         Ptr<WifiNetDevice> d = DynamicCast<WifiNetDevice>(all.Get(i));
         d->GetPhy()->TraceConnectWithoutContext("PhyTxPsduBegin", MakeCallback(&PsduTx));
     }
+    DynamicCast<WifiNetDevice>(apDev.Get(0))
+        ->GetPhy()
+        ->TraceConnectWithoutContext("MonitorSnifferRx", MakeCallback(&ApSniffRx));
     Simulator::Stop(Seconds(g_t1));
     Simulator::Run();
     uint64_t total = 0;
@@ -241,7 +265,10 @@ main(int argc, char* argv[])
               << ",\"duration_s\":" << bench::Num(duration, 3) << ",\"run\":" << run
               << ",\"throughput_mbps\":" << bench::Num(total * msdu * 8.0 / duration / 1e6, 4)
               << ",\"per_station_mbps\":" << bench::Arr(per, 3) << ",\"jain_index\":" << bench::Num(bench::Jain(per), 4)
-              << ",\"ppdus\":{" << pp << "},\"wall_s\":" << bench::Num(bench::WallNow() - wall0, 2) << "}"
+              << ",\"ppdus\":{" << pp << "},\"tb_mpdus_sent\":" << g_tbMpdusSent
+              << ",\"tb_mpdus_rx\":" << g_tbMpdusRx
+              << ",\"tb_mean_us\":" << bench::Num(g_ppdus["he_tb"] ? g_tbUs / g_ppdus["he_tb"] : 0.0, 1)
+              << ",\"wall_s\":" << bench::Num(bench::WallNow() - wall0, 2) << "}"
               << std::endl;
     Simulator::Destroy();
     return 0;

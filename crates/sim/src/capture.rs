@@ -197,8 +197,8 @@ impl FrameTap for WlanTap {
                 s.write(|t| t.wlan_empty(now, "wlan", &radio, &hop));
             }
             // A beacon's body (timestamp, elements) is not modelled by the
-            // MAC: not written.
-            FrameKind::Beacon => {}
+            // MAC: not written; nor is a Trigger frame's User Info list.
+            FrameKind::Beacon | FrameKind::Trigger => {}
             FrameKind::Ack
             | FrameKind::Rts
             | FrameKind::Cts

@@ -70,18 +70,20 @@ wifitcp_core::config_table! {
         use activity_keys;
         /// 802.11ax OFDMA at the AP: "off", "dl" (downlink MU PPDUs), "ul" or "dl+ul".
         ///
-        /// `wifitcp_wifi::mac::hcf` (mu_exchange.rs): when the AP wins a
-        /// TXOP, ns-3's round-robin multi-user scheduler may send one HE MU
-        /// PPDU of per-station A-MPDUs on resource units. Needs
-        /// phy.standard = "802.11ax". Uplink trigger-based access is not
-        /// modelled yet: "ul" and "dl+ul" are rejected.
+        /// `wifitcp_wifi::mac::hcf` (mu_exchange.rs, ul_exchange.rs): when
+        /// the AP wins a TXOP, ns-3's round-robin multi-user scheduler may
+        /// send one HE MU PPDU of per-station A-MPDUs on resource units
+        /// ("dl"), or a Basic Trigger soliciting one HE TB PPDU of the
+        /// stations' A-MPDUs, answered by a multi-STA BlockAck ("ul"); with
+        /// "dl+ul" the two alternate under load as in ns-3. Needs
+        /// phy.standard = "802.11ax".
         pub ofdma: OfdmaMode = OfdmaMode::Off,
         /// Stations per MU PPDU at most (ns-3 RrMultiUserScheduler's NStations).
         #[key(range = wifitcp_core::schema::r(In(1.0), In(74.0)), unit = "stations")]
         pub mu_n_stations: u32 = 4,
         /// How stations acknowledge a downlink MU PPDU: "mu_bar", "aggregated_mu_bar" or "su".
         pub mu_dl_ack: MuDlAckName = MuDlAckName::MuBar,
-        /// Uplink triggering interval (ns-3's AccessReqInterval); checked, unused until uplink OFDMA is modelled.
+        /// The AP asks for channel access this often to trigger uplink transmissions (ns-3's AccessReqInterval); 0: only when it holds downlink data.
         #[key(range = wifitcp_core::schema::r(In(0.0), In(1e9)), unit = "us")]
         pub mu_access_req_interval_us: f64 = 0.0,
     }
@@ -236,11 +238,8 @@ fn check_ofdma(h: &EdcaTable, t: &PhyTiming) -> Result<(), ConfigError> {
     if !matches!(t.ht, Some(wifitcp_wifi::phy::TxVector::He(_))) {
         return e("ofdma", "OFDMA needs phy.standard = \"802.11ax\"");
     }
-    if matches!(h.ofdma, OfdmaMode::Ul | OfdmaMode::DlUl) {
-        return e("ofdma", "uplink OFDMA (trigger-based access) is not modelled yet; use \"dl\" or \"off\"");
-    }
     if !h.block_ack {
-        return e("ofdma", "downlink MU PPDUs are acknowledged by BlockAck: needs mac.block_ack = true");
+        return e("ofdma", "MU PPDUs are acknowledged by BlockAck: needs mac.block_ack = true");
     }
     let x = h.mu_access_req_interval_us;
     if !(x.is_finite() && x >= 0.0) {
@@ -288,6 +287,7 @@ fn build(h: &EdcaTable, m: &Member) -> AnyMac {
             dl: matches!(h.ofdma, OfdmaMode::Dl | OfdmaMode::DlUl),
             ul: matches!(h.ofdma, OfdmaMode::Ul | OfdmaMode::DlUl),
             max_stations: h.mu_n_stations,
+            access_req: SimDur::from_micros_f64(h.mu_access_req_interval_us),
             ack: match h.mu_dl_ack {
                 MuDlAckName::MuBar => DlAck::MuBar,
                 MuDlAckName::AggregatedMuBar => DlAck::AggregatedMuBar,

@@ -275,6 +275,12 @@ impl Mac for AnyMac {
     fn bystander_mut(&mut self) -> Option<&mut dyn Bystander> {
         each_mut!(self, m => Mac::bystander_mut(m))
     }
+    fn take_tb_share(&mut self, now: SimTime, out: &mut impl MacSink) -> Option<super::mu_frame::TbShare> {
+        match self {
+            AnyMac::Hcf(h) => Mac::take_tb_share(&mut **h, now, out),
+            _ => None,
+        }
+    }
 }
 
 /// The variants other than the DCF, out of line: the DCF's calls (every

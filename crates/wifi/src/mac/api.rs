@@ -99,6 +99,13 @@ pub trait Mac {
     /// The station's MAC counters (attempts, retries, deliveries...), for
     /// the run's result.
     fn counters(&self) -> &MacCounters;
+    /// A station triggered for an HE TB PPDU of uplink data gives its
+    /// share when the PPDU starts (`mac::mu_frame`); `None`: it has none.
+    /// Starts no transmission.
+    fn take_tb_share(&mut self, now: SimTime, out: &mut impl MacSink) -> Option<crate::mac::mu_frame::TbShare> {
+        let _ = (now, out);
+        None
+    }
     /// The medium's collision rule of Bianchi's model (every collision
     /// makes bystanders defer EIFS); false by default.
     fn eifs_after_collision(&self) -> bool {

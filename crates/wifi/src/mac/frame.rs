@@ -80,6 +80,10 @@ pub enum FrameKind {
     CfAckPoll,
     /// CF-End+CF-Ack (9.3.1.6).
     CfEndAck,
+    /// A Basic Trigger frame (802.11ax-2021 9.3.1.22.2) soliciting HE TB
+    /// PPDUs of uplink data from the stations of its `mu` users
+    /// (`mac::mu_frame`).
+    Trigger,
 }
 
 impl FrameKind {
@@ -105,6 +109,7 @@ impl FrameKind {
             FrameKind::CfAck => "cf-ack",
             FrameKind::CfAckPoll => "cf-ack+cf-poll",
             FrameKind::CfEndAck => "cf-end+cf-ack",
+            FrameKind::Trigger => "trigger",
         }
     }
 

@@ -11,16 +11,40 @@
 //! - A Trigger frame (a MU-BAR: 9.3.1.22.3) is a control `Frame` whose RA
 //!   is its first user, carrying one BlockAckReq body per user
 //!   (`count` 1 each).
+//! - A Basic Trigger frame (`FrameKind::Trigger`, 9.3.1.22.2) lists the
+//!   stations it solicits: each user's `psdu` is the most octets its RU
+//!   carries in the HE TB PPDU of `tb_response`'s duration, `rate` its
+//!   RU's rate; no MPDUs.
+//! - An HE TB PPDU of uplink data (`uplink`) is one `Frame` of QoS Data
+//!   sent by the first user (its TA), RA the AP: when it starts, the
+//!   medium appends every other triggered station's share
+//!   (`Mac::take_tb_share`, [`TbShare`]) as that user's MPDUs; each user's
+//!   PSDU is judged at the AP on the link from that user, and each user's
+//!   station gets the verdict on its own MPDUs (`medium::mu`). A station
+//!   that did not decode the Trigger has no share and drops out of the
+//!   user list.
 //! - `tb_response`: the users answer SIFS after this frame with an HE TB
 //!   PPDU of that duration (a MU-BAR, or an A-MPDU carrying one). Model
 //!   choice: the HE TB PPDU is one transmission on the medium, sent by the
 //!   first user (its RA's station) on behalf of all (one PPDU on the air,
 //!   judged once at the AP); what each user acknowledges is what reached
 //!   it (`hcf::mu_exchange`).
-use super::frame::{Frame, MacAddr};
+use super::frame::{Frame, MacAddr, Mpdu};
 use crate::phy::Rate;
 use std::ops::Range;
 use wifitcp_core::SimDur;
+
+/// A triggered station's share of an HE TB PPDU of uplink data, taken
+/// by the medium when the PPDU starts (`Mac::take_tb_share`).
+#[derive(Clone, Debug)]
+pub struct TbShare {
+    pub mpdus: Vec<Mpdu>,
+    /// Its PSDU octets (A-MPDU with delimiters and padding).
+    pub psdu: u32,
+    /// The Queue Size it reports (octets; `u32::MAX`: more than 9.2.4.5.6's
+    /// largest value).
+    pub queue: u32,
+}
 
 /// One user of a multi-user frame.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,8 +57,13 @@ pub struct MuUserTx {
     pub psdu: u32,
     /// The rate its RU carries (the error model judges its PSDU at it).
     pub rate: Rate,
-    /// Its PSDU reached it (set by the medium; meaningful at the users).
+    /// Its PSDU reached it (set by the medium; meaningful at the users;
+    /// uplink: at the AP).
     pub ok: bool,
+    /// Uplink: the Queue Size the station reports in its share (QoS
+    /// Control of its MPDUs, 9.2.4.5.6), octets (`u32::MAX`: more than
+    /// the largest value); `None` elsewhere.
+    pub queue: Option<u32>,
 }
 
 /// The multi-user part of a frame (module docs).
@@ -44,6 +73,9 @@ pub struct MuInfo {
     /// The first user answers SIFS after the frame with an HE TB PPDU of
     /// this duration, on behalf of every user (module docs).
     pub tb_response: Option<SimDur>,
+    /// An HE TB PPDU of uplink data: each user is a sender, its share
+    /// judged at the AP (the frame's RA) on its own link.
+    pub uplink: bool,
 }
 
 impl MuInfo {
@@ -84,7 +116,7 @@ impl Frame {
     #[inline]
     pub fn mu_outcome(&self, t: usize) -> Option<bool> {
         let m = self.mu.as_ref()?;
-        if !self.kind.carries_msdus() {
+        if !self.kind.carries_msdus() || m.uplink {
             return None;
         }
         m.user(MacAddr(t as u32)).map(|u| u.ok)

@@ -147,7 +147,7 @@ impl<M: Mac> Bss<M> {
         out: &mut Vec<BssOutput>,
     ) -> bool {
         let ok = match at {
-            AtReceiver::Clear if f.is_mu_ppdu() => self.judge_mu(now, s, f),
+            AtReceiver::Clear if f.is_mu_ppdu() => self.judge_mu(now, s, f, out),
             AtReceiver::Clear => self.judge(now, s, f),
             AtReceiver::Interfered(chunks) => self.judge_sensed(now, s, f, chunks),
             AtReceiver::Lost => false,
@@ -161,7 +161,11 @@ impl<M: Mac> Bss<M> {
                 self.medium[s].collided += 1;
             }
         }
-        if f.kind.carries_msdus() {
+        if f.mu.as_ref().is_some_and(|m| m.uplink) {
+            // (each user's station got its verdict in `judge_mu`; a lost
+            // HE TB PPDU carries Block Ack policy MPDUs only, for which no
+            // verdict settles anything)
+        } else if f.kind.carries_msdus() {
             self.verdict(now, s, f, ok && in_cell, out);
         } else {
             debug_assert!(f.mpdus.iter().all(|m| m.msdu_id().is_none()), "an MSDU in a frame of no data kind");

@@ -918,6 +918,9 @@ impl<M: Mac> Bss<M> {
     /// Station `s` started the frame that is the last entry of `frames`
     /// (put there by its MAC through the [`Sink`]).
     fn start_tx(&mut self, now: SimTime, s: usize, out: &mut Vec<BssOutput>) {
+        if self.frames.last().and_then(|f| f.mu.as_ref()).is_some_and(|m| m.uplink) {
+            self.gather_tb(now, s, out);
+        }
         if self.sense.is_some() {
             let f = self.frames.pop().expect("a started frame");
             return self.start_tx_sensed(now, s, f, out);

@@ -17,14 +17,31 @@
 //!   error when some MPDU of its PSDU got through.
 //! - The stations of the PPDU's users all leave the bystander group when it
 //!   ends (they take part in the exchange), as the RA of an SU frame does.
+//! - An uplink HE TB PPDU (802.11ax-2021 26.5.2, 27.3.4) is one
+//!   transmission too, started by its first user: when it starts the
+//!   medium takes every other triggered station's share
+//!   (`Mac::take_tb_share`) into it; user `i`'s MPDUs are judged with the
+//!   error model of the link from station `i` to the AP, at its RU's rate,
+//!   and station `i` gets the verdict on them (`Mac::on_verdict`). Model
+//!   choice: the AP's SNR per RU is each station's link SNR (no power
+//!   control, no inter-RU interference); a collision loses every user's
+//!   share.
 use super::Bss;
-use crate::mac::{Frame, Mac, Mpdus};
+use crate::mac::{Frame, FrameKind, Mac, Mpdus};
 
 impl<M: Mac> Bss<M> {
     /// Judge MU PPDU `f` of station `s` user by user (module docs); each
     /// MPDU's `fcs_ok` and each user's `ok` set. Returns whether some user
-    /// received its PSDU.
-    pub(super) fn judge_mu(&mut self, now: wifitcp_core::SimTime, s: usize, f: &mut Frame) -> bool {
+    /// received its PSDU. Uplink: each user's share is judged on the link
+    /// from its station to the AP, and that station gets the verdict on
+    /// its own MPDUs.
+    pub(super) fn judge_mu(
+        &mut self,
+        now: wifitcp_core::SimTime,
+        s: usize,
+        f: &mut Frame,
+        out: &mut Vec<super::BssOutput>,
+    ) -> bool {
         let mut mu = f.mu.take().expect("an MU PPDU without its users");
         let mut all = std::mem::take(&mut f.mpdus).into_vec();
         let mut any = false;
@@ -37,16 +54,67 @@ impl<M: Mac> Bss<M> {
         }
         parts.reverse();
         for (u, mine) in mu.users.iter_mut().zip(parts) {
+            if mine.is_empty() {
+                // An uplink user with nothing to send: its QoS Null, judged
+                // as a frame of no MSDU is (its Queue Size reaches the AP).
+                let mut null = Frame {
+                    kind: FrameKind::QosNull,
+                    ta: u.addr,
+                    mpdu_bytes: u.psdu,
+                    rate: u.rate,
+                    ..f.clone_header()
+                };
+                u.ok = self.judge(now, u.addr.0 as usize, &mut null);
+                any |= u.ok;
+                continue;
+            }
             let mpdus =
                 if mine.len() == 1 { Mpdus::one(mine.into_iter().next().expect("one")) } else { Mpdus::many(mine) };
-            let mut one = Frame { ra: u.addr, mpdu_bytes: u.psdu, rate: u.rate, mpdus, mu: None, ..f.clone_header() };
-            u.ok = self.judge(now, s, &mut one);
+            let (ta, ra, t) = if mu.uplink { (u.addr, f.ra, u.addr.0 as usize) } else { (f.ta, u.addr, s) };
+            let mut one = Frame { ta, ra, mpdu_bytes: u.psdu, rate: u.rate, mpdus, mu: None, ..f.clone_header() };
+            u.ok = self.judge(now, t, &mut one);
+            if mu.uplink {
+                self.verdict(now, t, &one, u.ok, out);
+            }
             any |= u.ok;
             all.extend(one.mpdus.into_vec());
         }
         f.mpdus = Mpdus::many(all);
         f.mu = Some(mu);
         any
+    }
+
+    /// Station `s` starts an HE TB PPDU of uplink data, the last of
+    /// `frames`: every other triggered station's share joins it as that
+    /// user's MPDUs (`mac::mu_frame`); a user without a share drops out.
+    /// (One MAC call per user within this start, no event of its own.)
+    pub(super) fn gather_tb(&mut self, now: wifitcp_core::SimTime, s: usize, out: &mut Vec<super::BssOutput>) {
+        let mut f = self.frames.pop().expect("a started frame");
+        let mut mu = f.mu.take().expect("an HE TB PPDU without its users");
+        let mut all = std::mem::take(&mut f.mpdus).into_vec();
+        let mut users = Vec::with_capacity(mu.users.len());
+        for mut u in std::mem::take(&mut mu.users) {
+            let t = u.addr.0 as usize;
+            if t != s {
+                if t >= self.macs.len() {
+                    continue;
+                }
+                let mut got = None;
+                self.call(now, t, out, |m, mo| got = m.take_tb_share(now, mo));
+                let Some(share) = got else { continue };
+                u.first = all.len() as u32;
+                u.count = share.mpdus.len() as u32;
+                u.psdu = share.psdu;
+                u.queue = Some(share.queue);
+                all.extend(share.mpdus);
+            }
+            users.push(u);
+        }
+        f.mpdu_bytes = users.iter().map(|u| u.psdu).sum();
+        mu.users = users;
+        f.mpdus = Mpdus::many(all);
+        f.mu = Some(mu);
+        self.frames.push(f);
     }
 }
 

@@ -46,6 +46,11 @@ impl After {
         match f.kind {
             FrameKind::Rts => After::Await(FrameKind::Cts),
             FrameKind::BlockAckReq => After::Await(FrameKind::BlockAck),
+            // A Basic Trigger solicits the HE TB PPDU of uplink data; that
+            // PPDU's multi-STA BlockAck is awaited by the HCF's uplink
+            // state, not here (`hcf::ul_exchange`).
+            FrameKind::Trigger => After::Await(FrameKind::QosData),
+            k if k.carries_msdus() && f.mu.as_ref().is_some_and(|m| m.uplink) => After::Nothing,
             k if k.carries_msdus() => match f.mpdus.first().map(|m| m.ack) {
                 Some(AckPolicy::NoAck) => After::NoAckDone,
                 Some(AckPolicy::BlockAck) => After::Block,

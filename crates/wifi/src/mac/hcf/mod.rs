@@ -22,7 +22,10 @@
 //! - `mu_exchange.rs`: an 802.11ax AP's downlink MU exchange (one HE MU
 //!   PPDU of per-station A-MPDUs when its multi-user scheduler picks one,
 //!   then MU-BAR, aggregated MU-BAR or SU-format BlockAcks), on the
-//!   control frames and airtimes of `mu.rs`.
+//!   control frames and airtimes of `mu.rs`;
+//! - `ul_exchange.rs`: uplink trigger-based access (the AP's Basic Trigger
+//!   and multi-STA BlockAck, a triggered station's share of the HE TB
+//!   PPDU).
 //!
 //! Model choices, each a statement of what is and is not modelled:
 //! - ADDBA is not exchanged: every (transmitter, receiver, TID) has an
@@ -66,6 +69,7 @@ mod mu_exchange;
 mod params;
 mod poll;
 mod rx;
+mod ul_exchange;
 
 #[cfg(test)]
 mod tests;
@@ -197,6 +201,8 @@ pub struct Hcf {
     pub stats: HcfStats,
     /// An AP's multi-user transmissions (`mu_exchange.rs`; `None`: SU only).
     mu: Option<Box<mu_exchange::MuState>>,
+    /// A station's part in an uplink exchange (`ul_exchange.rs`).
+    tb: Option<Box<ul_exchange::TbSta>>,
 }
 
 impl Hcf {
@@ -233,6 +239,7 @@ impl Hcf {
             counters: MacCounters::default(),
             stats: HcfStats { mpdus_per_ppdu: vec![0; hist], ..HcfStats::default() },
             mu: None,
+            tb: None,
         }
     }
 
@@ -248,7 +255,7 @@ impl Hcf {
     /// MSDUs the MAC takes from its queue (module docs): one to contend
     /// with, and at the instant it wins access, an exchange's worth.
     fn hold_limit(&self) -> usize {
-        if self.access_at.is_some() {
+        if self.access_at.is_some() || self.tb_filling() {
             usize::from(self.max_per_exchange()) * self.mu_width()
         } else {
             1
@@ -283,6 +290,8 @@ impl Hcf {
                 has[l.ac as usize] = true;
             }
         }
+        // (an AP's access request for uplink, `ul_exchange.rs`)
+        has[AccessCategory::Be as usize] |= self.ul_req_pending();
         for (a, h) in self.acs.iter_mut().zip(has) {
             a.has_frame = h;
         }
@@ -357,7 +366,16 @@ impl Hcf {
     }
 
     fn wake(&mut self, now: SimTime, out: &mut impl MacSink) {
+        if self.tb.is_some() {
+            self.tb_expire(now, out);
+        }
+        if self.mu.is_some() {
+            self.ul_req_tick(now);
+        }
         if let Some(f) = self.seq.take_due(now) {
+            // (the HE TB PPDU we send for the triggered stations gets our
+            // share now, `ul_exchange.rs`)
+            let f = if self.tb.is_some() { self.tb_fill_own(now, f, out) } else { f };
             self.transmit(now, f, out);
             return;
         }
@@ -836,7 +854,7 @@ impl Mac for Hcf {
         self.wake(now, out)
     }
     fn next_wakeup(&self) -> SimTime {
-        let mut t = self.seq.timer().min(self.poll_timer());
+        let mut t = self.seq.timer().min(self.poll_timer()).min(self.ul_req_timer());
         if let Some((at, _)) = self.access_at {
             t = t.min(at);
         }
@@ -853,6 +871,9 @@ impl Mac for Hcf {
     }
     fn held(&self) -> impl Iterator<Item = &Packet> {
         self.held_items()
+    }
+    fn take_tb_share(&mut self, now: SimTime, out: &mut impl MacSink) -> Option<super::mu_frame::TbShare> {
+        self.tb_take(now, out)
     }
     #[inline]
     fn counters(&self) -> &MacCounters {

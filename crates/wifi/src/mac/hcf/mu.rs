@@ -3,9 +3,10 @@
 //! airtimes of `phy::he_mu`. These are the timings the HCF's MU exchanges
 //! are built on: the downlink exchange runs in `mu_exchange.rs`
 //! (`mac.ofdma = "dl"`: per-station A-MPDUs as one transmission, the three
-//! acknowledgement sequences below, retransmission); the uplink sequence
-//! (Basic Trigger, HE TB PPDUs, multi-STA BlockAck) has its airtime here
-//! and is not run by the HCF yet.
+//! acknowledgement sequences below, retransmission), the uplink one in
+//! `ul_exchange.rs` (`"ul"`: Basic Trigger, one HE TB PPDU of the
+//! stations' A-MPDUs, multi-STA BlockAck; `"dl+ul"` alternates the two as
+//! ns-3's round-robin scheduler does).
 //!
 //! Sequences (26.5.1, 26.5.2, 26.4.4):
 //! - Downlink, [`DlAck::MuBar`]: HE MU PPDU (one A-MPDU per RU), SIFS,

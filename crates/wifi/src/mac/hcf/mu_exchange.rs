@@ -60,9 +60,12 @@ type UserMpdus = (Vec<(u16, u32, Item)>, u32);
 pub struct MuConfig {
     /// Downlink MU PPDUs (`mac.ofdma` "dl" or "dl+ul").
     pub dl: bool,
-    /// Uplink trigger-based access (not run yet: the scheduler is told
-    /// so and never picks it).
+    /// Uplink trigger-based access (`ul_exchange.rs`).
     pub ul: bool,
+    /// The AP asks for channel access this often to trigger uplink
+    /// transmissions (ns-3's AccessReqInterval); zero: only when it holds
+    /// downlink data.
+    pub access_req: SimDur,
     /// Stations per MU PPDU at most (ns-3's NStations).
     pub max_stations: u32,
     pub ack: DlAck,
@@ -72,12 +75,12 @@ pub struct MuConfig {
 
 /// The HE PHY parameters of the BSS's MU PPDUs (from the data TXVECTOR).
 #[derive(Clone, Copy, Debug)]
-struct HePhy {
-    width: ChannelWidth,
-    gi: HeGi,
-    pe_us: u8,
-    mcs: u8,
-    nss: u8,
+pub(super) struct HePhy {
+    pub(super) width: ChannelWidth,
+    pub(super) gi: HeGi,
+    pub(super) pe_us: u8,
+    pub(super) mcs: u8,
+    pub(super) nss: u8,
 }
 
 /// One user of the exchange under way.
@@ -92,14 +95,24 @@ struct Served {
 /// The AP's multi-user state.
 #[derive(Debug)]
 pub(super) struct MuState {
-    cfg: MuConfig,
-    phy: HePhy,
+    pub(super) cfg: MuConfig,
+    pub(super) phy: HePhy,
     sched: RoundRobinMu,
     /// The exchange under way.
     cur: Option<Vec<Served>>,
     /// Per link: sequence numbers that reached the recipient and are not
     /// yet acknowledged.
     reached: Vec<Vec<u16>>,
+    /// The uplink exchange under way: the triggered stations.
+    pub(super) ul: Option<Vec<MacAddr>>,
+    /// Each associated station's last reported buffer status (`None`:
+    /// unknown).
+    pub(super) bsr: Vec<(MacAddr, Option<u32>)>,
+    /// The next access request (uplink; `SimTime::NEVER`: none).
+    pub(super) next_req: SimTime,
+    /// An access request is pending: the best-effort EDCAF contends as if
+    /// it held a frame.
+    pub(super) req: bool,
 }
 
 impl Hcf {
@@ -112,10 +125,23 @@ impl Hcf {
         let sched = RoundRobinMu::new(RoundRobinConfig {
             max_stations: cfg.max_stations,
             dl: cfg.dl,
-            ul: false,
+            ul: cfg.ul,
             ..RoundRobinConfig::default()
         });
-        self.mu = Some(Box::new(MuState { cfg, phy, sched, cur: None, reached: Vec::new() }));
+        let bsr = cfg.stations.iter().map(|&a| (a, None)).collect();
+        let next_req =
+            if cfg.ul && cfg.access_req > SimDur::ZERO { SimTime::ZERO + cfg.access_req } else { SimTime::NEVER };
+        self.mu = Some(Box::new(MuState {
+            cfg,
+            phy,
+            sched,
+            cur: None,
+            reached: Vec::new(),
+            ul: None,
+            bsr,
+            next_req,
+            req: false,
+        }));
     }
 
     /// Exchanges' worth of MSDUs the MAC holds when it wins access (module
@@ -131,20 +157,25 @@ impl Hcf {
     /// An MU exchange is under way.
     #[inline]
     pub(super) fn mu_busy(&self) -> bool {
-        self.mu.as_ref().is_some_and(|m| m.cur.is_some())
+        self.mu.as_ref().is_some_and(|m| m.cur.is_some() || m.ul.is_some())
     }
 
-    fn mu_phy<'a>(&'a self, m: &MuState) -> MuPhy<'a> {
+    pub(super) fn mu_phy<'a>(&'a self, m: &MuState) -> MuPhy<'a> {
         let bitmap_octets = if self.p.ba_window > 64 { 32 } else { 8 };
         MuPhy { timing: &self.p.timing, width: m.phy.width, gi: m.phy.gi, pe_us: m.phy.pe_us, bitmap_octets }
     }
 
     /// EDCAF `ac` won a TXOP by contention at `now`: send a downlink MU
-    /// PPDU if the scheduler picks one (true), else leave the TXOP to the
-    /// SU path (false).
+    /// PPDU or a Basic Trigger (`ul_exchange.rs`) if the scheduler picks
+    /// one (true), else leave the TXOP to the SU path (false).
     pub(super) fn mu_start(&mut self, now: SimTime, ac: usize, out: &mut impl MacSink) -> bool {
-        let Some(m) = self.mu.as_ref() else { return false };
-        if !m.cfg.dl || !self.p.block_ack || self.p.no_ack[ac] {
+        if self.mu.is_none() {
+            return false;
+        }
+        // (an access request is answered by this access, whatever follows)
+        self.ul_req_answered(now);
+        let m = self.mu.as_ref().expect("checked");
+        if !(m.cfg.dl || m.cfg.ul) || !self.p.block_ack || self.p.no_ack[ac] {
             return false;
         }
         let ba = self.p.block_ack;
@@ -152,15 +183,21 @@ impl Hcf {
         if self.links.iter().filter(mine).any(|l| l.orig.bar_due()) {
             return false;
         }
-        let mut dl: Vec<MacAddr> = self.links.iter().filter(mine).map(|l| l.ra).collect();
+        let mut dl: Vec<MacAddr> =
+            if m.cfg.dl { self.links.iter().filter(mine).map(|l| l.ra).collect() } else { Vec::new() };
         dl.dedup();
-        if dl.is_empty() {
+        if dl.is_empty() && !m.cfg.ul {
             return false;
         }
-        let stations: Vec<(MacAddr, Option<u32>)> = m.cfg.stations.iter().map(|&a| (a, None)).collect();
+        let stations: Vec<(MacAddr, Option<u32>)> =
+            if m.cfg.ul { m.bsr.clone() } else { m.cfg.stations.iter().map(|&a| (a, None)).collect() };
         let view = MuView { width: m.phy.width, stations: &stations, dl: &dl };
         let m = self.mu.as_mut().expect("checked");
-        let MuTx::Dl(alloc) = m.sched.select(now, &view) else { return false };
+        let alloc = match m.sched.select(now, &view) {
+            MuTx::Dl(alloc) => alloc,
+            MuTx::Ul(alloc) => return self.ul_start(now, ac, &alloc, out),
+            MuTx::Su => return false,
+        };
         let (phy, ack) = (m.phy, m.cfg.ack);
         // Each user's link: the one of this AC with work, served longest ago.
         let mut users: Vec<(MacAddr, usize, MuUser)> = Vec::new();
@@ -280,7 +317,7 @@ impl Hcf {
             self.psdu_mpdus(*l, mine, policy, &mut mpdus);
             let count = mpdus.len() as u32 - first;
             self.stats.mpdus_per_ppdu[count as usize] += 1;
-            txs.push(MuUserTx { addr: *addr, first, count, psdu: psdu[i], rate: t.data_rate, ok: false });
+            txs.push(MuUserTx { addr: *addr, first, count, psdu: psdu[i], rate: t.data_rate, ok: false, queue: None });
             served.push(Served { addr: *addr, link: *l, done: false });
             // Round robin among the links of the AC: served ones go last.
             self.order += 1;
@@ -305,7 +342,11 @@ impl Hcf {
             airtime: air,
             contended: true,
             mpdus: Mpdus::many(mpdus),
-            mu: Some(Box::new(MuInfo { users: txs, tb_response: (ack == DlAck::AggregatedMuBar).then_some(tb) })),
+            mu: Some(Box::new(MuInfo {
+                users: txs,
+                tb_response: (ack == DlAck::AggregatedMuBar).then_some(tb),
+                uplink: false,
+            })),
         };
         if ack == DlAck::MuBar {
             let bar = self.mu_bar_frame(&served, tb);
@@ -345,6 +386,7 @@ impl Hcf {
                 psdu: 9,
                 rate: t.control_rate,
                 ok: false,
+                queue: None,
             })
             .collect();
         Frame {
@@ -359,7 +401,7 @@ impl Hcf {
             airtime: t.tx_time(len, t.control_rate),
             contended: false,
             mpdus: Mpdus::many(mpdus),
-            mu: Some(Box::new(MuInfo { users, tb_response: Some(tb) })),
+            mu: Some(Box::new(MuInfo { users, tb_response: Some(tb), uplink: false })),
         }
     }
 
@@ -383,6 +425,10 @@ impl Hcf {
     /// A response to our MU exchange arrived: the HE TB PPDU of BlockAcks,
     /// or in SU format one user's BlockAck.
     pub(super) fn mu_rx_response(&mut self, now: SimTime, f: &Frame, out: &mut impl MacSink) {
+        if self.mu.as_ref().is_some_and(|m| m.cur.is_none()) {
+            // (an uplink exchange awaits its HE TB PPDU, not this)
+            return self.exchange_failed(now, out);
+        }
         let m = self.mu.as_mut().expect("an MU exchange");
         let ack = m.cfg.ack;
         let cur = m.cur.as_mut().expect("an MU exchange");
@@ -439,6 +485,11 @@ impl Hcf {
     pub(super) fn mu_failed(&mut self, now: SimTime, out: &mut impl MacSink) {
         self.seq.close();
         self.counters.failures += 1;
+        if self.mu.as_mut().and_then(|m| m.ul.take()).is_some() {
+            // No HE TB PPDU reached us: the TXOP ends with CW doubled.
+            self.block.clear();
+            return self.end_txop(now, false);
+        }
         let cur = self.mu.as_mut().and_then(|m| m.cur.take()).expect("an MU exchange");
         let mut gave_up = false;
         for s in cur.iter().filter(|s| !s.done) {

@@ -7,7 +7,7 @@ use crate::mac::hcf::mu::DlAck;
 use crate::mac::MacAddr;
 use crate::medium::{Bss, BssOutput, FixedPer};
 use crate::phy::{PhyConfig, PhyStandard, PhyTiming};
-use wifitcp_core::{DropReason, EventQueue, FlowId, PacketId, RngStream, SimTime};
+use wifitcp_core::{DropReason, EventQueue, FlowId, PacketId, RngStream, SimDur, SimTime};
 use wifitcp_wire::ip::PROTO_UDP;
 use wifitcp_wire::{Ipv4Addr, Ipv4Header, Packet, UdpHeader};
 
@@ -54,6 +54,7 @@ fn downlink(n: usize, nsta: u32, ack: DlAck, per: &[f64], ms: u64) -> Run {
     macs[0].set_mu(MuConfig {
         dl: true,
         ul: false,
+        access_req: SimDur::ZERO,
         max_stations: nsta,
         ack,
         stations: (1..=n as u32).map(MacAddr).collect(),

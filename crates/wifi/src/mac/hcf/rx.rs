@@ -24,6 +24,9 @@ use wifitcp_wire::wifi_frame::ACK_LEN;
 
 impl Hcf {
     pub(super) fn rx_end(&mut self, now: SimTime, f: &mut Frame, ok: bool, out: &mut impl MacSink) {
+        if self.tb.is_some() {
+            self.tb_expire(now, out);
+        }
         // EIFS after an error, NAV from a third party's frame (access layer).
         let third_party = !f.addressed_to(self.addr);
         self.cs.heard(now, ok, third_party, f.duration);
@@ -33,6 +36,14 @@ impl Hcf {
                 self.exchange_failed(now, out);
             }
             return;
+        }
+        if f.kind.carries_msdus() && f.mu.as_ref().is_some_and(|m| m.uplink) {
+            // An HE TB PPDU (`ul_exchange.rs`).
+            return self.ul_rx(now, f, out);
+        }
+        if f.kind == FrameKind::BlockAck && f.mu.is_some() {
+            // A multi-STA BlockAck (`ul_exchange.rs`).
+            return self.tb_block_ack(f, out);
         }
         match f.kind {
             FrameKind::Ack | FrameKind::BlockAck | FrameKind::Cts => self.rx_response(now, f, out),
@@ -46,6 +57,7 @@ impl Hcf {
                     FrameKind::Rts => self.rx_rts(now, f),
                     FrameKind::QosCfPoll => self.rx_poll(now, f),
                     FrameKind::QosNull => self.poll_null(f.ta),
+                    FrameKind::Trigger => self.rx_trigger(now, f, out),
                     // Other MACs' frames: decoded, no response.
                     _ => {}
                 }
@@ -63,7 +75,7 @@ impl Hcf {
         self.seq.schedule(now + self.p.timing.sifs, cts);
     }
 
-    fn rx_link(&mut self, ta: MacAddr, tid: u8) -> usize {
+    pub(super) fn rx_link(&mut self, ta: MacAddr, tid: u8) -> usize {
         if let Some(i) = self.rx_links.iter().position(|r| r.ta == ta && r.tid == tid) {
             return i;
         }
