@@ -29,7 +29,7 @@
 //!   first user (its RA's station) on behalf of all (one PPDU on the air,
 //!   judged once at the AP); what each user acknowledges is what reached
 //!   it (`hcf::mu_exchange`).
-use super::frame::{Frame, MacAddr, Mpdu};
+use super::frame::{Frame, FrameKind, MacAddr, Mpdu, Mpdus};
 use crate::phy::Rate;
 use std::ops::Range;
 use wifitcp_core::SimDur;
@@ -85,12 +85,49 @@ impl MuInfo {
 }
 
 impl MuUserTx {
+    /// User `addr` of a frame with one MPDU per user: MPDU `i`, of a PSDU
+    /// of `psdu` octets at `rate`.
+    pub fn one(addr: MacAddr, i: usize, psdu: u32, rate: Rate) -> MuUserTx {
+        MuUserTx { addr, first: i as u32, count: 1, psdu, rate, ok: false, queue: None }
+    }
     pub fn range(&self) -> Range<usize> {
         self.first as usize..(self.first + self.count) as usize
     }
 }
 
 impl Frame {
+    /// A control frame the AP sends to several users at once (the Basic
+    /// Trigger, the MU-BAR Trigger, the multi-STA BlockAck): `len` octets
+    /// at the control rate, addressed to `users` (the first user's address
+    /// is the RA), `tb_response` the HE TB PPDU it solicits, if any.
+    #[allow(clippy::too_many_arguments)]
+    pub fn mu_control(
+        t: &crate::phy::PhyTiming,
+        kind: FrameKind,
+        ta: MacAddr,
+        users: Vec<MuUserTx>,
+        len: u32,
+        duration: SimDur,
+        contended: bool,
+        mpdus: Mpdus,
+        tb_response: Option<SimDur>,
+    ) -> Frame {
+        Frame {
+            kind,
+            ta,
+            ra: users[0].addr,
+            duration,
+            seq: 0,
+            retry: false,
+            mpdu_bytes: len,
+            rate: t.control_rate,
+            airtime: t.tx_time(len, t.control_rate),
+            contended,
+            mpdus,
+            mu: Some(Box::new(MuInfo { users, tb_response, uplink: false })),
+        }
+    }
+
     /// Whether the frame is addressed to `a`: its RA, or one of its users.
     #[inline]
     pub fn addressed_to(&self, a: MacAddr) -> bool {

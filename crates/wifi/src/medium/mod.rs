@@ -375,7 +375,11 @@ impl<M: Mac> Bss<M> {
         let group = Group::new(n, &g);
         let eifs_always = macs[0].eifs_after_collision();
         let control_errors = errors.may_hit_control_frames();
-        let track = macs.iter().map(|m| Track { last_start: NEVER_SENT, end_mark: 0, wk: m.next_wakeup() }).collect();
+        let track: Vec<Track> =
+            macs.iter().map(|m| Track { last_start: NEVER_SENT, end_mark: 0, wk: m.next_wakeup() }).collect();
+        // Every station starts solo; most MACs have nothing to do before
+        // their first input, but one may (an AP's access-request ticks).
+        let solo_at = track.iter().map(|t| t.wk).min().unwrap_or(SimTime::NEVER);
         Bss {
             macs,
             medium: vec![MediumCounters::default(); n],
@@ -389,7 +393,7 @@ impl<M: Mac> Bss<M> {
             wake_at: SimTime::NEVER,
             armed: SimTime::NEVER,
             group_at: SimTime::NEVER,
-            solo_at: SimTime::NEVER,
+            solo_at,
             burst_header_ok: false,
             burst_header_end: SimTime::ZERO,
             eifs_always,

@@ -72,6 +72,8 @@ mod rx;
 mod ul_exchange;
 
 #[cfg(test)]
+mod harness;
+#[cfg(test)]
 mod tests;
 
 pub use mu_exchange::MuConfig;

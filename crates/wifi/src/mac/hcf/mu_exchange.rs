@@ -376,33 +376,19 @@ impl Hcf {
                 Mpdu { seq: 0, retry: false, tid: l.tid, ack: AckPolicy::Normal, bytes: 9, body, fcs_ok: false }
             })
             .collect();
-        let users = served
-            .iter()
-            .enumerate()
-            .map(|(i, s)| MuUserTx {
-                addr: s.addr,
-                first: i as u32,
-                count: 1,
-                psdu: 9,
-                rate: t.control_rate,
-                ok: false,
-                queue: None,
-            })
-            .collect();
-        Frame {
-            kind: FrameKind::BlockAckReq,
-            ta: self.addr,
-            ra: served[0].addr,
-            duration: t.sifs + tb,
-            seq: 0,
-            retry: false,
-            mpdu_bytes: len,
-            rate: t.control_rate,
-            airtime: t.tx_time(len, t.control_rate),
-            contended: false,
-            mpdus: Mpdus::many(mpdus),
-            mu: Some(Box::new(MuInfo { users, tb_response: Some(tb), uplink: false })),
-        }
+        let users = served.iter().enumerate().map(|(i, s)| MuUserTx::one(s.addr, i, 9, t.control_rate)).collect();
+        let duration = t.sifs + tb;
+        Frame::mu_control(
+            t,
+            FrameKind::BlockAckReq,
+            self.addr,
+            users,
+            len,
+            duration,
+            false,
+            Mpdus::many(mpdus),
+            Some(tb),
+        )
     }
 
     /// The medium's verdict on our MU PPDU: what reached each user.

@@ -1,39 +1,20 @@
 //! Downlink OFDMA runs on the medium: an AP with MSDUs for n stations,
 //! HE MCS 11 at 80 MHz.
-use super::super::{Hcf, HcfParams};
+use super::super::{harness, Hcf, HcfParams};
 use super::MuConfig;
 use crate::mac::edca::EdcaSet;
 use crate::mac::hcf::mu::DlAck;
 use crate::mac::MacAddr;
 use crate::medium::{Bss, BssOutput, FixedPer};
-use crate::phy::{PhyConfig, PhyStandard, PhyTiming};
-use wifitcp_core::{DropReason, EventQueue, FlowId, PacketId, RngStream, SimDur, SimTime};
-use wifitcp_wire::ip::PROTO_UDP;
-use wifitcp_wire::{Ipv4Addr, Ipv4Header, Packet, UdpHeader};
+use wifitcp_core::{DropReason, RngStream, SimDur, SimTime};
+use wifitcp_wire::Packet;
 
 fn he_params() -> HcfParams {
-    let mut c = PhyConfig::new(PhyStandard::Dot11ax, 0.0);
-    c.mcs = Some(11);
-    c.channel_width_mhz = Some(80);
-    HcfParams {
-        timing: PhyTiming::from_config(&c).unwrap(),
-        edca: EdcaSet::default_for(15, 1023, false).for_ap(),
-        retry_limit: 7,
-        block_ack: true,
-        ba_window: 64,
-        max_mpdus: 64,
-        max_ampdu_bytes: 65_535,
-        no_ack: [false; 4],
-        bar_after_missed_ba: false,
-        rts_threshold: 65535,
-        poll_hold: None,
-    }
+    harness::he_params(EdcaSet::default_for(15, 1023, false).for_ap())
 }
 
-/// A 1500-octet IP datagram (MSDU 1508 octets with LLC/SNAP).
 fn pkt(id: u64) -> Packet {
-    let ip = Ipv4Header::new(Ipv4Addr::new(10, 0, 0, 1), Ipv4Addr::new(10, 0, 0, 2), PROTO_UDP);
-    Packet::new_udp(PacketId(id), FlowId(0), SimTime::ZERO, ip, UdpHeader { src_port: 1, dst_port: 2 }, 1472)
+    harness::udp_pkt(id, 1, 2)
 }
 
 /// What a saturated downlink run gave.
@@ -63,7 +44,6 @@ fn downlink(n: usize, nsta: u32, ack: DlAck, per: &[f64], ms: u64) -> Run {
     down[..per.len()].copy_from_slice(per);
     let errors = FixedPer { uplink: vec![0.0; n + 1], downlink: down, is_ap: vec![] };
     let mut bss = Bss::new(macs, Box::new(errors), RngStream::derive(5, "medium"));
-    let mut q = EventQueue::new();
     let mut out = Vec::new();
     let mut next = 0u64;
     let mut feed = |bss: &mut Bss<Hcf>, now: SimTime, out: &mut Vec<BssOutput>| {
@@ -76,45 +56,16 @@ fn downlink(n: usize, nsta: u32, ack: DlAck, per: &[f64], ms: u64) -> Run {
     bss.reschedule_all(&mut out);
     let mut got = vec![0u64; n + 1];
     let mut seen = std::collections::HashSet::new();
-    let mut events = 0u64;
-    let end = SimTime::from_millis(ms);
-    loop {
-        let mut i = 0;
-        while i < out.len() {
-            match &out[i] {
-                BssOutput::Wake { at } => {
-                    q.push(*at, u32::MAX);
-                }
-                BssOutput::TxEnd { id, at } => {
-                    q.push(*at, *id);
-                }
-                BssOutput::Deliver { sta, pkt, .. } => {
-                    assert!(seen.insert(pkt.id), "delivered twice");
-                    got[*sta] += 1;
-                }
-                BssOutput::Dropped { reason: DropReason::RetryLimit, .. } => {}
-                BssOutput::Ready { sta: 0 } => {
-                    let now = q.now();
-                    let mut more = Vec::new();
-                    feed(&mut bss, now, &mut more);
-                    out.extend(more);
-                }
-                o => panic!("unexpected {o:?}"),
-            }
-            i += 1;
+    let d = harness::drive(&mut bss, out, SimTime::from_millis(ms), |bss, now, o, more| match o {
+        BssOutput::Deliver { sta, pkt, .. } => {
+            assert!(seen.insert(pkt.id), "delivered twice");
+            got[sta] += 1;
         }
-        out.clear();
-        let Some((now, ev)) = q.pop() else { break };
-        if now > end {
-            break;
-        }
-        events += 1;
-        if ev == u32::MAX {
-            bss.wake(now, &mut out);
-        } else {
-            bss.tx_end(now, ev, &mut out);
-        }
-    }
+        BssOutput::Dropped { reason: DropReason::RetryLimit, .. } => {}
+        BssOutput::Ready { sta: 0 } => feed(bss, now, more),
+        o => panic!("unexpected {o:?}"),
+    });
+    let events = d.events;
     Run { got, events, bss }
 }
 

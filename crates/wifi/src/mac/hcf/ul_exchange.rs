@@ -190,20 +190,9 @@ impl Hcf {
                 queue: None,
             })
             .collect();
-        let f = Frame {
-            kind: FrameKind::Trigger,
-            ta: self.addr,
-            ra: txs[0].addr,
-            duration: t.sifs * 2 + tb + ba_air,
-            seq: 0,
-            retry: false,
-            mpdu_bytes: basic_trigger_len(n),
-            rate: t.control_rate,
-            airtime: trigger_air,
-            contended: true,
-            mpdus: Mpdus::none(),
-            mu: Some(Box::new(MuInfo { users: txs, tb_response: Some(tb), uplink: false })),
-        };
+        let len = basic_trigger_len(n);
+        let duration = t.sifs * 2 + tb + ba_air;
+        let f = Frame::mu_control(&t, FrameKind::Trigger, self.addr, txs, len, duration, true, Mpdus::none(), Some(tb));
         let m = self.mu.as_mut().expect("an MU AP");
         m.ul = Some(alloc.users.iter().map(|(a, _)| *a).collect());
         self.txop = Some(Txop { ac, link: 0, end, bar_only: false, granted: false });
@@ -277,36 +266,21 @@ impl Hcf {
         let bitmap_octets = self.mu_phy(m).bitmap_octets;
         let len = multi_sta_block_ack_len(acked.len() as u32, bitmap_octets);
         let per = len / acked.len() as u32;
-        let users = acked
-            .iter()
-            .enumerate()
-            .map(|(i, &addr)| MuUserTx {
-                addr,
-                first: i as u32,
-                count: 1,
-                psdu: per,
-                rate: t.control_rate,
-                ok: false,
-                queue: None,
-            })
-            .collect();
+        let users = acked.iter().enumerate().map(|(i, &addr)| MuUserTx::one(addr, i, per, t.control_rate)).collect();
         for b in &mut bodies {
             b.bytes = per;
         }
-        let ba = Frame {
-            kind: FrameKind::BlockAck,
-            ta: self.addr,
-            ra: acked[0],
-            duration: SimDur::ZERO,
-            seq: 0,
-            retry: false,
-            mpdu_bytes: len,
-            rate: t.control_rate,
-            airtime: t.tx_time(len, t.control_rate),
-            contended: false,
-            mpdus: Mpdus::many(bodies),
-            mu: Some(Box::new(MuInfo { users, tb_response: None, uplink: false })),
-        };
+        let ba = Frame::mu_control(
+            &t,
+            FrameKind::BlockAck,
+            self.addr,
+            users,
+            len,
+            SimDur::ZERO,
+            false,
+            Mpdus::many(bodies),
+            None,
+        );
         self.stats.block_acks += 1;
         self.end_txop(now, true);
         self.seq.schedule(now + t.sifs, ba);

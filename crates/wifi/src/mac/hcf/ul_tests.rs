@@ -1,21 +1,16 @@
 //! Uplink trigger-based access (`ul_exchange.rs`) on the shared medium: n
 //! saturated stations, the AP triggering every 1 ms (ns-3's
 //! AccessReqInterval) with up to n users per Basic Trigger.
-use super::super::{Hcf, HcfParams};
+use super::super::{harness, Hcf, HcfParams};
 use crate::mac::edca::{AccessCategory, EdcaSet};
 use crate::mac::hcf::mu::DlAck;
 use crate::mac::hcf::MuConfig;
 use crate::mac::MacAddr;
 use crate::medium::{Bss, BssOutput, FixedPer};
-use crate::phy::{PhyConfig, PhyStandard, PhyTiming};
-use wifitcp_core::{DropReason, EventQueue, FlowId, PacketId, RngStream, SimDur, SimTime};
-use wifitcp_wire::ip::PROTO_UDP;
-use wifitcp_wire::{Ipv4Addr, Ipv4Header, Packet, UdpHeader};
+use wifitcp_core::{DropReason, RngStream, SimDur, SimTime};
+use wifitcp_wire::Packet;
 
 fn he_params(quiet_stations: bool) -> HcfParams {
-    let mut c = PhyConfig::new(PhyStandard::Dot11ax, 0.0);
-    c.mcs = Some(11);
-    c.channel_width_mhz = Some(80);
     let mut edca = EdcaSet::default_for(15, 1023, false);
     if quiet_stations {
         // An AIFS of 1 ms: the stations never win access before the AP
@@ -23,24 +18,11 @@ fn he_params(quiet_stations: bool) -> HcfParams {
         // Triggers move their data.
         edca.0[AccessCategory::Be as usize].aifsn = 110;
     }
-    HcfParams {
-        timing: PhyTiming::from_config(&c).unwrap(),
-        edca,
-        retry_limit: 7,
-        block_ack: true,
-        ba_window: 64,
-        max_mpdus: 64,
-        max_ampdu_bytes: 65_535,
-        no_ack: [false; 4],
-        bar_after_missed_ba: false,
-        rts_threshold: 65535,
-        poll_hold: None,
-    }
+    harness::he_params(edca)
 }
 
 fn pkt(id: u64) -> Packet {
-    let ip = Ipv4Header::new(Ipv4Addr::new(10, 0, 0, 2), Ipv4Addr::new(10, 0, 0, 1), PROTO_UDP);
-    Packet::new_udp(PacketId(id), FlowId(0), SimTime::ZERO, ip, UdpHeader { src_port: 1, dst_port: 2 }, 1472)
+    harness::udp_pkt(id, 2, 1)
 }
 
 struct Run {
@@ -74,7 +56,6 @@ fn uplink(n: usize, quiet_stations: bool, per: &[f64], ms: u64) -> Run {
     up[..per.len()].copy_from_slice(per);
     let errors = FixedPer { uplink: up, downlink: vec![0.0; n + 1], is_ap: vec![] };
     let mut bss = Bss::new(macs, Box::new(errors), RngStream::derive(7, "medium"));
-    let mut q = EventQueue::new();
     let mut out = Vec::new();
     let mut next = 0u64;
     let mut feed = |bss: &mut Bss<Hcf>, now: SimTime, sta: usize, out: &mut Vec<BssOutput>| {
@@ -87,49 +68,20 @@ fn uplink(n: usize, quiet_stations: bool, per: &[f64], ms: u64) -> Run {
         feed(&mut bss, SimTime::ZERO, s, &mut out);
     }
     bss.reschedule_all(&mut out);
-    let (mut got, mut events, mut txs) = (vec![0u64; n + 1], 0u64, 0u64);
+    let mut got = vec![0u64; n + 1];
     let mut seen = std::collections::HashSet::new();
-    let end = SimTime::from_millis(ms);
-    loop {
-        let mut i = 0;
-        while i < out.len() {
-            match &out[i] {
-                BssOutput::Wake { at } => {
-                    q.push(*at, u32::MAX);
-                }
-                BssOutput::TxEnd { id, at } => {
-                    txs += 1;
-                    q.push(*at, *id);
-                }
-                BssOutput::Deliver { sta: 0, from, pkt } => {
-                    assert!(seen.insert(pkt.id), "delivered twice");
-                    got[*from] += 1;
-                }
-                BssOutput::Dropped { reason: DropReason::RetryLimit, .. } => {}
-                BssOutput::DiscardedAfterReceipt { .. } => {}
-                BssOutput::Ready { sta } if *sta > 0 => {
-                    let (now, sta) = (q.now(), *sta);
-                    let mut more = Vec::new();
-                    feed(&mut bss, now, sta, &mut more);
-                    out.extend(more);
-                }
-                BssOutput::Ready { .. } => {}
-                o => panic!("unexpected {o:?}"),
-            }
-            i += 1;
+    let d = harness::drive(&mut bss, out, SimTime::from_millis(ms), |bss, now, o, more| match o {
+        BssOutput::Deliver { sta: 0, from, pkt } => {
+            assert!(seen.insert(pkt.id), "delivered twice");
+            got[from] += 1;
         }
-        out.clear();
-        let Some((now, ev)) = q.pop() else { break };
-        if now > end {
-            break;
-        }
-        events += 1;
-        if ev == u32::MAX {
-            bss.wake(now, &mut out);
-        } else {
-            bss.tx_end(now, ev, &mut out);
-        }
-    }
+        BssOutput::Dropped { reason: DropReason::RetryLimit, .. } => {}
+        BssOutput::DiscardedAfterReceipt { .. } => {}
+        BssOutput::Ready { sta } if sta > 0 => feed(bss, now, sta, more),
+        BssOutput::Ready { .. } => {}
+        o => panic!("unexpected {o:?}"),
+    });
+    let (events, txs) = (d.events, d.txs);
     Run { got, events, txs, bss }
 }
 
