@@ -16,6 +16,10 @@
 //! as a plain run), and prints the partitions, events, steps, wall time
 //! and the result's aggregate throughput (stepping in pieces changes no
 //! result): the cost of barriers of W ms on real partitions.
+#[path = "common/doc.rs"]
+mod doc;
+
+use doc::fail;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
@@ -35,26 +39,7 @@ fn main() {
         eprintln!("usage: wired_probe SCENARIO.toml SEED [dotted.key=JSON ...]");
         std::process::exit(2);
     };
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| fail(&format!("{path}: {e}")));
-    let mut doc: Value = if path.ends_with(".toml") {
-        let t: toml::Value = toml::from_str(&text).unwrap_or_else(|e| fail(&format!("{path}: {e}")));
-        serde_json::to_value(t).expect("TOML is JSON-representable")
-    } else {
-        serde_json::from_str(&text).unwrap_or_else(|e| fail(&format!("{path}: {e}")))
-    };
-    for k in ["sweep", "report", "campaign"] {
-        doc.as_object_mut().map(|o| o.remove(k));
-    }
-    doc["scenario"].as_object_mut().map(|o| o.remove("seeds"));
-    for kv in &args[2..] {
-        let (k, v) = kv.split_once('=').unwrap_or_else(|| fail(&format!("{kv}: expected dotted.key=JSON")));
-        let v: Value = serde_json::from_str(v).unwrap_or_else(|_| Value::String(v.to_string()));
-        let mut cur = &mut doc;
-        for part in k.split('.') {
-            cur = &mut cur[part];
-        }
-        *cur = v;
-    }
+    let doc = doc::load(path, &args[2..]);
     let s = wifitcp_sim::Scenario::from_json(&doc.to_string()).unwrap_or_else(|e| fail(&format!("{path}: {e}")));
     if let Some(w) = window_ms {
         return stepped(&s, seed, w);
@@ -105,9 +90,4 @@ fn barriers(args: &[String]) {
     let out = json!({"parts": parts, "windows": windows, "threads": threads, "wall_s": s,
                      "us_per_barrier": s * 1e6 / windows as f64, "check": work.iter().sum::<u64>()});
     println!("{out}");
-}
-
-fn fail(m: &str) -> ! {
-    eprintln!("error: {m}");
-    std::process::exit(2);
 }
