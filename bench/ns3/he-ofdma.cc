@@ -36,6 +36,12 @@ std::map<std::string, uint64_t> g_ppdus;
 uint64_t g_tbMpdusSent = 0; // MPDUs sent in HE TB PSDUs in the window
 uint64_t g_tbMpdusRx = 0;   // of those, decoded at the AP (monitor trace)
 double g_tbUs = 0;          // summed HE TB PPDU durations (us, from L-SIG LENGTH)
+// The stations' shares (HE TB PSDUs) by what they carry: QoS Data (and
+// their MPDUs), a BlockAckReq alone, a QoS Null alone.
+uint64_t g_tbDataShares = 0;
+uint64_t g_tbDataMpdus = 0;
+uint64_t g_tbBarShares = 0;
+uint64_t g_tbNullShares = 0;
 uint32_t g_key = 0;
 
 void
@@ -77,6 +83,20 @@ PsduTx(WifiConstPsduMap psdus, WifiTxVector v, double)
         for (const auto& kv : psdus)
         {
             g_tbMpdusSent += kv.second->GetNMpdus();
+            const WifiMacHeader& h = kv.second->GetHeader(0);
+            if (h.IsBlockAckReq())
+            {
+                g_tbBarShares++;
+            }
+            else if (h.IsQosData() && !h.HasData())
+            {
+                g_tbNullShares++;
+            }
+            else
+            {
+                g_tbDataShares++;
+                g_tbDataMpdus += kv.second->GetNMpdus();
+            }
         }
         g_tbUs += 20.0 + 4.0 * std::ceil((v.GetLength() + 3 + 2) / 3.0);
     }
@@ -266,7 +286,9 @@ main(int argc, char* argv[])
               << ",\"throughput_mbps\":" << bench::Num(total * msdu * 8.0 / duration / 1e6, 4)
               << ",\"per_station_mbps\":" << bench::Arr(per, 3) << ",\"jain_index\":" << bench::Num(bench::Jain(per), 4)
               << ",\"ppdus\":{" << pp << "},\"tb_mpdus_sent\":" << g_tbMpdusSent
-              << ",\"tb_mpdus_rx\":" << g_tbMpdusRx
+              << ",\"tb_mpdus_rx\":" << g_tbMpdusRx << ",\"tb_shares\":{\"data\":" << g_tbDataShares
+              << ",\"data_mpdus\":" << g_tbDataMpdus << ",\"bar\":" << g_tbBarShares << ",\"qos_null\":" << g_tbNullShares
+              << "}"
               << ",\"tb_mean_us\":" << bench::Num(g_ppdus["he_tb"] ? g_tbUs / g_ppdus["he_tb"] : 0.0, 1)
               << ",\"wall_s\":" << bench::Num(bench::WallNow() - wall0, 2) << "}"
               << std::endl;
