@@ -87,7 +87,7 @@ CLAIMS = {
     "paper000-fig7-8": ("Figs. 7-8 on the outdoor cell, one active station of 83",
                         "multi-poll about 20 % above round robin; the idle station's RTT lower "
                         "and steadier with multi-poll."),
-    "paper000-fig9": ("Fig. 9, ACK filtering under multi-poll, 1-8 sessions",
+    "paper000-fig9": ("Fig. 9, ACK filtering under multi-poll, 1-8 TCP connections",
                       "about 18 % of the packets are redundant ACKs removed, throughput not "
                       "reduced."),
     "paper000-fig10": ("Fig. 10, 60 stations with duplex TCP",
@@ -95,7 +95,7 @@ CLAIMS = {
     "paper000-fig11-txop": ("Fig. 11 with polled TXOPs carrying A-MPDUs, listed stations sending only "
                             "when polled, polling cycle 5-20 ms",
                             "94 Mbit/s down; the uplink ACK stream falls from 2-2.5 to 0.3-0.5 Mbit/s."),
-    "paper000-fig9-txop": ("Fig. 9 with polled TXOPs carrying A-MPDUs, 5 ms polling cycle, 1-8 sessions",
+    "paper000-fig9-txop": ("Fig. 9 with polled TXOPs carrying A-MPDUs, 5 ms polling cycle, 1-8 TCP connections",
                            "about 18 % of the packets are redundant ACKs removed, throughput not "
                            "reduced."),
     "paper000-fig7-8-txop": ("Figs. 7-8 with polled TXOPs carrying A-MPDUs, one active station of 83, "
@@ -544,7 +544,7 @@ def claims(full: bool = False, jobs: int = 2, cache: Optional[Path] = None):
     v, c = verdict(within(lo, 13.0, 23.0) and within(hi, 13.0, 23.0), within(lo, 9.0, 27.0) and within(hi, 9.0, 27.0),
                    f"{k:.1f}x fewer delayed ACKs is {per_seg:.2f} packets per segment, about "
                    f"{100 * per_seg / (1 + 0.5 / k):.0f} % of the wire")
-    out.claims.append(Claim("000", "Fig. 9: redundant ACKs removed, 1-8 sessions (polled TXOPs with A-MPDUs)",
+    out.claims.append(Claim("000", "Fig. 9: redundant ACKs removed, 1-8 TCP connections (polled TXOPs with A-MPDUs)",
                             "about 18 % of the packets", f"{lo:.1f}-{hi:.1f} % of the packets on the AP's wire",
                             v, c, f"{cmd} --only txop", f"scenarios/paper000-fig9-txop.toml, {how}", "1.12"))
     # Section VI on 802.11ac/ax: the uplink ACK stream's airtime
