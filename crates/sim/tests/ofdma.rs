@@ -48,23 +48,30 @@ fn off_is_single_user() {
     assert!(r["aggregate_msdu_mbps"].as_f64().unwrap() > 300.0);
 }
 
+/// One TCP flow per station between 4 HE stations (MCS 11, 80 MHz) and a
+/// server behind the AP, in `direction`, with `mac.ofdma = ofdma`; 2 s.
+fn tcp_over_ofdma(name: &str, ofdma: &str, direction: &str) -> Value {
+    let flow = if direction == "downlink" { "down" } else { "up" };
+    json!({
+        "scenario": {"name": name, "duration_s": 2.0, "warmup_s": 0.5},
+        "phy": {"standard": "802.11ax", "mcs": 11, "channel_width_mhz": 80, "guard_interval": "0.8us"},
+        "mac": {"kind": "edca", "queue_packets": 1000, "ofdma": ofdma},
+        "wlan": {"stations": 4},
+        "ap": {"queue_packets": 1000},
+        "nodes": [{"name": "server"}],
+        "links": [{"a": "ap", "b": "server", "rate_mbps": 10000.0, "delay_ms": 1.0, "queue_packets": 1000}],
+        "tcp": {"cc": "cubic", "sack": true, "timestamps": true, "window_scaling": true, "rwnd_bytes": 4194304},
+        "traffic": [{"name": flow, "kind": "tcp", "direction": direction, "stations": "all", "peer": "server"}]
+    })
+}
+
 /// TCP downloads to 4 stations over downlink OFDMA, their ACKs going up as
 /// SU EDCA exchanges that may collide with the AP's MU PPDUs: the run ends
 /// with the packet ledger balanced and TCP streams intact (both checked in
 /// every run), every flow moving.
 #[test]
 fn tcp_downloads_over_ofdma_keep_the_ledger() {
-    let s = json!({
-        "scenario": {"name": "ofdma-tcp", "duration_s": 2.0, "warmup_s": 0.5},
-        "phy": {"standard": "802.11ax", "mcs": 11, "channel_width_mhz": 80, "guard_interval": "0.8us"},
-        "mac": {"kind": "edca", "queue_packets": 1000, "ofdma": "dl"},
-        "wlan": {"stations": 4},
-        "ap": {"queue_packets": 1000},
-        "nodes": [{"name": "server"}],
-        "links": [{"a": "ap", "b": "server", "rate_mbps": 10000.0, "delay_ms": 1.0, "queue_packets": 1000}],
-        "tcp": {"cc": "cubic", "sack": true, "timestamps": true, "window_scaling": true, "rwnd_bytes": 4194304},
-        "traffic": [{"name": "down", "kind": "tcp", "direction": "downlink", "stations": "all", "peer": "server"}]
-    });
+    let s = tcp_over_ofdma("ofdma-tcp", "dl", "downlink");
     let r = run(&s);
     assert!(ap_hcf(&r)["mu_ppdus"].as_u64().unwrap() > 100, "{}", ap_hcf(&r));
     let flows = r["flows"].as_array().unwrap();
@@ -166,17 +173,8 @@ fn saturated_uplink_ofdma_runs() {
 #[test]
 fn tcp_uploads_over_uplink_ofdma_keep_the_ledger() {
     for mode in ["ul", "dl+ul"] {
-        let s = json!({
-            "scenario": {"name": "ofdma-tcp-up", "duration_s": 2.0, "warmup_s": 0.5},
-            "phy": {"standard": "802.11ax", "mcs": 11, "channel_width_mhz": 80, "guard_interval": "0.8us"},
-            "mac": {"kind": "edca", "queue_packets": 1000, "ofdma": mode, "mu_access_req_interval_us": 1000.0},
-            "wlan": {"stations": 4},
-            "ap": {"queue_packets": 1000},
-            "nodes": [{"name": "server"}],
-            "links": [{"a": "ap", "b": "server", "rate_mbps": 10000.0, "delay_ms": 1.0, "queue_packets": 1000}],
-            "tcp": {"cc": "cubic", "sack": true, "timestamps": true, "window_scaling": true, "rwnd_bytes": 4194304},
-            "traffic": [{"name": "up", "kind": "tcp", "direction": "uplink", "stations": "all", "peer": "server"}]
-        });
+        let mut s = tcp_over_ofdma("ofdma-tcp-up", mode, "uplink");
+        s["mac"]["mu_access_req_interval_us"] = json!(1000.0);
         let r = run(&s);
         let flows = r["flows"].as_array().unwrap();
         assert_eq!(flows.len(), 4);
