@@ -8,7 +8,7 @@ use crate::mac::sched::PollList;
 use crate::medium::{Bss, BssOutput, FixedPer};
 use crate::phy::ht::{ampdu_bytes, PPDU_MAX_TIME};
 use crate::phy::{PhyConfig, PhyStandard};
-use wifitcp_core::{DropReason, EventQueue, FlowId, PacketId};
+use wifitcp_core::{DropReason, FlowId, PacketId};
 use wifitcp_wire::ip::PROTO_UDP;
 use wifitcp_wire::{Ipv4Addr, Ipv4Header, UdpHeader};
 
@@ -397,58 +397,31 @@ fn saturated_polled(p: HcfParams, n: usize, secs: u64, poll: Option<(PollConfig,
     }
     let errors = FixedPer { uplink: vec![0.0; n + 1], downlink: vec![0.0; n + 1], is_ap: vec![] };
     let mut bss = Bss::new(macs, Box::new(errors), RngStream::derive(3, "medium"));
-    let mut q = EventQueue::new();
     let mut out = Vec::new();
     let mut next_id = 0u64;
-    for s in 1..=n {
+    let mut feed = |bss: &mut Bss<Hcf>, now: SimTime, s: usize, out: &mut Vec<BssOutput>| {
         while bss.demand(s).is_some() {
-            bss.give_msdu(SimTime::ZERO, s, pkt(next_id, 0), 0, &mut out);
+            bss.give_msdu(now, s, pkt(next_id, 0), 0, out);
             next_id += 1;
         }
+    };
+    for s in 1..=n {
+        feed(&mut bss, SimTime::ZERO, s, &mut out);
     }
     bss.reschedule_all(&mut out);
     let mut got = 0u64;
     let mut seen = std::collections::HashSet::new();
-    let end = SimTime::from_secs(secs);
-    loop {
-        let mut i = 0;
-        while i < out.len() {
-            match &out[i] {
-                BssOutput::Wake { at } => {
-                    q.push(*at, u32::MAX);
-                }
-                BssOutput::TxEnd { id, at } => {
-                    q.push(*at, *id);
-                }
-                BssOutput::Deliver { sta, pkt, .. } => {
-                    assert_eq!(*sta, 0);
-                    assert!(seen.insert(pkt.id), "delivered twice");
-                    got += 1;
-                }
-                // Counted by the MAC (`drops_retry_limit`), checked by the caller.
-                BssOutput::Dropped { reason: DropReason::RetryLimit, .. } => {}
-                BssOutput::Ready { sta } => {
-                    let (s, now) = (*sta, q.now());
-                    while bss.demand(s).is_some() {
-                        bss.give_msdu(now, s, pkt(next_id, 0), 0, &mut out);
-                        next_id += 1;
-                    }
-                }
-                o => panic!("unexpected {o:?}"),
-            }
-            i += 1;
+    harness::drive(&mut bss, out, SimTime::from_secs(secs), |bss, now, o, more| match o {
+        BssOutput::Deliver { sta, pkt, .. } => {
+            assert_eq!(sta, 0);
+            assert!(seen.insert(pkt.id), "delivered twice");
+            got += 1;
         }
-        out.clear();
-        let Some((now, ev)) = q.pop() else { break };
-        if now > end {
-            break;
-        }
-        if ev == u32::MAX {
-            bss.wake(now, &mut out);
-        } else {
-            bss.tx_end(now, ev, &mut out);
-        }
-    }
+        // Counted by the MAC (`drops_retry_limit`), checked by the caller.
+        BssOutput::Dropped { reason: DropReason::RetryLimit, .. } => {}
+        BssOutput::Ready { sta } => feed(bss, now, sta, more),
+        o => panic!("unexpected {o:?}"),
+    });
     (got as f64 / secs as f64, bss)
 }
 
