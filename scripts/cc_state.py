@@ -55,6 +55,8 @@ AQM = {"dctcp": "red-ecn"}
 #: the figures of section 16, one per controller
 ALL = ["newreno", "cubic", "vegas", "compound", "westwood", "veno", "dctcp", "prague", "bbr", "bbr3"]
 PALETTE = ["#f4cccc", "#ffffff", "#cfe2f3", "#fce5cd", "#d9ead3", "#fff2cc", "#ead1dc", "#d0e0e3"]
+#: the scenario's segment size unless a case sets `tcp.mss` (`[tcp] mss`'s default)
+MSS = 1460
 UNITS = {"_bps": ("Mbit/s", 1e-6), "_ms": ("ms", 1.0), "_s": ("s", 1.0), "_segments": ("segments", 1.0)}
 
 
@@ -73,7 +75,8 @@ def run(cc_mod, case, buffer, duration, seed):
     sets = cc_mod.run_sets(tcp_sets, 1, buffer, duration, aqm=aqm)
     args = [str(target / "release" / "examples" / "run_file"), str(ROOT / "scenarios" / "download.toml"), str(seed)]
     args += [f"{k}={json.dumps(v)}" for k, v in sets.items()]
-    return json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
+    r = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
+    return r, float(sets.get("tcp.mss", MSS))
 
 
 def spans(tr, end):
@@ -94,10 +97,9 @@ def unit_of(name):
     return name, 1.0
 
 
-def draw(case, r, buffer, duration):
+def draw(case, r, mss, buffer, duration):
     tcp = r["flows"][0]["tcp"]
     tr, fields = tcp["cc_trace"], tcp["cc_trace_fields"]
-    mss = 1448.0 if tcp.get("mss") is None else float(tcp["mss"])
     modes = list(dict.fromkeys(row[2] for row in tr))
     colors = {m: PALETTE[i % len(PALETTE)] for i, m in enumerate(modes)}
     # panels: the estimates grouped by unit; segments join cwnd's panel, which is last
@@ -167,7 +169,8 @@ def main():
     for case in ALL if a.all else [a.cc]:
         if case not in cc_mod.CASES and case not in EXTRA:
             raise SystemExit(f"cc_state: --cc {case}: not a case of bench/compare-cc nor one of {', '.join(EXTRA)}")
-        draw(case, run(cc_mod, case, a.buffer, a.duration, a.seed), a.buffer, a.duration)
+        r, mss = run(cc_mod, case, a.buffer, a.duration, a.seed)
+        draw(case, r, mss, a.buffer, a.duration)
 
 
 if __name__ == "__main__":

@@ -74,7 +74,7 @@ def record_json(o: RunOutcome, version: str, run_id: Optional[int] = None) -> st
     rec = record(o, version, run_id)
     r = o.result
     text = o.result_json
-    if (o.error or not isinstance(r, dict) or not text.endswith("}") or len(r) < 1
+    if (o.error or not isinstance(r, dict) or not r or not text.endswith("}")
             or any(k in r and r[k] != rec[k] for k in _RECORD_KEYS)):
         return _compact(rec)
     tail = "".join(f",{_compact(k)}:{_compact(rec[k])}" for k in _RECORD_KEYS if k not in r)
