@@ -4,11 +4,13 @@
 //! and an RFC 3550 [`sketch::Jitter`] estimator take one update per
 //! delivered data packet; nothing is kept per packet.
 mod effective;
+mod obj;
 pub mod sketch;
 use crate::endpoints::{Endpoint, FlowKind, FlowRt};
 use crate::ledger::Ledger;
 use crate::link::LinkDir;
 use crate::topology::Topology;
+use obj::Obj;
 use serde_json::{json, Value};
 use wifitcp_core::{DropReason, SimDur, SimTime};
 use wifitcp_queue::QueueDisc;
@@ -162,14 +164,12 @@ impl FlowStats {
     pub fn goodput_mbps(&self, secs: f64) -> f64 {
         mbps(self.final_bytes() - self.base, secs)
     }
-    fn series(&self) -> Vec<Value> {
-        self.samples
-            .windows(2)
-            .map(|w| {
-                let dt = w[1].0.since(w[0].0).as_secs_f64().max(1e-12);
-                json!([w[1].0.as_secs_f64(), mbps(w[1].1 - w[0].1, dt)])
-            })
-            .collect()
+    /// [time s, Mbit/s over the bin ending then] per sample after the first.
+    fn series(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
+        self.samples.windows(2).map(|w| {
+            let dt = w[1].0.since(w[0].0).as_secs_f64().max(1e-12);
+            (w[1].0.as_secs_f64(), mbps(w[1].1 - w[0].1, dt))
+        })
     }
 }
 
@@ -246,6 +246,25 @@ fn render(items: impl Iterator<Item = Value>) -> String {
     String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
+/// The JSON text of an array of `n` objects, the `k`th written by
+/// `fill(k, obj)` into one [`Obj`] reused for each (the per-station and
+/// per-flow arrays: no `Value` tree per element).
+pub(crate) fn render_objs(n: usize, mut fill: impl FnMut(usize, &mut Obj)) -> String {
+    let mut out = Vec::with_capacity(64 + 512 * n);
+    let mut obj = Obj::default();
+    out.push(b'[');
+    for k in 0..n {
+        if k > 0 {
+            out.push(b',');
+        }
+        obj.clear();
+        fill(k, &mut obj);
+        obj.write_to(&mut out);
+    }
+    out.push(b']');
+    String::from_utf8(out).expect("serde_json writes UTF-8")
+}
+
 fn mbps(bytes: u64, secs: f64) -> f64 {
     bytes as f64 * 8.0 / secs / 1e6
 }
@@ -309,49 +328,56 @@ fn ms(ns: Option<f64>) -> Option<f64> {
     ns.map(|x| x / 1e6)
 }
 
-fn flow_json(v: &RunView, f: &FlowRt, secs: f64) -> Value {
+/// Flow `f`'s object (docs/results.md, "flows") into `j`.
+fn flow_json(v: &RunView, f: &FlowRt, secs: f64, j: &mut Obj) {
     let s = &f.stats;
-    let mut j = json!({
-        "name": s.name, "kind": s.kind, "src": s.src, "dst": s.dst,
-        "goodput_mbps": s.goodput_mbps(secs),
-        "msdu_mbps": mbps(s.msdu_bytes, secs),
-        "packets_generated": s.generated,
-        "packets_delivered": s.delivered,
-        "bytes_delivered": s.final_bytes() - s.base,
-        "mean_delay_ms": if s.delivered > 0 { s.delay_sum_ns as f64 / s.delivered as f64 / 1e6 } else { 0.0 },
-        "max_delay_ms": s.delay_max_ns as f64 / 1e6,
-        "window_generated_packets": s.window_generated,
-        "window_delivered_packets": s.window_delivered,
-        "loss_ratio": s.loss_ratio(),
-        "delay_p50_ms": ms(s.delay.quantile(0.5)),
-        "delay_p90_ms": ms(s.delay.quantile(0.9)),
-        "delay_p99_ms": ms(s.delay.quantile(0.99)),
-        "delay_p999_ms": ms(s.delay.quantile(0.999)),
-        "delay_relative_error": sketch::RELATIVE_ERROR,
-        "jitter_ms": s.jitter.value_ns() / 1e6,
-        "delay_histogram": s.delay.histogram(HISTOGRAM_MERGE_BITS).iter()
-            .map(|&(lo, hi, n)| json!([lo as f64 / 1e6, hi as f64 / 1e6, n])).collect::<Vec<_>>(),
-        "series": s.series(),
-    });
+    j.put("name", &s.name)
+        .put("kind", s.kind)
+        .put("src", &s.src)
+        .put("dst", &s.dst)
+        .put("goodput_mbps", &s.goodput_mbps(secs))
+        .put("msdu_mbps", &mbps(s.msdu_bytes, secs))
+        .put("packets_generated", &s.generated)
+        .put("packets_delivered", &s.delivered)
+        .put("bytes_delivered", &(s.final_bytes() - s.base))
+        .put("mean_delay_ms", &if s.delivered > 0 { s.delay_sum_ns as f64 / s.delivered as f64 / 1e6 } else { 0.0 })
+        .put("max_delay_ms", &(s.delay_max_ns as f64 / 1e6))
+        .put("window_generated_packets", &s.window_generated)
+        .put("window_delivered_packets", &s.window_delivered)
+        .put("loss_ratio", &s.loss_ratio())
+        .put("delay_p50_ms", &ms(s.delay.quantile(0.5)))
+        .put("delay_p90_ms", &ms(s.delay.quantile(0.9)))
+        .put("delay_p99_ms", &ms(s.delay.quantile(0.99)))
+        .put("delay_p999_ms", &ms(s.delay.quantile(0.999)))
+        .put("delay_relative_error", &sketch::RELATIVE_ERROR)
+        .put("jitter_ms", &(s.jitter.value_ns() / 1e6))
+        .put_seq(
+            "delay_histogram",
+            s.delay.histogram(HISTOGRAM_MERGE_BITS).iter().map(|&(lo, hi, n)| (lo as f64 / 1e6, hi as f64 / 1e6, n)),
+        )
+        .put_seq("series", s.series());
     if let Some(e) = s.echo() {
         let q = |x: f64| ms(e.rtt.quantile(x));
-        j["ping"] = json!({
-            "transport": "udp-echo",
-            "replies": e.replies,
-            "window_replies": e.window_replies,
-            "rtt_loss_ratio": (s.window_generated > 0)
-                .then(|| 1.0 - e.window_replies as f64 / s.window_generated as f64),
-            "rtt_mean_ms": (e.replies > 0).then(|| e.rtt_sum_ns as f64 / e.replies as f64 / 1e6),
-            "rtt_max_ms": (e.replies > 0).then(|| e.rtt_max_ns as f64 / 1e6),
-            "rtt_p50_ms": q(0.5), "rtt_p90_ms": q(0.9), "rtt_p99_ms": q(0.99), "rtt_p999_ms": q(0.999),
-            "rtt_histogram": e.rtt.histogram(HISTOGRAM_MERGE_BITS).iter()
-                .map(|&(lo, hi, n)| json!([lo as f64 / 1e6, hi as f64 / 1e6, n])).collect::<Vec<_>>(),
-        });
+        j.put(
+            "ping",
+            &json!({
+                "transport": "udp-echo",
+                "replies": e.replies,
+                "window_replies": e.window_replies,
+                "rtt_loss_ratio": (s.window_generated > 0)
+                    .then(|| 1.0 - e.window_replies as f64 / s.window_generated as f64),
+                "rtt_mean_ms": (e.replies > 0).then(|| e.rtt_sum_ns as f64 / e.replies as f64 / 1e6),
+                "rtt_max_ms": (e.replies > 0).then(|| e.rtt_max_ns as f64 / 1e6),
+                "rtt_p50_ms": q(0.5), "rtt_p90_ms": q(0.9), "rtt_p99_ms": q(0.99), "rtt_p999_ms": q(0.999),
+                "rtt_histogram": e.rtt.histogram(HISTOGRAM_MERGE_BITS).iter()
+                    .map(|&(lo, hi, n)| json!([lo as f64 / 1e6, hi as f64 / 1e6, n])).collect::<Vec<_>>(),
+            }),
+        );
     }
     if let FlowKind::Tcp { sender, receiver, completed, start, .. } = &f.kind {
         let c = &v.eps[*sender].conn;
         let st = c.stats();
-        j["tcp"] = json!({
+        let mut t = json!({
             "state": format!("{:?}", c.state()),
             "receiver_state": format!("{:?}", v.eps[*receiver].conn.state()),
             "segments_retransmitted": st.segments_retransmitted,
@@ -364,7 +390,7 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64) -> Value {
             "completion_s": completed.map(|t| t.since(*start).as_secs_f64()),
         });
         if c.config().ecn != wifitcp_tcp::EcnMode::Off {
-            j["tcp"]["ecn"] = json!({
+            t["ecn"] = json!({
                 "negotiated": c.ecn_negotiated(),
                 "ece_received": st.ece_received,
                 "reductions": st.ecn_reductions,
@@ -372,33 +398,32 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64) -> Value {
             });
         }
         if c.config().rack_tlp {
-            j["tcp"]["rack_marked_lost"] = json!(st.rack_marked_lost);
-            j["tcp"]["tlp_probes"] = json!(st.tlp_probes);
+            t["rack_marked_lost"] = json!(st.rack_marked_lost);
+            t["tlp_probes"] = json!(st.tlp_probes);
         }
         if c.config().trace {
-            j["tcp"]["cwnd_trace"] = Value::Array(
+            t["cwnd_trace"] = Value::Array(
                 st.cwnd_trace
                     .iter()
                     .map(|x| json!([x.time.as_secs_f64(), x.cwnd, ssthresh_json(x.ssthresh)]))
                     .collect(),
             );
             // [t s, "FastRetransmit" | "Timeout", flight bytes, cwnd after]
-            j["tcp"]["loss_events"] = Value::Array(
+            t["loss_events"] = Value::Array(
                 st.loss_events
                     .iter()
                     .map(|e| json!([e.time.as_secs_f64(), format!("{:?}", e.kind), e.flight, e.cwnd_after]))
                     .collect(),
             );
-            j["tcp"]["rtt_samples"] = json!(st.rtt_samples);
-            j["tcp"]["rtt_mean_ms"] =
-                json!((st.rtt_samples > 0).then(|| st.rtt_sum_ns as f64 / st.rtt_samples as f64 / 1e6));
+            t["rtt_samples"] = json!(st.rtt_samples);
+            t["rtt_mean_ms"] = json!((st.rtt_samples > 0).then(|| st.rtt_sum_ns as f64 / st.rtt_samples as f64 / 1e6));
             if let Some(first) = st.cc_trace.first() {
                 // [t s, cwnd bytes, mode, the controller's estimates...],
                 // the estimates named by `cc_trace_fields`
                 let mut fields = vec![json!("time_s"), json!("cwnd_bytes"), json!("mode")];
                 fields.extend(first.state.names.iter().map(|n| json!(n)));
-                j["tcp"]["cc_trace_fields"] = Value::Array(fields);
-                j["tcp"]["cc_trace"] = Value::Array(
+                t["cc_trace_fields"] = Value::Array(fields);
+                t["cc_trace"] = Value::Array(
                     st.cc_trace
                         .iter()
                         .map(|x| {
@@ -410,8 +435,8 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64) -> Value {
                 );
             }
         }
+        j.put("tcp", &t);
     }
-    j
 }
 
 /// MAC and medium counters of member `i`, summed over the cells.
@@ -431,26 +456,34 @@ fn member_counters(v: &RunView, i: usize) -> (wifitcp_wifi::mac::MacCounters, wi
     (c, m)
 }
 
-fn station_json(v: &RunView, i: usize) -> Value {
+/// Member `i`'s object (docs/results.md, "stations") into `j`.
+fn station_json(v: &RunView, i: usize, j: &mut Obj) {
     let (c, m) = member_counters(v, i);
     let (c, m) = (&c, &m);
-    let mut j = json!({
-
-        "name": v.topo.nodes[i].name,
-        "attempts": c.attempts, "successes": c.successes, "failures": c.failures,
-        "collisions": m.collided, "retries": c.retries,
-        "channel_errors": m.channel_errors, "control_errors": m.control_errors,
-        "rx_errors": c.rx_errors, "rx_duplicates": c.rx_duplicates, "rx_false_duplicates": c.rx_false_duplicates,
-        "airtime_s": m.airtime_ns as f64 * 1e-9,
-        "collision_probability": if m.initial_frames > 0 { m.collided as f64 / m.initial_frames as f64 } else { 0.0 },
-        "drops": { "retry_limit": c.drops_retry_limit },
-    });
+    j.put("name", &v.topo.nodes[i].name)
+        .put("attempts", &c.attempts)
+        .put("successes", &c.successes)
+        .put("failures", &c.failures)
+        .put("collisions", &m.collided)
+        .put("retries", &c.retries)
+        .put("channel_errors", &m.channel_errors)
+        .put("control_errors", &m.control_errors)
+        .put("rx_errors", &c.rx_errors)
+        .put("rx_duplicates", &c.rx_duplicates)
+        .put("rx_false_duplicates", &c.rx_false_duplicates)
+        .put("airtime_s", &(m.airtime_ns as f64 * 1e-9))
+        .put(
+            "collision_probability",
+            &if m.initial_frames > 0 { m.collided as f64 / m.initial_frames as f64 } else { 0.0 },
+        )
+        .put("drops", &DropsJson { retry_limit: c.drops_retry_limit });
     // The HCF's own counters, only at stations that run it (results of
     // DCF cells keep their form).
     let (c, l) = v.at.map_or((0, i), |at| at[i]);
     if let Some(h) = v.cells[c].macs[l].as_hcf() {
-        j["hcf"] = hcf_json(&h.stats);
-        j["hcf"]["polling"]["listed"] = json!(h.poll_listed().unwrap_or(0));
+        let mut hcf = hcf_json(&h.stats);
+        hcf["polling"]["listed"] = json!(h.poll_listed().unwrap_or(0));
+        j.put("hcf", &hcf);
     }
     // The point coordinator's (PCF, multi-poll) and its CF-pollable
     // stations', in the HCF polling's form (docs/results.md).
@@ -458,11 +491,19 @@ fn station_json(v: &RunView, i: usize) -> Value {
     if let Some(ap) = mac.as_ap().filter(|a| a.has_cfp()) {
         let (joins, leaves) = ap.poll_scheduler().map_or((0, 0), |s| s.joins_leaves());
         let listed = ap.poll_scheduler().map_or(0, |s| s.listed());
-        j["pcf"] = json!({ "polling": pcf_polling_json(&ap.stats, (joins, leaves, listed), (0, 0)) });
+        j.put("pcf", &json!({ "polling": pcf_polling_json(&ap.stats, (joins, leaves, listed), (0, 0)) }));
     } else if let Some(s) = mac.as_cf_sta() {
-        j["pcf"] = json!({ "polling": pcf_polling_json(&Default::default(), (0, 0, 0), (s.polls, s.null_answers)) });
+        j.put(
+            "pcf",
+            &json!({ "polling": pcf_polling_json(&Default::default(), (0, 0, 0), (s.polls, s.null_answers)) }),
+        );
     }
-    j
+}
+
+/// A station's `"drops"` object.
+#[derive(serde::Serialize)]
+struct DropsJson {
+    retry_limit: u64,
 }
 
 /// The polling counters of a PCF member: the point coordinator's `s` and
@@ -576,14 +617,14 @@ fn queue_json(v: &RunView, i: usize) -> Value {
 /// Assemble the result of a run.
 pub fn collect(v: &RunView) -> RunResult {
     let secs = (v.end.as_secs_f64() - v.warmup.as_secs_f64()).max(1e-12);
-    let flows = render(v.flows.iter().map(|f| flow_json(v, f, secs)));
+    let flows = render_objs(v.flows.len(), |k, j| flow_json(v, &v.flows[k], secs, j));
     let (mut att, mut col) = (0u64, 0u64);
     for m in v.cells.iter().flat_map(|b| &b.medium) {
         att += m.initial_frames;
         col += m.collided;
     }
     let members = v.wq.len();
-    let stations = render((0..members).map(|i| station_json(v, i)));
+    let stations = render_objs(members, |i, j| station_json(v, i, j));
     let dropped: serde_json::Map<String, Value> = DropReason::ALL
         .iter()
         .map(|r| (r, v.ledger.dropped.get(r).copied().unwrap_or(0)))
@@ -617,7 +658,12 @@ pub fn collect(v: &RunView) -> RunResult {
     );
     let ph = |k: &str| Value::String(RunResult::placeholder(k));
     let mut r = RunResult {
-        rendered: vec![("flows", flows), ("stations", stations), ("queues", queues)],
+        rendered: vec![
+            ("flows", flows),
+            ("stations", stations),
+            ("queues", queues),
+            ("effective", effective::effective_json(v)),
+        ],
         head: json!({
             "duration_s": v.end.as_secs_f64(),
             "warmup_s": v.warmup.as_secs_f64(),
@@ -632,7 +678,7 @@ pub fn collect(v: &RunView) -> RunResult {
             "stations": ph("stations"),
             "queues": ph("queues"),
             "links": links,
-            "effective": effective::effective_json(v),
+            "effective": ph("effective"),
             "ledger": {
                 "generated": v.ledger.generated(),
                 "delivered": v.ledger.delivered,

@@ -5,6 +5,7 @@
 //! the values behind its numbers even where the scenario left a key to its
 //! default (the scenario's own normalised form keeps such keys empty, as
 //! written; see docs/results.md).
+use super::obj::Obj;
 use super::RunView;
 use serde_json::{json, Value};
 use wifitcp_core::SimDur;
@@ -63,9 +64,10 @@ fn tcp_json(c: &TcpConfig, cc: &str) -> Value {
     t
 }
 
-/// The `effective` object of a run's result (see the module docs; with
-/// `delayed_ack` off, its count and timer are null: they do not apply).
-pub fn effective_json(v: &RunView) -> Value {
+/// The JSON text of the `effective` object of a run's result (see the
+/// module docs; with `delayed_ack` off, its count and timer are null: they
+/// do not apply).
+pub fn effective_json(v: &RunView) -> String {
     let t = Mac::timing(&v.cells[0].macs[0]);
     let mut phy = json!({
         "standard": serde_json::to_value(t.standard).unwrap_or(Value::Null),
@@ -117,22 +119,29 @@ pub fn effective_json(v: &RunView) -> Value {
             None => Value::Null,
         },
     };
-    let queues: Vec<Value> =
-        (0..v.wq.len()).map(|i| json!({"node": v.topo.nodes[i].name, "kind": v.wq[i].kind()})).collect();
-    let tcp: Vec<Value> = v
+    let tcp: Vec<_> = v
         .flows
         .iter()
         .filter_map(|f| match &f.kind {
             crate::endpoints::FlowKind::Tcp { sender, receiver, .. } => {
-                let (s, r) = (&v.eps[*sender].conn, &v.eps[*receiver].conn);
-                Some(json!({
-                    "flow": f.stats.name,
-                    "sender": tcp_json(s.config(), s.cc_name()),
-                    "receiver": tcp_json(r.config(), r.cc_name()),
-                }))
+                Some((f, &v.eps[*sender].conn, &v.eps[*receiver].conn))
             }
             _ => None,
         })
         .collect();
-    json!({"phy": phy, "mac": mac, "wlan_queues": queues, "tcp": tcp})
+    let mut o = Obj::default();
+    o.put("phy", &phy)
+        .put("mac", &mac)
+        .put_objs("wlan_queues", v.wq.len(), |i, q| {
+            q.put("node", &v.topo.nodes[i].name).put("kind", v.wq[i].kind());
+        })
+        .put_objs("tcp", tcp.len(), |k, t| {
+            let (f, s, r) = tcp[k];
+            t.put("flow", &f.stats.name)
+                .put("sender", &tcp_json(s.config(), s.cc_name()))
+                .put("receiver", &tcp_json(r.config(), r.cc_name()));
+        });
+    let mut out = Vec::new();
+    o.write_to(&mut out);
+    String::from_utf8(out).expect("serde_json writes UTF-8")
 }
