@@ -159,3 +159,39 @@ def test_record_json_is_the_compact_record(fake_core):
     o.result = dict(o.result, seed=12345)  # the record's seed differs from the result's
     assert api.record_json(o, "v") == json.dumps(api.record(o, "v"), separators=(",", ":"))
     assert json.loads(api.record_json(o, "v"))["seed"] == o.spec.seed
+
+
+def test_record_json_of_core_results_needs_no_parse(real_core):
+    """A run in this process keeps the core's result text unparsed: its
+    canonical text, version and record are found from the text alone, and
+    are what parsing it gives (TCP, UDP, ping, HCF and PCF results), also
+    when the scenario's name is not the run's (then the record is written
+    whole)."""
+    import json
+    from pathlib import Path
+
+    from wifitcp import api, runner, scenario as scn_mod
+
+    root = Path(__file__).resolve().parents[2] / "scenarios"
+    files = ["keceli-fairness.toml", "download.toml", "hcf-polled-txops.toml",
+             "multipoll-one-active.toml", "rrul.toml"]
+    seen = 0
+    for f in files:
+        scn = scn_mod.load(root / f, sets=[("scenario.duration_s", 1.0), ("scenario.warmup_s", 0.0)])
+        for o in runner.run_all(scn_mod.check_all(scn)[:2], jobs=1):
+            assert o.ok, o.error
+            assert o._result is runner._UNPARSED  # nothing has parsed it
+            head = o.head()
+            text = api.record_json(o, o.result_version, run_id=7)
+            assert o._result is runner._UNPARSED
+            parsed = json.loads(o.result_json)
+            assert o.result_json == json.dumps(parsed, separators=(",", ":"))
+            assert "wall_time_s" not in parsed and parsed["version"] == o.result_version
+            assert head == {k: parsed[k] for k in runner.RECORD_KEYS if k in parsed}
+            assert text == json.dumps(api.record(o, o.result_version, 7), separators=(",", ":"))
+            seen += 1
+    assert seen >= 6
+    # a run whose result names another scenario: the record says the run's
+    o.spec.scenario = "renamed"
+    rec = json.loads(api.record_json(o, o.result_version))
+    assert rec["scenario"] == "renamed" and list(rec).count("scenario") == 1

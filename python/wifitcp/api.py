@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping, Opt
 
 from . import campaign, core, scenario as scn_mod
 from .errors import InputError, RunError
-from .runner import RunOutcome
+from .runner import RECORD_KEYS, RunOutcome
 from .scenario import Scenario
 from .store import Store
 
@@ -51,12 +51,17 @@ def load(scenario: Union[str, os.PathLike, dict, Scenario], sets: Iterable = (),
     return scn_mod.load(scenario, sets=sets, seed=seed)
 
 
+def _record_keys(o: RunOutcome, version: str, run_id: Optional[int]) -> dict:
+    """What a run's record sets beside its result (`RECORD_KEYS`)."""
+    return dict(scenario=o.spec.scenario, params=o.spec.params, seed=o.spec.seed,
+                run_index=o.spec.index, run_id=run_id, wall_time_s=o.wall_time_s,
+                version=version)
+
+
 def record(o: RunOutcome, version: str, run_id: Optional[int] = None) -> dict:
     """One run as a flat dict: the whole result plus run identification."""
     d = dict(o.result or {})
-    d.update(scenario=o.spec.scenario, params=o.spec.params, seed=o.spec.seed,
-             run_index=o.spec.index, run_id=run_id, wall_time_s=o.wall_time_s,
-             version=version)
+    d.update(_record_keys(o, version, run_id))
     if o.error:
         d["error"] = o.error
     return d
@@ -66,23 +71,21 @@ def record_json(o: RunOutcome, version: str, run_id: Optional[int] = None) -> st
     """`record` as compact JSON text (what ``wifitcp run --json`` prints).
 
     The result's canonical text is compact JSON already; when the keys
-    `record` sets that the result has too hold the same values there, the
-    record's text is that text with the new keys appended (what
-    ``json.dumps(record(...), separators=(",", ":"))`` writes, without
-    writing a result of thousands of stations again).
+    `record` sets that the result has too hold the same values there
+    (`RunOutcome.head`, known without parsing the result when the run
+    was in this process), the record's text is that text with the new keys
+    appended (what ``json.dumps(record(...), separators=(",", ":"))``
+    writes, without parsing or writing a result of thousands of stations
+    again).
     """
-    rec = record(o, version, run_id)
-    r = o.result
+    keys = _record_keys(o, version, run_id)
+    head = o.head()
     text = o.result_json
-    if (o.error or not isinstance(r, dict) or not r or not text.endswith("}")
-            or any(k in r and r[k] != rec[k] for k in _RECORD_KEYS)):
-        return _compact(rec)
-    tail = "".join(f",{_compact(k)}:{_compact(rec[k])}" for k in _RECORD_KEYS if k not in r)
+    if (head is None or not text.endswith("}") or text == "{}"
+            or any(k in head and head[k] != keys[k] for k in RECORD_KEYS)):
+        return _compact(record(o, version, run_id))
+    tail = "".join(f",{_compact(k)}:{_compact(keys[k])}" for k in RECORD_KEYS if k not in head)
     return text[:-1] + tail + "}"
-
-
-#: the keys `record` sets, in the order it sets them
-_RECORD_KEYS = ("scenario", "params", "seed", "run_index", "run_id", "wall_time_s", "version")
 
 
 def _compact(value: Any) -> str:

@@ -15,6 +15,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import sys
 import time
 from typing import Any, Iterator, Optional, Sequence
@@ -48,7 +49,8 @@ class RunOutcome:
 
     def __init__(self, spec: RunSpec, config: dict, result: Any, result_json: str,
                  wall_time_s: float, error: Optional[str] = None,
-                 rows: Optional[tuple] = None, result_version: Any = _UNPARSED):
+                 rows: Optional[tuple] = None, result_version: Any = _UNPARSED,
+                 head: Optional[dict] = None):
         self.spec = spec
         self.config = config          # normalised config (as validated by the core)
         self._result = result         # _UNPARSED: parse result_json when asked
@@ -57,6 +59,9 @@ class RunOutcome:
         self.error = error
         self.rows = rows              # store.result_rows(result), or None
         self._version = result_version  # the result's "version", _UNPARSED: look it up
+        #: the result's members that a run's record also sets (RECORD_KEYS),
+        #: when known without parsing the result (`_canonical_unparsed`)
+        self._head = head
 
     @property
     def result(self) -> Optional[Any]:
@@ -75,6 +80,17 @@ class RunOutcome:
             r = self.result
             self._version = r.get("version") if isinstance(r, dict) else None
         return self._version
+
+    def head(self) -> Optional[dict]:
+        """The result's members whose keys are in `RECORD_KEYS` (None for
+        an error or a result that is not an object); parsed only if not
+        known from the core's text."""
+        if self.error is not None:
+            return None
+        if self._head is not None and self._result is _UNPARSED:
+            return self._head
+        r = self.result
+        return {k: r[k] for k in RECORD_KEYS if k in r} if isinstance(r, dict) else None
 
     @property
     def ok(self) -> bool:
@@ -100,6 +116,13 @@ def default_jobs() -> int:
 
 #: keys of the core's result that vary between identical runs; not stored
 NONDETERMINISTIC_KEYS = ("wall_time_s",)
+
+#: the keys a run's record (`api.record`) sets, in the order it sets them
+RECORD_KEYS = ("scenario", "params", "seed", "run_index", "run_id", "wall_time_s", "version")
+
+#: The end of the core's result text: its last members in the core's key
+#: order (sorted: ``version`` < ``wall_time_s`` < ``warmup_s``).
+_CORE_TAIL = re.compile(r',"version":"([^"\\]*)","wall_time_s":[-+.0-9eE]+(,"warmup_s":[-+.0-9eE]+})')
 
 
 def _compact(value: Any) -> str:
@@ -178,6 +201,30 @@ def _canonical(text: str) -> tuple[Any, str]:
     return result, fast if fast is not None else _compact(result)
 
 
+def _canonical_unparsed(text: str) -> Optional[tuple[str, str]]:
+    """``(canonical text, version)`` of the core's result ``text`` without
+    parsing it, or None where that cannot be shown from the text alone.
+
+    Where `_dumps_keeps` holds, the text is already what `json.dumps`
+    writes, and quotes delimit its strings exactly (it holds no
+    backslash). If it then ends with ``,"version":"V","wall_time_s":X,
+    "warmup_s":Y}`` (the core's last three members), those members are
+    top-level ones (nothing between them and the closing brace opens or
+    closes a value), and cutting ``,"wall_time_s":X`` out gives the
+    canonical text. A result of thousands of stations is megabytes, and
+    parsing it is most of the CLI's own time after the run
+    (docs/performance.md); it is parsed later only if something asks for
+    the result.
+    """
+    at = text.rfind(',"version":"')
+    if at < 0 or len(text) - at > 200 or not _dumps_keeps(text):
+        return None
+    m = _CORE_TAIL.fullmatch(text, at)
+    if m is None:
+        return None
+    return f'{text[:at]},"version":"{m.group(1)}"{m.group(2)}', m.group(1)
+
+
 def canonical_result(text: str) -> str:
     """The core's result text without its non-deterministic keys.
 
@@ -191,8 +238,10 @@ def _run_parsed(config_json: str, seed: int, progress: Any = None, pcap: Any = N
                 trace: Any = None) -> tuple:
     """One core run. Never raises (panics included).
 
-    Returns ``(canonical result text, wall time, error, parsed result)``
-    (the result None on an error).
+    Returns ``(canonical result text, wall time, error, result, version)``:
+    the result None on an error, `_UNPARSED` where the text's canonical
+    form and ``version`` were found without parsing it
+    (`_canonical_unparsed`), else parsed.
     """
     t0 = time.perf_counter()
     try:
@@ -200,15 +249,18 @@ def _run_parsed(config_json: str, seed: int, progress: Any = None, pcap: Any = N
                 if progress is None and pcap is None and trace is None
                 else core.run_text(config_json, seed, progress, pcap, trace))
         wall = time.perf_counter() - t0
+        cheap = _canonical_unparsed(text)
+        if cheap is not None:
+            return cheap[0], wall, None, _UNPARSED, cheap[1]
         try:
             result, text = _canonical(text)
         except ValueError as e:
-            return "", wall, f"core returned invalid JSON: {e}", None
-        return text, wall, None, result
+            return "", wall, f"core returned invalid JSON: {e}", None, None
+        return text, wall, None, result, result.get("version") if isinstance(result, dict) else None
     except BaseException as e:  # pyo3 PanicException derives BaseException
         if isinstance(e, KeyboardInterrupt):
             raise
-        return "", time.perf_counter() - t0, f"{type(e).__name__}: {e}", None
+        return "", time.perf_counter() - t0, f"{type(e).__name__}: {e}", None, None
 
 
 def _execute(config_json: str, seed: int, progress: Any = None, pcap: Any = None,
@@ -221,10 +273,12 @@ def _execute(config_json: str, seed: int, progress: Any = None, pcap: Any = None
     parses anyway, so the process writing the store does not parse it again
     (both None if the result is not an object).
     """
-    text, wall, err, result = _run_parsed(config_json, seed, progress, pcap, trace)
+    text, wall, err, result, version = _run_parsed(config_json, seed, progress, pcap, trace)
+    if result is _UNPARSED:
+        result = json.loads(text)
     if err is not None or not isinstance(result, dict):
         return text, wall, err, None, None
-    return text, wall, None, result_rows(result), result.get("version")
+    return text, wall, None, result_rows(result), version
 
 
 def _outcome(spec: RunSpec, config: dict, text: str, wall: float, err: Optional[str],
@@ -238,15 +292,21 @@ def _outcome(spec: RunSpec, config: dict, text: str, wall: float, err: Optional[
 
 
 def _outcome_here(spec: RunSpec, config: dict, text: str, wall: float, err: Optional[str],
-                  result: Any) -> RunOutcome:
+                  result: Any, version: Any) -> RunOutcome:
     """The outcome of a run in this process (`_run_parsed`): it keeps the
-    parsed result, so nothing parses the text again, and leaves the
-    store's rows to the store (`Store.add_run` makes them from the result
-    only when there is a store)."""
+    parsed result, so nothing parses the text again, or leaves it unparsed
+    with its ``version`` and the members a record sets known (`head`):
+    the core writes the scenario's name and the seed it was given
+    (crates/sim/src/api.rs). The store's rows are left to the store
+    (`Store.add_run` makes them from the result only when there is a
+    store)."""
     if err is not None:
         return RunOutcome(spec, config, None, text, wall, err, None, None)
-    version = result.get("version") if isinstance(result, dict) else None
-    return RunOutcome(spec, config, result, text, wall, None, None, version)
+    head = None
+    if result is _UNPARSED:
+        name = (spec.config.get("scenario") or {}).get("name")
+        head = {"scenario": name, "seed": spec.seed, "version": version}
+    return RunOutcome(spec, config, result, text, wall, None, None, version, head)
 
 
 @contextlib.contextmanager

@@ -168,6 +168,9 @@ pub fn run_json_with(
         t = reached;
     }
     let mut r = w.finish(wall).map_err(ApiError::Run)?;
+    // Every result names its scenario, seed and core version (the Python
+    // runner relies on it to print a run's record without parsing its
+    // result: python/wifitcp/runner.py, `_canonical_unparsed`).
     r.set("scenario", json!(s.scenario.name));
     r.set("seed", json!(seed));
     r.set("version", json!(VERSION));
