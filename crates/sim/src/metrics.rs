@@ -331,6 +331,7 @@ fn ms(ns: Option<f64>) -> Option<f64> {
 /// Flow `f`'s object (docs/results.md, "flows") into `j`.
 fn flow_json(v: &RunView, f: &FlowRt, secs: f64, j: &mut Obj) {
     let s = &f.stats;
+    let [p50, p90, p99, p999] = s.delay.quantiles([0.5, 0.9, 0.99, 0.999]);
     j.put("name", &s.name)
         .put("kind", s.kind)
         .put("src", &s.src)
@@ -345,10 +346,10 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64, j: &mut Obj) {
         .put("window_generated_packets", &s.window_generated)
         .put("window_delivered_packets", &s.window_delivered)
         .put("loss_ratio", &s.loss_ratio())
-        .put("delay_p50_ms", &ms(s.delay.quantile(0.5)))
-        .put("delay_p90_ms", &ms(s.delay.quantile(0.9)))
-        .put("delay_p99_ms", &ms(s.delay.quantile(0.99)))
-        .put("delay_p999_ms", &ms(s.delay.quantile(0.999)))
+        .put("delay_p50_ms", &ms(p50))
+        .put("delay_p90_ms", &ms(p90))
+        .put("delay_p99_ms", &ms(p99))
+        .put("delay_p999_ms", &ms(p999))
         .put("delay_relative_error", &sketch::RELATIVE_ERROR)
         .put("jitter_ms", &(s.jitter.value_ns() / 1e6))
         .put_seq(
@@ -357,7 +358,7 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64, j: &mut Obj) {
         )
         .put_seq("series", s.series());
     if let Some(e) = s.echo() {
-        let q = |x: f64| ms(e.rtt.quantile(x));
+        let [r50, r90, r99, r999] = e.rtt.quantiles([0.5, 0.9, 0.99, 0.999]);
         j.put(
             "ping",
             &json!({
@@ -368,7 +369,7 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64, j: &mut Obj) {
                     .then(|| 1.0 - e.window_replies as f64 / s.window_generated as f64),
                 "rtt_mean_ms": (e.replies > 0).then(|| e.rtt_sum_ns as f64 / e.replies as f64 / 1e6),
                 "rtt_max_ms": (e.replies > 0).then(|| e.rtt_max_ns as f64 / 1e6),
-                "rtt_p50_ms": q(0.5), "rtt_p90_ms": q(0.9), "rtt_p99_ms": q(0.99), "rtt_p999_ms": q(0.999),
+                "rtt_p50_ms": ms(r50), "rtt_p90_ms": ms(r90), "rtt_p99_ms": ms(r99), "rtt_p999_ms": ms(r999),
                 "rtt_histogram": e.rtt.histogram(HISTOGRAM_MERGE_BITS).iter()
                     .map(|&(lo, hi, n)| json!([lo as f64 / 1e6, hi as f64 / 1e6, n])).collect::<Vec<_>>(),
             }),

@@ -103,15 +103,31 @@ impl DelaySketch {
     /// The value of rank `floor(q (n-1))` within [`RELATIVE_ERROR`];
     /// `None` without samples.
     pub fn quantile(&self, q: f64) -> Option<f64> {
+        self.quantiles([q])[0]
+    }
+
+    /// [`DelaySketch::quantile`] of each of `qs`, in one pass over the
+    /// buckets (a result's flows ask for four: p50, p90, p99, p99.9).
+    pub fn quantiles<const N: usize>(&self, qs: [f64; N]) -> [Option<f64>; N] {
+        let mut out = [None; N];
         if self.n == 0 {
-            return None;
+            return out;
         }
-        let rank = (q.clamp(0.0, 1.0) * (self.n - 1) as f64).floor() as u64;
+        let rank = |q: f64| (q.clamp(0.0, 1.0) * (self.n - 1) as f64).floor() as u64;
+        // the quantiles in order of rank, each found where the running
+        // count first exceeds its rank
+        let mut order: [usize; N] = std::array::from_fn(|i| i);
+        order.sort_by_key(|&i| rank(qs[i]));
+        let mut next = 0;
         let mut seen = 0u64;
         for (k, &c) in self.counts.iter().enumerate() {
             seen += c;
-            if seen > rank {
-                return Some(bucket_value(self.first + k));
+            while next < N && seen > rank(qs[order[next]]) {
+                out[order[next]] = Some(bucket_value(self.first + k));
+                next += 1;
+            }
+            if next == N {
+                return out;
             }
         }
         unreachable!("rank below the count")
@@ -246,6 +262,15 @@ mod tests {
                 let est = s.quantile(q).unwrap();
                 prop_assert!((est - exact).abs() <= RELATIVE_ERROR * exact * (1.0 + 1e-12),
                     "q {} exact {} est {}", q, exact, est);
+            }
+            // one pass, quantiles in any order: each is its rank's value
+            let qs = [0.999, q, 0.5, 0.0, 1.0, 0.9];
+            let one = s.quantiles(qs);
+            for (k, &q) in qs.iter().enumerate() {
+                let exact = xs[(q * (xs.len() - 1) as f64).floor() as usize] as f64;
+                let est = one[k].unwrap();
+                prop_assert!((est - exact).abs() <= RELATIVE_ERROR * exact * (1.0 + 1e-12),
+                    "quantiles: q {} exact {} est {}", q, exact, est);
             }
             let h = s.histogram(2);
             prop_assert_eq!(h.iter().map(|b| b.2).sum::<u64>(), xs.len() as u64);
