@@ -306,7 +306,7 @@ impl Hcf {
         let mut mpdus = Vec::new();
         let mut txs = Vec::with_capacity(users.len());
         let mut served = Vec::with_capacity(users.len());
-        for (i, ((addr, l, _), (mine, _))) in users.iter().zip(chosen).enumerate() {
+        for (i, ((addr, l, user), (mine, _))) in users.iter().zip(chosen).enumerate() {
             let policy = match ack {
                 DlAck::MuBar => AckPolicy::BlockAck,
                 DlAck::AggregatedMuBar => AckPolicy::Normal,
@@ -317,7 +317,16 @@ impl Hcf {
             self.psdu_mpdus(*l, mine, policy, &mut mpdus);
             let count = mpdus.len() as u32 - first;
             self.stats.mpdus_per_ppdu[count as usize] += 1;
-            txs.push(MuUserTx { addr: *addr, first, count, psdu: psdu[i], rate: t.data_rate, ok: false, queue: None });
+            txs.push(MuUserTx {
+                addr: *addr,
+                first,
+                count,
+                psdu: psdu[i],
+                rate: t.data_rate,
+                ru: Some(user.ru.size),
+                ok: false,
+                queue: None,
+            });
             served.push(Served { addr: *addr, link: *l, done: false });
             // Round robin among the links of the AC: served ones go last.
             self.order += 1;

@@ -186,6 +186,7 @@ impl Hcf {
                 count: 0,
                 psdu: carries(u, tb),
                 rate: t.data_rate,
+                ru: Some(u.ru.size),
                 ok: false,
                 queue: None,
             })
