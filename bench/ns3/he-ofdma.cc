@@ -1,6 +1,6 @@
 // Saturated downlink or uplink over 802.11ax with and without OFDMA, ns-3 3.37:
 // an AP and n stations (infrastructure BSS, associated before traffic starts),
-// HE MCS --mcs on --width MHz (spectrum PHY, log-distance loss, 1 m), 0.8 us GI, one stream, 5 GHz, EDCA best effort,
+// HE MCS --mcs on --width MHz (spectrum PHY, log-distance loss, --distance m, default 1), 0.8 us GI, one stream, 5 GHz, EDCA best effort,
 // no RTS/CTS; packet sockets (no IP), --msdu-octet MSDUs (LLC/SNAP included)
 // offered far above any share; BlockAck agreements set up by a short burst per
 // flow before the window. --ofdma=0: single-user HE. --ofdma=1: ns-3's
@@ -273,6 +273,7 @@ main(int argc, char* argv[])
     double duration = 2.0;
     uint32_t run = 1;
     uint32_t maxAmpdu = 65535;
+    double distance = 1.0;
     std::string trace;
     CommandLine cmd(__FILE__);
     cmd.AddValue("n", "stations", n);
@@ -289,6 +290,7 @@ main(int argc, char* argv[])
     cmd.AddValue("duration", "measured seconds", duration);
     cmd.AddValue("run", "RNG run", run);
     cmd.AddValue("trace", "file for the per-PSDU trace (empty: none)", trace);
+    cmd.AddValue("distance", "stations on a circle of this radius (m) around the AP", distance);
     cmd.Parse(argc, argv);
     const double wall0 = bench::WallNow();
     RngSeedManager::SetSeed(1);
@@ -356,7 +358,7 @@ main(int argc, char* argv[])
     for (uint32_t i = 0; i < n; ++i)
     {
         double a = 2 * M_PI * i / n;
-        pos->Add(Vector(1.0 * std::cos(a), 1.0 * std::sin(a), 0));
+        pos->Add(Vector(distance * std::cos(a), distance * std::sin(a), 0));
     }
     mob.SetPositionAllocator(pos);
     mob.SetMobilityModel("ns3::ConstantPositionMobilityModel");
@@ -441,7 +443,7 @@ main(int argc, char* argv[])
     std::cout << "{\"sim\":\"ns-3\",\"version\":\"3.37\",\"scenario\":\"he-ofdma\",\"n\":" << n
               << ",\"dl\":" << dl << ",\"ofdma\":" << ofdma << ",\"dl_ack\":" << bench::Str(dlAck)
               << ",\"nsta_mu\":" << nstaMu << ",\"access_req_ms\":" << bench::Num(accessReqMs, 3)
-              << ",\"mcs\":" << mcs << ",\"width\":" << width << ",\"msdu_bytes\":" << msdu
+              << ",\"distance_m\":" << bench::Num(distance, 2) << ",\"mcs\":" << mcs << ",\"width\":" << width << ",\"msdu_bytes\":" << msdu
               << ",\"duration_s\":" << bench::Num(duration, 3) << ",\"run\":" << run
               << ",\"throughput_mbps\":" << bench::Num(total * msdu * 8.0 / duration / 1e6, 4)
               << ",\"per_station_mbps\":" << bench::Arr(per, 3) << ",\"jain_index\":" << bench::Num(bench::Jain(per), 4)

@@ -94,6 +94,9 @@ fn ofdma_keys_are_checked() {
     let mut s = dl(4, "ul", 4);
     s["mac"]["mu_access_req_interval_us"] = json!(-1.0);
     assert!(err(&s).contains("mac.mu_access_req_interval_us"), "{}", err(&s));
+    let mut s = dl(4, "ul", 4);
+    s["mac"]["mu_bsr_lifetime_us"] = json!(0.0);
+    assert!(err(&s).contains("mac.mu_bsr_lifetime_us"), "{}", err(&s));
     let mut s = dl(4, "dl", 0);
     s["mac"]["mu_n_stations"] = json!(0);
     assert!(err(&s).contains("mac.mu_n_stations"), "{}", err(&s));
@@ -142,17 +145,20 @@ fn ul(n: u32, ofdma: &str, nsta: u32) -> Value {
 
 /// Saturated uplink over trigger-based OFDMA (the setting of
 /// scenarios/he-ofdma-ul.toml): the AP triggers, every station's HE TB
-/// share holds 42 MPDUs (its SU A-MPDUs too), the stations are served
-/// alike, and the run carries about what single user does (four 42-MPDU
-/// shares per 3.68 ms HE TB PPDU, or a BlockAckReq where a station owes
-/// one; the stations' SU A-MPDUs between Triggers): within 0.9-1.25 times
-/// it (docs/validation.md 23.5 compares it with ns-3).
+/// data share holds 42 MPDUs (its SU A-MPDUs too), the stations are
+/// served alike, and the run carries about what single user does (four
+/// 42-MPDU shares per 5.48 ms HE TB PPDU, a QoS Null round each time the
+/// AP's buffer status reports expire, a BlockAckReq where a station owes
+/// one; the stations' SU A-MPDUs between Triggers): 0.8-1.0 times it, the
+/// HE TB PPDU's 5.48 ms carrying 3.7 ms of data (the rest padding), 4 x 42
+/// MPDUs in 5.6 ms against an SU A-MPDU's 42 in 1.06 ms
+/// (docs/validation.md 23.5 compares it with ns-3).
 #[test]
 fn saturated_uplink_ofdma_runs() {
     let off = run(&ul(4, "off", 4))["aggregate_msdu_mbps"].as_f64().unwrap();
     let r = run(&ul(4, "ul", 4));
     let got = r["aggregate_msdu_mbps"].as_f64().unwrap();
-    assert!(got > 0.9 * off && got < 1.25 * off, "ul {got}, off {off}");
+    assert!(got > 0.8 * off && got < off, "ul {got}, off {off}");
     assert!(r["jain_index"].as_f64().unwrap() > 0.95);
     let ap = &r["stations"][0];
     assert!(ap["attempts"].as_u64().unwrap() > 200, "{ap}");
