@@ -1,6 +1,6 @@
 // Saturated downlink or uplink over 802.11ax with and without OFDMA, ns-3 3.37:
 // an AP and n stations (infrastructure BSS, associated before traffic starts),
-// HE MCS --mcs on --width MHz (spectrum PHY, log-distance loss, 1 m), 0.8 us GI, one stream, 5 GHz, EDCA best effort,
+// HE MCS --mcs on --width MHz (spectrum PHY, log-distance loss, --distance m, default 1), 0.8 us GI, one stream, 5 GHz, EDCA best effort,
 // no RTS/CTS; packet sockets (no IP), --msdu-octet MSDUs (LLC/SNAP included)
 // offered far above any share; BlockAck agreements set up by a short burst per
 // flow before the window. --ofdma=0: single-user HE. --ofdma=1: ns-3's
@@ -22,6 +22,7 @@
 #include "ns3/spectrum-module.h"
 #include "ns3/wifi-module.h"
 
+#include <fstream>
 #include <iostream>
 #include <map>
 
@@ -43,6 +44,149 @@ uint64_t g_tbDataMpdus = 0;
 uint64_t g_tbBarShares = 0;
 uint64_t g_tbNullShares = 0;
 uint32_t g_key = 0;
+// --trace=FILE: one line per PSDU sent (every device), per MPDU the AP
+// decodes, per PHY drop (every device), in the window (bench/trace-he-tb
+// reads it).
+std::ofstream g_trace;
+std::map<Mac48Address, uint32_t> g_index; // MAC address -> 0 (AP), 1..n (stations)
+std::vector<Ptr<WifiNetDevice>> g_devs;
+
+uint32_t
+Index(Mac48Address a)
+{
+    auto it = g_index.find(a);
+    return it == g_index.end() ? 999 : it->second;
+}
+
+// One letter per MPDU type: D QoS Data, N QoS Null, B BlockAckReq, A
+// BlockAck, T Trigger, C CTS, K ACK, M management, O other.
+char
+Kind(const WifiMacHeader& h)
+{
+    if (h.IsQosData())
+    {
+        return h.HasData() ? 'D' : 'N';
+    }
+    if (h.IsBlockAckReq())
+    {
+        return 'B';
+    }
+    if (h.IsBlockAck())
+    {
+        return 'A';
+    }
+    if (h.IsTrigger())
+    {
+        return 'T';
+    }
+    if (h.IsCts())
+    {
+        return 'C';
+    }
+    if (h.IsAck())
+    {
+        return 'K';
+    }
+    if (h.IsMgt())
+    {
+        return 'M';
+    }
+    return 'O';
+}
+
+bool
+InWindow()
+{
+    double t = Simulator::Now().GetSeconds();
+    return g_trace.is_open() && t >= g_t0 && t < g_t1;
+}
+
+// TX t_ns dev preamble ul_length then per PSDU: staId addr1 kinds n
+// first_seq last_seq retries, and for a station's HE TB PSDU its BE queue
+// (packets) and the BlockAck window start for the AP.
+void
+TraceTx(uint32_t dev, WifiConstPsduMap psdus, WifiTxVector v, double)
+{
+    if (!InWindow())
+    {
+        return;
+    }
+    g_trace << "TX " << Simulator::Now().GetNanoSeconds() << " " << dev << " " << int(v.GetPreambleType()) << " "
+            << v.GetLength();
+    for (const auto& kv : psdus)
+    {
+        const Ptr<const WifiPsdu>& p = kv.second;
+        std::string kinds;
+        uint32_t retries = 0;
+        for (std::size_t i = 0; i < p->GetNMpdus(); ++i)
+        {
+            const WifiMacHeader& h = p->GetHeader(i);
+            char k = Kind(h);
+            if (kinds.empty() || kinds.back() != k)
+            {
+                kinds += k;
+            }
+            retries += h.IsRetry() ? 1 : 0;
+        }
+        const WifiMacHeader& h0 = p->GetHeader(0);
+        const WifiMacHeader& hl = p->GetHeader(p->GetNMpdus() - 1);
+        g_trace << " | " << kv.first << " " << Index(h0.GetAddr1()) << " " << kinds << " " << p->GetNMpdus() << " "
+                << h0.GetSequenceNumber() << " " << hl.GetSequenceNumber() << " " << retries << " " << p->GetSize();
+        if (dev > 0 && v.GetPreambleType() == WIFI_PREAMBLE_HE_TB)
+        {
+            Ptr<WifiMac> mac = g_devs[dev]->GetMac();
+            Ptr<QosTxop> be = mac->GetQosTxop(AC_BE);
+            Mac48Address ap = g_devs[0]->GetMac()->GetAddress();
+            g_trace << " q " << be->GetWifiMacQueue()->GetNPackets() << " ws "
+                    << (be->GetBaAgreementEstablished(ap, 0) ? be->GetBaStartingSequence(ap, 0) : 9999);
+        }
+    }
+    g_trace << "\n";
+}
+
+// RX t_ns staId seq kind: an MPDU of an HE TB PPDU the AP decoded.
+void
+TraceApRx(Ptr<const Packet> pkt, uint16_t, WifiTxVector v, MpduInfo info, SignalNoiseDbm sn, uint16_t staId)
+{
+    if (!InWindow() || v.GetPreambleType() != WIFI_PREAMBLE_HE_TB)
+    {
+        return;
+    }
+    Ptr<Packet> copy = pkt->Copy();
+    if (info.type != NORMAL_MPDU)
+    {
+        AmpduSubframeHeader delimiter;
+        copy->RemoveHeader(delimiter);
+    }
+    WifiMacHeader h;
+    copy->PeekHeader(h);
+    g_trace << "RX " << Simulator::Now().GetNanoSeconds() << " " << staId << " " << h.GetSequenceNumber() << " "
+            << Kind(h) << " " << Index(h.GetAddr2()) << " " << sn.signal << " " << sn.noise << "\n";
+}
+
+// DROP t_ns dev reason size
+void
+TraceDrop(uint32_t dev, Ptr<const Packet> pkt, WifiPhyRxfailureReason r)
+{
+    if (!InWindow())
+    {
+        return;
+    }
+    g_trace << "DROP " << Simulator::Now().GetNanoSeconds() << " " << dev << " " << r << " " << pkt->GetSize()
+            << "\n";
+}
+
+// PB t_ns dev preamble psdu_duration_ns: the PHY starts receiving a payload.
+void
+TracePayloadBegin(uint32_t dev, WifiTxVector v, Time d)
+{
+    if (!InWindow())
+    {
+        return;
+    }
+    g_trace << "PB " << Simulator::Now().GetNanoSeconds() << " " << dev << " " << int(v.GetPreambleType()) << " "
+            << d.GetNanoSeconds() << "\n";
+}
 
 void
 SinkRx(uint32_t who, Ptr<const Packet>, const Address&)
@@ -129,6 +273,8 @@ main(int argc, char* argv[])
     double duration = 2.0;
     uint32_t run = 1;
     uint32_t maxAmpdu = 65535;
+    double distance = 1.0;
+    std::string trace;
     CommandLine cmd(__FILE__);
     cmd.AddValue("n", "stations", n);
     cmd.AddValue("dl", "1: downlink (AP to stations), 0: uplink", dl);
@@ -143,6 +289,8 @@ main(int argc, char* argv[])
     cmd.AddValue("warmup", "seconds before the window (association, agreements)", warmup);
     cmd.AddValue("duration", "measured seconds", duration);
     cmd.AddValue("run", "RNG run", run);
+    cmd.AddValue("trace", "file for the per-PSDU trace (empty: none)", trace);
+    cmd.AddValue("distance", "stations on a circle of this radius (m) around the AP", distance);
     cmd.Parse(argc, argv);
     const double wall0 = bench::WallNow();
     RngSeedManager::SetSeed(1);
@@ -210,7 +358,7 @@ main(int argc, char* argv[])
     for (uint32_t i = 0; i < n; ++i)
     {
         double a = 2 * M_PI * i / n;
-        pos->Add(Vector(1.0 * std::cos(a), 1.0 * std::sin(a), 0));
+        pos->Add(Vector(distance * std::cos(a), distance * std::sin(a), 0));
     }
     mob.SetPositionAllocator(pos);
     mob.SetMobilityModel("ns3::ConstantPositionMobilityModel");
@@ -264,6 +412,20 @@ main(int argc, char* argv[])
     DynamicCast<WifiNetDevice>(apDev.Get(0))
         ->GetPhy()
         ->TraceConnectWithoutContext("MonitorSnifferRx", MakeCallback(&ApSniffRx));
+    if (!trace.empty())
+    {
+        g_trace.open(trace);
+        for (uint32_t i = 0; i < all.GetN(); ++i)
+        {
+            Ptr<WifiNetDevice> d = DynamicCast<WifiNetDevice>(all.Get(i));
+            g_devs.push_back(d);
+            g_index[Mac48Address::ConvertFrom(d->GetAddress())] = i;
+            d->GetPhy()->TraceConnectWithoutContext("PhyTxPsduBegin", MakeBoundCallback(&TraceTx, i));
+            d->GetPhy()->TraceConnectWithoutContext("PhyRxDrop", MakeBoundCallback(&TraceDrop, i));
+            d->GetPhy()->TraceConnectWithoutContext("PhyRxPayloadBegin", MakeBoundCallback(&TracePayloadBegin, i));
+        }
+        g_devs[0]->GetPhy()->TraceConnectWithoutContext("MonitorSnifferRx", MakeCallback(&TraceApRx));
+    }
     Simulator::Stop(Seconds(g_t1));
     Simulator::Run();
     uint64_t total = 0;
@@ -281,7 +443,7 @@ main(int argc, char* argv[])
     std::cout << "{\"sim\":\"ns-3\",\"version\":\"3.37\",\"scenario\":\"he-ofdma\",\"n\":" << n
               << ",\"dl\":" << dl << ",\"ofdma\":" << ofdma << ",\"dl_ack\":" << bench::Str(dlAck)
               << ",\"nsta_mu\":" << nstaMu << ",\"access_req_ms\":" << bench::Num(accessReqMs, 3)
-              << ",\"mcs\":" << mcs << ",\"width\":" << width << ",\"msdu_bytes\":" << msdu
+              << ",\"distance_m\":" << bench::Num(distance, 2) << ",\"mcs\":" << mcs << ",\"width\":" << width << ",\"msdu_bytes\":" << msdu
               << ",\"duration_s\":" << bench::Num(duration, 3) << ",\"run\":" << run
               << ",\"throughput_mbps\":" << bench::Num(total * msdu * 8.0 / duration / 1e6, 4)
               << ",\"per_station_mbps\":" << bench::Arr(per, 3) << ",\"jain_index\":" << bench::Num(bench::Jain(per), 4)

@@ -94,6 +94,9 @@ fn ofdma_keys_are_checked() {
     let mut s = dl(4, "ul", 4);
     s["mac"]["mu_access_req_interval_us"] = json!(-1.0);
     assert!(err(&s).contains("mac.mu_access_req_interval_us"), "{}", err(&s));
+    let mut s = dl(4, "ul", 4);
+    s["mac"]["mu_bsr_lifetime_us"] = json!(0.0);
+    assert!(err(&s).contains("mac.mu_bsr_lifetime_us"), "{}", err(&s));
     let mut s = dl(4, "dl", 0);
     s["mac"]["mu_n_stations"] = json!(0);
     assert!(err(&s).contains("mac.mu_n_stations"), "{}", err(&s));
@@ -142,17 +145,20 @@ fn ul(n: u32, ofdma: &str, nsta: u32) -> Value {
 
 /// Saturated uplink over trigger-based OFDMA (the setting of
 /// scenarios/he-ofdma-ul.toml): the AP triggers, every station's HE TB
-/// share holds 42 MPDUs (its SU A-MPDUs too), the stations are served
-/// alike, and the run carries about what single user does (four 42-MPDU
-/// shares per 3.68 ms HE TB PPDU, or a BlockAckReq where a station owes
-/// one; the stations' SU A-MPDUs between Triggers): within 0.9-1.25 times
-/// it (docs/validation.md 23.5 compares it with ns-3).
+/// data share holds 42 MPDUs (its SU A-MPDUs too), the stations are
+/// served alike, and the run carries about what single user does (four
+/// 42-MPDU shares per 5.48 ms HE TB PPDU, a QoS Null round each time the
+/// AP's buffer status reports expire, a BlockAckReq where a station owes
+/// one; the stations' SU A-MPDUs between Triggers): 0.8-1.0 times it, the
+/// HE TB PPDU's 5.48 ms carrying 3.7 ms of data (the rest padding), 4 x 42
+/// MPDUs in 5.6 ms against an SU A-MPDU's 42 in 1.06 ms
+/// (docs/validation.md 23.5 compares it with ns-3).
 #[test]
 fn saturated_uplink_ofdma_runs() {
     let off = run(&ul(4, "off", 4))["aggregate_msdu_mbps"].as_f64().unwrap();
     let r = run(&ul(4, "ul", 4));
     let got = r["aggregate_msdu_mbps"].as_f64().unwrap();
-    assert!(got > 0.9 * off && got < 1.25 * off, "ul {got}, off {off}");
+    assert!(got > 0.8 * off && got < off, "ul {got}, off {off}");
     assert!(r["jain_index"].as_f64().unwrap() > 0.95);
     let ap = &r["stations"][0];
     assert!(ap["attempts"].as_u64().unwrap() > 200, "{ap}");
@@ -163,6 +169,31 @@ fn saturated_uplink_ofdma_runs() {
     // data, so it triggers as "ul" does.
     let both = run(&ul(4, "dl+ul", 4));
     assert_eq!(both["aggregate_msdu_mbps"], r["aggregate_msdu_mbps"]);
+}
+
+/// Under the SNR channel a station's share of an HE TB PPDU carries its
+/// whole power on its RU (`TxVector::ru_error_params`): a station 7 m
+/// from the AP (about 32 dB over 80 MHz, under HE MCS 11's 34 dB 50 %
+/// point for a 1500-octet PSDU) gets almost nothing through in single-user
+/// A-MPDUs, and its MSDUs through on its 242-tone RU (6 dB more per tone)
+/// when triggered, beside three stations 2 m away.
+#[test]
+fn an_uplink_share_gains_the_power_of_its_ru() {
+    let placed = |ofdma: &str| {
+        let mut s = ul(4, ofdma, 4);
+        s["wlan"] = json!({"stations": 4, "positions": [[2.0, 0.0], [0.0, 2.0], [-2.0, 0.0], [0.0, -7.0]]});
+        s["channel"] = json!({"model": "snr"});
+        run(&s)
+    };
+    let goodput = |r: &Value, i: usize| r["flows"][i]["goodput_mbps"].as_f64().unwrap();
+    let su = placed("off");
+    let mu = placed("ul");
+    let (far_su, far_mu) = (goodput(&su, 3), goodput(&mu, 3));
+    assert!(far_su < 1.0, "single user: the far station {far_su} Mbit/s: {}", su["stations"][4]);
+    assert!(far_mu > 20.0, "OFDMA: the far station {far_mu} Mbit/s: {}", mu["stations"][4]);
+    for i in 0..3 {
+        assert!(goodput(&mu, i) > 20.0, "near station {i}: {}", mu["stations"][i + 1]);
+    }
 }
 
 /// TCP uploads from 4 stations over uplink OFDMA, the AP's TCP ACKs going

@@ -86,6 +86,17 @@ wifitcp_core::config_table! {
         /// The AP asks for channel access this often to trigger uplink transmissions (ns-3's AccessReqInterval); 0: only when it holds downlink data.
         #[key(range = wifitcp_core::schema::r(In(0.0), In(1e9)), unit = "us")]
         pub mu_access_req_interval_us: f64 = 0.0,
+        /// How long the AP trusts a station's buffer status report (ns-3's BsrLifetime); older: unknown, and a Trigger asks for 500 octets.
+        ///
+        /// `wifitcp_wifi::mac::hcf` (ul_exchange.rs): the AP sizes each
+        /// HE TB PPDU by the last Queue Size (9.2.4.5.6) the triggered
+        /// stations sent; a report older than this counts as unknown, and
+        /// the Trigger then asks for ns-3's UlPsduSize (500 octets: room
+        /// for a QoS Null or a BlockAckReq, not a 1500-octet MSDU).
+        #[key(range = wifitcp_core::schema::r(Ex(0.0), In(1e9)), unit = "us")]
+        pub mu_bsr_lifetime_us: f64 = 20000.0,
+        /// Stations put their Queue Size in QoS Data frames too (ns-3's SetQueueSize); false: only in QoS Null frames, as ns-3 by default.
+        pub mu_queue_size_in_data: bool = false,
     }
 }
 
@@ -245,6 +256,10 @@ fn check_ofdma(h: &EdcaTable, t: &PhyTiming) -> Result<(), ConfigError> {
     if !(x.is_finite() && x >= 0.0) {
         return e("mu_access_req_interval_us", "must be 0 or more");
     }
+    let x = h.mu_bsr_lifetime_us;
+    if !(x.is_finite() && x > 0.0) {
+        return e("mu_bsr_lifetime_us", "must be above 0");
+    }
     if h.mu_n_stations == 0 {
         return e("mu_n_stations", "at least 1");
     }
@@ -288,6 +303,8 @@ fn build(h: &EdcaTable, m: &Member) -> AnyMac {
             ul: matches!(h.ofdma, OfdmaMode::Ul | OfdmaMode::DlUl),
             max_stations: h.mu_n_stations,
             access_req: SimDur::from_micros_f64(h.mu_access_req_interval_us),
+            bsr_lifetime: SimDur::from_micros_f64(h.mu_bsr_lifetime_us),
+            queue_size_in_data: h.mu_queue_size_in_data,
             ack: match h.mu_dl_ack {
                 MuDlAckName::MuBar => DlAck::MuBar,
                 MuDlAckName::AggregatedMuBar => DlAck::AggregatedMuBar,

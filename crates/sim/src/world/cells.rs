@@ -191,6 +191,24 @@ impl FrameErrorModel for CellGate {
         }
         self.inner.ppdu_success_parts(now, ta, ra, f, rng)
     }
+    fn ru_success_parts(
+        &mut self,
+        now: SimTime,
+        ta: MacAddr,
+        ra: MacAddr,
+        f: &Frame,
+        ru: wifitcp_wifi::phy::ppdu::RuLink,
+        rng: &mut RngStream,
+    ) -> (f64, f64) {
+        let (ta, ra) = (self.node(ta), self.node(ra));
+        if !self.present(ta, ra) {
+            return (1.0, 0.0);
+        }
+        if !self.inner_hits_control && !f.kind.carries_msdus() {
+            return (1.0, 1.0);
+        }
+        self.inner.ru_success_parts(now, ta, ra, f, ru, rng)
+    }
     fn success_prob_with_interference(
         &mut self,
         now: SimTime,

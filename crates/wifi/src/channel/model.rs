@@ -157,11 +157,15 @@ impl ChannelModel {
     /// twice the band; 19.3.9.3.5 duplicates the signal fields on each 20
     /// MHz half, which therefore see the same SINR). The other models have
     /// no MCS-dependent part: (1, their frame success), with `f`'s fields
-    /// as for any frame.
+    /// as for any frame. With `ru`, the PSDU is one user's of an HE MU or
+    /// HE TB PPDU of `v`, judged on its resource unit
+    /// (`TxVector::ru_error_params`; the SNR stays the one over `v`'s
+    /// width).
     pub fn ht_success_parts(
         &self,
         f: &FrameTx,
         v: TxVector,
+        ru: Option<crate::phy::ppdu::RuLink>,
         psdu_bytes: u32,
         rx_power_dbm: f64,
         interferers_dbm: &[f64],
@@ -181,7 +185,10 @@ impl ChannelModel {
                 }
                 match v {
                     TxVector::Ht(h) => super::error_model::ht::ppdu_success_parts(h.mcs, h.width, snr, psdu_bytes),
-                    _ => super::error_model::mcs::ppdu_success_parts(&v.error_params(), snr, psdu_bytes),
+                    _ => {
+                        let p = ru.map_or_else(|| v.error_params(), |ru| v.ru_error_params(ru));
+                        super::error_model::mcs::ppdu_success_parts(&p, snr, psdu_bytes)
+                    }
                 }
             }
             _ => (1.0, self.success_prob_from_rx_power(f, rx_power_dbm, interferers_dbm)),

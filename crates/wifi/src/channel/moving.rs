@@ -60,6 +60,19 @@ impl FrameErrorModel for MovingChannelErrors {
         self.position_at(now, ra.0 as usize);
         self.inner.ppdu_success_parts(now, ta, ra, f, rng)
     }
+    fn ru_success_parts(
+        &mut self,
+        now: SimTime,
+        ta: MacAddr,
+        ra: MacAddr,
+        f: &Frame,
+        ru: crate::phy::ppdu::RuLink,
+        rng: &mut RngStream,
+    ) -> (f64, f64) {
+        self.position_at(now, ta.0 as usize);
+        self.position_at(now, ra.0 as usize);
+        self.inner.ru_success_parts(now, ta, ra, f, ru, rng)
+    }
     fn may_hit_control_frames(&self) -> bool {
         self.inner.may_hit_control_frames()
     }

@@ -57,6 +57,10 @@ pub struct MuUserTx {
     pub psdu: u32,
     /// The rate its RU carries (the error model judges its PSDU at it).
     pub rate: Rate,
+    /// The size of its RU in an HE MU or HE TB PPDU (the error model judges
+    /// its PSDU on it, `TxVector::ru_error_params`); `None` for the users
+    /// of a control frame.
+    pub ru: Option<crate::phy::he_mu::RuSize>,
     /// Its PSDU reached it (set by the medium; meaningful at the users;
     /// uplink: at the AP).
     pub ok: bool,
@@ -88,7 +92,7 @@ impl MuUserTx {
     /// User `addr` of a frame with one MPDU per user: MPDU `i`, of a PSDU
     /// of `psdu` octets at `rate`.
     pub fn one(addr: MacAddr, i: usize, psdu: u32, rate: Rate) -> MuUserTx {
-        MuUserTx { addr, first: i as u32, count: 1, psdu, rate, ok: false, queue: None }
+        MuUserTx { addr, first: i as u32, count: 1, psdu, rate, ru: None, ok: false, queue: None }
     }
     pub fn range(&self) -> Range<usize> {
         self.first as usize..(self.first + self.count) as usize

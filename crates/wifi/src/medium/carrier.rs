@@ -148,7 +148,7 @@ impl<M: Mac> Bss<M> {
     ) -> bool {
         let ok = match at {
             AtReceiver::Clear if f.is_mu_ppdu() => self.judge_mu(now, s, f, out),
-            AtReceiver::Clear => self.judge(now, s, f),
+            AtReceiver::Clear => self.judge(now, s, f, None),
             AtReceiver::Interfered(chunks) => self.judge_sensed(now, s, f, chunks),
             AtReceiver::Lost => false,
         };

@@ -2,6 +2,7 @@
 //! control) that did not collide; each model decides which kinds it hits.
 use crate::channel::propagation::Position;
 use crate::mac::{Frame, MacAddr};
+use crate::phy::ppdu::RuLink;
 use wifitcp_core::{RngStream, SimTime};
 
 /// Probability that a frame (data or control) from `ta` to `ra`, ending at
@@ -33,6 +34,21 @@ pub trait FrameErrorModel {
         rng: &mut RngStream,
     ) -> (f64, f64) {
         (1.0, self.success_prob(now, ta, ra, frame, rng))
+    }
+    /// `ppdu_success_parts` of one user's PSDU `frame` in an HE MU or HE TB
+    /// PPDU, judged on its resource unit `ru` (`TxVector::ru_error_params`).
+    /// The default judges it as `ppdu_success_parts` does (models without
+    /// an SNR have nothing per RU).
+    fn ru_success_parts(
+        &mut self,
+        now: SimTime,
+        ta: MacAddr,
+        ra: MacAddr,
+        frame: &Frame,
+        _ru: RuLink,
+        rng: &mut RngStream,
+    ) -> (f64, f64) {
+        self.ppdu_success_parts(now, ta, ra, frame, rng)
     }
     /// As `success_prob`, under the interference of other frames at the
     /// receiver (the hidden-node medium, `sense`): `chunks` splits the frame
@@ -159,7 +175,7 @@ impl ChannelErrors {
     fn parts_at(&self, f: &Frame, tx: &crate::channel::FrameTx, pr: f64, interferers: &[f64]) -> (f64, f64) {
         match self.ht {
             Some(v) if f.kind.carries_msdus() => {
-                self.channel.model().ht_success_parts(tx, v, f.mpdu_bytes, pr, interferers)
+                self.channel.model().ht_success_parts(tx, v, None, f.mpdu_bytes, pr, interferers)
             }
             _ => (1.0, self.channel.model().success_prob_from_rx_power(tx, pr, interferers)),
         }
@@ -202,6 +218,24 @@ impl FrameErrorModel for ChannelErrors {
         }
         let pr = self.channel.rx_power_dbm(&tx, rng).unwrap_or(f64::NAN);
         self.parts_at(f, &tx, pr, &[])
+    }
+
+    /// HE data PPDUs: the user's PSDU with its RU's parameters, whatever
+    /// its kind (a share's QoS Null is sent on its RU as data is); one
+    /// shadowing draw, as for any frame. Legacy PHYs have no RUs.
+    fn ru_success_parts(
+        &mut self,
+        now: SimTime,
+        ta: MacAddr,
+        ra: MacAddr,
+        f: &Frame,
+        ru: RuLink,
+        rng: &mut RngStream,
+    ) -> (f64, f64) {
+        let Some(v) = self.ht else { return self.ppdu_success_parts(now, ta, ra, f, rng) };
+        let tx = self.frame_tx(now, ta, ra, f);
+        let pr = self.channel.rx_power_dbm(&tx, rng).unwrap_or(f64::NAN);
+        self.channel.model().ht_success_parts(&tx, v, Some(ru), f.mpdu_bytes, pr, &[])
     }
 
     /// SNR model: the error model at the SINR of each span of constant

@@ -729,8 +729,10 @@ impl<M: Mac> Bss<M> {
     /// `p^(bytes_i / psdu_bytes)` where `p` is the whole PSDU's: exact for
     /// models whose bit errors are independent (the SNR/BER model, where
     /// `p = (1 - BER)^bits`), and for a fixed frame error rate the rate of
-    /// an MPDU of the PSDU's length.
-    fn judge(&mut self, now: SimTime, s: usize, f: &mut Frame) -> bool {
+    /// an MPDU of the PSDU's length. `ru`: `f` is one user's PSDU of a
+    /// multi-user PPDU, judged on its resource unit (`ru_success_parts`,
+    /// the header and PSDU parts multiplied for a single MPDU).
+    fn judge(&mut self, now: SimTime, s: usize, f: &mut Frame, ru: Option<crate::phy::ppdu::RuLink>) -> bool {
         let data = f.kind.carries_msdus();
         if !(data || self.control_errors) {
             f.mpdus.set_fcs_all(true);
@@ -738,14 +740,23 @@ impl<M: Mac> Bss<M> {
         }
         let rng = if data { &mut self.rng } else { &mut self.ctl_rng };
         let ok = if f.mpdus.len() <= 1 {
-            let p = self.errors.success_prob(now, f.ta, f.ra, f, rng);
+            let p = match ru {
+                None => self.errors.success_prob(now, f.ta, f.ra, f, rng),
+                Some(ru) => {
+                    let (h, d) = self.errors.ru_success_parts(now, f.ta, f.ra, f, ru, rng);
+                    h * d
+                }
+            };
             let ok = p >= 1.0 || rng.bernoulli(p);
             f.mpdus.set_fcs_all(ok);
             ok
         } else {
             // The PHY header once per PPDU (a model without one draws
             // nothing here), then each MPDU on its share of the PSDU.
-            let (h, p) = self.errors.ppdu_success_parts(now, f.ta, f.ra, f, rng);
+            let (h, p) = match ru {
+                None => self.errors.ppdu_success_parts(now, f.ta, f.ra, f, rng),
+                Some(ru) => self.errors.ru_success_parts(now, f.ta, f.ra, f, ru, rng),
+            };
             let header = h >= 1.0 || rng.bernoulli(h);
             let psdu = f.mpdu_bytes.max(1) as f64;
             let mut any = false;

@@ -8,11 +8,11 @@
 //!   lost at every user, as any frame is at its receiver.
 //! - A PPDU that reached the air alone is judged user by user: user `i`'s
 //!   MPDUs with the error model at user `i` (its link from the AP), on its
-//!   PSDU length and its RU's rate, as `Bss::judge` judges an SU PPDU (the
-//!   PHY header once, then each MPDU). Model choice: the error model sees
-//!   the RU's MCS at the channel's SNR (the AP spreads its power over the
-//!   whole channel, so the SNR per subcarrier, and so per RU, is the
-//!   channel's); no inter-RU interference.
+//!   PSDU length and its RU (`MuUserTx::ru`, judged by
+//!   `FrameErrorModel::ru_success_parts`), as `Bss::judge` judges an SU
+//!   PPDU (the PHY header once, then each MPDU). The AP keeps an SU PPDU's
+//!   power per tone, so each RU sees the channel's SNR per subcarrier
+//!   (`TxVector::ru_error_params`); no inter-RU interference.
 //! - Each user learns its own outcome (`MuUserTx::ok`): PHY-RXEND without
 //!   error when some MPDU of its PSDU got through.
 //! - The stations of the PPDU's users all leave the bystander group when it
@@ -21,13 +21,14 @@
 //!   transmission too, started by its first user: when it starts the
 //!   medium takes every other triggered station's share
 //!   (`Mac::take_tb_share`) into it; user `i`'s MPDUs are judged with the
-//!   error model of the link from station `i` to the AP, at its RU's rate,
+//!   error model of the link from station `i` to the AP on its RU (the
+//!   station's whole power on the RU's tones: `TxVector::ru_error_params`),
 //!   and station `i` gets the verdict on them (`Mac::on_verdict`). Model
-//!   choice: the AP's SNR per RU is each station's link SNR (no power
-//!   control, no inter-RU interference); a collision loses every user's
-//!   share.
+//!   choices: no uplink power control, no inter-RU interference; a
+//!   collision loses every user's share.
 use super::Bss;
 use crate::mac::{Frame, FrameKind, Mac, Mpdus};
+use crate::phy::ppdu::RuLink;
 
 impl<M: Mac> Bss<M> {
     /// Judge MU PPDU `f` of station `s` user by user (module docs); each
@@ -54,6 +55,7 @@ impl<M: Mac> Bss<M> {
         }
         parts.reverse();
         for (u, mine) in mu.users.iter_mut().zip(parts) {
+            let ru = u.ru.map(|size| RuLink { size, uplink: mu.uplink });
             if mine.is_empty() {
                 // An uplink user with nothing to send: its QoS Null, judged
                 // as a frame of no MSDU is (its Queue Size reaches the AP).
@@ -64,7 +66,7 @@ impl<M: Mac> Bss<M> {
                     rate: u.rate,
                     ..f.clone_header()
                 };
-                u.ok = self.judge(now, u.addr.0 as usize, &mut null);
+                u.ok = self.judge(now, u.addr.0 as usize, &mut null, ru);
                 any |= u.ok;
                 continue;
             }
@@ -72,7 +74,7 @@ impl<M: Mac> Bss<M> {
                 if mine.len() == 1 { Mpdus::one(mine.into_iter().next().expect("one")) } else { Mpdus::many(mine) };
             let (ta, ra, t) = if mu.uplink { (u.addr, f.ra, u.addr.0 as usize) } else { (f.ta, u.addr, s) };
             let mut one = Frame { ta, ra, mpdu_bytes: u.psdu, rate: u.rate, mpdus, mu: None, ..f.clone_header() };
-            u.ok = self.judge(now, t, &mut one);
+            u.ok = self.judge(now, t, &mut one, ru);
             if mu.uplink {
                 self.verdict(now, t, &one, u.ok, out);
             }

@@ -723,7 +723,7 @@ impl<M: Mac> Bss<M> {
     /// interference counts as a collision, not as a channel error.
     pub(super) fn judge_sensed(&mut self, now: SimTime, s: usize, f: &mut Frame, chunks: &[(u64, f64)]) -> bool {
         if chunks.iter().all(|c| c.1 <= 0.0) {
-            return self.judge(now, s, f);
+            return self.judge(now, s, f, None);
         }
         let data = f.kind.carries_msdus();
         let rng = if data { &mut self.rng } else { &mut self.ctl_rng };

@@ -78,6 +78,19 @@ pub struct ErrorParams {
     /// Bits of the BPSK 1/2 signal fields after L-SIG's 24 (HT-SIG 48;
     /// VHT-SIG-A 48 and VHT-SIG-B 26; RL-SIG 24 and HE-SIG-A 52).
     pub sig_bits: u64,
+    /// Width in Hz the signal fields' power spreads over: the channel's
+    /// (`bandwidth_hz`), or for an HE TB PPDU the 20 MHz channels its RU
+    /// overlaps ([`TxVector::ru_error_params`]).
+    pub sig_bandwidth_hz: f64,
+}
+
+/// One user's PSDU in a multi-user PPDU: the size of its RU and whether
+/// it is a station's share of an HE TB PPDU (uplink) or the AP's user of
+/// an HE MU PPDU (downlink) ([`TxVector::ru_error_params`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RuLink {
+    pub size: super::he_mu::RuSize,
+    pub uplink: bool,
 }
 
 impl TxVector {
@@ -216,6 +229,62 @@ impl TxVector {
             spacing_hz: spacing,
             tail_bits: u64::from(tail),
             sig_bits: sig,
+            sig_bandwidth_hz: bandwidth_hz,
+        }
+    }
+
+    /// The error model's parameters for one user's PSDU on its RU in an
+    /// HE MU or HE TB PPDU of this vector's width, MCS, streams and GI
+    /// (IEEE 802.11ax-2021 27.3.2.2, Tables 27-7 to 27-9: the RU's tones).
+    /// The SNR the error model takes stays the link's over the channel
+    /// width at the transmitter's whole power (module
+    /// `channel::error_model::mcs`); what changes is how many tones that
+    /// power feeds:
+    /// - Uplink (HE TB PPDU, 27.3.4): the station puts its whole transmit
+    ///   power on its RU's tones (data and pilots, `RuSize::tones`), so
+    ///   each tone carries W / (tones x 78.125 kHz) times the channel's
+    ///   SNR: 10 log10(996 / 26) = 15.8 dB more per tone on a 26-tone RU
+    ///   of 80 MHz than an SU PPDU's. Its pre-HE signal fields (L-SIG,
+    ///   RL-SIG, HE-SIG-A; no HE-SIG-B) go on the 20 MHz channels its RU
+    ///   overlaps (27.3.10), the 20 MHz channel for RUs up to 242 tones, 40
+    ///   and 80 MHz for the 484- and 996-tone RUs. Model choices: no uplink
+    ///   power control (the Trigger's UL Target RSSI, 9.3.1.22, is not acted
+    ///   on: every station at its own transmit power, as ns-3 3.37); the
+    ///   other users' copies of the
+    ///   common signal fields neither help nor hurt; the centre 26-tone RU
+    ///   of 80 MHz, which straddles two 20 MHz channels, counts as in one.
+    /// - Downlink (HE MU PPDU, 27.3.3): model choice: the AP keeps the
+    ///   power per tone of an SU PPDU of the channel (its power spread over
+    ///   the full-band N_ST, as ns-3 3.37's transmit spectrum), so a user's
+    ///   RU sees the channel's SNR per tone and the parameters are
+    ///   [`Self::error_params`]'s. An AP spreading the same total power
+    ///   over the allocated RUs' tones only would give its users up to 10
+    ///   log10(996 / 848) = 0.7 dB more (eight 106-tone RUs of 80 MHz).
+    ///   HE-SIG-B is not judged (its bits are sent at the HE-SIG-B MCS,
+    ///   module `phy::he_mu`).
+    ///
+    /// ns-3 3.37 takes the SNR of an RU as the power in the RU's
+    /// subcarriers over the noise of the RU's nominal width (2, 4, 8, 20,
+    /// 40, 80, 160 MHz); the tone count here differs from that by at most
+    /// 10 log10(26 / 25.6) = 0.07 dB (26 tones against 2 MHz). Non-HE
+    /// vectors have no RUs: [`Self::error_params`].
+    pub fn ru_error_params(self, ru: RuLink) -> ErrorParams {
+        let p = self.error_params();
+        if !ru.uplink || !matches!(self, TxVector::He(_)) {
+            return p;
+        }
+        use super::he_mu::RuSize as S;
+        let sig_mhz = match ru.size {
+            S::Tones26 | S::Tones52 | S::Tones106 | S::Tones242 => 20,
+            S::Tones484 => 40,
+            S::Tones996 => 80,
+            S::Tones2x996 => 160,
+        };
+        ErrorParams {
+            powered_subcarriers: f64::from(ru.size.tones()),
+            sig_bits: 24 + 52,
+            sig_bandwidth_hz: 1e6 * f64::from(sig_mhz),
+            ..p
         }
     }
 }

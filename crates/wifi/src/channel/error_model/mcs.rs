@@ -22,6 +22,12 @@
 //!   MHz subchannel where the SNR is that of the whole channel (power and
 //!   noise split alike), and its data field (SERVICE 16 + 8 L + tail bits)
 //!   succeed, bits failing independently. Training fields are not modelled.
+//! - One user's PSDU of an HE MU or HE TB PPDU: the same with the
+//!   parameters of its resource unit (`TxVector::ru_error_params`, the
+//!   rule's one place): a station's share of an HE TB PPDU puts the
+//!   station's whole power on its RU's tones (Es/N0 = SNR x W / (tones x
+//!   78.125 kHz)) and its signal fields on the 20 MHz channels its RU
+//!   overlaps (their SNR W / `sig_bandwidth_hz` times the channel's).
 use super::bcc::CodeRate;
 use super::chunk_success;
 use super::ofdm::{coded_ber, uncoded_ber, Constellation};
@@ -82,7 +88,8 @@ pub fn ber_tabulated(p: &ErrorParams, snr_db: f64) -> f64 {
 /// (signal fields received, data field of a PSDU of `bytes` octets
 /// received) at `snr_db` over the channel width (module docs).
 pub fn ppdu_success_parts(p: &ErrorParams, snr_db: f64, bytes: u32) -> (f64, f64) {
-    let sig = super::ErrorModel::ber(&super::UnionBoundModel::default(), snr_db, super::Mode::Ofdm6);
+    let sig_snr = snr_db + 10.0 * (p.bandwidth_hz / p.sig_bandwidth_hz).log10();
+    let sig = super::ErrorModel::ber(&super::UnionBoundModel::default(), sig_snr, super::Mode::Ofdm6);
     let data_bits = 16 + 8 * u64::from(bytes) + p.tail_bits;
     (chunk_success(sig, 24 + p.sig_bits), chunk_success(ber_tabulated(p, snr_db), data_bits))
 }
@@ -132,6 +139,47 @@ mod tests {
             }
         }
         lo
+    }
+
+    fn ru(size: crate::phy::he_mu::RuSize, uplink: bool, w: ChannelWidth, mcs: u8) -> ErrorParams {
+        let v = TxVector::He(HeTxVector::new(HeFormat::Su, mcs, 1, w, HeGi::Ns800, HeBand::Ghz5, 0).unwrap());
+        v.ru_error_params(crate::phy::ppdu::RuLink { size, uplink })
+    }
+
+    #[test]
+    fn an_uplink_ru_concentrates_the_station_power_on_its_tones() {
+        use crate::phy::he_mu::RuSize;
+        // A station's share on a 242-tone RU of 80 MHz carries its whole
+        // power on 242 tones and its signal fields on one 20 MHz channel:
+        // exactly an HE SU PPDU of 20 MHz at the same power, whose SNR
+        // over 20 MHz is 10 log10(4) = 6.02 dB above the 80 MHz one.
+        let up = ru(RuSize::Tones242, true, ChannelWidth::Mhz80, 11);
+        let su20 = he(11, 1, ChannelWidth::Mhz20);
+        for snr in [25.0, 28.0, 30.0, 33.0] {
+            let (h, d) = ppdu_success_parts(&up, snr, 1500);
+            let (h0, d0) = ppdu_success_parts(&su20, snr + 10.0 * 4f64.log10(), 1500);
+            assert!((h - h0).abs() < 1e-12 && (d - d0).abs() < 1e-12, "{snr}: {h} {d} / {h0} {d0}");
+        }
+        // Where the whole 80 MHz channel fails MCS 11 (3 dB under its 50 %
+        // point), a 26-tone RU of it gets through: 10 log10(996 / 26) =
+        // 15.8 dB more per tone.
+        let su80 = he(11, 1, ChannelWidth::Mhz80);
+        let snr = snr_at(&su80, 0.5) - 3.0;
+        let (h, d) = ppdu_success_parts(&su80, snr, 1500);
+        assert!(h * d < 1e-6, "{}", h * d);
+        let (h, d) = ppdu_success_parts(&ru(RuSize::Tones26, true, ChannelWidth::Mhz80, 11), snr, 1500);
+        assert!(h * d > 0.999, "{}", h * d);
+        // Downlink: the AP keeps an SU PPDU's power per tone, every RU
+        // sees the channel's SNR (the SU parameters), on any RU.
+        for size in [RuSize::Tones26, RuSize::Tones106, RuSize::Tones996] {
+            assert_eq!(ru(size, false, ChannelWidth::Mhz80, 7), he(7, 1, ChannelWidth::Mhz80));
+        }
+        // The 90 % point of an uplink RU falls with its tone count as
+        // 10 log10(tones) does (the data field dominates at 1500 octets).
+        let t26 = snr_at(&ru(RuSize::Tones26, true, ChannelWidth::Mhz80, 7), 0.9);
+        let t106 = snr_at(&ru(RuSize::Tones106, true, ChannelWidth::Mhz80, 7), 0.9);
+        let want = 10.0 * (106.0f64 / 26.0).log10();
+        assert!(((t106 - t26) - want).abs() < 0.05, "{t26} {t106} vs {want}");
     }
 
     #[test]

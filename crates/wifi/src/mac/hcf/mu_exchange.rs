@@ -68,6 +68,13 @@ pub struct MuConfig {
     pub access_req: SimDur,
     /// Stations per MU PPDU at most (ns-3's NStations).
     pub max_stations: u32,
+    /// How long the AP trusts a station's buffer status report (ns-3's
+    /// BsrLifetime, 20 ms); after it the station's status is unknown
+    /// (`ul_exchange.rs`).
+    pub bsr_lifetime: SimDur,
+    /// The stations' QoS Data frames carry their Queue Size (ns-3's
+    /// SetQueueSize); false: only their QoS Null frames do.
+    pub queue_size_in_data: bool,
     pub ack: DlAck,
     /// The associated HE stations, in association order.
     pub stations: Vec<MacAddr>,
@@ -105,9 +112,9 @@ pub(super) struct MuState {
     reached: Vec<Vec<u16>>,
     /// The uplink exchange under way: the triggered stations.
     pub(super) ul: Option<Vec<MacAddr>>,
-    /// Each associated station's last reported buffer status (`None`:
-    /// unknown).
-    pub(super) bsr: Vec<(MacAddr, Option<u32>)>,
+    /// Each associated station's last reported buffer status (octets,
+    /// `u32::MAX`: more than 254 x 256) and when it came (`None`: never).
+    pub(super) bsr: Vec<(MacAddr, Option<(u32, SimTime)>)>,
     /// The next access request (uplink; `SimTime::NEVER`: none).
     pub(super) next_req: SimTime,
     /// An access request is pending: the best-effort EDCAF contends as if
@@ -189,8 +196,13 @@ impl Hcf {
         if dl.is_empty() && !m.cfg.ul {
             return false;
         }
-        let stations: Vec<(MacAddr, Option<u32>)> =
-            if m.cfg.ul { m.bsr.clone() } else { m.cfg.stations.iter().map(|&a| (a, None)).collect() };
+        let stations: Vec<(MacAddr, Option<u32>)> = if m.cfg.ul {
+            // (a report older than the lifetime is unknown)
+            let fresh = |&(q, at): &(u32, SimTime)| (now.saturating_since(at) <= m.cfg.bsr_lifetime).then_some(q);
+            m.bsr.iter().map(|(a, r)| (*a, r.as_ref().and_then(fresh))).collect()
+        } else {
+            m.cfg.stations.iter().map(|&a| (a, None)).collect()
+        };
         let view = MuView { width: m.phy.width, stations: &stations, dl: &dl };
         let m = self.mu.as_mut().expect("checked");
         let alloc = match m.sched.select(now, &view) {
@@ -306,7 +318,7 @@ impl Hcf {
         let mut mpdus = Vec::new();
         let mut txs = Vec::with_capacity(users.len());
         let mut served = Vec::with_capacity(users.len());
-        for (i, ((addr, l, _), (mine, _))) in users.iter().zip(chosen).enumerate() {
+        for (i, ((addr, l, user), (mine, _))) in users.iter().zip(chosen).enumerate() {
             let policy = match ack {
                 DlAck::MuBar => AckPolicy::BlockAck,
                 DlAck::AggregatedMuBar => AckPolicy::Normal,
@@ -317,7 +329,16 @@ impl Hcf {
             self.psdu_mpdus(*l, mine, policy, &mut mpdus);
             let count = mpdus.len() as u32 - first;
             self.stats.mpdus_per_ppdu[count as usize] += 1;
-            txs.push(MuUserTx { addr: *addr, first, count, psdu: psdu[i], rate: t.data_rate, ok: false, queue: None });
+            txs.push(MuUserTx {
+                addr: *addr,
+                first,
+                count,
+                psdu: psdu[i],
+                rate: t.data_rate,
+                ru: Some(user.ru.size),
+                ok: false,
+                queue: None,
+            });
             served.push(Served { addr: *addr, link: *l, done: false });
             // Round robin among the links of the AC: served ones go last.
             self.order += 1;

@@ -38,6 +38,8 @@ fn downlink(n: usize, nsta: u32, ack: DlAck, per: &[f64], ms: u64) -> Run {
         access_req: SimDur::ZERO,
         max_stations: nsta,
         ack,
+        bsr_lifetime: SimDur::from_millis(20),
+        queue_size_in_data: false,
         stations: (1..=n as u32).map(MacAddr).collect(),
     });
     let mut down = vec![0.0; n + 1];

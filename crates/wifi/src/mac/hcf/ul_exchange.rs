@@ -13,15 +13,24 @@
 //!   decides: a Basic Trigger when it picks uplink.
 //! - Buffer status (26.5.5's two sources are BSRP-solicited reports and
 //!   the Queue Size of QoS Data and QoS Null frames, 9.2.4.5.6): the AP
-//!   knows what each station reported in its last HE TB PPDU, quantised as
-//!   the Queue Size subfield is (units of 256 octets, at most 254); a
-//!   report of 254 ("more than 254 x 256 octets") counts as 65,024 octets,
-//!   as ns-3 3.37 counts it (its HE TB PPDUs then last 3,679.6 us on a
-//!   242-tone RU at MCS 11, measured with bench/ns3/he-ofdma.cc); unknown
-//!   before its first one (the scheduler then asks for ns-3's UlPsduSize,
-//!   500 octets). BSRP Triggers are not sent (ns-3's
-//!   EnableBsrp = false). Deviation: ns-3 also reads the Queue Size of the
-//!   stations' single-user QoS Data frames; here only HE TB PPDUs report.
+//!   knows the last Queue Size each station sent in an HE TB share it
+//!   decoded, quantised as the subfield is (units of 256 octets, 254:
+//!   "more than 254 x 256 octets"), for `MuConfig::bsr_lifetime` (ns-3's
+//!   BsrLifetime, 20 ms); older or none: unknown, and the scheduler asks
+//!   for ns-3's UlPsduSize, 500 octets (`mac::sched::mu`). Which frames
+//!   carry a Queue Size is the stations' choice: QoS Null frames always;
+//!   QoS Data frames with `MuConfig::queue_size_in_data` (ns-3's
+//!   SetQueueSize, false by default: its stations report in QoS Nulls
+//!   only); a BlockAckReq has no QoS Control field. A report of 254 asks
+//!   for as much as the HE TB PPDU can hold (ns-3 3.37 reads it as
+//!   unbounded): the PPDU lasts aPPDUMaxTime, longer than a station's
+//!   `max_ampdu_bytes` needs (measured in ns-3 with bench/ns3/he-ofdma.cc
+//!   --trace: its HE TB PPDUs after a report of 254 announce 5,480 us; a
+//!   share of 42 MPDUs, 64,846 octets, fills 3.7 ms of it, the rest is
+//!   padding). BSRP Triggers are not sent (ns-3's EnableBsrp = false).
+//!   Deviation: with SetQueueSize ns-3 also reads the Queue Size of the
+//!   stations' single-user QoS Data frames; here only HE TB shares
+//!   report.
 //! - The HE TB PPDU lasts what the longest user needs for the largest
 //!   reported queue, at most aPPDUMaxTime (and, under a TXOP limit, what
 //!   is left of the TXOP after the Trigger, two SIFS and the multi-STA
@@ -186,6 +195,7 @@ impl Hcf {
                 count: 0,
                 psdu: carries(u, tb),
                 rate: t.data_rate,
+                ru: Some(u.ru.size),
                 ok: false,
                 queue: None,
             })
@@ -211,10 +221,16 @@ impl Hcf {
             return;
         }
         let info = f.mu.take().expect("an HE TB PPDU without its users");
-        for u in &info.users {
+        for u in info.users.iter().filter(|u| u.ok) {
+            // What carries a Queue Size (module docs): a QoS Null, QoS Data
+            // with `queue_size_in_data`; a BlockAckReq has no QoS Control.
+            let bar = u.count > 0 && matches!(f.mpdus.as_slice()[u.first as usize].body, MpduBody::BlockAckReq { .. });
+            if bar || (u.count > 0 && !m.cfg.queue_size_in_data) {
+                continue;
+            }
             if let (Some(q), Some(e)) = (u.queue, m.bsr.iter_mut().find(|(a, _)| *a == u.addr)) {
-                // (254, "more than 254 x 256", counts as 254 x 256 octets)
-                e.1 = Some(q.div_ceil(QUEUE_UNIT).min(QUEUE_MORE) * QUEUE_UNIT);
+                let units = q.div_ceil(QUEUE_UNIT).min(QUEUE_MORE);
+                e.1 = Some((if units == QUEUE_MORE { u32::MAX } else { units * QUEUE_UNIT }, now));
             }
         }
         let t = self.p.timing.clone();

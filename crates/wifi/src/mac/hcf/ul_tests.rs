@@ -35,8 +35,22 @@ struct Run {
 }
 
 /// Stations 1..=n send saturated uplink for `ms`; `per[i]`: the error
-/// rate of frames from station i.
+/// rate of frames from station i. Every share reports its Queue Size and
+/// the AP keeps it for the whole run.
 fn uplink(n: usize, quiet_stations: bool, per: &[f64], ms: u64) -> Run {
+    uplink_bsr(n, quiet_stations, per, ms, SimDur::from_millis(ms), true)
+}
+
+/// `uplink` with the AP trusting a report for `bsr_lifetime`, QoS Data
+/// frames carrying a Queue Size when `queue_size_in_data`.
+fn uplink_bsr(
+    n: usize,
+    quiet_stations: bool,
+    per: &[f64],
+    ms: u64,
+    bsr_lifetime: SimDur,
+    queue_size_in_data: bool,
+) -> Run {
     let ap_p = HcfParams { edca: EdcaSet::default_for(15, 1023, false).for_ap(), ..he_params(false) };
     let mut macs: Vec<Hcf> = (0..=n)
         .map(|i| {
@@ -50,6 +64,8 @@ fn uplink(n: usize, quiet_stations: bool, per: &[f64], ms: u64) -> Run {
         access_req: SimDur::from_micros(1000),
         max_stations: n as u32,
         ack: DlAck::MuBar,
+        bsr_lifetime,
+        queue_size_in_data,
         stations: (1..=n as u32).map(MacAddr).collect(),
     });
     let mut up = vec![0.0; n + 1];
@@ -86,15 +102,19 @@ fn uplink(n: usize, quiet_stations: bool, per: &[f64], ms: u64) -> Run {
 }
 
 /// Four stations reached only by Triggers: every HE TB PPDU carries 42
-/// MPDUs from each (65,535 octets on its 242-tone RU, within
-/// aPPDUMaxTime), three transmissions per exchange (Trigger, HE TB PPDU,
-/// multi-STA BlockAck), no failure, every station alike.
+/// MPDUs from each (65,535 octets on its 242-tone RU; the report of 254
+/// asks for aPPDUMaxTime, padded beyond them), three transmissions per
+/// exchange (Trigger, HE TB PPDU, multi-STA BlockAck), no failure, every
+/// station alike.
 #[test]
 fn triggered_stations_share_each_he_tb_ppdu() {
     let r = uplink(4, true, &[], 500);
     let ap = &r.bss.macs[0];
     let triggers = ap.counters.attempts;
     assert!(triggers > 60, "{triggers} Triggers");
+    // Trigger + SIFS + 5,480 us HE TB PPDU + SIFS + BlockAck + AIFS and
+    // backoff: at most 500 ms / 5.6 ms exchanges.
+    assert!(triggers < 90, "{triggers} Triggers: HE TB PPDUs shorter than aPPDUMaxTime");
     assert_eq!(ap.counters.failures, 0);
     // (the first Trigger's answer is QoS Nulls alone, not acknowledged; the
     // run may end within the last exchange)
@@ -163,4 +183,31 @@ fn a_block_ack_req_owed_goes_in_the_share() {
     assert!(s1.stats.block_ack_reqs > 0, "{:?}", s1.stats);
     assert!(r.got[1] > 100, "{:?}", r.got);
     assert_eq!(r.bss.macs[0].counters.failures, 0);
+}
+
+/// ns-3 3.37's defaults: the stations put their Queue Size in QoS Null
+/// frames only and the AP trusts a report for 20 ms. A Trigger after the
+/// report expired asks for 500 octets (UlPsduSize): no 1500-octet MSDU
+/// fits, every station answers with a QoS Null reporting 254, and the
+/// next Triggers ask for aPPDUMaxTime again, until the report expires.
+/// With reports in QoS Data frames too, only the run's first Trigger
+/// finds no report.
+#[test]
+fn reports_in_qos_null_only_expire_after_their_lifetime() {
+    let ms = 1000;
+    // Triggers station 1 answered without data (it answers every one).
+    let short = |r: &Run| r.bss.macs[0].counters.attempts - r.bss.macs[1].stats.mpdus_per_ppdu[42];
+    let ns3 = uplink_bsr(4, true, &[], ms, SimDur::from_millis(20), false);
+    let data = uplink_bsr(4, true, &[], ms, SimDur::from_millis(20), true);
+    // One QoS Null round every 20 ms or a little more (a report is
+    // refreshed only by the QoS Null round: 3-4 long exchanges of 5.6 ms).
+    assert!((40..=50).contains(&short(&ns3)), "{} QoS Null shares in {ms} ms", short(&ns3));
+    assert_eq!(short(&data), 1, "only the first Trigger finds no report");
+    let (a, b) = (ns3.got[1..].iter().sum::<u64>(), data.got[1..].iter().sum::<u64>());
+    println!(
+        "QoS Null rounds in {ms} ms: {} (reports in QoS Null only), {} (in QoS Data too); MSDUs {a}, {b}",
+        short(&ns3),
+        short(&data)
+    );
+    assert!(a < b, "{a} MSDUs with QoS Null reports, {b} with reports in QoS Data too");
 }

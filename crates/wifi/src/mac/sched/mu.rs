@@ -22,14 +22,15 @@
 //!   head of the list; none: single user.
 //! - Uplink (when enabled): a Basic Trigger when the previous TXOP carried
 //!   a DL MU PPDU, or the AP has no downlink data (ns-3's rule: DL and UL
-//!   alternate under load). Stations whose last buffer status report (QoS
-//!   Null or a QoS data frame's Queue Size, 9.2.4.5.6) was zero are
-//!   skipped; an unknown status counts as `ul_psdu_bytes` (ns-3's
-//!   UlPsduSize). The Trigger asks for the largest reported queue (or
-//!   `ul_psdu_bytes`), the HE TB PPDU lasting as long as the longest user
-//!   needs for it (`phy::he_mu::tb_ppdu`). No station qualifies: downlink
-//!   as above. BSRP Triggers (26.5.5) are not modelled: buffer status
-//!   comes from QoS Null and QoS data frames.
+//!   alternate under load). Stations whose last buffer status report (the
+//!   Queue Size of a QoS Null or QoS data frame, 9.2.4.5.6, still valid:
+//!   `hcf::ul_exchange`) was zero are skipped; an unknown status counts as
+//!   `ul_psdu_bytes` (ns-3's UlPsduSize). The Trigger asks for the largest
+//!   reported queue (or `ul_psdu_bytes`; `u32::MAX` for "more than 254 x
+//!   256 octets"), the HE TB PPDU lasting as long as the longest user
+//!   needs for it, at most aPPDUMaxTime (`phy::he_mu::tb_ppdu`). No
+//!   station qualifies: downlink as above. BSRP Triggers (26.5.5) are not
+//!   modelled: buffer status comes from QoS Null and QoS data frames.
 use crate::mac::frame::MacAddr;
 use crate::phy::he_mu::{equal_rus, Ru, RuSize};
 use crate::phy::ChannelWidth;
