@@ -153,10 +153,16 @@ impl Sender {
         if self.cc.fine_grained_loss() {
             self.fg_worried = 2;
         }
-        let ssthresh = self.cc.ssthresh_after_loss(now, &self.win, flight, LossKind::FastRetransmit);
-        // The controller decides (RFC 5681 eq. (4) floors at 2 SMSS); only a
-        // one-segment sanity floor is applied here.
-        self.win.ssthresh = ssthresh.max(self.smss as u64);
+        // RFC 3168 6.1.2: the window is reduced only once for a series of
+        // dropped and/or CE-marked packets of one window of data. A loss of
+        // data sent before an ECN reduction (below its `ecn.high`) is of the
+        // window that reduction answered: ssthresh stays as it set it.
+        if !(self.ecn.reacted && self.snd_una < self.ecn.high) {
+            let ssthresh = self.cc.ssthresh_after_loss(now, &self.win, flight, LossKind::FastRetransmit);
+            // The controller decides (RFC 5681 eq. (4) floors at 2 SMSS); only a
+            // one-segment sanity floor is applied here.
+            self.win.ssthresh = ssthresh.max(self.smss as u64);
+        }
         self.stats.fast_retransmits += 1;
         self.sb.new_episode();
         if first_lost {
