@@ -131,6 +131,23 @@ impl Sender {
         self.stats.fine_grained_retransmits += 1;
     }
 
+    /// B&P 3.1's check on every duplicate ACK, during fast recovery too:
+    /// a first unacknowledged segment older than the fine-grained timeout
+    /// (doubled once retransmitted) is resent at once, so a lost fast
+    /// retransmission waits for no coarse timeout (ns-2.35's
+    /// `Agent/TCP/Vegas` likewise). No window change: the segment was sent
+    /// after the last cut (rule 3 of `crate::cc::vegas`).
+    pub(crate) fn fine_grained_check_in_recovery(&mut self, now: SimTime) {
+        if !self.cc.fine_grained_loss() || self.sb.is_empty() || !self.first_seg_expired(now) {
+            return;
+        }
+        if !self.sb.get(0).lost {
+            self.sb.mark_lost(0);
+        }
+        self.force_rtx = true;
+        self.stats.fine_grained_retransmits += 1;
+    }
+
     fn sack_recovery_variant(&self) -> bool {
         self.variant == RecoveryVariant::Sack
     }
