@@ -218,6 +218,8 @@ proc finish {} {
     # IFQ drops at the BS (its node id in the wireless trace).
     set bs "_[$BS id]_"
     set drops [exec awk "\$1==\"D\" && \$3==\"$bs\" && \$4==\"IFQ\" {d++} END {printf \"%d\", d}" $tracePath]
+    # IFQ drops at the stations (their ACKs, for downloads).
+    set stadrops [exec awk "\$1==\"D\" && \$3!=\"$bs\" && \$4==\"IFQ\" {d++} END {printf \"%d\", d}" $tracePath]
     file delete $tracePath
     set wall [expr {([clock clicks -milliseconds] - $wall0) / 1000.0}]
     set vr "null"
@@ -225,9 +227,9 @@ proc finish {} {
         set vr [format {{"samples":%d,"min_ms":%.3f,"mean_ms":%.3f}} $vrtt_n [expr {$vrtt_min * 1e3}] \
             [expr {$vrtt_sum / $vrtt_n * 1e3}]]
     }
-    puts [format {{"sim":"ns-2","version":"2.35","vegas_rtt0":%s,"agent":"%s","n":%d,"ap_queue":%d,"sim_time_s":%.3f,"per_down":%s,"goodput_mbps":%s,"aggregate_mbps":%.4f,"rto_events":%s,"retransmitted_segments":%s,"ap_queue_drops":%d,"cwnd_every_s":0.1,"cwnd0_segments":%s,"wall_s":%.3f}} \
+    puts [format {{"sim":"ns-2","version":"2.35","vegas_rtt0":%s,"agent":"%s","n":%d,"ap_queue":%d,"sim_time_s":%.3f,"per_down":%s,"goodput_mbps":%s,"aggregate_mbps":%.4f,"rto_events":%s,"retransmitted_segments":%s,"ap_queue_drops":%d,"sta_queue_drops":%d,"cwnd_every_s":0.1,"cwnd0_segments":%s,"wall_s":%.3f}} \
         $vr $opt(agent) $opt(n) $opt(ifq) $opt(simtime) $opt(per_down) [json_list $gput] $total \
-        [json_list $rto %d] [json_list $rexmit %d] $drops [json_list $cwnd0 %.1f] $wall]
+        [json_list $rto %d] [json_list $rexmit %d] $drops $stadrops [json_list $cwnd0 %.1f] $wall]
     exit 0
 }
 

@@ -45,6 +45,7 @@
 #include "ns3/traffic-control-module.h"
 #include "ns3/wifi-module.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -68,7 +69,9 @@ uint64_t g_rttN = 0;
 std::ofstream g_trace; // --trace: flow 0's sender events, one line each
 
 // Flow 0 trace lines: "t_s kind fields...". kinds: tx seq_seg (retx 0|1), ack ack_seg,
-// cwnd bytes, ssth bytes, infl bytes, state name, drop (AP queue drop).
+// cwnd bytes, ssth bytes, infl bytes, state name, drop (AP queue drop), qdrop seq_seg
+// reason (a data segment the AP's queue disc dropped before enqueueing it, the reason's
+// spaces as '_').
 bool
 Tracing()
 {
@@ -140,6 +143,21 @@ ApQdDrop(Ptr<const QueueDiscItem>)
 {
     ++g_apDrops;
     TraceDrop();
+}
+
+void
+ApQdDropBefore(Ptr<const QueueDiscItem> item, const char* reason)
+{
+    Ptr<Packet> p = item->GetPacket()->Copy();
+    TcpHeader h;
+    if (!Tracing() || p->RemoveHeader(h) == 0 || p->GetSize() == 0)
+    {
+        return;
+    }
+    std::string r(reason);
+    std::replace(r.begin(), r.end(), ' ', '_');
+    g_trace << Simulator::Now().GetSeconds() << " qdrop " << (h.GetSequenceNumber().GetValue() - 1) / g_mss << " "
+            << r << "\n";
 }
 
 void
@@ -502,8 +520,10 @@ main(int argc, char* argv[])
         }
         QueueDiscContainer qd = h.Install(apDev);
         g_apQd = qd.Get(0);
-        NS_ABORT_MSG_IF(!qd.Get(0)->TraceConnectWithoutContext("Drop", MakeCallback(&ApQdDrop)),
-                        "could not connect the queue disc's Drop trace");
+        NS_ABORT_MSG_IF(!qd.Get(0)->TraceConnectWithoutContext("Drop", MakeCallback(&ApQdDrop)) ||
+                            !qd.Get(0)->TraceConnectWithoutContext("DropBeforeEnqueue",
+                                                                   MakeCallback(&ApQdDropBefore)),
+                        "could not connect the queue disc's Drop traces");
     }
     tch.Uninstall(staDevs);
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();

@@ -20,6 +20,11 @@
 //!   is dropped, ECT or not (a forced drop, as ns-3's `UseHardDrop`
 //!   default), `count = 0`.
 //! - `avg < min_th`: `count = -1`.
+//! - `min_queue` (default 0, the paper's rule): an arrival that finds fewer
+//!   than `min_queue` packets queued gets no signal, early or forced, and
+//!   `count = -1`, the average updated as above. ns-2's RED (`qlen > 1`)
+//!   and ns-3's `RedQueueDisc` (`nQueued > 1`) have this rule with 2; the
+//!   paper has none. Section 16.7 of docs/validation.md measures its effect.
 //! - An arrival that finds `capacity` packets is dropped (`QueueFull`).
 //!
 //! Defaults: `min_th` 5 packets, `max_th` 15 (3 x `min_th`), `max_p` 0.1,
@@ -58,6 +63,9 @@ wifitcp_core::config_table! {
         /// Transmission time of a typical packet, for the idle-time decay of the average.
         #[key(range = r(Ex(0.0), In(1e7)), unit = "us")]
         pub idle_pkt_us: f64 = 1000.0,
+        /// No early or forced signal for an arrival that finds fewer packets queued (0: none withheld, Floyd & Jacobson; ns-2's and ns-3's RED: 2).
+        #[key(range = r(In(0.0), In(1e6)), unit = "packets")]
+        pub min_queue: u32 = 0,
     }
 }
 
@@ -133,6 +141,10 @@ impl Red {
                 self.avg *= (1.0 - self.cfg.w_q).powf(m);
             }
             _ => self.avg = (1.0 - self.cfg.w_q) * self.avg + self.cfg.w_q * self.fifo.len() as f64,
+        }
+        if (self.fifo.len() as u64) < u64::from(self.cfg.min_queue) {
+            self.count = -1;
+            return Verdict::Enqueue;
         }
         match Red::p_b(&self.cfg, self.avg) {
             None => {
@@ -278,6 +290,23 @@ mod tests {
         }
         let c = r.counters();
         ((c.dropped(DropReason::QueueAqm) + c.ce_marked) as f64 / arrivals as f64, c.ce_marked, c.dropped(DropReason::QueueAqm))
+    }
+
+    #[test]
+    fn min_queue_withholds_signals_from_a_short_queue() {
+        // avg far above 2 max_th: every arrival is a forced drop, unless
+        // min_queue withholds the signal while fewer packets are queued
+        for (min_queue, kept) in [(0u32, 0usize), (2, 2)] {
+            let cfg = RedConfig { min_queue, ..RedConfig::default() };
+            let mut r = Red::new(1000, cfg, RngStream::derive(3, "t"));
+            r.avg = 100.0;
+            let mut dr = Vec::new();
+            for i in 0..5 {
+                r.enqueue(us(i), q(data(1, i as u32)), &mut dr);
+            }
+            assert_eq!(r.len(), kept, "min_queue {min_queue}");
+            assert_eq!(dr.len(), 5 - kept);
+        }
     }
 
     #[test]

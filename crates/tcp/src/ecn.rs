@@ -29,7 +29,10 @@
 //!   [`crate::CongestionControl::ssthresh_after_ce`] (by default its loss
 //!   response) and cwnd to ssthresh, without retransmitting; CWR is set on
 //!   the next new data segment. During fast recovery or after an RTO no
-//!   further reduction is made (the loss reaction covers the window).
+//!   further reduction is made (the loss reaction covers the window); a
+//!   loss of data sent before an ECN reduction starts fast recovery
+//!   without a second one (6.1.2: one reduction for the dropped and/or CE
+//!   packets of one window; `Sender::enter_recovery_from`).
 //!   Every ACK's echo is also given to the controller
 //!   ([`crate::CongestionControl::on_ecn_feedback`]) for its own estimate.
 use crate::cc::EcnFeedback;

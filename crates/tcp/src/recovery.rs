@@ -131,6 +131,23 @@ impl Sender {
         self.stats.fine_grained_retransmits += 1;
     }
 
+    /// B&P 3.1's check on every duplicate ACK, during fast recovery too:
+    /// a first unacknowledged segment older than the fine-grained timeout
+    /// (doubled once retransmitted) is resent at once, so a lost fast
+    /// retransmission waits for no coarse timeout (ns-2.35's
+    /// `Agent/TCP/Vegas` likewise). No window change: the segment was sent
+    /// after the last cut (rule 3 of `crate::cc::vegas`).
+    pub(crate) fn fine_grained_check_in_recovery(&mut self, now: SimTime) {
+        if !self.cc.fine_grained_loss() || self.sb.is_empty() || !self.first_seg_expired(now) {
+            return;
+        }
+        if !self.sb.get(0).lost {
+            self.sb.mark_lost(0);
+        }
+        self.force_rtx = true;
+        self.stats.fine_grained_retransmits += 1;
+    }
+
     fn sack_recovery_variant(&self) -> bool {
         self.variant == RecoveryVariant::Sack
     }
@@ -153,10 +170,16 @@ impl Sender {
         if self.cc.fine_grained_loss() {
             self.fg_worried = 2;
         }
-        let ssthresh = self.cc.ssthresh_after_loss(now, &self.win, flight, LossKind::FastRetransmit);
-        // The controller decides (RFC 5681 eq. (4) floors at 2 SMSS); only a
-        // one-segment sanity floor is applied here.
-        self.win.ssthresh = ssthresh.max(self.smss as u64);
+        // RFC 3168 6.1.2: the window is reduced only once for a series of
+        // dropped and/or CE-marked packets of one window of data. A loss of
+        // data sent before an ECN reduction (below its `ecn.high`) is of the
+        // window that reduction answered: ssthresh stays as it set it.
+        if !(self.ecn.reacted && self.snd_una < self.ecn.high) {
+            let ssthresh = self.cc.ssthresh_after_loss(now, &self.win, flight, LossKind::FastRetransmit);
+            // The controller decides (RFC 5681 eq. (4) floors at 2 SMSS); only a
+            // one-segment sanity floor is applied here.
+            self.win.ssthresh = ssthresh.max(self.smss as u64);
+        }
         self.stats.fast_retransmits += 1;
         self.sb.new_episode();
         if first_lost {

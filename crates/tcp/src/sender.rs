@@ -360,6 +360,8 @@ impl Sender {
         self.same_ack = !cumulative && outstanding && a.pure;
         if self.state == LossState::Open {
             self.maybe_enter_recovery(a.now);
+        } else if self.state == LossState::Recovery && self.same_ack {
+            self.fine_grained_check_in_recovery(a.now);
         }
         if self.sack_recovery() && self.state == LossState::Recovery {
             self.sb.mark_lost_by_sack(self.dupthresh, self.smss);

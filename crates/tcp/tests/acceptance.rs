@@ -743,7 +743,7 @@ fn rto_during_newreno_recovery_does_not_raise_ssthresh() {
 fn vegas_brakmo_loss_response() {
     use wifitcp_tcp::cc::vegas::{Vegas, VegasConfig, VegasLoss};
     use wifitcp_tcp::Connection;
-    let run = |loss: VegasLoss, holes: &[u64]| {
+    let run_with = |loss: VegasLoss, holes: &[u64], twice: Option<u64>| {
         let mut s = setup(Reno);
         // every RTT sample one path RTT (no delayed-ACK wait)
         s.cfg_b.delayed_ack = None;
@@ -755,6 +755,9 @@ fn vegas_brakmo_loss_response() {
         for &n in holes {
             h.rule(Dir::AtoB, Rule::NthData(n));
         }
+        if let Some(off) = twice {
+            h.rule(Dir::AtoB, Rule::Offset { off, times: 2 });
+        }
         established(&mut h);
         for _ in 0..200 {
             h.a.send(M);
@@ -764,6 +767,7 @@ fn vegas_brakmo_loss_response() {
         deliver(&mut h, 200 * M, secs(120));
         h
     };
+    let run = |loss: VegasLoss, holes: &[u64]| run_with(loss, holes, None);
     // Delay from the lost segment's first transmission to its resend.
     let rtx_delay = |h: &Harness| {
         let first = h.data_log().find(|e| e.dropped).unwrap();
@@ -796,4 +800,15 @@ fn vegas_brakmo_loss_response() {
     let st = r.a.stats();
     assert_eq!(st.fine_grained_retransmits, 0);
     assert!(st.loss_events.len() >= 2 || st.timeouts > 0, "{:?}", st.loss_events);
+
+    // A segment and its fast retransmission lost: the duplicate ACKs that
+    // follow find the retransmission older than the (doubled) fine-grained
+    // timeout and resend it; no coarse timeout, one window cut. Reno's
+    // response waits for the RTO.
+    let b = run_with(VegasLoss::Brakmo, &[], Some(100 * M));
+    let st = b.a.stats();
+    assert_eq!((st.timeouts, st.segments_retransmitted), (0, 2), "{:?}", st.loss_events);
+    assert_eq!(st.loss_events.len(), 1, "one window cut");
+    let r = run_with(VegasLoss::Reno, &[], Some(100 * M));
+    assert_eq!(r.a.stats().timeouts, 1);
 }

@@ -18,6 +18,8 @@ struct Link {
     log: Vec<(SimTime, bool, Segment)>,
     /// Data segments a->b, by send order (1-based), that a queue marks CE.
     mark: Vec<u64>,
+    /// Data segments a->b, by send order (1-based), that are lost.
+    drop: Vec<u64>,
     data_sent: u64,
 }
 
@@ -26,7 +28,16 @@ impl Link {
         let mut a = Connection::connect(SimTime::ZERO, ca, Box::new(Reno::new()), 40_000, 80, 1000);
         a.send(bytes);
         let b = Connection::listen(cb, Box::new(Reno::new()), 80, 5000);
-        Link { a, b, now: SimTime::ZERO, wire: VecDeque::new(), log: Vec::new(), mark: Vec::new(), data_sent: 0 }
+        Link {
+            a,
+            b,
+            now: SimTime::ZERO,
+            wire: VecDeque::new(),
+            log: Vec::new(),
+            mark: Vec::new(),
+            drop: Vec::new(),
+            data_sent: 0,
+        }
     }
     fn pump(&mut self) {
         while let Some(s) = self.a.poll_transmit(self.now) {
@@ -39,6 +50,9 @@ impl Link {
                 }
             }
             self.log.push((self.now, true, s.clone()));
+            if s.payload_len > 0 && self.drop.contains(&self.data_sent) {
+                continue;
+            }
             self.wire.push_back((self.now + ONE_WAY, true, s, cp));
         }
         while let Some(s) = self.b.poll_transmit(self.now) {
@@ -141,6 +155,32 @@ fn classic_mark_halves_once_without_retransmission_and_sends_cwr() {
     assert_eq!(ece_after_cwr, 0, "CWR clears the echo (6.1.3)");
     // The reduction: ssthresh half the flight (RFC 5681 eq. (4)).
     assert!(l.a.ssthresh() < 1 << 20);
+}
+
+/// A mark, then a loss: (ECN reductions, fast retransmits, final ssthresh).
+fn mark_then_drop(drop: Vec<u64>) -> (u64, u64, u64) {
+    let mut l = Link::new(cfg(EcnMode::Classic), cfg(EcnMode::Classic), 400_000);
+    l.mark = vec![30];
+    l.drop = drop;
+    l.run(SimTime::from_secs(20));
+    assert!(l.b.delivered_bytes() >= 400_000);
+    let st = l.a.stats();
+    (st.ecn_reductions, st.fast_retransmits, l.a.ssthresh())
+}
+
+#[test]
+fn a_loss_in_the_window_a_mark_answered_reduces_nothing_more() {
+    // RFC 3168 6.1.2: one reduction for the dropped and CE-marked packets
+    // of one window of data.
+    let (_, _, marked_only) = mark_then_drop(vec![]);
+    // Segment 32 left before the echo of 30 came back: the same window.
+    let (ecn, fr, ss) = mark_then_drop(vec![32]);
+    assert_eq!((ecn, fr), (1, 1));
+    assert_eq!(ss, marked_only, "the loss keeps the mark's ssthresh");
+    // Segment 200 left long after the reduction: a new window, a new halving.
+    let (ecn, fr, ss) = mark_then_drop(vec![200]);
+    assert_eq!((ecn, fr), (1, 1));
+    assert!(ss < marked_only, "{ss} against {marked_only}");
 }
 
 #[test]
