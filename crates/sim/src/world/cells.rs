@@ -152,6 +152,22 @@ impl CellGate {
         here(ta) && here(ra)
     }
 
+    /// A frame's ends as node ids for the inner model, or the (header,
+    /// MPDUs) success parts the gate decides alone: (1, 0) when an end is
+    /// not in this cell (no header draw, every MPDU lost), (1, 1) for a
+    /// control frame when the inner model spares control frames (what the
+    /// medium assumes of such a model).
+    fn gate(&self, ta: MacAddr, ra: MacAddr, f: &Frame) -> Result<(MacAddr, MacAddr), (f64, f64)> {
+        let (ta, ra) = (self.node(ta), self.node(ra));
+        if !self.present(ta, ra) {
+            return Err((1.0, 0.0));
+        }
+        if !self.inner_hits_control && !f.kind.carries_msdus() {
+            return Err((1.0, 1.0));
+        }
+        Ok((ta, ra))
+    }
+
     /// The node id of the cell's address `a` (unchanged if not a member).
     #[inline(always)]
     fn node(&self, a: MacAddr) -> MacAddr {
@@ -164,14 +180,10 @@ impl CellGate {
 
 impl FrameErrorModel for CellGate {
     fn success_prob(&mut self, now: SimTime, ta: MacAddr, ra: MacAddr, f: &Frame, rng: &mut RngStream) -> f64 {
-        let (ta, ra) = (self.node(ta), self.node(ra));
-        if !self.present(ta, ra) {
-            return 0.0;
+        match self.gate(ta, ra, f) {
+            Ok((ta, ra)) => self.inner.success_prob(now, ta, ra, f, rng),
+            Err((header, mpdus)) => header * mpdus,
         }
-        if !self.inner_hits_control && !f.kind.carries_msdus() {
-            return 1.0; // what the medium assumes of a model that spares control frames
-        }
-        self.inner.success_prob(now, ta, ra, f, rng)
     }
     fn ppdu_success_parts(
         &mut self,
@@ -181,15 +193,10 @@ impl FrameErrorModel for CellGate {
         f: &Frame,
         rng: &mut RngStream,
     ) -> (f64, f64) {
-        let (ta, ra) = (self.node(ta), self.node(ra));
-        // (1, 0) when absent: no header draw, every MPDU judged lost as before
-        if !self.present(ta, ra) {
-            return (1.0, 0.0);
+        match self.gate(ta, ra, f) {
+            Ok((ta, ra)) => self.inner.ppdu_success_parts(now, ta, ra, f, rng),
+            Err(parts) => parts,
         }
-        if !self.inner_hits_control && !f.kind.carries_msdus() {
-            return (1.0, 1.0);
-        }
-        self.inner.ppdu_success_parts(now, ta, ra, f, rng)
     }
     fn ru_success_parts(
         &mut self,
@@ -200,14 +207,10 @@ impl FrameErrorModel for CellGate {
         ru: wifitcp_wifi::phy::ppdu::RuLink,
         rng: &mut RngStream,
     ) -> (f64, f64) {
-        let (ta, ra) = (self.node(ta), self.node(ra));
-        if !self.present(ta, ra) {
-            return (1.0, 0.0);
+        match self.gate(ta, ra, f) {
+            Ok((ta, ra)) => self.inner.ru_success_parts(now, ta, ra, f, ru, rng),
+            Err(parts) => parts,
         }
-        if !self.inner_hits_control && !f.kind.carries_msdus() {
-            return (1.0, 1.0);
-        }
-        self.inner.ru_success_parts(now, ta, ra, f, ru, rng)
     }
     fn success_prob_with_interference(
         &mut self,
