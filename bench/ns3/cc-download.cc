@@ -48,6 +48,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <set>
 
 using namespace ns3;
@@ -71,7 +72,7 @@ std::ofstream g_trace; // --trace: flow 0's sender events, one line each
 // Flow 0 trace lines: "t_s kind fields...". kinds: tx seq_seg (retx 0|1), ack ack_seg,
 // cwnd bytes, ssth bytes, infl bytes, state name, drop (AP queue drop), qdrop seq_seg
 // reason (a data segment the AP's queue disc dropped before enqueueing it, the reason's
-// spaces as '_').
+// spaces as '_'), qmark seq_seg reason (one it marked CE).
 bool
 Tracing()
 {
@@ -160,6 +161,23 @@ ApQdDropBefore(Ptr<const QueueDiscItem> item, const char* reason)
             << r << "\n";
 }
 
+// A data segment of flow 0 the AP's queue disc marked CE (it carried ECT): "qmark seq_seg
+// reason", the reason's spaces as '_'.
+void
+ApQdMark(Ptr<const QueueDiscItem> item, const char* reason)
+{
+    Ptr<Packet> p = item->GetPacket()->Copy();
+    TcpHeader h;
+    if (!Tracing() || p->RemoveHeader(h) == 0 || p->GetSize() == 0 || h.GetDestinationPort() != 5000)
+    {
+        return;
+    }
+    std::string r(reason);
+    std::replace(r.begin(), r.end(), ' ', '_');
+    g_trace << Simulator::Now().GetSeconds() << " qmark " << (h.GetSequenceNumber().GetValue() - 1) / g_mss << " "
+            << r << "\n";
+}
+
 void
 Assoc(Mac48Address)
 {
@@ -203,6 +221,83 @@ struct FlowTcp
 std::vector<FlowTcp> g_flows;
 bool g_renoSackReset = false;
 
+// Fast retransmissions at the AP: the first data segment a flow sends after entering
+// Recovery (the retransmission on the DupThresh-th duplicate ACK), followed to the AP.
+// For each one: the AP's MAC queue length (packets) when IP forwards it to the Wi-Fi
+// device (the traffic-control layer drops it, TcDrop, when that queue is full). The same
+// queue lengths are kept for every data segment the AP forwards. Each RTO is classed by
+// how the segment it resends (SND.UNA) was last sent (o original, f fast retransmission,
+// r other retransmission in Recovery, l retransmission after an RTO, x other), whether
+// the AP dropped that copy, and whether the flow had come back to Open after a loss
+// before ("first": the RTO is in the flow's first loss episode, slow start's overshoot).
+Ptr<WifiMacQueue> g_apMacQ;
+std::vector<bool> g_frtxNext; // flow entered Recovery: its next data Tx is the fast retransmission
+struct SegSend
+{
+    char kind;
+    bool atAp;
+    bool dropped;
+};
+std::vector<std::map<uint32_t, SegSend>> g_lastSend; // per flow: seq -> how its last copy went
+std::vector<bool> g_hadLoss;                          // per flow: back in Open after a loss episode
+std::map<std::string, uint32_t> g_rtoCause;
+SegSend* g_lastFwd = nullptr;                         // the data segment the AP forwarded last
+uint64_t g_frtx = 0, g_frtxArrived = 0, g_frtxDropped = 0;
+std::vector<uint64_t> g_frtxQlen; // fast retransmissions by AP queue length at arrival
+std::vector<uint64_t> g_dataQlen; // every data segment by AP queue length at arrival
+uint32_t g_dataPortBase = 5000;
+
+void
+ApForward(const Ipv4Header&, Ptr<const Packet> p, uint32_t)
+{
+    g_lastFwd = nullptr;
+    Ptr<Packet> c = p->Copy();
+    TcpHeader h;
+    if (!g_apMacQ || c->RemoveHeader(h) == 0 || c->GetSize() == 0)
+    {
+        return;
+    }
+    const uint16_t port = h.GetDestinationPort();
+    if (port < g_dataPortBase || port >= g_dataPortBase + g_lastSend.size())
+    {
+        return;
+    }
+    const uint32_t q = g_apMacQ->GetNPackets();
+    if (g_dataQlen.size() <= q)
+    {
+        g_dataQlen.resize(q + 1, 0);
+    }
+    ++g_dataQlen[q];
+    auto it = g_lastSend[port - g_dataPortBase].find(h.GetSequenceNumber().GetValue());
+    if (it == g_lastSend[port - g_dataPortBase].end() || it->second.atAp)
+    {
+        return;
+    }
+    it->second.atAp = true;
+    g_lastFwd = &it->second;
+    if (it->second.kind == 'f')
+    {
+        ++g_frtxArrived;
+        if (g_frtxQlen.size() <= q)
+        {
+            g_frtxQlen.resize(q + 1, 0);
+        }
+        ++g_frtxQlen[q];
+    }
+}
+
+// TcDrop comes within the forwarding call of the packet it drops.
+void
+ApTcDropProbe(Ptr<const Packet>)
+{
+    if (g_lastFwd)
+    {
+        g_lastFwd->dropped = true;
+        g_frtxDropped += g_lastFwd->kind == 'f';
+        g_lastFwd = nullptr;
+    }
+}
+
 void
 Highest(uint32_t flow, SequenceNumber32, SequenceNumber32 now)
 {
@@ -218,7 +313,19 @@ TxCount(uint32_t flow, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSoc
         return;
     }
     ++f.dataTx;
-    if (h.GetSequenceNumber().GetValue() < f.highest)
+    const uint32_t seq = h.GetSequenceNumber().GetValue();
+    char kind = seq < f.highest ? (f.state == TcpSocketState::CA_RECOVERY ? 'r'
+                                   : f.state == TcpSocketState::CA_LOSS ? 'l'
+                                                                        : 'x')
+                                : 'o';
+    if (g_frtxNext[flow])
+    {
+        g_frtxNext[flow] = false;
+        ++g_frtx;
+        kind = 'f';
+    }
+    g_lastSend[flow][seq] = SegSend{kind, false, false};
+    if (seq < f.highest)
     {
         ++f.retx;
         if (f.state == TcpSocketState::CA_OPEN || f.state == TcpSocketState::CA_DISORDER)
@@ -265,10 +372,21 @@ CongState(uint32_t flow, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCong
     if (now == TcpSocketState::CA_LOSS)
     {
         ++g_rto[flow];
+        const uint32_t head = g_flows[flow].sock->GetTxBuffer()->HeadSequence().GetValue();
+        auto it = g_lastSend[flow].find(head);
+        std::string cause = it == g_lastSend[flow].end()
+                                ? std::string("unknown")
+                                : std::string(1, it->second.kind) + (it->second.dropped ? "-dropped" : "-delivered");
+        ++g_rtoCause[cause + (g_hadLoss[flow] ? "" : "-first")];
     }
     else if (now == TcpSocketState::CA_RECOVERY)
     {
         ++g_fastRecov[flow];
+        g_frtxNext[flow] = true;
+    }
+    if (now == TcpSocketState::CA_OPEN && g_fastRecov[flow] + g_rto[flow] > 0)
+    {
+        g_hadLoss[flow] = true; // back in Open after a loss episode
     }
 }
 
@@ -390,6 +508,9 @@ main(int argc, char* argv[])
     g_rto.assign(nSta, 0);
     g_fastRecov.assign(nSta, 0);
     g_flows.resize(nSta);
+    g_frtxNext.assign(nSta, false);
+    g_lastSend.resize(nSta);
+    g_hadLoss.assign(nSta, false);
 
     TypeId tid = cc == "cubic"   ? TcpCubic::GetTypeId()
                  : cc == "vegas" ? TcpVegas::GetTypeId()
@@ -522,7 +643,8 @@ main(int argc, char* argv[])
         g_apQd = qd.Get(0);
         NS_ABORT_MSG_IF(!qd.Get(0)->TraceConnectWithoutContext("Drop", MakeCallback(&ApQdDrop)) ||
                             !qd.Get(0)->TraceConnectWithoutContext("DropBeforeEnqueue",
-                                                                   MakeCallback(&ApQdDropBefore)),
+                                                                   MakeCallback(&ApQdDropBefore)) ||
+                            !qd.Get(0)->TraceConnectWithoutContext("Mark", MakeCallback(&ApQdMark)),
                         "could not connect the queue disc's Drop traces");
     }
     tch.Uninstall(staDevs);
@@ -551,9 +673,14 @@ main(int argc, char* argv[])
 
     Ptr<WifiNetDevice> apWifi = DynamicCast<WifiNetDevice>(apDev.Get(0));
     Ptr<WifiMacQueue> apQ = apWifi->GetMac()->GetTxop()->GetWifiMacQueue();
+    g_apMacQ = apQ;
     bool ok = apQ->TraceConnectWithoutContext("Drop", MakeCallback(&ApDrop)) &&
               apNode.Get(0)->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext("TcDrop",
                                                                                           MakeCallback(&ApTcDrop)) &&
+              apNode.Get(0)->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
+                  "TcDrop", MakeCallback(&ApTcDropProbe)) &&
+              apNode.Get(0)->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext("UnicastForward",
+                                                                                     MakeCallback(&ApForward)) &&
               apWifi->GetPhy()->TraceConnectWithoutContext("PhyTxPsduBegin", MakeCallback(&PsduTxBegin));
     for (uint32_t i = 0; i < nSta; ++i)
     {
@@ -616,6 +743,11 @@ main(int argc, char* argv[])
             }
         }
     }
+    std::string causes;
+    for (const auto& kv : g_rtoCause)
+    {
+        causes += (causes.empty() ? "" : ",") + bench::Str(kv.first) + ":" + std::to_string(kv.second);
+    }
     std::ostringstream js;
     js << "{\"sim\":\"ns-3\",\"version\":\"3.37\",\"cc\":" << bench::Str(cc) << ",\"sack\":" << (sack ? "true" : "false")
        << ",\"n\":" << nSta << ",\"ap_queue\":" << apQueue << ",\"sim_time_s\":" << bench::Num(simTime, 3)
@@ -630,6 +762,9 @@ main(int argc, char* argv[])
        << ",\"rtt_mean_ms\":" << bench::Num(g_rttN ? g_rttSum / g_rttN * 1e3 : 0.0, 3)
        << ",\"aqm\":" << bench::Str(aqm) << ",\"pacing\":" << (pacing || cc == "bbr" ? "true" : "false")
        << ",\"qdisc_stats\":{" << qdStats << "},\"red_wait\":" << (redWait ? "true" : "false")
+       << ",\"frtx\":" << g_frtx << ",\"frtx_at_ap\":" << g_frtxArrived << ",\"frtx_ap_dropped\":" << g_frtxDropped
+       << ",\"rto_causes\":{" << causes << "}"
+       << ",\"frtx_qlen\":" << bench::Arr(g_frtxQlen) << ",\"data_qlen\":" << bench::Arr(g_dataQlen)
        << ",\"wall_s\":" << bench::Num(bench::WallNow() - wall0, 2) << "}";
     std::cout << js.str() << std::endl;
     Simulator::Destroy();
