@@ -37,7 +37,7 @@ array set opt {
     per_down 0.0  retry 7
     bw 100Mb  delay 15ms
     rate 24Mb  basic 24Mb  slot 0.000009  sifs 0.000010  cwmin 15  cwmax 1023
-    radius 5.0  seed 1  rtproto DSDV  trace ""
+    radius 5.0  seed 1  rtproto DSDV  trace ""  sendtrace ""
 }
 parse_args opt $argv
 if {$opt(agent) ne "Newreno" && $opt(agent) ne "Vegas"} {
@@ -142,7 +142,9 @@ for {set i 0} {$i < $opt(n)} {incr i} {
     $sta($i) set Z_ 0.0
 }
 
-$ns wifitcp-untrace-links
+# sendtrace=FILE: every data segment the server hands to its link ("time fid seqno"),
+# from the wired link's trace (kept only with this option).
+if {$opt(sendtrace) eq ""} { $ns wifitcp-untrace-links }
 $ns duplex-link $W $BS $opt(bw) $opt(delay) DropTail
 $ns queue-limit $W $BS 1000
 
@@ -166,6 +168,48 @@ if {$opt(trace) ne ""} {
     set vtf [open $opt(trace) w]
     $tcp(0) attach $vtf
     foreach v {cwnd_ ssthresh_ ack_ t_backoff_ nrexmit_ dupacks_} { $tcp(0) trace $v }
+}
+# Every flow's nrexmit_ and ack_ changes (flow 0's in the trace= file when given): each
+# increment of nrexmit_ is a coarse timeout (Agent/TCP/Newreno and ns-2.35's
+# Agent/TCP/Vegas count only those there), and the time from the flow's last cumulative
+# ACK advance to it is time spent waiting for the coarse timer ("stalled").
+set ctrPath [exec mktemp /tmp/wifitcp-ns2-ctr.XXXXXX]
+set ctf [open $ctrPath w]
+for {set i 0} {$i < $opt(n)} {incr i} {
+    if {$i == 0 && $opt(trace) ne ""} { continue }
+    $tcp($i) attach $ctf
+    foreach v {nrexmit_ ack_} { $tcp($i) trace $v }
+}
+# {coarse timeouts, seconds stalled} of the flow whose trace lines name destination dst:
+# the union of the intervals [last ack_ advance, timeout].
+proc stalls {files dst} {
+    set ivs {}
+    foreach f $files {
+        set lastAck -2; set lastT -1.0; set lastRx -1
+        set fh [open $f r]
+        while {[gets $fh line] >= 0} {
+            set w [regexp -all -inline {\S+} $line]
+            if {[llength $w] < 7 || [lindex $w 3] ne $dst} { continue }
+            set t [lindex $w 0]; set var [lindex $w 5]; set val [lindex $w 6]
+            if {$var eq "ack_" && $val > $lastAck} { set lastAck $val; set lastT $t }
+            if {$var eq "nrexmit_"} {
+                if {$lastRx >= 0 && $val > $lastRx && $lastT >= 0} { lappend ivs [list $lastT $t] }
+                set lastRx $val
+            }
+        }
+        close $fh
+    }
+    set total 0.0; set cur {}
+    foreach iv [lsort -real -index 0 $ivs] {
+        if {$cur ne {} && [lindex $iv 0] <= [lindex $cur 1]} {
+            set cur [list [lindex $cur 0] [expr {max([lindex $cur 1], [lindex $iv 1])}]]
+        } else {
+            if {$cur ne {}} { set total [expr {$total + [lindex $cur 1] - [lindex $cur 0]}] }
+            set cur $iv
+        }
+    }
+    if {$cur ne {}} { set total [expr {$total + [lindex $cur 1] - [lindex $cur 0]}] }
+    return [list [llength $ivs] $total]
 }
 
 set cwnd0 {}
@@ -202,8 +246,11 @@ proc errors_on {} {
 $ns at $opt(warmup) "errors_on"
 
 proc finish {} {
-    global ns opt tcp tf tracePath wall0 cwnd0 ack0 BS vrtt_n vrtt_sum vrtt_min
-    set gput {}; set rto {}; set rexmit {}; set total 0.0
+    global ns opt tcp tf tracePath wall0 cwnd0 ack0 BS W vrtt_n vrtt_sum vrtt_min ctf ctrPath vtf
+    set gput {}; set rto {}; set rexmit {}; set total 0.0; set coarse {}; set duprx {}
+    flush $ctf; close $ctf
+    set files [list $ctrPath]
+    if {$opt(trace) ne ""} { flush $vtf; lappend files $opt(trace) }
     for {set i 0} {$i < $opt(n)} {incr i} {
         set a0 [lindex $ack0 $i]
         if {$a0 < 0} { set a0 -1 }
@@ -211,25 +258,31 @@ proc finish {} {
         lappend gput [expr {$b * 8.0 / $opt(simtime) / 1e6}]
         lappend rto [$tcp($i) set nrexmit_]
         lappend rexmit [$tcp($i) set nrexmitpack_]
+        set sp [stalls $files [$tcp($i) set dst_addr_]]
+        lappend coarse [lindex $sp 0]; lappend duprx [lindex $sp 1]
         set total [expr {$total + $b * 8.0 / $opt(simtime) / 1e6}]
     }
     $ns flush-trace
     close $tf
+    if {$opt(sendtrace) ne ""} {
+        exec awk "\$1==\"+\" && \$3==\"[$W id]\" && \$5==\"tcp\" {print \$2, \$8, \$11}" $tracePath > $opt(sendtrace)
+    }
     # IFQ drops at the BS (its node id in the wireless trace).
     set bs "_[$BS id]_"
     set drops [exec awk "\$1==\"D\" && \$3==\"$bs\" && \$4==\"IFQ\" {d++} END {printf \"%d\", d}" $tracePath]
     # IFQ drops at the stations (their ACKs, for downloads).
     set stadrops [exec awk "\$1==\"D\" && \$3!=\"$bs\" && \$4==\"IFQ\" {d++} END {printf \"%d\", d}" $tracePath]
     file delete $tracePath
+    file delete $ctrPath
     set wall [expr {([clock clicks -milliseconds] - $wall0) / 1000.0}]
     set vr "null"
     if {$vrtt_n > 0} {
         set vr [format {{"samples":%d,"min_ms":%.3f,"mean_ms":%.3f}} $vrtt_n [expr {$vrtt_min * 1e3}] \
             [expr {$vrtt_sum / $vrtt_n * 1e3}]]
     }
-    puts [format {{"sim":"ns-2","version":"2.35","vegas_rtt0":%s,"agent":"%s","n":%d,"ap_queue":%d,"sim_time_s":%.3f,"per_down":%s,"goodput_mbps":%s,"aggregate_mbps":%.4f,"rto_events":%s,"retransmitted_segments":%s,"ap_queue_drops":%d,"sta_queue_drops":%d,"cwnd_every_s":0.1,"cwnd0_segments":%s,"wall_s":%.3f}} \
+    puts [format {{"sim":"ns-2","version":"2.35","vegas_rtt0":%s,"agent":"%s","n":%d,"ap_queue":%d,"sim_time_s":%.3f,"per_down":%s,"goodput_mbps":%s,"aggregate_mbps":%.4f,"rto_events":%s,"coarse_timeouts":%s,"stalled_s":%s,"retransmitted_segments":%s,"ap_queue_drops":%d,"sta_queue_drops":%d,"cwnd_every_s":0.1,"cwnd0_segments":%s,"wall_s":%.3f}} \
         $vr $opt(agent) $opt(n) $opt(ifq) $opt(simtime) $opt(per_down) [json_list $gput] $total \
-        [json_list $rto %d] [json_list $rexmit %d] $drops $stadrops [json_list $cwnd0 %.1f] $wall]
+        [json_list $rto %d] [json_list $coarse %d] [json_list $duprx %.3f] [json_list $rexmit %d] $drops $stadrops [json_list $cwnd0 %.1f] $wall]
     exit 0
 }
 
