@@ -184,6 +184,26 @@ Assoc(Mac48Address)
     ++g_assoc;
 }
 
+// --airTrace: every PSDU the AP (node "ap") and station 0 ("sta0") start to send: "t_s node
+// kind retry", kind data (a data MPDU) or ctl (an Ack or other control frame), retry 1
+// when the MPDU's Retry bit is set.
+std::ofstream g_air;
+
+void
+AirTx(std::string node, WifiConstPsduMap psdus, WifiTxVector, double)
+{
+    if (!g_air.is_open())
+    {
+        return;
+    }
+    for (const auto& kv : psdus)
+    {
+        const WifiMacHeader& h = kv.second->GetHeader(0);
+        g_air << Simulator::Now().GetSeconds() << " " << node << " " << (h.IsData() ? "data" : "ctl") << " "
+              << (h.IsRetry() ? 1 : 0) << "\n";
+    }
+}
+
 void
 PsduTxBegin(WifiConstPsduMap psdus, WifiTxVector txv, double)
 {
@@ -494,6 +514,8 @@ main(int argc, char* argv[])
     cmd.AddValue("limitedTx", "Limited Transmit (RFC 3042), TcpSocketBase::LimitedTransmit", limitedTx);
     cmd.AddValue("renoSackReset", "clear ns-3's Reno-SACK marks when a new ACK ends a dupack episode", g_renoSackReset);
     cmd.AddValue("trace", "write flow 0's sender events (tx, ack, cwnd, state, AP drops) to this file", trace);
+    std::string airTrace;
+    cmd.AddValue("airTrace", "write the PSDUs the AP and station 0 start to send to this file", airTrace);
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(recovery != "classic" && recovery != "prr", "unknown recovery " << recovery);
     if (!trace.empty())
@@ -501,6 +523,12 @@ main(int argc, char* argv[])
         g_trace.open(trace);
         NS_ABORT_MSG_IF(!g_trace, "cannot write " << trace);
         g_trace.precision(9);
+    }
+    if (!airTrace.empty())
+    {
+        g_air.open(airTrace);
+        NS_ABORT_MSG_IF(!g_air, "cannot write " << airTrace);
+        g_air.precision(9);
     }
     RngSeedManager::SetSeed(seed);
     RngSeedManager::SetRun(run);
@@ -681,7 +709,11 @@ main(int argc, char* argv[])
                   "TcDrop", MakeCallback(&ApTcDropProbe)) &&
               apNode.Get(0)->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext("UnicastForward",
                                                                                      MakeCallback(&ApForward)) &&
-              apWifi->GetPhy()->TraceConnectWithoutContext("PhyTxPsduBegin", MakeCallback(&PsduTxBegin));
+              apWifi->GetPhy()->TraceConnectWithoutContext("PhyTxPsduBegin", MakeCallback(&PsduTxBegin)) &&
+              apWifi->GetPhy()->TraceConnectWithoutContext("PhyTxPsduBegin",
+                                                           MakeBoundCallback(&AirTx, std::string("ap"))) &&
+              DynamicCast<WifiNetDevice>(staDevs.Get(0))->GetPhy()->TraceConnectWithoutContext(
+                  "PhyTxPsduBegin", MakeBoundCallback(&AirTx, std::string("sta0")));
     for (uint32_t i = 0; i < nSta; ++i)
     {
         ok = ok && DynamicCast<WifiNetDevice>(staDevs.Get(i))->GetMac()->TraceConnectWithoutContext(
