@@ -25,13 +25,9 @@ fn main() {
         None => wifitcp_sim::api::run_json(&doc.to_string(), seed),
         Some(dir) => {
             let opts = wifitcp_sim::api::RunOptions { trace_dir: Some(dir), ..Default::default() };
-            wifitcp_sim::api::run_json_with(
-                &doc.to_string(),
-                seed,
-                &opts,
-                wifitcp_sim::api::CHUNK_WALL,
-                |_| wifitcp_sim::api::Control::Continue,
-            )
+            wifitcp_sim::api::run_json_with(&doc.to_string(), seed, &opts, wifitcp_sim::api::CHUNK_WALL, |_| {
+                wifitcp_sim::api::Control::Continue
+            })
             .map(|r| r.expect("not stopped"))
         }
     };
