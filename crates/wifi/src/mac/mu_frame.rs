@@ -80,7 +80,7 @@ pub struct MuInfo {
     /// An HE TB PPDU of uplink data: each user is a sender, its share
     /// judged at the AP (the frame's RA) on its own link.
     pub uplink: bool,
-    /// A BSRP Trigger frame (802.11ax-2021 9.3.1.22.x, 26.5.5): each user
+    /// A BSRP Trigger frame (802.11ax-2021 9.3.1.22, BSRP variant; 26.5.5): each user
     /// answers with a QoS Null carrying its Queue Size, no data.
     pub bsrp: bool,
 }

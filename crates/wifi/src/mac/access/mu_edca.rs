@@ -150,7 +150,14 @@ impl MuEdca {
     /// AIFS in use, `normal_aifsn` being the EDCA Parameter Set's), or
     /// `None`: the medium is busy, or EDCA is disabled for the entity.
     #[inline]
-    pub fn count_start(&self, d: &Deferral, normal_aifsn: u32, sifs: SimDur, slot: SimDur, t: &IfsTimes) -> Option<SimTime> {
+    pub fn count_start(
+        &self,
+        d: &Deferral,
+        normal_aifsn: u32,
+        sifs: SimDur,
+        slot: SimDur,
+        t: &IfsTimes,
+    ) -> Option<SimTime> {
         if self.disabled() {
             return None;
         }

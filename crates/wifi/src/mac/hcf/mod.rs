@@ -219,7 +219,14 @@ impl Hcf {
         let hist = usize::from(p.ba_window.max(64)) + 1;
         let acs = AccessCategory::ALL.map(|ac| {
             let e = *p.edca.get(ac);
-            AcState { ac, p: e, bo: Backoff::new(e.cw_min), ready_at: SimTime::ZERO, has_frame: false, mu: MuEdca::default() }
+            AcState {
+                ac,
+                p: e,
+                bo: Backoff::new(e.cw_min),
+                ready_at: SimTime::ZERO,
+                has_frame: false,
+                mu: MuEdca::default(),
+            }
         });
         let slotting = Slotting::new(p.timing.slot, CountRule::Edca);
         let ifs_times = IfsTimes { difs: p.timing.difs, eifs: p.timing.eifs };

@@ -47,7 +47,7 @@ pub fn basic_trigger_len(n: u32) -> u32 {
 }
 
 /// A BSRP Trigger frame soliciting `n` stations: no Trigger Dependent
-/// User Info in the BSRP variant (9.3.1.22.x).
+/// User Info in the BSRP variant (9.3.1.22).
 pub fn bsrp_trigger_len(n: u32) -> u32 {
     CONTROL_OVERHEAD + 8 + n * 5
 }

@@ -27,7 +27,17 @@
 //!   `max_ampdu_bytes` needs (measured in ns-3 with bench/ns3/he-ofdma.cc
 //!   --trace: its HE TB PPDUs after a report of 254 announce 5,480 us; a
 //!   share of 42 MPDUs, 64,846 octets, fills 3.7 ms of it, the rest is
-//!   padding). BSRP Triggers are not sent (ns-3's EnableBsrp = false).
+//!   padding).
+//! - BSRP (`MuConfig::bsrp`, off by default; 26.5.5): when the scheduler
+//!   lacks a fresh report for a station it would trigger, the AP sends a
+//!   BSRP Trigger (`mu::bsrp_trigger_len`) to those stations instead; SIFS
+//!   later they answer in one HE TB PPDU of a QoS Null each carrying the
+//!   Queue Size, as long as a QoS Null needs on their RUs
+//!   (`MuPhy::bsrp_response`, the UL Length). QoS Nulls solicit no
+//!   acknowledgement: the TXOP ends (one exchange per TXOP, as the Basic
+//!   Trigger's) and the AP contends again at once for the Basic Trigger
+//!   the reports size. A BSRP whose answer is lost ends the TXOP with CW
+//!   doubled, as a lost HE TB PPDU does.
 //!   Deviation: with SetQueueSize ns-3 also reads the Queue Size of the
 //!   stations' single-user QoS Data frames; here only HE TB shares
 //!   report.
@@ -44,8 +54,15 @@
 //!   HE TB PPDU (every share lost, or a collision): the TXOP ends with CW
 //!   doubled. One uplink exchange per TXOP (the TXOP ends after it).
 //!
-//! A station (MU EDCA off, as ns-3 by default: its EDCA parameters do not
-//! change after a Trigger, 26.2.7 not modelled):
+//! A station:
+//! - MU EDCA (26.2.7; `Hcf::set_mu_edca`, the rule in `mac/access`
+//!   `mu_edca.rs`): when the multi-STA BlockAck acknowledges QoS Data of
+//!   its share, the share's AC switches to the MU EDCA parameters and its
+//!   MU EDCA timer restarts (ns-3 3.37 starts it on the same event); the
+//!   expiry is a wake-up of the MAC. Off (every timer 0, ns-3's default):
+//!   its EDCA parameters do not change after a Trigger.
+//! - A BSRP Trigger that lists it: it answers with a QoS Null alone (its
+//!   Queue Size), neither data nor a BlockAckReq.
 //! - On a Basic Trigger that lists it, it takes up to `max_mpdus` MSDUs
 //!   from its queue discipline (as when it wins access) and fills its
 //!   share when the HE TB PPDU starts: the MPDUs its originator has

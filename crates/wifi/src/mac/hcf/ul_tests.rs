@@ -318,7 +318,11 @@ fn bsrp_sizes_the_basic_trigger_from_the_reports() {
     for i in 1..=4 {
         let s = &r.bss.macs[i];
         assert_eq!(s.stats.tb_data_shares, s.stats.mpdus_per_ppdu[42], "station {i}: {:?}", s.stats.mpdus_per_ppdu);
-        assert!(s.stats.tb_data_shares + 1 >= basic, "station {i}: {} data shares, {basic} Basic Triggers", s.stats.tb_data_shares);
+        assert!(
+            s.stats.tb_data_shares + 1 >= basic,
+            "station {i}: {} data shares, {basic} Basic Triggers",
+            s.stats.tb_data_shares
+        );
     }
     assert_eq!(ap.counters.failures, 0);
     let off = uplink_bsr(4, true, &[], ms, SimDur::from_millis(20), false);

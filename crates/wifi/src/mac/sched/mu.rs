@@ -40,7 +40,8 @@
 //!   ns-3 3.37, whose scheduler with EnableBsrp sends a BSRP Trigger
 //!   whenever the AP holds no downlink frame, fresh reports or not (so an
 //!   uplink-only BSS sees BSRP Triggers and no Basic Trigger with a TXOP
-//!   limit of 0, bench notes): here a BSRP asks only for what is missing.
+//!   limit of 0: measured with bench/ns3/he-ofdma.cc --bsrp=1,
+//!   docs/validation.md 23.6): here a BSRP asks only for what is missing.
 //!   Off: buffer status comes from QoS Null and QoS data frames alone.
 use crate::mac::frame::MacAddr;
 use crate::phy::he_mu::{equal_rus, Ru, RuSize};
