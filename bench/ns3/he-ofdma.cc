@@ -10,6 +10,10 @@
 // aggr-mu-bar: MU-BAR aggregated in the HE MU PPDU); uplink with EnableUlOfdma
 // (Basic Trigger, HE TB PPDUs, multi-STA BlockAck), the AP requesting channel
 // access every --access-req-ms (0: only when it has downlink data).
+// --bsrp=1: the scheduler's EnableBsrp. --mu-edca-timer-us T (a multiple of
+// 8192, 0: off) with --mu-aifsn, --mu-cwmin, --mu-cwmax: the AP's MU EDCA
+// Parameter Set for every AC (HeConfiguration's <AC>MuEdcaTimer, Mu<AC>Aifsn,
+// Mu<AC>CwMin, Mu<AC>CwMax).
 // Prints one JSON line: throughput (MSDU octets per second in the window),
 // per-station Mbit/s, PPDU counts by preamble.
 // Build: bench/ns3/build.sh   Run: bench/ns3/build/he-ofdma --n=4 --dl=1 --ofdma=1
@@ -43,6 +47,9 @@ uint64_t g_tbDataShares = 0;
 uint64_t g_tbDataMpdus = 0;
 uint64_t g_tbBarShares = 0;
 uint64_t g_tbNullShares = 0;
+// Trigger frames the AP sent in the window: BSRP and Basic variants.
+uint64_t g_bsrpTriggers = 0;
+uint64_t g_basicTriggers = 0;
 uint32_t g_key = 0;
 // --trace=FILE: one line per PSDU sent (every device), per MPDU the AP
 // decodes, per PHY drop (every device), in the window (bench/trace-he-tb
@@ -222,6 +229,16 @@ PsduTx(WifiConstPsduMap psdus, WifiTxVector v, double)
         k = "non_ht";
     }
     g_ppdus[k]++;
+    for (const auto& kv : psdus)
+    {
+        if (kv.second->GetNMpdus() == 1 && kv.second->GetHeader(0).IsTrigger())
+        {
+            CtrlTriggerHeader tf;
+            kv.second->GetPayload(0)->PeekHeader(tf);
+            g_bsrpTriggers += tf.IsBsrp() ? 1 : 0;
+            g_basicTriggers += tf.IsBasic() ? 1 : 0;
+        }
+    }
     if (v.GetPreambleType() == WIFI_PREAMBLE_HE_TB)
     {
         for (const auto& kv : psdus)
@@ -274,6 +291,11 @@ main(int argc, char* argv[])
     uint32_t run = 1;
     uint32_t maxAmpdu = 65535;
     double distance = 1.0;
+    bool bsrp = false;
+    uint32_t muEdcaTimerUs = 0;
+    uint32_t muAifsn = 0;
+    uint32_t muCwMin = 15;
+    uint32_t muCwMax = 1023;
     std::string trace;
     CommandLine cmd(__FILE__);
     cmd.AddValue("n", "stations", n);
@@ -291,6 +313,11 @@ main(int argc, char* argv[])
     cmd.AddValue("run", "RNG run", run);
     cmd.AddValue("trace", "file for the per-PSDU trace (empty: none)", trace);
     cmd.AddValue("distance", "stations on a circle of this radius (m) around the AP", distance);
+    cmd.AddValue("bsrp", "RrMultiUserScheduler EnableBsrp", bsrp);
+    cmd.AddValue("mu-edca-timer-us", "MU EDCA Timer of every AC (us, multiple of 8192; 0: off)", muEdcaTimerUs);
+    cmd.AddValue("mu-aifsn", "MU AIFSN of every AC (0: EDCA disabled while the timer runs)", muAifsn);
+    cmd.AddValue("mu-cwmin", "MU CWmin of every AC", muCwMin);
+    cmd.AddValue("mu-cwmax", "MU CWmax of every AC", muCwMax);
     cmd.Parse(argc, argv);
     const double wall0 = bench::WallNow();
     RngSeedManager::SetSeed(1);
@@ -301,6 +328,14 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::WifiMacQueue::MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, 1000)));
     Config::SetDefault("ns3::WifiMacQueue::MaxDelay", TimeValue(Seconds(1e6)));
     Config::SetDefault("ns3::WifiRemoteStationManager::RtsCtsThreshold", UintegerValue(999999));
+    for (const char* ac : {"Be", "Bk", "Vi", "Vo"})
+    {
+        const std::string c = std::string("ns3::HeConfiguration::");
+        Config::SetDefault(c + ac + "MuEdcaTimer", TimeValue(MicroSeconds(muEdcaTimerUs)));
+        Config::SetDefault(c + "Mu" + ac + "Aifsn", UintegerValue(muAifsn));
+        Config::SetDefault(c + "Mu" + ac + "CwMin", UintegerValue(muCwMin));
+        Config::SetDefault(c + "Mu" + ac + "CwMax", UintegerValue(muCwMax));
+    }
     if (dlAck == "bar-ba")
     {
         Config::SetDefault("ns3::WifiDefaultAckManager::DlMuAckSequenceType",
@@ -345,7 +380,7 @@ main(int argc, char* argv[])
     if (ofdma)
     {
         mac.SetMultiUserScheduler("ns3::RrMultiUserScheduler", "NStations", UintegerValue(nstaMu),
-                                  "EnableUlOfdma", BooleanValue(!dl), "EnableBsrp", BooleanValue(false),
+                                  "EnableUlOfdma", BooleanValue(!dl), "EnableBsrp", BooleanValue(bsrp),
                                   "AccessReqInterval", TimeValue(MicroSeconds(uint64_t(accessReqMs * 1000))));
     }
     NetDeviceContainer apDev = wifi.Install(phy, mac, apNode);
@@ -443,6 +478,7 @@ main(int argc, char* argv[])
     std::cout << "{\"sim\":\"ns-3\",\"version\":\"3.37\",\"scenario\":\"he-ofdma\",\"n\":" << n
               << ",\"dl\":" << dl << ",\"ofdma\":" << ofdma << ",\"dl_ack\":" << bench::Str(dlAck)
               << ",\"nsta_mu\":" << nstaMu << ",\"access_req_ms\":" << bench::Num(accessReqMs, 3)
+              << ",\"bsrp\":" << bsrp << ",\"mu_edca_timer_us\":" << muEdcaTimerUs << ",\"mu_aifsn\":" << muAifsn
               << ",\"distance_m\":" << bench::Num(distance, 2) << ",\"mcs\":" << mcs << ",\"width\":" << width << ",\"msdu_bytes\":" << msdu
               << ",\"duration_s\":" << bench::Num(duration, 3) << ",\"run\":" << run
               << ",\"throughput_mbps\":" << bench::Num(total * msdu * 8.0 / duration / 1e6, 4)
@@ -451,6 +487,7 @@ main(int argc, char* argv[])
               << ",\"tb_mpdus_rx\":" << g_tbMpdusRx << ",\"tb_shares\":{\"data\":" << g_tbDataShares
               << ",\"data_mpdus\":" << g_tbDataMpdus << ",\"bar\":" << g_tbBarShares << ",\"qos_null\":" << g_tbNullShares
               << "}"
+              << ",\"triggers\":{\"basic\":" << g_basicTriggers << ",\"bsrp\":" << g_bsrpTriggers << "}"
               << ",\"tb_mean_us\":" << bench::Num(g_ppdus["he_tb"] ? g_tbUs / g_ppdus["he_tb"] : 0.0, 1)
               << ",\"wall_s\":" << bench::Num(bench::WallNow() - wall0, 2) << "}"
               << std::endl;

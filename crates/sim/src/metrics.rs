@@ -540,6 +540,14 @@ fn hcf_json(s: &wifitcp_wifi::mac::HcfStats) -> Value {
         v["mu_ppdus"] = json!(s.mu_ppdus);
         v["mu_users"] = json!(s.mu_users);
     }
+    if s.mu_edca_switches > 0 {
+        // (a station under MU EDCA, 802.11ax-2021 26.2.7)
+        v["tb_data_shares"] = json!(s.tb_data_shares);
+        v["mu_edca_switches"] = json!(s.mu_edca_switches);
+    }
+    if s.bsrp_triggers > 0 {
+        v["bsrp_triggers"] = json!(s.bsrp_triggers);
+    }
     v
 }
 

@@ -215,3 +215,67 @@ fn tcp_uploads_over_uplink_ofdma_keep_the_ledger() {
         assert!(r["stations"][0]["attempts"].as_u64().unwrap() > 100, "{mode}");
     }
 }
+
+/// MU EDCA (802.11ax-2021 26.2.7) with MU AIFSN 0 and a 16.384 ms timer
+/// for best effort: saturated uplink stations that the AP triggers every
+/// exchange stop contending after their first acknowledged share (their
+/// SU A-MPDUs a handful at the start against hundreds with MU EDCA off),
+/// and the run carries what the Triggers carry. BSRP (26.5.5) on top:
+/// the AP sends BSRP Triggers when a report expired. Every run checks the
+/// packet ledger.
+#[test]
+fn mu_edca_and_bsrp_in_whole_runs() {
+    let su = |r: &Value, i: usize| {
+        let h = &r["stations"][i]["hcf"];
+        h["data_ppdus"].as_u64().unwrap() - h["tb_data_shares"].as_u64().unwrap_or(0)
+    };
+    let off = run(&ul(4, "ul", 4));
+    let mut s = ul(4, "ul", 4);
+    s["mac"]["be_mu_edca_timer_us"] = json!(16384.0);
+    let on = run(&s);
+    for i in 1..=4 {
+        let h = &on["stations"][i]["hcf"];
+        assert!(h["mu_edca_switches"].as_u64().unwrap() > 100, "{h}");
+        assert!(su(&on, i) < 5, "station {i}: {} SU PPDUs with MU EDCA", su(&on, i));
+        assert!(off["stations"][i]["hcf"].get("mu_edca_switches").is_none());
+    }
+    assert!(on["jain_index"].as_f64().unwrap() > 0.99);
+    s["mac"]["mu_enable_bsrp"] = json!(true);
+    let b = run(&s);
+    assert!(b["stations"][0]["hcf"]["bsrp_triggers"].as_u64().unwrap() > 50, "{}", b["stations"][0]["hcf"]);
+    assert!(off["stations"][0]["hcf"].get("bsrp_triggers").is_none());
+    for r in [&off, &on, &b] {
+        assert!(r["aggregate_msdu_mbps"].as_f64().unwrap() > 300.0);
+    }
+}
+
+/// TCP uploads over uplink OFDMA with MU EDCA (MU AIFSN 0) and BSRP: the
+/// AP's TCP ACKs and the stations' data keep the ledger balanced and the
+/// streams intact (checked in every run), every flow moving.
+#[test]
+fn tcp_uploads_with_mu_edca_and_bsrp_keep_the_ledger() {
+    let mut s = tcp_over_ofdma("ofdma-tcp-mu-edca", "ul", "uplink");
+    s["mac"]["mu_access_req_interval_us"] = json!(1000.0);
+    s["mac"]["be_mu_edca_timer_us"] = json!(8192.0);
+    s["mac"]["mu_enable_bsrp"] = json!(true);
+    let r = run(&s);
+    for f in r["flows"].as_array().unwrap() {
+        assert!(f["goodput_mbps"].as_f64().unwrap() > 10.0, "{f}");
+    }
+    assert!(r["stations"][0]["hcf"]["bsrp_triggers"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn mu_edca_keys_are_checked() {
+    let mut s = ul(4, "ul", 4);
+    s["mac"]["be_mu_edca_timer_us"] = json!(1000.0);
+    let e = err(&s);
+    assert!(e.contains("mac.be_mu_edca_timer_us") && e.contains("8192"), "{e}");
+    let mut s = ul(4, "ul", 4);
+    s["mac"]["mu_vo_cw_min"] = json!(63);
+    s["mac"]["mu_vo_cw_max"] = json!(31);
+    assert!(err(&s).contains("mac.mu_vo_cw_min"), "{}", err(&s));
+    let mut s = ul(4, "ul", 4);
+    s["mac"]["mu_be_aifsn"] = json!(16);
+    assert!(err(&s).contains("mac.mu_be_aifsn"), "{}", err(&s));
+}

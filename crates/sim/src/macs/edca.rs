@@ -7,6 +7,8 @@ use super::{MacKind, Member};
 use crate::config::{AcName, BackoffRule, CollisionRestart, IdleAccess, PollMode, Scenario};
 use wifitcp_core::config::ConfigError;
 use wifitcp_core::SimDur;
+use wifitcp_wifi::mac::access::MuEdcaParams;
+use wifitcp_wifi::mac::edca::AccessCategory;
 use wifitcp_wifi::mac::hcf::{MuConfig, PollConfig};
 use wifitcp_wifi::mac::pcf::PollList;
 use wifitcp_wifi::mac::sched::ListScheduler;
@@ -97,6 +99,63 @@ wifitcp_core::config_table! {
         pub mu_bsr_lifetime_us: f64 = 20000.0,
         /// Stations put their Queue Size in QoS Data frames too (ns-3's SetQueueSize); false: only in QoS Null frames, as ns-3 by default.
         pub mu_queue_size_in_data: bool = false,
+        /// A BSRP Trigger before a Basic Trigger when a station to trigger has no fresh buffer status report (ns-3 RrMultiUserScheduler's EnableBsrp analogue).
+        ///
+        /// `wifitcp_wifi::mac::sched::mu` and `hcf` (ul_exchange.rs),
+        /// 802.11ax-2021 26.5.5: the stations answer in one HE TB PPDU of
+        /// QoS Null frames carrying their Queue Size, and the AP contends
+        /// again at once for the Basic Trigger those reports size. Unlike
+        /// ns-3 3.37 a BSRP goes only when a report is missing or older
+        /// than mac.mu_bsr_lifetime_us.
+        pub mu_enable_bsrp: bool = false,
+        /// MU AIFSN of AC_BE in the AP's MU EDCA Parameter Set (ns-3 HeConfiguration's MuBeAifsn); 0: EDCA disabled for the AC while its MU EDCA timer runs.
+        #[key(range = wifitcp_core::schema::r(In(0.0), In(15.0)))]
+        pub mu_be_aifsn: u32 = 0,
+        /// MU CWmin of AC_BE (ns-3's MuBeCwMin).
+        #[key(range = wifitcp_core::schema::r(In(0.0), In(32767.0)))]
+        pub mu_be_cw_min: u32 = 15,
+        /// MU CWmax of AC_BE (ns-3's MuBeCwMax).
+        #[key(range = wifitcp_core::schema::r(In(0.0), In(32767.0)))]
+        pub mu_be_cw_max: u32 = 1023,
+        /// MU EDCA Timer of AC_BE (ns-3's BeMuEdcaTimer), a multiple of 8 TUs (8192 us) up to 255 of them; 0: MU EDCA off for the AC.
+        #[key(range = wifitcp_core::schema::r(In(0.0), In(2088960.0)), unit = "us")]
+        pub be_mu_edca_timer_us: f64 = 0.0,
+        /// MU AIFSN of AC_BK in the AP's MU EDCA Parameter Set (ns-3 HeConfiguration's MuBkAifsn); 0: EDCA disabled for the AC while its MU EDCA timer runs.
+        #[key(range = wifitcp_core::schema::r(In(0.0), In(15.0)))]
+        pub mu_bk_aifsn: u32 = 0,
+        /// MU CWmin of AC_BK (ns-3's MuBkCwMin).
+        #[key(range = wifitcp_core::schema::r(In(0.0), In(32767.0)))]
+        pub mu_bk_cw_min: u32 = 15,
+        /// MU CWmax of AC_BK (ns-3's MuBkCwMax).
+        #[key(range = wifitcp_core::schema::r(In(0.0), In(32767.0)))]
+        pub mu_bk_cw_max: u32 = 1023,
+        /// MU EDCA Timer of AC_BK (ns-3's BkMuEdcaTimer), a multiple of 8 TUs (8192 us) up to 255 of them; 0: MU EDCA off for the AC.
+        #[key(range = wifitcp_core::schema::r(In(0.0), In(2088960.0)), unit = "us")]
+        pub bk_mu_edca_timer_us: f64 = 0.0,
+        /// MU AIFSN of AC_VI in the AP's MU EDCA Parameter Set (ns-3 HeConfiguration's MuViAifsn); 0: EDCA disabled for the AC while its MU EDCA timer runs.
+        #[key(range = wifitcp_core::schema::r(In(0.0), In(15.0)))]
+        pub mu_vi_aifsn: u32 = 0,
+        /// MU CWmin of AC_VI (ns-3's MuViCwMin).
+        #[key(range = wifitcp_core::schema::r(In(0.0), In(32767.0)))]
+        pub mu_vi_cw_min: u32 = 15,
+        /// MU CWmax of AC_VI (ns-3's MuViCwMax).
+        #[key(range = wifitcp_core::schema::r(In(0.0), In(32767.0)))]
+        pub mu_vi_cw_max: u32 = 1023,
+        /// MU EDCA Timer of AC_VI (ns-3's ViMuEdcaTimer), a multiple of 8 TUs (8192 us) up to 255 of them; 0: MU EDCA off for the AC.
+        #[key(range = wifitcp_core::schema::r(In(0.0), In(2088960.0)), unit = "us")]
+        pub vi_mu_edca_timer_us: f64 = 0.0,
+        /// MU AIFSN of AC_VO in the AP's MU EDCA Parameter Set (ns-3 HeConfiguration's MuVoAifsn); 0: EDCA disabled for the AC while its MU EDCA timer runs.
+        #[key(range = wifitcp_core::schema::r(In(0.0), In(15.0)))]
+        pub mu_vo_aifsn: u32 = 0,
+        /// MU CWmin of AC_VO (ns-3's MuVoCwMin).
+        #[key(range = wifitcp_core::schema::r(In(0.0), In(32767.0)))]
+        pub mu_vo_cw_min: u32 = 15,
+        /// MU CWmax of AC_VO (ns-3's MuVoCwMax).
+        #[key(range = wifitcp_core::schema::r(In(0.0), In(32767.0)))]
+        pub mu_vo_cw_max: u32 = 1023,
+        /// MU EDCA Timer of AC_VO (ns-3's VoMuEdcaTimer), a multiple of 8 TUs (8192 us) up to 255 of them; 0: MU EDCA off for the AC.
+        #[key(range = wifitcp_core::schema::r(In(0.0), In(2088960.0)), unit = "us")]
+        pub vo_mu_edca_timer_us: f64 = 0.0,
     }
 }
 
@@ -263,7 +322,41 @@ fn check_ofdma(h: &EdcaTable, t: &PhyTiming) -> Result<(), ConfigError> {
     if h.mu_n_stations == 0 {
         return e("mu_n_stations", "at least 1");
     }
+    for (ac, p) in AccessCategory::ALL.into_iter().zip(mu_edca_set(h)) {
+        let name = ac.as_str();
+        let x = p.timer.as_micros_f64();
+        let units = x / 8192.0;
+        if units.fract() != 0.0 || units > 255.0 {
+            return Err(ConfigError::new(
+                format!("mac.{name}_mu_edca_timer_us"),
+                format!("the MU EDCA Timer counts units of 8 TUs (8192 us), 0 to 255 of them (802.11ax-2021 9.4.2.245), got {x}"),
+            ));
+        }
+        if p.cw_min > p.cw_max {
+            return Err(ConfigError::new(
+                format!("mac.mu_{name}_cw_min"),
+                format!("MU CWmin {} above MU CWmax {}", p.cw_min, p.cw_max),
+            ));
+        }
+    }
     Ok(())
+}
+
+/// The AP's MU EDCA Parameter Set (9.4.2.245), indexed by
+/// `AccessCategory as usize`.
+fn mu_edca_set(h: &EdcaTable) -> [MuEdcaParams; 4] {
+    let p = |aifsn, cw_min, cw_max, timer_us: f64| MuEdcaParams {
+        aifsn,
+        cw_min,
+        cw_max,
+        timer: SimDur::from_micros_f64(timer_us.max(0.0)),
+    };
+    [
+        p(h.mu_bk_aifsn, h.mu_bk_cw_min, h.mu_bk_cw_max, h.bk_mu_edca_timer_us),
+        p(h.mu_be_aifsn, h.mu_be_cw_min, h.mu_be_cw_max, h.be_mu_edca_timer_us),
+        p(h.mu_vi_aifsn, h.mu_vi_cw_min, h.mu_vi_cw_max, h.vi_mu_edca_timer_us),
+        p(h.mu_vo_aifsn, h.mu_vo_cw_min, h.mu_vo_cw_max, h.vo_mu_edca_timer_us),
+    ]
 }
 
 /// Whether the cell's AP sends downlink MU PPDUs.
@@ -305,6 +398,7 @@ fn build(h: &EdcaTable, m: &Member) -> AnyMac {
             access_req: SimDur::from_micros_f64(h.mu_access_req_interval_us),
             bsr_lifetime: SimDur::from_micros_f64(h.mu_bsr_lifetime_us),
             queue_size_in_data: h.mu_queue_size_in_data,
+            bsrp: h.mu_enable_bsrp,
             ack: match h.mu_dl_ack {
                 MuDlAckName::MuBar => DlAck::MuBar,
                 MuDlAckName::AggregatedMuBar => DlAck::AggregatedMuBar,
@@ -313,6 +407,14 @@ fn build(h: &EdcaTable, m: &Member) -> AnyMac {
             stations,
         });
     }
+    if !m.is_ap() && h.ofdma != OfdmaMode::Off {
+        // The MU EDCA Parameter Set the AP advertises (9.4.2.245; every
+        // timer 0, ns-3's default: none, MU EDCA off).
+        let set = mu_edca_set(h);
+        if set.iter().any(|p| p.timer > SimDur::ZERO) {
+            hcf.set_mu_edca(set);
+        }
+    }
     AnyMac::from(hcf)
 }
 
@@ -320,7 +422,7 @@ fn build(h: &EdcaTable, m: &Member) -> AnyMac {
 /// of Table 9-155 from the PHY's aCWmin/aCWmax (or `mac.cw_min/cw_max`),
 /// the AP's own set at APs; retry limit `mac.short_retry_limit`.
 pub(crate) fn hcf_params(m: &EdcaTable, d: &DcfParams, is_ap: bool) -> HcfParams {
-    use wifitcp_wifi::mac::edca::{AccessCategory, EdcaSet};
+    use wifitcp_wifi::mac::edca::EdcaSet;
     let dsss = d.timing.standard == wifitcp_wifi::phy::PhyStandard::Dot11b;
     let mut edca = EdcaSet::default_for(d.cw_min, d.cw_max, dsss);
     if is_ap {

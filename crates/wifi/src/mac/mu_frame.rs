@@ -80,6 +80,9 @@ pub struct MuInfo {
     /// An HE TB PPDU of uplink data: each user is a sender, its share
     /// judged at the AP (the frame's RA) on its own link.
     pub uplink: bool,
+    /// A BSRP Trigger frame (802.11ax-2021 9.3.1.22, BSRP variant; 26.5.5): each user
+    /// answers with a QoS Null carrying its Queue Size, no data.
+    pub bsrp: bool,
 }
 
 impl MuInfo {
@@ -128,7 +131,7 @@ impl Frame {
             airtime: t.tx_time(len, t.control_rate),
             contended,
             mpdus,
-            mu: Some(Box::new(MuInfo { users, tb_response, uplink: false })),
+            mu: Some(Box::new(MuInfo { users, tb_response, uplink: false, bsrp: false })),
         }
     }
 

@@ -12,7 +12,10 @@
 //!   the countdown, derived from timestamps), and [`CountRule`], which slot
 //!   boundaries decrement the counter;
 //! - `internal.rs`: internal collisions between the entities of one
-//!   station (10.22.2.4).
+//!   station (10.22.2.4);
+//! - `mu_edca.rs`: [`MuEdca`], an entity's switch to the MU EDCA
+//!   parameters after trigger-based uplink and back when its timer runs
+//!   out (802.11ax-2021 26.2.7).
 //!
 //! Nothing runs per slot. While the medium is free an entity holds the
 //! instant its counting starts (`count_from`, the end of its IFS) and the
@@ -29,9 +32,11 @@
 mod backoff;
 mod deferral;
 mod internal;
+mod mu_edca;
 #[cfg(test)]
 mod tests;
 
 pub use backoff::{Backoff, CountRule, Slotting};
 pub use deferral::{CsView, Deferral, IfsTimes};
 pub use internal::{resolve_internal, Due};
+pub use mu_edca::{MuEdca, MuEdcaParams};

@@ -84,3 +84,57 @@ fn internal_collision_highest_priority_wins() {
     assert_eq!(e[1], Backoff { count_from: Some(us(50)), slots: Some(0), cw: 15 }, "not due: untouched");
     assert!(resolve_internal(&mut e, &[], &mut rng).is_none());
 }
+
+fn mu(aifsn: u32, timer_us: u64) -> MuEdca {
+    MuEdca::new(MuEdcaParams { aifsn, cw_min: 31, cw_max: 63, timer: SimDur::from_micros(timer_us) })
+}
+
+#[test]
+fn mu_edca_aifsn_zero_stops_counting_until_the_timer_runs_out() {
+    // 802.11ax-2021 26.2.7: MU AIFSN 0 disables EDCA for the AC while
+    // the MU EDCA timer runs; at expiry the entity defers its normal AIFS.
+    let t = IfsTimes { difs: SimDur::from_micros(34), eifs: SimDur::from_micros(94) };
+    let (sifs, slot) = (SimDur::from_micros(16), SLOT);
+    let mut d = Deferral::new();
+    d.cca(us(100), false);
+    let mut m = mu(0, 8192);
+    // Off before the switch: AIFSN 3 -> AIFS 43 us.
+    assert_eq!(m.count_start(&d, 3, sifs, slot, &t), Some(us(143)));
+    assert!(m.start(us(100)));
+    assert!(m.disabled());
+    assert_eq!(m.count_start(&d, 3, sifs, slot, &t), None, "no counting while EDCA is disabled");
+    assert_eq!(m.expires_at(), us(8292));
+    assert!(!m.expire(us(8291)));
+    assert!(m.expire(us(8292)));
+    assert!(!m.active());
+    // The medium has been free since 100 us: AIFS counts from the expiry.
+    assert_eq!(m.count_start(&d, 3, sifs, slot, &t), Some(us(8292 + 43)));
+    // A later busy period: from its end as usual.
+    d.cca(us(9000), false);
+    assert_eq!(m.count_start(&d, 3, sifs, slot, &t), Some(us(9043)));
+}
+
+#[test]
+fn mu_edca_parameters_while_the_timer_runs() {
+    let t = IfsTimes { difs: SimDur::from_micros(34), eifs: SimDur::from_micros(94) };
+    let (sifs, slot) = (SimDur::from_micros(16), SLOT);
+    let mut d = Deferral::new();
+    d.cca(us(0), false);
+    let mut m = mu(7, 1000);
+    assert_eq!((m.aifsn(3), m.cw_min(15), m.cw_max(1023)), (3, 15, 1023));
+    m.start(us(0));
+    assert_eq!((m.aifsn(3), m.cw_min(15), m.cw_max(1023)), (7, 31, 63));
+    // AIFS = 16 + 7 x 9 = 79 us.
+    assert_eq!(m.count_start(&d, 3, sifs, slot, &t), Some(us(79)));
+    // Restarted by a later switch: the timer runs from then.
+    m.start(us(500));
+    assert!(!m.expire(us(1000)));
+    assert!(m.expire(us(1500)));
+    assert_eq!((m.aifsn(3), m.cw_min(15), m.cw_max(1023)), (3, 15, 1023));
+    assert_eq!(m.count_start(&d, 3, sifs, slot, &t), Some(us(43)), "AIFSN > 0 adds no deferral at expiry");
+    // Timer 0: MU EDCA off, no switch.
+    let mut off = MuEdca::default();
+    assert!(!off.start(us(0)));
+    assert!(!off.active());
+    assert_eq!(off.expires_at(), SimTime::NEVER);
+}

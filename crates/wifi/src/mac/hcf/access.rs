@@ -59,7 +59,9 @@ impl Hcf {
                 continue; // (`holds`)
             }
             if a.bo.count_from.is_none() {
-                let start = self.cs.count_start(a.p.aifs(t.sifs, t.slot), &self.ifs_times);
+                // (the AIFS in use: EDCA's, or MU EDCA's after trigger-based
+                // uplink, none while MU EDCA disables the AC, 26.2.7)
+                let start = a.mu.count_start(&self.cs, a.p.aifsn, t.sifs, t.slot, &self.ifs_times);
                 a.bo.resume(start.map(|s| s.max(from)));
             }
         }
@@ -106,7 +108,8 @@ impl Hcf {
         let mut n = 0;
         for i in 0..4 {
             if self.contention_wake(i) == Some(now) {
-                due[n] = Due { index: i, priority: self.acs[i].ac as u8, cw_max: self.acs[i].p.cw_max };
+                let a = &self.acs[i];
+                due[n] = Due { index: i, priority: a.ac as u8, cw_max: a.mu.cw_max(a.p.cw_max) };
                 n += 1;
             }
         }
@@ -119,10 +122,11 @@ impl Hcf {
         Some(winner)
     }
 
-    /// CW[AC] = min(2 (CW + 1) - 1, CWmax[AC]) (10.22.2.6).
+    /// CW[AC] = min(2 (CW + 1) - 1, CWmax[AC]) (10.22.2.6; the MU EDCA
+    /// CWmax while its timer runs, 26.2.7).
     pub(super) fn grow_cw(&mut self, i: usize) {
         let a = &mut self.acs[i];
-        a.bo.grow_cw(a.p.cw_max);
+        a.bo.grow_cw(a.mu.cw_max(a.p.cw_max));
     }
 
     /// A backoff uniform over [0, CW[AC]] (10.22.2.6).

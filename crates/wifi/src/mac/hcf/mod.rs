@@ -80,7 +80,7 @@ pub use mu_exchange::MuConfig;
 pub use params::{HcfParams, HcfStats, BASIC_BLOCK_ACK_LEN};
 pub use poll::{PollConfig, QOS_NULL_LEN};
 
-use super::access::{Backoff, CountRule, Deferral, IfsTimes, Slotting};
+use super::access::{Backoff, CountRule, Deferral, IfsTimes, MuEdca, MuEdcaParams, Slotting};
 use super::api::{Demand, Mac};
 use super::blockack::{BaOutcome, Originator, Recipient, MAX_WINDOW};
 use super::dcf::MacCounters;
@@ -111,6 +111,9 @@ struct AcState {
     ready_at: SimTime,
     /// Some link of this AC has something to send.
     has_frame: bool,
+    /// Its MU EDCA parameters and timer (`mac/access`, 802.11ax-2021
+    /// 26.2.7; off unless `set_mu_edca`).
+    mu: MuEdca,
 }
 
 /// The transmit side towards one receiver and TID.
@@ -205,6 +208,9 @@ pub struct Hcf {
     mu: Option<Box<mu_exchange::MuState>>,
     /// A station's part in an uplink exchange (`ul_exchange.rs`).
     tb: Option<Box<ul_exchange::TbSta>>,
+    /// The earliest MU EDCA timer expiry of the EDCAFs (`SimTime::NEVER`:
+    /// none running).
+    mu_edca_next: SimTime,
 }
 
 impl Hcf {
@@ -213,7 +219,14 @@ impl Hcf {
         let hist = usize::from(p.ba_window.max(64)) + 1;
         let acs = AccessCategory::ALL.map(|ac| {
             let e = *p.edca.get(ac);
-            AcState { ac, p: e, bo: Backoff::new(e.cw_min), ready_at: SimTime::ZERO, has_frame: false }
+            AcState {
+                ac,
+                p: e,
+                bo: Backoff::new(e.cw_min),
+                ready_at: SimTime::ZERO,
+                has_frame: false,
+                mu: MuEdca::default(),
+            }
         });
         let slotting = Slotting::new(p.timing.slot, CountRule::Edca);
         let ifs_times = IfsTimes { difs: p.timing.difs, eifs: p.timing.eifs };
@@ -242,7 +255,54 @@ impl Hcf {
             stats: HcfStats { mpdus_per_ppdu: vec![0; hist], ..HcfStats::default() },
             mu: None,
             tb: None,
+            mu_edca_next: SimTime::NEVER,
         }
+    }
+
+    /// The MU EDCA Parameter Set this (HE non-AP) station received from its
+    /// AP, indexed by `AccessCategory as usize` (`mac/access` `mu_edca.rs`;
+    /// a timer of zero leaves that AC on EDCA alone).
+    pub fn set_mu_edca(&mut self, set: [MuEdcaParams; 4]) {
+        for (a, p) in self.acs.iter_mut().zip(set) {
+            a.mu = MuEdca::new(p);
+        }
+    }
+
+    /// EDCAF `i`'s AIFSN, CWmin and CWmax in use (EDCA or MU EDCA).
+    #[cfg(test)]
+    pub(crate) fn ac_params_in_use(&self, i: usize) -> (u32, u32, u32, bool) {
+        let a = &self.acs[i];
+        (a.mu.aifsn(a.p.aifsn), a.mu.cw_min(a.p.cw_min), a.mu.cw_max(a.p.cw_max), a.mu.disabled())
+    }
+
+    /// 26.2.7: the HE TB PPDU carried QoS Data of EDCAF `i` and the
+    /// multi-STA BlockAck acknowledged it at `now`: the EDCAF switches to
+    /// its MU EDCA parameters and (re)starts its timer.
+    pub(super) fn mu_edca_start(&mut self, now: SimTime, i: usize) {
+        if !self.acs[i].mu.enabled() {
+            return;
+        }
+        self.freeze(now);
+        self.acs[i].mu.start(now);
+        self.stats.mu_edca_switches += 1;
+        if self.acs[i].mu.disabled() {
+            // (it counts again one AIFS after the expiry at the earliest)
+            self.acs[i].bo.count_from = None;
+        }
+        self.mu_edca_next = self.acs.iter().map(|a| a.mu.expires_at()).min().unwrap_or(SimTime::NEVER);
+    }
+
+    /// MU EDCA timers that ran out by `now`: back to the EDCA parameters,
+    /// counting resumes (an EDCAF that was disabled defers AIFS first).
+    fn mu_edca_expire(&mut self, now: SimTime) {
+        if self.mu_edca_next > now {
+            return;
+        }
+        for a in self.acs.iter_mut() {
+            a.mu.expire(now);
+        }
+        self.mu_edca_next = self.acs.iter().map(|a| a.mu.expires_at()).min().unwrap_or(SimTime::NEVER);
+        self.resume();
     }
 
     pub fn params(&self) -> &HcfParams {
@@ -368,6 +428,7 @@ impl Hcf {
     }
 
     fn wake(&mut self, now: SimTime, out: &mut impl MacSink) {
+        self.mu_edca_expire(now);
         if self.tb.is_some() {
             self.tb_expire(now, out);
         }
@@ -692,7 +753,8 @@ impl Hcf {
             return;
         }
         if reset_cw {
-            self.acs[i].bo.cw = self.acs[i].p.cw_min;
+            let a = &mut self.acs[i];
+            a.bo.cw = a.mu.cw_min(a.p.cw_min);
         } else {
             self.grow_cw(i);
         }
@@ -856,7 +918,7 @@ impl Mac for Hcf {
         self.wake(now, out)
     }
     fn next_wakeup(&self) -> SimTime {
-        let mut t = self.seq.timer().min(self.poll_timer()).min(self.ul_req_timer());
+        let mut t = self.seq.timer().min(self.poll_timer()).min(self.ul_req_timer()).min(self.mu_edca_next);
         if let Some((at, _)) = self.access_at {
             t = t.min(at);
         }

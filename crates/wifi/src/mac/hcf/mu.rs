@@ -46,6 +46,12 @@ pub fn basic_trigger_len(n: u32) -> u32 {
     CONTROL_OVERHEAD + 8 + n * (5 + 1)
 }
 
+/// A BSRP Trigger frame soliciting `n` stations: no Trigger Dependent
+/// User Info in the BSRP variant (9.3.1.22).
+pub fn bsrp_trigger_len(n: u32) -> u32 {
+    CONTROL_OVERHEAD + 8 + n * 5
+}
+
 /// A MU-BAR Trigger frame to `n` stations (compressed BlockAckReq variant).
 pub fn mu_bar_len(n: u32) -> u32 {
     CONTROL_OVERHEAD + 8 + n * (5 + 4)
@@ -124,6 +130,20 @@ impl MuPhy<'_> {
         }
     }
 
+    /// A BSRP exchange (26.5.5): the BSRP Trigger to `users`, SIFS, their
+    /// HE TB PPDU of one QoS Null each (an S-MPDU) carrying the Queue Size;
+    /// QoS Nulls solicit no acknowledgement.
+    pub fn bsrp_exchange(&self, users: &[MuUser]) -> SimDur {
+        let n = users.len() as u32;
+        self.control(bsrp_trigger_len(n)) + self.timing.sifs + self.bsrp_response(users)
+    }
+
+    /// The HE TB PPDU answering a BSRP Trigger: one QoS Null per user.
+    pub fn bsrp_response(&self, users: &[MuUser]) -> SimDur {
+        let null = vec![crate::mac::hcf::QOS_NULL_LEN + 4; users.len()];
+        he_mu::tb_ppdu(self.gi, self.pe_us, users, &null).1
+    }
+
     /// An uplink MU exchange: a Basic Trigger asking `users` for up to
     /// `bytes[i]` octets, their HE TB PPDUs and the multi-STA BlockAck.
     pub fn ul_exchange(&self, users: &[MuUser], bytes: &[u32]) -> SimDur {
@@ -161,6 +181,8 @@ mod tests {
         // 9.3.1.22: 16 + Common Info 8 + 6 per Basic user + FCS 4.
         assert_eq!(basic_trigger_len(4), 52);
         assert_eq!(mu_bar_len(4), 64);
+        // BSRP: 16 + Common Info 8 + 5 per user + FCS 4.
+        assert_eq!(bsrp_trigger_len(4), 48);
         // 9.3.1.8.7: 16 + BA Control 2 + 12 per station + FCS 4.
         assert_eq!(multi_sta_block_ack_len(4, 8), 70);
         assert_eq!(multi_sta_block_ack_len(9, 32), 346);
@@ -191,6 +213,11 @@ mod tests {
         // HE TB 142.4 us; multi-STA BlockAck 70 octets: 20 + 4 x ceil(582
         // / 96) = 48 us.
         assert_eq!(p.ul_exchange(&u, &[1504; 4]), SimDur::from_nanos(40_000 + 16_000 + 142_400 + 16_000 + 48_000));
+        // BSRP: Trigger 48 octets: 20 + 4 x ceil((16 + 384 + 6) / 96) = 40
+        // us; the HE TB PPDU of one QoS Null each (30 octets, S-MPDU
+        // delimiter 4) on 242-tone RUs at MCS 11: one data symbol,
+        // 47.2 + 13.6 = 60.8 us.
+        assert_eq!(p.bsrp_exchange(&u), SimDur::from_nanos(40_000 + 16_000 + 60_800));
     }
 
     /// Cycle arithmetic of a saturated downlink with the AP alone on the

@@ -75,6 +75,10 @@ pub struct MuConfig {
     /// The stations' QoS Data frames carry their Queue Size (ns-3's
     /// SetQueueSize); false: only their QoS Null frames do.
     pub queue_size_in_data: bool,
+    /// A BSRP Trigger before a Basic Trigger for stations without a fresh
+    /// report (ns-3's EnableBsrp analogue, `mac::sched::mu`,
+    /// `ul_exchange.rs`).
+    pub bsrp: bool,
     pub ack: DlAck,
     /// The associated HE stations, in association order.
     pub stations: Vec<MacAddr>,
@@ -112,6 +116,8 @@ pub(super) struct MuState {
     reached: Vec<Vec<u16>>,
     /// The uplink exchange under way: the triggered stations.
     pub(super) ul: Option<Vec<MacAddr>>,
+    /// The uplink exchange under way answers a BSRP Trigger.
+    pub(super) ul_bsrp: bool,
     /// Each associated station's last reported buffer status (octets,
     /// `u32::MAX`: more than 254 x 256) and when it came (`None`: never).
     pub(super) bsr: Vec<(MacAddr, Option<(u32, SimTime)>)>,
@@ -133,6 +139,7 @@ impl Hcf {
             max_stations: cfg.max_stations,
             dl: cfg.dl,
             ul: cfg.ul,
+            bsrp: cfg.bsrp,
             ..RoundRobinConfig::default()
         });
         let bsr = cfg.stations.iter().map(|&a| (a, None)).collect();
@@ -145,6 +152,7 @@ impl Hcf {
             cur: None,
             reached: Vec::new(),
             ul: None,
+            ul_bsrp: false,
             bsr,
             next_req,
             req: false,
@@ -208,6 +216,7 @@ impl Hcf {
         let alloc = match m.sched.select(now, &view) {
             MuTx::Dl(alloc) => alloc,
             MuTx::Ul(alloc) => return self.ul_start(now, ac, &alloc, out),
+            MuTx::Bsrp(alloc) => return self.bsrp_start(now, ac, &alloc, out),
             MuTx::Su => return false,
         };
         let (phy, ack) = (m.phy, m.cfg.ack);
@@ -367,6 +376,7 @@ impl Hcf {
                 users: txs,
                 tb_response: (ack == DlAck::AggregatedMuBar).then_some(tb),
                 uplink: false,
+                bsrp: false,
             })),
         };
         if ack == DlAck::MuBar {

@@ -39,6 +39,7 @@ fn downlink(n: usize, nsta: u32, ack: DlAck, per: &[f64], ms: u64) -> Run {
         max_stations: nsta,
         ack,
         bsr_lifetime: SimDur::from_millis(20),
+        bsrp: false,
         queue_size_in_data: false,
         stations: (1..=n as u32).map(MacAddr).collect(),
     });

@@ -96,4 +96,10 @@ pub struct HcfStats {
     /// Downlink HE MU PPDUs sent, and their users in all.
     pub mu_ppdus: u64,
     pub mu_users: u64,
+    /// A station's HE TB shares that carried QoS Data, and the times an
+    /// acknowledged one switched an AC to MU EDCA (802.11ax-2021 26.2.7).
+    pub tb_data_shares: u64,
+    pub mu_edca_switches: u64,
+    /// An AP's BSRP Trigger frames (26.5.5).
+    pub bsrp_triggers: u64,
 }

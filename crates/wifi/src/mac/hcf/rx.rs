@@ -43,7 +43,7 @@ impl Hcf {
         }
         if f.kind == FrameKind::BlockAck && f.mu.is_some() {
             // A multi-STA BlockAck (`ul_exchange.rs`).
-            return self.tb_block_ack(f, out);
+            return self.tb_block_ack(now, f, out);
         }
         match f.kind {
             FrameKind::Ack | FrameKind::BlockAck | FrameKind::Cts => self.rx_response(now, f, out),

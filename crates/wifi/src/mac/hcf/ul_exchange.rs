@@ -27,7 +27,17 @@
 //!   `max_ampdu_bytes` needs (measured in ns-3 with bench/ns3/he-ofdma.cc
 //!   --trace: its HE TB PPDUs after a report of 254 announce 5,480 us; a
 //!   share of 42 MPDUs, 64,846 octets, fills 3.7 ms of it, the rest is
-//!   padding). BSRP Triggers are not sent (ns-3's EnableBsrp = false).
+//!   padding).
+//! - BSRP (`MuConfig::bsrp`, off by default; 26.5.5): when the scheduler
+//!   lacks a fresh report for a station it would trigger, the AP sends a
+//!   BSRP Trigger (`mu::bsrp_trigger_len`) to those stations instead; SIFS
+//!   later they answer in one HE TB PPDU of a QoS Null each carrying the
+//!   Queue Size, as long as a QoS Null needs on their RUs
+//!   (`MuPhy::bsrp_response`, the UL Length). QoS Nulls solicit no
+//!   acknowledgement: the TXOP ends (one exchange per TXOP, as the Basic
+//!   Trigger's) and the AP contends again at once for the Basic Trigger
+//!   the reports size. A BSRP whose answer is lost ends the TXOP with CW
+//!   doubled, as a lost HE TB PPDU does.
 //!   Deviation: with SetQueueSize ns-3 also reads the Queue Size of the
 //!   stations' single-user QoS Data frames; here only HE TB shares
 //!   report.
@@ -44,8 +54,15 @@
 //!   HE TB PPDU (every share lost, or a collision): the TXOP ends with CW
 //!   doubled. One uplink exchange per TXOP (the TXOP ends after it).
 //!
-//! A station (MU EDCA off, as ns-3 by default: its EDCA parameters do not
-//! change after a Trigger, 26.2.7 not modelled):
+//! A station:
+//! - MU EDCA (26.2.7; `Hcf::set_mu_edca`, the rule in `mac/access`
+//!   `mu_edca.rs`): when the multi-STA BlockAck acknowledges QoS Data of
+//!   its share, the share's AC switches to the MU EDCA parameters and its
+//!   MU EDCA timer restarts (ns-3 3.37 starts it on the same event); the
+//!   expiry is a wake-up of the MAC. Off (every timer 0, ns-3's default):
+//!   its EDCA parameters do not change after a Trigger.
+//! - A BSRP Trigger that lists it: it answers with a QoS Null alone (its
+//!   Queue Size), neither data nor a BlockAckReq.
 //! - On a Basic Trigger that lists it, it takes up to `max_mpdus` MSDUs
 //!   from its queue discipline (as when it wins access) and fills its
 //!   share when the HE TB PPDU starts: the MPDUs its originator has
@@ -68,7 +85,7 @@
 //!   failed (as a missed BlockAck), settled at the station's next input
 //!   (no timer of its own: the next frame on the medium, its next wake-up
 //!   or Trigger). Its CW does not change either way.
-use super::mu::{basic_trigger_len, multi_sta_block_ack_len};
+use super::mu::{basic_trigger_len, bsrp_trigger_len, multi_sta_block_ack_len};
 use super::{settle_block_ack, Hcf, Item, Txop, QOS_NULL_LEN};
 use crate::mac::edca::AccessCategory;
 use crate::mac::frame::{AckPolicy, Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdu, MpduBody, Mpdus};
@@ -98,6 +115,8 @@ pub(super) struct TbSta {
     link: Option<usize>,
     /// The share is a BlockAckReq.
     bar: bool,
+    /// The Trigger was a BSRP: the share is a QoS Null alone.
+    bsrp: bool,
 }
 
 impl Hcf {
@@ -205,8 +224,55 @@ impl Hcf {
         let f = Frame::mu_control(&t, FrameKind::Trigger, self.addr, txs, len, duration, true, Mpdus::none(), Some(tb));
         let m = self.mu.as_mut().expect("an MU AP");
         m.ul = Some(alloc.users.iter().map(|(a, _)| *a).collect());
+        m.ul_bsrp = false;
         self.txop = Some(Txop { ac, link: 0, end, bar_only: false, granted: false });
         self.counters.attempts += 1;
+        self.transmit(now, f, out);
+        true
+    }
+
+    /// The scheduler asked for buffer status first: send the BSRP Trigger
+    /// (module docs). Its users answer SIFS later in one HE TB PPDU of a
+    /// QoS Null each, lasting what a QoS Null needs on the RUs
+    /// (`MuPhy::bsrp_response`, the UL Length).
+    pub(super) fn bsrp_start(&mut self, now: SimTime, ac: usize, alloc: &MuAlloc, out: &mut impl MacSink) -> bool {
+        let m = self.mu.as_ref().expect("an MU AP");
+        let phy = m.phy;
+        let t = self.p.timing.clone();
+        let users: Vec<MuUser> = alloc
+            .users
+            .iter()
+            .map(|(_, ru)| MuUser::new(*ru, phy.mcs, phy.nss).expect("the data MCS and streams are HE's"))
+            .collect();
+        let tb = self.mu_phy(m).bsrp_response(&users);
+        let txs: Vec<MuUserTx> = alloc
+            .users
+            .iter()
+            .map(|(a, ru)| MuUserTx {
+                addr: *a,
+                first: 0,
+                count: 0,
+                psdu: QOS_NULL_LEN,
+                rate: t.data_rate,
+                ru: Some(ru.size),
+                ok: false,
+                queue: None,
+            })
+            .collect();
+        let len = bsrp_trigger_len(users.len() as u32);
+        let mut f =
+            Frame::mu_control(&t, FrameKind::Trigger, self.addr, txs, len, t.sifs + tb, true, Mpdus::none(), Some(tb));
+        f.mu.as_mut().expect("an MU frame").bsrp = true;
+        let end = match self.acs[ac].p.txop_limit {
+            SimDur::ZERO => None,
+            lim => Some(now + lim),
+        };
+        let m = self.mu.as_mut().expect("an MU AP");
+        m.ul = Some(alloc.users.iter().map(|(a, _)| *a).collect());
+        m.ul_bsrp = true;
+        self.txop = Some(Txop { ac, link: 0, end, bar_only: false, granted: false });
+        self.counters.attempts += 1;
+        self.stats.bsrp_triggers += 1;
         self.transmit(now, f, out);
         true
     }
@@ -272,10 +338,15 @@ impl Hcf {
             return self.mu_failed(now, out);
         }
         self.seq.close();
-        self.mu.as_mut().expect("an MU AP").ul = None;
+        let m = self.mu.as_mut().expect("an MU AP");
+        m.ul = None;
         if acked.is_empty() {
             // Only QoS Nulls came: the exchange is over, nothing to
-            // acknowledge.
+            // acknowledge. After a BSRP the AP contends again at once for
+            // the Basic Trigger its reports size (module docs).
+            if std::mem::take(&mut m.ul_bsrp) {
+                m.req = true;
+            }
             return self.end_txop(now, true);
         }
         let m = self.mu.as_ref().expect("an MU AP");
@@ -320,6 +391,7 @@ impl Hcf {
         let ba_air = t.tx_time(multi_sta_block_ack_len(n, bitmap), t.control_rate);
         let start = now + t.sifs;
         let me = mu.users[i].clone();
+        let bsrp = mu.bsrp;
         if i == 0 {
             // Our HE TB PPDU, its users' shares filled when it starts.
             let users = mu.users.iter().map(|u| MuUserTx { count: 0, first: 0, ..u.clone() }).collect();
@@ -327,7 +399,8 @@ impl Hcf {
                 kind: FrameKind::QosData,
                 ta: self.addr,
                 ra: f.ta,
-                duration: t.sifs + ba_air,
+                // (QoS Nulls answering a BSRP solicit no response)
+                duration: if bsrp { SimDur::ZERO } else { t.sifs + ba_air },
                 seq: 0,
                 retry: false,
                 mpdu_bytes: 0,
@@ -335,7 +408,7 @@ impl Hcf {
                 airtime: tb,
                 contended: false,
                 mpdus: Mpdus::none(),
-                mu: Some(Box::new(MuInfo { users, tb_response: None, uplink: true })),
+                mu: Some(Box::new(MuInfo { users, tb_response: None, uplink: true, bsrp })),
             };
             self.seq.schedule(start, f);
         }
@@ -346,6 +419,7 @@ impl Hcf {
             deadline: start + tb + t.sifs + ba_air + t.slot,
             link: None,
             bar: false,
+            bsrp,
         }));
         if self.waiting < self.hold_limit() {
             out.push(MacOutput::Ready);
@@ -375,11 +449,12 @@ impl Hcf {
         let mut s = self.tb.take().expect("a share to fill");
         s.filling = false;
         let ba = self.p.block_ack;
+        // (a BSRP's answer is a QoS Null alone: no data, no BlockAckReq)
         let link = self
             .links
             .iter()
             .enumerate()
-            .filter(|(_, l)| l.ra == s.ap && l.has_work(ba))
+            .filter(|(_, l)| !s.bsrp && l.ra == s.ap && l.has_work(ba))
             .min_by_key(|(_, l)| l.head_order)
             .map(|(i, _)| i);
         let mut mpdus = Vec::new();
@@ -416,6 +491,7 @@ impl Hcf {
             if !chosen.is_empty() {
                 self.psdu_mpdus(l, chosen, AckPolicy::Normal, &mut mpdus);
                 self.stats.mpdus_per_ppdu[mpdus.len()] += 1;
+                self.stats.tb_data_shares += 1;
                 self.counters.attempts += 1;
                 if mpdus.iter().any(|m| m.retry) {
                     self.counters.retries += 1;
@@ -467,7 +543,7 @@ impl Hcf {
 
     /// A multi-STA BlockAck ended here: settle our share by our BlockAck
     /// in it (none: wait for the deadline).
-    pub(super) fn tb_block_ack(&mut self, f: &Frame, out: &mut impl MacSink) {
+    pub(super) fn tb_block_ack(&mut self, now: SimTime, f: &Frame, out: &mut impl MacSink) {
         let Some(s) = self.tb.as_ref() else { return };
         if s.filling || f.ta != s.ap {
             return;
@@ -483,8 +559,14 @@ impl Hcf {
         self.stats.block_acks += 1;
         if let Some(l) = s.link {
             let res = self.links[l].orig.on_block_ack(start_seq, bitmap);
+            let acked = !res.acked.is_empty();
             settle_block_ack(&mut self.stats, &mut self.counters, &mut self.receipts, res, out);
             self.refresh_bar(l);
+            // 26.2.7: QoS Data of this AC went in an HE TB PPDU and the
+            // immediate response acknowledged some of it: MU EDCA.
+            if !s.bar && acked {
+                self.mu_edca_start(now, self.links[l].ac as usize);
+            }
         }
         self.refresh_has_frame();
         self.resume();

@@ -2,6 +2,7 @@
 //! saturated stations, the AP triggering every 1 ms (ns-3's
 //! AccessReqInterval) with up to n users per Basic Trigger.
 use super::super::{harness, Hcf, HcfParams};
+use crate::mac::access::MuEdcaParams;
 use crate::mac::edca::{AccessCategory, EdcaSet};
 use crate::mac::hcf::mu::DlAck;
 use crate::mac::hcf::MuConfig;
@@ -51,6 +52,24 @@ fn uplink_bsr(
     bsr_lifetime: SimDur,
     queue_size_in_data: bool,
 ) -> Run {
+    uplink_with(n, quiet_stations, per, ms, bsr_lifetime, queue_size_in_data, None, false, 1000)
+}
+
+/// `uplink_bsr` with the stations using `mu_edca` for every AC after an
+/// acknowledged HE TB share (`None`: MU EDCA off) and the AP sending BSRP
+/// Triggers when `bsrp`.
+#[allow(clippy::too_many_arguments)]
+fn uplink_with(
+    n: usize,
+    quiet_stations: bool,
+    per: &[f64],
+    ms: u64,
+    bsr_lifetime: SimDur,
+    queue_size_in_data: bool,
+    mu_edca: Option<MuEdcaParams>,
+    bsrp: bool,
+    access_req_us: u64,
+) -> Run {
     let ap_p = HcfParams { edca: EdcaSet::default_for(15, 1023, false).for_ap(), ..he_params(false) };
     let mut macs: Vec<Hcf> = (0..=n)
         .map(|i| {
@@ -58,13 +77,19 @@ fn uplink_bsr(
             Hcf::new(MacAddr(i as u32), p, RngStream::derive(7, &format!("mac/{i}")))
         })
         .collect();
+    if let Some(p) = mu_edca {
+        for m in &mut macs[1..] {
+            m.set_mu_edca([p; 4]);
+        }
+    }
     macs[0].set_mu(MuConfig {
         dl: false,
         ul: true,
-        access_req: SimDur::from_micros(1000),
+        access_req: SimDur::from_micros(access_req_us),
         max_stations: n as u32,
         ack: DlAck::MuBar,
         bsr_lifetime,
+        bsrp,
         queue_size_in_data,
         stations: (1..=n as u32).map(MacAddr).collect(),
     });
@@ -210,4 +235,99 @@ fn reports_in_qos_null_only_expire_after_their_lifetime() {
         short(&data)
     );
     assert!(a < b, "{a} MSDUs with QoS Null reports, {b} with reports in QoS Data too");
+}
+
+/// The stations' single-user data PPDUs: every data PPDU they sent less
+/// their HE TB data shares.
+fn su_ppdus(h: &Hcf) -> u64 {
+    h.stats.mpdus_per_ppdu.iter().sum::<u64>() - h.stats.tb_data_shares
+}
+
+/// MU EDCA (802.11ax-2021 26.2.7) with MU AIFSN 0: once a multi-STA
+/// BlockAck acknowledged a station's QoS Data in an HE TB PPDU, its
+/// best-effort EDCAF does not contend until the MU EDCA timer runs out.
+/// With a 16.384 ms timer restarted by each acknowledged share (the AP
+/// triggers every exchange) contending stations send single-user
+/// A-MPDUs before their first share only; with MU EDCA off they keep
+/// contending between Triggers (`contending_and_triggered_stations_together`).
+#[test]
+fn mu_edca_aifsn_zero_keeps_triggered_stations_from_contending() {
+    let life = SimDur::from_millis(500);
+    let off = uplink_with(4, false, &[], 500, life, true, None, false, 1000);
+    let p = MuEdcaParams { aifsn: 0, cw_min: 15, cw_max: 1023, timer: SimDur::from_micros(16_384) };
+    let on = uplink_with(4, false, &[], 500, life, true, Some(p), false, 1000);
+    let be = AccessCategory::Be as usize;
+    for i in 1..=4 {
+        let (s_off, s_on) = (&off.bss.macs[i], &on.bss.macs[i]);
+        assert!(su_ppdus(s_off) > 20, "station {i}, MU EDCA off: {} SU PPDUs", su_ppdus(s_off));
+        assert!(su_ppdus(s_on) <= 3, "station {i}, MU EDCA: {} SU PPDUs, {:?}", su_ppdus(s_on), s_on.stats);
+        assert!(s_on.stats.mu_edca_switches > 50, "{:?}", s_on.stats);
+        assert_eq!(s_off.stats.mu_edca_switches, 0);
+        // Disabled at the end of the run (the AP triggers every ~5.6 ms).
+        assert_eq!(s_on.ac_params_in_use(be), (0, 15, 1023, true));
+        assert!(on.got[i] > 1000, "{:?}", on.got);
+    }
+}
+
+/// The MU EDCA timer is a wake-up: a station whose AP stops triggering
+/// contends again once it runs out. One saturated contending station, the
+/// AP asking for access every 20 ms (at 20 ms a Trigger for UlPsduSize,
+/// answered by a QoS Null; at 40 ms one sized by its report, answered
+/// with data), MU AIFSN 0, timer 8.192 ms: from its switch the station
+/// sends no SU A-MPDU until the timer ran out, then sends them again (one
+/// every ~1.1 ms otherwise).
+#[test]
+fn mu_edca_timer_expiry_returns_the_station_to_edca() {
+    let p = MuEdcaParams { aifsn: 0, cw_min: 15, cw_max: 1023, timer: SimDur::from_micros(8192) };
+    let at = |ms: u64| {
+        let r = uplink_with(1, false, &[], ms, SimDur::from_millis(100), true, Some(p), false, 20_000);
+        let s = &r.bss.macs[1];
+        (s.stats.mu_edca_switches, su_ppdus(s), s.ac_params_in_use(AccessCategory::Be as usize).3)
+    };
+    // The first millisecond that ends after the switch.
+    let t = (40..50).find(|&ms| at(ms).0 == 1).expect("a switch after the Trigger at 40 ms");
+    let (_, su0, disabled) = at(t);
+    assert!(disabled && su0 > 10, "{:?}", at(t));
+    // Disabled for the timer's whole 8.192 ms: not one SU A-MPDU.
+    for ms in t..t + 8 {
+        assert_eq!(at(ms), (1, su0, true), "{ms} ms");
+    }
+    // Then EDCA again: several SU A-MPDUs within 5 ms.
+    let (sw, su, disabled) = at(t + 13);
+    assert_eq!((sw, disabled), (1, false));
+    assert!(su >= su0 + 3, "{su0} -> {su}");
+}
+
+/// BSRP (26.5.5): with reports kept for 20 ms in QoS Nulls only, the AP
+/// asks with a BSRP Trigger when a report expired instead of a Basic
+/// Trigger sized by UlPsduSize: no Basic Trigger is answered by QoS Nulls
+/// alone after the first BSRP, the first Basic Trigger carries the sizes
+/// reported (aPPDUMaxTime: every share 42 MPDUs), and the BSRP rounds
+/// replace the QoS Null rounds of `reports_in_qos_null_only_expire_after_their_lifetime`.
+#[test]
+fn bsrp_sizes_the_basic_trigger_from_the_reports() {
+    let ms = 1000;
+    let r = uplink_with(4, true, &[], ms, SimDur::from_millis(20), false, None, true, 1000);
+    let ap = &r.bss.macs[0];
+    let bsrp = ap.stats.bsrp_triggers;
+    // The first access and then one per expiry (about every 20 ms).
+    assert!((40..=55).contains(&bsrp), "{bsrp} BSRP Triggers in {ms} ms");
+    // Every Basic Trigger got 42-MPDU shares from every station: none
+    // asked for UlPsduSize (which would bring QoS Nulls alone).
+    let basic = ap.counters.attempts - bsrp;
+    for i in 1..=4 {
+        let s = &r.bss.macs[i];
+        assert_eq!(s.stats.tb_data_shares, s.stats.mpdus_per_ppdu[42], "station {i}: {:?}", s.stats.mpdus_per_ppdu);
+        assert!(
+            s.stats.tb_data_shares + 1 >= basic,
+            "station {i}: {} data shares, {basic} Basic Triggers",
+            s.stats.tb_data_shares
+        );
+    }
+    assert_eq!(ap.counters.failures, 0);
+    let off = uplink_bsr(4, true, &[], ms, SimDur::from_millis(20), false);
+    assert_eq!(off.bss.macs[0].stats.bsrp_triggers, 0);
+    let (a, b) = (r.got[1..].iter().sum::<u64>(), off.got[1..].iter().sum::<u64>());
+    println!("BSRP Triggers in {ms} ms: {bsrp}; MSDUs {a} with BSRP, {b} without");
+    assert!(a > 1000 && b > 1000);
 }
