@@ -463,12 +463,12 @@ impl Dcf {
         if uses_rts {
             // 10.3.2.7: the data frame waits for the CTS (`mac/exchange`);
             // the RTS goes at the rate of the CTS it asks for.
-            let data = Frame { contended: true, ..self.data_frame() };
+            let data = self.data_frame();
             let rts = rts_for(&data, self.p.timing.sifs, self.air.cts, self.air.rate, self.air.rts);
             let rts = self.seq.protect(data, rts);
             self.transmit(now, out, |_| rts);
         } else {
-            self.transmit(now, out, |d| Frame { contended: true, ..d.data_frame() });
+            self.transmit(now, out, |d| d.data_frame());
         }
     }
 
@@ -500,7 +500,11 @@ impl Dcf {
         self.air = self.air.at(&self.p.timing, rate);
     }
 
-    /// The data frame of the MSDU in service, with a copy of the MSDU.
+    /// The data frame of the MSDU in service, with a copy of the MSDU: sent
+    /// after contention, as every DCF data frame is (built where it is
+    /// sent, so it is not copied again to mark it). Inlined: built in the
+    /// medium's slot, not on the stack and copied there.
+    #[inline(always)]
     fn data_frame(&self) -> Frame {
         let t = &self.p.timing;
         let cur = self.cur.as_ref().expect("data frame without MSDU");
@@ -518,7 +522,7 @@ impl Dcf {
             mpdu_bytes: cur.mpdu_bytes,
             rate: cur.rate,
             airtime: cur.data_time,
-            contended: false,
+            contended: true,
             mpdus: Mpdus::one(Mpdu {
                 seq: cur.seq,
                 retry: cur.data_sent,
