@@ -86,6 +86,7 @@
 //!   (no timer of its own: the next frame on the medium, its next wake-up
 //!   or Trigger). Its CW does not change either way.
 use super::mu::{basic_trigger_len, bsrp_trigger_len, multi_sta_block_ack_len};
+use super::mu_exchange::HePhy;
 use super::{settle_block_ack, Hcf, Item, Txop, QOS_NULL_LEN};
 use crate::mac::edca::AccessCategory;
 use crate::mac::frame::{AckPolicy, Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdu, MpduBody, Mpdus};
@@ -96,6 +97,16 @@ use crate::phy::ht::subframe_bytes;
 use crate::phy::ppdu::PPDU_MAX_TIME;
 use wifitcp_core::{SimDur, SimTime};
 use wifitcp_wire::wifi_frame::BLOCK_ACK_REQ_LEN;
+
+/// The users of a Trigger for `alloc`: each station's RU at the data MCS
+/// and streams (the Basic Trigger and the BSRP Trigger alike).
+fn tb_users(phy: &HePhy, alloc: &MuAlloc) -> Vec<MuUser> {
+    alloc
+        .users
+        .iter()
+        .map(|(_, ru)| MuUser::new(*ru, phy.mcs, phy.nss).expect("the data MCS and streams are HE's"))
+        .collect()
+}
 
 /// 9.2.4.5.6: Queue Size in units of 256 octets, 254 and above "more".
 const QUEUE_UNIT: u32 = 256;
@@ -174,11 +185,7 @@ impl Hcf {
         let phy = m.phy;
         let p = self.mu_phy(m);
         let t = self.p.timing.clone();
-        let users: Vec<MuUser> = alloc
-            .users
-            .iter()
-            .map(|(_, ru)| MuUser::new(*ru, phy.mcs, phy.nss).expect("the data MCS and streams are HE's"))
-            .collect();
+        let users = tb_users(&phy, alloc);
         let n = users.len() as u32;
         let trigger_air = t.tx_time(basic_trigger_len(n), t.control_rate);
         let ba_air = t.tx_time(multi_sta_block_ack_len(n, p.bitmap_octets), t.control_rate);
@@ -239,11 +246,7 @@ impl Hcf {
         let m = self.mu.as_ref().expect("an MU AP");
         let phy = m.phy;
         let t = self.p.timing.clone();
-        let users: Vec<MuUser> = alloc
-            .users
-            .iter()
-            .map(|(_, ru)| MuUser::new(*ru, phy.mcs, phy.nss).expect("the data MCS and streams are HE's"))
-            .collect();
+        let users = tb_users(&phy, alloc);
         let tb = self.mu_phy(m).bsrp_response(&users);
         let txs: Vec<MuUserTx> = alloc
             .users
