@@ -119,28 +119,26 @@ impl MuEdca {
     /// The AIFSN in use, given the EDCA Parameter Set's.
     #[inline]
     pub fn aifsn(&self, normal: u32) -> u32 {
-        if self.active() {
-            self.p.aifsn
-        } else {
-            normal
-        }
+        self.in_use(normal, self.p.aifsn)
     }
 
     /// The CWmin in use.
     #[inline]
     pub fn cw_min(&self, normal: u32) -> u32 {
-        if self.active() {
-            self.p.cw_min
-        } else {
-            normal
-        }
+        self.in_use(normal, self.p.cw_min)
     }
 
     /// The CWmax in use.
     #[inline]
     pub fn cw_max(&self, normal: u32) -> u32 {
+        self.in_use(normal, self.p.cw_max)
+    }
+
+    /// `mu` while the timer runs, else `normal`.
+    #[inline]
+    fn in_use(&self, normal: u32, mu: u32) -> u32 {
         if self.active() {
-            self.p.cw_max
+            mu
         } else {
             normal
         }
@@ -162,8 +160,8 @@ impl MuEdca {
             return None;
         }
         let aifs = sifs + slot * u64::from(self.aifsn(normal_aifsn));
-        let free = d.free_since()?.max(self.not_before);
-        Some(free + d.ifs(aifs, t))
+        // (the medium counts as busy for it until `not_before`)
+        d.count_start(aifs, t).map(|s| s.max(self.not_before + d.ifs(aifs, t)))
     }
 }
 

@@ -289,7 +289,12 @@ impl Hcf {
             // (it counts again one AIFS after the expiry at the earliest)
             self.acs[i].bo.count_from = None;
         }
-        self.mu_edca_next = self.acs.iter().map(|a| a.mu.expires_at()).min().unwrap_or(SimTime::NEVER);
+        self.mu_edca_next = self.mu_edca_earliest();
+    }
+
+    /// The earliest MU EDCA timer expiry of the EDCAFs.
+    fn mu_edca_earliest(&self) -> SimTime {
+        self.acs.iter().map(|a| a.mu.expires_at()).min().unwrap_or(SimTime::NEVER)
     }
 
     /// MU EDCA timers that ran out by `now`: back to the EDCA parameters,
@@ -301,7 +306,7 @@ impl Hcf {
         for a in self.acs.iter_mut() {
             a.mu.expire(now);
         }
-        self.mu_edca_next = self.acs.iter().map(|a| a.mu.expires_at()).min().unwrap_or(SimTime::NEVER);
+        self.mu_edca_next = self.mu_edca_earliest();
         self.resume();
     }
 
