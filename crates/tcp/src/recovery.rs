@@ -115,6 +115,19 @@ impl Sender {
     /// fine-grained-loss retransmission, resend the next unacknowledged
     /// segment if it is older than the fine-grained timeout (no window
     /// change).
+    ///
+    /// The resend stands for the fast retransmit of that segment, so the
+    /// duplicate ACKs that follow (for segments sent before it) are fast
+    /// recovery's further duplicates: each inflates cwnd by one SMSS (RFC
+    /// 5681 3.2 step 4) and none starts another fast retransmit of the same
+    /// segment; the next new ACK deflates and ends it (step 6). B&P's
+    /// timer replaces the wait for three duplicates, it adds no second
+    /// trigger. Without this, Reno's recovery (which ended on this very
+    /// ACK) counted three of those duplicates afresh and resent the segment
+    /// again, usually while its resend was still in flight. ns-2.35's
+    /// `Agent/TCP/Vegas` likewise sets its duplicate count to the threshold
+    /// after such a resend. Reno and NewReno only: SACK counts duplicates
+    /// by the scoreboard, and Tahoe has no fast recovery.
     pub(crate) fn fine_grained_check_after_rtx(&mut self, now: SimTime) {
         if self.fg_worried == 0 {
             return;
@@ -129,6 +142,10 @@ impl Sender {
         }
         self.force_rtx = true;
         self.stats.fine_grained_retransmits += 1;
+        if self.state == LossState::Open && matches!(self.variant, RecoveryVariant::Reno | RecoveryVariant::NewReno) {
+            self.state = LossState::Recovery;
+            self.dupacks = self.dupthresh;
+        }
     }
 
     /// B&P 3.1's check on every duplicate ACK, during fast recovery too:

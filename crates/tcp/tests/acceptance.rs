@@ -812,3 +812,40 @@ fn vegas_brakmo_loss_response() {
     let r = run_with(VegasLoss::Reno, &[], Some(100 * M));
     assert_eq!(r.a.stats().timeouts, 1);
 }
+
+/// Vegas with Brakmo & Peterson's loss response on a bulk sender, two
+/// consecutive segments lost: the first is fast-retransmitted, the new ACK
+/// its resend brings ends Reno's recovery and the fine-grained check on it
+/// resends the second. That resend is the second segment's fast
+/// retransmit: the duplicate ACKs still on their way (for segments sent
+/// before it) inflate the window and start no further retransmission of
+/// it (RFC 5681 3.2 step 4), so each lost segment is sent twice, with one
+/// window cut and no timeout.
+#[test]
+fn vegas_brakmo_no_second_fast_retransmit_after_fine_grained_resend() {
+    use wifitcp_tcp::cc::vegas::{Vegas, VegasConfig, VegasLoss};
+    use wifitcp_tcp::Connection;
+    for v in [Reno, NewReno] {
+        let mut s = setup(v);
+        s.rate_bps = Some(10_000_000);
+        s.cfg_b.delayed_ack = None;
+        let mut h = s.build();
+        let cc = Vegas::new(VegasConfig { loss_response: VegasLoss::Brakmo, ..VegasConfig::default() });
+        h.a = Connection::connect(SimTime::ZERO, cfg(v), Box::new(cc), harness::PORT_A, harness::PORT_B, h.isn_a);
+        h.rule(Dir::AtoB, Rule::Offset { off: 300 * M, times: 1 });
+        h.rule(Dir::AtoB, Rule::Offset { off: 301 * M, times: 1 });
+        h.a.send(1_000 * M);
+        deliver(&mut h, 1_000 * M, secs(60));
+        let lost: Vec<u32> = h.data_log().filter(|e| e.dropped).map(|e| e.hdr.seq).collect();
+        assert_eq!(lost.len(), 2);
+        let sends = |seq: u32| h.data_log().filter(|e| e.hdr.seq == seq).count();
+        let st = h.a.stats();
+        assert_eq!(
+            (sends(lost[0]), sends(lost[1]), st.timeouts, st.fine_grained_retransmits),
+            (2, 2, 0, 1),
+            "{v:?}: {:?}",
+            st.loss_events
+        );
+        assert_eq!(st.loss_events.len(), 1, "{v:?}: one window cut");
+    }
+}
