@@ -180,25 +180,53 @@ for {set i 0} {$i < $opt(n)} {incr i} {
     $tcp($i) attach $ctf
     foreach v {nrexmit_ ack_} { $tcp($i) trace $v }
 }
-# {coarse timeouts, seconds stalled} of the flow whose trace lines name destination dst:
-# the union of the intervals [last ack_ advance, timeout].
-proc stalls {files dst} {
-    set ivs {}
+# Every flow's coarse-timer backoff (backoff_, not a traced variable) sampled every
+# 1 ms; each change is written to the same file as a "backoff_" line, so the backoff
+# that armed each coarse timeout can be read beside it.
+set lastBackoff {}
+for {set i 0} {$i < $opt(n)} {incr i} { lappend lastBackoff 0 }
+proc sample_backoff {} {
+    global ns tcp opt lastBackoff ctf vtf
+    for {set i 0} {$i < $opt(n)} {incr i} {
+        set b [$tcp($i) set backoff_]
+        if {$b != [lindex $lastBackoff $i]} {
+            lset lastBackoff $i $b
+            set fh [expr {$i == 0 && $opt(trace) ne "" ? $vtf : $ctf}]
+            puts $fh [format "%.5f 0 0 %s 0 backoff_ %d" [$ns now] [$tcp($i) set dst_addr_] $b]
+        }
+    }
+    $ns at [expr {[$ns now] + 0.001}] "sample_backoff"
+}
+$ns at 0.0 "sample_backoff"
+# {coarse timeouts, seconds stalled, backoffs at the timeouts} of the flow whose trace
+# lines name destination dst: the union of the intervals [last ack_ advance, timeout],
+# within the measured window [from, to], and [last ack_ advance, to] if the flow's
+# cumulative ACK last advanced more than minrto before the end (it is then waiting for
+# its timer); with the backoff_ in force just before each timeout.
+proc stalls {files dst from to minrto} {
+    set ivs {}; set bos {}
+    set lastT -1.0
     foreach f $files {
-        set lastAck -2; set lastT -1.0; set lastRx -1
+        set lastAck -2; set lastRx -1; set bo 1
         set fh [open $f r]
         while {[gets $fh line] >= 0} {
             set w [regexp -all -inline {\S+} $line]
             if {[llength $w] < 7 || [lindex $w 3] ne $dst} { continue }
             set t [lindex $w 0]; set var [lindex $w 5]; set val [lindex $w 6]
+            if {$var eq "backoff_" && $val > 0} { set bo $val }
             if {$var eq "ack_" && $val > $lastAck} { set lastAck $val; set lastT $t }
             if {$var eq "nrexmit_"} {
-                if {$lastRx >= 0 && $val > $lastRx && $lastT >= 0} { lappend ivs [list $lastT $t] }
+                if {$lastRx >= 0 && $val > $lastRx && $lastT >= 0} {
+                    lappend ivs [list [expr {max($lastT, $from)}] $t]
+                    lappend bos $bo
+                }
                 set lastRx $val
             }
         }
         close $fh
     }
+    set n [llength $ivs]
+    if {$lastT >= 0 && $to - $lastT > $minrto} { lappend ivs [list [expr {max($lastT, $from)}] $to] }
     set total 0.0; set cur {}
     foreach iv [lsort -real -index 0 $ivs] {
         if {$cur ne {} && [lindex $iv 0] <= [lindex $cur 1]} {
@@ -209,7 +237,7 @@ proc stalls {files dst} {
         }
     }
     if {$cur ne {}} { set total [expr {$total + [lindex $cur 1] - [lindex $cur 0]}] }
-    return [list [llength $ivs] $total]
+    return [list $n $total $bos]
 }
 
 set cwnd0 {}
@@ -247,7 +275,7 @@ $ns at $opt(warmup) "errors_on"
 
 proc finish {} {
     global ns opt tcp tf tracePath wall0 cwnd0 ack0 BS W vrtt_n vrtt_sum vrtt_min ctf ctrPath vtf
-    set gput {}; set rto {}; set rexmit {}; set total 0.0; set coarse {}; set duprx {}
+    set gput {}; set rto {}; set rexmit {}; set total 0.0; set coarse {}; set duprx {}; set bos {}
     flush $ctf; close $ctf
     set files [list $ctrPath]
     if {$opt(trace) ne ""} { flush $vtf; lappend files $opt(trace) }
@@ -258,8 +286,8 @@ proc finish {} {
         lappend gput [expr {$b * 8.0 / $opt(simtime) / 1e6}]
         lappend rto [$tcp($i) set nrexmit_]
         lappend rexmit [$tcp($i) set nrexmitpack_]
-        set sp [stalls $files [$tcp($i) set dst_addr_]]
-        lappend coarse [lindex $sp 0]; lappend duprx [lindex $sp 1]
+        set sp [stalls $files [$tcp($i) set dst_addr_] $opt(warmup) [expr {$opt(warmup) + $opt(simtime)}] $opt(minrto)]
+        lappend coarse [lindex $sp 0]; lappend duprx [lindex $sp 1]; lappend bos {*}[lindex $sp 2]
         set total [expr {$total + $b * 8.0 / $opt(simtime) / 1e6}]
     }
     $ns flush-trace
@@ -280,9 +308,9 @@ proc finish {} {
         set vr [format {{"samples":%d,"min_ms":%.3f,"mean_ms":%.3f}} $vrtt_n [expr {$vrtt_min * 1e3}] \
             [expr {$vrtt_sum / $vrtt_n * 1e3}]]
     }
-    puts [format {{"sim":"ns-2","version":"2.35","vegas_rtt0":%s,"agent":"%s","n":%d,"ap_queue":%d,"sim_time_s":%.3f,"per_down":%s,"goodput_mbps":%s,"aggregate_mbps":%.4f,"rto_events":%s,"coarse_timeouts":%s,"stalled_s":%s,"retransmitted_segments":%s,"ap_queue_drops":%d,"sta_queue_drops":%d,"cwnd_every_s":0.1,"cwnd0_segments":%s,"wall_s":%.3f}} \
+    puts [format {{"sim":"ns-2","version":"2.35","vegas_rtt0":%s,"agent":"%s","n":%d,"ap_queue":%d,"sim_time_s":%.3f,"per_down":%s,"goodput_mbps":%s,"aggregate_mbps":%.4f,"rto_events":%s,"coarse_timeouts":%s,"stalled_s":%s,"timeout_backoffs":%s,"retransmitted_segments":%s,"ap_queue_drops":%d,"sta_queue_drops":%d,"cwnd_every_s":0.1,"cwnd0_segments":%s,"wall_s":%.3f}} \
         $vr $opt(agent) $opt(n) $opt(ifq) $opt(simtime) $opt(per_down) [json_list $gput] $total \
-        [json_list $rto %d] [json_list $coarse %d] [json_list $duprx %.3f] [json_list $rexmit %d] $drops $stadrops [json_list $cwnd0 %.1f] $wall]
+        [json_list $rto %d] [json_list $coarse %d] [json_list $duprx %.3f] [json_list $bos %d] [json_list $rexmit %d] $drops $stadrops [json_list $cwnd0 %.1f] $wall]
     exit 0
 }
 

@@ -43,7 +43,10 @@
 //!   2. on the first and second new ACK after such a retransmission it
 //!      checks the next unacknowledged segment the same way and resends it
 //!      if expired (a second loss of the same window is repaired without a
-//!      coarse timeout), without a further window change;
+//!      coarse timeout), without a further window change; that resend is
+//!      the segment's fast retransmit, so the duplicate ACKs that follow
+//!      inflate the window and start no second one (RFC 5681 3.2 step 4;
+//!      crates/tcp/src/recovery.rs);
 //!   3. the window is cut only for a segment sent after the last cut
 //!      ("losses at the current sending rate"), by one quarter (`cwnd -
 //!      cwnd / 4`), or by half if the lost segment was itself a
