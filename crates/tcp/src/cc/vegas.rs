@@ -11,6 +11,10 @@
 //! - `RTT` for a round is the **minimum of the RTT samples taken during the
 //!   last round trip** (Linux keeps `minRTT` per round to filter out
 //!   delayed-ACK inflation; B&P time one distinguished segment per RTT).
+//!   `[tcp.vegas] round_rtt = "mean"` takes their mean instead, as ns-2.35's
+//!   `Agent/TCP/Vegas` does (`v_sumRTT_ / v_cntRTT_`); on a WLAN, where a
+//!   segment's RTT varies without any queue, the mean reads a larger Diff
+//!   for the same window, so that Vegas stops growing earlier.
 //! - `Diff = cwnd * (1 - BaseRTT / RTT)` packets, which is
 //!   `(Expected - Actual) * BaseRTT` with `Expected = cwnd / BaseRTT` and
 //!   `Actual = cwnd / RTT` (B&P section 3.2). Linux uses
@@ -95,6 +99,8 @@ wifitcp_core::config_table! {
         pub gamma: f64 = 1.0,
         /// "reno" (as ns-3 and Linux) or "brakmo" (Brakmo & Peterson 3.1, as ns-2).
         pub loss_response: VegasLoss = VegasLoss::Reno,
+        /// A round's RTT: "min" of its samples (Linux) or their "mean" (ns-2.35).
+        pub round_rtt: VegasRoundRtt = VegasRoundRtt::Min,
     }
 }
 
@@ -115,7 +121,14 @@ impl CcKind for VegasTable {
 
 impl From<&VegasTable> for VegasConfig {
     fn from(t: &VegasTable) -> VegasConfig {
-        VegasConfig { alpha: t.alpha, beta: t.beta, gamma: t.gamma, loss_response: t.loss_response, ..VegasConfig::default() }
+        VegasConfig {
+            alpha: t.alpha,
+            beta: t.beta,
+            gamma: t.gamma,
+            loss_response: t.loss_response,
+            round_rtt: t.round_rtt,
+            ..VegasConfig::default()
+        }
     }
 }
 
@@ -136,6 +149,8 @@ pub struct VegasConfig {
     pub ss_every_other_rtt: bool,
     /// Loss response (module docs); default Reno's, as ns-3 and Linux.
     pub loss_response: VegasLoss,
+    /// The RTT a round's decision reads (module docs); default the minimum.
+    pub round_rtt: VegasRoundRtt,
 }
 
 /// Vegas's reaction to loss (module docs).
@@ -153,6 +168,23 @@ impl KeyType for VegasLoss {
     const TY: Ty = Ty::Str;
 }
 
+/// The RTT of a round that Vegas's once-per-round decision reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VegasRoundRtt {
+    /// The minimum of the round's samples (Linux `tcp_vegas`, which filters
+    /// delayed-ACK inflation with it).
+    #[default]
+    Min,
+    /// The mean of the round's samples (ns-2.35's `Agent/TCP/Vegas`:
+    /// `v_sumRTT_ / v_cntRTT_`).
+    Mean,
+}
+
+impl KeyType for VegasRoundRtt {
+    const TY: Ty = Ty::Str;
+}
+
 impl Default for VegasConfig {
     /// The thresholds and loss response of [`VegasTable`]'s defaults.
     fn default() -> Self {
@@ -164,6 +196,7 @@ impl Default for VegasConfig {
             min_samples: 3,
             ss_every_other_rtt: true,
             loss_response: t.loss_response,
+            round_rtt: t.round_rtt,
         }
     }
 }
@@ -173,6 +206,8 @@ impl Default for VegasConfig {
 pub struct RoundStats {
     /// Minimum RTT sample of the round (None if the round had no samples).
     pub min_rtt: Option<SimDur>,
+    /// Mean of the round's RTT samples (None if it had none).
+    pub mean_rtt: Option<SimDur>,
     /// Number of RTT samples in the round.
     pub samples: u32,
     /// True for the partial round that ends on the first ACK after a
@@ -193,6 +228,8 @@ pub struct RoundTracker {
     restart: bool,
     min_rtt: Option<SimDur>,
     samples: u32,
+    /// Sum of the round's samples (ns), for their mean.
+    sum_ns: u64,
     base_rtt: Option<SimDur>,
 }
 
@@ -207,6 +244,7 @@ impl RoundTracker {
         self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
         self.base_rtt = Some(self.base_rtt.map_or(rtt, |m| m.min(rtt)));
         self.samples += 1;
+        self.sum_ns += rtt.as_nanos();
     }
 
     /// Account for an ACK; returns the statistics of the round that this ACK
@@ -215,12 +253,14 @@ impl RoundTracker {
         let before = self.acked_total;
         self.acked_total += acked_bytes;
         if self.restart || self.acked_total > self.round_end {
-            let stats = RoundStats { min_rtt: self.min_rtt, samples: self.samples, partial: self.restart };
+            let mean_rtt = (self.samples > 0).then(|| SimDur::from_nanos(self.sum_ns / self.samples as u64));
+            let stats = RoundStats { min_rtt: self.min_rtt, mean_rtt, samples: self.samples, partial: self.restart };
             self.restart = false;
             // snd_nxt as of this ACK: snd_una before it plus what was in flight.
             self.round_end = before + prior_in_flight;
             self.min_rtt = None;
             self.samples = 0;
+            self.sum_ns = 0;
             return Some(stats);
         }
         None
@@ -231,6 +271,7 @@ impl RoundTracker {
         self.restart = true;
         self.min_rtt = None;
         self.samples = 0;
+        self.sum_ns = 0;
     }
 
     /// Minimum RTT ever sampled.
@@ -304,7 +345,11 @@ impl Vegas {
     fn end_of_round(&mut self, win: &mut Window, stats: RoundStats, acked: u64) {
         let mss = win.mss as u64;
         let usable = !stats.partial && stats.samples >= self.cfg.min_samples;
-        let diff = match (usable, stats.min_rtt, self.rounds.base_rtt()) {
+        let rtt = match self.cfg.round_rtt {
+            VegasRoundRtt::Min => stats.min_rtt,
+            VegasRoundRtt::Mean => stats.mean_rtt,
+        };
+        let diff = match (usable, rtt, self.rounds.base_rtt()) {
             (true, Some(rtt), Some(base)) => {
                 let d = vegas_diff(win.cwnd as f64 / mss as f64, base, rtt);
                 self.last_diff = Some(d);
@@ -445,7 +490,31 @@ mod tests {
         assert!(!s.partial);
         assert_eq!(s.samples, 10);
         assert_eq!(s.min_rtt, Some(SimDur::from_millis(40)));
+        assert_eq!(s.mean_rtt, Some(SimDur::from_millis(49)));
         assert_eq!(rt.base_rtt(), Some(SimDur::from_millis(40)));
+    }
+
+    /// `round_rtt`: a round whose samples are 30 and 50 ms over a 30 ms
+    /// BaseRTT; at 20 packets the minimum reads no queue (Diff 0 < alpha:
+    /// grow), the mean (40 ms) Diff = 20 (1 - 30/40) = 5 > beta (shrink).
+    #[test]
+    fn round_rtt_min_or_mean() {
+        let cwnd_after = |round_rtt: VegasRoundRtt| {
+            let cfg = VegasConfig { alpha: 1.0, beta: 3.0, round_rtt, ..VegasConfig::default() };
+            let mut v = Vegas::new(cfg);
+            v.rounds.on_rtt(SimDur::from_millis(30));
+            let stats = RoundStats {
+                min_rtt: Some(SimDur::from_millis(30)),
+                mean_rtt: Some(SimDur::from_millis(40)),
+                samples: 20,
+                partial: false,
+            };
+            let mut win = Window { cwnd: 20 * MSS as u64, ssthresh: 10 * MSS as u64, mss: MSS };
+            v.end_of_round(&mut win, stats, MSS as u64);
+            win.cwnd / MSS as u64
+        };
+        assert_eq!(cwnd_after(VegasRoundRtt::Min), 21);
+        assert_eq!(cwnd_after(VegasRoundRtt::Mean), 19);
     }
 
     #[test]
