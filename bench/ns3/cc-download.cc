@@ -204,6 +204,29 @@ AirTx(std::string node, WifiConstPsduMap psdus, WifiTxVector, double)
     }
 }
 
+// --airTrace also gets "t_s node backoff N" for every backoff the node's DCF draws (the
+// Txop's "BackoffTrace": post-backoff, after a failure, or for a frame that finds the
+// medium busy) and "t_s node enqueue 0" for every unicast data MPDU entering its MAC
+// queue (the station's TCP ACKs, the AP's segments; ARP broadcasts left out).
+void
+AirBackoff(std::string node, uint32_t slots, uint8_t)
+{
+    if (g_air.is_open())
+    {
+        g_air << Simulator::Now().GetSeconds() << " " << node << " backoff " << slots << "\n";
+    }
+}
+
+void
+AirEnqueue(std::string node, Ptr<const WifiMpdu> mpdu)
+{
+    const WifiMacHeader& h = mpdu->GetHeader();
+    if (g_air.is_open() && h.IsData() && !h.GetAddr1().IsGroup())
+    {
+        g_air << Simulator::Now().GetSeconds() << " " << node << " enqueue 0\n";
+    }
+}
+
 void
 PsduTxBegin(WifiConstPsduMap psdus, WifiTxVector txv, double)
 {
@@ -714,6 +737,14 @@ main(int argc, char* argv[])
                                                            MakeBoundCallback(&AirTx, std::string("ap"))) &&
               DynamicCast<WifiNetDevice>(staDevs.Get(0))->GetPhy()->TraceConnectWithoutContext(
                   "PhyTxPsduBegin", MakeBoundCallback(&AirTx, std::string("sta0")));
+    Ptr<Txop> staTxop = DynamicCast<WifiNetDevice>(staDevs.Get(0))->GetMac()->GetTxop();
+    ok = ok &&
+         apWifi->GetMac()->GetTxop()->TraceConnectWithoutContext("BackoffTrace",
+                                                                 MakeBoundCallback(&AirBackoff, std::string("ap"))) &&
+         staTxop->TraceConnectWithoutContext("BackoffTrace", MakeBoundCallback(&AirBackoff, std::string("sta0"))) &&
+         staTxop->GetWifiMacQueue()->TraceConnectWithoutContext("Enqueue",
+                                                                MakeBoundCallback(&AirEnqueue, std::string("sta0"))) &&
+         apQ->TraceConnectWithoutContext("Enqueue", MakeBoundCallback(&AirEnqueue, std::string("ap")));
     for (uint32_t i = 0; i < nSta; ++i)
     {
         ok = ok && DynamicCast<WifiNetDevice>(staDevs.Get(i))->GetMac()->TraceConnectWithoutContext(

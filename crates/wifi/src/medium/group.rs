@@ -429,8 +429,10 @@ impl Group {
 
     /// Member `s` got a frame at `now`. If the frame waits for the
     /// member's pending backoff to end (as `Dcf::shares_view` requires: the
-    /// post-backoff has not finished before `now`), it enters the queue and
-    /// `true` is returned;
+    /// post-backoff has not finished before `now`; one that ran out while
+    /// the medium is busy counts as pending with no slots left, as
+    /// `Dcf::start_msdu` keeps it: the DCF's deviation there), it enters
+    /// the queue and `true` is returned;
     /// otherwise (no backoff pending, or it ran out before `now`) the
     /// station must act on its own: `false`, nothing changed.
     pub fn frame_arrives(&mut self, s: usize, now: SimTime) -> bool {

@@ -21,6 +21,16 @@
 //!   (`exchange::RetryCounts`); CW doubles after every failure.
 //! - A failed exchange ends at the ACK/CTS timeout; the station then needs
 //!   DIFS of idle medium after it before counting (ns-3 does the same).
+//! - A frame handed to the MAC while the medium is busy (physical carrier
+//!   sense or the NAV) when the station's post-backoff has already run out
+//!   keeps the zero backoff and goes DIFS after the busy period; 10.3.4.2
+//!   allows access without backoff only to a frame that finds the medium
+//!   idle, and 10.3.4.3 (as ns-3 3.37's `NeedBackoffUponAccess`) draws a
+//!   backoff for it. Likewise a station's first frame finding only the NAV
+//!   set goes DIFS after the NAV ends. `start_msdu` cannot tell a frame
+//!   arriving at an empty queue from the next frame of a backlog handed
+//!   over after an exchange that ended while the medium was busy (which
+//!   draws nothing more), so the rule is left as it is.
 //!
 //! With `DcfParams::ack_policy = NoAck` the station sends QoS Data frames
 //! with the No Ack policy (9.2.4.5.4) under the same channel access: the
@@ -265,6 +275,9 @@ impl Dcf {
             // 10.3.4.2: a frame arriving to an idle medium (and no backoff
             // pending) may be sent once the medium has been idle for DIFS;
             // if the medium is busy the STA defers and then backs off.
+            // Deviation (module docs): a backoff that ran out (`Some(0)`)
+            // is kept even when the medium is busy now, and the NAV alone
+            // does not count as busy here.
             let free = self.medium_free_since().is_some();
             self.bo.slots = Some(if free { 0 } else { self.draw_backoff() });
         }

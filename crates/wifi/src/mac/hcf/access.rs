@@ -90,7 +90,10 @@ impl Hcf {
 
     /// A frame arrived for EDCAF `i`, which had none: with no backoff
     /// pending it may transmit once the medium has been free for AIFS
-    /// (10.3.4.2 via 10.22.2.2), else it defers and backs off.
+    /// (10.3.4.2 via 10.22.2.2), else it defers and backs off. Deviation
+    /// (as the DCF's, `mac/dcf/mod.rs`): a backoff that ran out is kept
+    /// even when the medium is busy now, where 10.22.2.2 a) invokes the
+    /// backoff procedure.
     pub(super) fn frame_arrived(&mut self, now: SimTime, i: usize) {
         let free = self.medium_free_since().is_some() && !self.holds(i);
         if self.acs[i].bo.slots.is_none() {
