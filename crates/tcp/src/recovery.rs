@@ -137,11 +137,7 @@ impl Sender {
             self.fg_worried = 0;
             return;
         }
-        if !self.sb.get(0).lost {
-            self.sb.mark_lost(0);
-        }
-        self.force_rtx = true;
-        self.stats.fine_grained_retransmits += 1;
+        self.fine_grained_resend();
         if self.state == LossState::Open && matches!(self.variant, RecoveryVariant::Reno | RecoveryVariant::NewReno) {
             self.state = LossState::Recovery;
             self.dupacks = self.dupthresh;
@@ -158,6 +154,12 @@ impl Sender {
         if !self.cc.fine_grained_loss() || self.sb.is_empty() || !self.first_seg_expired(now) {
             return;
         }
+        self.fine_grained_resend();
+    }
+
+    /// Resend the first unacknowledged segment now, found lost by the
+    /// fine-grained timer (B&P 3.1).
+    fn fine_grained_resend(&mut self) {
         if !self.sb.get(0).lost {
             self.sb.mark_lost(0);
         }
