@@ -11,15 +11,6 @@ use crate::mac::frame::{MacOutput, MacSink};
 use wifitcp_core::SimTime;
 
 impl Hcf {
-    /// The instant from which the medium has been free for this station
-    /// (CCA idle, NAV expired, no exchange of its own), `None` if busy.
-    pub(super) fn medium_free_since(&self) -> Option<SimTime> {
-        if self.engaged() {
-            return None;
-        }
-        self.cs.free_since()
-    }
-
     /// In a frame exchange or TXOP of its own, about to transmit, or in a
     /// scheduled period (polling AP, polled station).
     fn engaged(&self) -> bool {
@@ -93,10 +84,16 @@ impl Hcf {
     /// pending it may transmit once the medium has been idle for AIFS,
     /// unless it arrived at an empty queue while the medium is busy, which
     /// invokes the backoff procedure (10.22.2.2 a), `Backoff::frame_arrives`).
-    /// Busy here: carrier sense (`Deferral::busy_at`), and the station's
-    /// own exchange, TXOP or scheduled period, or a hold for the polls.
+    /// Busy here: carrier sense (`Deferral::busy_at`: physical, the NAV,
+    /// the station's own transmission), as for the DCF; the SIFS before a
+    /// response of its own, or between the frames of its TXOP, is idle
+    /// medium (as in ns-3 3.37's `ChannelAccessManager::IsBusy`). The
+    /// scheduled access of HCCA-style polling counts as busy too: an AP in
+    /// its polling period, a station in a granted TXOP or holding its
+    /// traffic for the polls.
     pub(super) fn frame_arrived(&mut self, now: SimTime, i: usize) {
-        let busy = self.medium_free_since().is_none() || self.cs.busy_at(now) || self.holds(i);
+        let scheduled = self.polling() || self.grant.is_some() || self.holds(i);
+        let busy = scheduled || self.cs.busy_at(now);
         let empty = self.intake.queue_was_empty(now);
         self.acs[i].bo.frame_arrives(now, &self.slotting, busy, empty, &mut self.rng);
         self.acs[i].ready_at = now;
