@@ -94,7 +94,7 @@ impl World {
             })
             .collect();
         let mut nodes = Nodes::new(topo, agents, links, link_timer);
-        let mut cells = Cells::new(cells, presence, map, wq, wq_timer, s.ap_classes(), s.phy.standard);
+        let mut cells = Cells::new(cells, presence, map, wq, wq_timer, s.ap_classes().into(), s.phy.standard);
         cells.report_airtime_if_used();
         let flows = build_flows(s, seed, &mut k, &mut nodes, &mut cells)?;
         if s.wlan.roaming.is_some() {

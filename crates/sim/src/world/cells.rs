@@ -262,11 +262,14 @@ pub(super) struct Cells {
     wq: Vec<Box<dyn QueueDisc>>,
     /// Timer key of each member's queue discipline.
     wq_timer: Vec<TimerKey>,
-    /// Class of each WLAN member as seen by the AP's queue discipline.
-    ap_class: Vec<u32>,
+    /// Class of each WLAN member as seen by the AP's queue discipline
+    /// (read only: one table shared by the partitions of a run).
+    ap_class: Arc<[u32]>,
     /// Saturated UDP flows by sending WLAN member, each with its first hop
-    /// (the topology is static), and a round-robin cursor.
-    saturated: Vec<(Vec<(usize, Hop)>, usize)>,
+    /// (the topology is static), and a round-robin cursor; `None` for a
+    /// member without one (a pointer per member: a partition holds a slot
+    /// for every member).
+    saturated: Vec<Option<Box<Saturated>>>,
     /// Packets a queue discipline just discarded (see `flush_drops`).
     dropped: Vec<(Packet, DropReason)>,
     /// Standard of the PHY (for the capture's radiotap headers).
@@ -283,7 +286,7 @@ impl Cells {
         map: Option<MemberMap>,
         wq: Vec<Box<dyn QueueDisc>>,
         wq_timer: Vec<TimerKey>,
-        ap_class: Vec<u32>,
+        ap_class: Arc<[u32]>,
         standard: PhyStandard,
     ) -> Cells {
         let more_cells = cells.split_off(1);
@@ -299,7 +302,7 @@ impl Cells {
             wq,
             wq_timer,
             ap_class,
-            saturated: vec![(Vec::new(), 0); n],
+            saturated: (0..n).map(|_| None).collect(),
             dropped: Vec::new(),
             standard,
         }
@@ -545,12 +548,13 @@ impl Cells {
             return;
         }
         // (`ready_len` has no side effect: test the cheap condition first.)
-        if self.saturated[sta].0.is_empty() || self.wq[sta].ready_len() > 0 {
+        let Some(sat) = self.saturated[sta].as_deref_mut() else { return };
+        if self.wq[sta].ready_len() > 0 {
             return;
         }
         // Round robin over the station's active saturated flows (no
         // allocation: this runs once per saturated packet).
-        let (list, cursor) = &mut self.saturated[sta];
+        let Saturated { list, cursor } = sat;
         let active = |&(fi, _): &(usize, Hop)| flows.udp_active(fi, now);
         let (fi, hop) = if let [only] = list[..] {
             // The usual single flow: the general case below with n_active = 1.
@@ -690,7 +694,10 @@ impl Cells {
 
     /// Member `sta` sends saturated flow `fi`, whose first hop is `hop`.
     pub(super) fn add_saturated(&mut self, sta: usize, fi: usize, hop: Hop) {
-        self.saturated[sta].0.push((fi, hop));
+        let sat = self.saturated[sta].get_or_insert_with(Box::default);
+        // (mostly one flow per station: no spare capacity)
+        sat.list.reserve_exact(1);
+        sat.list.push((fi, hop));
     }
 
     // ------------------------------------------------------------------
@@ -765,8 +772,16 @@ pub(super) struct CellsShell {
     map: MemberMap,
     wq: Vec<Box<dyn QueueDisc>>,
     wq_timer: Vec<TimerKey>,
-    ap_class: Vec<u32>,
+    ap_class: Arc<[u32]>,
     standard: PhyStandard,
+}
+
+/// A member's saturated UDP flows, each with its first hop, and the
+/// round-robin cursor over the active ones.
+#[derive(Default)]
+struct Saturated {
+    list: Vec<(usize, Hop)>,
+    cursor: usize,
 }
 
 impl Cells {
@@ -799,13 +814,17 @@ impl Cells {
             .map(|cs| {
                 let own: Vec<Cell> = cs.iter().map(|&c| all[c].take().expect("each cell in one partition")).collect();
                 let mut pwq: Vec<Box<dyn QueueDisc>> = (0..n).map(|_| super::part::vacant()).collect();
-                let mut psat = vec![(Vec::new(), 0); n];
+                let mut psat: Vec<Option<Box<Saturated>>> = (0..n).map(|_| None).collect();
                 for &c in cs {
                     for &node in map.members(c).iter() {
                         let node = node as usize;
                         pwq[node] = std::mem::replace(&mut wq[node], super::part::vacant());
-                        let (list, cursor) = std::mem::take(&mut saturated[node]);
-                        psat[node] = (list.into_iter().map(|(fi, hop)| (flow_local[fi], hop)).collect(), cursor);
+                        psat[node] = saturated[node].take().map(|mut sat| {
+                            for (fi, _) in &mut sat.list {
+                                *fi = flow_local[*fi];
+                            }
+                            sat
+                        });
                     }
                 }
                 let mut part = Cells::new(
@@ -813,7 +832,9 @@ impl Cells {
                     None,
                     Some(map.part(cs)),
                     pwq,
-                    self.wq_timer.clone(),
+                    // (each partition registers its own keys:
+                    // `register_qdisc_timers`)
+                    Vec::new(),
                     self.ap_class.clone(),
                     self.standard,
                 );

@@ -227,7 +227,23 @@ impl Engine {
     pub fn finish(self, wall: std::time::Instant) -> Result<RunResult, String> {
         match self {
             Engine::Sequential(w) => w.finish(wall),
-            Engine::Partitioned(p) => (*p).finish(wall),
+            Engine::Partitioned(p) => (*p).finish(wall, crate::metrics::collect),
+        }
+    }
+
+    /// End the run and write its result to `out` as it is rendered, with
+    /// the top-level keys `extra` added (`World::finish_to`).
+    pub fn finish_to(
+        self,
+        wall: std::time::Instant,
+        extra: &[(&str, serde_json::Value)],
+        out: &mut dyn std::io::Write,
+    ) -> Result<(), String> {
+        match self {
+            Engine::Sequential(w) => w.finish_to(wall, extra, out),
+            Engine::Partitioned(p) => {
+                (*p).finish(wall, |v| crate::metrics::write(v, extra, out))?.map_err(|e| format!("result: {e}"))
+            }
         }
     }
 
@@ -388,7 +404,11 @@ impl Partitioned {
 
     /// Check each partition's ledger against the packets it holds, merge
     /// the partitions back into one world and finish it.
-    fn finish(self, wall: std::time::Instant) -> Result<RunResult, String> {
+    fn finish<R>(
+        self,
+        wall: std::time::Instant,
+        emit: impl FnOnce(&crate::metrics::RunView) -> R,
+    ) -> Result<R, String> {
         let events = self.events();
         let Partitioned { parts, mut k, nodes, cells, cells_of, flows_of, .. } = self;
         let (mut pcells, mut pflows) = (Vec::new(), Vec::new());
@@ -403,7 +423,7 @@ impl Partitioned {
         k.events_elsewhere = events - k.events();
         let cells = Cells::merge(pcells, &cells_of, cells);
         let flows = Flows::merge(pflows, &flows_of);
-        World { k, nodes, cells, flows }.finish_with(wall, false)
+        World { k, nodes, cells, flows }.finish_with(wall, false, emit)
     }
 }
 
