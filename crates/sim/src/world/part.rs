@@ -44,8 +44,9 @@
 //! two, byte for byte (`tests/partitioned.rs`).
 //!
 //! Invariants: every cell and every flow is in exactly one partition; a
-//! partition's queue discipline slots of members of other partitions hold
-//! `Vacant` and are never used; between `Engine::step_until` calls no
+//! partition's per-member tables hold its own members only, at their slots
+//! (`MemberMap::part`); while the partitions run, the whole run's queue
+//! discipline slots hold `Vacant` and are never used; between `Engine::step_until` calls no
 //! partition is borrowed; the merged ledger is each partition's ledger,
 //! checked against its own held packets first, appended in partition
 //! order.
@@ -427,7 +428,8 @@ impl Partitioned {
     }
 }
 
-/// A queue discipline slot of a member of another partition: never used.
+/// A queue discipline slot of the whole run while its member's partition
+/// holds the discipline: never used.
 struct Vacant;
 
 /// A `Vacant` slot (a zero-sized box: no allocation).
@@ -440,7 +442,7 @@ impl QueueDisc for Vacant {
         "vacant"
     }
     fn enqueue(&mut self, _: SimTime, _: Queued, _: &mut Dropped) {
-        unreachable!("a vacant slot's member is in another partition")
+        unreachable!("a vacant slot's member is in a partition")
     }
     fn dequeue(&mut self, _: SimTime, _: &mut Dropped) -> Option<Queued> {
         None
