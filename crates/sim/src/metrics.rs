@@ -243,7 +243,7 @@ fn splice<W: std::io::Write + ?Sized>(
     for k in keys {
         let mark = serde_json::to_string(&RunResult::placeholder(k)).expect("a string");
         let Some(at) = rest.find(&mark) else { continue };
-        out.write_all(rest[..at].as_bytes())?;
+        out.write_all(&rest.as_bytes()[..at])?;
         array(k, out)?;
         rest = &rest[at + mark.len()..];
     }

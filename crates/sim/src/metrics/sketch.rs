@@ -354,17 +354,23 @@ mod tests {
             assert_eq!(s.histogram(2), d.histogram(2), "{samples} samples");
             assert_eq!(s.histogram(0).iter().map(|b| b.2).sum::<u64>(), samples as u64);
         }
-        // few samples over a wide range stay sparse; a narrow range turns dense
+        // few samples over a wide range stay sparse ...
         let mut s = DelaySketch::new();
         for k in 0..10u64 {
             s.insert(1_000_000 << k);
+            s.insert(1_000_000 << k);
         }
-        assert_eq!((s.sparse.len(), s.counts.len()), (10, 0));
-        for k in 0..200u64 {
-            s.insert(1_000_000 + 1000 * k);
+        assert_eq!((s.sparse.len(), s.counts.len(), s.count()), (10, 0, 20));
+        // ... and more than SPARSE_MIN buckets filling over half their range turn dense
+        let mut s = DelaySketch::new();
+        for x in 0..SPARSE_MIN as u64 {
+            s.insert(2 * x); // (a value below 2^SUB_BITS is its own bucket)
+            assert!(s.counts.is_empty(), "{x}: sparse up to SPARSE_MIN buckets");
         }
-        assert!(s.sparse.is_empty() && !s.counts.is_empty());
-        assert_eq!(s.count(), 210);
+        s.insert(1);
+        assert!(s.sparse.is_empty() && s.counts.len() == 2 * SPARSE_MIN - 1);
+        assert_eq!(s.count(), SPARSE_MIN as u64 + 1);
+        assert_eq!(s.quantiles([0.0, 1.0]), [Some(0.0), Some(2.0 * (SPARSE_MIN as f64 - 1.0))]);
     }
 
     /// A hand-computed example: transit times 10, 12, 11, 15, 15 ms.
