@@ -187,7 +187,8 @@ impl Hcf {
         let t = self.p.timing.clone();
         let users = tb_users(&phy, alloc);
         let n = users.len() as u32;
-        let trigger_air = t.tx_time(basic_trigger_len(n), t.control_rate);
+        let trigger_rate = m.cfg.trigger_rate.unwrap_or(t.control_rate);
+        let trigger_air = t.tx_time(basic_trigger_len(n), trigger_rate);
         let ba_air = t.tx_time(multi_sta_block_ack_len(n, p.bitmap_octets), t.control_rate);
         let end = match self.acs[ac].p.txop_limit {
             SimDur::ZERO => None,
@@ -220,6 +221,7 @@ impl Hcf {
                 first: 0,
                 count: 0,
                 psdu: carries(u, tb),
+                psdu_max: carries(u, tb),
                 rate: t.data_rate,
                 ru: Some(u.ru.size),
                 ok: false,
@@ -228,7 +230,9 @@ impl Hcf {
             .collect();
         let len = basic_trigger_len(n);
         let duration = t.sifs * 2 + tb + ba_air;
-        let f = Frame::mu_control(&t, FrameKind::Trigger, self.addr, txs, len, duration, true, Mpdus::none(), Some(tb));
+        let mut f =
+            Frame::mu_control(&t, FrameKind::Trigger, self.addr, txs, len, duration, true, Mpdus::none(), Some(tb));
+        (f.rate, f.airtime) = (trigger_rate, trigger_air);
         let m = self.mu.as_mut().expect("an MU AP");
         m.ul = Some(alloc.users.iter().map(|(a, _)| *a).collect());
         m.ul_bsrp = false;
@@ -256,6 +260,7 @@ impl Hcf {
                 first: 0,
                 count: 0,
                 psdu: QOS_NULL_LEN,
+                psdu_max: 0,
                 rate: t.data_rate,
                 ru: Some(ru.size),
                 ok: false,
@@ -266,6 +271,9 @@ impl Hcf {
         let mut f =
             Frame::mu_control(&t, FrameKind::Trigger, self.addr, txs, len, t.sifs + tb, true, Mpdus::none(), Some(tb));
         f.mu.as_mut().expect("an MU frame").bsrp = true;
+        if let Some(r) = m.cfg.trigger_rate {
+            (f.rate, f.airtime) = (r, t.tx_time(len, r));
+        }
         let end = match self.acs[ac].p.txop_limit {
             SimDur::ZERO => None,
             lim => Some(now + lim),
@@ -397,6 +405,10 @@ impl Hcf {
         let bsrp = mu.bsrp;
         if i == 0 {
             // Our HE TB PPDU, its users' shares filled when it starts.
+            // (Model choice: one transmission for every user, sent by the
+            // first; under reception per receiver a first user that did
+            // not receive the Trigger, its own A-MPDU on the air, sends
+            // nothing, and neither do the others.)
             let users = mu.users.iter().map(|u| MuUserTx { count: 0, first: 0, ..u.clone() }).collect();
             let f = Frame {
                 kind: FrameKind::QosData,
