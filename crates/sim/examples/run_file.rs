@@ -20,19 +20,29 @@ fn main() {
         eprintln!("usage: run_file SCENARIO.toml SEED [dotted.key=JSON ...]");
         std::process::exit(2);
     };
-    let doc = doc::load(path, &args[2..]);
+    let text = doc::load(path, &args[2..]).to_string();
+    // The result goes to stdout as it is rendered (`api::run_json_to`).
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let result = match trace {
-        None => wifitcp_sim::api::run_json(&doc.to_string(), seed),
+        None => wifitcp_sim::api::run_json_to(&text, seed, &mut out),
         Some(dir) => {
             let opts = wifitcp_sim::api::RunOptions { trace_dir: Some(dir), ..Default::default() };
-            wifitcp_sim::api::run_json_with(&doc.to_string(), seed, &opts, wifitcp_sim::api::CHUNK_WALL, |_| {
-                wifitcp_sim::api::Control::Continue
-            })
-            .map(|r| r.expect("not stopped"))
+            wifitcp_sim::api::run_json_with_to(
+                &text,
+                seed,
+                &opts,
+                wifitcp_sim::api::CHUNK_WALL,
+                |_| wifitcp_sim::api::Control::Continue,
+                &mut out,
+            )
+            .map(|done| assert!(done, "not stopped"))
         }
     };
-    match result {
-        Ok(r) => println!("{r}"),
+    use std::io::Write;
+    match result.and_then(|()| {
+        writeln!(out).and_then(|()| out.flush()).map_err(|e| wifitcp_sim::api::ApiError::Run(e.to_string()))
+    }) {
+        Ok(()) => {}
         Err(e) => fail(&format!("{path}: {e}")),
     }
 }

@@ -75,14 +75,28 @@ pub fn check_config_json(json: &str) -> Result<String, ApiError> {
 
 /// Run one scenario with one seed; returns the result JSON.
 pub fn run_json(json: &str, seed: u64) -> Result<String, ApiError> {
+    let mut out = Vec::new();
+    run_json_to(json, seed, &mut out)?;
+    Ok(String::from_utf8(out).expect("the result is UTF-8"))
+}
+
+/// [`run_json`], the result JSON written to `out` as it is rendered (the
+/// same bytes; no array of the result is held whole: at thousands of
+/// stations the result text is as large as the run's own state).
+pub fn run_json_to(json: &str, seed: u64, out: &mut dyn std::io::Write) -> Result<(), ApiError> {
     let s = Scenario::from_json(json).map_err(ApiError::Config)?;
     let wall = std::time::Instant::now();
-    let w = Engine::build(&s, seed, s.scenario.threads.unwrap_or(1) as usize).map_err(ApiError::Config)?;
-    let mut r = w.run(wall).map_err(ApiError::Run)?;
-    r.set("scenario", json!(s.scenario.name));
-    r.set("seed", json!(seed));
-    r.set("version", json!(VERSION));
-    Ok(r.to_json_string())
+    let mut w = Engine::build(&s, seed, s.scenario.threads.unwrap_or(1) as usize).map_err(ApiError::Config)?;
+    w.step_until(w.end());
+    w.finish_to(wall, &runner_keys(&s, seed), out).map_err(ApiError::Run)
+}
+
+/// The top-level keys every result carries besides the metrics: its
+/// scenario, seed and core version (the Python runner relies on them to
+/// print a run's record without parsing its result: python/wifitcp/runner.py,
+/// `_canonical_unparsed`).
+fn runner_keys(s: &Scenario, seed: u64) -> [(&'static str, serde_json::Value); 3] {
+    [("scenario", json!(s.scenario.name)), ("seed", json!(seed)), ("version", json!(VERSION))]
 }
 
 /// What a run writes besides its result.
@@ -118,8 +132,24 @@ pub fn run_json_with(
     seed: u64,
     opts: &RunOptions,
     chunk_wall: Duration,
-    mut on_chunk: impl FnMut(&Progress) -> Control,
+    on_chunk: impl FnMut(&Progress) -> Control,
 ) -> Result<Option<String>, ApiError> {
+    let mut out = Vec::new();
+    let done = run_json_with_to(json, seed, opts, chunk_wall, on_chunk, &mut out)?;
+    Ok(done.then(|| String::from_utf8(out).expect("the result is UTF-8")))
+}
+
+/// [`run_json_with`], the result JSON written to `out` as it is rendered
+/// ([`run_json_to`]); false (nothing written) if the callback stopped the
+/// run.
+pub fn run_json_with_to(
+    json: &str,
+    seed: u64,
+    opts: &RunOptions,
+    chunk_wall: Duration,
+    mut on_chunk: impl FnMut(&Progress) -> Control,
+    out: &mut dyn std::io::Write,
+) -> Result<bool, ApiError> {
     let s = Scenario::from_json(json).map_err(ApiError::Config)?;
     let wall = Instant::now();
     // (a capture or trace needs the one event queue of the sequential
@@ -154,7 +184,7 @@ pub fn run_json_with(
             wall_s: wall.elapsed().as_secs_f64(),
         };
         if on_chunk(&p) == Control::Stop {
-            return Ok(None);
+            return Ok(false);
         }
         if reached >= end {
             break;
@@ -167,14 +197,8 @@ pub fn run_json_with(
         };
         t = reached;
     }
-    let mut r = w.finish(wall).map_err(ApiError::Run)?;
-    // Every result names its scenario, seed and core version (the Python
-    // runner relies on it to print a run's record without parsing its
-    // result: python/wifitcp/runner.py, `_canonical_unparsed`).
-    r.set("scenario", json!(s.scenario.name));
-    r.set("seed", json!(seed));
-    r.set("version", json!(VERSION));
-    Ok(Some(r.to_json_string()))
+    w.finish_to(wall, &runner_keys(&s, seed), out).map_err(ApiError::Run)?;
+    Ok(true)
 }
 
 /// Step `w` to `target`, or until `deadline` (looked at every [`BATCH`]

@@ -12,6 +12,7 @@ use crate::link::LinkDir;
 use crate::topology::Topology;
 use obj::Obj;
 use serde_json::{json, Value};
+use std::io::Write;
 use wifitcp_core::{DropReason, SimDur, SimTime};
 use wifitcp_queue::QueueDisc;
 use wifitcp_wifi::mac::{AnyMac, Mac};
@@ -182,6 +183,9 @@ impl FlowStats {
 /// of [`RunResult::to_json_string`] is byte for byte what serialising the
 /// whole tree gives (`serde_json` writes an object's keys in sorted order
 /// and an array as its elements' texts joined by commas).
+///
+/// [`write`] writes the same text to a writer as it renders it, without
+/// holding the arrays' text (what `run_file` and the API's runs use).
 pub struct RunResult {
     head: Value,
     /// (key, JSON text of its array) for the rendered top-level keys.
@@ -208,21 +212,13 @@ impl RunResult {
 
     /// The result as JSON text.
     pub fn to_json_string(&self) -> String {
-        let head = self.head.to_string();
-        let mut out = String::with_capacity(head.len() + self.rendered.iter().map(|(_, t)| t.len()).sum::<usize>());
-        let mut rest = head.as_str();
-        // The placeholders appear in `head`'s text in key order.
-        let mut keys: Vec<&(&str, String)> = self.rendered.iter().collect();
-        keys.sort_by_key(|(k, _)| *k);
-        for (k, text) in keys {
-            let mark = serde_json::to_string(&Self::placeholder(k)).expect("a string");
-            let at = rest.find(&mark).expect("each rendered key has its placeholder");
-            out.push_str(&rest[..at]);
-            out.push_str(text);
-            rest = &rest[at + mark.len()..];
-        }
-        out.push_str(rest);
-        out
+        let mut out = Vec::with_capacity(self.rendered.iter().map(|(_, t)| t.len()).sum::<usize>() + 4096);
+        splice(&self.head, &mut out, |k, out| {
+            let (_, text) = self.rendered.iter().find(|(r, _)| *r == k).expect("each placeholder is rendered");
+            out.write_all(text.as_bytes())
+        })
+        .expect("a Vec takes every write");
+        String::from_utf8(out).expect("serde_json writes UTF-8")
     }
 
     /// The whole result as a `Value` (parsed from its text: for tests and
@@ -232,37 +228,92 @@ impl RunResult {
     }
 }
 
+/// Write `head`'s text to `out` with each rendered key's placeholder
+/// replaced by what `array(key, out)` writes. The placeholders appear in
+/// `head`'s text in key order, each once.
+fn splice<W: std::io::Write + ?Sized>(
+    head: &Value,
+    out: &mut W,
+    mut array: impl FnMut(&'static str, &mut W) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let head = head.to_string();
+    let mut rest = head.as_str();
+    let mut keys = RENDERED;
+    keys.sort();
+    for k in keys {
+        let mark = serde_json::to_string(&RunResult::placeholder(k)).expect("a string");
+        let Some(at) = rest.find(&mark) else { continue };
+        out.write_all(&rest.as_bytes()[..at])?;
+        array(k, out)?;
+        rest = &rest[at + mark.len()..];
+    }
+    out.write_all(rest.as_bytes())
+}
+
+/// The top-level keys whose values are rendered as text, not held in the
+/// head.
+const RENDERED: [&str; 4] = ["flows", "stations", "queues", "effective"];
+
+/// The buffer an array is rendered into: handed to `out` whenever it holds
+/// [`FLUSH_BYTES`] (`None`: kept whole, for [`RunResult`]).
+struct Sink<'a> {
+    buf: Vec<u8>,
+    out: Option<&'a mut dyn Write>,
+}
+
+/// Bytes a [`Sink`] gathers before it writes them out.
+const FLUSH_BYTES: usize = 1 << 16;
+
+impl Sink<'_> {
+    fn flush_if_full(&mut self) -> std::io::Result<()> {
+        if let Some(out) = self.out.as_deref_mut() {
+            if self.buf.len() >= FLUSH_BYTES {
+                out.write_all(&self.buf)?;
+                self.buf.clear();
+            }
+        }
+        Ok(())
+    }
+    fn finish(mut self) -> std::io::Result<Vec<u8>> {
+        if let Some(out) = self.out.as_deref_mut() {
+            out.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(self.buf)
+    }
+}
+
 /// The JSON text of an array of `items`, each built and serialised in turn.
-fn render(items: impl Iterator<Item = Value>) -> String {
-    let mut out = Vec::with_capacity(64);
-    out.push(b'[');
+fn render(items: impl Iterator<Item = Value>, mut sink: Sink) -> std::io::Result<Vec<u8>> {
+    sink.buf.push(b'[');
     for (k, v) in items.enumerate() {
         if k > 0 {
-            out.push(b',');
+            sink.buf.push(b',');
         }
-        serde_json::to_writer(&mut out, &v).expect("a Value serialises");
+        serde_json::to_writer(&mut sink.buf, &v).expect("a Value serialises");
+        sink.flush_if_full()?;
     }
-    out.push(b']');
-    String::from_utf8(out).expect("serde_json writes UTF-8")
+    sink.buf.push(b']');
+    sink.finish()
 }
 
 /// The JSON text of an array of `n` objects, the `k`th written by
 /// `fill(k, obj)` into one [`Obj`] reused for each (the per-station and
 /// per-flow arrays: no `Value` tree per element).
-pub(crate) fn render_objs(n: usize, mut fill: impl FnMut(usize, &mut Obj)) -> String {
-    let mut out = Vec::with_capacity(64 + 512 * n);
+fn render_objs(n: usize, mut fill: impl FnMut(usize, &mut Obj), mut sink: Sink) -> std::io::Result<Vec<u8>> {
     let mut obj = Obj::default();
-    out.push(b'[');
+    sink.buf.push(b'[');
     for k in 0..n {
         if k > 0 {
-            out.push(b',');
+            sink.buf.push(b',');
         }
         obj.clear();
         fill(k, &mut obj);
-        obj.write_to(&mut out);
+        obj.write_to(&mut sink.buf);
+        sink.flush_if_full()?;
     }
-    out.push(b']');
-    String::from_utf8(out).expect("serde_json writes UTF-8")
+    sink.buf.push(b']');
+    sink.finish()
 }
 
 fn mbps(bytes: u64, secs: f64) -> f64 {
@@ -625,15 +676,73 @@ fn queue_json(v: &RunView, i: usize) -> Value {
 
 /// Assemble the result of a run.
 pub fn collect(v: &RunView) -> RunResult {
-    let secs = (v.end.as_secs_f64() - v.warmup.as_secs_f64()).max(1e-12);
-    let flows = render_objs(v.flows.len(), |k, j| flow_json(v, &v.flows[k], secs, j));
+    let rendered = RENDERED
+        .iter()
+        .map(|&k| {
+            let text = render_key(v, k, Sink { buf: Vec::new(), out: None }).expect("a Vec takes every write");
+            (k, String::from_utf8(text).expect("serde_json writes UTF-8"))
+        })
+        .collect();
+    RunResult { head: head(v), rendered }
+}
+
+/// Write the result of a run to `out`, with the top-level keys `extra`
+/// added (the runner's `scenario`, `seed`, `version`): the text of
+/// [`collect`]'s [`RunResult::to_json_string`] after the same `set`s,
+/// written as it is rendered (no array's text is held whole).
+pub fn write(v: &RunView, extra: &[(&str, Value)], out: &mut dyn Write) -> std::io::Result<()> {
+    let mut head = head(v);
+    for (k, x) in extra {
+        head[*k] = x.clone();
+    }
+    splice(&head, out, |k, out| {
+        render_key(v, k, Sink { buf: Vec::with_capacity(FLUSH_BYTES), out: Some(out) }).map(drop)
+    })
+}
+
+/// The rendered top-level value `key` (one of [`RENDERED`]) into `sink`.
+fn render_key(v: &RunView, key: &str, sink: Sink) -> std::io::Result<Vec<u8>> {
+    let members = v.wq.len();
+    match key {
+        "flows" => {
+            let secs = secs(v);
+            render_objs(v.flows.len(), |k, j| flow_json(v, &v.flows[k], secs, j), sink)
+        }
+        "stations" => render_objs(members, |i, j| station_json(v, i, j), sink),
+        // APs' queues, then stations' queues that are not plain drop-tail or
+        // whose agents report (a proxy's station half).
+        "queues" => render(
+            (0..members)
+                .filter(|&i| {
+                    v.topo.is_ap(i)
+                        || v.wq[i].kind() != "drop-tail"
+                        || v.agents.get(i).is_some_and(|a| a.iter().any(|(x, _)| x.report().is_some()))
+                })
+                .map(|i| queue_json(v, i)),
+            sink,
+        ),
+        "effective" => {
+            let mut sink = sink;
+            sink.buf.extend_from_slice(effective::effective_json(v).as_bytes());
+            sink.finish()
+        }
+        _ => unreachable!("not a rendered key: {key}"),
+    }
+}
+
+/// Seconds over which rates are measured: from the warm-up to the end.
+fn secs(v: &RunView) -> f64 {
+    (v.end.as_secs_f64() - v.warmup.as_secs_f64()).max(1e-12)
+}
+
+/// The result but for the rendered keys, each a placeholder.
+fn head(v: &RunView) -> Value {
+    let secs = secs(v);
     let (mut att, mut col) = (0u64, 0u64);
     for m in v.cells.iter().flat_map(|b| &b.medium) {
         att += m.initial_frames;
         col += m.collided;
     }
-    let members = v.wq.len();
-    let stations = render_objs(members, |i, j| station_json(v, i, j));
     let dropped: serde_json::Map<String, Value> = DropReason::ALL
         .iter()
         .map(|r| (r, v.ledger.dropped.get(r).copied().unwrap_or(0)))
@@ -654,63 +763,47 @@ pub fn collect(v: &RunView) -> RunResult {
             })
         })
         .collect();
-    // APs' queues, then stations' queues that are not plain drop-tail or
-    // whose agents report (a proxy's station half).
-    let queues = render(
-        (0..members)
-            .filter(|&i| {
-                v.topo.is_ap(i)
-                    || v.wq[i].kind() != "drop-tail"
-                    || v.agents.get(i).is_some_and(|a| a.iter().any(|(x, _)| x.report().is_some()))
-            })
-            .map(|i| queue_json(v, i)),
-    );
     let ph = |k: &str| Value::String(RunResult::placeholder(k));
-    let mut r = RunResult {
-        rendered: vec![
-            ("flows", flows),
-            ("stations", stations),
-            ("queues", queues),
-            ("effective", effective::effective_json(v)),
-        ],
-        head: json!({
-            "duration_s": v.end.as_secs_f64(),
-            "warmup_s": v.warmup.as_secs_f64(),
-            "sample_interval_s": v.bin.as_secs_f64(),
-            "events": v.events,
-            "wall_time_s": v.wall_s,
-            "aggregate_mbps": goodputs.iter().sum::<f64>(),
-            "aggregate_msdu_mbps": v.flows.iter().map(|f| mbps(f.stats.msdu_bytes, secs)).sum::<f64>(),
-            "jain_index": jain(&goodputs),
-            "collision_probability": if att > 0 { col as f64 / att as f64 } else { 0.0 },
-            "flows": ph("flows"),
-            "stations": ph("stations"),
-            "queues": ph("queues"),
-            "links": links,
-            "effective": ph("effective"),
-            "ledger": {
-                "generated": v.ledger.generated(),
-                "delivered": v.ledger.delivered,
-                "in_flight": v.ledger.in_flight(),
-                "late_drops": v.ledger.late_drops,
-                "dropped": dropped,
-            },
-        }),
-    };
+    let mut head = json!({
+        "duration_s": v.end.as_secs_f64(),
+        "warmup_s": v.warmup.as_secs_f64(),
+        "sample_interval_s": v.bin.as_secs_f64(),
+        "events": v.events,
+        "wall_time_s": v.wall_s,
+        "aggregate_mbps": goodputs.iter().sum::<f64>(),
+        "aggregate_msdu_mbps": v.flows.iter().map(|f| mbps(f.stats.msdu_bytes, secs)).sum::<f64>(),
+        "jain_index": jain(&goodputs),
+        "collision_probability": if att > 0 { col as f64 / att as f64 } else { 0.0 },
+        "links": links,
+        "ledger": {
+            "generated": v.ledger.generated(),
+            "delivered": v.ledger.delivered,
+            "in_flight": v.ledger.in_flight(),
+            "late_drops": v.ledger.late_drops,
+            "dropped": dropped,
+        },
+    });
+    for k in RENDERED {
+        head[k] = ph(k);
+    }
     if v.ledger.copies > 0 {
         // Only where agents copied packets: results without them keep
         // their exact form.
-        r.head["ledger"]["copies"] = json!(v.ledger.copies);
+        head["ledger"]["copies"] = json!(v.ledger.copies);
     }
     if let Some(h) = &v.handoffs {
-        r.head["handoffs"] = h.clone();
+        head["handoffs"] = h.clone();
     }
-    r
+    head
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn text(items: impl Iterator<Item = Value>) -> String {
+        String::from_utf8(render(items, Sink { buf: Vec::new(), out: None }).unwrap()).unwrap()
+    }
 
     #[test]
     fn rendered_arrays_give_the_text_of_the_whole_tree() {
@@ -723,15 +816,25 @@ mod tests {
             head: json!({"aggregate_mbps": 1.25, "flows": ph("flows"), "queues": ph("queues"),
                 "stations": ph("stations"), "effective": {"flows": 3}}),
             rendered: vec![
-                ("stations", render(stations.iter().cloned())),
-                ("flows", render(flows.iter().cloned())),
-                ("queues", render(std::iter::empty())),
+                ("stations", text(stations.iter().cloned())),
+                ("flows", text(flows.iter().cloned())),
+                ("queues", text(std::iter::empty())),
             ],
         };
         r.set("zeta", json!({"queues": "inner"}));
         assert_eq!(r.to_json_string(), whole.to_string());
         assert_eq!(r.get("aggregate_mbps"), &json!(1.25));
         assert_eq!(r.into_value(), whole);
+    }
+
+    #[test]
+    fn a_sink_that_writes_out_gives_the_same_text() {
+        let items: Vec<Value> = (0..5000).map(|k| json!({"k": k, "s": "x".repeat(k % 40)})).collect();
+        let mut out = Vec::new();
+        let left = render(items.iter().cloned(), Sink { buf: Vec::new(), out: Some(&mut out) }).unwrap();
+        assert!(left.is_empty());
+        assert!(out.len() > 2 * FLUSH_BYTES, "the test crosses several flushes");
+        assert_eq!(String::from_utf8(out).unwrap(), text(items.into_iter()));
     }
 
     #[test]

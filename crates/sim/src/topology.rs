@@ -59,8 +59,10 @@ pub struct Node {
     /// Wired interfaces, in link order.
     pub wired: Vec<WiredIface>,
     /// Forwarding table of an AP or wired node: first hop towards every
-    /// core node (APs and wired nodes), indexed by node id; empty for a
-    /// station (which sends everything to its AP).
+    /// core node (APs and wired nodes), indexed by the core node's
+    /// [`Topology::core_index`] (a table by node id would hold a slot for
+    /// every station at every AP: 64 APs of 100 stations, 6,464 slots
+    /// each); empty for a station (which sends everything to its AP).
     pub fwd: Vec<Hop>,
     /// TCP endpoints bound here: local port -> endpoint index.
     pub(crate) ports: HashMap<u16, usize, DemuxHash>,
@@ -147,10 +149,24 @@ impl Topology {
         let mut t = Topology { nodes, stations: n, ap_of, link_ends, home };
         for src in 0..t.nodes.len() {
             if t.is_core(src) {
-                t.nodes[src].fwd = t.bfs(src);
+                let first = t.bfs(src);
+                t.nodes[src].fwd = (0..first.len()).filter(|&v| t.is_core(v)).map(|v| first[v]).collect();
             }
         }
         t
+    }
+
+    /// The index of core node `i` (an AP or a wired node) among the core
+    /// nodes, in node id order: node ids are AP 0, the stations
+    /// `1..=stations`, then the other APs and the wired nodes.
+    #[inline]
+    fn core_index(&self, i: usize) -> usize {
+        debug_assert!(!self.is_station(i));
+        if i == 0 {
+            0
+        } else {
+            i - self.stations
+        }
     }
 
     /// The cell of WLAN member `i`'s interface ([`DETACHED`] while it scans).
@@ -218,6 +234,6 @@ impl Topology {
                 _ => self.ap_of[dst],
             }
         };
-        self.nodes[at].fwd[core_dst]
+        self.nodes[at].fwd[self.core_index(core_dst)]
     }
 }

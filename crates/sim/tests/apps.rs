@@ -84,7 +84,10 @@ fn ping_under_load_waits_behind_the_stations_queue() {
     // accepted request waits behind 49 frames of 1500 bytes, each DIFS +
     // backoff + PLCP + 1528 * 8 / 11 us + SIFS + ACK: 1.565 ms without
     // backoff, 1.875 ms with the mean CWmin backoff of 15.5 slots of 20 us.
-    // Requests that find the queue full are dropped there.
+    // Requests that find the queue full are dropped there. The reply
+    // reaches the AP's empty queue while the station's next frame is on
+    // the air, so it draws a backoff (10.3.4.3) and contends with the
+    // station's backlog: up to two of the station's frames more.
     let mut s = scenario(
         json!([ping(100.0), {"name": "bulk", "kind": "udp", "pattern": "cbr", "rate_mbps": 12.0,
                              "direction": "uplink", "peer": "server"}]),
@@ -96,7 +99,7 @@ fn ping_under_load_waits_behind_the_stations_queue() {
     let p50 = f(p, "rtt_p50_ms");
     let frame_ms =
         (50.0 + 192.0 + (1528.0f64 * 8.0 / 11.0).ceil() + 10.0 + 192.0 + (14.0f64 * 8.0 / 11.0).ceil()) / 1e3;
-    let (lo, hi) = (idle_rtt_ms() + 48.0 * frame_ms, idle_rtt_ms() + 50.0 * (frame_ms + 0.31) + 2.0);
+    let (lo, hi) = (idle_rtt_ms() + 48.0 * frame_ms, idle_rtt_ms() + 52.0 * (frame_ms + 0.31) + 2.0);
     assert!(lo < p50 && p50 < hi, "loaded p50 {p50} not in ({lo}, {hi})");
     assert!(f(p, "rtt_p50_ms") <= f(p, "rtt_p99_ms"));
     assert!(f(p, "rtt_loss_ratio") > 0.2, "{}", p["rtt_loss_ratio"]);

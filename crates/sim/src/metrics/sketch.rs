@@ -11,12 +11,19 @@
 //! of DDSketch, Masson, Rim & Lee, VLDB 2019, with linear sub-buckets in
 //! place of a logarithmic index).
 //!
-//! Invariants: the counts are held densely between the lowest and the
-//! highest bucket seen, so memory is at most [`MAX_BUCKETS`] counters
-//! (30 KiB) whatever the number of samples; an insert allocates only when
-//! it widens that range (at most a few dozen times per flow), never per
-//! sample. A quantile is the midpoint of the bucket holding the sample of
-//! rank `floor(q (n - 1))` (0-based) of the sorted samples, so it is within
+//! Invariants: the counts are held either sparsely, as (bucket, count)
+//! pairs of the non-empty buckets in bucket order, while those are at most
+//! [`SPARSE_MIN`] or at most half the buckets between the lowest and the
+//! highest (a flow with few samples: 8 bytes per non-empty bucket), or
+//! else densely between the
+//! lowest and the highest bucket seen (one counter per bucket, no spare
+//! capacity), so memory is at most [`MAX_BUCKETS`] counters (30 KiB)
+//! whatever the number of samples; an insert allocates only when it adds a
+//! bucket to the sparse pairs or widens the dense range (at most a few
+//! dozen times per flow), never per sample. Both forms hold the same
+//! counts, so every quantile and histogram is the same whichever is held.
+//! A quantile is the midpoint of the bucket holding the sample of rank
+//! `floor(q (n - 1))` (0-based) of the sorted samples, so it is within
 //! [`RELATIVE_ERROR`] of that exact order statistic.
 
 /// Sub-bucket bits: `2^SUB_BITS` buckets per octave.
@@ -59,11 +66,19 @@ pub fn bucket_value(i: usize) -> f64 {
     }
 }
 
+/// Sparse pairs a sketch holds at least before it may turn dense (128
+/// bytes: a few samples in neighbouring buckets stay sparse too).
+const SPARSE_MIN: usize = 16;
+
 #[derive(Clone, Debug, Default)]
 pub struct DelaySketch {
     /// Index of `counts[0]`.
     first: usize,
+    /// The dense counts (empty while the counts are sparse).
     counts: Vec<u64>,
+    /// The sparse counts: (bucket, count) of each non-empty bucket, in
+    /// bucket order (empty once the counts are dense).
+    sparse: Vec<(u32, u32)>,
     n: u64,
 }
 
@@ -77,28 +92,71 @@ impl DelaySketch {
     }
     /// Counters held (memory bound check).
     pub fn buckets_held(&self) -> usize {
-        self.counts.len()
+        self.counts.len() + self.sparse.len()
     }
     pub fn insert(&mut self, x: u64) {
         let i = bucket_of(x);
-        // The usual case: a bucket inside the range held (one compare).
+        // The usual case: a bucket inside the dense range (one compare).
         if let Some(c) = self.counts.get_mut(i.wrapping_sub(self.first)) {
             *c += 1;
             self.n += 1;
             return;
         }
+        self.n += 1;
         if self.counts.is_empty() {
-            self.first = i;
-            self.counts.push(0);
-        } else if i < self.first {
+            self.insert_sparse(i);
+            return;
+        }
+        if i < self.first {
             let grow = self.first - i;
+            self.counts.reserve_exact(grow);
             self.counts.splice(0..0, std::iter::repeat_n(0, grow));
             self.first = i;
-        } else if i >= self.first + self.counts.len() {
-            self.counts.resize(i - self.first + 1, 0);
+        } else {
+            let len = i - self.first + 1;
+            self.counts.reserve_exact(len - self.counts.len());
+            self.counts.resize(len, 0);
         }
         self.counts[i - self.first] += 1;
-        self.n += 1;
+    }
+
+    /// Count bucket `i` in the sparse pairs; made dense when they are
+    /// more than [`SPARSE_MIN`] and more than half the range they span, or
+    /// a count would pass `u32::MAX`.
+    fn insert_sparse(&mut self, i: usize) {
+        let b = i as u32; // (below MAX_BUCKETS)
+        match self.sparse.binary_search_by_key(&b, |&(k, _)| k) {
+            Ok(at) if self.sparse[at].1 < u32::MAX => self.sparse[at].1 += 1,
+            Ok(_) => {
+                self.densify();
+                self.counts[i - self.first] += 1;
+            }
+            Err(at) => {
+                self.sparse.insert(at, (b, 1));
+                let (lo, hi) = (self.sparse[0].0, self.sparse[self.sparse.len() - 1].0);
+                if self.sparse.len() > SPARSE_MIN && 2 * self.sparse.len() > (hi - lo + 1) as usize {
+                    self.densify();
+                }
+            }
+        }
+    }
+
+    /// The sparse counts as dense ones.
+    fn densify(&mut self) {
+        let (lo, hi) = (self.sparse[0].0 as usize, self.sparse[self.sparse.len() - 1].0 as usize);
+        let mut counts = vec![0u64; hi - lo + 1];
+        for &(k, c) in &self.sparse {
+            counts[k as usize - lo] = c as u64;
+        }
+        self.first = lo;
+        self.counts = counts;
+        self.sparse = Vec::new();
+    }
+
+    /// The non-empty buckets, (index, count) in index order.
+    fn nonzero(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        let dense = self.counts.iter().enumerate().filter(|&(_, &c)| c > 0).map(|(k, &c)| (self.first + k, c));
+        dense.chain(self.sparse.iter().map(|&(k, c)| (k as usize, c as u64)))
     }
     /// The value of rank `floor(q (n-1))` within [`RELATIVE_ERROR`];
     /// `None` without samples.
@@ -120,10 +178,11 @@ impl DelaySketch {
         order.sort_by_key(|&i| rank(qs[i]));
         let mut next = 0;
         let mut seen = 0u64;
-        for (k, &c) in self.counts.iter().enumerate() {
+        // (an empty bucket moves no rank: only the non-empty ones are read)
+        for (i, c) in self.nonzero() {
             seen += c;
             while next < N && seen > rank(qs[order[next]]) {
-                out[order[next]] = Some(bucket_value(self.first + k));
+                out[order[next]] = Some(bucket_value(i));
                 next += 1;
             }
             if next == N {
@@ -138,11 +197,8 @@ impl DelaySketch {
     pub fn histogram(&self, merge_bits: u32) -> Vec<(u64, u64, u64)> {
         let mut out: Vec<(u64, u64, u64)> = Vec::new();
         let mut cur: Option<(usize, u64)> = None;
-        for (k, &c) in self.counts.iter().enumerate() {
-            if c == 0 {
-                continue;
-            }
-            let g = (self.first + k) >> merge_bits;
+        for (i, c) in self.nonzero() {
+            let g = i >> merge_bits;
             match &mut cur {
                 Some((cg, n)) if *cg == g => *n += c,
                 _ => {
@@ -275,6 +331,46 @@ mod tests {
             let h = s.histogram(2);
             prop_assert_eq!(h.iter().map(|b| b.2).sum::<u64>(), xs.len() as u64);
         }
+    }
+
+    /// The same samples give the same quantiles and histogram held
+    /// sparsely and densely.
+    #[test]
+    fn sparse_and_dense_counts_agree() {
+        let mut x = 7u64;
+        for samples in [1usize, 2, 5, 40, 300, 5000] {
+            let mut s = DelaySketch::new();
+            for _ in 0..samples {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                s.insert(200_000 + (x >> 40) % 20_000_000);
+            }
+            let mut d = s.clone();
+            if !d.sparse.is_empty() {
+                d.densify();
+            }
+            assert!(d.sparse.is_empty() && d.buckets_held() > 0);
+            let qs = [0.0, 0.5, 0.9, 0.99, 0.999, 1.0];
+            assert_eq!(s.quantiles(qs), d.quantiles(qs), "{samples} samples");
+            assert_eq!(s.histogram(2), d.histogram(2), "{samples} samples");
+            assert_eq!(s.histogram(0).iter().map(|b| b.2).sum::<u64>(), samples as u64);
+        }
+        // few samples over a wide range stay sparse ...
+        let mut s = DelaySketch::new();
+        for k in 0..10u64 {
+            s.insert(1_000_000 << k);
+            s.insert(1_000_000 << k);
+        }
+        assert_eq!((s.sparse.len(), s.counts.len(), s.count()), (10, 0, 20));
+        // ... and more than SPARSE_MIN buckets filling over half their range turn dense
+        let mut s = DelaySketch::new();
+        for x in 0..SPARSE_MIN as u64 {
+            s.insert(2 * x); // (a value below 2^SUB_BITS is its own bucket)
+            assert!(s.counts.is_empty(), "{x}: sparse up to SPARSE_MIN buckets");
+        }
+        s.insert(1);
+        assert!(s.sparse.is_empty() && s.counts.len() == 2 * SPARSE_MIN - 1);
+        assert_eq!(s.count(), SPARSE_MIN as u64 + 1);
+        assert_eq!(s.quantiles([0.0, 1.0]), [Some(0.0), Some(2.0 * (SPARSE_MIN as f64 - 1.0))]);
     }
 
     /// A hand-computed example: transit times 10, 12, 11, 15, 15 ms.

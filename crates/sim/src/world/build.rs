@@ -94,7 +94,7 @@ impl World {
             })
             .collect();
         let mut nodes = Nodes::new(topo, agents, links, link_timer);
-        let mut cells = Cells::new(cells, presence, map, wq, wq_timer, s.ap_classes(), s.phy.standard);
+        let mut cells = Cells::new(cells, presence, map, wq, wq_timer, s.ap_classes().into(), s.phy.standard);
         cells.report_airtime_if_used();
         let flows = build_flows(s, seed, &mut k, &mut nodes, &mut cells)?;
         if s.wlan.roaming.is_some() {
@@ -353,6 +353,10 @@ fn build_bss(
         .collect();
     let mut sense = None;
     let errors: Box<dyn FrameErrorModel> = match &s.channel {
+        // Without error rates, no tables: `FixedPer` reads a member beyond
+        // its tables as error-free, which every member then is (the
+        // tables, by node id, would be n slots in each of the cells).
+        None if s.wlan.per_uplink == 0.0 && s.wlan.per_downlink == 0.0 => Box::new(FixedPer::default()),
         None => {
             let ap_of = s.ap_of_members();
             Box::new(FixedPer {

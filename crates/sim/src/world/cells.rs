@@ -279,11 +279,14 @@ pub(super) struct Cells {
     wq: Vec<Box<dyn QueueDisc>>,
     /// Timer key of each member's queue discipline.
     wq_timer: Vec<TimerKey>,
-    /// Class of each WLAN member as seen by the AP's queue discipline.
-    ap_class: Vec<u32>,
+    /// Class of each WLAN member as seen by the AP's queue discipline
+    /// (read only: one table shared by the partitions of a run).
+    ap_class: Arc<[u32]>,
     /// Saturated UDP flows by sending WLAN member, each with its first hop
-    /// (the topology is static), and a round-robin cursor.
-    saturated: Vec<(Vec<(usize, Hop)>, usize)>,
+    /// (the topology is static), and a round-robin cursor; `None` for a
+    /// member without one (a pointer per member: a partition holds a slot
+    /// for every member).
+    saturated: Vec<Option<Box<Saturated>>>,
     /// Packets a queue discipline just discarded (see `flush_drops`).
     dropped: Vec<(Packet, DropReason)>,
     /// Standard of the PHY (for the capture's radiotap headers).
@@ -300,7 +303,7 @@ impl Cells {
         map: Option<MemberMap>,
         wq: Vec<Box<dyn QueueDisc>>,
         wq_timer: Vec<TimerKey>,
-        ap_class: Vec<u32>,
+        ap_class: Arc<[u32]>,
         standard: PhyStandard,
     ) -> Cells {
         let more_cells = cells.split_off(1);
@@ -316,7 +319,7 @@ impl Cells {
             wq,
             wq_timer,
             ap_class,
-            saturated: vec![(Vec::new(), 0); n],
+            saturated: (0..n).map(|_| None).collect(),
             dropped: Vec::new(),
             standard,
         }
@@ -357,6 +360,16 @@ impl Cells {
         }
     }
 
+    /// Member `node`'s slot in the per-member tables (`wq`, `wq_timer`,
+    /// `saturated`): its node id but in a partition (`MemberMap::slot`).
+    #[inline(always)]
+    fn slot(&self, node: usize) -> usize {
+        match &self.map {
+            None => node,
+            Some(m) => m.slot(node),
+        }
+    }
+
     /// Member `node`'s index in cell `c` (which must hold it).
     #[inline(always)]
     fn local(&self, node: usize) -> usize {
@@ -384,7 +397,7 @@ impl Cells {
 
     /// Packets in WLAN member `i`'s transmit queue.
     pub(super) fn queue_len(&self, i: usize) -> usize {
-        self.wq[i].len()
+        self.wq[self.slot(i)].len()
     }
 
     /// WLAN member `i`'s MAC counters, summed over the cells.
@@ -402,7 +415,7 @@ impl Cells {
 
     /// Number of WLAN members.
     pub(super) fn members(&self) -> usize {
-        self.wq.len()
+        self.map.as_ref().map_or(self.wq.len(), |m| m.nodes())
     }
 
     pub(super) fn standard(&self) -> PhyStandard {
@@ -520,9 +533,11 @@ impl Cells {
                 // Airtime fairness at the AP (mac80211 style): charge the
                 // station for frames sent to it and received from it.
                 if nodes.topo().is_ap(sta) {
-                    self.wq[sta].on_airtime(peer as u32, airtime);
+                    let s = self.slot(sta);
+                    self.wq[s].on_airtime(peer as u32, airtime);
                 } else if nodes.topo().is_ap(peer) {
-                    self.wq[peer].on_airtime(sta as u32, airtime);
+                    let s = self.slot(peer);
+                    self.wq[s].on_airtime(sta as u32, airtime);
                 }
             }
         }
@@ -562,12 +577,14 @@ impl Cells {
             return;
         }
         // (`ready_len` has no side effect: test the cheap condition first.)
-        if self.saturated[sta].0.is_empty() || self.wq[sta].ready_len() > 0 {
+        let slot = self.slot(sta);
+        let Some(sat) = self.saturated[slot].as_deref_mut() else { return };
+        if self.wq[slot].ready_len() > 0 {
             return;
         }
         // Round robin over the station's active saturated flows (no
         // allocation: this runs once per saturated packet).
-        let (list, cursor) = &mut self.saturated[sta];
+        let Saturated { list, cursor } = sat;
         let active = |&(fi, _): &(usize, Hop)| flows.udp_active(fi, now);
         let (fi, hop) = if let [only] = list[..] {
             // The usual single flow: the general case below with n_active = 1.
@@ -640,10 +657,11 @@ impl Cells {
     /// The next packet of `sta`'s queue discipline for what its MAC asks.
     #[inline(always)]
     fn dequeue_wlan(&mut self, now: SimTime, sta: usize, demand: Demand) -> Option<Queued> {
+        let s = self.slot(sta);
         if demand == Demand::ANY {
-            self.wq[sta].dequeue(now, &mut self.dropped)
+            self.wq[s].dequeue(now, &mut self.dropped)
         } else {
-            self.wq[sta].dequeue_for(now, demand.ra.map(|a| a.0), demand.tid, &mut self.dropped)
+            self.wq[s].dequeue_for(now, demand.ra.map(|a| a.0), demand.tid, &mut self.dropped)
         }
     }
 
@@ -662,7 +680,8 @@ impl Cells {
         if let Some(t) = &k.trace {
             t.packet(k.now(), sta, "wlan", "enqueue", &p, None);
         }
-        self.wq[sta].enqueue(k.now(), Queued::new(p, ra as u32, class), &mut self.dropped);
+        let s = self.slot(sta);
+        self.wq[s].enqueue(k.now(), Queued::new(p, ra as u32, class), &mut self.dropped);
         self.flush_drops(k, sta);
         self.feed(k, nodes, flows, sta);
         self.qdisc_timer(k, sta);
@@ -671,7 +690,8 @@ impl Cells {
     /// The queue discipline of `sta` wakes up.
     #[inline(always)]
     pub(super) fn qdisc_fires(&mut self, k: &mut Kernel, nodes: &mut Nodes, flows: &mut Flows, sta: usize) {
-        self.wq[sta].on_timer(k.now(), &mut self.dropped);
+        let s = self.slot(sta);
+        self.wq[s].on_timer(k.now(), &mut self.dropped);
         self.flush_drops(k, sta);
         self.feed(k, nodes, flows, sta);
         self.qdisc_timer(k, sta);
@@ -695,7 +715,8 @@ impl Cells {
 
     /// Arm the timer of `sta`'s queue discipline for its next wake-up.
     pub(super) fn qdisc_timer(&mut self, k: &mut Kernel, sta: usize) {
-        k.arm(self.wq_timer[sta], self.wq[sta].next_wakeup());
+        let s = self.slot(sta);
+        k.arm(self.wq_timer[s], self.wq[s].next_wakeup());
     }
 
     /// Member `sta` is now in `cell` (or `DETACHED`), for the gates.
@@ -707,7 +728,11 @@ impl Cells {
 
     /// Member `sta` sends saturated flow `fi`, whose first hop is `hop`.
     pub(super) fn add_saturated(&mut self, sta: usize, fi: usize, hop: Hop) {
-        self.saturated[sta].0.push((fi, hop));
+        let s = self.slot(sta);
+        let sat = self.saturated[s].get_or_insert_with(Box::default);
+        // (mostly one flow per station: no spare capacity)
+        sat.list.reserve_exact(1);
+        sat.list.push((fi, hop));
     }
 
     // ------------------------------------------------------------------
@@ -765,6 +790,7 @@ impl Cells {
     /// its own members (for the metrics: (cell, index) by node id).
     #[allow(clippy::type_complexity)]
     pub(super) fn into_parts(self) -> (Vec<Bss<AnyMac>>, Vec<Box<dyn QueueDisc>>, Option<Vec<(usize, usize)>>) {
+        // (the whole run's cells: a member's slot is its node id)
         let at = self.map.as_ref().map(|m| (0..self.wq.len()).map(|i| (m.cell(i), m.local(i))).collect());
         let cells =
             std::iter::once(self.cell0.bss).chain(self.more_cells.into_iter().map(|c| c.bss)).map(|b| b.into_any());
@@ -782,8 +808,16 @@ pub(super) struct CellsShell {
     map: MemberMap,
     wq: Vec<Box<dyn QueueDisc>>,
     wq_timer: Vec<TimerKey>,
-    ap_class: Vec<u32>,
+    ap_class: Arc<[u32]>,
     standard: PhyStandard,
+}
+
+/// A member's saturated UDP flows, each with its first hop, and the
+/// round-robin cursor over the active ones.
+#[derive(Default)]
+struct Saturated {
+    list: Vec<(usize, Hop)>,
+    cursor: usize,
 }
 
 impl Cells {
@@ -800,29 +834,33 @@ impl Cells {
     }
 
     /// The cells split among partitions, partition p holding cells
-    /// `cells_of[p]` (increasing; together every cell once), renumbered
+    /// `cells_of[p]` (consecutive; together every cell once), renumbered
     /// from 0 in that order, with their members' queue disciplines and
     /// saturated sources (a source's flow renumbered by `flow_local`, its
-    /// index in its partition's flows). Every member's queue discipline
-    /// slot outside the partition holds a `Vacant` one, never used (its
-    /// MAC is not in the partition).
+    /// index in its partition's flows), each at its slot in the
+    /// partition (`MemberMap::part`: only the partition's own members).
     pub(super) fn split(self, cells_of: &[Vec<usize>], flow_local: &[usize]) -> (Vec<Cells>, CellsShell) {
         let map = self.map.expect("partitionable: a member map");
-        let n = self.wq.len();
         let mut all: Vec<Option<Cell>> = std::iter::once(self.cell0).chain(self.more_cells).map(Some).collect();
         let (mut wq, mut saturated) = (self.wq, self.saturated);
         let parts = cells_of
             .iter()
             .map(|cs| {
                 let own: Vec<Cell> = cs.iter().map(|&c| all[c].take().expect("each cell in one partition")).collect();
-                let mut pwq: Vec<Box<dyn QueueDisc>> = (0..n).map(|_| super::part::vacant()).collect();
-                let mut psat = vec![(Vec::new(), 0); n];
+                let size: usize = cs.iter().map(|&c| map.members(c).len()).sum();
+                let mut pwq: Vec<Box<dyn QueueDisc>> = Vec::with_capacity(size);
+                let mut psat: Vec<Option<Box<Saturated>>> = Vec::with_capacity(size);
+                // (in slot order: cell, then index in the cell)
                 for &c in cs {
                     for &node in map.members(c).iter() {
                         let node = node as usize;
-                        pwq[node] = std::mem::replace(&mut wq[node], super::part::vacant());
-                        let (list, cursor) = std::mem::take(&mut saturated[node]);
-                        psat[node] = (list.into_iter().map(|(fi, hop)| (flow_local[fi], hop)).collect(), cursor);
+                        pwq.push(std::mem::replace(&mut wq[node], super::part::vacant()));
+                        psat.push(saturated[node].take().map(|mut sat| {
+                            for (fi, _) in &mut sat.list {
+                                *fi = flow_local[*fi];
+                            }
+                            sat
+                        }));
                     }
                 }
                 let mut part = Cells::new(
@@ -830,7 +868,9 @@ impl Cells {
                     None,
                     Some(map.part(cs)),
                     pwq,
-                    self.wq_timer.clone(),
+                    // (each partition registers its own keys:
+                    // `register_qdisc_timers`)
+                    Vec::new(),
                     self.ap_class.clone(),
                     self.standard,
                 );
@@ -843,14 +883,13 @@ impl Cells {
 
     /// Register a new timer key for the queue discipline of each member
     /// of these cells with `register` (a partition's own registry), in
-    /// cell and index order; other members' keys become `u32::MAX` (never
-    /// armed: their queue discipline slots are `Vacant`).
+    /// cell and index order (the members' slot order).
     pub(super) fn register_qdisc_timers(&mut self, mut register: impl FnMut(usize) -> TimerKey) {
         let map = self.map.as_ref().expect("a partition's member map");
-        let mut keys = vec![TimerKey(u32::MAX); self.wq.len()];
+        let mut keys = Vec::with_capacity(self.wq.len());
         for c in 0..map.cells() {
             for &node in map.members(c).iter() {
-                keys[node as usize] = register(node as usize);
+                keys.push(register(node as usize));
             }
         }
         self.wq_timer = keys;
@@ -873,13 +912,15 @@ impl Cells {
         let CellsShell { map, mut wq, wq_timer, ap_class, standard } = shell;
         let mut all: Vec<Option<Cell>> = (0..map.cells()).map(|_| None).collect();
         for (part, cs) in parts.into_iter().zip(cells_of) {
-            let Cells { cell0, more_cells, wq: mut pwq, .. } = part;
+            let Cells { cell0, more_cells, wq: pwq, .. } = part;
             for (cell, &c) in std::iter::once(cell0).chain(more_cells).zip(cs) {
                 all[c] = Some(cell);
             }
+            // (the partition's slot order: cell, then index in the cell)
+            let mut pwq = pwq.into_iter();
             for &c in cs {
                 for &node in map.members(c).iter() {
-                    wq[node as usize] = std::mem::replace(&mut pwq[node as usize], super::part::vacant());
+                    wq[node as usize] = pwq.next().expect("a slot per member");
                 }
             }
         }

@@ -207,13 +207,30 @@ impl World {
     /// End the run at its end instant (events still queued after it are
     /// left undone), check its invariants and collect the metrics.
     pub fn finish(self, wall: std::time::Instant) -> Result<RunResult, String> {
-        self.finish_with(wall, true)
+        self.finish_with(wall, true, metrics::collect)
     }
 
-    /// [`World::finish`], checking the packet ledger against the packets
-    /// held if `check_ledger` (a partitioned run checks each partition's
-    /// own, `part.rs`, before it merges them into this world).
-    fn finish_with(self, wall: std::time::Instant, check_ledger: bool) -> Result<RunResult, String> {
+    /// [`World::finish`], the result written to `out` as it is rendered
+    /// with the top-level keys `extra` added (`metrics::write`).
+    pub fn finish_to(
+        self,
+        wall: std::time::Instant,
+        extra: &[(&str, serde_json::Value)],
+        out: &mut dyn std::io::Write,
+    ) -> Result<(), String> {
+        self.finish_with(wall, true, |v| metrics::write(v, extra, out))?.map_err(|e| format!("result: {e}"))
+    }
+
+    /// End the run and hand its metrics to `emit` ([`World::finish`]),
+    /// checking the packet ledger against the packets held if
+    /// `check_ledger` (a partitioned run checks each partition's own,
+    /// `part.rs`, before it merges them into this world).
+    fn finish_with<R>(
+        self,
+        wall: std::time::Instant,
+        check_ledger: bool,
+        emit: impl FnOnce(&metrics::RunView) -> R,
+    ) -> Result<R, String> {
         let World { mut k, mut nodes, mut cells, mut flows } = self;
         if nodes.capturing() || k.trace.is_some() {
             cells.drop_taps();
@@ -235,7 +252,7 @@ impl World {
             k.ledger.check(held.into_iter(), queued)?;
         }
         let cells: Vec<&Bss<AnyMac>> = cells.iter().collect();
-        Ok(metrics::collect(&metrics::RunView {
+        Ok(emit(&metrics::RunView {
             cells: &cells,
             at: at.as_deref(),
             handoffs: nodes.handoffs(),

@@ -60,12 +60,14 @@ pub(super) struct Nodes {
     agent_ctx: AgentCtx,
     /// Nodes whose packets leave the simulation: a packet addressed to one
     /// goes to `egress` instead of a simulated endpoint (the driver API).
-    external: Vec<bool>,
+    /// (This and the two below are shared with a run's partitions, which
+    /// only read them: one table per run, not one per partition.)
+    external: Arc<Vec<bool>>,
     /// Per node: it has agents or is external (one test on the per-packet
     /// path instead of two).
-    hooked: Vec<bool>,
+    hooked: Arc<Vec<bool>>,
     /// Per node: not hooked and no UDP socket bound.
-    plain: Vec<bool>,
+    plain: Arc<Vec<bool>>,
     /// Packets injected by the driver, due in this order: (instant, node).
     ingress: VecDeque<(SimTime, usize, Packet)>,
     /// Packets delivered to external nodes, not yet drained by the driver.
@@ -90,9 +92,9 @@ impl Nodes {
             link_timer,
             agents,
             agent_ctx: AgentCtx::default(),
-            external: vec![false; n],
-            hooked: Vec::new(),
-            plain: Vec::new(),
+            external: Arc::new(vec![false; n]),
+            hooked: Arc::default(),
+            plain: Arc::default(),
             ingress: VecDeque::new(),
             egress: Vec::new(),
             capture: None,
@@ -115,8 +117,8 @@ impl Nodes {
 
     fn update_hooked(&mut self) {
         let n = self.topo.nodes.len();
-        self.hooked = (0..n).map(|i| self.external[i] || !self.agents[i].is_empty()).collect();
-        self.plain = (0..n).map(|i| !self.hooked[i] && self.topo.nodes[i].udp.is_empty()).collect();
+        self.hooked = Arc::new((0..n).map(|i| self.external[i] || !self.agents[i].is_empty()).collect());
+        self.plain = Arc::new((0..n).map(|i| !self.hooked[i] && self.topo.nodes[i].udp.is_empty()).collect());
     }
 
     /// Bind TCP endpoint `ep` to `port` of `node`.
@@ -127,7 +129,7 @@ impl Nodes {
     /// Bind `socket` to UDP `port` of `node`.
     pub(super) fn bind_udp(&mut self, node: usize, port: u16, socket: UdpSocket) {
         self.topo_mut().nodes[node].udp.insert(port, socket);
-        self.plain[node] = false;
+        Arc::make_mut(&mut self.plain)[node] = false;
     }
 
     pub(super) fn set_roaming(&mut self, r: Box<Roaming>) {
@@ -398,7 +400,7 @@ impl Nodes {
     /// Mark `node` external.
     pub(super) fn set_external(&mut self, node: usize) -> Result<(), String> {
         self.check_node(node)?;
-        self.external[node] = true;
+        Arc::make_mut(&mut self.external)[node] = true;
         self.update_hooked();
         Ok(())
     }

@@ -44,8 +44,9 @@
 //! two, byte for byte (`tests/partitioned.rs`).
 //!
 //! Invariants: every cell and every flow is in exactly one partition; a
-//! partition's queue discipline slots of members of other partitions hold
-//! `Vacant` and are never used; between `Engine::step_until` calls no
+//! partition's per-member tables hold its own members only, at their slots
+//! (`MemberMap::part`); while the partitions run, the whole run's queue
+//! discipline slots hold `Vacant` and are never used; between `Engine::step_until` calls no
 //! partition is borrowed; the merged ledger is each partition's ledger,
 //! checked against its own held packets first, appended in partition
 //! order.
@@ -227,7 +228,23 @@ impl Engine {
     pub fn finish(self, wall: std::time::Instant) -> Result<RunResult, String> {
         match self {
             Engine::Sequential(w) => w.finish(wall),
-            Engine::Partitioned(p) => (*p).finish(wall),
+            Engine::Partitioned(p) => (*p).finish(wall, crate::metrics::collect),
+        }
+    }
+
+    /// End the run and write its result to `out` as it is rendered, with
+    /// the top-level keys `extra` added (`World::finish_to`).
+    pub fn finish_to(
+        self,
+        wall: std::time::Instant,
+        extra: &[(&str, serde_json::Value)],
+        out: &mut dyn std::io::Write,
+    ) -> Result<(), String> {
+        match self {
+            Engine::Sequential(w) => w.finish_to(wall, extra, out),
+            Engine::Partitioned(p) => {
+                (*p).finish(wall, |v| crate::metrics::write(v, extra, out))?.map_err(|e| format!("result: {e}"))
+            }
         }
     }
 
@@ -388,7 +405,11 @@ impl Partitioned {
 
     /// Check each partition's ledger against the packets it holds, merge
     /// the partitions back into one world and finish it.
-    fn finish(self, wall: std::time::Instant) -> Result<RunResult, String> {
+    fn finish<R>(
+        self,
+        wall: std::time::Instant,
+        emit: impl FnOnce(&crate::metrics::RunView) -> R,
+    ) -> Result<R, String> {
         let events = self.events();
         let Partitioned { parts, mut k, nodes, cells, cells_of, flows_of, .. } = self;
         let (mut pcells, mut pflows) = (Vec::new(), Vec::new());
@@ -403,11 +424,12 @@ impl Partitioned {
         k.events_elsewhere = events - k.events();
         let cells = Cells::merge(pcells, &cells_of, cells);
         let flows = Flows::merge(pflows, &flows_of);
-        World { k, nodes, cells, flows }.finish_with(wall, false)
+        World { k, nodes, cells, flows }.finish_with(wall, false, emit)
     }
 }
 
-/// A queue discipline slot of a member of another partition: never used.
+/// A queue discipline slot of the whole run while its member's partition
+/// holds the discipline: never used.
 struct Vacant;
 
 /// A `Vacant` slot (a zero-sized box: no allocation).
@@ -420,7 +442,7 @@ impl QueueDisc for Vacant {
         "vacant"
     }
     fn enqueue(&mut self, _: SimTime, _: Queued, _: &mut Dropped) {
-        unreachable!("a vacant slot's member is in another partition")
+        unreachable!("a vacant slot's member is in a partition")
     }
     fn dequeue(&mut self, _: SimTime, _: &mut Dropped) -> Option<Queued> {
         None

@@ -130,7 +130,6 @@ pub struct GroupRules {
     /// Which slot boundaries decrement a counter.
     pub rule: CountRule,
     pub ifs: IfsTimes,
-    pub backoff_on_idle_access: bool,
     /// The largest contention window (sizes the target queue).
     pub cw_max: u32,
 }

@@ -48,7 +48,7 @@
 //! The smallest key is cached: a push can only lower it, and only a removal
 //! that may take it away (the last entry of its bucket, or an overflow
 //! entry with that key) makes the next look-up scan the bitmap again.
-use crate::mac::access::{CsView, Deferral, IfsTimes, Slotting};
+use crate::mac::access::{Backoff, CsView, Deferral, IfsTimes, Slotting};
 use crate::mac::GroupRules;
 use wifitcp_core::{SimDur, SimTime};
 
@@ -375,8 +375,6 @@ pub(crate) struct Group {
     /// The members' slot time and counting rule, and their IFS.
     slotting: Slotting,
     ifs: IfsTimes,
-    /// `DcfParams::backoff_on_idle_access` of every member.
-    backoff_on_idle_access: bool,
     /// Members with a frame to send, by target; and the members (`Node::member`).
     queue: TargetQueue,
     /// `next_tx` as last computed; cleared by every change of the group.
@@ -389,16 +387,7 @@ impl Group {
     pub fn new(n: usize, r: &GroupRules) -> Group {
         let view = CsView { cs: Deferral::new(), count_from: None };
         let queue = TargetQueue::new(n, r.cw_max.into());
-        Group {
-            view,
-            c: 0,
-            rx_errors: 0,
-            slotting: Slotting::new(r.slot, r.rule),
-            ifs: r.ifs,
-            backoff_on_idle_access: r.backoff_on_idle_access,
-            queue,
-            next_cache: None,
-        }
+        Group { view, c: 0, rx_errors: 0, slotting: Slotting::new(r.slot, r.rule), ifs: r.ifs, queue, next_cache: None }
     }
 
     pub fn is_member(&self, s: usize) -> bool {
@@ -428,26 +417,18 @@ impl Group {
     }
 
     /// Member `s` got a frame at `now`. If the frame waits for the
-    /// member's pending backoff to end (as `Dcf::shares_view` requires: the
-    /// post-backoff has not finished before `now`; one that ran out while
-    /// the medium is busy counts as pending with no slots left, as
-    /// `Dcf::start_msdu` keeps it: the DCF's deviation there), it enters
-    /// the queue and `true` is returned;
-    /// otherwise (no backoff pending, or it ran out before `now`) the
-    /// station must act on its own: `false`, nothing changed.
+    /// member's pending backoff to end (a countdown not yet run out:
+    /// `Backoff::expired` of the member's backoff in the group's view, as
+    /// `Dcf::shares_view` requires), it enters the queue and `true` is
+    /// returned; otherwise (no backoff pending: the frame goes at once,
+    /// DIFS after the busy medium, or after a new draw, as
+    /// `Backoff::frame_arrives` decides) the station must act on its own:
+    /// `false`, nothing changed.
     pub fn frame_arrives(&mut self, s: usize, now: SimTime) -> bool {
         let Some(Member { target: Some(t), .. }) = self.queue.nodes[s].member else { return false };
-        let left = t.saturating_sub(self.c);
-        if let Some(cs) = self.view.count_from {
-            if now > self.slotting.end(cs, left) {
-                return false;
-            }
-        }
-        // With ns-2's idle access the member draws anew when its backoff
-        // has run out (`Dcf::backoff_expired`): it acts on its own.
-        if self.backoff_on_idle_access
-            && (left == 0 || self.view.count_from.is_some_and(|cs| self.slotting.end(cs, left) <= now))
-        {
+        let left = t.saturating_sub(self.c) as u32;
+        let pending = Backoff { count_from: self.view.count_from, slots: Some(left), cw: 0 };
+        if pending.expired(now, &self.slotting) {
             return false;
         }
         self.queue.push(s, t, self.c);

@@ -369,7 +369,6 @@ impl<M: Mac> Bss<M> {
             slot: macs[0].timing().slot,
             rule: CountRule::Dcf,
             ifs: IfsTimes { difs: macs[0].timing().difs, eifs: macs[0].timing().eifs },
-            backoff_on_idle_access: false,
             cw_max: 0,
         });
         let group = Group::new(n, &g);

@@ -66,6 +66,28 @@ impl Slotting {
     pub fn end(&self, count_from: SimTime, slots: u64) -> SimTime {
         count_from + self.slot * slots
     }
+
+    /// When an entity counting from `count_from` whose countdown has run
+    /// out may send a frame that became ready at `ready` (after that):
+    /// the DCF at once (10.3.4.2, Figure 10-4: "immediate access when
+    /// medium is free >= DIFS"); an EDCAF only at a slot boundary, the
+    /// first at or after `ready` (10.22.2.4: an EDCAF initiates a
+    /// transmission at the end of AIFS or at a later slot boundary).
+    ///
+    /// ns-3 3.37 aligns an EDCAF the same way (the next boundary, strictly
+    /// after an arrival that falls on one); its non-QoS DCF waits DIFS
+    /// after a frame that arrives at an idle medium, where the DCF here
+    /// sends it at once if the medium has already been idle for DIFS.
+    #[inline(always)]
+    fn late_access(&self, count_from: SimTime, ready: SimTime) -> SimTime {
+        match self.rule {
+            CountRule::Edca => {
+                let past = ready - count_from;
+                count_from + self.slot * self.div.whole(past + self.slot - SimDur::from_nanos(1))
+            }
+            CountRule::Dcf | CountRule::DcfBusySlotCounts => ready,
+        }
+    }
 }
 
 /// One backoff entity: the DCF of a station, or one EDCAF.
@@ -88,7 +110,8 @@ impl Backoff {
 
     /// When the entity may transmit: its countdown runs and it has a frame
     /// ready since `ready` (`None`: no frame). A frame that arrives after
-    /// the countdown ended goes at its arrival (10.3.4.2).
+    /// the countdown ended goes at its arrival (10.3.4.2), or for an EDCAF
+    /// at the next slot boundary (10.22.2.4; `Slotting::late_access`).
     #[inline(always)]
     pub fn tx_at(&self, s: &Slotting, ready: Option<SimTime>) -> Option<SimTime> {
         // `count_from` first: it is unset whenever the medium is busy for
@@ -96,7 +119,8 @@ impl Backoff {
         let cs = self.count_from?;
         let k = self.slots?;
         let ready = ready?;
-        Some(s.end(cs, k as u64).max(ready))
+        let end = s.end(cs, k as u64);
+        Some(if ready <= end { end } else { s.late_access(cs, ready) })
     }
 
     /// Start counting at `start` (`Deferral::count_start`) if not
@@ -133,6 +157,33 @@ impl Backoff {
             (None, _) | (Some(0), _) => true,
             (Some(k), Some(cs)) => s.end(cs, k as u64) <= now,
             (Some(_), None) => false,
+        }
+    }
+
+    /// A frame is queued at `now` for the entity, which held none
+    /// (10.3.4.2, 10.3.4.3; 10.22.2.2 a) for an EDCAF; `arrival.rs`). A
+    /// countdown still running goes on and the frame waits for it. With
+    /// none pending (none drawn, or one that has run out) the frame goes
+    /// once the medium has been idle for the IFS, unless it arrived at an
+    /// empty queue (`queue_was_empty`, [`super::Intake`]) while the medium
+    /// is busy (`medium_busy`, [`super::Deferral::busy_at`]): then the
+    /// entity draws a backoff, counted from the next idle period.
+    #[inline]
+    pub fn frame_arrives(
+        &mut self,
+        now: SimTime,
+        s: &Slotting,
+        medium_busy: bool,
+        queue_was_empty: bool,
+        rng: &mut RngStream,
+    ) {
+        if !self.expired(now, s) {
+            return;
+        }
+        if medium_busy && queue_was_empty {
+            self.redraw(rng);
+        } else if self.slots.is_none() {
+            self.slots = Some(0);
         }
     }
 

@@ -61,6 +61,18 @@ impl Deferral {
         Some(self.cca_idle_at.max(self.nav_end).max(self.self_busy_until))
     }
 
+    /// Whether the medium is busy at `now` for a frame queued then
+    /// (10.3.4.2; 10.22.2.2 a) for an EDCAF): physical carrier sense busy,
+    /// the NAV set (virtual carrier sense, 10.3.2.4), or the station's own
+    /// busy period (its transmission, a response timeout) running. The
+    /// SIFS before a response of its own is idle medium: nothing is on the
+    /// air and no NAV is set (counting starts after that exchange in any
+    /// case, `count_start`).
+    #[inline]
+    pub fn busy_at(&self, now: SimTime) -> bool {
+        self.cca_busy || self.nav_end > now || self.self_busy_until > now
+    }
+
     /// The physical CCA changed at `now`.
     #[inline(always)]
     pub fn cca(&mut self, now: SimTime, busy: bool) {

@@ -138,3 +138,74 @@ fn mu_edca_parameters_while_the_timer_runs() {
     assert!(!off.active());
     assert_eq!(off.expires_at(), SimTime::NEVER);
 }
+
+#[test]
+fn a_frame_finding_the_medium_busy_at_an_empty_queue_draws_a_backoff() {
+    // 10.3.4.2 / 10.3.4.3 (10.22.2.2 a): with no backoff pending a frame
+    // goes without one only if it finds the medium idle; a post-backoff
+    // that ran out before the medium turned busy leaves none pending, and
+    // a frame arriving at an empty queue then backs off like any other
+    // that finds the medium busy. The next frame of a backlog does not.
+    let s = Slotting::new(SLOT, CountRule::Dcf);
+    let mut ran_out = Backoff { count_from: Some(us(34)), slots: Some(3), cw: 15 };
+    ran_out.freeze(us(200), &s, None);
+    assert_eq!((ran_out.count_from, ran_out.slots), (None, Some(0)));
+    let after = |busy: bool, empty: bool| -> Vec<Option<u32>> {
+        (0..20u64)
+            .map(|seed| {
+                let mut b = ran_out;
+                b.frame_arrives(us(210), &s, busy, empty, &mut RngStream::derive(seed, "test/arrival"));
+                b.slots
+            })
+            .collect()
+    };
+    let drawn = after(true, true);
+    assert!(drawn.iter().all(|k| k.is_some_and(|k| k <= 15)) && drawn.iter().any(|&k| k > Some(0)), "{drawn:?}");
+    for (busy, empty) in [(true, false), (false, true), (false, false)] {
+        assert!(after(busy, empty).iter().all(|&k| k == Some(0)), "busy {busy} empty {empty}");
+    }
+    // No backoff ever drawn, medium idle: access after the IFS.
+    let mut rng = RngStream::derive(1, "test/arrival");
+    let mut fresh = Backoff::new(15);
+    fresh.frame_arrives(us(210), &s, false, true, &mut rng);
+    assert_eq!(fresh.slots, Some(0));
+    // A countdown still running is kept, busy or not.
+    let mut running = Backoff { count_from: None, slots: Some(5), cw: 15 };
+    running.frame_arrives(us(210), &s, true, true, &mut rng);
+    assert_eq!(running.slots, Some(5));
+    // Busy: physical CS, the NAV, or the station's own busy period.
+    let mut d = Deferral::new();
+    assert!(!d.busy_at(us(10)));
+    d.cca(us(10), true);
+    assert!(d.busy_at(us(10)));
+    d.cca(us(20), false);
+    d.heard(us(20), true, true, SimDur::from_micros(50));
+    assert!(d.busy_at(us(69)) && !d.busy_at(us(70)));
+    d.self_busy_until = us(100);
+    assert!(d.busy_at(us(99)) && !d.busy_at(us(100)));
+    // The queue: a frame handed over at the instant the MAC asked was
+    // waiting; one handed over later found it empty.
+    let mut q = Intake::new();
+    q.asked(us(300));
+    assert!(!q.queue_was_empty(us(300)) && q.queue_was_empty(us(301)));
+}
+
+#[test]
+fn an_edcaf_sends_a_late_frame_at_a_slot_boundary_the_dcf_at_once() {
+    // Counting from 100 us with 2 slots left: the countdown ends at 118.
+    // A frame ready later goes at once under the DCF (10.3.4.2), at the
+    // next slot boundary (127, 136, ...) under EDCA (10.22.2.4).
+    let b = Backoff { count_from: Some(us(100)), slots: Some(2), cw: 15 };
+    let edca = Slotting::new(SLOT, CountRule::Edca);
+    let dcf = Slotting::new(SLOT, CountRule::Dcf);
+    for (ready, edca_at, dcf_at) in [(50, 118, 118), (118, 118, 118), (119, 127, 119), (127, 127, 127), (130, 136, 130)]
+    {
+        assert_eq!(b.tx_at(&edca, Some(us(ready))), Some(us(edca_at)), "EDCA, ready at {ready}");
+        assert_eq!(b.tx_at(&dcf, Some(us(ready))), Some(us(dcf_at)), "DCF, ready at {ready}");
+    }
+    // The medium turns busy before that boundary: the frame waits for the
+    // next idle period (no slot passes to a counter already at 0).
+    let mut late = b;
+    late.freeze(us(131), &edca, Some(us(130)));
+    assert_eq!((late.count_from, late.slots), (None, Some(0)));
+}

@@ -5,17 +5,6 @@ use super::Dcf;
 use wifitcp_core::SimTime;
 
 impl Dcf {
-    /// The instant from which the medium has been free for this station
-    /// (physical CCA idle, NAV expired, not in its own exchange), or `None`
-    /// if it is busy now. May lie in the future when the NAV runs beyond now.
-    #[inline]
-    pub(super) fn medium_free_since(&self) -> Option<SimTime> {
-        if self.seq.under_way() {
-            return None;
-        }
-        self.cs.free_since()
-    }
-
     /// Start (or keep) counting if the medium is free.
     #[inline]
     pub(super) fn resume(&mut self) {

@@ -21,16 +21,6 @@
 //!   (`exchange::RetryCounts`); CW doubles after every failure.
 //! - A failed exchange ends at the ACK/CTS timeout; the station then needs
 //!   DIFS of idle medium after it before counting (ns-3 does the same).
-//! - A frame handed to the MAC while the medium is busy (physical carrier
-//!   sense or the NAV) when the station's post-backoff has already run out
-//!   keeps the zero backoff and goes DIFS after the busy period; 10.3.4.2
-//!   allows access without backoff only to a frame that finds the medium
-//!   idle, and 10.3.4.3 (as ns-3 3.37's `NeedBackoffUponAccess`) draws a
-//!   backoff for it. Likewise a station's first frame finding only the NAV
-//!   set goes DIFS after the NAV ends. `start_msdu` cannot tell a frame
-//!   arriving at an empty queue from the next frame of a backlog handed
-//!   over after an exchange that ended while the medium was busy (which
-//!   draws nothing more), so the rule is left as it is.
 //!
 //! With `DcfParams::ack_policy = NoAck` the station sends QoS Data frames
 //! with the No Ack policy (9.2.4.5.4) under the same channel access: the
@@ -49,7 +39,7 @@ mod view;
 pub use handoff::Withdrawn;
 pub use params::{DcfParams, MacCounters};
 
-use super::access::{Backoff, CountRule, Deferral, IfsTimes, Slotting};
+use super::access::{Backoff, CountRule, Deferral, IfsTimes, Intake, Slotting};
 use super::api::{Bystander, Demand, GroupRules, Mac};
 use super::exchange::{
     answers_rts, control_frame, cts_duration, needs_rts, rts_for, After, Count, Receipts, ResponseWait, RetryCounts,
@@ -124,7 +114,7 @@ impl From<Box<Frame>> for Pending {
 ///   MSDU in service (its arrival instant decides every wake-up);
 /// - 192: the spare handle that replaces it, the IFS, the random stream
 ///   and the rate control (a new backoff after every exchange, the access);
-/// - 256 to 511: the last data frame's airtime, the counters, the
+/// - 256 to 511: the last data frame's airtime, when the MAC last asked for an MSDU, the counters, the
 ///   receipts, the parameters (one pointer: the MACs built from one
 ///   `[mac]` table share one copy, which every access reads and which so
 ///   stays in the nearest cache), the control frames' airtimes and the
@@ -157,8 +147,8 @@ pub struct Dcf {
     /// The last data MPDU length and rate, and their airtime (u32::MAX:
     /// none yet).
     last_data_time: (u32, Rate, SimDur),
-    /// The MSDU whose No Ack frame just ended (reported by `on_tx_end`).
-    done_no_ack: Option<PacketId>,
+    /// When the MAC last asked for an MSDU (`mac/access/arrival.rs`).
+    intake: Intake,
     pub counters: MacCounters,
     /// What reached the receivers (the medium's verdicts).
     pub(crate) receipts: Receipts,
@@ -228,7 +218,7 @@ impl Dcf {
             air,
             last_data_time: (u32::MAX, Rate(0), SimDur::ZERO),
             rc,
-            done_no_ack: None,
+            intake: Intake::new(),
             spare: None,
             receipts: Receipts::default(),
             counters: MacCounters::default(),
@@ -271,15 +261,13 @@ impl Dcf {
             self.bo.slots = Some(self.draw_backoff());
             self.bo.count_from = None;
             self.cs.self_busy_until = self.cs.self_busy_until.max(now);
-        } else if self.bo.slots.is_none() {
-            // 10.3.4.2: a frame arriving to an idle medium (and no backoff
-            // pending) may be sent once the medium has been idle for DIFS;
-            // if the medium is busy the STA defers and then backs off.
-            // Deviation (module docs): a backoff that ran out (`Some(0)`)
-            // is kept even when the medium is busy now, and the NAV alone
-            // does not count as busy here.
-            let free = self.medium_free_since().is_some();
-            self.bo.slots = Some(if free { 0 } else { self.draw_backoff() });
+        } else {
+            // 10.3.4.2-10.3.4.3: with no backoff pending the frame goes
+            // once the medium has been idle for DIFS, unless it arrived at
+            // an empty queue while the medium is busy: then it backs off
+            // (`Backoff::frame_arrives`).
+            let (busy, empty) = (self.cs.busy_at(now), self.intake.queue_was_empty(now));
+            self.bo.frame_arrives(now, &self.slotting, busy, empty, &mut self.rng);
         }
         self.resume();
     }
@@ -399,26 +387,26 @@ impl Dcf {
         // exchange) is the frame's own rule (`After::of`).
         let after = self.seq.ended(now, self.p.timing.ack_timeout());
         self.cs.self_busy_until = now;
-        if after == After::NoAckDone {
-            self.sent_no_ack();
-        }
+        let done_no_ack = (after == After::NoAckDone).then(|| self.sent_no_ack());
         self.resume();
         if self.cur.is_none() {
-            if let Some(id) = self.done_no_ack.take() {
+            if let Some(id) = done_no_ack {
                 out.push(MacOutput::Acked(id));
             }
-            out.push(MacOutput::Ready);
+            self.ask(now, out);
         }
     }
 
-    /// A No Ack data frame ended: the MSDU's exchange is over (module docs).
-    fn sent_no_ack(&mut self) {
+    /// A No Ack data frame ended: the MSDU's exchange is over (module
+    /// docs); returns the MSDU's id.
+    fn sent_no_ack(&mut self) -> PacketId {
         let cur = self.cur.take().expect("a data frame without MSDU");
         self.counters.successes += 1;
         self.bo.cw = self.p.cw_min;
         self.bo.slots = Some(self.draw_backoff());
-        self.done_no_ack = Some(cur.pkt.id);
+        let id = cur.pkt.id;
         self.spare = Some(cur.pkt);
+        id
     }
 
     /// The caller woke us at `next_wakeup()`.
@@ -667,7 +655,7 @@ impl Dcf {
         self.bo.slots = Some(self.draw_backoff());
         out.push(MacOutput::Acked(cur.pkt.id));
         self.spare = Some(cur.pkt);
-        out.push(MacOutput::Ready);
+        self.ask(now, out);
     }
 
     fn rx_cts(&mut self, now: SimTime) {
@@ -706,11 +694,18 @@ impl Dcf {
             self.bo.slots = Some(self.draw_backoff());
             out.push(self.receipts.discard(cur.pkt.id));
             self.spare = Some(cur.pkt);
-            out.push(MacOutput::Ready);
+            self.ask(now, out);
         } else {
             self.bo.slots = Some(self.draw_backoff());
         }
         self.resume();
+    }
+
+    /// Ask the queue for the next MSDU (`MacOutput::Ready`), noting when
+    /// (`Intake`: a frame handed over at this instant was waiting).
+    pub(crate) fn ask(&mut self, now: SimTime, out: &mut impl MacSink) {
+        self.intake.asked(now);
+        out.push(MacOutput::Ready);
     }
 
     fn draw_backoff(&mut self) -> u32 {

@@ -1078,3 +1078,47 @@ fn hot_fields_keep_their_cache_lines() {
     );
     assert_eq!([line(offset_of!(Dcf, spare)), line(offset_of!(Dcf, ifs_times) + 15)], [3; 2]);
 }
+
+#[test]
+fn a_frame_arriving_while_the_medium_is_busy_backs_off() {
+    // The post-backoff ran out long before; another station's frame is on
+    // the air (or its NAV runs) when the frame arrives at the empty queue:
+    // 10.3.4.3's backoff, counted after DIFS once the medium is free
+    // again, not access at DIFS (10.3.4.2 needs the medium idle at the
+    // arrival). The next frame of a backlog, handed over at the instant
+    // the MAC asks for it (`ask`), draws nothing more.
+    for (nav, backlog) in [(false, false), (true, false), (false, true), (true, true)] {
+        let waits: Vec<u64> = (0..20u64)
+            .map(|seed| {
+                let mut d = Dcf::new(MacAddr(1), params(u32::MAX), RngStream::derive(seed, "mac/sta1"));
+                let mut out = vec![];
+                d.bo.slots = Some(3);
+                d.resume(); // idle since 0: the post-backoff runs out at 8
+                d.on_cca(us(50), true, &mut out);
+                if nav {
+                    // an RTS to another station: NAV to 300
+                    d.cs.heard(us(60), true, true, SimDur::from_micros(240));
+                    d.on_cca(us(60), false, &mut out);
+                }
+                if backlog {
+                    d.ask(us(70), &mut out);
+                }
+                d.start_msdu(us(70), pkt(1), MacAddr(0), &mut out);
+                if !nav {
+                    d.on_cca(us(160), false, &mut out);
+                }
+                let free = if nav { 300 } else { 160 };
+                let difs = d.ifs_times.difs;
+                let at = d.next_wakeup();
+                let first = us(free) + difs;
+                assert!(at >= first && at <= first + SimDur::from_micros(9 * 15), "{at:?}");
+                (at - first).as_nanos() / 1000
+            })
+            .collect();
+        if backlog {
+            assert!(waits.iter().all(|&k| k == 0), "nav {nav}, backlog: {waits:?}");
+        } else {
+            assert!(waits.iter().any(|&k| k > 0), "nav {nav}: {waits:?}");
+        }
+    }
+}

@@ -64,7 +64,6 @@ impl Bystander for Dcf {
             slot: p.timing.slot,
             rule: self.slotting.rule,
             ifs: self.ifs_times,
-            backoff_on_idle_access: p.backoff_on_idle_access,
             cw_max: p.cw_max.max(p.cw_min),
         }
     }

@@ -7,18 +7,10 @@
 use super::Hcf;
 use crate::mac::access::{resolve_internal, Due};
 use crate::mac::edca::AccessCategory;
+use crate::mac::frame::{MacOutput, MacSink};
 use wifitcp_core::SimTime;
 
 impl Hcf {
-    /// The instant from which the medium has been free for this station
-    /// (CCA idle, NAV expired, no exchange of its own), `None` if busy.
-    pub(super) fn medium_free_since(&self) -> Option<SimTime> {
-        if self.engaged() {
-            return None;
-        }
-        self.cs.free_since()
-    }
-
     /// In a frame exchange or TXOP of its own, about to transmit, or in a
     /// scheduled period (polling AP, polled station).
     fn engaged(&self) -> bool {
@@ -89,17 +81,21 @@ impl Hcf {
     }
 
     /// A frame arrived for EDCAF `i`, which had none: with no backoff
-    /// pending it may transmit once the medium has been free for AIFS
-    /// (10.3.4.2 via 10.22.2.2), else it defers and backs off. Deviation
-    /// (as the DCF's, `mac/dcf/mod.rs`): a backoff that ran out is kept
-    /// even when the medium is busy now, where 10.22.2.2 a) invokes the
-    /// backoff procedure.
+    /// pending it may transmit once the medium has been idle for AIFS,
+    /// unless it arrived at an empty queue while the medium is busy, which
+    /// invokes the backoff procedure (10.22.2.2 a), `Backoff::frame_arrives`).
+    /// Busy here: carrier sense (`Deferral::busy_at`: physical, the NAV,
+    /// the station's own transmission), as for the DCF; the SIFS before a
+    /// response of its own, or between the frames of its TXOP, is idle
+    /// medium (as in ns-3 3.37's `ChannelAccessManager::IsBusy`). The
+    /// scheduled access of HCCA-style polling counts as busy too: an AP in
+    /// its polling period, a station in a granted TXOP or holding its
+    /// traffic for the polls.
     pub(super) fn frame_arrived(&mut self, now: SimTime, i: usize) {
-        let free = self.medium_free_since().is_some() && !self.holds(i);
-        if self.acs[i].bo.slots.is_none() {
-            let k = if free { 0 } else { self.draw(i) };
-            self.acs[i].bo.slots = Some(k);
-        }
+        let scheduled = self.polling() || self.grant.is_some() || self.holds(i);
+        let busy = scheduled || self.cs.busy_at(now);
+        let empty = self.intake.queue_was_empty(now);
+        self.acs[i].bo.frame_arrives(now, &self.slotting, busy, empty, &mut self.rng);
         self.acs[i].ready_at = now;
         self.acs[i].has_frame = true;
     }
@@ -130,6 +126,13 @@ impl Hcf {
     pub(super) fn grow_cw(&mut self, i: usize) {
         let a = &mut self.acs[i];
         a.bo.grow_cw(a.mu.cw_max(a.p.cw_max));
+    }
+
+    /// Ask the queue for MSDUs (`MacOutput::Ready`), noting when
+    /// (`Intake`: a frame handed over at this instant was waiting).
+    pub(super) fn ask(&mut self, now: SimTime, out: &mut impl MacSink) {
+        self.intake.asked(now);
+        out.push(MacOutput::Ready);
     }
 
     /// A backoff uniform over [0, CW[AC]] (10.22.2.6).

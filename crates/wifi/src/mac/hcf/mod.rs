@@ -80,7 +80,7 @@ pub use mu_exchange::MuConfig;
 pub use params::{HcfParams, HcfStats, BASIC_BLOCK_ACK_LEN};
 pub use poll::{PollConfig, QOS_NULL_LEN};
 
-use super::access::{Backoff, CountRule, Deferral, IfsTimes, MuEdca, MuEdcaParams, Slotting};
+use super::access::{Backoff, CountRule, Deferral, IfsTimes, Intake, MuEdca, MuEdcaParams, Slotting};
 use super::api::{Demand, Mac};
 use super::blockack::{BaOutcome, Originator, Recipient, MAX_WINDOW};
 use super::dcf::MacCounters;
@@ -197,6 +197,8 @@ pub struct Hcf {
     access_at: Option<(SimTime, usize)>,
     /// Carrier sense (`mac/access`).
     cs: Deferral,
+    /// When the MAC last asked for an MSDU (`mac/access/arrival.rs`).
+    intake: Intake,
     /// The slot time and EDCA's counting rule; the IFS.
     slotting: Slotting,
     ifs_times: IfsTimes,
@@ -248,6 +250,7 @@ impl Hcf {
             txop: None,
             access_at: None,
             cs: Deferral::new(),
+            intake: Intake::new(),
             slotting,
             ifs_times,
             receipts: Receipts::default(),
@@ -428,7 +431,7 @@ impl Hcf {
         }
         self.resume();
         if self.waiting < self.hold_limit() {
-            out.push(MacOutput::Ready);
+            self.ask(now, out);
         }
     }
 
@@ -474,7 +477,7 @@ impl Hcf {
                     // ask for MSDUs, transmit when woken again now.
                     self.access_at = Some((now, ac));
                     if self.waiting < self.hold_limit() {
-                        out.push(MacOutput::Ready);
+                        self.ask(now, out);
                     }
                     return;
                 }
@@ -532,7 +535,7 @@ impl Hcf {
         }
         if self.admit(l) {
             self.waiting = self.links.iter().map(|k| k.queue.len()).sum();
-            out.push(MacOutput::Ready);
+            self.ask(now, out);
         }
         let txop_end = self.txop.and_then(|x| x.end);
         let chosen = self.choose(l, now, txop_end);

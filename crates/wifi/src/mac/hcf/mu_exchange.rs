@@ -42,7 +42,7 @@
 use super::mu::{mu_bar_len, DlAck, MuPhy};
 use super::{Hcf, Item, Txop};
 use crate::mac::blockack::{sn_dist, sn_lt, Bitmap};
-use crate::mac::frame::{AckPolicy, Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdu, MpduBody, Mpdus};
+use crate::mac::frame::{AckPolicy, Frame, FrameKind, MacAddr, MacSink, Mpdu, MpduBody, Mpdus};
 use crate::mac::mu_frame::{MuInfo, MuUserTx};
 use crate::mac::sched::{MuTx, MuView, MultiUserScheduler, RoundRobinConfig, RoundRobinMu};
 use crate::phy::he::HeGi;
@@ -244,7 +244,7 @@ impl Hcf {
         }
         if admitted {
             self.waiting = self.links.iter().map(|k| k.queue.len()).sum();
-            out.push(MacOutput::Ready);
+            self.ask(now, out);
         }
         let end = match self.acs[ac].p.txop_limit {
             SimDur::ZERO => None,

@@ -39,7 +39,7 @@
 //! - No admission control (TSPECs): the scheduler's list decides who is
 //!   polled, and its TXOP is the same for every grant.
 use super::{Hcf, Txop};
-use crate::mac::frame::{Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdus};
+use crate::mac::frame::{Frame, FrameKind, MacAddr, MacSink, Mpdus};
 use crate::mac::sched::{Grant, PollScheduler, Usage};
 use wifitcp_core::{SimDur, SimTime};
 
@@ -378,7 +378,7 @@ impl Hcf {
             // Top the exchange up from the queue at this instant (`wake`).
             self.access_at = Some((now, ac));
             if self.waiting < self.hold_limit() {
-                out.push(MacOutput::Ready);
+                self.ask(now, out);
             }
             return true;
         }

@@ -771,3 +771,38 @@ fn the_hold_ends_when_the_polls_stop() {
         assert_eq!(sta.earliest_access(), Some(t + slot * k as u64), "{k} slots from the end of the hold");
     }
 }
+
+/// 10.22.2.2 a): a frame for an AC that holds none, reaching an empty
+/// queue while another station's frame is on the air, invokes the
+/// backoff even though the AC's post-backoff ran out before; the next
+/// frame of a backlog, handed over at the instant the MAC asked for it,
+/// does not, and goes AIFS after the busy period.
+#[test]
+fn a_frame_reaching_an_empty_ac_while_the_medium_is_busy_backs_off() {
+    let be = AccessCategory::Be as usize;
+    for backlog in [false, true] {
+        let waits: Vec<u64> = (0..20u64)
+            .map(|seed| {
+                let mut sta = Hcf::new(MacAddr(1), ht_params(16), RngStream::derive(seed, "t"));
+                let mut out = Vec::new();
+                sta.acs[be].bo.slots = Some(0);
+                sta.resume(); // idle since 0: the post-backoff ran out at 43 us
+                sta.on_cca(us(500), true, &mut out);
+                if backlog {
+                    sta.ask(us(510), &mut out);
+                }
+                sta.give_msdu(us(510), pkt(1, 0), MacAddr(0), &mut out);
+                sta.on_cca(us(600), false, &mut out);
+                let at = sta.next_wakeup();
+                let aifs_end = us(643);
+                assert!(at >= aifs_end && at <= aifs_end + SimDur::from_micros(9 * 15), "{at:?}");
+                (at - aifs_end).as_nanos() / 1000
+            })
+            .collect();
+        if backlog {
+            assert!(waits.iter().all(|&k| k == 0), "backlog: {waits:?}");
+        } else {
+            assert!(waits.iter().any(|&k| k > 0) && waits.iter().all(|k| k % 9 == 0), "{waits:?}");
+        }
+    }
+}

@@ -437,7 +437,7 @@ impl Hcf {
             bsrp,
         }));
         if self.waiting < self.hold_limit() {
-            out.push(MacOutput::Ready);
+            self.ask(now, out);
         }
     }
 
@@ -459,7 +459,7 @@ impl Hcf {
 
     /// Fill our share (module docs): its MPDUs, PSDU octets and Queue
     /// Size.
-    fn tb_share(&mut self, out: &mut impl MacSink) -> TbShare {
+    fn tb_share(&mut self, now: SimTime, out: &mut impl MacSink) -> TbShare {
         let saturated = self.waiting >= self.hold_limit();
         let mut s = self.tb.take().expect("a share to fill");
         s.filling = false;
@@ -488,7 +488,7 @@ impl Hcf {
         } else if let Some(l) = link {
             if self.admit(l) {
                 self.waiting = self.links.iter().map(|k| k.queue.len()).sum();
-                out.push(MacOutput::Ready);
+                self.ask(now, out);
             }
             let room = s.me.psdu.min(self.p.max_ampdu_bytes);
             let max = usize::from(self.max_per_exchange());
@@ -529,11 +529,11 @@ impl Hcf {
     }
 
     /// Our HE TB PPDU is due: our share goes in as its first user's.
-    pub(super) fn tb_fill_own(&mut self, _now: SimTime, mut f: Frame, out: &mut impl MacSink) -> Frame {
+    pub(super) fn tb_fill_own(&mut self, now: SimTime, mut f: Frame, out: &mut impl MacSink) -> Frame {
         if !f.mu.as_ref().is_some_and(|m| m.uplink) || !self.tb_filling() {
             return f;
         }
-        let share = self.tb_share(out);
+        let share = self.tb_share(now, out);
         let mu = f.mu.as_mut().expect("checked");
         let u = &mut mu.users[0];
         u.count = share.mpdus.len() as u32;
@@ -549,11 +549,11 @@ impl Hcf {
     }
 
     /// The medium takes our share as the first user's HE TB PPDU starts.
-    pub(super) fn tb_take(&mut self, _now: SimTime, out: &mut impl MacSink) -> Option<TbShare> {
+    pub(super) fn tb_take(&mut self, now: SimTime, out: &mut impl MacSink) -> Option<TbShare> {
         if !self.tb_filling() {
             return None;
         }
-        Some(self.tb_share(out))
+        Some(self.tb_share(now, out))
     }
 
     /// A multi-STA BlockAck ended here: settle our share by our BlockAck

@@ -18,10 +18,11 @@ use wifitcp_wire::Packet;
 fn he_params(quiet_stations: bool) -> HcfParams {
     let mut edca = EdcaSet::default_for(15, 1023, false);
     if quiet_stations {
-        // An AIFS of 1 ms: the stations never win access before the AP
-        // (which contends again at once after each exchange), so only
-        // Triggers move their data.
-        edca.0[AccessCategory::Be as usize].aifsn = 110;
+        // An AIFS of 1,024 us: the stations never win access before the
+        // AP, which contends at its next access-request tick (at most 1 ms
+        // after each exchange) and sends at the slot boundary after it
+        // (10.22.2.4), so only Triggers move their data.
+        edca.0[AccessCategory::Be as usize].aifsn = 112;
     }
     harness::he_params(edca)
 }

@@ -243,7 +243,7 @@ impl Coordinator {
             r.next_sta = next_sta;
         }
         if self.dl.is_none() && next_sta.is_some() {
-            out.push(MacOutput::Ready);
+            self.dcf.ask(now, out);
         }
     }
 
@@ -320,7 +320,7 @@ impl Coordinator {
 
     /// The answer to our poll (or its absence): settle the downlink MSDU
     /// it carried. `acked`: the answer carried a CF-Ack.
-    fn settle_dl(&mut self, acked: bool, out: &mut impl MacSink) {
+    fn settle_dl(&mut self, now: SimTime, acked: bool, out: &mut impl MacSink) {
         let Some(run) = self.run.as_mut() else { return };
         if !std::mem::take(&mut run.dl_sent) {
             return;
@@ -332,7 +332,7 @@ impl Coordinator {
             run.idle_polls = 0;
             // Ask for the next station's MSDU (`demand`).
             if run.next_sta.is_some() {
-                out.push(MacOutput::Ready);
+                self.dcf.ask(now, out);
             }
             return;
         }
@@ -356,7 +356,7 @@ impl Coordinator {
         }
         self.sh.update(now, &mut self.dcf, out);
         if self.dcf.is_ready() {
-            out.push(MacOutput::Ready);
+            self.dcf.ask(now, out);
         }
     }
 }
@@ -424,11 +424,11 @@ impl Mac for Coordinator {
         run.polled = None;
         if !ok {
             self.stats.answer_errors += 1;
-            self.settle_dl(false, out);
+            self.settle_dl(now, false, out);
             self.next = Next::CfpFrame(now + self.pifs());
             return;
         }
-        self.settle_dl(f.kind.cf_ack(), out);
+        self.settle_dl(now, f.kind.cf_ack(), out);
         let run = self.run.as_mut().expect("in a CFP");
         if f.kind.carries_msdus() {
             run.cf_ack_due = true;
@@ -500,7 +500,7 @@ impl Mac for Coordinator {
                             r.idle_polls += 1;
                         }
                     }
-                    self.settle_dl(false, out);
+                    self.settle_dl(now, false, out);
                     // PIFS has passed: the next frame now.
                     self.cfp_frame(now, out);
                     return;

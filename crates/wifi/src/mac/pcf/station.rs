@@ -69,7 +69,7 @@ impl CfStation {
     }
 
     /// The PC's frame after our data frame: its CF-Ack bit settles the MSDU.
-    fn settle_up(&mut self, acked: bool, out: &mut impl MacSink) {
+    fn settle_up(&mut self, now: SimTime, acked: bool, out: &mut impl MacSink) {
         if !self.up_sent {
             return;
         }
@@ -79,7 +79,7 @@ impl CfStation {
             self.dcf.counters.successes += 1;
             out.push(MacOutput::Acked(w.id()));
             if self.dcf.is_ready() {
-                out.push(MacOutput::Ready);
+                self.dcf.ask(now, out);
             }
             return;
         }
@@ -87,7 +87,7 @@ impl CfStation {
         if w.failed(self.dcf.params()) {
             self.dcf.counters.drops_retry_limit += 1;
             out.push(self.dcf.receipts.discard(w.id()));
-            out.push(MacOutput::Ready);
+            self.dcf.ask(now, out);
         } else {
             self.dcf.restore(w);
         }
@@ -161,7 +161,7 @@ impl Mac for CfStation {
         let addr = self.dcf.addr;
         let ok_here = ok && (f.ra != addr || f.mpdus.first().is_none_or(|m| m.fcs_ok));
         // The PC's frame after our data frame (10.4.4.1).
-        self.settle_up(ok_here && f.kind.cf_ack(), out);
+        self.settle_up(now, ok_here && f.kind.cf_ack(), out);
         if !ok_here {
             return;
         }
