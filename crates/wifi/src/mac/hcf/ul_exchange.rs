@@ -53,6 +53,16 @@
 //!   scoreboard, `blockack::Recipient`), one BlockAck body per user; no
 //!   HE TB PPDU (every share lost, or a collision): the TXOP ends with CW
 //!   doubled. One uplink exchange per TXOP (the TXOP ends after it).
+//! - An HE TB PPDU that ends after the AP gave its exchange up (no
+//!   reception started during its wait, `mu_failed`): the AP passes up
+//!   the MPDUs it decoded (its scoreboard and reordering buffer take every
+//!   QoS Data MPDU received under the agreement, 10.25.6.3 and 10.25.6.6;
+//!   the medium's verdict told each user which of its MPDUs arrived) and
+//!   sends no multi-STA BlockAck. This happens under reception per
+//!   receiver when a station's A-MPDU began while the AP sent the Trigger:
+//!   the AP's medium is busy when its wait starts, so the HE TB PPDU it
+//!   then locks on brings no new busy indication (deviation: ns-3 3.37
+//!   extends its wait at the PHY's start of reception and answers).
 //!
 //! A station:
 //! - MU EDCA (26.2.7; `Hcf::set_mu_edca`, the rule in `mac/access`
@@ -290,13 +300,12 @@ impl Hcf {
 
     /// An HE TB PPDU of uplink data ended here (`ok`: some user's PSDU
     /// reached us): pass up what arrived, note each user's Queue Size,
-    /// answer with the multi-STA BlockAck. At a station, a fellow user's
-    /// PPDU: nothing to do.
+    /// answer with the multi-STA BlockAck if the AP still waits for the
+    /// PPDU (module docs). At a station, a fellow user's PPDU: nothing to
+    /// do.
     pub(super) fn ul_rx(&mut self, now: SimTime, f: &mut Frame, out: &mut impl MacSink) {
         let Some(m) = self.mu.as_mut() else { return };
-        if m.ul.is_none() {
-            return;
-        }
+        let waiting = m.ul.is_some();
         let info = f.mu.take().expect("an HE TB PPDU without its users");
         for u in info.users.iter().filter(|u| u.ok) {
             // What carries a Queue Size (module docs): a QoS Null, QoS Data
@@ -344,6 +353,9 @@ impl Hcf {
         }
         let info_ok = info.users.iter().any(|u| u.ok);
         f.mu = Some(info);
+        if !waiting {
+            return;
+        }
         self.cs.self_busy_until = now;
         if !info_ok {
             return self.mu_failed(now, out);

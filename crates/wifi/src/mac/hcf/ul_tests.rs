@@ -37,6 +37,9 @@ struct Run {
     events: u64,
     /// Transmissions on the medium.
     txs: u64,
+    /// MSDUs the stations discarded at the retry limit after a copy
+    /// reached the AP.
+    after_receipt: usize,
     bss: Bss<Hcf>,
 }
 
@@ -78,15 +81,17 @@ fn uplink_with(
     let mut up = vec![0.0; n + 1];
     up[..per.len()].copy_from_slice(per);
     let errors = FixedPer { uplink: up, downlink: vec![0.0; n + 1], is_ap: vec![] };
-    let medium = Medium { errors: Box::new(errors), per_receiver: None };
+    let medium = Medium { errors: Box::new(errors), per_receiver: None, retry_limit: 7 };
     uplink_on(n, quiet_stations, ms, bsr_lifetime, queue_size_in_data, mu_edca, bsrp, access_req_us, medium)
 }
 
 /// The medium of a run: its error model and, for reception per receiver
-/// (`Bss::set_per_receiver`), who hears whom at what power.
+/// (`Bss::set_per_receiver`), who hears whom at what power; and the
+/// stations' retry limit (transmissions of an MPDU).
 struct Medium {
     errors: Box<dyn FrameErrorModel>,
     per_receiver: Option<SenseMatrix>,
+    retry_limit: u32,
 }
 
 /// `uplink_with` on `medium`.
@@ -105,7 +110,11 @@ fn uplink_on(
     let ap_p = HcfParams { edca: EdcaSet::default_for(15, 1023, false).for_ap(), ..he_params(false) };
     let mut macs: Vec<Hcf> = (0..=n)
         .map(|i| {
-            let p = if i == 0 { ap_p.clone() } else { he_params(quiet_stations) };
+            let p = if i == 0 {
+                ap_p.clone()
+            } else {
+                HcfParams { retry_limit: medium.retry_limit, ..he_params(quiet_stations) }
+            };
             Hcf::new(MacAddr(i as u32), p, RngStream::derive(7, &format!("mac/{i}")))
         })
         .collect();
@@ -144,19 +153,31 @@ fn uplink_on(
     bss.reschedule_all(&mut out);
     let mut got = vec![0u64; n + 1];
     let mut seen = std::collections::HashSet::new();
+    let mut after_receipt = Vec::new();
     let d = harness::drive(&mut bss, out, SimTime::from_millis(ms), |bss, now, o, more| match o {
         BssOutput::Deliver { sta: 0, from, pkt } => {
             assert!(seen.insert(pkt.id), "delivered twice");
             got[from] += 1;
         }
         BssOutput::Dropped { reason: DropReason::RetryLimit, .. } => {}
-        BssOutput::DiscardedAfterReceipt { .. } => {}
+        BssOutput::DiscardedAfterReceipt { id, .. } => after_receipt.push(id),
         BssOutput::Ready { sta } if sta > 0 => feed(bss, now, sta, more),
         BssOutput::Ready { .. } => {}
         o => panic!("unexpected {o:?}"),
     });
+    // The ledger: an MSDU a station discarded as having reached the AP
+    // (its verdict said so) was passed up there, or waits in the AP's
+    // reordering buffer.
+    let held: std::collections::HashSet<_> = bss.macs[0].held_items().map(|p| p.id).collect();
+    let lost: Vec<_> = after_receipt.iter().filter(|id| !seen.contains(id) && !held.contains(id)).collect();
+    assert!(
+        lost.is_empty(),
+        "{} MSDUs discarded after a receipt, never passed up at the AP: {:?}",
+        lost.len(),
+        &lost[..lost.len().min(8)]
+    );
     let (events, txs) = (d.events, d.txs);
-    Run { got, events, txs, bss }
+    Run { got, events, txs, after_receipt: after_receipt.len(), bss }
 }
 
 /// Four stations reached only by Triggers: every HE TB PPDU carries 42
@@ -451,7 +472,17 @@ fn a_trigger_that_collided_reaches_the_stronger_side_and_its_he_tb_ppdu_loses_th
     let seen = Arc::new(Seen::default());
     let errors = Box::new(Sinr { m: m.clone(), seen: seen.clone() });
     let life = SimDur::from_millis(1000);
-    let r = uplink_on(n, false, 1000, life, true, None, false, 1000, Medium { errors, per_receiver: Some(m) });
+    let r = uplink_on(
+        n,
+        false,
+        1000,
+        life,
+        true,
+        None,
+        false,
+        1000,
+        Medium { errors, per_receiver: Some(m), retry_limit: 7 },
+    );
     let (trig, lost, clear) = (
         seen.triggers_under_interference.load(Relaxed),
         seen.tb_mpdus_lost.load(Relaxed),
@@ -467,6 +498,30 @@ fn a_trigger_that_collided_reaches_the_stronger_side_and_its_he_tb_ppdu_loses_th
     let seen0 = Arc::new(Seen::default());
     let m0 = SenseMatrix::from_rx_dbm(n + 1, -90.0, |s, t| if s == 0 || t == 0 { 0.0 } else { -6.02 });
     let errors = Box::new(Sinr { m: m0, seen: seen0.clone() });
-    uplink_on(n, false, 1000, life, true, None, false, 1000, Medium { errors, per_receiver: None });
+    uplink_on(n, false, 1000, life, true, None, false, 1000, Medium { errors, per_receiver: None, retry_limit: 7 });
     assert_eq!(seen0.triggers_under_interference.load(Relaxed), 0);
+}
+
+/// The ledger under reception per receiver: when a station's A-MPDU
+/// began while the AP sent its Trigger, the AP's medium is busy as its
+/// wait starts, the HE TB PPDU it then locks on brings no new busy
+/// indication, and it gives the exchange up; the PPDU still ends with
+/// shares decoded, whose users learn so from the medium's verdict. The AP
+/// passes those MPDUs up (no multi-STA BlockAck follows): with one
+/// transmission per MPDU each station discards them at once, as having
+/// reached the AP, and every one of them was delivered there
+/// (`uplink_on` checks it for every run).
+#[test]
+fn shares_decoded_after_the_ap_gave_up_are_passed_up() {
+    let n = 4;
+    let m = SenseMatrix::from_rx_dbm(n + 1, -90.0, |s, t| if s == 0 || t == 0 { 0.0 } else { -6.02 });
+    let seen = Arc::new(Seen::default());
+    let errors = Box::new(Sinr { m: m.clone(), seen: seen.clone() });
+    let life = SimDur::from_millis(1000);
+    let medium = Medium { errors, per_receiver: Some(m), retry_limit: 1 };
+    let r = uplink_on(n, false, 1000, life, true, None, false, 1000, medium);
+    let ap = &r.bss.macs[0];
+    eprintln!("AP failures {}; discarded after a receipt {}", ap.counters.failures, r.after_receipt);
+    assert!(seen.triggers_under_interference.load(Relaxed) >= 10);
+    assert!(r.after_receipt >= 10, "{} MSDUs discarded after a receipt", r.after_receipt);
 }
