@@ -144,9 +144,10 @@ fn downlink_ofdma_needs_the_shared_medium() {
 /// Uplink OFDMA with reception per receiver in ns-3's geometry
 /// (scenarios/he-ofdma-ul.toml: stations on a 1 m circle, Triggers at 6
 /// Mbit/s): the run keeps the ledger, and carries less than on the shared
-/// medium (HE TB PPDUs after a Trigger that collided with an A-MPDU lose
-/// the MPDUs it overlaps; docs/validation.md 23.5: 311.47 against 353.30
-/// Mbit/s over 3.5 s).
+/// medium (HE TB PPDUs after a Trigger that collided with an A-MPDU meet
+/// it at the AP, which sends no multi-STA BlockAck for them;
+/// docs/validation.md 23.5: 312.48 Mbit/s over 3.5 s, 350.53 on the
+/// shared medium of scenarios/he-ofdma-ul.toml).
 #[test]
 fn uplink_ofdma_per_receiver() {
     let mut s = ul(4, "ul", 4);
