@@ -24,7 +24,15 @@
 //!   only. This is preamble capture without frame-body capture: ns-3's PHY
 //!   without a FrameCaptureModel (the default) stays on the first PPDU,
 //!   and ns-2's `Mac802_11::capture` keeps the first frame if it is
-//!   `CPThresh_` (10 dB) above the newcomer, else both are lost;
+//!   `CPThresh_` (10 dB) above the newcomer, else both are lost. Under
+//!   reception per receiver (`Bss::set_per_receiver`,
+//!   `channel.reception = "per_receiver"`) a station that is neither
+//!   receiving nor transmitting locks on the next frame that reaches it
+//!   even while it senses the medium busy with frames whose start it
+//!   missed (it was sending), which count as interference: ns-3's PHY
+//!   detects a new preamble whenever it is not receiving. Model choice:
+//!   the per-station view of hidden and distant nodes keeps the rule
+//!   above (a station locks only from an idle medium);
 //! - interference at a locked receiver, at any instant, is the sum of the
 //!   mean powers of every other frame then on the air (audible or not);
 //!   the receiver keeps the spans of constant interference of its frame
@@ -337,10 +345,14 @@ pub(super) struct SenseState {
     /// unless `rescan` (see `Bss::scall`).
     cur: SimTime,
     rescan: bool,
+    /// Reception per receiver (`Bss::set_per_receiver`): a station neither
+    /// receiving nor sending locks on a frame that reaches it also while
+    /// frames whose start it missed are on the air (module docs).
+    lock_when_busy: bool,
 }
 
 impl SenseState {
-    pub(super) fn new(m: SenseMatrix) -> SenseState {
+    pub(super) fn new(m: SenseMatrix, lock_when_busy: bool) -> SenseState {
         let n = m.len();
         SenseState {
             m,
@@ -352,6 +364,7 @@ impl SenseState {
             flights: Vec::new(),
             cur: SimTime::NEVER,
             rescan: false,
+            lock_when_busy,
         }
     }
 
@@ -446,7 +459,7 @@ impl<M: Mac> Bss<M> {
         if m.all_hear() && m.max_delay_ns() == 0 {
             return false;
         }
-        self.set_per_receiver(m);
+        self.install_sense(m, false);
         true
     }
 
@@ -455,11 +468,15 @@ impl<M: Mac> Bss<M> {
     /// (`channel.reception = "per_receiver"`: capture in a cell where
     /// everyone hears everyone).
     pub fn set_per_receiver(&mut self, m: SenseMatrix) {
+        self.install_sense(m, true);
+    }
+
+    fn install_sense(&mut self, m: SenseMatrix, lock_when_busy: bool) {
         assert_eq!(m.len(), self.macs.len(), "a sense matrix per member");
         self.set_grouping(false);
         self.groupable = false;
         self.grouping = false;
-        self.sense = Some(Box::new(SenseState::new(m)));
+        self.sense = Some(Box::new(SenseState::new(m, lock_when_busy)));
     }
 
     #[inline]
@@ -572,12 +589,18 @@ impl<M: Mac> Bss<M> {
                         l.header_ok = false;
                     }
                 }
-            } else if audible && self.track[t].end_mark != ON_AIR && !sends(t) {
-                // Neither receiving nor sending: `t` locks on this frame,
-                // with the power already arriving at it as interference
-                // (frames whose start it missed while it sent or received
-                // another). Its PLCP header counts as decoded only if no
-                // frame it hears was on the air (EIFS after a failure).
+            } else if audible
+                && self.track[t].end_mark != ON_AIR
+                && !sends(t)
+                && (st.heard[t] == 0 || st.lock_when_busy)
+            {
+                // Neither receiving nor sending (and, but under reception
+                // per receiver, sensing the medium idle): `t` locks on this
+                // frame, with the power already arriving at it as
+                // interference (frames whose start it missed while it sent
+                // or received another). Its PLCP header counts as decoded
+                // only if no frame it hears was on the air (EIFS after a
+                // failure).
                 let i0 = st.present_mw(t, id);
                 st.lock[t] = Some(Lock::new(id, now, header_end, p, i0, st.heard[t] == 0));
                 st.chunks[t].clear();
