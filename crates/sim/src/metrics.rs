@@ -689,8 +689,9 @@ pub fn collect(v: &RunView) -> RunResult {
 /// Write the result of a run to `out`, with the top-level keys `extra`
 /// added (the runner's `scenario`, `seed`, `version`): the text of
 /// [`collect`]'s [`RunResult::to_json_string`] after the same `set`s,
-/// written as it is rendered (no array's text is held whole).
-pub fn write(v: &RunView, extra: &[(&str, Value)], out: &mut dyn Write) -> std::io::Result<()> {
+/// written as it is rendered (no array's text is held whole). A write
+/// error is `result: <reason>`.
+pub fn write(v: &RunView, extra: &[(&str, Value)], out: &mut dyn Write) -> Result<(), String> {
     let mut head = head(v);
     for (k, x) in extra {
         head[*k] = x.clone();
@@ -698,6 +699,7 @@ pub fn write(v: &RunView, extra: &[(&str, Value)], out: &mut dyn Write) -> std::
     splice(&head, out, |k, out| {
         render_key(v, k, Sink { buf: Vec::with_capacity(FLUSH_BYTES), out: Some(out) }).map(drop)
     })
+    .map_err(|e| format!("result: {e}"))
 }
 
 /// The rendered top-level value `key` (one of [`RENDERED`]) into `sink`.

@@ -13,9 +13,9 @@
 //!
 //! Invariants: the counts are held either sparsely, as (bucket, count)
 //! pairs of the non-empty buckets in bucket order, while those are at most
-//! [`SPARSE_MIN`] or at most half the buckets between the lowest and the
-//! highest (a flow with few samples: 8 bytes per non-empty bucket), or
-//! else densely between the
+//! [`SPARSE_MIN`] or fill less than one [`DENSE_FILL`]th of the buckets
+//! between the lowest and the highest (a flow with few samples: 8 bytes per
+//! non-empty bucket), or else densely between the
 //! lowest and the highest bucket seen (one counter per bucket, no spare
 //! capacity), so memory is at most [`MAX_BUCKETS`] counters (30 KiB)
 //! whatever the number of samples; an insert allocates only when it adds a
@@ -70,6 +70,17 @@ pub fn bucket_value(i: usize) -> f64 {
 /// bytes: a few samples in neighbouring buckets stay sparse too).
 const SPARSE_MIN: usize = 16;
 
+/// The sparse pairs turn dense once they fill one `DENSE_FILL`th of the
+/// buckets they span. The dense counters (8 bytes per bucket of the span)
+/// then take at most four times the pairs' 8 bytes each, and at most twice
+/// what the pairs' vector holds after growing by doubling. A sample costs a
+/// search by halving of the pairs (and a shift when its bucket is new)
+/// where a dense sketch costs one compare: a saturated flow's delays spread
+/// over ten octaves (`scenarios/bench-r2.toml`: about 800 samples a flow
+/// over 650 buckets, 320 of them non-empty), so filling half the span
+/// first kept every such flow sparse to its end.
+const DENSE_FILL: usize = 4;
+
 #[derive(Clone, Debug, Default)]
 pub struct DelaySketch {
     /// Index of `counts[0]`.
@@ -121,7 +132,8 @@ impl DelaySketch {
     }
 
     /// Count bucket `i` in the sparse pairs; made dense when they are
-    /// more than [`SPARSE_MIN`] and more than half the range they span, or
+    /// more than [`SPARSE_MIN`] and fill one [`DENSE_FILL`]th of the range
+    /// they span, or
     /// a count would pass `u32::MAX`.
     fn insert_sparse(&mut self, i: usize) {
         let b = i as u32; // (below MAX_BUCKETS)
@@ -134,7 +146,7 @@ impl DelaySketch {
             Err(at) => {
                 self.sparse.insert(at, (b, 1));
                 let (lo, hi) = (self.sparse[0].0, self.sparse[self.sparse.len() - 1].0);
-                if self.sparse.len() > SPARSE_MIN && 2 * self.sparse.len() > (hi - lo + 1) as usize {
+                if self.sparse.len() > SPARSE_MIN && DENSE_FILL * self.sparse.len() >= (hi - lo + 1) as usize {
                     self.densify();
                 }
             }
@@ -361,7 +373,15 @@ mod tests {
             s.insert(1_000_000 << k);
         }
         assert_eq!((s.sparse.len(), s.counts.len(), s.count()), (10, 0, 20));
-        // ... and more than SPARSE_MIN buckets filling over half their range turn dense
+        // ... and more than SPARSE_MIN buckets filling a DENSE_FILLth of their range turn dense
+        for (step, dense) in [(DENSE_FILL as u64 - 1, true), (DENSE_FILL as u64 + 1, false)] {
+            let mut s = DelaySketch::new();
+            for x in 0..=SPARSE_MIN as u64 {
+                s.insert(step * x);
+            }
+            assert_eq!(s.sparse.is_empty(), dense, "every {step}th bucket");
+            assert_eq!(s.count(), SPARSE_MIN as u64 + 1);
+        }
         let mut s = DelaySketch::new();
         for x in 0..SPARSE_MIN as u64 {
             s.insert(2 * x); // (a value below 2^SUB_BITS is its own bucket)

@@ -218,7 +218,7 @@ impl World {
         extra: &[(&str, serde_json::Value)],
         out: &mut dyn std::io::Write,
     ) -> Result<(), String> {
-        self.finish_with(wall, true, |v| metrics::write(v, extra, out))?.map_err(|e| format!("result: {e}"))
+        self.finish_with(wall, true, |v| metrics::write(v, extra, out))?
     }
 
     /// End the run and hand its metrics to `emit` ([`World::finish`]),

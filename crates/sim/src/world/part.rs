@@ -242,9 +242,7 @@ impl Engine {
     ) -> Result<(), String> {
         match self {
             Engine::Sequential(w) => w.finish_to(wall, extra, out),
-            Engine::Partitioned(p) => {
-                (*p).finish(wall, |v| crate::metrics::write(v, extra, out))?.map_err(|e| format!("result: {e}"))
-            }
+            Engine::Partitioned(p) => (*p).finish(wall, |v| crate::metrics::write(v, extra, out))?,
         }
     }
 
