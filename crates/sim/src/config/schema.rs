@@ -687,6 +687,7 @@ mod tests {
             }
         }
         out.push(("channel.cs_threshold_dbm".into(), Some("snr".into()), Value::Null));
+        out.push(("channel.reception".into(), Some("snr".into()), Value::Null));
         // The TGn preset (snr) and the dual-slope keys: serialised only when set.
         let c: ChannelConfig = serde_json::from_value(serde_json::json!({"model": "snr", "tgn_model": "D"})).unwrap();
         assert!(j(&c).get("tgn_model").is_some());

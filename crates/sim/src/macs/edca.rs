@@ -14,7 +14,7 @@ use wifitcp_wifi::mac::pcf::PollList;
 use wifitcp_wifi::mac::sched::ListScheduler;
 use wifitcp_wifi::mac::MacAddr;
 use wifitcp_wifi::mac::{AckPolicy, AnyMac, DcfParams, Hcf, HcfParams};
-use wifitcp_wifi::phy::PhyTiming;
+use wifitcp_wifi::phy::{PhyTiming, Rate};
 
 wifitcp_core::config_table! {
     /// `kind = "edca"`: the HCF's own keys.
@@ -108,6 +108,9 @@ wifitcp_core::config_table! {
         /// ns-3 3.37 a BSRP goes only when a report is missing or older
         /// than mac.mu_bsr_lifetime_us.
         pub mu_enable_bsrp: bool = false,
+        /// Rate of the AP's Trigger frames (Basic and BSRP), a non-HT rate of the PHY; 0: the control rate (phy.control_rate_mbps). ns-3 3.37 sends them at its non-unicast mode, 6 Mbit/s.
+        #[key(range = wifitcp_core::schema::r(In(0.0), In(54.0)), unit = "Mbit/s")]
+        pub mu_trigger_rate_mbps: f64 = 0.0,
         /// MU AIFSN of AC_BE in the AP's MU EDCA Parameter Set (ns-3 HeConfiguration's MuBeAifsn); 0: EDCA disabled for the AC while its MU EDCA timer runs.
         #[key(range = wifitcp_core::schema::r(In(0.0), In(15.0)))]
         pub mu_be_aifsn: u32 = 0,
@@ -322,6 +325,10 @@ fn check_ofdma(h: &EdcaTable, t: &PhyTiming) -> Result<(), ConfigError> {
     if h.mu_n_stations == 0 {
         return e("mu_n_stations", "at least 1");
     }
+    let x = h.mu_trigger_rate_mbps;
+    if x != 0.0 && Rate::from_mbps(x).is_none_or(|r| t.standard.modulation_of(r).is_none()) {
+        return e("mu_trigger_rate_mbps", "0 (the control rate) or a non-HT rate of the PHY (6, 9, 12, 18, 24, 36, 48, 54)");
+    }
     for (ac, p) in AccessCategory::ALL.into_iter().zip(mu_edca_set(h)) {
         let name = ac.as_str();
         let x = p.timer.as_micros_f64();
@@ -359,9 +366,9 @@ fn mu_edca_set(h: &EdcaTable) -> [MuEdcaParams; 4] {
     ]
 }
 
-/// Whether the cell's AP sends downlink MU PPDUs.
-pub(crate) fn ofdma_on(h: &EdcaTable) -> bool {
-    h.ofdma != OfdmaMode::Off
+/// `mac.ofdma` sends downlink HE MU PPDUs ("dl" or "dl+ul").
+pub(crate) fn ofdma_dl(h: &EdcaTable) -> bool {
+    matches!(h.ofdma, OfdmaMode::Dl | OfdmaMode::DlUl)
 }
 
 impl EdcaTable {
@@ -399,6 +406,7 @@ fn build(h: &EdcaTable, m: &Member) -> AnyMac {
             bsr_lifetime: SimDur::from_micros_f64(h.mu_bsr_lifetime_us),
             queue_size_in_data: h.mu_queue_size_in_data,
             bsrp: h.mu_enable_bsrp,
+            trigger_rate: (h.mu_trigger_rate_mbps > 0.0).then(|| Rate::from_mbps(h.mu_trigger_rate_mbps)).flatten(),
             ack: match h.mu_dl_ack {
                 MuDlAckName::MuBar => DlAck::MuBar,
                 MuDlAckName::AggregatedMuBar => DlAck::AggregatedMuBar,

@@ -399,9 +399,10 @@ fn build_bss(
             // positions: moving stations keep the shared view (their
             // carrier sense is not re-derived as they move).
             if s.wlan.mobility.is_empty() {
+                let per_receiver = c.per_receiver();
                 sense = match &gate {
-                    Gate::Renumbered(..) => member_view(&errors, n, &members),
-                    _ => cell_view(&errors, n),
+                    Gate::Renumbered(..) => member_view(&errors, n, &members, per_receiver),
+                    _ => cell_view(&errors, n, per_receiver),
                 };
             }
             if s.wlan.mobility.is_empty() {
@@ -421,14 +422,20 @@ fn build_bss(
     bss.set_grouping(s.mac.common.group_bystanders);
     if let Some(m) = sense {
         if let crate::macs::MacKindConfig::Edca(h) = &s.mac.kind {
-            if crate::macs::edca::ofdma_on(h) {
+            // (a downlink HE MU PPDU is judged once for all its users, at
+            // the shared medium's single instant: not per receiver)
+            if crate::macs::edca::ofdma_dl(h) {
                 return Err(ConfigError::new(
                     "mac.ofdma",
-                    "OFDMA runs on cells where every station hears every other without delay (the shared medium); this cell needs per-station carrier sense",
+                    "downlink OFDMA runs on cells where every station hears every other without delay (the shared medium); this cell has per-station carrier sense (uplink OFDMA, \"ul\", runs on both)",
                 ));
             }
         }
-        bss.set_sense(m);
+        if s.channel.as_ref().is_some_and(|c| c.per_receiver()) {
+            bss.set_per_receiver(m);
+        } else {
+            bss.set_sense(m);
+        }
     }
     Ok(bss)
 }
@@ -447,13 +454,14 @@ const SHARED_VIEW_MAX_DELAY_NS: u64 = 500;
 /// when two members are further apart than the shared view's zero delay
 /// allows (`SHARED_VIEW_MAX_DELAY_NS`). Delays are every pair's distance
 /// over the speed of light (`propagation_delay_ns`); the per-station view
-/// applies them to every pair, however short.
-fn cell_view(e: &ChannelErrors, n: usize) -> Option<SenseMatrix> {
+/// applies them to every pair, however short. `per_receiver`
+/// (`channel.reception`): the per-station view in any case.
+fn cell_view(e: &ChannelErrors, n: usize, per_receiver: bool) -> Option<SenseMatrix> {
     let cs = e.cs_threshold_dbm();
     let m = sense_matrix(e, n, cs.unwrap_or(f64::NEG_INFINITY));
     let p = &e.positions;
     let m = m.with_delays(|a, b| propagation_delay_ns(p[a].distance(&p[b])));
-    (!m.all_hear() || m.max_delay_ns() > SHARED_VIEW_MAX_DELAY_NS).then_some(m)
+    (per_receiver || !m.all_hear() || m.max_delay_ns() > SHARED_VIEW_MAX_DELAY_NS).then_some(m)
 }
 
 /// [`cell_view`] for a cell of only `members` (node ids, increasing) of
@@ -462,17 +470,18 @@ fn cell_view(e: &ChannelErrors, n: usize) -> Option<SenseMatrix> {
 /// does not depend on which members it holds), stopping at the first pair
 /// that decides it; the view is then the members' (those of other cells
 /// never send in this one).
-fn member_view(e: &ChannelErrors, n: usize, members: &[usize]) -> Option<SenseMatrix> {
+fn member_view(e: &ChannelErrors, n: usize, members: &[usize], per_receiver: bool) -> Option<SenseMatrix> {
     let cs = e.cs_threshold_dbm().unwrap_or(f64::NEG_INFINITY);
     let p = &e.positions;
     let rx = |a: usize, b: usize| e.mean_rx_dbm(MacAddr(a as u32), MacAddr(b as u32)).unwrap_or(0.0);
-    let needed = (0..n).any(|a| {
-        (0..n).any(|b| {
-            // (hearing as `SenseMatrix::from_rx_dbm` judges it: p >= cs)
-            let heard = |a, b| rx(a, b) >= cs;
-            a != b && (!heard(a, b) || propagation_delay_ns(p[a].distance(&p[b])) > SHARED_VIEW_MAX_DELAY_NS)
-        })
-    });
+    let needed = per_receiver
+        || (0..n).any(|a| {
+            (0..n).any(|b| {
+                // (hearing as `SenseMatrix::from_rx_dbm` judges it: p >= cs)
+                let heard = |a, b| rx(a, b) >= cs;
+                a != b && (!heard(a, b) || propagation_delay_ns(p[a].distance(&p[b])) > SHARED_VIEW_MAX_DELAY_NS)
+            })
+        });
     if !needed {
         return None;
     }

@@ -218,6 +218,7 @@ impl FrameErrorModel for CellGate {
         ta: MacAddr,
         ra: MacAddr,
         f: &Frame,
+        ru: Option<wifitcp_wifi::phy::ppdu::RuLink>,
         chunks: &[(u64, f64)],
         rng: &mut RngStream,
     ) -> f64 {
@@ -225,7 +226,23 @@ impl FrameErrorModel for CellGate {
         if !self.present(ta, ra) {
             return 0.0;
         }
-        self.inner.success_prob_with_interference(now, ta, ra, f, chunks, rng)
+        self.inner.success_prob_with_interference(now, ta, ra, f, ru, chunks, rng)
+    }
+    fn header_prob_with_interference(
+        &mut self,
+        now: SimTime,
+        ta: MacAddr,
+        ra: MacAddr,
+        f: &Frame,
+        ru: Option<wifitcp_wifi::phy::ppdu::RuLink>,
+        chunks: &[(u64, f64)],
+        rng: &mut RngStream,
+    ) -> f64 {
+        let (ta, ra) = (self.node(ta), self.node(ra));
+        if !self.present(ta, ra) {
+            return 0.0;
+        }
+        self.inner.header_prob_with_interference(now, ta, ra, f, ru, chunks, rng)
     }
     fn mean_rx_dbm(&self, ta: MacAddr, ra: MacAddr) -> Option<f64> {
         self.inner.mean_rx_dbm(self.node(ta), self.node(ra))

@@ -342,6 +342,18 @@ pub enum ErrorModelKind {
     UnionBound,
 }
 
+/// How a cell receives overlapping frames (`channel.reception`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reception {
+    /// One collision domain while every station hears every other.
+    #[default]
+    Shared,
+    /// Every receiver on its own: it locks on the first frame it hears and
+    /// judges it against the interference of the others (`medium::sense`).
+    PerReceiver,
+}
+
 /// Where a station's antenna gain applies (`channel.sta_antenna`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -412,6 +424,13 @@ pub struct SnrConfig {
     /// other). With it, `medium::sense` decides who hears whom.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cs_threshold_dbm: Option<f64>,
+    /// How a cell in which every station hears every other, within the
+    /// shared view's distance, receives overlapping frames: "shared"
+    /// (default: one collision domain, an overlap loses every frame at
+    /// every receiver) or "per_receiver" (each receiver on its own, with
+    /// capture, `medium::sense`: what a cell with hidden nodes gets).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reception: Option<Reception>,
     /// Transmit power of APs, dBm; default `tx_power_dbm`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ap_tx_power_dbm: Option<f64>,
@@ -458,6 +477,7 @@ impl Default for SnrConfig {
             tx_power_dbm: SNR_DEFAULT_TX_POWER_DBM,
             error_model: ErrorModelKind::UnionBound,
             cs_threshold_dbm: None,
+            reception: None,
             ap_tx_power_dbm: None,
             ap_antenna_gain_dbi: None,
             sta_antenna_gain_dbi: None,
@@ -628,6 +648,11 @@ impl ChannelConfig {
             ChannelConfig::Snr(s) => Some(s.tx_power_dbm),
             ChannelConfig::Threshold(t) => Some(t.tx_power_dbm),
         }
+    }
+
+    /// `channel.reception = "per_receiver"` (SNR model only).
+    pub fn per_receiver(&self) -> bool {
+        matches!(self, ChannelConfig::Snr(s) if s.reception == Some(Reception::PerReceiver))
     }
 
     /// The per-node radio keys, validated (`None` for the fixed model).

@@ -55,6 +55,12 @@ pub struct MuUserTx {
     pub count: u32,
     /// Its PSDU octets (A-MPDU with delimiters and padding).
     pub psdu: u32,
+    /// The most octets its RU carries in the PPDU (an HE TB PPDU's user:
+    /// what the Trigger allotted, whose data field the user's PSDU fills
+    /// from its start, `psdu / psdu_max` of it; 0 elsewhere). The medium
+    /// places the user's MPDUs in time by it when interference covers part
+    /// of the PPDU (`medium::sense`).
+    pub psdu_max: u32,
     /// The rate its RU carries (the error model judges its PSDU at it).
     pub rate: Rate,
     /// The size of its RU in an HE MU or HE TB PPDU (the error model judges
@@ -95,7 +101,7 @@ impl MuUserTx {
     /// User `addr` of a frame with one MPDU per user: MPDU `i`, of a PSDU
     /// of `psdu` octets at `rate`.
     pub fn one(addr: MacAddr, i: usize, psdu: u32, rate: Rate) -> MuUserTx {
-        MuUserTx { addr, first: i as u32, count: 1, psdu, rate, ru: None, ok: false, queue: None }
+        MuUserTx { addr, first: i as u32, count: 1, psdu, psdu_max: 0, rate, ru: None, ok: false, queue: None }
     }
     pub fn range(&self) -> Range<usize> {
         self.first as usize..(self.first + self.count) as usize

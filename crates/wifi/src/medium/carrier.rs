@@ -68,9 +68,9 @@ pub(super) enum Heard {
 pub(super) enum AtReceiver<'a> {
     /// Alone on the air for it: the channel's error model decides.
     Clear,
-    /// Under interference, as spans of (ns, mW): the error model decides
-    /// with it.
-    Interfered(&'a [(u64, f64)]),
+    /// Under interference, as spans of (ns, mW) with the PPDU's data field
+    /// from `data_ns` on: the error model decides with it.
+    Interfered(super::sense::Spans<'a>),
     /// Another frame kept the receiver from it (an overlap on the shared
     /// medium; a receiver locked elsewhere or transmitting).
     Lost,
@@ -147,9 +147,10 @@ impl<M: Mac> Bss<M> {
         out: &mut Vec<BssOutput>,
     ) -> bool {
         let ok = match at {
-            AtReceiver::Clear if f.is_mu_ppdu() => self.judge_mu(now, s, f, out),
+            AtReceiver::Clear if f.is_mu_ppdu() => self.judge_mu(now, s, f, None, out),
             AtReceiver::Clear => self.judge(now, s, f, None),
-            AtReceiver::Interfered(chunks) => self.judge_sensed(now, s, f, chunks),
+            AtReceiver::Interfered(n) if f.is_mu_ppdu() => self.judge_mu(now, s, f, Some(n), out),
+            AtReceiver::Interfered(n) => self.judge_sensed(now, s, f, None, n, 0),
             AtReceiver::Lost => false,
         };
         if !ok {

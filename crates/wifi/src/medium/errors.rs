@@ -53,21 +53,47 @@ pub trait FrameErrorModel {
     /// As `success_prob`, under the interference of other frames at the
     /// receiver (the hidden-node medium, `sense`): `chunks` splits the frame
     /// into spans of constant interference, (duration in ns, interference
-    /// in mW), in order. The default keeps the all-or-nothing rule: any
-    /// interference destroys the frame (no capture).
+    /// in mW), in order; `ru`: one user's PSDU of an HE TB PPDU on its
+    /// resource unit (as `ru_success_parts`). The default keeps the
+    /// all-or-nothing rule: any interference destroys the frame (no
+    /// capture).
+    #[allow(clippy::too_many_arguments)]
     fn success_prob_with_interference(
         &mut self,
         now: SimTime,
         ta: MacAddr,
         ra: MacAddr,
         frame: &Frame,
+        ru: Option<RuLink>,
         chunks: &[(u64, f64)],
         rng: &mut RngStream,
     ) -> f64 {
         if chunks.iter().any(|c| c.1 > 0.0) {
             0.0
         } else {
-            self.success_prob(now, ta, ra, frame, rng)
+            success_alone(self, now, ta, ra, frame, ru, rng)
+        }
+    }
+    /// The PHY header's part of `success_prob_with_interference` (the
+    /// signal fields of an HT, VHT or HE PPDU, `ppdu_success_parts`'s
+    /// first part) under the interference spans `chunks` it covers. The
+    /// default: lost to any interference, else 1 (a model without a
+    /// separate header judges it with the PSDU).
+    #[allow(clippy::too_many_arguments)]
+    fn header_prob_with_interference(
+        &mut self,
+        _now: SimTime,
+        _ta: MacAddr,
+        _ra: MacAddr,
+        _frame: &Frame,
+        _ru: Option<RuLink>,
+        chunks: &[(u64, f64)],
+        _rng: &mut RngStream,
+    ) -> f64 {
+        if chunks.iter().any(|c| c.1 > 0.0) {
+            0.0
+        } else {
+            1.0
         }
     }
     /// Mean received power (dBm, no shadowing) at `ra` of a frame sent by
@@ -81,6 +107,26 @@ pub trait FrameErrorModel {
     /// asking changes no result); `None` for models without positions.
     fn position_of(&mut self, _now: SimTime, _i: usize) -> Option<Position> {
         None
+    }
+}
+
+/// `success_prob` of `frame`, or of one user's PSDU on its RU `ru` (the
+/// product of `ru_success_parts`): a frame met by no interference.
+fn success_alone<E: FrameErrorModel + ?Sized>(
+    e: &mut E,
+    now: SimTime,
+    ta: MacAddr,
+    ra: MacAddr,
+    frame: &Frame,
+    ru: Option<RuLink>,
+    rng: &mut RngStream,
+) -> f64 {
+    match ru {
+        None => e.success_prob(now, ta, ra, frame, rng),
+        Some(ru) => {
+            let (h, d) = e.ru_success_parts(now, ta, ra, frame, ru, rng);
+            h * d
+        }
     }
 }
 
@@ -172,10 +218,17 @@ impl ChannelErrors {
     /// (header, data) success of `f` at received power `pr` under
     /// `interferers` (dBm): HT data frames by their MCS, everything else
     /// whole at its legacy rate (header part 1).
-    fn parts_at(&self, f: &Frame, tx: &crate::channel::FrameTx, pr: f64, interferers: &[f64]) -> (f64, f64) {
+    fn parts_at(
+        &self,
+        f: &Frame,
+        tx: &crate::channel::FrameTx,
+        ru: Option<RuLink>,
+        pr: f64,
+        interferers: &[f64],
+    ) -> (f64, f64) {
         match self.ht {
-            Some(v) if f.kind.carries_msdus() => {
-                self.channel.model().ht_success_parts(tx, v, None, f.mpdu_bytes, pr, interferers)
+            Some(v) if f.kind.carries_msdus() || ru.is_some() => {
+                self.channel.model().ht_success_parts(tx, v, ru, f.mpdu_bytes, pr, interferers)
             }
             _ => (1.0, self.channel.model().success_prob_from_rx_power(tx, pr, interferers)),
         }
@@ -217,7 +270,7 @@ impl FrameErrorModel for ChannelErrors {
             return (1.0, self.channel.frame_success_prob(&tx, rng));
         }
         let pr = self.channel.rx_power_dbm(&tx, rng).unwrap_or(f64::NAN);
-        self.parts_at(f, &tx, pr, &[])
+        self.parts_at(f, &tx, None, pr, &[])
     }
 
     /// HE data PPDUs: the user's PSDU with its RU's parameters, whatever
@@ -255,13 +308,14 @@ impl FrameErrorModel for ChannelErrors {
         ta: MacAddr,
         ra: MacAddr,
         f: &Frame,
+        ru: Option<RuLink>,
         chunks: &[(u64, f64)],
         rng: &mut RngStream,
     ) -> f64 {
         use crate::channel::ChannelModel as CM;
         let worst = chunks.iter().fold(0.0f64, |m, c| m.max(c.1));
         if worst <= 0.0 {
-            return self.success_prob(now, ta, ra, f, rng);
+            return success_alone(self, now, ta, ra, f, ru, rng);
         }
         let tx = self.frame_tx(now, ta, ra, f);
         match self.channel.model() {
@@ -272,9 +326,9 @@ impl FrameErrorModel for ChannelErrors {
                 let mut p = 1.0;
                 for &(d, i) in chunks {
                     let (h, q) = if i > 0.0 {
-                        self.parts_at(f, &tx, pr, &[10.0 * i.log10()])
+                        self.parts_at(f, &tx, ru, pr, &[10.0 * i.log10()])
                     } else {
-                        self.parts_at(f, &tx, pr, &[])
+                        self.parts_at(f, &tx, ru, pr, &[])
                     };
                     p *= (h * q).powf(d as f64 / total);
                 }
@@ -282,9 +336,58 @@ impl FrameErrorModel for ChannelErrors {
             }
             CM::Threshold(_) => {
                 let pr = self.channel.rx_power_dbm(&tx, rng).unwrap_or(f64::NEG_INFINITY);
-                let p = self.channel.model().success_prob_from_rx_power(&tx, pr, &[]);
+                let p = match (self.ht, ru) {
+                    (Some(v), Some(ru)) => {
+                        let (h, d) = self.channel.model().ht_success_parts(&tx, v, Some(ru), f.mpdu_bytes, pr, &[]);
+                        h * d
+                    }
+                    _ => self.channel.model().success_prob_from_rx_power(&tx, pr, &[]),
+                };
                 if pr - 10.0 * worst.log10() >= CAPTURE_THRESHOLD_DB {
                     p
+                } else {
+                    0.0
+                }
+            }
+        }
+    }
+
+    /// SNR model: the signal fields' success at each span's SINR, the
+    /// product over the spans of their shares; threshold model: the
+    /// capture rule against the strongest interference (its frames have
+    /// no separate header); without an HT vector, 1 (legacy frames are
+    /// judged whole).
+    fn header_prob_with_interference(
+        &mut self,
+        now: SimTime,
+        ta: MacAddr,
+        ra: MacAddr,
+        f: &Frame,
+        ru: Option<RuLink>,
+        chunks: &[(u64, f64)],
+        rng: &mut RngStream,
+    ) -> f64 {
+        use crate::channel::ChannelModel as CM;
+        let worst = chunks.iter().fold(0.0f64, |m, c| m.max(c.1));
+        if self.ht.is_none() || worst <= 0.0 {
+            return 1.0;
+        }
+        let tx = self.frame_tx(now, ta, ra, f);
+        let pr = self.channel.rx_power_dbm(&tx, rng).unwrap_or(f64::NEG_INFINITY);
+        match self.channel.model() {
+            CM::Fixed(_) => 0.0,
+            CM::Snr(_) => {
+                let total = chunks.iter().map(|c| c.0).sum::<u64>().max(1) as f64;
+                let mut p = 1.0;
+                for &(d, i) in chunks {
+                    let at = if i > 0.0 { vec![10.0 * i.log10()] } else { Vec::new() };
+                    p *= self.parts_at(f, &tx, ru, pr, &at).0.powf(d as f64 / total);
+                }
+                p
+            }
+            CM::Threshold(_) => {
+                if pr - 10.0 * worst.log10() >= CAPTURE_THRESHOLD_DB {
+                    1.0
                 } else {
                     0.0
                 }

@@ -41,6 +41,7 @@ impl<M: Mac> Bss<M> {
         now: wifitcp_core::SimTime,
         s: usize,
         f: &mut Frame,
+        noise: Option<super::sense::Spans<'_>>,
         out: &mut Vec<super::BssOutput>,
     ) -> bool {
         let mut mu = f.mu.take().expect("an MU PPDU without its users");
@@ -66,7 +67,7 @@ impl<M: Mac> Bss<M> {
                     rate: u.rate,
                     ..f.clone_header()
                 };
-                u.ok = self.judge(now, u.addr.0 as usize, &mut null, ru);
+                u.ok = self.judge_user(now, u.addr.0 as usize, &mut null, ru, noise, 0);
                 any |= u.ok;
                 continue;
             }
@@ -74,7 +75,7 @@ impl<M: Mac> Bss<M> {
                 if mine.len() == 1 { Mpdus::one(mine.into_iter().next().expect("one")) } else { Mpdus::many(mine) };
             let (ta, ra, t) = if mu.uplink { (u.addr, f.ra, u.addr.0 as usize) } else { (f.ta, u.addr, s) };
             let mut one = Frame { ta, ra, mpdu_bytes: u.psdu, rate: u.rate, mpdus, mu: None, ..f.clone_header() };
-            u.ok = self.judge(now, t, &mut one, ru);
+            u.ok = self.judge_user(now, t, &mut one, ru, noise, u.psdu_max);
             if mu.uplink {
                 self.verdict(now, t, &one, u.ok, out);
             }
@@ -120,10 +121,30 @@ impl<M: Mac> Bss<M> {
     }
 }
 
+impl<M: Mac> Bss<M> {
+    /// One user's PSDU `f` (sent by `t`): alone on the air (`judge`), or
+    /// under the interference `noise` at its receiver, its MPDUs placed in
+    /// time by `psdu_max` (`judge_sensed`).
+    fn judge_user(
+        &mut self,
+        now: wifitcp_core::SimTime,
+        t: usize,
+        f: &mut Frame,
+        ru: Option<RuLink>,
+        noise: Option<super::sense::Spans<'_>>,
+        psdu_max: u32,
+    ) -> bool {
+        match noise {
+            Some(n) => self.judge_sensed(now, t, f, ru, n, psdu_max),
+            None => self.judge(now, t, f, ru),
+        }
+    }
+}
+
 impl Frame {
     /// The frame without its MPDUs and users (a header to build a user's
     /// share on).
-    fn clone_header(&self) -> Frame {
+    pub(super) fn clone_header(&self) -> Frame {
         Frame {
             kind: self.kind,
             ta: self.ta,

@@ -24,7 +24,15 @@
 //!   only. This is preamble capture without frame-body capture: ns-3's PHY
 //!   without a FrameCaptureModel (the default) stays on the first PPDU,
 //!   and ns-2's `Mac802_11::capture` keeps the first frame if it is
-//!   `CPThresh_` (10 dB) above the newcomer, else both are lost;
+//!   `CPThresh_` (10 dB) above the newcomer, else both are lost. Under
+//!   reception per receiver (`Bss::set_per_receiver`,
+//!   `channel.reception = "per_receiver"`) a station that is neither
+//!   receiving nor transmitting locks on the next frame that reaches it
+//!   even while it senses the medium busy with frames whose start it
+//!   missed (it was sending), which count as interference: ns-3's PHY
+//!   detects a new preamble whenever it is not receiving. Model choice:
+//!   the per-station view of hidden and distant nodes keeps the rule
+//!   above (a station locks only from an idle medium);
 //! - interference at a locked receiver, at any instant, is the sum of the
 //!   mean powers of every other frame then on the air (audible or not);
 //!   the receiver keeps the spans of constant interference of its frame
@@ -73,7 +81,8 @@
 //! edge that calls a MAC is handed out late.
 use super::carrier::{AtReceiver, Heard, Sensed};
 use super::{Bss, BssOutput, ON_AIR};
-use crate::mac::{Frame, Mac};
+use crate::mac::{Frame, Mac, MacAddr};
+use crate::phy::ppdu::RuLink;
 use wifitcp_core::{SimDur, SimTime};
 
 /// Propagation speed of every link, m/s: the speed of light in vacuum
@@ -249,6 +258,15 @@ impl SenseMatrix {
     }
 }
 
+/// The interference a reception met: spans of (ns, mW) of constant
+/// interference from the frame's start to its end, and where its data
+/// field (the PSDU) begins, ns from the start.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Spans<'a> {
+    pub(super) chunks: &'a [(u64, f64)],
+    pub(super) data_ns: u64,
+}
+
 /// A station's reception in progress.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Lock {
@@ -327,10 +345,14 @@ pub(super) struct SenseState {
     /// unless `rescan` (see `Bss::scall`).
     cur: SimTime,
     rescan: bool,
+    /// Reception per receiver (`Bss::set_per_receiver`): a station neither
+    /// receiving nor sending locks on a frame that reaches it also while
+    /// frames whose start it missed are on the air (module docs).
+    lock_when_busy: bool,
 }
 
 impl SenseState {
-    pub(super) fn new(m: SenseMatrix) -> SenseState {
+    pub(super) fn new(m: SenseMatrix, lock_when_busy: bool) -> SenseState {
         let n = m.len();
         SenseState {
             m,
@@ -342,6 +364,7 @@ impl SenseState {
             flights: Vec::new(),
             cur: SimTime::NEVER,
             rescan: false,
+            lock_when_busy,
         }
     }
 
@@ -436,11 +459,24 @@ impl<M: Mac> Bss<M> {
         if m.all_hear() && m.max_delay_ns() == 0 {
             return false;
         }
+        self.install_sense(m, false);
+        true
+    }
+
+    /// Give the cell its "who hears whom" and delays, and every station its
+    /// own carrier-sense view and reception whatever they are
+    /// (`channel.reception = "per_receiver"`: capture in a cell where
+    /// everyone hears everyone).
+    pub fn set_per_receiver(&mut self, m: SenseMatrix) {
+        self.install_sense(m, true);
+    }
+
+    fn install_sense(&mut self, m: SenseMatrix, lock_when_busy: bool) {
+        assert_eq!(m.len(), self.macs.len(), "a sense matrix per member");
         self.set_grouping(false);
         self.groupable = false;
         self.grouping = false;
-        self.sense = Some(Box::new(SenseState::new(m)));
-        true
+        self.sense = Some(Box::new(SenseState::new(m, lock_when_busy)));
     }
 
     #[inline]
@@ -530,6 +566,10 @@ impl<M: Mac> Bss<M> {
         };
         let mut busy = std::mem::take(&mut st.scratch);
         busy.clear();
+        // The users of an HE TB PPDU are its senders (one transmission
+        // here, `medium::mu`): none of them receives it.
+        let tb_users = st.flights[fi].frame.as_ref().and_then(|f| f.mu.as_ref()).filter(|m| m.uplink);
+        let sends = |t: usize| tb_users.is_some_and(|m| m.user(MacAddr(t as u32)).is_some());
         let mut k = st.flights[fi].si;
         while k + 1 < n && st.m.seen_at(s, k, t0) == now {
             let t = st.m.nth(s, k);
@@ -538,7 +578,7 @@ impl<M: Mac> Bss<M> {
             let audible = st.m.hears(s, t);
             if st.lock[t].is_some() {
                 let l = st.lock[t].as_mut().expect("locked");
-                if audible && now == l.start && p > l.power_mw {
+                if audible && now == l.start && p > l.power_mw && !sends(t) {
                     // Frames reaching it together: the receiver locks on
                     // the strongest; the other becomes interference.
                     *l = Lock::new(id, now, header_end, p, l.cur_mw + l.power_mw, false);
@@ -549,10 +589,20 @@ impl<M: Mac> Bss<M> {
                         l.header_ok = false;
                     }
                 }
-            } else if audible && st.heard[t] == 0 && self.track[t].end_mark != ON_AIR {
-                // Power already arriving at `t`, for the new lock.
+            } else if audible
+                && self.track[t].end_mark != ON_AIR
+                && !sends(t)
+                && (st.heard[t] == 0 || st.lock_when_busy)
+            {
+                // Neither receiving nor sending (and, but under reception
+                // per receiver, sensing the medium idle): `t` locks on this
+                // frame, with the power already arriving at it as
+                // interference (frames whose start it missed while it sent
+                // or received another). Its PLCP header counts as decoded
+                // only if no frame it hears was on the air (EIFS after a
+                // failure).
                 let i0 = st.present_mw(t, id);
-                st.lock[t] = Some(Lock::new(id, now, header_end, p, i0, true));
+                st.lock[t] = Some(Lock::new(id, now, header_end, p, i0, st.heard[t] == 0));
                 st.chunks[t].clear();
             }
             if audible {
@@ -598,6 +648,7 @@ impl<M: Mac> Bss<M> {
         let st = self.st();
         let fi = st.flight(id);
         let (s, k0, judged) = (st.flights[fi].sender, st.flights[fi].ei, st.flights[fi].judged);
+        let data_ns = st.flights[fi].plcp.as_nanos();
         let mut k = k0;
         while k + 1 < n && st.m.seen_at(s, k, st.flights[fi].end) == now {
             k += 1;
@@ -622,7 +673,7 @@ impl<M: Mac> Bss<M> {
             let chunks = if ra < n { std::mem::take(&mut self.st().chunks[ra]) } else { Vec::new() };
             let at = match lock_ra {
                 None => AtReceiver::Lost,
-                Some(l) if l.max_mw > 0.0 => AtReceiver::Interfered(&chunks),
+                Some(l) if l.max_mw > 0.0 => AtReceiver::Interfered(Spans { chunks: &chunks, data_ns }),
                 Some(_) => AtReceiver::Clear,
             };
             let ok = self.judge_at_ra(now, s, &mut frame, at, ra < n, out);
@@ -651,7 +702,24 @@ impl<M: Mac> Bss<M> {
             let quiet = st.heard[t] == 0;
             if let Some(l) = st.lock[t].filter(|l| l.id == id) {
                 st.lock[t] = None;
-                let ok = if t == ra { ok_at_ra } else { captures(l.power_mw, l.max_mw) };
+                let ok = if t == ra {
+                    ok_at_ra
+                } else if l.max_mw > 0.0
+                    && frame.mu.as_ref().is_some_and(|m| !m.uplink && m.user(MacAddr(t as u32)).is_some())
+                {
+                    // A user of a multi-user control frame (a Trigger) is
+                    // one of its receivers: the error model decides under
+                    // the interference it met, as at the RA.
+                    let chunks = std::mem::take(&mut st.chunks[t]);
+                    let mut g = frame.clone_header();
+                    g.ra = MacAddr(t as u32);
+                    let ok = self.judge_sensed(now, s, &mut g, None, Spans { chunks: &chunks, data_ns }, 0);
+                    self.st().chunks[t] = chunks;
+                    ok
+                } else {
+                    captures(l.power_mw, l.max_mw)
+                };
+                let st = self.st();
                 if ok {
                     st.pending_err[t] = false;
                     self.end_at::<Sensed>(now, t, &mut frame, Heard::Received(true), quiet, out);
@@ -718,29 +786,82 @@ impl<M: Mac> Bss<M> {
         }
     }
 
-    /// `judge` with interference at the receiver: the error model decides
-    /// with it (`success_prob_with_interference`). A frame lost under
+    /// `judge` with interference at the receiver (`n`): the error model
+    /// decides with it (`success_prob_with_interference`; `ru`: one user's
+    /// PSDU of an HE TB PPDU on its RU). A frame of one MPDU is judged on
+    /// every span; in an A-MPDU each MPDU on the spans of its own stretch
+    /// of the data field (MPDUs follow one another in the PSDU, which
+    /// fills `psdu / psdu_max` of the data field from its start, all of it
+    /// without `psdu_max`), so interference over part of the PPDU costs the
+    /// MPDUs it overlaps (ns-3's InterferenceHelper judges each MPDU of an
+    /// A-MPDU over its own time span, the same way); the PHY header before
+    /// them on the spans it covers. A frame lost under
     /// interference counts as a collision, not as a channel error.
-    pub(super) fn judge_sensed(&mut self, now: SimTime, s: usize, f: &mut Frame, chunks: &[(u64, f64)]) -> bool {
+    pub(super) fn judge_sensed(
+        &mut self,
+        now: SimTime,
+        s: usize,
+        f: &mut Frame,
+        ru: Option<RuLink>,
+        n: Spans<'_>,
+        psdu_max: u32,
+    ) -> bool {
+        let chunks = n.chunks;
         if chunks.iter().all(|c| c.1 <= 0.0) {
-            return self.judge(now, s, f, None);
+            return self.judge(now, s, f, ru);
         }
         let data = f.kind.carries_msdus();
         let rng = if data { &mut self.rng } else { &mut self.ctl_rng };
-        let p = self.errors.success_prob_with_interference(now, f.ta, f.ra, f, chunks, rng);
         if f.mpdus.len() <= 1 {
+            let p = self.errors.success_prob_with_interference(now, f.ta, f.ra, f, ru, chunks, rng);
             let ok = p >= 1.0 || (p > 0.0 && rng.bernoulli(p));
             f.mpdus.as_mut_slice().iter_mut().for_each(|m| m.fcs_ok = ok);
-            ok
-        } else {
-            let psdu = f.mpdu_bytes.max(1) as f64;
-            let mut any = false;
-            for m in f.mpdus.as_mut_slice() {
-                let q = if p >= 1.0 { 1.0 } else { p.powf(m.bytes as f64 / psdu) };
-                m.fcs_ok = q >= 1.0 || (q > 0.0 && rng.bernoulli(q));
-                any |= m.fcs_ok;
-            }
-            any
+            return ok;
+        }
+        let psdu = u64::from(f.mpdu_bytes.max(1));
+        let total: u64 = chunks.iter().map(|c| c.0).sum();
+        let start = n.data_ns.min(total);
+        let field = total - start;
+        let used = if psdu_max > 0 && u64::from(psdu_max) >= psdu { field * psdu / u64::from(psdu_max) } else { field };
+        let mut one = f.clone_header();
+        let mut sub: Vec<(u64, f64)> = Vec::new();
+        // The PHY header first, on the spans before the data field (a PPDU
+        // of no octets): lost, it takes every MPDU with it.
+        spans_within(chunks, 0, start, &mut sub);
+        let h = self.errors.header_prob_with_interference(now, f.ta, f.ra, &one, ru, &sub, rng);
+        if !(h >= 1.0 || (h > 0.0 && rng.bernoulli(h))) {
+            f.mpdus.set_fcs_all(false);
+            return false;
+        }
+        let mut before = 0u64;
+        let mut any = false;
+        for m in f.mpdus.as_mut_slice() {
+            let a = start + used * before.min(psdu) / psdu;
+            before += u64::from(m.bytes);
+            let b = start + used * before.min(psdu) / psdu;
+            spans_within(chunks, a, b, &mut sub);
+            one.mpdu_bytes = m.bytes;
+            let q = self.errors.success_prob_with_interference(now, f.ta, f.ra, &one, ru, &sub, rng);
+            m.fcs_ok = q >= 1.0 || (q > 0.0 && rng.bernoulli(q));
+            any |= m.fcs_ok;
+        }
+        any
+    }
+}
+
+/// The spans of `chunks` (ns, mW; from instant 0 on) within [a, b), into
+/// `out`.
+fn spans_within(chunks: &[(u64, f64)], a: u64, b: u64, out: &mut Vec<(u64, f64)>) {
+    out.clear();
+    let mut t = 0u64;
+    for &(d, i) in chunks {
+        let (lo, hi) = (t.max(a), (t + d).min(b));
+        if hi > lo {
+            out.push((hi - lo, i));
+        }
+        t += d;
+        if t >= b {
+            break;
         }
     }
 }

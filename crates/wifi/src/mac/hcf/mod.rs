@@ -134,6 +134,20 @@ impl TxLink {
     fn has_work(&self, block_ack: bool) -> bool {
         !self.queue.is_empty() || self.orig.pending().next().is_some() || (block_ack && self.orig.bar_due())
     }
+
+    /// An exchange may start now: none is under way on the link (no MPDU
+    /// in flight: a BlockAck, or its absence, settles every MPDU in flight
+    /// at once, `Originator`), and it would carry something: a
+    /// BlockAckReq due, an MPDU waiting in the window, or an MSDU the
+    /// window takes. A station's HE TB share awaiting its multi-STA
+    /// BlockAck is such an exchange (`ul_exchange.rs`: its MPDUs stay in
+    /// flight until the BlockAck or the instant it would have ended).
+    fn can_send(&self, block_ack: bool) -> bool {
+        self.orig.first_in_flight().is_none()
+            && ((block_ack && self.orig.bar_due())
+                || self.orig.pending().next().is_some()
+                || (!self.queue.is_empty() && self.orig.can_accept()))
+    }
 }
 
 /// The receive side from one transmitter and TID.
@@ -367,12 +381,12 @@ impl Hcf {
         }
     }
 
-    /// The link EDCAF `ac` serves next: a link with a BlockAckReq due,
-    /// else round robin (the link served longest ago, or whose MSDU
-    /// arrived first).
+    /// The link EDCAF `ac` serves next, among those that can send
+    /// (`TxLink::can_send`): a link with a BlockAckReq due, else round
+    /// robin (the link served longest ago, or whose MSDU arrived first).
     fn pick_link(&self, ac: usize) -> Option<usize> {
         let ba = self.p.block_ack;
-        let mine = |l: &&TxLink| l.ac as usize == ac && l.has_work(ba);
+        let mine = |l: &&TxLink| l.ac as usize == ac && l.can_send(ba);
         if let Some(i) = self.links.iter().position(|l| mine(&l) && l.orig.bar_due()) {
             return Some(i);
         }
@@ -495,13 +509,18 @@ impl Hcf {
             return;
         }
         let Some(l) = self.pick_link(ac) else {
+            self.refresh_has_frame();
             if granted.is_none() {
-                // Nothing to send after all: back off again rather than stall.
+                // Nothing to send after all: back off again rather than
+                // stall, the new backoff counting from now (the medium has
+                // been idle for AIFS at least).
                 let k = self.draw(ac);
                 self.acs[ac].bo.slots = Some(k);
+                self.acs[ac].bo.count_from = None;
+                self.resume_not_before(now);
+            } else {
+                self.resume();
             }
-            self.refresh_has_frame();
-            self.resume();
             return;
         };
         let end = match (granted, self.acs[ac].p.txop_limit) {

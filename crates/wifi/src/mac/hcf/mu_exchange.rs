@@ -79,6 +79,10 @@ pub struct MuConfig {
     /// report (ns-3's EnableBsrp analogue, `mac::sched::mu`,
     /// `ul_exchange.rs`).
     pub bsrp: bool,
+    /// The rate of the AP's Trigger frames (Basic and BSRP; a non-HT
+    /// rate); `None`: the control rate. ns-3 3.37 sends a Trigger to
+    /// several stations at its non-unicast mode (6 Mbit/s by default).
+    pub trigger_rate: Option<crate::phy::Rate>,
     pub ack: DlAck,
     /// The associated HE stations, in association order.
     pub stations: Vec<MacAddr>,
@@ -343,6 +347,7 @@ impl Hcf {
                 first,
                 count,
                 psdu: psdu[i],
+                psdu_max: 0,
                 rate: t.data_rate,
                 ru: Some(user.ru.size),
                 ok: false,

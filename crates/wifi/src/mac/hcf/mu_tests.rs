@@ -40,6 +40,7 @@ fn downlink(n: usize, nsta: u32, ack: DlAck, per: &[f64], ms: u64) -> Run {
         ack,
         bsr_lifetime: SimDur::from_millis(20),
         bsrp: false,
+        trigger_rate: None,
         queue_size_in_data: false,
         stations: (1..=n as u32).map(MacAddr).collect(),
     });

@@ -53,6 +53,16 @@
 //!   scoreboard, `blockack::Recipient`), one BlockAck body per user; no
 //!   HE TB PPDU (every share lost, or a collision): the TXOP ends with CW
 //!   doubled. One uplink exchange per TXOP (the TXOP ends after it).
+//! - An HE TB PPDU that ends after the AP gave its exchange up (no
+//!   reception started during its wait, `mu_failed`): the AP passes up
+//!   the MPDUs it decoded (its scoreboard and reordering buffer take every
+//!   QoS Data MPDU received under the agreement, 10.25.6.3 and 10.25.6.6;
+//!   the medium's verdict told each user which of its MPDUs arrived) and
+//!   sends no multi-STA BlockAck. This happens under reception per
+//!   receiver when a station's A-MPDU began while the AP sent the Trigger:
+//!   the AP's medium is busy when its wait starts, so the HE TB PPDU it
+//!   then locks on brings no new busy indication (deviation: ns-3 3.37
+//!   extends its wait at the PHY's start of reception and answers).
 //!
 //! A station:
 //! - MU EDCA (26.2.7; `Hcf::set_mu_edca`, the rule in `mac/access`
@@ -187,7 +197,8 @@ impl Hcf {
         let t = self.p.timing.clone();
         let users = tb_users(&phy, alloc);
         let n = users.len() as u32;
-        let trigger_air = t.tx_time(basic_trigger_len(n), t.control_rate);
+        let trigger_rate = m.cfg.trigger_rate.unwrap_or(t.control_rate);
+        let trigger_air = t.tx_time(basic_trigger_len(n), trigger_rate);
         let ba_air = t.tx_time(multi_sta_block_ack_len(n, p.bitmap_octets), t.control_rate);
         let end = match self.acs[ac].p.txop_limit {
             SimDur::ZERO => None,
@@ -220,6 +231,7 @@ impl Hcf {
                 first: 0,
                 count: 0,
                 psdu: carries(u, tb),
+                psdu_max: carries(u, tb),
                 rate: t.data_rate,
                 ru: Some(u.ru.size),
                 ok: false,
@@ -228,7 +240,9 @@ impl Hcf {
             .collect();
         let len = basic_trigger_len(n);
         let duration = t.sifs * 2 + tb + ba_air;
-        let f = Frame::mu_control(&t, FrameKind::Trigger, self.addr, txs, len, duration, true, Mpdus::none(), Some(tb));
+        let mut f =
+            Frame::mu_control(&t, FrameKind::Trigger, self.addr, txs, len, duration, true, Mpdus::none(), Some(tb));
+        (f.rate, f.airtime) = (trigger_rate, trigger_air);
         let m = self.mu.as_mut().expect("an MU AP");
         m.ul = Some(alloc.users.iter().map(|(a, _)| *a).collect());
         m.ul_bsrp = false;
@@ -256,6 +270,7 @@ impl Hcf {
                 first: 0,
                 count: 0,
                 psdu: QOS_NULL_LEN,
+                psdu_max: 0,
                 rate: t.data_rate,
                 ru: Some(ru.size),
                 ok: false,
@@ -266,6 +281,9 @@ impl Hcf {
         let mut f =
             Frame::mu_control(&t, FrameKind::Trigger, self.addr, txs, len, t.sifs + tb, true, Mpdus::none(), Some(tb));
         f.mu.as_mut().expect("an MU frame").bsrp = true;
+        if let Some(r) = m.cfg.trigger_rate {
+            (f.rate, f.airtime) = (r, t.tx_time(len, r));
+        }
         let end = match self.acs[ac].p.txop_limit {
             SimDur::ZERO => None,
             lim => Some(now + lim),
@@ -282,13 +300,12 @@ impl Hcf {
 
     /// An HE TB PPDU of uplink data ended here (`ok`: some user's PSDU
     /// reached us): pass up what arrived, note each user's Queue Size,
-    /// answer with the multi-STA BlockAck. At a station, a fellow user's
-    /// PPDU: nothing to do.
+    /// answer with the multi-STA BlockAck if the AP still waits for the
+    /// PPDU (module docs). At a station, a fellow user's PPDU: nothing to
+    /// do.
     pub(super) fn ul_rx(&mut self, now: SimTime, f: &mut Frame, out: &mut impl MacSink) {
         let Some(m) = self.mu.as_mut() else { return };
-        if m.ul.is_none() {
-            return;
-        }
+        let waiting = m.ul.is_some();
         let info = f.mu.take().expect("an HE TB PPDU without its users");
         for u in info.users.iter().filter(|u| u.ok) {
             // What carries a Queue Size (module docs): a QoS Null, QoS Data
@@ -336,6 +353,9 @@ impl Hcf {
         }
         let info_ok = info.users.iter().any(|u| u.ok);
         f.mu = Some(info);
+        if !waiting {
+            return;
+        }
         self.cs.self_busy_until = now;
         if !info_ok {
             return self.mu_failed(now, out);
@@ -397,6 +417,10 @@ impl Hcf {
         let bsrp = mu.bsrp;
         if i == 0 {
             // Our HE TB PPDU, its users' shares filled when it starts.
+            // (Model choice: one transmission for every user, sent by the
+            // first; under reception per receiver a first user that did
+            // not receive the Trigger, its own A-MPDU on the air, sends
+            // nothing, and neither do the others.)
             let users = mu.users.iter().map(|u| MuUserTx { count: 0, first: 0, ..u.clone() }).collect();
             let f = Frame {
                 kind: FrameKind::QosData,

@@ -227,6 +227,7 @@ impl FrameErrorModel for CaptureOnly {
         ta: MacAddr,
         ra: MacAddr,
         _: &Frame,
+        _: Option<crate::phy::ppdu::RuLink>,
         chunks: &[(u64, f64)],
         _: &mut RngStream,
     ) -> f64 {
