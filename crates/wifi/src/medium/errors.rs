@@ -218,6 +218,33 @@ impl ChannelErrors {
     /// (header, data) success of `f` at received power `pr` under
     /// `interferers` (dBm): HT data frames by their MCS, everything else
     /// whole at its legacy rate (header part 1).
+    /// The SNR model's rule for a frame under interference: `part` of
+    /// `parts_at` (signal fields, PSDU) at the SINR of each span of
+    /// constant interference, the product over the spans of its success
+    /// raised to the span's share of the frame (see
+    /// `success_prob_with_interference`).
+    fn over_spans(
+        &self,
+        f: &Frame,
+        tx: &crate::channel::FrameTx,
+        ru: Option<RuLink>,
+        pr: f64,
+        chunks: &[(u64, f64)],
+        part: impl Fn((f64, f64)) -> f64,
+    ) -> f64 {
+        let total = chunks.iter().map(|c| c.0).sum::<u64>().max(1) as f64;
+        let mut p = 1.0;
+        for &(d, i) in chunks {
+            let parts = if i > 0.0 {
+                self.parts_at(f, tx, ru, pr, &[10.0 * i.log10()])
+            } else {
+                self.parts_at(f, tx, ru, pr, &[])
+            };
+            p *= part(parts).powf(d as f64 / total);
+        }
+        p
+    }
+
     fn parts_at(
         &self,
         f: &Frame,
@@ -322,17 +349,7 @@ impl FrameErrorModel for ChannelErrors {
             CM::Fixed(_) => 0.0,
             CM::Snr(_) => {
                 let pr = self.channel.rx_power_dbm(&tx, rng).unwrap_or(f64::NEG_INFINITY);
-                let total = chunks.iter().map(|c| c.0).sum::<u64>().max(1) as f64;
-                let mut p = 1.0;
-                for &(d, i) in chunks {
-                    let (h, q) = if i > 0.0 {
-                        self.parts_at(f, &tx, ru, pr, &[10.0 * i.log10()])
-                    } else {
-                        self.parts_at(f, &tx, ru, pr, &[])
-                    };
-                    p *= (h * q).powf(d as f64 / total);
-                }
-                p
+                self.over_spans(f, &tx, ru, pr, chunks, |(h, q)| h * q)
             }
             CM::Threshold(_) => {
                 let pr = self.channel.rx_power_dbm(&tx, rng).unwrap_or(f64::NEG_INFINITY);
@@ -376,15 +393,7 @@ impl FrameErrorModel for ChannelErrors {
         let pr = self.channel.rx_power_dbm(&tx, rng).unwrap_or(f64::NEG_INFINITY);
         match self.channel.model() {
             CM::Fixed(_) => 0.0,
-            CM::Snr(_) => {
-                let total = chunks.iter().map(|c| c.0).sum::<u64>().max(1) as f64;
-                let mut p = 1.0;
-                for &(d, i) in chunks {
-                    let at = if i > 0.0 { vec![10.0 * i.log10()] } else { Vec::new() };
-                    p *= self.parts_at(f, &tx, ru, pr, &at).0.powf(d as f64 / total);
-                }
-                p
-            }
+            CM::Snr(_) => self.over_spans(f, &tx, ru, pr, chunks, |(h, _)| h),
             CM::Threshold(_) => {
                 if pr - 10.0 * worst.log10() >= CAPTURE_THRESHOLD_DB {
                     1.0
