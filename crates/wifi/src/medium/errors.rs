@@ -218,6 +218,22 @@ impl ChannelErrors {
     /// (header, data) success of `f` at received power `pr` under
     /// `interferers` (dBm): HT data frames by their MCS, everything else
     /// whole at its legacy rate (header part 1).
+    fn parts_at(
+        &self,
+        f: &Frame,
+        tx: &crate::channel::FrameTx,
+        ru: Option<RuLink>,
+        pr: f64,
+        interferers: &[f64],
+    ) -> (f64, f64) {
+        match self.ht {
+            Some(v) if f.kind.carries_msdus() || ru.is_some() => {
+                self.channel.model().ht_success_parts(tx, v, ru, f.mpdu_bytes, pr, interferers)
+            }
+            _ => (1.0, self.channel.model().success_prob_from_rx_power(tx, pr, interferers)),
+        }
+    }
+
     /// The SNR model's rule for a frame under interference: `part` of
     /// `parts_at` (signal fields, PSDU) at the SINR of each span of
     /// constant interference, the product over the spans of its success
@@ -243,22 +259,6 @@ impl ChannelErrors {
             p *= part(parts).powf(d as f64 / total);
         }
         p
-    }
-
-    fn parts_at(
-        &self,
-        f: &Frame,
-        tx: &crate::channel::FrameTx,
-        ru: Option<RuLink>,
-        pr: f64,
-        interferers: &[f64],
-    ) -> (f64, f64) {
-        match self.ht {
-            Some(v) if f.kind.carries_msdus() || ru.is_some() => {
-                self.channel.model().ht_success_parts(tx, v, ru, f.mpdu_bytes, pr, interferers)
-            }
-            _ => (1.0, self.channel.model().success_prob_from_rx_power(tx, pr, interferers)),
-        }
     }
 
     /// The carrier-sense threshold of the channel model (dBm), if it has one.
