@@ -394,15 +394,19 @@ pub enum MacOutput {
 pub trait MacSink {
     fn push(&mut self, o: MacOutput);
 
-    /// `push(MacOutput::StartTx(build()))`; a sink may instead build the
-    /// frame where it keeps it (the medium does: no copy of the frame
-    /// through the stack).
+    /// `push(MacOutput::StartTx(build()))`, and what `inspect` reads of
+    /// the frame; a sink may instead build the frame where it keeps it and
+    /// inspect it there (the medium does: the frame is not copied through
+    /// the stack, which a caller reading it after building would force).
     #[inline(always)]
-    fn start_tx_with(&mut self, build: impl FnOnce() -> Frame)
+    fn start_tx_with<R>(&mut self, build: impl FnOnce() -> Frame, inspect: impl FnOnce(&Frame) -> R) -> R
     where
         Self: Sized,
     {
-        self.push(MacOutput::StartTx(build()));
+        let f = build();
+        let r = inspect(&f);
+        self.push(MacOutput::StartTx(f));
+        r
     }
 }
 

@@ -286,26 +286,27 @@ struct Sink<'a> {
 
 impl MacSink for Sink<'_> {
     #[inline(always)]
-    fn start_tx_with(&mut self, build: impl FnOnce() -> Frame) {
+    fn start_tx_with<R>(&mut self, build: impl FnOnce() -> Frame, inspect: impl FnOnce(&Frame) -> R) -> R {
         assert!(!self.started, "a MAC started two transmissions in one call");
         self.started = true;
-        // The frame is written straight into the vector's free slot: built
-        // in place rather than on the stack and copied (its fields are
-        // written one by one, and reading them back as wide words right
-        // after stalls on store forwarding).
+        // The frame is written straight into the vector's free slot and
+        // inspected there: built in place rather than on the stack and
+        // copied (its fields are written one by one, and reading them back
+        // as wide words right after stalls on store forwarding).
         self.frames.reserve(1);
         let len = self.frames.len();
-        self.frames.spare_capacity_mut()[0].write(build());
+        let r = inspect(self.frames.spare_capacity_mut()[0].write(build()));
         // SAFETY: the slot at `len` was just initialised, and `reserve(1)`
         // made it part of the allocation.
         unsafe { self.frames.set_len(len + 1) };
+        r
     }
 
     #[inline(always)]
     fn push(&mut self, o: MacOutput) {
         let sta = self.sta;
         match o {
-            MacOutput::StartTx(frame) => self.start_tx_with(|| frame),
+            MacOutput::StartTx(frame) => self.start_tx_with(|| frame, |_| ()),
             MacOutput::Deliver { from, pkt } => self.out.push(BssOutput::Deliver { sta, from: from.0 as usize, pkt }),
             // The caller learns of an acknowledged MSDU through `Ready`.
             MacOutput::Acked(_) => {}

@@ -184,15 +184,6 @@ impl ControlAirtimes {
         let air = |len| t.tx_time(len, rate);
         ControlAirtimes { data, rate, ack: air(ACK_LEN), cts: air(CTS_LEN), rts: air(RTS_LEN) }
     }
-
-    /// Those of data frames at `data`, from `self` if they are its.
-    fn at(self, t: &PhyTiming, data: Rate) -> ControlAirtimes {
-        if data == self.data {
-            self
-        } else {
-            ControlAirtimes::new(t, data)
-        }
-    }
 }
 
 impl Dcf {
@@ -498,7 +489,11 @@ impl Dcf {
         }
         cur.rate = rate;
         cur.data_time = self.last_data_time.2;
-        self.air = self.air.at(&self.p.timing, rate);
+        // (Assigned only when the rate changed: copying the unchanged
+        // value back through the stack stalls on store forwarding.)
+        if rate != self.air.data {
+            self.air = ControlAirtimes::new(&self.p.timing, rate);
+        }
     }
 
     /// The data frame of the MSDU in service, with a copy of the MSDU: sent
@@ -548,12 +543,7 @@ impl Dcf {
     /// first, where the sink keeps it, then the state moves on: a data
     /// frame's Retry bit is that of before this attempt).
     fn transmit(&mut self, now: SimTime, out: &mut impl MacSink, build: impl FnOnce(&Dcf) -> Frame) {
-        let (mut kind, mut airtime, mut after) = (FrameKind::Data, SimDur::ZERO, After::Nothing);
-        out.start_tx_with(|| {
-            let f = build(self);
-            (kind, airtime, after) = (f.kind, f.airtime, After::of(&f));
-            f
-        });
+        let (kind, airtime, after) = out.start_tx_with(|| build(self), |f| (f.kind, f.airtime, After::of(f)));
         self.freeze(now);
         if kind.carries_msdus() {
             if let Some(c) = self.cur.as_mut() {
