@@ -523,16 +523,23 @@ impl Hcf {
             }
             return;
         };
-        let end = match (granted, self.acs[ac].p.txop_limit) {
-            (Some(e), _) => Some(e),
-            (None, SimDur::ZERO) => None,
-            (None, lim) => Some(now + lim),
-        };
+        let end = self.txop_end(ac, now, granted);
         self.txop = Some(Txop { ac, link: l, end, bar_only: false, granted: granted.is_some() });
         let f = self.build_exchange(now, l, granted.is_none(), out);
         let f = self.protect(f);
         self.counters.attempts += 1;
         self.transmit(now, f, out);
+    }
+
+    /// When a TXOP of AC `ac` won at `now` ends: the end a coordinator
+    /// granted, else `now` plus the AC's TXOP limit; `None` for a limit of
+    /// zero (one exchange, whatever its length: 10.22.2.8).
+    pub(super) fn txop_end(&self, ac: usize, now: SimTime, granted: Option<SimTime>) -> Option<SimTime> {
+        match (granted, self.acs[ac].p.txop_limit) {
+            (Some(e), _) => Some(e),
+            (None, SimDur::ZERO) => None,
+            (None, lim) => Some(now + lim),
+        }
     }
 
     /// The first frame of the next exchange on link `l` (the rest of a

@@ -88,6 +88,15 @@ pub struct MuConfig {
     pub stations: Vec<MacAddr>,
 }
 
+impl MuConfig {
+    /// The rate and airtime of a Trigger frame of `len` octets, Basic or
+    /// BSRP: `trigger_rate`, else the control rate.
+    pub(super) fn trigger_air(&self, t: &crate::phy::PhyTiming, len: u32) -> (crate::phy::Rate, SimDur) {
+        let rate = self.trigger_rate.unwrap_or(t.control_rate);
+        (rate, t.tx_time(len, rate))
+    }
+}
+
 /// The HE PHY parameters of the BSS's MU PPDUs (from the data TXVECTOR).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct HePhy {
@@ -246,10 +255,7 @@ impl Hcf {
             self.waiting = self.links.iter().map(|k| k.queue.len()).sum();
             self.ask(now, out);
         }
-        let end = match self.acs[ac].p.txop_limit {
-            SimDur::ZERO => None,
-            lim => Some(now + lim),
-        };
+        let end = self.txop_end(ac, now, None);
         let chosen = self.mu_choose(now, &users, end, ack, phy);
         // Users left without MPDUs (none pending) drop out.
         let (users, chosen): (Vec<_>, Vec<_>) = users.into_iter().zip(chosen).filter(|(_, c)| !c.0.is_empty()).unzip();

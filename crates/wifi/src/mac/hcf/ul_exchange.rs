@@ -197,13 +197,9 @@ impl Hcf {
         let t = self.p.timing.clone();
         let users = tb_users(&phy, alloc);
         let n = users.len() as u32;
-        let trigger_rate = m.cfg.trigger_rate.unwrap_or(t.control_rate);
-        let trigger_air = t.tx_time(basic_trigger_len(n), trigger_rate);
+        let (trigger_rate, trigger_air) = m.cfg.trigger_air(&t, basic_trigger_len(n));
         let ba_air = t.tx_time(multi_sta_block_ack_len(n, p.bitmap_octets), t.control_rate);
-        let end = match self.acs[ac].p.txop_limit {
-            SimDur::ZERO => None,
-            lim => Some(now + lim),
-        };
+        let end = self.txop_end(ac, now, None);
         let mut longest = PPDU_MAX_TIME;
         if let Some(e) = end {
             let left = e.saturating_since(now).saturating_sub(trigger_air + t.sifs * 2 + ba_air);
@@ -281,13 +277,8 @@ impl Hcf {
         let mut f =
             Frame::mu_control(&t, FrameKind::Trigger, self.addr, txs, len, t.sifs + tb, true, Mpdus::none(), Some(tb));
         f.mu.as_mut().expect("an MU frame").bsrp = true;
-        if let Some(r) = m.cfg.trigger_rate {
-            (f.rate, f.airtime) = (r, t.tx_time(len, r));
-        }
-        let end = match self.acs[ac].p.txop_limit {
-            SimDur::ZERO => None,
-            lim => Some(now + lim),
-        };
+        (f.rate, f.airtime) = m.cfg.trigger_air(&t, len);
+        let end = self.txop_end(ac, now, None);
         let m = self.mu.as_mut().expect("an MU AP");
         m.ul = Some(alloc.users.iter().map(|(a, _)| *a).collect());
         m.ul_bsrp = true;
