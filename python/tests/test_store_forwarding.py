@@ -3,19 +3,16 @@ stores and only that (a load a single store covers forwards fine)."""
 
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
+import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+
+import store_forwarding  # noqa: E402
 
 
 def _tool():
-    loader = importlib.machinery.SourceFileLoader("store_forwarding", str(ROOT / "bench" / "store-forwarding"))
-    spec = importlib.util.spec_from_loader("store_forwarding", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
+    return store_forwarding
 
 
 LISTING = """\
