@@ -450,7 +450,7 @@ mod tests {
         let doc = keys().iter().find(|k| k.path == "kind").unwrap().doc;
         assert_eq!(doc, "dcf, edca, pcf, multipoll.");
         let paths: Vec<&str> = keys().iter().map(|k| k.path).collect();
-        assert_eq!(paths.len(), 1 + MacCommon::keys().len() + 42);
+        assert_eq!(paths.len(), 1 + MacCommon::keys().len() + 43);
         assert_eq!(paths[0], "kind");
         assert_eq!(&paths[1 + MacCommon::keys().len()..][..2], ["block_ack", "block_ack_window"]);
         assert_eq!(kinds_reading("multipoll_pps"), ["edca", "multipoll"]);

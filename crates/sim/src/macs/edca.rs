@@ -40,6 +40,15 @@ wifitcp_core::config_table! {
         pub no_ack_acs: Vec<AcName> = Vec::new(),
         /// BlockAckReq after a missed BlockAck (ns-3) instead of retransmitting.
         pub bar_after_missed_ba: bool = false,
+        /// MSDUs the MAC keeps in per-receiver queues, taken from the queue discipline whenever it holds fewer (ns-3's WifiMacQueue MaxSize, 500 there by default); 0: one to contend with and an exchange's worth, in arrival order, when it wins access.
+        ///
+        /// `wifitcp_wifi::mac::hcf` (`HcfParams::mac_queue`): with 0 an AP
+        /// that serves several receivers fills each A-MPDU with the MSDUs
+        /// of one receiver among the `max_mpdus` it took in arrival order;
+        /// with a queue of its own it fills it from that receiver's
+        /// backlog, as ns-3 does (docs/validation.md 23.5).
+        #[key(range = wifitcp_core::schema::r(In(0.0), In(1e6)), unit = "packets")]
+        pub mac_queue_packets: u32 = 0,
         /// AP-granted TXOPs: "off", "all" (round robin) or "activity" (multipoll_* thresholds).
         ///
         /// HCCA-style controlled access (`wifitcp_wifi::mac::hcf`, poll.rs).
@@ -467,5 +476,6 @@ pub(crate) fn hcf_params(m: &EdcaTable, d: &DcfParams, is_ap: bool) -> HcfParams
         // element (9.4.2.34); two intervals without a poll end the hold.
         poll_hold: (!is_ap && m.poll != PollMode::Off && m.poll_token)
             .then(|| SimDur::from_micros_f64(2e3 * m.poll_interval_ms)),
+        mac_queue: m.mac_queue_packets as usize,
     }
 }

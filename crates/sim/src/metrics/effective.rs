@@ -110,6 +110,7 @@ pub fn effective_json(v: &RunView) -> String {
                 "max_mpdus": p.max_mpdus,
                 "max_ampdu_bytes": p.max_ampdu_bytes,
                 "bar_after_missed_ba": p.bar_after_missed_ba,
+                "mac_queue_packets": p.mac_queue,
                 "no_ack": p.no_ack,
                 "edca": p.edca.0.iter().map(|e| json!({
                     "aifsn": e.aifsn, "cw_min": e.cw_min, "cw_max": e.cw_max,

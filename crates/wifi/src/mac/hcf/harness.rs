@@ -27,6 +27,7 @@ pub(super) fn he_params(edca: EdcaSet) -> HcfParams {
         bar_after_missed_ba: false,
         rts_threshold: 65535,
         poll_hold: None,
+        mac_queue: 0,
     }
 }
 

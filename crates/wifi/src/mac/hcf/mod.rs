@@ -54,6 +54,11 @@
 //!   `max_mpdus` (as a driver that pulls from its queue when it builds an
 //!   aggregate). The queue discipline stays in front, so an ACK filter
 //!   there sees the ACKs that wait for the next transmission opportunity.
+//!   An AP that serves several receivers thus sends A-MPDUs holding the
+//!   MSDUs of one receiver among an exchange's worth in arrival order.
+//!   With `HcfParams::mac_queue` the MAC keeps per-receiver queues of that
+//!   many MSDUs instead, as ns-3's WifiMacQueue, so each A-MPDU is filled
+//!   from its receiver's own backlog.
 //! - Non-HT blocks and TXOP limit 0: one block per TXOP (the block and its
 //!   BlockAckReq/BlockAck exchange are one "frame exchange sequence").
 //!
@@ -337,13 +342,15 @@ impl Hcf {
     }
 
     /// MSDUs the MAC takes from its queue (module docs): one to contend
-    /// with, and at the instant it wins access, an exchange's worth.
+    /// with, and at the instant it wins access, an exchange's worth; or
+    /// its own queues' size (`HcfParams::mac_queue`) if that is more.
     fn hold_limit(&self) -> usize {
-        if self.access_at.is_some() || self.tb_filling() {
+        let exchange = if self.access_at.is_some() || self.tb_filling() {
             usize::from(self.max_per_exchange()) * self.mu_width()
         } else {
             1
-        }
+        };
+        exchange.max(self.p.mac_queue)
     }
 
     fn link_of(&mut self, ra: MacAddr, tid: u8) -> usize {

@@ -48,6 +48,14 @@ pub struct HcfParams {
     /// of the last TXOP it was granted; `None`: it contends with EDCA
     /// between polls as well.
     pub poll_hold: Option<SimDur>,
+    /// MSDUs the MAC keeps in its own queues, one per receiver and TID,
+    /// taking them from the queue discipline whenever it holds fewer (what
+    /// ns-3 3.37's WifiMacQueue does, whose MaxSize this is: 500 packets
+    /// by default there). An exchange then takes the MPDUs of the link
+    /// whose oldest MSDU is oldest (ns-3's FCFS queue scheduler) up to the
+    /// A-MPDU limits. 0: the MAC holds one MSDU to contend with and an
+    /// exchange's worth at the instant it wins access (module docs).
+    pub mac_queue: usize,
 }
 
 /// Counters of the HCF beyond the common `MacCounters`.

@@ -36,6 +36,7 @@ fn ht_params(max: u16) -> HcfParams {
         bar_after_missed_ba: false,
         rts_threshold: 65535,
         poll_hold: None,
+        mac_queue: 0,
     }
 }
 
