@@ -26,11 +26,11 @@ fn ap_hcf(r: &Value) -> &Value {
 
 /// 4 stations on four 242-tone RUs (42 MPDUs each), and 9 stations with
 /// NStations 9 on eight 106-tone RUs (27 MPDUs each, aPPDUMaxTime): the
-/// cycle arithmetic's 516.3 and 461.1 Mbit/s within 1 %, every station
+/// cycle arithmetic's 516.1 and 461.0 Mbit/s within 1 %, every station
 /// served alike.
 #[test]
 fn saturated_downlink_ofdma_matches_the_cycle_arithmetic() {
-    for (n, nsta, want, mpdus) in [(4, 4, 516.3, 42.0), (9, 9, 461.1, 27.0)] {
+    for (n, nsta, want, mpdus) in [(4, 4, 516.1, 42.0), (9, 9, 461.0, 27.0)] {
         let r = run(&dl(n, "dl", nsta));
         let got = r["aggregate_msdu_mbps"].as_f64().unwrap();
         assert!((got / want - 1.0).abs() < 0.01, "n {n}: {got} Mbit/s, {}", ap_hcf(&r));
@@ -185,8 +185,8 @@ fn downlink_ofdma_needs_the_shared_medium() {
 /// Mbit/s): the run keeps the ledger, and carries less than on the shared
 /// medium (HE TB PPDUs after a Trigger that collided with an A-MPDU meet
 /// it at the AP, which sends no multi-STA BlockAck for them;
-/// docs/validation.md 23.5: 312.48 Mbit/s over 3.5 s, 350.53 on the
-/// shared medium of scenarios/he-ofdma-ul.toml).
+/// docs/validation.md 23.5: 317.52 Mbit/s over 3.5 s, 346.00 on the
+/// shared medium of scenarios/he-ofdma-ul.toml; 2 % less here).
 #[test]
 fn uplink_ofdma_per_receiver() {
     let mut s = ul(4, "ul", 4);
@@ -197,7 +197,7 @@ fn uplink_ofdma_per_receiver() {
     s["channel"]["reception"] = json!("per_receiver");
     let per = run(&s)["aggregate_msdu_mbps"].as_f64().unwrap();
     eprintln!("shared {shared:.2}, per receiver {per:.2}");
-    assert!(per < 0.97 * shared && per > 0.8 * shared, "shared {shared}, per receiver {per}");
+    assert!(per < 0.99 * shared && per > 0.8 * shared, "shared {shared}, per receiver {per}");
     s["mac"]["mu_trigger_rate_mbps"] = json!(7.0);
     assert!(err(&s).contains("mac.mu_trigger_rate_mbps"), "{}", err(&s));
 }
@@ -240,7 +240,7 @@ fn ul(n: u32, ofdma: &str, nsta: u32) -> Value {
 /// 42-MPDU shares per 5.48 ms HE TB PPDU, a QoS Null round each time the
 /// AP's buffer status reports expire, a BlockAckReq where a station owes
 /// one; the stations' SU A-MPDUs between Triggers): 0.8-1.0 times it, the
-/// HE TB PPDU's 5.48 ms carrying 3.7 ms of data (the rest padding), 4 x 42
+/// HE TB PPDU's 5.48 ms carrying 3.9 ms of data (the rest padding), 4 x 42
 /// MPDUs in 5.6 ms against an SU A-MPDU's 42 in 1.06 ms
 /// (docs/validation.md 23.5 compares it with ns-3).
 #[test]

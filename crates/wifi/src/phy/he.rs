@@ -102,6 +102,18 @@ impl HeGi {
             HeGi::Ns3200 => 3200,
         }
     }
+    /// The GI of the HE TB PPDUs that an AP using this GI solicits: a
+    /// Trigger frame's GI And HE-LTF Type subfield offers 1.6 us (with a
+    /// 1x or 2x HE-LTF) and 3.2 us (4x HE-LTF) only (802.11ax-2021
+    /// 9.3.1.22.1; 27.3.11.10 lists no 0.8 us GI for the HE TB PPDU), so
+    /// a BSS on 0.8 us asks for 1.6 us with the 2x HE-LTF, as ns-3 3.37's
+    /// Trigger frames do.
+    pub fn for_tb(self) -> HeGi {
+        match self {
+            HeGi::Ns800 => HeGi::Ns1600,
+            g => g,
+        }
+    }
     /// One HE-LTF symbol with this GI (module docs): 2x HE-LTF for 0.8
     /// and 1.6 us, 4x HE-LTF for 3.2 us.
     pub fn ltf_nanos(self) -> u64 {

@@ -53,9 +53,10 @@
 //! - N_SYM per user = ceil((8 L + 16 + 6) / N_DBPS), the BCC form with its
 //!   LDPC deviation documented in `phy::he` (at most one symbol short).
 //! - The 0.8 us GI with a 2x HE-LTF is not one of the HE TB PPDU's
-//!   combinations (27.3.11.10 allows 1.6 us with 2x, 3.2 us with 4x); it is
-//!   accepted here as ns-3 3.37 accepts it, so that saturation can be
-//!   compared with its examples, which use it.
+//!   combinations (27.3.11.10 allows 1.6 us with 2x, 3.2 us with 4x). These
+//!   formulas accept any GI, as ns-3 3.37's PHY does (its TXTIME is
+//!   compared case by case); the MAC asks for the GI a Trigger frame can
+//!   name (`HeGi::for_tb`: 1.6 us in a BSS on 0.8 us).
 //! - ns-3 3.37 differs from these formulas only as it does for HE SU
 //!   (`phy::he`): every HE-LTF 8 us, and the fractional N_DBPS for the 996-
 //!   and 2x996-tone RUs at MCS 9 and 11; and it lists the user of a

@@ -94,7 +94,7 @@ impl MuPhy<'_> {
     /// The HE TB PPDU in which `users` return their BlockAcks.
     fn tb_block_acks(&self, users: &[MuUser]) -> SimDur {
         let ba = vec![self.block_ack_len() + 4; users.len()];
-        he_mu::tb_ppdu(self.gi, self.pe_us, users, &ba).1
+        he_mu::tb_ppdu(self.gi.for_tb(), self.pe_us, users, &ba).1
     }
 
     /// A downlink MU exchange: `psdu[i]` octets (A-MPDU with delimiters)
@@ -141,7 +141,7 @@ impl MuPhy<'_> {
     /// The HE TB PPDU answering a BSRP Trigger: one QoS Null per user.
     pub fn bsrp_response(&self, users: &[MuUser]) -> SimDur {
         let null = vec![crate::mac::hcf::QOS_NULL_LEN + 4; users.len()];
-        he_mu::tb_ppdu(self.gi, self.pe_us, users, &null).1
+        he_mu::tb_ppdu(self.gi.for_tb(), self.pe_us, users, &null).1
     }
 
     /// An uplink MU exchange: a Basic Trigger asking `users` for up to
@@ -151,7 +151,7 @@ impl MuPhy<'_> {
         let sifs = self.timing.sifs;
         self.control(basic_trigger_len(n))
             + sifs
-            + he_mu::tb_ppdu(self.gi, self.pe_us, users, bytes).1
+            + he_mu::tb_ppdu(self.gi.for_tb(), self.pe_us, users, bytes).1
             + sifs
             + self.control(multi_sta_block_ack_len(n, self.bitmap_octets))
     }
@@ -196,9 +196,10 @@ mod tests {
         let u = users(4, 11);
         // Four 242-tone RUs, 1504-octet PSDUs: HE MU PPDU 142.4 us
         // (phy::he_mu); MU-BAR 64 octets at 24 Mbit/s: 20 + 4 x ceil(534
-        // / 96) = 44 us; HE TB PPDU of 36-octet BlockAcks: 47.2 + 13.6 =
-        // 60.8 us; 142.4 + 16 + 44 + 16 + 60.8 = 279.2 us.
-        assert_eq!(p.dl_exchange(&u, &[1504; 4], DlAck::MuBar), SimDur::from_nanos(279_200));
+        // / 96) = 44 us; HE TB PPDU of 36-octet BlockAcks, at the 1.6 us
+        // GI a Trigger names (`HeGi::for_tb`): 48 + 14.4 = 62.4 us;
+        // 142.4 + 16 + 44 + 16 + 62.4 = 280.8 us.
+        assert_eq!(p.dl_exchange(&u, &[1504; 4], DlAck::MuBar), SimDur::from_nanos(280_800));
         // SU format: BlockAck 32 octets at 24: 20 + 4 x ceil(278 / 96) =
         // 32 us; BlockAckReq 24 octets: 20 + 4 x ceil(214 / 96) = 32 us;
         // 142.4 + 16 + 32 + 3 x (16 + 32 + 16 + 32).
@@ -207,17 +208,17 @@ mod tests {
         // subframe: 1548 octets, still 7 symbols.
         assert_eq!(
             p.dl_exchange(&u, &[1504; 4], DlAck::AggregatedMuBar),
-            SimDur::from_nanos(142_400 + 16_000 + 60_800)
+            SimDur::from_nanos(142_400 + 16_000 + 62_400)
         );
         // Uplink: Basic Trigger 52 octets: 20 + 4 x ceil(438 / 96) = 40 us;
-        // HE TB 142.4 us; multi-STA BlockAck 70 octets: 20 + 4 x ceil(582
-        // / 96) = 48 us.
-        assert_eq!(p.ul_exchange(&u, &[1504; 4]), SimDur::from_nanos(40_000 + 16_000 + 142_400 + 16_000 + 48_000));
+        // HE TB 48 + 7 x 14.4 = 148.8 us; multi-STA BlockAck 70 octets:
+        // 20 + 4 x ceil(582 / 96) = 48 us.
+        assert_eq!(p.ul_exchange(&u, &[1504; 4]), SimDur::from_nanos(40_000 + 16_000 + 148_800 + 16_000 + 48_000));
         // BSRP: Trigger 48 octets: 20 + 4 x ceil((16 + 384 + 6) / 96) = 40
         // us; the HE TB PPDU of one QoS Null each (30 octets, S-MPDU
         // delimiter 4) on 242-tone RUs at MCS 11: one data symbol,
-        // 47.2 + 13.6 = 60.8 us.
-        assert_eq!(p.bsrp_exchange(&u), SimDur::from_nanos(40_000 + 16_000 + 60_800));
+        // 48 + 14.4 = 62.4 us.
+        assert_eq!(p.bsrp_exchange(&u), SimDur::from_nanos(40_000 + 16_000 + 62_400));
     }
 
     /// Cycle arithmetic of a saturated downlink with the AP alone on the
@@ -261,6 +262,6 @@ mod tests {
         for (what, mbps) in &rows {
             println!("{what}: {mbps:.1} Mbit/s");
         }
-        assert!((rows[0].1 - 472.6).abs() < 0.1 && (rows[1].1 - 516.3).abs() < 0.1, "{rows:?}");
+        assert!((rows[0].1 - 472.6).abs() < 0.1 && (rows[1].1 - 516.1).abs() < 0.1, "{rows:?}");
     }
 }

@@ -332,7 +332,7 @@ impl Hcf {
             let p = self.mu_phy(m);
             let whole = p.dl_exchange(&ru, &raw, ack);
             let ba = vec![p.block_ack_len() + 4; ru.len()];
-            (he_mu::tb_ppdu(phy.gi, phy.pe_us, &ru, &ba).1, whole - air)
+            (he_mu::tb_ppdu(phy.gi.for_tb(), phy.pe_us, &ru, &ba).1, whole - air)
         };
         let mut mpdus = Vec::new();
         let mut txs = Vec::with_capacity(users.len());

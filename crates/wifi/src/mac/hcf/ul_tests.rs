@@ -220,9 +220,9 @@ fn events_per_trigger_do_not_grow_with_users() {
     };
     let (four, eight, nine) = (per(4), per(8), per(9));
     println!("events per Trigger exchange: {four:.3} with 4 users, {eight:.3} with 8, {nine:.3} with 9 stations");
-    assert!(four < 12.0 && (four - eight).abs() < 0.1, "{four} vs {eight} events per Trigger");
+    assert!(four < 12.0 && eight < four + 0.1, "{four} vs {eight} events per Trigger");
     // 9 stations, 8 RUs of 106 tones: one station waits each time.
-    assert!((four - nine).abs() < 0.1, "{four} vs {nine} events per Trigger");
+    assert!(nine < four + 0.1, "{four} vs {nine} events per Trigger");
 }
 
 /// Each user's share is judged on its own link: with every frame from
