@@ -45,7 +45,8 @@
 //!   reported queue, at most aPPDUMaxTime (and, under a TXOP limit, what
 //!   is left of the TXOP after the Trigger, two SIFS and the multi-STA
 //!   BlockAck), on whole symbols (`phy::he_mu::tb_ppdu`, the UL Length of
-//!   the Trigger). Each user's `psdu` in the Trigger is the most octets its
+//!   the Trigger) of the GI the Trigger names (`HeGi::for_tb`: 1.6 us in a
+//!   BSS on 0.8 us, as ns-3's Triggers ask). Each user's `psdu` in the Trigger is the most octets its
 //!   RU carries in that time (RU, the BSS's data MCS and streams: ns-3
 //!   uses each station's single-user MCS, the same here).
 //! - SIFS after the HE TB PPDU the AP answers with a multi-STA BlockAck
