@@ -91,10 +91,19 @@ impl MuPhy<'_> {
         BLOCK_ACK_LEN + self.bitmap_octets - 8
     }
 
+    /// The GI of the HE TB PPDUs a Trigger solicits (`HeGi::for_tb`).
+    pub fn tb_gi(&self) -> HeGi {
+        self.gi.for_tb()
+    }
+
+    /// The HE TB PPDU in which `users` send `bytes[i]` octets each.
+    pub fn tb_ppdu(&self, users: &[MuUser], bytes: &[u32]) -> SimDur {
+        he_mu::tb_ppdu(self.tb_gi(), self.pe_us, users, bytes).1
+    }
+
     /// The HE TB PPDU in which `users` return their BlockAcks.
-    fn tb_block_acks(&self, users: &[MuUser]) -> SimDur {
-        let ba = vec![self.block_ack_len() + 4; users.len()];
-        he_mu::tb_ppdu(self.gi.for_tb(), self.pe_us, users, &ba).1
+    pub(super) fn tb_block_acks(&self, users: &[MuUser]) -> SimDur {
+        self.tb_ppdu(users, &vec![self.block_ack_len() + 4; users.len()])
     }
 
     /// A downlink MU exchange: `psdu[i]` octets (A-MPDU with delimiters)
@@ -140,8 +149,7 @@ impl MuPhy<'_> {
 
     /// The HE TB PPDU answering a BSRP Trigger: one QoS Null per user.
     pub fn bsrp_response(&self, users: &[MuUser]) -> SimDur {
-        let null = vec![crate::mac::hcf::QOS_NULL_LEN + 4; users.len()];
-        he_mu::tb_ppdu(self.gi.for_tb(), self.pe_us, users, &null).1
+        self.tb_ppdu(users, &vec![crate::mac::hcf::QOS_NULL_LEN + 4; users.len()])
     }
 
     /// An uplink MU exchange: a Basic Trigger asking `users` for up to
@@ -151,7 +159,7 @@ impl MuPhy<'_> {
         let sifs = self.timing.sifs;
         self.control(basic_trigger_len(n))
             + sifs
-            + he_mu::tb_ppdu(self.gi.for_tb(), self.pe_us, users, bytes).1
+            + self.tb_ppdu(users, bytes)
             + sifs
             + self.control(multi_sta_block_ack_len(n, self.bitmap_octets))
     }

@@ -330,9 +330,7 @@ impl Hcf {
         let (tb, rest) = {
             let m = self.mu.as_ref().expect("an MU AP");
             let p = self.mu_phy(m);
-            let whole = p.dl_exchange(&ru, &raw, ack);
-            let ba = vec![p.block_ack_len() + 4; ru.len()];
-            (he_mu::tb_ppdu(phy.gi.for_tb(), phy.pe_us, &ru, &ba).1, whole - air)
+            (p.tb_block_acks(&ru), p.dl_exchange(&ru, &raw, ack) - air)
         };
         let mut mpdus = Vec::new();
         let mut txs = Vec::with_capacity(users.len());

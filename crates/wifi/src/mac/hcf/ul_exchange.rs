@@ -207,7 +207,7 @@ impl Hcf {
             longest = longest.min(left);
         }
         let nss = users.iter().map(|u| u.nss).max().unwrap_or(1);
-        let gi = phy.gi.for_tb();
+        let gi = p.tb_gi();
         let fixed = he_mu::tb_preamble(gi, he_mu::ltfs(nss)) + SimDur::from_nanos(1000 * u64::from(phy.pe_us));
         let sym = 12_800 + gi.nanos();
         // The most octets user `u` carries in an HE TB PPDU of `d`.
@@ -219,7 +219,7 @@ impl Hcf {
         if want.iter().all(|&w| w == 0) {
             return false;
         }
-        let tb = he_mu::tb_ppdu(gi, phy.pe_us, &users, &want).1.min(longest);
+        let tb = p.tb_ppdu(&users, &want).min(longest);
         let txs: Vec<MuUserTx> = alloc
             .users
             .iter()
