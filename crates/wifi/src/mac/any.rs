@@ -219,6 +219,9 @@ impl Mac for AnyMac {
             _ => self.on_cca_other(now, busy, out),
         }
     }
+    fn on_rx_start(&mut self, now: SimTime) {
+        each_mut!(self, m => Mac::on_rx_start(m, now))
+    }
     #[inline]
     fn idle_may_emit(&self) -> bool {
         each!(self, m => Mac::idle_may_emit(m))
@@ -325,6 +328,7 @@ pub trait DynMac: Any {
     fn dyn_demand(&self) -> Option<Demand>;
     fn dyn_give_msdu(&mut self, now: SimTime, pkt: Packet, ra: MacAddr, out: &mut dyn MacSink);
     fn dyn_on_cca(&mut self, now: SimTime, busy: bool, out: &mut dyn MacSink);
+    fn dyn_on_rx_start(&mut self, now: SimTime);
     fn dyn_idle_may_emit(&self) -> bool;
     fn dyn_on_rx_end(&mut self, now: SimTime, f: &mut Frame, ok: bool, out: &mut dyn MacSink);
     fn dyn_on_tx_end(&mut self, now: SimTime, out: &mut dyn MacSink);
@@ -364,6 +368,9 @@ impl<M: Mac + Any> DynMac for M {
     }
     fn dyn_on_cca(&mut self, now: SimTime, busy: bool, out: &mut dyn MacSink) {
         Mac::on_cca(self, now, busy, &mut DynSink(out))
+    }
+    fn dyn_on_rx_start(&mut self, now: SimTime) {
+        Mac::on_rx_start(self, now)
     }
     fn dyn_idle_may_emit(&self) -> bool {
         Mac::idle_may_emit(self)
@@ -415,6 +422,9 @@ impl Mac for dyn DynMac {
     }
     fn on_cca(&mut self, now: SimTime, busy: bool, out: &mut impl MacSink) {
         self.dyn_on_cca(now, busy, out)
+    }
+    fn on_rx_start(&mut self, now: SimTime) {
+        self.dyn_on_rx_start(now)
     }
     fn idle_may_emit(&self) -> bool {
         self.dyn_idle_may_emit()

@@ -70,6 +70,14 @@ pub trait Mac {
     fn give_msdu(&mut self, now: SimTime, pkt: Packet, ra: MacAddr, out: &mut impl MacSink);
     /// Physical carrier sense changed (another station's energy).
     fn on_cca(&mut self, now: SimTime, busy: bool, out: &mut impl MacSink);
+    /// PHY-RXSTART.indication while carrier sense was already busy: under
+    /// reception per receiver the PHY synchronised on a frame that began
+    /// during another (`medium::sense`). A wait for a response counts it
+    /// as the candidate response (10.3.2.9), as a busy indication. (Every
+    /// other reception starts with `on_cca(now, true)`.)
+    fn on_rx_start(&mut self, now: SimTime) {
+        let _ = now;
+    }
     /// Whether `on_cca(now, false)` may emit outputs (the medium then calls
     /// it after the receptions of the same instant, see `on_rx_end`).
     fn idle_may_emit(&self) -> bool;

@@ -16,9 +16,11 @@
 //!   carries in the HE TB PPDU of `tb_response`'s duration, `rate` its
 //!   RU's rate; no MPDUs.
 //! - An HE TB PPDU of uplink data (`uplink`) is one `Frame` of QoS Data
-//!   sent by the first user (its TA), RA the AP: when it starts, the
-//!   medium appends every other triggered station's share
-//!   (`Mac::take_tb_share`, [`TbShare`]) as that user's MPDUs; each user's
+//!   sent by the first of its users to start it (its TA; every user that
+//!   decoded the Trigger has it due at the same instant), RA the AP: when
+//!   it starts, the medium takes every other triggered station's share
+//!   (`Mac::take_tb_share`, [`TbShare`]; that station's own is then not
+//!   sent) as that user's MPDUs, in the Trigger's user order; each user's
 //!   PSDU is judged at the AP on the link from that user, and each user's
 //!   station gets the verdict on its own MPDUs (`medium::mu`). A station
 //!   that did not decode the Trigger has no share and drops out of the
@@ -80,8 +82,10 @@ pub struct MuUserTx {
 #[derive(Clone, Debug, PartialEq)]
 pub struct MuInfo {
     pub users: Vec<MuUserTx>,
-    /// The first user answers SIFS after the frame with an HE TB PPDU of
-    /// this duration, on behalf of every user (module docs).
+    /// The users answer SIFS after the frame with an HE TB PPDU of this
+    /// duration, one transmission for all (sent by the first user after a
+    /// MU-BAR, by the first to start it after a Basic Trigger; module
+    /// docs).
     pub tb_response: Option<SimDur>,
     /// An HE TB PPDU of uplink data: each user is a sender, its share
     /// judged at the AP (the frame's RA) on its own link.

@@ -18,8 +18,9 @@
 //! - The stations of the PPDU's users all leave the bystander group when it
 //!   ends (they take part in the exchange), as the RA of an SU frame does.
 //! - An uplink HE TB PPDU (802.11ax-2021 26.5.2, 27.3.4) is one
-//!   transmission too, started by its first user: when it starts the
-//!   medium takes every other triggered station's share
+//!   transmission too, started by the first of its users whose MAC starts
+//!   it (each that decoded the Trigger has it due SIFS after): when it
+//!   starts the medium takes every other triggered station's share
 //!   (`Mac::take_tb_share`) into it; user `i`'s MPDUs are judged with the
 //!   error model of the link from station `i` to the AP on its RU (the
 //!   station's whole power on the RU's tones: `TxVector::ru_error_params`),
@@ -89,23 +90,28 @@ impl<M: Mac> Bss<M> {
 
     /// Station `s` starts an HE TB PPDU of uplink data, the last of
     /// `frames`: every other triggered station's share joins it as that
-    /// user's MPDUs (`mac::mu_frame`); a user without a share drops out.
+    /// user's MPDUs, in the Trigger's user order (`mac::mu_frame`); a user
+    /// without a share drops out.
     /// (One MAC call per user within this start, no event of its own.)
     pub(super) fn gather_tb(&mut self, now: wifitcp_core::SimTime, s: usize, out: &mut Vec<super::BssOutput>) {
         let mut f = self.frames.pop().expect("a started frame");
         let mut mu = f.mu.take().expect("an HE TB PPDU without its users");
-        let mut all = std::mem::take(&mut f.mpdus).into_vec();
+        let mut own = Some(std::mem::take(&mut f.mpdus).into_vec());
+        let mut all = Vec::new();
         let mut users = Vec::with_capacity(mu.users.len());
         for mut u in std::mem::take(&mut mu.users) {
             let t = u.addr.0 as usize;
-            if t != s {
+            u.first = all.len() as u32;
+            if t == s {
+                // (the sender's own share, filled by its MAC)
+                all.extend(own.take().expect("one sender"));
+            } else {
                 if t >= self.macs.len() {
                     continue;
                 }
                 let mut got = None;
                 self.call(now, t, out, |m, mo| got = m.take_tb_share(now, mo));
                 let Some(share) = got else { continue };
-                u.first = all.len() as u32;
                 u.count = share.mpdus.len() as u32;
                 u.psdu = share.psdu;
                 u.queue = Some(share.queue);

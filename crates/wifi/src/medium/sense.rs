@@ -566,6 +566,7 @@ impl<M: Mac> Bss<M> {
         };
         let mut busy = std::mem::take(&mut st.scratch);
         busy.clear();
+        let mut rx_start = Vec::new();
         // The users of an HE TB PPDU are its senders (one transmission
         // here, `medium::mu`): none of them receives it.
         let tb_users = st.flights[fi].frame.as_ref().and_then(|f| f.mu.as_ref()).filter(|m| m.uplink);
@@ -604,6 +605,10 @@ impl<M: Mac> Bss<M> {
                 let i0 = st.present_mw(t, id);
                 st.lock[t] = Some(Lock::new(id, now, header_end, p, i0, st.heard[t] == 0));
                 st.chunks[t].clear();
+                if st.heard[t] > 0 {
+                    // PHY-RXSTART without a change of carrier sense.
+                    rx_start.push(t);
+                }
             }
             if audible {
                 st.heard[t] += 1;
@@ -617,6 +622,9 @@ impl<M: Mac> Bss<M> {
         debug_assert!(busy.is_empty() || now == handed, "a start handed out late reached a station that hears it");
         for &t in &busy {
             self.scall(now, t, out, |m, mo| m.on_cca(now, true, mo));
+        }
+        for t in rx_start {
+            self.scall(now, t, out, |m, _| m.on_rx_start(now));
         }
         self.st().scratch = busy;
         self.arrive_at = self.st().next_arrival();

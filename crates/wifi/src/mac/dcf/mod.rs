@@ -726,6 +726,9 @@ impl Mac for Dcf {
     fn on_cca(&mut self, now: SimTime, busy: bool, out: &mut impl MacSink) {
         Dcf::on_cca(self, now, busy, out)
     }
+    fn on_rx_start(&mut self, now: SimTime) {
+        self.seq.energy(now, self.p.timing.rx_phy_start_delay);
+    }
     #[inline]
     fn idle_may_emit(&self) -> bool {
         self.idle_may_fail_exchange()

@@ -467,9 +467,11 @@ impl Hcf {
         if let Some(f) = self.seq.take_due(now) {
             // (the HE TB PPDU we send for the triggered stations gets our
             // share now, `ul_exchange.rs`)
-            let f = if self.tb.is_some() { self.tb_fill_own(now, f, out) } else { f };
-            self.transmit(now, f, out);
-            return;
+            let f = if self.tb.is_some() { self.tb_fill_own(now, f, out) } else { Some(f) };
+            if let Some(f) = f {
+                self.transmit(now, f, out);
+                return;
+            }
         }
         if self.seq.times_out(now).is_some() {
             self.cs.self_busy_until = now;
@@ -938,6 +940,9 @@ impl Mac for Hcf {
             }
             self.resume();
         }
+    }
+    fn on_rx_start(&mut self, now: SimTime) {
+        self.seq.energy(now, self.p.timing.rx_phy_start_delay);
     }
     #[inline]
     fn idle_may_emit(&self) -> bool {

@@ -54,16 +54,20 @@
 //!   scoreboard, `blockack::Recipient`), one BlockAck body per user; no
 //!   HE TB PPDU (every share lost, or a collision): the TXOP ends with CW
 //!   doubled. One uplink exchange per TXOP (the TXOP ends after it).
+//! - The wait for the HE TB PPDU is the response wait of every exchange
+//!   (10.3.2.9): it lasts to the PPDU's end if a reception started within
+//!   the timeout. Under reception per receiver a station's A-MPDU that
+//!   began while the AP sent the Trigger keeps the AP's carrier sense busy
+//!   when the wait starts; the HE TB PPDU the AP's PHY then synchronises on
+//!   is a PHY-RXSTART without a change of carrier sense
+//!   (`Mac::on_rx_start`), and the AP answers it as any other (as ns-3
+//!   3.37's AP does).
 //! - An HE TB PPDU that ends after the AP gave its exchange up (no
 //!   reception started during its wait, `mu_failed`): the AP passes up
 //!   the MPDUs it decoded (its scoreboard and reordering buffer take every
 //!   QoS Data MPDU received under the agreement, 10.25.6.3 and 10.25.6.6;
 //!   the medium's verdict told each user which of its MPDUs arrived) and
-//!   sends no multi-STA BlockAck. This happens under reception per
-//!   receiver when a station's A-MPDU began while the AP sent the Trigger:
-//!   the AP's medium is busy when its wait starts, so the HE TB PPDU it
-//!   then locks on brings no new busy indication (deviation: ns-3 3.37
-//!   extends its wait at the PHY's start of reception and answers).
+//!   sends no multi-STA BlockAck.
 //!
 //! A station:
 //! - MU EDCA (26.2.7; `Hcf::set_mu_edca`, the rule in `mac/access`
@@ -80,9 +84,11 @@
 //!   pending for the AP, oldest first, at most `max_mpdus` and
 //!   `max_ampdu_bytes`, within the octets its RU carries. They count an
 //!   attempt and stay in flight, so its own EDCA does not contend for them.
-//!   The share goes into the one HE TB PPDU, which the first user sends
-//!   SIFS after the Trigger (the medium gathers the others' shares, one
-//!   MAC call each, `mac::mu_frame`). A station with nothing to send still
+//!   The share goes into the one HE TB PPDU SIFS after the Trigger: every
+//!   user that decoded the Trigger has it due then, the first to start it
+//!   sends it, and the medium gathers the others' shares into it (one MAC
+//!   call each, which drops that user's own; `mac::mu_frame`). A user that
+//!   did not decode the Trigger has no share; the others still answer. A station with nothing to send still
 //!   reports its queue (ns-3's QoS Null). A BlockAckReq it owes goes
 //!   instead of data, alone in its share (as ns-3 3.37's stations do;
 //!   answered in the multi-STA BlockAck, asked again if none comes).
@@ -394,7 +400,7 @@ impl Hcf {
 
     /// A Basic Trigger ended here: if it lists us, take an exchange's worth
     /// from the queue discipline now, and fill our share when the HE TB
-    /// PPDU starts (module docs); the first user schedules that PPDU.
+    /// PPDU starts (module docs); every user that decoded it has that PPDU due.
     pub(super) fn rx_trigger(&mut self, now: SimTime, f: &Frame, out: &mut impl MacSink) {
         let (Some(mu), Some(tb)) = (f.mu.as_ref(), f.mu.as_ref().and_then(|m| m.tb_response)) else { return };
         let Some(i) = mu.users.iter().position(|u| u.addr == self.addr) else { return };
@@ -408,12 +414,14 @@ impl Hcf {
         let start = now + t.sifs;
         let me = mu.users[i].clone();
         let bsrp = mu.bsrp;
-        if i == 0 {
-            // Our HE TB PPDU, its users' shares filled when it starts.
-            // (Model choice: one transmission for every user, sent by the
-            // first; under reception per receiver a first user that did
-            // not receive the Trigger, its own A-MPDU on the air, sends
-            // nothing, and neither do the others.)
+        {
+            // The HE TB PPDU, its users' shares filled when it starts: every
+            // user that decoded the Trigger has it due SIFS later, and the
+            // first to start it sends it for all (the medium takes the
+            // others' shares, `tb_take`, which drops theirs). Model choice:
+            // one transmission on the medium; a user that did not decode
+            // the Trigger (under reception per receiver: its own A-MPDU on
+            // the air) has no share, and the others still answer.
             let users = mu.users.iter().map(|u| MuUserTx { count: 0, first: 0, ..u.clone() }).collect();
             let f = Frame {
                 kind: FrameKind::QosData,
@@ -533,14 +541,19 @@ impl Hcf {
         TbShare { mpdus, psdu: psdu.max(QOS_NULL_LEN), queue }
     }
 
-    /// Our HE TB PPDU is due: our share goes in as its first user's.
-    pub(super) fn tb_fill_own(&mut self, now: SimTime, mut f: Frame, out: &mut impl MacSink) -> Frame {
-        if !f.mu.as_ref().is_some_and(|m| m.uplink) || !self.tb_filling() {
-            return f;
+    /// Our HE TB PPDU is due: our share goes in as our user's. `None`: the
+    /// PPDU already started from another user, with our share in it.
+    pub(super) fn tb_fill_own(&mut self, now: SimTime, mut f: Frame, out: &mut impl MacSink) -> Option<Frame> {
+        if !f.mu.as_ref().is_some_and(|m| m.uplink) {
+            return Some(f);
+        }
+        if !self.tb_filling() {
+            return None;
         }
         let share = self.tb_share(now, out);
+        let me = self.addr;
         let mu = f.mu.as_mut().expect("checked");
-        let u = &mut mu.users[0];
+        let u = mu.users.iter_mut().find(|u| u.addr == me).expect("a user of our HE TB PPDU");
         u.count = share.mpdus.len() as u32;
         u.psdu = share.psdu;
         u.queue = Some(share.queue);
@@ -550,13 +563,18 @@ impl Hcf {
         }
         f.mpdu_bytes = share.psdu;
         f.mpdus = Mpdus::many(share.mpdus);
-        f
+        Some(f)
     }
 
-    /// The medium takes our share as the first user's HE TB PPDU starts.
+    /// The medium takes our share as another user's HE TB PPDU starts:
+    /// ours, due at this instant, is not sent.
     pub(super) fn tb_take(&mut self, now: SimTime, out: &mut impl MacSink) -> Option<TbShare> {
         if !self.tb_filling() {
             return None;
+        }
+        if self.seq.due_at() == Some(now) {
+            let f = self.seq.take_due(now).expect("due now");
+            debug_assert!(f.mu.as_ref().is_some_and(|m| m.uplink), "a frame due with our HE TB PPDU");
         }
         Some(self.tb_share(now, out))
     }

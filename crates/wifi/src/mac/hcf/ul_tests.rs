@@ -10,8 +10,9 @@ use crate::mac::MacAddr;
 use crate::mac::{Frame, FrameKind};
 use crate::medium::{Bss, BssOutput, FixedPer, FrameErrorModel, SenseMatrix};
 use crate::phy::ppdu::RuLink;
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use wifitcp_core::{DropReason, RngStream, SimDur, SimTime};
 use wifitcp_wire::Packet;
 
@@ -394,6 +395,10 @@ struct Seen {
     triggers_under_interference: AtomicU64,
     tb_mpdus_lost: AtomicU64,
     tb_mpdus_clear: AtomicU64,
+    /// When Triggers were decoded under interference, and when HE TB
+    /// PPDUs met interference at the AP (each instant once).
+    trigger_times: Mutex<BTreeSet<u64>>,
+    tb_times: Mutex<BTreeSet<u64>>,
 }
 
 /// An error model of SINR thresholds over `m`'s powers: a control frame
@@ -411,7 +416,7 @@ impl FrameErrorModel for Sinr {
     }
     fn success_prob_with_interference(
         &mut self,
-        _: SimTime,
+        now: SimTime,
         ta: MacAddr,
         ra: MacAddr,
         f: &Frame,
@@ -425,6 +430,7 @@ impl FrameErrorModel for Sinr {
         let hit = chunks.iter().any(|c| c.1 > 0.0);
         if f.kind == FrameKind::Trigger && hit && ok {
             self.seen.triggers_under_interference.fetch_add(1, Relaxed);
+            self.seen.trigger_times.lock().expect("lock").insert(now.as_nanos());
         }
         if ru.is_some() && f.kind.carries_msdus() {
             let n = if hit { &self.seen.tb_mpdus_lost } else { &self.seen.tb_mpdus_clear };
@@ -441,7 +447,7 @@ impl FrameErrorModel for Sinr {
     /// interferer's.
     fn header_prob_with_interference(
         &mut self,
-        _: SimTime,
+        now: SimTime,
         ta: MacAddr,
         ra: MacAddr,
         _: &Frame,
@@ -449,6 +455,9 @@ impl FrameErrorModel for Sinr {
         chunks: &[(u64, f64)],
         _: &mut RngStream,
     ) -> f64 {
+        if ru.is_some_and(|r| r.uplink) && chunks.iter().any(|c| c.1 > 0.0) {
+            self.seen.tb_times.lock().expect("lock").insert(now.as_nanos());
+        }
         let p = self.m.rx_mw(ta.0 as usize, ra.0 as usize) * if ru.is_some() { 4.0 } else { 1.0 };
         if chunks.iter().all(|c| c.1 <= 0.0 || 10.0 * (p / c.1).log10() >= 3.0) {
             1.0
@@ -488,8 +497,16 @@ fn a_trigger_that_collided_reaches_the_stronger_side_and_its_he_tb_ppdu_loses_th
         seen.tb_mpdus_lost.load(Relaxed),
         seen.tb_mpdus_clear.load(Relaxed),
     );
-    eprintln!("Triggers decoded under interference {trig}; HE TB MPDUs under interference: lost {lost}, clear {clear}");
+    // Every such Trigger is answered, also when the colliding station is
+    // its first user (the others send the HE TB PPDU, `medium::mu`).
+    let (decoded, answered) =
+        (seen.trigger_times.lock().expect("lock").len(), seen.tb_times.lock().expect("lock").len());
+    eprintln!(
+        "Triggers decoded under interference {trig} ({decoded} Triggers, {answered} HE TB PPDUs under interference); \
+         HE TB MPDUs under interference: lost {lost}, clear {clear}"
+    );
     assert!(trig >= 10, "{trig} Triggers decoded beside a colliding A-MPDU");
+    assert_eq!(answered, decoded, "a Trigger decoded beside a colliding A-MPDU went unanswered");
     // (each such HE TB PPDU: the A-MPDU covers part of every share)
     assert!(lost >= 100 && clear >= 100, "lost {lost}, clear {clear}: MPDUs judged by their own stretch");
     let moved: u64 = r.got[1..].iter().sum();
@@ -502,17 +519,19 @@ fn a_trigger_that_collided_reaches_the_stronger_side_and_its_he_tb_ppdu_loses_th
     assert_eq!(seen0.triggers_under_interference.load(Relaxed), 0);
 }
 
-/// The ledger under reception per receiver: when a station's A-MPDU
-/// began while the AP sent its Trigger, the AP's medium is busy as its
-/// wait starts, the HE TB PPDU it then locks on brings no new busy
-/// indication, and it gives the exchange up; the PPDU still ends with
-/// shares decoded, whose users learn so from the medium's verdict. The AP
-/// passes those MPDUs up (no multi-STA BlockAck follows): with one
-/// transmission per MPDU each station discards them at once, as having
-/// reached the AP, and every one of them was delivered there
-/// (`uplink_on` checks it for every run).
+/// Reception per receiver: when a station's A-MPDU began while the AP
+/// sent its Trigger, the AP's carrier sense is busy as its wait for the
+/// HE TB PPDU starts, and the PPDU brings no change of it. The AP's PHY
+/// synchronises on the PPDU all the same (PHY-RXSTART,
+/// `Mac::on_rx_start`), so the wait lasts to its end and the AP answers
+/// with the multi-STA BlockAck (as ns-3 3.37's AP does): it gives up
+/// hardly an exchange, and with one transmission per MPDU no station
+/// discards an MSDU that reached the AP unacknowledged (`uplink_on`
+/// checks the ledger for every run). Without the indication the wait
+/// timed out on every such Trigger (37 failures, 1,728 MSDUs discarded
+/// after a receipt in this cell).
 #[test]
-fn shares_decoded_after_the_ap_gave_up_are_passed_up() {
+fn the_ap_answers_an_he_tb_ppdu_that_began_during_another_frame() {
     let n = 4;
     let m = SenseMatrix::from_rx_dbm(n + 1, -90.0, |s, t| if s == 0 || t == 0 { 0.0 } else { -6.02 });
     let seen = Arc::new(Seen::default());
@@ -521,7 +540,12 @@ fn shares_decoded_after_the_ap_gave_up_are_passed_up() {
     let medium = Medium { errors, per_receiver: Some(m), retry_limit: 1 };
     let r = uplink_on(n, false, 1000, life, true, None, false, 1000, medium);
     let ap = &r.bss.macs[0];
-    eprintln!("AP failures {}; discarded after a receipt {}", ap.counters.failures, r.after_receipt);
-    assert!(seen.triggers_under_interference.load(Relaxed) >= 10);
-    assert!(r.after_receipt >= 10, "{} MSDUs discarded after a receipt", r.after_receipt);
+    let trig = seen.triggers_under_interference.load(Relaxed);
+    eprintln!(
+        "Triggers decoded under interference {trig}; AP failures {}; discarded after a receipt {}",
+        ap.counters.failures, r.after_receipt
+    );
+    assert!(trig >= 10, "{trig} Triggers decoded beside a colliding A-MPDU");
+    assert!(ap.counters.failures * 10 < trig, "the AP gave up {} exchanges", ap.counters.failures);
+    assert!(r.after_receipt < 10, "{} MSDUs discarded after a receipt", r.after_receipt);
 }

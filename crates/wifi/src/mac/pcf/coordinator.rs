@@ -400,6 +400,9 @@ impl Mac for Coordinator {
         self.last_input = now;
         self.sh.on_medium(now, busy, &mut self.dcf, out);
     }
+    fn on_rx_start(&mut self, now: SimTime) {
+        self.dcf.on_rx_start(now);
+    }
     #[inline]
     fn idle_may_emit(&self) -> bool {
         self.dcf.idle_may_fail_exchange()

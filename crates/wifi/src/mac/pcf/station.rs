@@ -149,6 +149,9 @@ impl Mac for CfStation {
     fn on_cca(&mut self, now: SimTime, busy: bool, out: &mut impl MacSink) {
         self.sh.on_medium(now, busy, &mut self.dcf, out);
     }
+    fn on_rx_start(&mut self, now: SimTime) {
+        self.dcf.on_rx_start(now);
+    }
     #[inline]
     fn idle_may_emit(&self) -> bool {
         self.dcf.idle_may_fail_exchange()
