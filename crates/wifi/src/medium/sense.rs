@@ -30,7 +30,9 @@
 //!   receiving nor transmitting locks on the next frame that reaches it
 //!   even while it senses the medium busy with frames whose start it
 //!   missed (it was sending), which count as interference: ns-3's PHY
-//!   detects a new preamble whenever it is not receiving. Model choice:
+//!   detects a new preamble whenever it is not receiving. Its MAC learns
+//!   of such a lock by `Mac::on_rx_start` (PHY-RXSTART with no change of
+//!   carrier sense; a wait for a response counts it). Model choice:
 //!   the per-station view of hidden and distant nodes keeps the rule
 //!   above (a station locks only from an idle medium);
 //! - interference at a locked receiver, at any instant, is the sum of the
