@@ -527,9 +527,8 @@ fn a_trigger_that_collided_reaches_the_stronger_side_and_its_he_tb_ppdu_loses_th
 /// with the multi-STA BlockAck (as ns-3 3.37's AP does): it gives up
 /// hardly an exchange, and with one transmission per MPDU no station
 /// discards an MSDU that reached the AP unacknowledged (`uplink_on`
-/// checks the ledger for every run). Without the indication the wait
-/// timed out on every such Trigger (37 failures, 1,728 MSDUs discarded
-/// after a receipt in this cell).
+/// checks the ledger for every run). (Without the indication the wait
+/// would time out on every such Trigger.)
 #[test]
 fn the_ap_answers_an_he_tb_ppdu_that_began_during_another_frame() {
     let n = 4;
