@@ -591,10 +591,17 @@ fn hcf_json(s: &wifitcp_wifi::mac::HcfStats) -> Value {
         v["mu_ppdus"] = json!(s.mu_ppdus);
         v["mu_users"] = json!(s.mu_users);
     }
+    if s.tb_data_shares > 0 {
+        // (a triggered station: its data PPDUs above count these HE TB
+        // shares beside its own single-user PPDUs)
+        v["tb_data_shares"] = json!(s.tb_data_shares);
+    }
     if s.mu_edca_switches > 0 {
         // (a station under MU EDCA, 802.11ax-2021 26.2.7)
-        v["tb_data_shares"] = json!(s.tb_data_shares);
         v["mu_edca_switches"] = json!(s.mu_edca_switches);
+    }
+    if s.basic_triggers > 0 {
+        v["basic_triggers"] = json!(s.basic_triggers);
     }
     if s.bsrp_triggers > 0 {
         v["bsrp_triggers"] = json!(s.bsrp_triggers);

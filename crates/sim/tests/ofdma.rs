@@ -252,8 +252,13 @@ fn saturated_uplink_ofdma_runs() {
     assert!(r["jain_index"].as_f64().unwrap() > 0.95);
     let ap = &r["stations"][0];
     assert!(ap["attempts"].as_u64().unwrap() > 200, "{ap}");
+    // The AP sends Triggers only (no downlink data): its attempts are its
+    // Basic Triggers; each station reports its HE TB shares of data.
+    assert_eq!(ap["hcf"]["basic_triggers"], ap["attempts"], "{ap}");
     for s in &r["stations"].as_array().unwrap()[1..] {
         assert_eq!(s["hcf"]["mean_mpdus_per_ppdu"].as_f64().unwrap(), 42.0);
+        let (shares, ppdus) = (s["hcf"]["tb_data_shares"].as_u64().unwrap(), s["hcf"]["data_ppdus"].as_u64().unwrap());
+        assert!(shares > 100 && shares < ppdus, "{shares} HE TB shares of {ppdus} data PPDUs");
     }
     // "dl+ul" with uplink traffic alone: the scheduler has no downlink
     // data, so it triggers as "ul" does.

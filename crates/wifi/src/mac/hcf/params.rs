@@ -108,6 +108,8 @@ pub struct HcfStats {
     /// acknowledged one switched an AC to MU EDCA (802.11ax-2021 26.2.7).
     pub tb_data_shares: u64,
     pub mu_edca_switches: u64,
-    /// An AP's BSRP Trigger frames (26.5.5).
+    /// An AP's Basic Trigger frames (26.5.2) and BSRP Trigger frames
+    /// (26.5.5).
+    pub basic_triggers: u64,
     pub bsrp_triggers: u64,
 }

@@ -252,6 +252,7 @@ impl Hcf {
         m.ul_bsrp = false;
         self.txop = Some(Txop { ac, link: 0, end, bar_only: false, granted: false });
         self.counters.attempts += 1;
+        self.stats.basic_triggers += 1;
         self.transmit(now, f, out);
         true
     }
