@@ -102,6 +102,10 @@ impl HeGi {
             HeGi::Ns3200 => 3200,
         }
     }
+    /// One OFDM symbol of the data field with this GI: 12.8 us plus the GI.
+    pub fn symbol_nanos(self) -> u64 {
+        12_800 + self.nanos()
+    }
     /// The GI of the HE TB PPDUs that an AP using this GI solicits: a
     /// Trigger frame's GI And HE-LTF Type subfield offers 1.6 us (with a
     /// 1x or 2x HE-LTF) and 3.2 us (4x HE-LTF) only (802.11ax-2021
@@ -225,7 +229,7 @@ impl HeTxVector {
     }
     /// Symbol time in ns: 12.8 us plus the GI.
     pub fn symbol_nanos(self) -> u64 {
-        12_800 + self.gi.nanos()
+        self.gi.symbol_nanos()
     }
     /// Data rate in bit/s.
     pub fn rate_bps(self) -> f64 {

@@ -262,11 +262,16 @@ impl MuUser {
     }
     /// Data rate in bit/s with the guard interval `gi`.
     pub fn rate_bps(self, gi: HeGi) -> f64 {
-        f64::from(self.ndbps()) * 1e9 / (12_800 + gi.nanos()) as f64
+        f64::from(self.ndbps()) * 1e9 / gi.symbol_nanos() as f64
     }
     /// Data symbols for a PSDU of `bytes` octets.
     pub fn symbols(self, bytes: u32) -> u64 {
         (8 * u64::from(bytes) + 16 + 6).div_ceil(u64::from(self.ndbps()))
+    }
+    /// The most octets a PSDU in `nsym` data symbols holds (the inverse
+    /// of `symbols`).
+    pub fn octets_in(self, nsym: u64) -> u32 {
+        u32::try_from((nsym * u64::from(self.ndbps())).saturating_sub(16 + 6) / 8).unwrap_or(u32::MAX)
     }
 }
 
@@ -323,7 +328,7 @@ pub fn mu_preamble(width: ChannelWidth, gi: HeGi, users: &[MuUser]) -> SimDur {
 pub fn mu_txtime(width: ChannelWidth, gi: HeGi, pe_us: u8, users: &[MuUser], bytes: &[u32]) -> SimDur {
     debug_assert_eq!(users.len(), bytes.len());
     let nsym = users.iter().zip(bytes).map(|(u, &b)| u.symbols(b)).max().unwrap_or(0);
-    mu_preamble(width, gi, users) + SimDur::from_nanos(nsym * (12_800 + gi.nanos()) + 1000 * u64::from(pe_us))
+    mu_preamble(width, gi, users) + SimDur::from_nanos(nsym * gi.symbol_nanos() + 1000 * u64::from(pe_us))
 }
 
 /// Preamble of an HE TB PPDU with `n_ltf` HE-LTFs (set by the Trigger).
@@ -340,7 +345,7 @@ pub fn tb_ppdu(gi: HeGi, pe_us: u8, users: &[MuUser], bytes: &[u32]) -> (u16, Si
     let pre = tb_preamble(gi, ltfs(nss));
     let nsym = users.iter().zip(bytes).map(|(u, &b)| u.symbols(b)).max().unwrap_or(0);
     let pe = SimDur::from_nanos(1000 * u64::from(pe_us));
-    let need = pre + SimDur::from_nanos(nsym * (12_800 + gi.nanos())) + pe;
+    let need = pre + SimDur::from_nanos(nsym * gi.symbol_nanos()) + pe;
     let length = l_sig_length(need);
     (length, tb_duration(gi, pe_us, ltfs(nss), length))
 }
@@ -356,12 +361,16 @@ pub fn l_sig_length(txtime: SimDur) -> u16 {
 /// with `n_ltf` HE-LTFs: the whole symbols that fit after the preamble in
 /// the time L-SIG announces, then the packet extension.
 pub fn tb_duration(gi: HeGi, pe_us: u8, n_ltf: u32, length: u16) -> SimDur {
-    let announced = 20_000 + 4_000 * (u64::from(length) + 3 + 2).div_ceil(3);
-    let pre = tb_preamble(gi, n_ltf).as_nanos();
-    let pe = 1000 * u64::from(pe_us);
-    let sym = 12_800 + gi.nanos();
-    let nsym = announced.saturating_sub(pre + pe) / sym;
-    SimDur::from_nanos(pre + nsym * sym + pe)
+    let announced = SimDur::from_nanos(20_000 + 4_000 * (u64::from(length) + 3 + 2).div_ceil(3));
+    let nsym = tb_data_symbols(gi, pe_us, n_ltf, announced);
+    tb_preamble(gi, n_ltf) + SimDur::from_nanos(nsym * gi.symbol_nanos() + 1000 * u64::from(pe_us))
+}
+
+/// The whole data symbols of an HE TB PPDU that lasts at most `d`, with
+/// `n_ltf` HE-LTFs and the packet extension.
+pub fn tb_data_symbols(gi: HeGi, pe_us: u8, n_ltf: u32, d: SimDur) -> u64 {
+    let fixed = tb_preamble(gi, n_ltf) + SimDur::from_nanos(1000 * u64::from(pe_us));
+    d.saturating_sub(fixed).as_nanos() / gi.symbol_nanos()
 }
 
 #[cfg(test)]

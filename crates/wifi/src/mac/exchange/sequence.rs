@@ -210,12 +210,6 @@ impl<P> Sequence<P> {
         self.sync();
     }
 
-    /// The instant the due frame is due, if one is.
-    #[inline]
-    pub fn due_at(&self) -> Option<SimTime> {
-        self.due.as_ref().map(|d| d.0)
-    }
-
     /// Whether a frame is due.
     #[inline]
     pub fn has_due(&self) -> bool {

@@ -212,15 +212,10 @@ impl Hcf {
             let left = e.saturating_since(now).saturating_sub(trigger_air + t.sifs * 2 + ba_air);
             longest = longest.min(left);
         }
-        let nss = users.iter().map(|u| u.nss).max().unwrap_or(1);
+        let n_ltf = he_mu::ltfs(users.iter().map(|u| u.nss).max().unwrap_or(1));
         let gi = p.tb_gi();
-        let fixed = he_mu::tb_preamble(gi, he_mu::ltfs(nss)) + SimDur::from_nanos(1000 * u64::from(phy.pe_us));
-        let sym = 12_800 + gi.nanos();
         // The most octets user `u` carries in an HE TB PPDU of `d`.
-        let carries = |u: &MuUser, d: SimDur| -> u32 {
-            let nsym = d.saturating_sub(fixed).as_nanos() / sym;
-            u32::try_from((nsym * u64::from(u.ndbps())).saturating_sub(22) / 8).unwrap_or(u32::MAX)
-        };
+        let carries = |u: &MuUser, d: SimDur| u.octets_in(he_mu::tb_data_symbols(gi, phy.pe_us, n_ltf, d));
         let want: Vec<u32> = users.iter().map(|u| alloc.ul_bytes.min(carries(u, longest))).collect();
         if want.iter().all(|&w| w == 0) {
             return false;
@@ -415,32 +410,30 @@ impl Hcf {
         let start = now + t.sifs;
         let me = mu.users[i].clone();
         let bsrp = mu.bsrp;
-        {
-            // The HE TB PPDU, its users' shares filled when it starts: every
-            // user that decoded the Trigger has it due SIFS later, and the
-            // first to start it sends it for all (the medium takes the
-            // others' shares, `tb_take`, which drops theirs). Model choice:
-            // one transmission on the medium; a user that did not decode
-            // the Trigger (under reception per receiver: its own A-MPDU on
-            // the air) has no share, and the others still answer.
-            let users = mu.users.iter().map(|u| MuUserTx { count: 0, first: 0, ..u.clone() }).collect();
-            let f = Frame {
-                kind: FrameKind::QosData,
-                ta: self.addr,
-                ra: f.ta,
-                // (QoS Nulls answering a BSRP solicit no response)
-                duration: if bsrp { SimDur::ZERO } else { t.sifs + ba_air },
-                seq: 0,
-                retry: false,
-                mpdu_bytes: 0,
-                rate: me.rate,
-                airtime: tb,
-                contended: false,
-                mpdus: Mpdus::none(),
-                mu: Some(Box::new(MuInfo { users, tb_response: None, uplink: true, bsrp })),
-            };
-            self.seq.schedule(start, f);
-        }
+        // The HE TB PPDU, its users' shares filled when it starts: every
+        // user that decoded the Trigger has it due SIFS later, and the
+        // first to start it sends it for all (the medium takes the
+        // others' shares, `tb_take`, which drops theirs). Model choice:
+        // one transmission on the medium; a user that did not decode
+        // the Trigger (under reception per receiver: its own A-MPDU on
+        // the air) has no share, and the others still answer.
+        let users = mu.users.iter().map(|u| MuUserTx { count: 0, first: 0, ..u.clone() }).collect();
+        let ppdu = Frame {
+            kind: FrameKind::QosData,
+            ta: self.addr,
+            ra: f.ta,
+            // (QoS Nulls answering a BSRP solicit no response)
+            duration: if bsrp { SimDur::ZERO } else { t.sifs + ba_air },
+            seq: 0,
+            retry: false,
+            mpdu_bytes: 0,
+            rate: me.rate,
+            airtime: tb,
+            contended: false,
+            mpdus: Mpdus::none(),
+            mu: Some(Box::new(MuInfo { users, tb_response: None, uplink: true, bsrp })),
+        };
+        self.seq.schedule(start, ppdu);
         self.tb = Some(Box::new(TbSta {
             filling: true,
             ap: f.ta,
@@ -573,8 +566,7 @@ impl Hcf {
         if !self.tb_filling() {
             return None;
         }
-        if self.seq.due_at() == Some(now) {
-            let f = self.seq.take_due(now).expect("due now");
+        if let Some(f) = self.seq.take_due(now) {
             debug_assert!(f.mu.as_ref().is_some_and(|m| m.uplink), "a frame due with our HE TB PPDU");
         }
         Some(self.tb_share(now, out))
