@@ -16,15 +16,20 @@
 //! [`SPARSE_MIN`] or fill less than one [`DENSE_FILL`]th of the buckets
 //! between the lowest and the highest (a flow with few samples: 8 bytes per
 //! non-empty bucket), or else densely between the
-//! lowest and the highest bucket seen (one counter per bucket, no spare
-//! capacity), so memory is at most [`MAX_BUCKETS`] counters (30 KiB)
-//! whatever the number of samples; an insert allocates only when it adds a
-//! bucket to the sparse pairs or widens the dense range (at most a few
-//! dozen times per flow), never per sample. Both forms hold the same
+//! lowest and the highest bucket seen (one 16-bit counter per bucket, no
+//! spare capacity, and a carry of the bits above those 16 for each bucket
+//! that has counted 2^16 samples), so memory is at most [`MAX_BUCKETS`]
+//! counters (7.4 KiB) and a carry per 2^16 samples whatever the number of
+//! samples; an insert allocates only when it adds a bucket to the sparse
+//! pairs or widens the dense range (at most a few dozen times per flow) or
+//! a bucket's first carry, never per sample. Every form holds the same
 //! counts, so every quantile and histogram is the same whichever is held.
-//! A quantile is the midpoint of the bucket holding the sample of rank
-//! `floor(q (n - 1))` (0-based) of the sorted samples, so it is within
-//! [`RELATIVE_ERROR`] of that exact order statistic.
+//!
+//! Why 16-bit counters: a flow's delays spread over many octaves (a
+//! saturated flow of `scenarios/bench-r2.toml`: about 650 buckets), so
+//! its dense counters are most of its record once it has delivered a few
+//! hundred packets; a quarter of the bytes of 64-bit counters, for one
+//! rarely taken branch per sample.
 
 /// Sub-bucket bits: `2^SUB_BITS` buckets per octave.
 pub const SUB_BITS: u32 = 6;
@@ -71,9 +76,8 @@ pub fn bucket_value(i: usize) -> f64 {
 const SPARSE_MIN: usize = 16;
 
 /// The sparse pairs turn dense once they fill one `DENSE_FILL`th of the
-/// buckets they span. The dense counters (8 bytes per bucket of the span)
-/// then take at most four times the pairs' 8 bytes each, and at most twice
-/// what the pairs' vector holds after growing by doubling. A sample costs a
+/// buckets they span. The dense counters (2 bytes per bucket of the span)
+/// then take at most the pairs' 8 bytes each. A sample costs a
 /// search by halving of the pairs (and a shift when its bucket is new)
 /// where a dense sketch costs one compare: a saturated flow's delays spread
 /// over ten octaves (`scenarios/bench-r2.toml`: about 800 samples a flow
@@ -85,8 +89,12 @@ const DENSE_FILL: usize = 4;
 pub struct DelaySketch {
     /// Index of `counts[0]`.
     first: usize,
-    /// The dense counts (empty while the counts are sparse).
-    counts: Vec<u64>,
+    /// The dense counts, the low 16 bits of each bucket's (empty while the
+    /// counts are sparse).
+    counts: Vec<u16>,
+    /// The rest of the dense counts: (bucket, count >> 16) of each bucket
+    /// that has counted 2^16 samples or more, in bucket order.
+    carries: Vec<(u32, u64)>,
     /// The sparse counts: (bucket, count) of each non-empty bucket, in
     /// bucket order (empty once the counts are dense).
     sparse: Vec<(u32, u32)>,
@@ -109,8 +117,11 @@ impl DelaySketch {
         let i = bucket_of(x);
         // The usual case: a bucket inside the dense range (one compare).
         if let Some(c) = self.counts.get_mut(i.wrapping_sub(self.first)) {
-            *c += 1;
+            *c = c.wrapping_add(1);
             self.n += 1;
+            if *c == 0 {
+                self.carry(i);
+            }
             return;
         }
         self.n += 1;
@@ -128,7 +139,30 @@ impl DelaySketch {
             self.counts.reserve_exact(len - self.counts.len());
             self.counts.resize(len, 0);
         }
-        self.counts[i - self.first] += 1;
+        self.bump(i);
+    }
+
+    /// Count one sample in dense bucket `i` (inside the dense range).
+    fn bump(&mut self, i: usize) {
+        let c = &mut self.counts[i - self.first];
+        *c = c.wrapping_add(1);
+        if *c == 0 {
+            self.carry(i);
+        }
+    }
+
+    /// Dense bucket `i`'s low 16 bits wrapped to zero: carry 2^16.
+    #[cold]
+    fn carry(&mut self, i: usize) {
+        self.add_carry(i as u32, 1);
+    }
+
+    /// Add `high` to bucket `b`'s carry.
+    fn add_carry(&mut self, b: u32, high: u64) {
+        match self.carries.binary_search_by_key(&b, |&(k, _)| k) {
+            Ok(at) => self.carries[at].1 += high,
+            Err(at) => self.carries.insert(at, (b, high)),
+        }
     }
 
     /// Count bucket `i` in the sparse pairs; made dense when they are
@@ -141,7 +175,7 @@ impl DelaySketch {
             Ok(at) if self.sparse[at].1 < u32::MAX => self.sparse[at].1 += 1,
             Ok(_) => {
                 self.densify();
-                self.counts[i - self.first] += 1;
+                self.bump(i);
             }
             Err(at) => {
                 self.sparse.insert(at, (b, 1));
@@ -156,18 +190,28 @@ impl DelaySketch {
     /// The sparse counts as dense ones.
     fn densify(&mut self) {
         let (lo, hi) = (self.sparse[0].0 as usize, self.sparse[self.sparse.len() - 1].0 as usize);
-        let mut counts = vec![0u64; hi - lo + 1];
+        let mut counts = vec![0u16; hi - lo + 1];
         for &(k, c) in &self.sparse {
-            counts[k as usize - lo] = c as u64;
+            counts[k as usize - lo] = c as u16;
         }
         self.first = lo;
         self.counts = counts;
-        self.sparse = Vec::new();
+        for (k, c) in std::mem::take(&mut self.sparse) {
+            if c >> 16 > 0 {
+                self.add_carry(k, (c >> 16) as u64);
+            }
+        }
     }
 
     /// The non-empty buckets, (index, count) in index order.
     fn nonzero(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
-        let dense = self.counts.iter().enumerate().filter(|&(_, &c)| c > 0).map(|(k, &c)| (self.first + k, c));
+        let mut carries = self.carries.iter().peekable();
+        let dense = self.counts.iter().enumerate().filter_map(move |(k, &low)| {
+            let i = self.first + k;
+            let high = carries.next_if(|&&(b, _)| b as usize == i).map_or(0, |&(_, h)| h);
+            let c = (high << 16) | low as u64;
+            (c > 0).then_some((i, c))
+        });
         dense.chain(self.sparse.iter().map(|&(k, c)| (k as usize, c as u64)))
     }
     /// The value of rank `floor(q (n-1))` within [`RELATIVE_ERROR`];
@@ -391,6 +435,48 @@ mod tests {
         assert!(s.sparse.is_empty() && s.counts.len() == 2 * SPARSE_MIN - 1);
         assert_eq!(s.count(), SPARSE_MIN as u64 + 1);
         assert_eq!(s.quantiles([0.0, 1.0]), [Some(0.0), Some(2.0 * (SPARSE_MIN as f64 - 1.0))]);
+    }
+
+    /// A dense bucket counts past its 16-bit counter (carries), whether it
+    /// passed 2^16 while dense or while sparse; the counts stay exact.
+    #[test]
+    fn dense_buckets_count_past_sixteen_bits() {
+        let spread = |s: &mut DelaySketch| {
+            for x in 0..=SPARSE_MIN as u64 {
+                s.insert(x); // (each its own bucket: the sketch turns dense)
+            }
+        };
+        let big = (1u64 << 16) * 3 + 5;
+        // passing 2^16 while dense: carried at every wrap
+        let mut d = DelaySketch::new();
+        spread(&mut d);
+        assert!(d.sparse.is_empty());
+        for _ in 0..big {
+            d.insert(7);
+        }
+        // passing 2^16 while sparse, then made dense
+        let mut s = DelaySketch::new();
+        for _ in 0..big {
+            s.insert(7);
+        }
+        assert_eq!(s.sparse, [(7, big as u32)]);
+        spread(&mut s);
+        assert!(s.sparse.is_empty());
+        for t in [&d, &s] {
+            assert_eq!(t.carries, [(7, 3)]);
+            assert_eq!(t.count(), big + SPARSE_MIN as u64 + 1);
+            let h = t.histogram(0);
+            assert_eq!(h.iter().map(|b| b.2).sum::<u64>(), t.count());
+            assert_eq!(h.iter().find(|b| b.0 == 7).map(|b| b.2), Some(big + 1));
+            assert_eq!(t.quantiles([0.0, 0.5, 1.0]), [Some(0.0), Some(7.0), Some(SPARSE_MIN as f64)]);
+        }
+        // a bucket whose low 16 bits are zero is still counted
+        let mut z = DelaySketch::new();
+        spread(&mut z);
+        for _ in 0..1u64 << 16 {
+            z.insert(40);
+        }
+        assert_eq!(z.histogram(0).iter().find(|b| b.0 == 40).map(|b| b.2), Some(1 << 16));
     }
 
     /// A hand-computed example: transit times 10, 12, 11, 15, 15 ms.
