@@ -187,12 +187,15 @@ impl<M: Mac> Carrier<M> for Shared {
 
     #[inline(always)]
     fn leave(bss: &mut Bss<M>, _now: SimTime, id: u32, _out: &mut Vec<BssOutput>) -> (usize, Frame, SharedGone) {
-        let pos = bss.air.iter().position(|t| t.id == id).expect("unknown transmission");
+        let pos = bss.air_pos(id);
         let tx = bss.air.swap_remove(pos);
         let frame = bss.frames.swap_remove(pos);
+        bss.air_hint = pos;
         let corrupted = tx.corrupted(bss.starts);
-        if tx.seq == bss.air_min_seq {
-            bss.air_min_seq = bss.air.iter().map(|a| a.seq).min().unwrap_or(u64::MAX);
+        if bss.air.is_empty() {
+            (bss.air_min_seq, bss.air_min_stale) = (u64::MAX, false);
+        } else if tx.seq == bss.air_min_seq {
+            bss.air_min_stale = true;
         }
         let ra = frame.ra.0 as usize;
         let quiet_after = bss.air.is_empty();

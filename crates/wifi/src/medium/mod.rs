@@ -242,8 +242,17 @@ pub struct Bss<M: Mac = Dcf> {
     /// they never decide.
     starts: u64,
     /// The smallest start number among the frames on the air (`u64::MAX`
-    /// when the medium is quiet).
+    /// when the medium is quiet), exact unless `air_min_stale`.
     air_min_seq: u64,
+    /// The frame that held `air_min_seq` left the air since it was last
+    /// found: it is found again when it is next read (`overlaps_air`,
+    /// through `fresh_air_min`), not at every frame end: a burst of n
+    /// frames that end one after another in start order would rescan the
+    /// list at each end, O(n^2) in all.
+    air_min_stale: bool,
+    /// Where the last frame to leave `air` was: the search for the next one
+    /// starts there (`air_pos`).
+    air_hint: usize,
     /// Stations acting on their own (not in the group), in index order.
     solo: Vec<usize>,
     /// Per station, the medium's own state of it (see [`Track`]).
@@ -399,6 +408,8 @@ impl<M: Mac> Bss<M> {
             eifs_always,
             starts: 0,
             air_min_seq: u64::MAX,
+            air_min_stale: false,
+            air_hint: 0,
             solo: (0..n).collect(),
             track,
             group,
@@ -445,6 +456,8 @@ impl<M: Mac> Bss<M> {
             eifs_always,
             starts,
             air_min_seq,
+            air_min_stale,
+            air_hint,
             solo,
             track,
             group,
@@ -855,6 +868,7 @@ impl<M: Mac> Bss<M> {
     /// instant is returned. The caller removes joiners from `solo`.
     #[inline(always)]
     fn try_join(&mut self, s: usize, now: SimTime, view: &CsView) -> Option<SimTime> {
+        self.fresh_air_min();
         let m = &self.macs[s];
         let next = self.track[s].wk;
         // A station that transmitted during a frame still on the air will
@@ -956,6 +970,7 @@ impl<M: Mac> Bss<M> {
         self.air.push(OnAir { id, seq, sender: s, overlapped_at_start: !was_quiet });
         if was_quiet {
             self.air_min_seq = seq;
+            self.air_min_stale = false;
             self.burst_header_ok = true;
             self.burst_header_end = now + self.macs[s].timing().plcp_time(rate);
         } else if now < self.burst_header_end {
@@ -1008,9 +1023,11 @@ impl<M: Mac> Bss<M> {
 
     /// Whether station `t` transmitted during a frame of another station
     /// that is still on the air (it will not receive that frame, unlike
-    /// the group, so it cannot join the group yet).
+    /// the group, so it cannot join the group yet). (`air_min_seq` must be
+    /// fresh: `fresh_air_min`.)
     #[inline]
     fn overlaps_air(&self, t: usize) -> bool {
+        debug_assert!(!self.air_min_stale, "overlaps_air with a stale air_min_seq");
         if self.track[t].end_mark == ON_AIR {
             self.air.len() > 1
         } else {
@@ -1023,6 +1040,31 @@ impl<M: Mac> Bss<M> {
     fn reschedule(&mut self, out: &mut Vec<BssOutput>) {
         let at = self.solo_earliest();
         self.arm(at, out);
+    }
+
+    /// Find `air_min_seq` again if the frame that held it left the air.
+    #[inline(always)]
+    fn fresh_air_min(&mut self) {
+        if self.air_min_stale {
+            self.air_min_seq = self.air.iter().map(|a| a.seq).min().unwrap_or(u64::MAX);
+            self.air_min_stale = false;
+        }
+    }
+
+    /// The position of transmission `id` in `air`, searched from where the
+    /// last frame left it: frames ending one after another in start order
+    /// (stations that all began at once, such as every station of a cell
+    /// at the start of a run) are then found at once; from the front, the
+    /// search would cost O(n^2) for a burst of n frames. (Frames leave by
+    /// `swap_remove`, which puts the last entry where the leaver was.)
+    #[inline]
+    fn air_pos(&self, id: u32) -> usize {
+        let h = self.air_hint.min(self.air.len());
+        let (after, before) = (&self.air[h..], &self.air[..h]);
+        match after.iter().position(|t| t.id == id) {
+            Some(i) => h + i,
+            None => before.iter().position(|t| t.id == id).expect("unknown transmission"),
+        }
     }
 
     /// The earliest instant any solo station must act at.
