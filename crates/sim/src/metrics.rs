@@ -20,12 +20,12 @@ use wifitcp_wifi::medium::Bss;
 use wifitcp_wire::wifi_frame::LLC_SNAP_LEN;
 use wifitcp_wire::Packet;
 
+/// A flow's statistics. Its kind and its ends' names are not held here:
+/// the result renders them from the flow (`FlowKind::name`) and the
+/// topology's node names, once per flow, when it is written.
 #[derive(Clone, Debug)]
 pub struct FlowStats {
     pub name: String,
-    pub kind: &'static str,
-    pub src: String,
-    pub dst: String,
     /// Data packets generated (UDP datagrams, TCP data segments incl.
     /// retransmissions).
     pub generated: u64,
@@ -66,12 +66,9 @@ pub struct EchoStats {
 }
 
 impl FlowStats {
-    pub fn new(name: String, kind: &'static str, src: String, dst: String) -> Self {
+    pub fn new(name: String) -> Self {
         FlowStats {
             name,
-            kind,
-            src,
-            dst,
             generated: 0,
             delivered: 0,
             payload_bytes_total: 0,
@@ -384,9 +381,9 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64, j: &mut Obj) {
     let s = &f.stats;
     let [p50, p90, p99, p999] = s.delay.quantiles([0.5, 0.9, 0.99, 0.999]);
     j.put("name", &s.name)
-        .put("kind", s.kind)
-        .put("src", &s.src)
-        .put("dst", &s.dst)
+        .put("kind", f.kind.name())
+        .put("src", &v.topo.nodes[f.src].name)
+        .put("dst", &v.topo.nodes[f.dst].name)
         .put("goodput_mbps", &s.goodput_mbps(secs))
         .put("msdu_mbps", &mbps(s.msdu_bytes, secs))
         .put("packets_generated", &s.generated)

@@ -224,9 +224,7 @@ fn build_flows(
                     FlowKind::Tcp { client: ce, sender, receiver, bytes: tr.common.bytes, start, stop, completed: None }
                 }
             };
-            let kind_name = if tr.common.kind == TrafficKind::Udp { "udp" } else { "tcp" };
-            let topo = nodes.topo();
-            let mut stats = FlowStats::new(name, kind_name, topo.nodes[src].name.clone(), topo.nodes[dst].name.clone());
+            let mut stats = FlowStats::new(name);
             if matches!(&kind, FlowKind::Udp { source, .. } if source.echo()) {
                 stats.enable_echo();
             }
