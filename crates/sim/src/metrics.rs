@@ -649,9 +649,9 @@ fn queue_json(v: &RunView, i: usize) -> Value {
     let occ = q.occupancy();
     let dropped: serde_json::Map<String, Value> = DropReason::ALL
         .iter()
-        .enumerate()
-        .filter(|(k, _)| c.dropped_by_reason[*k] > 0)
-        .map(|(k, r)| (r.as_str().to_string(), json!(c.dropped_by_reason[k])))
+        .map(|&r| (r, c.dropped(r)))
+        .filter(|&(_, n)| n > 0)
+        .map(|(r, n)| (r.as_str().to_string(), json!(n)))
         .collect();
     let mut j = json!({
         "node": v.topo.nodes[i].name, "iface": "wlan", "kind": q.kind(),
