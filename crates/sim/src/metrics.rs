@@ -146,6 +146,11 @@ impl FlowStats {
     pub fn loss_ratio(&self) -> Option<f64> {
         (self.window_generated > 0).then(|| 1.0 - self.window_delivered as f64 / self.window_generated as f64)
     }
+    /// Room for `n` samples, so the series is held at its exact size (a
+    /// series grown by pushes is up to half spare capacity).
+    pub fn reserve_samples(&mut self, n: usize) {
+        self.samples.reserve_exact(n);
+    }
     pub fn sample(&mut self, now: SimTime, cum: u64, is_base: bool) {
         if self.samples.last().map(|s| s.0) == Some(now) {
             self.samples.pop();

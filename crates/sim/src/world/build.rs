@@ -102,6 +102,7 @@ impl World {
             let models = mobility_models(s, seed, &positions)?;
             nodes.set_roaming(Roaming::new(s, &mut k, positions, models)?);
         }
+        k.shrink_timers();
         Ok((k, nodes, cells, flows))
     }
 
@@ -225,6 +226,7 @@ fn build_flows(
                 }
             };
             let mut stats = FlowStats::new(name);
+            stats.reserve_samples(k.samples_to_reserve());
             if matches!(&kind, FlowKind::Udp { source, .. } if source.echo()) {
                 stats.enable_echo();
             }
