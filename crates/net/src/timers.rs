@@ -41,6 +41,12 @@ impl TimerRegistry {
         self.slots.is_empty()
     }
 
+    /// Drop the table's spare capacity (keys are registered by pushes: once
+    /// every key of a run is registered, up to half the table is spare).
+    pub fn shrink_to_fit(&mut self) {
+        self.slots.shrink_to_fit();
+    }
+
     /// Arm `key` for `at` (`None` cancels). Returns the event to schedule,
     /// `(instant, generation)`, when the armed instant changed to a real
     /// one; `None` when nothing needs scheduling.

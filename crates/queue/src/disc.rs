@@ -46,8 +46,40 @@ impl Queued {
     }
 }
 
-/// Counters kept by every discipline. `dropped` is indexed in the order of
-/// [`DropReason::ALL`]; use [`QueueCounters::dropped`] to read one reason.
+/// Packets a discipline discarded, by reason in the order of
+/// [`DropReason::ALL`].
+///
+/// Held as a boxed array allocated at the first drop, and as nothing
+/// before: most queues never drop (a saturated station's is fed on demand),
+/// and a thousand-station cell would otherwise keep twelve zero counters in
+/// every one of them. Reads see zero for every reason until then; it
+/// serialises as the array of every reason's count.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DropCounts(Option<Box<[u64; DropReason::ALL.len()]>>);
+
+impl DropCounts {
+    /// Packets dropped for reason `r`.
+    pub fn get(&self, r: DropReason) -> u64 {
+        self.0.as_ref().map_or(0, |c| c[reason_index(r)])
+    }
+    /// Packets dropped for any reason.
+    pub fn total(&self) -> u64 {
+        self.0.as_ref().map_or(0, |c| c.iter().sum())
+    }
+    /// Count one drop for reason `r`.
+    fn add(&mut self, r: DropReason) {
+        self.0.get_or_insert_with(Box::default)[reason_index(r)] += 1;
+    }
+}
+
+impl Serialize for DropCounts {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        DropReason::ALL.map(|r| self.get(r)).serialize(s)
+    }
+}
+
+/// Counters kept by every discipline. Use [`QueueCounters::dropped`] to
+/// read one reason's drops.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct QueueCounters {
     /// Packets offered to `enqueue` (accepted or not).
@@ -59,7 +91,7 @@ pub struct QueueCounters {
     pub dequeued: u64,
     pub dequeued_bytes: u64,
     /// Packets that left by any other way, by reason.
-    pub dropped_by_reason: [u64; DropReason::ALL.len()],
+    pub dropped_by_reason: DropCounts,
     pub dropped_bytes: u64,
     /// Packets whose headers a discipline modified in place (none of the
     /// disciplines here do; the Pilosof rewriter counts in its own counters).
@@ -80,10 +112,10 @@ fn reason_index(r: DropReason) -> usize {
 
 impl QueueCounters {
     pub fn dropped(&self, r: DropReason) -> u64 {
-        self.dropped_by_reason[reason_index(r)]
+        self.dropped_by_reason.get(r)
     }
     pub fn dropped_total(&self) -> u64 {
-        self.dropped_by_reason.iter().sum()
+        self.dropped_by_reason.total()
     }
     /// ACKs removed as redundant (reason `AckFiltered`).
     pub fn filtered(&self) -> u64 {
@@ -115,7 +147,7 @@ impl QueueCounters {
     }
     /// Count a drop and hand the packet to the caller's ledger.
     pub(crate) fn drop_pkt(&mut self, dropped: &mut Dropped, pkt: Packet, r: DropReason) {
-        self.dropped_by_reason[reason_index(r)] += 1;
+        self.dropped_by_reason.add(r);
         self.dropped_bytes += pkt.ip_len() as u64;
         dropped.push((pkt, r));
     }

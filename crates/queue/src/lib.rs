@@ -76,6 +76,6 @@ wifitcp_core::config_kinds! {
 pub use ack_first::AckFilterStats;
 pub use cake_ack::AckFilterMode;
 pub use config::{build, build_rewriter, ConfigError};
-pub use disc::{Dropped, QueueCounters, QueueDisc, Queued};
+pub use disc::{DropCounts, Dropped, QueueCounters, QueueDisc, Queued};
 pub use occupancy::Occupancy;
 pub use pilosof::{PacketRewriter, RewriteCounters};

@@ -6,6 +6,10 @@
 //! `min_interval`; when it reaches `max_samples` entries every second sample
 //! is discarded and the interval doubles, so memory stays below
 //! `max_samples` entries whatever the run length.
+//!
+//! Invariant: the series' first sample is the first update (the first
+//! update always samples, and thinning keeps every other sample from the
+//! first on), so it also marks where the time-weighted means start.
 use serde::Serialize;
 use wifitcp_core::{SimDur, SimTime};
 
@@ -16,7 +20,6 @@ pub const DEFAULT_MAX_SAMPLES: usize = 4096;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Occupancy {
-    first: Option<SimTime>,
     last_t: SimTime,
     last_len: u32,
     last_bytes: u64,
@@ -40,7 +43,6 @@ impl Occupancy {
     pub fn new(min_interval: SimDur, max_samples: usize) -> Self {
         assert!(max_samples >= 2, "occupancy series needs at least 2 samples");
         Occupancy {
-            first: None,
             last_t: SimTime::ZERO,
             last_len: 0,
             last_bytes: 0,
@@ -58,13 +60,10 @@ impl Occupancy {
     /// `now` on. Call after every operation that may change them.
     pub fn update(&mut self, now: SimTime, len: usize, bytes: u64) {
         let len = len as u32;
-        match self.first {
-            None => self.first = Some(now),
-            Some(_) => {
-                let dt = now.since(self.last_t).as_nanos() as u128;
-                self.area_pkts += dt * self.last_len as u128;
-                self.area_bytes += dt * self.last_bytes as u128;
-            }
+        if !self.series.is_empty() {
+            let dt = now.since(self.last_t).as_nanos() as u128;
+            self.area_pkts += dt * self.last_len as u128;
+            self.area_bytes += dt * self.last_bytes as u128;
         }
         self.last_t = now;
         self.max_len = self.max_len.max(len);
@@ -97,7 +96,7 @@ impl Occupancy {
         self.mean(now, self.area_bytes, self.last_bytes as u128)
     }
     fn mean(&self, now: SimTime, area: u128, last: u128) -> f64 {
-        let Some(first) = self.first else { return 0.0 };
+        let Some(&(first, _)) = self.series.first() else { return 0.0 };
         let total = now.saturating_since(first).as_nanos() as u128;
         if total == 0 {
             return last as f64;

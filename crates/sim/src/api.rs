@@ -87,15 +87,21 @@ pub fn run_json_to(json: &str, seed: u64, out: &mut dyn std::io::Write) -> Resul
     let s = Scenario::from_json(json).map_err(ApiError::Config)?;
     let wall = std::time::Instant::now();
     let mut w = Engine::build(&s, seed, s.scenario.threads.unwrap_or(1) as usize).map_err(ApiError::Config)?;
+    let keys = runner_keys(s, seed);
     w.step_until(w.end());
-    w.finish_to(wall, &runner_keys(&s, seed), out).map_err(ApiError::Run)
+    w.finish_to(wall, &keys, out).map_err(ApiError::Run)
 }
 
 /// The top-level keys every result carries besides the metrics: its
 /// scenario, seed and core version (the Python runner relies on them to
 /// print a run's record without parsing its result: python/wifitcp/runner.py,
 /// `_canonical_unparsed`).
-fn runner_keys(s: &Scenario, seed: u64) -> [(&'static str, serde_json::Value); 3] {
+///
+/// Taken once the world is built, which needs nothing more of the
+/// scenario: it is dropped here, so its per-station lists (a campus's
+/// association and peers, about 60 bytes a station) are not held through
+/// the run.
+fn runner_keys(s: Scenario, seed: u64) -> [(&'static str, serde_json::Value); 3] {
     [("scenario", json!(s.scenario.name)), ("seed", json!(seed)), ("version", json!(VERSION))]
 }
 
@@ -160,6 +166,7 @@ pub fn run_json_with_to(
         Engine::build(&s, seed, s.scenario.threads.unwrap_or(1) as usize)
     }
     .map_err(ApiError::Config)?;
+    let keys = runner_keys(s, seed);
     if let Engine::Sequential(w) = &mut w {
         if let Some(dir) = &opts.pcap_dir {
             w.capture_to(dir).map_err(|e| ApiError::Config(ConfigError::new("", e)))?;
@@ -197,7 +204,7 @@ pub fn run_json_with_to(
         };
         t = reached;
     }
-    w.finish_to(wall, &runner_keys(&s, seed), out).map_err(ApiError::Run)?;
+    w.finish_to(wall, &keys, out).map_err(ApiError::Run)?;
     Ok(true)
 }
 

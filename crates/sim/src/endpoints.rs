@@ -30,6 +30,16 @@ pub struct FlowRt {
     pub tos: u8,
 }
 
+impl FlowKind {
+    /// The flow's kind as results name it (`"udp"`, `"tcp"`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            FlowKind::Udp { .. } => "udp",
+            FlowKind::Tcp { .. } => "tcp",
+        }
+    }
+}
+
 impl FlowRt {
     pub fn udp_active(&self, now: SimTime) -> bool {
         matches!(&self.kind, FlowKind::Udp { start, stop, .. } if now >= *start && now < *stop)

@@ -20,12 +20,12 @@ use wifitcp_wifi::medium::Bss;
 use wifitcp_wire::wifi_frame::LLC_SNAP_LEN;
 use wifitcp_wire::Packet;
 
+/// A flow's statistics. Its kind and its ends' names are not held here:
+/// the result renders them from the flow (`FlowKind::name`) and the
+/// topology's node names, once per flow, when it is written.
 #[derive(Clone, Debug)]
 pub struct FlowStats {
     pub name: String,
-    pub kind: &'static str,
-    pub src: String,
-    pub dst: String,
     /// Data packets generated (UDP datagrams, TCP data segments incl.
     /// retransmissions).
     pub generated: u64,
@@ -66,12 +66,9 @@ pub struct EchoStats {
 }
 
 impl FlowStats {
-    pub fn new(name: String, kind: &'static str, src: String, dst: String) -> Self {
+    pub fn new(name: String) -> Self {
         FlowStats {
             name,
-            kind,
-            src,
-            dst,
             generated: 0,
             delivered: 0,
             payload_bytes_total: 0,
@@ -148,6 +145,11 @@ impl FlowStats {
     /// of the window.
     pub fn loss_ratio(&self) -> Option<f64> {
         (self.window_generated > 0).then(|| 1.0 - self.window_delivered as f64 / self.window_generated as f64)
+    }
+    /// Room for `n` samples, so the series is held at its exact size (a
+    /// series grown by pushes is up to half spare capacity).
+    pub fn reserve_samples(&mut self, n: usize) {
+        self.samples.reserve_exact(n);
     }
     pub fn sample(&mut self, now: SimTime, cum: u64, is_base: bool) {
         if self.samples.last().map(|s| s.0) == Some(now) {
@@ -384,9 +386,9 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64, j: &mut Obj) {
     let s = &f.stats;
     let [p50, p90, p99, p999] = s.delay.quantiles([0.5, 0.9, 0.99, 0.999]);
     j.put("name", &s.name)
-        .put("kind", s.kind)
-        .put("src", &s.src)
-        .put("dst", &s.dst)
+        .put("kind", f.kind.name())
+        .put("src", &v.topo.nodes[f.src].name)
+        .put("dst", &v.topo.nodes[f.dst].name)
         .put("goodput_mbps", &s.goodput_mbps(secs))
         .put("msdu_mbps", &mbps(s.msdu_bytes, secs))
         .put("packets_generated", &s.generated)
@@ -652,9 +654,9 @@ fn queue_json(v: &RunView, i: usize) -> Value {
     let occ = q.occupancy();
     let dropped: serde_json::Map<String, Value> = DropReason::ALL
         .iter()
-        .enumerate()
-        .filter(|(k, _)| c.dropped_by_reason[*k] > 0)
-        .map(|(k, r)| (r.as_str().to_string(), json!(c.dropped_by_reason[k])))
+        .map(|&r| (r, c.dropped(r)))
+        .filter(|&(_, n)| n > 0)
+        .map(|(r, n)| (r.as_str().to_string(), json!(n)))
         .collect();
     let mut j = json!({
         "node": v.topo.nodes[i].name, "iface": "wlan", "kind": q.kind(),

@@ -102,6 +102,7 @@ impl World {
             let models = mobility_models(s, seed, &positions)?;
             nodes.set_roaming(Roaming::new(s, &mut k, positions, models)?);
         }
+        k.shrink_timers();
         Ok((k, nodes, cells, flows))
     }
 
@@ -224,9 +225,8 @@ fn build_flows(
                     FlowKind::Tcp { client: ce, sender, receiver, bytes: tr.common.bytes, start, stop, completed: None }
                 }
             };
-            let kind_name = if tr.common.kind == TrafficKind::Udp { "udp" } else { "tcp" };
-            let topo = nodes.topo();
-            let mut stats = FlowStats::new(name, kind_name, topo.nodes[src].name.clone(), topo.nodes[dst].name.clone());
+            let mut stats = FlowStats::new(name);
+            stats.reserve_samples(k.samples_to_reserve());
             if matches!(&kind, FlowKind::Udp { source, .. } if source.echo()) {
                 stats.enable_echo();
             }

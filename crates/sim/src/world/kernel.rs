@@ -17,6 +17,12 @@ use wifitcp_core::{DropReason, EventQueue, SimDur, SimTime};
 use wifitcp_net::{TimerKey, TimerRegistry};
 use wifitcp_wire::Packet;
 
+/// The most samples reserved for a flow's series before the run: a run
+/// whose length is only an upper bound (an emulator's, ended early) must
+/// not hold its whole length's series up front; a longer series grows by
+/// doubling from here.
+const SAMPLES_RESERVED_MAX: usize = 1 << 12;
+
 pub(super) struct Kernel {
     q: EventQueue<EvCode>,
     /// Every component wake-up other than the MACs', and who owns each key.
@@ -109,6 +115,24 @@ impl Kernel {
     /// Events handled so far.
     pub(super) fn events(&self) -> u64 {
         self.q.popped() + self.events_elsewhere
+    }
+
+    /// The samples to reserve for each flow's series at build: the most a
+    /// flow takes in the run (`Ev::Sample`: one at each multiple of the
+    /// sampling interval before the end, one at the warm-up and one at the
+    /// end), but no more than [`SAMPLES_RESERVED_MAX`].
+    pub(super) fn samples_to_reserve(&self) -> usize {
+        let most = self.end.as_nanos().div_ceil(self.bin.as_nanos().max(1)).saturating_add(2);
+        most.min(SAMPLES_RESERVED_MAX as u64) as usize
+    }
+
+    /// Drop the timer tables' spare capacity, once the world is built
+    /// (they grow by pushes, a key or more per flow and per member: at
+    /// thousands of stations, up to half of them would be spare). A key
+    /// registered later grows them again.
+    pub(super) fn shrink_timers(&mut self) {
+        self.timers.shrink_to_fit();
+        self.timer_owner.shrink_to_fit();
     }
 
     /// A new key of the timer registry, owned by `owner`.

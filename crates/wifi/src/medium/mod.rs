@@ -289,8 +289,33 @@ struct Sink<'a> {
     sta: usize,
     /// `Bss::frames`; a frame started in the call is its last entry.
     frames: &'a mut Vec<Frame>,
+    /// The cell's stations (the bound of `frames`, see [`reserve_on_air`]).
+    stations: usize,
     started: bool,
     out: &'a mut Vec<BssOutput>,
+}
+
+/// Room for one more entry in `v`, a list with an entry per frame on the
+/// air (`Bss::air`, `Bss::frames`). A station has at most one frame on the
+/// air, so such a list holds at most `stations` entries: it grows by
+/// doubling as any `Vec` does, but not past `stations`, so a cell whose
+/// every station transmits at once (all of them at t = 0 when saturated)
+/// holds one slot per station, not up to twice that. (Past `stations`,
+/// which no MAC reaches, it doubles again.)
+#[inline(always)]
+fn reserve_on_air<T>(v: &mut Vec<T>, stations: usize) {
+    if v.len() == v.capacity() {
+        grow_on_air(v, stations);
+    }
+}
+
+/// [`reserve_on_air`]'s growth, out of the per-frame path.
+#[cold]
+#[inline(never)]
+fn grow_on_air<T>(v: &mut Vec<T>, stations: usize) {
+    let doubled = (2 * v.capacity()).max(4);
+    let target = if v.capacity() < stations { doubled.min(stations) } else { doubled };
+    v.reserve_exact(target.max(v.len() + 1) - v.len());
 }
 
 impl MacSink for Sink<'_> {
@@ -302,7 +327,7 @@ impl MacSink for Sink<'_> {
         // inspected there: built in place rather than on the stack and
         // copied (its fields are written one by one, and reading them back
         // as wide words right after stalls on store forwarding).
-        self.frames.reserve(1);
+        reserve_on_air(self.frames, self.stations);
         let len = self.frames.len();
         let r = inspect(self.frames.spare_capacity_mut()[0].write(build()));
         // SAFETY: the slot at `len` was just initialised, and `reserve(1)`
@@ -890,7 +915,7 @@ impl<M: Mac> Bss<M> {
     /// any, is put on the air when the call returns.
     #[inline]
     fn call(&mut self, now: SimTime, t: usize, out: &mut Vec<BssOutput>, f: impl FnOnce(&mut M, &mut Sink<'_>)) {
-        let mut sink = Sink { sta: t, frames: &mut self.frames, started: false, out };
+        let mut sink = Sink { sta: t, frames: &mut self.frames, stations: self.macs.len(), started: false, out };
         f(&mut self.macs[t], &mut sink);
         let started = sink.started;
         self.track[t].wk = self.macs[t].next_wakeup();
@@ -918,7 +943,7 @@ impl<M: Mac> Bss<M> {
     /// timing does not change, so its cached wake-up holds.
     #[inline]
     fn verdict(&mut self, now: SimTime, s: usize, f: &Frame, received: bool, out: &mut Vec<BssOutput>) {
-        let mut sink = Sink { sta: s, frames: &mut self.frames, started: false, out };
+        let mut sink = Sink { sta: s, frames: &mut self.frames, stations: self.macs.len(), started: false, out };
         self.macs[s].on_verdict(now, f, received, &mut sink);
         debug_assert!(!sink.started, "a MAC transmitted on a verdict");
         debug_assert_eq!(self.track[s].wk, self.macs[s].next_wakeup(), "a verdict changed a MAC's timing");
@@ -967,6 +992,7 @@ impl<M: Mac> Bss<M> {
         // Its entry goes on at once, index for index with its frame (a MAC
         // that started a frame on the busy indications below would find
         // this one on the air).
+        reserve_on_air(&mut self.air, self.macs.len());
         self.air.push(OnAir { id, seq, sender: s, overlapped_at_start: !was_quiet });
         if was_quiet {
             self.air_min_seq = seq;
