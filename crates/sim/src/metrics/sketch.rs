@@ -93,8 +93,11 @@ pub struct DelaySketch {
     /// counts are sparse).
     counts: Vec<u16>,
     /// The rest of the dense counts: (bucket, count >> 16) of each bucket
-    /// that has counted 2^16 samples or more, in bucket order.
-    carries: Vec<(u32, u64)>,
+    /// that has counted 2^16 samples or more, in bucket order (boxed: most
+    /// sketches never carry, and a flow record holds one sketch per flow).
+    /// (One word: a `Vec` would be three in every flow record.)
+    #[allow(clippy::box_collection)]
+    carries: Option<Box<Vec<(u32, u64)>>>,
     /// The sparse counts: (bucket, count) of each non-empty bucket, in
     /// bucket order (empty once the counts are dense).
     sparse: Vec<(u32, u32)>,
@@ -159,9 +162,10 @@ impl DelaySketch {
 
     /// Add `high` to bucket `b`'s carry.
     fn add_carry(&mut self, b: u32, high: u64) {
-        match self.carries.binary_search_by_key(&b, |&(k, _)| k) {
-            Ok(at) => self.carries[at].1 += high,
-            Err(at) => self.carries.insert(at, (b, high)),
+        let carries = self.carries.get_or_insert_with(Box::default);
+        match carries.binary_search_by_key(&b, |&(k, _)| k) {
+            Ok(at) => carries[at].1 += high,
+            Err(at) => carries.insert(at, (b, high)),
         }
     }
 
@@ -205,7 +209,7 @@ impl DelaySketch {
 
     /// The non-empty buckets, (index, count) in index order.
     fn nonzero(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
-        let mut carries = self.carries.iter().peekable();
+        let mut carries = self.carries.iter().flat_map(|c| c.iter()).peekable();
         let dense = self.counts.iter().enumerate().filter_map(move |(k, &low)| {
             let i = self.first + k;
             let high = carries.next_if(|&&(b, _)| b as usize == i).map_or(0, |&(_, h)| h);
@@ -463,7 +467,7 @@ mod tests {
         spread(&mut s);
         assert!(s.sparse.is_empty());
         for t in [&d, &s] {
-            assert_eq!(t.carries, [(7, 3)]);
+            assert_eq!(t.carries.as_deref().map(|c| &c[..]), Some(&[(7, 3)][..]));
             assert_eq!(t.count(), big + SPARSE_MIN as u64 + 1);
             let h = t.histogram(0);
             assert_eq!(h.iter().map(|b| b.2).sum::<u64>(), t.count());
