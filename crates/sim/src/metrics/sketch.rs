@@ -24,6 +24,9 @@
 //! pairs or widens the dense range (at most a few dozen times per flow) or
 //! a bucket's first carry, never per sample. Every form holds the same
 //! counts, so every quantile and histogram is the same whichever is held.
+//! A quantile is the midpoint of the bucket holding the sample of rank
+//! `floor(q (n - 1))` (0-based) of the sorted samples, so it is within
+//! [`RELATIVE_ERROR`] of that exact order statistic.
 //!
 //! Why 16-bit counters: a flow's delays spread over many octaves (a
 //! saturated flow of `scenarios/bench-r2.toml`: about 650 buckets), so
@@ -119,12 +122,9 @@ impl DelaySketch {
     pub fn insert(&mut self, x: u64) {
         let i = bucket_of(x);
         // The usual case: a bucket inside the dense range (one compare).
-        if let Some(c) = self.counts.get_mut(i.wrapping_sub(self.first)) {
-            *c = c.wrapping_add(1);
+        if i.wrapping_sub(self.first) < self.counts.len() {
             self.n += 1;
-            if *c == 0 {
-                self.carry(i);
-            }
+            self.bump(i);
             return;
         }
         self.n += 1;
@@ -145,22 +145,19 @@ impl DelaySketch {
         self.bump(i);
     }
 
-    /// Count one sample in dense bucket `i` (inside the dense range).
+    /// Count one sample in dense bucket `i` (inside the dense range); a
+    /// counter that wraps to zero carries 2^16.
+    #[inline(always)]
     fn bump(&mut self, i: usize) {
         let c = &mut self.counts[i - self.first];
         *c = c.wrapping_add(1);
         if *c == 0 {
-            self.carry(i);
+            self.add_carry(i as u32, 1);
         }
     }
 
-    /// Dense bucket `i`'s low 16 bits wrapped to zero: carry 2^16.
+    /// Add `high` (units of 2^16) to bucket `b`'s carry.
     #[cold]
-    fn carry(&mut self, i: usize) {
-        self.add_carry(i as u32, 1);
-    }
-
-    /// Add `high` to bucket `b`'s carry.
     fn add_carry(&mut self, b: u32, high: u64) {
         let carries = self.carries.get_or_insert_with(Box::default);
         match carries.binary_search_by_key(&b, |&(k, _)| k) {
