@@ -102,6 +102,14 @@ impl World {
             let models = mobility_models(s, seed, &positions)?;
             nodes.set_roaming(Roaming::new(s, &mut k, positions, models)?);
         }
+        let mut flows = flows;
+        if !nodes.roaming() && nodes.agents().iter().all(|a| a.is_empty()) {
+            let cut = super::cut::wired_cut(nodes.topo(), cells.members(), nodes.links());
+            if let Some((order, sampled)) = super::cut::order(&cut, &k, nodes.topo(), flows.flows(), flows.eps()) {
+                k.set_order(order);
+                flows.set_sampled(sampled);
+            }
+        }
         k.shrink_timers();
         Ok((k, nodes, cells, flows))
     }
@@ -112,9 +120,15 @@ impl World {
         cells.reschedule_all();
         let mut w = World { k, nodes, cells, flows };
         w.cells.drain_outputs(&mut w.k, &mut w.nodes, &mut w.flows);
-        w.k.push(SimTime::ZERO, Ev::Sample);
+        // (each partition samples its own flows: `kernel.rs`)
+        let parts = w.k.order_parts() as u16;
+        for part in 0..parts {
+            w.k.push(SimTime::ZERO, Ev::Sample { part });
+        }
         if w.k.warmup > SimTime::ZERO {
-            w.k.push(w.k.warmup, Ev::Sample);
+            for part in 0..parts {
+                w.k.push(w.k.warmup, Ev::Sample { part });
+            }
         }
         w
     }

@@ -6,23 +6,18 @@ use wifitcp_core::SimTime;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Ev {
     /// Cell `cell`'s medium wakes up.
-    BssWake {
-        cell: u16,
-    },
+    BssWake { cell: u16 },
     /// A transmission of cell `cell` ends (`Bss` ids are u32, unique among
     /// the frames on the air of one cell).
-    TxEnd {
-        id: u32,
-        cell: u16,
-    },
+    TxEnd { id: u32, cell: u16 },
     /// A component's wake-up from the timer registry (traffic sources,
     /// TCP connections, link directions, queue disciplines, agents); `gen`
     /// tells a current one from stale ones (see `wifitcp_net::timers`).
-    Timer {
-        key: u32,
-        gen: u16,
-    },
-    Sample,
+    Timer { key: u32, gen: u16 },
+    /// Statistics sampling of the flows of partition `part` (the flows
+    /// whose destination it holds; every flow in a world of one partition:
+    /// `kernel.rs`, "Same-instant order").
+    Sample { part: u16 },
     /// A packet given to `World::inject` is due (the next of the ingress
     /// queue, which is in time order).
     Ingress,
@@ -44,7 +39,7 @@ impl Ev {
             Ev::BssWake { cell } => (1, 0, cell),
             Ev::TxEnd { id, cell } => (2, id, cell),
             Ev::Timer { key, gen } => (6, key, gen),
-            Ev::Sample => (7, 0, 0),
+            Ev::Sample { part } => (7, 0, part),
             Ev::Ingress => (8, 0, 0),
         };
         EvCode(std::num::NonZeroU64::new(kind | (a as u64) << 8 | (b as u64) << 40).expect("kind is non-zero"))
@@ -60,7 +55,7 @@ impl EvCode {
             1 => Ev::BssWake { cell: b },
             2 => Ev::TxEnd { id: a, cell: b },
             6 => Ev::Timer { key: a, gen: b },
-            7 => Ev::Sample,
+            7 => Ev::Sample { part: b },
             _ => Ev::Ingress,
         }
     }
@@ -101,7 +96,8 @@ mod tests {
             Ev::TxEnd { id: u32::MAX, cell: u16::MAX },
             Ev::Timer { key: 99_999, gen: u16::MAX },
             Ev::Timer { key: 0, gen: 0 },
-            Ev::Sample,
+            Ev::Sample { part: 0 },
+            Ev::Sample { part: 9 },
             Ev::Ingress,
         ];
         for e in all {

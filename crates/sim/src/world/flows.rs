@@ -40,6 +40,9 @@ pub(super) struct Flows {
     flow_timer: Vec<TimerKey>,
     /// Timer key of each TCP endpoint.
     ep_timer: Vec<TimerKey>,
+    /// The flows each partition samples, if the world has several
+    /// (`set_sampled`).
+    sampled: Option<Vec<Vec<u32>>>,
 }
 
 impl Flows {
@@ -59,7 +62,7 @@ impl Flows {
         // flows' memory at thousands of flows)
         flows.shrink_to_fit();
         flow_timer.shrink_to_fit();
-        Flows { flows, eps, flow_timer, ep_timer }
+        Flows { flows, eps, flow_timer, ep_timer, sampled: None }
     }
 
     /// Whether `fi` is a flow of the scenario.
@@ -264,14 +267,26 @@ impl Flows {
     }
 
     /// Sample every flow's delivered bytes at `now`.
-    pub(super) fn sample(&mut self, now: SimTime, warmup: SimTime) {
-        for f in self.flows.iter_mut() {
+    pub(super) fn sample(&mut self, now: SimTime, warmup: SimTime, part: Option<u16>) {
+        let (flows, eps) = (&mut self.flows, &self.eps);
+        let one = |f: &mut FlowRt| {
             let cum = match &f.kind {
                 FlowKind::Udp { .. } => f.stats.payload_bytes_total,
-                FlowKind::Tcp { receiver, .. } => self.eps[*receiver].conn.delivered_bytes(),
+                FlowKind::Tcp { receiver, .. } => eps[*receiver].conn.delivered_bytes(),
             };
             f.stats.sample(now, cum, now <= warmup);
+        };
+        match (&self.sampled, part) {
+            (Some(lists), Some(p)) => lists[p as usize].iter().for_each(|&fi| one(&mut flows[fi as usize])),
+            _ => flows.iter_mut().for_each(one),
         }
+    }
+
+    /// Sample the flows of partition `p` at its own sampling events
+    /// (`sampled[p]`, by flow index) instead of every flow at one
+    /// (`kernel.rs`, "Same-instant order").
+    pub(super) fn set_sampled(&mut self, sampled: Vec<Vec<u32>>) {
+        self.sampled = Some(sampled);
     }
 
     /// Every TCP receiver delivered one in-order byte stream.

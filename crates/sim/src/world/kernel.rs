@@ -6,10 +6,22 @@
 //! sampling interval. The parts (`Nodes`, `Cells`, `Flows`) each take it
 //! as a `&mut` argument.
 //!
+//! Same-instant order. Events pop by instant; events of one instant pop
+//! in insertion order in a world of one partition. In a world whose cells
+//! are joined only by wired links (`Order`, set by `World::build_parts`
+//! from `World::wired_cut`), they pop by (partition, that partition's
+//! pushes): an event is keyed by the partition whose event pushed it (at
+//! the build: the partition that will handle it) and by how many pushes
+//! that partition had made before. A partition's pushes depend only on the
+//! events it handles, so the order is one a run split into partitions
+//! reproduces in each of them without knowing the others' histories
+//! (`part.rs`). Within one partition it is insertion order.
+//!
 //! Invariants: time never goes backwards (`EventQueue`); every key of the
 //! registry has exactly one owner, recorded when it is registered; an
 //! armed key has exactly one current `Ev::Timer` in the queue (older ones
-//! are stale and are dropped at `due`).
+//! are stale and are dropped at `due`); with an `Order`, no two queued
+//! events have the same (instant, key).
 use super::events::{Ev, EvCode, TimerOwner};
 use crate::ledger::Ledger;
 use crate::trace::PacketTrace;
@@ -23,8 +35,56 @@ use wifitcp_wire::Packet;
 /// doubling from here.
 const SAMPLES_RESERVED_MAX: usize = 1 << 12;
 
+/// Bits of an event's tie-break key below its partition (`Order`).
+const PUSH_BITS: u32 = 48;
+
+/// The same-instant order of a world of several partitions (module docs).
+pub(super) struct Order {
+    /// The partition of each cell and of each timer key.
+    cell: Vec<u16>,
+    key: Vec<u16>,
+    /// Pushes made by each partition's events (and by the build, counted
+    /// in the partition that handles what it pushed).
+    pushes: Vec<u64>,
+    /// The partition of the event being handled; `None` until the first
+    /// event is handled (a push is then counted in the partition that will
+    /// handle it).
+    cur: Option<u16>,
+}
+
+impl Order {
+    /// The partitions of `cells` cells and of the timer keys.
+    pub(super) fn new(cell: Vec<u16>, key: Vec<u16>, parts: usize) -> Order {
+        Order { cell, key, pushes: vec![0; parts], cur: None }
+    }
+
+    /// The partition that handles `ev`.
+    #[inline]
+    fn of(&self, ev: Ev) -> u16 {
+        match ev {
+            Ev::BssWake { cell } | Ev::TxEnd { cell, .. } => self.cell[cell as usize],
+            // (a key registered after the order was set: partition 0)
+            Ev::Timer { key, .. } => self.key.get(key as usize).copied().unwrap_or(0),
+            Ev::Sample { part } => part,
+            Ev::Ingress => 0,
+        }
+    }
+
+    /// The tie-break key of `ev`, pushed now.
+    #[inline]
+    fn key(&mut self, ev: Ev) -> u64 {
+        let p = self.cur.unwrap_or_else(|| self.of(ev));
+        let n = &mut self.pushes[p as usize];
+        let k = (p as u64) << PUSH_BITS | *n;
+        *n += 1;
+        k
+    }
+}
+
 pub(super) struct Kernel {
     q: EventQueue<EvCode>,
+    /// `None`: one partition, insertion order (module docs).
+    order: Option<Box<Order>>,
     /// Every component wake-up other than the MACs', and who owns each key.
     timers: TimerRegistry,
     timer_owner: Vec<TimerOwner>,
@@ -36,8 +96,10 @@ pub(super) struct Kernel {
     pub(super) warmup: SimTime,
     /// Statistics sampling interval.
     pub(super) bin: SimDur,
-    /// Sampling events handled (`Ev::Sample`).
+    /// Sampling events handled (`Ev::Sample`) of partition 0, and of the
+    /// others (not counted as events: a sampling instant is one event).
     pub(super) samples: u64,
+    pub(super) more_samples: u64,
     /// Events handled elsewhere and counted here: by the partitions of a
     /// partitioned run, once merged back (`part.rs`).
     pub(super) events_elsewhere: u64,
@@ -47,6 +109,7 @@ impl Kernel {
     pub(super) fn new(end: SimTime, warmup: SimTime, bin: SimDur) -> Kernel {
         Kernel {
             q: EventQueue::with_capacity(64),
+            order: None,
             timers: TimerRegistry::new(),
             timer_owner: Vec::new(),
             ledger: Ledger::default(),
@@ -55,6 +118,7 @@ impl Kernel {
             warmup,
             bin,
             samples: 0,
+            more_samples: 0,
             events_elsewhere: 0,
         }
     }
@@ -66,10 +130,33 @@ impl Kernel {
         Kernel::new(self.end, self.warmup, self.bin)
     }
 
-    /// Take every queued event, in (time, insertion) order (to hand them
-    /// to the partitions; the queue's clock moves with them).
+    /// Take every queued event, in the order they would pop (to queue them
+    /// again: under the order by partition, or in the partitions of a
+    /// partitioned run); the clock and the count of events handled stay.
     pub(super) fn take_events(&mut self) -> Vec<(SimTime, Ev)> {
-        std::iter::from_fn(|| self.q.pop()).map(|(t, e)| (t, e.ev())).collect()
+        self.q.drain().into_iter().map(|(t, e)| (t, e.ev())).collect()
+    }
+
+    /// Order same-instant events by partition (`Order`, module docs):
+    /// the events queued so far (the build's) are keyed again, in their
+    /// insertion order, as pushed by the partitions that handle them.
+    pub(super) fn set_order(&mut self, order: Order) {
+        let queued = self.take_events();
+        self.order = Some(Box::new(order));
+        for (at, ev) in queued {
+            self.push(at, ev);
+        }
+    }
+
+    /// The number of partitions of the same-instant order (1: insertion
+    /// order).
+    pub(super) fn order_parts(&self) -> usize {
+        self.order.as_ref().map_or(1, |o| o.pushes.len())
+    }
+
+    /// The number of timer keys registered.
+    pub(super) fn timer_keys(&self) -> usize {
+        self.timer_owner.len()
     }
 
     /// The owner of timer `key`.
@@ -87,7 +174,12 @@ impl Kernel {
     /// Schedule `ev` at `at` (no earlier than now).
     #[inline(always)]
     pub(super) fn push(&mut self, at: SimTime, ev: Ev) {
-        self.q.push(at, ev.code());
+        match &mut self.order {
+            None => {
+                self.q.push(at, ev.code());
+            }
+            Some(o) => self.q.push_keyed(at, o.key(ev), ev.code()),
+        }
     }
 
     /// The instant of the next event, if any.
@@ -99,22 +191,38 @@ impl Kernel {
     /// Take the next event (encoded: it is decoded where it is matched).
     #[inline(always)]
     pub(super) fn pop(&mut self) -> Option<(SimTime, EvCode)> {
-        self.q.pop()
+        let next = self.q.pop();
+        if let (Some(o), Some((_, code))) = (&mut self.order, next) {
+            o.cur = Some(o.of(code.ev()));
+        }
+        next
     }
 
-    /// The insertion sequence number of the next event and the one the
-    /// next push takes (`world/probe.rs`).
-    pub(super) fn peek_seq(&self) -> Option<u64> {
+    /// The tie-break key of the next event (`probe.rs`): with an order by
+    /// partition, the pushing partition in the bits from `PUSH_BITS` up.
+    pub(super) fn peek_key(&self) -> Option<u64> {
         self.q.peek_seq()
     }
 
-    pub(super) fn next_seq(&self) -> u64 {
-        self.q.next_seq()
+    /// The partition that pushed an event of key `key`, and the pushes
+    /// partition `p` has made so far (`probe.rs`); `None` without an order
+    /// by partition.
+    pub(super) fn pusher(&self, key: u64) -> Option<usize> {
+        self.order.as_ref().map(|_| (key >> PUSH_BITS) as usize)
+    }
+
+    pub(super) fn pushes(&self, p: usize) -> u64 {
+        self.order.as_ref().map_or(0, |o| o.pushes[p])
+    }
+
+    /// The key partition `p`'s `n`-th push took (`probe.rs`).
+    pub(super) fn key_of(p: usize, n: u64) -> u64 {
+        (p as u64) << PUSH_BITS | n
     }
 
     /// Events handled so far.
     pub(super) fn events(&self) -> u64 {
-        self.q.popped() + self.events_elsewhere
+        self.q.popped() + self.events_elsewhere - self.more_samples
     }
 
     /// The samples to reserve for each flow's series at build: the most a
@@ -145,7 +253,7 @@ impl Kernel {
     #[inline]
     pub(super) fn arm(&mut self, key: TimerKey, at: Option<SimTime>) {
         if let Some((at, gen)) = self.timers.set(key, at) {
-            self.q.push(at, Ev::Timer { key: key.0, gen }.code());
+            self.push(at, Ev::Timer { key: key.0, gen });
         }
     }
 
@@ -154,7 +262,7 @@ impl Kernel {
     #[inline]
     pub(super) fn arm_earliest(&mut self, key: TimerKey, at: Option<SimTime>) {
         if let Some((at, gen)) = self.timers.arm_earliest(key, at) {
-            self.q.push(at, Ev::Timer { key: key.0, gen }.code());
+            self.push(at, Ev::Timer { key: key.0, gen });
         }
     }
 

@@ -69,6 +69,7 @@
 //! through `Nodes::topo`).
 mod build;
 mod cells;
+mod cut;
 pub(crate) mod demux;
 mod driver;
 mod events;
@@ -82,13 +83,13 @@ mod roam;
 mod state;
 
 use cells::Cells;
+pub use cut::WiredCut;
 use events::{Ev, TimerOwner};
 use flows::Flows;
 use kernel::Kernel;
 pub use nodes::Egress;
 use nodes::Nodes;
 pub use part::{Engine, Partitioned};
-pub use probe::WiredCut;
 
 use crate::metrics::{self, RunResult};
 use wifitcp_core::SimTime;
@@ -193,12 +194,18 @@ impl World {
                 }
             }
             Ev::Ingress => self.nodes.ingress_due(&mut self.k, &mut self.cells, &mut self.flows),
-            Ev::Sample => {
-                self.k.samples += 1;
-                self.flows.sample(now, self.k.warmup);
+            Ev::Sample { part } => {
+                // (one sampling instant is one event, whatever the
+                // partitions: `Kernel::events`)
+                if part == 0 {
+                    self.k.samples += 1;
+                } else {
+                    self.k.more_samples += 1;
+                }
+                self.flows.sample(now, self.k.warmup, Some(part));
                 let next = now + self.k.bin;
                 if next < self.k.end {
-                    self.k.push(next, Ev::Sample);
+                    self.k.push(next, Ev::Sample { part });
                 }
             }
         }
@@ -239,7 +246,7 @@ impl World {
         if let Some(t) = k.trace.take() {
             t.finish()?;
         }
-        flows.sample(k.end, k.warmup);
+        flows.sample(k.end, k.warmup, None);
         nodes.account_links(k.end);
         cells.ungroup_all();
         flows.check_end()?;
