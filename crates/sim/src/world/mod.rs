@@ -1,7 +1,10 @@
 //! The run loop: one event queue driving a scenario's network, whose state
 //! is split into parts that each own theirs.
 //!
-//! Event order: (time, insertion sequence), enforced by `EventQueue`.
+//! Event order: by time, then in insertion order; in a world whose cells
+//! are joined only by wired links, by time, then by the pushing partition
+//! and its own insertion order (`kernel.rs`, "Same-instant order"); both
+//! enforced by `EventQueue`.
 //! Invariants checked at the end of every run: the packet ledger balances
 //! (generated = delivered + dropped by reason + held in a buffer), and
 //! every TCP receiver delivered one in-order byte stream without gaps or
@@ -28,7 +31,8 @@
 //! flows, roaming); `driver.rs` the public driver API (stepping's
 //! companions: agents, external nodes, inject and drain, capture and
 //! trace); `events.rs` the event encoding and the timer owners; `demux.rs`
-//! the port tables' hasher; `part.rs` partitioned runs; `probe.rs` what
+//! the port tables' hasher; `cut.rs` the cut along wired links and the
+//! order by partition it gives; `part.rs` partitioned runs; `probe.rs` what
 //! windows of the wired links' latency would meet (`part.rs`, "Cells
 //! joined by wired links").
 //!
@@ -50,10 +54,10 @@
 //! keep their relative order (`part.rs` gives the argument;
 //! `tests/partitioned.rs` compares the bytes). Cells joined by wired
 //! links (cross-partition packets, which need windows of the links'
-//! latency and a deterministic exchange at each barrier, and whose
-//! same-instant order no partition-local rule reproduces: `part.rs`) are
-//! not partitioned: such runs, and every other that cannot be, run on the
-//! sequential engine.
+//! latency and a deterministic exchange at each barrier; their
+//! sequential order is already one each partition can reproduce:
+//! `kernel.rs`, `part.rs`) are not partitioned: such runs, and every
+//! other that cannot be, run on the sequential engine.
 //!
 //! Borrowing: per-event code that crosses parts is a method of the part it
 //! starts in, and takes the kernel and the other parts it reaches as

@@ -62,81 +62,72 @@
 //! design for running it in partitions is conservative parallel
 //! simulation with the links' latency as lookahead (Chandy & Misra 1979;
 //! Bryant 1977; the barrier windows of YAWNS, Nicol 1993, as Shadow and
-//! ns-3's distributed simulator use them). `World::wired_cut` makes the
-//! cut and `World::probe_wired` (`probe.rs`, the `wired_probe` example)
-//! measures, on the sequential engine, what the windows below would meet.
+//! ns-3's distributed simulator use them). `cut.rs` makes the cut and
+//! `World::probe_wired` (`probe.rs`, the `wired_probe` example) measures,
+//! on the sequential engine, what the windows below would meet.
 //!
-//! The cut: each cell is a unit and so is each wired node; a link of zero
-//! latency joins its ends' units, so does a link between two wired nodes
-//! (a server behind a router stays with its links), and a group of wired
-//! nodes linked to one cell only joins that cell (linked to none, the
-//! first cell). Every other link is cut. The lookahead `L` is the least
-//! latency of a cut link: a packet offered to a cut link's direction at
-//! `t` arrives at `t + serialisation + delay`, no earlier than `t + L`.
-//! What forces the sequential engine, as for the partitions above:
-//! roaming, agents, external nodes or injected packets, capture and
-//! trace; and no cut link (one partition).
+//! The cut (`cut::wired_cut`): each cell is a unit and so is each wired
+//! node; a link of zero latency joins its ends' units, so does a link
+//! between two wired nodes (a server behind a router stays with its
+//! links), and a group of wired nodes linked to one cell only joins that
+//! cell (linked to none, the first cell). Every other link is cut. The
+//! lookahead `L` is the least latency of a cut link: a packet offered to a
+//! cut link's direction at `t` arrives at `t + serialisation + delay`, no
+//! earlier than `t + L`.
+//!
+//! The order. The sequential engine of such a world already orders the
+//! events of one instant by partition (`kernel.rs`, "Same-instant order"):
+//! an event's key is the partition whose event pushed it and that
+//! partition's count of pushes. A partition's pushes depend only on the
+//! events it handles, so each partition of a split run can key its own
+//! pushes as the sequential run does, and an event another partition
+//! pushed carries its key across with it. The probe checks the premise on
+//! whole runs: every event another partition pushed was pushed at least
+//! `L` ahead (`pushed_within_lookahead` is 0; `tests/partitioned.rs`). (With
+//! insertion order, the order of such ties went back through both
+//! partitions' histories, past eight levels on the TCP campus, which no
+//! partition-local rule reproduces.)
 //!
 //! The windows: with `T` the earliest event of any partition, every
 //! partition handles its events due before `T + L`; a packet offered to a
 //! cut link's direction goes to the sender's outbox as (arrival instant,
-//! offer instant, link direction, packet) instead of into the queue. At
-//! the barrier the outboxes are handed to the receiving partitions in
-//! (partition, offer order) order, which no thread count changes; the
-//! receiver holds the direction's pipe (the sender keeps its queue and
-//! serialisation: `LinkDir::offer` reads no arrival) and arms its arrival
-//! timer. Each link direction has one sender, so a pipe stays in FIFO
-//! order. Invariants: no partition handles an event at or after `T + L`
-//! before the barrier; every message crosses exactly one barrier; a TCP
-//! flow's endpoints and a flow's statistics live where their node is
-//! (a flow's counters are split between its source's and its sink's
-//! partitions and merged field by field); a packet id is its generating
-//! partition's, and the ledger of the partition where it ends records
-//! its end for that partition.
+//! key, link direction, packet) instead of into the queue. At the barrier
+//! the outboxes are handed to the receiving partitions, which queue each
+//! arrival under the key it was pushed with. Invariants: no partition
+//! handles an event at or after `T + L` before the barrier; every message
+//! crosses exactly one barrier; a TCP flow's endpoints and a flow's
+//! statistics live where their node is (a flow's counters are split
+//! between its source's and its sink's partitions and merged field by
+//! field); a packet id is its generating partition's, and the ledgers are
+//! merged before they are checked against the packets held.
 //!
-//! Why the same result needs more than this. The sequential engine pops
-//! events by (instant, insertion sequence): two events due at the same
-//! instant go in the order they were pushed, that is in the order of the
-//! events that pushed them, and so on back. Within a partition that order
-//! is the partition's own (the argument above). A crossing packet's
-//! arrival event is pushed in the sequential run either by the sender's
-//! offer at `t` (the direction's pipe was empty) or by the receiver's
-//! previous arrival on that direction. The receiver places it among its
-//! own same-instant events at its previous arrival's slot in its
-//! insertion order (pushed by that arrival, which the receiver handled
-//! itself), or after every push it made at instants before `t` and before
-//! every push at instants after `t` (pushed by the offer at `t`). That is
-//! exact but when the receiver also pushed, at the same
-//! instant `t`, an event due at the same instant as the arrival, or when
-//! two arrivals from different partitions pushed at the same instant are
-//! due at the same instant: their order is that of two events of
-//! different partitions at one instant, which is decided by their own
-//! pushes, recursively through both partitions' histories back to the
-//! build. No bounded, partition-local key reproduces that; these cases
-//! are what `probe_wired` counts as `ambiguous` (a tie pushed at the same
-//! instant by different partitions; a lower bound: when an offer and the
-//! previous arrival on its direction fall on one instant, which of the
-//! two pushed the arrival is itself such an order). A run with none is
-//! reproduced exactly by the rule above; a run with one must either fall
-//! back to the sequential engine (the barrier can see it: it knows the receiver's
-//! queued events at that instant and the instants that pushed them) or
-//! accept a different, still thread-count-independent order (results
-//! then differ from the sequential engine's, so it would be off by
-//! default).
+//! What is not built yet, and why such runs stay sequential:
+//! - a link direction's arrivals are chained: the receiver's arrival arms
+//!   the next one, and an offer arms it only when nothing is in flight.
+//!   Whether something is in flight at an offer at `t` depends on whether
+//!   the receiver has handled an arrival due at `t`, a tie between two
+//!   partitions' events the sender cannot see. Either each packet's
+//!   arrival becomes its own event pushed by the offer (which changes the
+//!   same-instant order of every wired run, one cell too), or the sender
+//!   keeps the arrival instants and keys it sent and decides the tie by
+//!   the keys;
+//! - a TCP flow's start writes its sender's data (at the server, for a
+//!   download) and its stop closes the sender, in another partition at the
+//!   same instant: the data must be set at the build (it is visible only
+//!   once the SYN arrives, `L` later) and a stop must be the sender's own
+//!   event;
+//! - the port tables bind endpoints by their index in the whole run,
+//!   the flows' statistics are written at both ends, the ledger is
+//!   checked per partition, and a packet's handles are `Rc` (`Part`'s
+//!   `Send` argument below holds only because no packet crosses).
 //!
-//! Why it is not built (docs/validation.md 24.7 gives the counts and the
-//! commands): carrying each event's lineage (instant, partition and that
-//! partition's insertion order, level by level) decides most such ties,
-//! but on the TCP campus of `bench/campus --tcp` some stay undecided past
-//! eight levels (cells whose exchanges run in lockstep at the same
-//! instants), and ambiguous ties occur in 6 of the 9 TCP runs measured,
-//! so a fallback to the sequential engine would nearly always be taken;
-//! and with a 1 ms lookahead a window holds about 22 events (under 10 us
-//! of work) against a `rayon` barrier of several microseconds, so the
-//! windows of `scenarios/pokhrel-campus.toml` on two threads would be
-//! slower than the sequential engine. Only a campus with hundreds of
-//! events per window (64 cells) could gain, at most twofold on two
-//! threads, with results that differ from the sequential engine's.
+//! What windows would meet (docs/validation.md 24.7 gives the counts and
+//! the commands): with a 1 ms lookahead, `scenarios/pokhrel-campus.toml`
+//! holds about 22 events per window (under 10 us of work) against a
+//! `rayon` barrier of several microseconds, so on two threads it would be
+//! slower than the sequential engine; a campus of 64 cells holds hundreds
+//! of events per window, and the busiest partition (the server's, which
+//! handles every flow's sender) bounds the speed-up.
 use super::cells::{Cells, CellsShell};
 use super::events::{Ev, TimerOwner};
 use super::flows::Flows;
