@@ -13,7 +13,7 @@ use wifitcp_sim::config::deployment::DeploymentConfig;
 fn campus(aps: u32, plan: &str, n: usize) -> Value {
     let d = json!({"layout": "grid", "aps": aps, "spacing_m": 20.0, "channels": plan});
     let cfg: DeploymentConfig = serde_json::from_value(d.clone()).unwrap();
-    let assoc = cfg.derive(n).association;
+    let assoc = cfg.derive(n, None).association;
     let peers: Vec<String> = assoc.iter().map(|&a| if a == 0 { "ap".into() } else { format!("ap{a}") }).collect();
     json!({
         "scenario": {"name": "campus", "duration_s": 3.0, "warmup_s": 0.5},
@@ -60,4 +60,32 @@ fn deployment_fills_the_wlan_keys_and_refuses_conflicts() {
     let mut bad = s.clone();
     bad["deployment"]["channels"] = json!("7ghz");
     assert!(err(&bad).contains("deployment.channels"), "{}", err(&bad));
+}
+
+/// A floor plan: the APs where `wlan.ap_positions` puts them, channels by
+/// least co-channel interference. Two APs 3 m apart get different
+/// channels and carry twice one cell (they do not contend); the plan's
+/// count sets the APs; a plan without positions, or a count that
+/// contradicts them, is refused naming the key.
+#[test]
+fn floor_plan_layout_places_the_aps_and_keeps_close_ones_apart() {
+    let floor = json!([[0.0, 0.0], [3.0, 0.0]]);
+    let d = json!({"layout": "plan", "channels": "2.4ghz", "spacing_m": 10.0});
+    let cfg: DeploymentConfig = serde_json::from_value(d.clone()).unwrap();
+    let aps: Vec<[f64; 2]> = serde_json::from_value(floor.clone()).unwrap();
+    let assoc = cfg.derive(10, Some(&aps)).association;
+    let peers: Vec<String> = assoc.iter().map(|&a| if a == 0 { "ap".into() } else { format!("ap{a}") }).collect();
+    let mut s = campus(1, "single", 10);
+    s["deployment"] = d;
+    s["wlan"]["ap_positions"] = floor;
+    s["traffic"][0]["peer"] = json!(peers);
+    let r = run(&s);
+    let one = mbps(&run(&campus(1, "single", 10)));
+    assert!((mbps(&r) / one - 2.0).abs() < 0.15, "two channels: {} against one cell {one}", mbps(&r));
+    let mut bad = s.clone();
+    bad["wlan"].as_object_mut().unwrap().remove("ap_positions");
+    assert!(err(&bad).contains("deployment.layout"), "{}", err(&bad));
+    let mut bad = s.clone();
+    bad["deployment"]["aps"] = json!(3);
+    assert!(err(&bad).contains("deployment.aps"), "{}", err(&bad));
 }

@@ -84,7 +84,7 @@ fn mixed(aps: u32, plan: &str, n: usize) -> Value {
     let d = json!({"layout": "hex", "aps": aps, "spacing_m": 25.0, "channels": plan,
                    "placement": "hotspots", "hotspots": 5, "hotspot_radius_m": 10.0});
     let cfg: DeploymentConfig = serde_json::from_value(d.clone()).unwrap();
-    let assoc = cfg.derive(n).association;
+    let assoc = cfg.derive(n, None).association;
     let ap = |a: u32| if a == 0 { "ap".to_string() } else { format!("ap{a}") };
     let third = |k: usize| -> (Vec<u32>, Vec<String>) {
         (0..n).filter(|i| i % 3 == k).map(|i| (i as u32, ap(assoc[i]))).unzip()

@@ -9,7 +9,8 @@
 //! stations = 200
 //!
 //! [deployment]
-//! layout = "hex"            # "grid" (square) or "hex" (triangular lattice: hexagonal cells)
+//! layout = "hex"            # "grid" (square), "hex" (triangular lattice: hexagonal cells)
+//!                           # or "plan" (the APs where wlan.ap_positions puts them)
 //! aps = 16
 //! spacing_m = 30.0          # distance between neighbouring APs
 //! channels = "2.4ghz"       # "single", "2.4ghz" (1/6/11), "5ghz", "6ghz" (20 MHz channels)
@@ -24,7 +25,10 @@
 //! the square root of the count), `spacing_m` apart; "hex" shifts every
 //! odd row by half a spacing and puts rows spacing x sqrt(3)/2 apart, so
 //! each AP's six nearest neighbours are `spacing_m` away (the hexagonal
-//! cell layout of cellular planning, e.g. 3GPP TR 36.814 A.2.1.1).
+//! cell layout of cellular planning, e.g. 3GPP TR 36.814 A.2.1.1);
+//! "plan" takes a floor plan's AP positions from `wlan.ap_positions`
+//! (`deployment.aps` is their count; walls are not modelled: the channel
+//! model's path loss applies as in open space).
 //!
 //! Channel plans (IEEE 802.11-2020 annex E, 20 MHz channels): "2.4ghz"
 //! reuses the three non-overlapping channels 1, 6 and 11 (a reuse-3 plan:
@@ -33,7 +37,12 @@
 //! keeps row and column neighbours apart and lets diagonal neighbours
 //! share); "5ghz" takes the 25 channels 36-64, 100-144 and 149-165 in AP
 //! order, "6ghz" the 59 channels 1, 5, ..., 233 (more APs than channels:
-//! AP k gets channel k mod the count). APs on one channel share a cell
+//! AP k gets channel k mod the count). On a floor plan the channels are
+//! assigned greedily in AP order: each AP takes the plan's channel whose
+//! nearest AP already on it is farthest away (a channel nobody uses yet
+//! first; the earlier channel of the plan on a tie), the least
+//! co-channel interference a one-pass assignment gives; on a regular
+//! lattice it spreads 1/6/11 over neighbours as well. APs on one channel share a cell
 //! (one collision domain: they hear and interfere with each other through
 //! the channel's carrier-sense and capture model); cells on different
 //! channels do not interfere (no adjacent-channel leakage: a deviation
@@ -59,6 +68,7 @@ use super::Scenario;
 pub enum Layout {
     Grid,
     Hex,
+    Plan,
 }
 
 /// `deployment.channels`.
@@ -96,9 +106,9 @@ wifitcp_core::config_table! {
     /// `[deployment]`: APs on a grid or hexagonal layout with a channel plan, stations placed and associated.
     #[serde(deny_unknown_fields)]
     pub struct DeploymentConfig {
-        /// AP layout: "grid" or "hex".
+        /// AP layout: "grid", "hex" or "plan" (the APs at wlan.ap_positions).
         pub layout: Layout = Layout::Grid,
-        /// Access points (sets wlan.aps).
+        /// Access points (sets wlan.aps; with layout = "plan", the count of wlan.ap_positions).
         #[key(range = wifitcp_core::schema::r(In(1.0), In(64.0)), unit = "APs")]
         pub aps: u32 = 1,
         /// Distance between neighbouring APs.
@@ -146,39 +156,114 @@ impl DeploymentConfig {
         ((k % cols) as i64, (k / cols) as i64)
     }
 
-    /// Position of AP `k`.
+    /// Position of AP `k` on a lattice (`Layout::Grid` or `Layout::Hex`).
     pub fn ap_position(&self, k: usize) -> [f64; 2] {
         let (c, r) = self.cell_of(k);
         let s = self.spacing_m;
         match self.layout {
-            Layout::Grid => [c as f64 * s, r as f64 * s],
+            Layout::Grid | Layout::Plan => [c as f64 * s, r as f64 * s],
             Layout::Hex => [(c as f64 + 0.5 * (r & 1) as f64) * s, r as f64 * s * 3f64.sqrt() / 2.0],
         }
     }
 
-    /// Channel of AP `k` under the plan.
-    pub fn ap_channel(&self, k: usize) -> u32 {
-        let (c, r) = self.cell_of(k);
+    /// The plan's channels, in its order.
+    fn plan(&self) -> Vec<u32> {
         match self.channels {
-            ChannelPlan::Single => 1,
-            ChannelPlan::Ghz2_4 => {
-                let colour = match self.layout {
-                    Layout::Grid => c + 2 * r,
-                    // "odd-r" offset to axial q; colour (q - r) mod 3
-                    Layout::Hex => (c - (r - (r & 1)) / 2) - r,
-                };
-                [1, 6, 11][colour.rem_euclid(3) as usize]
-            }
-            ChannelPlan::Ghz5 => CHANNELS_5GHZ[k % CHANNELS_5GHZ.len()],
-            ChannelPlan::Ghz6 => 1 + 4 * (k % 59) as u32,
+            ChannelPlan::Single => vec![1],
+            ChannelPlan::Ghz2_4 => vec![1, 6, 11],
+            ChannelPlan::Ghz5 => CHANNELS_5GHZ.to_vec(),
+            ChannelPlan::Ghz6 => (0..59).map(|i| 1 + 4 * i).collect(),
         }
     }
 
-    /// The layout for `stations` stations.
-    pub fn derive(&self, stations: usize) -> Derived {
+    /// Channel of AP `k` under the plan, on a lattice.
+    pub fn ap_channel(&self, k: usize) -> u32 {
+        let (c, r) = self.cell_of(k);
+        let plan = self.plan();
+        match self.channels {
+            ChannelPlan::Ghz2_4 => {
+                let colour = match self.layout {
+                    Layout::Grid | Layout::Plan => c + 2 * r,
+                    // "odd-r" offset to axial q; colour (q - r) mod 3
+                    Layout::Hex => (c - (r - (r & 1)) / 2) - r,
+                };
+                plan[colour.rem_euclid(3) as usize]
+            }
+            _ => plan[k % plan.len()],
+        }
+    }
+
+    /// Channels for APs at `aps` (a floor plan), least co-channel
+    /// interference first: AP k's interference on channel c is the sum of
+    /// d^-3 over the other APs on c (received power under log-distance
+    /// path loss with exponent 3, every AP at one power). The most
+    /// constrained AP goes next (the one whose least interference from the
+    /// APs placed so far is highest, the lower index on a tie: the order of
+    /// DSATUR graph colouring, Brelaz 1979) and takes the channel of least
+    /// interference (the earlier channel of the plan on a tie); then, in sweeps
+    /// over the APs in order until none moves (at most 16), each moves to
+    /// the channel of least interference from all the others if that is
+    /// strictly less than on its own: the iterative assignment of WLAN
+    /// controllers' dynamic channel assignment, with distance standing for
+    /// measured power.
+    pub fn plan_channels(&self, aps: &[[f64; 2]]) -> Vec<u32> {
+        let plan = self.plan();
+        let mut out: Vec<u32> = Vec::with_capacity(aps.len());
+        let load = |out: &[u32], k: usize, ch: u32| -> f64 {
+            (0..out.len())
+                .filter(|&j| j != k && out[j] == ch)
+                .map(|j| (aps[j][0] - aps[k][0]).hypot(aps[j][1] - aps[k][1]).max(1e-3).powi(-3))
+                .sum()
+        };
+        let best = |out: &[u32], k: usize| {
+            let mut b = (plan[0], load(out, k, plan[0]));
+            for &ch in &plan[1..] {
+                let x = load(out, k, ch);
+                if x < b.1 {
+                    b = (ch, x);
+                }
+            }
+            b
+        };
+        // (unassigned: u32::MAX, on no channel of the plan)
+        out.resize(aps.len(), u32::MAX);
+        for _ in 0..aps.len() {
+            // the most constrained AP next: the one whose least interference
+            // over the channels is highest (the lower index on a tie)
+            let mut pick: Option<(usize, u32, f64)> = None;
+            for k in (0..aps.len()).filter(|&k| out[k] == u32::MAX) {
+                let (ch, x) = best(&out, k);
+                if pick.is_none_or(|(_, _, px)| x > px) {
+                    pick = Some((k, ch, x));
+                }
+            }
+            let (k, ch, _) = pick.expect("an AP is left");
+            out[k] = ch;
+        }
+        for _ in 0..16 {
+            let mut moved = false;
+            for k in 0..aps.len() {
+                let (ch, x) = best(&out, k);
+                if ch != out[k] && x < load(&out, k, out[k]) {
+                    out[k] = ch;
+                    moved = true;
+                }
+            }
+            if !moved {
+                break;
+            }
+        }
+        out
+    }
+
+    /// The layout for `stations` stations; `plan`: the APs of a floor
+    /// plan (`Layout::Plan`; the lattices ignore it).
+    pub fn derive(&self, stations: usize, plan: Option<&[[f64; 2]]>) -> Derived {
         let m = self.aps as usize;
-        let ap_positions: Vec<[f64; 2]> = (0..m).map(|k| self.ap_position(k)).collect();
-        let ap_channels = (0..m).map(|k| self.ap_channel(k)).collect();
+        let (ap_positions, ap_channels): (Vec<[f64; 2]>, Vec<u32>) = match (self.layout, plan) {
+            (Layout::Plan, Some(aps)) => (aps.to_vec(), self.plan_channels(aps)),
+            _ => ((0..m).map(|k| self.ap_position(k)).collect(), (0..m).map(|k| self.ap_channel(k)).collect()),
+        };
         let half = self.spacing_m / 2.0;
         let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
         for p in &ap_positions {
@@ -232,7 +317,32 @@ impl Scenario {
         if n == 0 || n > 100_000 {
             return Ok(()); // validate_wlan reports it
         }
-        let x = d.derive(n);
+        let mut d = d;
+        let plan = if d.layout == Layout::Plan {
+            let Some(aps) = self.wlan.ap_positions.clone() else {
+                return Err(ConfigError::new(
+                    "deployment.layout",
+                    "\"plan\" places the APs at wlan.ap_positions; give them there",
+                ));
+            };
+            if aps.is_empty() || aps.len() > 64 {
+                return Err(ConfigError::new(
+                    "wlan.ap_positions",
+                    format!("a floor plan of 1 to 64 APs, got {}", aps.len()),
+                ));
+            }
+            if d.aps != 1 && d.aps as usize != aps.len() {
+                return Err(ConfigError::new(
+                    "deployment.aps",
+                    format!("{} APs, but wlan.ap_positions holds {}; remove one", d.aps, aps.len()),
+                ));
+            }
+            d.aps = aps.len() as u32;
+            Some(aps)
+        } else {
+            None
+        };
+        let x = d.derive(n, plan.as_deref());
         let w = &mut self.wlan;
         if w.aps != 1 && w.aps != d.aps {
             return Err(ConfigError::new("wlan.aps", format!("set by deployment.aps ({}); remove one", d.aps)));
@@ -299,7 +409,7 @@ mod tests {
             [(Layout::Grid, Placement::Uniform), (Layout::Hex, Placement::Uniform), (Layout::Hex, Placement::Hotspots)]
         {
             let d = DeploymentConfig { placement, ..dep(layout, 9, ChannelPlan::Ghz2_4) };
-            let x = d.derive(500);
+            let x = d.derive(500, None);
             let rx = |p: &[f64; 2], a: &[f64; 2]| {
                 let dist = ((a[0] - p[0]).hypot(a[1] - p[1])).max(1.0);
                 20.0 - (46.68 + 30.0 * dist.log10())
@@ -324,7 +434,7 @@ mod tests {
     fn reuse_plan_keeps_neighbours_apart() {
         for layout in [Layout::Hex, Layout::Grid] {
             let d = dep(layout, 64, ChannelPlan::Ghz2_4);
-            let x = d.derive(1);
+            let x = d.derive(1, None);
             assert!(x.ap_channels.iter().all(|c| [1, 6, 11].contains(c)));
             for c in [1, 6, 11] {
                 let k = x.ap_channels.iter().filter(|&&x| x == c).count();
@@ -339,12 +449,12 @@ mod tests {
                 }
             }
         }
-        let five = dep(Layout::Grid, 30, ChannelPlan::Ghz5).derive(1).ap_channels;
+        let five = dep(Layout::Grid, 30, ChannelPlan::Ghz5).derive(1, None).ap_channels;
         assert_eq!(&five[..3], &[36, 40, 44]);
         assert_eq!(five[25], 36, "more APs than channels: reuse in order");
-        let six = dep(Layout::Grid, 64, ChannelPlan::Ghz6).derive(1).ap_channels;
+        let six = dep(Layout::Grid, 64, ChannelPlan::Ghz6).derive(1, None).ap_channels;
         assert_eq!((six[0], six[58], six[59]), (1, 233, 1));
-        assert!(dep(Layout::Hex, 7, ChannelPlan::Single).derive(1).ap_channels.iter().all(|&c| c == 1));
+        assert!(dep(Layout::Hex, 7, ChannelPlan::Single).derive(1, None).ap_channels.iter().all(|&c| c == 1));
     }
 
     #[test]
@@ -355,9 +465,9 @@ mod tests {
             hotspot_radius_m: 4.0,
             ..dep(Layout::Grid, 4, ChannelPlan::Single)
         };
-        assert_eq!(d.derive(50), d.derive(50));
-        assert_ne!(d.derive(50).positions, DeploymentConfig { seed: 2, ..d.clone() }.derive(50).positions);
-        let p = d.derive(60).positions;
+        assert_eq!(d.derive(50, None), d.derive(50, None));
+        assert_ne!(d.derive(50, None).positions, DeploymentConfig { seed: 2, ..d.clone() }.derive(50, None).positions);
+        let p = d.derive(60, None).positions;
         for i in 3..60 {
             let c = &p[i % 3];
             let _ = c;
@@ -365,5 +475,53 @@ mod tests {
             let (a, b) = (p[i], p[i - 3]);
             assert!((a[0] - b[0]).hypot(a[1] - b[1]) <= 8.0 + 1e-9);
         }
+    }
+
+    /// A floor plan's channels: each AP on the channel whose nearest
+    /// co-channel AP is farthest. On a hexagonal lattice that is a reuse-3
+    /// plan (no neighbours one spacing apart share a channel), in the
+    /// 5 GHz band every AP of a small plan gets its own channel, and an
+    /// irregular plan keeps the two closest APs apart.
+    #[test]
+    fn floor_plan_channels_keep_co_channel_aps_far_apart() {
+        let hex = dep(Layout::Hex, 36, ChannelPlan::Ghz2_4);
+        let aps: Vec<[f64; 2]> = (0..36).map(|k| hex.ap_position(k)).collect();
+        let plan = DeploymentConfig { layout: Layout::Plan, ..hex.clone() };
+        let ch = plan.plan_channels(&aps);
+        let lattice: Vec<u32> = (0..36).map(|k| hex.ap_channel(k)).collect();
+        let total = |c: &[u32]| -> (f64, usize) {
+            let mut t = (0.0, 0);
+            for i in 0..36 {
+                for j in 0..i {
+                    let d = (aps[i][0] - aps[j][0]).hypot(aps[i][1] - aps[j][1]);
+                    if c[i] == c[j] {
+                        t.0 += d.powi(-3);
+                        t.1 += (d < 30.0 * 1.01) as usize;
+                    }
+                }
+            }
+            t
+        };
+        assert_eq!(total(&ch).1, 0, "hex: no neighbours share a channel");
+        assert!(total(&ch).0 <= total(&lattice).0 * (1.0 + 1e-9), "{:?} against {:?}", total(&ch), total(&lattice));
+        for i in 0..36 {
+            for j in 0..i {
+                if (aps[i][0] - aps[j][0]).hypot(aps[i][1] - aps[j][1]) < 30.0 * 1.01 {
+                    assert_ne!(ch[i], ch[j], "neighbours {i} and {j} share channel {}", ch[i]);
+                }
+            }
+        }
+        let five = DeploymentConfig { layout: Layout::Plan, channels: ChannelPlan::Ghz5, ..Default::default() };
+        let mut c = five.plan_channels(&aps[..10]);
+        c.sort_unstable();
+        c.dedup();
+        assert_eq!(c.len(), 10);
+        // an office floor: two APs 3 m apart, two others far from both
+        let floor = [[0.0, 0.0], [3.0, 0.0], [40.0, 5.0], [80.0, 0.0]];
+        let two = DeploymentConfig { layout: Layout::Plan, channels: ChannelPlan::Ghz2_4, ..Default::default() };
+        let c = two.plan_channels(&floor);
+        assert_eq!(c, [1, 6, 11, 1], "the fourth AP reuses the farthest channel");
+        let x = two.derive(20, Some(&floor));
+        assert_eq!((x.ap_positions.len(), x.ap_channels, x.association.len()), (4, c.to_vec(), 20));
     }
 }
