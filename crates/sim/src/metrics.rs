@@ -333,6 +333,61 @@ pub fn jain(xs: &[f64]) -> f64 {
     }
 }
 
+/// The run's flows in flow order: one slice, or the partitions' own
+/// (a partitioned run, read in place rather than merged into a copy: with
+/// thousands of flows the copy set the run's peak memory).
+#[derive(Clone)]
+pub struct FlowSeq<'a> {
+    parts: Vec<&'a [FlowRt]>,
+    /// Flow `k` is `parts[at[k].0][at[k].1]` (`None`: `parts[0][k]`).
+    at: Option<Vec<(u32, u32)>>,
+}
+
+impl<'a> FlowSeq<'a> {
+    /// The flows of one slice.
+    pub fn whole(flows: &'a [FlowRt]) -> FlowSeq<'a> {
+        FlowSeq { parts: vec![flows], at: None }
+    }
+
+    /// Flows held by parts: part p holds the flows `index[p]` (global
+    /// indices, in its order); together each flow once.
+    pub fn parts(parts: Vec<&'a [FlowRt]>, index: &[Vec<usize>]) -> FlowSeq<'a> {
+        let n: usize = index.iter().map(|v| v.len()).sum();
+        let mut at = vec![(u32::MAX, 0); n];
+        for (p, idx) in index.iter().enumerate() {
+            for (l, &fi) in idx.iter().enumerate() {
+                at[fi] = (p as u32, l as u32);
+            }
+        }
+        debug_assert!(at.iter().all(|a| a.0 != u32::MAX), "every flow in one part");
+        FlowSeq { parts, at: Some(at) }
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.at {
+            None => self.parts[0].len(),
+            Some(at) => at.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Flow `k`.
+    pub fn get(&self, k: usize) -> &'a FlowRt {
+        match &self.at {
+            None => &self.parts[0][k],
+            Some(at) => &self.parts[at[k].0 as usize][at[k].1 as usize],
+        }
+    }
+
+    /// The flows in flow order.
+    pub fn iter(&self) -> impl Iterator<Item = &'a FlowRt> + '_ {
+        (0..self.len()).map(|k| self.get(k))
+    }
+}
+
 pub struct RunView<'a> {
     /// The cells (one per channel); a member's counters are summed over
     /// them (a member acts only in the cell it is in).
@@ -344,7 +399,7 @@ pub struct RunView<'a> {
     /// The hand-offs (`"handoffs"` in the result), only with roaming on.
     pub handoffs: Option<Value>,
     pub topo: &'a Topology,
-    pub flows: &'a [FlowRt],
+    pub flows: FlowSeq<'a>,
     pub eps: &'a [Endpoint],
     pub wq: &'a [Box<dyn QueueDisc>],
     /// Agents of each node, with their timer keys.
@@ -717,7 +772,7 @@ fn render_key(v: &RunView, key: &str, sink: Sink) -> std::io::Result<Vec<u8>> {
     match key {
         "flows" => {
             let secs = secs(v);
-            render_objs(v.flows.len(), |k, j| flow_json(v, &v.flows[k], secs, j), sink)
+            render_objs(v.flows.len(), |k, j| flow_json(v, v.flows.get(k), secs, j), sink)
         }
         "stations" => render_objs(members, |i, j| station_json(v, i, j), sink),
         // APs' queues, then stations' queues that are not plain drop-tail or

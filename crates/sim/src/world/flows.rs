@@ -343,18 +343,4 @@ impl Flows {
     pub(super) fn register_timers(&mut self, mut register: impl FnMut(usize) -> TimerKey) {
         self.flow_timer = (0..self.flows.len()).map(&mut register).collect();
     }
-
-    /// The flows of the partitions back in global order (`index` as
-    /// [`Flows::split`] gave it).
-    pub(super) fn merge(parts: Vec<Flows>, index: &[Vec<usize>]) -> Flows {
-        let n: usize = index.iter().map(|v| v.len()).sum();
-        let mut slots: Vec<Option<(FlowRt, TimerKey)>> = (0..n).map(|_| None).collect();
-        for (f, idx) in parts.into_iter().zip(index) {
-            for ((rt, key), &fi) in f.flows.into_iter().zip(f.flow_timer).zip(idx) {
-                slots[fi] = Some((rt, key));
-            }
-        }
-        let (flows, flow_timer) = slots.into_iter().map(|s| s.expect("every flow in one partition")).unzip();
-        Flows::new(flows, Vec::new(), flow_timer, Vec::new())
-    }
 }

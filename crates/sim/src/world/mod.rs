@@ -218,7 +218,7 @@ impl World {
     /// End the run at its end instant (events still queued after it are
     /// left undone), check its invariants and collect the metrics.
     pub fn finish(self, wall: std::time::Instant) -> Result<RunResult, String> {
-        self.finish_with(wall, true, metrics::collect)
+        self.finish_with(wall, true, None, metrics::collect)
     }
 
     /// [`World::finish`], the result written to `out` as it is rendered
@@ -229,20 +229,26 @@ impl World {
         extra: &[(&str, serde_json::Value)],
         out: &mut dyn std::io::Write,
     ) -> Result<(), String> {
-        self.finish_with(wall, true, |v| metrics::write(v, extra, out))?
+        self.finish_with(wall, true, None, |v| metrics::write(v, extra, out))?
     }
 
     /// End the run and hand its metrics to `emit` ([`World::finish`]),
     /// checking the packet ledger against the packets held if
     /// `check_ledger` (a partitioned run checks each partition's own,
-    /// `part.rs`, before it merges them into this world).
+    /// `part.rs`, before it merges their cells into this world).
+    ///
+    /// `parts`: a partitioned run's flows, each partition's with the global
+    /// indices of its flows (`part.rs`), read in place; this world's own
+    /// flows are then empty.
     fn finish_with<R>(
         self,
         wall: std::time::Instant,
         check_ledger: bool,
+        parts: Option<(Vec<Flows>, &[Vec<usize>])>,
         emit: impl FnOnce(&metrics::RunView) -> R,
     ) -> Result<R, String> {
         let World { mut k, mut nodes, mut cells, mut flows } = self;
+        let mut parts = parts;
         if nodes.capturing() || k.trace.is_some() {
             cells.drop_taps();
         }
@@ -251,6 +257,10 @@ impl World {
             t.finish()?;
         }
         flows.sample(k.end, k.warmup, None);
+        for f in parts.iter_mut().flat_map(|(p, _)| p.iter_mut()) {
+            f.sample(k.end, k.warmup, None);
+            f.check_end()?;
+        }
         nodes.account_links(k.end);
         cells.ungroup_all();
         flows.check_end()?;
@@ -268,7 +278,10 @@ impl World {
             at: at.as_deref(),
             handoffs: nodes.handoffs(),
             topo: nodes.topo(),
-            flows: flows.flows(),
+            flows: match &parts {
+                None => metrics::FlowSeq::whole(flows.flows()),
+                Some((p, index)) => metrics::FlowSeq::parts(p.iter().map(|f| f.flows()).collect(), index),
+            },
             eps: flows.eps(),
             wq: &wq,
             agents: nodes.agents(),

@@ -5,7 +5,9 @@
 //! run splits into partitions, one per cell, that each run on their own
 //! (conservative parallel discrete-event simulation with no cross-partition
 //! message: the lookahead is unbounded), and merges them back at the end
-//! into one world whose result is the sequential run's byte for byte.
+//! into one world whose result is the sequential run's byte for byte (the
+//! cells merged; the flows read in place from the partitions, in flow
+//! order, `metrics::FlowSeq`).
 //!
 //! Partition p holds cell p (its `Bss` and members' MACs; or a group of
 //! consecutive cells, `World::build_partitioned_in`), its members'
@@ -393,7 +395,8 @@ impl Partitioned {
     }
 
     /// Check each partition's ledger against the packets it holds, merge
-    /// the partitions back into one world and finish it.
+    /// the partitions' cells back into one world and finish it, reading
+    /// the flows where the partitions hold them.
     fn finish<R>(
         self,
         wall: std::time::Instant,
@@ -412,8 +415,8 @@ impl Partitioned {
         }
         k.events_elsewhere = events - k.events();
         let cells = Cells::merge(pcells, &cells_of, cells);
-        let flows = Flows::merge(pflows, &flows_of);
-        World { k, nodes, cells, flows }.finish_with(wall, false, emit)
+        let flows = Flows::new(Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        World { k, nodes, cells, flows }.finish_with(wall, false, Some((pflows, &flows_of)), emit)
     }
 }
 
