@@ -9,7 +9,7 @@
 //! Same-instant order. Events pop by instant; events of one instant pop
 //! in insertion order in a world of one partition. In a world whose cells
 //! are joined only by wired links (`Order`, set by `World::build_parts`
-//! from `World::wired_cut`), they pop by (partition, that partition's
+//! from the cut of `cut.rs`), they pop by (partition, that partition's
 //! pushes): an event is keyed by the partition whose event pushed it (at
 //! the build: the partition that will handle it) and by how many pushes
 //! that partition had made before. A partition's pushes depend only on the
