@@ -251,7 +251,9 @@ fn build_flows(
         }
     }
     let ep_timer = (0..eps.len()).map(|ep| k.new_timer(TimerOwner::Tcp(ep))).collect();
-    Ok(Flows::new(flows, eps, flow_timer, ep_timer))
+    let mut flows = Flows::new(flows, eps, flow_timer, ep_timer);
+    flows.prime_servers();
+    Ok(flows)
 }
 
 /// The cells of a scenario, one per channel (`Scenario::cell_channels`).

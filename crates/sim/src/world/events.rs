@@ -66,7 +66,8 @@ const _: () = assert!(std::mem::size_of::<Option<(SimTime, EvCode)>>() == 16);
 /// The component behind a timer key.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum TimerOwner {
-    /// Flow `fi`'s source fires (a UDP datagram, or a TCP flow's start).
+    /// Flow `fi`'s source fires (a UDP datagram, or a TCP flow's start or
+    /// stop, at its client).
     Flow(usize),
     /// The next packet of link `link`'s direction `dir` (0: a to b)
     /// reaches the far end.

@@ -109,8 +109,8 @@ impl Flows {
                 let p = self.make_udp(k, fi, msdu_bytes);
                 nodes.send_from(k, cells, self, src, p);
             }
-            FlowKind::Tcp { client, sender, bytes, start, stop, .. } => {
-                let (client, sender, bytes, start, stop) = (*client, *sender, *bytes, *start, *stop);
+            FlowKind::Tcp { client, sender, start, stop, .. } => {
+                let (client, sender, start, stop) = (*client, *sender, *start, *stop);
                 if now >= stop && stop > start {
                     // `traffic.stop_s`: the sending application closes; a
                     // FIN follows the data already written or sent (the
@@ -120,17 +120,39 @@ impl Flows {
                     return;
                 }
                 self.eps[client].open(now);
-                match bytes {
-                    Some(b) => self.eps[sender].conn.send(b),
-                    None => self.eps[sender].conn.set_infinite_source(),
+                if sender == client {
+                    self.give_sender_data(fi);
                 }
                 self.tcp_poll(k, nodes, cells, client);
-                if sender != client {
-                    self.tcp_poll(k, nodes, cells, sender);
-                }
                 if stop < k.end {
                     k.arm(self.flow_timer[fi], Some(stop));
                 }
+            }
+        }
+    }
+
+    /// TCP flow `fi`'s sender gets the application's data (`traffic.bytes`,
+    /// or an endless source). A client that sends gets it when the flow
+    /// starts and it opens; a server that sends (a download) gets it when
+    /// the world is built (`prime_servers`): it listens until the client's
+    /// SYN arrives, after the start, so nothing it does can tell the two
+    /// instants apart, and the start, which is the client's event, does
+    /// not touch the server (a server's node may be in another partition,
+    /// `part.rs`).
+    fn give_sender_data(&mut self, fi: usize) {
+        if let FlowKind::Tcp { sender, bytes, .. } = self.flows[fi].kind {
+            match bytes {
+                Some(b) => self.eps[sender].conn.send(b),
+                None => self.eps[sender].conn.set_infinite_source(),
+            }
+        }
+    }
+
+    /// Give every sending server its data (`give_sender_data`).
+    pub(super) fn prime_servers(&mut self) {
+        for fi in 0..self.flows.len() {
+            if matches!(self.flows[fi].kind, FlowKind::Tcp { client, sender, .. } if client != sender) {
+                self.give_sender_data(fi);
             }
         }
     }

@@ -113,11 +113,11 @@
 //!   same-instant order of every wired run, one cell too), or the sender
 //!   keeps the arrival instants and keys it sent and decides the tie by
 //!   the keys;
-//! - a TCP flow's start writes its sender's data (at the server, for a
-//!   download) and its stop closes the sender, in another partition at the
-//!   same instant: the data must be set at the build (it is visible only
-//!   once the SYN arrives, `L` later) and a stop must be the sender's own
-//!   event;
+//! - a TCP flow's stop (`traffic.stop_s`) closes its sender from the
+//!   client's event, in another partition at the same instant for a
+//!   download: the stop must become the sender's own event (its start
+//!   touches only the client: a sending server gets its data at the
+//!   build, `Flows::give_sender_data`);
 //! - the port tables bind endpoints by their index in the whole run,
 //!   the flows' statistics are written at both ends, the ledger is
 //!   checked per partition, and a packet's handles are `Rc` (`Part`'s

@@ -14,8 +14,9 @@
 //! windows of the busiest partition's events (any number of threads) and
 //! of `max(busiest, total / 2)` (two threads). Each partition samples its
 //! own flows (a sampling instant counts once in `events`); a TCP flow's
-//! start, which opens both of its endpoints, counts in its source's
-//! partition (`flow_starts_in_two_partitions` says how many do so).
+//! start is its client's event (`flow_starts_in_two_partitions` counts
+//! the starts of flows whose sender is in another partition: a stop of
+//! theirs would close the sender from the client's event).
 use super::cut::{timer_node, WiredCut};
 use super::events::{Ev, TimerOwner};
 use super::kernel::Kernel;
