@@ -103,7 +103,7 @@ impl World {
             nodes.set_roaming(Roaming::new(s, &mut k, positions, models)?);
         }
         let mut flows = flows;
-        if !nodes.roaming() && nodes.agents().iter().all(|a| a.is_empty()) {
+        if super::cut::orderable(&nodes) {
             let cut = super::cut::wired_cut(nodes.topo(), cells.members(), nodes.links());
             if let Some((order, sampled)) = super::cut::order(&cut, &k, nodes.topo(), flows.flows(), flows.eps()) {
                 k.set_order(order);

@@ -16,6 +16,7 @@
 //! order, as does every world of one cell.
 use super::events::TimerOwner;
 use super::kernel::{Kernel, Order};
+use super::nodes::Nodes;
 use crate::endpoints::{Endpoint, FlowKind, FlowRt};
 use crate::link::LinkDir;
 use crate::topology::Topology;
@@ -54,6 +55,12 @@ fn union(p: &mut [usize], a: usize, b: usize) {
         let (lo, hi) = (a.min(b), a.max(b));
         p[hi] = lo;
     }
+}
+
+/// Whether a world with `nodes` may be ordered by partition (module
+/// docs): no roaming and no agents.
+pub(super) fn orderable(nodes: &Nodes) -> bool {
+    !nodes.roaming() && nodes.agents().iter().all(|a| a.is_empty())
 }
 
 /// The cut of the nodes of `topo` (its first `members` nodes in cells)
@@ -115,7 +122,7 @@ pub(super) fn wired_cut(topo: &Topology, members: usize, links: &[[LinkDir; 2]])
 /// the SYN); a link direction's receiving end; a TCP endpoint's node; a
 /// member's queue discipline at the member. `None` for agents and
 /// roaming (such worlds are not ordered by partition).
-pub(super) fn timer_node(owner: TimerOwner, topo: &Topology, flows: &[FlowRt], eps: &[Endpoint]) -> Option<usize> {
+fn timer_node(owner: TimerOwner, topo: &Topology, flows: &[FlowRt], eps: &[Endpoint]) -> Option<usize> {
     Some(match owner {
         TimerOwner::Flow(fi) => match flows[fi].kind {
             FlowKind::Tcp { client, .. } => eps[client].node,

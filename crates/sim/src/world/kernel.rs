@@ -198,6 +198,12 @@ impl Kernel {
         next
     }
 
+    /// The partition that handles `ev` under the order by partition
+    /// (`None` without one).
+    pub(super) fn part_of(&self, ev: Ev) -> Option<usize> {
+        self.order.as_ref().map(|o| o.of(ev) as usize)
+    }
+
     /// The tie-break key of the next event (`probe.rs`): with an order by
     /// partition, the pushing partition in the bits from `PUSH_BITS` up.
     pub(super) fn peek_key(&self) -> Option<u64> {

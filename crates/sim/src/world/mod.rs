@@ -244,11 +244,10 @@ impl World {
         self,
         wall: std::time::Instant,
         check_ledger: bool,
-        parts: Option<(Vec<Flows>, &[Vec<usize>])>,
+        mut parts: Option<(Vec<Flows>, &[Vec<usize>])>,
         emit: impl FnOnce(&metrics::RunView) -> R,
     ) -> Result<R, String> {
         let World { mut k, mut nodes, mut cells, mut flows } = self;
-        let mut parts = parts;
         if nodes.capturing() || k.trace.is_some() {
             cells.drop_taps();
         }

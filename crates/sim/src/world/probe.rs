@@ -17,7 +17,7 @@
 //! start is its client's event (`flow_starts_in_two_partitions` counts
 //! the starts of flows whose sender is in another partition: a stop of
 //! theirs would close the sender from the client's event).
-use super::cut::{timer_node, WiredCut};
+use super::cut::WiredCut;
 use super::events::{Ev, TimerOwner};
 use super::kernel::Kernel;
 use super::World;
@@ -36,7 +36,7 @@ impl World {
     /// the wired links' latency would meet (module docs). Errors: a world
     /// with agents, roaming or injected packets (never partitioned).
     pub fn probe_wired(mut self) -> Result<Value, String> {
-        if self.nodes.roaming() || self.nodes.agents().iter().any(|a| !a.is_empty()) {
+        if !super::cut::orderable(&self.nodes) {
             return Err("agents and roaming are never partitioned".into());
         }
         let cut = self.wired_cut();
@@ -54,9 +54,11 @@ impl World {
             let key = self.k.peek_key().expect("an event is due");
             let (now, code) = self.k.pop().expect("peeked");
             let ev = code.ev();
-            let (part, cross) = self.part_of(&cut, ev, &mut split_starts)?;
+            let cross = self.crosses(&cut, ev, &mut split_starts)?;
+            // (the kernel's own map; a world of one partition has none)
+            let part = self.k.part_of(ev).unwrap_or(0);
             let when = pushed_at.remove(&key);
-            if self.k.pusher(key).is_some_and(|by| by != part as usize) {
+            if self.k.pusher(key).is_some_and(|by| by != part) {
                 c.foreign += 1;
                 let lead = now.0 - when.expect("another partition's push is noted").0;
                 c.least_lead = c.least_lead.min(lead);
@@ -71,12 +73,12 @@ impl World {
                 per_part.iter_mut().for_each(|x| *x = 0);
                 window = w;
             }
-            per_part[part as usize] += 1;
-            let before = self.k.pushes(part as usize);
+            per_part[part] += 1;
+            let before = self.k.pushes(part);
             self.dispatch(now, ev);
             self.cells.drain_outputs(&mut self.k, &mut self.nodes, &mut self.flows);
-            for n in before..self.k.pushes(part as usize) {
-                pushed_at.insert(Kernel::key_of(part as usize, n), now);
+            for n in before..self.k.pushes(part) {
+                pushed_at.insert(Kernel::key_of(part, n), now);
             }
         }
         c.window(&per_part);
@@ -99,30 +101,24 @@ impl World {
         }))
     }
 
-    /// The partition of event `ev` under `cut` (`EVERY` for a sample), and
-    /// whether it is an arrival over a cut link.
-    fn part_of(&self, cut: &WiredCut, ev: Ev, split: &mut u64) -> Result<(u32, bool), String> {
-        let topo = self.nodes.topo();
-        let node = |v: usize| cut.part_of_node[v] as u32;
+    /// Whether event `ev` is an arrival over a cut link (counting in
+    /// `split` the starts of TCP flows whose sender is in another
+    /// partition than their client).
+    fn crosses(&self, cut: &WiredCut, ev: Ev, split: &mut u64) -> Result<bool, String> {
         Ok(match ev {
-            Ev::BssWake { cell } | Ev::TxEnd { cell, .. } => (cut.part_of_cell[cell as usize] as u32, false),
-            Ev::Sample { part } => (part as u32, false),
             Ev::Ingress => return Err("injected packets are never partitioned".into()),
             Ev::Timer { key, .. } => {
                 let owner = self.k.owner(key);
                 if let TimerOwner::Flow(fi) = owner {
                     if let FlowKind::Tcp { client, sender, .. } = self.flows.flows()[fi].kind {
                         let eps = self.flows.eps();
-                        if node(eps[client].node) != node(eps[sender].node) {
-                            *split += 1;
-                        }
+                        let node = |e: usize| cut.part_of_node[eps[e].node];
+                        *split += (node(client) != node(sender)) as u64;
                     }
                 }
-                let cross = matches!(owner, TimerOwner::Link { link, .. } if cut.cut[link]);
-                let at = timer_node(owner, topo, self.flows.flows(), self.flows.eps())
-                    .ok_or("agents and roaming are never partitioned")?;
-                (node(at), cross)
+                matches!(owner, TimerOwner::Link { link, .. } if cut.cut[link])
             }
+            _ => false,
         })
     }
 }

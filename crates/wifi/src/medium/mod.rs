@@ -330,7 +330,7 @@ impl MacSink for Sink<'_> {
         reserve_on_air(self.frames, self.stations);
         let len = self.frames.len();
         let r = inspect(self.frames.spare_capacity_mut()[0].write(build()));
-        // SAFETY: the slot at `len` was just initialised, and `reserve(1)`
+        // SAFETY: the slot at `len` was just initialised, and `reserve_on_air`
         // made it part of the allocation.
         unsafe { self.frames.set_len(len + 1) };
         r
