@@ -49,6 +49,17 @@ def test_canonical_text_is_what_json_dumps_writes(text, keeps):
     assert runner.canonical_result(text) == slow(text)
 
 
+@pytest.mark.parametrize("block", [1, 2, 3, 7, 64])
+def test_outside_strings_block_by_block_is_the_whole_split(block):
+    """Blocks that end inside a string, on a quote or between two quotes
+    give what one split of the whole text gives, and so do the fixed texts."""
+    rng = random.Random(block)
+    texts = [t for t, _ in TEXTS] + ["".join(rng.choice('ab":,') for _ in range(rng.randint(0, 200)))
+                                     for _ in range(300)]
+    for t in texts:
+        assert runner._outside_strings(t, block) == "".join(t.split('"')[0::2]), t
+
+
 @requires_core
 def test_core_writes_floats_as_json_dumps_does(real_core):
     """Every double the core writes that `_dumps_keeps` lets through is

@@ -129,6 +129,19 @@ def _compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
+def _outside_strings(text: str, block: int = 1 << 16) -> str:
+    """``"".join(text.split('"')[0::2])``: what lies outside the quotes,
+    with the text split a block at a time. Splitting a result of thousands
+    of stations at once makes a list of a million small strings, which took
+    more memory than the run itself (docs/performance.md)."""
+    out, inside = [], False
+    for at in range(0, len(text), block):
+        pieces = text[at:at + block].split('"')
+        out.append("".join(pieces[1 if inside else 0::2]))
+        inside ^= len(pieces) % 2 == 0  # an odd number of quotes in the block
+    return "".join(out)
+
+
 def _dumps_keeps(text: str) -> bool:
     """Whether ``_compact(json.loads(text)) == text``, for the core's writer.
 
@@ -151,7 +164,7 @@ def _dumps_keeps(text: str) -> bool:
     """
     if not text.isascii() or "\\" in text or "\x7f" in text:
         return False
-    outside = "".join(text.split('"')[0::2])  # numbers, punctuation, literals
+    outside = _outside_strings(text)  # numbers, punctuation, literals
     if any(c in outside for c in " \t\n\rE"):
         return False
     n_e = outside.count("e")  # exponents, or the e of true / false
