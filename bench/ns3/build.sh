@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the wifitcp ns-3 reference programs against Debian's ns-3.37 (libns3-dev).
 # Needs: libns3-dev libgsl-dev (pkg-config files name GSL), g++, pkg-config.
-# Output: bench/ns3/build/{r1-uplink,r2-saturation,cc-download,ht-saturation,ht-per,fading-trace,vht-he-txtime,vht-he-per,he-mu-txtime,he-ofdma,campus-saturation,attributes}
+# Output: bench/ns3/build/{r1-uplink,r2-saturation,cc-download,ht-saturation,ht-per,fading-trace,vht-he-txtime,vht-he-per,he-mu-txtime,he-ofdma,campus-saturation,adjacent-channel,attributes}
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="$here/build"
@@ -12,7 +12,7 @@ if ! pkg-config --exists $mods; then
     exit 2
 fi
 flags="$(pkg-config --cflags --libs $mods)"
-for prog in r1-uplink r2-saturation cc-download ht-saturation ht-per fading-trace vht-he-txtime vht-he-per he-mu-txtime he-ofdma campus-saturation attributes; do
+for prog in r1-uplink r2-saturation cc-download ht-saturation ht-per fading-trace vht-he-txtime vht-he-per he-mu-txtime he-ofdma campus-saturation adjacent-channel attributes; do
     src="$here/$prog.cc"
     bin="$out/$prog"
     if [[ ! -x "$bin" || "$src" -nt "$bin" || "$here/common.h" -nt "$bin" ]]; then

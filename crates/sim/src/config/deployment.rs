@@ -37,16 +37,18 @@
 //! keeps row and column neighbours apart and lets diagonal neighbours
 //! share); "5ghz" takes the 25 channels 36-64, 100-144 and 149-165 in AP
 //! order, "6ghz" the 59 channels 1, 5, ..., 233 (more APs than channels:
-//! AP k gets channel k mod the count). On a floor plan the channels are
-//! assigned greedily in AP order: each AP takes the plan's channel whose
-//! nearest AP already on it is farthest away (a channel nobody uses yet
-//! first; the earlier channel of the plan on a tie), the least
-//! co-channel interference a one-pass assignment gives; on a regular
-//! lattice it spreads 1/6/11 over neighbours as well. APs on one channel share a cell
-//! (one collision domain: they hear and interfere with each other through
-//! the channel's carrier-sense and capture model); cells on different
-//! channels do not interfere (no adjacent-channel leakage: a deviation
-//! from real 2.4 GHz radios, whose channels 1/6/11 leak a little).
+//! AP k gets channel k mod the count). On a floor plan the channels go
+//! by least co-channel interference (`DeploymentConfig::plan_channels`:
+//! the sum of d^-3 over the other APs on a channel, the most constrained
+//! AP first, then sweeps while an AP's own sum falls). APs on one channel
+//! share a cell (one collision domain: they hear and interfere with each
+//! other through the channel's carrier-sense and capture model). Cells on
+//! different channels do not interfere, unless `channel.adjacent_channel
+//! = "mask"`: then channels that leak into each other by the PHY's
+//! transmit mask (2.4 GHz channels 1/6/11, 5 GHz neighbours 20 MHz apart;
+//! `wifitcp_wifi::channel::leakage`) share a cell, whose stations sense
+//! the other channels' frames by energy and take their leaked power as
+//! interference.
 //!
 //! Stations: "uniform" over the APs' bounding box widened by half a
 //! spacing on every side; "hotspots": `hotspots` centres drawn uniformly

@@ -675,6 +675,7 @@ mod tests {
         let set: Value = serde_json::json!({
             "ap_tx_power_dbm": 25.0, "ap_antenna_gain_dbi": 18.0, "sta_antenna_gain_dbi": 15.0,
             "sta_antenna": "toward_ap", "power_control": "game", "power_cost_per_w": 0.2, "power_max_w": 4.0,
+            "adjacent_channel": "mask",
         });
         for model in ["snr", "threshold"] {
             let mut v = set.clone();

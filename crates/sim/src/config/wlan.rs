@@ -6,6 +6,7 @@ use wifitcp_core::schema::Ty::*;
 use wifitcp_core::schema::B::{Ex, In};
 use wifitcp_core::schema::{k, r, Key, POS_M, PROB};
 use wifitcp_core::ConfigError;
+use wifitcp_wifi::channel::leakage::Leakage;
 
 use super::{mobility, roaming, Scenario, Traffic};
 
@@ -127,32 +128,101 @@ impl Scenario {
                 ));
             }
         }
+        if self.channel.as_ref().is_some_and(|c| c.adjacent_leakage()) {
+            let why = if self.leakage().is_none() {
+                Some("802.11b's DSSS transmit mask is not modelled (OFDM standards only)")
+            } else if self.wlan.roaming.is_some() {
+                Some("not with wlan.roaming (roaming scans one channel per cell)")
+            } else if !self.wlan.mobility.is_empty() {
+                Some("not with wlan.mobility (who senses whom is fixed when the cells are built)")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err(ConfigError::new("channel.adjacent_channel", why));
+            }
+        }
         Ok(())
     }
 
-    /// The channel of every cell, in order of first use by AP 0, 1, ...
-    /// (cell 0 is AP 0's).
-    pub fn cell_channels(&self) -> Vec<u32> {
-        let mut v: Vec<u32> = Vec::new();
+    /// The leakage between channels, with `channel.adjacent_channel =
+    /// "mask"` (`None` without it, or for a PHY without a modelled mask).
+    pub fn leakage(&self) -> Option<Leakage> {
+        self.channel.as_ref().filter(|c| c.adjacent_leakage()).and_then(|_| Leakage::new(self.phy.standard))
+    }
+
+    /// The channel of AP `k`.
+    fn ap_channel(&self, k: usize) -> u32 {
+        self.wlan.ap_channels.as_ref().map_or(1, |c| c[k])
+    }
+
+    /// The channels of every cell: each channel in order of first use by
+    /// AP 0, 1, ... (cell 0 is AP 0's), one cell each; with adjacent-channel
+    /// leakage, channels that leak into each other, directly or through
+    /// others, in one cell (`channel::leakage`), in that order.
+    pub fn cells(&self) -> Vec<Vec<u32>> {
+        let mut chans: Vec<u32> = Vec::new();
         for k in 0..self.wlan.aps as usize {
-            let ch = self.wlan.ap_channels.as_ref().map_or(1, |c| c[k]);
-            if !v.contains(&ch) {
-                v.push(ch);
+            let ch = self.ap_channel(k);
+            if !chans.contains(&ch) {
+                chans.push(ch);
             }
         }
-        v
+        let Some(l) = self.leakage() else {
+            return chans.into_iter().map(|c| vec![c]).collect();
+        };
+        // each channel's cell: the first channel's of those it reaches
+        let mut cell: Vec<usize> = (0..chans.len()).collect();
+        for i in 0..chans.len() {
+            let mut stack = vec![i];
+            while let Some(a) = stack.pop() {
+                for b in 0..chans.len() {
+                    if cell[b] > cell[i] && l.leaks(chans[a], chans[b]) {
+                        cell[b] = cell[i];
+                        stack.push(b);
+                    }
+                }
+            }
+        }
+        let mut out: Vec<Vec<u32>> = Vec::new();
+        let mut index = vec![usize::MAX; chans.len()];
+        for (i, &ch) in chans.iter().enumerate() {
+            let c = cell[i];
+            if index[c] == usize::MAX {
+                index[c] = out.len();
+                out.push(Vec::new());
+            }
+            out[index[c]].push(ch);
+        }
+        out
+    }
+
+    /// The first channel of every cell (`cells`): the channel of each cell
+    /// without leakage.
+    pub fn cell_channels(&self) -> Vec<u32> {
+        self.cells().into_iter().map(|c| c[0]).collect()
     }
 
     /// Cell of every WLAN member that is an AP (indexed by member; 0 for
     /// stations).
     pub fn cell_of_aps(&self) -> Vec<usize> {
-        let chans = self.cell_channels();
+        let cells = self.cells();
         let mut v = vec![0; self.wlan_members()];
         for k in 0..self.wlan.aps as usize {
-            let ch = self.wlan.ap_channels.as_ref().map_or(1, |c| c[k]);
-            v[self.ap_member(k)] = chans.iter().position(|&c| c == ch).expect("listed");
+            let ch = self.ap_channel(k);
+            v[self.ap_member(k)] = cells.iter().position(|c| c.contains(&ch)).expect("listed");
         }
         v
+    }
+
+    /// The channel of every WLAN member: its AP's.
+    pub fn member_channels(&self) -> Vec<u32> {
+        let ap_of = self.ap_of_members();
+        let mut of_ap = vec![1; self.wlan_members()];
+        for k in 0..self.wlan.aps as usize {
+            of_ap[self.ap_member(k)] = self.ap_channel(k);
+        }
+        ap_of.iter().map(|&a| of_ap[a]).collect()
     }
 
     /// Number of BSS members: stations plus APs.

@@ -34,6 +34,7 @@ use wifitcp_core::{ConfigError, RngStream, SimDur, SimTime};
 use wifitcp_queue::{QdiscConfig, QueueDisc};
 use wifitcp_wifi::channel::antenna::Beam;
 use wifitcp_wifi::channel::config::{NodeKeys, PowerControl, StaAntenna};
+use wifitcp_wifi::channel::leakage::{Leakage, ENERGY_DETECT_DBM};
 use wifitcp_wifi::channel::moving::MovingChannelErrors;
 use wifitcp_wifi::channel::{Channel, Position, Preamble};
 use wifitcp_wifi::mac::{AckPolicy, AnyMac, DcfParams, MacAddr};
@@ -416,9 +417,10 @@ fn build_bss(
             // carrier sense is not re-derived as they move).
             if s.wlan.mobility.is_empty() {
                 let per_receiver = c.per_receiver();
+                let leak = s.leakage().map(|l| Channels { leakage: l, of: s.member_channels() });
                 sense = match &gate {
-                    Gate::Renumbered(..) => member_view(&errors, n, &members, per_receiver),
-                    _ => cell_view(&errors, n, per_receiver),
+                    Gate::Renumbered(..) => member_view(&errors, n, &members, per_receiver, leak.as_ref()),
+                    _ => cell_view(&errors, n, per_receiver, leak.as_ref()),
                 };
             }
             if s.wlan.mobility.is_empty() {
@@ -465,19 +467,47 @@ fn build_bss(
 /// an exchange is longer by at most 1 us of hundreds.
 const SHARED_VIEW_MAX_DELAY_NS: u64 = 500;
 
+/// The WLAN members' channels and the leakage between them
+/// (`channel.adjacent_channel = "mask"`).
+struct Channels {
+    leakage: Leakage,
+    /// By node id.
+    of: Vec<u32>,
+}
+
+impl Channels {
+    /// What a member on `b`'s channel takes of a frame of `a`'s, dB.
+    fn db(&self, a: usize, b: usize) -> f64 {
+        self.leakage.db(self.of[a], self.of[b])
+    }
+}
+
 /// The cell's per-station view, if it needs one: when some member does
 /// not hear another (carrier sense at `channel.cs_threshold_dbm`), or
 /// when two members are further apart than the shared view's zero delay
-/// allows (`SHARED_VIEW_MAX_DELAY_NS`). Delays are every pair's distance
-/// over the speed of light (`propagation_delay_ns`); the per-station view
-/// applies them to every pair, however short. `per_receiver`
-/// (`channel.reception`): the per-station view in any case.
-fn cell_view(e: &ChannelErrors, n: usize, per_receiver: bool) -> Option<SenseMatrix> {
-    let cs = e.cs_threshold_dbm();
-    let m = sense_matrix(e, n, cs.unwrap_or(f64::NEG_INFINITY));
+/// allows (`SHARED_VIEW_MAX_DELAY_NS`), or when the cell holds several
+/// channels (`chans`: adjacent-channel leakage; a member then receives a
+/// frame of another channel at the power its receiver takes of it, and
+/// senses it by energy, `SenseMatrix::with_channels`). Delays are every
+/// pair's distance over the speed of light (`propagation_delay_ns`); the
+/// per-station view applies them to every pair, however short.
+/// `per_receiver` (`channel.reception`): the per-station view in any case.
+fn cell_view(e: &ChannelErrors, n: usize, per_receiver: bool, chans: Option<&Channels>) -> Option<SenseMatrix> {
+    let cs = e.cs_threshold_dbm().unwrap_or(f64::NEG_INFINITY);
     let p = &e.positions;
+    let m = match chans {
+        None => sense_matrix(e, n, cs),
+        Some(ch) => SenseMatrix::from_rx_dbm(n, cs, |a, b| rx_dbm(e, a, b) + ch.db(a, b))
+            .with_channels(ch.of.clone(), ENERGY_DETECT_DBM),
+    };
     let m = m.with_delays(|a, b| propagation_delay_ns(p[a].distance(&p[b])));
     (per_receiver || !m.all_hear() || m.max_delay_ns() > SHARED_VIEW_MAX_DELAY_NS).then_some(m)
+}
+
+/// Mean received power of a frame of member `a` at member `b`, dBm (0
+/// for a channel without a power model: every frame heard, no capture).
+fn rx_dbm(e: &ChannelErrors, a: usize, b: usize) -> f64 {
+    e.mean_rx_dbm(MacAddr(a as u32), MacAddr(b as u32)).unwrap_or(0.0)
 }
 
 /// [`cell_view`] for a cell of only `members` (node ids, increasing) of
@@ -486,11 +516,19 @@ fn cell_view(e: &ChannelErrors, n: usize, per_receiver: bool) -> Option<SenseMat
 /// does not depend on which members it holds), stopping at the first pair
 /// that decides it; the view is then the members' (those of other cells
 /// never send in this one).
-fn member_view(e: &ChannelErrors, n: usize, members: &[usize], per_receiver: bool) -> Option<SenseMatrix> {
+fn member_view(
+    e: &ChannelErrors,
+    n: usize,
+    members: &[usize],
+    per_receiver: bool,
+    chans: Option<&Channels>,
+) -> Option<SenseMatrix> {
     let cs = e.cs_threshold_dbm().unwrap_or(f64::NEG_INFINITY);
     let p = &e.positions;
-    let rx = |a: usize, b: usize| e.mean_rx_dbm(MacAddr(a as u32), MacAddr(b as u32)).unwrap_or(0.0);
+    let rx = |a: usize, b: usize| rx_dbm(e, a, b);
+    let mixed = chans.is_some_and(|ch| members.windows(2).any(|w| ch.of[w[0]] != ch.of[w[1]]));
     let needed = per_receiver
+        || mixed
         || (0..n).any(|a| {
             (0..n).any(|b| {
                 // (hearing as `SenseMatrix::from_rx_dbm` judges it: p >= cs)
@@ -501,18 +539,20 @@ fn member_view(e: &ChannelErrors, n: usize, members: &[usize], per_receiver: boo
     if !needed {
         return None;
     }
-    let m = SenseMatrix::from_rx_dbm(members.len(), cs, |a, b| rx(members[a], members[b]));
+    let m = match chans {
+        None => SenseMatrix::from_rx_dbm(members.len(), cs, |a, b| rx(members[a], members[b])),
+        Some(ch) => SenseMatrix::from_rx_dbm(members.len(), cs, |a, b| {
+            rx(members[a], members[b]) + ch.db(members[a], members[b])
+        })
+        .with_channels(members.iter().map(|&g| ch.of[g]).collect(), ENERGY_DETECT_DBM),
+    };
     Some(m.with_delays(|a, b| propagation_delay_ns(p[members[a]].distance(&p[members[b]]))))
 }
 
 /// The carrier-sense matrix of the cell: member `t` senses member `s` iff
 /// the mean power of `s`'s frames at `t` is at least `cs_dbm`.
 fn sense_matrix(e: &ChannelErrors, n: usize, cs_dbm: f64) -> SenseMatrix {
-    SenseMatrix::from_rx_dbm(n, cs_dbm, |a, b| {
-        // (a channel without a power model: every frame at 0 dBm, heard,
-        // no capture)
-        e.mean_rx_dbm(MacAddr(a as u32), MacAddr(b as u32)).unwrap_or(0.0)
-    })
+    SenseMatrix::from_rx_dbm(n, cs_dbm, |a, b| rx_dbm(e, a, b))
 }
 
 /// Per-member transmit power and antenna gains (`channel.ap_tx_power_dbm`,

@@ -354,6 +354,20 @@ pub enum Reception {
     PerReceiver,
 }
 
+/// Whether frames leak into cells on other channels
+/// (`channel.adjacent_channel`, `channel::leakage`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AdjacentChannel {
+    /// Cells on different channels never meet.
+    #[default]
+    None,
+    /// By the PHY's transmit spectrum mask: channels that leak into each
+    /// other share one cell, whose stations sense frames of the other
+    /// channels by energy and take their leaked power as interference.
+    Mask,
+}
+
 /// Where a station's antenna gain applies (`channel.sta_antenna`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -431,6 +445,10 @@ pub struct SnrConfig {
     /// capture, `medium::sense`: what a cell with hidden nodes gets).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reception: Option<Reception>,
+    /// "none" (default) or "mask": adjacent-channel leakage by the PHY's
+    /// transmit spectrum mask (`channel::leakage`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adjacent_channel: Option<AdjacentChannel>,
     /// Transmit power of APs, dBm; default `tx_power_dbm`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ap_tx_power_dbm: Option<f64>,
@@ -478,6 +496,7 @@ impl Default for SnrConfig {
             error_model: ErrorModelKind::UnionBound,
             cs_threshold_dbm: None,
             reception: None,
+            adjacent_channel: None,
             ap_tx_power_dbm: None,
             ap_antenna_gain_dbi: None,
             sta_antenna_gain_dbi: None,
@@ -503,6 +522,10 @@ pub struct ThresholdConfig {
     pub rx_threshold_dbm: f64,
     /// Carrier-sense threshold, dBm; -78.07 (ns-2 CSThresh_).
     pub cs_threshold_dbm: Option<f64>,
+    /// "none" (default) or "mask": adjacent-channel leakage by the PHY's
+    /// transmit spectrum mask (`channel::leakage`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adjacent_channel: Option<AdjacentChannel>,
     /// Transmit power of APs, dBm; default `tx_power_dbm`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ap_tx_power_dbm: Option<f64>,
@@ -545,6 +568,7 @@ impl Default for ThresholdConfig {
             tx_power_dbm: watts_to_dbm(NS2_PT_W),
             rx_threshold_dbm: watts_to_dbm(NS2_RX_THRESH_W),
             cs_threshold_dbm: Some(watts_to_dbm(NS2_CS_THRESH_W)),
+            adjacent_channel: None,
             ap_tx_power_dbm: None,
             ap_antenna_gain_dbi: None,
             sta_antenna_gain_dbi: None,
@@ -653,6 +677,16 @@ impl ChannelConfig {
     /// `channel.reception = "per_receiver"` (SNR model only).
     pub fn per_receiver(&self) -> bool {
         matches!(self, ChannelConfig::Snr(s) if s.reception == Some(Reception::PerReceiver))
+    }
+
+    /// `channel.adjacent_channel = "mask"` (the power-based models).
+    pub fn adjacent_leakage(&self) -> bool {
+        let a = match self {
+            ChannelConfig::Fixed(_) => None,
+            ChannelConfig::Snr(s) => s.adjacent_channel,
+            ChannelConfig::Threshold(t) => t.adjacent_channel,
+        };
+        a == Some(AdjacentChannel::Mask)
     }
 
     /// The per-node radio keys, validated (`None` for the fixed model).

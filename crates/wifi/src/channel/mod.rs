@@ -25,6 +25,8 @@
 //! - [`fading`]: small-scale fading in time (Rayleigh and Rician by sums of
 //!   sinusoids, Nakagami-m and block fading), one process per link, added
 //!   to a frame's received power at its start ([`Channel::rx_power_dbm`]).
+//! - [`leakage`]: adjacent-channel leakage by the transmit spectrum mask,
+//!   and which channels leak into each other.
 
 pub mod antenna;
 pub mod config;
@@ -32,6 +34,7 @@ pub mod error_model;
 pub mod fading;
 pub mod fixed;
 pub mod keys;
+pub mod leakage;
 pub mod model;
 pub mod moving;
 pub mod power;

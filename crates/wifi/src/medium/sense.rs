@@ -57,6 +57,15 @@
 //! met interference during it; one lost to the channel alone counts as a
 //! channel error, as in the shared medium.
 //!
+//! Several channels in one cell ([`SenseMatrix::with_channels`],
+//! adjacent-channel leakage, `channel::leakage`): a station senses a
+//! frame of another channel by energy (at or above the energy-detect
+//! threshold, not the carrier-sense one), never locks on it, and takes its
+//! leaked power as interference at its own receptions. A station busy
+//! only with such energy still locks on a frame of its own channel (its
+//! receiver is synchronised to nothing); in a cell of one channel this is
+//! the rule above.
+//!
 //! Propagation delay ([`SenseMatrix::with_delays`]): station `t` sees the
 //! start and the end of a frame of `s` `delay_ns(s, t)` after `s` sends
 //! them, and everything above happens at `t` at those instants: carrier
@@ -78,7 +87,8 @@
 //!
 //! Invariants: `heard[t]` equals the number of frames from stations other
 //! than `t` that `t` hears whose start has reached `t` and whose end has
-//! not; a lock names such a frame; a transmitting station holds no lock;
+//! not, `own[t]` the number of those on `t`'s channel; a lock names one
+//! of the latter; a transmitting station holds no lock;
 //! every edge is handed out once, in the order of the instants, and no
 //! edge that calls a MAC is handed out late.
 use super::carrier::{AtReceiver, Heard, Sensed};
@@ -120,6 +130,9 @@ pub struct SenseMatrix {
     /// order of a station that hears `s` (`n - 1` if none).
     loud: Vec<u32>,
     max_delay: u64,
+    /// Each station's channel, when the cell holds several
+    /// ([`SenseMatrix::with_channels`]); empty: one channel.
+    chan: Vec<u32>,
 }
 
 impl SenseMatrix {
@@ -147,8 +160,31 @@ impl SenseMatrix {
             rank: vec![0; n * n],
             loud: vec![0; n * n],
             max_delay: 0,
+            chan: Vec::new(),
         };
         m.with_delays(|_, _| 0)
+    }
+
+    /// The same matrix for a cell of several channels (adjacent-channel
+    /// leakage, `channel::leakage`): station `t` is on channel `chan[t]`,
+    /// and the received powers given were what a receiver takes of a frame
+    /// on another channel. A station decodes only frames of its own
+    /// channel; it senses those of another by energy, from `ed_dbm`
+    /// (802.11-2020 17.3.10.6), instead of the carrier-sense threshold.
+    pub fn with_channels(mut self, chan: Vec<u32>, ed_dbm: f64) -> SenseMatrix {
+        let n = self.n;
+        assert_eq!(chan.len(), n, "a channel per station");
+        for s in 0..n {
+            for t in 0..n {
+                if s != t && chan[s] != chan[t] {
+                    self.hears[s * n + t] = 10.0 * self.rx_mw[s * n + t].log10() >= ed_dbm;
+                }
+            }
+        }
+        self.chan = chan;
+        let delay = std::mem::take(&mut self.delay);
+        self.delay = vec![0; n * n];
+        self.with_delays(|s, t| delay[s * n + t])
     }
 
     /// From an explicit "who hears whom" (`hears(s, t)`), with every
@@ -201,6 +237,12 @@ impl SenseMatrix {
         self.hears[s * self.n + t]
     }
 
+    /// Whether `t` may decode frames of `s`: they share a channel.
+    #[inline]
+    pub fn decodes(&self, s: usize, t: usize) -> bool {
+        self.chan.is_empty() || self.chan[s] == self.chan[t]
+    }
+
     /// Mean power of a frame of `s` at `t`, mW.
     #[inline]
     pub fn rx_mw(&self, s: usize, t: usize) -> f64 {
@@ -241,9 +283,9 @@ impl SenseMatrix {
         at + SimDur::from_nanos(self.delay_ns(s, self.nth(s, k)))
     }
 
-    /// Every station hears every other.
+    /// Every station hears, and may decode, every other.
     pub fn all_hear(&self) -> bool {
-        self.hears.iter().all(|&h| h)
+        self.hears.iter().all(|&h| h) && self.chan.windows(2).all(|w| w[0] == w[1])
     }
 
     /// Pairs (s, t), s < t, in which at least one does not hear the other.
@@ -334,7 +376,11 @@ struct Flight {
 /// propagation delay.
 pub(super) struct SenseState {
     m: SenseMatrix,
+    /// Per station: the frames on the air it senses (carrier sense)...
     heard: Vec<u32>,
+    /// ...and of those the ones it may decode (its own channel's; equal
+    /// to `heard` in a cell of one channel).
+    own: Vec<u32>,
     lock: Vec<Option<Lock>>,
     pending_err: Vec<bool>,
     /// Per station: the spans of its reception so far (see `Lock`).
@@ -359,6 +405,7 @@ impl SenseState {
         SenseState {
             m,
             heard: vec![0; n],
+            own: vec![0; n],
             lock: vec![None; n],
             pending_err: vec![false; n],
             chunks: vec![Vec::new(); n],
@@ -579,33 +626,36 @@ impl<M: Mac> Bss<M> {
             k += 1;
             let p = st.m.rx_mw(s, t);
             let audible = st.m.hears(s, t);
+            // (a frame of another channel is sensed, never decoded)
+            let decodable = audible && st.m.decodes(s, t);
             if st.lock[t].is_some() {
                 let l = st.lock[t].as_mut().expect("locked");
-                if audible && now == l.start && p > l.power_mw && !sends(t) {
+                if decodable && now == l.start && p > l.power_mw && !sends(t) {
                     // Frames reaching it together: the receiver locks on
                     // the strongest; the other becomes interference.
                     *l = Lock::new(id, now, header_end, p, l.cur_mw + l.power_mw, false);
                     st.chunks[t].clear();
                 } else {
                     l.change(now, p, &mut st.chunks[t]);
-                    if audible && now < l.header_end {
+                    if decodable && now < l.header_end {
                         l.header_ok = false;
                     }
                 }
-            } else if audible
+            } else if decodable
                 && self.track[t].end_mark != ON_AIR
                 && !sends(t)
-                && (st.heard[t] == 0 || st.lock_when_busy)
+                && (st.own[t] == 0 || st.lock_when_busy)
             {
                 // Neither receiving nor sending (and, but under reception
-                // per receiver, sensing the medium idle): `t` locks on this
-                // frame, with the power already arriving at it as
-                // interference (frames whose start it missed while it sent
-                // or received another). Its PLCP header counts as decoded
-                // only if no frame it hears was on the air (EIFS after a
-                // failure).
+                // per receiver, hearing no frame of its channel: energy of
+                // other channels is none it could have locked on): `t`
+                // locks on this frame, with the power already arriving at
+                // it as interference (frames whose start it missed while
+                // it sent or received another, other channels' frames).
+                // Its PLCP header counts as decoded only if no frame of its
+                // channel it hears was on the air (EIFS after a failure).
                 let i0 = st.present_mw(t, id);
-                st.lock[t] = Some(Lock::new(id, now, header_end, p, i0, st.heard[t] == 0));
+                st.lock[t] = Some(Lock::new(id, now, header_end, p, i0, st.own[t] == 0));
                 st.chunks[t].clear();
                 if st.heard[t] > 0 {
                     // PHY-RXSTART without a change of carrier sense.
@@ -617,6 +667,9 @@ impl<M: Mac> Bss<M> {
                 if st.heard[t] == 1 {
                     busy.push(t);
                 }
+            }
+            if decodable {
+                st.own[t] += 1;
             }
         }
         st.flights[fi].si = k;
@@ -708,6 +761,9 @@ impl<M: Mac> Bss<M> {
             let audible = st.m.hears(s, t);
             if audible {
                 st.heard[t] -= 1;
+                if st.m.decodes(s, t) {
+                    st.own[t] -= 1;
+                }
             }
             let quiet = st.heard[t] == 0;
             if let Some(l) = st.lock[t].filter(|l| l.id == id) {

@@ -491,3 +491,44 @@ fn delay_rounds_to_the_nearest_nanosecond() {
     assert_eq!(propagation_delay_ns(0.0), 0);
     assert_eq!(propagation_delay_ns(f64::NAN), 0);
 }
+
+/// Two links on two channels in one cell (adjacent-channel leakage): A (1)
+/// sends to its AP (0) on channel 1, C (3) to its AP (2) on channel 2.
+/// The AP of channel 1 takes C's frames (and the ACKs of C's AP) at -61
+/// dBm, above the energy-detect threshold and 11 dB below A's: it senses
+/// them busy, never decodes them, and still locks on A's frames that start
+/// while they are on the air (its receiver is synchronised to nothing), so
+/// A delivers what it delivers with channel 2 silent. (Were it to lock
+/// only from a medium it senses idle, as on one channel, it would miss A's
+/// frames that start during C's: about half of them.)
+#[test]
+fn energy_of_another_channel_is_sensed_not_decoded_and_does_not_block_a_lock() {
+    let dbm = |s: usize, t: usize| -> f64 {
+        match (s.min(t), s.max(t)) {
+            (0, 1) | (2, 3) => -50.0,
+            (0, 2) | (0, 3) => -61.0,
+            _ => -120.0,
+        }
+    };
+    let m = SenseMatrix::from_rx_dbm(4, -82.0, dbm).with_channels(vec![1, 1, 2, 2], -62.0);
+    assert!(m.hears(3, 0) && !m.decodes(3, 0) && m.decodes(1, 0) && !m.all_hear());
+    let flows_both = [(1, 0), (3, 2)];
+    let cell = |flows: &[(usize, usize)]| {
+        let errors = CaptureOnly { m: m.clone() };
+        run((0..4).map(|i| dcf(i, u32::MAX)).collect(), Some(m.clone()), Box::new(errors), flows, 3)
+    };
+    let both = cell(&flows_both);
+    let alone = cell(&[(1, 0)]);
+    let (a, a_alone, c) = (both.delivered[0][1], alone.delivered[0][1], both.delivered[2][3]);
+    eprintln!("channel 1 with channel 2 busy {a}, alone {a_alone}; channel 2 {c}");
+    assert!(a as f64 > 0.95 * a_alone as f64, "{a} vs {a_alone}");
+    assert!(c as f64 > 0.95 * a_alone as f64, "{c} vs {a_alone}");
+    // Nothing crosses channels.
+    assert_eq!(both.delivered[0][3] + both.delivered[2][1], 0);
+    // The same powers on one channel: the AP locks only from an idle
+    // medium, and C's frames, decodable now, collide with A's.
+    let one = SenseMatrix::from_rx_dbm(4, -82.0, dbm);
+    let errors = CaptureOnly { m: one.clone() };
+    let co = run((0..4).map(|i| dcf(i, u32::MAX)).collect(), Some(one), Box::new(errors), &flows_both, 3);
+    assert!((co.delivered[0][1] as f64) < 0.8 * a as f64, "{} vs {a}", co.delivered[0][1]);
+}
