@@ -417,7 +417,7 @@ fn build_bss(
             // carrier sense is not re-derived as they move).
             if s.wlan.mobility.is_empty() {
                 let per_receiver = c.per_receiver();
-                let leak = s.leakage().map(|l| Channels { leakage: l, of: s.member_channels() });
+                let leak = s.leakage().map(|l| Channels::new(&l, s.member_channels()));
                 sense = match &gate {
                     Gate::Renumbered(..) => member_view(&errors, n, &members, per_receiver, leak.as_ref()),
                     _ => cell_view(&errors, n, per_receiver, leak.as_ref()),
@@ -468,17 +468,34 @@ fn build_bss(
 const SHARED_VIEW_MAX_DELAY_NS: u64 = 500;
 
 /// The WLAN members' channels and the leakage between them
-/// (`channel.adjacent_channel = "mask"`).
+/// (`channel.adjacent_channel = "mask"`), worked out once per pair of the
+/// scenario's channels (each is a numerical integral, and a cell's view
+/// asks for every pair of members).
 struct Channels {
-    leakage: Leakage,
-    /// By node id.
+    /// Channel by node id.
     of: Vec<u32>,
+    /// Index of each node's channel in `chans`.
+    idx: Vec<usize>,
+    /// `db[i * chans + j]`: what a receiver on the j-th channel takes of a
+    /// frame on the i-th, dB.
+    db: Vec<f64>,
+    chans: usize,
 }
 
 impl Channels {
+    fn new(leakage: &Leakage, of: Vec<u32>) -> Channels {
+        let mut distinct: Vec<u32> = of.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let k = distinct.len();
+        let idx = of.iter().map(|c| distinct.binary_search(c).expect("listed")).collect();
+        let db = (0..k * k).map(|x| leakage.db(distinct[x / k], distinct[x % k])).collect();
+        Channels { of, idx, db, chans: k }
+    }
+
     /// What a member on `b`'s channel takes of a frame of `a`'s, dB.
     fn db(&self, a: usize, b: usize) -> f64 {
-        self.leakage.db(self.of[a], self.of[b])
+        self.db[self.idx[a] * self.chans + self.idx[b]]
     }
 }
 
