@@ -111,3 +111,29 @@ fn leaking_cells_run_as_partitions_with_the_same_result() {
     assert!(mbps(&seq) > 50.0, "{}", mbps(&seq));
     assert_eq!(seq, par);
 }
+
+/// Which channels share a cell: those under 40 MHz apart, directly or
+/// through others, in order of first use; without leakage, one channel
+/// each.
+#[test]
+fn cells_group_the_channels_that_leak_into_each_other() {
+    use wifitcp_sim::config::Scenario;
+    let cells = |std: &str, chans: &[u32], leak: &str| {
+        let mut s = pair(1.0, 2.0, [36, 40], leak);
+        s["phy"]["standard"] = json!(std);
+        let n = chans.len();
+        s["wlan"]["stations"] = json!(1);
+        s["wlan"]["aps"] = json!(n);
+        s["wlan"]["ap_channels"] = json!(chans);
+        s["wlan"]["ap_positions"] = json!((0..n).map(|k| [k as f64 * 10.0, 0.0]).collect::<Vec<_>>());
+        s["wlan"]["positions"] = json!([[0.0, 2.0]]);
+        s["wlan"]["association"] = json!([0]);
+        s["traffic"][0]["peer"] = json!(["ap"]);
+        Scenario::from_json(&s.to_string()).unwrap().cells()
+    };
+    assert_eq!(cells("802.11g", &[1, 6, 11, 1], "mask"), vec![vec![1, 6, 11]]);
+    assert_eq!(cells("802.11g", &[1, 11, 6], "mask"), vec![vec![1, 11, 6]]);
+    assert_eq!(cells("802.11g", &[1, 11], "mask"), vec![vec![1], vec![11]]);
+    assert_eq!(cells("802.11a", &[36, 44, 40, 100], "mask"), vec![vec![36, 44, 40], vec![100]]);
+    assert_eq!(cells("802.11a", &[36, 44, 40, 100], "none"), vec![vec![36], vec![44], vec![40], vec![100]]);
+}
