@@ -161,6 +161,29 @@ def test_record_json_is_the_compact_record(fake_core):
     assert json.loads(api.record_json(o, "v"))["seed"] == o.spec.seed
 
 
+def test_record_json_written_in_pieces_is_the_record(fake_core, monkeypatch):
+    """`write_record_json` writes `record_json`'s text and a newline, on the
+    spliced path and on the whole-record one, also across the pieces it
+    writes a mebibyte at a time (a result text of 2.5 MiB here)."""
+    import io
+
+    from wifitcp import api, runner, scenario as scn_mod
+
+    scn = scn_mod.from_dict(DOC)
+    o = next(iter(runner.run_all(scn_mod.check_all(scn), jobs=1)))
+    big = o.result_json[:-1] + ',"pad":"' + "x" * (5 << 19) + '"}'
+    monkeypatch.setattr(o, "result_json", big)
+    for out in (o,):
+        buf = io.StringIO()
+        api.write_record_json(out, "v", 3, buf)
+        assert buf.getvalue() == api.record_json(out, "v", 3) + "\n"
+        assert buf.getvalue().startswith(big[:-1])
+    o.result = dict(o.result, seed=12345)  # the whole-record path
+    buf = io.StringIO()
+    api.write_record_json(o, "v", None, buf)
+    assert buf.getvalue() == api.record_json(o, "v") + "\n"
+
+
 def test_record_json_of_core_results_needs_no_parse(real_core):
     """A run in this process keeps the core's result text unparsed: its
     canonical text, version and record are found from the text alone, and

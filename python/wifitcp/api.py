@@ -78,14 +78,34 @@ def record_json(o: RunOutcome, version: str, run_id: Optional[int] = None) -> st
     writes, without parsing or writing a result of thousands of stations
     again).
     """
+    text, cut, tail = _record_json_parts(o, version, run_id)
+    return text[:cut] + tail
+
+
+def write_record_json(o: RunOutcome, version: str, run_id: Optional[int], out: Any) -> None:
+    """Write `record_json`'s text and a newline to the text stream ``out``
+    a mebibyte at a time: a result of thousands of stations is megabytes,
+    and the record made whole, then encoded whole, held three copies of it
+    beside the result (docs/performance.md)."""
+    text, cut, tail = _record_json_parts(o, version, run_id)
+    step = 1 << 20
+    for at in range(0, cut, step):
+        out.write(text[at:min(at + step, cut)])
+    out.write(tail + "\n")
+    out.flush()
+
+
+def _record_json_parts(o: RunOutcome, version: str, run_id: Optional[int]) -> tuple[str, int, str]:
+    """``(text, cut, tail)`` with `record_json`'s text ``text[:cut] + tail``."""
     keys = _record_keys(o, version, run_id)
     head = o.head()
     text = o.result_json
     if (head is None or not text.endswith("}") or text == "{}"
             or any(k in head and head[k] != keys[k] for k in RECORD_KEYS)):
-        return _compact(record(o, version, run_id))
+        whole = _compact(record(o, version, run_id))
+        return whole, len(whole), ""
     tail = "".join(f",{_compact(k)}:{_compact(keys[k])}" for k in RECORD_KEYS if k not in head)
-    return text[:-1] + tail + "}"
+    return text, len(text) - 1, tail + "}"
 
 
 def _compact(value: Any) -> str:

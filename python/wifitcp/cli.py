@@ -386,7 +386,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     def on_outcome(o, run_id):
         if args.json:
-            print(api.record_json(o, version, run_id), flush=True)
+            api.write_record_json(o, version, run_id, sys.stdout)
 
     version = core.version()
     res = campaign.run_with_progress(scn, items, out=out, jobs=jobs, dask=dask,
