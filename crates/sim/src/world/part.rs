@@ -1,6 +1,7 @@
 //! Partitioned runs: the cells of different channels on several cores.
 //!
-//! A scenario's cells (one per channel) interact only through the nodes
+//! A scenario's cells (one per channel, or per group of channels that leak
+//! into each other, `Scenario::cells`) interact only through the nodes
 //! and links they share. When they share none that carries anything, a
 //! run splits into partitions, one per cell, that each run on their own
 //! (conservative parallel discrete-event simulation with no cross-partition
