@@ -21,6 +21,7 @@
 //   bench/ns3/build.sh
 //   bench/ns3/build/adjacent-channel --d=3 --r=20 --ch2=40
 
+#include "cell-sinks.h"
 #include "common.h"
 
 #include "ns3/core-module.h"
@@ -35,31 +36,6 @@
 
 using namespace ns3;
 
-namespace
-{
-
-double g_t0 = 0;
-double g_t1 = 0;
-uint64_t g_rx[2] = {0, 0};
-std::map<Mac48Address, uint32_t> g_cellOf;
-
-void
-SinkRx(Ptr<const Packet>, const Address& from)
-{
-    double t = Simulator::Now().GetSeconds();
-    if (t < g_t0 || t >= g_t1)
-    {
-        return;
-    }
-    PacketSocketAddress psa = PacketSocketAddress::ConvertFrom(from);
-    auto it = g_cellOf.find(Mac48Address::ConvertFrom(psa.GetPhysicalAddress()));
-    if (it != g_cellOf.end())
-    {
-        ++g_rx[it->second];
-    }
-}
-
-} // namespace
 
 int
 main(int argc, char* argv[])
@@ -89,8 +65,7 @@ main(int argc, char* argv[])
 
     RngSeedManager::SetSeed(seed);
     RngSeedManager::SetRun(run);
-    g_t0 = warmup;
-    g_t1 = warmup + duration;
+    bench::CellSinks sinks(2, warmup, warmup + duration);
 
     Config::SetDefault("ns3::WifiMacQueue::MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, 100)));
     Config::SetDefault("ns3::WifiMacQueue::MaxDelay", TimeValue(Seconds(1e6)));
@@ -145,33 +120,15 @@ main(int argc, char* argv[])
 
         PacketSocketHelper ps;
         ps.Install(nodes);
-        PacketSocketAddress sinkAddr;
-        sinkAddr.SetSingleDevice(devs.Get(0)->GetIfIndex());
-        sinkAddr.SetPhysicalAddress(devs.Get(0)->GetAddress());
-        sinkAddr.SetProtocol(1);
-        Ptr<PacketSocketServer> server = CreateObject<PacketSocketServer>();
-        server->SetLocal(sinkAddr);
-        nodes.Get(0)->AddApplication(server);
-        NS_ABORT_MSG_IF(!server->TraceConnectWithoutContext("Rx", MakeCallback(&SinkRx)), "trace connect failed");
-        Ptr<NetDevice> dev = devs.Get(1);
-        g_cellOf[Mac48Address::ConvertFrom(dev->GetAddress())] = c;
-        PacketSocketAddress a;
-        a.SetSingleDevice(dev->GetIfIndex());
-        a.SetPhysicalAddress(devs.Get(0)->GetAddress());
-        a.SetProtocol(1);
-        Ptr<PacketSocketClient> cl = CreateObject<PacketSocketClient>();
-        cl->SetRemote(a);
-        cl->SetAttribute("PacketSize", UintegerValue(msdu - 8));
-        cl->SetAttribute("MaxPackets", UintegerValue(0));
-        cl->SetAttribute("Interval", TimeValue(MicroSeconds(100)));
-        nodes.Get(1)->AddApplication(cl);
-        cl->SetStartTime(MicroSeconds(100 + 37 * c));
+        sinks.Sink(nodes.Get(0), devs.Get(0));
+        sinks.Sender(nodes.Get(1), devs.Get(1), devs.Get(0), c, msdu - 8, MicroSeconds(100),
+                     MicroSeconds(100 + 37 * c));
     }
 
-    Simulator::Stop(Seconds(g_t1));
+    Simulator::Stop(Seconds(warmup + duration));
     Simulator::Run();
-    const double m0 = g_rx[0] * msdu * 8.0 / duration / 1e6;
-    const double m1 = g_rx[1] * msdu * 8.0 / duration / 1e6;
+    const double m0 = sinks.Count(0) * msdu * 8.0 / duration / 1e6;
+    const double m1 = sinks.Count(1) * msdu * 8.0 / duration / 1e6;
     std::cout << "{\"sim\":\"ns-3\",\"version\":\"3.37\",\"d\":" << bench::Num(d, 3) << ",\"r\":" << bench::Num(r, 3)
               << ",\"ch2\":" << ch2 << ",\"throughput_mbps\":" << bench::Num(m0 + m1, 4)
               << ",\"per_cell_mbps\":" << bench::Arr(std::vector<double>{m0, m1}, 4) << "}" << std::endl;

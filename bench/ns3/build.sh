@@ -15,7 +15,7 @@ flags="$(pkg-config --cflags --libs $mods)"
 for prog in r1-uplink r2-saturation cc-download ht-saturation ht-per fading-trace vht-he-txtime vht-he-per he-mu-txtime he-ofdma campus-saturation adjacent-channel attributes; do
     src="$here/$prog.cc"
     bin="$out/$prog"
-    if [[ ! -x "$bin" || "$src" -nt "$bin" || "$here/common.h" -nt "$bin" ]]; then
+    if [[ ! -x "$bin" || "$src" -nt "$bin" || "$here/common.h" -nt "$bin" || "$here/cell-sinks.h" -nt "$bin" ]]; then
         echo "build.sh: g++ -std=c++17 -O2 $prog.cc" >&2
         # shellcheck disable=SC2086
         g++ -std=c++17 -O2 "$src" -o "$bin" $flags

@@ -16,6 +16,7 @@
 //   bench/ns3/build.sh
 //   bench/ns3/build/campus-saturation --cells=64 --n=20 --duration=5
 
+#include "cell-sinks.h"
 #include "common.h"
 
 #include "ns3/core-module.h"
@@ -33,33 +34,12 @@ using namespace ns3;
 namespace
 {
 
-double g_t0 = 0;
-double g_t1 = 0;
-std::vector<uint64_t> g_rx; // per cell
-std::map<Mac48Address, uint32_t> g_cellOf;
-
 double
 CpuNow()
 {
     rusage u{};
     getrusage(RUSAGE_SELF, &u);
     return u.ru_utime.tv_sec + u.ru_utime.tv_usec * 1e-6 + u.ru_stime.tv_sec + u.ru_stime.tv_usec * 1e-6;
-}
-
-void
-SinkRx(Ptr<const Packet>, const Address& from)
-{
-    double t = Simulator::Now().GetSeconds();
-    if (t < g_t0 || t >= g_t1)
-    {
-        return;
-    }
-    PacketSocketAddress psa = PacketSocketAddress::ConvertFrom(from);
-    auto it = g_cellOf.find(Mac48Address::ConvertFrom(psa.GetPhysicalAddress()));
-    if (it != g_cellOf.end())
-    {
-        ++g_rx[it->second];
-    }
 }
 
 } // namespace
@@ -94,9 +74,7 @@ main(int argc, char* argv[])
 
     RngSeedManager::SetSeed(seed);
     RngSeedManager::SetRun(run);
-    g_t0 = warmup;
-    g_t1 = warmup + duration;
-    g_rx.assign(cells, 0);
+    bench::CellSinks sinks(cells, warmup, warmup + duration);
 
     Config::SetDefault("ns3::WifiMacQueue::MaxSize",
                        QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, queuePkts)));
@@ -141,34 +119,15 @@ main(int argc, char* argv[])
 
         PacketSocketHelper ps;
         ps.Install(nodes);
-        PacketSocketAddress sinkAddr;
-        sinkAddr.SetSingleDevice(devs.Get(0)->GetIfIndex());
-        sinkAddr.SetPhysicalAddress(devs.Get(0)->GetAddress());
-        sinkAddr.SetProtocol(1);
-        Ptr<PacketSocketServer> server = CreateObject<PacketSocketServer>();
-        server->SetLocal(sinkAddr);
-        nodes.Get(0)->AddApplication(server);
-        NS_ABORT_MSG_IF(!server->TraceConnectWithoutContext("Rx", MakeCallback(&SinkRx)),
-                        "trace connect failed");
+        sinks.Sink(nodes.Get(0), devs.Get(0));
         for (uint32_t i = 0; i < n; ++i)
         {
-            Ptr<NetDevice> d = devs.Get(i + 1);
-            g_cellOf[Mac48Address::ConvertFrom(d->GetAddress())] = c;
-            PacketSocketAddress a;
-            a.SetSingleDevice(d->GetIfIndex());
-            a.SetPhysicalAddress(devs.Get(0)->GetAddress());
-            a.SetProtocol(1);
-            Ptr<PacketSocketClient> cl = CreateObject<PacketSocketClient>();
-            cl->SetRemote(a);
-            cl->SetAttribute("PacketSize", UintegerValue(msdu - 8));
-            cl->SetAttribute("MaxPackets", UintegerValue(0));
-            cl->SetAttribute("Interval", TimeValue(interval));
-            nodes.Get(i + 1)->AddApplication(cl);
-            cl->SetStartTime(MicroSeconds(jitter->GetInteger(0, 1000)));
+            sinks.Sender(nodes.Get(i + 1), devs.Get(i + 1), devs.Get(0), c, msdu - 8, interval,
+                         MicroSeconds(jitter->GetInteger(0, 1000)));
         }
     }
 
-    Simulator::Stop(Seconds(g_t1));
+    Simulator::Stop(Seconds(warmup + duration));
     const double wallRun0 = bench::WallNow();
     const double cpuRun0 = CpuNow();
     Simulator::Run();
@@ -180,8 +139,8 @@ main(int argc, char* argv[])
     uint64_t rx = 0;
     for (uint32_t c = 0; c < cells; ++c)
     {
-        rx += g_rx[c];
-        perCell.push_back(g_rx[c] * msdu * 8.0 / duration / 1e6);
+        rx += sinks.Count(c);
+        perCell.push_back(sinks.Count(c) * msdu * 8.0 / duration / 1e6);
     }
     std::ostringstream js;
     js << "{\"sim\":\"ns-3\",\"version\":\"3.37\",\"cells\":" << cells << ",\"n\":" << n
