@@ -137,3 +137,27 @@ fn cells_group_the_channels_that_leak_into_each_other() {
     assert_eq!(cells("802.11a", &[36, 44, 40, 100], "mask"), vec![vec![36, 44, 40], vec![100]]);
     assert_eq!(cells("802.11a", &[36, 44, 40, 100], "none"), vec![vec![36], vec![44], vec![40], vec![100]]);
 }
+
+/// The power game (`channel.power_control = "game"`) sees a station on
+/// another channel only through what leaks. On channels 40 MHz apart
+/// (nothing leaks) a cell's flow is the same whether the other channel's
+/// station is 100 m or 1 km away (counted at its full gain, the 100 m one
+/// would move the equilibrium, and the flow with it); on adjacent
+/// channels 3 m apart the leaked interference moves it.
+#[test]
+fn the_power_game_counts_other_channels_by_their_leakage() {
+    let game = |chans: [u32; 2], d: f64| {
+        let mut s = pair(d, 30.0, chans, "mask");
+        s["channel"]["cs_threshold_dbm"] = json!(-82.0);
+        s["channel"]["power_control"] = json!("game");
+        s["channel"]["tx_power_dbm"] = json!(20.0);
+        // (an equilibrium below the cap: 1/c = 50 mW, less what the
+        // interference and the noise ask for)
+        s["channel"]["power_cost_per_w"] = json!(20.0);
+        s["scenario"]["duration_s"] = json!(1.0);
+        run(&s)
+    };
+    let far = game([36, 44], 1000.0);
+    assert_eq!(game([36, 44], 100.0)["flows"][0], far["flows"][0]);
+    assert_ne!(game([36, 40], 3.0)["flows"][0], game([36, 40], 1000.0)["flows"][0]);
+}

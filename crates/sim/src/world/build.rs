@@ -34,11 +34,11 @@ use wifitcp_core::{ConfigError, RngStream, SimDur, SimTime};
 use wifitcp_queue::{QdiscConfig, QueueDisc};
 use wifitcp_wifi::channel::antenna::Beam;
 use wifitcp_wifi::channel::config::{NodeKeys, PowerControl, StaAntenna};
-use wifitcp_wifi::channel::leakage::{Leakage, ENERGY_DETECT_DBM};
+use wifitcp_wifi::channel::leakage::Leakage;
 use wifitcp_wifi::channel::moving::MovingChannelErrors;
 use wifitcp_wifi::channel::{Channel, Position, Preamble};
 use wifitcp_wifi::mac::{AckPolicy, AnyMac, DcfParams, MacAddr};
-use wifitcp_wifi::medium::sense::propagation_delay_ns;
+use wifitcp_wifi::medium::sense::{propagation_delay_ns, senses};
 use wifitcp_wifi::medium::{Bss, ChannelErrors, FixedPer, FrameErrorModel, NodeRadio, SenseMatrix};
 use wifitcp_wifi::mobility::Mobility;
 
@@ -409,7 +409,8 @@ fn build_bss(
             };
             if let Some(keys) = c.node_keys()? {
                 if !keys.is_plain() {
-                    errors.nodes = node_radios(s, &keys, &errors)?;
+                    let leak = s.leakage().map(|l| Channels::new(&l, s.member_channels()));
+                    errors.nodes = node_radios(s, &keys, &errors, leak.as_ref())?;
                 }
             }
             // Who hears whom and the propagation delays, from the starting
@@ -514,8 +515,7 @@ fn cell_view(e: &ChannelErrors, n: usize, per_receiver: bool, chans: Option<&Cha
     let p = &e.positions;
     let m = match chans {
         None => sense_matrix(e, n, cs),
-        Some(ch) => SenseMatrix::from_rx_dbm(n, cs, |a, b| rx_dbm(e, a, b) + ch.db(a, b))
-            .with_channels(ch.of.clone(), ENERGY_DETECT_DBM),
+        Some(ch) => SenseMatrix::from_rx_dbm(n, cs, |a, b| rx_dbm(e, a, b) + ch.db(a, b)).with_channels(ch.of.clone()),
     };
     let m = m.with_delays(|a, b| propagation_delay_ns(p[a].distance(&p[b])));
     (per_receiver || !m.all_hear() || m.max_delay_ns() > SHARED_VIEW_MAX_DELAY_NS).then_some(m)
@@ -561,7 +561,7 @@ fn member_view(
         Some(ch) => SenseMatrix::from_rx_dbm(members.len(), cs, |a, b| {
             rx(members[a], members[b]) + ch.db(members[a], members[b])
         })
-        .with_channels(members.iter().map(|&g| ch.of[g]).collect(), ENERGY_DETECT_DBM),
+        .with_channels(members.iter().map(|&g| ch.of[g]).collect()),
     };
     Some(m.with_delays(|a, b| propagation_delay_ns(p[members[a]].distance(&p[members[b]]))))
 }
@@ -575,8 +575,16 @@ fn sense_matrix(e: &ChannelErrors, n: usize, cs_dbm: f64) -> SenseMatrix {
 /// Per-member transmit power and antenna gains (`channel.ap_tx_power_dbm`,
 /// `ap_antenna_gain_dbi`, `sta_antenna_gain_dbi`, `sta_antenna`), and with
 /// `power_control = "game"` each station's power from the power game's
-/// equilibrium (`wifitcp_wifi::channel::power`) on the cell's gains.
-fn node_radios(s: &Scenario, k: &NodeKeys, e: &ChannelErrors) -> Result<Vec<NodeRadio>, ConfigError> {
+/// equilibrium (`wifitcp_wifi::channel::power`) on the gains between
+/// the WLAN's stations: a station on another channel interferes at the
+/// power the receiver takes of it (`chans`: adjacent-channel leakage;
+/// none without it) and overlaps by energy detection (`medium::senses`).
+fn node_radios(
+    s: &Scenario,
+    k: &NodeKeys,
+    e: &ChannelErrors,
+    chans: Option<&Channels>,
+) -> Result<Vec<NodeRadio>, ConfigError> {
     let n = s.wlan_members();
     let ap_of = s.ap_of_members();
     let mut nodes: Vec<NodeRadio> = (0..n)
@@ -607,14 +615,24 @@ fn node_radios(s: &Scenario, k: &NodeKeys, e: &ChannelErrors) -> Result<Vec<Node
             ht: e.ht,
         };
         let stas: Vec<usize> = (0..n).filter(|&i| ap_of[i] != i).collect();
-        let mw = |a: usize, b: usize| {
-            10f64.powf(with.mean_rx_dbm(MacAddr(a as u32), MacAddr(b as u32)).unwrap_or(0.0) / 10.0)
+        // What a receiver on b's channel takes of a frame on a's, dB: all
+        // of it on one channel, what leaks between two (none without
+        // leakage).
+        let ch = s.member_channels();
+        let same = |a: usize, b: usize| ch[a] == ch[b];
+        let leak_db = |a: usize, b: usize| match (same(a, b), chans) {
+            (true, _) => 0.0,
+            (false, Some(c)) => c.db(a, b),
+            (false, None) => f64::NEG_INFINITY,
         };
+        let rx = |a: usize, b: usize| with.mean_rx_dbm(MacAddr(a as u32), MacAddr(b as u32));
+        let mw = |a: usize, b: usize| 10f64.powf((rx(a, b).unwrap_or(0.0) + leak_db(a, b)) / 10.0);
         // Linear gain (W/W) of station j's frames at the AP of station i.
         let gain = |j: usize, i: usize| mw(stas[j], ap_of[stas[i]]) / mw_of_dbm(nodes[stas[j]].tx_power_dbm);
         let cs = with.cs_threshold_dbm();
-        let hears = |a: usize, b: usize| {
-            cs.is_none_or(|c| with.mean_rx_dbm(MacAddr(a as u32), MacAddr(b as u32)).unwrap_or(f64::INFINITY) >= c)
+        let hears = |a: usize, b: usize| match (cs, same(a, b)) {
+            (None, true) => true,
+            (c, one) => senses(rx(a, b).unwrap_or(f64::INFINITY) + leak_db(a, b), c.unwrap_or(f64::NEG_INFINITY), one),
         };
         let interferes = |j: usize, i: usize| !hears(stas[i], stas[j]);
         let radio = with.channel.model().radio().expect("a power model");

@@ -93,6 +93,7 @@
 //! edge that calls a MAC is handed out late.
 use super::carrier::{AtReceiver, Heard, Sensed};
 use super::{Bss, BssOutput, ON_AIR};
+use crate::channel::leakage::ENERGY_DETECT_DBM;
 use crate::mac::{Frame, Mac, MacAddr};
 use crate::phy::ppdu::RuLink;
 use wifitcp_core::{SimDur, SimTime};
@@ -108,6 +109,15 @@ pub fn propagation_delay_ns(distance_m: f64) -> u64 {
         return 0;
     }
     (distance_m / LIGHT_SPEED_M_S * 1e9).round() as u64
+}
+
+/// Whether a station senses a frame that reaches it at `p_dbm`: from the
+/// carrier-sense threshold `cs_dbm` on its own channel, from the
+/// energy-detect threshold (802.11-2020 17.3.10.6) on another, at the
+/// power its receiver takes of it (adjacent-channel leakage,
+/// `channel::leakage`).
+pub fn senses(p_dbm: f64, cs_dbm: f64, same_channel: bool) -> bool {
+    p_dbm >= if same_channel { cs_dbm } else { ENERGY_DETECT_DBM }
 }
 
 /// Who hears whom in one cell, the mean received powers (mW) and the
@@ -146,7 +156,7 @@ impl SenseMatrix {
             for t in 0..n {
                 if s != t {
                     let p = rx_dbm(s, t);
-                    hears[s * n + t] = p >= cs_threshold_dbm;
+                    hears[s * n + t] = senses(p, cs_threshold_dbm, true);
                     rx_mw[s * n + t] = 10f64.powf(p / 10.0);
                 }
             }
@@ -169,15 +179,14 @@ impl SenseMatrix {
     /// leakage, `channel::leakage`): station `t` is on channel `chan[t]`,
     /// and the received powers given were what a receiver takes of a frame
     /// on another channel. A station decodes only frames of its own
-    /// channel; it senses those of another by energy, from `ed_dbm`
-    /// (802.11-2020 17.3.10.6), instead of the carrier-sense threshold.
-    pub fn with_channels(mut self, chan: Vec<u32>, ed_dbm: f64) -> SenseMatrix {
+    /// channel; it senses those of another by energy ([`senses`]).
+    pub fn with_channels(mut self, chan: Vec<u32>) -> SenseMatrix {
         let n = self.n;
         assert_eq!(chan.len(), n, "a channel per station");
         for s in 0..n {
             for t in 0..n {
                 if s != t && chan[s] != chan[t] {
-                    self.hears[s * n + t] = 10.0 * self.rx_mw[s * n + t].log10() >= ed_dbm;
+                    self.hears[s * n + t] = senses(10.0 * self.rx_mw[s * n + t].log10(), f64::NAN, false);
                 }
             }
         }

@@ -510,7 +510,7 @@ fn energy_of_another_channel_is_sensed_not_decoded_and_does_not_block_a_lock() {
             _ => -120.0,
         }
     };
-    let m = SenseMatrix::from_rx_dbm(4, -82.0, dbm).with_channels(vec![1, 1, 2, 2], -62.0);
+    let m = SenseMatrix::from_rx_dbm(4, -82.0, dbm).with_channels(vec![1, 1, 2, 2]);
     assert!(m.hears(3, 0) && !m.decodes(3, 0) && m.decodes(1, 0) && !m.all_hear());
     let flows_both = [(1, 0), (3, 2)];
     let cell = |flows: &[(usize, usize)]| {
