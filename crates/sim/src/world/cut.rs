@@ -1,8 +1,9 @@
 //! The cut of a world into partitions along its wired links, and the
 //! same-instant order it gives (`kernel.rs`, "Same-instant order").
 //!
-//! Cells on different channels interact only through wired links (there is
-//! no adjacent-channel leakage) and through the nodes those links join. A
+//! Cells interact only through wired links (channels that leak into each
+//! other share a cell, `Scenario::cells`) and through the nodes those
+//! links join. A
 //! link whose latency is positive carries nothing to its far end sooner
 //! than that latency, which is what lets partitions joined by such links
 //! run side by side in windows of it (conservative parallel simulation:
