@@ -82,6 +82,11 @@ fn leakage_is_refused_where_it_is_not_modelled() {
     let e = err(&m);
     eprintln!("{e}");
     assert!(e.starts_with("channel.adjacent_channel: not with wlan.mobility"), "{e}");
+    let mut w = pair(1.0, 2.0, [36, 44], "mask");
+    w["phy"] = json!({"standard": "802.11n", "ht_mcs": 7, "channel_width_mhz": 40});
+    w["mac"] = json!({"kind": "edca"});
+    let e = err(&w);
+    assert!(e.starts_with("channel.adjacent_channel: the transmit masks are those of 20 MHz"), "{e}");
     let mut f = pair(1.0, 2.0, [36, 40], "mask");
     f["channel"] = json!({"model": "fixed", "adjacent_channel": "mask"});
     assert!(err(&f).contains("adjacent_channel"), "{}", err(&f));

@@ -131,6 +131,8 @@ impl Scenario {
         if self.channel.as_ref().is_some_and(|c| c.adjacent_leakage()) {
             let why = if self.leakage().is_none() {
                 Some("802.11b's DSSS transmit mask is not modelled (OFDM standards only)")
+            } else if self.phy.channel_width_mhz.is_some_and(|w| w != 20) {
+                Some("the transmit masks are those of 20 MHz channels (phy.channel_width_mhz = 20)")
             } else if self.wlan.roaming.is_some() {
                 Some("not with wlan.roaming (roaming scans one channel per cell)")
             } else if !self.wlan.mobility.is_empty() {
