@@ -269,6 +269,24 @@ impl Scenario {
     }
 
     /// None: no such node; Some(None): the AP; Some(Some(kind)): wired.
+    /// Each flow of traffic entry `t` (at `path`) as (station index, peer
+    /// name), `peer = "own_ap"` resolved to the station's own AP.
+    pub fn flow_peers(&self, t: &Traffic, path: &str) -> Result<Vec<(u32, String)>, ConfigError> {
+        let list = t.station_list(self.wlan.stations, path)?;
+        let peers = t.peers(list.len(), path)?;
+        let ap_of = peers.iter().any(|x| x == crate::apps::config::OWN_AP).then(|| self.ap_of_members());
+        Ok(list
+            .into_iter()
+            .zip(peers)
+            .map(|(st, peer)| match &ap_of {
+                Some(a) if peer == crate::apps::config::OWN_AP => (st, self.member_name(a[st as usize + 1])),
+                _ => (st, peer),
+            })
+            .collect())
+    }
+
+    /// What a node name names: `Some(None)` an AP, `Some(Some(kind))` a
+    /// `[[nodes]]` entry, `None` nothing.
     pub fn node_kind(&self, name: &str) -> Option<Option<NodeKind>> {
         if name == "ap"
             || name.strip_prefix("ap").and_then(|k| k.parse::<u32>().ok()).is_some_and(|k| k >= 1 && k < self.wlan.aps)

@@ -89,3 +89,26 @@ fn floor_plan_layout_places_the_aps_and_keeps_close_ones_apart() {
     bad["deployment"]["aps"] = json!(3);
     assert!(err(&bad).contains("deployment.aps"), "{}", err(&bad));
 }
+
+/// `peer = "own_ap"` sends each station's flow to the AP the deployment
+/// associated it with: the run is the one with those APs listed by hand,
+/// byte for byte; a TCP flow to an AP is refused naming the key.
+#[test]
+fn own_ap_peer_is_each_stations_ap() {
+    let listed = campus(4, "5ghz", 12);
+    let mut own = listed.clone();
+    own["traffic"][0]["peer"] = json!("own_ap");
+    let (mut a, mut b) = (run(&listed), run(&own));
+    for r in [&mut a, &mut b] {
+        r.as_object_mut().unwrap().remove("wall_time_s");
+        r.as_object_mut().unwrap().remove("scenario");
+    }
+    assert_eq!(a, b);
+    assert!(mbps(&a) > 3.0 * 20.0, "{}", mbps(&a));
+    let mut tcp = own.clone();
+    tcp["traffic"][0]["kind"] = json!("tcp");
+    tcp["traffic"][0].as_object_mut().unwrap().remove("pattern");
+    tcp["traffic"][0].as_object_mut().unwrap().remove("msdu_bytes");
+    let e = err(&tcp);
+    assert!(e.starts_with("traffic[0].peer: a TCP flow needs a wired host"), "{e}");
+}

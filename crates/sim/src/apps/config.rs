@@ -82,9 +82,11 @@ wifitcp_core::config_table! {
         pub stop_s: Option<f64> = None,
         /// Other end: a node name or one per station.
         ///
-        /// "ap" (default) or a wired host's name; or a list of names, the
-        /// k-th for the k-th selected station (per-flow paths, e.g.
-        /// unequal RTTs).
+        /// "ap" (default: AP 0, named "ap"), another AP ("ap1", ...), a
+        /// wired host's name, or "own_ap" (each station's own AP, the one
+        /// `wlan.association` or a `[deployment]` gives it); or a list of
+        /// names, the k-th for the k-th selected station (per-flow paths,
+        /// e.g. unequal RTTs).
         #[key(default = "\"ap\"")]
         pub peer: Option<Value> = None,
         /// TCP: bytes to transfer.
@@ -162,6 +164,8 @@ pub const MIN_UDP_MSDU: u32 = 8 + 20 + 8;
 
 impl Traffic {
     /// The peer of each of `count` selected stations.
+    /// The peer of each of `count` selected stations, as written
+    /// ([`OWN_AP`] not yet resolved: `Scenario::flow_peers`).
     pub fn peers(&self, count: usize, path: &str) -> Result<Vec<String>, ConfigError> {
         match &self.common.peer {
             None => Ok(vec!["ap".to_string(); count]),
@@ -223,6 +227,9 @@ impl Traffic {
     }
 }
 
+/// `traffic.peer = "own_ap"`: each selected station's own AP.
+pub const OWN_AP: &str = "own_ap";
+
 /// Check the `[[traffic]]` entries of `s`; errors are "traffic[i].key: reason".
 pub fn validate(s: &Scenario) -> Result<(), ConfigError> {
     let n = s.wlan.stations;
@@ -237,8 +244,9 @@ pub fn validate(s: &Scenario) -> Result<(), ConfigError> {
             return Err(ConfigError::new(format!("{p}.name"), format!("duplicate traffic name {:?}", tr.name)));
         }
         let count = entry.station_list(n, &p)?.len();
-        for peer in entry.peers(count, &p)? {
-            match s.node_kind(&peer) {
+        let peers = s.flow_peers(entry, &p)?;
+        for peer in peers.iter().map(|(_, x)| x) {
+            match s.node_kind(peer) {
                 Some(None) | Some(Some(NodeKind::Host)) => {}
                 Some(Some(NodeKind::Router)) => {
                     return Err(ConfigError::new(format!("{p}.peer"), format!("{peer:?} is a router, not a host")))
@@ -273,7 +281,7 @@ pub fn validate(s: &Scenario) -> Result<(), ConfigError> {
                 if entry.app != AppConfig::default() {
                     return Err(ConfigError::new(format!("{p}.pattern"), "applies to UDP flows only"));
                 }
-                if entry.peers(count, &p)?.iter().any(|x| x == "ap") {
+                if peers.iter().any(|(_, x)| s.node_kind(x) == Some(None)) {
                     return Err(ConfigError::new(
                         format!("{p}.peer"),
                         "a TCP flow needs a wired host as peer (the AP only bridges)",

@@ -19,6 +19,11 @@
 //! hotspot_radius_m = 8.0
 //! seed = 1                  # the floor plan's own stream (not the run's seed)
 //! # ap_tx_power_dbm = 20.0  # sets channel.ap_tx_power_dbm (needs an snr or threshold channel)
+//!
+//! [[traffic]]
+//! name = "up"
+//! kind = "udp"
+//! peer = "own_ap"           # each station's flow to the AP it is associated with
 //! ```
 //!
 //! Layouts: "grid" puts AP k at column k mod c, row k div c (c = ceil of

@@ -179,10 +179,8 @@ fn build_flows(
     let mut instances: HashMap<String, usize> = HashMap::new();
     for (ti, tr) in s.traffic.iter().enumerate() {
         let path = format!("traffic[{ti}]");
-        let list = tr.station_list(s.wlan.stations, &path)?;
-        let peers = tr.peers(list.len(), &path)?;
-        for (j, st) in list.into_iter().enumerate() {
-            let peer = *node_of.get(peers[j].as_str()).expect("validated peer");
+        for (j, (st, peer)) in s.flow_peers(tr, &path)?.into_iter().enumerate() {
+            let peer = *node_of.get(peer.as_str()).expect("validated peer");
             let sta = st as usize + 1;
             let (src, dst) = match tr.common.direction {
                 Direction::Uplink => (sta, peer),
