@@ -112,3 +112,36 @@ fn own_ap_peer_is_each_stations_ap() {
     let e = err(&tcp);
     assert!(e.starts_with("traffic[0].peer: a TCP flow needs a wired host"), "{e}");
 }
+
+/// A traffic mix: two entries with adjacent shares of the stations
+/// (`stations = "from..to"`) split them without gap or overlap, each class
+/// with its own application; a share out of [0, 1] or an empty one is
+/// refused naming the key.
+#[test]
+fn station_shares_make_a_traffic_mix() {
+    let mut s = campus(4, "5ghz", 20);
+    s["scenario"]["duration_s"] = json!(1.0);
+    s["traffic"] = json!([
+        {"name": "bulk", "kind": "udp", "pattern": "saturated", "msdu_bytes": 1500, "peer": "own_ap",
+         "stations": "0.0..0.3"},
+        {"name": "voice", "kind": "udp", "pattern": "cbr", "rate_mbps": 0.064, "msdu_bytes": 200, "peer": "own_ap",
+         "stations": "0.3..1.0"}
+    ]);
+    let r = run(&s);
+    let flows = r["flows"].as_array().unwrap();
+    let names: Vec<&str> = flows.iter().map(|f| f["name"].as_str().unwrap()).collect();
+    let bulk: Vec<&str> = names.iter().copied().filter(|n| n.starts_with("bulk/")).collect();
+    let voice: Vec<&str> = names.iter().copied().filter(|n| n.starts_with("voice/")).collect();
+    assert_eq!(bulk, (0..6).map(|i| format!("bulk/sta{i}")).collect::<Vec<_>>());
+    assert_eq!(voice, (6..20).map(|i| format!("voice/sta{i}")).collect::<Vec<_>>());
+    for f in flows.iter().filter(|f| f["name"].as_str().unwrap().starts_with("voice/")) {
+        let g = f["goodput_mbps"].as_f64().unwrap();
+        assert!((g - 0.064 * 164.0 / 200.0).abs() < 0.02, "{}: {g}", f["name"]);
+    }
+    for bad in ["0.5..0.5", "-0.1..0.5", "0.2..1.5", "a..b"] {
+        let mut b = s.clone();
+        b["traffic"][0]["stations"] = json!(bad);
+        let e = err(&b);
+        assert!(e.starts_with(&format!("traffic[0].stations: \"{bad}\"")), "{e}");
+    }
+}

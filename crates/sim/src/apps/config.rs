@@ -63,7 +63,14 @@ wifitcp_core::config_table! {
         pub kind: TrafficKind = TrafficKind::Udp,
         /// "uplink" or "downlink".
         pub direction: Direction = Direction::Uplink,
-        /// "all" or 0-based indices.
+        /// "all", 0-based indices, or a share "from..to" of the stations.
+        ///
+        /// `"0.0..0.3"`: the stations of index round(from n) up to
+        /// round(to n) (excluded), n = `wlan.stations`: a class of
+        /// stations; entries with adjacent shares split the stations
+        /// without gap or overlap (a traffic mix). A `[deployment]` places
+        /// stations independently of their index, so a share of them is
+        /// spread over the whole floor.
         #[key(range = r(In(0.0), In(99999.0)), unit = "station index")]
         pub stations: Value = d_all(),
         /// UDP MSDU (802.11 maximum 2304); trace: the largest datagram; not read by game and ping.
@@ -199,10 +206,28 @@ impl Traffic {
         Self::stations_of(&self.common.stations, n, path)
     }
 
-    /// The station indices of a `stations` key ("all" or indices).
+    /// The station indices of a `stations` key ("all", indices, or a share
+    /// "from..to").
     pub fn stations_of(stations: &serde_json::Value, n: u32, path: &str) -> Result<Vec<u32>, ConfigError> {
         match stations {
             serde_json::Value::String(s) if s == "all" => Ok((0..n).collect()),
+            // a share of the stations, "from..to"
+            serde_json::Value::String(x) if x.contains("..") => {
+                let bad = |why: String| ConfigError::new(format!("{path}.stations"), why);
+                let (from, to) = x.split_once("..").expect("contains ..");
+                let share =
+                    |t: &str| {
+                        t.trim().parse::<f64>().ok().filter(|v| (0.0..=1.0).contains(v)).ok_or_else(|| {
+                            bad(format!("{x:?}: expected \"from..to\" with shares in [0, 1], got {t:?}"))
+                        })
+                    };
+                let (from, to) = (share(from)?, share(to)?);
+                if from >= to {
+                    return Err(bad(format!("{x:?}: the share is empty ({from} is not below {to})")));
+                }
+                let at = |v: f64| (v * f64::from(n)).round() as u32;
+                Ok((at(from)..at(to)).collect())
+            }
             serde_json::Value::Array(a) => {
                 let mut v = Vec::new();
                 for (i, x) in a.iter().enumerate() {
@@ -221,7 +246,7 @@ impl Traffic {
             }
             other => Err(ConfigError::new(
                 format!("{path}.stations"),
-                format!("expected \"all\" or a list of station indices, got {other}"),
+                format!("expected \"all\", a list of station indices or a share \"from..to\", got {other}"),
             )),
         }
     }
