@@ -268,7 +268,6 @@ impl Scenario {
         Ok(())
     }
 
-    /// None: no such node; Some(None): the AP; Some(Some(kind)): wired.
     /// Each flow of traffic entry `t` (at `path`) as (station index, peer
     /// name), `peer = "own_ap"` resolved to the station's own AP.
     pub fn flow_peers(&self, t: &Traffic, path: &str) -> Result<Vec<(u32, String)>, ConfigError> {

@@ -8,6 +8,7 @@ pub mod api;
 pub mod apps;
 pub mod capture;
 pub mod config;
+mod disjoint;
 pub mod endpoints;
 pub mod ledger;
 pub mod link;

@@ -170,7 +170,6 @@ impl KeyType for OnOffDistribution {
 pub const MIN_UDP_MSDU: u32 = 8 + 20 + 8;
 
 impl Traffic {
-    /// The peer of each of `count` selected stations.
     /// The peer of each of `count` selected stations, as written
     /// ([`OWN_AP`] not yet resolved: `Scenario::flow_peers`).
     pub fn peers(&self, count: usize, path: &str) -> Result<Vec<String>, ConfigError> {
@@ -257,7 +256,6 @@ pub const OWN_AP: &str = "own_ap";
 
 /// Check the `[[traffic]]` entries of `s`; errors are "traffic[i].key: reason".
 pub fn validate(s: &Scenario) -> Result<(), ConfigError> {
-    let n = s.wlan.stations;
     let mut names = std::collections::HashSet::new();
     for (i, entry) in s.traffic.iter().enumerate() {
         let p = format!("traffic[{i}]");
@@ -268,8 +266,8 @@ pub fn validate(s: &Scenario) -> Result<(), ConfigError> {
         if !names.insert(tr.name.clone()) {
             return Err(ConfigError::new(format!("{p}.name"), format!("duplicate traffic name {:?}", tr.name)));
         }
-        let count = entry.station_list(n, &p)?.len();
         let peers = s.flow_peers(entry, &p)?;
+        let count = peers.len();
         for peer in peers.iter().map(|(_, x)| x) {
             match s.node_kind(peer) {
                 Some(None) | Some(Some(NodeKind::Host)) => {}

@@ -9,6 +9,7 @@ use wifitcp_core::ConfigError;
 use wifitcp_wifi::channel::leakage::Leakage;
 
 use super::{mobility, roaming, Scenario, Traffic};
+use crate::disjoint::{find, union};
 
 /// `[wlan]`: one BSS: an AP and `stations` stations in one collision domain.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -173,23 +174,19 @@ impl Scenario {
         let Some(l) = self.leakage() else {
             return chans.into_iter().map(|c| vec![c]).collect();
         };
-        // each channel's cell: the first channel's of those it reaches
+        // each channel's cell: its set's first channel (`disjoint`)
         let mut cell: Vec<usize> = (0..chans.len()).collect();
-        for i in 0..chans.len() {
-            let mut stack = vec![i];
-            while let Some(a) = stack.pop() {
-                for b in 0..chans.len() {
-                    if cell[b] > cell[i] && l.leaks(chans[a], chans[b]) {
-                        cell[b] = cell[i];
-                        stack.push(b);
-                    }
+        for a in 0..chans.len() {
+            for b in a + 1..chans.len() {
+                if l.leaks(chans[a], chans[b]) {
+                    union(&mut cell, a, b);
                 }
             }
         }
         let mut out: Vec<Vec<u32>> = Vec::new();
         let mut index = vec![usize::MAX; chans.len()];
         for (i, &ch) in chans.iter().enumerate() {
-            let c = cell[i];
+            let c = find(&mut cell, i);
             if index[c] == usize::MAX {
                 index[c] = out.len();
                 out.push(Vec::new());

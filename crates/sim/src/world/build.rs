@@ -34,7 +34,6 @@ use wifitcp_core::{ConfigError, RngStream, SimDur, SimTime};
 use wifitcp_queue::{QdiscConfig, QueueDisc};
 use wifitcp_wifi::channel::antenna::Beam;
 use wifitcp_wifi::channel::config::{NodeKeys, PowerControl, StaAntenna};
-use wifitcp_wifi::channel::leakage::Leakage;
 use wifitcp_wifi::channel::moving::MovingChannelErrors;
 use wifitcp_wifi::channel::{Channel, Position, Preamble};
 use wifitcp_wifi::mac::{AckPolicy, AnyMac, DcfParams, MacAddr};
@@ -278,6 +277,7 @@ fn build_cells(
         let cell_of: Vec<usize> = (0..s.wlan_members()).map(|i| topo.cell_of(i)).collect();
         MemberMap::new(&cell_of, chans.len())
     });
+    let channels = Channels::new(s);
     let mut cells = Vec::new();
     for (k, ch) in chans.iter().enumerate() {
         let suffix = if k == 0 { String::new() } else { format!("/ch{ch}") };
@@ -286,7 +286,7 @@ fn build_cells(
             (None, Some(m)) => Gate::Renumbered(k as u32, m.members(k).clone()),
             (None, None) => Gate::None,
         };
-        let bss = build_bss(s, seed, k, &suffix, gate, macs)?;
+        let bss = build_bss(s, seed, k, &suffix, gate, &channels, macs)?;
         cells.push(Cell::new(bss));
     }
     Ok((cells, presence, map))
@@ -306,13 +306,15 @@ enum Gate {
 
 /// One cell's `Bss`: a MAC for every WLAN member (or, behind a
 /// `Gate::Renumbered`, for each of the cell's members), the channel's error
-/// model; random streams named with `suffix` after their usual names.
+/// model; random streams named with `suffix` after their usual names;
+/// `channels`: the members' channels (`Channels`).
 fn build_bss(
     s: &Scenario,
     seed: u64,
     cell: usize,
     suffix: &str,
     gate: Gate,
+    channels: &Channels,
     build: &dyn Fn(&Member) -> AnyMac,
 ) -> Result<Bss<AnyMac>, ConfigError> {
     let timing = s.timing()?;
@@ -407,8 +409,7 @@ fn build_bss(
             };
             if let Some(keys) = c.node_keys()? {
                 if !keys.is_plain() {
-                    let leak = s.leakage().map(|l| Channels::new(&l, s.member_channels()));
-                    errors.nodes = node_radios(s, &keys, &errors, leak.as_ref())?;
+                    errors.nodes = node_radios(s, &keys, &errors, channels)?;
                 }
             }
             // Who hears whom and the propagation delays, from the starting
@@ -416,10 +417,10 @@ fn build_bss(
             // carrier sense is not re-derived as they move).
             if s.wlan.mobility.is_empty() {
                 let per_receiver = c.per_receiver();
-                let leak = s.leakage().map(|l| Channels::new(&l, s.member_channels()));
+                let leak = channels.leaks.then_some(channels);
                 sense = match &gate {
-                    Gate::Renumbered(..) => member_view(&errors, n, &members, per_receiver, leak.as_ref()),
-                    _ => cell_view(&errors, n, per_receiver, leak.as_ref()),
+                    Gate::Renumbered(..) => member_view(&errors, n, &members, per_receiver, leak),
+                    _ => cell_view(&errors, n, per_receiver, leak),
                 };
             }
             if s.wlan.mobility.is_empty() {
@@ -466,30 +467,41 @@ fn build_bss(
 /// an exchange is longer by at most 1 us of hundreds.
 const SHARED_VIEW_MAX_DELAY_NS: u64 = 500;
 
-/// The WLAN members' channels and the leakage between them
-/// (`channel.adjacent_channel = "mask"`), worked out once per pair of the
-/// scenario's channels (each is a numerical integral, and a cell's view
-/// asks for every pair of members).
+/// The WLAN members' channels and what a receiver on one takes of a frame
+/// on another: all of it on one channel; with `channel.adjacent_channel =
+/// "mask"` what leaks (`Leakage`), else nothing. Worked out once per run
+/// and pair of the scenario's channels (a leakage is a numerical
+/// integral, and a cell's view asks for every pair of members).
 struct Channels {
     /// Channel by node id.
     of: Vec<u32>,
-    /// Index of each node's channel in `chans`.
+    /// Index of each node's channel in the scenario's channels.
     idx: Vec<usize>,
     /// `db[i * chans + j]`: what a receiver on the j-th channel takes of a
     /// frame on the i-th, dB.
     db: Vec<f64>,
     chans: usize,
+    /// Whether channels leak into each other (the key is set).
+    leaks: bool,
 }
 
 impl Channels {
-    fn new(leakage: &Leakage, of: Vec<u32>) -> Channels {
+    fn new(s: &Scenario) -> Channels {
+        let of = s.member_channels();
+        let leakage = s.leakage();
         let mut distinct: Vec<u32> = of.clone();
         distinct.sort_unstable();
         distinct.dedup();
         let k = distinct.len();
         let idx = of.iter().map(|c| distinct.binary_search(c).expect("listed")).collect();
-        let db = (0..k * k).map(|x| leakage.db(distinct[x / k], distinct[x % k])).collect();
-        Channels { of, idx, db, chans: k }
+        let db = (0..k * k)
+            .map(|x| match (&leakage, distinct[x / k], distinct[x % k]) {
+                (Some(l), a, b) => l.db(a, b),
+                (None, a, b) if a == b => 0.0,
+                (None, ..) => f64::NEG_INFINITY,
+            })
+            .collect();
+        Channels { of, idx, db, chans: k, leaks: leakage.is_some() }
     }
 
     /// What a member on `b`'s channel takes of a frame of `a`'s, dB.
@@ -575,14 +587,9 @@ fn sense_matrix(e: &ChannelErrors, n: usize, cs_dbm: f64) -> SenseMatrix {
 /// `power_control = "game"` each station's power from the power game's
 /// equilibrium (`wifitcp_wifi::channel::power`) on the gains between
 /// the WLAN's stations: a station on another channel interferes at the
-/// power the receiver takes of it (`chans`: adjacent-channel leakage;
-/// none without it) and overlaps by energy detection (`medium::senses`).
-fn node_radios(
-    s: &Scenario,
-    k: &NodeKeys,
-    e: &ChannelErrors,
-    chans: Option<&Channels>,
-) -> Result<Vec<NodeRadio>, ConfigError> {
+/// power the receiver takes of it (`Channels::db`: what leaks, nothing
+/// without leakage) and overlaps by energy detection (`medium::senses`).
+fn node_radios(s: &Scenario, k: &NodeKeys, e: &ChannelErrors, ch: &Channels) -> Result<Vec<NodeRadio>, ConfigError> {
     let n = s.wlan_members();
     let ap_of = s.ap_of_members();
     let mut nodes: Vec<NodeRadio> = (0..n)
@@ -613,24 +620,15 @@ fn node_radios(
             ht: e.ht,
         };
         let stas: Vec<usize> = (0..n).filter(|&i| ap_of[i] != i).collect();
-        // What a receiver on b's channel takes of a frame on a's, dB: all
-        // of it on one channel, what leaks between two (none without
-        // leakage).
-        let ch = s.member_channels();
-        let same = |a: usize, b: usize| ch[a] == ch[b];
-        let leak_db = |a: usize, b: usize| match (same(a, b), chans) {
-            (true, _) => 0.0,
-            (false, Some(c)) => c.db(a, b),
-            (false, None) => f64::NEG_INFINITY,
-        };
+        let same = |a: usize, b: usize| ch.of[a] == ch.of[b];
         let rx = |a: usize, b: usize| with.mean_rx_dbm(MacAddr(a as u32), MacAddr(b as u32));
-        let mw = |a: usize, b: usize| 10f64.powf((rx(a, b).unwrap_or(0.0) + leak_db(a, b)) / 10.0);
+        let mw = |a: usize, b: usize| 10f64.powf((rx(a, b).unwrap_or(0.0) + ch.db(a, b)) / 10.0);
         // Linear gain (W/W) of station j's frames at the AP of station i.
         let gain = |j: usize, i: usize| mw(stas[j], ap_of[stas[i]]) / mw_of_dbm(nodes[stas[j]].tx_power_dbm);
         let cs = with.cs_threshold_dbm();
         let hears = |a: usize, b: usize| match (cs, same(a, b)) {
             (None, true) => true,
-            (c, one) => senses(rx(a, b).unwrap_or(f64::INFINITY) + leak_db(a, b), c.unwrap_or(f64::NEG_INFINITY), one),
+            (c, one) => senses(rx(a, b).unwrap_or(f64::INFINITY) + ch.db(a, b), c.unwrap_or(f64::NEG_INFINITY), one),
         };
         let interferes = |j: usize, i: usize| !hears(stas[i], stas[j]);
         let radio = with.channel.model().radio().expect("a power model");

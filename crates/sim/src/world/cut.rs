@@ -18,6 +18,7 @@
 use super::events::TimerOwner;
 use super::kernel::{Kernel, Order};
 use super::nodes::Nodes;
+use crate::disjoint::{find, union};
 use crate::endpoints::{Endpoint, FlowKind, FlowRt};
 use crate::link::LinkDir;
 use crate::topology::Topology;
@@ -39,23 +40,6 @@ pub struct WiredCut {
     pub cut: Vec<bool>,
     /// The least latency of a cut link (ns), if any is cut.
     pub lookahead_ns: Option<u64>,
-}
-
-fn find(p: &mut [usize], mut x: usize) -> usize {
-    while p[x] != x {
-        p[x] = p[p[x]];
-        x = p[x];
-    }
-    x
-}
-
-fn union(p: &mut [usize], a: usize, b: usize) {
-    let (a, b) = (find(p, a), find(p, b));
-    if a != b {
-        // the smaller root wins: cells (units 0..) stay the roots
-        let (lo, hi) = (a.min(b), a.max(b));
-        p[hi] = lo;
-    }
 }
 
 /// Whether a world with `nodes` may be ordered by partition (module
