@@ -7,7 +7,13 @@
 //! starts at the end of the previous packet's, or at once if the link is
 //! idle), so the only event per packet is its arrival at the far end, and
 //! only the earliest arrival of a direction is ever scheduled (arrivals
-//! are in FIFO order). Queue occupancy at an instant `t` is the number of
+//! are in FIFO order). Each packet carries the tie-break key its sender
+//! took when it was offered (`Kernel::link_key`), and its arrival is
+//! scheduled under that key whoever schedules it (the sender, for a packet
+//! offered to an empty pipe, or the receiver's previous arrival): an
+//! arrival's place among the events of its instant then depends only on
+//! its sender's history (`kernel.rs`, "Same-instant order"). Queue
+//! occupancy at an instant `t` is the number of
 //! accepted packets whose serialisation starts after `t`; a packet whose
 //! predecessor ends exactly at `t` is already being sent (it is not counted
 //! against the queue limit).
@@ -15,12 +21,17 @@ use std::collections::VecDeque;
 use wifitcp_core::{SimDur, SimTime};
 use wifitcp_wire::Packet;
 
-/// An accepted packet: serialisation start and end, and the packet.
+/// An accepted packet: serialisation start and end, the tie-break key of
+/// its arrival, and the packet.
 struct InPipe {
     start: SimTime,
     end: SimTime,
+    key: u64,
     pkt: Packet,
 }
+
+/// An arrival to schedule: its instant and its tie-break key.
+pub type Arrival = (SimTime, u64);
 
 pub struct LinkDir {
     pub rate_bps: f64,
@@ -71,10 +82,11 @@ impl LinkDir {
         self.pipe.len() - self.pipe.partition_point(|x| x.start <= now)
     }
 
-    /// Offer a packet at `now`; returns it back if the queue is full.
-    /// `Ok(Some(t))`: the pipe was empty, so this packet's arrival at `t`
-    /// is the direction's next one and the caller must schedule it.
-    pub fn offer(&mut self, now: SimTime, p: Packet) -> Result<Option<SimTime>, Packet> {
+    /// Offer a packet at `now`, its arrival to be scheduled under the
+    /// tie-break key `key`; returns it back if the queue is full.
+    /// `Ok(Some(a))`: the pipe was empty, so this packet's arrival `a` is
+    /// the direction's next one and the caller must schedule it.
+    pub fn offer(&mut self, now: SimTime, p: Packet, key: u64) -> Result<Option<Arrival>, Packet> {
         let busy_until = self.pipe.back().map_or(SimTime::ZERO, |x| x.end);
         let start = if busy_until <= now {
             now
@@ -93,17 +105,17 @@ impl LinkDir {
         }
         let end = start + self.last_tx.1;
         let first = self.pipe.is_empty();
-        self.pipe.push_back(InPipe { start, end, pkt: p });
-        Ok(first.then_some(end + self.delay))
+        self.pipe.push_back(InPipe { start, end, key, pkt: p });
+        Ok(first.then_some((end + self.delay, key)))
     }
 
-    /// The packet whose propagation ends now, and the arrival time of the
-    /// next one (to be scheduled), if any.
-    pub fn arrive(&mut self, now: SimTime) -> (Packet, Option<SimTime>) {
+    /// The packet whose propagation ends now, and the arrival of the next
+    /// one (to be scheduled), if any.
+    pub fn arrive(&mut self, now: SimTime) -> (Packet, Option<Arrival>) {
         let x = self.pipe.pop_front().expect("arrival with nothing in the pipe");
         debug_assert_eq!(x.end + self.delay, now);
         self.arrived += 1;
-        (x.pkt, self.pipe.front().map(|n| n.end + self.delay))
+        (x.pkt, self.pipe.front().map(|n| (n.end + self.delay, n.key)))
     }
 
     /// Bring `sent` up to date at `now` (serialisations ended by then).
@@ -138,18 +150,18 @@ mod tests {
         let mut l = LinkDir::new(1e9, SimDur::from_micros(100), 2);
         assert_eq!(l.tx_time(&pkt(0)), SimDur::from_micros(8));
         // idle: starts at once, arrival 8 + 100 us is the one to schedule
-        assert_eq!(l.offer(us(0), pkt(0)).ok().unwrap(), Some(us(108)));
+        assert_eq!(l.offer(us(0), pkt(0), 0).ok().unwrap(), Some((us(108), 0)));
         // busy: queued behind it (start 8, 16), not the first arrival
-        assert_eq!(l.offer(us(1), pkt(1)).ok().unwrap(), None);
-        assert_eq!(l.offer(us(2), pkt(2)).ok().unwrap(), None);
+        assert_eq!(l.offer(us(1), pkt(1), 1).ok().unwrap(), None);
+        assert_eq!(l.offer(us(2), pkt(2), 2).ok().unwrap(), None);
         // two waiting: the fourth is dropped
-        assert!(l.offer(us(3), pkt(3)).is_err());
+        assert!(l.offer(us(3), pkt(3), 3).is_err());
         assert_eq!((l.dropped, l.max_queue), (1, 2));
         // at 8 us packet 1 is in service, so one waits: room again
-        assert_eq!(l.offer(us(8), pkt(4)).ok().unwrap(), None);
+        assert_eq!(l.offer(us(8), pkt(4), 4).ok().unwrap(), None);
         // arrivals in FIFO order, 8 us apart
         let (p, next) = l.arrive(us(108));
-        assert_eq!((p.id, next), (PacketId(0), Some(us(116))));
+        assert_eq!((p.id, next), (PacketId(0), Some((us(116), 1))));
         l.account(us(20));
         assert_eq!(l.sent, 2); // packets 0 (end 8) and 1 (end 16)
         assert_eq!(l.held().count(), 3);
@@ -161,6 +173,6 @@ mod tests {
         l.account(us(200));
         assert_eq!(l.sent, 4);
         // idle again: starts at once
-        assert_eq!(l.offer(us(300), pkt(5)).ok().unwrap(), Some(us(408)));
+        assert_eq!(l.offer(us(300), pkt(5), 5).ok().unwrap(), Some((us(408), 5)));
     }
 }

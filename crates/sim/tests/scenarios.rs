@@ -108,6 +108,16 @@ fn config_errors_name_the_field() {
         Err(ApiError::Config(m)) => assert!(m.to_string().starts_with("links[0].b:"), "{m}"),
         other => panic!("{other:?}"),
     }
+    // (a TCP flow that stops before it starts: refused, not a panic)
+    for stop in [0.5, 1.0] {
+        let mut s = keceli(1, 3.0);
+        s["traffic"][0]["start_s"] = json!(1.0);
+        s["traffic"][0]["stop_s"] = json!(stop);
+        match run_json(&s.to_string(), 1) {
+            Err(ApiError::Config(m)) => assert!(m.to_string().starts_with("traffic[0].stop_s:"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+    }
     let mut s = keceli(1, 1.0);
     s["wlan"]["colour"] = json!("blue");
     match run_json(&s.to_string(), 1) {
@@ -397,19 +407,23 @@ fn stepping_in_pieces_gives_the_same_result_as_one_run() {
 
 #[test]
 fn a_tcp_flow_stops_sending_at_stop_s() {
-    // One upload for 8 s that stops at 3 s: it delivers about what 3 s of
-    // sending give (plus what was in flight), far less than 8 s would.
-    let bytes = |stop: Option<f64>, secs: f64| -> f64 {
-        let mut s = keceli(1, secs);
-        if let Some(t) = stop {
-            s["traffic"][0]["stop_s"] = json!(t);
-        }
-        let r = run(&s, 1);
-        r["flows"][0]["goodput_mbps"].as_f64().unwrap() * secs
-    };
-    let stopped = bytes(Some(3.0), 8.0);
-    let three = bytes(None, 3.0);
-    let eight = bytes(None, 8.0);
-    assert!(stopped > 0.8 * three && stopped < 1.2 * three, "stopped {stopped} vs 3 s {three}");
-    assert!(stopped < 0.6 * eight, "stopped {stopped} vs 8 s {eight}");
+    // One upload (the client sends) and one download (the server sends)
+    // for 8 s that stop at 3 s: each delivers about what 3 s of sending
+    // give (plus what was in flight), far less than 8 s would.
+    for dir in ["uplink", "downlink"] {
+        let bytes = |stop: Option<f64>, secs: f64| -> f64 {
+            let mut s = keceli(1, secs);
+            s["traffic"][0]["direction"] = json!(dir);
+            if let Some(t) = stop {
+                s["traffic"][0]["stop_s"] = json!(t);
+            }
+            let r = run(&s, 1);
+            r["flows"][0]["goodput_mbps"].as_f64().unwrap() * secs
+        };
+        let stopped = bytes(Some(3.0), 8.0);
+        let three = bytes(None, 3.0);
+        let eight = bytes(None, 8.0);
+        assert!(stopped > 0.8 * three && stopped < 1.2 * three, "{dir}: stopped {stopped} vs 3 s {three}");
+        assert!(stopped < 0.6 * eight, "{dir}: stopped {stopped} vs 8 s {eight}");
+    }
 }

@@ -246,6 +246,13 @@ fn build_flows(
             let key = k.new_timer(TimerOwner::Flow(fi));
             flow_timer.push(key);
             k.arm(key, Some(first.min(k.end)));
+            // (a TCP flow's stop is its sender's event: `Flows::stop_fires`)
+            if let FlowKind::Tcp { stop, .. } = flows[fi].kind {
+                if stop < k.end {
+                    let key = k.new_timer(TimerOwner::FlowStop(fi));
+                    k.arm(key, Some(stop));
+                }
+            }
         }
     }
     let ep_timer = (0..eps.len()).map(|ep| k.new_timer(TimerOwner::Tcp(ep))).collect();

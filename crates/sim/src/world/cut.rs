@@ -104,7 +104,7 @@ pub(super) fn wired_cut(topo: &Topology, members: usize, links: &[[LinkDir; 2]])
 
 /// The node that handles the events of a timer of `owner`: a UDP flow's
 /// source; a TCP flow's client (its start opens the client, which sends
-/// the SYN); a link direction's receiving end; a TCP endpoint's node; a
+/// the SYN), and its sender for its stop; a link direction's receiving end; a TCP endpoint's node; a
 /// member's queue discipline at the member. `None` for agents and
 /// roaming (such worlds are not ordered by partition).
 fn timer_node(owner: TimerOwner, topo: &Topology, flows: &[FlowRt], eps: &[Endpoint]) -> Option<usize> {
@@ -121,6 +121,10 @@ fn timer_node(owner: TimerOwner, topo: &Topology, flows: &[FlowRt], eps: &[Endpo
                 a
             }
         }
+        TimerOwner::FlowStop(fi) => match flows[fi].kind {
+            FlowKind::Tcp { sender, .. } => eps[sender].node,
+            FlowKind::Udp { .. } => unreachable!("only a TCP flow's stop is an event of its own"),
+        },
         TimerOwner::Tcp(ep) => eps[ep].node,
         TimerOwner::Qdisc(sta) => sta,
         TimerOwner::Agent { .. } | TimerOwner::Roam(_) => return None,

@@ -66,9 +66,12 @@ const _: () = assert!(std::mem::size_of::<Option<(SimTime, EvCode)>>() == 16);
 /// The component behind a timer key.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum TimerOwner {
-    /// Flow `fi`'s source fires (a UDP datagram, or a TCP flow's start or
-    /// stop, at its client).
+    /// Flow `fi`'s source fires (a UDP datagram, or a TCP flow's start,
+    /// at its client).
     Flow(usize),
+    /// TCP flow `fi` stops (`traffic.stop_s`), at its sender: an event of
+    /// the sender's own, armed when the world is built.
+    FlowStop(usize),
     /// The next packet of link `link`'s direction `dir` (0: a to b)
     /// reaches the far end.
     Link { link: usize, dir: usize },

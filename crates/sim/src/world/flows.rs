@@ -109,26 +109,27 @@ impl Flows {
                 let p = self.make_udp(k, fi, msdu_bytes);
                 nodes.send_from(k, cells, self, src, p);
             }
-            FlowKind::Tcp { client, sender, start, stop, .. } => {
-                let (client, sender, start, stop) = (*client, *sender, *start, *stop);
-                if now >= stop && stop > start {
-                    // `traffic.stop_s`: the sending application closes; a
-                    // FIN follows the data already written or sent (the
-                    // connection still retransmits what is unacknowledged).
-                    self.eps[sender].conn.close(now);
-                    self.tcp_poll(k, nodes, cells, sender);
-                    return;
-                }
+            FlowKind::Tcp { client, sender, .. } => {
+                let (client, sender) = (*client, *sender);
                 self.eps[client].open(now);
                 if sender == client {
                     self.give_sender_data(fi);
                 }
                 self.tcp_poll(k, nodes, cells, client);
-                if stop < k.end {
-                    k.arm(self.flow_timer[fi], Some(stop));
-                }
             }
         }
+    }
+
+    /// TCP flow `fi` stops (`traffic.stop_s`, after its start): the
+    /// sending application closes; a FIN follows the data already written
+    /// or sent (the connection still retransmits what is unacknowledged).
+    /// The sender's own event, armed when the world is built, so a stop
+    /// touches nothing of the client's node (which may be in another
+    /// partition than the sender's, `part.rs`).
+    pub(super) fn stop_fires(&mut self, k: &mut Kernel, nodes: &mut Nodes, cells: &mut Cells, fi: usize) {
+        let FlowKind::Tcp { sender, .. } = self.flows[fi].kind else { unreachable!("a TCP flow's stop") };
+        self.eps[sender].conn.close(k.now());
+        self.tcp_poll(k, nodes, cells, sender);
     }
 
     /// TCP flow `fi`'s sender gets the application's data (`traffic.bytes`,

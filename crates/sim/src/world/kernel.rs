@@ -12,10 +12,14 @@
 //! from the cut of `cut.rs`), they pop by (partition, that partition's
 //! pushes): an event is keyed by the partition whose event pushed it (at
 //! the build: the partition that will handle it) and by how many pushes
-//! that partition had made before. A partition's pushes depend only on the
-//! events it handles, so the order is one a run split into partitions
-//! reproduces in each of them without knowing the others' histories
-//! (`part.rs`). Within one partition it is insertion order.
+//! that partition had made before. A packet's arrival at the far end of a
+//! wired link is keyed at its offer instead (`link_key`: a push of the
+//! sender's partition, taken whether or not the offer schedules the
+//! arrival), so it has the same key whoever schedules it. A partition's
+//! pushes depend only on the events it handles, so the order is one a run
+//! split into partitions reproduces in each of them without knowing the
+//! others' histories (`part.rs`). Within one partition it is insertion
+//! order.
 //!
 //! Invariants: time never goes backwards (`EventQueue`); every key of the
 //! registry has exactly one owner, recorded when it is registered; an
@@ -260,6 +264,36 @@ impl Kernel {
     pub(super) fn arm(&mut self, key: TimerKey, at: Option<SimTime>) {
         if let Some((at, gen)) = self.timers.set(key, at) {
             self.push(at, Ev::Timer { key: key.0, gen });
+        }
+    }
+
+    /// The tie-break key of the arrival of a packet offered now to the
+    /// link direction whose arrivals timer `timer` schedules (`link.rs`):
+    /// under the order by partition, a push of the partition of the event
+    /// being handled (the sender's), taken at the offer whoever schedules
+    /// the arrival; 0, unused, in insertion order.
+    #[inline]
+    pub(super) fn link_key(&mut self, timer: TimerKey) -> u64 {
+        match &mut self.order {
+            None => 0,
+            Some(o) => o.key(Ev::Timer { key: timer.0, gen: 0 }),
+        }
+    }
+
+    /// Arm link timer `key` for arrival `next` (`None` cancels): at its
+    /// instant, under its own tie-break key with an order by partition
+    /// (`link_key`), in insertion order without one.
+    #[inline]
+    pub(super) fn arm_link(&mut self, key: TimerKey, next: Option<crate::link::Arrival>) {
+        let Some((at, tie)) = next else { return self.arm(key, None) };
+        if let Some((at, gen)) = self.timers.set(key, Some(at)) {
+            let ev = Ev::Timer { key: key.0, gen };
+            match &self.order {
+                None => {
+                    self.q.push(at, ev.code());
+                }
+                Some(_) => self.q.push_keyed(at, tie, ev.code()),
+            }
         }
     }
 

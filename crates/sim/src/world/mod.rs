@@ -190,6 +190,7 @@ impl World {
                 let (k, nodes, cells, flows) = (&mut self.k, &mut self.nodes, &mut self.cells, &mut self.flows);
                 match owner {
                     TimerOwner::Flow(fi) => flows.source_fires(k, nodes, cells, fi),
+                    TimerOwner::FlowStop(fi) => flows.stop_fires(k, nodes, cells, fi),
                     TimerOwner::Link { link, dir } => nodes.link_arrives(k, cells, flows, link, dir),
                     TimerOwner::Tcp(ep) => flows.tcp_timer(k, nodes, cells, ep),
                     TimerOwner::Qdisc(sta) => cells.qdisc_fires(k, nodes, flows, sta),

@@ -280,8 +280,9 @@ impl Nodes {
                 if let Some(t) = &k.trace {
                     t.packet(now, node, &self.link_name(link), "enqueue", &p, None);
                 }
-                match self.links[link][dir].offer(now, p) {
-                    Ok(Some(arrival)) => k.arm(self.link_timer[link][dir], Some(arrival)),
+                let key = k.link_key(self.link_timer[link][dir]);
+                match self.links[link][dir].offer(now, p, key) {
+                    Ok(Some(arrival)) => k.arm_link(self.link_timer[link][dir], Some(arrival)),
                     Ok(None) => {}
                     Err(p) => {
                         let iface = if k.trace.is_some() { self.link_name(link) } else { String::new() };
@@ -306,7 +307,7 @@ impl Nodes {
     ) {
         let now = k.now();
         let (p, next) = self.links[link][dir].arrive(now);
-        k.arm(self.link_timer[link][dir], next);
+        k.arm_link(self.link_timer[link][dir], next);
         let (a, b) = self.topo.link_ends[link];
         if self.capture.is_some() || k.trace.is_some() {
             let (from, to) = if dir == 0 { (a, b) } else { (b, a) };

@@ -104,25 +104,28 @@
 //! field); a packet id is its generating partition's, and the ledgers are
 //! merged before they are checked against the packets held.
 //!
-//! What is not built yet, and why such runs stay sequential:
-//! - a link direction's arrivals are chained: the receiver's arrival arms
-//!   the next one, and an offer arms it only when nothing is in flight.
-//!   Whether something is in flight at an offer at `t` depends on whether
-//!   the receiver has handled an arrival due at `t`, a tie between two
-//!   partitions' events the sender cannot see. Either each packet's
-//!   arrival becomes its own event pushed by the offer (which changes the
-//!   same-instant order of every wired run, one cell too), or the sender
-//!   keeps the arrival instants and keys it sent and decides the tie by
-//!   the keys;
-//! - a TCP flow's stop (`traffic.stop_s`) closes its sender from the
-//!   client's event, in another partition at the same instant for a
-//!   download: the stop must become the sender's own event (its start
-//!   touches only the client: a sending server gets its data at the
-//!   build, `Flows::give_sender_data`);
-//! - the port tables bind endpoints by their index in the whole run,
-//!   the flows' statistics are written at both ends, the ledger is
-//!   checked per partition, and a packet's handles are `Rc` (`Part`'s
-//!   `Send` argument below holds only because no packet crosses).
+//! What the sequential engine of such a world already does for windows:
+//! - every event is its partition's own but a packet's arrival over a cut
+//!   link, and that arrival carries the tie-break key its sender took at
+//!   the offer (`Kernel::link_key`), whoever schedules it (the link
+//!   direction's arrivals are chained: the sender schedules the first one
+//!   into an empty pipe, each arrival the next). Its place among its
+//!   instant's events is then the same whether the receiver holds every
+//!   arrival from the barrier on (a windowed run) or one at a time, and
+//!   the sender never needs to know whether the receiver has handled an
+//!   arrival due at the instant of its offer;
+//! - a TCP flow's start is its client's event (a sending server gets its
+//!   data at the build, `Flows::give_sender_data`) and its stop
+//!   (`traffic.stop_s`) its sender's, armed at the build
+//!   (`TimerOwner::FlowStop`).
+//!
+//! What is not built yet, and why such runs stay sequential: the port
+//! tables bind endpoints by their index in the whole run, the flows'
+//! statistics are written at both ends, the ledger is checked per
+//! partition, a packet's handles are `Rc` (`Part`'s `Send` argument below
+//! holds only because no packet crosses), the sender's pipe would drop
+//! its packets at their arrival instants instead of at the receiver's
+//! arrival, and the windows' loop itself.
 //!
 //! What windows would meet (docs/validation.md 24.7 gives the counts and
 //! the commands): with a 1 ms lookahead, `scenarios/pokhrel-campus.toml`

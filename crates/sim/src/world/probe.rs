@@ -14,14 +14,16 @@
 //! windows of the busiest partition's events (any number of threads) and
 //! of `max(busiest, total / 2)` (two threads). Each partition samples its
 //! own flows (a sampling instant counts once in `events`); a TCP flow's
-//! start is its client's event (`flow_starts_in_two_partitions` counts
-//! the starts of flows whose sender is in another partition: a stop of
-//! theirs would close the sender from the client's event).
+//! start is its client's event and its stop its sender's.
+//!
+//! An event is counted as pushed by another partition when its tie-break
+//! key names one: a link direction's arrival carries the key its sender
+//! took at the offer (`Kernel::link_key`), whoever scheduled it, so the
+//! lead measured is from the offer to the arrival.
 use super::cut::WiredCut;
 use super::events::{Ev, TimerOwner};
 use super::kernel::Kernel;
 use super::World;
-use crate::endpoints::FlowKind;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use wifitcp_core::SimTime;
@@ -46,7 +48,6 @@ impl World {
         let mut c = Counts { least_lead: u64::MAX, ..Counts::default() };
         let mut window = u64::MAX;
         let mut per_part = vec![0u64; parts];
-        let mut split_starts = 0u64;
         // the instant each queued event was pushed at, by key (the
         // build's pushes are not noted: each is its handler's own)
         let mut pushed_at: HashMap<u64, SimTime> = HashMap::new();
@@ -54,7 +55,7 @@ impl World {
             let key = self.k.peek_key().expect("an event is due");
             let (now, code) = self.k.pop().expect("peeked");
             let ev = code.ev();
-            let cross = self.crosses(&cut, ev, &mut split_starts)?;
+            let cross = self.crosses(&cut, ev)?;
             // (the kernel's own map; a world of one partition has none)
             let part = self.k.part_of(ev).unwrap_or(0);
             let when = pushed_at.remove(&key);
@@ -93,7 +94,6 @@ impl World {
             "pushed_by_another_partition": c.foreign,
             "least_lead_s": (c.foreign > 0).then_some(c.least_lead as f64 * 1e-9),
             "pushed_within_lookahead": c.short,
-            "flow_starts_in_two_partitions": split_starts,
             "barriers": c.windows,
             "events_per_window": ratio(c.work, c.windows),
             "speedup_bound_any_threads": ratio(c.work, c.critical),
@@ -101,23 +101,11 @@ impl World {
         }))
     }
 
-    /// Whether event `ev` is an arrival over a cut link (counting in
-    /// `split` the starts of TCP flows whose sender is in another
-    /// partition than their client).
-    fn crosses(&self, cut: &WiredCut, ev: Ev, split: &mut u64) -> Result<bool, String> {
+    /// Whether event `ev` is an arrival over a cut link.
+    fn crosses(&self, cut: &WiredCut, ev: Ev) -> Result<bool, String> {
         Ok(match ev {
             Ev::Ingress => return Err("injected packets are never partitioned".into()),
-            Ev::Timer { key, .. } => {
-                let owner = self.k.owner(key);
-                if let TimerOwner::Flow(fi) = owner {
-                    if let FlowKind::Tcp { client, sender, .. } = self.flows.flows()[fi].kind {
-                        let eps = self.flows.eps();
-                        let node = |e: usize| cut.part_of_node[eps[e].node];
-                        *split += (node(client) != node(sender)) as u64;
-                    }
-                }
-                matches!(owner, TimerOwner::Link { link, .. } if cut.cut[link])
-            }
+            Ev::Timer { key, .. } => matches!(self.k.owner(key), TimerOwner::Link { link, .. } if cut.cut[link]),
             _ => false,
         })
     }
