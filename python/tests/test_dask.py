@@ -192,3 +192,63 @@ def test_the_handshake_check_accepts_a_real_scheduler(cluster):
     from wifitcp import dask_backend
 
     dask_backend._probe(cluster.scheduler_address)  # no error
+
+
+DEPLOYMENT = """
+[scenario]
+name = "dask-deployment"
+duration_s = 0.5
+seeds = [1, 2]
+[phy]
+standard = "802.11a"
+data_rate_mbps = 54.0
+[wlan]
+stations = 12
+[deployment]
+layout = "hex"
+aps = 4
+spacing_m = 25.0
+channels = "5ghz"
+placement = "hotspots"
+[channel]
+model = "snr"
+[ap]
+beacons = false
+[[traffic]]
+name = "bulk"
+kind = "udp"
+pattern = "saturated"
+peer = "own_ap"
+stations = "0..0.5"
+[[traffic]]
+name = "voice"
+kind = "udp"
+pattern = "cbr"
+rate_mbps = 0.064
+msdu_bytes = 200
+peer = "own_ap"
+stations = "0.5..1"
+"""
+
+
+def test_deployment_campaign_on_dask_resumes_and_equals_local(cluster, tmp_path, capsys):
+    # A campaign of deployment runs (4 APs on a hex lattice, stations in
+    # hotspots, a traffic mix per station class) on the cluster: a killed
+    # or partial campaign picks up where it stopped, and the stored results
+    # are the local ones byte for byte.
+    f = tmp_path / "campus.toml"
+    f.write_text(DEPLOYMENT)
+    db = str(tmp_path / "d.duckdb")
+    sweep = ["--sweep", "deployment.aps=2,4"]
+    assert main(["run", str(f), "--out", db, "--dask", cluster.scheduler_address,
+                 *sweep, "--seeds", "1", "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["run", str(f), "--out", db, "--dask", cluster.scheduler_address, *sweep]) == 0
+    err = capsys.readouterr().err
+    assert "2 of 4 runs already in" in err and "with dask tcp://" in err
+    local = str(tmp_path / "l.duckdb")
+    assert main(["run", str(f), "--out", local, "--jobs", "1", *sweep, "--quiet"]) == 0
+    a, b = tables(db), tables(local)
+    assert a == b and len(a["runs"]) == 4
+    # every station has a flow: 6 saturated, 6 voice
+    assert len(a["flows"]) == 2 * 12 * 2
