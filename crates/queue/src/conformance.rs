@@ -162,6 +162,7 @@ fn random_packet(rng: &mut RngStream, acks: &mut [u32; 6]) -> Packet {
 
 #[test]
 fn ledger_balances_under_random_operations() {
+    let mut idle_seen = 0;
     for (n, cfg) in all_kinds().into_iter().enumerate() {
         for seed in 0..4u64 {
             let mut rng = RngStream::derive(seed, &format!("ledger/{n}"));
@@ -201,6 +202,18 @@ fn ledger_balances_under_random_operations() {
                 assert_eq!(in_bytes, out_bytes + drop_bytes + d.bytes(), "{} bytes", cfg.kind());
                 assert!(d.ready_len() <= d.len());
                 assert!(d.occupancy().max_len() as usize >= d.len());
+                if d.idle() {
+                    // idle: empty, and asking it changes nothing
+                    let before = (format!("{:?}", d.counters()), d.occupancy().max_len(), d.next_wakeup());
+                    assert_eq!((d.len(), d.bytes()), (0, 0), "{}", cfg.kind());
+                    let mut none = Vec::new();
+                    assert!(d.dequeue(now, &mut none).is_none(), "{}", cfg.kind());
+                    assert!(d.dequeue_for(now, Some(1), None, &mut none).is_none(), "{}", cfg.kind());
+                    assert!(none.is_empty(), "{}", cfg.kind());
+                    idle_seen += 1;
+                    let after = (format!("{:?}", d.counters()), d.occupancy().max_len(), d.next_wakeup());
+                    assert_eq!(before, after, "{}", cfg.kind());
+                }
             }
             let mut dropped = Vec::new();
             let rest = flush(d.as_mut(), now, &mut dropped);
@@ -208,6 +221,7 @@ fn ledger_balances_under_random_operations() {
             assert!(d.counters().balances(0));
         }
     }
+    assert!(idle_seen > 0, "no discipline was ever idle");
 }
 
 #[test]

@@ -183,6 +183,15 @@ pub trait QueueDisc: Send {
     fn ready_len(&self) -> usize {
         self.len()
     }
+    /// Whether it holds no packet and asking it for one (`dequeue`,
+    /// `dequeue_for`) would return `None` and change nothing, whenever
+    /// asked: an empty plain FIFO. A caller may then skip asking (a
+    /// saturated station's empty queue is asked once per packet, and in a
+    /// cell of thousands its state is rarely in the caches). Default:
+    /// false (an AQM's state may move at every dequeue, empty or not).
+    fn idle(&self) -> bool {
+        false
+    }
     /// Earliest instant at which `on_timer` has work, if any.
     fn next_wakeup(&self) -> Option<SimTime> {
         None
@@ -277,6 +286,9 @@ macro_rules! fifo_accessors {
                 return None;
             }
             $crate::disc::fifo_dequeue(now, &mut self.fifo, &mut self.counters, &mut self.occ)
+        }
+        fn idle(&self) -> bool {
+            self.fifo.is_empty()
         }
         $crate::disc::fifo_accessors!();
     };

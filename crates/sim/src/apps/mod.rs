@@ -155,9 +155,12 @@ pub struct Firing {
 pub trait Source: Send {
     /// The scenario's name for this kind (`traffic.pattern`).
     fn kind(&self) -> &'static str;
-    /// Whether the MAC asks for its packets (see the module docs).
-    fn saturated(&self) -> bool {
-        false
+    /// `Some(msdu_bytes)`: the MAC asks for its packets (see the module
+    /// docs), each of `msdu_bytes`, and `fire` is not called (the station
+    /// holds the size beside its flow, `Cells::feed`). `None`: the source
+    /// fires on its own schedule.
+    fn saturated(&self) -> Option<u32> {
+        None
     }
     /// Whether its datagrams are echo requests the destination answers.
     fn echo(&self) -> bool {

@@ -28,10 +28,10 @@ impl Source for Saturated {
     fn kind(&self) -> &'static str {
         "saturated"
     }
-    fn saturated(&self) -> bool {
-        true
+    fn saturated(&self) -> Option<u32> {
+        Some(self.msdu_bytes)
     }
     fn fire(&mut self, _now: SimTime) -> Firing {
-        Firing { msdu_bytes: self.msdu_bytes, next: SimTime::NEVER }
+        unreachable!("a saturated source's packets are asked for (`saturated`), never fired")
     }
 }

@@ -207,8 +207,9 @@ fn build_flows(
                 TrafficKind::Udp => {
                     let mut source = crate::apps::build(tr, RngStream::derive(seed, &format!("traffic/{name}")))
                         .map_err(|e| e.under(&path))?;
-                    if source.saturated() && src < cells.members() {
-                        cells.add_saturated(src, fi, nodes.topo().next_hop(src, dst));
+                    if let (Some(msdu), true) = (source.saturated(), src < cells.members()) {
+                        debug_assert!(!source.echo(), "a saturated source sends no echo requests");
+                        cells.add_saturated(src, fi, nodes.topo().next_hop(src, dst), msdu);
                     }
                     let src_port = 10_000 + fi as u16;
                     if source.echo() {

@@ -279,14 +279,17 @@ pub(super) struct Cells {
     wq: Vec<Box<dyn QueueDisc>>,
     /// Timer key of each member's queue discipline.
     wq_timer: Vec<TimerKey>,
+    /// Whether each member's queue discipline is idle (`QueueDisc::idle`):
+    /// asking it for a packet would return nothing and change nothing, so
+    /// `feed` does not (kept by `note_queue` after every call that can
+    /// change what it holds).
+    wq_idle: Vec<bool>,
     /// Class of each WLAN member as seen by the AP's queue discipline
     /// (read only: one table shared by the partitions of a run).
     ap_class: Arc<[u32]>,
-    /// Saturated UDP flows by sending WLAN member, each with its first hop
-    /// (the topology is static), and a round-robin cursor; `None` for a
-    /// member without one (a pointer per member: a partition holds a slot
-    /// for every member).
-    saturated: Vec<Option<Box<Saturated>>>,
+    /// Saturated UDP flows by sending WLAN member (`Sat`; 16 bytes per
+    /// member: a partition holds a slot for every member).
+    saturated: Vec<Sat>,
     /// Packets a queue discipline just discarded (see `flush_drops`).
     dropped: Vec<(Packet, DropReason)>,
     /// Standard of the PHY (for the capture's radiotap headers).
@@ -310,6 +313,7 @@ impl Cells {
         let cell0 = cells.pop().expect("at least one cell");
         let n = wq.len();
         let dirty = Dirty::new(more_cells.len() + 1);
+        let wq_idle = wq.iter().map(|q| q.idle()).collect();
         Cells {
             cell0,
             more_cells,
@@ -318,8 +322,9 @@ impl Cells {
             map,
             wq,
             wq_timer,
+            wq_idle,
             ap_class,
-            saturated: (0..n).map(|_| None).collect(),
+            saturated: (0..n).map(|_| Sat::None).collect(),
             dropped: Vec::new(),
             standard,
         }
@@ -576,32 +581,37 @@ impl Cells {
             self.qdisc_timer(k, sta);
             return;
         }
-        // (`ready_len` has no side effect: test the cheap condition first.)
+        // (`ready_len` has no side effect: test the cheap conditions first.)
         let slot = self.slot(sta);
-        let Some(sat) = self.saturated[slot].as_deref_mut() else { return };
-        if self.wq[slot].ready_len() > 0 {
+        if matches!(self.saturated[slot], Sat::None) || (!self.wq_idle[slot] && self.wq[slot].ready_len() > 0) {
             return;
         }
-        // Round robin over the station's active saturated flows (no
-        // allocation: this runs once per saturated packet).
-        let Saturated { list, cursor } = sat;
-        let active = |&(fi, _): &(usize, Hop)| flows.udp_active(fi, now);
-        let (fi, hop) = if let [only] = list[..] {
-            // The usual single flow: the general case below with n_active = 1.
-            if !active(&only) {
-                return;
+        let active = |f: &SatFlow| flows.udp_active(f.fi as usize, now);
+        let f = match &mut self.saturated[slot] {
+            Sat::None => return,
+            // The usual single flow: `Many` with one entry, its state in
+            // place (in a cell of thousands, every pointer followed here
+            // is a cache miss).
+            Sat::One(f) => {
+                if !active(f) {
+                    return;
+                }
+                *f
             }
-            *cursor = 0;
-            only
-        } else {
-            let n_active = list.iter().filter(|f| active(f)).count();
-            if n_active == 0 {
-                return;
+            // Round robin over the station's active saturated flows (no
+            // allocation: this runs once per saturated packet).
+            Sat::Many(m) => {
+                let Saturated { list, cursor } = &mut **m;
+                let n_active = list.iter().filter(|f| active(f)).count();
+                if n_active == 0 {
+                    return;
+                }
+                *cursor = (*cursor + 1) % n_active;
+                list.iter().copied().filter(|f| active(f)).nth(*cursor).expect("counted")
             }
-            *cursor = (*cursor + 1) % n_active;
-            list.iter().copied().filter(|f| active(f)).nth(*cursor).expect("counted")
         };
-        let p = flows.saturated_datagram(k, fi);
+        let (fi, hop) = (f.fi as usize, f.hop);
+        let p = flows.saturated_datagram(k, fi, f.msdu_bytes);
         if let Some(t) = &k.trace {
             t.packet(now, sta, "wlan", "dequeue", &p, None);
         }
@@ -658,11 +668,23 @@ impl Cells {
     #[inline(always)]
     fn dequeue_wlan(&mut self, now: SimTime, sta: usize, demand: Demand) -> Option<Queued> {
         let s = self.slot(sta);
-        if demand == Demand::ANY {
+        if self.wq_idle[s] {
+            return None;
+        }
+        let it = if demand == Demand::ANY {
             self.wq[s].dequeue(now, &mut self.dropped)
         } else {
             self.wq[s].dequeue_for(now, demand.ra.map(|a| a.0), demand.tid, &mut self.dropped)
-        }
+        };
+        self.note_queue(s);
+        it
+    }
+
+    /// After a call that can change what slot `s`'s queue discipline
+    /// holds: whether it is now idle (`wq_idle`).
+    #[inline(always)]
+    fn note_queue(&mut self, s: usize) {
+        self.wq_idle[s] = self.wq[s].idle();
     }
 
     /// Queue `p` at member `sta`'s WLAN interface for member `ra`, and
@@ -682,6 +704,7 @@ impl Cells {
         }
         let s = self.slot(sta);
         self.wq[s].enqueue(k.now(), Queued::new(p, ra as u32, class), &mut self.dropped);
+        self.note_queue(s);
         self.flush_drops(k, sta);
         self.feed(k, nodes, flows, sta);
         self.qdisc_timer(k, sta);
@@ -692,6 +715,7 @@ impl Cells {
     pub(super) fn qdisc_fires(&mut self, k: &mut Kernel, nodes: &mut Nodes, flows: &mut Flows, sta: usize) {
         let s = self.slot(sta);
         self.wq[s].on_timer(k.now(), &mut self.dropped);
+        self.note_queue(s);
         self.flush_drops(k, sta);
         self.feed(k, nodes, flows, sta);
         self.qdisc_timer(k, sta);
@@ -726,13 +750,19 @@ impl Cells {
         }
     }
 
-    /// Member `sta` sends saturated flow `fi`, whose first hop is `hop`.
-    pub(super) fn add_saturated(&mut self, sta: usize, fi: usize, hop: Hop) {
+    /// Member `sta` sends saturated flow `fi` (MSDUs of `msdu_bytes`),
+    /// whose first hop is `hop`.
+    pub(super) fn add_saturated(&mut self, sta: usize, fi: usize, hop: Hop, msdu_bytes: u32) {
         let s = self.slot(sta);
-        let sat = self.saturated[s].get_or_insert_with(Box::default);
-        // (mostly one flow per station: no spare capacity)
-        sat.list.reserve_exact(1);
-        sat.list.push((fi, hop));
+        let f = SatFlow { fi: fi as u32, hop, msdu_bytes };
+        self.saturated[s] = match std::mem::take(&mut self.saturated[s]) {
+            Sat::None => Sat::One(f),
+            Sat::One(g) => Sat::Many(Box::new(Saturated { list: vec![g, f], cursor: 0 })),
+            Sat::Many(mut m) => {
+                m.list.push(f);
+                Sat::Many(m)
+            }
+        };
     }
 
     // ------------------------------------------------------------------
@@ -812,11 +842,28 @@ pub(super) struct CellsShell {
     standard: PhyStandard,
 }
 
-/// A member's saturated UDP flows, each with its first hop, and the
-/// round-robin cursor over the active ones.
+/// A member's saturated UDP flows: none, the usual one, or several.
 #[derive(Default)]
+enum Sat {
+    #[default]
+    None,
+    One(SatFlow),
+    Many(Box<Saturated>),
+}
+
+/// A saturated UDP flow of a member: the flow, its first hop (the
+/// topology is static) and its MSDU size (`Source::saturated`).
+#[derive(Clone, Copy)]
+struct SatFlow {
+    fi: u32,
+    msdu_bytes: u32,
+    hop: Hop,
+}
+
+/// Several saturated flows of one member, and the round-robin cursor over
+/// the active ones.
 struct Saturated {
-    list: Vec<(usize, Hop)>,
+    list: Vec<SatFlow>,
     cursor: usize,
 }
 
@@ -849,18 +896,19 @@ impl Cells {
                 let own: Vec<Cell> = cs.iter().map(|&c| all[c].take().expect("each cell in one partition")).collect();
                 let size: usize = cs.iter().map(|&c| map.members(c).len()).sum();
                 let mut pwq: Vec<Box<dyn QueueDisc>> = Vec::with_capacity(size);
-                let mut psat: Vec<Option<Box<Saturated>>> = Vec::with_capacity(size);
+                let mut psat: Vec<Sat> = Vec::with_capacity(size);
                 // (in slot order: cell, then index in the cell)
                 for &c in cs {
                     for &node in map.members(c).iter() {
                         let node = node as usize;
                         pwq.push(std::mem::replace(&mut wq[node], super::part::vacant()));
-                        psat.push(saturated[node].take().map(|mut sat| {
-                            for (fi, _) in &mut sat.list {
-                                *fi = flow_local[*fi];
-                            }
-                            sat
-                        }));
+                        let mut sat = std::mem::take(&mut saturated[node]);
+                        match &mut sat {
+                            Sat::None => {}
+                            Sat::One(f) => f.fi = flow_local[f.fi as usize] as u32,
+                            Sat::Many(m) => m.list.iter_mut().for_each(|f| f.fi = flow_local[f.fi as usize] as u32),
+                        }
+                        psat.push(sat);
                     }
                 }
                 let mut part = Cells::new(
@@ -967,7 +1015,14 @@ impl Dirty {
 
 #[cfg(test)]
 mod tests {
-    use super::Dirty;
+    use super::{Dirty, Sat};
+
+    #[test]
+    fn a_members_saturated_slot_is_half_a_line() {
+        // (one per member in every cell's table: the usual single flow
+        // held in place, with no pointer to follow)
+        assert!(std::mem::size_of::<Sat>() <= 32, "{}", std::mem::size_of::<Sat>());
+    }
 
     #[test]
     fn dirty_cells_visit_in_passes() {

@@ -96,17 +96,18 @@ impl Flows {
                 if now < *start || now >= *stop {
                     return;
                 }
-                if source.saturated() {
+                if source.saturated().is_some() {
                     if src < cells.members() {
                         cells.feed(k, nodes, self, src);
                     }
                     return;
                 }
                 let Firing { msdu_bytes, next } = source.fire(now);
+                let echo = source.echo();
                 if next < *stop {
                     k.arm(self.flow_timer[fi], Some(next));
                 }
-                let p = self.make_udp(k, fi, msdu_bytes);
+                let p = self.make_udp(k, fi, msdu_bytes, echo);
                 nodes.send_from(k, cells, self, src, p);
             }
             FlowKind::Tcp { client, sender, .. } => {
@@ -164,24 +165,23 @@ impl Flows {
         self.flows[fi].udp_active(now)
     }
 
-    /// A datagram of saturated flow `fi`, which its station's MAC asks for.
-    pub(super) fn saturated_datagram(&mut self, k: &mut Kernel, fi: usize) -> Packet {
-        let FlowKind::Udp { source, .. } = &mut self.flows[fi].kind else { unreachable!("a saturated UDP flow") };
-        let msdu_bytes = source.fire(k.now()).msdu_bytes;
-        self.make_udp(k, fi, msdu_bytes)
+    /// A datagram of saturated flow `fi` (MSDUs of `msdu_bytes`, the
+    /// source's `saturated()`), which its station's MAC asks for.
+    pub(super) fn saturated_datagram(&mut self, k: &mut Kernel, fi: usize, msdu_bytes: u32) -> Packet {
+        self.make_udp(k, fi, msdu_bytes, false)
     }
 
-    /// A datagram of flow `fi` carrying an MSDU of `msdu_bytes`.
-    fn make_udp(&mut self, k: &mut Kernel, fi: usize, msdu_bytes: u32) -> Packet {
+    /// A datagram of flow `fi` carrying an MSDU of `msdu_bytes`: an echo
+    /// request if `echo` (a ping source's), else a datagram to discard.
+    fn make_udp(&mut self, k: &mut Kernel, fi: usize, msdu_bytes: u32, echo: bool) -> Packet {
         let now = k.now();
         let id = k.ledger.generate();
         let f = &mut self.flows[fi];
         f.stats.on_generated(now, k.warmup);
-        let FlowKind::Udp { src_port, source, .. } = &f.kind else { unreachable!("UDP flow") };
+        let FlowKind::Udp { src_port, .. } = &f.kind else { unreachable!("UDP flow") };
         let ip = Ipv4Header { tos: f.tos, ..Ipv4Header::new(addr_of(f.src), addr_of(f.dst), PROTO_UDP) };
         let payload = msdu_bytes - LLC_SNAP_LEN - 20 - 8;
-        // An echo request for a ping source, else a datagram to discard.
-        let dst_port = if source.echo() { echo::PORT } else { echo::DISCARD_PORT };
+        let dst_port = if echo { echo::PORT } else { echo::DISCARD_PORT };
         Packet::new_udp(id, FlowId(fi as u32), now, ip, UdpHeader { src_port: *src_port, dst_port }, payload)
     }
 
