@@ -127,6 +127,26 @@
 //! its packets at their arrival instants instead of at the receiver's
 //! arrival, and the windows' loop itself.
 //!
+//! A shape that needs no renumbering: run as many groups as threads, each
+//! a set of whole partitions of the cut (at least one cell each; a wired
+//! group joins group 0), and give every group the whole run's nodes,
+//! flows and endpoints, built from the same scenario and seed (the build
+//! is deterministic), but only its own cells. A group keeps the order's
+//! keys of its partitions (the sequential `Order`, its events filtered to
+//! its partitions after the build), so port tables, flow indices and
+//! endpoint indices stay the whole run's. A link direction whose ends are
+//! in two groups: the sender's copy keeps only serialisation starts and
+//! ends (the queue limit and `sent`) and moves each packet, with its
+//! arrival instant and key, to its outbox; the receiver's copy puts it
+//! into its own pipe at the barrier and schedules arrivals from there.
+//! At the end: a flow's record is its sink's group's with the source's
+//! counts (`generated`, `window_generated`, echo round trips) taken from
+//! the source's group; an endpoint and a cell are their group's; packet
+//! ids carry their group in the high bits, and each group's outcomes of
+//! others' packets are applied to their ledgers before the check against
+//! every group's held packets. The cost: the nodes', flows' and
+//! endpoints' memory once per group.
+//!
 //! What windows would meet (docs/validation.md 24.7 gives the counts and
 //! the commands): with a 1 ms lookahead, `scenarios/pokhrel-campus.toml`
 //! holds about 22 events per window (under 10 us of work) against a
