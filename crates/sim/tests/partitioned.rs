@@ -133,6 +133,22 @@ fn campus_cells_run_in_parallel_with_the_sequential_result() {
 }
 
 #[test]
+fn stations_with_several_saturated_flows_same_result() {
+    // every station sends two saturated flows to its AP, the second active
+    // for part of the run only (the round robin over the active ones, with
+    // the flows renumbered in each partition)
+    let mut s = campus(4, 3);
+    let peers = s["traffic"][0]["peer"].clone();
+    s["traffic"].as_array_mut().unwrap().push(json!({"name": "small", "kind": "udp", "pattern": "saturated",
+                                                     "msdu_bytes": 500, "peer": peers, "start_s": 0.1, "stop_s": 0.2}));
+    let (r, parts) = same_everywhere(&s, 2);
+    assert_eq!(parts, 4);
+    let flows = r["flows"].as_array().unwrap();
+    assert_eq!(flows.len(), 24);
+    assert!(flows.iter().all(|f| f["packets_delivered"].as_u64().unwrap() > 0), "every flow carries");
+}
+
+#[test]
 fn shared_channels_mixed_traffic_same_result() {
     // 9 APs on 1/6/11: three cells of three APs each
     let s = mixed(9, "2.4ghz", 45);
