@@ -288,12 +288,10 @@ pub fn validate(s: &Scenario) -> Result<(), ConfigError> {
         if !(tr.start_s.is_finite() && tr.start_s >= 0.0) {
             return Err(ConfigError::new(format!("{p}.start_s"), "must be >= 0"));
         }
-        if let Some(s) = tr.stop_s {
-            if !(s.is_finite() && s > tr.start_s) {
+        if let Some(stop) = tr.stop_s {
+            if !(stop.is_finite() && stop > tr.start_s) {
                 return Err(ConfigError::new(format!("{p}.stop_s"), "must be after start_s"));
             }
-        }
-        if let Some(stop) = tr.stop_s {
             // every flow of the entry starts before it stops (a flow
             // stopped before it starts has no meaning)
             let last = tr.start_s + count.saturating_sub(1) as f64 * tr.start_stagger_s;

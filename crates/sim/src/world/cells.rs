@@ -287,7 +287,7 @@ pub(super) struct Cells {
     /// Class of each WLAN member as seen by the AP's queue discipline
     /// (read only: one table shared by the partitions of a run).
     ap_class: Arc<[u32]>,
-    /// Saturated UDP flows by sending WLAN member (`Sat`; 16 bytes per
+    /// Saturated UDP flows by sending WLAN member (`Sat`; 32 bytes per
     /// member: a partition holds a slot for every member).
     saturated: Vec<Sat>,
     /// Packets a queue discipline just discarded (see `flush_drops`).

@@ -104,9 +104,10 @@ pub(super) fn wired_cut(topo: &Topology, members: usize, links: &[[LinkDir; 2]])
 
 /// The node that handles the events of a timer of `owner`: a UDP flow's
 /// source; a TCP flow's client (its start opens the client, which sends
-/// the SYN), and its sender for its stop; a link direction's receiving end; a TCP endpoint's node; a
-/// member's queue discipline at the member. `None` for agents and
-/// roaming (such worlds are not ordered by partition).
+/// the SYN), and its sender for its stop; a link direction's receiving
+/// end; a TCP endpoint's node; a member's queue discipline at the member.
+/// `None` for agents and roaming (such worlds are not ordered by
+/// partition).
 fn timer_node(owner: TimerOwner, topo: &Topology, flows: &[FlowRt], eps: &[Endpoint]) -> Option<usize> {
     Some(match owner {
         TimerOwner::Flow(fi) => match flows[fi].kind {

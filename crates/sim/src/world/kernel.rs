@@ -178,11 +178,22 @@ impl Kernel {
     /// Schedule `ev` at `at` (no earlier than now).
     #[inline(always)]
     pub(super) fn push(&mut self, at: SimTime, ev: Ev) {
+        self.push_tied(at, ev, None);
+    }
+
+    /// Schedule `ev` at `at`: in insertion order, or under the order by
+    /// partition with the tie-break key `tie` (a link arrival's, taken at
+    /// its offer: `link_key`) or a new push of the current partition.
+    #[inline(always)]
+    fn push_tied(&mut self, at: SimTime, ev: Ev, tie: Option<u64>) {
         match &mut self.order {
             None => {
                 self.q.push(at, ev.code());
             }
-            Some(o) => self.q.push_keyed(at, o.key(ev), ev.code()),
+            Some(o) => {
+                let key = tie.unwrap_or_else(|| o.key(ev));
+                self.q.push_keyed(at, key, ev.code())
+            }
         }
     }
 
@@ -287,13 +298,7 @@ impl Kernel {
     pub(super) fn arm_link(&mut self, key: TimerKey, next: Option<crate::link::Arrival>) {
         let Some((at, tie)) = next else { return self.arm(key, None) };
         if let Some((at, gen)) = self.timers.set(key, Some(at)) {
-            let ev = Ev::Timer { key: key.0, gen };
-            match &self.order {
-                None => {
-                    self.q.push(at, ev.code());
-                }
-                Some(_) => self.q.push_keyed(at, tie, ev.code()),
-            }
+            self.push_tied(at, Ev::Timer { key: key.0, gen }, Some(tie));
         }
     }
 
