@@ -200,6 +200,17 @@ impl<E> EventQueue<E> {
         all.into_iter().map(|e| (e.at, e.ev)).collect()
     }
 
+    /// Remove every queued event with its tie-break key, in (time, key)
+    /// order (to queue again those that stay, under the same keys).
+    pub fn drain_keyed(&mut self) -> Vec<(SimTime, u64, E)> {
+        let mut all: Vec<Entry<E>> = std::mem::take(&mut self.heap);
+        if let Some(ev) = self.front.take() {
+            all.push(Entry { at: self.front_at, seq: self.front_seq, ev });
+        }
+        all.sort_unstable_by_key(|e| (e.at, e.seq));
+        all.into_iter().map(|e| (e.at, e.seq, e.ev)).collect()
+    }
+
     /// Time of the next event without removing it.
     pub fn peek_time(&self) -> Option<SimTime> {
         if self.front.is_some() {

@@ -11,11 +11,11 @@
 //! them): the fixed cost of a window.
 //!
 //! `wired_probe --window-ms W SCENARIO SEED [...]` instead runs the
-//! scenario on `Engine::build` (partitioned if it can be, on
+//! scenario on `Engine::build` (partitioned or windowed if it can be, on
 //! `scenario.threads`) stepped to the end in steps of W ms (0: one step,
-//! as a plain run), and prints the partitions, events, steps, wall time
-//! and the result's aggregate throughput (stepping in pieces changes no
-//! result): the cost of barriers of W ms on real partitions.
+//! as a plain run), and prints the partitions (a windowed run's groups),
+//! events, steps, the windowed run's windows, wall time and the result's
+//! aggregate throughput (stepping in pieces changes no result).
 #[path = "common/doc.rs"]
 mod doc;
 
@@ -67,9 +67,10 @@ fn stepped(s: &wifitcp_sim::Scenario, seed: u64, window_ms: f64) {
             steps += 1;
         }
     }
+    let windows = e.windows();
     let r = e.run(wall).unwrap_or_else(|m| fail(&m));
     let v: Value = serde_json::from_str(&r.to_json_string()).expect("result JSON");
-    let out = json!({"partitions": parts, "threads": threads, "window_ms": window_ms, "steps": steps,
+    let out = json!({"partitions": parts, "threads": threads, "window_ms": window_ms, "steps": steps, "windows": windows,
                      "events": v["events"], "aggregate_mbps": v["aggregate_mbps"],
                      "wall_s": wall.elapsed().as_secs_f64()});
     println!("{out}");

@@ -7,7 +7,12 @@
 //! upstream, recorded as a violation; the run goes on and `check` then
 //! fails it with a message naming the first one (the process does not
 //! abort, so the other runs of a sweep are kept).
-use std::collections::{BTreeMap, HashMap};
+//!
+//! A group of a windowed run (`world/window.rs`) numbers its packets in
+//! the bits below [`GROUP_SHIFT`] and puts its group above them; packets
+//! another group made that leave the run here are logged (`Foreign`) and
+//! applied to their own group's ledger when the groups are merged.
+use std::collections::{BTreeMap, HashMap, HashSet};
 use wifitcp_core::{DropReason, PacketId};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -17,9 +22,27 @@ enum State {
     Dropped,
 }
 
+/// Bits of a packet id below its group (a windowed run's, module docs).
+pub const GROUP_SHIFT: u32 = 48;
+
+/// What a group of a windowed run saw of other groups' packets: each one's
+/// state here, the outcomes in the order they happened, and which reached
+/// their flow's receiver.
+#[derive(Default)]
+struct Foreign {
+    state: HashMap<u64, State>,
+    log: Vec<(u64, Option<DropReason>)>,
+    arrived: HashSet<u64>,
+}
+
 #[derive(Default)]
 pub struct Ledger {
+    /// The id of this ledger's first packet: its group's bits (0 but in a
+    /// windowed run's groups).
+    base: u64,
     state: Vec<State>,
+    /// Other groups' packets (`None`: every packet is this ledger's).
+    foreign: Option<Box<Foreign>>,
     pub delivered: u64,
     pub dropped: BTreeMap<DropReason, u64>,
     /// Drops of copies of a packet that had already been delivered, or
@@ -41,10 +64,53 @@ pub struct Ledger {
 }
 
 impl Ledger {
-    /// A new packet id; ids are dense from 0.
+    /// The ledger of group `g` of a windowed run: its ids carry `g` above
+    /// [`GROUP_SHIFT`], and it logs other groups' packets.
+    pub fn of_group(g: u16) -> Ledger {
+        Ledger { base: (g as u64) << GROUP_SHIFT, foreign: Some(Box::default()), ..Ledger::default() }
+    }
+    /// A new packet id; ids are dense from the ledger's base (0 but in a
+    /// windowed run's groups).
     pub fn generate(&mut self) -> PacketId {
         self.state.push(State::InFlight);
-        PacketId(self.state.len() as u64 - 1)
+        PacketId(self.base + self.state.len() as u64 - 1)
+    }
+    /// The state of packet `id`: this ledger's, or another group's as seen
+    /// here (in flight until it leaves the run here).
+    #[inline]
+    fn state_mut(&mut self, id: PacketId) -> &mut State {
+        let i = id.0.wrapping_sub(self.base);
+        if i < self.state.len() as u64 {
+            return &mut self.state[i as usize];
+        }
+        let f = self.foreign.as_mut().unwrap_or_else(|| panic!("packet {} is not of this run", id.0));
+        f.state.entry(id.0).or_insert(State::InFlight)
+    }
+    /// Whether `id` is another group's packet.
+    #[inline]
+    fn is_foreign(&self, id: PacketId) -> bool {
+        id.0.wrapping_sub(self.base) >= self.state.len() as u64
+    }
+    /// Log the outcome of another group's packet (`None`: delivered); its
+    /// own group's ledger counts it (`apply`).
+    fn log(&mut self, id: PacketId, outcome: Option<DropReason>) {
+        if let Some(f) = &mut self.foreign {
+            f.log.push((id.0, outcome));
+        }
+    }
+    /// The outcomes this group logged of other groups' packets, in order.
+    pub fn take_foreign(&mut self) -> Vec<(u64, Option<DropReason>)> {
+        self.foreign.as_mut().map(|f| std::mem::take(&mut f.log)).unwrap_or_default()
+    }
+    /// Apply an outcome another group logged of one of this ledger's
+    /// packets (`take_foreign`).
+    pub fn apply(&mut self, id: u64, outcome: Option<DropReason>) {
+        match outcome {
+            None => {
+                self.deliver(PacketId(id));
+            }
+            Some(r) => self.drop(PacketId(id), r),
+        }
     }
     /// A new packet id for a copy of packet `of` (an agent's replay).
     pub fn generate_copy(&mut self, of: PacketId) -> PacketId {
@@ -59,7 +125,12 @@ impl Ledger {
     /// Whether packet `id` is the first of its original and the copies
     /// made of it to reach its flow's receiver (and note that one did).
     pub fn first_arrival(&mut self, id: PacketId) -> bool {
-        let root = self.origin.get(&id.0).copied().unwrap_or(id.0) as usize;
+        if let Some(f) = &mut self.foreign {
+            if id.0.wrapping_sub(self.base) >= self.state.len() as u64 {
+                return f.arrived.insert(id.0);
+            }
+        }
+        let root = (self.origin.get(&id.0).copied().unwrap_or(id.0) - self.base) as usize;
         let (w, bit) = (root / 64, 1u64 << (root % 64));
         if self.arrived.len() <= w {
             self.arrived.resize(w + 1, 0);
@@ -75,11 +146,16 @@ impl Ledger {
     /// (delivered or dropped before: a defect upstream, recorded as a
     /// violation that fails the run at `check`).
     pub fn deliver(&mut self, id: PacketId) -> bool {
-        let s = &mut self.state[id.0 as usize];
+        let foreign = self.is_foreign(id);
+        let s = self.state_mut(id);
         match *s {
             State::InFlight => {
                 *s = State::Delivered;
-                self.delivered += 1;
+                if foreign {
+                    self.log(id, None);
+                } else {
+                    self.delivered += 1;
+                }
                 true
             }
             State::Delivered => {
@@ -101,18 +177,24 @@ impl Ledger {
         self.violations
     }
     pub fn drop(&mut self, id: PacketId, reason: DropReason) {
-        let s = &mut self.state[id.0 as usize];
+        let foreign = self.is_foreign(id);
+        let s = self.state_mut(id);
         match *s {
             State::InFlight => {
                 *s = State::Dropped;
-                *self.dropped.entry(reason).or_default() += 1;
+                if foreign {
+                    self.log(id, Some(reason));
+                } else {
+                    *self.dropped.entry(reason).or_default() += 1;
+                }
             }
+            State::Delivered if foreign => self.log(id, Some(reason)),
             State::Delivered => self.late_drops += 1,
             State::Dropped => self.violation(format!("packet {} dropped twice ({})", id.0, reason.as_str())),
         }
     }
     pub fn is_in_flight(&self, id: PacketId) -> bool {
-        self.state[id.0 as usize] == State::InFlight
+        self.state[(id.0 - self.base) as usize] == State::InFlight
     }
     pub fn in_flight(&self) -> u64 {
         self.state.iter().filter(|s| **s == State::InFlight).count() as u64
@@ -153,6 +235,32 @@ impl Ledger {
             return Err(format!("packet ledger: {in_flight} packets are neither delivered nor dropped but {held_in_flight} are held in buffers (a packet was lost or duplicated without a reason)"));
         }
         Ok(())
+    }
+
+    /// The ledgers of a windowed run's groups (in group order) as one:
+    /// each group's outcomes of other groups' packets applied to their own
+    /// ledgers, then every group's packets numbered after the previous
+    /// groups' (`absorb`). Returns the merged ledger and, per group, the
+    /// number its first packet took (`merged_id`).
+    pub fn merge_groups(mut groups: Vec<Ledger>) -> (Ledger, Vec<u64>) {
+        let logs: Vec<_> = groups.iter_mut().map(|l| l.take_foreign()).collect();
+        for (id, outcome) in logs.into_iter().flatten() {
+            groups[(id >> GROUP_SHIFT) as usize].apply(id, outcome);
+        }
+        let mut merged = Ledger::default();
+        let mut first = Vec::with_capacity(groups.len());
+        for g in groups {
+            first.push(merged.generated());
+            merged.absorb(g);
+        }
+        (merged, first)
+    }
+
+    /// The id in `merge_groups`' ledger of a group's packet `id` (`first`:
+    /// what `merge_groups` returned).
+    pub fn merged_id(id: PacketId, first: &[u64]) -> PacketId {
+        let g = (id.0 >> GROUP_SHIFT) as usize;
+        PacketId(first[g] + (id.0 & ((1 << GROUP_SHIFT) - 1)))
     }
 
     /// Add the packets of `other`, a ledger of another part of the same
@@ -212,5 +320,27 @@ mod tests {
         assert_eq!(l.violations(), 3);
         let e = l.check(std::iter::empty(), 0).unwrap_err();
         assert!(e.contains("3 invariant violation(s)") && e.contains("packet 0 dropped twice"), "{e}");
+    }
+
+    #[test]
+    fn groups_log_each_others_packets_and_merge_into_one_ledger() {
+        let (mut g0, mut g1) = (Ledger::of_group(0), Ledger::of_group(1));
+        let a = g0.generate();
+        let b = g0.generate();
+        let c = g1.generate();
+        assert_eq!((a.0, c.0), (0, 1 << GROUP_SHIFT));
+        // g1 delivers a (its receiver's first arrival), then a MAC copy of
+        // it is dropped late; g0 drops c; b stays in flight
+        assert!(g1.deliver(a) && g1.first_arrival(a) && !g1.first_arrival(a));
+        g1.drop(a, DropReason::RetryLimit);
+        g0.drop(c, DropReason::LinkQueueFull);
+        // foreign outcomes count only in their own group's ledger
+        assert_eq!((g1.delivered, g1.late_drops, g0.dropped_total()), (0, 0, 0));
+        let (m, first) = Ledger::merge_groups(vec![g0, g1]);
+        assert_eq!(first, [0, 2]);
+        assert_eq!((m.generated(), m.delivered, m.late_drops, m.dropped_total()), (3, 1, 1, 1));
+        assert_eq!(Ledger::merged_id(c, &first), PacketId(2));
+        assert!(m.check([Ledger::merged_id(b, &first)].into_iter(), 0).is_ok());
+        assert!(m.check(std::iter::empty(), 0).is_err(), "b vanished");
     }
 }

@@ -22,8 +22,9 @@ use wifitcp_core::{SimDur, SimTime};
 use wifitcp_wire::Packet;
 
 /// An accepted packet: serialisation start and end, the tie-break key of
-/// its arrival, and the packet.
-struct InPipe {
+/// its arrival, and the packet. (Also what crosses from the sending group
+/// to the receiving one in a windowed run, `LinkDir::ship`.)
+pub struct InPipe {
     start: SimTime,
     end: SimTime,
     key: u64,
@@ -52,6 +53,9 @@ pub struct LinkDir {
     /// mostly carries one size (full segments one way, ACKs the other),
     /// and the float conversion costs more than the rest of `offer`.
     last_tx: (u32, SimDur),
+    /// Packets at the front of the pipe already shipped to the receiving
+    /// group (`ship`; a windowed run's sending side only).
+    shipped: usize,
 }
 
 impl LinkDir {
@@ -66,6 +70,7 @@ impl LinkDir {
             max_queue: 0,
             arrived: 0,
             last_tx: (0, Self::tx_time_of(0, rate_bps)),
+            shipped: 0,
         }
     }
 
@@ -116,6 +121,36 @@ impl LinkDir {
         debug_assert_eq!(x.end + self.delay, now);
         self.arrived += 1;
         (x.pkt, self.pipe.front().map(|n| (n.end + self.delay, n.key)))
+    }
+
+    /// The sending side of a direction whose far end another group of a
+    /// windowed run holds (`world/window.rs`): the packets offered since
+    /// the last call, copied to `out` in offer order for the receiving
+    /// side (`inject`), and those whose serialisation ended by `before`
+    /// (the barrier's instant, no later than any offer to come) forgotten.
+    /// The queue limit, drops and `sent` stay this side's; no arrival is
+    /// scheduled here.
+    pub fn ship(&mut self, before: SimTime, out: &mut Vec<InPipe>) {
+        for x in self.pipe.range(self.shipped..) {
+            out.push(InPipe { start: x.start, end: x.end, key: x.key, pkt: x.pkt.clone() });
+        }
+        self.shipped = self.pipe.len();
+        while self.pipe.front().is_some_and(|x| x.end <= before) {
+            self.pipe.pop_front();
+            self.arrived += 1;
+            self.shipped -= 1;
+        }
+    }
+
+    /// The receiving side of such a direction: a packet the sending side
+    /// shipped, in offer order; `Some(a)`: the pipe was empty, so its
+    /// arrival `a` is the direction's next one and the caller must
+    /// schedule it.
+    pub fn inject(&mut self, x: InPipe) -> Option<Arrival> {
+        let first = self.pipe.is_empty();
+        let a = (x.end + self.delay, x.key);
+        self.pipe.push_back(x);
+        first.then_some(a)
     }
 
     /// Bring `sent` up to date at `now` (serialisations ended by then).
@@ -174,5 +209,31 @@ mod tests {
         assert_eq!(l.sent, 4);
         // idle again: starts at once
         assert_eq!(l.offer(us(300), pkt(5), 5).ok().unwrap(), Some((us(408), 5)));
+    }
+
+    #[test]
+    fn a_cut_direction_ships_what_its_sender_accepts() {
+        // the sending group's copy: queue limit 1 at 1 Gbit/s, 100 us delay
+        let mut tx = LinkDir::new(1e9, SimDur::from_micros(100), 1);
+        let mut rx = LinkDir::new(1e9, SimDur::from_micros(100), 1);
+        assert_eq!(tx.offer(us(0), pkt(0), 7).ok().unwrap(), Some((us(108), 7)));
+        assert!(tx.offer(us(1), pkt(1), 8).is_ok());
+        assert!(tx.offer(us(2), pkt(2), 9).is_err(), "the sender's queue limit holds");
+        let mut out = Vec::new();
+        tx.ship(us(10), &mut out);
+        assert_eq!(out.len(), 2);
+        // packet 0 (serialised by 8 us) is forgotten, packet 1 kept for the queue
+        assert_eq!(tx.held().count(), 1);
+        let mut it = out.into_iter();
+        assert_eq!(rx.inject(it.next().unwrap()), Some((us(108), 7)));
+        assert_eq!(rx.inject(it.next().unwrap()), None);
+        let (p, next) = rx.arrive(us(108));
+        assert_eq!((p.id, next), (PacketId(0), Some((us(116), 8))));
+        // nothing new: nothing shipped twice
+        let mut again = Vec::new();
+        tx.ship(us(20), &mut again);
+        assert!(again.is_empty() && tx.held().count() == 0);
+        tx.account(us(20));
+        assert_eq!((tx.sent, tx.dropped), (2, 1));
     }
 }

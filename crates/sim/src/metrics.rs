@@ -116,6 +116,14 @@ impl FlowStats {
             self.window_generated += 1;
         }
     }
+    /// Take what a flow's source counts (packets generated, a ping's
+    /// round trips) from `source`, the record its source's group of a
+    /// windowed run kept; the rest of this record is its destination's.
+    pub fn take_source_counts(&mut self, source: &mut FlowStats) {
+        self.generated = source.generated;
+        self.window_generated = source.window_generated;
+        self.echo = source.echo.take();
+    }
     /// A UDP datagram was delivered (counted in rates if after warm-up).
     pub fn on_delivered(&mut self, p: &Packet, now: SimTime, warmup: SimTime) {
         self.payload_bytes_total += p.payload_len as u64;

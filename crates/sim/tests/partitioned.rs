@@ -169,7 +169,8 @@ fn scenarios_that_cannot_be_partitioned_run_sequentially() {
     assert_eq!(partitions(&one, 2), 1);
     assert_eq!(same_everywhere(&one, 1).1, 1);
     // a wired server behind AP 0 with a TCP download (a TCP flow needs a
-    // wired peer): packets may cross cells over the wire
+    // wired peer): packets may cross cells over the wire; the server joins
+    // AP 0's cell, no link is cut, so there is nothing to window
     let mut tcp = mixed(4, "5ghz", 12);
     tcp["nodes"] = json!([{"name": "server"}]);
     tcp["links"] = json!([{"a": "ap", "b": "server", "rate_mbps": 100.0, "delay_ms": 1.0}]);
@@ -179,10 +180,12 @@ fn scenarios_that_cannot_be_partitioned_run_sequentially() {
         .push(json!({"name": "bulk", "kind": "tcp", "direction": "downlink", "stations": [0], "peer": "server"}));
     assert_eq!(partitions(&tcp, 2), 1);
     same_everywhere(&tcp, 1);
-    // a wired link between two APs
+    // a wired link between two APs: on one thread sequential, on two in
+    // windows of the link's latency
     let mut wired = mixed(4, "5ghz", 12);
     wired["links"] = json!([{"a": "ap", "b": "ap1", "rate_mbps": 100.0, "delay_ms": 1.0}]);
-    assert_eq!(partitions(&wired, 2), 1);
+    assert_eq!(partitions(&wired, 1), 1);
+    assert_eq!(partitions(&wired, 2), 2);
     same_everywhere(&wired, 1);
     // several channels, nothing shared: partitioned
     assert_eq!(partitions(&mixed(4, "5ghz", 12), 2), 4);
@@ -318,14 +321,71 @@ fn wired_cut_follows_the_links() {
     assert_eq!(c.part_of_node.last(), Some(&c.part_of_cell[0]));
 }
 
+/// The result of `s` by the windowed engine in `groups` groups on
+/// `threads` threads (`world/window.rs`), and its number of groups.
+fn windowed(s: &Value, seed: u64, threads: usize, groups: usize) -> (String, usize) {
+    let sc = Scenario::from_json(&s.to_string()).unwrap();
+    let e = World::build_windowed_in(&sc, seed, threads, groups).unwrap();
+    let parts = e.partitions();
+    let mut r = e.run(std::time::Instant::now()).unwrap();
+    r.set("scenario", json!(sc.scenario.name));
+    r.set("seed", json!(seed));
+    r.set("version", json!(wifitcp_sim::api::VERSION));
+    (r.to_json_string(), parts)
+}
+
+/// Windowed runs give the sequential result for any number of groups and
+/// threads (the groups in turn on one thread, or each on its own).
+fn same_in_windows(s: &Value, seed: u64, groups: &[usize]) -> Value {
+    let text = sequential(s, seed);
+    let seq = strip_wall(&text);
+    assert!(seq == strip_wall(&run_json(&with_threads(s, 1), seed).unwrap()), "threads = 1 differs");
+    assert!(seq == strip_wall(&run_json(&with_threads(s, 2), seed).unwrap()), "threads = 2 differs");
+    for &g in groups {
+        for threads in [1, g] {
+            let (r, n) = windowed(s, seed, threads, g);
+            assert!(n > 1, "{g} groups: not windowed");
+            assert!(seq == strip_wall(&r), "{g} groups on {threads} threads differ from the sequential engine");
+        }
+    }
+    serde_json::from_str(&text).unwrap()
+}
+
 #[test]
-fn tcp_over_wired_links_runs_sequentially_with_the_same_result() {
-    for (s, seed) in [(pokhrel_campus(3.0), 1), (campus_tcp(2, 3, 2.0), 2)] {
-        assert_eq!(partitions(&s, 2), 1);
-        let (r, parts) = same_everywhere(&s, seed);
-        assert_eq!(parts, 1);
+fn tcp_over_wired_links_runs_in_windows_with_the_sequential_result() {
+    for (s, seed) in [(pokhrel_campus(3.0), 1), (campus_tcp(3, 3, 2.0), 2)] {
+        assert_eq!(partitions(&s, 1), 1);
+        assert_eq!(partitions(&s, 2), 2);
+        let r = same_in_windows(&s, seed, &[2, 3]);
         assert!(r["aggregate_mbps"].as_f64().unwrap() > 1.0, "{}", r["aggregate_mbps"]);
     }
+}
+
+/// Traffic that crosses groups every way: uplink TCP to the server,
+/// download TCP that stops early, a fixed-size transfer, UDP both ways,
+/// pings of the server, and a router-to-server link short enough to drop
+/// packets made in other groups.
+#[test]
+fn every_kind_of_crossing_same_result_in_windows() {
+    let mut s = campus_tcp(4, 3, 1.5);
+    s["scenario"]["warmup_s"] = json!(0.2);
+    s["scenario"]["sample_interval_s"] = json!(0.05);
+    let n = 12;
+    s["links"][4]["queue_packets"] = json!(3);
+    s["links"][4]["rate_mbps"] = json!(20.0);
+    s["traffic"] = json!([
+        {"name": "up", "kind": "tcp", "stations": [0, 5], "peer": "server"},
+        {"name": "dl", "kind": "tcp", "direction": "downlink", "stations": [1, 6], "peer": "server", "stop_s": 0.9},
+        {"name": "file", "kind": "tcp", "direction": "downlink", "stations": [2], "peer": "server", "bytes": 200000},
+        {"name": "x", "kind": "udp", "pattern": "cbr", "rate_mbps": 3.0, "stations": [3, 4], "peer": "server"},
+        {"name": "y", "kind": "udp", "pattern": "cbr", "rate_mbps": 3.0, "direction": "downlink", "stations": [8, 9],
+         "peer": "server"},
+        {"name": "ping", "kind": "udp", "pattern": "ping", "interval_ms": 10.0, "stations": [7, 11], "peer": "server"}
+    ]);
+    assert_eq!(s["wlan"]["stations"], json!(n));
+    let r = same_in_windows(&s, 3, &[2, 3, 5]);
+    let drops = &r["ledger"]["dropped"];
+    assert!(drops.to_string().contains("link"), "no link drop: {drops}");
 }
 
 /// The probe on a 2-AP TCP download: its events are the sequential run's,

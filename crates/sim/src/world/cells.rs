@@ -977,6 +977,41 @@ impl Cells {
     }
 }
 
+// ----------------------------------------------------------------------
+// Groups of a windowed run (`window.rs`).
+
+impl Cells {
+    /// Whether a windowed run's group can hold a copy of these cells: each
+    /// cell holds only its own members (several cells, no roaming).
+    pub(super) fn windowable(&self) -> bool {
+        self.map.is_some() && self.presence.is_none()
+    }
+
+    /// The cells a group holds live, taken from `other`, a group's copy of
+    /// the same world: cell `c` and its members' queue disciplines are
+    /// exchanged with `other`'s.
+    pub(super) fn swap_cell(&mut self, other: &mut Cells, c: usize) {
+        std::mem::swap(self.cell_mut(c), other.cell_mut(c));
+        let map = self.map.as_ref().expect("windowable: a member map");
+        for &node in map.members(c).iter() {
+            std::mem::swap(&mut self.wq[node as usize], &mut other.wq[node as usize]);
+        }
+    }
+
+    /// The ids of the packets cells `cs` hold in service, and the number
+    /// their members' queue disciplines hold.
+    pub(super) fn held_in(&self, cs: &[usize]) -> (Vec<wifitcp_core::PacketId>, u64) {
+        let map = self.map.as_ref().expect("windowable: a member map");
+        let mut ids = Vec::new();
+        let mut queued = 0;
+        for &c in cs {
+            with_bss!(&self.cell(c).bss, b => ids.extend(b.packets_in_service().map(|p| p.id)));
+            queued += map.members(c).iter().map(|&n| self.wq[n as usize].len() as u64).sum::<u64>();
+        }
+        (ids, queued)
+    }
+}
+
 /// A set of cell indices (one bit each), visited in increasing order.
 struct Dirty(Vec<u64>);
 

@@ -312,6 +312,32 @@ impl Flows {
         self.sampled = Some(sampled);
     }
 
+    /// The node that generates flow `fi`'s data packets (its UDP source,
+    /// its TCP sender).
+    pub(super) fn generator(&self, fi: usize) -> usize {
+        match self.flows[fi].kind {
+            FlowKind::Tcp { sender, .. } => self.eps[sender].node,
+            FlowKind::Udp { .. } => self.flows[fi].src,
+        }
+    }
+
+    /// Merging a windowed run's groups (`window.rs`): flow `fi`'s record
+    /// exchanged with `other`'s (its destination's group's).
+    pub(super) fn swap_flow(&mut self, other: &mut Flows, fi: usize) {
+        std::mem::swap(&mut self.flows[fi], &mut other.flows[fi]);
+    }
+
+    /// Flow `fi`'s source counts taken from `source`, its generator's
+    /// group's copy (`FlowStats::take_source_counts`).
+    pub(super) fn take_source_counts(&mut self, source: &mut Flows, fi: usize) {
+        self.flows[fi].stats.take_source_counts(&mut source.flows[fi].stats);
+    }
+
+    /// TCP endpoint `ep` exchanged with `other`'s (its node's group's).
+    pub(super) fn swap_ep(&mut self, other: &mut Flows, ep: usize) {
+        std::mem::swap(&mut self.eps[ep], &mut other.eps[ep]);
+    }
+
     /// Every TCP receiver delivered one in-order byte stream.
     pub(super) fn check_end(&self) -> Result<(), String> {
         for e in &self.eps {

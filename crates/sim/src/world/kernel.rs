@@ -152,6 +152,18 @@ impl Kernel {
         }
     }
 
+    /// Keep only the queued events that partitions `mine` handle, under
+    /// their keys (a group of a windowed run, `window.rs`); needs the
+    /// order by partition.
+    pub(super) fn keep_events_of(&mut self, mine: &[bool]) {
+        let o = self.order.as_ref().expect("an order by partition");
+        let kept: Vec<_> =
+            self.q.drain_keyed().into_iter().filter(|&(_, _, code)| mine[o.of(code.ev()) as usize]).collect();
+        for (at, key, code) in kept {
+            self.q.push_keyed(at, key, code);
+        }
+    }
+
     /// The number of partitions of the same-instant order (1: insertion
     /// order).
     pub(super) fn order_parts(&self) -> usize {

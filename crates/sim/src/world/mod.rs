@@ -85,6 +85,7 @@ mod part;
 mod probe;
 mod roam;
 mod state;
+mod window;
 
 use cells::Cells;
 pub use cut::WiredCut;

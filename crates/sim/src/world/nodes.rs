@@ -29,7 +29,7 @@ use super::kernel::Kernel;
 use super::roam::{Roaming, Step};
 use crate::apps::echo::UdpSocket;
 use crate::capture::Capture;
-use crate::link::LinkDir;
+use crate::link::{InPipe, LinkDir};
 use crate::topology::{addr_of, Hop, Topology, DETACHED};
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -76,6 +76,10 @@ pub(super) struct Nodes {
     capture: Option<Capture>,
     /// Stations handing over between APs (`[wlan.roaming]`).
     roam: Option<Box<Roaming>>,
+    /// In a group of a windowed run (`window.rs`): each link direction
+    /// whose far end another group holds (its packets are shipped at the
+    /// barriers, `ship`; no arrival is scheduled here); empty otherwise.
+    out: Vec<[bool; 2]>,
 }
 
 impl Nodes {
@@ -99,6 +103,7 @@ impl Nodes {
             egress: Vec::new(),
             capture: None,
             roam: None,
+            out: Vec::new(),
         };
         nodes.update_hooked();
         nodes
@@ -282,8 +287,10 @@ impl Nodes {
                 }
                 let key = k.link_key(self.link_timer[link][dir]);
                 match self.links[link][dir].offer(now, p, key) {
-                    Ok(Some(arrival)) => k.arm_link(self.link_timer[link][dir], Some(arrival)),
-                    Ok(None) => {}
+                    Ok(Some(arrival)) if !self.is_out(link, dir) => {
+                        k.arm_link(self.link_timer[link][dir], Some(arrival))
+                    }
+                    Ok(_) => {}
                     Err(p) => {
                         let iface = if k.trace.is_some() { self.link_name(link) } else { String::new() };
                         k.drop_packet(node, &iface, &p, DropReason::LinkQueueFull)
@@ -524,8 +531,12 @@ impl Nodes {
     }
 
     /// Ids of the packets the links hold.
+    /// (In a windowed run's group, not those of the directions that lead
+    /// to other groups: the receiving group holds them.)
     pub(super) fn held(&self) -> impl Iterator<Item = wifitcp_core::PacketId> + '_ {
-        self.links.iter().flat_map(|l| l.iter().flat_map(|d| d.held().map(|p| p.id)))
+        self.links.iter().enumerate().flat_map(move |(l, d)| {
+            (0..2).filter(move |&dir| !self.is_out(l, dir)).flat_map(move |dir| d[dir].held().map(|p| p.id))
+        })
     }
 
     /// The `"handoffs"` part of the result, with roaming.
@@ -574,6 +585,62 @@ impl Nodes {
             egress: Vec::new(),
             capture: None,
             roam: None,
+            out: Vec::new(),
         }
+    }
+
+    // ------------------------------------------------------------------
+    // Groups of a windowed run (`window.rs`).
+
+    /// Whether a windowed run's group can hold a copy of these nodes: no
+    /// agent, external node, injected packet, capture or roaming (links
+    /// are what the groups exchange packets over).
+    pub(super) fn windowable(&self) -> bool {
+        self.agents.iter().all(|a| a.is_empty())
+            && !self.external.iter().any(|&e| e)
+            && self.ingress.is_empty()
+            && self.capture.is_none()
+            && self.roam.is_none()
+    }
+
+    /// Mark the link directions whose far end another group holds.
+    pub(super) fn set_out(&mut self, out: Vec<[bool; 2]>) {
+        self.out = out;
+    }
+
+    /// Whether link `link`'s direction `dir` leads to another group.
+    #[inline(always)]
+    fn is_out(&self, link: usize, dir: usize) -> bool {
+        self.out.get(link).is_some_and(|o| o[dir])
+    }
+
+    /// The packets offered to the directions that lead to other groups
+    /// since the last call, as (link, direction, packet), in link,
+    /// direction and offer order (`LinkDir::ship`).
+    pub(super) fn ship(&mut self, before: SimTime, out: &mut Vec<(u32, u8, InPipe)>) {
+        let mut buf = Vec::new();
+        for (l, o) in self.out.iter().enumerate() {
+            for (dir, &is_out) in o.iter().enumerate() {
+                if is_out {
+                    self.links[l][dir].ship(before, &mut buf);
+                    out.extend(buf.drain(..).map(|x| (l as u32, dir as u8, x)));
+                }
+            }
+        }
+    }
+
+    /// A packet another group shipped over link `link`'s direction `dir`
+    /// (whose far end is here): into the pipe, its arrival scheduled if it
+    /// is the direction's next.
+    pub(super) fn take_shipped(&mut self, k: &mut Kernel, link: usize, dir: usize, x: InPipe) {
+        if let Some(a) = self.links[link][dir].inject(x) {
+            k.arm_link(self.link_timer[link][dir], Some(a));
+        }
+    }
+
+    /// Exchange link `link`'s direction `dir` with `other`'s (merging a
+    /// windowed run's groups: each direction is its sender's).
+    pub(super) fn swap_link(&mut self, other: &mut Nodes, link: usize, dir: usize) {
+        std::mem::swap(&mut self.links[link][dir], &mut other.links[link][dir]);
     }
 }

@@ -159,6 +159,7 @@ use super::events::{Ev, TimerOwner};
 use super::flows::Flows;
 use super::kernel::Kernel;
 use super::nodes::Nodes;
+use super::window::Windowed;
 use super::World;
 use crate::config::Scenario;
 use crate::metrics::RunResult;
@@ -170,6 +171,7 @@ use wifitcp_queue::{Dropped, Occupancy, QueueCounters, QueueDisc, Queued};
 pub enum Engine {
     Sequential(Box<World>),
     Partitioned(Box<Partitioned>),
+    Windowed(Box<Windowed>),
 }
 
 impl Engine {
@@ -193,6 +195,7 @@ impl Engine {
         match self {
             Engine::Sequential(w) => w.end(),
             Engine::Partitioned(p) => p.end,
+            Engine::Windowed(w) => w.end(),
         }
     }
 
@@ -201,6 +204,7 @@ impl Engine {
         match self {
             Engine::Sequential(w) => w.events(),
             Engine::Partitioned(p) => p.events(),
+            Engine::Windowed(w) => w.events(),
         }
     }
 
@@ -209,6 +213,16 @@ impl Engine {
         match self {
             Engine::Sequential(_) => 1,
             Engine::Partitioned(p) => p.parts.len(),
+            Engine::Windowed(w) => w.groups(),
+        }
+    }
+
+    /// The windows (barriers) a windowed run has gone through so far; 0 for
+    /// the other engines.
+    pub fn windows(&self) -> u64 {
+        match self {
+            Engine::Windowed(w) => w.windows(),
+            _ => 0,
         }
     }
 
@@ -217,6 +231,7 @@ impl Engine {
         match self {
             Engine::Sequential(w) => w.step_until(t),
             Engine::Partitioned(p) => p.step_until(t),
+            Engine::Windowed(w) => w.step_until(t),
         }
     }
 
@@ -229,6 +244,10 @@ impl Engine {
                 p.step_until(t);
                 false
             }
+            Engine::Windowed(w) => {
+                w.step_until(t);
+                false
+            }
         }
     }
 
@@ -238,6 +257,7 @@ impl Engine {
         match self {
             Engine::Sequential(w) => w.now(),
             Engine::Partitioned(p) => p.reached,
+            Engine::Windowed(w) => w.reached(),
         }
     }
 
@@ -246,6 +266,7 @@ impl Engine {
         match self {
             Engine::Sequential(w) => w.finish(wall),
             Engine::Partitioned(p) => (*p).finish(wall, crate::metrics::collect),
+            Engine::Windowed(w) => (*w).finish(wall, crate::metrics::collect),
         }
     }
 
@@ -260,6 +281,7 @@ impl Engine {
         match self {
             Engine::Sequential(w) => w.finish_to(wall, extra, out),
             Engine::Partitioned(p) => (*p).finish(wall, |v| crate::metrics::write(v, extra, out))?,
+            Engine::Windowed(w) => (*w).finish(wall, |v| crate::metrics::write(v, extra, out))?,
         }
     }
 
@@ -271,8 +293,9 @@ impl Engine {
     }
 }
 
-/// A partition: a world of its own (module docs).
-struct Part(World);
+/// A partition: a world of its own (module docs); also a group of a
+/// windowed run (`window.rs`).
+pub(super) struct Part(pub(super) World);
 
 // SAFETY: a `World` is not `Send` only for what it holds by `Rc` (an
 // MSDU's handles, `wifitcp_wifi::mac::Msdu`: the transmitting MAC's and
@@ -324,6 +347,10 @@ impl World {
     ) -> Result<Engine, ConfigError> {
         let (k, nodes, cells, flows) = World::build_parts(s, seed, &|m| s.mac.kind.get().build(m))?;
         if !(nodes.partitionable() && cells.partitionable() && flows.partitionable() && k.ledger.generated() == 0) {
+            if threads != 1 && k.order_parts() > 1 {
+                let threads = if threads == 0 { rayon::current_num_threads() } else { threads };
+                return World::build_windowed(s, seed, (k, nodes, cells, flows), threads, threads);
+            }
             return Ok(Engine::Sequential(Box::new(World::start(k, nodes, cells, flows))));
         }
         let pool = if threads == 1 {
@@ -333,6 +360,18 @@ impl World {
             Some(b.build().map_err(|e| ConfigError::new("scenario.threads", format!("no thread pool: {e}")))?)
         };
         Ok(Engine::Partitioned(Box::new(Partitioned::split(k, nodes, cells, flows, pool, groups))))
+    }
+}
+
+impl World {
+    /// A run of `s` whose cells are joined by wired links, in `groups`
+    /// windowed groups on `threads` threads (`window.rs`; fewer threads
+    /// than groups: the groups in turn on the caller's thread), or
+    /// sequential if it cannot be windowed. The result is the same for any
+    /// number of groups and threads (the tests use it on one thread).
+    pub fn build_windowed_in(s: &Scenario, seed: u64, threads: usize, groups: usize) -> Result<Engine, ConfigError> {
+        let built = World::build_parts(s, seed, &|m| s.mac.kind.get().build(m))?;
+        World::build_windowed(s, seed, built, threads, groups)
     }
 }
 
