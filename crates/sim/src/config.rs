@@ -144,9 +144,11 @@ pub struct Meta {
     /// Bin of the per-flow goodput time series, seconds.
     #[serde(default = "d_bin")]
     pub sample_interval_s: f64,
-    /// Threads of the run (`world::part`): 1, the caller's; 0, one per
-    /// core; N, N threads. Cells that share nothing run as partitions
-    /// whatever the value. Results are the same for every value.
+    /// Threads of the run (`world::part`, `world::window`): 1, the
+    /// caller's; 0, one per core; N, N threads. Cells that share nothing
+    /// run as partitions whatever the value; cells joined by wired links
+    /// run in windows on 2 threads or more. Results are the same for
+    /// every value.
     /// (`None`: 1; not written out then, so a normalised scenario without
     /// the key is what it was before the key existed.)
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -45,7 +45,7 @@ static HEAD: &[Key] = &[
         "1",
         r(In(0.0), In(1024.0)),
         "threads",
-        "Threads of the run: 1 (one thread), 0 (every core) or N. Cells that share nothing run as partitions, on one thread too (same results).",
+        "Threads of the run: 1 (one thread), 0 (every core) or N. Cells that share nothing run as partitions, on one thread too; cells joined by wired links run in windows of the links' latency, one group of cells per thread, on 2 or more (same results).",
     ),
     // [phy]
     k(

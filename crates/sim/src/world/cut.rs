@@ -25,7 +25,7 @@ use crate::topology::Topology;
 use std::collections::HashMap;
 
 /// The cut of a world's nodes into partitions along wired links (the
-/// design in `part.rs`): each cell is a unit; a wired node is a unit; a
+/// windows of `window.rs`): each cell is a unit; a wired node is a unit; a
 /// link of zero latency joins its ends' units, and so does a link between
 /// two wired nodes; a group of wired nodes linked to exactly one cell's
 /// units joins it (one linked to none joins the first cell's). The rest

@@ -18,7 +18,7 @@
 //! arrival), so it has the same key whoever schedules it. A partition's
 //! pushes depend only on the events it handles, so the order is one a run
 //! split into partitions reproduces in each of them without knowing the
-//! others' histories (`part.rs`). Within one partition it is insertion
+//! others' histories (`window.rs`). Within one partition it is insertion
 //! order.
 //!
 //! Invariants: time never goes backwards (`EventQueue`); every key of the

@@ -32,9 +32,9 @@
 //! companions: agents, external nodes, inject and drain, capture and
 //! trace); `events.rs` the event encoding and the timer owners; `demux.rs`
 //! the port tables' hasher; `cut.rs` the cut along wired links and the
-//! order by partition it gives; `part.rs` partitioned runs; `probe.rs` what
-//! windows of the wired links' latency would meet (`part.rs`, "Cells
-//! joined by wired links").
+//! order by partition it gives; `part.rs` partitioned runs; `window.rs`
+//! windowed runs; `probe.rs` what windows of the wired links' latency
+//! meet (`part.rs`, "Cells joined by wired links").
 //!
 //! Partitioned runs (`part.rs`, whatever `scenario.threads`): a
 //! scenario whose cells share no node or link that could carry a packet
@@ -53,11 +53,13 @@
 //! partition's events in the sequential run touch only its state and
 //! keep their relative order (`part.rs` gives the argument;
 //! `tests/partitioned.rs` compares the bytes). Cells joined by wired
-//! links (cross-partition packets, which need windows of the links'
-//! latency and a deterministic exchange at each barrier; their
-//! sequential order is already one each partition can reproduce:
-//! `kernel.rs`, `part.rs`) are not partitioned: such runs, and every
-//! other that cannot be, run on the sequential engine.
+//! links run, on two threads or more, as groups of whole partitions in
+//! windows of the cut links' least latency, exchanging the packets that
+//! cross at each barrier (`window.rs`): each group a whole world built
+//! from the same scenario and seed that runs only its own partitions'
+//! events, merged at the end into the sequential run's result byte for
+//! byte. Every other run, and these on one thread, runs on the
+//! sequential engine.
 //!
 //! Borrowing: per-event code that crosses parts is a method of the part it
 //! starts in, and takes the kernel and the other parts it reaches as

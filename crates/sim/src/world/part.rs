@@ -27,8 +27,9 @@
 //! no TCP flow (an endpoint's index is bound in the shared port tables),
 //! and a driver that only steps and finishes (no capture, trace, external
 //! node or injected packet: the CLI's and the Python API's plain runs).
-//! Anything else runs sequentially: results are the same either way, so
-//! the fallback changes only the wall time.
+//! Cells joined by wired links run in windows on two threads or more
+//! (below, and `window.rs`). Anything else runs sequentially: results are
+//! the same either way, so the fallback changes only the wall time.
 //!
 //! Why the result is the sequential run's: the sequential run handles
 //! events in (time, insertion) order, and an event of partition p reads
@@ -58,102 +59,25 @@
 //! core) steps the partitions to the same instant and joins; each
 //! partition is stepped by one thread at a time.
 //!
-//! # Cells joined by wired links (design; such runs are sequential)
+//! # Cells joined by wired links
 //!
 //! A scenario whose cells reach each other over wired links (a server
-//! behind the APs, a campus backhaul) runs on the sequential engine. The
-//! design for running it in partitions is conservative parallel
-//! simulation with the links' latency as lookahead (Chandy & Misra 1979;
-//! Bryant 1977; the barrier windows of YAWNS, Nicol 1993, as Shadow and
-//! ns-3's distributed simulator use them). `cut.rs` makes the cut and
-//! `World::probe_wired` (`probe.rs`, the `wired_probe` example) measures,
-//! on the sequential engine, what the windows below would meet.
-//!
-//! The cut (`cut::wired_cut`): each cell is a unit and so is each wired
-//! node; a link of zero latency joins its ends' units, so does a link
-//! between two wired nodes (a server behind a router stays with its
-//! links), and a group of wired nodes linked to one cell only joins that
-//! cell (linked to none, the first cell). Every other link is cut. The
-//! lookahead `L` is the least latency of a cut link: a packet offered to a
-//! cut link's direction at `t` arrives at `t + serialisation + delay`, no
-//! earlier than `t + L`.
-//!
-//! The order. The sequential engine of such a world already orders the
-//! events of one instant by partition (`kernel.rs`, "Same-instant order"):
-//! an event's key is the partition whose event pushed it and that
-//! partition's count of pushes. A partition's pushes depend only on the
-//! events it handles, so each partition of a split run can key its own
-//! pushes as the sequential run does, and an event another partition
-//! pushed carries its key across with it. The probe checks the premise on
-//! whole runs: every event another partition pushed was pushed at least
-//! `L` ahead (`pushed_within_lookahead` is 0; `tests/partitioned.rs`). (With
-//! insertion order, the order of such ties went back through both
-//! partitions' histories, past eight levels on the TCP campus, which no
-//! partition-local rule reproduces.)
-//!
-//! The windows: with `T` the earliest event of any partition, every
-//! partition handles its events due before `T + L`; a packet offered to a
-//! cut link's direction goes to the sender's outbox as (arrival instant,
-//! key, link direction, packet) instead of into the queue. At the barrier
-//! the outboxes are handed to the receiving partitions, which queue each
-//! arrival under the key it was pushed with. Invariants: no partition
-//! handles an event at or after `T + L` before the barrier; every message
-//! crosses exactly one barrier; a TCP flow's endpoints and a flow's
-//! statistics live where their node is (a flow's counters are split
-//! between its source's and its sink's partitions and merged field by
-//! field); a packet id is its generating partition's, and the ledgers are
-//! merged before they are checked against the packets held.
-//!
-//! What the sequential engine of such a world already does for windows:
-//! - every event is its partition's own but a packet's arrival over a cut
-//!   link, and that arrival carries the tie-break key its sender took at
-//!   the offer (`Kernel::link_key`), whoever schedules it (the link
-//!   direction's arrivals are chained: the sender schedules the first one
-//!   into an empty pipe, each arrival the next). Its place among its
-//!   instant's events is then the same whether the receiver holds every
-//!   arrival from the barrier on (a windowed run) or one at a time, and
-//!   the sender never needs to know whether the receiver has handled an
-//!   arrival due at the instant of its offer;
-//! - a TCP flow's start is its client's event (a sending server gets its
-//!   data at the build, `Flows::give_sender_data`) and its stop
-//!   (`traffic.stop_s`) its sender's, armed at the build
-//!   (`TimerOwner::FlowStop`).
-//!
-//! What is not built yet, and why such runs stay sequential: the port
-//! tables bind endpoints by their index in the whole run, the flows'
-//! statistics are written at both ends, the ledger is checked per
-//! partition, a packet's handles are `Rc` (`Part`'s `Send` argument below
-//! holds only because no packet crosses), the sender's pipe would drop
-//! its packets at their arrival instants instead of at the receiver's
-//! arrival, and the windows' loop itself.
-//!
-//! A shape that needs no renumbering: run as many groups as threads, each
-//! a set of whole partitions of the cut (at least one cell each; a wired
-//! group joins group 0), and give every group the whole run's nodes,
-//! flows and endpoints, built from the same scenario and seed (the build
-//! is deterministic), but only its own cells. A group keeps the order's
-//! keys of its partitions (the sequential `Order`, its events filtered to
-//! its partitions after the build), so port tables, flow indices and
-//! endpoint indices stay the whole run's. A link direction whose ends are
-//! in two groups: the sender's copy keeps only serialisation starts and
-//! ends (the queue limit and `sent`) and moves each packet, with its
-//! arrival instant and key, to its outbox; the receiver's copy puts it
-//! into its own pipe at the barrier and schedules arrivals from there.
-//! At the end: a flow's record is its sink's group's with the source's
-//! counts (`generated`, `window_generated`, echo round trips) taken from
-//! the source's group; an endpoint and a cell are their group's; packet
-//! ids carry their group in the high bits, and each group's outcomes of
-//! others' packets are applied to their ledgers before the check against
-//! every group's held packets. The cost: the nodes', flows' and
-//! endpoints' memory once per group.
-//!
-//! What windows would meet (docs/validation.md 24.7 gives the counts and
-//! the commands): with a 1 ms lookahead, `scenarios/pokhrel-campus.toml`
-//! holds about 22 events per window (under 10 us of work) against a
-//! `rayon` barrier of several microseconds, so on two threads it would be
-//! slower than the sequential engine; a campus of 64 cells holds hundreds
-//! of events per window, and the busiest partition (the server's, which
-//! handles every flow's sender) bounds the speed-up.
+//! behind the APs, a campus backhaul) runs on the sequential engine on one
+//! thread, and in windows of the cut links' least latency on two or more
+//! (`window.rs`): conservative parallel simulation with the links'
+//! latency as lookahead (Chandy & Misra 1979; Bryant 1977; the barrier
+//! windows of YAWNS, Nicol 1993, as Shadow and ns-3's distributed
+//! simulator use them). `cut.rs` makes the cut (each cell a unit, each
+//! wired node a unit; a link of zero latency, or between two wired nodes,
+//! joins its ends' units; a group of wired nodes linked to one cell only
+//! joins it; every other link is cut), `kernel.rs` orders the sequential
+//! run's same-instant events by partition (an event is keyed by the
+//! partition whose event pushed it and that partition's count of pushes;
+//! a link arrival by its sender at the offer), which is the order each
+//! group of a windowed run reproduces from its own partitions' histories,
+//! and `World::probe_wired` (`probe.rs`, the `wired_probe` example)
+//! measures on the sequential engine what windows meet: the events per
+//! window and the bound on their speed-up (`docs/validation.md` 24.7).
 use super::cells::{Cells, CellsShell};
 use super::events::{Ev, TimerOwner};
 use super::flows::Flows;

@@ -1,13 +1,14 @@
 //! The wired-partition probe: what windows of the wired links' latency
-//! would meet in a run whose cells are joined by wired links
-//! (`part.rs`'s module docs, "Cells joined by wired links").
+//! meet in a run whose cells are joined by wired links (`window.rs`;
+//! `part.rs`'s module docs, "Cells joined by wired links"), measured on
+//! the sequential engine.
 //!
 //! It runs the sequential engine (the events are the sequential run's,
 //! in its order by partition: `kernel.rs`, "Same-instant order") and
 //! notes, per event, the partition that handles it under the cut
 //! `wired_cut` makes. It counts the arrivals over a cut link
-//! (`cross_arrivals`, the messages a partitioned run would exchange at
-//! its barriers) and, over windows of the lookahead `L` (the least latency
+//! (`cross_arrivals`, the messages a windowed run of one partition per
+//! group exchanges at its barriers) and, over windows of the lookahead `L` (the least latency
 //! of a cut link) on the fixed grid `[wL, (w + 1)L)`: the windows with
 //! events (the barriers), the events per window, and the bounds on the
 //! speed-up that per-window barriers allow: the total over the sum over
