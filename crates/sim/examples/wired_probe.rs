@@ -67,6 +67,7 @@ fn stepped(s: &wifitcp_sim::Scenario, seed: u64, window_ms: f64) {
             steps += 1;
         }
     }
+    e.step_until(end);
     let windows = e.windows();
     let r = e.run(wall).unwrap_or_else(|m| fail(&m));
     let v: Value = serde_json::from_str(&r.to_json_string()).expect("result JSON");
