@@ -227,9 +227,13 @@ pub(super) struct Part(pub(super) World);
 // models, traffic sources), none of which uses thread-local state. Every
 // `Rc` a partition holds was made in it (no packet exists when the
 // partitions are made, and none crosses between them: there is no link),
-// so all the handles of one `Rc` are in one partition, and a partition is
-// stepped by one thread at a time (the pool joins before anything else
-// touches it). Moving a whole partition between threads is then sound.
+// and every `Rc` a group of a windowed run holds was made in it (`window.rs`:
+// each group's world is built whole on one thread, and what crosses
+// between groups is a plain `Packet` copied out of a link's pipe at a
+// barrier, while no group runs), so all the handles of one `Rc` are in
+// one part, and a part is stepped by one thread at a time (the pool
+// joins, or the barrier waits, before anything else touches it). Moving a
+// whole part between threads is then sound.
 unsafe impl Send for Part {}
 
 /// A partitioned run (module docs).
@@ -271,8 +275,8 @@ impl World {
     ) -> Result<Engine, ConfigError> {
         let (k, nodes, cells, flows) = World::build_parts(s, seed, &|m| s.mac.kind.get().build(m))?;
         if !(nodes.partitionable() && cells.partitionable() && flows.partitionable() && k.ledger.generated() == 0) {
-            if threads != 1 && k.order_parts() > 1 {
-                let threads = if threads == 0 { rayon::current_num_threads() } else { threads };
+            let threads = if threads == 0 { rayon::current_num_threads() } else { threads };
+            if threads > 1 && k.order_parts() > 1 {
                 return World::build_windowed(s, seed, (k, nodes, cells, flows), threads, threads);
             }
             return Ok(Engine::Sequential(Box::new(World::start(k, nodes, cells, flows))));

@@ -207,6 +207,18 @@ fn wait_until(mut ready: impl FnMut() -> bool) {
     }
 }
 
+/// Stops the workers when the caller's loop ends, also by a panic of its
+/// own group (the pool's scope waits for the workers before it raises
+/// it).
+struct QuitOnDrop<'a>(&'a Barrier);
+
+impl Drop for QuitOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.quit.store(true, Ordering::Release);
+        self.0.epoch.fetch_add(1, Ordering::AcqRel);
+    }
+}
+
 /// Counts a worker's window as done even if stepping panicked (the pool's
 /// scope then raises the panic), so that the caller never waits forever.
 struct DoneGuard<'a>(&'a Barrier, bool);
@@ -296,6 +308,7 @@ impl Windowed {
                         }
                     });
                 }
+                let _quit = QuitOnDrop(&b);
                 while let Some(stop) = window(&mut windows) {
                     b.stop.store(stop.0, Ordering::Release);
                     b.done.store(0, Ordering::Release);
@@ -307,8 +320,6 @@ impl Windowed {
                     }
                     exchange(stop);
                 }
-                b.quit.store(true, Ordering::Release);
-                b.epoch.fetch_add(1, Ordering::AcqRel);
             });
         }
         self.windows = windows;
