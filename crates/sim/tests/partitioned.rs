@@ -31,7 +31,12 @@ fn with_threads(s: &Value, threads: u32) -> String {
 /// partitions.
 fn partitioned_one_thread(s: &Value, seed: u64) -> (String, usize) {
     let sc = Scenario::from_json(&s.to_string()).unwrap();
-    let e = World::build_partitioned(&sc, seed, 1).unwrap();
+    result(&sc, seed, World::build_partitioned(&sc, seed, 1).unwrap())
+}
+
+/// The result text of engine `e` run to the end on `sc` with `seed` (with
+/// the keys the API adds), and its number of partitions.
+fn result(sc: &Scenario, seed: u64, e: Engine) -> (String, usize) {
     let parts = e.partitions();
     let mut r = e.run(std::time::Instant::now()).unwrap();
     r.set("scenario", json!(sc.scenario.name));
@@ -43,13 +48,9 @@ fn partitioned_one_thread(s: &Value, seed: u64) -> (String, usize) {
 /// The result of the sequential engine (one event queue).
 fn sequential(s: &Value, seed: u64) -> String {
     let sc = Scenario::from_json(&s.to_string()).unwrap();
-    let e = Engine::sequential(&sc, seed).unwrap();
-    assert_eq!(e.partitions(), 1);
-    let mut r = e.run(std::time::Instant::now()).unwrap();
-    r.set("scenario", json!(sc.scenario.name));
-    r.set("seed", json!(seed));
-    r.set("version", json!(wifitcp_sim::api::VERSION));
-    r.to_json_string()
+    let (r, parts) = result(&sc, seed, Engine::sequential(&sc, seed).unwrap());
+    assert_eq!(parts, 1);
+    r
 }
 
 fn partitions(s: &Value, threads: usize) -> usize {
@@ -325,13 +326,7 @@ fn wired_cut_follows_the_links() {
 /// `threads` threads (`world/window.rs`), and its number of groups.
 fn windowed(s: &Value, seed: u64, threads: usize, groups: usize) -> (String, usize) {
     let sc = Scenario::from_json(&s.to_string()).unwrap();
-    let e = World::build_windowed_in(&sc, seed, threads, groups).unwrap();
-    let parts = e.partitions();
-    let mut r = e.run(std::time::Instant::now()).unwrap();
-    r.set("scenario", json!(sc.scenario.name));
-    r.set("seed", json!(seed));
-    r.set("version", json!(wifitcp_sim::api::VERSION));
-    (r.to_json_string(), parts)
+    result(&sc, seed, World::build_windowed_in(&sc, seed, threads, groups).unwrap())
 }
 
 /// Windowed runs give the sequential result for any number of groups and
