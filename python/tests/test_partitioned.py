@@ -1,8 +1,8 @@
-"""Partitioned runs through the Python API: ``scenario.threads`` changes
-the wall time only; the result JSON of 1, 2 and every thread is the same
-text but for ``wall_time_s``, also when the run reports its progress in
-chunks (crates/sim/src/world/part.rs; the Rust side in
-crates/sim/tests/partitioned.rs)."""
+"""Partitioned and windowed runs through the Python API:
+``scenario.threads`` changes the wall time only; the result JSON of 1, 2
+and every thread is the same text but for ``wall_time_s``, also when the
+run reports its progress in chunks (crates/sim/src/world/part.rs and
+window.rs; the Rust side in crates/sim/tests/partitioned.rs)."""
 
 from __future__ import annotations
 
@@ -38,6 +38,23 @@ def test_threads_change_nothing_but_the_wall_time() -> None:
     assert strip_wall(seq) == strip_wall(two) == strip_wall(every)
     assert len(chunks) > 1 and abs(chunks[-1] - 0.3) < 1e-9, chunks
     assert json.loads(seq)["aggregate_mbps"] > 8 * 20
+
+
+def test_cells_joined_by_wired_links_same_result_in_windows() -> None:
+    def tcp_campus(threads: int) -> str:
+        s = json.loads(campus(3, 2, threads))
+        s["scenario"]["duration_s"] = 1.0
+        s["nodes"] = [{"name": "router"}, {"name": "server"}]
+        s["links"] = [{"a": a, "b": "router", "rate_mbps": 1000.0, "delay_ms": 0.5} for a in ("ap", "ap1", "ap2")]
+        s["links"].append({"a": "router", "b": "server", "rate_mbps": 10000.0, "delay_ms": 5.0})
+        s["traffic"] = [{"name": "dl", "kind": "tcp", "direction": "downlink", "peer": "server"}]
+        return json.dumps(s)
+    chunks: list[float] = []
+    seq = core.run_text(tcp_campus(1), 2)
+    two = core.run_text(tcp_campus(2), 2, progress=lambda sim_s, end_s, events, wall_s: chunks.append(sim_s))
+    assert strip_wall(seq) == strip_wall(two)
+    assert len(chunks) > 1 and abs(chunks[-1] - 1.0) < 1e-9, chunks
+    assert json.loads(seq)["aggregate_mbps"] > 10
 
 
 def test_threads_out_of_range_is_one_line_naming_the_key() -> None:
