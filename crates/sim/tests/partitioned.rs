@@ -356,6 +356,27 @@ fn tcp_over_wired_links_runs_in_windows_with_the_sequential_result() {
     }
 }
 
+/// The TCP campus under the other MACs, beacons, RTS/CTS and an AP
+/// discipline with timers of its own, in windows.
+#[test]
+fn other_macs_over_wired_links_same_result_in_windows() {
+    let variants: [(&str, Value); 5] = [
+        ("edca", json!({"mac": {"kind": "edca"}, "ap": {"beacons": true}})),
+        ("pcf", json!({"mac": {"kind": "pcf"}, "ap": {"beacons": true}})),
+        ("multipoll", json!({"mac": {"kind": "multipoll"}, "ap": {"beacons": true}})),
+        ("codel", json!({"ap": {"beacons": false, "qdisc": {"kind": "fq-codel"}}})),
+        ("rts", json!({"mac": {"kind": "dcf", "rts_threshold_bytes": 500}})),
+    ];
+    for (name, v) in variants {
+        let mut s = campus_tcp(3, 2, 0.8);
+        for (table, body) in v.as_object().unwrap() {
+            s[table] = body.clone();
+        }
+        let r = same_in_windows(&s, 2, &[2]);
+        assert!(r["aggregate_mbps"].as_f64().unwrap() > 1.0, "{name}: {}", r["aggregate_mbps"]);
+    }
+}
+
 /// Traffic that crosses groups every way: uplink TCP to the server,
 /// download TCP that stops early, a fixed-size transfer, UDP both ways,
 /// pings of the server, and a router-to-server link short enough to drop
