@@ -60,7 +60,10 @@ pub struct Ledger {
     arrived: Vec<u64>,
     /// Invariant violations seen (counted; the first described).
     violations: u64,
-    first_violation: Option<String>,
+    /// (boxed: the kernel that holds the ledger keeps its size, and with
+    /// it the layout of the run loop's state)
+    #[allow(clippy::box_collection)]
+    first_violation: Option<Box<String>>,
 }
 
 impl Ledger {
@@ -75,21 +78,11 @@ impl Ledger {
         self.state.push(State::InFlight);
         PacketId(self.base + self.state.len() as u64 - 1)
     }
-    /// The state of packet `id`: this ledger's, or another group's as seen
-    /// here (in flight until it leaves the run here).
-    #[inline]
-    fn state_mut(&mut self, id: PacketId) -> &mut State {
-        let i = id.0.wrapping_sub(self.base);
-        if i < self.state.len() as u64 {
-            return &mut self.state[i as usize];
-        }
+    /// The state of another group's packet `id` as seen here (in flight
+    /// until it leaves the run here).
+    fn foreign_state(&mut self, id: PacketId) -> &mut State {
         let f = self.foreign.as_mut().unwrap_or_else(|| panic!("packet {} is not of this run", id.0));
         f.state.entry(id.0).or_insert(State::InFlight)
-    }
-    /// Whether `id` is another group's packet.
-    #[inline]
-    fn is_foreign(&self, id: PacketId) -> bool {
-        id.0.wrapping_sub(self.base) >= self.state.len() as u64
     }
     /// Log the outcome of another group's packet (`None`: delivered); its
     /// own group's ledger counts it (`apply`).
@@ -146,51 +139,85 @@ impl Ledger {
     /// (delivered or dropped before: a defect upstream, recorded as a
     /// violation that fails the run at `check`).
     pub fn deliver(&mut self, id: PacketId) -> bool {
-        let foreign = self.is_foreign(id);
-        let s = self.state_mut(id);
+        let i = id.0.wrapping_sub(self.base);
+        if i >= self.state.len() as u64 {
+            return self.deliver_foreign(id);
+        }
+        let s = &mut self.state[i as usize];
         match *s {
             State::InFlight => {
                 *s = State::Delivered;
-                if foreign {
-                    self.log(id, None);
-                } else {
-                    self.delivered += 1;
-                }
+                self.delivered += 1;
                 true
             }
-            State::Delivered => {
-                self.violation(format!("packet {} delivered twice", id.0));
-                false
-            }
-            State::Dropped => {
-                self.violation(format!("packet {} delivered after being dropped", id.0));
-                false
-            }
+            was => self.left_again(id, was, None),
         }
+    }
+    /// `deliver` of another group's packet: logged for its own ledger.
+    #[cold]
+    fn deliver_foreign(&mut self, id: PacketId) -> bool {
+        let s = self.foreign_state(id);
+        match *s {
+            State::InFlight => {
+                *s = State::Delivered;
+                self.log(id, None);
+                true
+            }
+            was => self.left_again(id, was, None),
+        }
+    }
+    /// Packet `id`, which had left the run (`was`), leaves it again:
+    /// delivered (`reason` `None`) or dropped; a violation (module docs).
+    /// Returns false.
+    fn left_again(&mut self, id: PacketId, was: State, reason: Option<DropReason>) -> bool {
+        let what = match (was, reason) {
+            (State::Delivered, None) => "delivered twice".to_string(),
+            (_, None) => "delivered after being dropped".to_string(),
+            (_, Some(r)) => format!("dropped twice ({})", r.as_str()),
+        };
+        self.violation(format!("packet {} {what}", id.0));
+        false
     }
     fn violation(&mut self, what: String) {
         self.violations += 1;
-        self.first_violation.get_or_insert(what);
+        self.first_violation.get_or_insert(Box::new(what));
     }
     /// Number of invariant violations recorded (see the module docs).
     pub fn violations(&self) -> u64 {
         self.violations
     }
     pub fn drop(&mut self, id: PacketId, reason: DropReason) {
-        let foreign = self.is_foreign(id);
-        let s = self.state_mut(id);
+        let i = id.0.wrapping_sub(self.base);
+        if i >= self.state.len() as u64 {
+            return self.drop_foreign(id, reason);
+        }
+        let s = &mut self.state[i as usize];
         match *s {
             State::InFlight => {
                 *s = State::Dropped;
-                if foreign {
-                    self.log(id, Some(reason));
-                } else {
-                    *self.dropped.entry(reason).or_default() += 1;
-                }
+                *self.dropped.entry(reason).or_default() += 1;
             }
-            State::Delivered if foreign => self.log(id, Some(reason)),
             State::Delivered => self.late_drops += 1,
-            State::Dropped => self.violation(format!("packet {} dropped twice ({})", id.0, reason.as_str())),
+            State::Dropped => {
+                self.left_again(id, State::Dropped, Some(reason));
+            }
+        }
+    }
+    /// `drop` of another group's packet: logged for its own ledger (which
+    /// counts a drop after a delivery as a late drop).
+    #[cold]
+    fn drop_foreign(&mut self, id: PacketId, reason: DropReason) {
+        let s = self.foreign_state(id);
+        match *s {
+            State::InFlight | State::Delivered => {
+                if *s == State::InFlight {
+                    *s = State::Dropped;
+                }
+                self.log(id, Some(reason));
+            }
+            State::Dropped => {
+                self.left_again(id, State::Dropped, Some(reason));
+            }
         }
     }
     pub fn is_in_flight(&self, id: PacketId) -> bool {

@@ -52,8 +52,11 @@ pub(super) struct Nodes {
     /// at build, roaming's re-association, which is never partitioned).
     topo: Arc<Topology>,
     links: Vec<[LinkDir; 2]>,
-    /// Timer keys of each link's two directions.
-    link_timer: Vec<[TimerKey; 2]>,
+    /// Each link's two directions: their timer keys, and in a group of a
+    /// windowed run (`window.rs`) whether their far end is another group's
+    /// (its packets are shipped at the barriers, `ship`; no arrival is
+    /// scheduled here).
+    dirs: Vec<[DirKeys; 2]>,
     /// Agents of each node, in the order they see a packet, with their
     /// timer keys.
     agents: Vec<Vec<(Box<dyn Agent>, TimerKey)>>,
@@ -76,10 +79,14 @@ pub(super) struct Nodes {
     capture: Option<Capture>,
     /// Stations handing over between APs (`[wlan.roaming]`).
     roam: Option<Box<Roaming>>,
-    /// In a group of a windowed run (`window.rs`): each link direction
-    /// whose far end another group holds (its packets are shipped at the
-    /// barriers, `ship`; no arrival is scheduled here); empty otherwise.
-    out: Vec<[bool; 2]>,
+}
+
+/// A link direction's timer key (its arrivals) and whether it leads to
+/// another group of a windowed run.
+#[derive(Clone, Copy)]
+struct DirKeys {
+    timer: TimerKey,
+    out: bool,
 }
 
 impl Nodes {
@@ -93,7 +100,7 @@ impl Nodes {
         let mut nodes = Nodes {
             topo: Arc::new(topo),
             links,
-            link_timer,
+            dirs: link_timer.into_iter().map(|t| t.map(|timer| DirKeys { timer, out: false })).collect(),
             agents,
             agent_ctx: AgentCtx::default(),
             external: Arc::new(vec![false; n]),
@@ -103,7 +110,6 @@ impl Nodes {
             egress: Vec::new(),
             capture: None,
             roam: None,
-            out: Vec::new(),
         };
         nodes.update_hooked();
         nodes
@@ -285,10 +291,10 @@ impl Nodes {
                 if let Some(t) = &k.trace {
                     t.packet(now, node, &self.link_name(link), "enqueue", &p, None);
                 }
-                let key = k.link_key(self.link_timer[link][dir]);
+                let key = k.link_key(self.dirs[link][dir].timer);
                 match self.links[link][dir].offer(now, p, key) {
                     Ok(Some(arrival)) if !self.is_out(link, dir) => {
-                        k.arm_link(self.link_timer[link][dir], Some(arrival))
+                        k.arm_link(self.dirs[link][dir].timer, Some(arrival))
                     }
                     Ok(_) => {}
                     Err(p) => {
@@ -314,7 +320,7 @@ impl Nodes {
     ) {
         let now = k.now();
         let (p, next) = self.links[link][dir].arrive(now);
-        k.arm_link(self.link_timer[link][dir], next);
+        k.arm_link(self.dirs[link][dir].timer, next);
         let (a, b) = self.topo.link_ends[link];
         if self.capture.is_some() || k.trace.is_some() {
             let (from, to) = if dir == 0 { (a, b) } else { (b, a) };
@@ -575,7 +581,7 @@ impl Nodes {
         Nodes {
             topo: self.topo.clone(),
             links: Vec::new(),
-            link_timer: Vec::new(),
+            dirs: Vec::new(),
             agents: Vec::new(),
             agent_ctx: AgentCtx::default(),
             external: self.external.clone(),
@@ -585,7 +591,6 @@ impl Nodes {
             egress: Vec::new(),
             capture: None,
             roam: None,
-            out: Vec::new(),
         }
     }
 
@@ -603,15 +608,20 @@ impl Nodes {
             && self.roam.is_none()
     }
 
-    /// Mark the link directions whose far end another group holds.
-    pub(super) fn set_out(&mut self, out: Vec<[bool; 2]>) {
-        self.out = out;
+    /// Mark the link directions whose far end another group holds
+    /// (`out(link, dir)`).
+    pub(super) fn set_out(&mut self, out: impl Fn(usize, usize) -> bool) {
+        for (l, d) in self.dirs.iter_mut().enumerate() {
+            for (dir, k) in d.iter_mut().enumerate() {
+                k.out = out(l, dir);
+            }
+        }
     }
 
     /// Whether link `link`'s direction `dir` leads to another group.
     #[inline(always)]
     fn is_out(&self, link: usize, dir: usize) -> bool {
-        self.out.get(link).is_some_and(|o| o[dir])
+        self.dirs[link][dir].out
     }
 
     /// The packets offered to the directions that lead to other groups
@@ -619,9 +629,9 @@ impl Nodes {
     /// direction and offer order (`LinkDir::ship`).
     pub(super) fn ship(&mut self, before: SimTime, out: &mut Vec<(u32, u8, InPipe)>) {
         let mut buf = Vec::new();
-        for (l, o) in self.out.iter().enumerate() {
-            for (dir, &is_out) in o.iter().enumerate() {
-                if is_out {
+        for (l, d) in self.dirs.iter().enumerate() {
+            for (dir, k) in d.iter().enumerate() {
+                if k.out {
                     self.links[l][dir].ship(before, &mut buf);
                     out.extend(buf.drain(..).map(|x| (l as u32, dir as u8, x)));
                 }
@@ -634,7 +644,7 @@ impl Nodes {
     /// is the direction's next.
     pub(super) fn take_shipped(&mut self, k: &mut Kernel, link: usize, dir: usize, x: InPipe) {
         if let Some(a) = self.links[link][dir].inject(x) {
-            k.arm_link(self.link_timer[link][dir], Some(a));
+            k.arm_link(self.dirs[link][dir].timer, Some(a));
         }
     }
 

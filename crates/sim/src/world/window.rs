@@ -152,8 +152,7 @@ impl World {
         let group = |g: usize, built: Built| -> Part {
             let (mut k, mut nodes, cells, flows) = built;
             k.ledger = Ledger::of_group(g as u16);
-            let ends = nodes.topo().link_ends.len();
-            nodes.set_out((0..ends).map(|l| [0, 1].map(|d| dir_to[l][d] != usize::MAX && dir_to[l][d] != g)).collect());
+            nodes.set_out(|l, d| dir_to[l][d] != usize::MAX && dir_to[l][d] != g);
             let mut w = World::start(k, nodes, cells, flows);
             let mine: Vec<bool> = group_of_part.iter().map(|&h| h == g).collect();
             w.k.keep_events_of(&mine);
@@ -382,7 +381,7 @@ impl Windowed {
         let mut w = ws.swap_remove(0);
         w.k.ledger = ledger;
         w.k.events_elsewhere = events - w.k.events();
-        w.nodes.set_out(Vec::new());
+        w.nodes.set_out(|_, _| false);
         w.finish_with(wall, false, None, emit)
     }
 }
