@@ -130,9 +130,9 @@ impl LinkDir {
     /// (the barrier's instant, no later than any offer to come) forgotten.
     /// The queue limit, drops and `sent` stay this side's; no arrival is
     /// scheduled here.
-    pub fn ship(&mut self, before: SimTime, out: &mut Vec<InPipe>) {
+    pub fn ship(&mut self, before: SimTime, mut out: impl FnMut(InPipe)) {
         for x in self.pipe.range(self.shipped..) {
-            out.push(InPipe { start: x.start, end: x.end, key: x.key, pkt: x.pkt.clone() });
+            out(InPipe { start: x.start, end: x.end, key: x.key, pkt: x.pkt.clone() });
         }
         self.shipped = self.pipe.len();
         while self.pipe.front().is_some_and(|x| x.end <= before) {
@@ -220,7 +220,7 @@ mod tests {
         assert!(tx.offer(us(1), pkt(1), 8).is_ok());
         assert!(tx.offer(us(2), pkt(2), 9).is_err(), "the sender's queue limit holds");
         let mut out = Vec::new();
-        tx.ship(us(10), &mut out);
+        tx.ship(us(10), |x| out.push(x));
         assert_eq!(out.len(), 2);
         // packet 0 (serialised by 8 us) is forgotten, packet 1 kept for the queue
         assert_eq!(tx.held().count(), 1);
@@ -231,7 +231,7 @@ mod tests {
         assert_eq!((p.id, next), (PacketId(0), Some((us(116), 8))));
         // nothing new: nothing shipped twice
         let mut again = Vec::new();
-        tx.ship(us(20), &mut again);
+        tx.ship(us(20), |x| again.push(x));
         assert!(again.is_empty() && tx.held().count() == 0);
         tx.account(us(20));
         assert_eq!((tx.sent, tx.dropped), (2, 1));

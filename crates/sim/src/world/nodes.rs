@@ -566,12 +566,7 @@ impl Nodes {
     /// capture or roaming (the partitions then share nothing here but the
     /// topology, which none changes).
     pub(super) fn partitionable(&self) -> bool {
-        self.links.is_empty()
-            && self.agents.iter().all(|a| a.is_empty())
-            && !self.external.iter().any(|&e| e)
-            && self.ingress.is_empty()
-            && self.capture.is_none()
-            && self.roam.is_none()
+        self.links.is_empty() && self.windowable()
     }
 
     /// A partition's nodes (`partitionable` holds): the shared topology and
@@ -628,12 +623,10 @@ impl Nodes {
     /// since the last call, as (link, direction, packet), in link,
     /// direction and offer order (`LinkDir::ship`).
     pub(super) fn ship(&mut self, before: SimTime, out: &mut Vec<(u32, u8, InPipe)>) {
-        let mut buf = Vec::new();
         for (l, d) in self.dirs.iter().enumerate() {
             for (dir, k) in d.iter().enumerate() {
                 if k.out {
-                    self.links[l][dir].ship(before, &mut buf);
-                    out.extend(buf.drain(..).map(|x| (l as u32, dir as u8, x)));
+                    self.links[l][dir].ship(before, |x| out.push((l as u32, dir as u8, x)));
                 }
             }
         }

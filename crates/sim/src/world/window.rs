@@ -70,8 +70,7 @@ pub struct Windowed {
     /// Group of each node, and the cells each group holds.
     group_of_node: Vec<usize>,
     cells_of: Vec<Vec<usize>>,
-    /// Receiving group of each link direction (`usize::MAX`: within one
-    /// group).
+    /// Receiving group of each link direction.
     dir_to: Vec<[usize; 2]>,
     end: SimTime,
     /// The instant every group has been stepped to.
@@ -129,19 +128,15 @@ impl World {
         let n_cells = cut.part_of_cell.len();
         let cells_of: Vec<Vec<usize>> =
             (0..groups).map(|g| (0..n_cells).filter(|&c| group_of_part[cut.part_of_cell[c]] == g).collect()).collect();
-        let dir_to: Vec<[usize; 2]> = nodes
-            .topo()
-            .link_ends
-            .iter()
-            .map(|&(a, b)| {
-                let (ga, gb) = (group_of_node[a], group_of_node[b]);
-                if ga == gb {
-                    [usize::MAX; 2]
-                } else {
-                    [gb, ga]
-                }
-            })
-            .collect();
+        let dir_to: Vec<[usize; 2]> =
+            nodes.topo().link_ends.iter().map(|&(a, b)| [group_of_node[b], group_of_node[a]]).collect();
+        // (a direction leads out of group g if g sends on it and another
+        // group receives)
+        let ends = nodes.topo().link_ends.clone();
+        let out_of = |g: usize, l: usize, d: usize| {
+            let sender = if d == 0 { ends[l].0 } else { ends[l].1 };
+            group_of_node[sender] == g && dir_to[l][d] != g
+        };
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
@@ -152,7 +147,7 @@ impl World {
         let group = |g: usize, built: Built| -> Part {
             let (mut k, mut nodes, cells, flows) = built;
             k.ledger = Ledger::of_group(g as u16);
-            nodes.set_out(|l, d| dir_to[l][d] != usize::MAX && dir_to[l][d] != g);
+            nodes.set_out(|l, d| out_of(g, l, d));
             let mut w = World::start(k, nodes, cells, flows);
             let mine: Vec<bool> = group_of_part.iter().map(|&h| h == g).collect();
             w.k.keep_events_of(&mine);
