@@ -249,6 +249,28 @@ pub(crate) fn fifo_dequeue(
     Some(x)
 }
 
+/// The first packet of a FIFO for receiver `ra` and TID `tid` (`None`:
+/// any), in FIFO order among theirs (`fifo_accessors!(with_per_receiver)`).
+pub(crate) fn fifo_peek_for(fifo: &crate::droptail::Fifo, ra: Option<u32>, tid: Option<u8>) -> Option<&Queued> {
+    fifo.first_for(ra, tid).map(|i| &fifo.q[i])
+}
+
+/// Take [`fifo_peek_for`]'s packet out, counted, with the occupancy
+/// updated.
+pub(crate) fn fifo_dequeue_for(
+    now: SimTime,
+    ra: Option<u32>,
+    tid: Option<u8>,
+    fifo: &mut crate::droptail::Fifo,
+    counters: &mut QueueCounters,
+    occ: &mut Occupancy,
+) -> Option<Queued> {
+    let x = fifo.remove(fifo.first_for(ra, tid)?)?;
+    counters.sent(&x);
+    occ.update(now, fifo.len(), fifo.bytes());
+    Some(x)
+}
+
 /// The accessors every FIFO-backed discipline shares: `len` and `bytes` of
 /// `self.fifo`, and `self.counters` and `self.occ`; `(with_dequeue)` adds the
 /// plain FIFO dequeue.
@@ -258,7 +280,7 @@ macro_rules! fifo_accessors {
     // one station)
     (with_per_receiver) => {
         fn peek_for(&self, ra: Option<u32>, tid: Option<u8>) -> Option<&$crate::disc::Queued> {
-            self.fifo.first_for(ra, tid).map(|i| &self.fifo.q[i])
+            $crate::disc::fifo_peek_for(&self.fifo, ra, tid)
         }
         fn dequeue_for(
             &mut self,
@@ -267,10 +289,7 @@ macro_rules! fifo_accessors {
             tid: Option<u8>,
             _: &mut $crate::disc::Dropped,
         ) -> Option<$crate::disc::Queued> {
-            let x = self.fifo.remove(self.fifo.first_for(ra, tid)?)?;
-            self.counters.sent(&x);
-            self.occ.update(now, self.fifo.len(), self.fifo.bytes());
-            Some(x)
+            $crate::disc::fifo_dequeue_for(now, ra, tid, &mut self.fifo, &mut self.counters, &mut self.occ)
         }
         $crate::disc::fifo_accessors!(with_dequeue);
     };

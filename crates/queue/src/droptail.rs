@@ -7,6 +7,7 @@ use crate::config::{ConfigError, QdiscKind};
 use crate::disc::{Dropped, QueueCounters, QueueDisc, Queued};
 use crate::occupancy::Occupancy;
 use std::collections::VecDeque;
+use std::sync::LazyLock;
 use wifitcp_core::{DropReason, RngStream, SimTime};
 
 wifitcp_core::config_table! {
@@ -72,14 +73,27 @@ impl Fifo {
 
 pub struct DropTail {
     capacity: usize,
+    /// Its FIFO, counters and occupancy, from the first packet offered:
+    /// until then it reads as an empty queue that has counted nothing (a
+    /// saturated station's queue, fed on demand, never holds a packet; in
+    /// a cell of thousands that is 16 bytes a station instead of 240).
+    held: Option<Box<Held>>,
+}
+
+#[derive(Default)]
+struct Held {
     fifo: Fifo,
     counters: QueueCounters,
     occ: Occupancy,
 }
 
+/// What a drop-tail queue that was never offered a packet reads as.
+static UNUSED_COUNTERS: LazyLock<QueueCounters> = LazyLock::new(QueueCounters::default);
+static UNUSED_OCCUPANCY: LazyLock<Occupancy> = LazyLock::new(Occupancy::default);
+
 impl DropTail {
     pub fn new(capacity: usize) -> Self {
-        DropTail { capacity, fifo: Fifo::default(), counters: QueueCounters::default(), occ: Occupancy::default() }
+        DropTail { capacity, held: None }
     }
 }
 
@@ -88,16 +102,44 @@ impl QueueDisc for DropTail {
         "drop-tail"
     }
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
-        self.counters.offered(&item.pkt);
-        if self.fifo.len() >= self.capacity {
-            self.counters.drop_pkt(dropped, item.pkt, DropReason::QueueFull);
+        let h = self.held.get_or_insert_with(Box::default);
+        h.counters.offered(&item.pkt);
+        if h.fifo.len() >= self.capacity {
+            h.counters.drop_pkt(dropped, item.pkt, DropReason::QueueFull);
         } else {
             item.enqueued_at = now;
-            self.fifo.push(item);
+            h.fifo.push(item);
         }
-        self.occ.update(now, self.fifo.len(), self.fifo.bytes());
+        h.occ.update(now, h.fifo.len(), h.fifo.bytes());
     }
-    crate::disc::fifo_accessors!(with_per_receiver);
+    fn dequeue(&mut self, now: SimTime, _: &mut Dropped) -> Option<Queued> {
+        // (an empty queue returns before the work's registers are saved:
+        // a saturated station asks its empty queue once per packet)
+        let h = self.held.as_deref_mut().filter(|h| !h.fifo.is_empty())?;
+        crate::disc::fifo_dequeue(now, &mut h.fifo, &mut h.counters, &mut h.occ)
+    }
+    fn idle(&self) -> bool {
+        self.held.as_ref().is_none_or(|h| h.fifo.is_empty())
+    }
+    fn len(&self) -> usize {
+        self.held.as_ref().map_or(0, |h| h.fifo.len())
+    }
+    fn bytes(&self) -> u64 {
+        self.held.as_ref().map_or(0, |h| h.fifo.bytes())
+    }
+    fn counters(&self) -> &QueueCounters {
+        self.held.as_ref().map_or(&UNUSED_COUNTERS, |h| &h.counters)
+    }
+    fn occupancy(&self) -> &Occupancy {
+        self.held.as_ref().map_or(&UNUSED_OCCUPANCY, |h| &h.occ)
+    }
+    fn peek_for(&self, ra: Option<u32>, tid: Option<u8>) -> Option<&Queued> {
+        crate::disc::fifo_peek_for(&self.held.as_ref()?.fifo, ra, tid)
+    }
+    fn dequeue_for(&mut self, now: SimTime, ra: Option<u32>, tid: Option<u8>, _: &mut Dropped) -> Option<Queued> {
+        let h = self.held.as_deref_mut()?;
+        crate::disc::fifo_dequeue_for(now, ra, tid, &mut h.fifo, &mut h.counters, &mut h.occ)
+    }
 }
 
 #[cfg(test)]
@@ -140,5 +182,25 @@ mod tests {
         assert!(d.dequeue(ms(3), &mut dr).is_none());
         assert!(d.counters().balances(d.len()));
         assert_eq!(d.counters().dropped(DropReason::QueueFull), 1);
+    }
+
+    #[test]
+    fn a_queue_never_offered_a_packet_reads_as_a_fresh_one() {
+        let mut d = DropTail::new(2);
+        let mut dr = Vec::new();
+        assert_eq!(std::mem::size_of::<DropTail>(), 16);
+        assert!(d.held.is_none() && d.idle() && d.is_empty());
+        assert!(d.dequeue(ms(4), &mut dr).is_none() && d.dequeue_for(ms(4), Some(1), None, &mut dr).is_none());
+        assert!(d.held.is_none(), "asking an empty queue changes nothing");
+        let fresh = Held::default();
+        assert_eq!(d.counters(), &fresh.counters);
+        let occ = |o: &Occupancy| (o.mean_len(ms(9)), o.mean_bytes(ms(9)), o.max_len(), o.series().to_vec());
+        assert_eq!(occ(d.occupancy()), occ(&fresh.occ));
+        // once offered a packet it holds its own state, counted from then
+        d.enqueue(ms(5), q(data(0, 1)), &mut dr);
+        assert!(d.held.is_some() && !d.idle());
+        assert_eq!((d.len(), d.counters().enqueued), (1, 1));
+        // (the mean runs from the first update, as it did before)
+        assert_eq!((d.occupancy().mean_len(ms(10)), d.occupancy().series()), (1.0, &[(ms(5), 1)][..]));
     }
 }

@@ -284,6 +284,23 @@ impl Sink<'_> {
         }
         Ok(())
     }
+    /// An array of `n` objects, the `k`th written by `fill(k, obj)` into
+    /// one [`Obj`] reused for each, handed out as the buffer fills.
+    fn objs(&mut self, n: usize, mut fill: impl FnMut(usize, &mut Obj)) -> std::io::Result<()> {
+        let mut obj = Obj::default();
+        self.buf.push(b'[');
+        for k in 0..n {
+            if k > 0 {
+                self.buf.push(b',');
+            }
+            obj.clear();
+            fill(k, &mut obj);
+            obj.write_to(&mut self.buf);
+            self.flush_if_full()?;
+        }
+        self.buf.push(b']');
+        Ok(())
+    }
     fn finish(mut self) -> std::io::Result<Vec<u8>> {
         if let Some(out) = self.out.as_deref_mut() {
             out.write_all(&self.buf)?;
@@ -310,19 +327,8 @@ fn render(items: impl Iterator<Item = Value>, mut sink: Sink) -> std::io::Result
 /// The JSON text of an array of `n` objects, the `k`th written by
 /// `fill(k, obj)` into one [`Obj`] reused for each (the per-station and
 /// per-flow arrays: no `Value` tree per element).
-fn render_objs(n: usize, mut fill: impl FnMut(usize, &mut Obj), mut sink: Sink) -> std::io::Result<Vec<u8>> {
-    let mut obj = Obj::default();
-    sink.buf.push(b'[');
-    for k in 0..n {
-        if k > 0 {
-            sink.buf.push(b',');
-        }
-        obj.clear();
-        fill(k, &mut obj);
-        obj.write_to(&mut sink.buf);
-        sink.flush_if_full()?;
-    }
-    sink.buf.push(b']');
+fn render_objs(n: usize, fill: impl FnMut(usize, &mut Obj), mut sink: Sink) -> std::io::Result<Vec<u8>> {
+    sink.objs(n, fill)?;
     sink.finish()
 }
 
@@ -797,7 +803,7 @@ fn render_key(v: &RunView, key: &str, sink: Sink) -> std::io::Result<Vec<u8>> {
         ),
         "effective" => {
             let mut sink = sink;
-            sink.buf.extend_from_slice(effective::effective_json(v).as_bytes());
+            effective::write_effective(v, &mut sink)?;
             sink.finish()
         }
         _ => unreachable!("not a rendered key: {key}"),

@@ -56,19 +56,65 @@ pub struct Node {
     pub kind: Kind,
     /// The WLAN interface of an AP or a station.
     pub wlan: Option<WlanIface>,
+    /// Its links, forwarding table and bound sockets, if it has any (an AP,
+    /// a wired node, a station with a TCP endpoint or a UDP socket); a
+    /// station with none holds no tables (in a cell of thousands, 112
+    /// bytes a station).
+    tables: Option<Box<NodeTables>>,
+}
+
+#[derive(Default)]
+struct NodeTables {
     /// Wired interfaces, in link order.
-    pub wired: Vec<WiredIface>,
+    wired: Vec<WiredIface>,
     /// Forwarding table of an AP or wired node: first hop towards every
     /// core node (APs and wired nodes), indexed by the core node's
     /// [`Topology::core_index`] (a table by node id would hold a slot for
     /// every station at every AP: 64 APs of 100 stations, 6,464 slots
     /// each); empty for a station (which sends everything to its AP).
-    pub fwd: Vec<Hop>,
+    fwd: Vec<Hop>,
     /// TCP endpoints bound here: local port -> endpoint index.
-    pub(crate) ports: HashMap<u16, usize, DemuxHash>,
+    ports: HashMap<u16, usize, DemuxHash>,
     /// UDP sockets bound here (ping and its echo responder); a datagram
     /// for any other port is its flow's delivery.
-    pub(crate) udp: HashMap<u16, UdpSocket, DemuxHash>,
+    udp: HashMap<u16, UdpSocket, DemuxHash>,
+}
+
+impl Node {
+    fn new(name: String, kind: Kind, wlan: Option<WlanIface>) -> Node {
+        Node { name, kind, wlan, tables: None }
+    }
+    fn tables_mut(&mut self) -> &mut NodeTables {
+        self.tables.get_or_insert_with(Box::default)
+    }
+    /// Wired interfaces, in link order.
+    pub fn wired(&self) -> &[WiredIface] {
+        self.tables.as_ref().map_or(&[], |t| &t.wired)
+    }
+    /// The TCP endpoint bound to `port`.
+    pub(crate) fn tcp_endpoint(&self, port: u16) -> Option<usize> {
+        self.tables.as_ref()?.ports.get(&port).copied()
+    }
+    /// The UDP socket bound to `port` (`None` quickly at a node with none).
+    #[inline]
+    pub(crate) fn udp_socket(&self, port: u16) -> Option<UdpSocket> {
+        let udp = &self.tables.as_ref()?.udp;
+        if udp.is_empty() {
+            None
+        } else {
+            udp.get(&port).copied()
+        }
+    }
+    /// Whether a UDP socket is bound here.
+    pub(crate) fn has_udp(&self) -> bool {
+        self.tables.as_ref().is_some_and(|t| !t.udp.is_empty())
+    }
+    pub(crate) fn bind_tcp(&mut self, port: u16, ep: usize) {
+        self.tables_mut().ports.insert(port, ep);
+    }
+    pub(crate) fn bind_udp(&mut self, port: u16, socket: UdpSocket) {
+        self.tables_mut().udp.insert(port, socket);
+    }
 }
 
 /// Where a node sends a packet for a destination.
@@ -112,15 +158,7 @@ impl Topology {
         let n = s.wlan.stations as usize;
         let ap_of = s.ap_of_members();
         let cell_of_ap = s.cell_of_aps();
-        let node = |name: String, kind, wlan| Node {
-            name,
-            kind,
-            wlan,
-            wired: Vec::new(),
-            fwd: Vec::new(),
-            ports: HashMap::default(),
-            udp: HashMap::default(),
-        };
+        let node = Node::new;
         let mut nodes: Vec<Node> = (0..s.wlan_members())
             .map(|i| {
                 let kind = if i >= 1 && i <= n { Kind::Station } else { Kind::Ap };
@@ -137,8 +175,8 @@ impl Topology {
         let id = |name: &str| nodes.iter().position(|x| x.name == name).expect("validated node name");
         let link_ends: Vec<(usize, usize)> = s.links.iter().map(|l| (id(&l.a), id(&l.b))).collect();
         for (link, &(a, b)) in link_ends.iter().enumerate() {
-            nodes[a].wired.push(WiredIface { link, dir: 0 });
-            nodes[b].wired.push(WiredIface { link, dir: 1 });
+            nodes[a].tables_mut().wired.push(WiredIface { link, dir: 0 });
+            nodes[b].tables_mut().wired.push(WiredIface { link, dir: 1 });
         }
         let home = s
             .wlan
@@ -150,7 +188,7 @@ impl Topology {
         for src in 0..t.nodes.len() {
             if t.is_core(src) {
                 let first = t.bfs(src);
-                t.nodes[src].fwd = (0..first.len()).filter(|&v| t.is_core(v)).map(|v| first[v]).collect();
+                t.nodes[src].tables_mut().fwd = (0..first.len()).filter(|&v| t.is_core(v)).map(|v| first[v]).collect();
             }
         }
         t
@@ -190,7 +228,7 @@ impl Topology {
         first[src] = Hop::Local;
         let mut q = VecDeque::from([src]);
         while let Some(u) = q.pop_front() {
-            for &WiredIface { link, dir } in &self.nodes[u].wired {
+            for &WiredIface { link, dir } in self.nodes[u].wired() {
                 let (a, b) = self.link_ends[link];
                 let v = if dir == 0 { b } else { a };
                 if first[v] != Hop::Unreachable {
@@ -234,6 +272,7 @@ impl Topology {
                 _ => self.ap_of[dst],
             }
         };
-        self.nodes[at].fwd[self.core_index(core_dst)]
+        let fwd = self.nodes[at].tables.as_ref().map_or(&[][..], |t| &t.fwd);
+        fwd[self.core_index(core_dst)]
     }
 }

@@ -42,7 +42,49 @@ fn result(sc: &Scenario, seed: u64, e: Engine) -> (String, usize) {
     r.set("scenario", json!(sc.scenario.name));
     r.set("seed", json!(seed));
     r.set("version", json!(wifitcp_sim::api::VERSION));
-    (r.to_json_string(), parts)
+    let text = r.to_json_string();
+    assert_keys_in_order(&text);
+    (text, parts)
+}
+
+/// Every object of `text` has its keys in increasing byte order, as a
+/// serialised tree of `BTreeMap`s has them: the result is rendered piece by
+/// piece (the per-member arrays as they are written), not from a tree.
+fn assert_keys_in_order(text: &str) {
+    // per open bracket: for an object, its last key and whether a key comes next
+    let mut stack: Vec<Option<(String, bool)>> = Vec::new();
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'{' => stack.push(Some((String::new(), true))),
+            b'[' => stack.push(None),
+            b'}' | b']' => drop(stack.pop()),
+            b',' => {
+                if let Some(Some((_, next_is_key))) = stack.last_mut() {
+                    *next_is_key = true;
+                }
+            }
+            b'"' => {
+                let start = i;
+                i += 1;
+                while b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                if let Some(Some((last, next_is_key))) = stack.last_mut() {
+                    if *next_is_key {
+                        let key = &text[start + 1..i];
+                        assert!(last.is_empty() || last.as_str() < key, "key {key} after {last} in the result text");
+                        *last = key.to_string();
+                        *next_is_key = false;
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    assert!(stack.is_empty(), "unbalanced result text");
 }
 
 /// The result of the sequential engine (one event queue).

@@ -5,8 +5,8 @@
 //! the values behind its numbers even where the scenario left a key to its
 //! default (the scenario's own normalised form keeps such keys empty, as
 //! written; see docs/results.md).
-use super::obj::Obj;
 use super::RunView;
+use super::Sink;
 use serde_json::{json, Value};
 use wifitcp_core::SimDur;
 use wifitcp_tcp::{DelayedAck, InitialWindow, RecvBuffer, TcpConfig};
@@ -66,8 +66,11 @@ fn tcp_json(c: &TcpConfig, cc: &str) -> Value {
 
 /// The JSON text of the `effective` object of a run's result (see the
 /// module docs; with `delayed_ack` off, its count and timer are null: they
-/// do not apply).
-pub fn effective_json(v: &RunView) -> String {
+/// do not apply), written into `sink` as it is rendered: its per-member
+/// array is as long as the run has WLAN members, so it is not held whole.
+/// Members in the order of a `BTreeMap` of their keys (`mac`, `phy`,
+/// `tcp`, `wlan_queues`), as serialising the equivalent tree writes them.
+pub(super) fn write_effective(v: &RunView, sink: &mut Sink) -> std::io::Result<()> {
     let t = Mac::timing(&v.cells[0].macs[0]);
     let mut phy = json!({
         "standard": serde_json::to_value(t.standard).unwrap_or(Value::Null),
@@ -130,19 +133,22 @@ pub fn effective_json(v: &RunView) -> String {
             _ => None,
         })
         .collect();
-    let mut o = Obj::default();
-    o.put("phy", &phy)
-        .put("mac", &mac)
-        .put_objs("wlan_queues", v.wq.len(), |i, q| {
-            q.put("node", &v.topo.nodes[i].name).put("kind", v.wq[i].kind());
-        })
-        .put_objs("tcp", tcp.len(), |k, t| {
-            let (f, s, r) = tcp[k];
-            t.put("flow", &f.stats.name)
-                .put("sender", &tcp_json(s.config(), s.cc_name()))
-                .put("receiver", &tcp_json(r.config(), r.cc_name()));
-        });
-    let mut out = Vec::new();
-    o.write_to(&mut out);
-    String::from_utf8(out).expect("serde_json writes UTF-8")
+    let value = |sink: &mut Sink, x: &Value| serde_json::to_writer(&mut sink.buf, x).expect("a Value serialises");
+    sink.buf.extend_from_slice(b"{\"mac\":");
+    value(sink, &mac);
+    sink.buf.extend_from_slice(b",\"phy\":");
+    value(sink, &phy);
+    sink.buf.extend_from_slice(b",\"tcp\":");
+    sink.objs(tcp.len(), |k, t| {
+        let (f, s, r) = tcp[k];
+        t.put("flow", &f.stats.name)
+            .put("sender", &tcp_json(s.config(), s.cc_name()))
+            .put("receiver", &tcp_json(r.config(), r.cc_name()));
+    })?;
+    sink.buf.extend_from_slice(b",\"wlan_queues\":");
+    sink.objs(v.wq.len(), |i, q| {
+        q.put("node", &v.topo.nodes[i].name).put("kind", v.wq[i].kind());
+    })?;
+    sink.buf.push(b'}');
+    Ok(())
 }

@@ -62,25 +62,6 @@ impl Obj {
         self
     }
 
-    /// Member `key`: an array of `n` objects, the `k`th written by
-    /// `fill(k, obj)` (one [`Obj`] reused for each).
-    pub(crate) fn put_objs(&mut self, key: &'static str, n: usize, mut fill: impl FnMut(usize, &mut Obj)) -> &mut Self {
-        let start = self.text.len();
-        let mut item = Obj::default();
-        self.text.push(b'[');
-        for k in 0..n {
-            if k > 0 {
-                self.text.push(b',');
-            }
-            item.clear();
-            fill(k, &mut item);
-            item.write_to(&mut self.text);
-        }
-        self.text.push(b']');
-        self.members.push((key, start..self.text.len()));
-        self
-    }
-
     /// Append the object's JSON text to `out`.
     pub(crate) fn write_to(&mut self, out: &mut Vec<u8>) {
         let same = self.order_of.len() == self.members.len()
@@ -137,12 +118,6 @@ mod tests {
             .put_seq("series", [(0.5f64, 3u64), (1.0, 4)])
             .put_seq("empty", std::iter::empty::<u64>())
             .put("Upper", &true)
-            .put_objs("objs", 3, |k, o| {
-                o.put("k", &k);
-                if k == 1 {
-                    o.put("a", "one");
-                }
-            })
             .put("x", &2.5f64); // replaces the first "x"
         let mut out = Vec::new();
         o.write_to(&mut out);
@@ -150,7 +125,7 @@ mod tests {
             "zeta": 1u64, "name": "sta\u{0}\"1\u{e9}", "alpha": -0.0f64, "x": 2.5f64, "big": 1e300f64,
             "nan": f64::NAN, "inf": f64::INFINITY, "none": null, "some": 0.1f64 + 0.2,
             "nested": {"b": [1, 2], "a": null}, "series": [[0.5f64, 3u64], [1.0f64, 4u64]],
-            "empty": [], "Upper": true, "objs": [{"k": 0}, {"k": 1, "a": "one"}, {"k": 2}],
+            "empty": [], "Upper": true,
         });
         assert_eq!(String::from_utf8(out).unwrap(), tree.to_string());
     }

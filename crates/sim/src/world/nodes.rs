@@ -129,17 +129,17 @@ impl Nodes {
     fn update_hooked(&mut self) {
         let n = self.topo.nodes.len();
         self.hooked = Arc::new((0..n).map(|i| self.external[i] || !self.agents[i].is_empty()).collect());
-        self.plain = Arc::new((0..n).map(|i| !self.hooked[i] && self.topo.nodes[i].udp.is_empty()).collect());
+        self.plain = Arc::new((0..n).map(|i| !self.hooked[i] && !self.topo.nodes[i].has_udp()).collect());
     }
 
     /// Bind TCP endpoint `ep` to `port` of `node`.
     pub(super) fn bind_tcp(&mut self, node: usize, port: u16, ep: usize) {
-        self.topo_mut().nodes[node].ports.insert(port, ep);
+        self.topo_mut().nodes[node].bind_tcp(port, ep);
     }
 
     /// Bind `socket` to UDP `port` of `node`.
     pub(super) fn bind_udp(&mut self, node: usize, port: u16, socket: UdpSocket) {
-        self.topo_mut().nodes[node].udp.insert(port, socket);
+        self.topo_mut().nodes[node].bind_udp(port, socket);
         Arc::make_mut(&mut self.plain)[node] = false;
     }
 
@@ -227,14 +227,13 @@ impl Nodes {
         }
         match &p.l4 {
             Transport::Udp(h) => {
-                let udp = &self.topo.nodes[node].udp;
-                let socket = if udp.is_empty() { None } else { udp.get(&h.dst_port).copied() };
+                let socket = self.topo.nodes[node].udp_socket(h.dst_port);
                 if let Some(reply) = flows.datagram(k, &p, h, socket) {
                     self.send_from(k, cells, flows, node, reply);
                 }
             }
             Transport::Tcp(h) => {
-                let Some(&ep) = self.topo.nodes[node].ports.get(&h.dst_port) else {
+                let Some(ep) = self.topo.nodes[node].tcp_endpoint(h.dst_port) else {
                     k.drop_packet(node, "", &p, DropReason::NoReceiver);
                     return;
                 };
