@@ -35,7 +35,10 @@ pub struct FlowStats {
     pub payload_bytes_total: u64,
     /// MSDU bytes of delivered data packets after the warm-up.
     pub msdu_bytes: u64,
-    delay_sum_ns: u128,
+    /// The sum of the delays counted in `delivered`, in nanoseconds: the
+    /// low and high words of a 128-bit sum (a `u128` field would align the
+    /// record to 16 bytes and pad it).
+    delay_sum_ns: (u64, u64),
     delay_max_ns: u64,
     /// One-way delays of the packets counted in `delivered`.
     delay: sketch::DelaySketch,
@@ -73,7 +76,7 @@ impl FlowStats {
             delivered: 0,
             payload_bytes_total: 0,
             msdu_bytes: 0,
-            delay_sum_ns: 0,
+            delay_sum_ns: (0, 0),
             delay_max_ns: 0,
             delay: sketch::DelaySketch::new(),
             jitter: sketch::Jitter::default(),
@@ -131,6 +134,11 @@ impl FlowStats {
             self.on_data_arrival(p, now, warmup);
         }
     }
+    /// The sum of the one-way delays counted in `delivered`, in
+    /// nanoseconds.
+    pub fn delay_sum(&self) -> u128 {
+        (self.delay_sum_ns.1 as u128) << 64 | self.delay_sum_ns.0 as u128
+    }
     /// A data packet reached its destination at or after the warm-up
     /// (one-way delay sample).
     pub fn on_data_arrival(&mut self, p: &Packet, now: SimTime, warmup: SimTime) {
@@ -140,7 +148,8 @@ impl FlowStats {
         }
         self.msdu_bytes += (LLC_SNAP_LEN + p.ip_len()) as u64;
         let d = now.saturating_since(p.created).as_nanos();
-        self.delay_sum_ns += d as u128;
+        let (lo, carry) = self.delay_sum_ns.0.overflowing_add(d);
+        self.delay_sum_ns = (lo, self.delay_sum_ns.1 + carry as u64);
         self.delay_max_ns = self.delay_max_ns.max(d);
         self.delay.insert(d);
         self.jitter.on_arrival(p.created.as_nanos(), now.as_nanos());
@@ -417,7 +426,7 @@ pub struct RunView<'a> {
     pub eps: &'a [Endpoint],
     pub wq: &'a [Box<dyn QueueDisc>],
     /// Agents of each node, with their timer keys.
-    pub agents: &'a [Vec<(Box<dyn wifitcp_net::Agent>, wifitcp_net::TimerKey)>],
+    pub(crate) agents: &'a crate::world::Agents,
     pub links: &'a [[LinkDir; 2]],
     pub ledger: &'a Ledger,
     pub end: SimTime,
@@ -463,7 +472,7 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64, j: &mut Obj) {
         .put("packets_generated", &s.generated)
         .put("packets_delivered", &s.delivered)
         .put("bytes_delivered", &(s.final_bytes() - s.base))
-        .put("mean_delay_ms", &if s.delivered > 0 { s.delay_sum_ns as f64 / s.delivered as f64 / 1e6 } else { 0.0 })
+        .put("mean_delay_ms", &if s.delivered > 0 { s.delay_sum() as f64 / s.delivered as f64 / 1e6 } else { 0.0 })
         .put("max_delay_ms", &(s.delay_max_ns as f64 / 1e6))
         .put("window_generated_packets", &s.window_generated)
         .put("window_delivered_packets", &s.window_delivered)
@@ -744,7 +753,7 @@ fn queue_json(v: &RunView, i: usize) -> Value {
         j["ack_filter"] = serde_json::to_value(a).expect("plain counters");
     }
     // Each agent at the node adds its counters under its own key.
-    for (a, _) in v.agents.get(i).into_iter().flatten() {
+    for (a, _) in v.agents.at(i) {
         if let Some((key, value)) = a.report() {
             j[key] = value;
         }
@@ -796,7 +805,7 @@ fn render_key(v: &RunView, key: &str, sink: Sink) -> std::io::Result<Vec<u8>> {
                 .filter(|&i| {
                     v.topo.is_ap(i)
                         || v.wq[i].kind() != "drop-tail"
-                        || v.agents.get(i).is_some_and(|a| a.iter().any(|(x, _)| x.report().is_some()))
+                        || v.agents.at(i).iter().any(|(x, _)| x.report().is_some())
                 })
                 .map(|i| queue_json(v, i)),
             sink,
@@ -883,6 +892,22 @@ mod tests {
 
     fn text(items: impl Iterator<Item = Value>) -> String {
         String::from_utf8(render(items, Sink { buf: Vec::new(), out: None }).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_flow_record_sums_delays_past_two_to_the_64_and_packs_to_eight_bytes() {
+        use wifitcp_core::{FlowId, PacketId};
+        use wifitcp_wire::{ip::PROTO_UDP, Ipv4Addr, Ipv4Header, UdpHeader};
+        let ip = Ipv4Header::new(Ipv4Addr::from(1), Ipv4Addr::from(2), PROTO_UDP);
+        let p = Packet::new_udp(PacketId(1), FlowId(0), SimTime::ZERO, ip, UdpHeader { src_port: 1, dst_port: 2 }, 10);
+        let mut f = FlowStats::new("f".into());
+        let d = (1u64 << 63) - 1;
+        for _ in 0..5 {
+            f.on_data_arrival(&p, SimTime::from_nanos(d), SimTime::ZERO);
+        }
+        assert_eq!(f.delay_sum(), 5 * d as u128);
+        assert_eq!(std::mem::align_of::<FlowStats>(), 8);
+        assert_eq!(std::mem::size_of::<sketch::Jitter>(), 16);
     }
 
     #[test]

@@ -45,7 +45,7 @@ pub struct WiredCut {
 /// Whether a world with `nodes` may be ordered by partition (module
 /// docs): no roaming and no agents.
 pub(super) fn orderable(nodes: &Nodes) -> bool {
-    !nodes.roaming() && nodes.agents().iter().all(|a| a.is_empty())
+    !nodes.roaming() && nodes.agents().is_empty()
 }
 
 /// The cut of the nodes of `topo` (its first `members` nodes in cells)

@@ -366,18 +366,28 @@ impl Flows {
     /// each partition, in that order.
     pub(super) fn split(self, part_of: &[usize], parts: usize) -> (Vec<Flows>, Vec<Vec<usize>>) {
         debug_assert!(self.partitionable());
-        let mut out: Vec<Flows> =
-            (0..parts).map(|_| Flows::new(Vec::new(), Vec::new(), Vec::new(), Vec::new())).collect();
-        let mut index = vec![Vec::new(); parts];
+        // (each partition's tables reserved to their size: grown by
+        // doubling beside the whole run's, they set the peak of the heap)
+        let mut size = vec![0; parts];
+        for &p in part_of {
+            size[p] += 1;
+        }
+        let mut out: Vec<Flows> = size
+            .iter()
+            .map(|&n| Flows {
+                flows: Vec::with_capacity(n),
+                eps: Vec::new(),
+                flow_timer: Vec::with_capacity(n),
+                ep_timer: Vec::new(),
+                sampled: None,
+            })
+            .collect();
+        let mut index: Vec<Vec<usize>> = size.iter().map(|&n| Vec::with_capacity(n)).collect();
         for (fi, (f, key)) in self.flows.into_iter().zip(self.flow_timer).enumerate() {
             let p = part_of[fi];
             out[p].flows.push(f);
             out[p].flow_timer.push(key);
             index[p].push(fi);
-        }
-        for f in &mut out {
-            f.flows.shrink_to_fit();
-            f.flow_timer.shrink_to_fit();
         }
         (out, index)
     }

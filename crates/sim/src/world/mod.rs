@@ -94,6 +94,7 @@ pub use cut::WiredCut;
 use events::{Ev, TimerOwner};
 use flows::Flows;
 use kernel::Kernel;
+pub(crate) use nodes::Agents;
 pub use nodes::Egress;
 use nodes::Nodes;
 pub use part::{Engine, Partitioned};

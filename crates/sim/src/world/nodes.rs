@@ -31,7 +31,7 @@ use crate::apps::echo::UdpSocket;
 use crate::capture::Capture;
 use crate::link::{InPipe, LinkDir};
 use crate::topology::{addr_of, Hop, Topology, DETACHED};
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use wifitcp_core::{DropReason, SimTime};
 use wifitcp_net::{Agent, AgentCtx, Arrival, TimerKey, Verdict};
@@ -59,7 +59,7 @@ pub(super) struct Nodes {
     dirs: Vec<[DirKeys; 2]>,
     /// Agents of each node, in the order they see a packet, with their
     /// timer keys.
-    agents: Vec<Vec<(Box<dyn Agent>, TimerKey)>>,
+    agents: Agents,
     agent_ctx: AgentCtx,
     /// Nodes whose packets leave the simulation: a packet addressed to one
     /// goes to `egress` instead of a simulated endpoint (the driver API).
@@ -89,6 +89,29 @@ struct DirKeys {
     out: bool,
 }
 
+/// The agents of the nodes that have any, each node's in the order they
+/// see a packet, with their timer keys (a map, not a list per node: in a
+/// campus of thousands of stations none has one).
+#[derive(Default)]
+pub(crate) struct Agents(BTreeMap<usize, Vec<(Box<dyn Agent>, TimerKey)>>);
+
+impl Agents {
+    fn new(per_node: Vec<Vec<(Box<dyn Agent>, TimerKey)>>) -> Agents {
+        Agents(per_node.into_iter().enumerate().filter(|(_, a)| !a.is_empty()).collect())
+    }
+    /// Node `node`'s agents (none if it has none).
+    pub(crate) fn at(&self, node: usize) -> &[(Box<dyn Agent>, TimerKey)] {
+        self.0.get(&node).map_or(&[], |a| a.as_slice())
+    }
+    fn at_mut(&mut self, node: usize) -> &mut Vec<(Box<dyn Agent>, TimerKey)> {
+        self.0.entry(node).or_default()
+    }
+    /// Whether no node has an agent.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.values().all(|a| a.is_empty())
+    }
+}
+
 impl Nodes {
     pub(super) fn new(
         topo: Topology,
@@ -101,7 +124,7 @@ impl Nodes {
             topo: Arc::new(topo),
             links,
             dirs: link_timer.into_iter().map(|t| t.map(|timer| DirKeys { timer, out: false })).collect(),
-            agents,
+            agents: Agents::new(agents),
             agent_ctx: AgentCtx::default(),
             external: Arc::new(vec![false; n]),
             hooked: Arc::default(),
@@ -128,7 +151,7 @@ impl Nodes {
 
     fn update_hooked(&mut self) {
         let n = self.topo.nodes.len();
-        self.hooked = Arc::new((0..n).map(|i| self.external[i] || !self.agents[i].is_empty()).collect());
+        self.hooked = Arc::new((0..n).map(|i| self.external[i] || !self.agents.at(i).is_empty()).collect());
         self.plain = Arc::new((0..n).map(|i| !self.hooked[i] && !self.topo.nodes[i].has_udp()).collect());
     }
 
@@ -170,7 +193,7 @@ impl Nodes {
         if dst == node && self.roam.as_ref().is_some_and(|r| r.in_tunnel(p.id)) {
             return self.untunnel(k, cells, flows, node, p);
         }
-        if self.hooked[node] && !self.agents[node].is_empty() {
+        if self.hooked[node] && !self.agents.at(node).is_empty() {
             return self.receive_hooked(k, cells, flows, node, dst, p);
         }
         self.arrived(k, cells, flows, node, dst, p)
@@ -352,8 +375,8 @@ impl Nodes {
         p: &mut Packet,
     ) -> Verdict {
         let at = Arrival { node, local };
-        for a in 0..self.agents[node].len() {
-            let v = self.agents[node][a].0.on_packet(k.now(), at, p, &mut self.agent_ctx);
+        for a in 0..self.agents.at(node).len() {
+            let v = self.agents.at_mut(node)[a].0.on_packet(k.now(), at, p, &mut self.agent_ctx);
             self.agent_done(k, cells, flows, node, a);
             if v != Verdict::Pass {
                 return v;
@@ -365,7 +388,7 @@ impl Nodes {
     /// Agent `a` of `node` wakes up.
     #[inline(always)]
     pub(super) fn agent_fires(&mut self, k: &mut Kernel, cells: &mut Cells, flows: &mut Flows, node: usize, a: usize) {
-        self.agents[node][a].0.on_timer(k.now(), &mut self.agent_ctx);
+        self.agents.at_mut(node)[a].0.on_timer(k.now(), &mut self.agent_ctx);
         self.agent_done(k, cells, flows, node, a);
     }
 
@@ -393,18 +416,19 @@ impl Nodes {
 
     /// Arm agent `a` of `node` for its next wake-up (no earlier than now).
     fn arm_agent(&self, k: &mut Kernel, node: usize, a: usize) {
-        let (agent, key) = &self.agents[node][a];
+        let (agent, key) = &self.agents.at(node)[a];
         k.arm(*key, agent.next_wakeup().map(|t| t.max(k.now())));
     }
 
     /// Install `agent` at `node`, after the node's other agents.
     pub(super) fn add_agent(&mut self, k: &mut Kernel, node: usize, agent: Box<dyn Agent>) -> Result<(), String> {
-        if node >= self.agents.len() {
-            return Err(format!("no node {node} (the scenario has {})", self.agents.len()));
+        let n = self.topo.nodes.len();
+        if node >= n {
+            return Err(format!("no node {node} (the scenario has {n})"));
         }
-        let a = self.agents[node].len();
+        let a = self.agents.at(node).len();
         let key = k.new_timer(TimerOwner::Agent { node, k: a });
-        self.agents[node].push((agent, key));
+        self.agents.at_mut(node).push((agent, key));
         self.update_hooked();
         self.arm_agent(k, node, a);
         Ok(())
@@ -553,7 +577,7 @@ impl Nodes {
         &self.links
     }
 
-    pub(super) fn agents(&self) -> &[Vec<(Box<dyn Agent>, TimerKey)>] {
+    pub(super) fn agents(&self) -> &Agents {
         &self.agents
     }
 
@@ -576,7 +600,7 @@ impl Nodes {
             topo: self.topo.clone(),
             links: Vec::new(),
             dirs: Vec::new(),
-            agents: Vec::new(),
+            agents: Agents::default(),
             agent_ctx: AgentCtx::default(),
             external: self.external.clone(),
             hooked: self.hooked.clone(),
@@ -595,7 +619,7 @@ impl Nodes {
     /// agent, external node, injected packet, capture or roaming (links
     /// are what the groups exchange packets over).
     pub(super) fn windowable(&self) -> bool {
-        self.agents.iter().all(|a| a.is_empty())
+        self.agents.is_empty()
             && !self.external.iter().any(|&e| e)
             && self.ingress.is_empty()
             && self.capture.is_none()
