@@ -366,28 +366,47 @@ impl Flows {
     /// each partition, in that order.
     pub(super) fn split(self, part_of: &[usize], parts: usize) -> (Vec<Flows>, Vec<Vec<usize>>) {
         debug_assert!(self.partitionable());
-        // (each partition's tables reserved to their size: grown by
-        // doubling beside the whole run's, they set the peak of the heap)
+        // The flows move from the back of the run's table to their
+        // partition's; the run's table shrinks and the partitions' grow by
+        // sixteenths, so the two are never both whole (at thousands of
+        // flows they would set the peak of the heap). Each partition's
+        // lists come out in reverse flow order and are turned round.
         let mut size = vec![0; parts];
         for &p in part_of {
             size[p] += 1;
         }
-        let mut out: Vec<Flows> = size
-            .iter()
-            .map(|&n| Flows {
-                flows: Vec::with_capacity(n),
+        let mut out: Vec<Flows> = (0..parts)
+            .map(|_| Flows {
+                flows: Vec::new(),
                 eps: Vec::new(),
-                flow_timer: Vec::with_capacity(n),
+                flow_timer: Vec::new(),
                 ep_timer: Vec::new(),
                 sampled: None,
             })
             .collect();
         let mut index: Vec<Vec<usize>> = size.iter().map(|&n| Vec::with_capacity(n)).collect();
-        for (fi, (f, key)) in self.flows.into_iter().zip(self.flow_timer).enumerate() {
+        let (mut flows, mut timers) = (self.flows, self.flow_timer);
+        let step = (flows.len() / 16).max(1);
+        while let Some(f) = flows.pop() {
+            let fi = flows.len();
             let p = part_of[fi];
-            out[p].flows.push(f);
-            out[p].flow_timer.push(key);
+            let o = &mut out[p];
+            if o.flows.len() == o.flows.capacity() {
+                o.flows.reserve_exact((size[p] / 16).clamp(1, size[p] - o.flows.len()));
+            }
+            o.flows.push(f);
+            o.flow_timer.push(timers.pop().expect("a timer key per flow"));
             index[p].push(fi);
+            if fi % step == 0 {
+                flows.shrink_to_fit();
+                timers.shrink_to_fit();
+            }
+        }
+        for (o, idx) in out.iter_mut().zip(&mut index) {
+            o.flows.reverse();
+            o.flow_timer.reverse();
+            o.flow_timer.shrink_to_fit();
+            idx.reverse();
         }
         (out, index)
     }
