@@ -114,11 +114,14 @@ impl From<Box<Frame>> for Pending {
 ///   MSDU in service (its arrival instant decides every wake-up);
 /// - 192: the spare handle that replaces it, the IFS, the random stream
 ///   and the rate control (a new backoff after every exchange, the access);
-/// - 256 to 511: the last data frame's airtime, when the MAC last asked for an MSDU, the counters, the
-///   receipts, the parameters (one pointer: the MACs built from one
-///   `[mac]` table share one copy, which every access reads and which so
-///   stays in the nearest cache), the control frames' airtimes and the
-///   receive cache: 512 bytes in all (a test holds it).
+/// - 256 to 447: the rate control, when the MAC last asked for an MSDU,
+///   the counters, the receipts, the parameters (one pointer: the MACs
+///   built from one `[mac]` table share one copy, which every access reads
+///   and which so stays in the nearest cache), the receive cache, and,
+///   in the parameters' line, the control frames' airtimes and the last
+///   data frame's airtime, which every access reads too: 448 bytes in all
+///   (a test holds it; the receipts' log of several MPDUs and the receive
+///   cache's table are boxed, and airtimes are kept in 32 bits).
 #[repr(C, align(64))]
 pub struct Dcf {
     // --- channel access (`mac/access`) ---
@@ -144,9 +147,6 @@ pub struct Dcf {
     /// `None`: the PHY's fixed data rate, asked and told nothing (the
     /// common case, kept off the per-access path).
     rc: Option<Box<dyn RateControl>>,
-    /// The last data MPDU length and rate, and their airtime (u32::MAX:
-    /// none yet).
-    last_data_time: (u32, Rate, SimDur),
     /// When the MAC last asked for an MSDU (`mac/access/arrival.rs`).
     intake: Intake,
     pub counters: MacCounters,
@@ -154,12 +154,15 @@ pub struct Dcf {
     pub(crate) receipts: Receipts,
     /// Shared by the MACs of a cell built from one `[mac]` table.
     p: Arc<DcfParams>,
+    /// The receive cache (`mac/exchange`).
+    rx_cache: RxCache,
     /// Control-frame rate and airtimes of the exchange in service (for
     /// the rate of its data frame; computed again only when that rate
     /// changes).
     air: ControlAirtimes,
-    /// The receive cache (`mac/exchange`).
-    rx_cache: RxCache,
+    /// The last data MPDU length and rate, and their airtime (u32::MAX:
+    /// none yet).
+    last_data_time: (u32, Rate, Airtime),
 }
 
 /// The control frames that go with data frames of one rate: their rate
@@ -170,19 +173,41 @@ struct ControlAirtimes {
     /// The data rate they go with.
     data: Rate,
     rate: Rate,
-    ack: SimDur,
-    cts: SimDur,
-    rts: SimDur,
+    ack: Airtime,
+    cts: Airtime,
+    rts: Airtime,
 }
 
 impl ControlAirtimes {
     fn new(t: &PhyTiming, data: Rate) -> ControlAirtimes {
         let rate = t.response_rate(data);
-        if rate == t.control_rate {
-            return ControlAirtimes { data, rate, ack: t.ack_time(), cts: t.cts_time(), rts: t.rts_time() };
-        }
-        let air = |len| t.tx_time(len, rate);
-        ControlAirtimes { data, rate, ack: air(ACK_LEN), cts: air(CTS_LEN), rts: air(RTS_LEN) }
+        let (ack, cts, rts) = if rate == t.control_rate {
+            (t.ack_time(), t.cts_time(), t.rts_time())
+        } else {
+            let air = |len| t.tx_time(len, rate);
+            (air(ACK_LEN), air(CTS_LEN), air(RTS_LEN))
+        };
+        ControlAirtimes { data, rate, ack: Airtime::of(ack), cts: Airtime::of(cts), rts: Airtime::of(rts) }
+    }
+}
+
+/// An airtime in 32 bits of nanoseconds, for the airtimes a MAC keeps
+/// (4 bytes where a [`SimDur`] takes 8; the state of every MAC of a cell
+/// of thousands). Every PPDU is far shorter than the 4.29 s that holds:
+/// at most aPPDUMaxTime, 5.484 ms, in the HT, VHT and HE PHYs
+/// (802.11-2020 Tables 19-25, 21-29; 802.11ax-2021 Table 27-54), and a
+/// non-HT PPDU of 2,304 bytes at 1 Mbit/s lasts 18.6 ms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Airtime(u32);
+
+impl Airtime {
+    const ZERO: Airtime = Airtime(0);
+    fn of(d: SimDur) -> Airtime {
+        Airtime(u32::try_from(d.as_nanos()).expect("an airtime below 4.29 s"))
+    }
+    #[inline(always)]
+    fn get(self) -> SimDur {
+        SimDur::from_nanos(self.0 as u64)
     }
 }
 
@@ -207,7 +232,7 @@ impl Dcf {
             next_seq: 0,
             rx_cache: RxCache::default(),
             air,
-            last_data_time: (u32::MAX, Rate(0), SimDur::ZERO),
+            last_data_time: (u32::MAX, Rate(0), Airtime::ZERO),
             rc,
             intake: Intake::new(),
             spare: None,
@@ -456,7 +481,7 @@ impl Dcf {
             // 10.3.2.7: the data frame waits for the CTS (`mac/exchange`);
             // the RTS goes at the rate of the CTS it asks for.
             let data = self.data_frame();
-            let rts = rts_for(&data, self.p.timing.sifs, self.air.cts, self.air.rate, self.air.rts);
+            let rts = rts_for(&data, self.p.timing.sifs, self.air.cts.get(), self.air.rate, self.air.rts.get());
             let rts = self.seq.protect(data, rts);
             self.transmit(now, out, |_| rts);
         } else {
@@ -485,10 +510,10 @@ impl Dcf {
             } else {
                 t.tx_time(cur.mpdu_bytes, rate)
             };
-            self.last_data_time = (cur.mpdu_bytes, rate, air);
+            self.last_data_time = (cur.mpdu_bytes, rate, Airtime::of(air));
         }
         cur.rate = rate;
-        cur.data_time = self.last_data_time.2;
+        cur.data_time = self.last_data_time.2.get();
         // (Assigned only when the rate changed: copying the unchanged
         // value back through the stack stalls on store forwarding.)
         if rate != self.air.data {
@@ -512,7 +537,7 @@ impl Dcf {
             ra: cur.ra,
             // 9.2.5.2: Duration of a unicast data frame = SIFS + ACK; with
             // No Ack nothing follows the frame: 0.
-            duration: if no_ack { SimDur::ZERO } else { t.sifs + self.air.ack },
+            duration: if no_ack { SimDur::ZERO } else { t.sifs + self.air.ack.get() },
             seq: cur.seq,
             retry: cur.data_sent,
             mpdu_bytes: cur.mpdu_bytes,
@@ -560,9 +585,9 @@ impl Dcf {
         let bytes = if kind == FrameKind::Ack { ACK_LEN } else { CTS_LEN };
         let airtime = if rate == self.air.rate {
             if kind == FrameKind::Ack {
-                self.air.ack
+                self.air.ack.get()
             } else {
-                self.air.cts
+                self.air.cts.get()
             }
         } else {
             t.tx_time(bytes, rate)
@@ -624,7 +649,7 @@ impl Dcf {
         }
         let t = &self.p.timing;
         let rate = t.response_rate(f.rate);
-        let cts_time = if rate == self.air.rate { self.air.cts } else { t.tx_time(CTS_LEN, rate) };
+        let cts_time = if rate == self.air.rate { self.air.cts.get() } else { t.tx_time(CTS_LEN, rate) };
         let d = cts_duration(f.duration, t.sifs, cts_time);
         let cts = Pending::Response { kind: FrameKind::Cts, ra: f.ta, duration: d, rate };
         self.seq.schedule(now + t.sifs, cts);
@@ -774,14 +799,14 @@ impl Mac for Dcf {
 }
 #[cfg(test)]
 mod layout {
-    /// A station's MAC is 8 cache lines: with the parameters shared
+    /// A station's MAC is 7 cache lines: with the parameters shared
     /// (`Arc`), a frame of a cell of thousands of stations touches at most
-    /// those 8 lines of the sender's MAC (`crates/wifi/src/mac/dcf/mod.rs`
+    /// those 7 lines of the sender's MAC (`crates/wifi/src/mac/dcf/mod.rs`
     /// field order; docs/performance.md "Dense cells through the CLI").
     #[test]
-    fn a_station_mac_is_eight_cache_lines() {
-        assert_eq!(std::mem::size_of::<super::Dcf>(), 512);
-        assert_eq!(std::mem::size_of::<crate::mac::AnyMac>(), 512);
+    fn a_station_mac_is_seven_cache_lines() {
+        assert_eq!(std::mem::size_of::<super::Dcf>(), 448);
+        assert_eq!(std::mem::size_of::<crate::mac::AnyMac>(), 448);
         assert_eq!(std::mem::align_of::<super::Dcf>(), 64);
     }
 }

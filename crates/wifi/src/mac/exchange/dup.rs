@@ -24,7 +24,10 @@ pub enum RxVerdict {
 /// knowledge, used only to tell false duplicates).
 #[derive(Clone, Debug, Default)]
 pub struct RxCache {
-    last: Vec<Option<(u16, PacketId)>>,
+    /// (Boxed, made at the first reception: one word in every MAC, not a
+    /// `Vec`'s three.)
+    #[allow(clippy::box_collection)]
+    last: Option<Box<Vec<Option<(u16, PacketId)>>>>,
 }
 
 impl RxCache {
@@ -32,10 +35,11 @@ impl RxCache {
     /// transmitter `ta` and say what to do with it.
     #[inline]
     pub fn receive(&mut self, ta: usize, seq: u16, retry: bool, id: PacketId) -> RxVerdict {
-        if ta >= self.last.len() {
-            self.last.resize(ta + 1, None);
+        let last = self.last.get_or_insert_with(Box::default);
+        if ta >= last.len() {
+            last.resize(ta + 1, None);
         }
-        let cached = self.last[ta].replace((seq, id));
+        let cached = last[ta].replace((seq, id));
         match cached {
             Some((s, old)) if retry && s == seq => {
                 if old == id {

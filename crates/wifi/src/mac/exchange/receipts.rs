@@ -35,8 +35,10 @@ pub struct Receipts {
     /// The MSDU of the last data frame that reached its receiver.
     last: Option<PacketId>,
     /// Recent receptions, once the station keeps several MPDUs
-    /// outstanding (empty, no allocation, for stations that never do).
-    several: VecDeque<PacketId>,
+    /// outstanding (`None` for stations that never do: one word in every
+    /// MAC, not a `VecDeque`'s four).
+    #[allow(clippy::box_collection)]
+    several: Option<Box<VecDeque<PacketId>>>,
 }
 
 impl Receipts {
@@ -63,7 +65,7 @@ impl Receipts {
         // The usual frame of one MPDU from a station that never kept
         // several outstanding: the general case below in short.
         if let Some(m) = f.mpdus.single() {
-            if m.ack != AckPolicy::BlockAck && self.several.is_empty() {
+            if m.ack != AckPolicy::BlockAck && self.several.is_none() {
                 if m.fcs_ok {
                     if let Some(id) = m.msdu_id() {
                         self.last = Some(id);
@@ -76,10 +78,12 @@ impl Receipts {
             self.last = Some(id);
         }
         let several = f.mpdus.len() > 1 || f.mpdus.iter().any(|m| m.ack == AckPolicy::BlockAck);
-        if several || !self.several.is_empty() {
-            let q = &mut self.several;
+        if several || self.several.is_some() {
             for m in f.mpdus.iter().filter(|m| m.fcs_ok && m.ack != AckPolicy::NoAck) {
                 if let Some(id) = m.msdu_id() {
+                    // (made at the first MSDU logged: `None` stands for
+                    // an empty log)
+                    let q = self.several.get_or_insert_with(Box::default);
                     if q.len() == SEVERAL {
                         q.pop_front();
                     }
@@ -92,7 +96,7 @@ impl Receipts {
     /// Whether MSDU `id` reached its receiver (as far as the log reaches).
     #[inline]
     pub fn reached(&self, id: PacketId) -> bool {
-        self.last == Some(id) || self.several.contains(&id)
+        self.last == Some(id) || self.several.as_ref().is_some_and(|q| q.contains(&id))
     }
 
     /// The output for MSDU `id` discarded at the retry limit: `Dropped`,
