@@ -93,17 +93,21 @@ struct DirKeys {
 /// see a packet, with their timer keys (a map, not a list per node: in a
 /// campus of thousands of stations none has one).
 #[derive(Default)]
-pub(crate) struct Agents(BTreeMap<usize, Vec<(Box<dyn Agent>, TimerKey)>>);
+pub(crate) struct Agents(BTreeMap<usize, NodeAgents>);
+
+/// One node's agents, in the order they see a packet, with their timer
+/// keys.
+type NodeAgents = Vec<(Box<dyn Agent>, TimerKey)>;
 
 impl Agents {
-    fn new(per_node: Vec<Vec<(Box<dyn Agent>, TimerKey)>>) -> Agents {
+    fn new(per_node: Vec<NodeAgents>) -> Agents {
         Agents(per_node.into_iter().enumerate().filter(|(_, a)| !a.is_empty()).collect())
     }
     /// Node `node`'s agents (none if it has none).
     pub(crate) fn at(&self, node: usize) -> &[(Box<dyn Agent>, TimerKey)] {
         self.0.get(&node).map_or(&[], |a| a.as_slice())
     }
-    fn at_mut(&mut self, node: usize) -> &mut Vec<(Box<dyn Agent>, TimerKey)> {
+    fn at_mut(&mut self, node: usize) -> &mut NodeAgents {
         self.0.entry(node).or_default()
     }
     /// Whether no node has an agent.

@@ -19,6 +19,9 @@ pub enum RxVerdict {
     FalseDuplicate,
 }
 
+/// A transmitter's last sequence number received, with its packet's id.
+type Latest = (u16, PacketId);
+
 /// Per transmitter (indexed by its dense address): the last sequence
 /// number received, with the id of the packet it carried (simulator
 /// knowledge, used only to tell false duplicates).
@@ -27,7 +30,7 @@ pub struct RxCache {
     /// (Boxed, made at the first reception: one word in every MAC, not a
     /// `Vec`'s three.)
     #[allow(clippy::box_collection)]
-    last: Option<Box<Vec<Option<(u16, PacketId)>>>>,
+    last: Option<Box<Vec<Option<Latest>>>>,
 }
 
 impl RxCache {
