@@ -87,6 +87,52 @@ pub(super) enum TimerOwner {
     Roam(usize),
 }
 
+/// A [`TimerOwner`] as the kernel's table of owners holds it: the kind and
+/// two 32-bit indices, 12 bytes where the enum takes 24 (the table has a
+/// key per flow and per member: 24 bytes a saturated station).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct PackedOwner {
+    kind: u8,
+    a: u32,
+    b: u32,
+}
+
+impl PackedOwner {
+    pub(super) fn pack(o: TimerOwner) -> PackedOwner {
+        let idx = |x: usize| u32::try_from(x).expect("an index below 2^32");
+        let (kind, a, b) = match o {
+            TimerOwner::Flow(fi) => (0, fi, 0),
+            TimerOwner::FlowStop(fi) => (1, fi, 0),
+            TimerOwner::Link { link, dir } => (2, link, dir),
+            TimerOwner::Tcp(ep) => (3, ep, 0),
+            TimerOwner::Qdisc(sta) => (4, sta, 0),
+            TimerOwner::Agent { node, k } => (5, node, k),
+            TimerOwner::Roam(sta) => (6, sta, 0),
+        };
+        PackedOwner { kind, a: idx(a), b: idx(b) }
+    }
+
+    #[inline(always)]
+    pub(super) fn unpack(self) -> TimerOwner {
+        let (a, b) = (self.a as usize, self.b as usize);
+        match self.kind {
+            0 => TimerOwner::Flow(a),
+            1 => TimerOwner::FlowStop(a),
+            2 => TimerOwner::Link { link: a, dir: b },
+            3 => TimerOwner::Tcp(a),
+            4 => TimerOwner::Qdisc(a),
+            5 => TimerOwner::Agent { node: a, k: b },
+            _ => TimerOwner::Roam(a),
+        }
+    }
+
+    /// Whether it is a TCP endpoint's timer (armed lazily).
+    #[inline(always)]
+    pub(super) fn is_tcp(self) -> bool {
+        self.kind == 3
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Ev;
@@ -107,5 +153,26 @@ mod tests {
         for e in all {
             assert_eq!(e.code().ev(), e);
         }
+    }
+
+    #[test]
+    fn timer_owners_round_trip_packed_in_12_bytes() {
+        use super::{PackedOwner, TimerOwner};
+        let big = u32::MAX as usize;
+        let all = [
+            TimerOwner::Flow(big),
+            TimerOwner::FlowStop(7),
+            TimerOwner::Link { link: 3, dir: 1 },
+            TimerOwner::Tcp(0),
+            TimerOwner::Qdisc(9_999),
+            TimerOwner::Agent { node: 12, k: 2 },
+            TimerOwner::Roam(big),
+        ];
+        for o in all {
+            let p = PackedOwner::pack(o);
+            assert_eq!(format!("{:?}", p.unpack()), format!("{o:?}"));
+            assert_eq!(p.is_tcp(), matches!(o, TimerOwner::Tcp(_)));
+        }
+        assert_eq!(std::mem::size_of::<PackedOwner>(), 12);
     }
 }

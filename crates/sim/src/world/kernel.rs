@@ -26,7 +26,7 @@
 //! armed key has exactly one current `Ev::Timer` in the queue (older ones
 //! are stale and are dropped at `due`); with an `Order`, no two queued
 //! events have the same (instant, key).
-use super::events::{Ev, EvCode, TimerOwner};
+use super::events::{Ev, EvCode, PackedOwner, TimerOwner};
 use crate::ledger::Ledger;
 use crate::trace::PacketTrace;
 use wifitcp_core::{DropReason, EventQueue, SimDur, SimTime};
@@ -91,7 +91,7 @@ pub(super) struct Kernel {
     order: Option<Box<Order>>,
     /// Every component wake-up other than the MACs', and who owns each key.
     timers: TimerRegistry,
-    timer_owner: Vec<TimerOwner>,
+    timer_owner: Vec<PackedOwner>,
     pub(super) ledger: Ledger,
     /// Per-packet trace (`World::trace_to`), off by default.
     pub(super) trace: Option<PacketTrace>,
@@ -177,7 +177,7 @@ impl Kernel {
 
     /// The owner of timer `key`.
     pub(super) fn owner(&self, key: u32) -> TimerOwner {
-        self.timer_owner[key as usize]
+        self.timer_owner[key as usize].unpack()
     }
 
     /// The instant of the event being handled (of the last one handled
@@ -278,7 +278,7 @@ impl Kernel {
 
     /// A new key of the timer registry, owned by `owner`.
     pub(super) fn new_timer(&mut self, owner: TimerOwner) -> TimerKey {
-        self.timer_owner.push(owner);
+        self.timer_owner.push(PackedOwner::pack(owner));
         self.timers.register()
     }
 
@@ -328,11 +328,12 @@ impl Kernel {
     #[inline(always)]
     pub(super) fn due(&mut self, key: u32, gen: u16, now: SimTime) -> Option<TimerOwner> {
         let owner = self.timer_owner[key as usize];
-        let due = match owner {
-            TimerOwner::Tcp(_) => self.timers.fire_at(TimerKey(key), now),
-            _ => self.timers.fire(TimerKey(key), gen, now),
+        let due = if owner.is_tcp() {
+            self.timers.fire_at(TimerKey(key), now)
+        } else {
+            self.timers.fire(TimerKey(key), gen, now)
         };
-        due.then_some(owner)
+        due.then(|| owner.unpack())
     }
 
     /// Drop `p` at `node` (on `iface`, "" if none) for `reason`.
