@@ -91,6 +91,10 @@ impl Node {
     pub fn wired(&self) -> &[WiredIface] {
         self.tables.as_ref().map_or(&[], |t| &t.wired)
     }
+    /// Forwarding table (empty at a station).
+    fn fwd(&self) -> &[Hop] {
+        self.tables.as_ref().map_or(&[], |t| &t.fwd)
+    }
     /// The TCP endpoint bound to `port`.
     pub(crate) fn tcp_endpoint(&self, port: u16) -> Option<usize> {
         self.tables.as_ref()?.ports.get(&port).copied()
@@ -272,7 +276,6 @@ impl Topology {
                 _ => self.ap_of[dst],
             }
         };
-        let fwd = self.nodes[at].tables.as_ref().map_or(&[][..], |t| &t.fwd);
-        fwd[self.core_index(core_dst)]
+        self.nodes[at].fwd()[self.core_index(core_dst)]
     }
 }

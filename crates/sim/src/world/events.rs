@@ -98,16 +98,25 @@ pub(super) struct PackedOwner {
 }
 
 impl PackedOwner {
+    // the kinds, one per `TimerOwner` variant
+    const FLOW: u8 = 0;
+    const FLOW_STOP: u8 = 1;
+    const LINK: u8 = 2;
+    const TCP: u8 = 3;
+    const QDISC: u8 = 4;
+    const AGENT: u8 = 5;
+    const ROAM: u8 = 6;
+
     pub(super) fn pack(o: TimerOwner) -> PackedOwner {
         let idx = |x: usize| u32::try_from(x).expect("an index below 2^32");
         let (kind, a, b) = match o {
-            TimerOwner::Flow(fi) => (0, fi, 0),
-            TimerOwner::FlowStop(fi) => (1, fi, 0),
-            TimerOwner::Link { link, dir } => (2, link, dir),
-            TimerOwner::Tcp(ep) => (3, ep, 0),
-            TimerOwner::Qdisc(sta) => (4, sta, 0),
-            TimerOwner::Agent { node, k } => (5, node, k),
-            TimerOwner::Roam(sta) => (6, sta, 0),
+            TimerOwner::Flow(fi) => (Self::FLOW, fi, 0),
+            TimerOwner::FlowStop(fi) => (Self::FLOW_STOP, fi, 0),
+            TimerOwner::Link { link, dir } => (Self::LINK, link, dir),
+            TimerOwner::Tcp(ep) => (Self::TCP, ep, 0),
+            TimerOwner::Qdisc(sta) => (Self::QDISC, sta, 0),
+            TimerOwner::Agent { node, k } => (Self::AGENT, node, k),
+            TimerOwner::Roam(sta) => (Self::ROAM, sta, 0),
         };
         PackedOwner { kind, a: idx(a), b: idx(b) }
     }
@@ -116,12 +125,12 @@ impl PackedOwner {
     pub(super) fn unpack(self) -> TimerOwner {
         let (a, b) = (self.a as usize, self.b as usize);
         match self.kind {
-            0 => TimerOwner::Flow(a),
-            1 => TimerOwner::FlowStop(a),
-            2 => TimerOwner::Link { link: a, dir: b },
-            3 => TimerOwner::Tcp(a),
-            4 => TimerOwner::Qdisc(a),
-            5 => TimerOwner::Agent { node: a, k: b },
+            Self::FLOW => TimerOwner::Flow(a),
+            Self::FLOW_STOP => TimerOwner::FlowStop(a),
+            Self::LINK => TimerOwner::Link { link: a, dir: b },
+            Self::TCP => TimerOwner::Tcp(a),
+            Self::QDISC => TimerOwner::Qdisc(a),
+            Self::AGENT => TimerOwner::Agent { node: a, k: b },
             _ => TimerOwner::Roam(a),
         }
     }
@@ -129,7 +138,7 @@ impl PackedOwner {
     /// Whether it is a TCP endpoint's timer (armed lazily).
     #[inline(always)]
     pub(super) fn is_tcp(self) -> bool {
-        self.kind == 3
+        self.kind == Self::TCP
     }
 }
 
