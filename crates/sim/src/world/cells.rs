@@ -263,9 +263,8 @@ pub(super) struct Cells {
     cell0: Cell,
     more_cells: Vec<Cell>,
     /// Cells that may have outputs not yet handled, one bit per cell
-    /// (set whenever a cell's medium is called with its `out`; only
-    /// used with several cells): `drain_outputs` visits these, not
-    /// every cell.
+    /// (with several cells, set whenever a cell's medium is called with
+    /// its `out`, `mark`): `drain_outputs` visits these, not every cell.
     dirty: Dirty,
     /// Cell of each WLAN member as the cells' gates see it (only with
     /// roaming, or several cells that each hold every member; see
@@ -430,7 +429,7 @@ impl Cells {
     /// Cell `c`'s medium wakes up.
     #[inline(always)]
     pub(super) fn wake(&mut self, now: SimTime, c: usize) {
-        self.dirty.set(c);
+        self.mark(c);
         let c = self.cell_mut(c);
         with_bss!(&mut c.bss, b => b.wake(now, &mut c.out))
     }
@@ -438,9 +437,19 @@ impl Cells {
     /// Transmission `id` of cell `c` ends.
     #[inline(always)]
     pub(super) fn tx_end(&mut self, now: SimTime, id: u32, c: usize) {
-        self.dirty.set(c);
+        self.mark(c);
         let c = self.cell_mut(c);
         with_bss!(&mut c.bss, b => b.tx_end(now, id, &mut c.out))
+    }
+
+    /// Note that cell `c`'s medium is called with its `out` (the dirty
+    /// set is read only with several cells: with one, `drain_outputs`
+    /// drains cell 0 after every event).
+    #[inline(always)]
+    fn mark(&mut self, c: usize) {
+        if !self.more_cells.is_empty() {
+            self.dirty.set(c);
+        }
     }
 
     /// Handle every output of the cells, in emission order within each
@@ -574,7 +583,7 @@ impl Cells {
             if let Some(t) = &k.trace {
                 t.packet(now, sta, "wlan", "dequeue", &it.pkt, None);
             }
-            self.dirty.set(c);
+            self.mark(c);
             let ra = self.local(it.dest as usize);
             let cell = self.cell_mut(c);
             with_bss!(&mut cell.bss, b => b.give_msdu(now, l, it.pkt, ra, &mut cell.out));
@@ -629,7 +638,7 @@ impl Cells {
                 } else {
                     ra
                 };
-                self.dirty.set(c);
+                self.mark(c);
                 let ra = self.local(ra);
                 let cell = self.cell_mut(c);
                 with_bss!(&mut cell.bss, b => b.give_msdu(now, l, p, ra, &mut cell.out))

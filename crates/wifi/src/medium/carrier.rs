@@ -39,7 +39,7 @@ pub(super) trait Carrier<M: Mac> {
         now: SimTime,
         s: usize,
         s_was: SimTime,
-        f: Frame,
+        f: &mut Frame,
         g: Self::Gone,
         out: &mut Vec<BssOutput>,
     );
@@ -90,10 +90,12 @@ impl<M: Mac> Bss<M> {
 
     #[inline(always)]
     fn end_of<C: Carrier<M>>(&mut self, now: SimTime, id: u32, out: &mut Vec<BssOutput>) {
-        let (s, frame, gone) = C::leave(self, now, id, out);
+        // (the frame stays in this one place until it is dropped: passed
+        // on by reference, not moved from step to step)
+        let (s, mut frame, gone) = C::leave(self, now, id, out);
         let s_was = self.track[s].wk;
         self.sender_end(now, s, &frame, out);
-        C::reach(self, now, s, s_was, frame, gone, out);
+        C::reach(self, now, s, s_was, &mut frame, gone, out);
     }
 
     /// The end of a frame at station `t`, not its sender, whatever the
@@ -217,14 +219,14 @@ impl<M: Mac> Carrier<M> for Shared {
         now: SimTime,
         s: usize,
         s_was: SimTime,
-        mut frame: Frame,
+        frame: &mut Frame,
         g: SharedGone,
         out: &mut Vec<BssOutput>,
     ) {
         let SharedGone { tx, corrupted, quiet_after } = g;
         let ra = frame.ra.0 as usize;
         let at = if corrupted { AtReceiver::Lost } else { AtReceiver::Clear };
-        let ok_at_ra = bss.judge_at_ra(now, s, &mut frame, at, ra < bss.macs.len(), out);
+        let ok_at_ra = bss.judge_at_ra(now, s, frame, at, ra < bss.macs.len(), out);
         if !quiet_after {
             return bss.burst_goes_on(now, s, s_was, out);
         }
@@ -266,7 +268,7 @@ impl<M: Mac> Carrier<M> for Shared {
                 } else {
                     Heard::Received(!corrupted)
                 };
-                if !bss.end_at::<Shared>(now, t, &mut frame, heard, true, out) {
+                if !bss.end_at::<Shared>(now, t, frame, heard, true, out) {
                     // Leaves the list until the second pass (it may join
                     // the group after it).
                     deferred.push(t);
@@ -305,7 +307,15 @@ impl<M: Mac> Carrier<M> for Sensed {
     }
 
     #[inline(always)]
-    fn reach(bss: &mut Bss<M>, now: SimTime, _s: usize, _s_was: SimTime, f: Frame, id: u32, out: &mut Vec<BssOutput>) {
+    fn reach(
+        bss: &mut Bss<M>,
+        now: SimTime,
+        _s: usize,
+        _s_was: SimTime,
+        f: &mut Frame,
+        id: u32,
+        out: &mut Vec<BssOutput>,
+    ) {
         bss.relaunch(id, f);
         bss.ends_at(now, now, id, out);
         bss.settle(now, out);

@@ -704,11 +704,13 @@ impl<M: Mac> Bss<M> {
         (st.flights[fi].sender, st.flights[fi].frame.take().expect("frame"))
     }
 
-    /// Give frame `f` back to its flight `id` (see `land`).
-    pub(super) fn relaunch(&mut self, id: u32, f: Frame) {
+    /// Give frame `f` back to its flight `id` (see `land`; what is left
+    /// in `f` is an empty frame, dropped by the caller).
+    pub(super) fn relaunch(&mut self, id: u32, f: &mut Frame) {
         let st = self.st();
         let fi = st.flight(id);
-        st.flights[fi].frame = Some(f);
+        let empty = crate::mac::exchange::control_frame(f.kind, f.ta, f.ra, SimDur::ZERO, 0, f.rate, SimDur::ZERO);
+        st.flights[fi].frame = Some(std::mem::replace(f, empty));
     }
 
     /// The end of frame `id` reaches the stations whose delay from its
