@@ -219,13 +219,15 @@ impl FrameTap for WlanTap {
                     (FrameKind::CfEndAck, _) => Control::CfEndAck,
                     // The first 64 bits of the bitmap: a 256-bit HE
                     // BlockAck is written as a 64-bit one.
-                    (FrameKind::BlockAck, Some(&MpduBody::BlockAck { tid, start_seq, bitmap })) => Control::BlockAck {
-                        tid,
-                        start_seq,
-                        bitmap: bitmap.low(),
-                        // 64- or 256-bit compressed (HE: 24 octets more).
-                        compressed: f.mpdu_bytes == BLOCK_ACK_LEN || f.mpdu_bytes == BLOCK_ACK_LEN + 24,
-                    },
+                    (FrameKind::BlockAck, Some(&MpduBody::BlockAck { tid, start_seq, ref bitmap })) => {
+                        Control::BlockAck {
+                            tid,
+                            start_seq,
+                            bitmap: bitmap.low(),
+                            // 64- or 256-bit compressed (HE: 24 octets more).
+                            compressed: f.mpdu_bytes == BLOCK_ACK_LEN || f.mpdu_bytes == BLOCK_ACK_LEN + 24,
+                        }
+                    }
                     (FrameKind::BlockAckReq, Some(&MpduBody::BlockAckReq { tid, start_seq })) => {
                         Control::BlockAckReq { tid, start_seq, compressed: ht }
                     }

@@ -164,8 +164,10 @@ pub enum MpduBody {
     /// An MSDU the receiver took out of the frame (its id remains).
     Taken(PacketId),
     /// BlockAck: starting sequence number and the compressed bitmap
-    /// (9.3.1.8.2), for traffic identifier `tid`.
-    BlockAck { tid: u8, start_seq: u16, bitmap: crate::mac::blockack::Bitmap },
+    /// (9.3.1.8.2), for traffic identifier `tid` (the bitmap boxed: its
+    /// 256 bits would make every MPDU, and so every frame, 24 bytes
+    /// larger for the one kind that carries it).
+    BlockAck { tid: u8, start_seq: u16, bitmap: Box<crate::mac::blockack::Bitmap> },
     /// BlockAckReq: starting sequence number (9.3.1.7).
     BlockAckReq { tid: u8, start_seq: u16 },
 }
@@ -414,5 +416,19 @@ impl MacSink for Vec<MacOutput> {
     #[inline]
     fn push(&mut self, o: MacOutput) {
         Vec::push(self, o);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A frame is copied from its MAC to the medium's list of frames on
+    /// the air and out again at its end, and at the start of a saturated
+    /// run every station has one on the air: it stays at 80 bytes (the
+    /// BlockAck bitmap boxed, an MPDU 32 bytes).
+    #[test]
+    fn a_frame_is_eighty_bytes() {
+        assert_eq!(std::mem::size_of::<super::Mpdu>(), 32);
+        assert_eq!(std::mem::size_of::<super::Mpdus>(), 32);
+        assert_eq!(std::mem::size_of::<super::Frame>(), 80);
     }
 }

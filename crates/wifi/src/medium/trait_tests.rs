@@ -163,7 +163,7 @@ impl Mac for Toy {
                     tid: 0,
                     ack: AckPolicy::Normal,
                     bytes: 32,
-                    body: MpduBody::BlockAck { tid: 0, start_seq: 0, bitmap: self.bitmap },
+                    body: MpduBody::BlockAck { tid: 0, start_seq: 0, bitmap: Box::new(self.bitmap) },
                     fcs_ok: false,
                 }),
             }

@@ -870,7 +870,7 @@ impl Hcf {
                     panic!("a BlockAck without its bitmap")
                 };
                 self.stats.block_acks += 1;
-                link.orig.on_block_ack(*start_seq, *bitmap)
+                link.orig.on_block_ack(*start_seq, **bitmap)
             }
         };
         settle_block_ack(&mut self.stats, &mut self.counters, &mut self.receipts, res, out);

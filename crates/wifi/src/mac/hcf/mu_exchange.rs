@@ -474,7 +474,7 @@ impl Hcf {
             let r = &mut m.reached[l];
             let res = match (ack, f.mpdus.first().map(|x| &x.body)) {
                 (DlAck::SuFormat, Some(MpduBody::BlockAck { start_seq, bitmap, .. })) => {
-                    o.on_block_ack(*start_seq, *bitmap)
+                    o.on_block_ack(*start_seq, **bitmap)
                 }
                 _ => {
                     let Some(ssn) = o.first_in_flight() else { continue };

@@ -200,7 +200,7 @@ impl Hcf {
                 tid,
                 ack: AckPolicy::Normal,
                 bytes,
-                body: MpduBody::BlockAck { tid, start_seq, bitmap },
+                body: MpduBody::BlockAck { tid, start_seq, bitmap: Box::new(bitmap) },
                 fcs_ok: false,
             }),
         }

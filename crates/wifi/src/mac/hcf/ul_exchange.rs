@@ -342,7 +342,7 @@ impl Hcf {
             }
             let r = self.rx_link(u.addr, tid);
             let (start_seq, bitmap) = self.rx_links[r].rec.block_ack();
-            let body = MpduBody::BlockAck { tid, start_seq, bitmap };
+            let body = MpduBody::BlockAck { tid, start_seq, bitmap: Box::new(bitmap) };
             bodies.push(Mpdu { seq: 0, retry: false, tid, ack: AckPolicy::Normal, bytes: 0, body, fcs_ok: false });
             acked.push(u.addr);
         }
@@ -585,7 +585,7 @@ impl Hcf {
         else {
             return;
         };
-        let (start_seq, bitmap) = (*start_seq, *bitmap);
+        let (start_seq, bitmap) = (*start_seq, **bitmap);
         let s = self.tb.take().expect("checked");
         self.stats.block_acks += 1;
         if let Some(l) = s.link {
