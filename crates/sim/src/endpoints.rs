@@ -6,17 +6,21 @@ use wifitcp_tcp::{random_isn, CongestionControl, Connection, TcpConfig};
 pub enum FlowKind {
     /// A UDP flow: its source, active in [start, stop).
     Udp { source: Box<dyn crate::apps::Source>, start: SimTime, stop: SimTime, src_port: u16 },
-    /// A TCP transfer: the station is the client (it opens the connection),
-    /// data goes from `sender` to `receiver` (endpoint indices).
-    Tcp {
-        client: usize,
-        sender: usize,
-        receiver: usize,
-        bytes: Option<u64>,
-        start: SimTime,
-        stop: SimTime,
-        completed: Option<SimTime>,
-    },
+    /// A TCP transfer (boxed: a flow record holds one kind, and most of
+    /// a campus's flows are UDP, whose variant is half the size).
+    Tcp(Box<TcpFlow>),
+}
+
+/// A TCP transfer: the station is the client (it opens the connection),
+/// data goes from `sender` to `receiver` (endpoint indices).
+pub struct TcpFlow {
+    pub client: usize,
+    pub sender: usize,
+    pub receiver: usize,
+    pub bytes: Option<u64>,
+    pub start: SimTime,
+    pub stop: SimTime,
+    pub completed: Option<SimTime>,
 }
 
 pub struct FlowRt {
@@ -35,7 +39,7 @@ impl FlowKind {
     pub fn name(&self) -> &'static str {
         match self {
             FlowKind::Udp { .. } => "udp",
-            FlowKind::Tcp { .. } => "tcp",
+            FlowKind::Tcp(_) => "tcp",
         }
     }
 }
@@ -45,7 +49,7 @@ impl FlowRt {
         matches!(&self.kind, FlowKind::Udp { start, stop, .. } if now >= *start && now < *stop)
     }
     pub fn is_receiver(&self, ep: usize) -> bool {
-        matches!(&self.kind, FlowKind::Tcp { receiver, .. } if *receiver == ep)
+        matches!(&self.kind, FlowKind::Tcp(t) if t.receiver == ep)
     }
 }
 

@@ -6,7 +6,7 @@
 mod effective;
 mod obj;
 pub mod sketch;
-use crate::endpoints::{Endpoint, FlowKind, FlowRt};
+use crate::endpoints::{Endpoint, FlowKind, FlowRt, TcpFlow};
 use crate::ledger::Ledger;
 use crate::link::LinkDir;
 use crate::topology::Topology;
@@ -506,7 +506,8 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64, j: &mut Obj) {
             }),
         );
     }
-    if let FlowKind::Tcp { sender, receiver, completed, start, .. } = &f.kind {
+    if let FlowKind::Tcp(t) = &f.kind {
+        let TcpFlow { sender, receiver, completed, start, .. } = &**t;
         let c = &v.eps[*sender].conn;
         let st = c.stats();
         let mut t = json!({

@@ -127,9 +127,7 @@ pub(super) fn write_effective(v: &RunView, sink: &mut Sink) -> std::io::Result<(
         .flows
         .iter()
         .filter_map(|f| match &f.kind {
-            crate::endpoints::FlowKind::Tcp { sender, receiver, .. } => {
-                Some((f, &v.eps[*sender].conn, &v.eps[*receiver].conn))
-            }
+            crate::endpoints::FlowKind::Tcp(t) => Some((f, &v.eps[t.sender].conn, &v.eps[t.receiver].conn)),
             _ => None,
         })
         .collect();

@@ -22,7 +22,7 @@ use super::roam::Roaming;
 use super::World;
 use crate::apps::echo::{self, UdpSocket};
 use crate::config::{Direction, Scenario, Traffic, TrafficKind};
-use crate::endpoints::{Endpoint, FlowKind, FlowRt};
+use crate::endpoints::{Endpoint, FlowKind, FlowRt, TcpFlow};
 use crate::link::LinkDir;
 use crate::macs::Member;
 use crate::metrics::FlowStats;
@@ -235,7 +235,15 @@ fn build_flows(
                     nodes.bind_tcp(client, cport, ce);
                     nodes.bind_tcp(server, sport, se);
                     let (sender, receiver) = if tr.common.direction == Direction::Uplink { (ce, se) } else { (se, ce) };
-                    FlowKind::Tcp { client: ce, sender, receiver, bytes: tr.common.bytes, start, stop, completed: None }
+                    FlowKind::Tcp(Box::new(TcpFlow {
+                        client: ce,
+                        sender,
+                        receiver,
+                        bytes: tr.common.bytes,
+                        start,
+                        stop,
+                        completed: None,
+                    }))
                 }
             };
             let mut stats = FlowStats::new(name);
@@ -248,7 +256,8 @@ fn build_flows(
             flow_timer.push(key);
             k.arm(key, Some(first.min(k.end)));
             // (a TCP flow's stop is its sender's event: `Flows::stop_fires`)
-            if let FlowKind::Tcp { stop, .. } = flows[fi].kind {
+            if let FlowKind::Tcp(t) = &flows[fi].kind {
+                let stop = t.stop;
                 if stop < k.end {
                     let key = k.new_timer(TimerOwner::FlowStop(fi));
                     k.arm(key, Some(stop));

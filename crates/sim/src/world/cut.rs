@@ -110,8 +110,8 @@ pub(super) fn wired_cut(topo: &Topology, members: usize, links: &[[LinkDir; 2]])
 /// partition).
 fn timer_node(owner: TimerOwner, topo: &Topology, flows: &[FlowRt], eps: &[Endpoint]) -> Option<usize> {
     Some(match owner {
-        TimerOwner::Flow(fi) => match flows[fi].kind {
-            FlowKind::Tcp { client, .. } => eps[client].node,
+        TimerOwner::Flow(fi) => match &flows[fi].kind {
+            FlowKind::Tcp(t) => eps[t.client].node,
             FlowKind::Udp { .. } => flows[fi].src,
         },
         TimerOwner::Link { link, dir } => {
@@ -122,8 +122,8 @@ fn timer_node(owner: TimerOwner, topo: &Topology, flows: &[FlowRt], eps: &[Endpo
                 a
             }
         }
-        TimerOwner::FlowStop(fi) => match flows[fi].kind {
-            FlowKind::Tcp { sender, .. } => eps[sender].node,
+        TimerOwner::FlowStop(fi) => match &flows[fi].kind {
+            FlowKind::Tcp(t) => eps[t.sender].node,
             FlowKind::Udp { .. } => unreachable!("only a TCP flow's stop is an event of its own"),
         },
         TimerOwner::Tcp(ep) => eps[ep].node,

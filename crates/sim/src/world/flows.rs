@@ -110,8 +110,8 @@ impl Flows {
                 let p = self.make_udp(k, fi, msdu_bytes, echo);
                 nodes.send_from(k, cells, self, src, p);
             }
-            FlowKind::Tcp { client, sender, .. } => {
-                let (client, sender) = (*client, *sender);
+            FlowKind::Tcp(t) => {
+                let (client, sender) = (t.client, t.sender);
                 self.eps[client].open(now);
                 if sender == client {
                     self.give_sender_data(fi);
@@ -128,7 +128,8 @@ impl Flows {
     /// touches nothing of the client's node (which may be in another
     /// partition than the sender's, `part.rs`).
     pub(super) fn stop_fires(&mut self, k: &mut Kernel, nodes: &mut Nodes, cells: &mut Cells, fi: usize) {
-        let FlowKind::Tcp { sender, .. } = self.flows[fi].kind else { unreachable!("a TCP flow's stop") };
+        let FlowKind::Tcp(t) = &self.flows[fi].kind else { unreachable!("a TCP flow's stop") };
+        let sender = t.sender;
         self.eps[sender].conn.close(k.now());
         self.tcp_poll(k, nodes, cells, sender);
     }
@@ -142,8 +143,9 @@ impl Flows {
     /// not touch the server (a server's node may be in another partition,
     /// `part.rs`).
     fn give_sender_data(&mut self, fi: usize) {
-        if let FlowKind::Tcp { sender, bytes, .. } = self.flows[fi].kind {
-            match bytes {
+        if let FlowKind::Tcp(t) = &self.flows[fi].kind {
+            let sender = t.sender;
+            match t.bytes {
                 Some(b) => self.eps[sender].conn.send(b),
                 None => self.eps[sender].conn.set_infinite_source(),
             }
@@ -153,7 +155,7 @@ impl Flows {
     /// Give every sending server its data (`give_sender_data`).
     pub(super) fn prime_servers(&mut self) {
         for fi in 0..self.flows.len() {
-            if matches!(self.flows[fi].kind, FlowKind::Tcp { client, sender, .. } if client != sender) {
+            if matches!(&self.flows[fi].kind, FlowKind::Tcp(t) if t.client != t.sender) {
                 self.give_sender_data(fi);
             }
         }
@@ -282,9 +284,11 @@ impl Flows {
     }
 
     fn check_completion(&mut self, now: SimTime, fi: usize) {
-        if let FlowKind::Tcp { receiver, bytes: Some(b), completed, .. } = &mut self.flows[fi].kind {
-            if completed.is_none() && self.eps[*receiver].conn.delivered_bytes() >= *b {
-                *completed = Some(now);
+        if let FlowKind::Tcp(t) = &mut self.flows[fi].kind {
+            if let Some(b) = t.bytes {
+                if t.completed.is_none() && self.eps[t.receiver].conn.delivered_bytes() >= b {
+                    t.completed = Some(now);
+                }
             }
         }
     }
@@ -295,7 +299,7 @@ impl Flows {
         let one = |f: &mut FlowRt| {
             let cum = match &f.kind {
                 FlowKind::Udp { .. } => f.stats.payload_bytes_total,
-                FlowKind::Tcp { receiver, .. } => eps[*receiver].conn.delivered_bytes(),
+                FlowKind::Tcp(t) => eps[t.receiver].conn.delivered_bytes(),
             };
             f.stats.sample(now, cum, now <= warmup);
         };
@@ -315,8 +319,8 @@ impl Flows {
     /// The node that generates flow `fi`'s data packets (its UDP source,
     /// its TCP sender).
     pub(super) fn generator(&self, fi: usize) -> usize {
-        match self.flows[fi].kind {
-            FlowKind::Tcp { sender, .. } => self.eps[sender].node,
+        match &self.flows[fi].kind {
+            FlowKind::Tcp(t) => self.eps[t.sender].node,
             FlowKind::Udp { .. } => self.flows[fi].src,
         }
     }

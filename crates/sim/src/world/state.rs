@@ -39,7 +39,8 @@ impl World {
             .flows()
             .iter()
             .filter_map(|f| match &f.kind {
-                FlowKind::Tcp { sender, .. } => {
+                FlowKind::Tcp(t) => {
+                    let sender = &t.sender;
                     let c = &eps[*sender].conn;
                     Some(json!({
                         "flow": f.stats.name,
