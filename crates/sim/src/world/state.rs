@@ -40,11 +40,10 @@ impl World {
             .iter()
             .filter_map(|f| match &f.kind {
                 FlowKind::Tcp(t) => {
-                    let sender = &t.sender;
-                    let c = &eps[*sender].conn;
+                    let c = &eps[t.sender].conn;
                     Some(json!({
                         "flow": f.stats.name,
-                        "sender": names.get(eps[*sender].node),
+                        "sender": names.get(eps[t.sender].node),
                         "state": format!("{:?}", c.state()),
                         "cwnd_bytes": c.cwnd(),
                         "ssthresh_bytes": crate::metrics::ssthresh_json(c.ssthresh()),
