@@ -506,8 +506,8 @@ fn flow_json(v: &RunView, f: &FlowRt, secs: f64, j: &mut Obj) {
             }),
         );
     }
-    if let FlowKind::Tcp(t) = &f.kind {
-        let TcpFlow { sender, receiver, completed, start, .. } = &**t;
+    if let FlowKind::Tcp(tcp) = &f.kind {
+        let TcpFlow { sender, receiver, completed, start, .. } = &**tcp;
         let c = &v.eps[*sender].conn;
         let st = c.stats();
         let mut t = json!({
