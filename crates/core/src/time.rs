@@ -37,6 +37,17 @@ impl SimTime {
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 * 1e-9
     }
+    /// The earlier of two optional instants (`None`: not set). Straight-line
+    /// code: a component's next wake-up is the earliest of its deadlines,
+    /// asked after every input.
+    #[inline(always)]
+    pub fn earliest(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
+        match (a, b) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, None) => x,
+            (None, y) => y,
+        }
+    }
     /// Duration since `earlier`; panics if `earlier` is later than `self`.
     pub fn since(self, earlier: SimTime) -> SimDur {
         assert!(earlier.0 <= self.0, "since(): {earlier:?} is after {self:?}");
@@ -201,6 +212,16 @@ impl fmt::Display for SimDur {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[test]
+    fn earliest_of_optional_instants() {
+        let (a, b) = (Some(SimTime::from_micros(3)), Some(SimTime::from_micros(2)));
+        assert_eq!(SimTime::earliest(a, b), b);
+        assert_eq!(SimTime::earliest(b, a), b);
+        assert_eq!(SimTime::earliest(a, None), a);
+        assert_eq!(SimTime::earliest(None, b), b);
+        assert_eq!(SimTime::earliest(None, None), None);
+        assert_eq!(SimTime::earliest(Some(SimTime::NEVER), None), Some(SimTime::NEVER));
+    }
     #[test]
     fn arithmetic_keeps_types_apart() {
         let t = SimTime::from_micros(10) + SimDur::from_micros(5);

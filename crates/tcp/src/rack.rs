@@ -190,7 +190,7 @@ impl Rack {
     }
 
     pub(crate) fn deadline(&self) -> Option<SimTime> {
-        [self.reo_deadline, self.pto_deadline].into_iter().flatten().min()
+        SimTime::earliest(self.reo_deadline, self.pto_deadline)
     }
 }
 
