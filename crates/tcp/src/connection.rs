@@ -542,12 +542,17 @@ impl Connection {
 
     /// The earliest time at which [`Connection::on_timer`] must be called.
     pub fn next_wakeup(&self) -> Option<SimTime> {
-        let e = SimTime::earliest;
-        let rack = self.snd.rack.as_ref().and_then(|r| r.deadline());
-        e(
-            e(e(self.rcv.delack_deadline(), self.syn_deadline), e(self.snd.rtx_deadline, self.snd.persist_deadline)),
-            e(e(rack, self.time_wait_deadline), self.snd.pace_wait),
-        )
+        [
+            self.rcv.delack_deadline(),
+            self.syn_deadline,
+            self.snd.rtx_deadline,
+            self.snd.persist_deadline,
+            self.snd.rack.as_ref().and_then(|r| r.deadline()),
+            self.time_wait_deadline,
+            self.snd.pace_wait,
+        ]
+        .into_iter()
+        .fold(None, SimTime::earliest)
     }
 
     // ----- output -----------------------------------------------------
