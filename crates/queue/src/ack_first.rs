@@ -187,7 +187,7 @@ impl QueueDisc for AckFirst {
         "ack-first"
     }
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
-        self.counters.offered(&item.pkt);
+        self.counters.offered(&item);
         item.enqueued_at = now;
         self.dups.observe(&item.pkt);
         if item.pkt.is_pure_tcp_ack() {

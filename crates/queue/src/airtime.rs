@@ -162,7 +162,7 @@ impl QueueDisc for Airtime {
         "airtime"
     }
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
-        self.counters.offered(&item.pkt);
+        self.counters.offered(&item);
         item.enqueued_at = now;
         let dest = item.dest;
         let (fqp, perturb, quantum) = (self.p.fq.clone(), self.perturb, self.p.quantum.as_nanos() as i64);

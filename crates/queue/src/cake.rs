@@ -548,7 +548,7 @@ impl QueueDisc for Cake {
         "cake"
     }
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
-        self.counters.offered(&item.pkt);
+        self.counters.offered(&item);
         item.enqueued_at = now;
         self.now = now;
         if self.len == 0 && self.next_send < now {

@@ -205,7 +205,7 @@ impl QueueDisc for CakeAck {
         "cake-ack"
     }
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
-        self.counters.offered(&item.pkt);
+        self.counters.offered(&item);
         item.enqueued_at = now;
         self.fifo.push(item);
         let mut removed = Vec::new();

@@ -207,7 +207,7 @@ impl QueueDisc for Codel {
         "codel"
     }
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
-        self.counters.offered(&item.pkt);
+        self.counters.offered(&item);
         if self.fifo.len() >= self.limit {
             self.counters.drop_pkt(dropped, item.pkt, DropReason::QueueFull);
         } else {

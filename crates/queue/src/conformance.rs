@@ -201,6 +201,7 @@ fn ledger_balances_under_random_operations() {
                 assert_eq!((c.dequeued, c.dropped_total()), (n_out, n_drop), "{}", cfg.kind());
                 assert_eq!(in_bytes, out_bytes + drop_bytes + d.bytes(), "{} bytes", cfg.kind());
                 assert!(d.ready_len() <= d.len());
+                assert!(d.timed() || d.next_wakeup().is_none(), "{}: untimed, with a wake-up", cfg.kind());
                 assert!(d.occupancy().max_len() as usize >= d.len());
                 if d.idle() {
                     // idle: empty, and asking it changes nothing

@@ -34,15 +34,23 @@ pub struct Queued {
     /// from the scenario (a station or a group of stations such as an SNR
     /// class). Ignored by other disciplines.
     pub class: u32,
+    /// `pkt`'s IPv4 datagram length, taken once when it is queued: a
+    /// discipline reads it at every enqueue, dequeue and count. (What a
+    /// discipline may change in a queued packet, its ECN field or its
+    /// ACK's window, leaves the length as it is.)
+    bytes: u32,
 }
 
 impl Queued {
     pub fn new(pkt: Packet, dest: u32, class: u32) -> Self {
-        Queued { pkt, enqueued_at: SimTime::ZERO, dest, class }
+        let bytes = pkt.ip_len();
+        Queued { pkt, enqueued_at: SimTime::ZERO, dest, class, bytes }
     }
     /// Bytes this item occupies in a buffer: the IPv4 datagram length.
+    #[inline]
     pub fn size(&self) -> u64 {
-        self.pkt.ip_len() as u64
+        debug_assert_eq!(self.bytes, self.pkt.ip_len(), "a queued packet's length changed");
+        self.bytes as u64
     }
 }
 
@@ -134,10 +142,10 @@ impl QueueCounters {
     pub fn balances(&self, len: usize) -> bool {
         self.enqueued == self.dequeued + self.dropped_total() + len as u64
     }
-    pub(crate) fn offered(&mut self, p: &Packet) {
+    pub(crate) fn offered(&mut self, q: &Queued) {
         self.enqueued += 1;
-        self.enqueued_bytes += p.ip_len() as u64;
-        if p.is_pure_tcp_ack() {
+        self.enqueued_bytes += q.size();
+        if q.pkt.is_pure_tcp_ack() {
             self.enqueued_pure_acks += 1;
         }
     }
@@ -195,6 +203,13 @@ pub trait QueueDisc: Send {
     /// Earliest instant at which `on_timer` has work, if any.
     fn next_wakeup(&self) -> Option<SimTime> {
         None
+    }
+    /// Whether `next_wakeup` can ever be `Some`. A caller may skip asking
+    /// a discipline that says no (it is asked after every packet
+    /// otherwise). Default: true; a discipline without timers may say
+    /// false (the conformance test holds it to that).
+    fn timed(&self) -> bool {
+        true
     }
     fn on_timer(&mut self, _now: SimTime, _dropped: &mut Dropped) {}
     /// Airtime of a data frame to or from station `dest` (see

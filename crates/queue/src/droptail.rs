@@ -103,7 +103,7 @@ impl QueueDisc for DropTail {
     }
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
         let h = self.held.get_or_insert_with(Box::default);
-        h.counters.offered(&item.pkt);
+        h.counters.offered(&item);
         if h.fifo.len() >= self.capacity {
             h.counters.drop_pkt(dropped, item.pkt, DropReason::QueueFull);
         } else {
@@ -120,6 +120,9 @@ impl QueueDisc for DropTail {
     }
     fn idle(&self) -> bool {
         self.held.as_ref().is_none_or(|h| h.fifo.is_empty())
+    }
+    fn timed(&self) -> bool {
+        false
     }
     fn len(&self) -> usize {
         self.held.as_ref().map_or(0, |h| h.fifo.len())

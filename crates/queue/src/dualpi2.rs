@@ -182,7 +182,7 @@ impl QueueDisc for DualPi2 {
     }
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
         self.update(now);
-        self.counters.offered(&item.pkt);
+        self.counters.offered(&item);
         if self.l.len() + self.c.len() >= self.limit {
             self.counters.drop_pkt(dropped, item.pkt, DropReason::QueueFull);
         } else {

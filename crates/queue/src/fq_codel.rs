@@ -329,7 +329,7 @@ impl QueueDisc for FqCodel {
         "fq-codel"
     }
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
-        self.counters.offered(&item.pkt);
+        self.counters.offered(&item);
         item.enqueued_at = now;
         let mut d = new_drops();
         self.core.enqueue(item, &mut d);

@@ -46,7 +46,7 @@ impl QueueDisc for HeadDrop {
         "head-drop"
     }
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
-        self.counters.offered(&item.pkt);
+        self.counters.offered(&item);
         while self.fifo.len() >= self.capacity {
             let Some(head) = self.fifo.pop() else { break };
             self.counters.drop_pkt(dropped, head.pkt, DropReason::QueueFull);

@@ -58,31 +58,36 @@ impl Occupancy {
 
     /// Record that the discipline holds `len` packets / `bytes` bytes from
     /// `now` on. Call after every operation that may change them.
+    #[inline]
     pub fn update(&mut self, now: SimTime, len: usize, bytes: u64) {
         let len = len as u32;
-        if !self.series.is_empty() {
-            let dt = now.since(self.last_t).as_nanos() as u128;
-            self.area_pkts += dt * self.last_len as u128;
-            self.area_bytes += dt * self.last_bytes as u128;
-        }
+        // (before the first update nothing was held: the areas gain 0)
+        let dt = now.since(self.last_t).as_nanos() as u128;
+        self.area_pkts += dt * self.last_len as u128;
+        self.area_bytes += dt * self.last_bytes as u128;
         self.last_t = now;
-        self.max_len = self.max_len.max(len);
         self.max_bytes = self.max_bytes.max(bytes);
-        let changed = len != self.last_len || self.series.is_empty();
-        self.last_len = len;
         self.last_bytes = bytes;
-        if changed {
-            let due = match self.series.last() {
-                None => true,
-                Some(&(t, _)) => now >= t + self.interval,
-            };
-            if due {
-                self.series.push((now, len));
-                if self.series.len() >= self.max_samples {
-                    let kept: Vec<_> = self.series.iter().copied().step_by(2).collect();
-                    self.series = kept;
-                    self.interval = self.interval * 2;
-                }
+        if len != self.last_len || self.series.is_empty() {
+            self.max_len = self.max_len.max(len);
+            self.last_len = len;
+            self.sample(now, len);
+        }
+    }
+
+    /// The held count changed to `len` at `now` (or this is the first
+    /// update): a series sample if one is due, thinning a full series.
+    fn sample(&mut self, now: SimTime, len: u32) {
+        let due = match self.series.last() {
+            None => true,
+            Some(&(t, _)) => now >= t + self.interval,
+        };
+        if due {
+            self.series.push((now, len));
+            if self.series.len() >= self.max_samples {
+                let kept: Vec<_> = self.series.iter().copied().step_by(2).collect();
+                self.series = kept;
+                self.interval = self.interval * 2;
             }
         }
     }

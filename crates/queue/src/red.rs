@@ -175,7 +175,7 @@ impl QueueDisc for Red {
         "red"
     }
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
-        self.counters.offered(&item.pkt);
+        self.counters.offered(&item);
         let v = self.decide(now);
         if self.fifo.len() >= self.limit {
             // a full buffer drops before any mark

@@ -489,7 +489,7 @@ impl QueueDisc for Vbs {
         "vbs"
     }
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
-        self.counters.offered(&item.pkt);
+        self.counters.offered(&item);
         let class = item.class;
         self.arrivals.push(class);
         if self.fifo.len() >= self.p.capacity {

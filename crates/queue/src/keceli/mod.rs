@@ -504,7 +504,7 @@ impl QueueDisc for Keceli {
     }
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
         self.expire(now, dropped);
-        self.counters.offered(&item.pkt);
+        self.counters.offered(&item);
         item.enqueued_at = now;
         if item.pkt.is_pure_tcp_ack() {
             self.on_pure_ack(now, item, dropped);

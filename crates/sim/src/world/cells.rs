@@ -283,6 +283,10 @@ pub(super) struct Cells {
     /// `feed` does not (kept by `note_queue` after every call that can
     /// change what it holds).
     wq_idle: Vec<bool>,
+    /// Whether each member's queue discipline can have a wake-up
+    /// (`QueueDisc::timed`; a drop-tail queue has none, and its timer is
+    /// never asked for).
+    wq_timed: Vec<bool>,
     /// Class of each WLAN member as seen by the AP's queue discipline
     /// (read only: one table shared by the partitions of a run).
     ap_class: Arc<[u32]>,
@@ -313,6 +317,7 @@ impl Cells {
         let n = wq.len();
         let dirty = Dirty::new(more_cells.len() + 1);
         let wq_idle = wq.iter().map(|q| q.idle()).collect();
+        let wq_timed = wq.iter().map(|q| q.timed()).collect();
         Cells {
             cell0,
             more_cells,
@@ -322,6 +327,7 @@ impl Cells {
             wq,
             wq_timer,
             wq_idle,
+            wq_timed,
             ap_class,
             saturated: (0..n).map(|_| Sat::None).collect(),
             dropped: Vec::new(),
@@ -749,6 +755,9 @@ impl Cells {
     /// Arm the timer of `sta`'s queue discipline for its next wake-up.
     pub(super) fn qdisc_timer(&mut self, k: &mut Kernel, sta: usize) {
         let s = self.slot(sta);
+        if !self.wq_timed[s] {
+            return;
+        }
         k.arm(self.wq_timer[s], self.wq[s].next_wakeup());
     }
 
