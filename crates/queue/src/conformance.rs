@@ -3,6 +3,7 @@
 #![cfg(test)]
 use crate::ack_first::AckFirstConfig;
 use crate::airtime::AirtimeConfig;
+use crate::cake::CakeConfig;
 use crate::cake_ack::AckFilterMode;
 use crate::cake_ack::CakeAckConfig;
 use crate::codel::CodelConfig;
@@ -46,6 +47,8 @@ pub(crate) fn all_kinds() -> Vec<QdiscConfig> {
             QdiscConfig::FqCodel(FqCodelConfig { ack_filter: AckFilterMode::Aggressive, ..Default::default() }),
             QdiscConfig::Airtime(AirtimeConfig { target_ms: 1.0, interval_ms: 10.0, ..Default::default() }),
             QdiscConfig::Airtime(AirtimeConfig { ack_filter: AckFilterMode::Conservative, ..Default::default() }),
+            // (a shaper: the one discipline whose wake-ups are timed)
+            QdiscConfig::Cake(CakeConfig { bandwidth_mbps: 2.0, ..Default::default() }),
         ])
         .collect()
 }
