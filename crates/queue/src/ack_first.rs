@@ -186,9 +186,6 @@ impl QueueDisc for AckFirst {
     fn kind(&self) -> &'static str {
         "ack-first"
     }
-    fn timed(&self) -> bool {
-        false
-    }
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
         self.counters.offered(&item);
         item.enqueued_at = now;

@@ -161,9 +161,6 @@ impl QueueDisc for Airtime {
     fn kind(&self) -> &'static str {
         "airtime"
     }
-    fn timed(&self) -> bool {
-        false
-    }
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
         self.counters.offered(&item);
         item.enqueued_at = now;

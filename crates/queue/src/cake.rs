@@ -547,6 +547,9 @@ impl QueueDisc for Cake {
     fn kind(&self) -> &'static str {
         "cake"
     }
+    fn timed(&self) -> bool {
+        true
+    }
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
         self.counters.offered(&item);
         item.enqueued_at = now;

@@ -204,9 +204,6 @@ impl QueueDisc for CakeAck {
     fn kind(&self) -> &'static str {
         "cake-ack"
     }
-    fn timed(&self) -> bool {
-        false
-    }
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
         self.counters.offered(&item);
         item.enqueued_at = now;

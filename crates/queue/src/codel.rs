@@ -206,9 +206,6 @@ impl QueueDisc for Codel {
     fn kind(&self) -> &'static str {
         "codel"
     }
-    fn timed(&self) -> bool {
-        false
-    }
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
         self.counters.offered(&item);
         if self.fifo.len() >= self.limit {

@@ -47,7 +47,7 @@ pub(crate) fn all_kinds() -> Vec<QdiscConfig> {
             QdiscConfig::FqCodel(FqCodelConfig { ack_filter: AckFilterMode::Aggressive, ..Default::default() }),
             QdiscConfig::Airtime(AirtimeConfig { target_ms: 1.0, interval_ms: 10.0, ..Default::default() }),
             QdiscConfig::Airtime(AirtimeConfig { ack_filter: AckFilterMode::Conservative, ..Default::default() }),
-            // (a shaper: the one discipline whose wake-ups are timed)
+            // (a shaper: CAKE's wake-ups, which its defaults never have)
             QdiscConfig::Cake(CakeConfig { bandwidth_mbps: 2.0, ..Default::default() }),
         ])
         .collect()

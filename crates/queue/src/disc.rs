@@ -204,12 +204,13 @@ pub trait QueueDisc: Send {
     fn next_wakeup(&self) -> Option<SimTime> {
         None
     }
-    /// Whether `next_wakeup` can ever be `Some`. A caller may skip asking
-    /// a discipline that says no (it is asked after every packet
-    /// otherwise). Default: true; a discipline without timers may say
-    /// false (the conformance test holds it to that).
+    /// Whether `next_wakeup` can ever be `Some`; a caller asks only a
+    /// discipline that says yes (it would otherwise ask after every
+    /// packet). Default: false; a discipline that overrides `next_wakeup`
+    /// says true (the conformance test fails one that has a wake-up
+    /// while it says false).
     fn timed(&self) -> bool {
-        true
+        false
     }
     fn on_timer(&mut self, _now: SimTime, _dropped: &mut Dropped) {}
     /// Airtime of a data frame to or from station `dest` (see

@@ -121,9 +121,6 @@ impl QueueDisc for DropTail {
     fn idle(&self) -> bool {
         self.held.as_ref().is_none_or(|h| h.fifo.is_empty())
     }
-    fn timed(&self) -> bool {
-        false
-    }
     fn len(&self) -> usize {
         self.held.as_ref().map_or(0, |h| h.fifo.len())
     }

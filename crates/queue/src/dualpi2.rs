@@ -180,9 +180,6 @@ impl QueueDisc for DualPi2 {
     fn kind(&self) -> &'static str {
         "dualpi2"
     }
-    fn timed(&self) -> bool {
-        false
-    }
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
         self.update(now);
         self.counters.offered(&item);

@@ -328,9 +328,6 @@ impl QueueDisc for FqCodel {
     fn kind(&self) -> &'static str {
         "fq-codel"
     }
-    fn timed(&self) -> bool {
-        false
-    }
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
         self.counters.offered(&item);
         item.enqueued_at = now;

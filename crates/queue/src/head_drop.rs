@@ -45,9 +45,6 @@ impl QueueDisc for HeadDrop {
     fn kind(&self) -> &'static str {
         "head-drop"
     }
-    fn timed(&self) -> bool {
-        false
-    }
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
         self.counters.offered(&item);
         while self.fifo.len() >= self.capacity {

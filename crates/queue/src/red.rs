@@ -174,9 +174,6 @@ impl QueueDisc for Red {
     fn kind(&self) -> &'static str {
         "red"
     }
-    fn timed(&self) -> bool {
-        false
-    }
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
         self.counters.offered(&item);
         let v = self.decide(now);

@@ -488,9 +488,6 @@ impl QueueDisc for Vbs {
     fn kind(&self) -> &'static str {
         "vbs"
     }
-    fn timed(&self) -> bool {
-        false
-    }
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
         self.counters.offered(&item);
         let class = item.class;

@@ -502,6 +502,9 @@ impl QueueDisc for Keceli {
     fn kind(&self) -> &'static str {
         self.kind
     }
+    fn timed(&self) -> bool {
+        true
+    }
     fn enqueue(&mut self, now: SimTime, mut item: Queued, dropped: &mut Dropped) {
         self.expire(now, dropped);
         self.counters.offered(&item);
