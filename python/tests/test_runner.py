@@ -9,7 +9,7 @@ import pytest
 
 from conftest import REPO, requires_core
 from wifitcp import campaign, core, runner, scenario as S
-from wifitcp.store import Store, result_rows
+from wifitcp.store import Store, result_rows, result_rows_of_text
 
 
 def slow(text):
@@ -47,6 +47,23 @@ TEXTS = [
 def test_canonical_text_is_what_json_dumps_writes(text, keeps):
     assert runner._dumps_keeps(text) is keeps
     assert runner.canonical_result(text) == slow(text)
+
+
+# texts ending as the core's do (`runner._CORE_TAIL`)
+CORE_TAILED = [
+    '{"a":[1,2],"scenario":"s","seed":1,"version":"V","wall_time_s":0.25,"warmup_s":0.0}',
+    # the tail's text also ends a nested object, before the top-level one
+    '{"a":{"x":1,"version":"V","wall_time_s":0.25,"warmup_s":0.0},"version":"V",'
+    '"wall_time_s":0.25,"warmup_s":0.0}',
+    '{"a":{"x":1,"version":"V","wall_time_s":0.5,"warmup_s":0.0},"version":"V",'
+    '"wall_time_s":0.25,"warmup_s":0.0}',
+]
+
+
+@pytest.mark.parametrize("text", CORE_TAILED)
+def test_cheap_canonical_text_cuts_only_the_top_level_wall_time(text):
+    got = runner._canonical_unparsed(text)
+    assert got == (slow(text), "V")
 
 
 @pytest.mark.parametrize("block", [1, 2, 3, 7, 64])
@@ -94,6 +111,44 @@ def test_core_results_take_the_cheap_path_unchanged(real_core):
         cheap += runner._dumps_keeps(text)
         assert runner.canonical_result(text) == slow(text)
     assert cheap >= 3
+
+
+@requires_core
+def test_rows_of_the_core_text_are_the_rows_of_the_parsed_result(real_core):
+    """`result_rows_of_text` on the core's results (TCP and UDP flows,
+    several cells) gives the rows of the parsed result."""
+    docs = [S.load(REPO / "scenarios" / "keceli-fairness.toml",
+                   sets=[("scenario.duration_s", 1.0), ("scenario.seeds", [1])]),
+            S.load(REPO / "scenarios" / "bench-r2.toml",
+                   sets=[("scenario.duration_s", 0.2), ("wlan.stations", 40), ("wlan.aps", 4)])]
+    for scn in docs:
+        for spec, _ in S.check_all(scn)[:2]:
+            text = real_core.run(core.to_json(spec.config), spec.seed)
+            rows = result_rows_of_text(text, whole_below=0)
+            assert rows == result_rows(json.loads(text))
+            assert rows[1] and rows[2]
+
+
+def test_a_stored_run_leaves_its_result_unparsed(fake_core, monkeypatch, tmp_path):
+    """A campaign in this process stores a run's rows made from its text
+    (`RunOutcome.store_rows`) and keeps the outcome unparsed; its result
+    is parsed when asked."""
+    real_run = fake_core.run
+    monkeypatch.setattr(fake_core, "run", staticmethod(
+        lambda t, s, *a: json.dumps({**json.loads(real_run(t, s)), "version": "0.0.0-fake",
+                                     "wall_time_s": 0.25, "warmup_s": 0.0},
+                                    separators=(",", ":"))))
+    doc = {"scenario": {"name": "kept", "seeds": [1]}, "wlan": {"stations": 3},
+           "traffic": [{"name": "sat"}]}
+    scn = S.from_dict(doc, file="kept.toml")
+    with Store(tmp_path / "kept.duckdb") as st:
+        res = campaign.execute(scn, S.check_all(scn), jobs=1, store=st)
+        (o, rid), = res.outcomes
+        assert o.ok and o._result is runner._UNPARSED
+        stored = st.query("SELECT station_index, name, attempts FROM stations ORDER BY station_index")
+    assert [(r["station_index"], r["name"], r["attempts"]) for r in stored] == [
+        (r[0], r[1], r[2]) for r in result_rows(o.result)[2]]
+    assert len(stored) == 3
 
 
 def test_execute_returns_the_store_rows_and_version(fake_core, monkeypatch):

@@ -6,7 +6,9 @@ import duckdb
 import pytest
 
 from fakecore import FakeCore
-from wifitcp.store import Store, result_rows
+import random
+
+from wifitcp.store import Store, result_rows, result_rows_of_text
 
 
 def result(seed=1, n=2):
@@ -166,3 +168,54 @@ def test_one_thread_restores_the_setting(tmp_path):
             assert st.query(setting)[0]["n"] == 1
             add(st)
         assert st.query(setting)[0]["n"] == before
+
+
+ROW_TEXTS = [
+    "{}", " { } ", "[]", "3", '{"flows":[]}', '{"flows":{"a":1}}', '{"stations":null}',
+    '{"flows":[1,{"name":"x","jitter_ms":1.5}], "stations":[{"name":"s","attempts":3,'
+    '"drops":{"retry_limit":2},"z":[1,2]}],"events":5,"ledger":{"generated":3,"dropped":{"a":1}}}',
+    '{"flows":[{"name":"a"}],"flows":[]}',                      # a key twice: the last one
+    '{"stations" : [ {"name":"a"} , {"name":"b"} ] , "duration_s" : 1.0 }\n',
+    '{"x":NaN,"flows":[{"goodput_mbps":Infinity,"packets_generated":-1}]}',
+    '{"\\u0066lows":[{"name":"\\u00e9"}]}', '{"flows":[{"name":"a\\"b"}]}',
+]
+BAD_TEXTS = ["", " ", '{"a":1,}', '{"a":1} x', '{"flows":[1,]}', '{"flows":[1 2]}', '{"flows":[',
+             '{"a"', '{"a":', "{nope"]
+
+
+def _random_results(n: int, seed: int = 5) -> list:
+    """JSON texts of objects with odd flows, stations and run members."""
+    rng = random.Random(seed)
+
+    def value(depth):
+        c = rng.random()
+        if depth > 2 or c < 0.3:
+            return rng.choice([1, -2, 2.5, True, None, "s", 1e300])
+        if c < 0.6:
+            return [value(depth + 1) for _ in range(rng.randint(0, 3))]
+        keys = ["name", "attempts", "drops", "retry_limit", "x", "goodput_mbps", "kind"]
+        return {rng.choice(keys): value(depth + 1) for _ in range(rng.randint(0, 4))}
+
+    keys = ["flows", "stations", "events", "ledger", "duration_s", "q"]
+    out = []
+    for _ in range(n):
+        doc = {rng.choice(keys): value(0) if rng.random() < 0.3
+               else [value(1) for _ in range(rng.randint(0, 3))] for _ in range(rng.randint(0, 5))}
+        out.append(json.dumps(doc, separators=(",", ":") if rng.random() < 0.5 else None))
+    return out
+
+
+@pytest.mark.parametrize("text", ROW_TEXTS + _random_results(400))
+def test_rows_of_text_are_the_rows_of_the_parsed_result(text):
+    parsed = json.loads(text)
+    want = repr(result_rows(parsed if isinstance(parsed, dict) else {}))
+    assert repr(result_rows_of_text(text, whole_below=0)) == want
+    assert repr(result_rows_of_text(text)) == want
+
+
+@pytest.mark.parametrize("text", BAD_TEXTS)
+def test_rows_of_bad_text_raise_what_parsing_raises(text):
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(text)
+    with pytest.raises(json.JSONDecodeError):
+        result_rows_of_text(text, whole_below=0)

@@ -179,8 +179,7 @@ def _run(res: CampaignResult, by_index: dict, work: list, version: str, stale: s
                     scenario=o.spec.scenario, scenario_hash=p.scenario_hash,
                     params=o.spec.params, seed=o.spec.seed, version=version,
                     wall_time_s=o.wall_time_s, config=o.config,
-                    result=None if o.rows is not None else (o.result or {}),
-                    rows=o.rows, result_json=o.result_json, key=p.key,
+                    rows=o.store_rows(), result_json=o.result_json, key=p.key,
                     known_new=p.key not in stale)
             else:
                 store.add_failure(

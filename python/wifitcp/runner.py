@@ -21,7 +21,7 @@ import time
 from typing import Any, Iterator, Optional, Sequence
 
 from . import core
-from .store import result_rows
+from .store import result_rows, result_rows_of_text
 from .scenario import RunSpec
 
 
@@ -72,6 +72,19 @@ class RunOutcome:
     @result.setter
     def result(self, value: Any) -> None:
         self._result = value
+
+    def store_rows(self) -> tuple:
+        """`store.result_rows` of the result (``rows`` if a worker made
+        them). A result not parsed yet stays unparsed: its rows are made
+        from its text (`store.result_rows_of_text`). A run of thousands of
+        stations parses to several kilobytes a station, and a campaign
+        writing to a store keeps its outcomes (docs/performance.md)."""
+        if self.rows is not None:
+            return self.rows
+        r = self._result
+        if r is _UNPARSED:
+            return result_rows_of_text(self.result_json)
+        return result_rows(r if isinstance(r, dict) else {})
 
     @property
     def result_version(self) -> Any:
@@ -235,7 +248,13 @@ def _canonical_unparsed(text: str) -> Optional[tuple[str, str]]:
     m = _CORE_TAIL.fullmatch(text, at)
     if m is None:
         return None
-    return f'{text[:at]},"version":"{m.group(1)}"{m.group(2)}', m.group(1)
+    # (one copy of the text, not a slice and then a copy of it: at
+    # thousands of stations the text is megabytes; the tail is the first
+    # occurrence of itself, since `find` says so)
+    tail = m.group(0)
+    if text.find(tail) != at:
+        return f'{text[:at]},"version":"{m.group(1)}"{m.group(2)}', m.group(1)
+    return text.replace(tail, f',"version":"{m.group(1)}"{m.group(2)}', 1), m.group(1)
 
 
 def canonical_result(text: str) -> str:
@@ -281,14 +300,15 @@ def _execute(config_json: str, seed: int, progress: Any = None, pcap: Any = None
     """Worker body (another process): one core run. Never raises.
 
     Returns ``(canonical result text, wall time, error, rows, version)``:
-    ``rows`` are the store's rows of the result (`store.result_rows`) and
-    ``version`` its ``"version"``, taken here from the result this function
-    parses anyway, so the process writing the store does not parse it again
-    (both None if the result is not an object).
+    ``rows`` are the store's rows of the result (`store.result_rows`; made
+    from its text, `store.result_rows_of_text`, where its version was
+    found without parsing it) and ``version`` its ``"version"``, so the
+    process writing the store does not parse it (both None if the result
+    is not an object).
     """
     text, wall, err, result, version = _run_parsed(config_json, seed, progress, pcap, trace)
-    if result is _UNPARSED:
-        result = json.loads(text)
+    if result is _UNPARSED:  # (an object: `_canonical_unparsed`)
+        return text, wall, None, result_rows_of_text(text), version
     if err is not None or not isinstance(result, dict):
         return text, wall, err, None, None
     return text, wall, None, result_rows(result), version

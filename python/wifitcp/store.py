@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import re
 import os
 from typing import Any, Iterator, Optional, Union
 
@@ -158,6 +159,39 @@ RUN_COLUMNS = ["run_id", "scenario", "scenario_hash", "params", "seed", "version
 PROVENANCE = ["source", "command", "host"]
 
 
+def _run_values(result: dict) -> list:
+    """The ``runs`` columns ``duration_s`` .. ``ledger_dropped`` of a result."""
+    ledger = result.get("ledger") if isinstance(result.get("ledger"), dict) else {}
+    return [_num(result.get("duration_s")), _uint(result.get("events")),
+            _num(result.get("aggregate_mbps")), _num(result.get("aggregate_msdu_mbps")),
+            _num(result.get("collision_probability")),
+            _uint(ledger.get("generated")), _uint(ledger.get("delivered")),
+            _uint(ledger.get("in_flight")), _dumps(ledger.get("dropped"))]
+
+
+def _flow_row(i: int, f: Any) -> list:
+    """The ``flows`` row of the result's ``i``-th flow, ``run_id`` aside."""
+    f = f if isinstance(f, dict) else {}
+    extra = {k: v for k, v in f.items() if k not in FLOW_FIELDS}
+    return [i, f.get("name"), f.get("kind"), f.get("src"), f.get("dst"),
+            _num(f.get("goodput_mbps")), _num(f.get("msdu_mbps")),
+            _uint(f.get("packets_generated")), _uint(f.get("packets_delivered")),
+            _uint(f.get("bytes_delivered")), _num(f.get("mean_delay_ms")),
+            _dumps(extra or None)]
+
+
+def _station_row(i: int, s: Any) -> list:
+    """The ``stations`` row of the result's ``i``-th station, ``run_id`` aside."""
+    s = s if isinstance(s, dict) else {}
+    drops = s.get("drops") if isinstance(s.get("drops"), dict) else {}
+    extra = {k: v for k, v in s.items() if k not in STATION_FIELDS + ["drops"]}
+    return [i, s.get("name"), _uint(s.get("attempts")),
+            _uint(s.get("successes")), _uint(s.get("collisions")),
+            _uint(s.get("retries")), _uint(drops.get("retry_limit")),
+            _uint(drops.get("queue_full")), _dumps(drops or None),
+            _num(s.get("collision_probability")), _dumps(extra or None)]
+
+
 def result_rows(result: dict) -> tuple:
     """What `Store.add_run` writes for one parsed result, run ids aside.
 
@@ -167,34 +201,106 @@ def result_rows(result: dict) -> tuple:
     result, so a worker process can compute it from the result it has just
     parsed and the process holding the store need not parse it again.
     """
-    ledger = result.get("ledger") if isinstance(result.get("ledger"), dict) else {}
-    run = [_num(result.get("duration_s")), _uint(result.get("events")),
-           _num(result.get("aggregate_mbps")), _num(result.get("aggregate_msdu_mbps")),
-           _num(result.get("collision_probability")),
-           _uint(ledger.get("generated")), _uint(ledger.get("delivered")),
-           _uint(ledger.get("in_flight")), _dumps(ledger.get("dropped"))]
     flows = result.get("flows") or []
-    flow_rows = []
-    for i, f in enumerate(flows if isinstance(flows, list) else []):
-        f = f if isinstance(f, dict) else {}
-        extra = {k: v for k, v in f.items() if k not in FLOW_FIELDS}
-        flow_rows.append([i, f.get("name"), f.get("kind"), f.get("src"), f.get("dst"),
-                          _num(f.get("goodput_mbps")), _num(f.get("msdu_mbps")),
-                          _uint(f.get("packets_generated")), _uint(f.get("packets_delivered")),
-                          _uint(f.get("bytes_delivered")), _num(f.get("mean_delay_ms")),
-                          _dumps(extra or None)])
     stations = result.get("stations") or []
-    station_rows = []
-    for i, s in enumerate(stations if isinstance(stations, list) else []):
-        s = s if isinstance(s, dict) else {}
-        drops = s.get("drops") if isinstance(s.get("drops"), dict) else {}
-        extra = {k: v for k, v in s.items() if k not in STATION_FIELDS + ["drops"]}
-        station_rows.append([i, s.get("name"), _uint(s.get("attempts")),
-                             _uint(s.get("successes")), _uint(s.get("collisions")),
-                             _uint(s.get("retries")), _uint(drops.get("retry_limit")),
-                             _uint(drops.get("queue_full")), _dumps(drops or None),
-                             _num(s.get("collision_probability")), _dumps(extra or None)])
-    return run, flow_rows, station_rows
+    return (_run_values(result),
+            [_flow_row(i, f) for i, f in enumerate(flows if isinstance(flows, list) else [])],
+            [_station_row(i, s) for i, s in enumerate(stations if isinstance(stations, list) else [])])
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+#: the result's members that make rows one element at a time
+_BY_ELEMENT = {"flows": _flow_row, "stations": _station_row}
+
+
+def result_rows_of_text(text: str, whole_below: int = 1 << 20) -> tuple:
+    """``result_rows(json.loads(text))``, without holding the parsed result.
+
+    The ``flows`` and ``stations`` arrays are decoded an element at a time,
+    each element turned into its row and let go; the other members are
+    decoded whole, and only those the ``runs`` row reads are kept. A
+    result of thousands of stations parses to several kilobytes a station,
+    which the process keeps once freed (docs/performance.md); the rows
+    alone are a fraction of that. A text shorter than ``whole_below``
+    characters, and anything but a JSON object whose keys each occur once
+    (what the core writes), is parsed whole instead: for a result of tens
+    of flows that is about a third faster, and its memory does not matter.
+    """
+    try:
+        if len(text) < whole_below:
+            raise ValueError("parsed whole")
+        kept, made = _members(text)
+    except ValueError:  # (json.JSONDecodeError too)
+        parsed = json.loads(text)
+        return result_rows(parsed if isinstance(parsed, dict) else {})
+    plain = result_rows(kept)
+    return (plain[0], made.get("flows", plain[1]), made.get("stations", plain[2]))
+
+
+def _members(text: str) -> tuple[dict, dict]:
+    """The top-level members of the JSON object ``text`` that the ``runs``
+    row reads, and the rows of its ``flows`` and ``stations`` arrays
+    (`result_rows_of_text`); ValueError for anything else."""
+    scan_once = json.JSONDecoder().scan_once
+
+    def value_at(at: int) -> tuple[Any, int]:
+        try:
+            return scan_once(text, at)
+        except StopIteration:
+            raise ValueError(f"no value at {at}") from None
+
+    def skip(at: int) -> int:
+        return _SPACE.match(text, at).end()
+
+    def expect(at: int, chars: str) -> tuple[str, int]:
+        c = text[at:at + 1]
+        if not c or c not in chars:
+            raise ValueError(f"expected one of {chars!r} at {at}")
+        return c, skip(at + 1)
+
+    kept: dict = {}
+    made: dict = {}
+    seen: set = set()
+    _, at = expect(skip(0), "{")
+    end = text[at:at + 1] == "}"
+    at = at + 1 if end else at
+    while not end:
+        _, at = expect(at, '"')
+        key, at = json.decoder.scanstring(text, at)
+        if key in seen:
+            raise ValueError(f"{key!r} twice")
+        seen.add(key)
+        _, at = expect(skip(at), ":")
+        row = _BY_ELEMENT.get(key)
+        if row is not None and text[at:at + 1] == "[":
+            rows: list = []
+            at = skip(at + 1)
+            done = text[at:at + 1] == "]"
+            at = at + 1 if done else at
+            while not done:
+                value, at = value_at(at)
+                rows.append(row(len(rows), value))
+                sep, at = expect(skip(at), ",]")
+                done = sep == "]"
+            made[key] = rows
+        else:
+            value, at = value_at(at)
+            if key in _RUN_KEYS or key in _BY_ELEMENT:
+                kept[key] = value
+        sep, at = expect(skip(at), ",}")
+        end = sep == "}"
+    if at != len(text):
+        raise ValueError("extra data")
+    return kept, made
+
+
+#: the result's members the ``runs`` row reads (`_run_values`)
+_RUN_KEYS = {"duration_s", "events", "aggregate_mbps", "aggregate_msdu_mbps",
+             "collision_probability", "ledger"}
+
+
+def _as_dict(v: Any) -> dict:
+    return v if isinstance(v, dict) else {}
 
 
 class Store:
