@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -509,3 +510,40 @@ def test_bad_input_found_after_setup_began_leaves_nothing(no_leftovers):
                 "--sysctl", "net.ipv4.tcp_no_such_setting=1")
     assert r.returncode == 2, r.stderr
     assert r.stderr.startswith("error: --sysctl") and r.stderr.count("\n") == 1, r.stderr
+
+
+def test_worker_outlives_an_interrupted_wait():
+    """A signal handler's exception during the wait for the emulator's
+    thread leaves the thread known to run until its target returns (a
+    `Thread.join` interrupted so says it stopped, in Python 3.11 and 3.12,
+    and the interpreter then finalises under it: exit status -6)."""
+    from wifitcp import emulate
+
+    release = threading.Event()
+    returned = []
+
+    def target():
+        release.wait(10)
+        returned.append(True)
+
+    class Interrupted(Exception):
+        pass
+
+    def handler(signum, frame):
+        raise Interrupted
+
+    w = emulate._Worker(target, "test-worker")
+    assert not w.running()
+    old = signal.signal(signal.SIGUSR1, handler)
+    try:
+        w.start()
+        threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGUSR1)).start()
+        with pytest.raises(Interrupted):
+            while w.running():
+                w.wait(0.05)
+    finally:
+        signal.signal(signal.SIGUSR1, old)
+    assert w.running() and not returned
+    assert not w.wait(0.1)
+    release.set()
+    assert w.wait(10) and returned == [True] and not w.running()

@@ -663,6 +663,43 @@ def _finish_command(c: Command) -> dict:
     return d
 
 
+class _Worker:
+    """A daemon thread running ``target``, and whether it has returned.
+
+    Whether it has is what ``target``'s own `threading.Event` says, not
+    `threading.Thread.join`: in Python 3.11 and 3.12 a join that a signal
+    handler's exception interrupts (SIGTERM and SIGINT raise
+    KeyboardInterrupt here) marks the thread as stopped while it runs
+    (`Thread._wait_for_tstate_lock`), and every later join returns at once.
+    The interpreter would then finalise while the thread is still in the
+    core, and the thread's return into Python during finalisation ends it
+    by a forced unwind through the core's frames, which glibc aborts
+    ("FATAL: exception not rethrown", exit status -6 instead of 130).
+    """
+
+    def __init__(self, target: Any, name: str):
+        self.done = threading.Event()
+
+        def body() -> None:
+            try:
+                target()
+            finally:
+                self.done.set()
+
+        self.thread = threading.Thread(target=body, name=name, daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def running(self) -> bool:
+        """Started and not returned (false before `start`)."""
+        return self.thread.ident is not None and not self.done.is_set()
+
+    def wait(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` s for ``target`` to return; whether it has."""
+        return self.done.wait(timeout)
+
+
 def check_max_lag(max_lag_ms: Optional[float]) -> None:
     """``--max-lag-ms``: a positive number of milliseconds (or None)."""
     if max_lag_ms is None:
@@ -769,7 +806,7 @@ def run(config: dict, seed: int, *, file: str, duration: Optional[float], on: li
                 em.start(c, time.monotonic(), work)
         if any(c.server for c in cmds):
             time.sleep(0.3)  # servers listening before the clock starts
-        th = threading.Thread(target=loop, name="wifitcp-emulator", daemon=True)
+        th = _Worker(loop, "wifitcp-emulator")
         ports[:] = em.fds
         em.fds = []  # the core owns (and closes) the descriptors now
         t0 = time.monotonic()
@@ -777,7 +814,7 @@ def run(config: dict, seed: int, *, file: str, duration: Optional[float], on: li
         pending = sorted((c for c in cmds if not c.server), key=lambda c: c.start_s)
         main_cmd = next((c for c in cmds if c.main), None)
         ended = False
-        while th.is_alive():
+        while th.running():
             now = time.monotonic() - t0
             while pending and pending[0].start_s <= now:
                 em.start(pending.pop(0), t0, work)
@@ -785,7 +822,7 @@ def run(config: dict, seed: int, *, file: str, duration: Optional[float], on: li
                     and main_cmd.proc.poll() is not None):
                 em.end_now()
                 ended = True
-            th.join(timeout=0.05)
+            th.wait(0.05)
         for c in cmds:
             if c.proc is not None:
                 c.rc = c.proc.poll()
@@ -795,7 +832,7 @@ def run(config: dict, seed: int, *, file: str, duration: Optional[float], on: li
     except KeyboardInterrupt:
         em.stop()
         if th is not None:
-            th.join(timeout=5)
+            th.wait(10)
         raise
     finally:
         for c in cmds:
