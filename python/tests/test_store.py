@@ -1,13 +1,12 @@
 """DuckDB store: round trip, unknown keys kept, one transaction per run."""
 
 import json
+import random
 
 import duckdb
 import pytest
 
 from fakecore import FakeCore
-import random
-
 from wifitcp.store import Store, result_rows, result_rows_of_text
 
 

@@ -79,12 +79,7 @@ class RunOutcome:
         from its text (`store.result_rows_of_text`). A run of thousands of
         stations parses to several kilobytes a station, and a campaign
         writing to a store keeps its outcomes (docs/performance.md)."""
-        if self.rows is not None:
-            return self.rows
-        r = self._result
-        if r is _UNPARSED:
-            return result_rows_of_text(self.result_json)
-        return result_rows(r if isinstance(r, dict) else {})
+        return self.rows if self.rows is not None else _rows(self.result_json, self._result)
 
     @property
     def result_version(self) -> Any:
@@ -251,10 +246,10 @@ def _canonical_unparsed(text: str) -> Optional[tuple[str, str]]:
     # (one copy of the text, not a slice and then a copy of it: at
     # thousands of stations the text is megabytes; the tail is the first
     # occurrence of itself, since `find` says so)
-    tail = m.group(0)
+    tail, kept = m.group(0), f',"version":"{m.group(1)}"{m.group(2)}'
     if text.find(tail) != at:
-        return f'{text[:at]},"version":"{m.group(1)}"{m.group(2)}', m.group(1)
-    return text.replace(tail, f',"version":"{m.group(1)}"{m.group(2)}', 1), m.group(1)
+        return text[:at] + kept, m.group(1)
+    return text.replace(tail, kept, 1), m.group(1)
 
 
 def canonical_result(text: str) -> str:
@@ -307,11 +302,18 @@ def _execute(config_json: str, seed: int, progress: Any = None, pcap: Any = None
     is not an object).
     """
     text, wall, err, result, version = _run_parsed(config_json, seed, progress, pcap, trace)
-    if result is _UNPARSED:  # (an object: `_canonical_unparsed`)
-        return text, wall, None, result_rows_of_text(text), version
-    if err is not None or not isinstance(result, dict):
+    if result is not _UNPARSED and (err is not None or not isinstance(result, dict)):
         return text, wall, err, None, None
-    return text, wall, None, result_rows(result), version
+    return text, wall, None, _rows(text, result), version  # (unparsed: an object)
+
+
+def _rows(text: str, result: Any) -> tuple:
+    """`store.result_rows` of a run's result: made from its ``text`` while
+    ``result`` is `_UNPARSED` (`store.result_rows_of_text`), so that it
+    stays so, else from ``result``."""
+    if result is _UNPARSED:
+        return result_rows_of_text(text)
+    return result_rows(result if isinstance(result, dict) else {})
 
 
 def _outcome(spec: RunSpec, config: dict, text: str, wall: float, err: Optional[str],
