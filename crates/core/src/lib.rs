@@ -13,6 +13,7 @@
 //!   table's scenario keys are derived from its declaration
 //!   ([`config_table!`], [`config_kinds!`]; see [`config`]).
 
+pub mod cache;
 pub mod config;
 pub mod drop;
 pub mod event;

@@ -85,6 +85,7 @@ use crate::mac::{
     Bystander, CsView, Dcf, Demand, Frame, GroupRules, Mac, MacAddr, MacOutput, MacSink, Msdu,
 };
 use group::Group;
+use wifitcp_core::cache::prefetch;
 use wifitcp_core::{DropReason, PacketId, RngStream, SimDur, SimTime};
 use wifitcp_wire::Packet;
 
@@ -164,6 +165,15 @@ struct Track {
     /// instant after every input.
     wk: SimTime,
 }
+
+/// The number of stations from which a cell asks for the state of the
+/// members due at a wake-up before it serves them (`Bss::wake`). A
+/// station's state here is about 600 bytes (a DCF's 448, its `Track`,
+/// counters and group slot); from 256 stations a cell's is over 150 KiB,
+/// three times a 48 KiB first-level data cache, and a due member's lines
+/// are rarely in it. Below, they mostly are, and asking costs instructions
+/// (1.2 % of a 50-station cell's) for no gain.
+const PREFETCH_FROM: usize = 256;
 
 /// Sees every frame the moment it starts on the air, with the MSDU a data
 /// frame carries (a packet capture). Whether it is then received is not
@@ -617,6 +627,17 @@ impl<M: Mac> Bss<M> {
         due.clear();
         if self.group_at == now {
             self.group.due(now, &mut due);
+            // Each of them is about to leave the group, take its backoff's
+            // end and transmit: every line of its state is read or written
+            // now. Asked for at once, their misses overlap, in a cell whose
+            // stations' state the nearest cache does not hold (`PREFETCH_FROM`).
+            if self.macs.len() >= PREFETCH_FROM {
+                for &s in &due {
+                    prefetch(&self.macs[s]);
+                    prefetch(&self.track[s]);
+                    prefetch(&self.medium[s]);
+                }
+            }
             self.take_sorted(&due);
         }
         // Stations due now stay due while others start transmitting at the
