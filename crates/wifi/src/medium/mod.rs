@@ -627,16 +627,8 @@ impl<M: Mac> Bss<M> {
         due.clear();
         if self.group_at == now {
             self.group.due(now, &mut due);
-            // Each of them is about to leave the group, take its backoff's
-            // end and transmit: every line of its state is read or written
-            // now. Asked for at once, their misses overlap, in a cell whose
-            // stations' state the nearest cache does not hold (`PREFETCH_FROM`).
             if self.macs.len() >= PREFETCH_FROM {
-                for &s in &due {
-                    prefetch(&self.macs[s]);
-                    prefetch(&self.track[s]);
-                    prefetch(&self.medium[s]);
-                }
+                self.prefetch_due(&due);
             }
             self.take_sorted(&due);
         }
@@ -660,6 +652,23 @@ impl<M: Mac> Bss<M> {
         }
         self.due = due;
         self.reschedule(out);
+    }
+
+    /// Ask for the state of the members `due` at a wake-up: each of them
+    /// is about to leave the group, take its backoff's end and transmit,
+    /// so every line of its MAC, its `Track` and its counters is read or
+    /// written next. Asked for at once, their misses overlap, where the
+    /// code reaching one field after another would wait for each in turn.
+    /// Only in a cell whose stations' state the nearest cache does not
+    /// hold ([`PREFETCH_FROM`]); out of line, so that a small cell's
+    /// `wake` is as it was.
+    #[inline(never)]
+    fn prefetch_due(&self, due: &[usize]) {
+        for &s in due {
+            prefetch(&self.macs[s]);
+            prefetch(&self.track[s]);
+            prefetch(&self.medium[s]);
+        }
     }
 
     /// The second pass of `tx_end` (the medium is quiet): the idle
