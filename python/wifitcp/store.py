@@ -300,7 +300,6 @@ def _members(text: str) -> tuple[dict, dict]:
     return kept, made
 
 
-
 def _as_dict(v: Any) -> dict:
     return v if isinstance(v, dict) else {}
 

@@ -7,9 +7,9 @@
 //! asks for all their lines at once, so that their misses overlap instead
 //! of following one another as the code reaches each field.
 
-/// The size of a cache line on the processors the simulator runs on
-/// (x86-64 and 64-bit ARM).
-pub const LINE: usize = 64;
+/// The size of a cache line on x86-64, the one architecture whose
+/// prefetch instruction is wired here.
+const LINE: usize = 64;
 
 /// Bring every cache line of `x` towards the first-level data cache.
 /// A no-op on processors without a prefetch instruction wired here.
