@@ -691,10 +691,17 @@ impl<M: Mac> Bss<M> {
     #[inline(never)]
     fn prefetch_due(&self, due: &[usize]) {
         for &s in due {
-            prefetch(&self.macs[s]);
-            prefetch(&self.track[s]);
-            prefetch(&self.medium[s]);
+            self.prefetch_station(s);
         }
+    }
+
+    /// Ask for every line of station `s`'s state: its MAC, its `Track`
+    /// and its counters.
+    #[inline(always)]
+    fn prefetch_station(&self, s: usize) {
+        prefetch(&self.macs[s]);
+        prefetch(&self.track[s]);
+        prefetch(&self.medium[s]);
     }
 
     /// Ask for the state of the members the group will serve at its next
@@ -711,11 +718,7 @@ impl<M: Mac> Bss<M> {
             return;
         }
         self.prefetched_at = self.group_at;
-        self.group.peek_next_due(|s| {
-            prefetch(&self.macs[s]);
-            prefetch(&self.track[s]);
-            prefetch(&self.medium[s]);
-        });
+        self.group.peek_next_due(|s| self.prefetch_station(s));
     }
 
     /// The second pass of `tx_end` (the medium is quiet): the idle
