@@ -30,9 +30,13 @@
 //! insertion.
 //!
 //! The queue is a ring of buckets, one per key modulo `R` (a power of two),
-//! each a doubly linked list threaded through per-station `next`/`prev`
-//! arrays (O(1) insertion and removal), with an occupancy bitmap (one bit
-//! per bucket). Invariants: every key in the ring lies in
+//! each a doubly linked list threaded through a per-station array of
+//! `next`/`prev` links (O(1) insertion and removal), with an occupancy
+//! bitmap (one bit per bucket). The links are 8 bytes a station, apart
+//! from the stations' 64-byte slots: walking a bucket (the members due at
+//! one instant, a few tens in a cell of thousands) reads that compact
+//! array, mostly cached, not one rarely cached line per member, one after
+//! another. Invariants: every key in the ring lies in
 //! `[base, base + R)`, so a bucket holds a single key and the first set
 //! bit at or after `base mod R` (wrapping around) is the smallest key; and
 //! `base <= c`, so a new key fits whenever it is below `base + R`. `base`
@@ -64,7 +68,7 @@ const ABSENT: u64 = u64::MAX;
 const MIN_BUCKETS: u64 = 64;
 const MAX_BUCKETS: u64 = 1 << 16;
 
-/// A station's place in the queue, and its membership of the [`Group`]
+/// A station's key in the queue, and its membership of the [`Group`]
 /// (`None`: not a member; the queue itself never reads it). Both in one
 /// cache-line-aligned slot: joining, leaving and being served touch one
 /// line of the group's per-station state, not one line in each of two
@@ -74,12 +78,17 @@ const MAX_BUCKETS: u64 = 1 << 16;
 struct Node {
     /// `max(target, counter at insertion)`, or [`ABSENT`].
     key: u64,
+    member: Option<Member>,
+}
+
+/// A station's links in its bucket's list (module docs).
+#[derive(Clone, Copy, Debug)]
+struct Link {
     /// Next station in the bucket, or [`NIL`].
     next: u32,
     /// Previous station in the bucket, [`NIL`] at the head, [`OVER`] in the
     /// overflow list.
     prev: u32,
-    member: Option<Member>,
 }
 
 /// Stations by key (see the module docs): the smallest key, and removal
@@ -88,6 +97,8 @@ struct Node {
 /// once.
 struct TargetQueue {
     nodes: Vec<Node>,
+    /// The stations' links, by index.
+    links: Vec<Link>,
     /// First station of each bucket, or [`NIL`].
     head: Vec<u32>,
     /// Bit `b` set iff bucket `b` is not empty.
@@ -114,7 +125,8 @@ impl TargetQueue {
         assert!(n < OVER as usize, "station index out of range");
         let buckets = window.saturating_add(1).saturating_mul(2).clamp(MIN_BUCKETS, MAX_BUCKETS).next_power_of_two();
         TargetQueue {
-            nodes: vec![Node { key: ABSENT, next: NIL, prev: NIL, member: None }; n],
+            nodes: vec![Node { key: ABSENT, member: None }; n],
+            links: vec![Link { next: NIL, prev: NIL }; n],
             head: vec![NIL; buckets as usize],
             occ: vec![0; (buckets / 64) as usize],
             mask: buckets - 1,
@@ -169,7 +181,7 @@ impl TargetQueue {
         if key - self.base <= self.mask {
             self.ring_insert(s);
         } else {
-            self.nodes[s].prev = OVER;
+            self.links[s].prev = OVER;
             self.over.push(s as u32);
         }
     }
@@ -179,12 +191,11 @@ impl TargetQueue {
     fn ring_insert(&mut self, s: usize) {
         let b = (self.nodes[s].key & self.mask) as usize;
         let h = self.head[b];
-        self.nodes[s].next = h;
-        self.nodes[s].prev = NIL;
+        self.links[s] = Link { next: h, prev: NIL };
         if h == NIL {
             self.occ[b >> 6] |= 1 << (b & 63);
         } else {
-            self.nodes[h as usize].prev = s as u32;
+            self.links[h as usize].prev = s as u32;
         }
         self.head[b] = s as u32;
         self.ring_len += 1;
@@ -203,7 +214,8 @@ impl TargetQueue {
     #[cold]
     #[inline(never)]
     fn unlink(&mut self, s: usize) {
-        let Node { key, next, prev, .. } = self.nodes[s];
+        let key = self.nodes[s].key;
+        let Link { next, prev } = self.links[s];
         self.nodes[s].key = ABSENT;
         if prev == OVER {
             let i = self.over.iter().position(|&x| x as usize == s).expect("in the overflow list");
@@ -219,10 +231,10 @@ impl TargetQueue {
                 self.min_ok &= key != self.min;
             }
         } else {
-            self.nodes[prev as usize].next = next;
+            self.links[prev as usize].next = next;
         }
         if next != NIL {
-            self.nodes[next as usize].prev = prev;
+            self.links[next as usize].prev = prev;
         }
         self.ring_len -= 1;
     }
@@ -293,13 +305,12 @@ impl TargetQueue {
         if !self.min_ok || self.min == ABSENT {
             return;
         }
+        // (A bucket of the ring holds one key: the links alone name them.)
         let mut s = self.head[(self.min & self.mask) as usize];
         while s != NIL {
-            let n = &self.nodes[s as usize];
-            if n.key == self.min {
-                f(s as usize);
-            }
-            s = n.next;
+            debug_assert_eq!(self.nodes[s as usize].key, self.min);
+            f(s as usize);
+            s = self.links[s as usize].next;
         }
         for &s in &self.over {
             if self.nodes[s as usize].key == self.min {
@@ -325,10 +336,9 @@ impl TargetQueue {
             self.head[b] = NIL;
             self.occ[b >> 6] &= !(1 << (b & 63));
             while s != NIL {
-                let n = &mut self.nodes[s as usize];
-                n.key = ABSENT;
+                self.nodes[s as usize].key = ABSENT;
                 v.push(s as usize);
-                s = n.next;
+                s = self.links[s as usize].next;
                 self.ring_len -= 1;
             }
         }
@@ -345,16 +355,16 @@ impl TargetQueue {
             assert_eq!(self.occ[b >> 6] >> (b & 63) & 1 == 1, self.head[b] != NIL, "bitmap of bucket {b}");
             let (mut prev, mut s) = (NIL, self.head[b]);
             while s != NIL {
-                let n = self.nodes[s as usize];
-                assert_eq!(n.prev, prev, "links of bucket {b}");
+                let (n, l) = (self.nodes[s as usize], self.links[s as usize]);
+                assert_eq!(l.prev, prev, "links of bucket {b}");
                 assert_eq!(n.key & self.mask, b as u64, "key in the wrong bucket");
                 assert!(n.key >= self.base && n.key - self.base <= self.mask, "key outside the window");
                 in_ring += 1;
-                (prev, s) = (s, n.next);
+                (prev, s) = (s, l.next);
             }
         }
         assert_eq!(in_ring, self.ring_len);
-        assert!(self.over.iter().all(|&s| self.nodes[s as usize].prev == OVER && self.nodes[s as usize].key != ABSENT));
+        assert!(self.over.iter().all(|&s| self.links[s as usize].prev == OVER && self.nodes[s as usize].key != ABSENT));
         assert_eq!(self.nodes.iter().filter(|n| n.key != ABSENT).count(), self.ring_len + self.over.len());
         if self.min_ok {
             assert_eq!(self.min, self.nodes.iter().map(|n| n.key).min().unwrap_or(ABSENT), "stale smallest key");
