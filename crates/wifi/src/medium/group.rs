@@ -70,11 +70,12 @@ const MAX_BUCKETS: u64 = 1 << 16;
 
 /// A station's key in the queue, and its membership of the [`Group`]
 /// (`None`: not a member; the queue itself never reads it). Both in one
-/// cache-line-aligned slot: joining, leaving and being served touch one
-/// line of the group's per-station state, not one line in each of two
-/// arrays (in a cell of thousands of stations they are rarely cached).
+/// 32-byte slot, aligned to its size, so within one cache line: joining,
+/// leaving and being served touch one line of the group's per-station
+/// state, not one line in each of two arrays (in a cell of thousands of
+/// stations they are rarely cached).
 #[derive(Clone, Copy, Debug)]
-#[repr(align(64))]
+#[repr(align(32))]
 struct Node {
     /// `max(target, counter at insertion)`, or [`ABSENT`].
     key: u64,
@@ -388,14 +389,27 @@ impl TargetQueue {
     }
 }
 
-/// A member: its target (None: no backoff pending), whether it holds a
-/// frame, and the group's error count when it joined (to hand back its
+/// A member: its target ([`NO_TARGET`]: no backoff pending; a sentinel,
+/// not an `Option`, so that a slot is 32 bytes), whether it holds a frame,
+/// and the group's error count when it joined (to hand back its
 /// `rx_errors` counter).
 #[derive(Clone, Copy, Debug)]
 struct Member {
-    target: Option<u64>,
+    target: u64,
     has_frame: bool,
     errors_at_join: u64,
+}
+
+/// [`Member::target`] of a member with no backoff pending (no target is
+/// that large: a target is the counter plus at most a contention window).
+const NO_TARGET: u64 = u64::MAX;
+
+impl Member {
+    /// The target, if a backoff is pending.
+    #[inline(always)]
+    fn target(&self) -> Option<u64> {
+        (self.target != NO_TARGET).then_some(self.target)
+    }
 }
 
 pub(crate) struct Group {
@@ -432,7 +446,8 @@ impl Group {
         self.next_cache = None;
         debug_assert!(self.queue.nodes[s].member.is_none(), "station {s} joins twice");
         let target = backoff.map(|k| self.c + k as u64);
-        self.queue.nodes[s].member = Some(Member { target, has_frame, errors_at_join: self.rx_errors });
+        let coded = target.unwrap_or(NO_TARGET);
+        self.queue.nodes[s].member = Some(Member { target: coded, has_frame, errors_at_join: self.rx_errors });
         if let (Some(t), true) = (target, has_frame) {
             self.queue.push(s, t, self.c);
         }
@@ -444,7 +459,7 @@ impl Group {
         self.next_cache = None;
         let m = self.queue.nodes[s].member.take().expect("not a member");
         self.queue.remove(s);
-        let k = m.target.map(|t| t.saturating_sub(self.c) as u32);
+        let k = m.target().map(|t| t.saturating_sub(self.c) as u32);
         (k, self.rx_errors - m.errors_at_join)
     }
 
@@ -457,7 +472,7 @@ impl Group {
     /// `Backoff::frame_arrives` decides) the station must act on its own:
     /// `false`, nothing changed.
     pub fn frame_arrives(&mut self, s: usize, now: SimTime) -> bool {
-        let Some(Member { target: Some(t), .. }) = self.queue.nodes[s].member else { return false };
+        let Some(t) = self.queue.nodes[s].member.and_then(|m| m.target()) else { return false };
         let left = t.saturating_sub(self.c) as u32;
         let pending = Backoff { count_from: self.view.count_from, slots: Some(left), cw: 0 };
         if pending.expired(now, &self.slotting) {
@@ -539,7 +554,7 @@ impl Group {
         v.sort_unstable();
         debug_assert!(v
             .iter()
-            .all(|&s| matches!(self.queue.nodes[s].member, Some(Member { target: Some(t), has_frame: true, .. }) if self.view.count_from.is_some_and(|cs| self.slotting.end(cs, t.saturating_sub(self.c)) == now))));
+            .all(|&s| matches!(self.queue.nodes[s].member, Some(m @ Member { has_frame: true, .. }) if m.target().is_some_and(|t| self.view.count_from.is_some_and(|cs| self.slotting.end(cs, t.saturating_sub(self.c)) == now)))));
         debug_assert!(self.next_tx() > now, "a member due now was left in the queue");
     }
 }
@@ -547,6 +562,15 @@ impl Group {
 #[cfg(test)]
 mod tests {
     use super::TargetQueue;
+
+    /// A station's slot is 32 bytes, aligned to its size (two to a cache
+    /// line, never across two), and its links 8.
+    #[test]
+    fn a_slot_is_half_a_line() {
+        assert_eq!(std::mem::size_of::<super::Node>(), 32);
+        assert_eq!(std::mem::align_of::<super::Node>(), 32);
+        assert_eq!(std::mem::size_of::<super::Link>(), 8);
+    }
     use std::collections::BTreeSet;
     use wifitcp_core::RngStream;
 
