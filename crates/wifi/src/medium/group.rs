@@ -33,7 +33,7 @@
 //! each a doubly linked list threaded through a per-station array of
 //! `next`/`prev` links (O(1) insertion and removal), with an occupancy
 //! bitmap (one bit per bucket). The links are 8 bytes a station, apart
-//! from the stations' 64-byte slots: walking a bucket (the members due at
+//! from the stations' 32-byte slots: walking a bucket (the members due at
 //! one instant, a few tens in a cell of thousands) reads that compact
 //! array, mostly cached, not one rarely cached line per member, one after
 //! another. Invariants: every key in the ring lies in
