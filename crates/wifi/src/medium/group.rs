@@ -562,6 +562,8 @@ impl Group {
 #[cfg(test)]
 mod tests {
     use super::TargetQueue;
+    use std::collections::BTreeSet;
+    use wifitcp_core::RngStream;
 
     /// A station's slot is 32 bytes, aligned to its size (two to a cache
     /// line, never across two), and its links 8.
@@ -571,8 +573,6 @@ mod tests {
         assert_eq!(std::mem::align_of::<super::Node>(), 32);
         assert_eq!(std::mem::size_of::<super::Link>(), 8);
     }
-    use std::collections::BTreeSet;
-    use wifitcp_core::RngStream;
 
     #[test]
     fn target_queue_pops_in_target_order() {
