@@ -23,16 +23,28 @@ use wifitcp_wire::Packet;
 /// A flow's statistics. Its kind and its ends' names are not held here:
 /// the result renders them from the flow (`FlowKind::name`) and the
 /// topology's node names, once per flow, when it is written.
+///
+/// Field order is layout (`repr(C)`): the counts a source makes per packet
+/// first, then what the sampling reads (the delivered bytes and the
+/// series), then the delivery side; the name, read once at the end, last
+/// (`FlowRt`).
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct FlowStats {
-    pub name: String,
     /// Data packets generated (UDP datagrams, TCP data segments incl.
     /// retransmissions).
     pub generated: u64,
-    /// Data packets that reached the destination after the warm-up.
-    pub delivered: u64,
+    /// Data packets created at or after the warm-up.
+    pub window_generated: u64,
     /// UDP: payload bytes delivered since the start.
     pub payload_bytes_total: u64,
+    /// Cumulative application bytes at each sample time.
+    samples: Vec<(SimTime, u64)>,
+    base: u64,
+    /// Data packets that reached the destination after the warm-up.
+    pub delivered: u64,
+    /// Of those, the ones delivered (counted once per arrival).
+    pub window_delivered: u64,
     /// MSDU bytes of delivered data packets after the warm-up.
     pub msdu_bytes: u64,
     /// The sum of the delays counted in `delivered`, in nanoseconds: the
@@ -40,19 +52,13 @@ pub struct FlowStats {
     /// record to 16 bytes and pad it).
     delay_sum_ns: (u64, u64),
     delay_max_ns: u64,
-    /// One-way delays of the packets counted in `delivered`.
-    delay: sketch::DelaySketch,
     /// RFC 3550 interarrival jitter over the same packets.
     jitter: sketch::Jitter,
-    /// Data packets created at or after the warm-up.
-    pub window_generated: u64,
-    /// Of those, the ones delivered (counted once per arrival).
-    pub window_delivered: u64,
-    /// Cumulative application bytes at each sample time.
-    samples: Vec<(SimTime, u64)>,
-    base: u64,
+    /// One-way delays of the packets counted in `delivered`.
+    delay: sketch::DelaySketch,
     /// A ping flow's round-trip times (`None` for other flows).
     echo: Option<Box<EchoStats>>,
+    pub name: String,
 }
 
 /// Round-trip times of a ping flow's echo replies that arrived at or after
