@@ -19,6 +19,7 @@ use super::kernel::Kernel;
 use super::members::MemberMap;
 use super::nodes::Nodes;
 use super::roam::Roaming;
+use super::shape::General;
 use super::World;
 use crate::apps::echo::{self, UdpSocket};
 use crate::config::{Direction, Scenario, Traffic, TrafficKind};
@@ -119,15 +120,15 @@ impl World {
     pub(super) fn start(k: Kernel, nodes: Nodes, mut cells: Cells, flows: Flows) -> World {
         cells.reschedule_all();
         let mut w = World { k, nodes, cells, flows };
-        w.cells.drain_outputs(&mut w.k, &mut w.nodes, &mut w.flows);
+        w.cells.drain_outputs(General, &mut w.k, &mut w.nodes, &mut w.flows);
         // (each partition samples its own flows: `kernel.rs`)
         let parts = w.k.order_parts() as u16;
         for part in 0..parts {
-            w.k.push(SimTime::ZERO, Ev::Sample { part });
+            w.k.push(General, SimTime::ZERO, Ev::Sample { part });
         }
         if w.k.warmup > SimTime::ZERO {
             for part in 0..parts {
-                w.k.push(w.k.warmup, Ev::Sample { part });
+                w.k.push(General, w.k.warmup, Ev::Sample { part });
             }
         }
         w
@@ -254,13 +255,13 @@ fn build_flows(
             flows.push(FlowRt { src, dst, kind, stats, tos: tr.common.dscp << 2 });
             let key = k.new_timer(TimerOwner::Flow(fi));
             flow_timer.push(key);
-            k.arm(key, Some(first.min(k.end)));
+            k.arm(General, key, Some(first.min(k.end)));
             // (a TCP flow's stop is its sender's event: `Flows::stop_fires`)
             if let FlowKind::Tcp(t) = &flows[fi].kind {
                 let stop = t.stop;
                 if stop < k.end {
                     let key = k.new_timer(TimerOwner::FlowStop(fi));
-                    k.arm(key, Some(stop));
+                    k.arm(General, key, Some(stop));
                 }
             }
         }

@@ -35,6 +35,7 @@ use super::flows::Flows;
 use super::kernel::Kernel;
 use super::members::{MemberMap, NodeTap};
 use super::nodes::Nodes;
+use super::shape::{General, Shape};
 use super::Ev;
 use crate::topology::{Hop, DETACHED};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -73,12 +74,18 @@ enum CellBss {
 }
 
 /// Evaluate `$body` with `$b` bound to the cell's `Bss`, whichever its MAC
-/// type (one branch per call).
+/// type (one branch per call; none in the code for a shape of plain DCF
+/// cells, `shape.rs`).
 macro_rules! with_bss {
-    ($cell:expr, $b:ident => $body:expr) => {
+    ($shape:expr, $cell:expr, $b:ident => $body:expr) => {
         match $cell {
             CellBss::Dcf($b) => $body,
-            CellBss::Any($b) => $body,
+            CellBss::Any($b) => {
+                if $shape.dcf() {
+                    unreachable!("a medium of AnyMac in a world of plain DCF cells");
+                }
+                $body
+            }
         }
     };
 }
@@ -335,10 +342,19 @@ impl Cells {
         }
     }
 
+    /// Whether this is one cell of plain DCFs holding every member at its
+    /// node id, without presence gates (`shape.rs`, `OneDcfCell`).
+    pub(super) fn one_dcf_cell(&self) -> bool {
+        self.more_cells.is_empty()
+            && self.map.is_none()
+            && self.presence.is_none()
+            && matches!(self.cell0.bss, CellBss::Dcf(_))
+    }
+
     /// Cell `c`.
     #[inline(always)]
-    fn cell(&self, c: usize) -> &Cell {
-        if c == 0 {
+    fn cell(&self, shape: impl Shape, c: usize) -> &Cell {
+        if shape.one_cell() || c == 0 {
             &self.cell0
         } else {
             &self.more_cells[c - 1]
@@ -347,8 +363,8 @@ impl Cells {
 
     /// Cell `c`, to change.
     #[inline(always)]
-    fn cell_mut(&mut self, c: usize) -> &mut Cell {
-        if c == 0 {
+    fn cell_mut(&mut self, shape: impl Shape, c: usize) -> &mut Cell {
+        if shape.one_cell() || c == 0 {
             &mut self.cell0
         } else {
             &mut self.more_cells[c - 1]
@@ -363,7 +379,10 @@ impl Cells {
     /// The cell that holds member `node`'s MAC in use (cell 0 when every
     /// cell holds every member and there is one cell), and its index there.
     #[inline(always)]
-    fn at(&self, node: usize) -> (usize, usize) {
+    fn at(&self, shape: impl Shape, node: usize) -> (usize, usize) {
+        if shape.one_cell() {
+            return (0, node);
+        }
         match &self.map {
             None => (0, node),
             Some(m) => (m.cell(node), m.local(node)),
@@ -373,7 +392,10 @@ impl Cells {
     /// Member `node`'s slot in the per-member tables (`wq`, `wq_timer`,
     /// `saturated`): its node id but in a partition (`MemberMap::slot`).
     #[inline(always)]
-    fn slot(&self, node: usize) -> usize {
+    fn slot(&self, shape: impl Shape, node: usize) -> usize {
+        if shape.one_cell() {
+            return node;
+        }
         match &self.map {
             None => node,
             Some(m) => m.slot(node),
@@ -382,7 +404,10 @@ impl Cells {
 
     /// Member `node`'s index in cell `c` (which must hold it).
     #[inline(always)]
-    fn local(&self, node: usize) -> usize {
+    fn local(&self, shape: impl Shape, node: usize) -> usize {
+        if shape.one_cell() {
+            return node;
+        }
         match &self.map {
             None => node,
             Some(m) => m.local(node),
@@ -391,7 +416,10 @@ impl Cells {
 
     /// The node id of index `l` of cell `c`.
     #[inline(always)]
-    fn node(&self, c: usize, l: usize) -> usize {
+    fn node(&self, shape: impl Shape, c: usize, l: usize) -> usize {
+        if shape.one_cell() {
+            return l;
+        }
         match &self.map {
             None => l,
             Some(m) => m.node(c, l),
@@ -400,25 +428,28 @@ impl Cells {
 
     /// Where WLAN member `i` is at `now`, if the channel has positions.
     pub(super) fn position_of(&mut self, now: SimTime, i: usize) -> Option<wifitcp_wifi::channel::Position> {
-        let (c, l) = self.at(i);
-        let cell = self.cell_mut(c);
-        with_bss!(&mut cell.bss, b => b.position_of(now, l))
+        let shape = General;
+        let (c, l) = self.at(shape, i);
+        let cell = self.cell_mut(shape, c);
+        with_bss!(shape, &mut cell.bss, b => b.position_of(now, l))
     }
 
     /// Packets in WLAN member `i`'s transmit queue.
     pub(super) fn queue_len(&self, i: usize) -> usize {
-        self.wq[self.slot(i)].len()
+        let shape = General;
+        self.wq[self.slot(shape, i)].len()
     }
 
     /// WLAN member `i`'s MAC counters, summed over the cells.
     pub(super) fn counters(&self, i: usize) -> MacCounters {
+        let shape = General;
         if self.map.is_some() {
-            let (c, l) = self.at(i);
-            return with_bss!(&self.cell(c).bss, b => b.macs[l].counters().clone());
+            let (c, l) = self.at(shape, i);
+            return with_bss!(shape, &self.cell(shape, c).bss, b => b.macs[l].counters().clone());
         }
         let mut sum = MacCounters::default();
         for c in std::iter::once(&self.cell0).chain(&self.more_cells) {
-            with_bss!(&c.bss, b => sum.add(b.macs[i].counters()));
+            with_bss!(shape, &c.bss, b => sum.add(b.macs[i].counters()));
         }
         sum
     }
@@ -434,26 +465,26 @@ impl Cells {
 
     /// Cell `c`'s medium wakes up.
     #[inline(always)]
-    pub(super) fn wake(&mut self, now: SimTime, c: usize) {
-        self.mark(c);
-        let c = self.cell_mut(c);
-        with_bss!(&mut c.bss, b => b.wake(now, &mut c.out))
+    pub(super) fn wake(&mut self, shape: impl Shape, now: SimTime, c: usize) {
+        self.mark(shape, c);
+        let c = self.cell_mut(shape, c);
+        with_bss!(shape, &mut c.bss, b => b.wake(now, &mut c.out))
     }
 
     /// Transmission `id` of cell `c` ends.
     #[inline(always)]
-    pub(super) fn tx_end(&mut self, now: SimTime, id: u32, c: usize) {
-        self.mark(c);
-        let c = self.cell_mut(c);
-        with_bss!(&mut c.bss, b => b.tx_end(now, id, &mut c.out))
+    pub(super) fn tx_end(&mut self, shape: impl Shape, now: SimTime, id: u32, c: usize) {
+        self.mark(shape, c);
+        let c = self.cell_mut(shape, c);
+        with_bss!(shape, &mut c.bss, b => b.tx_end(now, id, &mut c.out))
     }
 
     /// Note that cell `c`'s medium is called with its `out` (the dirty
     /// set is read only with several cells: with one, `drain_outputs`
     /// drains cell 0 after every event).
     #[inline(always)]
-    fn mark(&mut self, c: usize) {
-        if !self.more_cells.is_empty() {
+    fn mark(&mut self, shape: impl Shape, c: usize) {
+        if !shape.one_cell() && !self.more_cells.is_empty() {
             self.dirty.set(c);
         }
     }
@@ -467,15 +498,15 @@ impl Cells {
     /// is left: the order of a scan of every cell per pass, at a cost
     /// independent of the number of cells.
     #[inline(always)]
-    pub(super) fn drain_outputs(&mut self, k: &mut Kernel, nodes: &mut Nodes, flows: &mut Flows) {
-        if self.more_cells.is_empty() {
-            self.drain_cell(k, nodes, flows, 0);
+    pub(super) fn drain_outputs(&mut self, shape: impl Shape, k: &mut Kernel, nodes: &mut Nodes, flows: &mut Flows) {
+        if shape.one_cell() || self.more_cells.is_empty() {
+            self.drain_cell(shape, k, nodes, flows, 0);
             return;
         }
         let mut from = 0;
         while let Some(c) = self.dirty.next_from(from) {
-            if !self.cell(c).out.is_empty() {
-                self.drain_cell(k, nodes, flows, c);
+            if !self.cell(shape, c).out.is_empty() {
+                self.drain_cell(shape, k, nodes, flows, c);
             }
             self.dirty.clear(c);
             from = c + 1;
@@ -489,33 +520,41 @@ impl Cells {
     /// output is moved. Always inlined into the run loop (once per event;
     /// profile-guided builds otherwise keep it out of line).
     #[inline(always)]
-    fn drain_cell(&mut self, k: &mut Kernel, nodes: &mut Nodes, flows: &mut Flows, c: usize) {
+    fn drain_cell(&mut self, shape: impl Shape, k: &mut Kernel, nodes: &mut Nodes, flows: &mut Flows, c: usize) {
         let mut i = 0;
-        while i < self.cell(c).out.len() {
-            self.handle_output(k, nodes, flows, c, i);
+        while i < self.cell(shape, c).out.len() {
+            self.handle_output(shape, k, nodes, flows, c, i);
             i += 1;
         }
-        self.cell_mut(c).out.clear();
+        self.cell_mut(shape, c).out.clear();
     }
 
     /// Handle output `i` of cell `c` (its fields are copied out first, a
     /// delivery's packet handle moved out, leaving a wake-up at `NEVER` that
     /// nothing reads: handling it may append to `out`).
     #[inline(always)]
-    fn handle_output(&mut self, k: &mut Kernel, nodes: &mut Nodes, flows: &mut Flows, c: usize, i: usize) {
+    fn handle_output(
+        &mut self,
+        shape: impl Shape,
+        k: &mut Kernel,
+        nodes: &mut Nodes,
+        flows: &mut Flows,
+        c: usize,
+        i: usize,
+    ) {
         let now = k.now();
         let cell = c as u16;
-        match self.cell(c).out[i] {
+        match self.cell(shape, c).out[i] {
             BssOutput::Wake { at } => {
-                k.push(at, Ev::BssWake { cell });
+                k.push(shape, at, Ev::BssWake { cell });
             }
             BssOutput::TxEnd { id, at } => {
-                k.push(at, Ev::TxEnd { id, cell });
+                k.push(shape, at, Ev::TxEnd { id, cell });
             }
             BssOutput::Deliver { sta, .. } => {
-                let sta = self.node(c, sta);
+                let sta = self.node(shape, c, sta);
                 let BssOutput::Deliver { pkt, .. } =
-                    std::mem::replace(&mut self.cell_mut(c).out[i], BssOutput::Wake { at: SimTime::NEVER })
+                    std::mem::replace(&mut self.cell_mut(shape, c).out[i], BssOutput::Wake { at: SimTime::NEVER })
                 else {
                     unreachable!()
                 };
@@ -529,11 +568,11 @@ impl Cells {
                 if nodes.counts_on_arrival(sta, &pkt) && flows.has(pkt.flow.idx()) {
                     flows.datagram_arrived(k, &pkt);
                 } else {
-                    nodes.receive(k, self, flows, sta, std::rc::Rc::unwrap_or_clone(pkt));
+                    nodes.receive(shape, k, self, flows, sta, std::rc::Rc::unwrap_or_clone(pkt));
                 }
             }
             BssOutput::Dropped { sta, id, reason } => {
-                let sta = self.node(c, sta);
+                let sta = self.node(shape, c, sta);
                 if let Some(t) = &k.trace {
                     t.row(now, sta, "wlan", "drop", id.0, None, None, Some(reason));
                 }
@@ -543,20 +582,20 @@ impl Cells {
             BssOutput::DiscardedAfterReceipt { .. } => k.ledger.late_drops += 1,
             // (the MAC of an absent member is never fed)
             BssOutput::Ready { sta } => {
-                let sta = self.node(c, sta);
-                if self.presence.is_none() || nodes.topo().cell_of(sta) == c {
-                    self.feed(k, nodes, flows, sta)
+                let sta = self.node(shape, c, sta);
+                if shape.one_cell() || self.presence.is_none() || nodes.topo().cell_of(sta) == c {
+                    self.feed(shape, k, nodes, flows, sta)
                 }
             }
             BssOutput::Airtime { sta, peer, airtime } => {
-                let (sta, peer) = (self.node(c, sta), self.node(c, peer));
+                let (sta, peer) = (self.node(shape, c, sta), self.node(shape, c, peer));
                 // Airtime fairness at the AP (mac80211 style): charge the
                 // station for frames sent to it and received from it.
                 if nodes.topo().is_ap(sta) {
-                    let s = self.slot(sta);
+                    let s = self.slot(shape, sta);
                     self.wq[s].on_airtime(peer as u32, airtime);
                 } else if nodes.topo().is_ap(peer) {
-                    let s = self.slot(peer);
+                    let s = self.slot(shape, peer);
                     self.wq[s].on_airtime(sta as u32, airtime);
                 }
             }
@@ -566,38 +605,38 @@ impl Cells {
     /// The MAC of `sta` can take a frame: give it the next packet of its
     /// queue discipline (for the receiver and traffic identifier it asks
     /// for, if it names them), or a fresh packet from a saturated source.
-    pub(super) fn feed(&mut self, k: &mut Kernel, nodes: &mut Nodes, flows: &mut Flows, sta: usize) {
+    pub(super) fn feed(&mut self, shape: impl Shape, k: &mut Kernel, nodes: &mut Nodes, flows: &mut Flows, sta: usize) {
         let now = k.now();
         // (one cell and no roaming: every member is in cell 0)
         // (roaming implies a presence table: one test for the plain case)
-        let gated = self.presence.is_some();
-        let (c, l) = if gated { (nodes.topo().cell_of(sta), sta) } else { self.at(sta) };
+        let gated = !shape.one_cell() && self.presence.is_some();
+        let (c, l) = if gated { (nodes.topo().cell_of(sta), sta) } else { self.at(shape, sta) };
         if c == DETACHED {
             return; // scanning: the queue waits for the new AP
         }
-        let Some(mut demand) = with_bss!(&self.cell(c).bss, b => b.demand(l)) else { return };
-        if let (Some(ra), Some(_)) = (demand.ra, &self.map) {
-            demand.ra = Some(MacAddr(self.node(c, ra.0 as usize) as u32));
+        let Some(mut demand) = with_bss!(shape, &self.cell(shape, c).bss, b => b.demand(l)) else { return };
+        if let (Some(ra), false, Some(_)) = (demand.ra, shape.one_cell(), &self.map) {
+            demand.ra = Some(MacAddr(self.node(shape, c, ra.0 as usize) as u32));
         }
         let item = if gated && nodes.roaming() {
-            self.dequeue_roaming(k, nodes, flows, sta, demand)
+            self.dequeue_roaming(shape, k, nodes, flows, sta, demand)
         } else {
-            self.dequeue_wlan(now, sta, demand)
+            self.dequeue_wlan(shape, now, sta, demand)
         };
         self.flush_drops(k, sta);
         if let Some(it) = item {
             if let Some(t) = &k.trace {
                 t.packet(now, sta, "wlan", "dequeue", &it.pkt, None);
             }
-            self.mark(c);
-            let ra = self.local(it.dest as usize);
-            let cell = self.cell_mut(c);
-            with_bss!(&mut cell.bss, b => b.give_msdu(now, l, it.pkt, ra, &mut cell.out));
-            self.qdisc_timer(k, sta);
+            self.mark(shape, c);
+            let ra = self.local(shape, it.dest as usize);
+            let cell = self.cell_mut(shape, c);
+            with_bss!(shape, &mut cell.bss, b => b.give_msdu(now, l, it.pkt, ra, &mut cell.out));
+            self.qdisc_timer(shape, k, sta);
             return;
         }
         // (`ready_len` has no side effect: test the cheap conditions first.)
-        let slot = self.slot(sta);
+        let slot = self.slot(shape, sta);
         if matches!(self.saturated[slot], Sat::None) || (!self.wq_idle[slot] && self.wq[slot].ready_len() > 0) {
             return;
         }
@@ -637,19 +676,19 @@ impl Cells {
                         nodes.topo().ap_of[sta] // (its AP since the last hand-off)
                     } else if nodes.left_ap(sta, ra) {
                         // an AP's source for a station that left it: over the wire
-                        return nodes.send_from(k, self, flows, sta, p);
+                        return nodes.send_from(shape, k, self, flows, sta, p);
                     } else {
                         ra
                     }
                 } else {
                     ra
                 };
-                self.mark(c);
-                let ra = self.local(ra);
-                let cell = self.cell_mut(c);
-                with_bss!(&mut cell.bss, b => b.give_msdu(now, l, p, ra, &mut cell.out))
+                self.mark(shape, c);
+                let ra = self.local(shape, ra);
+                let cell = self.cell_mut(shape, c);
+                with_bss!(shape, &mut cell.bss, b => b.give_msdu(now, l, p, ra, &mut cell.out))
             }
-            _ => nodes.send_from(k, self, flows, sta, p),
+            _ => nodes.send_from(shape, k, self, flows, sta, p),
         }
     }
 
@@ -660,6 +699,7 @@ impl Cells {
     #[inline(never)]
     fn dequeue_roaming(
         &mut self,
+        shape: impl Shape,
         k: &mut Kernel,
         nodes: &mut Nodes,
         flows: &mut Flows,
@@ -667,9 +707,9 @@ impl Cells {
         demand: Demand,
     ) -> Option<Queued> {
         loop {
-            let mut it = self.dequeue_wlan(k.now(), sta, demand)?;
+            let mut it = self.dequeue_wlan(shape, k.now(), sta, demand)?;
             if nodes.left_ap(sta, it.dest as usize) {
-                nodes.left_behind(k, self, flows, sta, it);
+                nodes.left_behind(shape, k, self, flows, sta, it);
                 continue;
             }
             if nodes.topo().is_station(sta) {
@@ -681,8 +721,8 @@ impl Cells {
 
     /// The next packet of `sta`'s queue discipline for what its MAC asks.
     #[inline(always)]
-    fn dequeue_wlan(&mut self, now: SimTime, sta: usize, demand: Demand) -> Option<Queued> {
-        let s = self.slot(sta);
+    fn dequeue_wlan(&mut self, shape: impl Shape, now: SimTime, sta: usize, demand: Demand) -> Option<Queued> {
+        let s = self.slot(shape, sta);
         if self.wq_idle[s] {
             return None;
         }
@@ -704,8 +744,10 @@ impl Cells {
 
     /// Queue `p` at member `sta`'s WLAN interface for member `ra`, and
     /// feed its MAC if it is ready.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn enqueue(
         &mut self,
+        shape: impl Shape,
         k: &mut Kernel,
         nodes: &mut Nodes,
         flows: &mut Flows,
@@ -717,23 +759,30 @@ impl Cells {
         if let Some(t) = &k.trace {
             t.packet(k.now(), sta, "wlan", "enqueue", &p, None);
         }
-        let s = self.slot(sta);
+        let s = self.slot(shape, sta);
         self.wq[s].enqueue(k.now(), Queued::new(p, ra as u32, class), &mut self.dropped);
         self.note_queue(s);
         self.flush_drops(k, sta);
-        self.feed(k, nodes, flows, sta);
-        self.qdisc_timer(k, sta);
+        self.feed(shape, k, nodes, flows, sta);
+        self.qdisc_timer(shape, k, sta);
     }
 
     /// The queue discipline of `sta` wakes up.
     #[inline(always)]
-    pub(super) fn qdisc_fires(&mut self, k: &mut Kernel, nodes: &mut Nodes, flows: &mut Flows, sta: usize) {
-        let s = self.slot(sta);
+    pub(super) fn qdisc_fires(
+        &mut self,
+        shape: impl Shape,
+        k: &mut Kernel,
+        nodes: &mut Nodes,
+        flows: &mut Flows,
+        sta: usize,
+    ) {
+        let s = self.slot(shape, sta);
         self.wq[s].on_timer(k.now(), &mut self.dropped);
         self.note_queue(s);
         self.flush_drops(k, sta);
-        self.feed(k, nodes, flows, sta);
-        self.qdisc_timer(k, sta);
+        self.feed(shape, k, nodes, flows, sta);
+        self.qdisc_timer(shape, k, sta);
     }
 
     /// The packets the queue discipline of `sta` just discarded.
@@ -753,12 +802,12 @@ impl Cells {
     }
 
     /// Arm the timer of `sta`'s queue discipline for its next wake-up.
-    pub(super) fn qdisc_timer(&mut self, k: &mut Kernel, sta: usize) {
-        let s = self.slot(sta);
+    pub(super) fn qdisc_timer(&mut self, shape: impl Shape, k: &mut Kernel, sta: usize) {
+        let s = self.slot(shape, sta);
         if !self.wq_timed[s] {
             return;
         }
-        k.arm(self.wq_timer[s], self.wq[s].next_wakeup());
+        k.arm(shape, self.wq_timer[s], self.wq[s].next_wakeup());
     }
 
     /// Member `sta` is now in `cell` (or `DETACHED`), for the gates.
@@ -771,7 +820,8 @@ impl Cells {
     /// Member `sta` sends saturated flow `fi` (MSDUs of `msdu_bytes`),
     /// whose first hop is `hop`.
     pub(super) fn add_saturated(&mut self, sta: usize, fi: usize, hop: Hop, msdu_bytes: u32) {
-        let s = self.slot(sta);
+        let shape = General;
+        let s = self.slot(shape, sta);
         let f = SatFlow { fi: fi as u32, hop, msdu_bytes };
         self.saturated[s] = match std::mem::take(&mut self.saturated[s]) {
             Sat::None => Sat::One(f),
@@ -788,16 +838,18 @@ impl Cells {
 
     /// Tell the media to report airtime if a queue discipline uses it.
     pub(super) fn report_airtime_if_used(&mut self) {
+        let shape = General;
         let airtime = self.wq.iter().any(|q| q.uses_airtime());
         for c in self.cells_mut() {
-            with_bss!(&mut c.bss, b => b.set_report_airtime(airtime));
+            with_bss!(shape, &mut c.bss, b => b.set_report_airtime(airtime));
         }
     }
 
     /// Let every MAC schedule its first wake-up (outputs to drain).
     pub(super) fn reschedule_all(&mut self) {
+        let shape = General;
         for c in self.cells_mut() {
-            with_bss!(&mut c.bss, b => b.reschedule_all(&mut c.out));
+            with_bss!(shape, &mut c.bss, b => b.reschedule_all(&mut c.out));
         }
         for c in 0..=self.more_cells.len() {
             self.dirty.set(c);
@@ -808,28 +860,31 @@ impl Cells {
     /// With several cells the tap sees cell 0's frames (AP 0's channel)
     /// only: a monitor radio listens on one channel.
     pub(super) fn add_frame_tap(&mut self, tap: Box<dyn FrameTap>) {
+        let shape = General;
         // (addresses as node ids when cell 0's indices are not)
         let tap: Box<dyn FrameTap> = match &self.map {
             None => tap,
             Some(m) => Box::new(NodeTap { inner: tap, members: m.members(0).clone() }),
         };
-        let tap = match with_bss!(&mut self.cell0.bss, b => b.take_tap()) {
+        let tap = match with_bss!(shape, &mut self.cell0.bss, b => b.take_tap()) {
             None => tap,
             Some(old) => Box::new(crate::trace::Taps(vec![old, tap])),
         };
-        with_bss!(&mut self.cell0.bss, b => b.set_tap(Some(tap)));
+        with_bss!(shape, &mut self.cell0.bss, b => b.set_tap(Some(tap)));
     }
 
     /// Remove the medium's taps (dropping them flushes what they hold).
     pub(super) fn drop_taps(&mut self) {
-        drop(with_bss!(&mut self.cell0.bss, b => b.take_tap()));
+        let shape = General;
+        drop(with_bss!(shape, &mut self.cell0.bss, b => b.take_tap()));
     }
 
     /// Undo the media's grouping of bystanders (their counters are read
     /// per MAC from here on).
     pub(super) fn ungroup_all(&mut self) {
+        let shape = General;
         for c in self.cells_mut() {
-            with_bss!(&mut c.bss, b => b.ungroup_all());
+            with_bss!(shape, &mut c.bss, b => b.ungroup_all());
         }
     }
 
@@ -964,9 +1019,10 @@ impl Cells {
     /// Ids of the packets the cells' MACs hold, and the packets the
     /// queue disciplines hold (a partition's ledger check, `part.rs`).
     pub(super) fn held(&self) -> (Vec<wifitcp_core::PacketId>, u64) {
+        let shape = General;
         let ids = std::iter::once(&self.cell0)
             .chain(self.more_cells.iter())
-            .flat_map(|c| with_bss!(&c.bss, b => b.packets_in_service().map(|p| p.id).collect::<Vec<_>>()))
+            .flat_map(|c| with_bss!(shape, &c.bss, b => b.packets_in_service().map(|p| p.id).collect::<Vec<_>>()))
             .collect();
         (ids, self.wq.iter().map(|q| q.len() as u64).sum())
     }
@@ -1009,7 +1065,8 @@ impl Cells {
     /// the same world: cell `c` and its members' queue disciplines are
     /// exchanged with `other`'s.
     pub(super) fn swap_cell(&mut self, other: &mut Cells, c: usize) {
-        std::mem::swap(self.cell_mut(c), other.cell_mut(c));
+        let shape = General;
+        std::mem::swap(self.cell_mut(shape, c), other.cell_mut(shape, c));
         let map = self.map.as_ref().expect("windowable: a member map");
         for &node in map.members(c).iter() {
             std::mem::swap(&mut self.wq[node as usize], &mut other.wq[node as usize]);
@@ -1019,11 +1076,12 @@ impl Cells {
     /// The ids of the packets cells `cs` hold in service, and the number
     /// their members' queue disciplines hold.
     pub(super) fn held_in(&self, cs: &[usize]) -> (Vec<wifitcp_core::PacketId>, u64) {
+        let shape = General;
         let map = self.map.as_ref().expect("windowable: a member map");
         let mut ids = Vec::new();
         let mut queued = 0;
         for &c in cs {
-            with_bss!(&self.cell(c).bss, b => ids.extend(b.packets_in_service().map(|p| p.id)));
+            with_bss!(shape, &self.cell(shape, c).bss, b => ids.extend(b.packets_in_service().map(|p| p.id)));
             queued += map.members(c).iter().map(|&n| self.wq[n as usize].len() as u64).sum::<u64>();
         }
         (ids, queued)

@@ -23,6 +23,7 @@
 use super::cells::Cells;
 use super::kernel::Kernel;
 use super::nodes::Nodes;
+use super::shape::Shape;
 use crate::apps::echo::{self, UdpSocket};
 use crate::apps::Firing;
 use crate::endpoints::{Endpoint, FlowKind, FlowRt};
@@ -88,7 +89,14 @@ impl Flows {
     }
 
     /// Flow `fi`'s source fires.
-    pub(super) fn source_fires(&mut self, k: &mut Kernel, nodes: &mut Nodes, cells: &mut Cells, fi: usize) {
+    pub(super) fn source_fires(
+        &mut self,
+        shape: impl Shape,
+        k: &mut Kernel,
+        nodes: &mut Nodes,
+        cells: &mut Cells,
+        fi: usize,
+    ) {
         let now = k.now();
         let src = self.flows[fi].src;
         match &mut self.flows[fi].kind {
@@ -98,17 +106,17 @@ impl Flows {
                 }
                 if source.saturated().is_some() {
                     if src < cells.members() {
-                        cells.feed(k, nodes, self, src);
+                        cells.feed(shape, k, nodes, self, src);
                     }
                     return;
                 }
                 let Firing { msdu_bytes, next } = source.fire(now);
                 let echo = source.echo();
                 if next < *stop {
-                    k.arm(self.flow_timer[fi], Some(next));
+                    k.arm(shape, self.flow_timer[fi], Some(next));
                 }
                 let p = self.make_udp(k, fi, msdu_bytes, echo);
-                nodes.send_from(k, cells, self, src, p);
+                nodes.send_from(shape, k, cells, self, src, p);
             }
             FlowKind::Tcp(t) => {
                 let (client, sender) = (t.client, t.sender);
@@ -116,7 +124,7 @@ impl Flows {
                 if sender == client {
                     self.give_sender_data(fi);
                 }
-                self.tcp_poll(k, nodes, cells, client);
+                self.tcp_poll(shape, k, nodes, cells, client);
             }
         }
     }
@@ -127,11 +135,18 @@ impl Flows {
     /// The sender's own event, armed when the world is built, so a stop
     /// touches nothing of the client's node (which may be in another
     /// partition than the sender's, `part.rs`).
-    pub(super) fn stop_fires(&mut self, k: &mut Kernel, nodes: &mut Nodes, cells: &mut Cells, fi: usize) {
+    pub(super) fn stop_fires(
+        &mut self,
+        shape: impl Shape,
+        k: &mut Kernel,
+        nodes: &mut Nodes,
+        cells: &mut Cells,
+        fi: usize,
+    ) {
         let FlowKind::Tcp(t) = &self.flows[fi].kind else { unreachable!("a TCP flow's stop") };
         let sender = t.sender;
         self.eps[sender].conn.close(k.now());
-        self.tcp_poll(k, nodes, cells, sender);
+        self.tcp_poll(shape, k, nodes, cells, sender);
     }
 
     /// TCP flow `fi`'s sender gets the application's data (`traffic.bytes`,
@@ -230,8 +245,10 @@ impl Flows {
     /// TCP segment `p` (header `h`) reached endpoint `ep`: deliver it to
     /// the connection, send what it answers, note a completed transfer.
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn segment(
         &mut self,
+        shape: impl Shape,
         k: &mut Kernel,
         nodes: &mut Nodes,
         cells: &mut Cells,
@@ -247,13 +264,20 @@ impl Flows {
             self.flows[fi].stats.on_data_arrival(p, now, k.warmup);
         }
         self.eps[ep].conn.on_segment_ecn(now, h, p.payload_len, p.ip.ecn_codepoint());
-        self.tcp_poll(k, nodes, cells, ep);
+        self.tcp_poll(shape, k, nodes, cells, ep);
         self.check_completion(now, fi);
     }
 
     /// TCP endpoint `ep`'s timer.
     #[inline(always)]
-    pub(super) fn tcp_timer(&mut self, k: &mut Kernel, nodes: &mut Nodes, cells: &mut Cells, ep: usize) {
+    pub(super) fn tcp_timer(
+        &mut self,
+        shape: impl Shape,
+        k: &mut Kernel,
+        nodes: &mut Nodes,
+        cells: &mut Cells,
+        ep: usize,
+    ) {
         // Armed lazily: the connection runs at the earliest instant it ever
         // asked for; if its deadline moved later meanwhile, it is re-armed
         // without acting.
@@ -261,11 +285,11 @@ impl Flows {
         if self.eps[ep].conn.next_wakeup().is_some_and(|t| t <= now) {
             self.eps[ep].conn.on_timer(now);
         }
-        self.tcp_poll(k, nodes, cells, ep);
+        self.tcp_poll(shape, k, nodes, cells, ep);
     }
 
     /// Send everything endpoint `ep` has to send and re-arm its timer.
-    fn tcp_poll(&mut self, k: &mut Kernel, nodes: &mut Nodes, cells: &mut Cells, ep: usize) {
+    fn tcp_poll(&mut self, shape: impl Shape, k: &mut Kernel, nodes: &mut Nodes, cells: &mut Cells, ep: usize) {
         let now = k.now();
         while let Some(seg) = self.eps[ep].conn.poll_transmit(now) {
             let e = &self.eps[ep];
@@ -278,9 +302,9 @@ impl Flows {
                 self.flows[fi].stats.on_generated(now, k.warmup);
             }
             let p = Packet::new_tcp(id, FlowId(fi as u32), now, ip, seg.header, seg.payload_len);
-            nodes.send_from(k, cells, self, node, p);
+            nodes.send_from(shape, k, cells, self, node, p);
         }
-        k.arm_earliest(self.ep_timer[ep], self.eps[ep].conn.next_wakeup());
+        k.arm_earliest(shape, self.ep_timer[ep], self.eps[ep].conn.next_wakeup());
     }
 
     fn check_completion(&mut self, now: SimTime, fi: usize) {

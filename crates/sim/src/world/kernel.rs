@@ -27,6 +27,7 @@
 //! are stale and are dropped at `due`); with an `Order`, no two queued
 //! events have the same (instant, key).
 use super::events::{Ev, EvCode, PackedOwner, TimerOwner};
+use super::shape::{General, Shape};
 use crate::ledger::Ledger;
 use crate::trace::PacketTrace;
 use wifitcp_core::{DropReason, EventQueue, SimDur, SimTime};
@@ -148,7 +149,7 @@ impl Kernel {
         let queued = self.take_events();
         self.order = Some(Box::new(order));
         for (at, ev) in queued {
-            self.push(at, ev);
+            self.push(General, at, ev);
         }
     }
 
@@ -189,15 +190,19 @@ impl Kernel {
 
     /// Schedule `ev` at `at` (no earlier than now).
     #[inline(always)]
-    pub(super) fn push(&mut self, at: SimTime, ev: Ev) {
-        self.push_tied(at, ev, None);
+    pub(super) fn push(&mut self, shape: impl Shape, at: SimTime, ev: Ev) {
+        self.push_tied(shape, at, ev, None);
     }
 
     /// Schedule `ev` at `at`: in insertion order, or under the order by
     /// partition with the tie-break key `tie` (a link arrival's, taken at
     /// its offer: `link_key`) or a new push of the current partition.
     #[inline(always)]
-    fn push_tied(&mut self, at: SimTime, ev: Ev, tie: Option<u64>) {
+    fn push_tied(&mut self, shape: impl Shape, at: SimTime, ev: Ev, tie: Option<u64>) {
+        if shape.one_cell() {
+            self.q.push(at, ev.code()); // (one partition: insertion order)
+            return;
+        }
         match &mut self.order {
             None => {
                 self.q.push(at, ev.code());
@@ -217,8 +222,11 @@ impl Kernel {
 
     /// Take the next event (encoded: it is decoded where it is matched).
     #[inline(always)]
-    pub(super) fn pop(&mut self) -> Option<(SimTime, EvCode)> {
+    pub(super) fn pop(&mut self, shape: impl Shape) -> Option<(SimTime, EvCode)> {
         let next = self.q.pop();
+        if shape.one_cell() {
+            return next; // (one partition: no order by partition)
+        }
         if let (Some(o), Some((_, code))) = (&mut self.order, next) {
             o.cur = Some(o.of(code.ev()));
         }
@@ -284,9 +292,9 @@ impl Kernel {
 
     /// Arm `key` for `at` (exactly; `None` cancels).
     #[inline]
-    pub(super) fn arm(&mut self, key: TimerKey, at: Option<SimTime>) {
+    pub(super) fn arm(&mut self, shape: impl Shape, key: TimerKey, at: Option<SimTime>) {
         if let Some((at, gen)) = self.timers.set(key, at) {
-            self.push(at, Ev::Timer { key: key.0, gen });
+            self.push(shape, at, Ev::Timer { key: key.0, gen });
         }
     }
 
@@ -296,7 +304,10 @@ impl Kernel {
     /// being handled (the sender's), taken at the offer whoever schedules
     /// the arrival; 0, unused, in insertion order.
     #[inline]
-    pub(super) fn link_key(&mut self, timer: TimerKey) -> u64 {
+    pub(super) fn link_key(&mut self, shape: impl Shape, timer: TimerKey) -> u64 {
+        if shape.one_cell() {
+            return 0;
+        }
         match &mut self.order {
             None => 0,
             Some(o) => o.key(Ev::Timer { key: timer.0, gen: 0 }),
@@ -307,19 +318,19 @@ impl Kernel {
     /// instant, under its own tie-break key with an order by partition
     /// (`link_key`), in insertion order without one.
     #[inline]
-    pub(super) fn arm_link(&mut self, key: TimerKey, next: Option<crate::link::Arrival>) {
-        let Some((at, tie)) = next else { return self.arm(key, None) };
+    pub(super) fn arm_link(&mut self, shape: impl Shape, key: TimerKey, next: Option<crate::link::Arrival>) {
+        let Some((at, tie)) = next else { return self.arm(shape, key, None) };
         if let Some((at, gen)) = self.timers.set(key, Some(at)) {
-            self.push_tied(at, Ev::Timer { key: key.0, gen }, Some(tie));
+            self.push_tied(shape, at, Ev::Timer { key: key.0, gen }, Some(tie));
         }
     }
 
     /// Arm `key` for `at` lazily: only if that is earlier than its armed
     /// instant (see `TimerRegistry::arm_earliest`; TCP endpoints).
     #[inline]
-    pub(super) fn arm_earliest(&mut self, key: TimerKey, at: Option<SimTime>) {
+    pub(super) fn arm_earliest(&mut self, shape: impl Shape, key: TimerKey, at: Option<SimTime>) {
         if let Some((at, gen)) = self.timers.arm_earliest(key, at) {
-            self.push(at, Ev::Timer { key: key.0, gen });
+            self.push(shape, at, Ev::Timer { key: key.0, gen });
         }
     }
 

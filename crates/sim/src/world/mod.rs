@@ -34,7 +34,9 @@
 //! the port tables' hasher; `cut.rs` the cut along wired links and the
 //! order by partition it gives; `part.rs` partitioned runs; `window.rs`
 //! windowed runs; `probe.rs` what windows of the wired links' latency
-//! meet (`part.rs`, "Cells joined by wired links").
+//! meet (`part.rs`, "Cells joined by wired links"); `shape.rs` the
+//! shapes the per-event code is compiled for (any world, and one cell of
+//! plain DCFs), picked by `step_until`.
 //!
 //! Partitioned runs (`part.rs`, whatever `scenario.threads`): a
 //! scenario whose cells share no node or link that could carry a packet
@@ -86,6 +88,7 @@ mod nodes;
 mod part;
 mod probe;
 mod roam;
+mod shape;
 mod state;
 mod window;
 
@@ -98,6 +101,7 @@ pub(crate) use nodes::Agents;
 pub use nodes::Egress;
 use nodes::Nodes;
 pub use part::{Engine, Partitioned};
+use shape::{General, OneDcfCell, Shape};
 
 use crate::metrics::{self, RunResult};
 use wifitcp_core::SimTime;
@@ -149,18 +153,29 @@ impl World {
     /// stops.
     pub fn step_until(&mut self, t: SimTime) {
         let until = t.min(self.k.end);
-        while self.step_one(until) {}
+        if self.one_dcf_cell() {
+            while self.step_one(OneDcfCell, until) {}
+        } else {
+            while self.step_one(General, until) {}
+        }
+    }
+
+    /// Whether the world is one cell of plain DCFs with its members at
+    /// their node ids and one partition (`shape.rs`, `OneDcfCell`): none
+    /// of this changes while the world runs.
+    fn one_dcf_cell(&self) -> bool {
+        self.cells.one_dcf_cell() && self.k.order_parts() == 1
     }
 
     /// Handle the next event if it is due at or before `until`, and every
     /// cell output it led to; whether one was.
     #[inline(always)]
-    fn step_one(&mut self, until: SimTime) -> bool {
+    fn step_one(&mut self, shape: impl Shape, until: SimTime) -> bool {
         match self.k.next_at() {
             Some(at) if at <= until => {
-                let (now, ev) = self.k.pop().expect("peeked");
-                self.dispatch(now, ev.ev());
-                self.cells.drain_outputs(&mut self.k, &mut self.nodes, &mut self.flows);
+                let (now, ev) = self.k.pop(shape).expect("peeked");
+                self.dispatch(shape, now, ev.ev());
+                self.cells.drain_outputs(shape, &mut self.k, &mut self.nodes, &mut self.flows);
                 true
             }
             _ => false,
@@ -172,37 +187,37 @@ impl World {
     /// events are handled in the same order as by one `step_until`).
     pub fn step_until_at_most(&mut self, t: SimTime, max: u64) -> bool {
         let until = t.min(self.k.end);
-        for _ in 0..max {
-            if !self.step_one(until) {
-                return false;
-            }
-        }
-        self.k.next_at().is_some_and(|at| at <= until)
+        let done = if self.one_dcf_cell() {
+            (0..max).any(|_| !self.step_one(OneDcfCell, until))
+        } else {
+            (0..max).any(|_| !self.step_one(General, until))
+        };
+        !done && self.k.next_at().is_some_and(|at| at <= until)
     }
 
     /// Hand event `ev`, due at `now`, to the part it belongs to. (Each arm
     /// borrows the parts it passes on: splitting `self` once at the top
     /// costs every event the address of every part.)
-    fn dispatch(&mut self, now: SimTime, ev: Ev) {
+    fn dispatch(&mut self, shape: impl Shape, now: SimTime, ev: Ev) {
         match ev {
-            Ev::BssWake { cell } => self.cells.wake(now, cell as usize),
-            Ev::TxEnd { id, cell } => self.cells.tx_end(now, id, cell as usize),
+            Ev::BssWake { cell } => self.cells.wake(shape, now, cell as usize),
+            Ev::TxEnd { id, cell } => self.cells.tx_end(shape, now, id, cell as usize),
             Ev::Timer { key, gen } => {
                 let Some(owner) = self.k.due(key, gen, now) else {
                     return; // stale: re-armed or cancelled since
                 };
                 let (k, nodes, cells, flows) = (&mut self.k, &mut self.nodes, &mut self.cells, &mut self.flows);
                 match owner {
-                    TimerOwner::Flow(fi) => flows.source_fires(k, nodes, cells, fi),
-                    TimerOwner::FlowStop(fi) => flows.stop_fires(k, nodes, cells, fi),
-                    TimerOwner::Link { link, dir } => nodes.link_arrives(k, cells, flows, link, dir),
-                    TimerOwner::Tcp(ep) => flows.tcp_timer(k, nodes, cells, ep),
-                    TimerOwner::Qdisc(sta) => cells.qdisc_fires(k, nodes, flows, sta),
-                    TimerOwner::Agent { node, k: a } => nodes.agent_fires(k, cells, flows, node, a),
-                    TimerOwner::Roam(sta) => nodes.roam_fires(k, cells, flows, sta),
+                    TimerOwner::Flow(fi) => flows.source_fires(shape, k, nodes, cells, fi),
+                    TimerOwner::FlowStop(fi) => flows.stop_fires(shape, k, nodes, cells, fi),
+                    TimerOwner::Link { link, dir } => nodes.link_arrives(shape, k, cells, flows, link, dir),
+                    TimerOwner::Tcp(ep) => flows.tcp_timer(shape, k, nodes, cells, ep),
+                    TimerOwner::Qdisc(sta) => cells.qdisc_fires(shape, k, nodes, flows, sta),
+                    TimerOwner::Agent { node, k: a } => nodes.agent_fires(shape, k, cells, flows, node, a),
+                    TimerOwner::Roam(sta) => nodes.roam_fires(shape, k, cells, flows, sta),
                 }
             }
-            Ev::Ingress => self.nodes.ingress_due(&mut self.k, &mut self.cells, &mut self.flows),
+            Ev::Ingress => self.nodes.ingress_due(shape, &mut self.k, &mut self.cells, &mut self.flows),
             Ev::Sample { part } => {
                 // (one sampling instant is one event, whatever the
                 // partitions: `Kernel::events`)
@@ -214,7 +229,7 @@ impl World {
                 self.flows.sample(now, self.k.warmup, Some(part));
                 let next = now + self.k.bin;
                 if next < self.k.end {
-                    self.k.push(next, Ev::Sample { part });
+                    self.k.push(shape, next, Ev::Sample { part });
                 }
             }
         }

@@ -27,6 +27,7 @@ use super::events::{Ev, TimerOwner};
 use super::flows::Flows;
 use super::kernel::Kernel;
 use super::roam::{Roaming, Step};
+use super::shape::{General, Shape};
 use crate::apps::echo::UdpSocket;
 use crate::capture::Capture;
 use crate::link::{InPipe, LinkDir};
@@ -189,18 +190,26 @@ impl Nodes {
     }
 
     /// A packet arrived at `node`: deliver it or forward it.
-    pub(super) fn receive(&mut self, k: &mut Kernel, cells: &mut Cells, flows: &mut Flows, node: usize, p: Packet) {
+    pub(super) fn receive(
+        &mut self,
+        shape: impl Shape,
+        k: &mut Kernel,
+        cells: &mut Cells,
+        flows: &mut Flows,
+        node: usize,
+        p: Packet,
+    ) {
         let Some(dst) = self.topo.node_of(p.ip.dst) else {
             k.drop_packet(node, "", &p, DropReason::NoRoute);
             return;
         };
         if dst == node && self.roam.as_ref().is_some_and(|r| r.in_tunnel(p.id)) {
-            return self.untunnel(k, cells, flows, node, p);
+            return self.untunnel(shape, k, cells, flows, node, p);
         }
         if self.hooked[node] && !self.agents.at(node).is_empty() {
-            return self.receive_hooked(k, cells, flows, node, dst, p);
+            return self.receive_hooked(shape, k, cells, flows, node, dst, p);
         }
-        self.arrived(k, cells, flows, node, dst, p)
+        self.arrived(shape, k, cells, flows, node, dst, p)
     }
 
     /// `receive` at the foreign AP's end of a home agent's tunnel: the
@@ -209,15 +218,25 @@ impl Nodes {
     /// packet for them.)
     #[cold]
     #[inline(never)]
-    fn untunnel(&mut self, k: &mut Kernel, cells: &mut Cells, flows: &mut Flows, node: usize, mut p: Packet) {
+    fn untunnel(
+        &mut self,
+        shape: impl Shape,
+        k: &mut Kernel,
+        cells: &mut Cells,
+        flows: &mut Flows,
+        node: usize,
+        mut p: Packet,
+    ) {
         p.ip.dst = self.roam.as_mut().expect("a home agent roams").tunnel_out(p.id);
-        self.send_from(k, cells, flows, node, p);
+        self.send_from(shape, k, cells, flows, node, p);
     }
 
     /// `receive` at a node with agents: they see the packet first.
     #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
     fn receive_hooked(
         &mut self,
+        shape: impl Shape,
         k: &mut Kernel,
         cells: &mut Cells,
         flows: &mut Flows,
@@ -225,8 +244,8 @@ impl Nodes {
         dst: usize,
         mut p: Packet,
     ) {
-        match self.run_agents(k, cells, flows, node, dst == node, &mut p) {
-            Verdict::Pass => self.arrived(k, cells, flows, node, dst, p),
+        match self.run_agents(shape, k, cells, flows, node, dst == node, &mut p) {
+            Verdict::Pass => self.arrived(shape, k, cells, flows, node, dst, p),
             Verdict::Consume => {
                 k.ledger.deliver(p.id);
             }
@@ -237,9 +256,19 @@ impl Nodes {
     /// A packet for node `dst` arrived at `node`, past its agents: forward
     /// it, or deliver it here.
     #[inline(always)]
-    fn arrived(&mut self, k: &mut Kernel, cells: &mut Cells, flows: &mut Flows, node: usize, dst: usize, p: Packet) {
+    #[allow(clippy::too_many_arguments)]
+    fn arrived(
+        &mut self,
+        shape: impl Shape,
+        k: &mut Kernel,
+        cells: &mut Cells,
+        flows: &mut Flows,
+        node: usize,
+        dst: usize,
+        p: Packet,
+    ) {
         if dst != node {
-            self.send_from(k, cells, flows, node, p);
+            self.send_from(shape, k, cells, flows, node, p);
             return;
         }
         if self.hooked[node] && self.external[node] {
@@ -256,7 +285,7 @@ impl Nodes {
             Transport::Udp(h) => {
                 let socket = self.topo.nodes[node].udp_socket(h.dst_port);
                 if let Some(reply) = flows.datagram(k, &p, h, socket) {
-                    self.send_from(k, cells, flows, node, reply);
+                    self.send_from(shape, k, cells, flows, node, reply);
                 }
             }
             Transport::Tcp(h) => {
@@ -264,13 +293,21 @@ impl Nodes {
                     k.drop_packet(node, "", &p, DropReason::NoReceiver);
                     return;
                 };
-                flows.segment(k, self, cells, ep, &p, h);
+                flows.segment(shape, k, self, cells, ep, &p, h);
             }
         }
     }
 
     /// Send a packet from `node` towards its destination.
-    pub(super) fn send_from(&mut self, k: &mut Kernel, cells: &mut Cells, flows: &mut Flows, node: usize, p: Packet) {
+    pub(super) fn send_from(
+        &mut self,
+        shape: impl Shape,
+        k: &mut Kernel,
+        cells: &mut Cells,
+        flows: &mut Flows,
+        node: usize,
+        p: Packet,
+    ) {
         // Every simulated source sends to a node of the topology; a packet
         // injected by the emulator may be for any address (a name server,
         // multicast, a host outside the scenario).
@@ -280,10 +317,10 @@ impl Nodes {
         };
         if let Some(home) = &self.topo.home {
             if self.topo.is_station(dst) && home[dst] == node && self.topo.ap_of[dst] != node {
-                return self.tunnel_from(k, cells, flows, node, dst, p);
+                return self.tunnel_from(shape, k, cells, flows, node, dst, p);
             }
         }
-        self.forward(k, cells, flows, node, dst, p)
+        self.forward(shape, k, cells, flows, node, dst, p)
     }
 
     /// `send_from` at the home agent of station `dst`, which is away from
@@ -291,8 +328,10 @@ impl Nodes {
     /// usual packet's path takes no copy of the packet for it.
     #[cold]
     #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
     fn tunnel_from(
         &mut self,
+        shape: impl Shape,
         k: &mut Kernel,
         cells: &mut Cells,
         flows: &mut Flows,
@@ -303,24 +342,34 @@ impl Nodes {
         let fa = self.topo.ap_of[dst];
         self.roam.as_mut().expect("a home agent roams").tunnel_in(p.id, p.ip.dst);
         p.ip.dst = addr_of(fa);
-        self.forward(k, cells, flows, node, fa, p)
+        self.forward(shape, k, cells, flows, node, fa, p)
     }
 
     /// Send `p` from `node` on its way to node `dst` (its next hop).
     #[inline(always)]
-    fn forward(&mut self, k: &mut Kernel, cells: &mut Cells, flows: &mut Flows, node: usize, dst: usize, p: Packet) {
+    #[allow(clippy::too_many_arguments)]
+    fn forward(
+        &mut self,
+        shape: impl Shape,
+        k: &mut Kernel,
+        cells: &mut Cells,
+        flows: &mut Flows,
+        node: usize,
+        dst: usize,
+        p: Packet,
+    ) {
         match self.topo.next_hop(node, dst) {
-            Hop::Local => self.receive(k, cells, flows, node, p),
-            Hop::Wlan { ra } => cells.enqueue(k, self, flows, node, p, ra),
+            Hop::Local => self.receive(shape, k, cells, flows, node, p),
+            Hop::Wlan { ra } => cells.enqueue(shape, k, self, flows, node, p, ra),
             Hop::Link { link, dir } => {
                 let now = k.now();
                 if let Some(t) = &k.trace {
                     t.packet(now, node, &self.link_name(link), "enqueue", &p, None);
                 }
-                let key = k.link_key(self.dirs[link][dir].timer);
+                let key = k.link_key(shape, self.dirs[link][dir].timer);
                 match self.links[link][dir].offer(now, p, key) {
                     Ok(Some(arrival)) if !self.is_out(link, dir) => {
-                        k.arm_link(self.dirs[link][dir].timer, Some(arrival))
+                        k.arm_link(shape, self.dirs[link][dir].timer, Some(arrival))
                     }
                     Ok(_) => {}
                     Err(p) => {
@@ -338,6 +387,7 @@ impl Nodes {
     #[inline(always)]
     pub(super) fn link_arrives(
         &mut self,
+        shape: impl Shape,
         k: &mut Kernel,
         cells: &mut Cells,
         flows: &mut Flows,
@@ -346,7 +396,7 @@ impl Nodes {
     ) {
         let now = k.now();
         let (p, next) = self.links[link][dir].arrive(now);
-        k.arm_link(self.dirs[link][dir].timer, next);
+        k.arm_link(shape, self.dirs[link][dir].timer, next);
         let (a, b) = self.topo.link_ends[link];
         if self.capture.is_some() || k.trace.is_some() {
             let (from, to) = if dir == 0 { (a, b) } else { (b, a) };
@@ -358,7 +408,7 @@ impl Nodes {
                 t.packet(now, to, &iface, "receive", &p, None);
             }
         }
-        self.receive(k, cells, flows, if dir == 0 { b } else { a }, p);
+        self.receive(shape, k, cells, flows, if dir == 0 { b } else { a }, p);
     }
 
     /// The file and trace name of wired link `link`.
@@ -369,8 +419,10 @@ impl Nodes {
 
     /// Show packet `p`, which arrived at `node`, to the node's agents in
     /// order, until one does not pass it.
+    #[allow(clippy::too_many_arguments)]
     fn run_agents(
         &mut self,
+        shape: impl Shape,
         k: &mut Kernel,
         cells: &mut Cells,
         flows: &mut Flows,
@@ -381,7 +433,7 @@ impl Nodes {
         let at = Arrival { node, local };
         for a in 0..self.agents.at(node).len() {
             let v = self.agents.at_mut(node)[a].0.on_packet(k.now(), at, p, &mut self.agent_ctx);
-            self.agent_done(k, cells, flows, node, a);
+            self.agent_done(shape, k, cells, flows, node, a);
             if v != Verdict::Pass {
                 return v;
             }
@@ -391,9 +443,17 @@ impl Nodes {
 
     /// Agent `a` of `node` wakes up.
     #[inline(always)]
-    pub(super) fn agent_fires(&mut self, k: &mut Kernel, cells: &mut Cells, flows: &mut Flows, node: usize, a: usize) {
+    pub(super) fn agent_fires(
+        &mut self,
+        shape: impl Shape,
+        k: &mut Kernel,
+        cells: &mut Cells,
+        flows: &mut Flows,
+        node: usize,
+        a: usize,
+    ) {
         self.agents.at_mut(node)[a].0.on_timer(k.now(), &mut self.agent_ctx);
-        self.agent_done(k, cells, flows, node, a);
+        self.agent_done(shape, k, cells, flows, node, a);
     }
 
     /// After a call into agent `a` of `node`: send what it emitted (each a
@@ -402,7 +462,15 @@ impl Nodes {
     /// generated: its receiver delivers it, so the flow counts it
     /// (`Flows::generated`); a copy of a packet (a Snoop retransmission) is
     /// not a new one.
-    fn agent_done(&mut self, k: &mut Kernel, cells: &mut Cells, flows: &mut Flows, node: usize, a: usize) {
+    fn agent_done(
+        &mut self,
+        shape: impl Shape,
+        k: &mut Kernel,
+        cells: &mut Cells,
+        flows: &mut Flows,
+        node: usize,
+        a: usize,
+    ) {
         while self.agent_ctx.has_emitted() {
             let mut batch: Vec<(Packet, bool)> = self.agent_ctx.take_emitted_marked().collect();
             for (p, copy) in batch.iter_mut() {
@@ -412,16 +480,16 @@ impl Nodes {
                 }
             }
             for (p, _) in batch {
-                self.send_from(k, cells, flows, node, p);
+                self.send_from(shape, k, cells, flows, node, p);
             }
         }
-        self.arm_agent(k, node, a);
+        self.arm_agent(shape, k, node, a);
     }
 
     /// Arm agent `a` of `node` for its next wake-up (no earlier than now).
-    fn arm_agent(&self, k: &mut Kernel, node: usize, a: usize) {
+    fn arm_agent(&self, shape: impl Shape, k: &mut Kernel, node: usize, a: usize) {
         let (agent, key) = &self.agents.at(node)[a];
-        k.arm(*key, agent.next_wakeup().map(|t| t.max(k.now())));
+        k.arm(shape, *key, agent.next_wakeup().map(|t| t.max(k.now())));
     }
 
     /// Install `agent` at `node`, after the node's other agents.
@@ -434,7 +502,7 @@ impl Nodes {
         let key = k.new_timer(TimerOwner::Agent { node, k: a });
         self.agents.at_mut(node).push((agent, key));
         self.update_hooked();
-        self.arm_agent(k, node, a);
+        self.arm_agent(General, k, node, a);
         Ok(())
     }
 
@@ -461,20 +529,20 @@ impl Nodes {
             return Err(format!("inject at {at:?}: before {last:?}"));
         }
         self.ingress.push_back((at, node, packet));
-        k.push(at, Ev::Ingress);
+        k.push(General, at, Ev::Ingress);
         Ok(())
     }
 
     /// The next injected packet is due: a new packet of the ledger, sent
     /// from its node.
     #[inline(always)]
-    pub(super) fn ingress_due(&mut self, k: &mut Kernel, cells: &mut Cells, flows: &mut Flows) {
+    pub(super) fn ingress_due(&mut self, shape: impl Shape, k: &mut Kernel, cells: &mut Cells, flows: &mut Flows) {
         let (_, node, mut p) = self.ingress.pop_front().expect("one ingress event per packet");
         p.id = k.ledger.generate();
         if let Some(t) = &k.trace {
             t.packet(k.now(), node, "ingress", "receive", &p, None);
         }
-        self.send_from(k, cells, flows, node, p);
+        self.send_from(shape, k, cells, flows, node, p);
     }
 
     /// The packets that reached external nodes since the last call.
@@ -503,7 +571,14 @@ impl Nodes {
 
     /// Station `sta`'s roaming timer: apply what it decides (leave the
     /// cell, or join the new AP's and be fed again).
-    pub(super) fn roam_fires(&mut self, k: &mut Kernel, cells: &mut Cells, flows: &mut Flows, sta: usize) {
+    pub(super) fn roam_fires(
+        &mut self,
+        shape: impl Shape,
+        k: &mut Kernel,
+        cells: &mut Cells,
+        flows: &mut Flows,
+        sta: usize,
+    ) {
         let r = self.roam.as_mut().expect("a roaming timer without roaming");
         match r.fires(k, sta, self.topo.ap_of[sta]) {
             Step::Stay => {}
@@ -512,8 +587,8 @@ impl Nodes {
                 // the wired side learns its new port (the layer-2 update)
                 self.topo_mut().ap_of[sta] = ap;
                 self.set_cell(cells, sta, cell);
-                cells.feed(k, self, flows, sta);
-                cells.qdisc_timer(k, sta);
+                cells.feed(shape, k, self, flows, sta);
+                cells.qdisc_timer(shape, k, sta);
             }
         }
     }
@@ -536,10 +611,18 @@ impl Nodes {
 
     /// A frame AP `ap` held for a station that left it: forwarded to the
     /// station's new AP, or dropped (`wlan.roaming.queued`).
-    pub(super) fn left_behind(&mut self, k: &mut Kernel, cells: &mut Cells, flows: &mut Flows, ap: usize, it: Queued) {
+    pub(super) fn left_behind(
+        &mut self,
+        shape: impl Shape,
+        k: &mut Kernel,
+        cells: &mut Cells,
+        flows: &mut Flows,
+        ap: usize,
+        it: Queued,
+    ) {
         let r = self.roam.as_mut().expect("roaming");
         if r.left_behind(ap, it.dest as usize) {
-            self.send_from(k, cells, flows, ap, it.pkt);
+            self.send_from(shape, k, cells, flows, ap, it.pkt);
         } else {
             k.drop_packet(ap, "wlan", &it.pkt, DropReason::Handoff);
         }
@@ -664,7 +747,7 @@ impl Nodes {
     /// is the direction's next.
     pub(super) fn take_shipped(&mut self, k: &mut Kernel, link: usize, dir: usize, x: InPipe) {
         if let Some(a) = self.links[link][dir].inject(x) {
-            k.arm_link(self.dirs[link][dir].timer, Some(a));
+            k.arm_link(General, self.dirs[link][dir].timer, Some(a));
         }
     }
 

@@ -83,6 +83,7 @@ use super::events::{Ev, TimerOwner};
 use super::flows::Flows;
 use super::kernel::Kernel;
 use super::nodes::Nodes;
+use super::shape::General;
 use super::window::Windowed;
 use super::World;
 use crate::config::Scenario;
@@ -356,7 +357,7 @@ impl Partitioned {
             let Ev::Timer { key, .. } = ev else { unreachable!("only timers are queued before the start") };
             let TimerOwner::Flow(fi) = k.owner(key) else { unreachable!("a partitionable world arms only flows") };
             let p = part_of_flow[fi];
-            kernels[p].arm(pflows[p].timer_key(flow_local[fi]), Some(at));
+            kernels[p].arm(General, pflows[p].timer_key(flow_local[fi]), Some(at));
         }
         let parts = kernels
             .into_iter()

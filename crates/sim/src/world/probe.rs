@@ -24,6 +24,7 @@
 use super::cut::WiredCut;
 use super::events::{Ev, TimerOwner};
 use super::kernel::Kernel;
+use super::shape::General;
 use super::World;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -54,7 +55,7 @@ impl World {
         let mut pushed_at: HashMap<u64, SimTime> = HashMap::new();
         while let Some(at) = self.k.next_at().filter(|&t| t <= end) {
             let key = self.k.peek_key().expect("an event is due");
-            let (now, code) = self.k.pop().expect("peeked");
+            let (now, code) = self.k.pop(General).expect("peeked");
             let ev = code.ev();
             let cross = self.crosses(&cut, ev)?;
             // (the kernel's own map; a world of one partition has none)
@@ -77,8 +78,8 @@ impl World {
             }
             per_part[part] += 1;
             let before = self.k.pushes(part);
-            self.dispatch(now, ev);
-            self.cells.drain_outputs(&mut self.k, &mut self.nodes, &mut self.flows);
+            self.dispatch(General, now, ev);
+            self.cells.drain_outputs(General, &mut self.k, &mut self.nodes, &mut self.flows);
             for n in before..self.k.pushes(part) {
                 pushed_at.insert(Kernel::key_of(part, n), now);
             }

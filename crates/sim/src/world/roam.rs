@@ -68,6 +68,7 @@
 //! receives it.
 use super::events::TimerOwner;
 use super::kernel::Kernel;
+use super::shape::General;
 use crate::config::roaming::{QueuedAtOldAp, RoamingConfig};
 use crate::config::Scenario;
 use crate::topology::Topology;
@@ -159,7 +160,7 @@ impl Roaming {
             walkers.push(match m {
                 Some(model) => {
                     let timer = k.new_timer(TimerOwner::Roam(i));
-                    k.arm(timer, Some(SimTime::ZERO));
+                    k.arm(General, timer, Some(SimTime::ZERO));
                     Some(Walker { model, timer, pending: None, last: None })
                 }
                 None => None,
@@ -233,7 +234,7 @@ impl Roaming {
             // side learns its new port, its queue is served again.
             let to = self.handoffs[h].to;
             self.handoffs[h].end = Some(now);
-            k.arm(timer, Some(now + self.interval));
+            k.arm(General, timer, Some(now + self.interval));
             return Step::Join { ap: to, cell: self.cell_of_ap[to] };
         }
         let (target, next) = self.check(now, sta, serving);
@@ -250,10 +251,10 @@ impl Roaming {
                 old_ap_retry_drops: 0,
             });
             self.walkers[sta].as_mut().expect("a walker").pending = Some(self.handoffs.len() - 1);
-            k.arm(timer, Some(now + self.scan_time));
+            k.arm(General, timer, Some(now + self.scan_time));
             return Step::Leave;
         }
-        k.arm(timer, next);
+        k.arm(General, timer, next);
         Step::Stay
     }
 
