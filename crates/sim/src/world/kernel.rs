@@ -165,6 +165,12 @@ impl Kernel {
         }
     }
 
+    /// Whether events of one instant pop in insertion order (no order by
+    /// partition).
+    pub(super) fn insertion_order(&self) -> bool {
+        self.order.is_none()
+    }
+
     /// The number of partitions of the same-instant order (1: insertion
     /// order).
     pub(super) fn order_parts(&self) -> usize {

@@ -161,10 +161,10 @@ impl World {
     }
 
     /// Whether the world is one cell of plain DCFs with its members at
-    /// their node ids and one partition (`shape.rs`, `OneDcfCell`): none
-    /// of this changes while the world runs.
+    /// their node ids and events in insertion order (`shape.rs`,
+    /// `OneDcfCell`): none of this changes while the world runs.
     fn one_dcf_cell(&self) -> bool {
-        self.cells.one_dcf_cell() && self.k.order_parts() == 1
+        self.cells.one_dcf_cell() && self.k.insertion_order()
     }
 
     /// Handle the next event if it is due at or before `until`, and every

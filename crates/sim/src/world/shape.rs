@@ -18,7 +18,8 @@
 /// What the run loop may assume of the world it runs.
 pub(super) trait Shape: Copy {
     /// One cell that holds every WLAN member at its node id (no member
-    /// map), no presence gates, and one partition (no order by partition).
+    /// map), no presence gates, and events in insertion order (no order by
+    /// partition: `kernel.rs`).
     const ONE_CELL: bool;
     /// Every cell's medium is a `Bss<Dcf>` (`cells.rs`, `CellBss::Dcf`).
     const DCF: bool;
