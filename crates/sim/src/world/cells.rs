@@ -351,6 +351,35 @@ impl Cells {
             && matches!(self.cell0.bss, CellBss::Dcf(_))
     }
 
+    /// The member map, if the cells have one (never in the code for a
+    /// one-cell shape, `shape.rs`).
+    #[inline(always)]
+    fn map(&self, shape: impl Shape) -> Option<&MemberMap> {
+        if shape.one_cell() {
+            None
+        } else {
+            self.map.as_ref()
+        }
+    }
+
+    /// The presence table, if there is one (roaming; never in the code for
+    /// a one-cell shape).
+    #[inline(always)]
+    fn presence(&self, shape: impl Shape) -> Option<&Presence> {
+        if shape.one_cell() {
+            None
+        } else {
+            self.presence.as_ref()
+        }
+    }
+
+    /// Whether there are cells besides cell 0 (never in the code for a
+    /// one-cell shape).
+    #[inline(always)]
+    fn several_cells(&self, shape: impl Shape) -> bool {
+        !shape.one_cell() && !self.more_cells.is_empty()
+    }
+
     /// Cell `c`.
     #[inline(always)]
     fn cell(&self, shape: impl Shape, c: usize) -> &Cell {
@@ -380,10 +409,7 @@ impl Cells {
     /// cell holds every member and there is one cell), and its index there.
     #[inline(always)]
     fn at(&self, shape: impl Shape, node: usize) -> (usize, usize) {
-        if shape.one_cell() {
-            return (0, node);
-        }
-        match &self.map {
+        match self.map(shape) {
             None => (0, node),
             Some(m) => (m.cell(node), m.local(node)),
         }
@@ -393,10 +419,7 @@ impl Cells {
     /// `saturated`): its node id but in a partition (`MemberMap::slot`).
     #[inline(always)]
     fn slot(&self, shape: impl Shape, node: usize) -> usize {
-        if shape.one_cell() {
-            return node;
-        }
-        match &self.map {
+        match self.map(shape) {
             None => node,
             Some(m) => m.slot(node),
         }
@@ -405,10 +428,7 @@ impl Cells {
     /// Member `node`'s index in cell `c` (which must hold it).
     #[inline(always)]
     fn local(&self, shape: impl Shape, node: usize) -> usize {
-        if shape.one_cell() {
-            return node;
-        }
-        match &self.map {
+        match self.map(shape) {
             None => node,
             Some(m) => m.local(node),
         }
@@ -417,10 +437,7 @@ impl Cells {
     /// The node id of index `l` of cell `c`.
     #[inline(always)]
     fn node(&self, shape: impl Shape, c: usize, l: usize) -> usize {
-        if shape.one_cell() {
-            return l;
-        }
-        match &self.map {
+        match self.map(shape) {
             None => l,
             Some(m) => m.node(c, l),
         }
@@ -436,8 +453,7 @@ impl Cells {
 
     /// Packets in WLAN member `i`'s transmit queue.
     pub(super) fn queue_len(&self, i: usize) -> usize {
-        let shape = General;
-        self.wq[self.slot(shape, i)].len()
+        self.wq[self.slot(General, i)].len()
     }
 
     /// WLAN member `i`'s MAC counters, summed over the cells.
@@ -484,7 +500,7 @@ impl Cells {
     /// drains cell 0 after every event).
     #[inline(always)]
     fn mark(&mut self, shape: impl Shape, c: usize) {
-        if !shape.one_cell() && !self.more_cells.is_empty() {
+        if self.several_cells(shape) {
             self.dirty.set(c);
         }
     }
@@ -499,7 +515,7 @@ impl Cells {
     /// independent of the number of cells.
     #[inline(always)]
     pub(super) fn drain_outputs(&mut self, shape: impl Shape, k: &mut Kernel, nodes: &mut Nodes, flows: &mut Flows) {
-        if shape.one_cell() || self.more_cells.is_empty() {
+        if !self.several_cells(shape) {
             self.drain_cell(shape, k, nodes, flows, 0);
             return;
         }
@@ -583,7 +599,7 @@ impl Cells {
             // (the MAC of an absent member is never fed)
             BssOutput::Ready { sta } => {
                 let sta = self.node(shape, c, sta);
-                if shape.one_cell() || self.presence.is_none() || nodes.topo().cell_of(sta) == c {
+                if self.presence(shape).is_none() || nodes.topo().cell_of(sta) == c {
                     self.feed(shape, k, nodes, flows, sta)
                 }
             }
@@ -609,13 +625,13 @@ impl Cells {
         let now = k.now();
         // (one cell and no roaming: every member is in cell 0)
         // (roaming implies a presence table: one test for the plain case)
-        let gated = !shape.one_cell() && self.presence.is_some();
+        let gated = self.presence(shape).is_some();
         let (c, l) = if gated { (nodes.topo().cell_of(sta), sta) } else { self.at(shape, sta) };
         if c == DETACHED {
             return; // scanning: the queue waits for the new AP
         }
         let Some(mut demand) = with_bss!(shape, &self.cell(shape, c).bss, b => b.demand(l)) else { return };
-        if let (Some(ra), false, Some(_)) = (demand.ra, shape.one_cell(), &self.map) {
+        if let (Some(ra), Some(_)) = (demand.ra, self.map(shape)) {
             demand.ra = Some(MacAddr(self.node(shape, c, ra.0 as usize) as u32));
         }
         let item = if gated && nodes.roaming() {
@@ -820,8 +836,7 @@ impl Cells {
     /// Member `sta` sends saturated flow `fi` (MSDUs of `msdu_bytes`),
     /// whose first hop is `hop`.
     pub(super) fn add_saturated(&mut self, sta: usize, fi: usize, hop: Hop, msdu_bytes: u32) {
-        let shape = General;
-        let s = self.slot(shape, sta);
+        let s = self.slot(General, sta);
         let f = SatFlow { fi: fi as u32, hop, msdu_bytes };
         self.saturated[s] = match std::mem::take(&mut self.saturated[s]) {
             Sat::None => Sat::One(f),
@@ -838,18 +853,16 @@ impl Cells {
 
     /// Tell the media to report airtime if a queue discipline uses it.
     pub(super) fn report_airtime_if_used(&mut self) {
-        let shape = General;
         let airtime = self.wq.iter().any(|q| q.uses_airtime());
         for c in self.cells_mut() {
-            with_bss!(shape, &mut c.bss, b => b.set_report_airtime(airtime));
+            with_bss!(General, &mut c.bss, b => b.set_report_airtime(airtime));
         }
     }
 
     /// Let every MAC schedule its first wake-up (outputs to drain).
     pub(super) fn reschedule_all(&mut self) {
-        let shape = General;
         for c in self.cells_mut() {
-            with_bss!(shape, &mut c.bss, b => b.reschedule_all(&mut c.out));
+            with_bss!(General, &mut c.bss, b => b.reschedule_all(&mut c.out));
         }
         for c in 0..=self.more_cells.len() {
             self.dirty.set(c);
@@ -875,16 +888,14 @@ impl Cells {
 
     /// Remove the medium's taps (dropping them flushes what they hold).
     pub(super) fn drop_taps(&mut self) {
-        let shape = General;
-        drop(with_bss!(shape, &mut self.cell0.bss, b => b.take_tap()));
+        drop(with_bss!(General, &mut self.cell0.bss, b => b.take_tap()));
     }
 
     /// Undo the media's grouping of bystanders (their counters are read
     /// per MAC from here on).
     pub(super) fn ungroup_all(&mut self) {
-        let shape = General;
         for c in self.cells_mut() {
-            with_bss!(shape, &mut c.bss, b => b.ungroup_all());
+            with_bss!(General, &mut c.bss, b => b.ungroup_all());
         }
     }
 
@@ -1019,10 +1030,9 @@ impl Cells {
     /// Ids of the packets the cells' MACs hold, and the packets the
     /// queue disciplines hold (a partition's ledger check, `part.rs`).
     pub(super) fn held(&self) -> (Vec<wifitcp_core::PacketId>, u64) {
-        let shape = General;
         let ids = std::iter::once(&self.cell0)
             .chain(self.more_cells.iter())
-            .flat_map(|c| with_bss!(shape, &c.bss, b => b.packets_in_service().map(|p| p.id).collect::<Vec<_>>()))
+            .flat_map(|c| with_bss!(General, &c.bss, b => b.packets_in_service().map(|p| p.id).collect::<Vec<_>>()))
             .collect();
         (ids, self.wq.iter().map(|q| q.len() as u64).sum())
     }

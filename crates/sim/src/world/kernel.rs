@@ -194,6 +194,17 @@ impl Kernel {
         self.q.now()
     }
 
+    /// The order by partition, if the world has one (never in the code for
+    /// a one-cell shape, `shape.rs`).
+    #[inline(always)]
+    fn order(&mut self, shape: impl Shape) -> Option<&mut Order> {
+        if shape.one_cell() {
+            None
+        } else {
+            self.order.as_deref_mut()
+        }
+    }
+
     /// Schedule `ev` at `at` (no earlier than now).
     #[inline(always)]
     pub(super) fn push(&mut self, shape: impl Shape, at: SimTime, ev: Ev) {
@@ -205,11 +216,7 @@ impl Kernel {
     /// its offer: `link_key`) or a new push of the current partition.
     #[inline(always)]
     fn push_tied(&mut self, shape: impl Shape, at: SimTime, ev: Ev, tie: Option<u64>) {
-        if shape.one_cell() {
-            self.q.push(at, ev.code()); // (one partition: insertion order)
-            return;
-        }
-        match &mut self.order {
+        match self.order(shape) {
             None => {
                 self.q.push(at, ev.code());
             }
@@ -230,10 +237,7 @@ impl Kernel {
     #[inline(always)]
     pub(super) fn pop(&mut self, shape: impl Shape) -> Option<(SimTime, EvCode)> {
         let next = self.q.pop();
-        if shape.one_cell() {
-            return next; // (one partition: no order by partition)
-        }
-        if let (Some(o), Some((_, code))) = (&mut self.order, next) {
+        if let (Some(o), Some((_, code))) = (self.order(shape), next) {
             o.cur = Some(o.of(code.ev()));
         }
         next
@@ -311,10 +315,7 @@ impl Kernel {
     /// the arrival; 0, unused, in insertion order.
     #[inline]
     pub(super) fn link_key(&mut self, shape: impl Shape, timer: TimerKey) -> u64 {
-        if shape.one_cell() {
-            return 0;
-        }
-        match &mut self.order {
+        match self.order(shape) {
             None => 0,
             Some(o) => o.key(Ev::Timer { key: timer.0, gen: 0 }),
         }
