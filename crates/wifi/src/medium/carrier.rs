@@ -86,9 +86,6 @@ impl<M: Mac> Bss<M> {
         } else {
             self.end_of::<Shared>(now, id, out)
         }
-        if self.prefetch_ahead {
-            self.prefetch_next_due();
-        }
     }
 
     #[inline(always)]

@@ -299,27 +299,6 @@ impl TargetQueue {
         k
     }
 
-    /// Call `f` on each station of the smallest key (in the ring or the
-    /// overflow list), if `first` has found that key since the last
-    /// removal; the queue is left as it is.
-    fn peek_first(&self, mut f: impl FnMut(usize)) {
-        if !self.min_ok || self.min == ABSENT {
-            return;
-        }
-        // (A bucket of the ring holds one key: the links alone name them.)
-        let mut s = self.head[(self.min & self.mask) as usize];
-        while s != NIL {
-            debug_assert_eq!(self.nodes[s as usize].key, self.min);
-            f(s as usize);
-            s = self.links[s as usize].next;
-        }
-        for &s in &self.over {
-            if self.nodes[s as usize].key == self.min {
-                f(s as usize);
-            }
-        }
-    }
-
     /// Remove every station whose `max(key, c)` is the smallest, appending
     /// them to `v` in no particular order.
     fn pop_due(&mut self, c: u64, v: &mut Vec<usize>) {
@@ -534,13 +513,6 @@ impl Group {
         }
     }
 
-    /// Call `f` on the members that `next_tx` found first (those of the
-    /// smallest target; when the counter has passed it, the others due with
-    /// them are left out), without taking them out.
-    pub fn peek_next_due(&self, f: impl FnMut(usize)) {
-        self.queue.peek_first(f);
-    }
-
     /// Members due to transmit at `now`, in index order, into `v` (cleared
     /// first; they leave the queue; the caller makes them act on their own).
     pub fn due(&mut self, now: SimTime, v: &mut Vec<usize>) {
@@ -606,38 +578,6 @@ mod tests {
             q.pop_due(0, &mut v);
         }
         assert_eq!(q.first(0), None);
-    }
-
-    /// `peek_first` names the stations the next `pop_due` takes (the
-    /// smallest key above the counter), leaves them queued, and names none
-    /// while the smallest key is unknown (after a removal, before `first`).
-    #[test]
-    fn peeking_names_the_next_pop() {
-        let mut rng = RngStream::derive(11, "test/target-queue-peek");
-        // a window of 31 with targets up to 80: some keys start in the
-        // overflow list
-        let mut q = TargetQueue::new(500, 31);
-        for s in 0..200 {
-            q.push(s, 1 + rng.below(80), 0);
-        }
-        let mut v = Vec::new();
-        while q.first(0).is_some() {
-            let mut peeked = Vec::new();
-            q.peek_first(|s| peeked.push(s));
-            peeked.sort_unstable();
-            let mut again = Vec::new();
-            q.peek_first(|s| again.push(s));
-            again.sort_unstable();
-            assert_eq!(again, peeked, "a peek takes nothing out");
-            v.clear();
-            q.pop_due(0, &mut v);
-            v.sort_unstable();
-            assert!(!v.is_empty());
-            assert_eq!(peeked, v);
-            let mut none = Vec::new();
-            q.peek_first(|s| none.push(s));
-            assert!(none.is_empty(), "the smallest key is unknown after a removal");
-        }
     }
 
     /// Random pushes (targets below the counter, within the window and far

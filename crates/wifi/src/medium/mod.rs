@@ -169,21 +169,14 @@ struct Track {
 /// The number of stations from which a cell asks for the state of the
 /// members due at a wake-up before it serves them (`Bss::wake`). A
 /// station's state here is about 600 bytes (a DCF's 448, its `Track`,
-/// counters and group slot); from 256 stations a cell's is over 150 KiB,
-/// three times a 48 KiB first-level data cache, and a due member's lines
-/// are rarely in it. Below, they mostly are, and asking costs instructions
-/// (1.2 % of a 50-station cell's) for no gain.
-const PREFETCH_FROM: usize = 256;
-
-/// The number of stations from which a cell also asks for the state of
-/// the group's next members as soon as their instant is known
-/// (`Bss::prefetch_next_due`). From about 2,000 stations a cell's state is
-/// over twice a 512 KiB second-level cache and a member's lines are rarely
-/// in it when its backoff ends; measured with `bench/` `dense` (plain
-/// builds, alternating): per-event cost x0.91 at 3,000 and 4,000
-/// stations, x0.88 at 5,000, no gain at 2,000 (x1.01) and a loss at 1,000
-/// (x1.04-1.07: the lines mostly hit, the walk and the requests cost).
-const PREFETCH_AHEAD_FROM: usize = 2048;
+/// counters and group slot). On the machine of docs/performance.md (2 MiB
+/// of second-level cache per core) asking loses below about 10,000
+/// stations and gains above: per-event cost of plain release builds of
+/// `run_file` on `scenarios/bench-r2.toml`, asking against not asking,
+/// x1.02 at 5,000 stations, x1.00 at 10,000 and x0.96 at 20,000 (the
+/// lines the members' wake-ups read mostly hit in the second-level cache
+/// below, and the requests only cost).
+const PREFETCH_FROM: usize = 8192;
 
 /// Sees every frame the moment it starts on the air, with the MSDU a data
 /// frame carries (a packet capture). Whether it is then received is not
@@ -288,12 +281,6 @@ pub struct Bss<M: Mac = Dcf> {
     tap: Option<Box<dyn FrameTap>>,
     /// Scratch list of the group members due at a wake-up.
     due: Vec<usize>,
-    /// The group's instant whose members were last asked for ahead of it
-    /// (`Bss::prefetch_next_due`).
-    prefetched_at: SimTime,
-    /// Whether the cell asks for the state of the group's next members
-    /// ahead of their instant: from [`PREFETCH_AHEAD_FROM`] stations.
-    prefetch_ahead: bool,
     /// Scratch list of `tx_end`'s second pass (see `serve_deferred`).
     deferred: Vec<usize>,
     /// Per-station carrier sense when not every station hears every other
@@ -469,8 +456,6 @@ impl<M: Mac> Bss<M> {
             report_airtime: false,
             tap: None,
             due: Vec::new(),
-            prefetched_at: SimTime::NEVER,
-            prefetch_ahead: n >= PREFETCH_AHEAD_FROM,
             deferred: Vec::new(),
             sense: None,
             arrive_at: SimTime::NEVER,
@@ -519,8 +504,6 @@ impl<M: Mac> Bss<M> {
             report_airtime,
             tap,
             due,
-            prefetched_at,
-            prefetch_ahead,
             sense,
             deferred,
             arrive_at,
@@ -609,9 +592,6 @@ impl<M: Mac> Bss<M> {
             b.install_msdu(now, msdu, MacAddr(ra as u32));
             // Only the group changed: the solo stations' instant holds.
             self.arm(self.solo_at, out);
-            if self.prefetch_ahead {
-                self.prefetch_next_due();
-            }
             return;
         }
         // The solo stations' earliest instant follows from `sta`'s alone
@@ -675,9 +655,6 @@ impl<M: Mac> Bss<M> {
         }
         self.due = due;
         self.reschedule(out);
-        if self.prefetch_ahead {
-            self.prefetch_next_due();
-        }
     }
 
     /// Ask for the state of the members `due` at a wake-up: each of them
@@ -685,9 +662,9 @@ impl<M: Mac> Bss<M> {
     /// so every line of its MAC, its `Track` and its counters is read or
     /// written next. Asked for at once, their misses overlap, where the
     /// code reaching one field after another would wait for each in turn.
-    /// Only in a cell whose stations' state the nearest cache does not
-    /// hold ([`PREFETCH_FROM`]); out of line, so that a small cell's
-    /// `wake` is as it was.
+    /// Only in a cell whose stations' state is well beyond the
+    /// second-level cache ([`PREFETCH_FROM`]); out of line, so that a
+    /// smaller cell's `wake` is as it was.
     #[inline(never)]
     fn prefetch_due(&self, due: &[usize]) {
         for &s in due {
@@ -702,23 +679,6 @@ impl<M: Mac> Bss<M> {
         prefetch(&self.macs[s]);
         prefetch(&self.track[s]);
         prefetch(&self.medium[s]);
-    }
-
-    /// Ask for the state of the members the group will serve at its next
-    /// instant (`group_at`), if that instant is the cell's next one, as
-    /// soon as it is known: at the end of a wake-up, of a frame's end and of
-    /// an MSDU's arrival at a member, an event or more before the members'
-    /// wake-up, so that their lines arrive while the run loop handles what
-    /// comes between (asked for at the wake-up itself, `prefetch_due`, the
-    /// first of them is waited for). Once per instant; only in cells of
-    /// [`PREFETCH_AHEAD_FROM`] stations or more.
-    #[inline(never)]
-    fn prefetch_next_due(&mut self) {
-        if self.group_at == self.prefetched_at || self.group_at > self.solo_at || self.group_at == SimTime::NEVER {
-            return;
-        }
-        self.prefetched_at = self.group_at;
-        self.group.peek_next_due(|s| self.prefetch_station(s));
     }
 
     /// The second pass of `tx_end` (the medium is quiet): the idle
