@@ -27,7 +27,7 @@ pub struct TcpFlow {
 /// for every packet it makes (its kind's activity window and port, the
 /// ends, the TOS octet, then the record's `generated` and
 /// `window_generated`, `FlowStats`'s first fields) lies in 80 bytes, two
-/// cache lines wherever a record starts in a flow table (records are 288
+/// cache lines wherever a record starts in a flow table (records are 256
 /// bytes, a multiple of 32): in a cell of thousands of saturated stations
 /// a flow's record is rarely in the nearest cache.
 #[repr(C)]
@@ -132,7 +132,7 @@ mod tests {
         assert_eq!(offset_of!(FlowRt, stats) + offset_of!(FlowStats, generated) + size_of::<u64>(), end - 8);
         assert!(offset_of!(FlowRt, src) < 64 && offset_of!(FlowRt, tos) < 64);
         assert_eq!(size_of::<FlowRt>() % 32, 0);
-        assert_eq!(size_of::<FlowRt>(), 288, "a flow record's size is part of the memory per station");
+        assert_eq!(size_of::<FlowRt>(), 256, "a flow record's size is part of the memory per station");
         assert_eq!(align_of::<FlowRt>(), 8);
     }
 }

@@ -88,82 +88,84 @@ const SPARSE_MIN: usize = 16;
 /// first kept every such flow sparse to its end.
 const DENSE_FILL: usize = 4;
 
+/// A sketch's counts, sparse or dense (module docs).
+#[derive(Clone, Debug)]
+enum Counts {
+    /// (bucket, count) of each non-empty bucket, in bucket order.
+    Sparse(Vec<(u32, u32)>),
+    /// The low 16 bits of each bucket's count, from bucket `first` on (the
+    /// rest in `DelaySketch::carries`).
+    Dense { first: u32, counts: Vec<u16> },
+}
+
+impl Default for Counts {
+    fn default() -> Counts {
+        Counts::Sparse(Vec::new())
+    }
+}
+
+/// 40 bytes: the counts' two forms share one place (32 bytes, a tag in
+/// the niche of a `Vec`), and the number of samples is their sum, taken
+/// when the quantiles are (once per result), not kept (a flow record holds
+/// one sketch, and a record of 256 bytes is four cache lines).
 #[derive(Clone, Debug, Default)]
 pub struct DelaySketch {
-    /// Index of `counts[0]`.
-    first: usize,
-    /// The dense counts, the low 16 bits of each bucket's (empty while the
-    /// counts are sparse).
-    counts: Vec<u16>,
-    /// The rest of the dense counts: (bucket, count >> 16) of each bucket
-    /// that has counted 2^16 samples or more, in bucket order (boxed: most
-    /// sketches never carry, and a flow record holds one sketch per flow).
-    /// (One word: a `Vec` would be three in every flow record.)
-    #[allow(clippy::box_collection)]
-    carries: Option<Box<Vec<(u32, u64)>>>,
-    /// The sparse counts: (bucket, count) of each non-empty bucket, in
-    /// bucket order (empty once the counts are dense).
-    sparse: Vec<(u32, u32)>,
-    n: u64,
+    counts: Counts,
+    /// The rest of the dense counts.
+    carries: Carries,
 }
+
+/// (bucket, count >> 16) of the buckets that have counted 2^16 samples or
+/// more, in bucket order; one word, boxed: a `Vec` would be three in
+/// every flow record, and most sketches never carry.
+#[allow(clippy::box_collection)]
+type Carries = Option<Box<Vec<(u32, u64)>>>;
 
 impl DelaySketch {
     pub fn new() -> Self {
         Self::default()
     }
-    /// Number of samples.
+    /// Number of samples (a pass over the buckets).
     pub fn count(&self) -> u64 {
-        self.n
+        self.nonzero().map(|(_, c)| c).sum()
     }
     /// Counters held (memory bound check).
     pub fn buckets_held(&self) -> usize {
-        self.counts.len() + self.sparse.len()
+        match &self.counts {
+            Counts::Sparse(p) => p.len(),
+            Counts::Dense { counts, .. } => counts.len(),
+        }
     }
     pub fn insert(&mut self, x: u64) {
-        let i = bucket_of(x);
-        // The usual case: a bucket inside the dense range (one compare).
-        if i.wrapping_sub(self.first) < self.counts.len() {
-            self.n += 1;
-            self.bump(i);
-            return;
-        }
-        self.n += 1;
-        if self.counts.is_empty() {
-            self.insert_sparse(i);
-            return;
-        }
-        if i < self.first {
-            let grow = self.first - i;
-            self.counts.reserve_exact(grow);
-            self.counts.splice(0..0, std::iter::repeat_n(0, grow));
-            self.first = i;
-        } else {
-            let len = i - self.first + 1;
-            self.counts.reserve_exact(len - self.counts.len());
-            self.counts.resize(len, 0);
-        }
-        self.bump(i);
+        self.insert_bucket(bucket_of(x));
     }
 
-    /// Count one sample in dense bucket `i` (inside the dense range); a
-    /// counter that wraps to zero carries 2^16.
+    /// Count one sample in bucket `i`.
     #[inline(always)]
-    fn bump(&mut self, i: usize) {
-        let c = &mut self.counts[i - self.first];
-        *c = c.wrapping_add(1);
-        if *c == 0 {
-            self.add_carry(i as u32, 1);
+    fn insert_bucket(&mut self, i: usize) {
+        let DelaySketch { counts, carries } = self;
+        let Counts::Dense { first, counts } = counts else {
+            return self.insert_sparse(i);
+        };
+        // The usual case: a bucket inside the dense range (the form, then
+        // one compare).
+        let k = i.wrapping_sub(*first as usize);
+        if k < counts.len() {
+            return bump(&mut counts[k], carries, i);
         }
-    }
-
-    /// Add `high` (units of 2^16) to bucket `b`'s carry.
-    #[cold]
-    fn add_carry(&mut self, b: u32, high: u64) {
-        let carries = self.carries.get_or_insert_with(Box::default);
-        match carries.binary_search_by_key(&b, |&(k, _)| k) {
-            Ok(at) => carries[at].1 += high,
-            Err(at) => carries.insert(at, (b, high)),
+        let f = *first as usize;
+        if i < f {
+            let grow = f - i;
+            counts.reserve_exact(grow);
+            counts.splice(0..0, std::iter::repeat_n(0, grow));
+            *first = i as u32; // (below MAX_BUCKETS)
+        } else {
+            let len = i - f + 1;
+            counts.reserve_exact(len - counts.len());
+            counts.resize(len, 0);
         }
+        let k = i - *first as usize;
+        bump(&mut counts[k], carries, i);
     }
 
     /// Count bucket `i` in the sparse pairs; made dense when they are
@@ -171,17 +173,18 @@ impl DelaySketch {
     /// they span, or
     /// a count would pass `u32::MAX`.
     fn insert_sparse(&mut self, i: usize) {
+        let Counts::Sparse(sparse) = &mut self.counts else { unreachable!("dense counts") };
         let b = i as u32; // (below MAX_BUCKETS)
-        match self.sparse.binary_search_by_key(&b, |&(k, _)| k) {
-            Ok(at) if self.sparse[at].1 < u32::MAX => self.sparse[at].1 += 1,
+        match sparse.binary_search_by_key(&b, |&(k, _)| k) {
+            Ok(at) if sparse[at].1 < u32::MAX => sparse[at].1 += 1,
             Ok(_) => {
                 self.densify();
-                self.bump(i);
+                self.insert_bucket(i);
             }
             Err(at) => {
-                self.sparse.insert(at, (b, 1));
-                let (lo, hi) = (self.sparse[0].0, self.sparse[self.sparse.len() - 1].0);
-                if self.sparse.len() > SPARSE_MIN && DENSE_FILL * self.sparse.len() >= (hi - lo + 1) as usize {
+                sparse.insert(at, (b, 1));
+                let (lo, hi) = (sparse[0].0, sparse[sparse.len() - 1].0);
+                if sparse.len() > SPARSE_MIN && DENSE_FILL * sparse.len() >= (hi - lo + 1) as usize {
                     self.densify();
                 }
             }
@@ -190,30 +193,50 @@ impl DelaySketch {
 
     /// The sparse counts as dense ones.
     fn densify(&mut self) {
-        let (lo, hi) = (self.sparse[0].0 as usize, self.sparse[self.sparse.len() - 1].0 as usize);
+        let Counts::Sparse(sparse) = std::mem::take(&mut self.counts) else { unreachable!("dense counts") };
+        let (lo, hi) = (sparse[0].0 as usize, sparse[sparse.len() - 1].0 as usize);
         let mut counts = vec![0u16; hi - lo + 1];
-        for &(k, c) in &self.sparse {
+        for &(k, c) in &sparse {
             counts[k as usize - lo] = c as u16;
-        }
-        self.first = lo;
-        self.counts = counts;
-        for (k, c) in std::mem::take(&mut self.sparse) {
             if c >> 16 > 0 {
-                self.add_carry(k, (c >> 16) as u64);
+                add_carry(&mut self.carries, k, (c >> 16) as u64);
             }
+        }
+        self.counts = Counts::Dense { first: lo as u32, counts };
+    }
+
+    /// The sparse pairs (none once dense).
+    #[cfg(test)]
+    fn sparse(&self) -> &[(u32, u32)] {
+        match &self.counts {
+            Counts::Sparse(p) => p,
+            Counts::Dense { .. } => &[],
+        }
+    }
+
+    /// The dense counters' low 16 bits (none while sparse).
+    #[cfg(test)]
+    fn dense(&self) -> &[u16] {
+        match &self.counts {
+            Counts::Sparse(_) => &[],
+            Counts::Dense { counts, .. } => counts,
         }
     }
 
     /// The non-empty buckets, (index, count) in index order.
     fn nonzero(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        let (first, dense, sparse): (usize, &[u16], &[(u32, u32)]) = match &self.counts {
+            Counts::Sparse(p) => (0, &[], p),
+            Counts::Dense { first, counts } => (*first as usize, counts, &[]),
+        };
         let mut carries = self.carries.iter().flat_map(|c| c.iter()).peekable();
-        let dense = self.counts.iter().enumerate().filter_map(move |(k, &low)| {
-            let i = self.first + k;
+        let dense = dense.iter().enumerate().filter_map(move |(k, &low)| {
+            let i = first + k;
             let high = carries.next_if(|&&(b, _)| b as usize == i).map_or(0, |&(_, h)| h);
             let c = (high << 16) | low as u64;
             (c > 0).then_some((i, c))
         });
-        dense.chain(self.sparse.iter().map(|&(k, c)| (k as usize, c as u64)))
+        dense.chain(sparse.iter().map(|&(k, c)| (k as usize, c as u64)))
     }
     /// The value of rank `floor(q (n-1))` within [`RELATIVE_ERROR`];
     /// `None` without samples.
@@ -225,10 +248,11 @@ impl DelaySketch {
     /// buckets (a result's flows ask for four: p50, p90, p99, p99.9).
     pub fn quantiles<const N: usize>(&self, qs: [f64; N]) -> [Option<f64>; N] {
         let mut out = [None; N];
-        if self.n == 0 {
+        let n = self.count();
+        if n == 0 {
             return out;
         }
-        let rank = |q: f64| (q.clamp(0.0, 1.0) * (self.n - 1) as f64).floor() as u64;
+        let rank = |q: f64| (q.clamp(0.0, 1.0) * (n - 1) as f64).floor() as u64;
         // the quantiles in order of rank, each found where the running
         // count first exceeds its rank
         let mut order: [usize; N] = std::array::from_fn(|i| i);
@@ -270,6 +294,26 @@ impl DelaySketch {
             out.push(group(cg, merge_bits, n));
         }
         out
+    }
+}
+
+/// Count one sample in dense counter `c` of bucket `i`; a counter that
+/// wraps to zero carries 2^16.
+#[inline(always)]
+fn bump(c: &mut u16, carries: &mut Carries, i: usize) {
+    *c = c.wrapping_add(1);
+    if *c == 0 {
+        add_carry(carries, i as u32, 1);
+    }
+}
+
+/// Add `high` (units of 2^16) to bucket `b`'s carry.
+#[cold]
+fn add_carry(carries: &mut Carries, b: u32, high: u64) {
+    let carries = carries.get_or_insert_with(Box::default);
+    match carries.binary_search_by_key(&b, |&(k, _)| k) {
+        Ok(at) => carries[at].1 += high,
+        Err(at) => carries.insert(at, (b, high)),
     }
 }
 
@@ -414,10 +458,10 @@ mod tests {
                 s.insert(200_000 + (x >> 40) % 20_000_000);
             }
             let mut d = s.clone();
-            if !d.sparse.is_empty() {
+            if !d.sparse().is_empty() {
                 d.densify();
             }
-            assert!(d.sparse.is_empty() && d.buckets_held() > 0);
+            assert!(d.sparse().is_empty() && d.buckets_held() > 0);
             let qs = [0.0, 0.5, 0.9, 0.99, 0.999, 1.0];
             assert_eq!(s.quantiles(qs), d.quantiles(qs), "{samples} samples");
             assert_eq!(s.histogram(2), d.histogram(2), "{samples} samples");
@@ -429,25 +473,31 @@ mod tests {
             s.insert(1_000_000 << k);
             s.insert(1_000_000 << k);
         }
-        assert_eq!((s.sparse.len(), s.counts.len(), s.count()), (10, 0, 20));
+        assert_eq!((s.sparse().len(), s.dense().len(), s.count()), (10, 0, 20));
         // ... and more than SPARSE_MIN buckets filling a DENSE_FILLth of their range turn dense
         for (step, dense) in [(DENSE_FILL as u64 - 1, true), (DENSE_FILL as u64 + 1, false)] {
             let mut s = DelaySketch::new();
             for x in 0..=SPARSE_MIN as u64 {
                 s.insert(step * x);
             }
-            assert_eq!(s.sparse.is_empty(), dense, "every {step}th bucket");
+            assert_eq!(s.sparse().is_empty(), dense, "every {step}th bucket");
             assert_eq!(s.count(), SPARSE_MIN as u64 + 1);
         }
         let mut s = DelaySketch::new();
         for x in 0..SPARSE_MIN as u64 {
             s.insert(2 * x); // (a value below 2^SUB_BITS is its own bucket)
-            assert!(s.counts.is_empty(), "{x}: sparse up to SPARSE_MIN buckets");
+            assert!(s.dense().is_empty(), "{x}: sparse up to SPARSE_MIN buckets");
         }
         s.insert(1);
-        assert!(s.sparse.is_empty() && s.counts.len() == 2 * SPARSE_MIN - 1);
+        assert!(s.sparse().is_empty() && s.dense().len() == 2 * SPARSE_MIN - 1);
         assert_eq!(s.count(), SPARSE_MIN as u64 + 1);
         assert_eq!(s.quantiles([0.0, 1.0]), [Some(0.0), Some(2.0 * (SPARSE_MIN as f64 - 1.0))]);
+    }
+
+    /// A sketch is 40 bytes (part of every flow record).
+    #[test]
+    fn a_sketch_is_forty_bytes() {
+        assert_eq!(std::mem::size_of::<DelaySketch>(), 40);
     }
 
     /// A dense bucket counts past its 16-bit counter (carries), whether it
@@ -463,7 +513,7 @@ mod tests {
         // passing 2^16 while dense: carried at every wrap
         let mut d = DelaySketch::new();
         spread(&mut d);
-        assert!(d.sparse.is_empty());
+        assert!(d.sparse().is_empty());
         for _ in 0..big {
             d.insert(7);
         }
@@ -472,9 +522,9 @@ mod tests {
         for _ in 0..big {
             s.insert(7);
         }
-        assert_eq!(s.sparse, [(7, big as u32)]);
+        assert_eq!(s.sparse(), [(7, big as u32)]);
         spread(&mut s);
-        assert!(s.sparse.is_empty());
+        assert!(s.sparse().is_empty());
         for t in [&d, &s] {
             assert_eq!(t.carries.as_deref().map(|c| &c[..]), Some(&[(7, 3)][..]));
             assert_eq!(t.count(), big + SPARSE_MIN as u64 + 1);
