@@ -355,22 +355,14 @@ impl Cells {
     /// one-cell shape, `shape.rs`).
     #[inline(always)]
     fn map(&self, shape: impl Shape) -> Option<&MemberMap> {
-        if shape.one_cell() {
-            None
-        } else {
-            self.map.as_ref()
-        }
+        shape.general(self.map.as_ref())
     }
 
     /// The presence table, if there is one (roaming; never in the code for
     /// a one-cell shape).
     #[inline(always)]
     fn presence(&self, shape: impl Shape) -> Option<&Presence> {
-        if shape.one_cell() {
-            None
-        } else {
-            self.presence.as_ref()
-        }
+        shape.general(self.presence.as_ref())
     }
 
     /// Whether there are cells besides cell 0 (never in the code for a

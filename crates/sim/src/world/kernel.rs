@@ -198,11 +198,7 @@ impl Kernel {
     /// a one-cell shape, `shape.rs`).
     #[inline(always)]
     fn order(&mut self, shape: impl Shape) -> Option<&mut Order> {
-        if shape.one_cell() {
-            None
-        } else {
-            self.order.as_deref_mut()
-        }
+        shape.general(self.order.as_deref_mut())
     }
 
     /// Schedule `ev` at `at` (no earlier than now).

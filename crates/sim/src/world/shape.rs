@@ -32,6 +32,17 @@ pub(super) trait Shape: Copy {
     fn dcf(self) -> bool {
         Self::DCF
     }
+    /// `x`, a structure only the general case has (the member map, the
+    /// presence gates, the order by partition), or `None` in the one-cell
+    /// shape, where it is absent and the tests of it compile away.
+    #[inline(always)]
+    fn general<T>(self, x: Option<T>) -> Option<T> {
+        if Self::ONE_CELL {
+            None
+        } else {
+            x
+        }
+    }
 }
 
 /// Any world.
