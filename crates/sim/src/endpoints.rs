@@ -27,15 +27,16 @@ pub struct TcpFlow {
 /// for every packet it makes (its kind's activity window and port, the
 /// ends, the TOS octet, then the record's `generated` and
 /// `window_generated`, `FlowStats`'s first fields) lies in 80 bytes, two
-/// cache lines wherever a record starts in a flow table (records are 256
+/// cache lines wherever a record starts in a flow table (records are 224
 /// bytes, a multiple of 32): in a cell of thousands of saturated stations
 /// a flow's record is rarely in the nearest cache.
 #[repr(C)]
 pub struct FlowRt {
     pub kind: FlowKind,
-    /// Source and destination node ids (data direction).
-    pub src: usize,
-    pub dst: usize,
+    /// Source and destination node ids (data direction), in 32 bits: a
+    /// flow record is part of a campus's memory per station.
+    src: u32,
+    dst: u32,
     /// The IPv4 TOS octet of its packets, both directions (`traffic.dscp`
     /// in its upper six bits, ECN bits clear).
     pub tos: u8,
@@ -53,6 +54,20 @@ impl FlowKind {
 }
 
 impl FlowRt {
+    pub fn new(src: usize, dst: usize, tos: u8, kind: FlowKind, stats: FlowStats) -> FlowRt {
+        let id = |n: usize| u32::try_from(n).expect("fewer than 2^32 nodes");
+        FlowRt { kind, src: id(src), dst: id(dst), tos, stats }
+    }
+    /// The source node (data direction).
+    #[inline]
+    pub fn src(&self) -> usize {
+        self.src as usize
+    }
+    /// The destination node (data direction).
+    #[inline]
+    pub fn dst(&self) -> usize {
+        self.dst as usize
+    }
     pub fn udp_active(&self, now: SimTime) -> bool {
         matches!(&self.kind, FlowKind::Udp { start, stop, .. } if now >= *start && now < *stop)
     }
@@ -132,7 +147,7 @@ mod tests {
         assert_eq!(offset_of!(FlowRt, stats) + offset_of!(FlowStats, generated) + size_of::<u64>(), end - 8);
         assert!(offset_of!(FlowRt, src) < 64 && offset_of!(FlowRt, tos) < 64);
         assert_eq!(size_of::<FlowRt>() % 32, 0);
-        assert_eq!(size_of::<FlowRt>(), 256, "a flow record's size is part of the memory per station");
+        assert_eq!(size_of::<FlowRt>(), 224, "a flow record's size is part of the memory per station");
         assert_eq!(align_of::<FlowRt>(), 8);
     }
 }

@@ -14,6 +14,7 @@ pub mod ledger;
 pub mod link;
 pub mod macs;
 pub mod metrics;
+pub mod names;
 pub mod parquet;
 pub mod topology;
 pub mod trace;

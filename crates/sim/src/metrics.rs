@@ -9,6 +9,7 @@ pub mod sketch;
 use crate::endpoints::{Endpoint, FlowKind, FlowRt, TcpFlow};
 use crate::ledger::Ledger;
 use crate::link::LinkDir;
+use crate::names::Names;
 use crate::topology::Topology;
 use obj::Obj;
 use serde_json::{json, Value};
@@ -28,7 +29,7 @@ use wifitcp_wire::Packet;
 /// first, then what the sampling reads (the delivered bytes and the
 /// series), then the delivery side; the name, read once at the end, last
 /// (`FlowRt`).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 #[repr(C)]
 pub struct FlowStats {
     /// Data packets generated (UDP datagrams, TCP data segments incl.
@@ -58,7 +59,6 @@ pub struct FlowStats {
     delay: sketch::DelaySketch,
     /// A ping flow's round-trip times (`None` for other flows).
     echo: Option<Box<EchoStats>>,
-    pub name: String,
 }
 
 /// Round-trip times of a ping flow's echo replies that arrived at or after
@@ -75,24 +75,6 @@ pub struct EchoStats {
 }
 
 impl FlowStats {
-    pub fn new(name: String) -> Self {
-        FlowStats {
-            name,
-            generated: 0,
-            delivered: 0,
-            payload_bytes_total: 0,
-            msdu_bytes: 0,
-            delay_sum_ns: (0, 0),
-            delay_max_ns: 0,
-            delay: sketch::DelaySketch::new(),
-            jitter: sketch::Jitter::default(),
-            window_generated: 0,
-            window_delivered: 0,
-            samples: Vec::new(),
-            base: 0,
-            echo: None,
-        }
-    }
     /// This flow's datagrams are echo requests: keep round-trip times.
     pub fn enable_echo(&mut self) {
         self.echo = Some(Box::default());
@@ -370,17 +352,19 @@ pub struct FlowSeq<'a> {
     parts: Vec<&'a [FlowRt]>,
     /// Flow `k` is `parts[at[k].0][at[k].1]` (`None`: `parts[0][k]`).
     at: Option<Vec<(u32, u32)>>,
+    /// Every flow's name, by flow index.
+    names: &'a Names,
 }
 
 impl<'a> FlowSeq<'a> {
     /// The flows of one slice.
-    pub fn whole(flows: &'a [FlowRt]) -> FlowSeq<'a> {
-        FlowSeq { parts: vec![flows], at: None }
+    pub fn whole(flows: &'a [FlowRt], names: &'a Names) -> FlowSeq<'a> {
+        FlowSeq { parts: vec![flows], at: None, names }
     }
 
     /// Flows held by parts: part p holds the flows `index[p]` (global
     /// indices, in its order); together each flow once.
-    pub fn parts(parts: Vec<&'a [FlowRt]>, index: &[Vec<usize>]) -> FlowSeq<'a> {
+    pub fn parts(parts: Vec<&'a [FlowRt]>, index: &[Vec<usize>], names: &'a Names) -> FlowSeq<'a> {
         let n: usize = index.iter().map(|v| v.len()).sum();
         let mut at = vec![(u32::MAX, 0); n];
         for (p, idx) in index.iter().enumerate() {
@@ -389,7 +373,7 @@ impl<'a> FlowSeq<'a> {
             }
         }
         debug_assert!(at.iter().all(|a| a.0 != u32::MAX), "every flow in one part");
-        FlowSeq { parts, at: Some(at) }
+        FlowSeq { parts, at: Some(at), names }
     }
 
     pub fn len(&self) -> usize {
@@ -409,6 +393,11 @@ impl<'a> FlowSeq<'a> {
             None => &self.parts[0][k],
             Some(at) => &self.parts[at[k].0 as usize][at[k].1 as usize],
         }
+    }
+
+    /// Flow `k`'s name.
+    pub fn name(&self, k: usize) -> &'a str {
+        self.names.get(k)
     }
 
     /// The flows in flow order.
@@ -466,13 +455,14 @@ fn ms(ns: Option<f64>) -> Option<f64> {
 }
 
 /// Flow `f`'s object (docs/results.md, "flows") into `j`.
-fn flow_json(v: &RunView, f: &FlowRt, secs: f64, j: &mut Obj) {
+fn flow_json(v: &RunView, k: usize, secs: f64, j: &mut Obj) {
+    let f = v.flows.get(k);
     let s = &f.stats;
     let [p50, p90, p99, p999] = s.delay.quantiles([0.5, 0.9, 0.99, 0.999]);
-    j.put("name", &s.name)
+    j.put("name", v.flows.name(k))
         .put("kind", f.kind.name())
-        .put("src", &v.topo.nodes[f.src].name)
-        .put("dst", &v.topo.nodes[f.dst].name)
+        .put("src", &v.topo.name(f.src()))
+        .put("dst", &v.topo.name(f.dst()))
         .put("goodput_mbps", &s.goodput_mbps(secs))
         .put("msdu_mbps", &mbps(s.msdu_bytes, secs))
         .put("packets_generated", &s.generated)
@@ -599,7 +589,7 @@ fn member_counters(v: &RunView, i: usize) -> (wifitcp_wifi::mac::MacCounters, wi
 fn station_json(v: &RunView, i: usize, j: &mut Obj) {
     let (c, m) = member_counters(v, i);
     let (c, m) = (&c, &m);
-    j.put("name", &v.topo.nodes[i].name)
+    j.put("name", &v.topo.name(i))
         .put("attempts", &c.attempts)
         .put("successes", &c.successes)
         .put("failures", &c.failures)
@@ -744,7 +734,7 @@ fn queue_json(v: &RunView, i: usize) -> Value {
         .map(|(r, n)| (r.as_str().to_string(), json!(n)))
         .collect();
     let mut j = json!({
-        "node": v.topo.nodes[i].name, "iface": "wlan", "kind": q.kind(),
+        "node": v.topo.name(i), "iface": "wlan", "kind": q.kind(),
         "enqueued": c.enqueued, "dequeued": c.dequeued, "dropped": dropped,
         "filtered_share": c.filtered_share(), "rewritten": c.rewritten,
         "mean_len": occ.mean_len(v.end), "max_len": occ.max_len(),
@@ -802,7 +792,7 @@ fn render_key(v: &RunView, key: &str, sink: Sink) -> std::io::Result<Vec<u8>> {
     match key {
         "flows" => {
             let secs = secs(v);
-            render_objs(v.flows.len(), |k, j| flow_json(v, v.flows.get(k), secs, j), sink)
+            render_objs(v.flows.len(), |k, j| flow_json(v, k, secs, j), sink)
         }
         "stations" => render_objs(members, |i, j| station_json(v, i, j), sink),
         // APs' queues, then stations' queues that are not plain drop-tail or
@@ -855,7 +845,7 @@ fn head(v: &RunView) -> Value {
             let (a, b) = v.topo.link_ends[li];
             l.iter().enumerate().map(move |(d, x)| {
                 let (f, t) = if d == 0 { (a, b) } else { (b, a) };
-                json!({"from": v.topo.nodes[f].name, "to": v.topo.nodes[t].name, "sent": x.sent, "dropped": x.dropped, "max_queue": x.max_queue})
+                json!({"from": v.topo.name(f), "to": v.topo.name(t), "sent": x.sent, "dropped": x.dropped, "max_queue": x.max_queue})
             })
         })
         .collect();
@@ -907,7 +897,7 @@ mod tests {
         use wifitcp_wire::{ip::PROTO_UDP, Ipv4Addr, Ipv4Header, UdpHeader};
         let ip = Ipv4Header::new(Ipv4Addr::from(1), Ipv4Addr::from(2), PROTO_UDP);
         let p = Packet::new_udp(PacketId(1), FlowId(0), SimTime::ZERO, ip, UdpHeader { src_port: 1, dst_port: 2 }, 10);
-        let mut f = FlowStats::new("f".into());
+        let mut f = FlowStats::default();
         let d = (1u64 << 63) - 1;
         for _ in 0..5 {
             f.on_data_arrival(&p, SimTime::from_nanos(d), SimTime::ZERO);

@@ -14,11 +14,12 @@
 //! computed once at build, to the AP that serves a station (`ap_of`, which
 //! a hand-off changes: the layer-2 update of `world/roam.rs`).
 //!
-//! Invariants: a WLAN member's `wlan.member` is its node id; a station's
-//! `wlan.cell` is the cell of `ap_of[station]`, or [`DETACHED`] while it
-//! scans; only APs and wired nodes have a forwarding table.
+//! Invariants: a station's cell (`cell_of`) is the cell of
+//! `ap_of[station]`, or [`DETACHED`] while it scans; only APs and wired
+//! nodes have a forwarding table; node `i`'s name is `names.get(i)`.
 use crate::apps::echo::UdpSocket;
 use crate::config::{NodeKind, Scenario};
+use crate::names::Names;
 use crate::world::demux::DemuxHash;
 use std::collections::{HashMap, VecDeque};
 use wifitcp_wire::Ipv4Addr;
@@ -34,13 +35,29 @@ pub enum Kind {
     Router,
 }
 
-/// A node's interface to a cell (one channel's collision domain).
+/// A node's interface to a cell (one channel's collision domain); its
+/// MAC's member index in every cell is its node id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WlanIface {
-    /// Index of the cell (`world::cells`), [`DETACHED`] while scanning.
-    pub cell: usize,
-    /// Member index of the node's MAC in every cell (= its node id).
-    pub member: usize,
+    /// Index of the cell (`world::cells`), `u32::MAX` ([`DETACHED`] to
+    /// `Topology::cell_of`) while scanning; 32 bits, as a node is a few
+    /// bytes of a campus's memory per station (cells number far fewer).
+    cell: u32,
+}
+
+impl WlanIface {
+    fn new(cell: usize) -> WlanIface {
+        WlanIface {
+            cell: if cell == DETACHED { u32::MAX } else { u32::try_from(cell).expect("fewer than 2^32 cells") },
+        }
+    }
+    fn cell(self) -> usize {
+        if self.cell == u32::MAX {
+            DETACHED
+        } else {
+            self.cell as usize
+        }
+    }
 }
 
 /// A node's interface to a wired link: packets it sends go out in `dir`.
@@ -52,14 +69,13 @@ pub struct WiredIface {
 }
 
 pub struct Node {
-    pub name: String,
     pub kind: Kind,
     /// The WLAN interface of an AP or a station.
-    pub wlan: Option<WlanIface>,
+    wlan: Option<WlanIface>,
     /// Its links, forwarding table and bound sockets, if it has any (an AP,
     /// a wired node, a station with a TCP endpoint or a UDP socket); a
     /// station with none holds no tables (in a cell of thousands, 112
-    /// bytes a station).
+    /// bytes a station). A node is 24 bytes.
     tables: Option<Box<NodeTables>>,
 }
 
@@ -81,8 +97,8 @@ struct NodeTables {
 }
 
 impl Node {
-    fn new(name: String, kind: Kind, wlan: Option<WlanIface>) -> Node {
-        Node { name, kind, wlan, tables: None }
+    fn new(kind: Kind, wlan: Option<WlanIface>) -> Node {
+        Node { kind, wlan, tables: None }
     }
     fn tables_mut(&mut self) -> &mut NodeTables {
         self.tables.get_or_insert_with(Box::default)
@@ -140,6 +156,8 @@ pub enum Hop {
 
 pub struct Topology {
     pub nodes: Vec<Node>,
+    /// Every node's name, by node id.
+    names: Names,
     pub stations: usize,
     /// AP (BSS index) of every WLAN member; an AP maps to itself.
     pub ap_of: Vec<usize>,
@@ -162,21 +180,23 @@ impl Topology {
         let n = s.wlan.stations as usize;
         let ap_of = s.ap_of_members();
         let cell_of_ap = s.cell_of_aps();
-        let node = Node::new;
-        let mut nodes: Vec<Node> = (0..s.wlan_members())
-            .map(|i| {
-                let kind = if i >= 1 && i <= n { Kind::Station } else { Kind::Ap };
-                node(s.member_name(i), kind, Some(WlanIface { cell: cell_of_ap[ap_of[i]], member: i }))
-            })
-            .collect();
+        let mut nodes: Vec<Node> = Vec::with_capacity(s.wlan_members() + s.nodes.len());
+        let mut names = Names::default();
+        for i in 0..s.wlan_members() {
+            let kind = if i >= 1 && i <= n { Kind::Station } else { Kind::Ap };
+            nodes.push(Node::new(kind, Some(WlanIface::new(cell_of_ap[ap_of[i]]))));
+            names.push(&s.member_name(i));
+        }
         for nd in &s.nodes {
             let kind = match nd.kind {
                 NodeKind::Host => Kind::Host,
                 NodeKind::Router => Kind::Router,
             };
-            nodes.push(node(nd.name.clone(), kind, None));
+            nodes.push(Node::new(kind, None));
+            names.push(&nd.name);
         }
-        let id = |name: &str| nodes.iter().position(|x| x.name == name).expect("validated node name");
+        names.shrink_to_fit();
+        let id = |name: &str| names.position(name).expect("validated node name");
         let link_ends: Vec<(usize, usize)> = s.links.iter().map(|l| (id(&l.a), id(&l.b))).collect();
         for (link, &(a, b)) in link_ends.iter().enumerate() {
             nodes[a].tables_mut().wired.push(WiredIface { link, dir: 0 });
@@ -188,7 +208,7 @@ impl Topology {
             .as_ref()
             .is_some_and(|r| r.reroute == crate::config::roaming::Reroute::HomeAgent)
             .then(|| ap_of.clone());
-        let mut t = Topology { nodes, stations: n, ap_of, link_ends, home };
+        let mut t = Topology { nodes, names, stations: n, ap_of, link_ends, home };
         for src in 0..t.nodes.len() {
             if t.is_core(src) {
                 let first = t.bfs(src);
@@ -213,8 +233,25 @@ impl Topology {
 
     /// The cell of WLAN member `i`'s interface ([`DETACHED`] while it scans).
     #[inline]
+    /// Node `i`'s name.
+    pub fn name(&self, i: usize) -> &str {
+        self.names.get(i)
+    }
+
+    /// Every node's name, by node id.
+    pub fn names(&self) -> &Names {
+        &self.names
+    }
+
+    /// Put WLAN member `i`'s interface into `cell` (or [`DETACHED`]).
+    pub(crate) fn set_cell(&mut self, i: usize, cell: usize) {
+        if let Some(w) = self.nodes[i].wlan.as_mut() {
+            *w = WlanIface::new(cell);
+        }
+    }
+
     pub fn cell_of(&self, i: usize) -> usize {
-        self.nodes[i].wlan.map_or(DETACHED, |w| w.cell)
+        self.nodes[i].wlan.map_or(DETACHED, WlanIface::cell)
     }
 
     pub fn is_ap(&self, i: usize) -> bool {
@@ -277,5 +314,15 @@ impl Topology {
             }
         };
         self.nodes[at].fwd()[self.core_index(core_dst)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_node_is_24_bytes() {
+        // (part of the memory per station of a campus: its name is in
+        // the topology's `Names`, its cell in 32 bits)
+        assert_eq!(std::mem::size_of::<super::Node>(), 24);
     }
 }

@@ -43,7 +43,7 @@ fn proxies(
     all: &mut [Vec<Box<dyn Agent>>],
 ) -> Result<(), ConfigError> {
     for ap in (0..topo.nodes.len()).filter(|&i| topo.is_ap(i)) {
-        if p.node().is_some_and(|n| n != topo.nodes[ap].name) {
+        if p.node().is_some_and(|n| n != topo.name(ap)) {
             continue;
         }
         let stations: Vec<usize> =
@@ -53,7 +53,7 @@ fn proxies(
             ap: addr_of(ap),
             stations: &addrs,
             tcp: &s.tcp,
-            rng: wifitcp_core::RngStream::derive(seed, &format!("proxy/{}", topo.nodes[ap].name)),
+            rng: wifitcp_core::RngStream::derive(seed, &format!("proxy/{}", topo.name(ap))),
         };
         let Some(installed) = p.build(&site) else { continue };
         for (&j, agent) in stations.iter().zip(installed.stations) {

@@ -26,7 +26,7 @@ use wifitcp_core::config::ConfigError;
 use wifitcp_core::{RngStream, SimDur, SimTime};
 use wifitcp_wifi::mac::beacon::{beacon_bytes, BeaconClock, BeaconParams, TU};
 use wifitcp_wifi::mac::pcf::{CfpConfig, Coordinator};
-use wifitcp_wifi::mac::{AnyMac, Dcf, DcfParams, MacAddr};
+use wifitcp_wifi::mac::{AnyMac, Dcf, DcfShared, MacAddr};
 use wifitcp_wifi::phy::{PhyTiming, Rate};
 
 wifitcp_core::config_kinds! {
@@ -85,7 +85,7 @@ pub struct Member<'a> {
     /// Appended to the names of its random streams in this cell.
     pub suffix: &'a str,
     /// The DCF's parameters from `[mac]` and the PHY.
-    pub params: &'a Arc<DcfParams>,
+    pub params: &'a Arc<DcfShared>,
     /// The PHY's rates (for rate control).
     pub rates: &'a [Rate],
 }

@@ -126,8 +126,9 @@ pub(super) fn write_effective(v: &RunView, sink: &mut Sink) -> std::io::Result<(
     let tcp: Vec<_> = v
         .flows
         .iter()
-        .filter_map(|f| match &f.kind {
-            crate::endpoints::FlowKind::Tcp(t) => Some((f, &v.eps[t.sender].conn, &v.eps[t.receiver].conn)),
+        .enumerate()
+        .filter_map(|(k, f)| match &f.kind {
+            crate::endpoints::FlowKind::Tcp(t) => Some((k, &v.eps[t.sender].conn, &v.eps[t.receiver].conn)),
             _ => None,
         })
         .collect();
@@ -138,14 +139,14 @@ pub(super) fn write_effective(v: &RunView, sink: &mut Sink) -> std::io::Result<(
     value(sink, &phy);
     sink.buf.extend_from_slice(b",\"tcp\":");
     sink.objs(tcp.len(), |k, t| {
-        let (f, s, r) = tcp[k];
-        t.put("flow", &f.stats.name)
+        let (fi, s, r) = tcp[k];
+        t.put("flow", v.flows.name(fi))
             .put("sender", &tcp_json(s.config(), s.cc_name()))
             .put("receiver", &tcp_json(r.config(), r.cc_name()));
     })?;
     sink.buf.extend_from_slice(b",\"wlan_queues\":");
     sink.objs(v.wq.len(), |i, q| {
-        q.put("node", &v.topo.nodes[i].name).put("kind", v.wq[i].kind());
+        q.put("node", &v.topo.name(i)).put("kind", v.wq[i].kind());
     })?;
     sink.buf.push(b'}');
     Ok(())

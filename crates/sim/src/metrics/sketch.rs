@@ -107,7 +107,7 @@ impl Default for Counts {
 /// 40 bytes: the counts' two forms share one place (32 bytes, a tag in
 /// the niche of a `Vec`), and the number of samples is their sum, taken
 /// when the quantiles are (once per result), not kept (a flow record holds
-/// one sketch, and a record of 256 bytes is four cache lines).
+/// one sketch, and a record of 224 bytes spans four cache lines at most).
 #[derive(Clone, Debug, Default)]
 pub struct DelaySketch {
     counts: Counts,

@@ -27,6 +27,7 @@ use crate::endpoints::{Endpoint, FlowKind, FlowRt, TcpFlow};
 use crate::link::LinkDir;
 use crate::macs::Member;
 use crate::metrics::FlowStats;
+use crate::names::Names;
 use crate::topology::Topology;
 use std::collections::HashMap;
 use std::sync::atomic::AtomicU32;
@@ -37,7 +38,7 @@ use wifitcp_wifi::channel::antenna::Beam;
 use wifitcp_wifi::channel::config::{NodeKeys, PowerControl, StaAntenna};
 use wifitcp_wifi::channel::moving::MovingChannelErrors;
 use wifitcp_wifi::channel::{Channel, Position, Preamble};
-use wifitcp_wifi::mac::{AckPolicy, AnyMac, DcfParams, MacAddr};
+use wifitcp_wifi::mac::{AckPolicy, AnyMac, DcfParams, DcfShared, MacAddr};
 use wifitcp_wifi::medium::sense::{propagation_delay_ns, senses};
 use wifitcp_wifi::medium::{Bss, ChannelErrors, FixedPer, FrameErrorModel, NodeRadio, SenseMatrix};
 use wifitcp_wifi::mobility::Mobility;
@@ -150,7 +151,7 @@ fn build_qdiscs(s: &Scenario, seed: u64, topo: &Topology) -> Result<Vec<Box<dyn 
                 "wlan.station_qdisc",
             )
         };
-        let mut rng = RngStream::derive(seed, &format!("qdisc/{}", topo.nodes[i].name));
+        let mut rng = RngStream::derive(seed, &format!("qdisc/{}", topo.name(i)));
         wq.push(wifitcp_queue::build(&cfg, cap as usize, &mut rng).map_err(|e| e.under(path))?);
     }
     Ok(wq)
@@ -169,12 +170,13 @@ fn build_flows(
     cells: &mut Cells,
 ) -> Result<Flows, ConfigError> {
     let (mut flows, mut eps, mut flow_timer): (Vec<FlowRt>, _, _) = (Vec::new(), Vec::new(), Vec::new());
+    let mut names = Names::default();
     // A node's index by name (the first node of that name), and for each
     // name the number of flows already named it or "<it>#<anything>":
     // lookups in O(1), so building n flows costs O(n), not O(n^2).
     let mut node_of: HashMap<String, usize> = HashMap::new();
-    for (i, x) in nodes.topo().nodes.iter().enumerate() {
-        node_of.entry(x.name.clone()).or_insert(i);
+    for (i, x) in nodes.topo().names().iter().enumerate() {
+        node_of.entry(x.to_string()).or_insert(i);
     }
     let mut instances: HashMap<String, usize> = HashMap::new();
     for (ti, tr) in s.traffic.iter().enumerate() {
@@ -190,7 +192,7 @@ fn build_flows(
             // A flow whose name an earlier flow has (a station listed
             // again) is "<name>#<n>", its n-th instance: names, and the
             // RNG streams derived from them, are the flow's own.
-            let mut name = format!("{}/{}", tr.common.name, nodes.topo().nodes[sta].name);
+            let mut name = format!("{}/{}", tr.common.name, nodes.topo().name(sta));
             let same = instances.get(&name).copied().unwrap_or(0);
             if same > 0 {
                 name = format!("{name}#{}", same + 1);
@@ -247,12 +249,13 @@ fn build_flows(
                     }))
                 }
             };
-            let mut stats = FlowStats::new(name);
+            let mut stats = FlowStats::default();
             stats.reserve_samples(k.samples_to_reserve());
             if matches!(&kind, FlowKind::Udp { source, .. } if source.echo()) {
                 stats.enable_echo();
             }
-            flows.push(FlowRt { src, dst, kind, stats, tos: tr.common.dscp << 2 });
+            flows.push(FlowRt::new(src, dst, tr.common.dscp << 2, kind, stats));
+            names.push(&name);
             let key = k.new_timer(TimerOwner::Flow(fi));
             flow_timer.push(key);
             k.arm(General, key, Some(first.min(k.end)));
@@ -267,7 +270,7 @@ fn build_flows(
         }
     }
     let ep_timer = (0..eps.len()).map(|ep| k.new_timer(TimerOwner::Tcp(ep))).collect();
-    let mut flows = Flows::new(flows, eps, flow_timer, ep_timer);
+    let mut flows = Flows::new(flows, eps, flow_timer, ep_timer, names);
     flows.prime_servers();
     Ok(flows)
 }
@@ -339,7 +342,7 @@ fn build_bss(
     let n = s.wlan_members();
     // One allocation shared by every member's MAC (read on every access:
     // shared, it stays in the nearest cache whatever the cell's size).
-    let params = Arc::new(s.mac.dcf_params(timing));
+    let params = Arc::new(DcfShared::new(s.mac.dcf_params(timing)));
     let rates: Vec<_> = s.phy.standard.rates().into_iter().map(|(r, _)| r).collect();
     let ap_of = s.ap_of_members();
     // The cell's members by index: every member, or the cell's own.
@@ -368,7 +371,7 @@ fn build_bss(
             // `mac.no_ack_nodes`: this member's data frames carry No Ack
             let own;
             let params = if s.no_ack_member(i) {
-                own = Arc::new(DcfParams { ack_policy: AckPolicy::NoAck, ..(*params).clone() });
+                own = Arc::new(DcfShared::new(DcfParams { ack_policy: AckPolicy::NoAck, ..(**params).clone() }));
                 &own
             } else {
                 &params

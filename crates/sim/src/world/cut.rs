@@ -112,7 +112,7 @@ fn timer_node(owner: TimerOwner, topo: &Topology, flows: &[FlowRt], eps: &[Endpo
     Some(match owner {
         TimerOwner::Flow(fi) => match &flows[fi].kind {
             FlowKind::Tcp(t) => eps[t.client].node,
-            FlowKind::Udp { .. } => flows[fi].src,
+            FlowKind::Udp { .. } => flows[fi].src(),
         },
         TimerOwner::Link { link, dir } => {
             let (a, b) = topo.link_ends[link];
@@ -154,7 +154,7 @@ pub(super) fn order(
     let cells = cut.part_of_cell.iter().map(|&p| p as u16).collect();
     let mut sampled = vec![Vec::new(); cut.parts];
     for (fi, f) in flows.iter().enumerate() {
-        sampled[cut.part_of_node[f.dst]].push(fi as u32);
+        sampled[cut.part_of_node[f.dst()]].push(fi as u32);
     }
     Some((Order::new(cells, keys, cut.parts), sampled))
 }

@@ -66,7 +66,7 @@ impl World {
     /// The names of the nodes, by index (BSS members first, then wired
     /// nodes); node `i` has address `topology::addr_of(i)`.
     pub fn node_names(&self) -> Vec<String> {
-        self.nodes.topo().nodes.iter().map(|n| n.name.clone()).collect()
+        self.nodes.topo().names().iter().map(String::from).collect()
     }
 
     /// Bring the run's end forward to `t` (never before the last instant
@@ -85,6 +85,6 @@ impl World {
 
     /// The index of the node named `name`.
     pub fn node_index(&self, name: &str) -> Option<usize> {
-        self.nodes.topo().nodes.iter().position(|n| n.name == name)
+        self.nodes.topo().names().position(name)
     }
 }

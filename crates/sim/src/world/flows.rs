@@ -27,6 +27,7 @@ use super::shape::Shape;
 use crate::apps::echo::{self, UdpSocket};
 use crate::apps::Firing;
 use crate::endpoints::{Endpoint, FlowKind, FlowRt};
+use crate::names::Names;
 use crate::topology::addr_of;
 use wifitcp_core::{FlowId, SimTime};
 use wifitcp_net::TimerKey;
@@ -44,12 +45,25 @@ pub(super) struct Flows {
     /// The flows each partition samples, if the world has several
     /// (`set_sampled`).
     sampled: Option<Vec<Vec<u32>>>,
+    /// Every flow's name, by flow index (a partition's are empty: a
+    /// partitioned run's names stay with the run, `Partitioned`).
+    names: Names,
 }
 
 impl Flows {
     /// Every flow's name, by flow index (the trace's flow names).
     pub(super) fn names(&self) -> Vec<String> {
-        self.flows.iter().map(|f| f.stats.name.clone()).collect()
+        self.names.iter().map(String::from).collect()
+    }
+
+    /// Flow `fi`'s name.
+    pub(super) fn name(&self, fi: usize) -> &str {
+        self.names.get(fi)
+    }
+
+    /// Every flow's name, by flow index.
+    pub(super) fn name_table(&self) -> &Names {
+        &self.names
     }
 
     pub(super) fn new(
@@ -57,13 +71,14 @@ impl Flows {
         eps: Vec<Endpoint>,
         flow_timer: Vec<TimerKey>,
         ep_timer: Vec<TimerKey>,
+        names: Names,
     ) -> Flows {
         let (mut flows, mut flow_timer) = (flows, flow_timer);
         // (built by pushes: without the spare capacity, a third of the
         // flows' memory at thousands of flows)
         flows.shrink_to_fit();
         flow_timer.shrink_to_fit();
-        Flows { flows, eps, flow_timer, ep_timer, sampled: None }
+        Flows { flows, eps, flow_timer, ep_timer, sampled: None, names }
     }
 
     /// Whether `fi` is a flow of the scenario.
@@ -98,7 +113,7 @@ impl Flows {
         fi: usize,
     ) {
         let now = k.now();
-        let src = self.flows[fi].src;
+        let src = self.flows[fi].src();
         match &mut self.flows[fi].kind {
             FlowKind::Udp { source, start, stop, .. } => {
                 if now < *start || now >= *stop {
@@ -196,7 +211,7 @@ impl Flows {
         let f = &mut self.flows[fi];
         f.stats.on_generated(now, k.warmup);
         let FlowKind::Udp { src_port, .. } = &f.kind else { unreachable!("UDP flow") };
-        let ip = Ipv4Header { tos: f.tos, ..Ipv4Header::new(addr_of(f.src), addr_of(f.dst), PROTO_UDP) };
+        let ip = Ipv4Header { tos: f.tos, ..Ipv4Header::new(addr_of(f.src()), addr_of(f.dst()), PROTO_UDP) };
         let payload = msdu_bytes - LLC_SNAP_LEN - 20 - 8;
         let dst_port = if echo { echo::PORT } else { echo::DISCARD_PORT };
         Packet::new_udp(id, FlowId(fi as u32), now, ip, UdpHeader { src_port: *src_port, dst_port }, payload)
@@ -345,7 +360,7 @@ impl Flows {
     pub(super) fn generator(&self, fi: usize) -> usize {
         match &self.flows[fi].kind {
             FlowKind::Tcp(t) => self.eps[t.sender].node,
-            FlowKind::Udp { .. } => self.flows[fi].src,
+            FlowKind::Udp { .. } => self.flows[fi].src(),
         }
     }
 
@@ -371,7 +386,7 @@ impl Flows {
         for e in &self.eps {
             e.conn
                 .check_stream_integrity()
-                .map_err(|m| format!("TCP receiver of flow {}: {m}", self.flows[e.flow].stats.name))?;
+                .map_err(|m| format!("TCP receiver of flow {}: {m}", self.names.get(e.flow)))?;
         }
         Ok(())
     }
@@ -390,9 +405,10 @@ impl Flows {
 
     /// The flows split among `parts` partitions, flow `fi` going to
     /// `part_of[fi]`: each partition's flows in flow order, numbered from
-    /// 0 there, with their timer keys; and the flows (by global index) of
-    /// each partition, in that order.
-    pub(super) fn split(self, part_of: &[usize], parts: usize) -> (Vec<Flows>, Vec<Vec<usize>>) {
+    /// 0 there, with their timer keys; the flows (by global index) of
+    /// each partition, in that order; and every flow's name, by global
+    /// index (the run's, not a partition's).
+    pub(super) fn split(self, part_of: &[usize], parts: usize) -> (Vec<Flows>, Vec<Vec<usize>>, Names) {
         debug_assert!(self.partitionable());
         // The flows move from the back of the run's table to their
         // partition's; the run's table shrinks and the partitions' grow by
@@ -410,6 +426,7 @@ impl Flows {
                 flow_timer: Vec::new(),
                 ep_timer: Vec::new(),
                 sampled: None,
+                names: Names::default(),
             })
             .collect();
         let mut index: Vec<Vec<usize>> = size.iter().map(|&n| Vec::with_capacity(n)).collect();
@@ -436,7 +453,7 @@ impl Flows {
             o.flow_timer.shrink_to_fit();
             idx.reverse();
         }
-        (out, index)
+        (out, index, self.names)
     }
 
     /// The timer key of flow `fi`'s source.

@@ -298,8 +298,10 @@ impl World {
             handoffs: nodes.handoffs(),
             topo: nodes.topo(),
             flows: match &parts {
-                None => metrics::FlowSeq::whole(flows.flows()),
-                Some((p, index)) => metrics::FlowSeq::parts(p.iter().map(|f| f.flows()).collect(), index),
+                None => metrics::FlowSeq::whole(flows.flows(), flows.name_table()),
+                Some((p, index)) => {
+                    metrics::FlowSeq::parts(p.iter().map(|f| f.flows()).collect(), index, flows.name_table())
+                }
             },
             eps: flows.eps(),
             wq: &wq,

@@ -414,7 +414,7 @@ impl Nodes {
     /// The file and trace name of wired link `link`.
     fn link_name(&self, link: usize) -> String {
         let (a, b) = self.topo.link_ends[link];
-        format!("link-{}-{}", self.topo.nodes[a].name, self.topo.nodes[b].name)
+        format!("link-{}-{}", self.topo.name(a), self.topo.name(b))
     }
 
     /// Show packet `p`, which arrived at `node`, to the node's agents in
@@ -596,9 +596,7 @@ impl Nodes {
     /// Put member `sta`'s interface into `cell` (or `DETACHED`), for the
     /// nodes and the cells' gates.
     fn set_cell(&mut self, cells: &Cells, sta: usize, cell: usize) {
-        if let Some(wl) = self.topo_mut().nodes[sta].wlan.as_mut() {
-            wl.cell = cell;
-        }
+        self.topo_mut().set_cell(sta, cell);
         cells.set_presence(sta, cell);
     }
 

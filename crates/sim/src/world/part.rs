@@ -88,6 +88,7 @@ use super::window::Windowed;
 use super::World;
 use crate::config::Scenario;
 use crate::metrics::RunResult;
+use crate::names::Names;
 use rayon::prelude::*;
 use wifitcp_core::{ConfigError, SimTime};
 use wifitcp_queue::{Dropped, Occupancy, QueueCounters, QueueDisc, Queued};
@@ -250,6 +251,8 @@ pub struct Partitioned {
     cells: CellsShell,
     cells_of: Vec<Vec<usize>>,
     flows_of: Vec<Vec<usize>>,
+    /// Every flow's name, by global flow index.
+    flow_names: Names,
     end: SimTime,
     /// The instant every partition has been stepped to.
     reached: SimTime,
@@ -328,13 +331,13 @@ impl Partitioned {
         let part_of_flow: Vec<usize> = flows
             .flows()
             .iter()
-            .map(|f| match (f.src < cells.members(), f.dst < cells.members()) {
-                (true, _) => part_of_cell[topo.cell_of(f.src)],
-                (false, true) => part_of_cell[topo.cell_of(f.dst)],
+            .map(|f| match (f.src() < cells.members(), f.dst() < cells.members()) {
+                (true, _) => part_of_cell[topo.cell_of(f.src())],
+                (false, true) => part_of_cell[topo.cell_of(f.dst())],
                 (false, false) => 0,
             })
             .collect();
-        let (pflows, flows_of) = flows.split(&part_of_flow, n_parts);
+        let (pflows, flows_of, flow_names) = flows.split(&part_of_flow, n_parts);
         let mut flow_local = vec![0; part_of_flow.len()];
         for idx in &flows_of {
             for (l, &fi) in idx.iter().enumerate() {
@@ -366,7 +369,7 @@ impl Partitioned {
             .map(|((pk, pc), pf)| Part(World::start(pk, nodes.part(), pc, pf)))
             .collect();
         let end = k.end;
-        Partitioned { parts, pool, k, nodes, cells: shell, cells_of, flows_of, end, reached: SimTime::ZERO }
+        Partitioned { parts, pool, k, nodes, cells: shell, cells_of, flows_of, flow_names, end, reached: SimTime::ZERO }
     }
 
     /// Events handled so far (each sampling instant counted once).
@@ -395,7 +398,7 @@ impl Partitioned {
         emit: impl FnOnce(&crate::metrics::RunView) -> R,
     ) -> Result<R, String> {
         let events = self.events();
-        let Partitioned { parts, mut k, nodes, cells, cells_of, flows_of, .. } = self;
+        let Partitioned { parts, mut k, nodes, cells, cells_of, flows_of, flow_names, .. } = self;
         let (mut pcells, mut pflows) = (Vec::new(), Vec::new());
         for (i, Part(w)) in parts.into_iter().enumerate() {
             let World { k: pk, cells: c, flows: f, .. } = w;
@@ -407,7 +410,7 @@ impl Partitioned {
         }
         k.events_elsewhere = events - k.events();
         let cells = Cells::merge(pcells, &cells_of, cells);
-        let flows = Flows::new(Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let flows = Flows::new(Vec::new(), Vec::new(), Vec::new(), Vec::new(), flow_names);
         World { k, nodes, cells, flows }.finish_with(wall, false, Some((pflows, &flows_of)), emit)
     }
 }

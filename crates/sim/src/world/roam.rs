@@ -315,7 +315,7 @@ impl Roaming {
 
     /// The `"handoffs"` part of the result.
     pub(super) fn report(&self, topo: &Topology) -> Value {
-        let name = |i: usize| topo.nodes[i].name.as_str();
+        let name = |i: usize| topo.name(i);
         let done: Vec<&Handoff> = self.handoffs.iter().filter(|h| h.end.is_some()).collect();
         let lat = |h: &Handoff| (h.end.expect("done") - h.start).as_secs_f64();
         let list: Vec<Value> = self

@@ -38,11 +38,12 @@ impl World {
             .flows
             .flows()
             .iter()
-            .filter_map(|f| match &f.kind {
+            .enumerate()
+            .filter_map(|(fi, f)| match &f.kind {
                 FlowKind::Tcp(t) => {
                     let c = &eps[t.sender].conn;
                     Some(json!({
-                        "flow": f.stats.name,
+                        "flow": self.flows.name(fi),
                         "sender": names.get(eps[t.sender].node),
                         "state": format!("{:?}", c.state()),
                         "cwnd_bytes": c.cwnd(),

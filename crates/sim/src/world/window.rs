@@ -362,7 +362,7 @@ impl Windowed {
             }
         }
         for fi in 0..base.flows.flows().len() {
-            let dst = group_of_node[base.flows.flows()[fi].dst];
+            let dst = group_of_node[base.flows.flows()[fi].dst()];
             let src = group_of_node[base.flows.generator(fi)];
             if let Some(h) = other(dst) {
                 base.flows.swap_flow(&mut rest[h].flows, fi);

@@ -28,7 +28,7 @@ pub mod sched;
 pub use access::CsView;
 pub use any::AnyMac;
 pub use api::{Bystander, Demand, GroupRules, Mac};
-pub use dcf::{Dcf, DcfParams, MacCounters};
+pub use dcf::{Dcf, DcfParams, DcfShared, MacCounters};
 pub use frame::{AckPolicy, Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdu, MpduBody, Mpdus, Msdu};
 pub use hcf::{Hcf, HcfParams, HcfStats};
 pub use mu_frame::{MuInfo, MuUserTx};

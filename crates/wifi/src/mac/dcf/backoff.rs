@@ -9,7 +9,7 @@ impl Dcf {
     #[inline]
     pub(super) fn resume(&mut self) {
         if self.bo.count_from.is_none() && !self.seq.under_way() {
-            self.bo.resume(self.cs.count_start(self.ifs_times.difs, &self.ifs_times));
+            self.bo.resume(self.cs.count_start(self.p.ifs.difs, &self.p.ifs));
         }
     }
 
@@ -17,12 +17,12 @@ impl Dcf {
     #[inline]
     pub(super) fn freeze(&mut self, now: SimTime) {
         let ready = self.cur.as_ref().map(|c| c.ready_at);
-        self.bo.freeze(now, &self.slotting, ready);
+        self.bo.freeze(now, &self.p.slotting, ready);
     }
 
     /// No backoff pending at `now` (see `Backoff::expired`).
     pub(super) fn backoff_expired(&self, now: SimTime) -> bool {
-        self.bo.expired(now, &self.slotting)
+        self.bo.expired(now, &self.p.slotting)
     }
 
     /// When this station's backoff ends and it may transmit, if it has an
@@ -30,6 +30,6 @@ impl Dcf {
     #[inline]
     pub(super) fn contention_wake(&self) -> Option<SimTime> {
         let ready = self.cur.as_ref().map(|c| c.ready_at);
-        self.bo.tx_at(&self.slotting, ready)
+        self.bo.tx_at(&self.p.slotting, ready)
     }
 }

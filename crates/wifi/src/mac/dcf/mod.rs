@@ -32,14 +32,16 @@
 mod backoff;
 mod handoff;
 mod params;
+mod shared;
 #[cfg(test)]
 mod tests;
 mod view;
 
 pub use handoff::Withdrawn;
 pub use params::{DcfParams, MacCounters};
+pub use shared::DcfShared;
 
-use super::access::{Backoff, CountRule, Deferral, IfsTimes, Intake, Slotting};
+use super::access::{Backoff, Deferral, Intake};
 use super::api::{Bystander, Demand, GroupRules, Mac};
 use super::exchange::{
     answers_rts, control_frame, cts_duration, needs_rts, rts_for, After, Count, Receipts, ResponseWait, RetryCounts,
@@ -51,9 +53,7 @@ use crate::rate::{FixedRate, Outcome, RateControl};
 use std::sync::Arc;
 use wifitcp_core::PacketId;
 use wifitcp_core::{DropReason, RngStream, SimDur, SimTime};
-use wifitcp_wire::wifi_frame::{
-    data_mpdu_len, msdu_len, ACK_LEN, CTS_LEN, DATA_HEADER_LEN, QOS_DATA_HEADER_LEN, RTS_LEN,
-};
+use wifitcp_wire::wifi_frame::{data_mpdu_len, msdu_len, ACK_LEN, CTS_LEN, DATA_HEADER_LEN, QOS_DATA_HEADER_LEN};
 use wifitcp_wire::Packet;
 
 /// The MSDU in service.
@@ -110,18 +110,19 @@ impl From<Box<Frame>> for Pending {
 ///   group's hand-over, `next_wakeup`, every input);
 /// - 64: the response or frame due, carrier sense (carrier-sense changes,
 ///   the group's `shares_view`, `freeze`);
-/// - 128: the slot time (`freeze`), the address and sequence number, the
-///   MSDU in service (its arrival instant decides every wake-up);
-/// - 192: the spare handle that replaces it, the IFS, the random stream
-///   and the rate control (a new backoff after every exchange, the access);
-/// - 256 to 447: the rate control, when the MAC last asked for an MSDU,
-///   the counters, the receipts, the parameters (one pointer: the MACs
-///   built from one `[mac]` table share one copy, which every access reads
-///   and which so stays in the nearest cache), the receive cache, and,
-///   in the parameters' line, the control frames' airtimes and the last
-///   data frame's airtime, which every access reads too: 448 bytes in all
-///   (a test holds it; the receipts' log of several MPDUs and the receive
-///   cache's table are boxed, and airtimes are kept in 32 bits).
+/// - 128: the address and sequence number, the MSDU in service (its
+///   arrival instant decides every wake-up);
+/// - 192: the spare handle that replaces it, the random stream and the
+///   rate control (a new backoff after every exchange, the access);
+/// - 256 to 383: when the MAC last asked for an MSDU, the counters, the
+///   receipts, the parameters (one pointer: the MACs built from one
+///   `[mac]` table share one copy with the slot time, the IFS and the
+///   control frames' airtimes derived from it, `shared.rs`, which every
+///   access and freeze reads and which so stays in the nearest cache), the
+///   receive cache, and, in the parameters' line, the last data frame's
+///   airtime, which every access reads too: 384 bytes in all (a test
+///   holds it; the receipts' log of several MPDUs and the receive cache's
+///   table are boxed, and airtimes are kept in 32 bits).
 #[repr(C, align(64))]
 pub struct Dcf {
     // --- channel access (`mac/access`) ---
@@ -131,8 +132,6 @@ pub struct Dcf {
     /// and the frame due after SIFS.
     seq: Sequence<Pending>,
     cs: Deferral,
-    /// The slot time and the DCF's counting rule.
-    slotting: Slotting,
     pub addr: MacAddr,
     // --- sequence numbers and duplicate detection (10.3.2.14) ---
     next_seq: u16,
@@ -141,7 +140,6 @@ pub struct Dcf {
     /// next one when no copy of it is left (`install_msdu`): a saturated
     /// station then allocates no MSDU handle per packet.
     spare: Option<Msdu>,
-    ifs_times: IfsTimes,
     rng: RngStream,
     /// Chooses each data frame's rate and hears each attempt's outcome;
     /// `None`: the PHY's fixed data rate, asked and told nothing (the
@@ -152,43 +150,15 @@ pub struct Dcf {
     pub counters: MacCounters,
     /// What reached the receivers (the medium's verdicts).
     pub(crate) receipts: Receipts,
-    /// Shared by the MACs of a cell built from one `[mac]` table.
-    p: Arc<DcfParams>,
+    /// Shared by the MACs of a cell built from one `[mac]` table: the
+    /// parameters and their derived constants (the slot time, the IFS, the
+    /// control frames' airtimes).
+    p: Arc<DcfShared>,
     /// The receive cache (`mac/exchange`).
     rx_cache: RxCache,
-    /// Control-frame rate and airtimes of the exchange in service (for
-    /// the rate of its data frame; computed again only when that rate
-    /// changes).
-    air: ControlAirtimes,
     /// The last data MPDU length and rate, and their airtime (u32::MAX:
     /// none yet).
     last_data_time: (u32, Rate, Airtime),
-}
-
-/// The control frames that go with data frames of one rate: their rate
-/// (`PhyTiming::response_rate`, 10.6.6.5.2) and airtimes. The RTS goes at
-/// the rate of the CTS it asks for.
-#[derive(Clone, Copy, Debug)]
-struct ControlAirtimes {
-    /// The data rate they go with.
-    data: Rate,
-    rate: Rate,
-    ack: Airtime,
-    cts: Airtime,
-    rts: Airtime,
-}
-
-impl ControlAirtimes {
-    fn new(t: &PhyTiming, data: Rate) -> ControlAirtimes {
-        let rate = t.response_rate(data);
-        let (ack, cts, rts) = if rate == t.control_rate {
-            (t.ack_time(), t.cts_time(), t.rts_time())
-        } else {
-            let air = |len| t.tx_time(len, rate);
-            (air(ACK_LEN), air(CTS_LEN), air(RTS_LEN))
-        };
-        ControlAirtimes { data, rate, ack: Airtime::of(ack), cts: Airtime::of(cts), rts: Airtime::of(rts) }
-    }
 }
 
 /// An airtime in 32 bits of nanoseconds, for the airtimes a MAC keeps
@@ -212,12 +182,8 @@ impl Airtime {
 }
 
 impl Dcf {
-    pub fn new(addr: MacAddr, p: impl Into<Arc<DcfParams>>, rng: RngStream) -> Dcf {
-        let p: Arc<DcfParams> = p.into();
-        let air = ControlAirtimes::new(&p.timing, p.timing.data_rate);
-        let rule = if p.busy_slot_counts { CountRule::DcfBusySlotCounts } else { CountRule::Dcf };
-        let slotting = Slotting::new(p.timing.slot, rule);
-        let ifs_times = IfsTimes { difs: p.timing.difs, eifs: p.timing.eifs };
+    pub fn new(addr: MacAddr, p: impl Into<Arc<DcfShared>>, rng: RngStream) -> Dcf {
+        let p: Arc<DcfShared> = p.into();
         let rc = None;
         Dcf {
             addr,
@@ -227,11 +193,8 @@ impl Dcf {
             cur: None,
             seq: Sequence::default(),
             cs: Deferral::new(),
-            slotting,
-            ifs_times,
             next_seq: 0,
             rx_cache: RxCache::default(),
-            air,
             last_data_time: (u32::MAX, Rate(0), Airtime::ZERO),
             rc,
             intake: Intake::new(),
@@ -242,6 +205,21 @@ impl Dcf {
     }
 
     pub fn params(&self) -> &DcfParams {
+        &self.p
+    }
+
+    /// Change the parameters of this MAC alone (its derived constants
+    /// follow).
+    #[cfg(test)]
+    fn edit_params(&mut self, f: impl FnOnce(&mut DcfParams)) {
+        let mut p = DcfParams::clone(&self.p);
+        f(&mut p);
+        self.p = Arc::new(DcfShared::new(p));
+    }
+
+    /// The parameters with their derived constants, to share with other
+    /// MACs of the cell.
+    pub fn shared(&self) -> &Arc<DcfShared> {
         &self.p
     }
 
@@ -283,7 +261,7 @@ impl Dcf {
             // an empty queue while the medium is busy: then it backs off
             // (`Backoff::frame_arrives`).
             let (busy, empty) = (self.cs.busy_at(now), self.intake.queue_was_empty(now));
-            self.bo.frame_arrives(now, &self.slotting, busy, empty, &mut self.rng);
+            self.bo.frame_arrives(now, &self.p.slotting, busy, empty, &mut self.rng);
         }
         self.resume();
     }
@@ -481,7 +459,8 @@ impl Dcf {
             // 10.3.2.7: the data frame waits for the CTS (`mac/exchange`);
             // the RTS goes at the rate of the CTS it asks for.
             let data = self.data_frame();
-            let rts = rts_for(&data, self.p.timing.sifs, self.air.cts.get(), self.air.rate, self.air.rts.get());
+            let air = self.p.air(data.rate);
+            let rts = rts_for(&data, self.p.timing.sifs, air.cts, air.rate, air.rts);
             let rts = self.seq.protect(data, rts);
             self.transmit(now, out, |_| rts);
         } else {
@@ -514,11 +493,6 @@ impl Dcf {
         }
         cur.rate = rate;
         cur.data_time = self.last_data_time.2.get();
-        // (Assigned only when the rate changed: copying the unchanged
-        // value back through the stack stalls on store forwarding.)
-        if rate != self.air.data {
-            self.air = ControlAirtimes::new(&self.p.timing, rate);
-        }
     }
 
     /// The data frame of the MSDU in service, with a copy of the MSDU: sent
@@ -537,7 +511,7 @@ impl Dcf {
             ra: cur.ra,
             // 9.2.5.2: Duration of a unicast data frame = SIFS + ACK; with
             // No Ack nothing follows the frame: 0.
-            duration: if no_ack { SimDur::ZERO } else { t.sifs + self.air.ack.get() },
+            duration: if no_ack { SimDur::ZERO } else { t.sifs + self.p.air(cur.rate).ack },
             seq: cur.seq,
             retry: cur.data_sent,
             mpdu_bytes: cur.mpdu_bytes,
@@ -581,17 +555,8 @@ impl Dcf {
     }
 
     fn response(&self, kind: FrameKind, ra: MacAddr, duration: SimDur, rate: Rate) -> Frame {
-        let t = &self.p.timing;
         let bytes = if kind == FrameKind::Ack { ACK_LEN } else { CTS_LEN };
-        let airtime = if rate == self.air.rate {
-            if kind == FrameKind::Ack {
-                self.air.ack.get()
-            } else {
-                self.air.cts.get()
-            }
-        } else {
-            t.tx_time(bytes, rate)
-        };
+        let airtime = self.p.response_time(kind == FrameKind::Cts, rate);
         control_frame(kind, self.addr, ra, duration, bytes, rate, airtime)
     }
 
@@ -649,7 +614,7 @@ impl Dcf {
         }
         let t = &self.p.timing;
         let rate = t.response_rate(f.rate);
-        let cts_time = if rate == self.air.rate { self.air.cts.get() } else { t.tx_time(CTS_LEN, rate) };
+        let cts_time = self.p.response_time(true, rate);
         let d = cts_duration(f.duration, t.sifs, cts_time);
         let cts = Pending::Response { kind: FrameKind::Cts, ra: f.ta, duration: d, rate };
         self.seq.schedule(now + t.sifs, cts);
@@ -799,14 +764,14 @@ impl Mac for Dcf {
 }
 #[cfg(test)]
 mod layout {
-    /// A station's MAC is 7 cache lines: with the parameters shared
-    /// (`Arc`), a frame of a cell of thousands of stations touches at most
-    /// those 7 lines of the sender's MAC (`crates/wifi/src/mac/dcf/mod.rs`
+    /// A station's MAC is 6 cache lines: with the parameters and their
+    /// derived constants shared (`Arc`), a frame of a cell of thousands of
+    /// stations touches at most those 6 lines of the sender's MAC (`crates/wifi/src/mac/dcf/mod.rs`
     /// field order; docs/performance.md "Dense cells through the CLI").
     #[test]
-    fn a_station_mac_is_seven_cache_lines() {
-        assert_eq!(std::mem::size_of::<super::Dcf>(), 448);
-        assert_eq!(std::mem::size_of::<crate::mac::AnyMac>(), 448);
+    fn a_station_mac_is_six_cache_lines() {
+        assert_eq!(std::mem::size_of::<super::Dcf>(), 384);
+        assert_eq!(std::mem::size_of::<crate::mac::AnyMac>(), 384);
         assert_eq!(std::mem::align_of::<super::Dcf>(), 64);
     }
 }

@@ -110,7 +110,7 @@ fn ns2_idle_access_draws_a_backoff_first() {
     // backoff_on_idle_access (ns-2.35 Mac802_11::send): the same idle
     // medium, but the frame waits DIFS + k slots with k drawn from [0, CW].
     let mut d = sta(1, u32::MAX);
-    std::sync::Arc::make_mut(&mut d.p).backoff_on_idle_access = true;
+    d.edit_params(|p| p.backoff_on_idle_access = true);
     let mut out = vec![];
     d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
     let k = d.bo.slots.expect("drawn") as u64;
@@ -120,7 +120,7 @@ fn ns2_idle_access_draws_a_backoff_first() {
     let draws: Vec<u32> = (0..20u64)
         .map(|seed| {
             let mut e = Dcf::new(MacAddr(1), params(u32::MAX), RngStream::derive(seed, "mac/sta1"));
-            std::sync::Arc::make_mut(&mut e.p).backoff_on_idle_access = true;
+            e.edit_params(|p| p.backoff_on_idle_access = true);
             e.start_msdu(us(0), pkt(1), MacAddr(0), &mut vec![]);
             e.bo.slots.unwrap()
         })
@@ -128,7 +128,7 @@ fn ns2_idle_access_draws_a_backoff_first() {
     assert!(draws.iter().any(|&k| k > 0) && draws.iter().all(|&k| k <= 15), "{draws:?}");
     // a completed (post-)backoff does not give immediate access either
     let mut e = sta(1, u32::MAX);
-    std::sync::Arc::make_mut(&mut e.p).backoff_on_idle_access = true;
+    e.edit_params(|p| p.backoff_on_idle_access = true);
     let picks: Vec<Option<u32>> = (0..20)
         .map(|i| {
             e.cur = None;
@@ -257,7 +257,7 @@ fn retry_limit_counts_attempts() {
     // with limit 1 the frame is sent once and discarded at the ACK timeout,
     // with no retransmission.
     let mut d = sta(1, u32::MAX);
-    std::sync::Arc::make_mut(&mut d.p).short_retry_limit = 1;
+    d.edit_params(|p| p.short_retry_limit = 1);
     let mut out = vec![];
     d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
     let t = d.next_wakeup();
@@ -1072,11 +1072,11 @@ fn hot_fields_keep_their_cache_lines() {
     // bytes), its due frame after them.
     assert_eq!([line(offset_of!(Dcf, bo)), line(seq), line(seq + 31)], [0; 3]);
     assert_eq!([line(seq + 32), line(offset_of!(Dcf, cs)), line(offset_of!(Dcf, cs) + 31)], [1; 3]);
-    assert_eq!(
-        [line(offset_of!(Dcf, slotting)), line(offset_of!(Dcf, next_seq) + 1), line(offset_of!(Dcf, cur))],
-        [2; 3]
-    );
-    assert_eq!([line(offset_of!(Dcf, spare)), line(offset_of!(Dcf, ifs_times) + 15)], [3; 2]);
+    assert_eq!([line(offset_of!(Dcf, addr)), line(offset_of!(Dcf, next_seq) + 1), line(offset_of!(Dcf, cur))], [2; 3]);
+    assert_eq!([line(offset_of!(Dcf, spare)), line(offset_of!(Dcf, rng)), line(offset_of!(Dcf, rc) + 15)], [3; 3]);
+    // The parameters' pointer and the last data frame's airtime, which
+    // every access reads, share the last line.
+    assert_eq!([line(offset_of!(Dcf, p)), line(offset_of!(Dcf, last_data_time) + 11)], [5; 2]);
 }
 
 #[test]
@@ -1108,7 +1108,7 @@ fn a_frame_arriving_while_the_medium_is_busy_backs_off() {
                     d.on_cca(us(160), false, &mut out);
                 }
                 let free = if nav { 300 } else { 160 };
-                let difs = d.ifs_times.difs;
+                let difs = d.p.ifs.difs;
                 let at = d.next_wakeup();
                 let first = us(free) + difs;
                 assert!(at >= first && at <= first + SimDur::from_micros(9 * 15), "{at:?}");

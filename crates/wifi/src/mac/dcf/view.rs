@@ -34,7 +34,7 @@ impl Dcf {
         // A frame that arrived after a finished post-backoff is sent at its
         // arrival, not at a slot boundary: such a station acts alone.
         match (self.cur.as_ref(), self.bo.count_from, self.bo.slots) {
-            (Some(c), Some(cs), Some(k)) => c.ready_at <= self.slotting.end(cs, k as u64),
+            (Some(c), Some(cs), Some(k)) => c.ready_at <= self.p.slotting.end(cs, k as u64),
             _ => true,
         }
     }
@@ -60,12 +60,7 @@ impl Dcf {
 impl Bystander for Dcf {
     fn group_rules(&self) -> GroupRules {
         let p = &self.p;
-        GroupRules {
-            slot: p.timing.slot,
-            rule: self.slotting.rule,
-            ifs: self.ifs_times,
-            cw_max: p.cw_max.max(p.cw_min),
-        }
+        GroupRules { slot: p.timing.slot, rule: self.p.slotting.rule, ifs: self.p.ifs, cw_max: p.cw_max.max(p.cw_min) }
     }
     #[inline]
     fn is_quiet(&self) -> bool {
