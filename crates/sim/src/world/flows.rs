@@ -73,11 +73,12 @@ impl Flows {
         ep_timer: Vec<TimerKey>,
         names: Names,
     ) -> Flows {
-        let (mut flows, mut flow_timer) = (flows, flow_timer);
+        let (mut flows, mut flow_timer, mut names) = (flows, flow_timer, names);
         // (built by pushes: without the spare capacity, a third of the
         // flows' memory at thousands of flows)
         flows.shrink_to_fit();
         flow_timer.shrink_to_fit();
+        names.shrink_to_fit();
         Flows { flows, eps, flow_timer, ep_timer, sampled: None, names }
     }
 
