@@ -217,12 +217,6 @@ impl Dcf {
         self.p = Arc::new(DcfShared::new(p));
     }
 
-    /// The parameters with their derived constants, to share with other
-    /// MACs of the cell.
-    pub fn shared(&self) -> &Arc<DcfShared> {
-        &self.p
-    }
-
     /// Replace the rate control (default: the PHY's fixed data rate).
     pub fn set_rate_control(&mut self, rc: Box<dyn RateControl>) {
         self.rc = Some(rc);
