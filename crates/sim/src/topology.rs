@@ -231,8 +231,6 @@ impl Topology {
         }
     }
 
-    /// The cell of WLAN member `i`'s interface ([`DETACHED`] while it scans).
-    #[inline]
     /// Node `i`'s name.
     pub fn name(&self, i: usize) -> &str {
         self.names.get(i)
@@ -250,6 +248,8 @@ impl Topology {
         }
     }
 
+    /// The cell of WLAN member `i`'s interface ([`DETACHED`] while it scans).
+    #[inline]
     pub fn cell_of(&self, i: usize) -> usize {
         self.nodes[i].wlan.map_or(DETACHED, WlanIface::cell)
     }

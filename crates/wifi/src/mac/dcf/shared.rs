@@ -73,12 +73,6 @@ impl std::ops::Deref for DcfShared {
     }
 }
 
-impl From<DcfParams> for DcfShared {
-    fn from(p: DcfParams) -> DcfShared {
-        DcfShared::new(p)
-    }
-}
-
 impl From<DcfParams> for Arc<DcfShared> {
     fn from(p: DcfParams) -> Arc<DcfShared> {
         Arc::new(DcfShared::new(p))
