@@ -33,6 +33,11 @@ impl TimerRegistry {
         TimerKey(self.slots.len() as u32 - 1)
     }
 
+    /// Room for `n` more keys without growing.
+    pub fn reserve_exact(&mut self, n: usize) {
+        self.slots.reserve_exact(n);
+    }
+
     pub fn len(&self) -> usize {
         self.slots.len()
     }

@@ -86,8 +86,8 @@ pub fn run_json(json: &str, seed: u64) -> Result<String, ApiError> {
 pub fn run_json_to(json: &str, seed: u64, out: &mut dyn std::io::Write) -> Result<(), ApiError> {
     let s = Scenario::from_json(json).map_err(ApiError::Config)?;
     let wall = std::time::Instant::now();
-    let mut w = Engine::build(&s, seed, s.scenario.threads.unwrap_or(1) as usize).map_err(ApiError::Config)?;
-    let keys = runner_keys(s, seed);
+    let (keys, threads) = (runner_keys(&s, seed), s.scenario.threads.unwrap_or(1) as usize);
+    let mut w = Engine::build(s, seed, threads).map_err(ApiError::Config)?;
     w.step_until(w.end());
     w.finish_to(wall, &keys, out).map_err(ApiError::Run)
 }
@@ -97,11 +97,11 @@ pub fn run_json_to(json: &str, seed: u64, out: &mut dyn std::io::Write) -> Resul
 /// print a run's record without parsing its result: python/wifitcp/runner.py,
 /// `_canonical_unparsed`).
 ///
-/// Taken once the world is built, which needs nothing more of the
-/// scenario: it is dropped here, so its per-station lists (a campus's
-/// association and peers, about 60 bytes a station) are not held through
-/// the run.
-fn runner_keys(s: Scenario, seed: u64) -> [(&'static str, serde_json::Value); 3] {
+/// Taken before the world is built, which is then given the scenario to
+/// drop as soon as it needs nothing more of it (`Engine::build`), so its
+/// per-station lists (a campus's association and peers, about 60 bytes a
+/// station) are not held through the run.
+fn runner_keys(s: &Scenario, seed: u64) -> [(&'static str, serde_json::Value); 3] {
     [("scenario", json!(s.scenario.name)), ("seed", json!(seed)), ("version", json!(VERSION))]
 }
 
@@ -160,13 +160,13 @@ pub fn run_json_with_to(
     let wall = Instant::now();
     // (a capture or trace needs the one event queue of the sequential
     // engine; the results are the same)
+    let (keys, threads) = (runner_keys(&s, seed), s.scenario.threads.unwrap_or(1) as usize);
     let mut w = if opts.pcap_dir.is_some() || opts.trace_dir.is_some() {
         Engine::sequential(&s, seed)
     } else {
-        Engine::build(&s, seed, s.scenario.threads.unwrap_or(1) as usize)
+        Engine::build(s, seed, threads)
     }
     .map_err(ApiError::Config)?;
-    let keys = runner_keys(s, seed);
     if let Engine::Sequential(w) = &mut w {
         if let Some(dir) = &opts.pcap_dir {
             w.capture_to(dir).map_err(|e| ApiError::Config(ConfigError::new("", e)))?;

@@ -169,7 +169,16 @@ fn build_flows(
     nodes: &mut Nodes,
     cells: &mut Cells,
 ) -> Result<Flows, ConfigError> {
-    let (mut flows, mut eps, mut flow_timer): (Vec<FlowRt>, _, _) = (Vec::new(), Vec::new(), Vec::new());
+    // The flows' count, to size their tables once: grown by doubling, a
+    // campus's flow records (224 bytes each) would stand at up to three
+    // times their size while the last doubling copies them, the heap's
+    // peak of a one-cell campus.
+    let count = (s.traffic.iter().enumerate())
+        .map(|(ti, tr)| tr.station_list(s.wlan.stations, &format!("traffic[{ti}]")).map(|l| l.len()))
+        .sum::<Result<usize, _>>()?;
+    let (mut flows, mut eps, mut flow_timer): (Vec<FlowRt>, _, _) =
+        (Vec::with_capacity(count), Vec::new(), Vec::with_capacity(count));
+    k.reserve_timers(count);
     let mut names = Names::default();
     // A node's index by name (the first node of that name), and for each
     // name the number of flows already named it or "<it>#<anything>":

@@ -908,12 +908,10 @@ impl Cells {
 // Partitioned runs (`part.rs`).
 
 /// What stays of the cells while their partitions run: the map of every
-/// member, the queue disciplines' slots (each moved to its partition,
-/// `Vacant` here), their timer keys, the AP classes and the standard.
+/// member, the AP classes and the standard (the queue disciplines and
+/// their timer keys are the partitions').
 pub(super) struct CellsShell {
     map: MemberMap,
-    wq: Vec<Box<dyn QueueDisc>>,
-    wq_timer: Vec<TimerKey>,
     ap_class: Arc<[u32]>,
     standard: PhyStandard,
 }
@@ -1002,7 +1000,12 @@ impl Cells {
                 part
             })
             .collect();
-        (parts, CellsShell { map, wq, wq_timer: self.wq_timer, ap_class: self.ap_class, standard: self.standard })
+        (parts, CellsShell { map, ap_class: self.ap_class, standard: self.standard })
+    }
+
+    /// Number of queue discipline slots (a partition's: its own members).
+    pub(super) fn qdisc_slots(&self) -> usize {
+        self.wq.len()
     }
 
     /// Register a new timer key for the queue discipline of each member
@@ -1030,10 +1033,12 @@ impl Cells {
     }
 
     /// The cells of the partitions back in global order (`cells_of` as
-    /// given to [`Cells::split`]); the saturated sources are not kept (only
-    /// the run's end reads the merged cells).
+    /// given to [`Cells::split`]); the saturated sources and the queue
+    /// disciplines' timer keys are not kept (only the run's end reads the
+    /// merged cells).
     pub(super) fn merge(parts: Vec<Cells>, cells_of: &[Vec<usize>], shell: CellsShell) -> Cells {
-        let CellsShell { map, mut wq, wq_timer, ap_class, standard } = shell;
+        let CellsShell { map, ap_class, standard } = shell;
+        let mut wq: Vec<Box<dyn QueueDisc>> = (0..map.nodes()).map(|_| super::part::vacant()).collect();
         let mut all: Vec<Option<Cell>> = (0..map.cells()).map(|_| None).collect();
         for (part, cs) in parts.into_iter().zip(cells_of) {
             let Cells { cell0, more_cells, wq: pwq, .. } = part;
@@ -1049,7 +1054,7 @@ impl Cells {
             }
         }
         let cells = all.into_iter().map(|c| c.expect("every cell back")).collect();
-        Cells::new(cells, None, Some(map), wq, wq_timer, ap_class, standard)
+        Cells::new(cells, None, Some(map), wq, Vec::new(), ap_class, standard)
     }
 }
 

@@ -290,6 +290,20 @@ impl Kernel {
         self.timer_owner.shrink_to_fit();
     }
 
+    /// Drop the timer tables: a partitioned run's own kernel, once its
+    /// partitions hold their keys (`part.rs`), arms no timer again.
+    pub(super) fn drop_timers(&mut self) {
+        self.timers = TimerRegistry::new();
+        self.timer_owner = Vec::new();
+    }
+
+    /// Room for `n` more keys of the timer registry without growing it
+    /// (a flow's timer each, at build).
+    pub(super) fn reserve_timers(&mut self, n: usize) {
+        self.timers.reserve_exact(n);
+        self.timer_owner.reserve_exact(n);
+    }
+
     /// A new key of the timer registry, owned by `owner`.
     pub(super) fn new_timer(&mut self, owner: TimerOwner) -> TimerKey {
         self.timer_owner.push(PackedOwner::pack(owner));

@@ -90,6 +90,7 @@ use crate::config::Scenario;
 use crate::metrics::RunResult;
 use crate::names::Names;
 use rayon::prelude::*;
+use std::borrow::Borrow;
 use wifitcp_core::{ConfigError, SimTime};
 use wifitcp_queue::{Dropped, Occupancy, QueueCounters, QueueDisc, Queued};
 
@@ -106,8 +107,14 @@ impl Engine {
     /// sequential otherwise. On one thread too: each partition's state
     /// stays in the caches while it runs, which halves the CPU time of a
     /// 64-cell campus against the one event queue (docs/performance.md).
-    pub fn build(s: &Scenario, seed: u64, threads: usize) -> Result<Engine, ConfigError> {
-        World::build_partitioned(s, seed, threads)
+    ///
+    /// Given the scenario itself rather than a reference, it drops it once
+    /// the world is built, before the partitions are split: a campus's
+    /// per-station lists (association, peers, about 60 bytes a station)
+    /// are then not held beside the world at the split, the heap's peak
+    /// with several cells.
+    pub fn build(s: impl Borrow<Scenario>, seed: u64, threads: usize) -> Result<Engine, ConfigError> {
+        World::build_partitioned_in(s, seed, threads, None)
     }
 
     /// The sequential engine (one event queue), whatever the scenario:
@@ -262,7 +269,7 @@ impl World {
     /// A run of `s` partitioned among its cells on `threads` threads (0:
     /// every core; 1: the partitioned algorithm on the caller's thread),
     /// or sequential if it cannot be partitioned (module docs).
-    pub fn build_partitioned(s: &Scenario, seed: u64, threads: usize) -> Result<Engine, ConfigError> {
+    pub fn build_partitioned(s: impl Borrow<Scenario>, seed: u64, threads: usize) -> Result<Engine, ConfigError> {
         World::build_partitioned_in(s, seed, threads, None)
     }
 
@@ -272,19 +279,23 @@ impl World {
     /// stays in the caches while it runs). The result is the same for any
     /// grouping.
     pub fn build_partitioned_in(
-        s: &Scenario,
+        s: impl Borrow<Scenario>,
         seed: u64,
         threads: usize,
         groups: Option<usize>,
     ) -> Result<Engine, ConfigError> {
-        let (k, nodes, cells, flows) = World::build_parts(s, seed, &|m| s.mac.kind.get().build(m))?;
+        let sc = s.borrow();
+        let (k, nodes, cells, flows) = World::build_parts(sc, seed, &|m| sc.mac.kind.get().build(m))?;
         if !(nodes.partitionable() && cells.partitionable() && flows.partitionable() && k.ledger.generated() == 0) {
             let threads = if threads == 0 { rayon::current_num_threads() } else { threads };
             if threads > 1 && k.order_parts() > 1 {
-                return World::build_windowed(s, seed, (k, nodes, cells, flows), threads, threads);
+                return World::build_windowed(sc, seed, (k, nodes, cells, flows), threads, threads);
             }
             return Ok(Engine::Sequential(Box::new(World::start(k, nodes, cells, flows))));
         }
+        // (a scenario given by value is dropped here: the split needs
+        // nothing of it)
+        drop(s);
         let pool = if threads == 1 {
             None
         } else {
@@ -350,7 +361,10 @@ impl Partitioned {
         // members' queue disciplines, its flows), so its registry holds
         // only those.
         let mut kernels: Vec<Kernel> = (0..n_parts).map(|_| k.part()).collect();
+        // (their registries sized once: grown by doubling, they would hold
+        // up to twice their keys)
         for ((pk, pc), pf) in kernels.iter_mut().zip(&mut pcells).zip(&mut pflows) {
+            pk.reserve_timers(pc.qdisc_slots() + pf.flows().len());
             pc.register_qdisc_timers(|node| pk.new_timer(TimerOwner::Qdisc(node)));
             pf.register_timers(|fi| pk.new_timer(TimerOwner::Flow(fi)));
         }
@@ -362,6 +376,7 @@ impl Partitioned {
             let p = part_of_flow[fi];
             kernels[p].arm(General, pflows[p].timer_key(flow_local[fi]), Some(at));
         }
+        k.drop_timers();
         let parts = kernels
             .into_iter()
             .zip(pcells)

@@ -19,8 +19,27 @@ pub enum RxVerdict {
     FalseDuplicate,
 }
 
-/// A transmitter's last sequence number received, with its packet's id.
-type Latest = (u16, PacketId);
+/// A transmitter's last MPDU received, in one word: its sequence number
+/// (12 bits, 9.2.4.4.2) in the low bits and its packet's id plus one above
+/// them (0: nothing received yet). The id keeps its low 52 bits, which
+/// tell two packets apart in any run of fewer than 2^52 packets (at a
+/// hundred million packets a second, over a year of simulated time).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Latest(u64);
+
+impl Latest {
+    const SEQ_BITS: u32 = 12;
+
+    fn new(seq: u16, id: PacketId) -> Latest {
+        debug_assert!(seq < 1 << Self::SEQ_BITS, "a 12-bit sequence number");
+        Latest((id.0.wrapping_add(1) << Self::SEQ_BITS) | seq as u64)
+    }
+
+    /// The sequence number, or `None` before the first reception.
+    fn seq(self) -> Option<u16> {
+        (self.0 != 0).then_some((self.0 & ((1 << Self::SEQ_BITS) - 1)) as u16)
+    }
+}
 
 /// Per transmitter (indexed by its dense address): the last sequence
 /// number received, with the id of the packet it carried (simulator
@@ -28,9 +47,10 @@ type Latest = (u16, PacketId);
 #[derive(Clone, Debug, Default)]
 pub struct RxCache {
     /// (Boxed, made at the first reception: one word in every MAC, not a
-    /// `Vec`'s three.)
+    /// `Vec`'s three; an entry is one word, 8 bytes for each transmitter
+    /// up to the highest heard, an AP's table in a cell of thousands.)
     #[allow(clippy::box_collection)]
-    last: Option<Box<Vec<Option<Latest>>>>,
+    last: Option<Box<Vec<Latest>>>,
 }
 
 impl RxCache {
@@ -40,12 +60,13 @@ impl RxCache {
     pub fn receive(&mut self, ta: usize, seq: u16, retry: bool, id: PacketId) -> RxVerdict {
         let last = self.last.get_or_insert_with(Box::default);
         if ta >= last.len() {
-            last.resize(ta + 1, None);
+            last.resize(ta + 1, Latest::default());
         }
-        let cached = last[ta].replace((seq, id));
-        match cached {
-            Some((s, old)) if retry && s == seq => {
-                if old == id {
+        let new = Latest::new(seq, id);
+        let old = std::mem::replace(&mut last[ta], new);
+        match old.seq() {
+            Some(s) if retry && s == seq => {
+                if old == new {
                     RxVerdict::Duplicate
                 } else {
                     RxVerdict::FalseDuplicate

@@ -40,6 +40,12 @@ fn the_receive_cache_tells_duplicates_from_wrapped_sequence_numbers() {
     assert_eq!(c.receive(3, 7, true, PacketId(9)), RxVerdict::FalseDuplicate);
     // Per transmitter.
     assert_eq!(c.receive(0, 7, true, PacketId(9)), RxVerdict::New);
+    // The highest sequence number and a large id, each in its own bits.
+    let big = PacketId((1 << 51) + 4095);
+    assert_eq!(c.receive(5, 4095, false, big), RxVerdict::New);
+    assert_eq!(c.receive(5, 4095, true, big), RxVerdict::Duplicate);
+    assert_eq!(c.receive(5, 4095, true, PacketId(big.0 + 1)), RxVerdict::FalseDuplicate);
+    assert_eq!(c.receive(5, 4094, true, PacketId(big.0 + 1)), RxVerdict::New);
 }
 
 #[test]
