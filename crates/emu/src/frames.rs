@@ -319,8 +319,11 @@ mod tests {
 
     #[test]
     fn a_real_segment_becomes_a_packet_of_its_length_and_comes_back_byte_for_byte() {
-        let opts =
-            TcpOptions { timestamps: Some((9, 8)), sack: vec![SackBlock { left: 1, right: 9 }], ..Default::default() };
+        let opts = TcpOptions {
+            timestamps: Some((9, 8)),
+            sack: vec![SackBlock { left: 1, right: 9 }].into(),
+            ..Default::default()
+        };
         let b = tcp_bytes(500, b"hello world", &opts);
         let mut c = Counters::default();
         let p = parse(&b, SimTime::ZERO, &mut c).unwrap();

@@ -861,7 +861,7 @@ mod tests {
             window_scale: Some(7),
             sack_permitted: true,
             timestamps: Some((5, 0)),
-            sack: vec![],
+            sack: Default::default(),
         };
         b.on_segment(T0, &syn(full), 0);
         let sa = b.poll_transmit(T0).unwrap().header;

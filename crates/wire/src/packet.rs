@@ -135,6 +135,13 @@ mod tests {
     use crate::tcp::{SackBlock, TcpOptions};
     use std::net::Ipv4Addr;
 
+    /// Every MSDU a MAC holds is a packet: its size is part of a campus's
+    /// memory per station (SACK blocks out of line, `SackBlocks`).
+    #[test]
+    fn a_packet_is_88_bytes() {
+        assert_eq!(std::mem::size_of::<Packet>(), 88);
+    }
+
     fn ack_pkt(opts: TcpOptions) -> Packet {
         let ip = Ipv4Header::new(Ipv4Addr::new(10, 0, 0, 1), Ipv4Addr::new(10, 0, 0, 2), PROTO_TCP);
         let t = TcpHeader {
@@ -156,7 +163,7 @@ mod tests {
         assert_eq!(p.to_bytes().len(), 40);
         let q = ack_pkt(TcpOptions {
             timestamps: Some((1, 2)),
-            sack: vec![SackBlock { left: 10, right: 20 }],
+            sack: vec![SackBlock { left: 10, right: 20 }].into(),
             ..Default::default()
         });
         assert_eq!(q.ip_len(), 40 + 12 + 12);

@@ -46,7 +46,7 @@ pub fn tcp_option_list(o: &TcpOptions) -> Vec<TcpOption> {
         v.extend([TcpOption::Nop, TcpOption::WindowScale(s)]);
     }
     if !o.sack.is_empty() {
-        v.extend([TcpOption::Nop, TcpOption::Nop, TcpOption::Sack(o.sack.clone())]);
+        v.extend([TcpOption::Nop, TcpOption::Nop, TcpOption::Sack(o.sack.to_vec())]);
     }
     v
 }
@@ -203,7 +203,9 @@ pub fn ethernet_frame_into(p: &Packet, src: u32, dst: u32, snap: Snap, out: &mut
 }
 
 /// The simulator's option struct for an option list: the modelled options
-/// (the first of each kind); NOPs and unknown kinds are dropped.
+/// (the first of each kind, of a SACK option its first
+/// [`crate::tcp::MAX_SACK_BLOCKS`] blocks, all that 40 bytes of options
+/// hold); NOPs and unknown kinds are dropped.
 pub fn tcp_options_from_list(list: &[TcpOption]) -> TcpOptions {
     let mut o = TcpOptions::default();
     for opt in list {
@@ -212,7 +214,9 @@ pub fn tcp_options_from_list(list: &[TcpOption]) -> TcpOptions {
             TcpOption::WindowScale(s) => o.window_scale = o.window_scale.or(Some(*s)),
             TcpOption::SackPermitted => o.sack_permitted = true,
             TcpOption::Timestamps { tsval, tsecr } => o.timestamps = o.timestamps.or(Some((*tsval, *tsecr))),
-            TcpOption::Sack(b) if o.sack.is_empty() => o.sack = b.clone(),
+            TcpOption::Sack(b) if o.sack.is_empty() => {
+                o.sack = b.iter().take(crate::tcp::MAX_SACK_BLOCKS).copied().collect()
+            }
             _ => {}
         }
     }
@@ -638,8 +642,11 @@ mod tests {
 
     #[test]
     fn data_frame_length_and_decode() {
-        let o =
-            TcpOptions { timestamps: Some((5, 6)), sack: vec![SackBlock { left: 1, right: 9 }], ..Default::default() };
+        let o = TcpOptions {
+            timestamps: Some((5, 6)),
+            sack: vec![SackBlock { left: 1, right: 9 }].into(),
+            ..Default::default()
+        };
         let p = tcp_pkt(o, 1448);
         let hop = WlanHop {
             ta: 0,

@@ -73,14 +73,14 @@ fn write_seeds() {
                 window_scale: Some(7),
                 sack_permitted: true,
                 timestamps: Some((1, 2)),
-                sack: vec![],
+                sack: Default::default(),
             },
             0,
         ),
         tcp(
             TcpOptions {
                 timestamps: Some((3, 4)),
-                sack: vec![SackBlock { left: 1, right: 2 }, SackBlock { left: 5, right: 9 }],
+                sack: vec![SackBlock { left: 1, right: 2 }, SackBlock { left: 5, right: 9 }].into(),
                 ..Default::default()
             },
             16,

@@ -283,7 +283,7 @@ fn sim_options() -> impl Strategy<Value = TcpOptions> {
             window_scale,
             sack_permitted,
             timestamps,
-            sack,
+            sack: sack.into(),
         })
         .prop_filter("fits in 40 bytes", |o| o.encoded_len() <= 40)
 }

@@ -55,7 +55,7 @@ fn exchange() -> Vec<(Packet, bool, bool)> {
         window_scale: Some(7),
         sack_permitted: true,
         timestamps: Some((100, 0)),
-        sack: vec![],
+        sack: Default::default(),
     };
     let mut v = vec![
         (seg(1, false, ISS_C, 0, TcpFlags::SYN, 0, syn_opts.clone()), false, false),
@@ -85,7 +85,7 @@ fn exchange() -> Vec<(Packet, bool, bool)> {
     v.push((seg(21, false, c_ack, d(2), A, 0, ts(103, 502)), false, false));
     let sack = |r: u32| TcpOptions {
         timestamps: Some((104, 504)),
-        sack: vec![SackBlock { left: d(3), right: d(r) }],
+        sack: vec![SackBlock { left: d(3), right: d(r) }].into(),
         ..Default::default()
     };
     v.push((seg(22, false, c_ack, d(2), A, 0, sack(4)), false, false));
@@ -128,7 +128,7 @@ fn write_captures(dir: &Path, snap: Snap) -> Vec<Seg> {
             seq: h.seq,
             ack: h.ack,
             len: p.payload_len,
-            sack: h.options.sack.clone(),
+            sack: h.options.sack.to_vec(),
             retransmission: retx,
         });
     }
