@@ -124,13 +124,10 @@ impl World {
         w.cells.drain_outputs(General, &mut w.k, &mut w.nodes, &mut w.flows);
         // (each partition samples its own flows: `kernel.rs`)
         let parts = w.k.order_parts() as u16;
+        // (one chain of sampling instants per partition from 0: the
+        // multiples of the interval and the warm-up, `Kernel::next_sample`)
         for part in 0..parts {
             w.k.push(General, SimTime::ZERO, Ev::Sample { part });
-        }
-        if w.k.warmup > SimTime::ZERO {
-            for part in 0..parts {
-                w.k.push(General, w.k.warmup, Ev::Sample { part });
-            }
         }
         w
     }

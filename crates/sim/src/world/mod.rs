@@ -227,8 +227,7 @@ impl World {
                     self.k.more_samples += 1;
                 }
                 self.flows.sample(now, self.k.warmup, Some(part));
-                let next = now + self.k.bin;
-                if next < self.k.end {
+                if let Some(next) = self.k.next_sample(now) {
                     self.k.push(shape, next, Ev::Sample { part });
                 }
             }
