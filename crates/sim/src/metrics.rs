@@ -5,6 +5,7 @@
 //! delivered data packet; nothing is kept per packet.
 mod effective;
 mod obj;
+pub mod sampling;
 pub mod sketch;
 use crate::endpoints::{Endpoint, FlowKind, FlowRt, TcpFlow};
 use crate::ledger::Ledger;
@@ -12,6 +13,7 @@ use crate::link::LinkDir;
 use crate::names::Names;
 use crate::topology::Topology;
 use obj::Obj;
+use sampling::Sampling;
 use serde_json::{json, Value};
 use std::io::Write;
 use wifitcp_core::{DropReason, SimDur, SimTime};
@@ -39,8 +41,10 @@ pub struct FlowStats {
     pub window_generated: u64,
     /// UDP: payload bytes delivered since the start.
     pub payload_bytes_total: u64,
-    /// Cumulative application bytes at each sample time.
-    samples: Vec<(SimTime, u64)>,
+    /// Cumulative application bytes at each sampling instant
+    /// ([`sampling::Sampling::instants`], computed again when the series
+    /// is written).
+    samples: Vec<u64>,
     base: u64,
     /// Data packets that reached the destination after the warm-up.
     pub delivered: u64,
@@ -156,27 +160,37 @@ impl FlowStats {
     pub fn reserve_samples(&mut self, n: usize) {
         self.samples.reserve_exact(n);
     }
-    pub fn sample(&mut self, now: SimTime, cum: u64, is_base: bool) {
-        if self.samples.last().map(|s| s.0) == Some(now) {
-            self.samples.pop();
-        }
-        self.samples.push((now, cum));
+    /// The delivered bytes `cum` at the next sampling instant (`is_base`:
+    /// at or before the warm-up).
+    pub fn sample(&mut self, cum: u64, is_base: bool) {
+        self.samples.push(cum);
         if is_base {
             self.base = cum;
         }
     }
+    /// The delivered bytes at the end, the series' last instant, after
+    /// `before` samples at the instants before it (a run ended early, at
+    /// an instant already sampled, replaces that sample).
+    pub fn sample_end(&mut self, cum: u64, is_base: bool, before: usize) {
+        self.samples.truncate(before);
+        self.sample(cum, is_base);
+    }
     fn final_bytes(&self) -> u64 {
-        self.samples.last().map(|s| s.1).unwrap_or(0)
+        self.samples.last().copied().unwrap_or(0)
     }
     /// Application goodput over [warm-up, end].
     pub fn goodput_mbps(&self, secs: f64) -> f64 {
         mbps(self.final_bytes() - self.base, secs)
     }
-    /// [time s, Mbit/s over the bin ending then] per sample after the first.
-    fn series(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
-        self.samples.windows(2).map(|w| {
-            let dt = w[1].0.since(w[0].0).as_secs_f64().max(1e-12);
-            (w[1].0.as_secs_f64(), mbps(w[1].1 - w[0].1, dt))
+    /// [time s, Mbit/s over the bin ending then] per sample after the
+    /// first, the samples taken at `instants`.
+    fn series<'a>(&'a self, instants: impl Iterator<Item = SimTime> + 'a) -> impl Iterator<Item = (f64, f64)> + 'a {
+        let mut at = instants.zip(self.samples.iter().copied());
+        let first = at.next();
+        at.scan(first, |prev, (t, b)| {
+            let (t0, b0) = prev.replace((t, b))?;
+            let dt = t.since(t0).as_secs_f64().max(1e-12);
+            Some((t.as_secs_f64(), mbps(b - b0, dt)))
         })
     }
 }
@@ -483,7 +497,7 @@ fn flow_json(v: &RunView, k: usize, secs: f64, j: &mut Obj) {
             "delay_histogram",
             s.delay.histogram(HISTOGRAM_MERGE_BITS).iter().map(|&(lo, hi, n)| (lo as f64 / 1e6, hi as f64 / 1e6, n)),
         )
-        .put_seq("series", s.series());
+        .put_seq("series", s.series(Sampling { bin: v.bin, warmup: v.warmup, end: v.end }.instants()));
     if let Some(e) = s.echo() {
         let [r50, r90, r99, r999] = e.rtt.quantiles([0.5, 0.9, 0.99, 0.999]);
         j.put(

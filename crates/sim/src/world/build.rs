@@ -125,7 +125,7 @@ impl World {
         // (each partition samples its own flows: `kernel.rs`)
         let parts = w.k.order_parts() as u16;
         // (one chain of sampling instants per partition from 0: the
-        // multiples of the interval and the warm-up, `Kernel::next_sample`)
+        // multiples of the interval and the warm-up, `Sampling::next`)
         for part in 0..parts {
             w.k.push(General, SimTime::ZERO, Ev::Sample { part });
         }

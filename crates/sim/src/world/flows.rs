@@ -27,6 +27,7 @@ use super::shape::Shape;
 use crate::apps::echo::{self, UdpSocket};
 use crate::apps::Firing;
 use crate::endpoints::{Endpoint, FlowKind, FlowRt};
+use crate::metrics::sampling::Sampling;
 use crate::names::Names;
 use crate::topology::addr_of;
 use wifitcp_core::{FlowId, SimTime};
@@ -333,15 +334,28 @@ impl Flows {
         }
     }
 
-    /// Sample every flow's delivered bytes at `now`.
+    /// Sample the delivered bytes of every flow (of partition `part`) at
+    /// `now`, a sampling instant before the end.
     pub(super) fn sample(&mut self, now: SimTime, warmup: SimTime, part: Option<u16>) {
+        self.sample_at(now <= warmup, part, None);
+    }
+
+    /// Sample every flow's delivered bytes at the end of the run `s`.
+    pub(super) fn sample_end(&mut self, s: &Sampling) {
+        self.sample_at(s.end <= s.warmup, None, Some(s.before_end().count()));
+    }
+
+    fn sample_at(&mut self, is_base: bool, part: Option<u16>, end_after: Option<usize>) {
         let (flows, eps) = (&mut self.flows, &self.eps);
         let one = |f: &mut FlowRt| {
             let cum = match &f.kind {
                 FlowKind::Udp { .. } => f.stats.payload_bytes_total,
                 FlowKind::Tcp(t) => eps[t.receiver].conn.delivered_bytes(),
             };
-            f.stats.sample(now, cum, now <= warmup);
+            match end_after {
+                None => f.stats.sample(cum, is_base),
+                Some(before) => f.stats.sample_end(cum, is_base, before),
+            }
         };
         match (&self.sampled, part) {
             (Some(lists), Some(p)) => lists[p as usize].iter().for_each(|&fi| one(&mut flows[fi as usize])),

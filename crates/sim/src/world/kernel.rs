@@ -29,6 +29,7 @@
 use super::events::{Ev, EvCode, PackedOwner, TimerOwner};
 use super::shape::{General, Shape};
 use crate::ledger::Ledger;
+use crate::metrics::sampling::Sampling;
 use crate::trace::PacketTrace;
 use wifitcp_core::{DropReason, EventQueue, SimDur, SimTime};
 use wifitcp_net::{TimerKey, TimerRegistry};
@@ -272,28 +273,16 @@ impl Kernel {
         self.q.popped() + self.events_elsewhere - self.more_samples
     }
 
-    /// The sampling instant after `now`, if before the end: the next
-    /// multiple of the sampling interval, or the warm-up when it comes
-    /// first. From 0 on, the instants are the multiples of the interval and
-    /// the warm-up, each once (one `Ev::Sample` chain per partition); the
-    /// end's sample is taken apart, at the end (`World::finish`).
-    pub(super) fn next_sample(&self, now: SimTime) -> Option<SimTime> {
-        let bin = self.bin.as_nanos().max(1);
-        let mut next = SimTime::from_nanos((now.as_nanos() / bin + 1).saturating_mul(bin));
-        if self.warmup > now && self.warmup < next {
-            next = self.warmup;
-        }
-        (next < self.end).then_some(next)
+    /// The run's sampling instants (interval, warm-up, end).
+    #[inline]
+    pub(super) fn sampling(&self) -> Sampling {
+        Sampling { bin: self.bin, warmup: self.warmup, end: self.end }
     }
 
-    /// The samples to reserve for each flow's series at build: the most a
-    /// flow takes in the run (the instants of [`Kernel::next_sample`] from
-    /// 0, and the end), but no more than [`SAMPLES_RESERVED_MAX`].
+    /// The samples to reserve for each flow's series at build: one per
+    /// sampling instant, but no more than [`SAMPLES_RESERVED_MAX`].
     pub(super) fn samples_to_reserve(&self) -> usize {
-        let (end, bin, warmup) = (self.end.as_nanos(), self.bin.as_nanos().max(1), self.warmup.as_nanos());
-        let own_warmup = warmup % bin != 0 && warmup < end;
-        let most = end.div_ceil(bin).max(1).saturating_add(own_warmup as u64).saturating_add(1);
-        most.min(SAMPLES_RESERVED_MAX as u64) as usize
+        self.sampling().instants().take(SAMPLES_RESERVED_MAX).count()
     }
 
     /// Drop the timer tables' spare capacity, once the world is built
@@ -385,35 +374,5 @@ impl Kernel {
             t.packet(self.now(), node, iface, "drop", p, Some(reason));
         }
         self.ledger.drop(p.id, reason);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// One chain of sampling instants: the multiples of the interval and
-    /// the warm-up, each once, before the end (a warm-up off the grid was
-    /// once the start of a second chain, halving the series' bins).
-    #[test]
-    fn sampling_instants_are_the_grid_and_the_warmup_once() {
-        let s = SimTime::from_secs_f64;
-        let chain = |k: &Kernel| {
-            let mut v = vec![SimTime::ZERO];
-            while let Some(t) = k.next_sample(*v.last().unwrap()) {
-                v.push(t);
-            }
-            v.push(k.end);
-            v
-        };
-        let k = Kernel::new(s(3.5), s(0.5), SimDur::from_secs(1));
-        assert_eq!(chain(&k), [0.0, 0.5, 1.0, 2.0, 3.0, 3.5].map(s));
-        assert_eq!(k.samples_to_reserve(), 6);
-        let k = Kernel::new(s(3.0), s(1.0), SimDur::from_secs(1));
-        assert_eq!(chain(&k), [0.0, 1.0, 2.0, 3.0].map(s));
-        assert_eq!(k.samples_to_reserve(), 4);
-        let k = Kernel::new(s(0.2), SimTime::ZERO, SimDur::from_secs(1));
-        assert_eq!(chain(&k), [0.0, 0.2].map(s));
-        assert_eq!(k.samples_to_reserve(), 2);
     }
 }

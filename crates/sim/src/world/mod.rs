@@ -227,7 +227,7 @@ impl World {
                     self.k.more_samples += 1;
                 }
                 self.flows.sample(now, self.k.warmup, Some(part));
-                if let Some(next) = self.k.next_sample(now) {
+                if let Some(next) = self.k.sampling().next(now) {
                     self.k.push(shape, next, Ev::Sample { part });
                 }
             }
@@ -274,9 +274,9 @@ impl World {
         if let Some(t) = k.trace.take() {
             t.finish()?;
         }
-        flows.sample(k.end, k.warmup, None);
+        flows.sample_end(&k.sampling());
         for f in parts.iter_mut().flat_map(|(p, _)| p.iter_mut()) {
-            f.sample(k.end, k.warmup, None);
+            f.sample_end(&k.sampling());
             f.check_end()?;
         }
         nodes.account_links(k.end);

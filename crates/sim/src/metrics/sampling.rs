@@ -1,0 +1,59 @@
+//! The instants at which every flow's delivered bytes are sampled: from 0,
+//! each multiple of the sampling interval and the warm-up, each once,
+//! before the end; then the end. The run loop takes the samples at these
+//! instants (`Ev::Sample`, then the end's at the end) and a flow's series
+//! holds only the bytes, one per instant: the instants are computed again
+//! here when the series is written.
+
+use wifitcp_core::{SimDur, SimTime};
+
+/// A run's sampling: interval, warm-up and end.
+#[derive(Clone, Copy, Debug)]
+pub struct Sampling {
+    pub bin: SimDur,
+    pub warmup: SimTime,
+    pub end: SimTime,
+}
+
+impl Sampling {
+    /// The sampling instant after `now`, if before the end: the next
+    /// multiple of the interval, or the warm-up when it comes first.
+    pub fn next(&self, now: SimTime) -> Option<SimTime> {
+        let bin = self.bin.as_nanos().max(1);
+        let mut next = SimTime::from_nanos((now.as_nanos() / bin + 1).saturating_mul(bin));
+        if self.warmup > now && self.warmup < next {
+            next = self.warmup;
+        }
+        (next < self.end).then_some(next)
+    }
+
+    /// The instants before the end (from 0, [`Sampling::next`] after each).
+    pub fn before_end(&self) -> impl Iterator<Item = SimTime> + '_ {
+        std::iter::successors((SimTime::ZERO < self.end).then_some(SimTime::ZERO), |&t| self.next(t))
+    }
+
+    /// Every instant of a flow's series: those before the end, then the end.
+    pub fn instants(&self) -> impl Iterator<Item = SimTime> + '_ {
+        self.before_end().chain(std::iter::once(self.end))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One chain of instants: the multiples of the interval and the
+    /// warm-up, each once, before the end (a warm-up off the grid once
+    /// started a second chain, halving the series' bins).
+    #[test]
+    fn the_grid_and_the_warmup_once_then_the_end() {
+        let s = SimTime::from_secs_f64;
+        let at = |end: f64, warmup: f64| {
+            Sampling { bin: SimDur::from_secs(1), warmup: s(warmup), end: s(end) }.instants().collect::<Vec<_>>()
+        };
+        assert_eq!(at(3.5, 0.5), [0.0, 0.5, 1.0, 2.0, 3.0, 3.5].map(s));
+        assert_eq!(at(3.0, 1.0), [0.0, 1.0, 2.0, 3.0].map(s));
+        assert_eq!(at(0.2, 0.0), [0.0, 0.2].map(s));
+        assert_eq!(at(0.0, 0.0), [0.0].map(s));
+    }
+}
