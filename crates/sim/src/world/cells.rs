@@ -560,7 +560,7 @@ impl Cells {
                 k.push(shape, at, Ev::TxEnd { id, cell });
             }
             BssOutput::Deliver { sta, .. } => {
-                let sta = self.node(shape, c, sta);
+                let sta = self.node(shape, c, sta as usize);
                 let BssOutput::Deliver { pkt, .. } =
                     std::mem::replace(&mut self.cell_mut(shape, c).out[i], BssOutput::Wake { at: SimTime::NEVER })
                 else {
@@ -580,7 +580,7 @@ impl Cells {
                 }
             }
             BssOutput::Dropped { sta, id, reason } => {
-                let sta = self.node(shape, c, sta);
+                let sta = self.node(shape, c, sta as usize);
                 if let Some(t) = &k.trace {
                     t.row(now, sta, "wlan", "drop", id.0, None, None, Some(reason));
                 }
@@ -590,13 +590,13 @@ impl Cells {
             BssOutput::DiscardedAfterReceipt { .. } => k.ledger.late_drops += 1,
             // (the MAC of an absent member is never fed)
             BssOutput::Ready { sta } => {
-                let sta = self.node(shape, c, sta);
+                let sta = self.node(shape, c, sta as usize);
                 if self.presence(shape).is_none() || nodes.topo().cell_of(sta) == c {
                     self.feed(shape, k, nodes, flows, sta)
                 }
             }
             BssOutput::Airtime { sta, peer, airtime } => {
-                let (sta, peer) = (self.node(shape, c, sta), self.node(shape, c, peer));
+                let (sta, peer) = (self.node(shape, c, sta as usize), self.node(shape, c, peer as usize));
                 // Airtime fairness at the AP (mac80211 style): charge the
                 // station for frames sent to it and received from it.
                 if nodes.topo().is_ap(sta) {

@@ -186,7 +186,9 @@ pub trait FrameTap: Send {
     fn frame(&mut self, now: SimTime, frame: &Frame, msdu: Option<&Packet>);
 }
 
-/// What the BSS tells its caller.
+/// What the BSS tells its caller. Stations are indices in 32 bits: an
+/// output is 24 bytes, and a cell of thousands of stations that all start
+/// a frame at one instant holds an output per frame.
 #[derive(Debug)]
 pub enum BssOutput {
     /// Call `wake` at `at`. Only wake-ups earlier than every pending one
@@ -197,19 +199,19 @@ pub enum BssOutput {
     TxEnd { id: u32, at: SimTime },
     /// Station `sta` received MSDU `pkt` from `from` (the handle taken out
     /// of the frame it received; the transmitter may still hold another).
-    Deliver { sta: usize, from: usize, pkt: Msdu },
+    Deliver { sta: u32, from: u32, pkt: Msdu },
     /// Station `sta` discarded MSDU `id`.
-    Dropped { sta: usize, id: PacketId, reason: DropReason },
+    Dropped { sta: u32, id: PacketId, reason: DropReason },
     /// Station `sta` discarded MSDU `id` at the retry limit although a copy
     /// of it had reached its receiver (every ACK of it was lost): the MAC
     /// counts the discard, but the packet's fate is the receiver's copy's.
-    DiscardedAfterReceipt { sta: usize, id: PacketId },
+    DiscardedAfterReceipt { sta: u32, id: PacketId },
     /// Station `sta` can take its next MSDU.
-    Ready { sta: usize },
+    Ready { sta: u32 },
     /// A data frame from `sta` to `peer` used `airtime` (for airtime-fair
     /// scheduling; reported whatever the frame's fate, and only after
     /// `Bss::set_report_airtime(true)`).
-    Airtime { sta: usize, peer: usize, airtime: wifitcp_core::SimDur },
+    Airtime { sta: u32, peer: u32, airtime: wifitcp_core::SimDur },
 }
 
 pub struct Bss<M: Mac = Dcf> {
@@ -351,10 +353,10 @@ impl MacSink for Sink<'_> {
 
     #[inline(always)]
     fn push(&mut self, o: MacOutput) {
-        let sta = self.sta;
+        let sta = self.sta as u32;
         match o {
             MacOutput::StartTx(frame) => self.start_tx_with(|| frame, |_| ()),
-            MacOutput::Deliver { from, pkt } => self.out.push(BssOutput::Deliver { sta, from: from.0 as usize, pkt }),
+            MacOutput::Deliver { from, pkt } => self.out.push(BssOutput::Deliver { sta, from: from.0, pkt }),
             // The caller learns of an acknowledged MSDU through `Ready`.
             MacOutput::Acked(_) => {}
             MacOutput::DiscardedAfterReceipt(id) => self.out.push(BssOutput::DiscardedAfterReceipt { sta, id }),
@@ -972,7 +974,7 @@ impl<M: Mac> Bss<M> {
         self.track[s].end_mark = self.starts;
         self.call(now, s, out, |m, mo| m.on_tx_end(now, mo));
         if self.report_airtime && f.kind.carries_msdus() {
-            out.push(BssOutput::Airtime { sta: s, peer: f.ra.0 as usize, airtime: f.airtime });
+            out.push(BssOutput::Airtime { sta: s as u32, peer: f.ra.0, airtime: f.airtime });
         }
     }
 
@@ -1172,5 +1174,15 @@ fn earliest_after(cur: SimTime, was: SimTime, wk: SimTime) -> Option<SimTime> {
         Some(cur)
     } else {
         None
+    }
+}
+
+#[cfg(test)]
+mod layout {
+    /// A cell whose stations all start a frame at one instant holds an
+    /// output per frame: its size is part of a campus's memory per station.
+    #[test]
+    fn an_output_is_24_bytes() {
+        assert_eq!(std::mem::size_of::<super::BssOutput>(), 24);
     }
 }

@@ -417,8 +417,10 @@ fn run_bss_with(
                 BssOutput::TxEnd { id, at } => {
                     q.push(at, Ev::TxEnd(id));
                 }
-                BssOutput::Dropped { sta, id, .. } => log.push((now.as_nanos() / 1000, sta, id.0, false)),
-                BssOutput::DiscardedAfterReceipt { sta, id } => log.push((now.as_nanos() / 1000, sta, id.0, true)),
+                BssOutput::Dropped { sta, id, .. } => log.push((now.as_nanos() / 1000, sta as usize, id.0, false)),
+                BssOutput::DiscardedAfterReceipt { sta, id } => {
+                    log.push((now.as_nanos() / 1000, sta as usize, id.0, true))
+                }
                 _ => {}
             }
         }
@@ -873,12 +875,12 @@ fn run_pattern(
                 }
                 BssOutput::Deliver { sta, from, pkt } => {
                     assert_ne!(sta, from, "a station received its own frame");
-                    delivered.push((sta, pkt.id.0));
+                    delivered.push((sta as usize, pkt.id.0));
                 }
                 BssOutput::Dropped { id, .. } | BssOutput::DiscardedAfterReceipt { id, .. } => discarded.push(id.0),
-                BssOutput::Ready { sta } => match pending[sta].pop_front() {
-                    Some((id, ra)) => bss.give_msdu(now, sta, pkt(id), ra, &mut out),
-                    None => ready[sta] = true,
+                BssOutput::Ready { sta } => match pending[sta as usize].pop_front() {
+                    Some((id, ra)) => bss.give_msdu(now, sta as usize, pkt(id), ra, &mut out),
+                    None => ready[sta as usize] = true,
                 },
                 BssOutput::Airtime { .. } => {}
             }

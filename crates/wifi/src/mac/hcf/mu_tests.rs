@@ -63,7 +63,7 @@ fn downlink(n: usize, nsta: u32, ack: DlAck, per: &[f64], ms: u64) -> Run {
     let d = harness::drive(&mut bss, out, SimTime::from_millis(ms), |bss, now, o, more| match o {
         BssOutput::Deliver { sta, pkt, .. } => {
             assert!(seen.insert(pkt.id), "delivered twice");
-            got[sta] += 1;
+            got[sta as usize] += 1;
         }
         BssOutput::Dropped { reason: DropReason::RetryLimit, .. } => {}
         BssOutput::Ready { sta: 0 } => feed(bss, now, more),

@@ -420,7 +420,7 @@ fn saturated_polled(p: HcfParams, n: usize, secs: u64, poll: Option<(PollConfig,
         }
         // Counted by the MAC (`drops_retry_limit`), checked by the caller.
         BssOutput::Dropped { reason: DropReason::RetryLimit, .. } => {}
-        BssOutput::Ready { sta } => feed(bss, now, sta, more),
+        BssOutput::Ready { sta } => feed(bss, now, sta as usize, more),
         o => panic!("unexpected {o:?}"),
     });
     (got as f64 / secs as f64, bss)

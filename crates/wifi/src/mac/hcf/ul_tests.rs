@@ -158,11 +158,11 @@ fn uplink_on(
     let d = harness::drive(&mut bss, out, SimTime::from_millis(ms), |bss, now, o, more| match o {
         BssOutput::Deliver { sta: 0, from, pkt } => {
             assert!(seen.insert(pkt.id), "delivered twice");
-            got[from] += 1;
+            got[from as usize] += 1;
         }
         BssOutput::Dropped { reason: DropReason::RetryLimit, .. } => {}
         BssOutput::DiscardedAfterReceipt { id, .. } => after_receipt.push(id),
-        BssOutput::Ready { sta } if sta > 0 => feed(bss, now, sta, more),
+        BssOutput::Ready { sta } if sta > 0 => feed(bss, now, sta as usize, more),
         BssOutput::Ready { .. } => {}
         o => panic!("unexpected {o:?}"),
     });

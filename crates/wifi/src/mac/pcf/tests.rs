@@ -128,8 +128,8 @@ fn run_counting(
                 BssOutput::TxEnd { id, at } => {
                     q.push(at, id);
                 }
-                BssOutput::Deliver { sta, pkt, .. } => delivered.push((sta, pkt.id.0)),
-                BssOutput::Ready { sta } => feed(bss, queues, sta, now, &mut out),
+                BssOutput::Deliver { sta, pkt, .. } => delivered.push((sta as usize, pkt.id.0)),
+                BssOutput::Ready { sta } => feed(bss, queues, sta as usize, now, &mut out),
                 BssOutput::Dropped { id, reason, .. } => {
                     assert!(drops_ok, "{id:?} dropped: {reason:?}");
                     dropped += 1;

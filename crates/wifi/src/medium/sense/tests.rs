@@ -77,12 +77,12 @@ fn run(
                 BssOutput::TxEnd { id, at } => {
                     q.push(*at, Ev::TxEnd(*id));
                 }
-                BssOutput::Deliver { sta, from, .. } => delivered[*sta][*from] += 1,
+                BssOutput::Deliver { sta, from, .. } => delivered[*sta as usize][*from as usize] += 1,
                 &BssOutput::Ready { sta } => {
-                    if let Some(r) = dest[sta] {
+                    if let Some(r) = dest[sta as usize] {
                         next_id += 1;
                         let mut more = vec![];
-                        bss.give_msdu(now, sta, pkt(next_id), r, &mut more);
+                        bss.give_msdu(now, sta as usize, pkt(next_id), r, &mut more);
                         out.extend(more);
                     }
                 }
