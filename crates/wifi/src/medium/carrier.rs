@@ -196,7 +196,7 @@ impl<M: Mac> Carrier<M> for Shared {
         let corrupted = tx.corrupted(bss.starts);
         if bss.air.is_empty() {
             (bss.air_min_seq, bss.air_min_stale) = (u64::MAX, false);
-        } else if tx.seq == bss.air_min_seq {
+        } else if tx.seq() == bss.air_min_seq {
             bss.air_min_stale = true;
         }
         let ra = frame.ra.0 as usize;
@@ -210,7 +210,7 @@ impl<M: Mac> Carrier<M> for Shared {
                 mu.users.iter().for_each(|u| bss.take(u.addr.0 as usize));
             }
         }
-        (tx.sender, frame, SharedGone { tx, corrupted, quiet_after })
+        (tx.sender(), frame, SharedGone { tx, corrupted, quiet_after })
     }
 
     #[inline(always)]
@@ -258,7 +258,7 @@ impl<M: Mac> Carrier<M> for Shared {
         for i in 0..bss.solo.len() {
             let t = bss.solo[i];
             if t != s {
-                let rx = reported && !bss.sent_during(t, tx.seq);
+                let rx = reported && !bss.sent_during(t, tx.seq());
                 let heard = if !rx {
                     Heard::Not
                 } else if let Some(ok) = frame.mu_outcome(t) {

@@ -119,24 +119,41 @@ impl MediumCounters {
 }
 
 /// A frame on the air (its `Frame` is the entry of `Bss::frames` at the
-/// same index).
+/// same index), in 16 bytes: a cell whose stations all start a frame at one
+/// instant holds an entry per station.
 #[derive(Debug)]
 struct OnAir {
     id: u32,
-    /// Start sequence number (`Bss::starts` when it started).
-    seq: u64,
-    sender: usize,
-    /// Another frame was on the air when it started (a frame that starts
-    /// later while it is on the air is known from `Bss::starts`).
-    overlapped_at_start: bool,
+    sender: u32,
+    /// Start sequence number (`Bss::starts` when it started) in the low 63
+    /// bits; the top bit: another frame was on the air when it started (a
+    /// frame that starts later while it is on the air is known from
+    /// `Bss::starts`, which never reaches 2^63).
+    start: u64,
 }
 
+const OVERLAPPED_AT_START: u64 = 1 << 63;
+
 impl OnAir {
+    fn new(id: u32, seq: u64, sender: usize, overlapped_at_start: bool) -> OnAir {
+        debug_assert!(seq < OVERLAPPED_AT_START);
+        let sender = u32::try_from(sender).expect("fewer than 2^32 stations");
+        OnAir { id, sender, start: seq | if overlapped_at_start { OVERLAPPED_AT_START } else { 0 } }
+    }
+    /// Its start sequence number.
+    #[inline]
+    fn seq(&self) -> u64 {
+        self.start & !OVERLAPPED_AT_START
+    }
+    #[inline]
+    fn sender(&self) -> usize {
+        self.sender as usize
+    }
     /// Whether another transmission overlapped this one, as of `starts`
     /// frames started so far (while it is on the air, or at its end).
     #[inline]
     fn corrupted(&self, starts: u64) -> bool {
-        self.overlapped_at_start || starts > self.seq + 1
+        self.start & OVERLAPPED_AT_START != 0 || starts > self.seq() + 1
     }
 }
 
@@ -787,7 +804,7 @@ impl<M: Mac> Bss<M> {
         // (`solo_at` is exact here: since the last `arm` only `s` changed.)
         let mut at = earliest_after(self.solo_at, s_was, self.track[s].wk);
         if self.air.len() == 1 {
-            let u = self.air[0].sender;
+            let u = self.air[0].sender();
             if u != s && !self.group.is_member(u) {
                 debug_assert!(self.solo.contains(&u), "a transmitting station is solo");
                 let u_was = self.track[u].wk;
@@ -1035,7 +1052,7 @@ impl<M: Mac> Bss<M> {
         // that started a frame on the busy indications below would find
         // this one on the air).
         reserve_on_air(&mut self.air, self.macs.len());
-        self.air.push(OnAir { id, seq, sender: s, overlapped_at_start: !was_quiet });
+        self.air.push(OnAir::new(id, seq, s, !was_quiet));
         if was_quiet {
             self.air_min_seq = seq;
             self.air_min_stale = false;
@@ -1058,7 +1075,7 @@ impl<M: Mac> Bss<M> {
             }
         } else if last == 1 {
             // (one frame per station: a single frame is a single sender)
-            let u = self.air[0].sender;
+            let u = self.air[0].sender();
             if u != s && !self.group.is_member(u) {
                 debug_assert!(self.solo.contains(&u), "a transmitting station is solo");
                 self.call(now, u, out, |m, mo| m.on_cca(now, true, mo));
@@ -1114,7 +1131,7 @@ impl<M: Mac> Bss<M> {
     #[inline(always)]
     fn fresh_air_min(&mut self) {
         if self.air_min_stale {
-            self.air_min_seq = self.air.iter().map(|a| a.seq).min().unwrap_or(u64::MAX);
+            self.air_min_seq = self.air.iter().map(|a| a.seq()).min().unwrap_or(u64::MAX);
             self.air_min_stale = false;
         }
     }
@@ -1184,5 +1201,13 @@ mod layout {
     #[test]
     fn an_output_is_24_bytes() {
         assert_eq!(std::mem::size_of::<super::BssOutput>(), 24);
+    }
+    #[test]
+    fn a_frame_on_the_air_is_16_bytes() {
+        assert_eq!(std::mem::size_of::<super::OnAir>(), 16);
+        let a = super::OnAir::new(7, 5, 3, true);
+        assert_eq!((a.seq(), a.sender(), a.corrupted(6)), (5, 3, true));
+        let a = super::OnAir::new(7, 5, 3, false);
+        assert_eq!((a.seq(), a.corrupted(6), a.corrupted(7)), (5, false, true));
     }
 }
