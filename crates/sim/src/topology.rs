@@ -137,21 +137,29 @@ impl Node {
     }
 }
 
-/// Where a node sends a packet for a destination.
+/// Where a node sends a packet for a destination (node and link indices
+/// in 32 bits: 12 bytes, held in every saturated source's slot and
+/// forwarding table entry).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Hop {
     /// Deliver locally.
     Local,
     /// Over the WLAN to BSS member `ra`.
     Wlan {
-        ra: usize,
+        ra: u32,
     },
     /// Over wired link `link` in direction `dir` (0: a->b, 1: b->a).
     Link {
-        link: usize,
-        dir: usize,
+        link: u32,
+        dir: u32,
     },
     Unreachable,
+}
+
+impl Hop {
+    fn wlan(ra: usize) -> Hop {
+        Hop::Wlan { ra: u32::try_from(ra).expect("fewer than 2^32 nodes") }
+    }
 }
 
 pub struct Topology {
@@ -275,7 +283,7 @@ impl Topology {
                 if first[v] != Hop::Unreachable {
                     continue;
                 }
-                first[v] = if u == src { Hop::Link { link, dir } } else { first[u] };
+                first[v] = if u == src { Hop::Link { link: link as u32, dir: dir as u32 } } else { first[u] };
                 // Routers and hosts forward; only reach through them.
                 q.push_back(v);
             }
@@ -299,10 +307,10 @@ impl Topology {
             return Hop::Local;
         }
         if self.is_station(at) {
-            return Hop::Wlan { ra: self.ap_of[at] };
+            return Hop::wlan(self.ap_of[at]);
         }
         if self.is_station(dst) && self.ap_of[dst] == at {
-            return Hop::Wlan { ra: dst };
+            return Hop::wlan(dst);
         }
         let core_dst = if !self.is_station(dst) {
             dst

@@ -360,8 +360,9 @@ impl Nodes {
     ) {
         match self.topo.next_hop(node, dst) {
             Hop::Local => self.receive(shape, k, cells, flows, node, p),
-            Hop::Wlan { ra } => cells.enqueue(shape, k, self, flows, node, p, ra),
+            Hop::Wlan { ra } => cells.enqueue(shape, k, self, flows, node, p, ra as usize),
             Hop::Link { link, dir } => {
+                let (link, dir) = (link as usize, dir as usize);
                 let now = k.now();
                 if let Some(t) = &k.trace {
                     t.packet(now, node, &self.link_name(link), "enqueue", &p, None);
