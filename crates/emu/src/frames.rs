@@ -164,7 +164,7 @@ fn tcp_header(t: &TcpRepr) -> TcpHeader {
             TcpOption::WindowScale(s) => o.window_scale = Some(*s),
             TcpOption::SackPermitted => o.sack_permitted = true,
             TcpOption::Timestamps { tsval, tsecr } => o.timestamps = Some((*tsval, *tsecr)),
-            TcpOption::Sack(b) => o.sack = b.iter().take(wifitcp_wire::tcp::MAX_SACK_BLOCKS).copied().collect(),
+            TcpOption::Sack(b) => o.sack = b.iter().copied().collect(),
             TcpOption::Nop | TcpOption::Unknown { .. } => {}
         }
     }

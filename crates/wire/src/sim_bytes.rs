@@ -203,9 +203,8 @@ pub fn ethernet_frame_into(p: &Packet, src: u32, dst: u32, snap: Snap, out: &mut
 }
 
 /// The simulator's option struct for an option list: the modelled options
-/// (the first of each kind, of a SACK option its first
-/// [`crate::tcp::MAX_SACK_BLOCKS`] blocks, all that 40 bytes of options
-/// hold); NOPs and unknown kinds are dropped.
+/// (the first of each kind; of a SACK option, the blocks `SackBlocks`
+/// keeps); NOPs and unknown kinds are dropped.
 pub fn tcp_options_from_list(list: &[TcpOption]) -> TcpOptions {
     let mut o = TcpOptions::default();
     for opt in list {
@@ -214,9 +213,7 @@ pub fn tcp_options_from_list(list: &[TcpOption]) -> TcpOptions {
             TcpOption::WindowScale(s) => o.window_scale = o.window_scale.or(Some(*s)),
             TcpOption::SackPermitted => o.sack_permitted = true,
             TcpOption::Timestamps { tsval, tsecr } => o.timestamps = o.timestamps.or(Some((*tsval, *tsecr))),
-            TcpOption::Sack(b) if o.sack.is_empty() => {
-                o.sack = b.iter().take(crate::tcp::MAX_SACK_BLOCKS).copied().collect()
-            }
+            TcpOption::Sack(b) if o.sack.is_empty() => o.sack = b.iter().copied().collect(),
             _ => {}
         }
     }

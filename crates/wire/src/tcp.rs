@@ -85,12 +85,11 @@ impl From<Vec<SackBlock>> for SackBlocks {
 }
 
 impl FromIterator<SackBlock> for SackBlocks {
-    /// Panics past [`MAX_SACK_BLOCKS`] blocks: no segment holds more
-    /// (a parsed option of 40 bytes holds 4; senders take at most 4).
+    /// The first [`MAX_SACK_BLOCKS`] blocks: all that 40 bytes of options
+    /// hold (a parsed option list or a longer `Vec` gives no more).
     fn from_iter<I: IntoIterator<Item = SackBlock>>(it: I) -> SackBlocks {
         let mut l = SackList { len: 0, blocks: [SackBlock { left: 0, right: 0 }; MAX_SACK_BLOCKS] };
-        for b in it {
-            assert!((l.len as usize) < MAX_SACK_BLOCKS, "at most {MAX_SACK_BLOCKS} SACK blocks in a segment");
+        for b in it.into_iter().take(MAX_SACK_BLOCKS) {
             l.blocks[l.len as usize] = b;
             l.len += 1;
         }
