@@ -219,6 +219,14 @@ impl<E> EventQueue<E> {
             self.heap.first().map(|e| e.at)
         }
     }
+    /// Queued events it holds room for without growing.
+    pub fn capacity(&self) -> usize {
+        self.heap.capacity()
+    }
+    /// Room for `n` queued events in all without growing.
+    pub fn reserve_total(&mut self, n: usize) {
+        self.heap.reserve_exact(n.saturating_sub(self.heap.len()));
+    }
     pub fn len(&self) -> usize {
         self.heap.len() + usize::from(self.front.is_some())
     }

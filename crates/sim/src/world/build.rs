@@ -72,7 +72,11 @@ impl World {
             SimTime::from_secs_f64(s.scenario.warmup_s),
             SimDur::from_secs_f64(s.scenario.sample_interval_s),
         );
-        let wq_timer = (0..wq.len()).map(|i| k.new_timer(TimerOwner::Qdisc(i))).collect();
+        // (a timer key for each discipline that may ask for a wake-up
+        // only: a plain FIFO never does, and a campus has thousands)
+        let wq_timer = (0..wq.len())
+            .map(|i| if wq[i].timed() { k.new_timer(TimerOwner::Qdisc(i)) } else { super::cells::NO_TIMER })
+            .collect();
         let agents = crate::agents::build(s, &topo, seed)?
             .into_iter()
             .enumerate()
@@ -173,32 +177,122 @@ fn build_flows(
     let count = (s.traffic.iter().enumerate())
         .map(|(ti, tr)| tr.station_list(s.wlan.stations, &format!("traffic[{ti}]")).map(|l| l.len()))
         .sum::<Result<usize, _>>()?;
+    // Each flow's name, station and peer first, with the tables that find
+    // them (dropped before the flows' tables are made, which would
+    // otherwise stand beside them at the build's peak).
+    let (names, plan) = plan_flows(s, nodes.topo(), count)?;
     let (mut flows, mut eps, mut flow_timer): (Vec<FlowRt>, _, _) =
         (Vec::with_capacity(count), Vec::new(), Vec::with_capacity(count));
     k.reserve_timers(count);
-    let mut names = Names::default();
+    // The event queue's peak is the start: a first firing of each flow
+    // (queued here), and once those have popped, a frame end of every MAC
+    // of a cell whose stations all find the medium idle (10.3.4.2). Room
+    // for the larger at once, where doubling would leave up to as much
+    // again unused.
+    k.reserve_events(count.max(cells.macs()) + 64);
+    for (fi, &(ti, j, sta, peer)) in plan.iter().enumerate() {
+        let (ti, j, sta, peer) = (ti as usize, j as usize, sta as usize, peer as usize);
+        let tr = &s.traffic[ti];
+        let path = format!("traffic[{ti}]");
+        let (src, dst) = match tr.common.direction {
+            Direction::Uplink => (sta, peer),
+            Direction::Downlink => (peer, sta),
+        };
+        let name = names.get(fi);
+        let start = SimTime::from_secs_f64(tr.common.start_s + j as f64 * tr.common.start_stagger_s);
+        let stop = tr.common.stop_s.map(SimTime::from_secs_f64).unwrap_or(k.end).min(k.end);
+        let mut first = start;
+        let kind = match tr.common.kind {
+            TrafficKind::Udp => {
+                let mut source = crate::apps::build(tr, RngStream::derive(seed, &format!("traffic/{name}")))
+                    .map_err(|e| e.under(&path))?;
+                if let (Some(msdu), true) = (source.saturated(), src < cells.members()) {
+                    debug_assert!(!source.echo(), "a saturated source sends no echo requests");
+                    cells.add_saturated(src, fi, nodes.topo().next_hop(src, dst), msdu);
+                }
+                let src_port = 10_000 + fi as u16;
+                if source.echo() {
+                    nodes.bind_udp(dst, echo::PORT, UdpSocket::Echo);
+                    nodes.bind_udp(src, src_port, UdpSocket::Ping);
+                }
+                first = source.start(start);
+                FlowKind::Udp { source, start, stop, src_port }
+            }
+            TrafficKind::Tcp => {
+                let t = tr.common.tcp.clone().unwrap_or_default().over(&s.tcp);
+                let cfg = wifitcp_tcp::scenario::build(&t)?;
+                let (client, server) = (sta, peer);
+                let cport = 20_000 + fi as u16;
+                let sport = 5_000 + fi as u16;
+                let mut rng = RngStream::derive(seed, &format!("tcp/{name}"));
+                let ce = eps.len();
+                let cc = wifitcp_tcp::scenario::controller(&t);
+                eps.push(Endpoint::client(client, server, fi, cfg.clone(), cc, cport, sport, &mut rng));
+                let se = eps.len();
+                let cc = wifitcp_tcp::scenario::controller(&t);
+                eps.push(Endpoint::server(server, client, fi, cfg, cc, sport, &mut rng));
+                nodes.bind_tcp(client, cport, ce);
+                nodes.bind_tcp(server, sport, se);
+                let (sender, receiver) = if tr.common.direction == Direction::Uplink { (ce, se) } else { (se, ce) };
+                FlowKind::Tcp(Box::new(TcpFlow {
+                    client: ce,
+                    sender,
+                    receiver,
+                    bytes: tr.common.bytes,
+                    start,
+                    stop,
+                    completed: None,
+                }))
+            }
+        };
+        let mut stats = FlowStats::default();
+        stats.reserve_samples(k.samples_to_reserve());
+        if matches!(&kind, FlowKind::Udp { source, .. } if source.echo()) {
+            stats.enable_echo();
+        }
+        flows.push(FlowRt::new(src, dst, tr.common.dscp << 2, kind, stats));
+        let key = k.new_timer(TimerOwner::Flow(fi));
+        flow_timer.push(key);
+        k.arm(General, key, Some(first.min(k.end)));
+        // (a TCP flow's stop is its sender's event: `Flows::stop_fires`)
+        if let FlowKind::Tcp(t) = &flows[fi].kind {
+            let stop = t.stop;
+            if stop < k.end {
+                let key = k.new_timer(TimerOwner::FlowStop(fi));
+                k.arm(General, key, Some(stop));
+            }
+        }
+    }
+    let ep_timer = (0..eps.len()).map(|ep| k.new_timer(TimerOwner::Tcp(ep))).collect();
+    let mut flows = Flows::new(flows, eps, flow_timer, ep_timer, names);
+    flows.prime_servers();
+    Ok(flows)
+}
+
+/// The flows' names and, for each, its traffic entry, its index there, its
+/// station and its peer (node indices), in flow order.
+///
+/// A flow is named "<traffic>/<station>"; one whose name an earlier flow
+/// has (a station listed again) is "<name>#<n>", its n-th instance: names,
+/// and the RNG streams derived from them, are the flow's own.
+#[allow(clippy::type_complexity)]
+fn plan_flows(s: &Scenario, topo: &Topology, count: usize) -> Result<(Names, Vec<(u32, u32, u32, u32)>), ConfigError> {
+    let mut names = Names::with_capacity(count, 0);
+    let mut plan = Vec::with_capacity(count);
     // A node's index by name (the first node of that name), and for each
     // name the number of flows already named it or "<it>#<anything>":
-    // lookups in O(1), so building n flows costs O(n), not O(n^2).
-    let mut node_of: HashMap<String, usize> = HashMap::new();
-    for (i, x) in nodes.topo().names().iter().enumerate() {
-        node_of.entry(x.to_string()).or_insert(i);
+    // lookups in O(1), so naming n flows costs O(n), not O(n^2).
+    let mut node_of: HashMap<&str, u32> = HashMap::new();
+    for (i, x) in topo.names().iter().enumerate() {
+        node_of.entry(x).or_insert(i as u32);
     }
     let mut instances: HashMap<String, usize> = HashMap::new();
     for (ti, tr) in s.traffic.iter().enumerate() {
         let path = format!("traffic[{ti}]");
         for (j, (st, peer)) in s.flow_peers(tr, &path)?.into_iter().enumerate() {
             let peer = *node_of.get(peer.as_str()).expect("validated peer");
-            let sta = st as usize + 1;
-            let (src, dst) = match tr.common.direction {
-                Direction::Uplink => (sta, peer),
-                Direction::Downlink => (peer, sta),
-            };
-            let fi = flows.len();
-            // A flow whose name an earlier flow has (a station listed
-            // again) is "<name>#<n>", its n-th instance: names, and the
-            // RNG streams derived from them, are the flow's own.
-            let mut name = format!("{}/{}", tr.common.name, nodes.topo().name(sta));
+            let sta = st + 1;
+            let mut name = format!("{}/{}", tr.common.name, topo.name(sta as usize));
             let same = instances.get(&name).copied().unwrap_or(0);
             if same > 0 {
                 name = format!("{name}#{}", same + 1);
@@ -208,77 +302,13 @@ fn build_flows(
             for (i, _) in name.match_indices('#') {
                 *instances.entry(name[..i].to_string()).or_insert(0) += 1;
             }
-            *instances.entry(name.clone()).or_insert(0) += 1;
-            let start = SimTime::from_secs_f64(tr.common.start_s + j as f64 * tr.common.start_stagger_s);
-            let stop = tr.common.stop_s.map(SimTime::from_secs_f64).unwrap_or(k.end).min(k.end);
-            let mut first = start;
-            let kind = match tr.common.kind {
-                TrafficKind::Udp => {
-                    let mut source = crate::apps::build(tr, RngStream::derive(seed, &format!("traffic/{name}")))
-                        .map_err(|e| e.under(&path))?;
-                    if let (Some(msdu), true) = (source.saturated(), src < cells.members()) {
-                        debug_assert!(!source.echo(), "a saturated source sends no echo requests");
-                        cells.add_saturated(src, fi, nodes.topo().next_hop(src, dst), msdu);
-                    }
-                    let src_port = 10_000 + fi as u16;
-                    if source.echo() {
-                        nodes.bind_udp(dst, echo::PORT, UdpSocket::Echo);
-                        nodes.bind_udp(src, src_port, UdpSocket::Ping);
-                    }
-                    first = source.start(start);
-                    FlowKind::Udp { source, start, stop, src_port }
-                }
-                TrafficKind::Tcp => {
-                    let t = tr.common.tcp.clone().unwrap_or_default().over(&s.tcp);
-                    let cfg = wifitcp_tcp::scenario::build(&t)?;
-                    let (client, server) = (sta, peer);
-                    let cport = 20_000 + fi as u16;
-                    let sport = 5_000 + fi as u16;
-                    let mut rng = RngStream::derive(seed, &format!("tcp/{name}"));
-                    let ce = eps.len();
-                    let cc = wifitcp_tcp::scenario::controller(&t);
-                    eps.push(Endpoint::client(client, server, fi, cfg.clone(), cc, cport, sport, &mut rng));
-                    let se = eps.len();
-                    let cc = wifitcp_tcp::scenario::controller(&t);
-                    eps.push(Endpoint::server(server, client, fi, cfg, cc, sport, &mut rng));
-                    nodes.bind_tcp(client, cport, ce);
-                    nodes.bind_tcp(server, sport, se);
-                    let (sender, receiver) = if tr.common.direction == Direction::Uplink { (ce, se) } else { (se, ce) };
-                    FlowKind::Tcp(Box::new(TcpFlow {
-                        client: ce,
-                        sender,
-                        receiver,
-                        bytes: tr.common.bytes,
-                        start,
-                        stop,
-                        completed: None,
-                    }))
-                }
-            };
-            let mut stats = FlowStats::default();
-            stats.reserve_samples(k.samples_to_reserve());
-            if matches!(&kind, FlowKind::Udp { source, .. } if source.echo()) {
-                stats.enable_echo();
-            }
-            flows.push(FlowRt::new(src, dst, tr.common.dscp << 2, kind, stats));
             names.push(&name);
-            let key = k.new_timer(TimerOwner::Flow(fi));
-            flow_timer.push(key);
-            k.arm(General, key, Some(first.min(k.end)));
-            // (a TCP flow's stop is its sender's event: `Flows::stop_fires`)
-            if let FlowKind::Tcp(t) = &flows[fi].kind {
-                let stop = t.stop;
-                if stop < k.end {
-                    let key = k.new_timer(TimerOwner::FlowStop(fi));
-                    k.arm(General, key, Some(stop));
-                }
-            }
+            *instances.entry(name).or_insert(0) += 1;
+            plan.push((ti as u32, j as u32, sta, peer));
         }
     }
-    let ep_timer = (0..eps.len()).map(|ep| k.new_timer(TimerOwner::Tcp(ep))).collect();
-    let mut flows = Flows::new(flows, eps, flow_timer, ep_timer, names);
-    flows.prime_servers();
-    Ok(flows)
+    names.shrink_to_fit();
+    Ok((names, plan))
 }
 
 /// The cells of a scenario, one per channel (`Scenario::cell_channels`).

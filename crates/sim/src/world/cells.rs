@@ -48,6 +48,10 @@ use wifitcp_wifi::medium::{Bss, BssOutput, FrameErrorModel, FrameTap};
 use wifitcp_wifi::phy::PhyStandard;
 use wifitcp_wire::Packet;
 
+/// The timer key of a member whose queue discipline never asks for a
+/// wake-up (`QueueDisc::timed`): none is registered for it.
+pub(super) const NO_TIMER: TimerKey = TimerKey(u32::MAX);
+
 /// One channel's collision domain and its outputs not yet handled.
 pub(super) struct Cell {
     bss: CellBss,
@@ -56,8 +60,12 @@ pub(super) struct Cell {
 
 impl Cell {
     /// A cell of medium `bss` (a `Bss<Dcf>` if every MAC is a plain DCF).
+    /// Room for an output per member: a wake-up at which every member
+    /// finds the medium idle (the start of a run, 10.3.4.2) starts a frame
+    /// of each, and their ends are one output each.
     pub(super) fn new(bss: Bss<AnyMac>) -> Cell {
-        Cell { bss: CellBss::specialise(bss), out: Vec::new() }
+        let out = Vec::with_capacity(bss.macs.len() + 8);
+        Cell { bss: CellBss::specialise(bss), out }
     }
 }
 
@@ -283,7 +291,8 @@ pub(super) struct Cells {
     map: Option<MemberMap>,
     /// Transmit queue discipline of each WLAN member's interface.
     wq: Vec<Box<dyn QueueDisc>>,
-    /// Timer key of each member's queue discipline.
+    /// Timer key of each member's queue discipline (`NO_TIMER` if it is
+    /// not timed).
     wq_timer: Vec<TimerKey>,
     /// Whether each member's queue discipline is idle (`QueueDisc::idle`):
     /// asking it for a packet would return nothing and change nothing, so
@@ -291,8 +300,7 @@ pub(super) struct Cells {
     /// change what it holds).
     wq_idle: Vec<bool>,
     /// Whether each member's queue discipline can have a wake-up
-    /// (`QueueDisc::timed`; a drop-tail queue has none, and its timer is
-    /// never asked for).
+    /// (`QueueDisc::timed`; a drop-tail queue has none, and no timer key).
     wq_timed: Vec<bool>,
     /// Class of each WLAN member as seen by the AP's queue discipline
     /// (read only: one table shared by the partitions of a run).
@@ -390,6 +398,18 @@ impl Cells {
         } else {
             &mut self.more_cells[c - 1]
         }
+    }
+
+    /// MACs in all the cells (a member on several channels counts in
+    /// each): at most as many frames on the air at once.
+    pub(super) fn macs(&self) -> usize {
+        std::iter::once(&self.cell0)
+            .chain(self.more_cells.iter())
+            .map(|c| match &c.bss {
+                CellBss::Dcf(b) => b.macs.len(),
+                CellBss::Any(b) => b.macs.len(),
+            })
+            .sum()
     }
 
     /// Every cell, in index order.
@@ -1005,8 +1025,10 @@ impl Cells {
     }
 
     /// Number of queue discipline slots (a partition's: its own members).
-    pub(super) fn qdisc_slots(&self) -> usize {
-        self.wq.len()
+    /// Members whose queue discipline may ask for a wake-up (a timer key
+    /// each, `register_qdisc_timers`).
+    pub(super) fn timed_qdiscs(&self) -> usize {
+        self.wq_timed.iter().filter(|&&t| t).count()
     }
 
     /// Register a new timer key for the queue discipline of each member
@@ -1017,7 +1039,8 @@ impl Cells {
         let mut keys = Vec::with_capacity(self.wq.len());
         for c in 0..map.cells() {
             for &node in map.members(c).iter() {
-                keys.push(register(node as usize));
+                let timed = self.wq_timed[keys.len()];
+                keys.push(if timed { register(node as usize) } else { NO_TIMER });
             }
         }
         self.wq_timer = keys;

@@ -147,7 +147,10 @@ impl Kernel {
     /// the events queued so far (the build's) are keyed again, in their
     /// insertion order, as pushed by the partitions that handle them.
     pub(super) fn set_order(&mut self, order: Order) {
+        let room = self.q.capacity();
         let queued = self.take_events();
+        // (the room reserved at build, `reserve_events`, kept)
+        self.q.reserve_total(room);
         self.order = Some(Box::new(order));
         for (at, ev) in queued {
             self.push(General, at, ev);
@@ -306,6 +309,12 @@ impl Kernel {
     pub(super) fn reserve_timers(&mut self, n: usize) {
         self.timers.reserve_exact(n);
         self.timer_owner.reserve_exact(n);
+    }
+
+    /// Room for `n` queued events in all without growing the queue (at
+    /// build, `build_flows`, `part.rs`).
+    pub(super) fn reserve_events(&mut self, n: usize) {
+        self.q.reserve_total(n);
     }
 
     /// A new key of the timer registry, owned by `owner`.

@@ -364,7 +364,9 @@ impl Partitioned {
         // (their registries sized once: grown by doubling, they would hold
         // up to twice their keys)
         for ((pk, pc), pf) in kernels.iter_mut().zip(&mut pcells).zip(&mut pflows) {
-            pk.reserve_timers(pc.qdisc_slots() + pf.flows().len());
+            pk.reserve_timers(pc.timed_qdiscs() + pf.flows().len());
+            // (and their event queues, as `build_flows` sizes the world's)
+            pk.reserve_events(pf.flows().len().max(pc.macs()) + 64);
             pc.register_qdisc_timers(|node| pk.new_timer(TimerOwner::Qdisc(node)));
             pf.register_timers(|fi| pk.new_timer(TimerOwner::Flow(fi)));
         }
