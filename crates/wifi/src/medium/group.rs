@@ -453,7 +453,7 @@ impl Group {
     pub fn frame_arrives(&mut self, s: usize, now: SimTime) -> bool {
         let Some(t) = self.queue.nodes[s].member.and_then(|m| m.target()) else { return false };
         let left = t.saturating_sub(self.c) as u32;
-        let pending = Backoff { count_from: self.view.count_from, slots: Some(left), cw: 0 };
+        let pending = Backoff::with(self.view.count_from, Some(left), 0);
         if pending.expired(now, &self.slotting) {
             return false;
         }

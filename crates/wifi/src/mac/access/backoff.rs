@@ -91,21 +91,71 @@ impl Slotting {
 }
 
 /// One backoff entity: the DCF of a station, or one EDCAF.
+///
+/// 16 bytes: "none" is a sentinel in each field (`SimTime::NEVER`, no
+/// slots), not an `Option`'s second word (every MAC of a cell of
+/// thousands holds one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Backoff {
     /// Instant counting started in the current idle period (the end of the
-    /// IFS); `None` while the medium is busy for the station.
-    pub count_from: Option<SimTime>,
-    /// Slots left at `count_from` (or at the start of the next counting
-    /// period, while frozen); `None`: no backoff pending.
-    pub slots: Option<u32>,
+    /// IFS); `NEVER` while the medium is busy for the station.
+    from: SimTime,
+    /// Slots left at `from` (or at the start of the next counting period,
+    /// while frozen); `NO_SLOTS`: no backoff pending.
+    left: u32,
     /// Contention window (10.3.3).
     pub cw: u32,
 }
 
+/// No backoff pending (a backoff is at most aCWmax = 1,023 slots, 10.3.3,
+/// or 32,767 for an EDCAF, 9.4.2.28).
+const NO_SLOTS: u32 = u32::MAX;
+
 impl Backoff {
     pub const fn new(cw_min: u32) -> Backoff {
-        Backoff { count_from: None, slots: None, cw: cw_min }
+        Backoff { from: SimTime::NEVER, left: NO_SLOTS, cw: cw_min }
+    }
+
+    /// A backoff counting from `count_from` with `slots` left.
+    pub fn with(count_from: Option<SimTime>, slots: Option<u32>, cw: u32) -> Backoff {
+        let mut b = Backoff::new(cw);
+        b.set_count_from(count_from);
+        b.set_slots(slots);
+        b
+    }
+
+    /// Instant counting started in the current idle period (the end of
+    /// the IFS); `None` while the medium is busy for the station.
+    #[inline(always)]
+    pub fn count_from(&self) -> Option<SimTime> {
+        (self.from != SimTime::NEVER).then_some(self.from)
+    }
+
+    #[inline(always)]
+    pub fn set_count_from(&mut self, t: Option<SimTime>) {
+        debug_assert!(t != Some(SimTime::NEVER), "counting from a finite instant");
+        self.from = t.unwrap_or(SimTime::NEVER);
+    }
+
+    /// [`Backoff::count_from`], now unset.
+    #[inline(always)]
+    pub fn take_count_from(&mut self) -> Option<SimTime> {
+        let t = self.count_from();
+        self.from = SimTime::NEVER;
+        t
+    }
+
+    /// Slots left at `count_from` (or at the start of the next counting
+    /// period, while frozen); `None`: no backoff pending.
+    #[inline(always)]
+    pub fn slots(&self) -> Option<u32> {
+        (self.left != NO_SLOTS).then_some(self.left)
+    }
+
+    #[inline(always)]
+    pub fn set_slots(&mut self, k: Option<u32>) {
+        debug_assert!(k != Some(NO_SLOTS), "a backoff below 2^32 - 1 slots");
+        self.left = k.unwrap_or(NO_SLOTS);
     }
 
     /// When the entity may transmit: its countdown runs and it has a frame
@@ -116,8 +166,8 @@ impl Backoff {
     pub fn tx_at(&self, s: &Slotting, ready: Option<SimTime>) -> Option<SimTime> {
         // `count_from` first: it is unset whenever the medium is busy for
         // the station, the most frequent reason for no transmission.
-        let cs = self.count_from?;
-        let k = self.slots?;
+        let cs = self.count_from()?;
+        let k = self.slots()?;
         let ready = ready?;
         let end = s.end(cs, k as u64);
         Some(if ready <= end { end } else { s.late_access(cs, ready) })
@@ -127,8 +177,8 @@ impl Backoff {
     /// counting already.
     #[inline(always)]
     pub fn resume(&mut self, start: Option<SimTime>) {
-        if self.count_from.is_none() {
-            self.count_from = start;
+        if self.count_from().is_none() {
+            self.set_count_from(start);
         }
     }
 
@@ -138,14 +188,14 @@ impl Backoff {
     /// 10.3.4.3), so it keeps its state.
     #[inline(always)]
     pub fn freeze(&mut self, now: SimTime, s: &Slotting, ready: Option<SimTime>) {
-        let Some(cs) = self.count_from else { return };
+        let Some(cs) = self.count_from() else { return };
         if self.tx_at(s, ready) == Some(now) {
             return;
         }
-        self.count_from = None;
-        if let Some(k) = self.slots.as_mut() {
+        self.from = SimTime::NEVER;
+        if let Some(k) = self.slots() {
             let passed = s.passed(cs, now);
-            *k = (*k as u64).saturating_sub(passed) as u32;
+            self.left = (k as u64).saturating_sub(passed) as u32;
         }
     }
 
@@ -153,7 +203,7 @@ impl Backoff {
     /// that ended at or before `now`.
     #[inline]
     pub fn expired(&self, now: SimTime, s: &Slotting) -> bool {
-        match (self.slots, self.count_from) {
+        match (self.slots(), self.count_from()) {
             (None, _) | (Some(0), _) => true,
             (Some(k), Some(cs)) => s.end(cs, k as u64) <= now,
             (Some(_), None) => false,
@@ -182,8 +232,8 @@ impl Backoff {
         }
         if medium_busy && queue_was_empty {
             self.redraw(rng);
-        } else if self.slots.is_none() {
-            self.slots = Some(0);
+        } else if self.slots().is_none() {
+            self.left = 0;
         }
     }
 
@@ -196,7 +246,7 @@ impl Backoff {
     /// Draw a new backoff and count it from the next idle period.
     #[inline]
     pub fn redraw(&mut self, rng: &mut RngStream) {
-        self.slots = Some(self.draw(rng));
+        self.left = self.draw(rng);
     }
 
     /// After a failed attempt: CW = min(2 (CW + 1) - 1, CWmax) (10.3.4.3,
@@ -209,7 +259,7 @@ impl Backoff {
     /// The countdown ended and the entity transmits: nothing pending.
     #[inline]
     pub fn consume(&mut self) {
-        self.slots = None;
-        self.count_from = None;
+        self.left = NO_SLOTS;
+        self.from = SimTime::NEVER;
     }
 }

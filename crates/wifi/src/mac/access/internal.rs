@@ -31,7 +31,7 @@ pub fn resolve_internal(entities: &mut [Backoff], due: &[Due], rng: &mut RngStre
         let b = &mut entities[d.index];
         b.grow_cw(d.cw_max);
         b.redraw(rng);
-        b.count_from = None;
+        b.set_count_from(None);
     }
     entities[winner].consume();
     Some((winner, lost))

@@ -13,33 +13,33 @@ fn dcf_counts_whole_idle_slots_edca_counts_boundaries() {
     let busy = us(34) + SimDur::from_nanos(22_500);
     for (rule, left) in [(CountRule::Dcf, 8), (CountRule::DcfBusySlotCounts, 7), (CountRule::Edca, 7)] {
         let s = Slotting::new(SLOT, rule);
-        let mut b = Backoff { count_from: Some(us(34)), slots: Some(10), cw: 15 };
+        let mut b = Backoff::with(Some(us(34)), Some(10), 15);
         b.freeze(busy, &s, Some(SimTime::ZERO));
-        assert_eq!((b.count_from, b.slots), (None, Some(left)), "{rule:?}");
+        assert_eq!((b.count_from(), b.slots()), (None, Some(left)), "{rule:?}");
     }
     // Busy inside the IFS (before counting starts): nothing passes, for
     // every rule.
     for rule in [CountRule::Dcf, CountRule::DcfBusySlotCounts, CountRule::Edca] {
         let s = Slotting::new(SLOT, rule);
-        let mut b = Backoff { count_from: Some(us(34)), slots: Some(10), cw: 15 };
+        let mut b = Backoff::with(Some(us(34)), Some(10), 15);
         b.freeze(us(30), &s, Some(SimTime::ZERO));
-        assert_eq!(b.slots, Some(10));
+        assert_eq!(b.slots(), Some(10));
     }
 }
 
 #[test]
 fn a_countdown_ending_now_transmits_now() {
     let s = Slotting::new(SLOT, CountRule::Dcf);
-    let mut b = Backoff { count_from: Some(us(34)), slots: Some(3), cw: 15 };
+    let mut b = Backoff::with(Some(us(34)), Some(3), 15);
     let at = b.tx_at(&s, Some(SimTime::ZERO)).unwrap();
     assert_eq!(at, us(34 + 27));
     b.freeze(at, &s, Some(SimTime::ZERO));
-    assert_eq!(b.count_from, Some(us(34)), "frozen at its own transmit instant");
+    assert_eq!(b.count_from(), Some(us(34)), "frozen at its own transmit instant");
     // Without a frame it freezes (post-backoff) and the slots pass.
     b.freeze(at, &s, None);
-    assert_eq!((b.count_from, b.slots), (None, Some(0)));
+    assert_eq!((b.count_from(), b.slots()), (None, Some(0)));
     // A frame arriving after the countdown ended goes at its arrival.
-    let b = Backoff { count_from: Some(us(34)), slots: Some(3), cw: 15 };
+    let b = Backoff::with(Some(us(34)), Some(3), 15);
     assert_eq!(b.tx_at(&s, Some(us(100))), Some(us(100)));
     assert!(b.expired(us(61), &s) && !b.expired(us(60), &s));
 }
@@ -70,7 +70,7 @@ fn deferral_eifs_and_nav() {
 #[test]
 fn internal_collision_highest_priority_wins() {
     let mut rng = RngStream::derive(1, "test/internal");
-    let mut e = [Backoff { count_from: Some(us(50)), slots: Some(0), cw: 15 }; 4];
+    let mut e = [Backoff::with(Some(us(50)), Some(0), 15); 4];
     let due = [
         Due { index: 0, priority: 0, cw_max: 1023 },
         Due { index: 2, priority: 5, cw_max: 15 },
@@ -78,10 +78,10 @@ fn internal_collision_highest_priority_wins() {
     ];
     let (w, lost) = resolve_internal(&mut e, &due, &mut rng).unwrap();
     assert_eq!((w, lost), (3, 2));
-    assert_eq!((e[3].slots, e[3].count_from), (None, None));
+    assert_eq!((e[3].slots(), e[3].count_from()), (None, None));
     assert_eq!((e[0].cw, e[2].cw), (31, 15), "losers' CW doubles up to CWmax");
-    assert!(e[0].slots.unwrap() <= 31 && e[0].count_from.is_none());
-    assert_eq!(e[1], Backoff { count_from: Some(us(50)), slots: Some(0), cw: 15 }, "not due: untouched");
+    assert!(e[0].slots().unwrap() <= 31 && e[0].count_from().is_none());
+    assert_eq!(e[1], Backoff::with(Some(us(50)), Some(0), 15), "not due: untouched");
     assert!(resolve_internal(&mut e, &[], &mut rng).is_none());
 }
 
@@ -147,15 +147,15 @@ fn a_frame_finding_the_medium_busy_at_an_empty_queue_draws_a_backoff() {
     // a frame arriving at an empty queue then backs off like any other
     // that finds the medium busy. The next frame of a backlog does not.
     let s = Slotting::new(SLOT, CountRule::Dcf);
-    let mut ran_out = Backoff { count_from: Some(us(34)), slots: Some(3), cw: 15 };
+    let mut ran_out = Backoff::with(Some(us(34)), Some(3), 15);
     ran_out.freeze(us(200), &s, None);
-    assert_eq!((ran_out.count_from, ran_out.slots), (None, Some(0)));
+    assert_eq!((ran_out.count_from(), ran_out.slots()), (None, Some(0)));
     let after = |busy: bool, empty: bool| -> Vec<Option<u32>> {
         (0..20u64)
             .map(|seed| {
                 let mut b = ran_out;
                 b.frame_arrives(us(210), &s, busy, empty, &mut RngStream::derive(seed, "test/arrival"));
-                b.slots
+                b.slots()
             })
             .collect()
     };
@@ -168,11 +168,11 @@ fn a_frame_finding_the_medium_busy_at_an_empty_queue_draws_a_backoff() {
     let mut rng = RngStream::derive(1, "test/arrival");
     let mut fresh = Backoff::new(15);
     fresh.frame_arrives(us(210), &s, false, true, &mut rng);
-    assert_eq!(fresh.slots, Some(0));
+    assert_eq!(fresh.slots(), Some(0));
     // A countdown still running is kept, busy or not.
-    let mut running = Backoff { count_from: None, slots: Some(5), cw: 15 };
+    let mut running = Backoff::with(None, Some(5), 15);
     running.frame_arrives(us(210), &s, true, true, &mut rng);
-    assert_eq!(running.slots, Some(5));
+    assert_eq!(running.slots(), Some(5));
     // Busy: physical CS, the NAV, or the station's own busy period.
     let mut d = Deferral::new();
     assert!(!d.busy_at(us(10)));
@@ -195,7 +195,7 @@ fn an_edcaf_sends_a_late_frame_at_a_slot_boundary_the_dcf_at_once() {
     // Counting from 100 us with 2 slots left: the countdown ends at 118.
     // A frame ready later goes at once under the DCF (10.3.4.2), at the
     // next slot boundary (127, 136, ...) under EDCA (10.22.2.4).
-    let b = Backoff { count_from: Some(us(100)), slots: Some(2), cw: 15 };
+    let b = Backoff::with(Some(us(100)), Some(2), 15);
     let edca = Slotting::new(SLOT, CountRule::Edca);
     let dcf = Slotting::new(SLOT, CountRule::Dcf);
     for (ready, edca_at, dcf_at) in [(50, 118, 118), (118, 118, 118), (119, 127, 119), (127, 127, 127), (130, 136, 130)]
@@ -207,5 +207,5 @@ fn an_edcaf_sends_a_late_frame_at_a_slot_boundary_the_dcf_at_once() {
     // next idle period (no slot passes to a counter already at 0).
     let mut late = b;
     late.freeze(us(131), &edca, Some(us(130)));
-    assert_eq!((late.count_from, late.slots), (None, Some(0)));
+    assert_eq!((late.count_from(), late.slots()), (None, Some(0)));
 }

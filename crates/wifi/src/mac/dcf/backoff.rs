@@ -8,7 +8,7 @@ impl Dcf {
     /// Start (or keep) counting if the medium is free.
     #[inline]
     pub(super) fn resume(&mut self) {
-        if self.bo.count_from.is_none() && !self.seq.under_way() {
+        if self.bo.count_from().is_none() && !self.seq.under_way() {
             self.bo.resume(self.cs.count_start(self.p.ifs.difs, &self.p.ifs));
         }
     }

@@ -93,10 +93,10 @@ impl Dcf {
     pub fn restore(&mut self, w: Withdrawn) {
         assert!(self.cur.is_none(), "restore while an MSDU is in service");
         self.cur = Some(w.0);
-        if self.bo.slots.is_none() {
-            self.bo.slots = Some(self.draw_backoff());
+        if self.bo.slots().is_none() {
+            self.bo.redraw(&mut self.rng);
         }
-        self.bo.count_from = None;
+        self.bo.set_count_from(None);
         self.resume();
     }
 

@@ -63,10 +63,9 @@ struct InService {
     ra: MacAddr,
     seq: u16,
     mpdu_bytes: u32,
-    /// Rate of the current exchange's data frame, asked of the rate
-    /// control at each access (`access`), and its airtime.
-    rate: Rate,
-    data_time: SimDur,
+    /// (The rate of the current exchange's data frame, asked of the rate
+    /// control at each access, and its airtime are the DCF's
+    /// `last_data_time`: `choose_rate`.)
     /// Data frames of this MSDU sent so far (the rate control's attempt
     /// number).
     data_attempts: u32,
@@ -91,7 +90,9 @@ enum Pending {
     /// An ACK or CTS, built when it is sent (`Dcf::response`): four
     /// fields to keep instead of a whole frame to move in and out. `rate`:
     /// the control response rate for the eliciting frame's rate.
-    Response { kind: FrameKind, ra: MacAddr, duration: SimDur, rate: Rate },
+    /// `duration`: the Duration field, at most 32,767 us (9.2.4.2), in
+    /// the 32 bits of an [`Airtime`].
+    Response { kind: FrameKind, ra: MacAddr, duration: Airtime, rate: Rate },
     /// The data frame after a CTS.
     Frame(Box<Frame>),
 }
@@ -106,30 +107,32 @@ impl From<Box<Frame>> for Pending {
 /// cache line): in a cell of thousands of stations a station's state is
 /// rarely in the nearest cache, so the fields each medium input reads or
 /// writes are kept together, by 64-byte line (offsets in comments):
-/// - 0: the backoff, the exchange's phase and timer (the bystander
-///   group's hand-over, `next_wakeup`, every input);
-/// - 64: the response or frame due, carrier sense (carrier-sense changes,
-///   the group's `shares_view`, `freeze`);
-/// - 128: the address and sequence number, the MSDU in service (its
-///   arrival instant decides every wake-up);
-/// - 192: the spare handle that replaces it, the random stream and the
+/// - 0: the backoff and the exchange's phase, protected frame and due
+///   frame (the bystander group's hand-over, `next_wakeup`, every input);
+/// - 64: carrier sense (carrier-sense changes, the group's `shares_view`,
+///   `freeze`), the address and sequence number, and the MSDU in service
+///   (its arrival instant decides every wake-up), which runs into
+/// - 128: the spare handle that replaces it, the random stream and the
 ///   rate control (a new backoff after every exchange, the access);
-/// - 256 to 383: when the MAC last asked for an MSDU, the counters, the
+/// - 192 to 319: when the MAC last asked for an MSDU, the counters, the
 ///   receipts, the parameters (one pointer: the MACs built from one
 ///   `[mac]` table share one copy with the slot time, the IFS and the
 ///   control frames' airtimes derived from it, `shared.rs`, which every
 ///   access and freeze reads and which so stays in the nearest cache), the
 ///   receive cache, and, in the parameters' line, the last data frame's
-///   airtime, which every access reads too: 384 bytes in all (a test
-///   holds it; the receipts' log of several MPDUs and the receive cache's
-///   table are boxed, and airtimes are kept in 32 bits).
+///   length, rate and airtime, which every access reads too: 320 bytes in
+///   all (a test holds it; "none" is a sentinel, not an `Option`'s second
+///   word, in the backoff and the receipts; the rate control, the
+///   receipts' log of several MPDUs and the receive cache's table are
+///   boxed; airtimes are kept in 32 bits; the exchange's timer is derived
+///   from its phase and due frame).
 #[repr(C, align(64))]
 pub struct Dcf {
     // --- channel access (`mac/access`) ---
     bo: Backoff,
-    /// The frame exchange in progress (`mac/exchange`): its phase, its
-    /// timer (the timer part of `next_wakeup`), the frame an RTS protects
-    /// and the frame due after SIFS.
+    /// The frame exchange in progress (`mac/exchange`): its phase (with
+    /// the timer part of `next_wakeup`), the frame an RTS protects and the
+    /// frame due after SIFS.
     seq: Sequence<Pending>,
     cs: Deferral,
     pub addr: MacAddr,
@@ -143,8 +146,10 @@ pub struct Dcf {
     rng: RngStream,
     /// Chooses each data frame's rate and hears each attempt's outcome;
     /// `None`: the PHY's fixed data rate, asked and told nothing (the
-    /// common case, kept off the per-access path).
-    rc: Option<Box<dyn RateControl>>,
+    /// common case, kept off the per-access path). Boxed once more: one
+    /// word in every MAC, where the trait object's pointer takes two.
+    #[allow(clippy::redundant_allocation)]
+    rc: Option<Box<Box<dyn RateControl>>>,
     /// When the MAC last asked for an MSDU (`mac/access/arrival.rs`).
     intake: Intake,
     pub counters: MacCounters,
@@ -157,7 +162,8 @@ pub struct Dcf {
     /// The receive cache (`mac/exchange`).
     rx_cache: RxCache,
     /// The last data MPDU length and rate, and their airtime (u32::MAX:
-    /// none yet).
+    /// none yet): from an access on (`choose_rate`), those of the MSDU in
+    /// service's data frame.
     last_data_time: (u32, Rate, Airtime),
 }
 
@@ -219,7 +225,7 @@ impl Dcf {
 
     /// Replace the rate control (default: the PHY's fixed data rate).
     pub fn set_rate_control(&mut self, rc: Box<dyn RateControl>) {
-        self.rc = Some(rc);
+        self.rc = Some(Box::new(rc));
     }
 
     /// The rate control's name (for results).
@@ -246,8 +252,8 @@ impl Dcf {
             // no backoff pending (none, or one that has run out) the frame
             // still waits DIFS + a drawn number of slots from its arrival,
             // idle medium or not.
-            self.bo.slots = Some(self.draw_backoff());
-            self.bo.count_from = None;
+            self.bo.redraw(&mut self.rng);
+            self.bo.set_count_from(None);
             self.cs.self_busy_until = self.cs.self_busy_until.max(now);
         } else {
             // 10.3.4.2-10.3.4.3: with no backoff pending the frame goes
@@ -275,9 +281,6 @@ impl Dcf {
         self.next_seq = (self.next_seq + 1) % 4096;
         // 10.3.2.7: PSDUs longer than dot11RTSThreshold use RTS/CTS.
         let uses_rts = needs_rts(mpdu_bytes, self.p.rts_threshold, self.p.ack_policy != AckPolicy::NoAck);
-        // The rate is asked at each access (`access`); until then the last
-        // one used.
-        let rate = self.last_data_time.1;
         // Reuse the last MSDU's handle if nobody else holds it any more.
         let pkt = match self.spare.take() {
             Some(mut h) => match Msdu::get_mut(&mut h) {
@@ -294,8 +297,6 @@ impl Dcf {
             ra,
             seq,
             mpdu_bytes,
-            rate,
-            data_time: SimDur::ZERO,
             data_attempts: 0,
             retry: RetryCounts::default(),
             data_sent: false,
@@ -391,7 +392,7 @@ impl Dcf {
         let cur = self.cur.take().expect("a data frame without MSDU");
         self.counters.successes += 1;
         self.bo.cw = self.p.cw_min;
-        self.bo.slots = Some(self.draw_backoff());
+        self.bo.redraw(&mut self.rng);
         let id = cur.pkt.id;
         self.spare = Some(cur.pkt);
         id
@@ -402,7 +403,7 @@ impl Dcf {
         if let Some(p) = self.seq.take_due(now) {
             match p {
                 Pending::Response { kind, ra, duration, rate } => {
-                    self.transmit(now, out, |d| d.response(kind, ra, duration, rate));
+                    self.transmit(now, out, |d| d.response(kind, ra, duration.get(), rate));
                 }
                 Pending::Frame(f) => self.transmit(now, out, |_| *f),
             }
@@ -485,8 +486,6 @@ impl Dcf {
             };
             self.last_data_time = (cur.mpdu_bytes, rate, Airtime::of(air));
         }
-        cur.rate = rate;
-        cur.data_time = self.last_data_time.2.get();
     }
 
     /// The data frame of the MSDU in service, with a copy of the MSDU: sent
@@ -497,6 +496,8 @@ impl Dcf {
     fn data_frame(&self) -> Frame {
         let t = &self.p.timing;
         let cur = self.cur.as_ref().expect("data frame without MSDU");
+        // (the rate and airtime `choose_rate` chose at this access)
+        let (_, rate, airtime) = self.last_data_time;
         let no_ack = self.p.ack_policy == AckPolicy::NoAck;
         Frame {
             mu: None,
@@ -505,12 +506,12 @@ impl Dcf {
             ra: cur.ra,
             // 9.2.5.2: Duration of a unicast data frame = SIFS + ACK; with
             // No Ack nothing follows the frame: 0.
-            duration: if no_ack { SimDur::ZERO } else { t.sifs + self.p.air(cur.rate).ack },
+            duration: if no_ack { SimDur::ZERO } else { t.sifs + self.p.air(rate).ack },
             seq: cur.seq,
             retry: cur.data_sent,
             mpdu_bytes: cur.mpdu_bytes,
-            rate: cur.rate,
-            airtime: cur.data_time,
+            rate,
+            airtime: airtime.get(),
             contended: true,
             mpdus: Mpdus::one(Mpdu {
                 seq: cur.seq,
@@ -528,7 +529,7 @@ impl Dcf {
     fn report_outcome(&mut self, now: SimTime, acked: bool) {
         let Some(rc) = self.rc.as_mut() else { return };
         let cur = self.cur.as_ref().expect("outcome without MSDU");
-        let o = Outcome { rate: cur.rate, sent: 1, acked: u32::from(acked), retry: cur.data_attempts - 1 };
+        let o = Outcome { rate: self.last_data_time.1, sent: 1, acked: u32::from(acked), retry: cur.data_attempts - 1 };
         rc.on_outcome(now, cur.ra, o);
     }
 
@@ -565,7 +566,7 @@ impl Dcf {
         // unless the frame says No Ack (9.2.4.5.4).
         if policy != AckPolicy::NoAck {
             let rate = self.p.timing.response_rate(f.rate);
-            let ack = Pending::Response { kind: FrameKind::Ack, ra: f.ta, duration: SimDur::ZERO, rate };
+            let ack = Pending::Response { kind: FrameKind::Ack, ra: f.ta, duration: Airtime::ZERO, rate };
             self.seq.schedule(now + self.p.timing.sifs, ack);
         }
         // 10.3.2.14: a retried frame whose sequence number matches the cache
@@ -610,7 +611,7 @@ impl Dcf {
         let rate = t.response_rate(f.rate);
         let cts_time = self.p.response_time(true, rate);
         let d = cts_duration(f.duration, t.sifs, cts_time);
-        let cts = Pending::Response { kind: FrameKind::Cts, ra: f.ta, duration: d, rate };
+        let cts = Pending::Response { kind: FrameKind::Cts, ra: f.ta, duration: Airtime::of(d), rate };
         self.seq.schedule(now + t.sifs, cts);
     }
 
@@ -626,7 +627,7 @@ impl Dcf {
         // 10.3.4.3: CW reset after a successful attempt, then a new backoff
         // (post-backoff) even if no frame is queued.
         self.bo.cw = self.p.cw_min;
-        self.bo.slots = Some(self.draw_backoff());
+        self.bo.redraw(&mut self.rng);
         out.push(MacOutput::Acked(cur.pkt.id));
         self.spare = Some(cur.pkt);
         self.ask(now, out);
@@ -665,12 +666,12 @@ impl Dcf {
             let cur = self.cur.take().expect("in service");
             self.counters.drops_retry_limit += 1;
             self.bo.cw = self.p.cw_min;
-            self.bo.slots = Some(self.draw_backoff());
+            self.bo.redraw(&mut self.rng);
             out.push(self.receipts.discard(cur.pkt.id));
             self.spare = Some(cur.pkt);
             self.ask(now, out);
         } else {
-            self.bo.slots = Some(self.draw_backoff());
+            self.bo.redraw(&mut self.rng);
         }
         self.resume();
     }
@@ -680,10 +681,6 @@ impl Dcf {
     pub(crate) fn ask(&mut self, now: SimTime, out: &mut impl MacSink) {
         self.intake.asked(now);
         out.push(MacOutput::Ready);
-    }
-
-    fn draw_backoff(&mut self) -> u32 {
-        self.bo.draw(&mut self.rng)
     }
 }
 
@@ -758,14 +755,14 @@ impl Mac for Dcf {
 }
 #[cfg(test)]
 mod layout {
-    /// A station's MAC is 6 cache lines: with the parameters and their
+    /// A station's MAC is 5 cache lines: with the parameters and their
     /// derived constants shared (`Arc`), a frame of a cell of thousands of
-    /// stations touches at most those 6 lines of the sender's MAC (`crates/wifi/src/mac/dcf/mod.rs`
+    /// stations touches at most those 5 lines of the sender's MAC (`crates/wifi/src/mac/dcf/mod.rs`
     /// field order; docs/performance.md "Dense cells through the CLI").
     #[test]
-    fn a_station_mac_is_six_cache_lines() {
-        assert_eq!(std::mem::size_of::<super::Dcf>(), 384);
-        assert_eq!(std::mem::size_of::<crate::mac::AnyMac>(), 384);
+    fn a_station_mac_is_five_cache_lines() {
+        assert_eq!(std::mem::size_of::<super::Dcf>(), 320);
+        assert_eq!(std::mem::size_of::<crate::mac::AnyMac>(), 320);
         assert_eq!(std::mem::align_of::<super::Dcf>(), 64);
     }
 }

@@ -113,7 +113,7 @@ fn ns2_idle_access_draws_a_backoff_first() {
     d.edit_params(|p| p.backoff_on_idle_access = true);
     let mut out = vec![];
     d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
-    let k = d.bo.slots.expect("drawn") as u64;
+    let k = d.bo.slots().expect("drawn") as u64;
     assert!(k <= 15);
     assert_eq!(d.next_wakeup(), us(5 + k));
     // the draw comes from the station's stream: over seeds it is not always 0
@@ -122,7 +122,7 @@ fn ns2_idle_access_draws_a_backoff_first() {
             let mut e = Dcf::new(MacAddr(1), params(u32::MAX), RngStream::derive(seed, "mac/sta1"));
             e.edit_params(|p| p.backoff_on_idle_access = true);
             e.start_msdu(us(0), pkt(1), MacAddr(0), &mut vec![]);
-            e.bo.slots.unwrap()
+            e.bo.slots().unwrap()
         })
         .collect();
     assert!(draws.iter().any(|&k| k > 0) && draws.iter().all(|&k| k <= 15), "{draws:?}");
@@ -132,9 +132,9 @@ fn ns2_idle_access_draws_a_backoff_first() {
     let picks: Vec<Option<u32>> = (0..20)
         .map(|i| {
             e.cur = None;
-            e.bo.slots = Some(0);
+            e.bo.set_slots(Some(0));
             e.start_msdu(us(1000 * i), pkt(i), MacAddr(0), &mut vec![]);
-            e.bo.slots
+            e.bo.slots()
         })
         .collect();
     assert!(picks.iter().any(|k| k.unwrap() > 0), "{picks:?}");
@@ -146,14 +146,14 @@ fn backoff_freezes_on_busy_and_resumes_after_difs() {
     let mut out = vec![];
     d.on_cca(us(0), true, &mut out); // someone else transmits
     d.start_msdu(us(1), pkt(1), MacAddr(0), &mut out);
-    d.bo.slots = Some(7); // force a known draw
+    d.bo.set_slots(Some(7)); // force a known draw
     assert_eq!(d.next_wakeup(), SimTime::NEVER, "frozen while busy");
     d.on_cca(us(10), false, &mut out);
     // DIFS ends at 15, 7 slots -> 22
     assert_eq!(d.next_wakeup(), us(22));
     // busy again at 18.5: slots [15,16),[16,17),[17,18) counted -> 4 left
     d.on_cca(SimTime::from_nanos(18_500), true, &mut out);
-    assert_eq!(d.bo.slots, Some(4));
+    assert_eq!(d.bo.slots(), Some(4));
     assert_eq!(d.next_wakeup(), SimTime::NEVER);
     d.on_cca(us(30), false, &mut out);
     assert_eq!(d.next_wakeup(), us(30 + 5 + 4));
@@ -165,7 +165,7 @@ fn eifs_after_error_and_cleared_by_good_frame() {
     let mut out = vec![];
     d.on_cca(us(0), true, &mut out);
     d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
-    d.bo.slots = Some(2);
+    d.bo.set_slots(Some(2));
     let other = Frame {
         mu: None,
         kind: FrameKind::Data,
@@ -196,7 +196,7 @@ fn nav_defers_until_duration_expires() {
     let mut out = vec![];
     d.on_cca(us(0), true, &mut out);
     d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
-    d.bo.slots = Some(0);
+    d.bo.set_slots(Some(0));
     let rts = Frame {
         mu: None,
         kind: FrameKind::Rts,
@@ -237,7 +237,7 @@ fn ack_timeout_doubles_cw_and_drops_at_retry_limit() {
         t = d.next_wakeup();
         if attempt < 2 {
             // Counting starts DIFS after the timeout.
-            let k = d.bo.slots.unwrap() as u64;
+            let k = d.bo.slots().unwrap() as u64;
             assert_eq!(t, end + SimDur::from_micros(4 + 5 + k));
         }
     }
@@ -362,7 +362,7 @@ fn false_duplicate_after_sequence_wrap_is_acked_and_reported_dropped() {
 fn post_backoff_completed_allows_immediate_access() {
     let mut d = sta(1, u32::MAX);
     let mut out = vec![];
-    d.bo.slots = Some(3);
+    d.bo.set_slots(Some(3));
     d.resume(); // idle since 0: counting from 5
                 // The frame arrives long after the post-backoff ended.
     d.start_msdu(us(50), pkt(1), MacAddr(0), &mut out);
@@ -439,8 +439,8 @@ fn same_slot_is_a_collision_and_both_retry() {
     let ap = sta(0, u32::MAX);
     a.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
     b.start_msdu(us(0), pkt(2), MacAddr(0), &mut out);
-    a.bo.slots = Some(3);
-    b.bo.slots = Some(3);
+    a.bo.set_slots(Some(3));
+    b.bo.set_slots(Some(3));
     a.on_cca(us(1), false, &mut out);
     b.on_cca(us(1), false, &mut out);
     assert_eq!(a.next_wakeup(), us(9));
@@ -543,10 +543,10 @@ fn collide_with_gap(gap_us: u32) -> u64 {
         m.start_msdu(us(0), pkt(id), MacAddr(0), &mut out);
         m.on_cca(us(1), false, &mut out);
     }
-    a.bo.slots = Some(3);
-    b.bo.slots = Some(3 + gap_us);
-    a.bo.count_from = None;
-    b.bo.count_from = None;
+    a.bo.set_slots(Some(3));
+    b.bo.set_slots(Some(3 + gap_us));
+    a.bo.set_count_from(None);
+    b.bo.set_count_from(None);
     a.resume();
     b.resume();
     let (_, bss) = run_bss(vec![sta_with_header(0), a, b], vec![], 20);
@@ -614,7 +614,7 @@ fn lost_ack_fails_the_exchange_with_eifs_and_the_data_is_retried() {
     assert_eq!(s1.counters.rx_errors, 1);
     assert!(s1.cs.use_eifs);
     assert_eq!(s1.bo.cw, 31, "CW doubled");
-    let k = s1.bo.slots.expect("a new backoff") as u64;
+    let k = s1.bo.slots().expect("a new backoff") as u64;
     assert_eq!(s1.next_wakeup(), us(122 + 20 + k), "EIFS after the bad ACK, then the backoff");
     assert_eq!(bss.macs[0].counters.rx_delivered, 1, "the AP got the data frame");
     assert_eq!(bss.medium[0].control_errors, 1, "counted at the ACK's sender");
@@ -647,7 +647,7 @@ fn lost_cts_fails_the_rts_and_the_rts_is_retried() {
     let s1 = &bss.macs[1];
     assert_eq!(s1.counters.failures, 1);
     assert_eq!(s1.cur.as_ref().unwrap().retry.counts(), (1, 0));
-    let k = s1.bo.slots.expect("a new backoff") as u64;
+    let k = s1.bo.slots().expect("a new backoff") as u64;
     assert_eq!(s1.next_wakeup(), us(42 + 20 + k));
     assert_eq!(bss.medium[0].control_errors, 1);
 
@@ -1043,7 +1043,7 @@ fn no_ack_frames_get_no_ack_and_the_next_frame_follows_difs_and_a_backoff() {
     assert_eq!(d.counters.successes, 1);
     // The next MSDU waits DIFS and a fresh backoff from the frame's end, no
     // ACK timeout, no SIFS + ACK.
-    let k = d.bo.slots.expect("post-backoff") as u64;
+    let k = d.bo.slots().expect("post-backoff") as u64;
     d.start_msdu(us(107), pkt(2), MacAddr(0), &mut out);
     assert_eq!(d.next_wakeup(), us(107 + 5 + k));
     assert_eq!(d.bo.cw, 15);
@@ -1070,15 +1070,22 @@ fn hot_fields_keep_their_cache_lines() {
     assert_eq!(align_of::<Dcf>(), 64);
     let line = |o: usize| o / 64;
     let seq = offset_of!(Dcf, seq);
-    // The sequence's phase, timer and protected frame come first (32
-    // bytes), its due frame after them.
-    assert_eq!([line(offset_of!(Dcf, bo)), line(seq), line(seq + 31)], [0; 3]);
-    assert_eq!([line(seq + 32), line(offset_of!(Dcf, cs)), line(offset_of!(Dcf, cs) + 31)], [1; 3]);
-    assert_eq!([line(offset_of!(Dcf, addr)), line(offset_of!(Dcf, next_seq) + 1), line(offset_of!(Dcf, cur))], [2; 3]);
-    assert_eq!([line(offset_of!(Dcf, spare)), line(offset_of!(Dcf, rng)), line(offset_of!(Dcf, rc) + 15)], [3; 3]);
-    // The parameters' pointer and the last data frame's airtime, which
-    // every access reads, share the last line.
-    assert_eq!([line(offset_of!(Dcf, p)), line(offset_of!(Dcf, last_data_time) + 11)], [5; 2]);
+    // The backoff and the whole sequence (phase, protected frame, due
+    // frame) share the first line.
+    assert_eq!([line(offset_of!(Dcf, bo)), line(seq), line(seq + 47)], [0; 3]);
+    let cs = offset_of!(Dcf, cs);
+    assert_eq!(
+        [
+            line(cs),
+            line(cs + 31),
+            line(offset_of!(Dcf, addr)),
+            line(offset_of!(Dcf, next_seq) + 1),
+            line(offset_of!(Dcf, cur))
+        ],
+        [1; 5]
+    );
+    assert_eq!([line(offset_of!(Dcf, spare)), line(offset_of!(Dcf, rng)), line(offset_of!(Dcf, rc) + 7)], [2; 3]);
+    assert_eq!([line(offset_of!(Dcf, p)), line(offset_of!(Dcf, last_data_time) + 11)], [4; 2]);
 }
 
 #[test]
@@ -1094,7 +1101,7 @@ fn a_frame_arriving_while_the_medium_is_busy_backs_off() {
             .map(|seed| {
                 let mut d = Dcf::new(MacAddr(1), params(u32::MAX), RngStream::derive(seed, "mac/sta1"));
                 let mut out = vec![];
-                d.bo.slots = Some(3);
+                d.bo.set_slots(Some(3));
                 d.resume(); // idle since 0: the post-backoff runs out at 8
                 d.on_cca(us(50), true, &mut out);
                 if nav {

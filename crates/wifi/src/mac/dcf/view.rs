@@ -21,7 +21,7 @@ impl Dcf {
         if !self.is_quiet()
             || self.cs.cca_busy != v.cs.cca_busy
             || self.cs.use_eifs != v.cs.use_eifs
-            || self.bo.count_from != v.count_from
+            || self.bo.count_from() != v.count_from
         {
             return false;
         }
@@ -33,7 +33,7 @@ impl Dcf {
         }
         // A frame that arrived after a finished post-backoff is sent at its
         // arrival, not at a slot boundary: such a station acts alone.
-        match (self.cur.as_ref(), self.bo.count_from, self.bo.slots) {
+        match (self.cur.as_ref(), self.bo.count_from(), self.bo.slots()) {
             (Some(c), Some(cs), Some(k)) => c.ready_at <= self.p.slotting.end(cs, k as u64),
             _ => true,
         }
@@ -42,7 +42,7 @@ impl Dcf {
     /// Remaining backoff slots as of the start of the current counting
     /// period (or of the next one, while frozen).
     pub fn backoff(&self) -> Option<u32> {
-        self.bo.slots
+        self.bo.slots()
     }
 
     /// Take over a shared carrier-sense state and a backoff count.
@@ -52,8 +52,8 @@ impl Dcf {
         self.cs.cca_idle_at = v.cs.cca_idle_at;
         self.cs.nav_end = self.cs.nav_end.max(v.cs.nav_end);
         self.cs.use_eifs = v.cs.use_eifs;
-        self.bo.count_from = v.count_from;
-        self.bo.slots = backoff;
+        self.bo.set_count_from(v.count_from);
+        self.bo.set_slots(backoff);
     }
 }
 
@@ -76,7 +76,7 @@ impl Bystander for Dcf {
     }
     #[inline]
     fn backoff(&self) -> Option<u32> {
-        self.bo.slots
+        self.bo.slots()
     }
     #[inline]
     fn adopt_view(&mut self, v: &CsView, backoff: Option<u32>, rx_errors: u64) {

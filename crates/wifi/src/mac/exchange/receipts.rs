@@ -29,16 +29,26 @@ use wifitcp_core::{DropReason, PacketId};
 /// 64 MSDUs x 7 attempts, rounded up.
 pub const SEVERAL: usize = 512;
 
+/// No MSDU: a packet id no run reaches (ids count packets from 0).
+const NONE: PacketId = PacketId(u64::MAX);
+
 /// One transmitter's log of MSDUs that reached their receiver.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Receipts {
-    /// The MSDU of the last data frame that reached its receiver.
-    last: Option<PacketId>,
+    /// The MSDU of the last data frame that reached its receiver (`NONE`:
+    /// none yet; one word where an `Option` takes two).
+    last: PacketId,
     /// Recent receptions, once the station keeps several MPDUs
     /// outstanding (`None` for stations that never do: one word in every
     /// MAC, not a `VecDeque`'s four).
     #[allow(clippy::box_collection)]
     several: Option<Box<VecDeque<PacketId>>>,
+}
+
+impl Default for Receipts {
+    fn default() -> Receipts {
+        Receipts { last: NONE, several: None }
+    }
 }
 
 impl Receipts {
@@ -68,14 +78,14 @@ impl Receipts {
             if m.ack != AckPolicy::BlockAck && self.several.is_none() {
                 if m.fcs_ok {
                     if let Some(id) = m.msdu_id() {
-                        self.last = Some(id);
+                        self.last = id;
                     }
                 }
                 return;
             }
         }
         if let Some(id) = f.mpdus.iter().rev().filter(|m| m.fcs_ok).find_map(|m| m.msdu_id()) {
-            self.last = Some(id);
+            self.last = id;
         }
         let several = f.mpdus.len() > 1 || f.mpdus.iter().any(|m| m.ack == AckPolicy::BlockAck);
         if several || self.several.is_some() {
@@ -96,7 +106,7 @@ impl Receipts {
     /// Whether MSDU `id` reached its receiver (as far as the log reaches).
     #[inline]
     pub fn reached(&self, id: PacketId) -> bool {
-        self.last == Some(id) || self.several.as_ref().is_some_and(|q| q.contains(&id))
+        (self.last == id && id != NONE) || self.several.as_ref().is_some_and(|q| q.contains(&id))
     }
 
     /// The output for MSDU `id` discarded at the retry limit: `Dropped`,

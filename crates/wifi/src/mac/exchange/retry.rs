@@ -42,11 +42,13 @@ pub enum Count {
     Long,
 }
 
-/// The short and long retry counts of one MSDU.
+/// The short and long retry counts of one MSDU (16 bits each: a count
+/// stops at its limit, at most 255, dot11ShortRetryLimit and
+/// dot11LongRetryLimit, Annex C).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RetryCounts {
-    short: u32,
-    long: u32,
+    short: u16,
+    long: u16,
 }
 
 impl RetryCounts {
@@ -56,12 +58,12 @@ impl RetryCounts {
     pub fn fail(&mut self, count: Count, short: RetryLimit, long: RetryLimit) -> bool {
         match count {
             Count::Short => {
-                self.short += 1;
-                short.reached(self.short)
+                self.short = self.short.saturating_add(1);
+                short.reached(self.short.into())
             }
             Count::Long => {
-                self.long += 1;
-                long.reached(self.long)
+                self.long = self.long.saturating_add(1);
+                long.reached(self.long.into())
             }
         }
     }
@@ -75,7 +77,7 @@ impl RetryCounts {
     /// The short and long counts.
     #[inline]
     pub fn counts(&self) -> (u32, u32) {
-        (self.short, self.long)
+        (self.short.into(), self.long.into())
     }
 
     /// Whether an attempt of the MSDU has failed since the counts last

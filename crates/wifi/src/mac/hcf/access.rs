@@ -50,7 +50,7 @@ impl Hcf {
             if held && a.ac < AccessCategory::Vi {
                 continue; // (`holds`)
             }
-            if a.bo.count_from.is_none() {
+            if a.bo.count_from().is_none() {
                 // (the AIFS in use: EDCA's, or MU EDCA's after trigger-based
                 // uplink, none while MU EDCA disables the AC, 26.2.7)
                 let start = a.mu.count_start(&self.cs, a.p.aifsn, t.sifs, t.slot, &self.ifs_times);

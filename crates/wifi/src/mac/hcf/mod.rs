@@ -309,7 +309,7 @@ impl Hcf {
         self.stats.mu_edca_switches += 1;
         if self.acs[i].mu.disabled() {
             // (it counts again one AIFS after the expiry at the earliest)
-            self.acs[i].bo.count_from = None;
+            self.acs[i].bo.set_count_from(None);
         }
         self.mu_edca_next = self.mu_edca_earliest();
     }
@@ -524,8 +524,8 @@ impl Hcf {
                 // stall, the new backoff counting from now (the medium has
                 // been idle for AIFS at least).
                 let k = self.draw(ac);
-                self.acs[ac].bo.slots = Some(k);
-                self.acs[ac].bo.count_from = None;
+                self.acs[ac].bo.set_slots(Some(k));
+                self.acs[ac].bo.set_count_from(None);
                 self.resume_not_before(now);
             } else {
                 self.resume();
@@ -802,8 +802,8 @@ impl Hcf {
             self.grow_cw(i);
         }
         let k = self.draw(i);
-        self.acs[i].bo.slots = Some(k);
-        self.acs[i].bo.count_from = None;
+        self.acs[i].bo.set_slots(Some(k));
+        self.acs[i].bo.set_count_from(None);
         self.cs.self_busy_until = self.cs.self_busy_until.max(now);
         self.refresh_has_frame();
         self.resume();

@@ -170,9 +170,9 @@ impl Hcf {
             p.next_period = now + p.cfg.interval;
             self.freeze(now);
             for a in self.acs.iter_mut() {
-                if a.bo.count_from.take().is_some() {
+                if a.bo.take_count_from().is_some() {
                     // Its countdown ended now: it goes first after the period.
-                    a.bo.slots = Some(0);
+                    a.bo.set_slots(Some(0));
                 }
             }
         }

@@ -514,13 +514,13 @@ fn a_busy_medium_takes_one_decrement_per_slot_boundary_passed_since_aifs() {
     let aifs_end = SimTime::from_micros(100); // slot 9 us
     for (busy_at, left) in [(99, 10), (100, 9), (108, 9), (109, 8), (127, 6)] {
         for a in sta.acs.iter_mut() {
-            a.bo.slots = Some(10);
-            a.bo.count_from = Some(aifs_end);
+            a.bo.set_slots(Some(10));
+            a.bo.set_count_from(Some(aifs_end));
         }
         sta.freeze(SimTime::from_micros(busy_at));
         for a in sta.acs.iter() {
-            assert_eq!(a.bo.slots, Some(left), "busy at {busy_at} us");
-            assert_eq!(a.bo.count_from, None);
+            assert_eq!(a.bo.slots(), Some(left), "busy at {busy_at} us");
+            assert_eq!(a.bo.count_from(), None);
         }
     }
 }
@@ -762,7 +762,7 @@ fn the_hold_ends_when_the_polls_stop() {
     // No poll comes: at the end of the hold it counts its backoff again,
     // from then on (it transmits at once only after zero slots).
     let t = sta.held_until;
-    let k = sta.acs[AccessCategory::Be as usize].bo.slots.expect("a backoff drawn while it held");
+    let k = sta.acs[AccessCategory::Be as usize].bo.slots().expect("a backoff drawn while it held");
     sta.on_wake(t, &mut out);
     assert_eq!(sta.held_until, SimTime::ZERO);
     let slot = sta.p.timing.slot;
@@ -786,7 +786,7 @@ fn a_frame_reaching_an_empty_ac_while_the_medium_is_busy_backs_off() {
             .map(|seed| {
                 let mut sta = Hcf::new(MacAddr(1), ht_params(16), RngStream::derive(seed, "t"));
                 let mut out = Vec::new();
-                sta.acs[be].bo.slots = Some(0);
+                sta.acs[be].bo.set_slots(Some(0));
                 sta.resume(); // idle since 0: the post-backoff ran out at 43 us
                 sta.on_cca(us(500), true, &mut out);
                 if backlog {
