@@ -185,7 +185,7 @@ struct Track {
 
 /// The number of stations from which a cell asks for the state of the
 /// members due at a wake-up before it serves them (`Bss::wake`). A
-/// station's state here is about 540 bytes (a DCF's 384, its `Track`,
+/// station's state here is about 480 bytes (a DCF's 320, its `Track`,
 /// counters and group slot). On the machine of docs/performance.md (2 MiB
 /// of second-level cache per core) asking loses below about 10,000
 /// stations and gains above: per-event cost of plain release builds of
