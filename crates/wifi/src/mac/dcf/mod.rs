@@ -84,6 +84,17 @@ struct InService {
     ready_at: SimTime,
 }
 
+/// What few MACs use, boxed together out of every MAC's own lines (one
+/// word in each): the rate control (`None`: the PHY's fixed data rate,
+/// asked and told nothing, the common case kept off the per-access path)
+/// and the receive cache (`mac/exchange`), made at the first data frame
+/// received.
+#[derive(Default)]
+struct Aside {
+    rc: Option<Box<dyn RateControl>>,
+    rx_cache: RxCache,
+}
+
 /// A frame the DCF sends SIFS after a reception (`Dcf::seq`'s due frame).
 #[derive(Debug)]
 enum Pending {
@@ -107,32 +118,33 @@ impl From<Box<Frame>> for Pending {
 /// cache line): in a cell of thousands of stations a station's state is
 /// rarely in the nearest cache, so the fields each medium input reads or
 /// writes are kept together, by 64-byte line (offsets in comments):
-/// - 0: the backoff and the exchange's phase, protected frame and due
-///   frame (the bystander group's hand-over, `next_wakeup`, every input);
+/// - 0: the backoff and the exchange's phase, timer and protected frame
+///   (the bystander group's hand-over, `next_wakeup`, every input), and
+///   the frame due after SIFS, which runs into
 /// - 64: carrier sense (carrier-sense changes, the group's `shares_view`,
 ///   `freeze`), the address and sequence number, and the MSDU in service
 ///   (its arrival instant decides every wake-up), which runs into
-/// - 128: the spare handle that replaces it, the random stream and the
-///   rate control (a new backoff after every exchange, the access);
-/// - 192 to 319: when the MAC last asked for an MSDU, the counters, the
-///   receipts, the parameters (one pointer: the MACs built from one
-///   `[mac]` table share one copy with the slot time, the IFS and the
-///   control frames' airtimes derived from it, `shared.rs`, which every
-///   access and freeze reads and which so stays in the nearest cache), the
-///   receive cache, and, in the parameters' line, the last data frame's
-///   length, rate and airtime, which every access reads too: 320 bytes in
-///   all (a test holds it; "none" is a sentinel, not an `Option`'s second
-///   word, in the backoff and the receipts; the rate control, the
-///   receipts' log of several MPDUs and the receive cache's table are
-///   boxed; airtimes are kept in 32 bits; the exchange's timer is derived
-///   from its phase and due frame).
+/// - 128: the spare handle that replaces it and the random stream (a new
+///   backoff after every exchange);
+/// - 192 to 319: the rate control and receive cache (one box), when the
+///   MAC last asked for an MSDU, the counters (an access counts its
+///   attempt), the receipts, the parameters (one pointer: the MACs built
+///   from one `[mac]` table share one copy with the slot time, the IFS
+///   and the control frames' airtimes derived from it, `shared.rs`, which
+///   every access and freeze reads and which so stays in the nearest
+///   cache), and, in the parameters' line, the last data frame's length,
+///   rate and airtime, which every access reads too: 320 bytes in all (a
+///   test holds it; "none" is a sentinel, not an `Option`'s second word,
+///   in the backoff and the receipts; the rate control and the receive
+///   cache, which few MACs use, share one box, and the receipts' log of
+///   several MPDUs is boxed; airtimes are kept in 32 bits).
 #[repr(C, align(64))]
 pub struct Dcf {
     // --- channel access (`mac/access`) ---
     bo: Backoff,
-    /// The frame exchange in progress (`mac/exchange`): its phase (with
-    /// the timer part of `next_wakeup`), the frame an RTS protects and the
-    /// frame due after SIFS.
+    /// The frame exchange in progress (`mac/exchange`): its phase, its
+    /// timer (the timer part of `next_wakeup`), the frame an RTS protects
+    /// and the frame due after SIFS.
     seq: Sequence<Pending>,
     cs: Deferral,
     pub addr: MacAddr,
@@ -144,12 +156,9 @@ pub struct Dcf {
     /// station then allocates no MSDU handle per packet.
     spare: Option<Msdu>,
     rng: RngStream,
-    /// Chooses each data frame's rate and hears each attempt's outcome;
-    /// `None`: the PHY's fixed data rate, asked and told nothing (the
-    /// common case, kept off the per-access path). Boxed once more: one
-    /// word in every MAC, where the trait object's pointer takes two.
-    #[allow(clippy::redundant_allocation)]
-    rc: Option<Box<Box<dyn RateControl>>>,
+    /// The rate control and the receive cache, out of line (`Aside`;
+    /// `None`: neither yet).
+    aside: Option<Box<Aside>>,
     /// When the MAC last asked for an MSDU (`mac/access/arrival.rs`).
     intake: Intake,
     pub counters: MacCounters,
@@ -159,8 +168,6 @@ pub struct Dcf {
     /// parameters and their derived constants (the slot time, the IFS, the
     /// control frames' airtimes).
     p: Arc<DcfShared>,
-    /// The receive cache (`mac/exchange`).
-    rx_cache: RxCache,
     /// The last data MPDU length and rate, and their airtime (u32::MAX:
     /// none yet): from an access on (`choose_rate`), those of the MSDU in
     /// service's data frame.
@@ -190,7 +197,6 @@ impl Airtime {
 impl Dcf {
     pub fn new(addr: MacAddr, p: impl Into<Arc<DcfShared>>, rng: RngStream) -> Dcf {
         let p: Arc<DcfShared> = p.into();
-        let rc = None;
         Dcf {
             addr,
             bo: Backoff::new(p.cw_min),
@@ -200,9 +206,8 @@ impl Dcf {
             seq: Sequence::default(),
             cs: Deferral::new(),
             next_seq: 0,
-            rx_cache: RxCache::default(),
             last_data_time: (u32::MAX, Rate(0), Airtime::ZERO),
-            rc,
+            aside: None,
             intake: Intake::new(),
             spare: None,
             receipts: Receipts::default(),
@@ -225,12 +230,15 @@ impl Dcf {
 
     /// Replace the rate control (default: the PHY's fixed data rate).
     pub fn set_rate_control(&mut self, rc: Box<dyn RateControl>) {
-        self.rc = Some(Box::new(rc));
+        self.aside.get_or_insert_with(Box::default).rc = Some(rc);
     }
 
     /// The rate control's name (for results).
     pub fn rate_control_kind(&self) -> &'static str {
-        self.rc.as_ref().map_or(FixedRate(self.p.timing.data_rate).kind(), |rc| rc.kind())
+        self.aside
+            .as_ref()
+            .and_then(|a| a.rc.as_ref())
+            .map_or(FixedRate(self.p.timing.data_rate).kind(), |rc| rc.kind())
     }
 
     /// Whether the MAC can take a new MSDU.
@@ -468,7 +476,7 @@ impl Dcf {
     /// CTS use the same rate), and its airtime.
     fn choose_rate(&mut self, now: SimTime) {
         let cur = self.cur.as_mut().expect("access without MSDU");
-        let rate = match self.rc.as_mut() {
+        let rate = match self.aside.as_mut().and_then(|a| a.rc.as_mut()) {
             Some(rc) => rc.data_rate(now, cur.ra, cur.mpdu_bytes),
             None => self.p.timing.data_rate,
         };
@@ -527,7 +535,7 @@ impl Dcf {
 
     /// Tell the rate control how a data frame fared.
     fn report_outcome(&mut self, now: SimTime, acked: bool) {
-        let Some(rc) = self.rc.as_mut() else { return };
+        let Some(rc) = self.aside.as_mut().and_then(|a| a.rc.as_mut()) else { return };
         let cur = self.cur.as_ref().expect("outcome without MSDU");
         let o = Outcome { rate: self.last_data_time.1, sent: 1, acked: u32::from(acked), retry: cur.data_attempts - 1 };
         rc.on_outcome(now, cur.ra, o);
@@ -585,7 +593,7 @@ impl Dcf {
         id: PacketId,
         out: &mut impl MacSink,
     ) {
-        match self.rx_cache.receive(f.ta.0 as usize, seq, retry, id) {
+        match self.aside.get_or_insert_with(Box::default).rx_cache.receive(f.ta.0 as usize, seq, retry, id) {
             RxVerdict::New => {}
             RxVerdict::Duplicate => {
                 self.counters.rx_duplicates += 1;

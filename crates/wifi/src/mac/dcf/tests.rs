@@ -1070,9 +1070,10 @@ fn hot_fields_keep_their_cache_lines() {
     assert_eq!(align_of::<Dcf>(), 64);
     let line = |o: usize| o / 64;
     let seq = offset_of!(Dcf, seq);
-    // The backoff and the whole sequence (phase, protected frame, due
-    // frame) share the first line.
-    assert_eq!([line(offset_of!(Dcf, bo)), line(seq), line(seq + 47)], [0; 3]);
+    // The backoff and the sequence's phase, timer and protected frame (32
+    // bytes) share the first line; its due frame ends in the second.
+    assert_eq!([line(offset_of!(Dcf, bo)), line(seq), line(seq + 31)], [0; 3]);
+    assert_eq!(line(seq + 55), 1);
     let cs = offset_of!(Dcf, cs);
     assert_eq!(
         [
@@ -1084,7 +1085,9 @@ fn hot_fields_keep_their_cache_lines() {
         ],
         [1; 5]
     );
-    assert_eq!([line(offset_of!(Dcf, spare)), line(offset_of!(Dcf, rng)), line(offset_of!(Dcf, rc) + 7)], [2; 3]);
+    assert_eq!([line(offset_of!(Dcf, spare)), line(offset_of!(Dcf, rng)), line(offset_of!(Dcf, rng) + 31)], [2; 3]);
+    // The rate control's box beside the counters an access counts.
+    assert_eq!([line(offset_of!(Dcf, aside)), line(offset_of!(Dcf, counters))], [3; 2]);
     assert_eq!([line(offset_of!(Dcf, p)), line(offset_of!(Dcf, last_data_time) + 11)], [4; 2]);
 }
 

@@ -88,6 +88,9 @@ pub enum Phase {
 #[derive(Debug)]
 pub struct Sequence<P> {
     phase: Phase,
+    /// The earlier of the due frame's instant and the wait's timeout
+    /// (`NEVER`: neither).
+    timer_at: SimTime,
     /// The frame an RTS on the air or awaiting its CTS protects (boxed:
     /// most exchanges are unprotected, and a station's state stays small).
     protected: Option<Box<Frame>>,
@@ -96,7 +99,7 @@ pub struct Sequence<P> {
 
 impl<P> Default for Sequence<P> {
     fn default() -> Self {
-        Sequence { phase: Phase::Idle, due: None, protected: None }
+        Sequence { phase: Phase::Idle, timer_at: SimTime::NEVER, due: None, protected: None }
     }
 }
 
@@ -107,11 +110,14 @@ impl<P> Sequence<P> {
     }
 
     /// When the MAC must be woken for its exchange (a due frame, a
-    /// response timeout), `NEVER` if not: the earlier of the due frame's
-    /// instant and the wait's timeout (derived, not kept: a word less in
-    /// every MAC, and nothing to keep in step with the phase).
+    /// response timeout), `NEVER` if not.
     #[inline]
     pub fn timer(&self) -> SimTime {
+        debug_assert_eq!(self.timer_at, self.timer_from_state(), "stale exchange timer");
+        self.timer_at
+    }
+
+    fn timer_from_state(&self) -> SimTime {
         let mut t = self.due.as_ref().map_or(SimTime::NEVER, |d| d.0);
         if let Phase::AwaitResponse(w) = &self.phase {
             if let Some(d) = w.timer() {
@@ -119,6 +125,11 @@ impl<P> Sequence<P> {
             }
         }
         t
+    }
+
+    #[inline]
+    fn sync(&mut self) {
+        self.timer_at = self.timer_from_state();
     }
 
     /// Whether an exchange is under way (a frame of ours on the air, a
@@ -132,6 +143,7 @@ impl<P> Sequence<P> {
     #[inline]
     pub fn started(&mut self, after: After) {
         self.phase = Phase::Transmitting(after);
+        self.sync();
     }
 
     /// Our frame ended at `now`: what follows it. A response it solicits is
@@ -145,6 +157,7 @@ impl<P> Sequence<P> {
             After::Await(kind) => Phase::AwaitResponse(ResponseWait::after(now, kind, ack_timeout)),
             _ => Phase::Idle,
         };
+        self.sync();
         after
     }
 
@@ -163,6 +176,7 @@ impl<P> Sequence<P> {
     pub fn energy(&mut self, now: SimTime, rx_phy_start_delay: SimDur) {
         if let Phase::AwaitResponse(w) = &mut self.phase {
             w.energy(now, rx_phy_start_delay);
+            self.sync();
         }
     }
 
@@ -186,12 +200,14 @@ impl<P> Sequence<P> {
     #[inline]
     pub fn close(&mut self) {
         self.phase = Phase::Idle;
+        self.sync();
     }
 
     /// A frame is due at `at`.
     #[inline]
     pub fn schedule(&mut self, at: SimTime, p: P) {
         self.due = Some((at, p));
+        self.sync();
     }
 
     /// Whether a frame is due.
@@ -206,6 +222,7 @@ impl<P> Sequence<P> {
         match &self.due {
             Some((at, _)) if *at == now => {
                 let (_, p) = self.due.take().expect("due");
+                self.sync();
                 Some(p)
             }
             _ => None,
@@ -236,6 +253,7 @@ impl<P> Sequence<P> {
         let f = self.protected.take().expect("a CTS without a protected frame");
         self.phase = Phase::Idle;
         self.due = Some((now + sifs, P::from(f)));
+        self.sync();
     }
 
     /// The exchange failed: the protected frame, if any, is not sent.
