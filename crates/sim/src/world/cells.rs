@@ -1024,9 +1024,8 @@ impl Cells {
         (parts, CellsShell { map, ap_class: self.ap_class, standard: self.standard })
     }
 
-    /// Number of queue discipline slots (a partition's: its own members).
     /// Members whose queue discipline may ask for a wake-up (a timer key
-    /// each, `register_qdisc_timers`).
+    /// each, `register_qdisc_timers`; a partition's: its own members).
     pub(super) fn timed_qdiscs(&self) -> usize {
         self.wq_timed.iter().filter(|&&t| t).count()
     }
