@@ -16,7 +16,7 @@ use obj::Obj;
 use sampling::Sampling;
 use serde_json::{json, Value};
 use std::io::Write;
-use wifitcp_core::{DropReason, SimDur, SimTime};
+use wifitcp_core::{DropReason, SimTime};
 use wifitcp_queue::QueueDisc;
 use wifitcp_wifi::mac::{AnyMac, Mac};
 use wifitcp_wifi::medium::Bss;
@@ -438,9 +438,9 @@ pub struct RunView<'a> {
     pub(crate) agents: &'a crate::world::Agents,
     pub links: &'a [[LinkDir; 2]],
     pub ledger: &'a Ledger,
-    pub end: SimTime,
-    pub warmup: SimTime,
-    pub bin: SimDur,
+    /// The run's end, warm-up and sampling interval (the series'
+    /// instants).
+    pub sampling: Sampling,
     pub events: u64,
     pub wall_s: f64,
 }
@@ -497,7 +497,7 @@ fn flow_json(v: &RunView, k: usize, secs: f64, j: &mut Obj) {
             "delay_histogram",
             s.delay.histogram(HISTOGRAM_MERGE_BITS).iter().map(|&(lo, hi, n)| (lo as f64 / 1e6, hi as f64 / 1e6, n)),
         )
-        .put_seq("series", s.series(Sampling { bin: v.bin, warmup: v.warmup, end: v.end }.instants()));
+        .put_seq("series", s.series(v.sampling.instants()));
     if let Some(e) = s.echo() {
         let [r50, r90, r99, r999] = e.rtt.quantiles([0.5, 0.9, 0.99, 0.999]);
         j.put(
@@ -751,7 +751,7 @@ fn queue_json(v: &RunView, i: usize) -> Value {
         "node": v.topo.name(i), "iface": "wlan", "kind": q.kind(),
         "enqueued": c.enqueued, "dequeued": c.dequeued, "dropped": dropped,
         "filtered_share": c.filtered_share(), "rewritten": c.rewritten,
-        "mean_len": occ.mean_len(v.end), "max_len": occ.max_len(),
+        "mean_len": occ.mean_len(v.sampling.end), "max_len": occ.max_len(),
         // (null unless a window-rewriting agent sits at this node)
         "window_rewrites": null,
         "series": occ.series().iter().map(|(t, n)| json!([t.as_secs_f64(), n])).collect::<Vec<_>>(),
@@ -832,7 +832,7 @@ fn render_key(v: &RunView, key: &str, sink: Sink) -> std::io::Result<Vec<u8>> {
 
 /// Seconds over which rates are measured: from the warm-up to the end.
 fn secs(v: &RunView) -> f64 {
-    (v.end.as_secs_f64() - v.warmup.as_secs_f64()).max(1e-12)
+    (v.sampling.end.as_secs_f64() - v.sampling.warmup.as_secs_f64()).max(1e-12)
 }
 
 /// The result but for the rendered keys, each a placeholder.
@@ -865,9 +865,9 @@ fn head(v: &RunView) -> Value {
         .collect();
     let ph = |k: &str| Value::String(RunResult::placeholder(k));
     let mut head = json!({
-        "duration_s": v.end.as_secs_f64(),
-        "warmup_s": v.warmup.as_secs_f64(),
-        "sample_interval_s": v.bin.as_secs_f64(),
+        "duration_s": v.sampling.end.as_secs_f64(),
+        "warmup_s": v.sampling.warmup.as_secs_f64(),
+        "sample_interval_s": v.sampling.bin.as_secs_f64(),
         "events": v.events,
         "wall_time_s": v.wall_s,
         "aggregate_mbps": goodputs.iter().sum::<f64>(),

@@ -190,8 +190,8 @@ fn build_flows(
     // for the larger at once, where doubling would leave up to as much
     // again unused.
     k.reserve_events(count.max(cells.macs()) + 64);
-    for (fi, &(ti, j, sta, peer)) in plan.iter().enumerate() {
-        let (ti, j, sta, peer) = (ti as usize, j as usize, sta as usize, peer as usize);
+    for (fi, p) in plan.iter().enumerate() {
+        let (ti, j, sta, peer) = (p.traffic as usize, p.index as usize, p.sta as usize, p.peer as usize);
         let tr = &s.traffic[ti];
         let path = format!("traffic[{ti}]");
         let (src, dst) = match tr.common.direction {
@@ -269,14 +269,21 @@ fn build_flows(
     Ok(flows)
 }
 
-/// The flows' names and, for each, its traffic entry, its index there, its
-/// station and its peer (node indices), in flow order.
+/// A flow to build: its `[[traffic]]` entry, its index in that entry's
+/// station list, and its station and peer (node ids).
+struct FlowPlan {
+    traffic: u32,
+    index: u32,
+    sta: u32,
+    peer: u32,
+}
+
+/// The flows' names and plans, in flow order.
 ///
 /// A flow is named "<traffic>/<station>"; one whose name an earlier flow
 /// has (a station listed again) is "<name>#<n>", its n-th instance: names,
 /// and the RNG streams derived from them, are the flow's own.
-#[allow(clippy::type_complexity)]
-fn plan_flows(s: &Scenario, topo: &Topology, count: usize) -> Result<(Names, Vec<(u32, u32, u32, u32)>), ConfigError> {
+fn plan_flows(s: &Scenario, topo: &Topology, count: usize) -> Result<(Names, Vec<FlowPlan>), ConfigError> {
     let mut names = Names::with_capacity(count, 0);
     let mut plan = Vec::with_capacity(count);
     // A node's index by name (the first node of that name), and for each
@@ -304,7 +311,7 @@ fn plan_flows(s: &Scenario, topo: &Topology, count: usize) -> Result<(Names, Vec
             }
             names.push(&name);
             *instances.entry(name).or_insert(0) += 1;
-            plan.push((ti as u32, j as u32, sta, peer));
+            plan.push(FlowPlan { traffic: ti as u32, index: j as u32, sta, peer });
         }
     }
     names.shrink_to_fit();

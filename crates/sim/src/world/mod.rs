@@ -307,9 +307,7 @@ impl World {
             agents: nodes.agents(),
             links: nodes.links(),
             ledger: &k.ledger,
-            end: k.end,
-            warmup: k.warmup,
-            bin: k.bin,
+            sampling: k.sampling(),
             events: k.events(),
             wall_s: wall.elapsed().as_secs_f64(),
         }))

@@ -63,9 +63,9 @@ struct InService {
     ra: MacAddr,
     seq: u16,
     mpdu_bytes: u32,
-    /// (The rate of the current exchange's data frame, asked of the rate
-    /// control at each access, and its airtime are the DCF's
-    /// `last_data_time`: `choose_rate`.)
+    // (The rate of the current exchange's data frame, asked of the rate
+    // control at each access, and its airtime are the DCF's
+    // `last_data_time`: `choose_rate`.)
     /// Data frames of this MSDU sent so far (the rate control's attempt
     /// number).
     data_attempts: u32,
