@@ -3,11 +3,12 @@ use crate::metrics::FlowStats;
 use wifitcp_core::{RngStream, SimTime};
 use wifitcp_tcp::{random_isn, CongestionControl, Connection, TcpConfig};
 
+/// What a flow is beyond its record's common fields: 16 bytes (the TCP
+/// transfer boxed: most of a campus's flows are UDP).
 pub enum FlowKind {
-    /// A UDP flow: its source, active in [start, stop).
-    Udp { source: Box<dyn crate::apps::Source>, start: SimTime, stop: SimTime, src_port: u16 },
-    /// A TCP transfer (boxed: a flow record holds one kind, and most of
-    /// a campus's flows are UDP, whose variant is half the size).
+    /// A UDP flow: its source.
+    Udp(Box<dyn crate::apps::Source>),
+    /// A TCP transfer.
     Tcp(Box<TcpFlow>),
 }
 
@@ -18,25 +19,31 @@ pub struct TcpFlow {
     pub sender: usize,
     pub receiver: usize,
     pub bytes: Option<u64>,
-    pub start: SimTime,
-    pub stop: SimTime,
     pub completed: Option<SimTime>,
 }
 
 /// Field order is layout (`repr(C)`): what a UDP source reads and counts
-/// for every packet it makes (its kind's activity window and port, the
-/// ends, the TOS octet, then the record's `generated` and
-/// `window_generated`, `FlowStats`'s first fields) lies in 80 bytes, two
-/// cache lines wherever a record starts in a flow table (records are 224
-/// bytes, a multiple of 32): in a cell of thousands of saturated stations
-/// a flow's record is rarely in the nearest cache.
+/// for every packet it makes (its kind, activity window, ends, port and
+/// TOS octet, then the record's `generated` and `window_generated`,
+/// `FlowStats`'s first fields) lies in its first 64 bytes, two cache lines
+/// at most wherever a record starts in a flow table: in a cell of
+/// thousands of saturated stations a flow's record is rarely in the
+/// nearest cache.
 #[repr(C)]
 pub struct FlowRt {
     pub kind: FlowKind,
+    /// Active in [start, stop) (`traffic.start_s`, `traffic.stop_s`): a
+    /// UDP source fires only within it; a TCP client opens at `start`
+    /// and the sender closes at `stop`.
+    pub start: SimTime,
+    pub stop: SimTime,
     /// Source and destination node ids (data direction), in 32 bits: a
     /// flow record is part of a campus's memory per station.
     src: u32,
     dst: u32,
+    /// The source port of a UDP flow's datagrams (0 for TCP: its
+    /// endpoints hold their ports).
+    pub src_port: u16,
     /// The IPv4 TOS octet of its packets, both directions (`traffic.dscp`
     /// in its upper six bits, ECN bits clear).
     pub tos: u8,
@@ -47,16 +54,26 @@ impl FlowKind {
     /// The flow's kind as results name it (`"udp"`, `"tcp"`).
     pub fn name(&self) -> &'static str {
         match self {
-            FlowKind::Udp { .. } => "udp",
+            FlowKind::Udp(_) => "udp",
             FlowKind::Tcp(_) => "tcp",
         }
     }
 }
 
 impl FlowRt {
-    pub fn new(src: usize, dst: usize, tos: u8, kind: FlowKind, stats: FlowStats) -> FlowRt {
+    /// Flow `kind` from node `ends[0]` to `ends[1]`, active in
+    /// `[window[0], window[1])`.
+    pub fn new(
+        kind: FlowKind,
+        window: [SimTime; 2],
+        ends: [usize; 2],
+        src_port: u16,
+        tos: u8,
+        stats: FlowStats,
+    ) -> FlowRt {
         let id = |n: usize| u32::try_from(n).expect("fewer than 2^32 nodes");
-        FlowRt { kind, src: id(src), dst: id(dst), tos, stats }
+        let [start, stop] = window;
+        FlowRt { kind, start, stop, src: id(ends[0]), dst: id(ends[1]), src_port, tos, stats }
     }
     /// The source node (data direction).
     #[inline]
@@ -69,7 +86,7 @@ impl FlowRt {
         self.dst as usize
     }
     pub fn udp_active(&self, now: SimTime) -> bool {
-        matches!(&self.kind, FlowKind::Udp { start, stop, .. } if now >= *start && now < *stop)
+        matches!(&self.kind, FlowKind::Udp(_)) && now >= self.start && now < self.stop
     }
     pub fn is_receiver(&self, ep: usize) -> bool {
         matches!(&self.kind, FlowKind::Tcp(t) if t.receiver == ep)
@@ -138,16 +155,15 @@ mod tests {
 
     #[test]
     fn what_a_source_touches_per_packet_spans_two_lines() {
-        // The activity window, the ends, the TOS and the two counts end
-        // within 80 bytes of a record's start; records are a multiple of
-        // 32 bytes apart in a table at least 16-byte aligned, so each
-        // starts 0, 16, 32 or 48 bytes into a line, and 48 + 80 = 128.
+        // The kind, the activity window, the ends, the port, the TOS and
+        // the two counts end within 64 bytes of a record's start: two
+        // lines at most, wherever it starts.
         let end = offset_of!(FlowRt, stats) + offset_of!(FlowStats, window_generated) + size_of::<u64>();
-        assert!(end <= 80, "{end}");
+        assert!(end <= 64, "{end}");
         assert_eq!(offset_of!(FlowRt, stats) + offset_of!(FlowStats, generated) + size_of::<u64>(), end - 8);
-        assert!(offset_of!(FlowRt, src) < 64 && offset_of!(FlowRt, tos) < 64);
-        assert_eq!(size_of::<FlowRt>() % 32, 0);
-        assert_eq!(size_of::<FlowRt>(), 224, "a flow record's size is part of the memory per station");
+        assert!(offset_of!(FlowRt, tos) < offset_of!(FlowRt, stats));
+        assert_eq!(size_of::<FlowKind>(), 16);
+        assert_eq!(size_of::<FlowRt>(), 208, "a flow record's size is part of the memory per station");
         assert_eq!(align_of::<FlowRt>(), 8);
     }
 }

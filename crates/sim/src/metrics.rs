@@ -43,9 +43,9 @@ pub struct FlowStats {
     pub payload_bytes_total: u64,
     /// Cumulative application bytes at each sampling instant
     /// ([`sampling::Sampling::instants`], computed again when the series
-    /// is written).
+    /// is written; the bytes at the warm-up are the sample of the last
+    /// instant at or before it, [`Sampling::base_index`]).
     samples: Vec<u64>,
-    base: u64,
     /// Data packets that reached the destination after the warm-up.
     pub delivered: u64,
     /// Of those, the ones delivered (counted once per arrival).
@@ -160,27 +160,29 @@ impl FlowStats {
     pub fn reserve_samples(&mut self, n: usize) {
         self.samples.reserve_exact(n);
     }
-    /// The delivered bytes `cum` at the next sampling instant (`is_base`:
-    /// at or before the warm-up).
-    pub fn sample(&mut self, cum: u64, is_base: bool) {
+    /// The delivered bytes `cum` at the next sampling instant.
+    pub fn sample(&mut self, cum: u64) {
         self.samples.push(cum);
-        if is_base {
-            self.base = cum;
-        }
     }
     /// The delivered bytes at the end, the series' last instant, after
     /// `before` samples at the instants before it (a run ended early, at
     /// an instant already sampled, replaces that sample).
-    pub fn sample_end(&mut self, cum: u64, is_base: bool, before: usize) {
+    pub fn sample_end(&mut self, cum: u64, before: usize) {
         self.samples.truncate(before);
-        self.sample(cum, is_base);
+        self.sample(cum);
     }
     fn final_bytes(&self) -> u64 {
         self.samples.last().copied().unwrap_or(0)
     }
-    /// Application goodput over [warm-up, end].
-    pub fn goodput_mbps(&self, secs: f64) -> f64 {
-        mbps(self.final_bytes() - self.base, secs)
+    /// Application bytes delivered over [warm-up, end] of the run sampled
+    /// at `s`'s instants.
+    pub fn bytes_after_warmup(&self, s: &Sampling) -> u64 {
+        self.final_bytes() - self.samples.get(s.base_index()).copied().unwrap_or(0)
+    }
+    /// Application goodput over [warm-up, end] (`secs` long) of the run
+    /// sampled at `s`'s instants.
+    pub fn goodput_mbps(&self, s: &Sampling, secs: f64) -> f64 {
+        mbps(self.bytes_after_warmup(s), secs)
     }
     /// [time s, Mbit/s over the bin ending then] per sample after the
     /// first, the samples taken at `instants`.
@@ -477,11 +479,11 @@ fn flow_json(v: &RunView, k: usize, secs: f64, j: &mut Obj) {
         .put("kind", f.kind.name())
         .put("src", &v.topo.name(f.src()))
         .put("dst", &v.topo.name(f.dst()))
-        .put("goodput_mbps", &s.goodput_mbps(secs))
+        .put("goodput_mbps", &s.goodput_mbps(&v.sampling, secs))
         .put("msdu_mbps", &mbps(s.msdu_bytes, secs))
         .put("packets_generated", &s.generated)
         .put("packets_delivered", &s.delivered)
-        .put("bytes_delivered", &(s.final_bytes() - s.base))
+        .put("bytes_delivered", &s.bytes_after_warmup(&v.sampling))
         .put("mean_delay_ms", &if s.delivered > 0 { s.delay_sum() as f64 / s.delivered as f64 / 1e6 } else { 0.0 })
         .put("max_delay_ms", &(s.delay_max_ns as f64 / 1e6))
         .put("window_generated_packets", &s.window_generated)
@@ -517,7 +519,7 @@ fn flow_json(v: &RunView, k: usize, secs: f64, j: &mut Obj) {
         );
     }
     if let FlowKind::Tcp(tcp) = &f.kind {
-        let TcpFlow { sender, receiver, completed, start, .. } = &**tcp;
+        let TcpFlow { sender, receiver, completed, .. } = &**tcp;
         let c = &v.eps[*sender].conn;
         let st = c.stats();
         let mut t = json!({
@@ -530,7 +532,7 @@ fn flow_json(v: &RunView, k: usize, secs: f64, j: &mut Obj) {
             "cwnd_bytes": c.cwnd(),
             "ssthresh_bytes": ssthresh_json(c.ssthresh()),
             "srtt_ms": c.srtt().map(|d| d.as_secs_f64() * 1e3),
-            "completion_s": completed.map(|t| t.since(*start).as_secs_f64()),
+            "completion_s": completed.map(|t| t.since(f.start).as_secs_f64()),
         });
         if c.config().ecn != wifitcp_tcp::EcnMode::Off {
             t["ecn"] = json!({
@@ -850,7 +852,7 @@ fn head(v: &RunView) -> Value {
         .filter(|&(r, n)| n > 0 || !r.optional())
         .map(|(r, n)| (r.as_str().to_string(), json!(n)))
         .collect();
-    let goodputs: Vec<f64> = v.flows.iter().map(|f| f.stats.goodput_mbps(secs)).collect();
+    let goodputs: Vec<f64> = v.flows.iter().map(|f| f.stats.goodput_mbps(&v.sampling, secs)).collect();
     let links: Vec<Value> = v
         .links
         .iter()

@@ -36,6 +36,13 @@ impl Sampling {
     pub fn instants(&self) -> impl Iterator<Item = SimTime> + '_ {
         self.before_end().chain(std::iter::once(self.end))
     }
+
+    /// The index in [`Sampling::instants`] of the last instant at or
+    /// before the warm-up (the first, 0, is at or before any warm-up): a
+    /// series' sample there is what was delivered before the window.
+    pub fn base_index(&self) -> usize {
+        self.instants().take_while(|&t| t <= self.warmup).count() - 1
+    }
 }
 
 #[cfg(test)]
@@ -55,5 +62,20 @@ mod tests {
         assert_eq!(at(3.0, 1.0), [0.0, 1.0, 2.0, 3.0].map(s));
         assert_eq!(at(0.2, 0.0), [0.0, 0.2].map(s));
         assert_eq!(at(0.0, 0.0), [0.0].map(s));
+    }
+
+    /// The warm-up's sample: the last instant at or before it, the end's
+    /// when the run ends within the warm-up.
+    #[test]
+    fn the_base_is_the_last_instant_at_or_before_the_warmup() {
+        let s = SimTime::from_secs_f64;
+        let at =
+            |end: f64, warmup: f64| Sampling { bin: SimDur::from_secs(1), warmup: s(warmup), end: s(end) }.base_index();
+        assert_eq!(at(3.5, 0.5), 1);
+        assert_eq!(at(3.5, 0.0), 0);
+        assert_eq!(at(3.0, 1.0), 1);
+        assert_eq!(at(3.0, 3.0), 3);
+        assert_eq!(at(2.0, 5.0), 2);
+        assert_eq!(at(0.0, 0.0), 0);
     }
 }

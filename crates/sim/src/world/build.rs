@@ -210,13 +210,12 @@ fn build_flows(
                     debug_assert!(!source.echo(), "a saturated source sends no echo requests");
                     cells.add_saturated(src, fi, nodes.topo().next_hop(src, dst), msdu);
                 }
-                let src_port = 10_000 + fi as u16;
                 if source.echo() {
                     nodes.bind_udp(dst, echo::PORT, UdpSocket::Echo);
-                    nodes.bind_udp(src, src_port, UdpSocket::Ping);
+                    nodes.bind_udp(src, udp_port(fi), UdpSocket::Ping);
                 }
                 first = source.start(start);
-                FlowKind::Udp { source, start, stop, src_port }
+                FlowKind::Udp(source)
             }
             TrafficKind::Tcp => {
                 let t = tr.common.tcp.clone().unwrap_or_default().over(&s.tcp);
@@ -239,28 +238,24 @@ fn build_flows(
                     sender,
                     receiver,
                     bytes: tr.common.bytes,
-                    start,
-                    stop,
                     completed: None,
                 }))
             }
         };
         let mut stats = FlowStats::default();
         stats.reserve_samples(k.samples_to_reserve());
-        if matches!(&kind, FlowKind::Udp { source, .. } if source.echo()) {
+        if matches!(&kind, FlowKind::Udp(source) if source.echo()) {
             stats.enable_echo();
         }
-        flows.push(FlowRt::new(src, dst, tr.common.dscp << 2, kind, stats));
+        let src_port = if matches!(kind, FlowKind::Udp(_)) { udp_port(fi) } else { 0 };
+        flows.push(FlowRt::new(kind, [start, stop], [src, dst], src_port, tr.common.dscp << 2, stats));
         let key = k.new_timer(TimerOwner::Flow(fi));
         flow_timer.push(key);
         k.arm(General, key, Some(first.min(k.end)));
         // (a TCP flow's stop is its sender's event: `Flows::stop_fires`)
-        if let FlowKind::Tcp(t) = &flows[fi].kind {
-            let stop = t.stop;
-            if stop < k.end {
-                let key = k.new_timer(TimerOwner::FlowStop(fi));
-                k.arm(General, key, Some(stop));
-            }
+        if matches!(flows[fi].kind, FlowKind::Tcp(_)) && stop < k.end {
+            let key = k.new_timer(TimerOwner::FlowStop(fi));
+            k.arm(General, key, Some(stop));
         }
     }
     let ep_timer = (0..eps.len()).map(|ep| k.new_timer(TimerOwner::Tcp(ep))).collect();
@@ -283,6 +278,11 @@ struct FlowPlan {
 /// A flow is named "<traffic>/<station>"; one whose name an earlier flow
 /// has (a station listed again) is "<name>#<n>", its n-th instance: names,
 /// and the RNG streams derived from them, are the flow's own.
+/// The source port of UDP flow `fi`'s datagrams (16 bits, wrapping).
+fn udp_port(fi: usize) -> u16 {
+    10_000 + fi as u16
+}
+
 fn plan_flows(s: &Scenario, topo: &Topology, count: usize) -> Result<(Names, Vec<FlowPlan>), ConfigError> {
     let mut names = Names::with_capacity(count, 0);
     let mut plan = Vec::with_capacity(count);

@@ -112,7 +112,7 @@ fn timer_node(owner: TimerOwner, topo: &Topology, flows: &[FlowRt], eps: &[Endpo
     Some(match owner {
         TimerOwner::Flow(fi) => match &flows[fi].kind {
             FlowKind::Tcp(t) => eps[t.client].node,
-            FlowKind::Udp { .. } => flows[fi].src(),
+            FlowKind::Udp(_) => flows[fi].src(),
         },
         TimerOwner::Link { link, dir } => {
             let (a, b) = topo.link_ends[link];
@@ -124,7 +124,7 @@ fn timer_node(owner: TimerOwner, topo: &Topology, flows: &[FlowRt], eps: &[Endpo
         }
         TimerOwner::FlowStop(fi) => match &flows[fi].kind {
             FlowKind::Tcp(t) => eps[t.sender].node,
-            FlowKind::Udp { .. } => unreachable!("only a TCP flow's stop is an event of its own"),
+            FlowKind::Udp(_) => unreachable!("only a TCP flow's stop is an event of its own"),
         },
         TimerOwner::Tcp(ep) => eps[ep].node,
         TimerOwner::Qdisc(sta) => sta,

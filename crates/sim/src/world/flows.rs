@@ -115,10 +115,11 @@ impl Flows {
         fi: usize,
     ) {
         let now = k.now();
-        let src = self.flows[fi].src();
+        let f = &self.flows[fi];
+        let (src, start, stop) = (f.src(), f.start, f.stop);
         match &mut self.flows[fi].kind {
-            FlowKind::Udp { source, start, stop, .. } => {
-                if now < *start || now >= *stop {
+            FlowKind::Udp(source) => {
+                if now < start || now >= stop {
                     return;
                 }
                 if source.saturated().is_some() {
@@ -129,7 +130,7 @@ impl Flows {
                 }
                 let Firing { msdu_bytes, next } = source.fire(now);
                 let echo = source.echo();
-                if next < *stop {
+                if next < stop {
                     k.arm(shape, self.flow_timer[fi], Some(next));
                 }
                 let p = self.make_udp(k, fi, msdu_bytes, echo);
@@ -212,11 +213,11 @@ impl Flows {
         let id = k.ledger.generate();
         let f = &mut self.flows[fi];
         f.stats.on_generated(now, k.warmup);
-        let FlowKind::Udp { src_port, .. } = &f.kind else { unreachable!("UDP flow") };
+        debug_assert!(matches!(f.kind, FlowKind::Udp(_)), "a UDP flow");
         let ip = Ipv4Header { tos: f.tos, ..Ipv4Header::new(addr_of(f.src()), addr_of(f.dst()), PROTO_UDP) };
         let payload = msdu_bytes - LLC_SNAP_LEN - 20 - 8;
         let dst_port = if echo { echo::PORT } else { echo::DISCARD_PORT };
-        Packet::new_udp(id, FlowId(fi as u32), now, ip, UdpHeader { src_port: *src_port, dst_port }, payload)
+        Packet::new_udp(id, FlowId(fi as u32), now, ip, UdpHeader { src_port: f.src_port, dst_port }, payload)
     }
 
     /// A UDP datagram reached its destination node, where the port it is
@@ -336,25 +337,25 @@ impl Flows {
 
     /// Sample the delivered bytes of every flow (of partition `part`) at
     /// `now`, a sampling instant before the end.
-    pub(super) fn sample(&mut self, now: SimTime, warmup: SimTime, part: Option<u16>) {
-        self.sample_at(now <= warmup, part, None);
+    pub(super) fn sample(&mut self, part: Option<u16>) {
+        self.sample_at(part, None);
     }
 
     /// Sample every flow's delivered bytes at the end of the run `s`.
     pub(super) fn sample_end(&mut self, s: &Sampling) {
-        self.sample_at(s.end <= s.warmup, None, Some(s.before_end().count()));
+        self.sample_at(None, Some(s.before_end().count()));
     }
 
-    fn sample_at(&mut self, is_base: bool, part: Option<u16>, end_after: Option<usize>) {
+    fn sample_at(&mut self, part: Option<u16>, end_after: Option<usize>) {
         let (flows, eps) = (&mut self.flows, &self.eps);
         let one = |f: &mut FlowRt| {
             let cum = match &f.kind {
-                FlowKind::Udp { .. } => f.stats.payload_bytes_total,
+                FlowKind::Udp(_) => f.stats.payload_bytes_total,
                 FlowKind::Tcp(t) => eps[t.receiver].conn.delivered_bytes(),
             };
             match end_after {
-                None => f.stats.sample(cum, is_base),
-                Some(before) => f.stats.sample_end(cum, is_base, before),
+                None => f.stats.sample(cum),
+                Some(before) => f.stats.sample_end(cum, before),
             }
         };
         match (&self.sampled, part) {
@@ -375,7 +376,7 @@ impl Flows {
     pub(super) fn generator(&self, fi: usize) -> usize {
         match &self.flows[fi].kind {
             FlowKind::Tcp(t) => self.eps[t.sender].node,
-            FlowKind::Udp { .. } => self.flows[fi].src(),
+            FlowKind::Udp(_) => self.flows[fi].src(),
         }
     }
 

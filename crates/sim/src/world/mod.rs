@@ -226,7 +226,7 @@ impl World {
                 } else {
                     self.k.more_samples += 1;
                 }
-                self.flows.sample(now, self.k.warmup, Some(part));
+                self.flows.sample(Some(part));
                 if let Some(next) = self.k.sampling().next(now) {
                     self.k.push(shape, next, Ev::Sample { part });
                 }

@@ -53,7 +53,7 @@ impl World {
                         "segments_retransmitted": c.stats().segments_retransmitted,
                     }))
                 }
-                FlowKind::Udp { .. } => None,
+                FlowKind::Udp(_) => None,
             })
             .collect();
         json!({ "time_s": self.k.now().as_secs_f64(), "stations": stations, "tcp": tcp })
