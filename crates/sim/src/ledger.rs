@@ -240,11 +240,16 @@ impl Ledger {
                 self.violations
             ));
         }
-        let mut seen = std::collections::HashSet::new();
+        // (a packet held in two places counts once: one bit per packet of
+        // the ledger, an eighth of its own table, not a set of the held)
+        let mut seen = vec![0u64; self.state.len().div_ceil(64)];
         let mut held_in_flight = queued;
         for id in held {
-            if seen.insert(id) && self.is_in_flight(id) {
-                held_in_flight += 1;
+            let i = (id.0 - self.base) as usize;
+            let (word, bit) = (i / 64, 1u64 << (i % 64));
+            if seen[word] & bit == 0 {
+                seen[word] |= bit;
+                held_in_flight += (self.state[i] == State::InFlight) as u64;
             }
         }
         let in_flight = self.in_flight();

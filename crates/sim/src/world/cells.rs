@@ -52,6 +52,10 @@ use wifitcp_wire::Packet;
 /// wake-up (`QueueDisc::timed`): none is registered for it.
 pub(super) const NO_TIMER: TimerKey = TimerKey(u32::MAX);
 
+/// Room for a cell's outputs of one call (a few: a wake-up, a frame's
+/// end, a delivery and the next MSDU's request; more grow the list).
+const OUTPUTS_RESERVED: usize = 8;
+
 /// One channel's collision domain and its outputs not yet handled.
 pub(super) struct Cell {
     bss: CellBss,
@@ -60,11 +64,11 @@ pub(super) struct Cell {
 
 impl Cell {
     /// A cell of medium `bss` (a `Bss<Dcf>` if every MAC is a plain DCF).
-    /// Room for an output per member: a wake-up at which every member
-    /// finds the medium idle (the start of a run, 10.3.4.2) starts a frame
-    /// of each, and their ends are one output each.
+    /// (A wake-up at which every member finds the medium idle, the start
+    /// of a run (10.3.4.2), starts a frame of each: their ends are one
+    /// output, `BssOutput::TxEnd`.)
     pub(super) fn new(bss: Bss<AnyMac>) -> Cell {
-        let out = Vec::with_capacity(bss.macs.len() + 8);
+        let out = Vec::with_capacity(OUTPUTS_RESERVED);
         Cell { bss: CellBss::specialise(bss), out }
     }
 }
@@ -576,8 +580,10 @@ impl Cells {
             BssOutput::Wake { at } => {
                 k.push(shape, at, Ev::BssWake { cell });
             }
-            BssOutput::TxEnd { id, at } => {
-                k.push(shape, at, Ev::TxEnd { id, cell });
+            BssOutput::TxEnd { id, n, at } => {
+                for id in BssOutput::tx_ids(id, n) {
+                    k.push(shape, at, Ev::TxEnd { id, cell });
+                }
             }
             BssOutput::Deliver { sta, .. } => {
                 let sta = self.node(shape, c, sta as usize);

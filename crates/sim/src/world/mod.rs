@@ -285,10 +285,9 @@ impl World {
         // (the cells are read as `Bss<AnyMac>` from here on)
         let (cells, wq, at) = cells.into_parts();
         let queued: u64 = wq.iter().map(|q| q.len() as u64).sum();
-        let held: Vec<_> =
-            cells.iter().flat_map(|b| b.packets_in_service()).map(|p| p.id).chain(nodes.held()).collect();
         if check_ledger {
-            k.ledger.check(held.into_iter(), queued)?;
+            let held = cells.iter().flat_map(|b| b.packets_in_service()).map(|p| p.id).chain(nodes.held());
+            k.ledger.check(held, queued)?;
         }
         let cells: Vec<&Bss<AnyMac>> = cells.iter().collect();
         Ok(emit(&metrics::RunView {

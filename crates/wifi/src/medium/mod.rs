@@ -204,16 +204,20 @@ pub trait FrameTap: Send {
 }
 
 /// What the BSS tells its caller. Stations are indices in 32 bits: an
-/// output is 24 bytes, and a cell of thousands of stations that all start
-/// a frame at one instant holds an output per frame.
+/// output is 24 bytes.
 #[derive(Debug)]
 pub enum BssOutput {
     /// Call `wake` at `at`. Only wake-ups earlier than every pending one
     /// are emitted; `wake` at a time with nothing due re-arms itself.
     Wake { at: SimTime },
-    /// Call `tx_end(id)` at `at`. Ids are unique among the frames on the
-    /// air (they count transmissions and wrap after 2^32).
-    TxEnd { id: u32, at: SimTime },
+    /// Call `tx_end` at `at` for each of the `n` frames `id`, `id + 1`,
+    /// ... in that order ([`BssOutput::tx_ids`]). Ids are unique among the
+    /// frames on the air (they count transmissions and wrap after 2^32).
+    /// Frames started one after another in one call, with no other output
+    /// between them, that end at one instant are one output (at the start
+    /// of a run every station of a cell starts a frame in one wake-up, all
+    /// ending together: one output, not one per station).
+    TxEnd { id: u32, n: u32, at: SimTime },
     /// Station `sta` received MSDU `pkt` from `from` (the handle taken out
     /// of the frame it received; the transmitter may still hold another).
     Deliver { sta: u32, from: u32, pkt: Msdu },
@@ -229,6 +233,26 @@ pub enum BssOutput {
     /// scheduling; reported whatever the frame's fate, and only after
     /// `Bss::set_report_airtime(true)`).
     Airtime { sta: u32, peer: u32, airtime: wifitcp_core::SimDur },
+}
+
+impl BssOutput {
+    /// The ids of the frames of a [`BssOutput::TxEnd`] `{ id, n, .. }`, in
+    /// order.
+    pub fn tx_ids(id: u32, n: u32) -> impl Iterator<Item = u32> {
+        (0..n).map(move |k| id.wrapping_add(k))
+    }
+}
+
+/// Output the end of frame `id` at `at`: merged into the last output if
+/// that is the end of the frames just before it at the same instant.
+fn push_tx_end(out: &mut Vec<BssOutput>, id: u32, at: SimTime) {
+    if let Some(BssOutput::TxEnd { id: first, n, at: when }) = out.last_mut() {
+        if *when == at && first.wrapping_add(*n) == id {
+            *n += 1;
+            return;
+        }
+    }
+    out.push(BssOutput::TxEnd { id, n: 1, at });
 }
 
 pub struct Bss<M: Mac = Dcf> {
@@ -1084,7 +1108,7 @@ impl<M: Mac> Bss<M> {
         if was_quiet {
             self.group.busy(now);
         }
-        out.push(BssOutput::TxEnd { id, at: end });
+        push_tx_end(out, id, end);
     }
 
     /// Whether a frame of a station other than `t` is on the air (the

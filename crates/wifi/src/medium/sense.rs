@@ -592,7 +592,7 @@ impl<M: Mac> Bss<M> {
             ok_at_ra: false,
             frame: Some(f),
         });
-        out.push(BssOutput::TxEnd { id, at: end });
+        super::push_tx_end(out, id, end);
         self.starts_at(now, now, id, out);
     }
 

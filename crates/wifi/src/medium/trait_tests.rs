@@ -198,8 +198,10 @@ fn a_non_dcf_mac_sends_aggregates_with_per_mpdu_outcomes() {
                 BssOutput::Wake { at } => {
                     q.push(at, u32::MAX);
                 }
-                BssOutput::TxEnd { id, at } => {
-                    q.push(at, id);
+                BssOutput::TxEnd { id, n, at } => {
+                    for id in BssOutput::tx_ids(id, n) {
+                        q.push(at, id);
+                    }
                 }
                 BssOutput::Deliver { sta, from, pkt } => {
                     assert_eq!((sta, from), (1, 0));

@@ -414,8 +414,10 @@ fn run_bss_with(
                 BssOutput::Wake { at } => {
                     q.push(at, Ev::Wake);
                 }
-                BssOutput::TxEnd { id, at } => {
-                    q.push(at, Ev::TxEnd(id));
+                BssOutput::TxEnd { id, n, at } => {
+                    for id in BssOutput::tx_ids(id, n) {
+                        q.push(at, Ev::TxEnd(id));
+                    }
                 }
                 BssOutput::Dropped { sta, id, .. } => log.push((now.as_nanos() / 1000, sta as usize, id.0, false)),
                 BssOutput::DiscardedAfterReceipt { sta, id } => {
@@ -870,8 +872,10 @@ fn run_pattern(
                 BssOutput::Wake { at } => {
                     q.push(at, (1, 0, 0, 0));
                 }
-                BssOutput::TxEnd { id, at } => {
-                    q.push(at, (2, 0, id as u64, 0));
+                BssOutput::TxEnd { id, n, at } => {
+                    for id in BssOutput::tx_ids(id, n) {
+                        q.push(at, (2, 0, id as u64, 0));
+                    }
                 }
                 BssOutput::Deliver { sta, from, pkt } => {
                     assert_ne!(sta, from, "a station received its own frame");

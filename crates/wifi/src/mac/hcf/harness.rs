@@ -65,9 +65,11 @@ pub(super) fn drive(
                 BssOutput::Wake { at } => {
                     q.push(at, u32::MAX);
                 }
-                BssOutput::TxEnd { id, at } => {
-                    d.txs += 1;
-                    q.push(at, id);
+                BssOutput::TxEnd { id, n, at } => {
+                    for id in BssOutput::tx_ids(id, n) {
+                        d.txs += 1;
+                        q.push(at, id);
+                    }
                 }
                 _ => {
                     let o = std::mem::replace(&mut out[i], BssOutput::Wake { at: SimTime::NEVER });

@@ -125,8 +125,10 @@ fn run_counting(
                 BssOutput::Wake { at } if at != SimTime::NEVER => {
                     q.push(at, u32::MAX);
                 }
-                BssOutput::TxEnd { id, at } => {
-                    q.push(at, id);
+                BssOutput::TxEnd { id, n, at } => {
+                    for id in BssOutput::tx_ids(id, n) {
+                        q.push(at, id);
+                    }
                 }
                 BssOutput::Deliver { sta, pkt, .. } => delivered.push((sta as usize, pkt.id.0)),
                 BssOutput::Ready { sta } => feed(bss, queues, sta as usize, now, &mut out),

@@ -74,8 +74,10 @@ fn run(
                 BssOutput::Wake { at } => {
                     q.push(*at, Ev::Wake);
                 }
-                BssOutput::TxEnd { id, at } => {
-                    q.push(*at, Ev::TxEnd(*id));
+                BssOutput::TxEnd { id, n, at } => {
+                    for id in BssOutput::tx_ids(*id, *n) {
+                        q.push(*at, Ev::TxEnd(id));
+                    }
                 }
                 BssOutput::Deliver { sta, from, .. } => delivered[*sta as usize][*from as usize] += 1,
                 &BssOutput::Ready { sta } => {
@@ -344,9 +346,11 @@ fn timeline(
                 BssOutput::Wake { at } => {
                     q.push(at, Ev::Wake);
                 }
-                BssOutput::TxEnd { id, at } => {
-                    log.push((now, format!("start {id}")));
-                    q.push(at, Ev::TxEnd(id));
+                BssOutput::TxEnd { id, n, at } => {
+                    for id in BssOutput::tx_ids(id, n) {
+                        log.push((now, format!("start {id}")));
+                        q.push(at, Ev::TxEnd(id));
+                    }
                 }
                 BssOutput::Deliver { sta, from, .. } => log.push((now, format!("deliver {from}->{sta}"))),
                 BssOutput::Ready { sta } => log.push((now, format!("ready {sta}"))),
