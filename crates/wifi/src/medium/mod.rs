@@ -1107,8 +1107,11 @@ impl<M: Mac> Bss<M> {
         }
         if was_quiet {
             self.group.busy(now);
+            // (no frame started before it at this instant to merge with)
+            out.push(BssOutput::TxEnd { id, n: 1, at: end });
+        } else {
+            push_tx_end(out, id, end);
         }
-        push_tx_end(out, id, end);
     }
 
     /// Whether a frame of a station other than `t` is on the air (the
