@@ -249,7 +249,7 @@ impl Ledger {
             let (word, bit) = (i / 64, 1u64 << (i % 64));
             if seen[word] & bit == 0 {
                 seen[word] |= bit;
-                held_in_flight += (self.state[i] == State::InFlight) as u64;
+                held_in_flight += u64::from(self.is_in_flight(id));
             }
         }
         let in_flight = self.in_flight();

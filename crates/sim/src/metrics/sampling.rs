@@ -41,7 +41,16 @@ impl Sampling {
     /// before the warm-up (the first, 0, is at or before any warm-up): a
     /// series' sample there is what was delivered before the window.
     pub fn base_index(&self) -> usize {
-        self.instants().take_while(|&t| t <= self.warmup).count() - 1
+        let bin = self.bin.as_nanos().max(1);
+        let (w, e) = (self.warmup.as_nanos(), self.end.as_nanos());
+        if e <= w {
+            // every instant: the multiples of the interval before the end,
+            // then the end
+            return if e == 0 { 0 } else { ((e - 1) / bin + 1) as usize };
+        }
+        // the multiples at or before the warm-up (all before the end),
+        // then the warm-up itself if it is off the grid
+        (w / bin + u64::from(w % bin != 0)) as usize
     }
 }
 
@@ -77,5 +86,16 @@ mod tests {
         assert_eq!(at(3.0, 3.0), 3);
         assert_eq!(at(2.0, 5.0), 2);
         assert_eq!(at(0.0, 0.0), 0);
+        // the same as counting the instants themselves
+        let ns = SimTime::from_nanos;
+        for bin in [1, 3, 7, 10] {
+            for end in 0..40 {
+                for warmup in 0..45 {
+                    let s = Sampling { bin: SimDur::from_nanos(bin), warmup: ns(warmup), end: ns(end) };
+                    let counted = s.instants().take_while(|&t| t <= s.warmup).count() - 1;
+                    assert_eq!(s.base_index(), counted, "bin {bin}, end {end}, warm-up {warmup}");
+                }
+            }
+        }
     }
 }

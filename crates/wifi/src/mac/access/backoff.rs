@@ -243,10 +243,20 @@ impl Backoff {
         rng.below(self.cw as u64 + 1) as u32
     }
 
-    /// Draw a new backoff and count it from the next idle period.
+    /// Draw a new backoff (counted from `count_from`, unchanged: after a
+    /// transmission it is unset, and the count starts with the next idle
+    /// period).
     #[inline]
     pub fn redraw(&mut self, rng: &mut RngStream) {
         self.left = self.draw(rng);
+    }
+
+    /// A new backoff of `k` slots, counted from the next idle period
+    /// (after its IFS), whatever the count in progress.
+    #[inline]
+    pub fn restart(&mut self, k: u32) {
+        self.set_slots(Some(k));
+        self.from = SimTime::NEVER;
     }
 
     /// After a failed attempt: CW = min(2 (CW + 1) - 1, CWmax) (10.3.4.3,

@@ -30,8 +30,7 @@ pub fn resolve_internal(entities: &mut [Backoff], due: &[Due], rng: &mut RngStre
         lost += 1;
         let b = &mut entities[d.index];
         b.grow_cw(d.cw_max);
-        b.redraw(rng);
-        b.set_count_from(None);
+        b.restart(b.draw(rng));
     }
     entities[winner].consume();
     Some((winner, lost))

@@ -260,8 +260,7 @@ impl Dcf {
             // no backoff pending (none, or one that has run out) the frame
             // still waits DIFS + a drawn number of slots from its arrival,
             // idle medium or not.
-            self.bo.redraw(&mut self.rng);
-            self.bo.set_count_from(None);
+            self.bo.restart(self.bo.draw(&mut self.rng));
             self.cs.self_busy_until = self.cs.self_busy_until.max(now);
         } else {
             // 10.3.4.2-10.3.4.3: with no backoff pending the frame goes

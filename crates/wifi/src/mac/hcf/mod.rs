@@ -524,8 +524,7 @@ impl Hcf {
                 // stall, the new backoff counting from now (the medium has
                 // been idle for AIFS at least).
                 let k = self.draw(ac);
-                self.acs[ac].bo.set_slots(Some(k));
-                self.acs[ac].bo.set_count_from(None);
+                self.acs[ac].bo.restart(k);
                 self.resume_not_before(now);
             } else {
                 self.resume();
@@ -802,8 +801,7 @@ impl Hcf {
             self.grow_cw(i);
         }
         let k = self.draw(i);
-        self.acs[i].bo.set_slots(Some(k));
-        self.acs[i].bo.set_count_from(None);
+        self.acs[i].bo.restart(k);
         self.cs.self_busy_until = self.cs.self_busy_until.max(now);
         self.refresh_has_frame();
         self.resume();
