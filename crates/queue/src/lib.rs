@@ -77,5 +77,6 @@ pub use ack_first::AckFilterStats;
 pub use cake_ack::AckFilterMode;
 pub use config::{build, build_rewriter, ConfigError};
 pub use disc::{DropCounts, Dropped, QueueCounters, QueueDisc, Queued};
+pub use droptail::DropTail;
 pub use occupancy::Occupancy;
 pub use pilosof::{PacketRewriter, RewriteCounters};

@@ -47,6 +47,9 @@ pub struct FlowRt {
     /// The IPv4 TOS octet of its packets, both directions (`traffic.dscp`
     /// in its upper six bits, ECN bits clear).
     pub tos: u8,
+    /// The flow's index in the run (a partition numbers its own flows from
+    /// 0; the run's results list them by this).
+    index: u32,
     pub stats: FlowStats,
 }
 
@@ -63,7 +66,9 @@ impl FlowKind {
 impl FlowRt {
     /// Flow `kind` from node `ends[0]` to `ends[1]`, active in
     /// `[window[0], window[1])`.
+    /// The run's flow `index`.
     pub fn new(
+        index: usize,
         kind: FlowKind,
         window: [SimTime; 2],
         ends: [usize; 2],
@@ -73,7 +78,13 @@ impl FlowRt {
     ) -> FlowRt {
         let id = |n: usize| u32::try_from(n).expect("fewer than 2^32 nodes");
         let [start, stop] = window;
-        FlowRt { kind, start, stop, src: id(ends[0]), dst: id(ends[1]), src_port, tos, stats }
+        let index = u32::try_from(index).expect("fewer than 2^32 flows");
+        FlowRt { kind, start, stop, src: id(ends[0]), dst: id(ends[1]), src_port, tos, index, stats }
+    }
+    /// The flow's index in the run.
+    #[inline]
+    pub fn index(&self) -> usize {
+        self.index as usize
     }
     /// The source node (data direction).
     #[inline]
@@ -87,6 +98,11 @@ impl FlowRt {
     }
     pub fn udp_active(&self, now: SimTime) -> bool {
         matches!(&self.kind, FlowKind::Udp(_)) && now >= self.start && now < self.stop
+    }
+    /// Whether its source fires after its start (a UDP source that is not
+    /// saturated): only such a flow has a key in the timer registry.
+    pub fn fires_again(&self) -> bool {
+        matches!(&self.kind, FlowKind::Udp(source) if source.saturated().is_none())
     }
     pub fn is_receiver(&self, ep: usize) -> bool {
         matches!(&self.kind, FlowKind::Tcp(t) if t.receiver == ep)

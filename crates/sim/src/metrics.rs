@@ -17,7 +17,6 @@ use sampling::Sampling;
 use serde_json::{json, Value};
 use std::io::Write;
 use wifitcp_core::{DropReason, SimTime};
-use wifitcp_queue::QueueDisc;
 use wifitcp_wifi::mac::{AnyMac, Mac};
 use wifitcp_wifi::medium::Bss;
 use wifitcp_wire::wifi_frame::LLC_SNAP_LEN;
@@ -378,14 +377,14 @@ impl<'a> FlowSeq<'a> {
         FlowSeq { parts: vec![flows], at: None, names }
     }
 
-    /// Flows held by parts: part p holds the flows `index[p]` (global
-    /// indices, in its order); together each flow once.
-    pub fn parts(parts: Vec<&'a [FlowRt]>, index: &[Vec<usize>], names: &'a Names) -> FlowSeq<'a> {
-        let n: usize = index.iter().map(|v| v.len()).sum();
+    /// Flows held by parts (each flow once, found by its index in the
+    /// run, `FlowRt::index`).
+    pub fn parts(parts: Vec<&'a [FlowRt]>, names: &'a Names) -> FlowSeq<'a> {
+        let n: usize = parts.iter().map(|p| p.len()).sum();
         let mut at = vec![(u32::MAX, 0); n];
-        for (p, idx) in index.iter().enumerate() {
-            for (l, &fi) in idx.iter().enumerate() {
-                at[fi] = (p as u32, l as u32);
+        for (p, flows) in parts.iter().enumerate() {
+            for (l, f) in flows.iter().enumerate() {
+                at[f.index()] = (p as u32, l as u32);
             }
         }
         debug_assert!(at.iter().all(|a| a.0 != u32::MAX), "every flow in one part");
@@ -435,7 +434,7 @@ pub struct RunView<'a> {
     pub topo: &'a Topology,
     pub flows: FlowSeq<'a>,
     pub eps: &'a [Endpoint],
-    pub wq: &'a [Box<dyn QueueDisc>],
+    pub wq: &'a crate::world::queues::Queues,
     /// Agents of each node, with their timer keys.
     pub(crate) agents: &'a crate::world::Agents,
     pub links: &'a [[LinkDir; 2]],
@@ -740,7 +739,7 @@ fn hcf_su_json(s: &wifitcp_wifi::mac::HcfStats) -> Value {
 }
 
 fn queue_json(v: &RunView, i: usize) -> Value {
-    let q = &v.wq[i];
+    let q = v.wq.get(i);
     let c = q.counters();
     let occ = q.occupancy();
     let dropped: serde_json::Map<String, Value> = DropReason::ALL
@@ -817,7 +816,7 @@ fn render_key(v: &RunView, key: &str, sink: Sink) -> std::io::Result<Vec<u8>> {
             (0..members)
                 .filter(|&i| {
                     v.topo.is_ap(i)
-                        || v.wq[i].kind() != "drop-tail"
+                        || v.wq.get(i).kind() != "drop-tail"
                         || v.agents.at(i).iter().any(|(x, _)| x.report().is_some())
                 })
                 .map(|i| queue_json(v, i)),

@@ -15,13 +15,14 @@
 //! a hand-off changes: the layer-2 update of `world/roam.rs`).
 //!
 //! Invariants: a station's cell (`cell_of`) is the cell of
-//! `ap_of[station]`, or [`DETACHED`] while it scans; only APs and wired
+//! `ap_of(station)`, or [`DETACHED`] while it scans; only APs and wired
 //! nodes have a forwarding table; node `i`'s name is `names.get(i)`.
 use crate::apps::echo::UdpSocket;
 use crate::config::{NodeKind, Scenario};
 use crate::names::Names;
 use crate::world::demux::DemuxHash;
 use std::collections::{HashMap, VecDeque};
+use std::num::NonZeroU32;
 use wifitcp_wire::Ipv4Addr;
 
 /// `WlanIface::cell` of a station between leaving its AP and reassociating.
@@ -39,23 +40,26 @@ pub enum Kind {
 /// MAC's member index in every cell is its node id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WlanIface {
-    /// Index of the cell (`world::cells`), `u32::MAX` ([`DETACHED`] to
-    /// `Topology::cell_of`) while scanning; 32 bits, as a node is a few
-    /// bytes of a campus's memory per station (cells number far fewer).
-    cell: u32,
+    /// Index of the cell (`world::cells`) plus one, `u32::MAX`
+    /// ([`DETACHED`] to `Topology::cell_of`) while scanning: 32 bits, never
+    /// 0, so a node without an interface costs no more (a node is a few
+    /// bytes of a campus's memory per station; cells number far fewer).
+    cell: NonZeroU32,
 }
 
 impl WlanIface {
     fn new(cell: usize) -> WlanIface {
-        WlanIface {
-            cell: if cell == DETACHED { u32::MAX } else { u32::try_from(cell).expect("fewer than 2^32 cells") },
-        }
+        let v = if cell == DETACHED {
+            u32::MAX
+        } else {
+            u32::try_from(cell).ok().filter(|&c| c < u32::MAX - 1).expect("fewer than 2^32 - 2 cells") + 1
+        };
+        WlanIface { cell: NonZeroU32::new(v).expect("at least 1") }
     }
     fn cell(self) -> usize {
-        if self.cell == u32::MAX {
-            DETACHED
-        } else {
-            self.cell as usize
+        match self.cell.get() {
+            u32::MAX => DETACHED,
+            v => v as usize - 1,
         }
     }
 }
@@ -75,7 +79,7 @@ pub struct Node {
     /// Its links, forwarding table and bound sockets, if it has any (an AP,
     /// a wired node, a station with a TCP endpoint or a UDP socket); a
     /// station with none holds no tables (in a cell of thousands, 112
-    /// bytes a station). A node is 24 bytes.
+    /// bytes a station). A node is 16 bytes.
     tables: Option<Box<NodeTables>>,
 }
 
@@ -138,8 +142,8 @@ impl Node {
 }
 
 /// Where a node sends a packet for a destination (node and link indices
-/// in 32 bits: 12 bytes, held in every saturated source's slot and
-/// forwarding table entry).
+/// in 32 bits, a direction in 8: 8 bytes, held in every saturated
+/// source's slot and forwarding table entry).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Hop {
     /// Deliver locally.
@@ -151,7 +155,7 @@ pub enum Hop {
     /// Over wired link `link` in direction `dir` (0: a->b, 1: b->a).
     Link {
         link: u32,
-        dir: u32,
+        dir: u8,
     },
     Unreachable,
 }
@@ -167,8 +171,9 @@ pub struct Topology {
     /// Every node's name, by node id.
     names: Names,
     pub stations: usize,
-    /// AP (BSS index) of every WLAN member; an AP maps to itself.
-    pub ap_of: Vec<usize>,
+    /// AP (BSS index) of every WLAN member; an AP maps to itself (32 bits:
+    /// part of a campus's memory per station; `ap_of`).
+    ap_of: Vec<u32>,
     /// (a, b) node ids of each link.
     pub link_ends: Vec<(usize, usize)>,
     /// With a home agent (`wlan.roaming.reroute = "home_agent"`): each
@@ -216,6 +221,7 @@ impl Topology {
             .as_ref()
             .is_some_and(|r| r.reroute == crate::config::roaming::Reroute::HomeAgent)
             .then(|| ap_of.clone());
+        let ap_of = ap_of.iter().map(|&a| u32::try_from(a).expect("fewer than 2^32 members")).collect();
         let mut t = Topology { nodes, names, stations: n, ap_of, link_ends, home };
         for src in 0..t.nodes.len() {
             if t.is_core(src) {
@@ -256,6 +262,17 @@ impl Topology {
         }
     }
 
+    /// The AP (BSS index) WLAN member `i` is associated with (an AP: itself).
+    #[inline]
+    pub fn ap_of(&self, i: usize) -> usize {
+        self.ap_of[i] as usize
+    }
+
+    /// WLAN member `i` is now associated with AP `ap` (a hand-off).
+    pub(crate) fn set_ap_of(&mut self, i: usize, ap: usize) {
+        self.ap_of[i] = u32::try_from(ap).expect("fewer than 2^32 members");
+    }
+
     /// The cell of WLAN member `i`'s interface ([`DETACHED`] while it scans).
     #[inline]
     pub fn cell_of(&self, i: usize) -> usize {
@@ -283,7 +300,7 @@ impl Topology {
                 if first[v] != Hop::Unreachable {
                     continue;
                 }
-                first[v] = if u == src { Hop::Link { link: link as u32, dir: dir as u32 } } else { first[u] };
+                first[v] = if u == src { Hop::Link { link: link as u32, dir: dir as u8 } } else { first[u] };
                 // Routers and hosts forward; only reach through them.
                 q.push_back(v);
             }
@@ -307,9 +324,9 @@ impl Topology {
             return Hop::Local;
         }
         if self.is_station(at) {
-            return Hop::wlan(self.ap_of[at]);
+            return Hop::Wlan { ra: self.ap_of[at] };
         }
-        if self.is_station(dst) && self.ap_of[dst] == at {
+        if self.is_station(dst) && self.ap_of(dst) == at {
             return Hop::wlan(dst);
         }
         let core_dst = if !self.is_station(dst) {
@@ -318,7 +335,7 @@ impl Topology {
             match &self.home {
                 // (to the home agent, which tunnels on to the foreign AP)
                 Some(home) if home[dst] != at => home[dst],
-                _ => self.ap_of[dst],
+                _ => self.ap_of(dst),
             }
         };
         self.nodes[at].fwd()[self.core_index(core_dst)]
@@ -328,9 +345,23 @@ impl Topology {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn a_node_is_24_bytes() {
+    fn a_node_is_16_bytes() {
         // (part of the memory per station of a campus: its name is in
-        // the topology's `Names`, its cell in 32 bits)
-        assert_eq!(std::mem::size_of::<super::Node>(), 24);
+        // the topology's `Names`, its cell in 32 bits that are never 0)
+        assert_eq!(std::mem::size_of::<super::Node>(), 16);
+    }
+
+    #[test]
+    fn an_interface_keeps_its_cell_or_its_detachment() {
+        use super::{WlanIface, DETACHED};
+        for c in [0, 1, 63, u32::MAX as usize - 2, DETACHED] {
+            assert_eq!(WlanIface::new(c).cell(), c);
+        }
+    }
+
+    #[test]
+    fn a_hop_is_8_bytes() {
+        // (in every saturated source's slot and forwarding table entry)
+        assert_eq!(std::mem::size_of::<super::Hop>(), 8);
     }
 }

@@ -47,7 +47,7 @@ fn proxies(
             continue;
         }
         let stations: Vec<usize> =
-            (0..topo.nodes.len()).filter(|&j| topo.is_station(j) && topo.ap_of[j] == ap).collect();
+            (0..topo.nodes.len()).filter(|&j| topo.is_station(j) && topo.ap_of(j) == ap).collect();
         let addrs: Vec<_> = stations.iter().map(|&j| addr_of(j)).collect();
         let site = wifitcp_pep::config::Site {
             ap: addr_of(ap),

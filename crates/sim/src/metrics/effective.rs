@@ -146,7 +146,7 @@ pub(super) fn write_effective(v: &RunView, sink: &mut Sink) -> std::io::Result<(
     })?;
     sink.buf.extend_from_slice(b",\"wlan_queues\":");
     sink.objs(v.wq.len(), |i, q| {
-        q.put("node", &v.topo.name(i)).put("kind", v.wq[i].kind());
+        q.put("node", &v.topo.name(i)).put("kind", v.wq.get(i).kind());
     })?;
     sink.buf.push(b'}');
     Ok(())

@@ -10,14 +10,15 @@
 //! are built does not change their draws. Timer keys are registered in a
 //! fixed order (queue disciplines, agents, links, flows, TCP endpoints,
 //! roaming); the first events are pushed in a fixed order too (flows'
-//! first firings, roaming checks, the MACs' first wake-ups, the samples),
+//! starts, roaming checks, the MACs' first wake-ups, the samples),
 //! which fixes their insertion sequence.
 use super::cells::{Cell, CellGate, Cells, Presence};
 use super::events::{Ev, TimerOwner};
 use super::flows::Flows;
-use super::kernel::Kernel;
+use super::kernel::{Kernel, NO_TIMER};
 use super::members::MemberMap;
 use super::nodes::Nodes;
+use super::queues::Queues;
 use super::roam::Roaming;
 use super::shape::General;
 use super::World;
@@ -57,7 +58,7 @@ impl World {
     }
 
     /// The parts of a world built from a scenario, before the MACs'
-    /// first wake-ups (no packet exists yet; the flows' first firings are
+    /// first wake-ups (no packet exists yet; the flows' starts are
     /// queued).
     pub(super) fn build_parts(
         s: &Scenario,
@@ -75,7 +76,7 @@ impl World {
         // (a timer key for each discipline that may ask for a wake-up
         // only: a plain FIFO never does, and a campus has thousands)
         let wq_timer = (0..wq.len())
-            .map(|i| if wq[i].timed() { k.new_timer(TimerOwner::Qdisc(i)) } else { super::cells::NO_TIMER })
+            .map(|i| if wq.get(i).timed() { k.new_timer(TimerOwner::Qdisc(i)) } else { NO_TIMER })
             .collect();
         let agents = crate::agents::build(s, &topo, seed)?
             .into_iter()
@@ -139,9 +140,10 @@ impl World {
 
 /// The transmit queue discipline of every WLAN member's interface
 /// (`ap.qdisc` at an AP, `wlan.station_qdisc` at a station).
-fn build_qdiscs(s: &Scenario, seed: u64, topo: &Topology) -> Result<Vec<Box<dyn QueueDisc>>, ConfigError> {
+fn build_qdiscs(s: &Scenario, seed: u64, topo: &Topology) -> Result<Queues, ConfigError> {
     let n = s.wlan_members();
-    let mut wq: Vec<Box<dyn QueueDisc>> = Vec::with_capacity(n);
+    let mut wq: Vec<Option<Box<dyn QueueDisc>>> = Vec::with_capacity(n);
+    let fifo = s.mac.common.queue_packets as usize;
     for i in 0..n {
         let (cfg, cap, path) = if topo.is_ap(i) {
             (s.ap.qdisc.clone().unwrap_or(QdiscConfig::DropTail(Default::default())), s.ap_queue_packets(), "ap.qdisc")
@@ -153,15 +155,19 @@ fn build_qdiscs(s: &Scenario, seed: u64, topo: &Topology) -> Result<Vec<Box<dyn 
             )
         };
         let mut rng = RngStream::derive(seed, &format!("qdisc/{}", topo.name(i)));
-        wq.push(wifitcp_queue::build(&cfg, cap as usize, &mut rng).map_err(|e| e.under(path))?);
+        let q = wifitcp_queue::build(&cfg, cap as usize, &mut rng).map_err(|e| e.under(path))?;
+        // (a plain FIFO of the stations' capacity is built with its first
+        // packet: `queues.rs`)
+        let lazy = matches!(cfg, QdiscConfig::DropTail(_)) && cap as usize == fifo;
+        wq.push(if lazy { None } else { Some(q) });
     }
-    Ok(wq)
+    Ok(Queues::new(wq, fifo))
 }
 
 /// The flows of the scenario's traffic, in entry order and, within an
 /// entry, station order: each with its source or TCP endpoints (bound to
-/// their nodes' ports), its statistics and its timer, armed for its first
-/// firing; a ping flow's echo responder and ping socket bound to their
+/// their nodes' ports), its statistics, its start queued (`Ev::FlowStart`)
+/// and a timer key if its source fires again; a ping flow's echo responder and ping socket bound to their
 /// ports; a saturated source registered with its station's cells.
 fn build_flows(
     s: &Scenario,
@@ -183,8 +189,7 @@ fn build_flows(
     let (names, plan) = plan_flows(s, nodes.topo(), count)?;
     let (mut flows, mut eps, mut flow_timer): (Vec<FlowRt>, _, _) =
         (Vec::with_capacity(count), Vec::new(), Vec::with_capacity(count));
-    k.reserve_timers(count);
-    // The event queue's peak is the start: a first firing of each flow
+    // The event queue's peak is the start: the start of each flow
     // (queued here), and once those have popped, a frame end of every MAC
     // of a cell whose stations all find the medium idle (10.3.4.2). Room
     // for the larger at once, where doubling would leave up to as much
@@ -248,10 +253,12 @@ fn build_flows(
             stats.enable_echo();
         }
         let src_port = if matches!(kind, FlowKind::Udp(_)) { udp_port(fi) } else { 0 };
-        flows.push(FlowRt::new(kind, [start, stop], [src, dst], src_port, tr.common.dscp << 2, stats));
-        let key = k.new_timer(TimerOwner::Flow(fi));
-        flow_timer.push(key);
-        k.arm(General, key, Some(first.min(k.end)));
+        flows.push(FlowRt::new(fi, kind, [start, stop], [src, dst], src_port, tr.common.dscp << 2, stats));
+        // (a key of the timer registry only for a source that fires again;
+        // the start is an event of its own)
+        flow_timer.push(if flows[fi].fires_again() { k.new_timer(TimerOwner::Flow(fi)) } else { NO_TIMER });
+        let id = u32::try_from(fi).expect("fewer than 2^32 flows");
+        k.push(General, first.min(k.end), Ev::FlowStart { fi: id });
         // (a TCP flow's stop is its sender's event: `Flows::stop_fires`)
         if matches!(flows[fi].kind, FlowKind::Tcp(_)) && stop < k.end {
             let key = k.new_timer(TimerOwner::FlowStop(fi));

@@ -32,9 +32,10 @@
 //! handled once, in the order its cell emitted it; packets a queue
 //! discipline drops are in `dropped` only until the next `flush_drops`.
 use super::flows::Flows;
-use super::kernel::Kernel;
+use super::kernel::{Kernel, NO_TIMER};
 use super::members::{MemberMap, NodeTap};
 use super::nodes::Nodes;
+use super::queues::Queues;
 use super::shape::{General, Shape};
 use super::Ev;
 use crate::topology::{Hop, DETACHED};
@@ -42,15 +43,11 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use wifitcp_core::{DropReason, RngStream, SimTime};
 use wifitcp_net::TimerKey;
-use wifitcp_queue::{QueueDisc, Queued};
+use wifitcp_queue::Queued;
 use wifitcp_wifi::mac::{AnyMac, Dcf, Demand, Frame, Mac, MacAddr, MacCounters};
 use wifitcp_wifi::medium::{Bss, BssOutput, FrameErrorModel, FrameTap};
 use wifitcp_wifi::phy::PhyStandard;
 use wifitcp_wire::Packet;
-
-/// The timer key of a member whose queue discipline never asks for a
-/// wake-up (`QueueDisc::timed`): none is registered for it.
-pub(super) const NO_TIMER: TimerKey = TimerKey(u32::MAX);
 
 /// Room for a cell's outputs of one call (a few: a wake-up, a frame's
 /// end, a delivery and the next MSDU's request; more grow the list).
@@ -294,7 +291,7 @@ pub(super) struct Cells {
     /// member's index in every cell is its node id.
     map: Option<MemberMap>,
     /// Transmit queue discipline of each WLAN member's interface.
-    wq: Vec<Box<dyn QueueDisc>>,
+    wq: Queues,
     /// Timer key of each member's queue discipline (`NO_TIMER` if it is
     /// not timed).
     wq_timer: Vec<TimerKey>,
@@ -309,7 +306,7 @@ pub(super) struct Cells {
     /// Class of each WLAN member as seen by the AP's queue discipline
     /// (read only: one table shared by the partitions of a run).
     ap_class: Arc<[u32]>,
-    /// Saturated UDP flows by sending WLAN member (`Sat`; 24 bytes per
+    /// Saturated UDP flows by sending WLAN member (`Sat`; 16 bytes per
     /// member: a partition holds a slot for every member).
     saturated: Vec<Sat>,
     /// Packets a queue discipline just discarded (see `flush_drops`).
@@ -326,7 +323,7 @@ impl Cells {
         mut cells: Vec<Cell>,
         presence: Option<Presence>,
         map: Option<MemberMap>,
-        wq: Vec<Box<dyn QueueDisc>>,
+        wq: Queues,
         wq_timer: Vec<TimerKey>,
         ap_class: Arc<[u32]>,
         standard: PhyStandard,
@@ -469,7 +466,7 @@ impl Cells {
 
     /// Packets in WLAN member `i`'s transmit queue.
     pub(super) fn queue_len(&self, i: usize) -> usize {
-        self.wq[self.slot(General, i)].len()
+        self.wq.get(self.slot(General, i)).len()
     }
 
     /// WLAN member `i`'s MAC counters, summed over the cells.
@@ -628,10 +625,14 @@ impl Cells {
                 // station for frames sent to it and received from it.
                 if nodes.topo().is_ap(sta) {
                     let s = self.slot(shape, sta);
-                    self.wq[s].on_airtime(peer as u32, airtime);
+                    if let Some(q) = self.wq.built_mut(s) {
+                        q.on_airtime(peer as u32, airtime);
+                    }
                 } else if nodes.topo().is_ap(peer) {
                     let s = self.slot(shape, peer);
-                    self.wq[s].on_airtime(sta as u32, airtime);
+                    if let Some(q) = self.wq.built_mut(s) {
+                        q.on_airtime(sta as u32, airtime);
+                    }
                 }
             }
         }
@@ -672,7 +673,7 @@ impl Cells {
         }
         // (`ready_len` has no side effect: test the cheap conditions first.)
         let slot = self.slot(shape, sta);
-        if matches!(self.saturated[slot], Sat::None) || (!self.wq_idle[slot] && self.wq[slot].ready_len() > 0) {
+        if matches!(self.saturated[slot], Sat::None) || (!self.wq_idle[slot] && self.wq.get(slot).ready_len() > 0) {
             return;
         }
         let active = |f: &SatFlow| flows.udp_active(f.fi as usize, now);
@@ -709,7 +710,7 @@ impl Cells {
                 let ra = ra as usize;
                 let ra = if gated && nodes.roaming() {
                     if nodes.topo().is_station(sta) {
-                        nodes.topo().ap_of[sta] // (its AP since the last hand-off)
+                        nodes.topo().ap_of(sta) // (its AP since the last hand-off)
                     } else if nodes.left_ap(sta, ra) {
                         // an AP's source for a station that left it: over the wire
                         return nodes.send_from(shape, k, self, flows, sta, p);
@@ -749,7 +750,7 @@ impl Cells {
                 continue;
             }
             if nodes.topo().is_station(sta) {
-                it.dest = nodes.topo().ap_of[sta] as u32;
+                it.dest = nodes.topo().ap_of(sta) as u32;
             }
             return Some(it);
         }
@@ -763,9 +764,9 @@ impl Cells {
             return None;
         }
         let it = if demand == Demand::ANY {
-            self.wq[s].dequeue(now, &mut self.dropped)
+            self.wq.get_mut(s).dequeue(now, &mut self.dropped)
         } else {
-            self.wq[s].dequeue_for(now, demand.ra.map(|a| a.0), demand.tid, &mut self.dropped)
+            self.wq.get_mut(s).dequeue_for(now, demand.ra.map(|a| a.0), demand.tid, &mut self.dropped)
         };
         self.note_queue(s);
         it
@@ -775,7 +776,7 @@ impl Cells {
     /// holds: whether it is now idle (`wq_idle`).
     #[inline(always)]
     fn note_queue(&mut self, s: usize) {
-        self.wq_idle[s] = self.wq[s].idle();
+        self.wq_idle[s] = self.wq.get(s).idle();
     }
 
     /// Queue `p` at member `sta`'s WLAN interface for member `ra`, and
@@ -796,7 +797,7 @@ impl Cells {
             t.packet(k.now(), sta, "wlan", "enqueue", &p, None);
         }
         let s = self.slot(shape, sta);
-        self.wq[s].enqueue(k.now(), Queued::new(p, ra as u32, class), &mut self.dropped);
+        self.wq.get_mut(s).enqueue(k.now(), Queued::new(p, ra as u32, class), &mut self.dropped);
         self.note_queue(s);
         self.flush_drops(k, sta);
         self.feed(shape, k, nodes, flows, sta);
@@ -814,7 +815,7 @@ impl Cells {
         sta: usize,
     ) {
         let s = self.slot(shape, sta);
-        self.wq[s].on_timer(k.now(), &mut self.dropped);
+        self.wq.get_mut(s).on_timer(k.now(), &mut self.dropped);
         self.note_queue(s);
         self.flush_drops(k, sta);
         self.feed(shape, k, nodes, flows, sta);
@@ -843,7 +844,7 @@ impl Cells {
         if !self.wq_timed[s] {
             return;
         }
-        k.arm(shape, self.wq_timer[s], self.wq[s].next_wakeup());
+        k.arm(shape, self.wq_timer[s], self.wq.get(s).next_wakeup());
     }
 
     /// Member `sta` is now in `cell` (or `DETACHED`), for the gates.
@@ -923,7 +924,7 @@ impl Cells {
     /// disciplines, and where each member's MAC is when a cell holds only
     /// its own members (for the metrics: (cell, index) by node id).
     #[allow(clippy::type_complexity)]
-    pub(super) fn into_parts(self) -> (Vec<Bss<AnyMac>>, Vec<Box<dyn QueueDisc>>, Option<Vec<(usize, usize)>>) {
+    pub(super) fn into_parts(self) -> (Vec<Bss<AnyMac>>, Queues, Option<Vec<(usize, usize)>>) {
         // (the whole run's cells: a member's slot is its node id)
         let at = self.map.as_ref().map(|m| (0..self.wq.len()).map(|i| (m.cell(i), m.local(i))).collect());
         let cells =
@@ -1008,13 +1009,13 @@ impl Cells {
             .map(|cs| {
                 let own: Vec<Cell> = cs.iter().map(|&c| all[c].take().expect("each cell in one partition")).collect();
                 let size: usize = cs.iter().map(|&c| map.members(c).len()).sum();
-                let mut pwq: Vec<Box<dyn QueueDisc>> = Vec::with_capacity(size);
+                let mut pwq = wq.empty_like(size);
                 let mut psat: Vec<Sat> = Vec::with_capacity(size);
                 // (in slot order: cell, then index in the cell)
                 for &c in cs {
                     for &node in map.members(c).iter() {
                         let node = node as usize;
-                        pwq.push(std::mem::replace(&mut wq[node], super::part::vacant()));
+                        pwq.put(psat.len(), wq.take(node));
                         let mut sat = std::mem::take(&mut saturated[node]);
                         match &mut sat {
                             Sat::None => {}
@@ -1079,7 +1080,7 @@ impl Cells {
     /// merged cells).
     pub(super) fn merge(parts: Vec<Cells>, cells_of: &[Vec<usize>], shell: CellsShell) -> Cells {
         let CellsShell { map, ap_class, standard } = shell;
-        let mut wq: Vec<Box<dyn QueueDisc>> = (0..map.nodes()).map(|_| super::part::vacant()).collect();
+        let mut wq = parts.first().expect("a partition").wq.empty_like(map.nodes());
         let mut all: Vec<Option<Cell>> = (0..map.cells()).map(|_| None).collect();
         for (part, cs) in parts.into_iter().zip(cells_of) {
             let Cells { cell0, more_cells, wq: pwq, .. } = part;
@@ -1087,11 +1088,9 @@ impl Cells {
                 all[c] = Some(cell);
             }
             // (the partition's slot order: cell, then index in the cell)
-            let mut pwq = pwq.into_iter();
-            for &c in cs {
-                for &node in map.members(c).iter() {
-                    wq[node as usize] = pwq.next().expect("a slot per member");
-                }
+            let mut pwq = pwq;
+            for (slot, node) in cs.iter().flat_map(|&c| map.members(c).iter()).enumerate() {
+                wq.put(*node as usize, pwq.take(slot));
             }
         }
         let cells = all.into_iter().map(|c| c.expect("every cell back")).collect();
@@ -1117,7 +1116,7 @@ impl Cells {
         std::mem::swap(self.cell_mut(shape, c), other.cell_mut(shape, c));
         let map = self.map.as_ref().expect("windowable: a member map");
         for &node in map.members(c).iter() {
-            std::mem::swap(&mut self.wq[node as usize], &mut other.wq[node as usize]);
+            self.wq.swap(&mut other.wq, node as usize);
         }
     }
 
@@ -1130,7 +1129,7 @@ impl Cells {
         let mut queued = 0;
         for &c in cs {
             with_bss!(shape, &self.cell(shape, c).bss, b => ids.extend(b.packets_in_service().map(|p| p.id)));
-            queued += map.members(c).iter().map(|&n| self.wq[n as usize].len() as u64).sum::<u64>();
+            queued += map.members(c).iter().map(|&n| self.wq.get(n as usize).len() as u64).sum::<u64>();
         }
         (ids, queued)
     }
@@ -1177,10 +1176,10 @@ mod tests {
     use super::{Dirty, Sat};
 
     #[test]
-    fn a_members_saturated_slot_is_24_bytes() {
+    fn a_members_saturated_slot_is_16_bytes() {
         // (one per member in every cell's table: the usual single flow
         // held in place, with no pointer to follow)
-        assert_eq!(std::mem::size_of::<Sat>(), 24);
+        assert_eq!(std::mem::size_of::<Sat>(), 16);
     }
 
     #[test]

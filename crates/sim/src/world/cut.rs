@@ -102,18 +102,24 @@ pub(super) fn wired_cut(topo: &Topology, members: usize, links: &[[LinkDir; 2]])
     WiredCut { part_of_node, part_of_cell, parts: number.len(), cut, lookahead_ns }
 }
 
-/// The node that handles the events of a timer of `owner`: a UDP flow's
-/// source; a TCP flow's client (its start opens the client, which sends
-/// the SYN), and its sender for its stop; a link direction's receiving
+/// The node that handles flow `fi`'s start (`Ev::FlowStart`) and its
+/// source's later firings: a UDP flow's source; a TCP flow's client (its
+/// start opens the client, which sends the SYN).
+fn flow_node(fi: usize, flows: &[FlowRt], eps: &[Endpoint]) -> usize {
+    match &flows[fi].kind {
+        FlowKind::Tcp(t) => eps[t.client].node,
+        FlowKind::Udp(_) => flows[fi].src(),
+    }
+}
+
+/// The node that handles the events of a timer of `owner`: a flow's
+/// (`flow_node`), a TCP flow's sender for its stop; a link direction's receiving
 /// end; a TCP endpoint's node; a member's queue discipline at the member.
 /// `None` for agents and roaming (such worlds are not ordered by
 /// partition).
 fn timer_node(owner: TimerOwner, topo: &Topology, flows: &[FlowRt], eps: &[Endpoint]) -> Option<usize> {
     Some(match owner {
-        TimerOwner::Flow(fi) => match &flows[fi].kind {
-            FlowKind::Tcp(t) => eps[t.client].node,
-            FlowKind::Udp(_) => flows[fi].src(),
-        },
+        TimerOwner::Flow(fi) => flow_node(fi, flows, eps),
         TimerOwner::Link { link, dir } => {
             let (a, b) = topo.link_ends[link];
             if dir == 0 {
@@ -134,8 +140,9 @@ fn timer_node(owner: TimerOwner, topo: &Topology, flows: &[FlowRt], eps: &[Endpo
 
 /// The same-instant order of a world under `cut` (`kernel.rs`), and the
 /// flows each partition samples (those whose destination it holds): the
-/// partition of each cell, and of each timer key of `k` by the node that
-/// handles its events (`timer_node`). `None` for one partition, or for
+/// partition of each cell, of each timer key of `k` by the node that
+/// handles its events (`timer_node`) and of each flow's start
+/// (`flow_node`). `None` for one partition, or for
 /// timers of agents or roaming.
 pub(super) fn order(
     cut: &WiredCut,
@@ -152,9 +159,10 @@ pub(super) fn order(
         keys.push(cut.part_of_node[timer_node(k.owner(key as u32), topo, flows, eps)?] as u16);
     }
     let cells = cut.part_of_cell.iter().map(|&p| p as u16).collect();
+    let starts = (0..flows.len()).map(|fi| cut.part_of_node[flow_node(fi, flows, eps)] as u16).collect();
     let mut sampled = vec![Vec::new(); cut.parts];
     for (fi, f) in flows.iter().enumerate() {
         sampled[cut.part_of_node[f.dst()]].push(fi as u32);
     }
-    Some((Order::new(cells, keys, cut.parts), sampled))
+    Some((Order::new(cells, keys, starts, cut.parts), sampled))
 }

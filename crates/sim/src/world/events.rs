@@ -10,6 +10,12 @@ pub(super) enum Ev {
     /// A transmission of cell `cell` ends (`Bss` ids are u32, unique among
     /// the frames on the air of one cell).
     TxEnd { id: u32, cell: u16 },
+    /// Flow `fi` starts: its source's first firing (a saturated source's
+    /// only one; a UDP source that fires again re-arms its timer key), a
+    /// TCP flow's client opens. One event queued when the world is built,
+    /// no timer key: a key is 28 bytes of the registry's tables, and a
+    /// campus's flows mostly start once.
+    FlowStart { fi: u32 },
     /// A component's wake-up from the timer registry (traffic sources,
     /// TCP connections, link directions, queue disciplines, agents); `gen`
     /// tells a current one from stale ones (see `wifitcp_net::timers`).
@@ -38,6 +44,7 @@ impl Ev {
         let (kind, a, b): (u64, u32, u16) = match self {
             Ev::BssWake { cell } => (1, 0, cell),
             Ev::TxEnd { id, cell } => (2, id, cell),
+            Ev::FlowStart { fi } => (3, fi, 0),
             Ev::Timer { key, gen } => (6, key, gen),
             Ev::Sample { part } => (7, 0, part),
             Ev::Ingress => (8, 0, 0),
@@ -54,6 +61,7 @@ impl EvCode {
         match v & 0xff {
             1 => Ev::BssWake { cell: b },
             2 => Ev::TxEnd { id: a, cell: b },
+            3 => Ev::FlowStart { fi: a },
             6 => Ev::Timer { key: a, gen: b },
             7 => Ev::Sample { part: b },
             _ => Ev::Ingress,
@@ -66,8 +74,8 @@ const _: () = assert!(std::mem::size_of::<Option<(SimTime, EvCode)>>() == 16);
 /// The component behind a timer key.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum TimerOwner {
-    /// Flow `fi`'s source fires (a UDP datagram, or a TCP flow's start,
-    /// at its client).
+    /// Flow `fi`'s UDP source fires again (its datagrams after the first,
+    /// `Ev::FlowStart`).
     Flow(usize),
     /// TCP flow `fi` stops (`traffic.stop_s`), at its sender: an event of
     /// the sender's own, armed when the world is built.
@@ -89,7 +97,8 @@ pub(super) enum TimerOwner {
 
 /// A [`TimerOwner`] as the kernel's table of owners holds it: the kind and
 /// two 32-bit indices, 12 bytes where the enum takes 24 (the table has a
-/// key per flow and per member: 24 bytes a saturated station).
+/// key per timed component: a UDP source that fires again, a TCP
+/// endpoint, a queue discipline that asks for wake-ups).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct PackedOwner {
     kind: u8,
@@ -153,6 +162,8 @@ mod tests {
             Ev::BssWake { cell: 63 },
             Ev::TxEnd { id: 0, cell: 0 },
             Ev::TxEnd { id: u32::MAX, cell: u16::MAX },
+            Ev::FlowStart { fi: 0 },
+            Ev::FlowStart { fi: u32::MAX },
             Ev::Timer { key: 99_999, gen: u16::MAX },
             Ev::Timer { key: 0, gen: 0 },
             Ev::Sample { part: 0 },

@@ -21,7 +21,7 @@
 //! statistics count a packet's delivery once (the ledger says whether it
 //! is the first).
 use super::cells::Cells;
-use super::kernel::Kernel;
+use super::kernel::{Kernel, NO_TIMER};
 use super::nodes::Nodes;
 use super::shape::Shape;
 use crate::apps::echo::{self, UdpSocket};
@@ -421,16 +421,15 @@ impl Flows {
 
     /// The flows split among `parts` partitions, flow `fi` going to
     /// `part_of[fi]`: each partition's flows in flow order, numbered from
-    /// 0 there, with their timer keys; the flows (by global index) of
-    /// each partition, in that order; and every flow's name, by global
-    /// index (the run's, not a partition's).
-    pub(super) fn split(self, part_of: &[usize], parts: usize) -> (Vec<Flows>, Vec<Vec<usize>>, Names) {
+    /// 0 there (each keeps its index in the run, `FlowRt::index`), with
+    /// their timer keys; and every flow's name, by the run's index.
+    pub(super) fn split(self, part_of: &[usize], parts: usize) -> (Vec<Flows>, Names) {
         debug_assert!(self.partitionable());
         // The flows move from the back of the run's table to their
         // partition's; the run's table shrinks and the partitions' grow by
         // sixteenths, so the two are never both whole (at thousands of
         // flows they would set the peak of the heap). Each partition's
-        // lists come out in reverse flow order and are turned round.
+        // flows come out in reverse flow order and are turned round.
         let mut size = vec![0; parts];
         for &p in part_of {
             size[p] += 1;
@@ -445,7 +444,6 @@ impl Flows {
                 names: Names::default(),
             })
             .collect();
-        let mut index: Vec<Vec<usize>> = size.iter().map(|&n| Vec::with_capacity(n)).collect();
         let (mut flows, mut timers) = (self.flows, self.flow_timer);
         let step = (flows.len() / 16).max(1);
         while let Some(f) = flows.pop() {
@@ -457,29 +455,29 @@ impl Flows {
             }
             o.flows.push(f);
             o.flow_timer.push(timers.pop().expect("a timer key per flow"));
-            index[p].push(fi);
             if fi % step == 0 {
                 flows.shrink_to_fit();
                 timers.shrink_to_fit();
             }
         }
-        for (o, idx) in out.iter_mut().zip(&mut index) {
+        for o in &mut out {
             o.flows.reverse();
             o.flow_timer.reverse();
             o.flow_timer.shrink_to_fit();
-            idx.reverse();
         }
-        (out, index, self.names)
-    }
-
-    /// The timer key of flow `fi`'s source.
-    pub(super) fn timer_key(&self, fi: usize) -> TimerKey {
-        self.flow_timer[fi]
+        (out, self.names)
     }
 
     /// Register a new timer key for each flow's source with `register`
     /// (a partition's own registry), in flow order.
     pub(super) fn register_timers(&mut self, mut register: impl FnMut(usize) -> TimerKey) {
-        self.flow_timer = (0..self.flows.len()).map(&mut register).collect();
+        let fires_again = |fi: usize| self.flows[fi].fires_again();
+        self.flow_timer =
+            (0..self.flows.len()).map(|fi| if fires_again(fi) { register(fi) } else { NO_TIMER }).collect();
+    }
+
+    /// Flows whose source fires again (each with a timer key).
+    pub(super) fn timed(&self) -> usize {
+        self.flows.iter().filter(|f| f.fires_again()).count()
     }
 }

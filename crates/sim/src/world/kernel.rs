@@ -41,14 +41,21 @@ use wifitcp_wire::Packet;
 /// doubling from here.
 const SAMPLES_RESERVED_MAX: usize = 1 << 12;
 
+/// The timer key of a component that registered none (a queue discipline
+/// that never asks for a wake-up, a flow that starts and never fires
+/// again).
+pub(super) const NO_TIMER: TimerKey = TimerKey(u32::MAX);
+
 /// Bits of an event's tie-break key below its partition (`Order`).
 const PUSH_BITS: u32 = 48;
 
 /// The same-instant order of a world of several partitions (module docs).
 pub(super) struct Order {
-    /// The partition of each cell and of each timer key.
+    /// The partition of each cell, of each timer key and of each flow's
+    /// start.
     cell: Vec<u16>,
     key: Vec<u16>,
+    flow: Vec<u16>,
     /// Pushes made by each partition's events (and by the build, counted
     /// in the partition that handles what it pushed).
     pushes: Vec<u64>,
@@ -59,9 +66,10 @@ pub(super) struct Order {
 }
 
 impl Order {
-    /// The partitions of `cells` cells and of the timer keys.
-    pub(super) fn new(cell: Vec<u16>, key: Vec<u16>, parts: usize) -> Order {
-        Order { cell, key, pushes: vec![0; parts], cur: None }
+    /// The partitions of the cells, of the timer keys and of the flows'
+    /// starts.
+    pub(super) fn new(cell: Vec<u16>, key: Vec<u16>, flow: Vec<u16>, parts: usize) -> Order {
+        Order { cell, key, flow, pushes: vec![0; parts], cur: None }
     }
 
     /// The partition that handles `ev`.
@@ -71,6 +79,7 @@ impl Order {
             Ev::BssWake { cell } | Ev::TxEnd { cell, .. } => self.cell[cell as usize],
             // (a key registered after the order was set: partition 0)
             Ev::Timer { key, .. } => self.key.get(key as usize).copied().unwrap_or(0),
+            Ev::FlowStart { fi } => self.flow[fi as usize],
             Ev::Sample { part } => part,
             Ev::Ingress => 0,
         }

@@ -87,6 +87,7 @@ mod members;
 mod nodes;
 mod part;
 mod probe;
+pub mod queues;
 mod roam;
 mod shape;
 mod state;
@@ -202,6 +203,10 @@ impl World {
         match ev {
             Ev::BssWake { cell } => self.cells.wake(shape, now, cell as usize),
             Ev::TxEnd { id, cell } => self.cells.tx_end(shape, now, id, cell as usize),
+            Ev::FlowStart { fi } => {
+                let (k, nodes, cells) = (&mut self.k, &mut self.nodes, &mut self.cells);
+                self.flows.source_fires(shape, k, nodes, cells, fi as usize)
+            }
             Ev::Timer { key, gen } => {
                 let Some(owner) = self.k.due(key, gen, now) else {
                     return; // stale: re-armed or cancelled since
@@ -263,7 +268,7 @@ impl World {
         self,
         wall: std::time::Instant,
         check_ledger: bool,
-        mut parts: Option<(Vec<Flows>, &[Vec<usize>])>,
+        mut parts: Option<Vec<Flows>>,
         emit: impl FnOnce(&metrics::RunView) -> R,
     ) -> Result<R, String> {
         let World { mut k, mut nodes, mut cells, mut flows } = self;
@@ -275,7 +280,7 @@ impl World {
             t.finish()?;
         }
         flows.sample_end(&k.sampling());
-        for f in parts.iter_mut().flat_map(|(p, _)| p.iter_mut()) {
+        for f in parts.iter_mut().flatten() {
             f.sample_end(&k.sampling());
             f.check_end()?;
         }
@@ -297,9 +302,7 @@ impl World {
             topo: nodes.topo(),
             flows: match &parts {
                 None => metrics::FlowSeq::whole(flows.flows(), flows.name_table()),
-                Some((p, index)) => {
-                    metrics::FlowSeq::parts(p.iter().map(|f| f.flows()).collect(), index, flows.name_table())
-                }
+                Some(p) => metrics::FlowSeq::parts(p.iter().map(|f| f.flows()).collect(), flows.name_table()),
             },
             eps: flows.eps(),
             wq: &wq,

@@ -316,7 +316,7 @@ impl Nodes {
             return;
         };
         if let Some(home) = &self.topo.home {
-            if self.topo.is_station(dst) && home[dst] == node && self.topo.ap_of[dst] != node {
+            if self.topo.is_station(dst) && home[dst] == node && self.topo.ap_of(dst) != node {
                 return self.tunnel_from(shape, k, cells, flows, node, dst, p);
             }
         }
@@ -339,7 +339,7 @@ impl Nodes {
         dst: usize,
         mut p: Packet,
     ) {
-        let fa = self.topo.ap_of[dst];
+        let fa = self.topo.ap_of(dst);
         self.roam.as_mut().expect("a home agent roams").tunnel_in(p.id, p.ip.dst);
         p.ip.dst = addr_of(fa);
         self.forward(shape, k, cells, flows, node, fa, p)
@@ -581,12 +581,12 @@ impl Nodes {
         sta: usize,
     ) {
         let r = self.roam.as_mut().expect("a roaming timer without roaming");
-        match r.fires(k, sta, self.topo.ap_of[sta]) {
+        match r.fires(k, sta, self.topo.ap_of(sta)) {
             Step::Stay => {}
             Step::Leave => self.set_cell(cells, sta, DETACHED),
             Step::Join { ap, cell } => {
                 // the wired side learns its new port (the layer-2 update)
-                self.topo_mut().ap_of[sta] = ap;
+                self.topo_mut().set_ap_of(sta, ap);
                 self.set_cell(cells, sta, cell);
                 cells.feed(shape, k, self, flows, sta);
                 cells.qdisc_timer(shape, k, sta);
@@ -605,7 +605,7 @@ impl Nodes {
     /// reassociated elsewhere.
     #[inline]
     pub(super) fn left_ap(&self, ap: usize, dest: usize) -> bool {
-        self.topo.is_ap(ap) && self.topo.is_station(dest) && self.topo.ap_of[dest] != ap
+        self.topo.is_ap(ap) && self.topo.is_station(dest) && self.topo.ap_of(dest) != ap
     }
 
     /// A frame AP `ap` held for a station that left it: forwarded to the

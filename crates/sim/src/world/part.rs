@@ -37,7 +37,7 @@
 //! the nodes' state the packet path changes without links or agents is
 //! none). The order of p's events among themselves in the sequential run
 //! is therefore p's own (time, insertion) order: a partition's events are
-//! pushed in the same relative order in both (its flows' first firings,
+//! pushed in the same relative order in both (its flows' starts,
 //! handed over in queue order, then its MACs' first wake-ups, then its
 //! samples), and every later push comes from one of its own events. What
 //! the partitions share in the sequential run only counts: packet ids
@@ -50,7 +50,7 @@
 //! Invariants: every cell and every flow is in exactly one partition; a
 //! partition's per-member tables hold its own members only, at their slots
 //! (`MemberMap::part`); while the partitions run, the whole run's queue
-//! discipline slots hold `Vacant` and are never used; between `Engine::step_until` calls no
+//! discipline slots are empty (`queues.rs`) and never used; between `Engine::step_until` calls no
 //! partition is borrowed; the merged ledger is each partition's ledger,
 //! checked against its own held packets first, appended in partition
 //! order.
@@ -92,7 +92,6 @@ use crate::names::Names;
 use rayon::prelude::*;
 use std::borrow::Borrow;
 use wifitcp_core::{ConfigError, SimTime};
-use wifitcp_queue::{Dropped, Occupancy, QueueCounters, QueueDisc, Queued};
 
 /// A run: sequential (one event queue), or partitioned.
 pub enum Engine {
@@ -257,7 +256,6 @@ pub struct Partitioned {
     nodes: Nodes,
     cells: CellsShell,
     cells_of: Vec<Vec<usize>>,
-    flows_of: Vec<Vec<usize>>,
     /// Every flow's name, by global flow index.
     flow_names: Names,
     end: SimTime,
@@ -348,11 +346,11 @@ impl Partitioned {
                 (false, false) => 0,
             })
             .collect();
-        let (pflows, flows_of, flow_names) = flows.split(&part_of_flow, n_parts);
+        let (pflows, flow_names) = flows.split(&part_of_flow, n_parts);
         let mut flow_local = vec![0; part_of_flow.len()];
-        for idx in &flows_of {
-            for (l, &fi) in idx.iter().enumerate() {
-                flow_local[fi] = l;
+        for pf in &pflows {
+            for (l, f) in pf.flows().iter().enumerate() {
+                flow_local[f.index()] = l;
             }
         }
         let (mut pcells, shell) = cells.split(&cells_of, &flow_local);
@@ -364,19 +362,18 @@ impl Partitioned {
         // (their registries sized once: grown by doubling, they would hold
         // up to twice their keys)
         for ((pk, pc), pf) in kernels.iter_mut().zip(&mut pcells).zip(&mut pflows) {
-            pk.reserve_timers(pc.timed_qdiscs() + pf.flows().len());
+            pk.reserve_timers(pc.timed_qdiscs() + pf.timed());
             // (and their event queues, as `build_flows` sizes the world's)
             pk.reserve_events(pf.flows().len().max(pc.macs()) + 64);
             pc.register_qdisc_timers(|node| pk.new_timer(TimerOwner::Qdisc(node)));
             pf.register_timers(|fi| pk.new_timer(TimerOwner::Flow(fi)));
         }
-        // The queued events (the flows' first firings, one per flow) armed
-        // again in their partitions, in queue order.
+        // The queued events (the flows' starts, one per flow) queued again
+        // in their partitions, in queue order.
         for (at, ev) in k.take_events() {
-            let Ev::Timer { key, .. } = ev else { unreachable!("only timers are queued before the start") };
-            let TimerOwner::Flow(fi) = k.owner(key) else { unreachable!("a partitionable world arms only flows") };
-            let p = part_of_flow[fi];
-            kernels[p].arm(General, pflows[p].timer_key(flow_local[fi]), Some(at));
+            let Ev::FlowStart { fi } = ev else { unreachable!("only flows' starts are queued before the start") };
+            let fi = fi as usize;
+            kernels[part_of_flow[fi]].push(General, at, Ev::FlowStart { fi: flow_local[fi] as u32 });
         }
         k.drop_timers();
         let parts = kernels
@@ -386,7 +383,7 @@ impl Partitioned {
             .map(|((pk, pc), pf)| Part(World::start(pk, nodes.part(), pc, pf)))
             .collect();
         let end = k.end;
-        Partitioned { parts, pool, k, nodes, cells: shell, cells_of, flows_of, flow_names, end, reached: SimTime::ZERO }
+        Partitioned { parts, pool, k, nodes, cells: shell, cells_of, flow_names, end, reached: SimTime::ZERO }
     }
 
     /// Events handled so far (each sampling instant counted once).
@@ -415,7 +412,7 @@ impl Partitioned {
         emit: impl FnOnce(&crate::metrics::RunView) -> R,
     ) -> Result<R, String> {
         let events = self.events();
-        let Partitioned { parts, mut k, nodes, cells, cells_of, flows_of, flow_names, .. } = self;
+        let Partitioned { parts, mut k, nodes, cells, cells_of, flow_names, .. } = self;
         let (mut pcells, mut pflows) = (Vec::new(), Vec::new());
         for (i, Part(w)) in parts.into_iter().enumerate() {
             let World { k: pk, cells: c, flows: f, .. } = w;
@@ -428,39 +425,6 @@ impl Partitioned {
         k.events_elsewhere = events - k.events();
         let cells = Cells::merge(pcells, &cells_of, cells);
         let flows = Flows::new(Vec::new(), Vec::new(), Vec::new(), Vec::new(), flow_names);
-        World { k, nodes, cells, flows }.finish_with(wall, false, Some((pflows, &flows_of)), emit)
-    }
-}
-
-/// A queue discipline slot of the whole run while its member's partition
-/// holds the discipline: never used.
-struct Vacant;
-
-/// A `Vacant` slot (a zero-sized box: no allocation).
-pub(super) fn vacant() -> Box<dyn QueueDisc> {
-    Box::new(Vacant)
-}
-
-impl QueueDisc for Vacant {
-    fn kind(&self) -> &'static str {
-        "vacant"
-    }
-    fn enqueue(&mut self, _: SimTime, _: Queued, _: &mut Dropped) {
-        unreachable!("a vacant slot's member is in a partition")
-    }
-    fn dequeue(&mut self, _: SimTime, _: &mut Dropped) -> Option<Queued> {
-        None
-    }
-    fn len(&self) -> usize {
-        0
-    }
-    fn bytes(&self) -> u64 {
-        0
-    }
-    fn counters(&self) -> &QueueCounters {
-        unreachable!("a vacant slot is never read")
-    }
-    fn occupancy(&self) -> &Occupancy {
-        unreachable!("a vacant slot is never read")
+        World { k, nodes, cells, flows }.finish_with(wall, false, Some(pflows), emit)
     }
 }
