@@ -102,7 +102,7 @@ impl FlowRt {
     /// Whether its source fires after its start (a UDP source that is not
     /// saturated): only such a flow has a key in the timer registry.
     pub fn fires_again(&self) -> bool {
-        matches!(&self.kind, FlowKind::Udp(source) if source.saturated().is_none())
+        matches!(&self.kind, FlowKind::Udp(source) if !source.saturated())
     }
     pub fn is_receiver(&self, ep: usize) -> bool {
         matches!(&self.kind, FlowKind::Tcp(t) if t.receiver == ep)

@@ -155,12 +155,12 @@ pub struct Firing {
 pub trait Source: Send {
     /// The scenario's name for this kind (`traffic.pattern`).
     fn kind(&self) -> &'static str;
-    /// `Some(msdu_bytes)`: the MAC asks for its packets (see the module
-    /// docs), each of `msdu_bytes`, and `fire` is not called (the station
-    /// holds the size beside its flow, `Cells::feed`). `None`: the source
+    /// True: the MAC asks for its packets (see the module docs), each of
+    /// the traffic's `msdu_bytes` (which the station holds beside its
+    /// flow, `Cells::feed`), and `fire` is not called. False: the source
     /// fires on its own schedule.
-    fn saturated(&self) -> Option<u32> {
-        None
+    fn saturated(&self) -> bool {
+        false
     }
     /// Whether its datagrams are echo requests the destination answers.
     fn echo(&self) -> bool {

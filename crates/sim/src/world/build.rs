@@ -211,9 +211,9 @@ fn build_flows(
             TrafficKind::Udp => {
                 let mut source = crate::apps::build(tr, RngStream::derive(seed, &format!("traffic/{name}")))
                     .map_err(|e| e.under(&path))?;
-                if let (Some(msdu), true) = (source.saturated(), src < cells.members()) {
+                if source.saturated() && src < cells.members() {
                     debug_assert!(!source.echo(), "a saturated source sends no echo requests");
-                    cells.add_saturated(src, fi, nodes.topo().next_hop(src, dst), msdu);
+                    cells.add_saturated(src, fi, nodes.topo().next_hop(src, dst), tr.common.msdu_bytes);
                 }
                 if source.echo() {
                     nodes.bind_udp(dst, echo::PORT, UdpSocket::Echo);

@@ -122,7 +122,7 @@ impl Flows {
                 if now < start || now >= stop {
                     return;
                 }
-                if source.saturated().is_some() {
+                if source.saturated() {
                     if src < cells.members() {
                         cells.feed(shape, k, nodes, self, src);
                     }
@@ -201,7 +201,8 @@ impl Flows {
     }
 
     /// A datagram of saturated flow `fi` (MSDUs of `msdu_bytes`, the
-    /// source's `saturated()`), which its station's MAC asks for.
+    /// traffic's, held beside the flow by its station), which its
+    /// station's MAC asks for.
     pub(super) fn saturated_datagram(&mut self, k: &mut Kernel, fi: usize, msdu_bytes: u32) -> Packet {
         self.make_udp(k, fi, msdu_bytes, false)
     }
