@@ -154,12 +154,14 @@ fn build_qdiscs(s: &Scenario, seed: u64, topo: &Topology) -> Result<Queues, Conf
                 "wlan.station_qdisc",
             )
         };
+        // (a plain FIFO of the stations' capacity, which `mac.queue_packets`'s
+        // check keeps positive, is built with its first packet: `queues.rs`)
+        if matches!(cfg, QdiscConfig::DropTail(_)) && cap as usize == fifo {
+            wq.push(None);
+            continue;
+        }
         let mut rng = RngStream::derive(seed, &format!("qdisc/{}", topo.name(i)));
-        let q = wifitcp_queue::build(&cfg, cap as usize, &mut rng).map_err(|e| e.under(path))?;
-        // (a plain FIFO of the stations' capacity is built with its first
-        // packet: `queues.rs`)
-        let lazy = matches!(cfg, QdiscConfig::DropTail(_)) && cap as usize == fifo;
-        wq.push(if lazy { None } else { Some(q) });
+        wq.push(Some(wifitcp_queue::build(&cfg, cap as usize, &mut rng).map_err(|e| e.under(path))?));
     }
     Ok(Queues::new(wq, fifo))
 }

@@ -1012,18 +1012,16 @@ impl Cells {
                 let mut pwq = wq.empty_like(size);
                 let mut psat: Vec<Sat> = Vec::with_capacity(size);
                 // (in slot order: cell, then index in the cell)
-                for &c in cs {
-                    for &node in map.members(c).iter() {
-                        let node = node as usize;
-                        pwq.put(psat.len(), wq.take(node));
-                        let mut sat = std::mem::take(&mut saturated[node]);
-                        match &mut sat {
-                            Sat::None => {}
-                            Sat::One(f) => f.fi = flow_local[f.fi as usize] as u32,
-                            Sat::Many(m) => m.list.iter_mut().for_each(|f| f.fi = flow_local[f.fi as usize] as u32),
-                        }
-                        psat.push(sat);
+                for (slot, &node) in cs.iter().flat_map(|&c| map.members(c).iter()).enumerate() {
+                    let node = node as usize;
+                    pwq.put(slot, wq.take(node));
+                    let mut sat = std::mem::take(&mut saturated[node]);
+                    match &mut sat {
+                        Sat::None => {}
+                        Sat::One(f) => f.fi = flow_local[f.fi as usize] as u32,
+                        Sat::Many(m) => m.list.iter_mut().for_each(|f| f.fi = flow_local[f.fi as usize] as u32),
                     }
+                    psat.push(sat);
                 }
                 let mut part = Cells::new(
                     own,
@@ -1083,12 +1081,11 @@ impl Cells {
         let mut wq = parts.first().expect("a partition").wq.empty_like(map.nodes());
         let mut all: Vec<Option<Cell>> = (0..map.cells()).map(|_| None).collect();
         for (part, cs) in parts.into_iter().zip(cells_of) {
-            let Cells { cell0, more_cells, wq: pwq, .. } = part;
+            let Cells { cell0, more_cells, wq: mut pwq, .. } = part;
             for (cell, &c) in std::iter::once(cell0).chain(more_cells).zip(cs) {
                 all[c] = Some(cell);
             }
             // (the partition's slot order: cell, then index in the cell)
-            let mut pwq = pwq;
             for (slot, node) in cs.iter().flat_map(|&c| map.members(c).iter()).enumerate() {
                 wq.put(*node as usize, pwq.take(slot));
             }
