@@ -428,7 +428,7 @@ pub struct RunView<'a> {
     /// When each cell holds MACs only for its own members: the cell and
     /// the index there of each member's MAC, by node id (`None`: every
     /// cell holds every member at its node id).
-    pub at: Option<&'a [(usize, usize)]>,
+    pub at: Option<&'a [(u32, u32)]>,
     /// The hand-offs (`"handoffs"` in the result), only with roaming on.
     pub handoffs: Option<Value>,
     pub topo: &'a Topology,
@@ -586,7 +586,7 @@ fn flow_json(v: &RunView, k: usize, secs: f64, j: &mut Obj) {
 /// MAC and medium counters of member `i`, summed over the cells.
 fn member_counters(v: &RunView, i: usize) -> (wifitcp_wifi::mac::MacCounters, wifitcp_wifi::medium::MediumCounters) {
     if let Some(at) = v.at {
-        let (c, l) = at[i];
+        let (c, l) = (at[i].0 as usize, at[i].1 as usize);
         return (v.cells[c].macs[l].counters().clone(), v.cells[c].medium[l].clone());
     }
     if let [only] = v.cells {
@@ -623,7 +623,7 @@ fn station_json(v: &RunView, i: usize, j: &mut Obj) {
         .put("drops", &DropsJson { retry_limit: c.drops_retry_limit });
     // The HCF's own counters, only at stations that run it (results of
     // DCF cells keep their form).
-    let (c, l) = v.at.map_or((0, i), |at| at[i]);
+    let (c, l) = v.at.map_or((0, i), |at| (at[i].0 as usize, at[i].1 as usize));
     if let Some(h) = v.cells[c].macs[l].as_hcf() {
         let mut hcf = hcf_json(&h.stats);
         hcf["polling"]["listed"] = json!(h.poll_listed().unwrap_or(0));

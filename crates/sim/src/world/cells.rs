@@ -924,9 +924,10 @@ impl Cells {
     /// disciplines, and where each member's MAC is when a cell holds only
     /// its own members (for the metrics: (cell, index) by node id).
     #[allow(clippy::type_complexity)]
-    pub(super) fn into_parts(self) -> (Vec<Bss<AnyMac>>, Queues, Option<Vec<(usize, usize)>>) {
-        // (the whole run's cells: a member's slot is its node id)
-        let at = self.map.as_ref().map(|m| (0..self.wq.len()).map(|i| (m.cell(i), m.local(i))).collect());
+    pub(super) fn into_parts(self) -> (Vec<Bss<AnyMac>>, Queues, Option<Arc<[(u32, u32)]>>) {
+        // (the whole run's cells: a member's slot is its node id, and the
+        // map's own table is the answer, shared rather than copied)
+        let at = self.map.as_ref().map(MemberMap::whole_at);
         let cells =
             std::iter::once(self.cell0.bss).chain(self.more_cells.into_iter().map(|c| c.bss)).map(|b| b.into_any());
         (cells.collect(), self.wq, at)
@@ -1090,8 +1091,28 @@ impl Cells {
                 wq.put(*node as usize, pwq.take(slot));
             }
         }
-        let cells = all.into_iter().map(|c| c.expect("every cell back")).collect();
-        Cells::new(cells, None, Some(map), wq, Vec::new(), ap_class, standard)
+        let mut cells: Vec<Cell> = all.into_iter().map(|c| c.expect("every cell back")).collect();
+        // The merged cells are only finished (`World::finish_with`), never
+        // run: the run loop's per-member tables (saturated sources, the
+        // queues' idle and timed flags, timer keys) stay empty, so that
+        // the end of a run allocates nothing per member here.
+        let more_cells = cells.split_off(1);
+        let cell0 = cells.pop().expect("at least one cell");
+        Cells {
+            dirty: Dirty::new(more_cells.len() + 1),
+            cell0,
+            more_cells,
+            presence: None,
+            map: Some(map),
+            wq,
+            wq_timer: Vec::new(),
+            wq_idle: Vec::new(),
+            wq_timed: Vec::new(),
+            ap_class,
+            saturated: Vec::new(),
+            dropped: Vec::new(),
+            standard,
+        }
     }
 }
 

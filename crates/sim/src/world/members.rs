@@ -81,6 +81,13 @@ impl MemberMap {
         }
     }
 
+    /// The whole run's table, (cell, index in the cell) by node id (a
+    /// map of the whole run, not a partition's: its cells are the run's).
+    pub(super) fn whole_at(&self) -> Arc<[(u32, u32)]> {
+        assert!(self.first == 0 && self.base.is_none(), "the whole run's map");
+        self.at.clone()
+    }
+
     /// Number of WLAN members of the whole run.
     pub(super) fn nodes(&self) -> usize {
         self.at.len()
