@@ -446,6 +446,14 @@ pub struct RunView<'a> {
     pub wall_s: f64,
 }
 
+impl RunView<'_> {
+    /// The cell and the index there of member `i`'s MAC when each cell
+    /// holds only its own members (`at`).
+    fn member_at(&self, i: usize) -> Option<(usize, usize)> {
+        self.at.map(|at| (at[i].0 as usize, at[i].1 as usize))
+    }
+}
+
 /// A sender's ssthresh for the results: `null` while it is unbounded.
 ///
 /// RFC 5681 section 3.1 lets the initial ssthresh be "arbitrarily high"; the
@@ -585,8 +593,7 @@ fn flow_json(v: &RunView, k: usize, secs: f64, j: &mut Obj) {
 
 /// MAC and medium counters of member `i`, summed over the cells.
 fn member_counters(v: &RunView, i: usize) -> (wifitcp_wifi::mac::MacCounters, wifitcp_wifi::medium::MediumCounters) {
-    if let Some(at) = v.at {
-        let (c, l) = (at[i].0 as usize, at[i].1 as usize);
+    if let Some((c, l)) = v.member_at(i) {
         return (v.cells[c].macs[l].counters().clone(), v.cells[c].medium[l].clone());
     }
     if let [only] = v.cells {
@@ -623,7 +630,7 @@ fn station_json(v: &RunView, i: usize, j: &mut Obj) {
         .put("drops", &DropsJson { retry_limit: c.drops_retry_limit });
     // The HCF's own counters, only at stations that run it (results of
     // DCF cells keep their form).
-    let (c, l) = v.at.map_or((0, i), |at| (at[i].0 as usize, at[i].1 as usize));
+    let (c, l) = v.member_at(i).unwrap_or((0, i));
     if let Some(h) = v.cells[c].macs[l].as_hcf() {
         let mut hcf = hcf_json(&h.stats);
         hcf["polling"]["listed"] = json!(h.poll_listed().unwrap_or(0));

@@ -320,7 +320,7 @@ impl Cells {
     /// and their timer keys.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn new(
-        mut cells: Vec<Cell>,
+        cells: Vec<Cell>,
         presence: Option<Presence>,
         map: Option<MemberMap>,
         wq: Queues,
@@ -328,24 +328,43 @@ impl Cells {
         ap_class: Arc<[u32]>,
         standard: PhyStandard,
     ) -> Cells {
+        let mut c = Cells::finished(cells, presence, map, wq, ap_class, standard);
+        // (the run loop's per-member tables)
+        c.wq_idle = c.wq.iter().map(|q| q.idle()).collect();
+        c.wq_timed = c.wq.iter().map(|q| q.timed()).collect();
+        c.saturated = (0..c.wq.len()).map(|_| Sat::None).collect();
+        c.wq_timer = wq_timer;
+        c
+    }
+
+    /// The cells (cell 0 first) with the members' queue disciplines, as
+    /// they are finished (`World::finish_with`) but not run: the run
+    /// loop's per-member tables (saturated sources, the queues' idle and
+    /// timed flags, timer keys) empty. `new` fills them; the cells merged
+    /// back from a run's partitions are only finished, so that the end of
+    /// a run allocates nothing per member for them.
+    fn finished(
+        mut cells: Vec<Cell>,
+        presence: Option<Presence>,
+        map: Option<MemberMap>,
+        wq: Queues,
+        ap_class: Arc<[u32]>,
+        standard: PhyStandard,
+    ) -> Cells {
         let more_cells = cells.split_off(1);
         let cell0 = cells.pop().expect("at least one cell");
-        let n = wq.len();
-        let dirty = Dirty::new(more_cells.len() + 1);
-        let wq_idle = wq.iter().map(|q| q.idle()).collect();
-        let wq_timed = wq.iter().map(|q| q.timed()).collect();
         Cells {
+            dirty: Dirty::new(more_cells.len() + 1),
             cell0,
             more_cells,
-            dirty,
             presence,
             map,
             wq,
-            wq_timer,
-            wq_idle,
-            wq_timed,
+            wq_timer: Vec::new(),
+            wq_idle: Vec::new(),
+            wq_timed: Vec::new(),
             ap_class,
-            saturated: (0..n).map(|_| Sat::None).collect(),
+            saturated: Vec::new(),
             dropped: Vec::new(),
             standard,
         }
@@ -1091,28 +1110,8 @@ impl Cells {
                 wq.put(*node as usize, pwq.take(slot));
             }
         }
-        let mut cells: Vec<Cell> = all.into_iter().map(|c| c.expect("every cell back")).collect();
-        // The merged cells are only finished (`World::finish_with`), never
-        // run: the run loop's per-member tables (saturated sources, the
-        // queues' idle and timed flags, timer keys) stay empty, so that
-        // the end of a run allocates nothing per member here.
-        let more_cells = cells.split_off(1);
-        let cell0 = cells.pop().expect("at least one cell");
-        Cells {
-            dirty: Dirty::new(more_cells.len() + 1),
-            cell0,
-            more_cells,
-            presence: None,
-            map: Some(map),
-            wq,
-            wq_timer: Vec::new(),
-            wq_idle: Vec::new(),
-            wq_timed: Vec::new(),
-            ap_class,
-            saturated: Vec::new(),
-            dropped: Vec::new(),
-            standard,
-        }
+        let cells = all.into_iter().map(|c| c.expect("every cell back")).collect();
+        Cells::finished(cells, None, Some(map), wq, ap_class, standard)
     }
 }
 
