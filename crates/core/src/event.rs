@@ -4,8 +4,6 @@
 //! the order they were pushed (a global insertion sequence number breaks
 //! ties). Pushing an event before the last popped time, or popping one that
 //! would go back in time, panics.
-use std::collections::VecDeque;
-
 use crate::time::SimTime;
 
 struct Entry<E> {
@@ -30,13 +28,10 @@ const ARITY: usize = 4;
 
 /// A priority queue of events ordered by (time, insertion sequence).
 ///
-/// Implementation: a sorted run (a ring buffer) for the events pushed
-/// after every queued one, an implicit 4-ary min-heap keyed by (time,
-/// sequence) for the others, and one slot in front of both for an event
-/// pushed as the earliest. Pop takes the front slot, or the earlier of
-/// the run's first and the heap's root. The heap's sift operations move
-/// a hole instead of swapping entries (the only `unsafe` code of the
-/// crate, commented at each block).
+/// Implementation: an implicit 4-ary min-heap keyed by (time, sequence),
+/// plus one slot in front of it for an event pushed as the earliest;
+/// both sift operations move a hole instead of swapping entries (the
+/// only `unsafe` code of the crate, commented at each block).
 pub struct EventQueue<E> {
     /// The earliest event, when it was pushed as the earliest one: kept out
     /// of the heap, so that the common pattern "schedule the very next
@@ -49,16 +44,10 @@ pub struct EventQueue<E> {
     front_at: SimTime,
     front_seq: u64,
     heap: Vec<Entry<E>>,
-    /// Events each pushed after every one queued here before it, in
-    /// (time, key) order (a push that would precede the run's last entry
-    /// goes to the heap). Most pushes of a run are such: a frame's end,
-    /// a timer after it; the k ends of a collision's frames, pushed one
-    /// after another for one instant, queue and pop in O(1) each instead
-    /// of O(log n) through the heap. Invariant: sorted; the reserved room
-    /// (`reserve_total`) is here, the heap grows as it needs.
-    run: VecDeque<Entry<E>>,
     seq: u64,
     now: SimTime,
+    /// The tie-break key of the event popped last.
+    last_seq: u64,
     popped: u64,
 }
 
@@ -77,10 +66,10 @@ impl<E> EventQueue<E> {
             front: None,
             front_at: SimTime::ZERO,
             front_seq: 0,
-            heap: Vec::new(),
-            run: VecDeque::with_capacity(n),
+            heap: Vec::with_capacity(n),
             seq: 0,
             now: SimTime::ZERO,
+            last_seq: 0,
             popped: 0,
         }
     }
@@ -106,32 +95,19 @@ impl<E> EventQueue<E> {
         assert!(at >= self.now, "event scheduled in the past: {at:?} < now {:?}", self.now);
         let seq = key;
         self.seq += 1;
-        let first = match (&self.front, self.queued_first()) {
+        let first = match (&self.front, self.heap.first()) {
             (Some(_), _) => at < self.front_at || (at == self.front_at && seq < self.front_seq),
             (None, Some(h)) => at < h.at || (at == h.at && seq < h.seq),
             (None, None) => true,
         };
         if first {
             if let Some(old) = self.front.replace(ev) {
-                // (it precedes every queued event: the run's new first)
-                self.run.push_front(Entry { at: self.front_at, seq: self.front_seq, ev: old });
+                self.heap_push(Entry { at: self.front_at, seq: self.front_seq, ev: old });
             }
             self.front_at = at;
             self.front_seq = seq;
         } else {
-            let e = Entry { at, seq, ev };
-            match self.run.back() {
-                Some(b) if e.before(b) => self.heap_push(e),
-                _ => self.run.push_back(e),
-            }
-        }
-    }
-    /// The earliest event of the heap and the run (not the front slot).
-    #[inline(always)]
-    fn queued_first(&self) -> Option<&Entry<E>> {
-        match (self.heap.first(), self.run.front()) {
-            (Some(h), Some(r)) => Some(if r.before(h) { r } else { h }),
-            (h, r) => h.or(r),
+            self.heap_push(Entry { at, seq, ev });
         }
     }
     fn heap_push(&mut self, e: Entry<E>) {
@@ -140,21 +116,53 @@ impl<E> EventQueue<E> {
     }
     /// Remove and return the next event, advancing `now` to its time.
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let (at, ev) = match self.front.take() {
-            Some(ev) => (self.front_at, ev),
+        let (at, seq, ev) = match self.front.take() {
+            Some(ev) => (self.front_at, self.front_seq, ev),
             None => {
-                let from_run = match (self.run.front(), self.heap.first()) {
-                    (Some(r), Some(h)) => r.before(h),
-                    (r, _) => r.is_some(),
-                };
-                let e = if from_run { self.run.pop_front() } else { self.heap_pop() }?;
-                (e.at, e.ev)
+                let e = self.heap_pop()?;
+                (e.at, e.seq, e.ev)
             }
         };
         assert!(at >= self.now, "time went backwards: {:?} < {:?}", at, self.now);
         self.now = at;
+        self.last_seq = seq;
         self.popped += 1;
         Some((at, ev))
+    }
+
+    /// The tie-break key of the event popped last (zero before the
+    /// first).
+    #[inline]
+    pub fn popped_key(&self) -> u64 {
+        self.last_seq
+    }
+
+    /// Count `n` pushes without queueing anything: the keys `push` would
+    /// give them (the next `n` sequence numbers) are left to events the
+    /// caller queues later with [`push_first`](Self::push_first), each
+    /// when the one before it pops (a run of events of one instant held as
+    /// one entry).
+    #[inline]
+    pub fn skip(&mut self, n: u64) {
+        self.seq += n;
+    }
+
+    /// Queue `ev` at `at` under `key`, which must precede every queued
+    /// event (the successor of the event just popped, under a key that
+    /// was reserved with it, `skip`): it goes to the front slot, no heap
+    /// operation. Not counted as a push (its key was, when reserved).
+    #[inline]
+    pub fn push_first(&mut self, at: SimTime, key: u64, ev: E) {
+        assert!(at >= self.now, "event scheduled in the past: {at:?} < now {:?}", self.now);
+        debug_assert!(
+            self.peek_time().is_none_or(|t| (at, key) < (t, self.peek_seq().expect("queued"))),
+            "push_first of an event that does not precede the queue"
+        );
+        if let Some(old) = self.front.replace(ev) {
+            self.heap_push(Entry { at: self.front_at, seq: self.front_seq, ev: old });
+        }
+        self.front_at = at;
+        self.front_seq = key;
     }
     fn heap_pop(&mut self) -> Option<Entry<E>> {
         let last = self.heap.pop()?;
@@ -223,9 +231,7 @@ impl<E> EventQueue<E> {
     /// and the count of popped events as they were (to queue them again,
     /// e.g. under other keys).
     pub fn drain(&mut self) -> Vec<(SimTime, E)> {
-        // (the run's buffer, with the room reserved, is taken along)
-        let mut all: Vec<Entry<E>> = Vec::from(std::mem::take(&mut self.run));
-        all.append(&mut std::mem::take(&mut self.heap));
+        let mut all: Vec<Entry<E>> = std::mem::take(&mut self.heap);
         if let Some(ev) = self.front.take() {
             all.push(Entry { at: self.front_at, seq: self.front_seq, ev });
         }
@@ -236,9 +242,7 @@ impl<E> EventQueue<E> {
     /// Remove every queued event with its tie-break key, in (time, key)
     /// order (to queue again those that stay, under the same keys).
     pub fn drain_keyed(&mut self) -> Vec<(SimTime, u64, E)> {
-        // (the run's buffer, with the room reserved, is taken along)
-        let mut all: Vec<Entry<E>> = Vec::from(std::mem::take(&mut self.run));
-        all.append(&mut std::mem::take(&mut self.heap));
+        let mut all: Vec<Entry<E>> = std::mem::take(&mut self.heap);
         if let Some(ev) = self.front.take() {
             all.push(Entry { at: self.front_at, seq: self.front_seq, ev });
         }
@@ -251,23 +255,22 @@ impl<E> EventQueue<E> {
         if self.front.is_some() {
             Some(self.front_at)
         } else {
-            self.queued_first().map(|e| e.at)
+            self.heap.first().map(|e| e.at)
         }
     }
-    /// Queued events it holds room for without growing (in the run,
-    /// where the events pushed in order go).
+    /// Queued events it holds room for without growing.
     pub fn capacity(&self) -> usize {
-        self.run.capacity()
+        self.heap.capacity()
     }
-    /// Room for `n` queued events in all without growing (in the run).
+    /// Room for `n` queued events in all without growing.
     pub fn reserve_total(&mut self, n: usize) {
-        self.run.reserve_exact(n.saturating_sub(self.run.len()));
+        self.heap.reserve_exact(n.saturating_sub(self.heap.len()));
     }
     pub fn len(&self) -> usize {
-        self.heap.len() + self.run.len() + usize::from(self.front.is_some())
+        self.heap.len() + usize::from(self.front.is_some())
     }
     pub fn is_empty(&self) -> bool {
-        self.front.is_none() && self.heap.is_empty() && self.run.is_empty()
+        self.front.is_none() && self.heap.is_empty()
     }
     /// Number of events popped so far.
     pub fn popped(&self) -> u64 {
@@ -283,7 +286,7 @@ impl<E> EventQueue<E> {
         if self.front.is_some() {
             Some(self.front_seq)
         } else {
-            self.queued_first().map(|e| e.seq)
+            self.heap.first().map(|e| e.seq)
         }
     }
 }
@@ -311,35 +314,29 @@ mod tests {
     }
 
     #[test]
-    fn run_heap_and_front_slot_pop_as_one_order() {
-        // A burst of one instant pushed in order (the run), earlier events
-        // pushed after it (the heap), an earliest one (the front slot,
-        // whose previous holder moves to the run's head), and later
-        // same-instant events after them: one (time, sequence) order, for
-        // `drain` as for `pop`.
-        let fill = |q: &mut EventQueue<u32>| {
-            for i in 0..8 {
-                q.push(SimTime(10), i);
-            }
-            q.push(SimTime(5), 100);
-            q.push(SimTime(7), 101);
-            q.push(SimTime(2), 102);
-            q.push(SimTime(1), 103);
-            q.push(SimTime(10), 104);
-            q.push(SimTime(12), 105);
-        };
-        let want = vec![103, 102, 100, 101, 0, 1, 2, 3, 4, 5, 6, 7, 104, 105];
+    fn reserved_keys_queue_first_in_order() {
+        // A run of three events of one instant pushed as one (`push` and
+        // `skip(2)`), each successor queued by `push_first` when the one
+        // before it pops: the same order as three pushes, with events
+        // pushed after the run at the same instant and earlier ones.
         let mut q = EventQueue::new();
-        fill(&mut q);
-        assert_eq!(q.len(), want.len());
-        assert_eq!(q.peek_time(), Some(SimTime(1)));
-        let got: Vec<u32> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
-        assert_eq!(got, want);
-        let mut q = EventQueue::with_capacity(4);
-        fill(&mut q);
-        let drained: Vec<u32> = q.drain().into_iter().map(|(_, e)| e).collect();
-        assert_eq!(drained, want);
-        assert!(q.is_empty());
+        q.push(SimTime(4), 'x');
+        let run = q.push(SimTime(5), 'a');
+        q.skip(2);
+        q.push(SimTime(5), 'd');
+        q.push(SimTime(3), 'w');
+        assert_eq!(q.next_seq(), 6);
+        let mut got = Vec::new();
+        while let Some((at, ev)) = q.pop() {
+            let key = q.popped_key();
+            got.push(ev);
+            if key >= run && key < run + 2 {
+                let next = ['b', 'c'][(key - run) as usize];
+                q.push_first(at, key + 1, next);
+            }
+        }
+        assert_eq!(got, vec!['w', 'x', 'a', 'b', 'c', 'd']);
+        assert_eq!(q.popped(), 6);
     }
 
     #[test]

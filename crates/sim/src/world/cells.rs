@@ -597,10 +597,7 @@ impl Cells {
                 k.push(shape, at, Ev::BssWake { cell });
             }
             BssOutput::TxEnd { id, n, at } => {
-                k.push(shape, at, Ev::TxEnd { id, cell });
-                if n > 1 {
-                    push_more_ends(shape, k, cell, id, n, at);
-                }
+                k.push_tx_ends(shape, at, id, cell, n);
             }
             BssOutput::Deliver { sta, .. } => {
                 let sta = self.node(shape, c, sta as usize);
@@ -988,17 +985,6 @@ struct SatFlow {
 struct Saturated {
     list: Vec<SatFlow>,
     cursor: usize,
-}
-
-/// The end events of frames `id + 1` .. `id + n - 1` of a
-/// [`BssOutput::TxEnd`] (its first one queued by the caller): frames that
-/// all end at one instant, in the same order as one output each.
-#[cold]
-#[inline(never)]
-fn push_more_ends(shape: impl Shape, k: &mut Kernel, cell: u16, id: u32, n: u32, at: SimTime) {
-    for id in BssOutput::tx_ids(id, n).skip(1) {
-        k.push(shape, at, Ev::TxEnd { id, cell });
-    }
 }
 
 impl Cells {

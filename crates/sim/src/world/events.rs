@@ -31,10 +31,13 @@ pub(super) enum Ev {
 
 /// An [`Ev`] as the queue stores it: one non-zero `u64` (kind in the low
 /// byte, from 1; a u32 field in bits 8..40; a u16 or u8 field in bits
-/// 40..56). A scalar moves through the queue and the run loop as one
-/// register, and the queue's `(instant, event)` pairs as two: an enum with
-/// a one-byte tag was copied through the stack in overlapping pieces whose
-/// reloads missed store forwarding (about a tenth of R2's run time).
+/// 40..56; in the top byte, for a `TxEnd`, how many ends of frames of the
+/// same cell and instant follow it, ids `id + 1` on, under the tie-break
+/// keys reserved after its own: `Kernel::push_tx_ends`). A scalar moves
+/// through the queue and the run loop as one register, and the queue's
+/// `(instant, event)` pairs as two: an enum with a one-byte tag was
+/// copied through the stack in overlapping pieces whose reloads missed
+/// store forwarding (about a tenth of R2's run time).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct EvCode(pub(super) std::num::NonZeroU64);
 
@@ -53,7 +56,43 @@ impl Ev {
     }
 }
 
+/// The most frame ends one [`EvCode`] holds: itself and the 255 its top
+/// byte can count.
+pub(super) const MAX_ENDS: u32 = 256;
+
 impl EvCode {
+    /// The end of frame `id` of cell `cell` and of the `more` frames after
+    /// it (at most `MAX_ENDS - 1`).
+    #[inline(always)]
+    pub(super) fn tx_ends(id: u32, cell: u16, more: u32) -> EvCode {
+        debug_assert!(more < MAX_ENDS, "more ends than a code holds");
+        EvCode(Ev::TxEnd { id, cell }.code().0 | (more as u64) << 56)
+    }
+
+    /// The frame ends that follow this event's (zero but for `tx_ends`).
+    #[inline(always)]
+    pub(super) fn more(self) -> u32 {
+        (self.0.get() >> 56) as u32
+    }
+
+    /// The code of the next frame end of a `tx_ends` code with `more() >
+    /// 0`: frame `id + 1`, one fewer after it.
+    #[inline]
+    pub(super) fn next_end(self) -> EvCode {
+        let Ev::TxEnd { id, cell } = self.ev() else { unreachable!("frame ends follow a frame end") };
+        EvCode::tx_ends(id.wrapping_add(1), cell, self.more() - 1)
+    }
+
+    /// The events it stands for, in order: itself, and for `tx_ends` the
+    /// frame ends that follow it.
+    pub(super) fn events(self) -> impl Iterator<Item = Ev> {
+        let ev = self.ev();
+        (0..=self.more()).map(move |k| match ev {
+            Ev::TxEnd { id, cell } => Ev::TxEnd { id: id.wrapping_add(k), cell },
+            other => other,
+        })
+    }
+
     #[inline(always)]
     pub(super) fn ev(self) -> Ev {
         let v = self.0.get();
@@ -172,6 +211,8 @@ mod tests {
         ];
         for e in all {
             assert_eq!(e.code().ev(), e);
+            assert_eq!(e.code().more(), 0);
+            assert_eq!(e.code().events().collect::<Vec<_>>(), vec![e]);
         }
     }
 
@@ -194,5 +235,25 @@ mod tests {
             assert_eq!(p.is_tcp(), matches!(o, TimerOwner::Tcp(_)));
         }
         assert_eq!(std::mem::size_of::<PackedOwner>(), 12);
+    }
+
+    #[test]
+    fn frame_end_runs_walk_their_ids() {
+        use super::{EvCode, MAX_ENDS};
+        let c = EvCode::tx_ends(u32::MAX - 1, 7, 3);
+        assert_eq!(c.ev(), Ev::TxEnd { id: u32::MAX - 1, cell: 7 });
+        assert_eq!(c.more(), 3);
+        let ids: Vec<Ev> = c.events().collect();
+        let want: Vec<Ev> = [u32::MAX - 1, u32::MAX, 0, 1].map(|id| Ev::TxEnd { id, cell: 7 }).to_vec();
+        assert_eq!(ids, want);
+        let mut walked = vec![c.ev()];
+        let mut k = c;
+        while k.more() > 0 {
+            k = k.next_end();
+            walked.push(k.ev());
+        }
+        assert_eq!(walked, want);
+        let full = EvCode::tx_ends(5, u16::MAX, MAX_ENDS - 1);
+        assert_eq!((full.ev(), full.more()), (Ev::TxEnd { id: 5, cell: u16::MAX }, MAX_ENDS - 1));
     }
 }

@@ -25,8 +25,12 @@
 //! registry has exactly one owner, recorded when it is registered; an
 //! armed key has exactly one current `Ev::Timer` in the queue (older ones
 //! are stale and are dropped at `due`); with an `Order`, no two queued
-//! events have the same (instant, key).
-use super::events::{Ev, EvCode, PackedOwner, TimerOwner};
+//! events have the same (instant, key). A queued code of several frame
+//! ends (`EvCode::more`) stands for them all, in id order, under
+//! consecutive keys from its own (the later ones reserved when it was
+//! pushed); each next one is queued, first of all, when the one before
+//! it pops.
+use super::events::{Ev, EvCode, PackedOwner, TimerOwner, MAX_ENDS};
 use super::shape::{General, Shape};
 use crate::ledger::Ledger;
 use crate::metrics::sampling::Sampling;
@@ -94,6 +98,14 @@ impl Order {
         *n += 1;
         k
     }
+
+    /// Count `n` more pushes of events like `ev` now, keys reserved for
+    /// them (`Kernel::push_tx_ends`): the keys after `key(ev)`'s.
+    #[inline]
+    fn reserve(&mut self, ev: Ev, n: u64) {
+        let p = self.cur.unwrap_or_else(|| self.of(ev));
+        self.pushes[p as usize] += n;
+    }
 }
 
 pub(super) struct Kernel {
@@ -149,7 +161,7 @@ impl Kernel {
     /// again: under the order by partition, or in the partitions of a
     /// partitioned run); the clock and the count of events handled stay.
     pub(super) fn take_events(&mut self) -> Vec<(SimTime, Ev)> {
-        self.q.drain().into_iter().map(|(t, e)| (t, e.ev())).collect()
+        self.q.drain().into_iter().flat_map(|(t, e)| e.events().map(move |ev| (t, ev))).collect()
     }
 
     /// Order same-instant events by partition (`Order`, module docs):
@@ -174,7 +186,11 @@ impl Kernel {
         let kept: Vec<_> =
             self.q.drain_keyed().into_iter().filter(|&(_, _, code)| mine[o.of(code.ev()) as usize]).collect();
         for (at, key, code) in kept {
-            self.q.push_keyed(at, key, code);
+            // (frame ends held as one code go back one each, under their
+            // reserved keys)
+            for (k, ev) in code.events().enumerate() {
+                self.q.push_keyed(at, key + k as u64, ev.code());
+            }
         }
     }
 
@@ -236,6 +252,46 @@ impl Kernel {
         }
     }
 
+    /// Schedule the ends of frames `id`, `id + 1`, ... (`n` of them) of
+    /// cell `cell`, all at `at`: in the order, and under the tie-break keys,
+    /// of `n` pushes of one `Ev::TxEnd` each, but queued as one entry per
+    /// `MAX_ENDS` (`EvCode::tx_ends`), the keys of the ends after its first
+    /// reserved; `pop` queues each next end when the one before it pops.
+    /// The k ends of a collision's frames then cost the heap one push and
+    /// one pop, not k.
+    #[inline(always)]
+    pub(super) fn push_tx_ends(&mut self, shape: impl Shape, at: SimTime, id: u32, cell: u16, n: u32) {
+        if n == 1 {
+            self.push(shape, at, Ev::TxEnd { id, cell });
+        } else {
+            self.push_tx_end_runs(shape, at, id, cell, n);
+        }
+    }
+
+    /// `push_tx_ends` of several frames, out of the common path.
+    #[cold]
+    #[inline(never)]
+    fn push_tx_end_runs(&mut self, shape: impl Shape, at: SimTime, id: u32, cell: u16, n: u32) {
+        let (mut id, mut left) = (id, n);
+        while left > 0 {
+            let more = left.min(MAX_ENDS) - 1;
+            let (ev, code) = (Ev::TxEnd { id, cell }, EvCode::tx_ends(id, cell, more));
+            match self.order(shape) {
+                None => {
+                    self.q.push(at, code);
+                }
+                Some(o) => {
+                    let key = o.key(ev);
+                    o.reserve(ev, more as u64);
+                    self.q.push_keyed(at, key, code);
+                }
+            }
+            self.q.skip(more as u64);
+            id = id.wrapping_add(more + 1);
+            left -= more + 1;
+        }
+    }
+
     /// The instant of the next event, if any.
     #[inline(always)]
     pub(super) fn next_at(&self) -> Option<SimTime> {
@@ -246,10 +302,25 @@ impl Kernel {
     #[inline(always)]
     pub(super) fn pop(&mut self, shape: impl Shape) -> Option<(SimTime, EvCode)> {
         let next = self.q.pop();
+        if let Some((at, code)) = next {
+            if code.more() > 0 {
+                self.queue_next_end(at, code);
+            }
+        }
         if let (Some(o), Some((_, code))) = (self.order(shape), next) {
             o.cur = Some(o.of(code.ev()));
         }
         next
+    }
+
+    /// Queue the frame end after `code`'s (just popped), under the key
+    /// reserved for it, which precedes every queued event
+    /// (`push_tx_ends`).
+    #[cold]
+    #[inline(never)]
+    fn queue_next_end(&mut self, at: SimTime, code: EvCode) {
+        let key = self.q.popped_key() + 1;
+        self.q.push_first(at, key, code.next_end());
     }
 
     /// The partition that handles `ev` under the order by partition

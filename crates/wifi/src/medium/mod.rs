@@ -1163,19 +1163,22 @@ impl<M: Mac> Bss<M> {
         }
     }
 
-    /// The position of transmission `id` in `air`, searched from where the
-    /// last frame left it: frames ending one after another in start order
-    /// (stations that all began at once, such as every station of a cell
-    /// at the start of a run) are then found at once; from the front, the
-    /// search would cost O(n^2) for a burst of n frames. (Frames leave by
-    /// `swap_remove`, which puts the last entry where the leaver was.)
+    /// The position of transmission `id` in `air`, searched forward from
+    /// where the last frame left it, then back from there: frames ending
+    /// one after another in start order (the frames of a collision, or
+    /// every station of a cell at the start of a run) are then found at
+    /// once; from the front, the search would cost O(n^2) for a burst of n
+    /// frames. (Frames leave by `swap_remove`, which puts the last entry
+    /// where the leaver was: once the leavers reach the entries moved
+    /// there, the rest lie before the hint in reverse start order, the
+    /// next to end last.)
     #[inline]
     fn air_pos(&self, id: u32) -> usize {
         let h = self.air_hint.min(self.air.len());
         let (after, before) = (&self.air[h..], &self.air[..h]);
         match after.iter().position(|t| t.id == id) {
             Some(i) => h + i,
-            None => before.iter().position(|t| t.id == id).expect("unknown transmission"),
+            None => before.iter().rposition(|t| t.id == id).expect("unknown transmission"),
         }
     }
 
