@@ -86,11 +86,7 @@ impl EvCode {
     /// The events it stands for, in order: itself, and for `tx_ends` the
     /// frame ends that follow it.
     pub(super) fn events(self) -> impl Iterator<Item = Ev> {
-        let ev = self.ev();
-        (0..=self.more()).map(move |k| match ev {
-            Ev::TxEnd { id, cell } => Ev::TxEnd { id: id.wrapping_add(k), cell },
-            other => other,
-        })
+        std::iter::successors(Some(self), |c| (c.more() > 0).then(|| c.next_end())).map(EvCode::ev)
     }
 
     #[inline(always)]

@@ -92,19 +92,18 @@ impl Order {
     /// The tie-break key of `ev`, pushed now.
     #[inline]
     fn key(&mut self, ev: Ev) -> u64 {
-        let p = self.cur.unwrap_or_else(|| self.of(ev));
-        let n = &mut self.pushes[p as usize];
-        let k = (p as u64) << PUSH_BITS | *n;
-        *n += 1;
-        k
+        self.keys(ev, 1)
     }
 
-    /// Count `n` more pushes of events like `ev` now, keys reserved for
-    /// them (`Kernel::push_tx_ends`): the keys after `key(ev)`'s.
+    /// The first of the tie-break keys of `n` events like `ev` pushed now
+    /// one after another (the others follow it: `Kernel::push_tx_ends`).
     #[inline]
-    fn reserve(&mut self, ev: Ev, n: u64) {
+    fn keys(&mut self, ev: Ev, n: u64) -> u64 {
         let p = self.cur.unwrap_or_else(|| self.of(ev));
-        self.pushes[p as usize] += n;
+        let pushes = &mut self.pushes[p as usize];
+        let k = (p as u64) << PUSH_BITS | *pushes;
+        *pushes += n;
+        k
     }
 }
 
@@ -281,8 +280,7 @@ impl Kernel {
                     self.q.push(at, code);
                 }
                 Some(o) => {
-                    let key = o.key(ev);
-                    o.reserve(ev, more as u64);
+                    let key = o.keys(ev, more as u64 + 1);
                     self.q.push_keyed(at, key, code);
                 }
             }
