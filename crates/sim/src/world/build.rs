@@ -34,6 +34,7 @@ use std::collections::HashMap;
 use std::sync::atomic::AtomicU32;
 use std::sync::Arc;
 use wifitcp_core::{ConfigError, RngStream, SimDur, SimTime};
+use wifitcp_net::TimerKey;
 use wifitcp_queue::{QdiscConfig, QueueDisc};
 use wifitcp_wifi::channel::antenna::Beam;
 use wifitcp_wifi::channel::config::{NodeKeys, PowerControl, StaAntenna};
@@ -191,12 +192,13 @@ fn build_flows(
     let (names, plan) = plan_flows(s, nodes.topo(), count)?;
     let (mut flows, mut eps, mut flow_timer): (Vec<FlowRt>, _, _) =
         (Vec::with_capacity(count), Vec::new(), Vec::with_capacity(count));
-    // The event queue's peak is the start: the start of each flow
-    // (queued here), and once those have popped, a frame end of every MAC
-    // of a cell whose stations all find the medium idle (10.3.4.2). Room
-    // for the larger at once, where doubling would leave up to as much
-    // again unused.
-    k.reserve_events(count.max(cells.macs()) + 64);
+    // The flows' starts and TCP flows' stops, queued after the loop in its
+    // order: the starts of consecutive flows at one instant as one entry
+    // (`Kernel::push_events`), the queue sized for them once (doubling
+    // would leave up to as much again unused). The frame ends of a cell
+    // whose stations all find the medium idle (10.3.4.2) are one entry
+    // too (`Kernel::push_tx_ends`).
+    let mut queued: Vec<Queued> = Vec::with_capacity(count);
     for (fi, p) in plan.iter().enumerate() {
         let (ti, j, sta, peer) = (p.traffic as usize, p.index as usize, p.sta as usize, p.peer as usize);
         let tr = &s.traffic[ti];
@@ -260,17 +262,52 @@ fn build_flows(
         // the start is an event of its own)
         flow_timer.push(if flows[fi].fires_again() { k.new_timer(TimerOwner::Flow(fi)) } else { NO_TIMER });
         let id = u32::try_from(fi).expect("fewer than 2^32 flows");
-        k.push(General, first.min(k.end), Ev::FlowStart { fi: id });
+        queued.push(Queued::Start(first.min(k.end), id));
         // (a TCP flow's stop is its sender's event: `Flows::stop_fires`)
         if matches!(flows[fi].kind, FlowKind::Tcp(_)) && stop < k.end {
-            let key = k.new_timer(TimerOwner::FlowStop(fi));
-            k.arm(General, key, Some(stop));
+            queued.push(Queued::Stop(k.new_timer(TimerOwner::FlowStop(fi)), stop));
         }
     }
+    queue_starts(k, queued);
     let ep_timer = (0..eps.len()).map(|ep| k.new_timer(TimerOwner::Tcp(ep))).collect();
     let mut flows = Flows::new(flows, eps, flow_timer, ep_timer, names);
     flows.prime_servers();
     Ok(flows)
+}
+
+/// What `build_flows` queues for a flow: its start, and a TCP flow's
+/// stop (a timer key armed at that instant).
+enum Queued {
+    Start(SimTime, u32),
+    Stop(TimerKey, SimTime),
+}
+
+/// Queue the flows' starts and stops in order, the starts between two
+/// stops as runs (`Kernel::push_events`), in a queue sized for them.
+fn queue_starts(k: &mut Kernel, queued: Vec<Queued>) {
+    let mut starts: Vec<(SimTime, Ev)> = Vec::new();
+    let mut entries = 0;
+    for q in &queued {
+        match *q {
+            Queued::Start(at, fi) => starts.push((at, Ev::FlowStart { fi })),
+            Queued::Stop(..) => {
+                entries += k.entries_of(&starts) + 1;
+                starts.clear();
+            }
+        }
+    }
+    k.reserve_events(entries + k.entries_of(&starts) + 64);
+    starts.clear();
+    for q in queued {
+        match q {
+            Queued::Start(at, fi) => starts.push((at, Ev::FlowStart { fi })),
+            Queued::Stop(key, stop) => {
+                k.push_events(General, starts.drain(..));
+                k.arm(General, key, Some(stop));
+            }
+        }
+    }
+    k.push_events(General, starts);
 }
 
 /// A flow to build: its `[[traffic]]` entry, its index in that entry's

@@ -420,18 +420,6 @@ impl Cells {
         }
     }
 
-    /// MACs in all the cells (a member on several channels counts in
-    /// each): at most as many frames on the air at once.
-    pub(super) fn macs(&self) -> usize {
-        std::iter::once(&self.cell0)
-            .chain(self.more_cells.iter())
-            .map(|c| match &c.bss {
-                CellBss::Dcf(b) => b.macs.len(),
-                CellBss::Any(b) => b.macs.len(),
-            })
-            .sum()
-    }
-
     /// Every cell, in index order.
     fn cells_mut(&mut self) -> impl Iterator<Item = &mut Cell> {
         std::iter::once(&mut self.cell0).chain(self.more_cells.iter_mut())

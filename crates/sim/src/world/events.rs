@@ -31,9 +31,11 @@ pub(super) enum Ev {
 
 /// An [`Ev`] as the queue stores it: one non-zero `u64` (kind in the low
 /// byte, from 1; a u32 field in bits 8..40; a u16 or u8 field in bits
-/// 40..56; in the top byte, for a `TxEnd`, how many ends of frames of the
-/// same cell and instant follow it, ids `id + 1` on, under the tie-break
-/// keys reserved after its own: `Kernel::push_tx_ends`). A scalar moves
+/// 40..56; in the top byte, for a `TxEnd` or a `FlowStart`, how many
+/// events of a run follow it: the ends of frames `id + 1` on of the same
+/// cell and instant, or the starts of flows `fi + 1` on at the same
+/// instant, under the tie-break keys reserved after its own:
+/// `Kernel::push_run`). A scalar moves
 /// through the queue and the run loop as one register, and the queue's
 /// `(instant, event)` pairs as two: an enum with a one-byte tag was
 /// copied through the stack in overlapping pieces whose reloads missed
@@ -56,37 +58,57 @@ impl Ev {
     }
 }
 
-/// The most frame ends one [`EvCode`] holds: itself and the 255 its top
-/// byte can count.
-pub(super) const MAX_ENDS: u32 = 256;
+/// The most events one [`EvCode`] holds: itself and the 255 its top byte
+/// can count.
+pub(super) const MAX_RUN: u32 = 256;
 
 impl EvCode {
-    /// The end of frame `id` of cell `cell` and of the `more` frames after
-    /// it (at most `MAX_ENDS - 1`).
+    /// `first` and the `more` events after it (at most `MAX_RUN - 1`): the
+    /// ends of frames `id + 1`, `id + 2`, ... of the same cell (ids wrap),
+    /// or the starts of flows `fi + 1`, `fi + 2`, ...
     #[inline(always)]
-    pub(super) fn tx_ends(id: u32, cell: u16, more: u32) -> EvCode {
-        debug_assert!(more < MAX_ENDS, "more ends than a code holds");
-        EvCode(Ev::TxEnd { id, cell }.code().0 | (more as u64) << 56)
+    pub(super) fn run(first: Ev, more: u32) -> EvCode {
+        debug_assert!(more < MAX_RUN, "more events than a code holds");
+        debug_assert!(more == 0 || matches!(first, Ev::TxEnd { .. } | Ev::FlowStart { .. }), "a run of {first:?}");
+        EvCode(first.code().0 | (more as u64) << 56)
     }
 
-    /// The frame ends that follow this event's (zero but for `tx_ends`).
+    /// The events of its run that follow this one (zero but for `run`).
     #[inline(always)]
     pub(super) fn more(self) -> u32 {
         (self.0.get() >> 56) as u32
     }
 
-    /// The code of the next frame end of a `tx_ends` code with `more() >
-    /// 0`: frame `id + 1`, one fewer after it.
+    /// The code of the rest of a run, of a code with `more() > 0`: the
+    /// next frame end or flow start, one fewer after it.
     #[inline]
-    pub(super) fn next_end(self) -> EvCode {
-        let Ev::TxEnd { id, cell } = self.ev() else { unreachable!("frame ends follow a frame end") };
-        EvCode::tx_ends(id.wrapping_add(1), cell, self.more() - 1)
+    pub(super) fn next_in_run(self) -> EvCode {
+        let next = match self.ev() {
+            Ev::TxEnd { id, cell } => Ev::TxEnd { id: id.wrapping_add(1), cell },
+            Ev::FlowStart { fi } => Ev::FlowStart { fi: fi + 1 },
+            other => unreachable!("a run of {other:?}"),
+        };
+        EvCode::run(next, self.more() - 1)
     }
 
-    /// The events it stands for, in order: itself, and for `tx_ends` the
-    /// frame ends that follow it.
+    /// Whether `next`, pushed right after the events of this code, is the
+    /// next event of its run (`Kernel::push_events`).
+    #[inline]
+    pub(super) fn continued_by(self, next: Ev) -> bool {
+        self.more() + 1 < MAX_RUN
+            && match (self.ev(), next) {
+                (Ev::TxEnd { id, cell }, Ev::TxEnd { id: n, cell: c }) => {
+                    c == cell && n == id.wrapping_add(self.more() + 1)
+                }
+                (Ev::FlowStart { fi }, Ev::FlowStart { fi: n }) => fi.checked_add(self.more() + 1) == Some(n),
+                _ => false,
+            }
+    }
+
+    /// The events it stands for, in order: itself, and for `run` the
+    /// events that follow it.
     pub(super) fn events(self) -> impl Iterator<Item = Ev> {
-        std::iter::successors(Some(self), |c| (c.more() > 0).then(|| c.next_end())).map(EvCode::ev)
+        std::iter::successors(Some(self), |c| (c.more() > 0).then(|| c.next_in_run())).map(EvCode::ev)
     }
 
     #[inline(always)]
@@ -235,8 +257,8 @@ mod tests {
 
     #[test]
     fn frame_end_runs_walk_their_ids() {
-        use super::{EvCode, MAX_ENDS};
-        let c = EvCode::tx_ends(u32::MAX - 1, 7, 3);
+        use super::{EvCode, MAX_RUN};
+        let c = EvCode::run(Ev::TxEnd { id: u32::MAX - 1, cell: 7 }, 3);
         assert_eq!(c.ev(), Ev::TxEnd { id: u32::MAX - 1, cell: 7 });
         assert_eq!(c.more(), 3);
         let ids: Vec<Ev> = c.events().collect();
@@ -245,11 +267,30 @@ mod tests {
         let mut walked = vec![c.ev()];
         let mut k = c;
         while k.more() > 0 {
-            k = k.next_end();
+            k = k.next_in_run();
             walked.push(k.ev());
         }
         assert_eq!(walked, want);
-        let full = EvCode::tx_ends(5, u16::MAX, MAX_ENDS - 1);
-        assert_eq!((full.ev(), full.more()), (Ev::TxEnd { id: 5, cell: u16::MAX }, MAX_ENDS - 1));
+        let full = EvCode::run(Ev::TxEnd { id: 5, cell: u16::MAX }, MAX_RUN - 1);
+        assert_eq!((full.ev(), full.more()), (Ev::TxEnd { id: 5, cell: u16::MAX }, MAX_RUN - 1));
+        assert!(!full.continued_by(Ev::TxEnd { id: 5 + MAX_RUN, cell: u16::MAX }), "a code holds at most MAX_RUN");
+        assert!(c.continued_by(Ev::TxEnd { id: 2, cell: 7 }));
+        assert!(!c.continued_by(Ev::TxEnd { id: 2, cell: 8 }));
+        assert!(!c.continued_by(Ev::TxEnd { id: 3, cell: 7 }));
+    }
+
+    #[test]
+    fn flow_start_runs_walk_their_flows() {
+        use super::EvCode;
+        let c = EvCode::run(Ev::FlowStart { fi: 10 }, 2);
+        let want: Vec<Ev> = [10, 11, 12].map(|fi| Ev::FlowStart { fi }).to_vec();
+        assert_eq!(c.events().collect::<Vec<_>>(), want);
+        assert_eq!(c.next_in_run().events().collect::<Vec<_>>(), want[1..]);
+        assert!(c.continued_by(Ev::FlowStart { fi: 13 }));
+        assert!(!c.continued_by(Ev::FlowStart { fi: 12 }));
+        assert!(!c.continued_by(Ev::TxEnd { id: 13, cell: 0 }));
+        let last = EvCode::run(Ev::FlowStart { fi: u32::MAX }, 0);
+        assert!(!last.continued_by(Ev::FlowStart { fi: 0 }), "flow indices do not wrap");
+        assert!(!Ev::BssWake { cell: 0 }.code().continued_by(Ev::BssWake { cell: 0 }));
     }
 }

@@ -25,12 +25,13 @@
 //! registry has exactly one owner, recorded when it is registered; an
 //! armed key has exactly one current `Ev::Timer` in the queue (older ones
 //! are stale and are dropped at `due`); with an `Order`, no two queued
-//! events have the same (instant, key). A queued code of several frame
-//! ends (`EvCode::more`) stands for them all, in id order, under
+//! events have the same (instant, key). A queued code of a run (the ends
+//! of several frames of one cell, or the starts of several flows, at one
+//! instant: `EvCode::more`) stands for them all, in order, under
 //! consecutive keys from its own (the later ones reserved when it was
-//! pushed); each next one is queued, first of all, when the one before
-//! it pops.
-use super::events::{Ev, EvCode, PackedOwner, TimerOwner, MAX_ENDS};
+//! pushed), all of one partition; each next one is queued, first of all,
+//! when the one before it pops.
+use super::events::{Ev, EvCode, PackedOwner, TimerOwner, MAX_RUN};
 use super::shape::{General, Shape};
 use crate::ledger::Ledger;
 use crate::metrics::sampling::Sampling;
@@ -107,6 +108,35 @@ impl Order {
     }
 }
 
+/// `events` as the codes that hold them: each event that continues the
+/// run of the one before it (`EvCode::continued_by`: the next flow's start,
+/// or the next frame's end, at the same instant) and that `one_part`
+/// finds handled by the same partition joins that run's code.
+fn runs(
+    events: impl IntoIterator<Item = (SimTime, Ev)>,
+    one_part: impl Fn(Ev, Ev) -> bool,
+) -> impl Iterator<Item = (SimTime, EvCode)> {
+    let mut it = events.into_iter().peekable();
+    std::iter::from_fn(move || {
+        let (at, ev) = it.next()?;
+        let mut code = ev.code();
+        while let Some(&(t, next)) = it.peek() {
+            if t != at || !code.continued_by(next) || !one_part(ev, next) {
+                break;
+            }
+            code = EvCode::run(ev, code.more() + 1);
+            it.next();
+        }
+        Some((at, code))
+    })
+}
+
+/// Whether `a` and `b` are handled by one partition (always, without an
+/// order by partition).
+fn one_partition(order: Option<&Order>, a: Ev, b: Ev) -> bool {
+    order.is_none_or(|o| o.of(a) == o.of(b))
+}
+
 pub(super) struct Kernel {
     q: EventQueue<EvCode>,
     /// `None`: one partition, insertion order (module docs).
@@ -172,9 +202,7 @@ impl Kernel {
         // (the room reserved at build, `reserve_events`, kept)
         self.q.reserve_total(room);
         self.order = Some(Box::new(order));
-        for (at, ev) in queued {
-            self.push(General, at, ev);
-        }
+        self.push_events(General, queued);
     }
 
     /// Keep only the queued events that partitions `mine` handle, under
@@ -185,11 +213,10 @@ impl Kernel {
         let kept: Vec<_> =
             self.q.drain_keyed().into_iter().filter(|&(_, _, code)| mine[o.of(code.ev()) as usize]).collect();
         for (at, key, code) in kept {
-            // (frame ends held as one code go back one each, under their
-            // reserved keys)
-            for (k, ev) in code.events().enumerate() {
-                self.q.push_keyed(at, key + k as u64, ev.code());
-            }
+            // (a run's events are of one partition: it goes back whole,
+            // its keys still reserved)
+            self.q.push_keyed(at, key, code);
+            self.q.skip(code.more() as u64);
         }
     }
 
@@ -254,7 +281,7 @@ impl Kernel {
     /// Schedule the ends of frames `id`, `id + 1`, ... (`n` of them) of
     /// cell `cell`, all at `at`: in the order, and under the tie-break keys,
     /// of `n` pushes of one `Ev::TxEnd` each, but queued as one entry per
-    /// `MAX_ENDS` (`EvCode::tx_ends`), the keys of the ends after its first
+    /// `MAX_RUN` (`EvCode::run`), the keys of the ends after its first
     /// reserved; `pop` queues each next end when the one before it pops.
     /// The k ends of a collision's frames then cost the heap one push and
     /// one pop, not k.
@@ -273,21 +300,46 @@ impl Kernel {
     fn push_tx_end_runs(&mut self, shape: impl Shape, at: SimTime, id: u32, cell: u16, n: u32) {
         let (mut id, mut left) = (id, n);
         while left > 0 {
-            let more = left.min(MAX_ENDS) - 1;
-            let (ev, code) = (Ev::TxEnd { id, cell }, EvCode::tx_ends(id, cell, more));
-            match self.order(shape) {
-                None => {
-                    self.q.push(at, code);
-                }
-                Some(o) => {
-                    let key = o.keys(ev, more as u64 + 1);
-                    self.q.push_keyed(at, key, code);
-                }
-            }
-            self.q.skip(more as u64);
+            let more = left.min(MAX_RUN) - 1;
+            self.push_code(shape, at, EvCode::run(Ev::TxEnd { id, cell }, more));
             id = id.wrapping_add(more + 1);
             left -= more + 1;
         }
+    }
+
+    /// Schedule `events`, in order, as `push` would one at a time (same
+    /// order, same keys), each that continues the run of the one before it
+    /// queued in that run's entry (`runs`): the flows' starts at the build,
+    /// the events queued again under an order by partition.
+    pub(super) fn push_events(&mut self, shape: impl Shape, events: impl IntoIterator<Item = (SimTime, Ev)>) {
+        let order = self.order.as_deref();
+        let codes: Vec<(SimTime, EvCode)> = runs(events, |a, b| one_partition(order, a, b)).collect();
+        for (at, code) in codes {
+            self.push_code(shape, at, code);
+        }
+    }
+
+    /// The queue entries `push_events` makes of `events` (room to reserve).
+    pub(super) fn entries_of(&self, events: &[(SimTime, Ev)]) -> usize {
+        let order = self.order.as_deref();
+        runs(events.iter().copied(), |a, b| one_partition(order, a, b)).count()
+    }
+
+    /// Queue `code` and the events of its run (`EvCode::more`) under the
+    /// keys `more() + 1` pushes would take, in its entry.
+    #[inline]
+    fn push_code(&mut self, shape: impl Shape, at: SimTime, code: EvCode) {
+        let more = code.more();
+        match self.order(shape) {
+            None => {
+                self.q.push(at, code);
+            }
+            Some(o) => {
+                let key = o.keys(code.ev(), more as u64 + 1);
+                self.q.push_keyed(at, key, code);
+            }
+        }
+        self.q.skip(more as u64);
     }
 
     /// The instant of the next event, if any.
@@ -302,7 +354,7 @@ impl Kernel {
         let next = self.q.pop();
         if let Some((at, code)) = next {
             if code.more() > 0 {
-                self.queue_next_end(at, code);
+                self.queue_next_in_run(at, code);
             }
         }
         if let (Some(o), Some((_, code))) = (self.order(shape), next) {
@@ -311,14 +363,14 @@ impl Kernel {
         next
     }
 
-    /// Queue the frame end after `code`'s (just popped), under the key
-    /// reserved for it, which precedes every queued event
-    /// (`push_tx_ends`).
+    /// Queue the rest of the run of `code` (just popped), under the key
+    /// reserved for its next event, which precedes every queued event
+    /// (`push_code`).
     #[cold]
     #[inline(never)]
-    fn queue_next_end(&mut self, at: SimTime, code: EvCode) {
+    fn queue_next_in_run(&mut self, at: SimTime, code: EvCode) {
         let key = self.q.popped_key() + 1;
-        self.q.push_first(at, key, code.next_end());
+        self.q.push_first(at, key, code.next_in_run());
     }
 
     /// The partition that handles `ev` under the order by partition

@@ -359,21 +359,24 @@ impl Partitioned {
         // members' queue disciplines, its flows), so its registry holds
         // only those.
         let mut kernels: Vec<Kernel> = (0..n_parts).map(|_| k.part()).collect();
-        // (their registries sized once: grown by doubling, they would hold
-        // up to twice their keys)
-        for ((pk, pc), pf) in kernels.iter_mut().zip(&mut pcells).zip(&mut pflows) {
-            pk.reserve_timers(pc.timed_qdiscs() + pf.timed());
-            // (and their event queues, as `build_flows` sizes the world's)
-            pk.reserve_events(pf.flows().len().max(pc.macs()) + 64);
-            pc.register_qdisc_timers(|node| pk.new_timer(TimerOwner::Qdisc(node)));
-            pf.register_timers(|fi| pk.new_timer(TimerOwner::Flow(fi)));
-        }
         // The queued events (the flows' starts, one per flow) queued again
-        // in their partitions, in queue order.
+        // in their partitions, in queue order (consecutive flows of a
+        // partition starting at one instant as one entry, as `build_flows`
+        // queues them).
+        let mut starts: Vec<Vec<(SimTime, Ev)>> = vec![Vec::new(); n_parts];
         for (at, ev) in k.take_events() {
             let Ev::FlowStart { fi } = ev else { unreachable!("only flows' starts are queued before the start") };
             let fi = fi as usize;
-            kernels[part_of_flow[fi]].push(General, at, Ev::FlowStart { fi: flow_local[fi] as u32 });
+            starts[part_of_flow[fi]].push((at, Ev::FlowStart { fi: flow_local[fi] as u32 }));
+        }
+        // (their registries and event queues sized once: grown by
+        // doubling, they would hold up to twice their keys and entries)
+        for (((pk, pc), pf), st) in kernels.iter_mut().zip(&mut pcells).zip(&mut pflows).zip(starts) {
+            pk.reserve_timers(pc.timed_qdiscs() + pf.timed());
+            pk.reserve_events(pk.entries_of(&st) + 64);
+            pc.register_qdisc_timers(|node| pk.new_timer(TimerOwner::Qdisc(node)));
+            pf.register_timers(|fi| pk.new_timer(TimerOwner::Flow(fi)));
+            pk.push_events(General, st);
         }
         k.drop_timers();
         let parts = kernels
