@@ -8,14 +8,26 @@
 //! drop-tail that was never offered a packet is itself 16 bytes,
 //! `wifitcp_queue::droptail`).
 //!
+//! A slot is a 32-bit index into the built disciplines (`EMPTY`: none
+//! built): 4 bytes a member where a boxed discipline's pointer takes 16,
+//! in a cell of thousands of saturated stations whose slots stay empty,
+//! and in the copies a partitioned run's split and merge make.
+//!
 //! Invariants: an empty slot is a drop-tail of `capacity` packets that has
 //! counted nothing (so reading it or building it gives the same answers);
 //! a slot is built only to take a packet; slots move between a run and its
-//! partitions whole.
+//! partitions whole; a slot's index names an entry of `built` that holds a
+//! discipline, and no two slots name one entry.
 use wifitcp_queue::{DropTail, QueueDisc};
 
+/// The index of a slot whose discipline is not built.
+const EMPTY: u32 = u32::MAX;
+
 pub struct Queues {
-    slots: Vec<Option<Box<dyn QueueDisc>>>,
+    /// Each slot's discipline: its index in `built`, or `EMPTY`.
+    slots: Vec<u32>,
+    /// The disciplines built or put in (`None`: one taken out since).
+    built: Vec<Option<Box<dyn QueueDisc>>>,
     /// What an empty slot reads as: a fresh drop-tail of the capacity an
     /// empty slot is built with.
     empty: DropTail,
@@ -26,12 +38,22 @@ impl Queues {
     /// `slots` (`None`: a drop-tail of `capacity` packets, built with its
     /// first packet).
     pub(super) fn new(slots: Vec<Option<Box<dyn QueueDisc>>>, capacity: usize) -> Queues {
-        Queues { slots, empty: DropTail::new(capacity), capacity }
+        let mut q =
+            Queues { slots: vec![EMPTY; slots.len()], built: Vec::new(), empty: DropTail::new(capacity), capacity };
+        for (i, d) in slots.into_iter().enumerate() {
+            q.put(i, d);
+        }
+        q
     }
 
     /// `n` empty slots of the same capacity (a partition's, a merge's).
     pub(super) fn empty_like(&self, n: usize) -> Queues {
-        Queues::new((0..n).map(|_| None).collect(), self.capacity)
+        Queues {
+            slots: vec![EMPTY; n],
+            built: Vec::new(),
+            empty: DropTail::new(self.capacity),
+            capacity: self.capacity,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -45,24 +67,30 @@ impl Queues {
     /// Member slot `i`'s discipline (an empty slot's fresh drop-tail).
     #[inline(always)]
     pub fn get(&self, i: usize) -> &dyn QueueDisc {
-        self.slots[i].as_deref().unwrap_or(&self.empty)
+        match self.slots[i] {
+            EMPTY => &self.empty,
+            b => self.built[b as usize].as_deref().expect("a slot names a built discipline"),
+        }
     }
 
     /// Slot `i`'s discipline to give a packet, built if empty.
     #[inline(always)]
     pub(super) fn get_mut(&mut self, i: usize) -> &mut dyn QueueDisc {
-        let cap = self.capacity;
-        match &mut self.slots[i] {
-            Some(q) => &mut **q,
-            empty => build(empty, cap),
+        if self.slots[i] == EMPTY {
+            self.build(i);
         }
+        let b = self.slots[i] as usize;
+        self.built[b].as_deref_mut().expect("a slot names a built discipline")
     }
 
     /// Slot `i`'s discipline if built (an empty one has nothing to give
     /// and ignores airtime and timers).
     #[inline(always)]
     pub(super) fn built_mut(&mut self, i: usize) -> Option<&mut (dyn QueueDisc + 'static)> {
-        self.slots[i].as_deref_mut()
+        match self.slots[i] {
+            EMPTY => None,
+            b => self.built[b as usize].as_deref_mut(),
+        }
     }
 
     /// The disciplines in slot order.
@@ -72,26 +100,41 @@ impl Queues {
 
     /// Take slot `i`'s discipline, leaving it empty (to another Queues).
     pub(super) fn take(&mut self, i: usize) -> Option<Box<dyn QueueDisc>> {
-        self.slots[i].take()
+        match std::mem::replace(&mut self.slots[i], EMPTY) {
+            EMPTY => None,
+            b => self.built[b as usize].take(),
+        }
     }
 
-    /// Put `q` (taken by `take`) in slot `i`.
+    /// Put `q` (taken by `take`) in slot `i`, empty.
     pub(super) fn put(&mut self, i: usize, q: Option<Box<dyn QueueDisc>>) {
-        self.slots[i] = q;
+        debug_assert_eq!(self.slots[i], EMPTY, "a slot is put once");
+        if let Some(q) = q {
+            self.slots[i] = u32::try_from(self.built.len()).expect("fewer than 2^32 - 1 disciplines");
+            self.built.push(Some(q));
+        }
     }
 
     /// Exchange slot `i` with `other`'s slot `i`.
     pub(super) fn swap(&mut self, other: &mut Queues, i: usize) {
-        std::mem::swap(&mut self.slots[i], &mut other.slots[i]);
+        match (self.slots[i], other.slots[i]) {
+            (EMPTY, EMPTY) => {}
+            (EMPTY, _) | (_, EMPTY) => {
+                let (mine, theirs) = (self.take(i), other.take(i));
+                self.put(i, theirs);
+                other.put(i, mine);
+            }
+            (a, b) => std::mem::swap(&mut self.built[a as usize], &mut other.built[b as usize]),
+        }
     }
-}
 
-/// Build empty slot `slot`'s drop-tail (once a member's, out of the
-/// per-packet path).
-#[cold]
-#[inline(never)]
-fn build(slot: &mut Option<Box<dyn QueueDisc>>, capacity: usize) -> &mut dyn QueueDisc {
-    &mut **slot.insert(Box::new(DropTail::new(capacity)))
+    /// Build empty slot `i`'s drop-tail (once a member's, out of the
+    /// per-packet path).
+    #[cold]
+    #[inline(never)]
+    fn build(&mut self, i: usize) {
+        self.put(i, Some(Box::new(DropTail::new(self.capacity))));
+    }
 }
 
 #[cfg(test)]
