@@ -594,15 +594,15 @@ fn flow_json(v: &RunView, k: usize, secs: f64, j: &mut Obj) {
 /// MAC and medium counters of member `i`, summed over the cells.
 fn member_counters(v: &RunView, i: usize) -> (wifitcp_wifi::mac::MacCounters, wifitcp_wifi::medium::MediumCounters) {
     if let Some((c, l)) = v.member_at(i) {
-        return (v.cells[c].macs[l].counters().clone(), v.cells[c].medium[l].clone());
+        return (v.cells[c].macs[l].counters().clone(), v.cells[c].medium(l).clone());
     }
     if let [only] = v.cells {
-        return (only.macs[i].counters().clone(), only.medium[i].clone());
+        return (only.macs[i].counters().clone(), only.medium(i).clone());
     }
     let (mut c, mut m) = (wifitcp_wifi::mac::MacCounters::default(), wifitcp_wifi::medium::MediumCounters::default());
     for b in v.cells {
         c.add(b.macs[i].counters());
-        m.add(&b.medium[i]);
+        m.add(b.medium(i));
     }
     (c, m)
 }
@@ -847,7 +847,7 @@ fn secs(v: &RunView) -> f64 {
 fn head(v: &RunView) -> Value {
     let secs = secs(v);
     let (mut att, mut col) = (0u64, 0u64);
-    for m in v.cells.iter().flat_map(|b| &b.medium) {
+    for m in v.cells.iter().flat_map(|b| b.medium_all()) {
         att += m.initial_frames;
         col += m.collided;
     }

@@ -161,7 +161,7 @@ impl<M: Mac> Bss<M> {
                 mu.users.iter_mut().for_each(|u| u.ok = false);
             }
             if f.contended && !matches!(at, AtReceiver::Clear) {
-                self.medium[s].collided += 1;
+                self.track[s].counters.collided += 1;
             }
         }
         if f.mu.as_ref().is_some_and(|m| m.uplink) {

@@ -163,12 +163,12 @@ const ON_AIR: u64 = u64::MAX;
 const NEVER_SENT: u64 = u64::MAX;
 
 /// The medium's per-station state that frame starts and ends read and
-/// write, in one place (half a cache line): a frame's start, its end and
-/// the walk over the stations acting alone each touch one line per
-/// station, not one in each of three arrays (in a cell of thousands of
-/// stations they are rarely cached).
-#[derive(Clone, Copy, Debug)]
-#[repr(C, align(32))]
+/// write, with the station's counters, in one place (one cache line): a
+/// frame's start, its end and the walk over the stations acting alone
+/// each touch one line per station, not one in each of two arrays (in a
+/// cell of thousands of stations they are rarely cached).
+#[derive(Clone, Debug)]
+#[repr(C, align(64))]
 struct Track {
     /// Number of the station's latest frame (`Bss::starts`), or
     /// [`NEVER_SENT`].
@@ -181,14 +181,15 @@ struct Track {
     /// computation, and the solo stations are scanned for their earliest
     /// instant after every input.
     wk: SimTime,
+    counters: MediumCounters,
 }
 
 /// The number of stations from which a cell asks for the state of the
 /// members due at a wake-up before it serves them (`Bss::wake`). A
-/// station's state here is about 480 bytes (a DCF's 320, its `Track`,
-/// counters and group slot). On the machine of docs/performance.md (2 MiB
-/// of second-level cache per core) asking loses below about 10,000
-/// stations and gains above: per-event cost of plain release builds of
+/// station's state here is about 420 bytes (a DCF's 320, its `Track`
+/// with its counters, 64, and its group slot, 32). On the machine of
+/// docs/performance.md (2 MiB of second-level cache per core) asking
+/// loses below about 10,000 stations and gains above: per-event cost of plain release builds of
 /// `run_file` on `scenarios/bench-r2.toml`, asking against not asking,
 /// x1.02 at 5,000 stations, x1.00 at 10,000 and x0.96 at 20,000 (the
 /// lines the members' wake-ups read mostly hit in the second-level cache
@@ -257,7 +258,6 @@ fn push_tx_end(out: &mut Vec<BssOutput>, id: u32, at: SimTime) {
 
 pub struct Bss<M: Mac = Dcf> {
     pub macs: Vec<M>,
-    pub medium: Vec<MediumCounters>,
     errors: Box<dyn FrameErrorModel>,
     /// Channel-error draws of data frames.
     rng: RngStream,
@@ -445,6 +445,17 @@ fn group_rules<M: Mac>(macs: &[M]) -> Option<GroupRules> {
 }
 
 impl<M: Mac> Bss<M> {
+    /// Station `s`'s medium counters.
+    #[inline]
+    pub fn medium(&self, s: usize) -> &MediumCounters {
+        &self.track[s].counters
+    }
+
+    /// Every station's medium counters, in station order.
+    pub fn medium_all(&self) -> impl Iterator<Item = &MediumCounters> + '_ {
+        self.track.iter().map(|t| &t.counters)
+    }
+
     /// `rng` draws the channel errors of data frames; control frames get a
     /// stream derived from its first value (without consuming it) until
     /// [`Bss::set_control_rng`] gives them a named one.
@@ -465,14 +476,20 @@ impl<M: Mac> Bss<M> {
         let group = Group::new(n, &g);
         let eifs_always = macs[0].eifs_after_collision();
         let control_errors = errors.may_hit_control_frames();
-        let track: Vec<Track> =
-            macs.iter().map(|m| Track { last_start: NEVER_SENT, end_mark: 0, wk: m.next_wakeup() }).collect();
+        let track: Vec<Track> = macs
+            .iter()
+            .map(|m| Track {
+                last_start: NEVER_SENT,
+                end_mark: 0,
+                wk: m.next_wakeup(),
+                counters: MediumCounters::default(),
+            })
+            .collect();
         // Every station starts solo; most MACs have nothing to do before
         // their first input, but one may (an AP's access-request ticks).
         let solo_at = track.iter().map(|t| t.wk).min().unwrap_or(SimTime::NEVER);
         Bss {
             macs,
-            medium: vec![MediumCounters::default(); n],
             errors,
             ctl_rng: RngStream::derive(rng.clone().next_u64(), "medium/control-errors"),
             control_errors,
@@ -520,7 +537,6 @@ impl<M: Mac> Bss<M> {
             }};
         }
         moved!(
-            medium,
             errors,
             rng,
             ctl_rng,
@@ -715,13 +731,12 @@ impl<M: Mac> Bss<M> {
         }
     }
 
-    /// Ask for every line of station `s`'s state: its MAC, its `Track`
-    /// and its counters.
+    /// Ask for every line of station `s`'s state: its MAC and its `Track`
+    /// (with its counters).
     #[inline(always)]
     fn prefetch_station(&self, s: usize) {
         prefetch(&self.macs[s]);
         prefetch(&self.track[s]);
-        prefetch(&self.medium[s]);
     }
 
     /// The second pass of `tx_end` (the medium is quiet): the idle
@@ -890,9 +905,9 @@ impl<M: Mac> Bss<M> {
         };
         if !ok {
             if data {
-                self.medium[s].channel_errors += 1;
+                self.track[s].counters.channel_errors += 1;
             } else {
-                self.medium[s].control_errors += 1;
+                self.track[s].counters.control_errors += 1;
             }
         }
         ok
@@ -1042,9 +1057,9 @@ impl<M: Mac> Bss<M> {
         self.next_tx = self.next_tx.wrapping_add(1);
         let end = now + airtime;
         if contended {
-            self.medium[s].initial_frames += 1;
+            self.track[s].counters.initial_frames += 1;
         }
-        self.medium[s].airtime_ns += airtime.as_nanos();
+        self.track[s].counters.airtime_ns += airtime.as_nanos();
         let seq = self.starts;
         self.starts += 1;
         self.track[s].last_start = seq;

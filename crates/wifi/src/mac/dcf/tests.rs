@@ -448,8 +448,8 @@ fn same_slot_is_a_collision_and_both_retry() {
     assert_eq!(a.next_wakeup(), us(9));
     assert_eq!(b.next_wakeup(), us(9));
     let (_, bss) = run_bss(vec![ap, a, b], vec![], 400);
-    assert_eq!(bss.medium[1].collided, 1);
-    assert_eq!(bss.medium[2].collided, 1);
+    assert_eq!(bss.medium(1).collided, 1);
+    assert_eq!(bss.medium(2).collided, 1);
     assert!(bss.macs[1].counters.failures >= 1 && bss.macs[2].counters.failures >= 1);
     // The AP saw an erroneous frame and used EIFS.
     assert_eq!(bss.macs[0].counters.rx_errors, 1);
@@ -466,8 +466,8 @@ fn rts_cts_exchange_then_data() {
     assert_eq!(bss.macs[1].counters.successes, 1);
     assert_eq!(bss.macs[0].counters.rx_delivered, 1);
     // RTS (20) + SIFS + CTS (14) + SIFS + DATA (100) + SIFS + ACK (14)
-    assert_eq!(bss.medium[1].airtime_ns, (20 + 100) * 1000);
-    assert_eq!(bss.medium[0].airtime_ns, (14 + 14) * 1000);
+    assert_eq!(bss.medium(1).airtime_ns, (20 + 100) * 1000);
+    assert_eq!(bss.medium(0).airtime_ns, (14 + 14) * 1000);
 }
 
 #[test]
@@ -619,9 +619,9 @@ fn lost_ack_fails_the_exchange_with_eifs_and_the_data_is_retried() {
     let k = s1.bo.slots().expect("a new backoff") as u64;
     assert_eq!(s1.next_wakeup(), us(122 + 20 + k), "EIFS after the bad ACK, then the backoff");
     assert_eq!(bss.macs[0].counters.rx_delivered, 1, "the AP got the data frame");
-    assert_eq!(bss.medium[0].control_errors, 1, "counted at the ACK's sender");
-    assert_eq!(bss.medium[0].channel_errors, 0);
-    assert_eq!(bss.medium[1].channel_errors, 0);
+    assert_eq!(bss.medium(0).control_errors, 1, "counted at the ACK's sender");
+    assert_eq!(bss.medium(0).channel_errors, 0);
+    assert_eq!(bss.medium(1).channel_errors, 0);
 
     // Run on: the retransmission (Retry bit set) is a duplicate at the AP,
     // acknowledged again and not delivered twice.
@@ -631,7 +631,7 @@ fn lost_ack_fails_the_exchange_with_eifs_and_the_data_is_retried() {
     assert_eq!((s1.counters.attempts, s1.counters.retries, s1.counters.successes), (2, 1, 1));
     assert_eq!(bss.macs[0].counters.rx_delivered, 1);
     assert_eq!(bss.macs[0].counters.rx_duplicates, 1);
-    assert_eq!(bss.medium[1].airtime_ns, 200_000);
+    assert_eq!(bss.medium(1).airtime_ns, 200_000);
     // The medium asked about every frame, data and control, at its receiver.
     let asked: Vec<_> = asked.borrow().clone();
     use FrameKind::{Ack, Data};
@@ -651,7 +651,7 @@ fn lost_cts_fails_the_rts_and_the_rts_is_retried() {
     assert_eq!(s1.cur.as_ref().unwrap().retry.counts(), (1, 0));
     let k = s1.bo.slots().expect("a new backoff") as u64;
     assert_eq!(s1.next_wakeup(), us(42 + 20 + k));
-    assert_eq!(bss.medium[0].control_errors, 1);
+    assert_eq!(bss.medium(0).control_errors, 1);
 
     let (ch, asked) = lose_first(FrameKind::Cts, 1);
     let (_, bss) = run_bss_with(vec![sta(0, 50), sta(1, 50)], ch, vec![(0, 1, 0)], 1000);
@@ -659,8 +659,8 @@ fn lost_cts_fails_the_rts_and_the_rts_is_retried() {
     assert_eq!((s1.counters.attempts, s1.counters.failures, s1.counters.successes), (2, 1, 1));
     assert_eq!(bss.macs[0].counters.rx_delivered, 1);
     // Two RTS and one data frame from sta1; two CTS and one ACK from the AP.
-    assert_eq!(bss.medium[1].airtime_ns, (20 + 20 + 100) * 1000);
-    assert_eq!(bss.medium[0].airtime_ns, (14 + 14 + 14) * 1000);
+    assert_eq!(bss.medium(1).airtime_ns, (20 + 20 + 100) * 1000);
+    assert_eq!(bss.medium(0).airtime_ns, (14 + 14 + 14) * 1000);
     use FrameKind::{Ack, Cts, Data, Rts};
     let kinds: Vec<_> = asked.borrow().iter().map(|a| (a.0, a.3)).collect();
     assert_eq!(kinds, vec![(Rts, false), (Cts, true), (Rts, false), (Cts, false), (Data, false), (Ack, false)]);
@@ -672,7 +672,7 @@ fn lost_rts_times_out_and_is_retried() {
     // timeout (25 + 4) and retries; the AP saw a frame in error.
     let (ch, _) = lose_first(FrameKind::Rts, 1);
     let (_, bss) = run_bss_with(vec![sta(0, 50), sta(1, 50)], ch, vec![(0, 1, 0)], 1000);
-    assert_eq!(bss.medium[1].control_errors, 1, "counted at the RTS's sender");
+    assert_eq!(bss.medium(1).control_errors, 1, "counted at the RTS's sender");
     assert_eq!(bss.macs[0].counters.rx_errors, 1);
     let s1 = &bss.macs[1];
     assert_eq!((s1.counters.attempts, s1.counters.failures, s1.counters.successes), (2, 1, 1));
@@ -684,10 +684,10 @@ fn channel_errors_count_data_frames_and_control_errors_control_frames() {
     // once: the first two ACKs lost, so three data frames, one delivery.
     let (ch, asked) = lose_first(FrameKind::Ack, 2);
     let (_, bss) = run_bss_with(vec![sta(0, u32::MAX), sta(1, u32::MAX)], ch, vec![(0, 1, 0)], 2000);
-    assert_eq!(bss.medium[0].control_errors, 2);
-    assert_eq!(bss.medium[0].channel_errors, 0);
-    assert_eq!(bss.medium[1].channel_errors, 0);
-    assert_eq!(bss.medium[1].control_errors, 0);
+    assert_eq!(bss.medium(0).control_errors, 2);
+    assert_eq!(bss.medium(0).channel_errors, 0);
+    assert_eq!(bss.medium(1).channel_errors, 0);
+    assert_eq!(bss.medium(1).control_errors, 0);
     assert_eq!(bss.macs[1].counters.failures, 2);
     assert_eq!(bss.macs[1].counters.successes, 1);
     assert_eq!(bss.macs[0].counters.rx_duplicates, 2);
@@ -695,8 +695,8 @@ fn channel_errors_count_data_frames_and_control_errors_control_frames() {
     // And data frames lost count as channel errors of their sender.
     let (ch, _) = lose_first(FrameKind::Data, 2);
     let (_, bss) = run_bss_with(vec![sta(0, u32::MAX), sta(1, u32::MAX)], ch, vec![(0, 1, 0)], 2000);
-    assert_eq!(bss.medium[1].channel_errors, 2);
-    assert_eq!(bss.medium[0].control_errors, 0);
+    assert_eq!(bss.medium(1).channel_errors, 2);
+    assert_eq!(bss.medium(0).control_errors, 0);
     assert_eq!(bss.macs[0].counters.rx_duplicates, 0);
     assert_eq!(bss.macs[1].counters.successes, 1);
 }

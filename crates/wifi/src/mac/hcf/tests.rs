@@ -718,7 +718,7 @@ fn a_station_holding_for_polls_does_not_contend_between_them() {
     let held = HcfParams { poll_hold: Some(SimDur::from_millis(40)), ..ht_params(16) };
     let (_, bss) = saturated_polled(held, 2, 2, poll);
     for s in 1..=2 {
-        let (f, h) = (&free.medium[s], &bss.medium[s]);
+        let (f, h) = (&free.medium(s), &bss.medium(s));
         // Before the first period (20 ms) the stations contend either way.
         eprintln!("station {s}: contended frames {} without the hold, {} with it", f.initial_frames, h.initial_frames);
         assert!(f.initial_frames > 300, "without the hold: {f:?}");

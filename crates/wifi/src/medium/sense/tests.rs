@@ -133,8 +133,8 @@ fn hidden_stations_collide_at_the_ap_and_rts_cts_helps() {
         run(vec![dcf(0, u32::MAX), dcf(1, u32::MAX), dcf(2, u32::MAX)], None, Box::new(FixedPer::default()), &flows, 4);
     let tot = |r: &Run| (r.delivered[0][1] + r.delivered[0][2]) as f64 / 4.0;
     let coll = |r: &Run| {
-        let c = r.bss.medium[1].collided + r.bss.medium[2].collided;
-        let f = r.bss.medium[1].initial_frames + r.bss.medium[2].initial_frames;
+        let c = r.bss.medium(1).collided + r.bss.medium(2).collided;
+        let f = r.bss.medium(1).initial_frames + r.bss.medium(2).initial_frames;
         c as f64 / f as f64
     };
     let (b, r, a) = (tot(&basic), tot(&rts), tot(&all));
@@ -206,11 +206,12 @@ fn a_frame_strong_enough_survives_an_overlap() {
     let (a_eq, c_eq) = (eq.delivered[0][1], eq.delivered[0][2]);
     eprintln!(
         "capture: strong {a} weak {c} (collided {} {}); equal powers {a_eq} {c_eq}",
-        cap.bss.medium[1].collided, cap.bss.medium[2].collided
+        cap.bss.medium(1).collided,
+        cap.bss.medium(2).collided
     );
     assert!(a as f64 > 1.5 * a_eq as f64, "{a} vs {a_eq}");
     assert!(c < c_eq, "{c} vs {c_eq}");
-    assert!(cap.bss.medium[1].collided < cap.bss.medium[2].collided);
+    assert!(cap.bss.medium(1).collided < cap.bss.medium(2).collided);
 }
 
 /// An error model with no channel errors and the 10 dB capture rule on the
@@ -251,7 +252,7 @@ fn everyone_in_range_leaves_the_medium_as_it_was() {
     let a = run(macs(), Some(SenseMatrix::from_fn(4, |_, _| true)), Box::new(FixedPer::default()), &flows, 2);
     let b = run(macs(), None, Box::new(FixedPer::default()), &flows, 2);
     assert_eq!(a.delivered, b.delivered);
-    assert_eq!(a.bss.medium, b.bss.medium);
+    assert!(a.bss.medium_all().eq(b.bss.medium_all()));
     let mut bss = Bss::new(macs(), Box::new(FixedPer::default()), RngStream::derive(1, "m"));
     assert!(!bss.set_sense(SenseMatrix::from_fn(4, |_, _| true)));
     assert!(bss.set_sense(SenseMatrix::from_fn(4, |s, t| s == 0 || t == 0)));
@@ -270,8 +271,8 @@ fn per_station_view_with_everyone_hearing_matches_the_shared_medium() {
     let forced = run_forced(macs(), &flows, 4);
     let tot = |r: &Run| r.delivered[0].iter().sum::<u64>() as f64;
     let coll = |r: &Run| {
-        let c: u64 = r.bss.medium.iter().map(|m| m.collided).sum();
-        let f: u64 = r.bss.medium.iter().map(|m| m.initial_frames).sum();
+        let c: u64 = r.bss.medium_all().map(|m| m.collided).sum();
+        let f: u64 = r.bss.medium_all().map(|m| m.initial_frames).sum();
         c as f64 / f as f64
     };
     eprintln!("shared {} ({:.3}) forced {} ({:.3})", tot(&shared), coll(&shared), tot(&forced), coll(&forced));
@@ -294,7 +295,6 @@ fn run_forced(macs: Vec<Dcf>, flows: &[(usize, usize)], secs: u64) -> Run {
     macs.push(dcf(n as u32, u32::MAX));
     let m = SenseMatrix::from_fn(n + 1, |s, t| s != n && t != n || s == t);
     let mut r = run(macs, Some(m), Box::new(Forced(FixedPer::default())), flows, secs);
-    r.bss.medium.pop();
     for d in r.delivered.iter_mut() {
         d.pop();
     }
@@ -467,7 +467,7 @@ fn stations_that_start_within_the_delay_of_each_other_collide() {
             )
         };
         let starts: Vec<_> = log.iter().filter(|e| e.1.starts_with("start")).map(|e| e.0).collect();
-        (starts, bss.medium[1].collided + bss.medium[2].collided)
+        (starts, bss.medium(1).collided + bss.medium(2).collided)
     };
     let (starts, collided) = cell(10_000, true);
     assert_eq!(starts[1] - starts[0], SimDur::from_nanos(10_000), "{starts:?}");
