@@ -183,15 +183,15 @@ impl Traffic {
                         format!("{} peers listed for {count} stations", a.len()),
                     ));
                 }
-                a.iter()
-                    .take(count)
-                    .enumerate()
-                    .map(|(i, v)| {
-                        v.as_str().map(str::to_string).ok_or_else(|| {
-                            ConfigError::new(format!("{path}.peer[{i}]"), format!("expected a node name, got {v}"))
-                        })
-                    })
-                    .collect()
+                // (sized up front: a `Result` collect would grow the list by
+                // doubling, and a campus's lists are tens of thousands long)
+                let mut names = Vec::with_capacity(count);
+                for (i, v) in a.iter().take(count).enumerate() {
+                    names.push(v.as_str().map(str::to_string).ok_or_else(|| {
+                        ConfigError::new(format!("{path}.peer[{i}]"), format!("expected a node name, got {v}"))
+                    })?);
+                }
+                Ok(names)
             }
             Some(other) => Err(ConfigError::new(
                 format!("{path}.peer"),

@@ -335,11 +335,11 @@ fn plan_flows(s: &Scenario, topo: &Topology, count: usize) -> Result<(Names, Vec
     // A node's index by name (the first node of that name), and for each
     // name the number of flows already named it or "<it>#<anything>":
     // lookups in O(1), so naming n flows costs O(n), not O(n^2).
-    let mut node_of: HashMap<&str, u32> = HashMap::new();
+    let mut node_of: HashMap<&str, u32> = HashMap::with_capacity(topo.names().len());
     for (i, x) in topo.names().iter().enumerate() {
         node_of.entry(x).or_insert(i as u32);
     }
-    let mut instances: HashMap<String, usize> = HashMap::new();
+    let mut instances: HashMap<String, usize> = HashMap::with_capacity(count);
     for (ti, tr) in s.traffic.iter().enumerate() {
         let path = format!("traffic[{ti}]");
         for (j, (st, peer)) in s.flow_peers(tr, &path)?.into_iter().enumerate() {
