@@ -594,14 +594,14 @@ fn flow_json(v: &RunView, k: usize, secs: f64, j: &mut Obj) {
 /// MAC and medium counters of member `i`, summed over the cells.
 fn member_counters(v: &RunView, i: usize) -> (wifitcp_wifi::mac::MacCounters, wifitcp_wifi::medium::MediumCounters) {
     if let Some((c, l)) = v.member_at(i) {
-        return (v.cells[c].macs[l].counters().clone(), v.cells[c].medium(l).clone());
+        return (v.cells[c].macs[l].counters(), v.cells[c].medium(l).clone());
     }
     if let [only] = v.cells {
-        return (only.macs[i].counters().clone(), only.medium(i).clone());
+        return (only.macs[i].counters(), only.medium(i).clone());
     }
     let (mut c, mut m) = (wifitcp_wifi::mac::MacCounters::default(), wifitcp_wifi::medium::MediumCounters::default());
     for b in v.cells {
-        c.add(b.macs[i].counters());
+        c.add(&b.macs[i].counters());
         m.add(b.medium(i));
     }
     (c, m)

@@ -481,11 +481,11 @@ impl Cells {
         let shape = General;
         if self.map.is_some() {
             let (c, l) = self.at(shape, i);
-            return with_bss!(shape, &self.cell(shape, c).bss, b => b.macs[l].counters().clone());
+            return with_bss!(shape, &self.cell(shape, c).bss, b => b.macs[l].counters());
         }
         let mut sum = MacCounters::default();
         for c in std::iter::once(&self.cell0).chain(&self.more_cells) {
-            with_bss!(shape, &c.bss, b => sum.add(b.macs[i].counters()));
+            with_bss!(shape, &c.bss, b => sum.add(&b.macs[i].counters()));
         }
         sum
     }

@@ -263,7 +263,7 @@ impl Mac for AnyMac {
         it
     }
     #[inline]
-    fn counters(&self) -> &MacCounters {
+    fn counters(&self) -> MacCounters {
         each!(self, m => Mac::counters(m))
     }
     #[inline]
@@ -336,7 +336,7 @@ pub trait DynMac: Any {
     fn dyn_on_wake(&mut self, now: SimTime, out: &mut dyn MacSink);
     fn dyn_next_wakeup(&self) -> SimTime;
     fn dyn_held(&self) -> Box<dyn Iterator<Item = &Packet> + '_>;
-    fn dyn_counters(&self) -> &MacCounters;
+    fn dyn_counters(&self) -> MacCounters;
     fn dyn_eifs_after_collision(&self) -> bool;
     fn dyn_bystander(&self) -> Option<&dyn Bystander>;
     fn dyn_bystander_mut(&mut self) -> Option<&mut dyn Bystander>;
@@ -393,7 +393,7 @@ impl<M: Mac + Any> DynMac for M {
     fn dyn_held(&self) -> Box<dyn Iterator<Item = &Packet> + '_> {
         Box::new(Mac::held(self))
     }
-    fn dyn_counters(&self) -> &MacCounters {
+    fn dyn_counters(&self) -> MacCounters {
         Mac::counters(self)
     }
     fn dyn_eifs_after_collision(&self) -> bool {
@@ -447,7 +447,7 @@ impl Mac for dyn DynMac {
     fn held(&self) -> impl Iterator<Item = &Packet> {
         self.dyn_held()
     }
-    fn counters(&self) -> &MacCounters {
+    fn counters(&self) -> MacCounters {
         self.dyn_counters()
     }
     fn eifs_after_collision(&self) -> bool {

@@ -106,7 +106,7 @@ pub trait Mac {
     fn held(&self) -> impl Iterator<Item = &Packet>;
     /// The station's MAC counters (attempts, retries, deliveries...), for
     /// the run's result.
-    fn counters(&self) -> &MacCounters;
+    fn counters(&self) -> MacCounters;
     /// A station triggered for an HE TB PPDU of uplink data gives its
     /// share when the PPDU starts (`mac::mu_frame`); `None`: it has none.
     /// Starts no transmission.

@@ -186,7 +186,7 @@ struct Track {
 
 /// The number of stations from which a cell asks for the state of the
 /// members due at a wake-up before it serves them (`Bss::wake`). A
-/// station's state here is about 420 bytes (a DCF's 320, its `Track`
+/// station's state here is about 350 bytes (a DCF's 256, its `Track`
 /// with its counters, 64, and its group slot, 32). On the machine of
 /// docs/performance.md (2 MiB of second-level cache per core) asking
 /// loses below about 10,000 stations and gains above: per-event cost of plain release builds of

@@ -176,8 +176,8 @@ impl Mac for Toy {
     fn held(&self) -> impl Iterator<Item = &Packet> {
         std::iter::empty()
     }
-    fn counters(&self) -> &MacCounters {
-        &self.counters
+    fn counters(&self) -> MacCounters {
+        self.counters.clone()
     }
 }
 

@@ -9,7 +9,7 @@
 //! (so the receiver's duplicate filter, 10.3.2.14, works across the CFP and
 //! the CP); the DCF lends only while no frame exchange of its own is under
 //! way; the receive path shares the DCF's duplicate cache.
-use super::{Dcf, DcfParams, InService};
+use super::{Dcf, DcfParams, InService, Service};
 use crate::mac::exchange::Count;
 use crate::mac::frame::{AckPolicy, Frame, FrameKind, MacAddr, MacSink, Mpdu, MpduBody, Mpdus};
 use crate::phy::PhyTiming;
@@ -92,7 +92,7 @@ impl Dcf {
     /// failed): it contends again, with a backoff drawn if none is pending.
     pub fn restore(&mut self, w: Withdrawn) {
         assert!(self.cur.is_none(), "restore while an MSDU is in service");
-        self.cur = Some(w.0);
+        self.cur = Service::Busy(w.0);
         if self.bo.slots().is_none() {
             self.bo.redraw(&mut self.rng);
         }

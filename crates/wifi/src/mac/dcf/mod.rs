@@ -33,6 +33,7 @@ mod backoff;
 mod handoff;
 mod params;
 mod shared;
+mod tallies;
 #[cfg(test)]
 mod tests;
 mod view;
@@ -40,6 +41,8 @@ mod view;
 pub use handoff::Withdrawn;
 pub use params::{DcfParams, MacCounters};
 pub use shared::DcfShared;
+pub(crate) use tallies::Tally;
+use tallies::{RxTallies, Tallies};
 
 use super::access::{Backoff, Deferral, Intake};
 use super::api::{Bystander, Demand, GroupRules, Mac};
@@ -65,7 +68,7 @@ struct InService {
     mpdu_bytes: u32,
     // (The rate of the current exchange's data frame, asked of the rate
     // control at each access, and its airtime are the DCF's
-    // `last_data_time`: `choose_rate`.)
+    // `last_len`, `last_rate` and `last_air`: `choose_rate`.)
     /// Data frames of this MSDU sent so far (the rate control's attempt
     /// number).
     data_attempts: u32,
@@ -84,6 +87,62 @@ struct InService {
     ready_at: SimTime,
 }
 
+/// The MSDU in service or, between two, the handle of the last one, which
+/// the next reuses if nobody else holds it any more (`install_msdu`): a
+/// saturated station then allocates no MSDU handle per packet. One or the
+/// other, never both, so they share one place.
+#[derive(Debug)]
+enum Service {
+    Idle(Option<Msdu>),
+    Busy(InService),
+}
+
+impl Service {
+    #[inline(always)]
+    fn as_ref(&self) -> Option<&InService> {
+        match self {
+            Service::Busy(c) => Some(c),
+            Service::Idle(_) => None,
+        }
+    }
+
+    #[inline(always)]
+    fn as_mut(&mut self) -> Option<&mut InService> {
+        match self {
+            Service::Busy(c) => Some(c),
+            Service::Idle(_) => None,
+        }
+    }
+
+    #[inline(always)]
+    fn is_none(&self) -> bool {
+        matches!(self, Service::Idle(_))
+    }
+
+    #[inline(always)]
+    fn is_some(&self) -> bool {
+        !self.is_none()
+    }
+
+    /// The MSDU in service, leaving no spare handle.
+    #[inline(always)]
+    fn take(&mut self) -> Option<InService> {
+        match std::mem::replace(self, Service::Idle(None)) {
+            Service::Busy(c) => Some(c),
+            Service::Idle(h) => {
+                *self = Service::Idle(h);
+                None
+            }
+        }
+    }
+
+    /// The MSDU in service is done: keep its handle for the next.
+    #[inline(always)]
+    fn done(&mut self, c: InService) {
+        *self = Service::Idle(Some(c.pkt));
+    }
+}
+
 /// What few MACs use, boxed together out of every MAC's own lines (one
 /// word in each): the rate control (`None`: the PHY's fixed data rate,
 /// asked and told nothing, the common case kept off the per-access path)
@@ -93,6 +152,8 @@ struct InService {
 struct Aside {
     rc: Option<Box<dyn RateControl>>,
     rx_cache: RxCache,
+    /// The delivery counters and what the 32-bit ones carried (`tallies.rs`).
+    rx: RxTallies,
 }
 
 /// A frame the DCF sends SIFS after a reception (`Dcf::seq`'s due frame).
@@ -122,22 +183,25 @@ impl From<Box<Frame>> for Pending {
 ///   (the bystander group's hand-over, `next_wakeup`, every input), and
 ///   the frame due after SIFS, which runs into
 /// - 64: carrier sense (carrier-sense changes, the group's `shares_view`,
-///   `freeze`), the address and sequence number, and the MSDU in service
-///   (its arrival instant decides every wake-up), which runs into
-/// - 128: the spare handle that replaces it and the random stream (a new
-///   backoff after every exchange);
-/// - 192 to 319: the rate control and receive cache (one box), when the
-///   MAC last asked for an MSDU, the counters (an access counts its
-///   attempt), the receipts, the parameters (one pointer: the MACs built
-///   from one `[mac]` table share one copy with the slot time, the IFS
-///   and the control frames' airtimes derived from it, `shared.rs`, which
-///   every access and freeze reads and which so stays in the nearest
-///   cache), and, in the parameters' line, the last data frame's length,
-///   rate and airtime, which every access reads too: 320 bytes in all (a
-///   test holds it; "none" is a sentinel, not an `Option`'s second word,
-///   in the backoff and the receipts; the rate control and the receive
-///   cache, which few MACs use, share one box, and the receipts' log of
-///   several MPDUs is boxed; airtimes are kept in 32 bits).
+///   `freeze`), the address, the sequence number and the last data
+///   frame's length, and the MSDU in service (its arrival instant decides
+///   every wake-up) or the spare handle for the next, which runs into
+/// - 128: the random stream (a new backoff after every exchange) and when
+///   the MAC last asked for an MSDU (read when the next arrives);
+/// - 192 to 255: the box of the rate control and the receive cache (an
+///   access asks whether there is a rate control), the counters (an
+///   access counts its attempt), the receipts, the parameters (one
+///   pointer: the MACs built from one `[mac]` table share one copy with
+///   the slot time, the IFS and the control frames' airtimes derived from
+///   it, `shared.rs`, which every access and freeze reads and which so
+///   stays in the nearest cache), and the last data frame's rate and
+///   airtime, which every access reads too: 256 bytes in all (a test
+///   holds it; "none" is a sentinel, not an `Option`'s second word, in the
+///   backoff, the receipts and the last data frame's length; the rate
+///   control, the receive cache and the delivery counters, which few MACs
+///   use, share one box, and the receipts' log of several MPDUs is boxed;
+///   airtimes and the counters an exchange moves are kept in 32 bits,
+///   `tallies.rs`).
 #[repr(C, align(64))]
 pub struct Dcf {
     // --- channel access (`mac/access`) ---
@@ -150,29 +214,33 @@ pub struct Dcf {
     pub addr: MacAddr,
     // --- sequence numbers and duplicate detection (10.3.2.14) ---
     next_seq: u16,
-    cur: Option<InService>,
-    /// The allocation of the last MSDU whose exchange ended, reused for the
-    /// next one when no copy of it is left (`install_msdu`): a saturated
-    /// station then allocates no MSDU handle per packet.
-    spare: Option<Msdu>,
+    /// The last data MPDU's length ([`NO_LENGTH`]: none yet, or one of
+    /// 65,535 bytes or more, whose airtime is then computed every time);
+    /// with `last_rate` and `last_air`, from an access on (`choose_rate`),
+    /// those of the MSDU in service's data frame.
+    last_len: u16,
+    cur: Service,
     rng: RngStream,
-    /// The rate control and the receive cache, out of line (`Aside`;
-    /// `None`: neither yet).
-    aside: Option<Box<Aside>>,
     /// When the MAC last asked for an MSDU (`mac/access/arrival.rs`).
     intake: Intake,
-    pub counters: MacCounters,
+    /// The rate control, the receive cache and the delivery counters, out
+    /// of line (`Aside`; `None`: none of them yet).
+    aside: Option<Box<Aside>>,
+    /// The counters an exchange moves (`tallies.rs`; [`Mac::counters`]
+    /// reports them all).
+    tallies: Tallies,
     /// What reached the receivers (the medium's verdicts).
     pub(crate) receipts: Receipts,
     /// Shared by the MACs of a cell built from one `[mac]` table: the
     /// parameters and their derived constants (the slot time, the IFS, the
     /// control frames' airtimes).
     p: Arc<DcfShared>,
-    /// The last data MPDU length and rate, and their airtime (u32::MAX:
-    /// none yet): from an access on (`choose_rate`), those of the MSDU in
-    /// service's data frame.
-    last_data_time: (u32, Rate, Airtime),
+    last_rate: Rate,
+    last_air: Airtime,
 }
+
+/// `Dcf::last_len` of no data frame yet, and of one too long for 16 bits.
+const NO_LENGTH: u16 = u16::MAX;
 
 /// An airtime in 32 bits of nanoseconds, for the airtimes a MAC keeps
 /// (4 bytes where a [`SimDur`] takes 8; the state of every MAC of a cell
@@ -202,16 +270,17 @@ impl Dcf {
             bo: Backoff::new(p.cw_min),
             p,
             rng,
-            cur: None,
+            cur: Service::Idle(None),
             seq: Sequence::default(),
             cs: Deferral::new(),
             next_seq: 0,
-            last_data_time: (u32::MAX, Rate(0), Airtime::ZERO),
+            last_len: NO_LENGTH,
+            last_rate: Rate(0),
+            last_air: Airtime::ZERO,
             aside: None,
             intake: Intake::new(),
-            spare: None,
             receipts: Receipts::default(),
-            counters: MacCounters::default(),
+            tallies: Tallies::default(),
         }
     }
 
@@ -289,7 +358,8 @@ impl Dcf {
         // 10.3.2.7: PSDUs longer than dot11RTSThreshold use RTS/CTS.
         let uses_rts = needs_rts(mpdu_bytes, self.p.rts_threshold, self.p.ack_policy != AckPolicy::NoAck);
         // Reuse the last MSDU's handle if nobody else holds it any more.
-        let pkt = match self.spare.take() {
+        let Service::Idle(spare) = &mut self.cur else { unreachable!("checked above") };
+        let pkt = match spare.take() {
             Some(mut h) => match Msdu::get_mut(&mut h) {
                 Some(slot) => {
                     *slot = pkt;
@@ -299,7 +369,7 @@ impl Dcf {
             },
             None => Msdu::new(pkt),
         };
-        self.cur = Some(InService {
+        self.cur = Service::Busy(InService {
             pkt,
             ra,
             seq,
@@ -352,7 +422,7 @@ impl Dcf {
         let third_party = f.ra != self.addr;
         self.cs.heard(now, ok, third_party, f.duration);
         if !ok || third_party {
-            self.counters.rx_errors += u64::from(!ok);
+            self.count(Tally::RxErrors, u64::from(!ok));
             if let Some(w) = self.seq.awaiting() {
                 self.exchange_failed(now, w.kind, out);
             }
@@ -397,11 +467,11 @@ impl Dcf {
     /// docs); returns the MSDU's id.
     fn sent_no_ack(&mut self) -> PacketId {
         let cur = self.cur.take().expect("a data frame without MSDU");
-        self.counters.successes += 1;
+        self.count(Tally::Successes, 1);
         self.bo.cw = self.p.cw_min;
         self.bo.redraw(&mut self.rng);
         let id = cur.pkt.id;
-        self.spare = Some(cur.pkt);
+        self.cur.done(cur);
         id
     }
 
@@ -453,9 +523,10 @@ impl Dcf {
         self.choose_rate(now);
         let cur = self.cur.as_ref().expect("access without MSDU");
         let uses_rts = cur.uses_rts;
-        self.counters.attempts += 1;
-        if cur.retry.any() {
-            self.counters.retries += 1;
+        let retry = cur.retry.any();
+        self.count(Tally::Attempts, 1);
+        if retry {
+            self.count(Tally::Retries, 1);
         }
         if uses_rts {
             // 10.3.2.7: the data frame waits for the CTS (`mac/exchange`);
@@ -481,7 +552,8 @@ impl Dcf {
         };
         // Consecutive frames mostly have one length and rate: keep the last
         // airtime.
-        if self.last_data_time.0 != cur.mpdu_bytes || self.last_data_time.1 != rate {
+        let len = u16::try_from(cur.mpdu_bytes).unwrap_or(NO_LENGTH);
+        if len == NO_LENGTH || self.last_len != len || self.last_rate != rate {
             let t = &self.p.timing;
             // 802.11n (fixed MCS, no rate control): the data frame is one
             // MPDU in an HT-mixed PPDU (`data_ppdu_time`); only the polling
@@ -491,7 +563,7 @@ impl Dcf {
             } else {
                 t.tx_time(cur.mpdu_bytes, rate)
             };
-            self.last_data_time = (cur.mpdu_bytes, rate, Airtime::of(air));
+            (self.last_len, self.last_rate, self.last_air) = (len, rate, Airtime::of(air));
         }
     }
 
@@ -504,7 +576,7 @@ impl Dcf {
         let t = &self.p.timing;
         let cur = self.cur.as_ref().expect("data frame without MSDU");
         // (the rate and airtime `choose_rate` chose at this access)
-        let (_, rate, airtime) = self.last_data_time;
+        let (rate, airtime) = (self.last_rate, self.last_air);
         let no_ack = self.p.ack_policy == AckPolicy::NoAck;
         Frame {
             mu: None,
@@ -536,7 +608,7 @@ impl Dcf {
     fn report_outcome(&mut self, now: SimTime, acked: bool) {
         let Some(rc) = self.aside.as_mut().and_then(|a| a.rc.as_mut()) else { return };
         let cur = self.cur.as_ref().expect("outcome without MSDU");
-        let o = Outcome { rate: self.last_data_time.1, sent: 1, acked: u32::from(acked), retry: cur.data_attempts - 1 };
+        let o = Outcome { rate: self.last_rate, sent: 1, acked: u32::from(acked), retry: cur.data_attempts - 1 };
         rc.on_outcome(now, cur.ra, o);
     }
 
@@ -592,19 +664,20 @@ impl Dcf {
         id: PacketId,
         out: &mut impl MacSink,
     ) {
-        match self.aside.get_or_insert_with(Box::default).rx_cache.receive(f.ta.0 as usize, seq, retry, id) {
+        let a = self.aside.get_or_insert_with(Box::default);
+        match a.rx_cache.receive(f.ta.0 as usize, seq, retry, id) {
             RxVerdict::New => {}
             RxVerdict::Duplicate => {
-                self.counters.rx_duplicates += 1;
+                a.rx.duplicates += 1;
                 return;
             }
             RxVerdict::FalseDuplicate => {
-                self.counters.rx_false_duplicates += 1;
+                a.rx.false_duplicates += 1;
                 out.push(MacOutput::Dropped(id, DropReason::DuplicateFrame));
                 return;
             }
         }
-        self.counters.rx_delivered += 1;
+        a.rx.delivered += 1;
         let pkt = f.mpdus.first_mut().and_then(|m| m.take_msdu()).expect("the MSDU taken twice");
         out.push(MacOutput::Deliver { from: f.ta, pkt });
     }
@@ -630,13 +703,13 @@ impl Dcf {
         self.cs.self_busy_until = now;
         self.report_outcome(now, true);
         let cur = self.cur.take().expect("ACK without MSDU");
-        self.counters.successes += 1;
+        self.count(Tally::Successes, 1);
         // 10.3.4.3: CW reset after a successful attempt, then a new backoff
         // (post-backoff) even if no frame is queued.
         self.bo.cw = self.p.cw_min;
         self.bo.redraw(&mut self.rng);
         out.push(MacOutput::Acked(cur.pkt.id));
-        self.spare = Some(cur.pkt);
+        self.cur.done(cur);
         self.ask(now, out);
     }
 
@@ -661,7 +734,7 @@ impl Dcf {
             // A data frame got no valid ACK (a failed RTS tested no data rate).
             self.report_outcome(now, false);
         }
-        self.counters.failures += 1;
+        self.count(Tally::Failures, 1);
         let cur = self.cur.as_mut().expect("failed exchange without MSDU");
         // Data frames sent after RTS/CTS count against the long limit with
         // the long retry count; everything else against the short one.
@@ -671,16 +744,23 @@ impl Dcf {
         self.bo.grow_cw(self.p.cw_max);
         if discard {
             let cur = self.cur.take().expect("in service");
-            self.counters.drops_retry_limit += 1;
+            self.count(Tally::DropsRetryLimit, 1);
             self.bo.cw = self.p.cw_min;
             self.bo.redraw(&mut self.rng);
             out.push(self.receipts.discard(cur.pkt.id));
-            self.spare = Some(cur.pkt);
+            self.cur.done(cur);
             self.ask(now, out);
         } else {
             self.bo.redraw(&mut self.rng);
         }
         self.resume();
+    }
+
+    /// Add `n` to counter `t` (`tallies.rs`).
+    #[inline(always)]
+    pub(crate) fn count(&mut self, t: Tally, n: u64) {
+        let aside = &mut self.aside;
+        self.tallies.add(t, n, || &mut aside.get_or_insert_with(Box::default).rx);
     }
 
     /// Ask the queue for the next MSDU (`MacOutput::Ready`), noting when
@@ -745,8 +825,8 @@ impl Mac for Dcf {
         self.in_service().into_iter()
     }
     #[inline]
-    fn counters(&self) -> &MacCounters {
-        &self.counters
+    fn counters(&self) -> MacCounters {
+        self.tallies.report(self.aside.as_ref().map(|a| &a.rx))
     }
     fn eifs_after_collision(&self) -> bool {
         self.p.eifs_after_timeout
@@ -762,14 +842,14 @@ impl Mac for Dcf {
 }
 #[cfg(test)]
 mod layout {
-    /// A station's MAC is 5 cache lines: with the parameters and their
+    /// A station's MAC is 4 cache lines: with the parameters and their
     /// derived constants shared (`Arc`), a frame of a cell of thousands of
-    /// stations touches at most those 5 lines of the sender's MAC (`crates/wifi/src/mac/dcf/mod.rs`
+    /// stations touches at most those 4 lines of the sender's MAC (`crates/wifi/src/mac/dcf/mod.rs`
     /// field order; docs/performance.md "Dense cells through the CLI").
     #[test]
-    fn a_station_mac_is_five_cache_lines() {
-        assert_eq!(std::mem::size_of::<super::Dcf>(), 320);
-        assert_eq!(std::mem::size_of::<crate::mac::AnyMac>(), 320);
+    fn a_station_mac_is_four_cache_lines() {
+        assert_eq!(std::mem::size_of::<super::Dcf>(), 256);
+        assert_eq!(std::mem::size_of::<crate::mac::AnyMac>(), 256);
         assert_eq!(std::mem::align_of::<super::Dcf>(), 64);
     }
 }

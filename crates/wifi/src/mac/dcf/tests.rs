@@ -131,7 +131,7 @@ fn ns2_idle_access_draws_a_backoff_first() {
     e.edit_params(|p| p.backoff_on_idle_access = true);
     let picks: Vec<Option<u32>> = (0..20)
         .map(|i| {
-            e.cur = None;
+            e.cur = super::Service::Idle(None);
             e.bo.set_slots(Some(0));
             e.start_msdu(us(1000 * i), pkt(i), MacAddr(0), &mut vec![]);
             e.bo.slots()
@@ -244,9 +244,9 @@ fn ack_timeout_doubles_cw_and_drops_at_retry_limit() {
     // short retry limit 3: three attempts, then a drop; CW 31, 63 then reset.
     assert_eq!(cws, vec![31, 63, 15]);
     assert!(out.iter().any(|o| matches!(o, MacOutput::Dropped(_, DropReason::RetryLimit))));
-    assert_eq!(d.counters.attempts, 3);
-    assert_eq!(d.counters.retries, 2);
-    assert_eq!(d.counters.drops_retry_limit, 1);
+    assert_eq!(d.counters().attempts, 3);
+    assert_eq!(d.counters().retries, 2);
+    assert_eq!(d.counters().drops_retry_limit, 1);
     assert!(d.is_ready());
 }
 
@@ -269,7 +269,7 @@ fn retry_limit_counts_attempts() {
     out.clear();
     d.on_wake(end + SimDur::from_micros(4), &mut out);
     assert!(out.iter().any(|o| matches!(o, MacOutput::Dropped(_, DropReason::RetryLimit))));
-    assert_eq!((d.counters.attempts, d.counters.retries, d.counters.drops_retry_limit), (1, 0, 1));
+    assert_eq!((d.counters().attempts, d.counters().retries, d.counters().drops_retry_limit), (1, 0, 1));
     assert_eq!(d.bo.cw, 15, "CW reset after the discard");
 }
 
@@ -305,7 +305,7 @@ fn receiver_acks_after_sifs_and_discards_duplicates() {
     d.on_cca(us(200), true, &mut out);
     rx(&mut d, us(300), &f, Some(pkt(1)), true, &mut out);
     assert!(out.iter().all(|o| !matches!(o, MacOutput::Deliver { .. })), "duplicate not delivered");
-    assert_eq!(d.counters.rx_duplicates, 1);
+    assert_eq!(d.counters().rx_duplicates, 1);
     assert_eq!(d.next_wakeup(), us(303), "duplicate still acknowledged");
 }
 
@@ -344,7 +344,7 @@ fn false_duplicate_after_sequence_wrap_is_acked_and_reported_dropped() {
     let dropped: Vec<_> =
         out.iter().filter_map(|o| if let MacOutput::Dropped(id, r) = o { Some((*id, *r)) } else { None }).collect();
     assert_eq!(dropped, vec![(PacketId(2), DropReason::DuplicateFrame)]);
-    assert_eq!((d.counters.rx_duplicates, d.counters.rx_false_duplicates), (0, 1));
+    assert_eq!((d.counters().rx_duplicates, d.counters().rx_false_duplicates), (0, 1));
     assert_eq!(d.next_wakeup(), us(303), "acknowledged");
     // Its retransmission is a true duplicate: silent.
     out.clear();
@@ -355,7 +355,7 @@ fn false_duplicate_after_sequence_wrap_is_acked_and_reported_dropped() {
     d.on_cca(us(400), true, &mut out);
     rx(&mut d, us(500), &f, Some(pkt(2)), true, &mut out);
     assert!(out.iter().all(|o| !matches!(o, MacOutput::Deliver { .. } | MacOutput::Dropped(..))));
-    assert_eq!((d.counters.rx_duplicates, d.counters.rx_false_duplicates), (1, 1));
+    assert_eq!((d.counters().rx_duplicates, d.counters().rx_false_duplicates), (1, 1));
 }
 
 #[test]
@@ -450,11 +450,11 @@ fn same_slot_is_a_collision_and_both_retry() {
     let (_, bss) = run_bss(vec![ap, a, b], vec![], 400);
     assert_eq!(bss.medium(1).collided, 1);
     assert_eq!(bss.medium(2).collided, 1);
-    assert!(bss.macs[1].counters.failures >= 1 && bss.macs[2].counters.failures >= 1);
+    assert!(bss.macs[1].counters().failures >= 1 && bss.macs[2].counters().failures >= 1);
     // The AP saw an erroneous frame and used EIFS.
-    assert_eq!(bss.macs[0].counters.rx_errors, 1);
+    assert_eq!(bss.macs[0].counters().rx_errors, 1);
     // Eventually both succeed (different draws after doubling).
-    assert_eq!(bss.macs[1].counters.successes + bss.macs[2].counters.successes, 2);
+    assert_eq!(bss.macs[1].counters().successes + bss.macs[2].counters().successes, 2);
 }
 
 #[test]
@@ -463,8 +463,8 @@ fn rts_cts_exchange_then_data() {
     let s1 = sta(1, 50);
     let s2 = sta(2, 50);
     let (_, bss) = run_bss(vec![ap, s1, s2], vec![(0, 1, 0)], 1000);
-    assert_eq!(bss.macs[1].counters.successes, 1);
-    assert_eq!(bss.macs[0].counters.rx_delivered, 1);
+    assert_eq!(bss.macs[1].counters().successes, 1);
+    assert_eq!(bss.macs[0].counters().rx_delivered, 1);
     // RTS (20) + SIFS + CTS (14) + SIFS + DATA (100) + SIFS + ACK (14)
     assert_eq!(bss.medium(1).airtime_ns, (20 + 100) * 1000);
     assert_eq!(bss.medium(0).airtime_ns, (14 + 14) * 1000);
@@ -496,7 +496,7 @@ fn other_frame_during_ack_wait_fails_the_exchange() {
     };
     out.clear();
     rx(&mut d, us(207), &f, Some(pkt(2)), true, &mut out);
-    assert_eq!(d.counters.failures, 1, "not the ACK: failure");
+    assert_eq!(d.counters().failures, 1, "not the ACK: failure");
     assert!(out.iter().any(|o| matches!(o, MacOutput::Deliver { .. })), "the data frame is still received");
     assert_eq!(d.next_wakeup(), us(210), "and acknowledged after SIFS");
 }
@@ -510,7 +510,7 @@ fn reception_ending_without_response_fails_the_exchange() {
     d.on_tx_end(us(105), &mut out);
     d.on_cca(us(107), true, &mut out);
     d.on_cca(us(150), false, &mut out);
-    assert_eq!(d.counters.failures, 1);
+    assert_eq!(d.counters().failures, 1);
     assert!(d.next_wakeup() < SimTime::NEVER, "retries");
 }
 
@@ -552,7 +552,7 @@ fn collide_with_gap(gap_us: u32) -> u64 {
     a.resume();
     b.resume();
     let (_, bss) = run_bss(vec![sta_with_header(0), a, b], vec![], 20);
-    bss.macs[0].counters.rx_errors
+    bss.macs[0].counters().rx_errors
 }
 
 #[test]
@@ -611,14 +611,14 @@ fn lost_ack_fails_the_exchange_with_eifs_and_the_data_is_retried() {
     let (_, mut bss) = run_bss_with(vec![sta(0, u32::MAX), sta(1, u32::MAX)], ch, vec![(0, 1, 0)], 123);
     bss.ungroup_all();
     let s1 = &bss.macs[1];
-    assert_eq!(s1.counters.failures, 1, "a corrupted ACK is a failed attempt");
-    assert_eq!(s1.counters.successes, 0);
-    assert_eq!(s1.counters.rx_errors, 1);
+    assert_eq!(s1.counters().failures, 1, "a corrupted ACK is a failed attempt");
+    assert_eq!(s1.counters().successes, 0);
+    assert_eq!(s1.counters().rx_errors, 1);
     assert!(s1.cs.use_eifs);
     assert_eq!(s1.bo.cw, 31, "CW doubled");
     let k = s1.bo.slots().expect("a new backoff") as u64;
     assert_eq!(s1.next_wakeup(), us(122 + 20 + k), "EIFS after the bad ACK, then the backoff");
-    assert_eq!(bss.macs[0].counters.rx_delivered, 1, "the AP got the data frame");
+    assert_eq!(bss.macs[0].counters().rx_delivered, 1, "the AP got the data frame");
     assert_eq!(bss.medium(0).control_errors, 1, "counted at the ACK's sender");
     assert_eq!(bss.medium(0).channel_errors, 0);
     assert_eq!(bss.medium(1).channel_errors, 0);
@@ -628,9 +628,9 @@ fn lost_ack_fails_the_exchange_with_eifs_and_the_data_is_retried() {
     let (ch, asked) = lose_first(FrameKind::Ack, 1);
     let (_, bss) = run_bss_with(vec![sta(0, u32::MAX), sta(1, u32::MAX)], ch, vec![(0, 1, 0)], 1000);
     let s1 = &bss.macs[1];
-    assert_eq!((s1.counters.attempts, s1.counters.retries, s1.counters.successes), (2, 1, 1));
-    assert_eq!(bss.macs[0].counters.rx_delivered, 1);
-    assert_eq!(bss.macs[0].counters.rx_duplicates, 1);
+    assert_eq!((s1.counters().attempts, s1.counters().retries, s1.counters().successes), (2, 1, 1));
+    assert_eq!(bss.macs[0].counters().rx_delivered, 1);
+    assert_eq!(bss.macs[0].counters().rx_duplicates, 1);
     assert_eq!(bss.medium(1).airtime_ns, 200_000);
     // The medium asked about every frame, data and control, at its receiver.
     let asked: Vec<_> = asked.borrow().clone();
@@ -647,7 +647,7 @@ fn lost_cts_fails_the_rts_and_the_rts_is_retried() {
     let (_, mut bss) = run_bss_with(vec![sta(0, 50), sta(1, 50)], ch, vec![(0, 1, 0)], 43);
     bss.ungroup_all();
     let s1 = &bss.macs[1];
-    assert_eq!(s1.counters.failures, 1);
+    assert_eq!(s1.counters().failures, 1);
     assert_eq!(s1.cur.as_ref().unwrap().retry.counts(), (1, 0));
     let k = s1.bo.slots().expect("a new backoff") as u64;
     assert_eq!(s1.next_wakeup(), us(42 + 20 + k));
@@ -656,8 +656,8 @@ fn lost_cts_fails_the_rts_and_the_rts_is_retried() {
     let (ch, asked) = lose_first(FrameKind::Cts, 1);
     let (_, bss) = run_bss_with(vec![sta(0, 50), sta(1, 50)], ch, vec![(0, 1, 0)], 1000);
     let s1 = &bss.macs[1];
-    assert_eq!((s1.counters.attempts, s1.counters.failures, s1.counters.successes), (2, 1, 1));
-    assert_eq!(bss.macs[0].counters.rx_delivered, 1);
+    assert_eq!((s1.counters().attempts, s1.counters().failures, s1.counters().successes), (2, 1, 1));
+    assert_eq!(bss.macs[0].counters().rx_delivered, 1);
     // Two RTS and one data frame from sta1; two CTS and one ACK from the AP.
     assert_eq!(bss.medium(1).airtime_ns, (20 + 20 + 100) * 1000);
     assert_eq!(bss.medium(0).airtime_ns, (14 + 14 + 14) * 1000);
@@ -673,9 +673,9 @@ fn lost_rts_times_out_and_is_retried() {
     let (ch, _) = lose_first(FrameKind::Rts, 1);
     let (_, bss) = run_bss_with(vec![sta(0, 50), sta(1, 50)], ch, vec![(0, 1, 0)], 1000);
     assert_eq!(bss.medium(1).control_errors, 1, "counted at the RTS's sender");
-    assert_eq!(bss.macs[0].counters.rx_errors, 1);
+    assert_eq!(bss.macs[0].counters().rx_errors, 1);
     let s1 = &bss.macs[1];
-    assert_eq!((s1.counters.attempts, s1.counters.failures, s1.counters.successes), (2, 1, 1));
+    assert_eq!((s1.counters().attempts, s1.counters().failures, s1.counters().successes), (2, 1, 1));
 }
 
 #[test]
@@ -688,17 +688,17 @@ fn channel_errors_count_data_frames_and_control_errors_control_frames() {
     assert_eq!(bss.medium(0).channel_errors, 0);
     assert_eq!(bss.medium(1).channel_errors, 0);
     assert_eq!(bss.medium(1).control_errors, 0);
-    assert_eq!(bss.macs[1].counters.failures, 2);
-    assert_eq!(bss.macs[1].counters.successes, 1);
-    assert_eq!(bss.macs[0].counters.rx_duplicates, 2);
+    assert_eq!(bss.macs[1].counters().failures, 2);
+    assert_eq!(bss.macs[1].counters().successes, 1);
+    assert_eq!(bss.macs[0].counters().rx_duplicates, 2);
     assert_eq!(asked.borrow().len(), 6);
     // And data frames lost count as channel errors of their sender.
     let (ch, _) = lose_first(FrameKind::Data, 2);
     let (_, bss) = run_bss_with(vec![sta(0, u32::MAX), sta(1, u32::MAX)], ch, vec![(0, 1, 0)], 2000);
     assert_eq!(bss.medium(1).channel_errors, 2);
     assert_eq!(bss.medium(0).control_errors, 0);
-    assert_eq!(bss.macs[0].counters.rx_duplicates, 0);
-    assert_eq!(bss.macs[1].counters.successes, 1);
+    assert_eq!(bss.macs[0].counters().rx_duplicates, 0);
+    assert_eq!(bss.macs[1].counters().successes, 1);
 }
 
 #[test]
@@ -737,9 +737,9 @@ fn discard_after_lost_acks_is_not_a_packet_loss() {
     // reached the AP.
     let (ch, _) = lose_first(FrameKind::Ack, 99);
     let (discards, bss) = run_bss_with(vec![sta(0, u32::MAX), sta(1, u32::MAX)], ch, vec![(7, 1, 0)], 3000);
-    assert_eq!(bss.macs[1].counters.drops_retry_limit, 1);
-    assert_eq!(bss.macs[0].counters.rx_delivered, 1);
-    assert_eq!(bss.macs[0].counters.rx_duplicates, 2);
+    assert_eq!(bss.macs[1].counters().drops_retry_limit, 1);
+    assert_eq!(bss.macs[0].counters().rx_delivered, 1);
+    assert_eq!(bss.macs[0].counters().rx_duplicates, 2);
     assert_eq!(discards.len(), 1);
     assert_eq!((discards[0].1, discards[0].2, discards[0].3), (1, 7, true));
     // Every data frame lost instead: nothing reached the AP, a real loss.
@@ -759,9 +759,9 @@ fn rts_cts_retransmission_after_a_lost_ack_is_a_duplicate() {
     let (ch, asked) = lose_first(FrameKind::Ack, 1);
     let (_, bss) = run_bss_with(vec![sta(0, 50), sta(1, 50)], ch, vec![(0, 1, 0)], 2000);
     let s1 = &bss.macs[1];
-    assert_eq!((s1.counters.failures, s1.counters.successes), (1, 1));
-    assert_eq!(bss.macs[0].counters.rx_delivered, 1, "delivered once");
-    assert_eq!(bss.macs[0].counters.rx_duplicates, 1, "the retransmission is a duplicate");
+    assert_eq!((s1.counters().failures, s1.counters().successes), (1, 1));
+    assert_eq!(bss.macs[0].counters().rx_delivered, 1, "delivered once");
+    assert_eq!(bss.macs[0].counters().rx_duplicates, 1, "the retransmission is a duplicate");
     use FrameKind::{Ack, Cts, Data, Rts};
     let kinds: Vec<_> = asked.borrow().iter().map(|a| (a.0, a.3)).collect();
     assert_eq!(
@@ -786,7 +786,7 @@ fn long_retry_count_survives_cts_and_discards() {
     // (2 here) data attempts (10.3.4.4), not never.
     let (ch, asked) = lose_first(FrameKind::Data, 99);
     let (discards, bss) = run_bss_with(vec![sta(0, 50), sta(1, 50)], ch, vec![(7, 1, 0)], 5000);
-    assert_eq!(bss.macs[1].counters.drops_retry_limit, 1);
+    assert_eq!(bss.macs[1].counters().drops_retry_limit, 1);
     assert_eq!(discards.len(), 1);
     assert_eq!((discards[0].1, discards[0].2, discards[0].3), (1, 7, false));
     let data = asked.borrow().iter().filter(|a| a.0 == FrameKind::Data).count();
@@ -799,8 +799,8 @@ fn retry_bit_marks_data_retransmissions_only() {
     // the CTS is the MSDU's first data frame, Retry clear (9.2.4.1.6).
     let (ch, _) = lose_first(FrameKind::Cts, 2);
     let (_, bss) = run_bss_with(vec![sta(0, 50), sta(1, 50)], ch, vec![(0, 1, 0)], 2000);
-    assert_eq!(bss.macs[0].counters.rx_delivered, 1);
-    assert_eq!(bss.macs[0].counters.rx_duplicates, 0);
+    assert_eq!(bss.macs[0].counters().rx_delivered, 1);
+    assert_eq!(bss.macs[0].counters().rx_duplicates, 0);
     let mut d = sta(1, 50);
     let mut out = vec![];
     d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
@@ -1044,7 +1044,7 @@ fn no_ack_frames_get_no_ack_and_the_next_frame_follows_difs_and_a_backoff() {
     out.clear();
     d.on_tx_end(us(107), &mut out);
     assert!(matches!(out[..], [MacOutput::Acked(PacketId(1)), MacOutput::Ready]), "{out:?}");
-    assert_eq!(d.counters.successes, 1);
+    assert_eq!(d.counters().successes, 1);
     // The next MSDU waits DIFS and a fresh backoff from the frame's end, no
     // ACK timeout, no SIFS + ACK.
     let k = d.bo.slots().expect("post-backoff") as u64;
@@ -1063,7 +1063,7 @@ fn no_ack_frames_get_no_ack_and_the_next_frame_follows_difs_and_a_backoff() {
     assert!(matches!(&rout[..], [MacOutput::Deliver { pkt, .. }] if pkt.id == PacketId(1)), "{rout:?}");
     assert_eq!(r.next_wakeup(), SimTime::NEVER, "no ACK after SIFS");
     // A No Ack frame lost on the channel is simply lost: no retransmission.
-    assert_eq!(d.counters.retries, 0);
+    assert_eq!(d.counters().retries, 0);
 }
 
 /// The cache lines of `Dcf` its docs name (a field moved by a change of
@@ -1085,14 +1085,26 @@ fn hot_fields_keep_their_cache_lines() {
             line(cs + 31),
             line(offset_of!(Dcf, addr)),
             line(offset_of!(Dcf, next_seq) + 1),
+            line(offset_of!(Dcf, last_len) + 1),
             line(offset_of!(Dcf, cur))
         ],
-        [1; 5]
+        [1; 6]
     );
-    assert_eq!([line(offset_of!(Dcf, spare)), line(offset_of!(Dcf, rng)), line(offset_of!(Dcf, rng) + 31)], [2; 3]);
-    // The rate control's box beside the counters an access counts.
-    assert_eq!([line(offset_of!(Dcf, aside)), line(offset_of!(Dcf, counters))], [3; 2]);
-    assert_eq!([line(offset_of!(Dcf, p)), line(offset_of!(Dcf, last_data_time) + 11)], [4; 2]);
+    assert_eq!(
+        [line(offset_of!(Dcf, rng)), line(offset_of!(Dcf, rng) + 31), line(offset_of!(Dcf, intake) + 7)],
+        [2; 3]
+    );
+    // The rate control's box beside the counters an access counts, the
+    // parameters and the last data frame's rate and airtime.
+    assert_eq!(
+        [
+            line(offset_of!(Dcf, aside)),
+            line(offset_of!(Dcf, tallies)),
+            line(offset_of!(Dcf, p)),
+            line(offset_of!(Dcf, last_air) + 3)
+        ],
+        [3; 4]
+    );
 }
 
 #[test]

@@ -83,7 +83,7 @@ impl Bystander for Dcf {
         Dcf::adopt_view(self, v, backoff);
         // (Mostly none: the counters' line is then left alone.)
         if rx_errors != 0 {
-            self.counters.rx_errors += rx_errors;
+            self.count(super::Tally::RxErrors, rx_errors);
         }
     }
     #[inline]

@@ -984,8 +984,8 @@ impl Mac for Hcf {
         self.tb_take(now, out)
     }
     #[inline]
-    fn counters(&self) -> &MacCounters {
-        &self.counters
+    fn counters(&self) -> MacCounters {
+        self.counters.clone()
     }
 }
 

@@ -11,7 +11,7 @@ use super::Shadow;
 use crate::mac::access::CsView;
 use crate::mac::api::{Bystander, Demand, GroupRules, Mac};
 use crate::mac::beacon::BeaconClock;
-use crate::mac::dcf::{Dcf, MacCounters, Withdrawn};
+use crate::mac::dcf::{Dcf, MacCounters, Tally, Withdrawn};
 use crate::mac::frame::{Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdus};
 use crate::mac::sched::{Grant, ListScheduler, PollList, PollScheduler, Usage};
 use crate::phy::PhyTiming;
@@ -296,7 +296,7 @@ impl Coordinator {
         let f = if with_dl {
             let d = self.dl.as_mut().expect("a downlink MSDU");
             self.stats.cf_data_down += 1;
-            self.dcf.counters.attempts += 1;
+            self.dcf.count(Tally::Attempts, 1);
             d.frame(addr, FrameKind::DataCf { ack, poll: true }, &t, SimDur::ZERO)
         } else {
             Frame {
@@ -327,7 +327,7 @@ impl Coordinator {
         }
         if acked {
             let d = self.dl.take().expect("a downlink MSDU");
-            self.dcf.counters.successes += 1;
+            self.dcf.count(Tally::Successes, 1);
             out.push(MacOutput::Acked(d.id()));
             run.idle_polls = 0;
             // Ask for the next station's MSDU (`demand`).
@@ -336,11 +336,11 @@ impl Coordinator {
             }
             return;
         }
-        self.dcf.counters.failures += 1;
+        self.dcf.count(Tally::Failures, 1);
         let d = self.dl.as_mut().expect("a downlink MSDU");
         if d.failed(self.dcf.params()) {
             let d = self.dl.take().expect("a downlink MSDU");
-            self.dcf.counters.drops_retry_limit += 1;
+            self.dcf.count(Tally::DropsRetryLimit, 1);
             out.push(self.dcf.receipts.discard(d.id()));
         }
     }
@@ -526,8 +526,8 @@ impl Mac for Coordinator {
         Mac::held(&self.dcf).chain(self.dl.as_ref().map(|d| d.packet()))
     }
     #[inline]
-    fn counters(&self) -> &MacCounters {
-        &self.dcf.counters
+    fn counters(&self) -> MacCounters {
+        Mac::counters(&self.dcf)
     }
     fn eifs_after_collision(&self) -> bool {
         Mac::eifs_after_collision(&self.dcf)

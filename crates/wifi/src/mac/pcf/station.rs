@@ -19,7 +19,7 @@
 //! frame.
 use super::Shadow;
 use crate::mac::api::{Demand, Mac};
-use crate::mac::dcf::{Dcf, MacCounters, Withdrawn};
+use crate::mac::dcf::{Dcf, MacCounters, Tally, Withdrawn};
 use crate::mac::frame::{Frame, FrameKind, MacAddr, MacOutput, MacSink, Mpdus};
 use crate::phy::PhyTiming;
 use wifitcp_core::{SimDur, SimTime};
@@ -76,16 +76,16 @@ impl CfStation {
         self.up_sent = false;
         let mut w = self.up.take().expect("a lent MSDU");
         if acked {
-            self.dcf.counters.successes += 1;
+            self.dcf.count(Tally::Successes, 1);
             out.push(MacOutput::Acked(w.id()));
             if self.dcf.is_ready() {
                 self.dcf.ask(now, out);
             }
             return;
         }
-        self.dcf.counters.failures += 1;
+        self.dcf.count(Tally::Failures, 1);
         if w.failed(self.dcf.params()) {
-            self.dcf.counters.drops_retry_limit += 1;
+            self.dcf.count(Tally::DropsRetryLimit, 1);
             out.push(self.dcf.receipts.discard(w.id()));
             self.dcf.ask(now, out);
         } else {
@@ -103,7 +103,7 @@ impl CfStation {
         }
         let f = match self.up.as_mut() {
             Some(w) => {
-                self.dcf.counters.attempts += 1;
+                self.dcf.count(Tally::Attempts, 1);
                 w.frame(addr, FrameKind::DataCf { ack: got_data, poll: false }, &t, SimDur::ZERO)
             }
             None => {
@@ -222,8 +222,8 @@ impl Mac for CfStation {
         Mac::held(&self.dcf).chain(self.up.as_ref().map(|w| w.packet()))
     }
     #[inline]
-    fn counters(&self) -> &MacCounters {
-        &self.dcf.counters
+    fn counters(&self) -> MacCounters {
+        Mac::counters(&self.dcf)
     }
     fn eifs_after_collision(&self) -> bool {
         Mac::eifs_after_collision(&self.dcf)
