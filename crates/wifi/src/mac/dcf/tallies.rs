@@ -27,16 +27,13 @@ pub(crate) enum Tally {
     RxErrors,
 }
 
-/// The 32-bit counters, in the MAC's own lines.
+/// The 32-bit counters, in the MAC's own lines, indexed by [`Tally`].
 #[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Tallies {
-    attempts: u32,
-    retries: u32,
-    successes: u32,
-    failures: u32,
-    drops_retry_limit: u32,
-    rx_errors: u32,
-}
+pub(super) struct Tallies([u32; TALLIES]);
+
+/// How many counters are kept in 32 bits: the variants of [`Tally`].
+const TALLIES: usize = 6;
+const _: () = assert!(Tally::RxErrors as usize + 1 == TALLIES, "a Tally without a counter");
 
 /// The counters out of line: the data deliveries' and what the 32-bit ones
 /// carried.
@@ -45,8 +42,9 @@ pub(super) struct RxTallies {
     pub delivered: u64,
     pub duplicates: u64,
     pub false_duplicates: u64,
-    /// Whole multiples of 2^32 carried from [`Tallies`] (`None`: none yet).
-    carried: Option<Box<MacCounters>>,
+    /// Whole multiples of 2^32 carried from [`Tallies`], indexed by
+    /// [`Tally`] (`None`: none yet).
+    carried: Option<Box<[u64; TALLIES]>>,
 }
 
 impl Tallies {
@@ -54,14 +52,7 @@ impl Tallies {
     /// for only when the 32-bit part overflows.
     #[inline(always)]
     pub fn add<'a>(&mut self, t: Tally, n: u64, more: impl FnOnce() -> &'a mut RxTallies) {
-        let lo = match t {
-            Tally::Attempts => &mut self.attempts,
-            Tally::Retries => &mut self.retries,
-            Tally::Successes => &mut self.successes,
-            Tally::Failures => &mut self.failures,
-            Tally::DropsRetryLimit => &mut self.drops_retry_limit,
-            Tally::RxErrors => &mut self.rx_errors,
-        };
+        let lo = &mut self.0[t as usize];
         let sum = u64::from(*lo) + n;
         *lo = sum as u32;
         if sum > u64::from(u32::MAX) {
@@ -69,24 +60,24 @@ impl Tallies {
         }
     }
 
-    /// The counters as the MAC reports them.
+    /// The counters as the MAC reports them: each the 32-bit part plus
+    /// what it carried.
     pub fn report(&self, more: Option<&RxTallies>) -> MacCounters {
+        let carried = more.and_then(|m| m.carried.as_deref());
+        let at = |t: Tally| u64::from(self.0[t as usize]) + carried.map_or(0, |c| c[t as usize]);
         let mut c = MacCounters {
-            attempts: self.attempts.into(),
-            retries: self.retries.into(),
-            successes: self.successes.into(),
-            failures: self.failures.into(),
-            drops_retry_limit: self.drops_retry_limit.into(),
-            rx_errors: self.rx_errors.into(),
+            attempts: at(Tally::Attempts),
+            retries: at(Tally::Retries),
+            successes: at(Tally::Successes),
+            failures: at(Tally::Failures),
+            drops_retry_limit: at(Tally::DropsRetryLimit),
+            rx_errors: at(Tally::RxErrors),
             ..MacCounters::default()
         };
         if let Some(m) = more {
             c.rx_delivered = m.delivered;
             c.rx_duplicates = m.duplicates;
             c.rx_false_duplicates = m.false_duplicates;
-            if let Some(hi) = &m.carried {
-                c.add(hi);
-            }
         }
         c
     }
@@ -97,16 +88,7 @@ impl Tallies {
 #[cold]
 #[inline(never)]
 fn carry(t: Tally, hi: u64, more: &mut RxTallies) {
-    let c = more.carried.get_or_insert_with(Box::default);
-    let field = match t {
-        Tally::Attempts => &mut c.attempts,
-        Tally::Retries => &mut c.retries,
-        Tally::Successes => &mut c.successes,
-        Tally::Failures => &mut c.failures,
-        Tally::DropsRetryLimit => &mut c.drops_retry_limit,
-        Tally::RxErrors => &mut c.rx_errors,
-    };
-    *field += hi;
+    more.carried.get_or_insert_with(Box::default)[t as usize] += hi;
 }
 
 #[cfg(test)]
