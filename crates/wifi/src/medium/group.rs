@@ -49,9 +49,11 @@
 //! linearly and moved into the ring once they fit: slower, never wrong.
 //! Removal is eager (a member that leaves leaves the queue), so every entry
 //! is a current member with a frame and needs no check when it comes first.
-//! The smallest key is cached: a push can only lower it, and only a removal
-//! that may take it away (the last entry of its bucket, or an overflow
-//! entry with that key) makes the next look-up scan the bitmap again.
+//! The smallest key is cached: a push can only lower it, serving the due
+//! members finds the next one (the scan that shows where their keys end),
+//! and only a removal that may take it away (the last entry of its bucket,
+//! or an overflow entry with that key) makes the next look-up scan the
+//! bitmap again.
 use crate::mac::access::{Backoff, CsView, Deferral, IfsTimes, Slotting};
 use crate::mac::GroupRules;
 use wifitcp_core::{SimDur, SimTime};
@@ -302,28 +304,56 @@ impl TargetQueue {
     /// Remove every station whose `max(key, c)` is the smallest, appending
     /// them to `v` in no particular order.
     fn pop_due(&mut self, c: u64, v: &mut Vec<usize>) {
-        let Some(k) = self.first(c) else { return };
+        let Some(mut k) = self.first(c) else { return };
         let lim = k.max(c);
+        if !self.over.is_empty() {
+            return self.pop_due_with_overflow(lim, v);
+        }
+        // Every key is in the ring and `k` is the smallest. Keys at most
+        // `lim`: one bucket when `k > c`, else every key up to `c`. The
+        // first key left above `lim` is the new smallest.
+        loop {
+            self.pop_bucket(k, v);
+            if self.ring_len == 0 {
+                self.min = ABSENT;
+                return;
+            }
+            k = self.ring_first();
+            if k > lim {
+                self.min = k;
+                return;
+            }
+        }
+    }
+
+    /// `pop_due` with a non-empty overflow list: the ring's keys up to
+    /// `lim`, then the list's; the smallest key is looked up again next.
+    #[cold]
+    fn pop_due_with_overflow(&mut self, lim: u64, v: &mut Vec<usize>) {
         self.min_ok = false;
-        // Keys at most `lim`: one bucket when `k > c`, else every key up to `c`.
         while self.ring_len > 0 {
             let k = self.ring_first();
             if k > lim {
                 break;
             }
-            let b = (k & self.mask) as usize;
-            let mut s = self.head[b];
-            self.head[b] = NIL;
-            self.occ[b >> 6] &= !(1 << (b & 63));
-            while s != NIL {
-                self.nodes[s as usize].key = ABSENT;
-                v.push(s as usize);
-                s = self.links[s as usize].next;
-                self.ring_len -= 1;
-            }
+            self.pop_bucket(k, v);
         }
-        if !self.over.is_empty() {
-            self.pop_overflow(lim, v);
+        self.pop_overflow(lim, v);
+    }
+
+    /// Empty the bucket of key `k` (in the ring), appending its stations
+    /// to `v`.
+    #[inline]
+    fn pop_bucket(&mut self, k: u64, v: &mut Vec<usize>) {
+        let b = (k & self.mask) as usize;
+        let mut s = self.head[b];
+        self.head[b] = NIL;
+        self.occ[b >> 6] &= !(1 << (b & 63));
+        while s != NIL {
+            self.nodes[s as usize].key = ABSENT;
+            v.push(s as usize);
+            s = self.links[s as usize].next;
+            self.ring_len -= 1;
         }
     }
 
