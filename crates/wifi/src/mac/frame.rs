@@ -30,7 +30,7 @@ use wifitcp_wire::Packet;
 /// emulator and the Python `Network` build it on the thread that runs it),
 /// so MACs, frames and a medium holding MSDUs are not `Send` either. An
 /// `Arc` would cost a locked instruction per attempt's handle and per
-/// delivery, a few per cent of a saturated cell's time (docs/performance.md).
+/// delivery.
 pub type Msdu = Rc<Packet>;
 
 /// A station's address within its BSS (dense index; the simulator maps it

@@ -187,9 +187,10 @@ struct Track {
 /// The number of stations from which a cell asks for the state of the
 /// members due at a wake-up before it serves them (`Bss::wake`). A
 /// station's state here is about 350 bytes (a DCF's 256, its `Track`
-/// with its counters, 64, and its group slot, 32). On the machine of
-/// docs/performance.md (2 MiB of second-level cache per core) asking
-/// loses below about 10,000 stations and gains above: per-event cost of plain release builds of
+/// with its counters, 64, and its group slot, 32). On an Intel Xeon with
+/// 2 MiB of second-level cache per core (docs/performance.md, "Dense
+/// cells") asking loses below about 10,000 stations and gains above:
+/// per-event cost of plain release builds of
 /// `run_file` on `scenarios/bench-r2.toml`, asking against not asking,
 /// x1.02 at 5,000 stations, x1.00 at 10,000 and x0.96 at 20,000 (the
 /// lines the members' wake-ups read mostly hit in the second-level cache

@@ -845,7 +845,7 @@ mod layout {
     /// A station's MAC is 4 cache lines: with the parameters and their
     /// derived constants shared (`Arc`), a frame of a cell of thousands of
     /// stations touches at most those 4 lines of the sender's MAC (`crates/wifi/src/mac/dcf/mod.rs`
-    /// field order; docs/performance.md "Dense cells through the CLI").
+    /// field order; docs/performance.md "Dense cells").
     #[test]
     fn a_station_mac_is_four_cache_lines() {
         assert_eq!(std::mem::size_of::<super::Dcf>(), 256);
