@@ -1,0 +1,47 @@
+"""bench/perf-lines: a sampled address goes back to the binary's own
+address through perf's mapping and the ELF segment, and a sample counts
+under the innermost frame in the project's sources."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+
+import perf_lines  # noqa: E402
+
+SCRIPT = """\
+PERF_RECORD_MMAP -1/0: [0xffffffff81000000(0x1269a88) @ 0xffffffff81000000]: x [kernel.kallsyms]_text
+PERF_RECORD_MMAP2 8910/8910: [0x564ebe31e000(0x2bb000) @ 0x9f000 fe:00 6668669 4098687150]: r-xp /t/release/engine
+ ffffffff8164b135
+PERF_RECORD_MMAP2 8910/8910: [0x7f9d09533000(0x26000) @ 0x1000 fe:00 325835 0]: r-xp /usr/lib/ld-linux-x86-64.so.2
+ 564ebe31f041
+ 7f9d09533010
+"""
+
+# the text segment of that binary: file offset 0x9f060 at 0xa0060
+SEGS = [(0x0, 0x0, 0x9F060), (0x9F060, 0xA0060, 0x2BA920)]
+
+
+def test_an_address_goes_back_through_the_mapping_and_the_segment():
+    maps, ips = perf_lines.parse_script(SCRIPT, "engine")
+    assert maps == [(0x564EBE31E000, 0x2BB000, 0x9F000)]
+    assert ips == [0xFFFFFFFF8164B135, 0x564EBE31F041, 0x7F9D09533010]
+    # 0x1041 into the mapping: file offset 0xa0041, 0x1000 past the
+    # segment's start in the file (not the file offset itself)
+    assert perf_lines.binary_address(ips[1], maps, SEGS) == 0xA1041
+    assert perf_lines.binary_address(ips[0], maps, SEGS) is None  # the kernel
+    assert perf_lines.binary_address(ips[2], maps, SEGS) is None  # another file
+
+
+def test_a_sample_counts_under_the_innermost_project_frame():
+    chain = [
+        ("core::slice::index::get", "/rustc/x/library/core/src/slice/index.rs:272"),
+        ("wifitcp_wifi::medium::Bss<M>::call", "/r/crates/wifi/src/medium/mod.rs:1020 (discriminator 2)"),
+        ("wifitcp_sim::world::World::step_until", "/r/crates/sim/src/world/mod.rs:158"),
+    ]
+    assert perf_lines.key_of(chain, "line") == "wifi/src/medium/mod.rs:1020"
+    assert perf_lines.key_of(chain, "file") == "wifi/src/medium/mod.rs"
+    assert perf_lines.key_of(chain, "fn") == "wifitcp_wifi::medium::Bss::call"
+    assert perf_lines.key_of(chain[:1], "file") == "(outside the project's sources)"
