@@ -1015,9 +1015,12 @@ impl<M: Mac> Bss<M> {
     #[inline]
     fn call(&mut self, now: SimTime, t: usize, out: &mut Vec<BssOutput>, f: impl FnOnce(&mut M, &mut Sink<'_>)) {
         let mut sink = Sink { sta: t, frames: &mut self.frames, stations: self.macs.len(), started: false, out };
-        f(&mut self.macs[t], &mut sink);
+        // (the station's MAC and track looked up once each)
+        let m = &mut self.macs[t];
+        f(m, &mut sink);
         let started = sink.started;
-        self.track[t].wk = self.macs[t].next_wakeup();
+        let wk = m.next_wakeup();
+        self.track[t].wk = wk;
         if started {
             self.start_tx(now, t, out);
         }
