@@ -39,13 +39,24 @@ def die(msg: str) -> None:
     sys.exit(2)
 
 
+def run(cmd: list[str], what: str) -> str:
+    """`cmd`'s standard output; a missing tool or a failure is one line
+    naming `what`, exit 2."""
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:
+        die(f"{what}: {cmd[0]}: {e.strerror}")
+    if out.returncode != 0:
+        err = out.stderr.strip().splitlines()
+        die(f"{what}: {cmd[0]}: {err[-1] if err else 'failed'}")
+    return out.stdout
+
+
 def segments(binary: str) -> list[tuple[int, int, int]]:
     """(file offset, virtual address, file size) of each LOAD segment."""
-    out = subprocess.run(["readelf", "-lW", binary], capture_output=True, text=True)
-    if out.returncode != 0:
-        die(f"{binary}: readelf: {out.stderr.strip() or 'failed'}")
+    text = run(["readelf", "-lW", binary], binary)
     segs = [(int(m.group(1), 16), int(m.group(2), 16), int(m.group(3), 16))
-            for m in map(LOAD.match, out.stdout.splitlines()) if m]
+            for m in map(LOAD.match, text.splitlines()) if m]
     if not segs:
         die(f"{binary}: no LOAD segment in its program headers")
     return segs
@@ -86,13 +97,10 @@ def parse_script(text: str, name: str) -> tuple[list[tuple[int, int, int]], list
 
 def samples(data: str, binary: str) -> collections.Counter:
     """Samples by the binary's virtual address."""
-    out = subprocess.run(["perf", "script", "-i", data, "--show-mmap-events", "-F", "ip"],
-                         capture_output=True, text=True)
-    if out.returncode != 0:
-        die(f"{data}: perf script: {out.stderr.strip().splitlines()[-1] if out.stderr.strip() else 'failed'}")
+    text = run(["perf", "script", "-i", data, "--show-mmap-events", "-F", "ip"], data)
     segs = segments(binary)
     name = binary.rsplit("/", 1)[-1]
-    maps, ips = parse_script(out.stdout, name)
+    maps, ips = parse_script(text, name)
     if not maps:
         die(f"{data}: no executable mapping of {name} recorded")
     counts: collections.Counter = collections.Counter()
@@ -108,8 +116,7 @@ def frames(binary: str, addrs: list[int]) -> dict[int, list[tuple[str, str]]]:
     res: dict[int, list[tuple[str, str]]] = {}
     for i in range(0, len(addrs), 4000):
         chunk = addrs[i:i + 4000]
-        out = subprocess.run(["addr2line", "-a", "-f", "-C", "-i", "-e", binary] + [hex(a) for a in chunk],
-                             capture_output=True, text=True).stdout.split("\n")
+        out = run(["addr2line", "-a", "-f", "-C", "-i", "-e", binary] + [hex(a) for a in chunk], binary).split("\n")
         cur, chain, j = None, [], 0
         while j < len(out):
             line = out[j]
