@@ -69,9 +69,18 @@ def run(cli: str, scenario: str, n: int) -> tuple:
     if p.returncode != 0:
         last = (p.stderr.strip().splitlines() or ["no message"])[-1]
         fail(f"{' '.join(cmd)}: exit {p.returncode}: {last}")
-    line = [x for x in p.stdout.splitlines() if x.startswith("{")][-1]
-    rec = json.loads(line)
-    return cost(rec.get("result", rec))
+    return parse(p.stdout, " ".join(cmd))
+
+
+def parse(stdout: str, what: str) -> tuple:
+    """`cost` of the last JSON record in a run's output (one line naming
+    `what` and exit status 2 if there is none or it lacks a field)."""
+    lines = [x for x in stdout.splitlines() if x.startswith("{")]
+    try:
+        rec = json.loads(lines[-1])
+        return cost(rec.get("result", rec))
+    except (IndexError, ValueError, KeyError, TypeError, AttributeError, ZeroDivisionError) as e:
+        fail(f"{what}: no result record with wall_time_s, events and stations[].attempts in its output ({type(e).__name__})")
 
 
 def paired(before: float, x: float, after: float) -> float:

@@ -42,3 +42,18 @@ def test_bad_sizes_are_one_line_and_exit_2(arg, capsys):
 
 def test_sizes_keep_the_reference_first():
     assert dense_cli.sizes("50,5000,1000") == [50, 5000, 1000]
+
+
+def test_a_run_record_is_read_from_the_last_json_line():
+    out = "progress\n" + '{"result": {"wall_time_s": 1.0, "events": 4, "stations": [{"attempts": 2}]}}\n'
+    assert dense_cli.parse(out, "cmd") == (2.5e8, 5e8, 4, 2)
+
+
+@pytest.mark.parametrize("out", ["", "not json\n", "{broken\n", '{"result": {"events": 4}}\n',
+                                 '{"result": {"wall_time_s": 1.0, "events": 0, "stations": []}}\n'])
+def test_output_without_a_result_is_one_line_and_exit_2(out, capsys):
+    with pytest.raises(SystemExit) as e:
+        dense_cli.parse(out, "wifitcp run X")
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("bench/dense-cli: wifitcp run X: no result record")
