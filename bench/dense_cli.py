@@ -33,13 +33,14 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from cli_env import RUN_ENV, warm
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def fail(msg: str) -> None:
+def fail(msg: str) -> NoReturn:
     print(f"bench/dense-cli: {msg}", file=sys.stderr)
     sys.exit(2)
 
