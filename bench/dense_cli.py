@@ -28,14 +28,14 @@ timed tests).
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import subprocess
 import sys
 from pathlib import Path
 from typing import NoReturn
 
-from cli_env import RUN_ENV, warm
+from cli_env import RUN_ENV, last_json, warm
+from paired import quartiles
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -76,23 +76,16 @@ def run(cli: str, scenario: str, n: int) -> tuple:
 def parse(stdout: str, what: str) -> tuple:
     """`cost` of the last JSON record in a run's output (one line naming
     `what` and exit status 2 if there is none or it lacks a field)."""
-    lines = [x for x in stdout.splitlines() if x.startswith("{")]
+    rec = last_json(stdout)
     try:
-        rec = json.loads(lines[-1])
         return cost(rec.get("result", rec))
-    except (IndexError, ValueError, KeyError, TypeError, AttributeError, ZeroDivisionError) as e:
+    except (KeyError, TypeError, AttributeError, ZeroDivisionError) as e:
         fail(f"{what}: no result record with wall_time_s, events and stations[].attempts in its output ({type(e).__name__})")
 
 
 def paired(before: float, x: float, after: float) -> float:
     """A round's ratio: `x` over the mean of the reference runs around it."""
     return x / ((before + after) / 2)
-
-
-def quartiles(v: list) -> tuple:
-    s = sorted(v)
-    q = lambda f: s[min(len(s) - 1, int(f * len(s)))]  # noqa: E731
-    return statistics.median(s), q(0.25), q(0.75)
 
 
 def main(argv: list | None = None) -> None:
