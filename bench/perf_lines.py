@@ -21,6 +21,19 @@ binary's samples, then the total. A sample's address is taken back to
 the binary's own addresses through the mapping perf recorded (its start
 and file offset) and the ELF program header of the segment holding that
 offset.
+
+A callgrind output written with `--dump-instr=yes` is read instead of
+perf data (its first line says which): the binary's instructions, and
+the cache misses if it simulated caches, by the same groups, the largest
+first by the first event, or by `--sort EVENT`; `--per COUNT` divides
+each by COUNT (a run's events, for costs per event):
+
+    valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file=cg.out /tmp/a/pgo-bench/release/engine --reps 1 --only r1
+    bench/perf-lines cg.out /tmp/a/pgo-bench/release/engine file 20 --per 1083386
+
+callgrind gives each instruction's address within its object, so only
+the binary's own lines count (`ob=`), and a call's cost line after
+`calls=` (the callee's inclusive cost) is left out.
 """
 
 from __future__ import annotations
@@ -111,6 +124,83 @@ def samples(data: str, binary: str) -> collections.Counter:
     return counts
 
 
+def is_callgrind(path: str) -> bool:
+    """Whether `path` is a callgrind output (its first line says so)."""
+    try:
+        with open(path, "rb") as f:
+            return f.readline().startswith(b"# callgrind format")
+    except OSError as e:
+        die(f"{path}: {e.strerror}")
+    return False
+
+
+def callgrind_costs(lines, binary: str) -> tuple[list[str], dict[int, list[int]]]:
+    """From a callgrind output's lines (`--dump-instr=yes`): its events
+    and, by address within `binary`, each event's cost. Positions are
+    compressed (`+N`, `-N`, `*`: relative to the previous position line);
+    a cost line right after `calls=` is the callee's and is skipped."""
+    events: list[str] = []
+    npos = 1
+    costs: dict[int, list[int]] = {}
+    names: dict[str, str] = {}
+    mine, skip, last = False, False, 0
+    name = binary.rsplit("/", 1)[-1]
+    for line in lines:
+        if line.startswith("events:"):
+            events = line.split()[1:]
+            continue
+        if line.startswith("positions:"):
+            npos = len(line.split()) - 1
+            continue
+        if line.startswith("cob="):
+            # (a name is given once, where its number first appears,
+            # which may be a call's object)
+            m = re.match(r"cob=\((\d+)\)\s*(.+)", line.strip())
+            if m:
+                names[m.group(1)] = m.group(2)
+            continue
+        if line.startswith("ob="):
+            m = re.match(r"ob=\((\d+)\)\s*(.*)", line.strip())
+            if m:
+                if m.group(2):
+                    names[m.group(1)] = m.group(2)
+                obj = names.get(m.group(1), "")
+            else:
+                obj = line[3:].strip()
+            mine = obj.rsplit("/", 1)[-1] == name
+            continue
+        if line.startswith("calls="):
+            skip = True
+            continue
+        if not line or line[0] not in "0123456789+-*":
+            continue
+        parts = line.split()
+        a = parts[0]
+        if a.startswith("0x"):
+            addr = int(a, 16)
+        elif a[0] == "+":
+            addr = last + int(a[1:])
+        elif a[0] == "-":
+            addr = last - int(a[1:])
+        elif a == "*":
+            addr = last
+        else:
+            addr = int(a)
+        last = addr
+        if skip:
+            skip = False
+            continue
+        if not mine:
+            continue
+        v = [int(x) for x in parts[npos:]]
+        c = costs.setdefault(addr, [0] * len(events))
+        for i, x in enumerate(v[:len(events)]):
+            c[i] += x
+    if not events:
+        die("no events: line in the callgrind output")
+    return events, costs
+
+
 def frames(binary: str, addrs: list[int]) -> dict[int, list[tuple[str, str]]]:
     """Each address's inlined frames, innermost first: (function, file:line)."""
     res: dict[int, list[tuple[str, str]]] = {}
@@ -147,9 +237,51 @@ def key_of(chain: list[tuple[str, str]], by: str) -> str:
     return "(outside the project's sources)"
 
 
+USAGE = "usage: bench/perf-lines PERF_DATA|CALLGRIND_OUT BINARY [file|line|fn] [N] [--per COUNT] [--sort EVENT]"
+
+
+def option(argv: list[str], flag: str) -> str | None:
+    """The value after `flag` in `argv` (both removed), if given."""
+    if flag not in argv:
+        return None
+    i = argv.index(flag)
+    if i + 1 >= len(argv):
+        die(f"{flag}: expected a value")
+    value = argv[i + 1]
+    del argv[i:i + 2]
+    return value
+
+
+def callgrind_main(data: str, binary: str, by: str, top: int, per: float, sort: str | None) -> None:
+    with open(data, errors="replace") as f:
+        events, costs = callgrind_costs(f, binary)
+    if not costs:
+        die(f"{data}: no instruction of {binary} (written with --dump-instr=yes?)")
+    col = 0
+    if sort is not None:
+        if sort not in events:
+            die(f"--sort: {sort} is not an event of {data} ({' '.join(events)})")
+        col = events.index(sort)
+    res = frames(binary, list(costs))
+    groups: dict[str, list[int]] = collections.defaultdict(lambda: [0] * len(events))
+    for a, c in costs.items():
+        g = groups[key_of(res.get(a, []), by)]
+        for i, x in enumerate(c):
+            g[i] += x
+    total = [sum(g[i] for g in groups.values()) for i in range(len(events))]
+    width = max(9, *(len(e) + 1 for e in events))
+    print("".join(f"{e:>{width}}" for e in events) + "  group")
+    fmt = (lambda x: f"{x / per:>{width}.1f}") if per != 1 else (lambda x: f"{x:>{width}d}")
+    for k, g in sorted(groups.items(), key=lambda kv: -kv[1][col])[:top]:
+        print("".join(fmt(x) for x in g) + f"  {k}")
+    print("".join(fmt(x) for x in total) + f"  total in {binary}" + (f", per {int(per) if per.is_integer() else per:,}" if per != 1 else ""))
+
+
 def main(argv: list[str]) -> None:
+    argv = list(argv)
+    per_s, sort = option(argv, "--per"), option(argv, "--sort")
     if len(argv) < 2:
-        die("usage: bench/perf-lines PERF_DATA BINARY [file|line|fn] [N]")
+        die(USAGE)
     data, binary = argv[0], argv[1]
     by = argv[2] if len(argv) > 2 else "file"
     if by not in ("file", "line", "fn"):
@@ -158,6 +290,18 @@ def main(argv: list[str]) -> None:
         top = int(argv[3]) if len(argv) > 3 else 30
     except ValueError:
         die(f"N: expected a number, got {argv[3]}")
+    per = 1.0
+    if per_s is not None:
+        try:
+            per = float(per_s)
+        except ValueError:
+            die(f"--per: expected a number, got {per_s}")
+        if not per > 0:
+            die(f"--per: expected a positive number, got {per_s}")
+    if is_callgrind(data):
+        return callgrind_main(data, binary, by, top, per, sort)
+    if per_s is not None or sort is not None:
+        die("--per and --sort apply to a callgrind output")
     counts = samples(data, binary)
     res = frames(binary, list(counts))
     groups: collections.Counter = collections.Counter()

@@ -45,3 +45,71 @@ def test_a_sample_counts_under_the_innermost_project_frame():
     assert perf_lines.key_of(chain, "file") == "wifi/src/medium/mod.rs"
     assert perf_lines.key_of(chain, "fn") == "wifitcp_wifi::medium::Bss::call"
     assert perf_lines.key_of(chain[:1], "file") == "(outside the project's sources)"
+
+
+CALLGRIND = """\
+# callgrind format
+version: 1
+positions: instr line
+events: Ir D1mr
+ob=(1) /usr/lib/libc.so.6
+fn=(1) memcpy
+0x10 0 5 1
+cob=(2) /t/release/engine
+calls=1 0x20 0
++4 0 100 9
+ob=(2)
+fn=(2) main
+0x20 3 7 0
++2 * 3 1
+calls=2 0x99 0
+* 0 50 5
+-1 5 2 0
+ob=(1)
+fn=(1)
+0x20 0 11 11
+"""
+
+
+def test_callgrind_costs_count_the_binarys_own_instructions():
+    events, costs = perf_lines.callgrind_costs(CALLGRIND.splitlines(), "/t/release/engine")
+    assert events == ["Ir", "D1mr"]
+    # the object named where a call first gave its number; relative
+    # positions; a call's cost line (the callee's inclusive cost) left out;
+    # another object's lines, at the same addresses, left out
+    assert costs == {0x20: [7, 0], 0x22: [3, 1], 0x21: [2, 0]}
+
+
+def test_a_callgrind_output_is_told_from_perf_data(tmp_path):
+    cg, other = tmp_path / "cg.out", tmp_path / "perf.data"
+    cg.write_text(CALLGRIND)
+    other.write_bytes(b"PERFILE2\x00\x01")
+    assert perf_lines.is_callgrind(str(cg))
+    assert not perf_lines.is_callgrind(str(other))
+
+
+def test_options_and_their_errors(tmp_path, capsys):
+    argv = ["cg.out", "bin", "line", "--per", "1000", "--sort", "D1mr"]
+    assert perf_lines.option(argv, "--per") == "1000"
+    assert perf_lines.option(argv, "--sort") == "D1mr"
+    assert argv == ["cg.out", "bin", "line"]
+    assert perf_lines.option(argv, "--per") is None
+    cg = tmp_path / "cg.out"
+    cg.write_text(CALLGRIND)
+    (tmp_path / "perf.data").write_bytes(b"PERFILE2")
+    for args, msg in [
+        ([str(cg), "/t/release/engine", "--per", "0"], "--per: expected a positive number, got 0"),
+        ([str(cg), "/t/release/engine", "--per", "x"], "--per: expected a number, got x"),
+        ([str(cg), "/t/release/engine", "--sort"], "--sort: expected a value"),
+        ([str(cg), "/nowhere/other"], "no instruction of /nowhere/other"),
+        ([str(cg), "/t/release/engine", "--sort", "Dr"], "--sort: Dr is not an event of"),
+        ([str(tmp_path / "perf.data"), "bin", "--per", "5"], "--per and --sort apply to a callgrind output"),
+    ]:
+        try:
+            perf_lines.main(args)
+        except SystemExit as e:
+            assert e.code == 2
+        else:
+            raise AssertionError(f"{args}: no exit")
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and msg in err, err
