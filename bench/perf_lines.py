@@ -143,14 +143,17 @@ def callgrind_costs(lines, binary: str) -> tuple[list[str], dict[int, list[int]]
     npos = 1
     costs: dict[int, list[int]] = {}
     names: dict[str, str] = {}
-    mine, skip, last = False, False, 0
+    mine, skip, last, has_instr = False, False, 0, False
     name = binary.rsplit("/", 1)[-1]
     for line in lines:
         if line.startswith("events:"):
             events = line.split()[1:]
             continue
         if line.startswith("positions:"):
-            npos = len(line.split()) - 1
+            kinds = line.split()[1:]
+            if not kinds or kinds[0] != "instr":
+                die("the callgrind output has no instruction addresses (run callgrind with --dump-instr=yes)")
+            npos, has_instr = len(kinds), True
             continue
         if line.startswith("cob="):
             # (a name is given once, where its number first appears,
@@ -174,6 +177,9 @@ def callgrind_costs(lines, binary: str) -> tuple[list[str], dict[int, list[int]]
             continue
         if not line or line[0] not in "0123456789+-*":
             continue
+        if not has_instr:
+            # (without a positions: line, positions are line numbers)
+            die("the callgrind output has no instruction addresses (run callgrind with --dump-instr=yes)")
         parts = line.split()
         a = parts[0]
         if a.startswith("0x"):

@@ -80,6 +80,18 @@ def test_callgrind_costs_count_the_binarys_own_instructions():
     assert costs == {0x20: [7, 0], 0x22: [3, 1], 0x21: [2, 0]}
 
 
+def test_a_callgrind_output_without_addresses_is_refused(capsys):
+    for header in ["positions: line\n", ""]:
+        lines = CALLGRIND.replace("positions: instr line\n", header).splitlines()
+        try:
+            perf_lines.callgrind_costs(lines, "/t/release/engine")
+        except SystemExit as e:
+            assert e.code == 2
+        else:
+            raise AssertionError(f"{header!r}: no exit")
+        assert "--dump-instr=yes" in capsys.readouterr().err
+
+
 def test_a_callgrind_output_is_told_from_perf_data(tmp_path):
     cg, other = tmp_path / "cg.out", tmp_path / "perf.data"
     cg.write_text(CALLGRIND)
