@@ -140,10 +140,10 @@ def callgrind_costs(lines, binary: str) -> tuple[list[str], dict[int, list[int]]
     compressed (`+N`, `-N`, `*`: relative to the previous position line);
     a cost line right after `calls=` is the callee's and is skipped."""
     events: list[str] = []
-    npos = 1
+    npos = 0  # position columns; 0 until a `positions:` line names `instr`
     costs: dict[int, list[int]] = {}
     names: dict[str, str] = {}
-    mine, skip, last, has_instr = False, False, 0, False
+    mine, skip, last = False, False, 0
     name = binary.rsplit("/", 1)[-1]
     for line in lines:
         if line.startswith("events:"):
@@ -151,9 +151,7 @@ def callgrind_costs(lines, binary: str) -> tuple[list[str], dict[int, list[int]]
             continue
         if line.startswith("positions:"):
             kinds = line.split()[1:]
-            if not kinds or kinds[0] != "instr":
-                die("the callgrind output has no instruction addresses (run callgrind with --dump-instr=yes)")
-            npos, has_instr = len(kinds), True
+            npos = len(kinds) if kinds[:1] == ["instr"] else 0
             continue
         if line.startswith("cob="):
             # (a name is given once, where its number first appears,
@@ -177,8 +175,9 @@ def callgrind_costs(lines, binary: str) -> tuple[list[str], dict[int, list[int]]
             continue
         if not line or line[0] not in "0123456789+-*":
             continue
-        if not has_instr:
-            # (without a positions: line, positions are line numbers)
+        if not npos:
+            # (without `instr` first in a positions: line, or without
+            # one, positions are line numbers)
             die("the callgrind output has no instruction addresses (run callgrind with --dump-instr=yes)")
         parts = line.split()
         a = parts[0]
