@@ -248,6 +248,13 @@ impl Mac for AnyMac {
         }
     }
     #[inline]
+    fn lend_msdus(&self, f: &mut Frame) {
+        match self {
+            AnyMac::Dcf(d) => Mac::lend_msdus(d, f),
+            _ => self.lend_msdus_other(f),
+        }
+    }
+    #[inline]
     fn on_wake(&mut self, now: SimTime, out: &mut impl MacSink) {
         match self {
             AnyMac::Dcf(d) => Mac::on_wake(d, now, out),
@@ -311,6 +318,10 @@ impl AnyMac {
         each_mut!(self, m => Mac::on_verdict(m, now, f, received, out))
     }
     #[inline(never)]
+    fn lend_msdus_other(&self, f: &mut Frame) {
+        each!(self, m => Mac::lend_msdus(m, f))
+    }
+    #[inline(never)]
     fn on_wake_other(&mut self, now: SimTime, out: &mut impl MacSink) {
         each_mut!(self, m => Mac::on_wake(m, now, out))
     }
@@ -333,6 +344,7 @@ pub trait DynMac: Any {
     fn dyn_on_rx_end(&mut self, now: SimTime, f: &mut Frame, ok: bool, out: &mut dyn MacSink);
     fn dyn_on_tx_end(&mut self, now: SimTime, out: &mut dyn MacSink);
     fn dyn_on_verdict(&mut self, now: SimTime, f: &Frame, received: bool, out: &mut dyn MacSink);
+    fn dyn_lend_msdus(&self, f: &mut Frame);
     fn dyn_on_wake(&mut self, now: SimTime, out: &mut dyn MacSink);
     fn dyn_next_wakeup(&self) -> SimTime;
     fn dyn_held(&self) -> Box<dyn Iterator<Item = &Packet> + '_>;
@@ -383,6 +395,9 @@ impl<M: Mac + Any> DynMac for M {
     }
     fn dyn_on_verdict(&mut self, now: SimTime, f: &Frame, received: bool, out: &mut dyn MacSink) {
         Mac::on_verdict(self, now, f, received, &mut DynSink(out))
+    }
+    fn dyn_lend_msdus(&self, f: &mut Frame) {
+        Mac::lend_msdus(self, f)
     }
     fn dyn_on_wake(&mut self, now: SimTime, out: &mut dyn MacSink) {
         Mac::on_wake(self, now, &mut DynSink(out))
@@ -437,6 +452,9 @@ impl Mac for dyn DynMac {
     }
     fn on_verdict(&mut self, now: SimTime, f: &Frame, received: bool, out: &mut impl MacSink) {
         self.dyn_on_verdict(now, f, received, out)
+    }
+    fn lend_msdus(&self, f: &mut Frame) {
+        self.dyn_lend_msdus(f)
     }
     fn on_wake(&mut self, now: SimTime, out: &mut impl MacSink) {
         self.dyn_on_wake(now, out)

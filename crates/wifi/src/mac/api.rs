@@ -98,6 +98,17 @@ pub trait Mac {
     /// No Ack losses, MSDUs that reached the receiver) and changes neither
     /// the MAC's timing nor its transmissions.
     fn on_verdict(&mut self, now: SimTime, f: &Frame, received: bool, out: &mut impl MacSink);
+    /// Put the MSDU this MAC holds in service in the MPDUs of its frame `f`
+    /// that stand for it (`MpduBody::AtSender`), while `f` is its frame on
+    /// the air or just ended (before `on_tx_end`). The medium calls it
+    /// before anything reads the frame's MSDUs: at the frame's start if a
+    /// tap or per-station carrier sense looks at it, else at its end
+    /// unless the frame collided and carries no MPDU of the No Ack policy
+    /// (whose loss names its MSDU). MACs whose frames carry their MSDUs
+    /// from the start need not implement it.
+    fn lend_msdus(&self, f: &mut Frame) {
+        let _ = f;
+    }
     /// The caller woke us at `next_wakeup()`.
     fn on_wake(&mut self, now: SimTime, out: &mut impl MacSink);
     /// When the caller must call `on_wake` next (`SimTime::NEVER` if not).

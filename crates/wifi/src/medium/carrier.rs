@@ -18,7 +18,7 @@
 //! the verdict at the intended receiver (`Bss::judge_at_ra`: the channel's
 //! error model, collision counters, `Mac::on_verdict`).
 use super::{Bss, BssOutput, OnAir, Sink};
-use crate::mac::{Frame, Mac};
+use crate::mac::{AckPolicy, Frame, Mac};
 use wifitcp_core::SimTime;
 
 /// A carrier-sense model: the model-specific steps of a frame's end.
@@ -191,9 +191,14 @@ impl<M: Mac> Carrier<M> for Shared {
     fn leave(bss: &mut Bss<M>, _now: SimTime, id: u32, _out: &mut Vec<BssOutput>) -> (usize, Frame, SharedGone) {
         let pos = bss.air_pos(id);
         let tx = bss.air.swap_remove(pos);
-        let frame = bss.frames.swap_remove(pos);
+        let mut frame = bss.frames.swap_remove(pos);
         bss.air_hint = pos;
         let corrupted = tx.corrupted(bss.starts);
+        // Its MSDUs go into it now (`Mac::lend_msdus`) unless it collided
+        // (no receiver takes them) and names none in a No Ack loss.
+        if !corrupted || frame.mpdus.iter().any(|m| m.ack == AckPolicy::NoAck) {
+            bss.macs[tx.sender()].lend_msdus(&mut frame);
+        }
         if bss.air.is_empty() {
             (bss.air_min_seq, bss.air_min_stale) = (u64::MAX, false);
         } else if tx.seq() == bss.air_min_seq {

@@ -1078,7 +1078,10 @@ impl<M: Mac> Bss<M> {
             self.gather_tb(now, s, out);
         }
         if self.sense.is_some() {
-            let f = self.frames.pop().expect("a started frame");
+            // (each station's reception is decided as the frame's end
+            // reaches it: its MSDUs are lent at once, `Mac::lend_msdus`)
+            let mut f = self.frames.pop().expect("a started frame");
+            self.macs[s].lend_msdus(&mut f);
             return self.start_tx_sensed(now, s, f, out);
         }
         let last = self.air.len();
@@ -1088,7 +1091,10 @@ impl<M: Mac> Bss<M> {
             (f.airtime, f.contended, f.rate)
         };
         let (id, end, seq) = self.open_tx(now, s, airtime, contended);
-        tap_frame(&mut self.tap, now, &self.frames[last]);
+        if self.tap.is_some() {
+            self.macs[s].lend_msdus(&mut self.frames[last]);
+            tap_frame(&mut self.tap, now, &self.frames[last]);
+        }
         // (`last` frames were on the air before this one)
         let was_quiet = last == 0;
         // Its entry goes on at once, index for index with its frame (a MAC

@@ -598,9 +598,21 @@ impl Dcf {
                 tid: 0,
                 ack: if no_ack { AckPolicy::NoAck } else { AckPolicy::Normal },
                 bytes: cur.mpdu_bytes,
-                body: MpduBody::Msdu(cur.pkt.clone()),
+                // (lent when the medium needs it: `Mac::lend_msdus`)
+                body: MpduBody::AtSender,
                 fcs_ok: false,
             }),
+        }
+    }
+
+    /// `Mac::lend_msdus`: the MSDU in service into the MPDU of our data
+    /// frame `f` that stands for it (a frame of the DCF holds one MPDU).
+    #[inline]
+    pub(crate) fn lend_msdus(&self, f: &mut Frame) {
+        if let Some(m) = f.mpdus.first_mut().filter(|m| matches!(m.body, MpduBody::AtSender)) {
+            let cur = self.cur.as_ref().expect("a data frame on the air without its MSDU in service");
+            debug_assert_eq!((m.seq, f.ta), (cur.seq, self.addr), "lent the MSDU of another frame");
+            m.body = MpduBody::Msdu(cur.pkt.clone());
         }
     }
 
@@ -812,6 +824,10 @@ impl Mac for Dcf {
     #[inline]
     fn on_verdict(&mut self, _: SimTime, f: &Frame, received: bool, out: &mut impl MacSink) {
         self.receipts.verdict(f, received, out)
+    }
+    #[inline]
+    fn lend_msdus(&self, f: &mut Frame) {
+        Dcf::lend_msdus(self, f)
     }
     #[inline]
     fn on_wake(&mut self, now: SimTime, out: &mut impl MacSink) {

@@ -1036,8 +1036,9 @@ fn no_ack_frames_get_no_ack_and_the_next_frame_follows_difs_and_a_backoff() {
     let mut out = vec![];
     d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
     d.on_wake(us(5), &mut out);
-    let f = started(&out).expect("transmits at DIFS").clone();
-    // QoS Data, 2 bytes longer than the 100-byte Data frame (9.3.2.1).
+    let mut f = started(&out).expect("transmits at DIFS").clone();
+    d.lend_msdus(&mut f); // (the medium's part: the MSDU into the frame)
+                          // QoS Data, 2 bytes longer than the 100-byte Data frame (9.3.2.1).
     assert_eq!((f.kind, f.mpdu_bytes, f.airtime), (FrameKind::QosData, 102, SimDur::from_micros(102)));
     assert_eq!(f.duration, SimDur::ZERO, "no response follows");
     assert_eq!(f.mpdus.first().unwrap().ack, AckPolicy::NoAck);
@@ -1149,4 +1150,22 @@ fn a_frame_arriving_while_the_medium_is_busy_backs_off() {
             assert!(waits.iter().any(|&k| k > 0), "nav {nav}: {waits:?}");
         }
     }
+}
+
+/// A data frame of the DCF stands for its MSDU until the medium has the
+/// MAC lend it (`Mac::lend_msdus`): then it holds the MSDU in service, and
+/// lending again changes nothing.
+#[test]
+fn a_data_frame_holds_its_msdu_once_lent() {
+    let mut d = Dcf::new(MacAddr(1), params(u32::MAX), RngStream::derive(1, "mac/1"));
+    let mut out = vec![];
+    d.start_msdu(us(0), pkt(7), MacAddr(0), &mut out);
+    d.on_wake(us(5), &mut out);
+    let mut f = started(&out).expect("transmits at DIFS").clone();
+    let m = f.mpdus.first().unwrap();
+    assert!(matches!(m.body, MpduBody::AtSender) && m.msdu_id().is_none(), "{m:?}");
+    d.lend_msdus(&mut f);
+    assert_eq!(f.mpdus.first().unwrap().msdu_id(), Some(PacketId(7)));
+    d.lend_msdus(&mut f);
+    assert_eq!(f.mpdus.first().unwrap().msdu().map(|p| p.id), Some(PacketId(7)));
 }

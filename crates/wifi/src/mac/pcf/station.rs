@@ -185,6 +185,10 @@ impl Mac for CfStation {
         // One log per station, the DCF's, whoever sent the frame.
         self.dcf.receipts.verdict(f, received, out)
     }
+    fn lend_msdus(&self, f: &mut Frame) {
+        // (the DCF's frames of the contention period)
+        self.dcf.lend_msdus(f)
+    }
     fn on_tx_end(&mut self, now: SimTime, out: &mut impl MacSink) {
         let Some(kind) = self.own_tx.take() else {
             self.sh.idle_since = now;
