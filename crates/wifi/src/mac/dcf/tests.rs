@@ -1169,3 +1169,26 @@ fn a_data_frame_holds_its_msdu_once_lent() {
     d.lend_msdus(&mut f);
     assert_eq!(f.mpdus.first().unwrap().msdu().map(|p| p.id), Some(PacketId(7)));
 }
+
+/// Frames on the air hold no handle of their senders' packets (nothing
+/// has read them yet: `Mac::lend_msdus`), and a collision lends none.
+#[test]
+fn frames_on_the_air_and_collided_frames_hold_no_packet_handle() {
+    let held = |bss: &Bss, s: usize| std::rc::Rc::strong_count(&bss.macs[s].cur.as_ref().expect("in service").pkt);
+    for until in [50, 120] {
+        let (mut a, mut b, ap) = (sta(1, u32::MAX), sta(2, u32::MAX), sta(0, u32::MAX));
+        let mut out = vec![];
+        a.on_cca(us(0), true, &mut out);
+        b.on_cca(us(0), true, &mut out);
+        a.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
+        b.start_msdu(us(0), pkt(2), MacAddr(0), &mut out);
+        a.bo.set_slots(Some(3));
+        b.bo.set_slots(Some(3));
+        a.on_cca(us(1), false, &mut out);
+        b.on_cca(us(1), false, &mut out);
+        // both on the air from 9 us; at 120 us their ends have passed
+        let (_, bss) = run_bss(vec![ap, a, b], vec![], until);
+        assert_eq!((held(&bss, 1), held(&bss, 2)), (1, 1), "at {until} us");
+        assert_eq!(bss.medium(1).collided, u64::from(until > 109), "at {until} us");
+    }
+}
