@@ -196,7 +196,7 @@ impl<M: Mac> Carrier<M> for Shared {
         let corrupted = tx.corrupted(bss.starts);
         // Its MSDUs go into it now (`Mac::lend_msdus`) unless it collided
         // (no receiver takes them) and names none in a No Ack loss.
-        if frame.kind.carries_msdus() && (!corrupted || frame.mpdus.iter().any(|m| m.ack == AckPolicy::NoAck)) {
+        if !corrupted || frame.mpdus.iter().any(|m| m.ack == AckPolicy::NoAck) {
             bss.macs[tx.sender()].lend_msdus(&mut frame);
         }
         if bss.air.is_empty() {

@@ -609,13 +609,10 @@ impl Dcf {
     /// frame `f` that stands for it (a frame of the DCF holds one MPDU).
     #[inline]
     pub(crate) fn lend_msdus(&self, f: &mut Frame) {
-        let ta = f.ta;
-        if let Some(m) = f.mpdus.first_mut() {
-            if let MpduBody::AtSender = m.body {
-                let cur = self.cur.as_ref().expect("a data frame on the air without its MSDU in service");
-                debug_assert_eq!((m.seq, ta), (cur.seq, self.addr), "lent the MSDU of another frame");
-                m.body = MpduBody::Msdu(cur.pkt.clone());
-            }
+        if let Some(m) = f.mpdus.first_mut().filter(|m| matches!(m.body, MpduBody::AtSender)) {
+            let cur = self.cur.as_ref().expect("a data frame on the air without its MSDU in service");
+            debug_assert_eq!((m.seq, f.ta), (cur.seq, self.addr), "lent the MSDU of another frame");
+            m.body = MpduBody::Msdu(cur.pkt.clone());
         }
     }
 
