@@ -430,24 +430,27 @@ fn run_bss_with(
     (log, bss)
 }
 
-#[test]
-fn same_slot_is_a_collision_and_both_retry() {
+/// An AP and two stations that got a frame each while the medium was
+/// busy, with the same backoff: both transmit at 9 us and collide.
+fn same_slot_pair() -> Vec<Dcf> {
     let mut a = sta(1, u32::MAX);
     let mut b = sta(2, u32::MAX);
-    // Both get a frame while the medium is busy, with the same backoff.
     let mut out = vec![];
     a.on_cca(us(0), true, &mut out);
     b.on_cca(us(0), true, &mut out);
-    let ap = sta(0, u32::MAX);
     a.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
     b.start_msdu(us(0), pkt(2), MacAddr(0), &mut out);
     a.bo.set_slots(Some(3));
     b.bo.set_slots(Some(3));
     a.on_cca(us(1), false, &mut out);
     b.on_cca(us(1), false, &mut out);
-    assert_eq!(a.next_wakeup(), us(9));
-    assert_eq!(b.next_wakeup(), us(9));
-    let (_, bss) = run_bss(vec![ap, a, b], vec![], 400);
+    assert_eq!((a.next_wakeup(), b.next_wakeup()), (us(9), us(9)));
+    vec![sta(0, u32::MAX), a, b]
+}
+
+#[test]
+fn same_slot_is_a_collision_and_both_retry() {
+    let (_, bss) = run_bss(same_slot_pair(), vec![], 400);
     assert_eq!(bss.medium(1).collided, 1);
     assert_eq!(bss.medium(2).collided, 1);
     assert!(bss.macs[1].counters().failures >= 1 && bss.macs[2].counters().failures >= 1);
@@ -1037,8 +1040,9 @@ fn no_ack_frames_get_no_ack_and_the_next_frame_follows_difs_and_a_backoff() {
     d.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
     d.on_wake(us(5), &mut out);
     let mut f = started(&out).expect("transmits at DIFS").clone();
-    d.lend_msdus(&mut f); // (the medium's part: the MSDU into the frame)
-                          // QoS Data, 2 bytes longer than the 100-byte Data frame (9.3.2.1).
+    // (the medium's part: the MSDU into the frame)
+    d.lend_msdus(&mut f);
+    // QoS Data, 2 bytes longer than the 100-byte Data frame (9.3.2.1).
     assert_eq!((f.kind, f.mpdu_bytes, f.airtime), (FrameKind::QosData, 102, SimDur::from_micros(102)));
     assert_eq!(f.duration, SimDur::ZERO, "no response follows");
     assert_eq!(f.mpdus.first().unwrap().ack, AckPolicy::NoAck);
@@ -1176,18 +1180,8 @@ fn a_data_frame_holds_its_msdu_once_lent() {
 fn frames_on_the_air_and_collided_frames_hold_no_packet_handle() {
     let held = |bss: &Bss, s: usize| std::rc::Rc::strong_count(&bss.macs[s].cur.as_ref().expect("in service").pkt);
     for until in [50, 120] {
-        let (mut a, mut b, ap) = (sta(1, u32::MAX), sta(2, u32::MAX), sta(0, u32::MAX));
-        let mut out = vec![];
-        a.on_cca(us(0), true, &mut out);
-        b.on_cca(us(0), true, &mut out);
-        a.start_msdu(us(0), pkt(1), MacAddr(0), &mut out);
-        b.start_msdu(us(0), pkt(2), MacAddr(0), &mut out);
-        a.bo.set_slots(Some(3));
-        b.bo.set_slots(Some(3));
-        a.on_cca(us(1), false, &mut out);
-        b.on_cca(us(1), false, &mut out);
         // both on the air from 9 us; at 120 us their ends have passed
-        let (_, bss) = run_bss(vec![ap, a, b], vec![], until);
+        let (_, bss) = run_bss(same_slot_pair(), vec![], until);
         assert_eq!((held(&bss, 1), held(&bss, 2)), (1, 1), "at {until} us");
         assert_eq!(bss.medium(1).collided, u64::from(until > 109), "at {until} us");
     }
