@@ -162,13 +162,11 @@ pub enum MpduBody {
     /// An MSDU, owned by the frame.
     Msdu(Msdu),
     /// The MSDU its sender's MAC holds in service, not yet put in the
-    /// frame: the medium has the MAC lend it (`Mac::lend_msdus`, a handle
-    /// to the same packet) before anyone reads it, and never for a frame
-    /// that collided and whose MSDU nobody reads. In a cell of thousands a
-    /// station's packet is rarely in the nearest cache, and taking a
-    /// handle writes its count: a collision of tens of frames would write
-    /// tens of distant lines that only the receiver of an intact frame
-    /// needs.
+    /// frame (`Mac::lend_msdus` says when the medium has it lent). In a
+    /// cell of thousands a station's packet is rarely in the nearest
+    /// cache, and taking a handle writes its count: a collision of tens of
+    /// frames would write tens of distant lines that only the receiver of
+    /// an intact frame needs.
     AtSender,
     /// An MSDU the receiver took out of the frame (its id remains).
     Taken(PacketId),
