@@ -145,20 +145,22 @@ pub(super) struct CellGate {
     nodes: Option<Arc<[u32]>>,
     /// The wrapped model's `may_hit_control_frames`.
     inner_hits_control: bool,
+    /// The wrapped model's `may_hit_data_frames`.
+    inner_hits_data: bool,
 }
 
 impl CellGate {
     /// `inner` gated for cell `cell` by `presence`.
     pub(super) fn new(inner: Box<dyn FrameErrorModel>, cell: u32, presence: Presence) -> CellGate {
-        let inner_hits_control = inner.may_hit_control_frames();
-        CellGate { inner, cell, presence: Some(presence), nodes: None, inner_hits_control }
+        let (inner_hits_control, inner_hits_data) = (inner.may_hit_control_frames(), inner.may_hit_data_frames());
+        CellGate { inner, cell, presence: Some(presence), nodes: None, inner_hits_control, inner_hits_data }
     }
 
     /// `inner` for a cell whose index `l` is member `nodes[l]`, each
     /// always present.
     pub(super) fn renumbered(inner: Box<dyn FrameErrorModel>, cell: u32, nodes: Arc<[u32]>) -> CellGate {
-        let inner_hits_control = inner.may_hit_control_frames();
-        CellGate { inner, cell, presence: None, nodes: Some(nodes), inner_hits_control }
+        let (inner_hits_control, inner_hits_data) = (inner.may_hit_control_frames(), inner.may_hit_data_frames());
+        CellGate { inner, cell, presence: None, nodes: Some(nodes), inner_hits_control, inner_hits_data }
     }
 
     /// Whether both ends of a frame are in this cell.
@@ -265,6 +267,10 @@ impl FrameErrorModel for CellGate {
     }
     fn may_hit_control_frames(&self) -> bool {
         self.inner_hits_control
+    }
+    /// A gate with presence fails a frame with an absent end.
+    fn may_hit_data_frames(&self) -> bool {
+        self.presence.is_some() || self.inner_hits_data
     }
     fn position_of(&mut self, now: SimTime, i: usize) -> Option<wifitcp_wifi::channel::Position> {
         let i = self.node(MacAddr(i as u32)).0 as usize;

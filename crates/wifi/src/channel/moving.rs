@@ -76,6 +76,9 @@ impl FrameErrorModel for MovingChannelErrors {
     fn may_hit_control_frames(&self) -> bool {
         self.inner.may_hit_control_frames()
     }
+    fn may_hit_data_frames(&self) -> bool {
+        self.inner.may_hit_data_frames()
+    }
     fn position_of(&mut self, now: SimTime, i: usize) -> Option<Position> {
         (i < self.mobility.len()).then(|| self.position_at(now, i))
     }

@@ -19,6 +19,12 @@ pub trait FrameErrorModel {
     fn may_hit_control_frames(&self) -> bool {
         true
     }
+    /// Whether `success_prob` can be below 1 for a frame that carries
+    /// MSDUs; a model that says no is not asked about any frame (the
+    /// answer would be 1, which draws nothing).
+    fn may_hit_data_frames(&self) -> bool {
+        true
+    }
     /// An aggregate's success split in two, (the PHY header, the whole
     /// PSDU), whose product is `success_prob`: the medium draws the header
     /// once per PPDU (if below 1) and each MPDU on its own share of the
@@ -449,6 +455,9 @@ impl FrameErrorModel for FixedPer {
     }
     fn may_hit_control_frames(&self) -> bool {
         false
+    }
+    fn may_hit_data_frames(&self) -> bool {
+        self.uplink.iter().chain(&self.downlink).any(|&p| p != 0.0)
     }
 }
 

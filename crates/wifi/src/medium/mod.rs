@@ -27,10 +27,13 @@
 //!   and affect its intended receiver only; third parties decode the frame
 //!   (so they set their NAV and use DIFS, not EIFS). The model decides
 //!   which frames it hits: [`FixedPer`] (`wlan.per_uplink/per_downlink`)
-//!   and SNR classes with `channel.frames = "data"` spare control frames;
-//!   with `"all"` classes hit every frame; the SNR/BER model uses the
-//!   frame's own length and rate (a 14-byte ACK at the control-response
-//!   rate fails far less often than a 1500-byte data frame); the ns-2
+//!   and SNR classes with `channel.frames = "data"` spare control frames,
+//!   and a model that says it spares a kind of frame is not asked about
+//!   it (`may_hit_control_frames`, `may_hit_data_frames`: a [`FixedPer`]
+//!   without a rate above 0 is asked about nothing); with `"all"` classes
+//!   hit every frame; the SNR/BER model uses the frame's own length and
+//!   rate (a 14-byte ACK at the control-response rate fails far less
+//!   often than a 1500-byte data frame); the ns-2
 //!   threshold model compares received power with RXThresh, shadowing
 //!   drawn per frame, so an ACK fails exactly as often as a data frame on
 //!   the same link (ns-2's WirelessPhy draws shadowing for every received
@@ -266,6 +269,8 @@ pub struct Bss<M: Mac = Dcf> {
     ctl_rng: RngStream,
     /// Whether the error model can hit control frames at all.
     control_errors: bool,
+    /// Whether the error model can hit data frames at all.
+    data_errors: bool,
     air: Vec<OnAir>,
     /// The frames of `air`, index for index (kept apart so that a MAC's
     /// frame is moved once, straight from the MAC call to here, and the
@@ -477,6 +482,7 @@ impl<M: Mac> Bss<M> {
         let group = Group::new(n, &g);
         let eifs_always = macs[0].eifs_after_collision();
         let control_errors = errors.may_hit_control_frames();
+        let data_errors = errors.may_hit_data_frames();
         let track: Vec<Track> = macs
             .iter()
             .map(|m| Track {
@@ -494,6 +500,7 @@ impl<M: Mac> Bss<M> {
             errors,
             ctl_rng: RngStream::derive(rng.clone().next_u64(), "medium/control-errors"),
             control_errors,
+            data_errors,
             rng,
             air: Vec::new(),
             frames: Vec::new(),
@@ -542,6 +549,7 @@ impl<M: Mac> Bss<M> {
             rng,
             ctl_rng,
             control_errors,
+            data_errors,
             air,
             frames,
             next_tx,
@@ -859,8 +867,10 @@ impl<M: Mac> Bss<M> {
     /// The channel error model's verdict on a frame that did not collide,
     /// at its intended receiver: sets each MPDU's `fcs_ok` and returns
     /// whether the PPDU is received (some MPDU, or the frame without MPDUs,
-    /// got through). A probability of 1 draws nothing. A frame with at
-    /// most one MPDU is judged whole (one draw, `success_prob` of its PSDU);
+    /// got through). A probability of 1 draws nothing, and a kind of frame
+    /// the model spares (`data_errors`, `control_errors`) is not asked
+    /// about. A frame with at most one MPDU is judged whole (one draw,
+    /// `success_prob` of its PSDU);
     /// an aggregate's PHY header once (`ppdu_success_parts`: no draw for
     /// models without a header part), then MPDU by MPDU, MPDU `i` with probability
     /// `p^(bytes_i / psdu_bytes)` where `p` is the whole PSDU's: exact for
@@ -871,7 +881,7 @@ impl<M: Mac> Bss<M> {
     /// the header and PSDU parts multiplied for a single MPDU).
     fn judge(&mut self, now: SimTime, s: usize, f: &mut Frame, ru: Option<crate::phy::ppdu::RuLink>) -> bool {
         let data = f.kind.carries_msdus();
-        if !(data || self.control_errors) {
+        if !(if data { self.data_errors } else { self.control_errors }) {
             f.mpdus.set_fcs_all(true);
             return true;
         }

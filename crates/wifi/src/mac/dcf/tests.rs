@@ -641,6 +641,44 @@ fn lost_ack_fails_the_exchange_with_eifs_and_the_data_is_retried() {
     assert_eq!(asked, vec![(Data, 1, 0, false), (Ack, 0, 1, true), (Data, 1, 0, false), (Ack, 0, 1, false)]);
 }
 
+/// A channel that would corrupt every frame but says it hits neither
+/// data nor control frames; it logs every frame the medium asks about.
+struct ClaimsNoErrors(AskLog);
+
+impl FrameErrorModel for ClaimsNoErrors {
+    fn success_prob(&mut self, _now: SimTime, ta: MacAddr, ra: MacAddr, f: &Frame, _rng: &mut RngStream) -> f64 {
+        self.0.borrow_mut().push((f.kind, ta.0, ra.0, true));
+        0.0
+    }
+    fn may_hit_control_frames(&self) -> bool {
+        false
+    }
+    fn may_hit_data_frames(&self) -> bool {
+        false
+    }
+}
+
+#[test]
+fn a_model_that_hits_no_frame_is_not_asked() {
+    // The medium takes the model at its word: the data frame and its ACK
+    // get through, and nothing is asked (a model that asked would have
+    // lost both).
+    let asked = Rc::new(RefCell::new(Vec::new()));
+    let (_, bss) = run_bss_with(
+        vec![sta(0, u32::MAX), sta(1, u32::MAX)],
+        Box::new(ClaimsNoErrors(asked.clone())),
+        vec![(0, 1, 0)],
+        1000,
+    );
+    assert!(asked.borrow().is_empty(), "asked about {:?}", asked.borrow());
+    assert_eq!(bss.macs[1].counters().successes, 1);
+    assert_eq!(bss.macs[0].counters().rx_delivered, 1);
+    // A fixed error rate hits data frames only if it has a rate above 0.
+    assert!(!FixedPer::default().may_hit_data_frames());
+    assert!(!FixedPer { uplink: vec![0.0; 3], downlink: vec![0.0; 3], is_ap: vec![] }.may_hit_data_frames());
+    assert!(FixedPer { uplink: vec![0.0, 0.1], ..FixedPer::default() }.may_hit_data_frames());
+}
+
 #[test]
 fn lost_cts_fails_the_rts_and_the_rts_is_retried() {
     // RTS/CTS (threshold 50 < 100 bytes): RTS 5-25, CTS 28-42 corrupted at
