@@ -20,7 +20,7 @@ pub trait FrameErrorModel {
         true
     }
     /// Whether `success_prob` can be below 1 for a frame that carries
-    /// MSDUs; a model that says no is not asked about any frame (the
+    /// MSDUs; a model that says no is not asked about such frames (the
     /// answer would be 1, which draws nothing).
     fn may_hit_data_frames(&self) -> bool {
         true
