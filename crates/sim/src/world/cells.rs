@@ -152,15 +152,24 @@ pub(super) struct CellGate {
 impl CellGate {
     /// `inner` gated for cell `cell` by `presence`.
     pub(super) fn new(inner: Box<dyn FrameErrorModel>, cell: u32, presence: Presence) -> CellGate {
-        let (inner_hits_control, inner_hits_data) = (inner.may_hit_control_frames(), inner.may_hit_data_frames());
-        CellGate { inner, cell, presence: Some(presence), nodes: None, inner_hits_control, inner_hits_data }
+        CellGate::with(inner, cell, Some(presence), None)
     }
 
     /// `inner` for a cell whose index `l` is member `nodes[l]`, each
     /// always present.
     pub(super) fn renumbered(inner: Box<dyn FrameErrorModel>, cell: u32, nodes: Arc<[u32]>) -> CellGate {
+        CellGate::with(inner, cell, None, Some(nodes))
+    }
+
+    /// The gate, with what the inner model says it can hit taken once.
+    fn with(
+        inner: Box<dyn FrameErrorModel>,
+        cell: u32,
+        presence: Option<Presence>,
+        nodes: Option<Arc<[u32]>>,
+    ) -> CellGate {
         let (inner_hits_control, inner_hits_data) = (inner.may_hit_control_frames(), inner.may_hit_data_frames());
-        CellGate { inner, cell, presence: None, nodes: Some(nodes), inner_hits_control, inner_hits_data }
+        CellGate { inner, cell, presence, nodes, inner_hits_control, inner_hits_data }
     }
 
     /// Whether both ends of a frame are in this cell.

@@ -881,7 +881,8 @@ impl<M: Mac> Bss<M> {
     /// the header and PSDU parts multiplied for a single MPDU).
     fn judge(&mut self, now: SimTime, s: usize, f: &mut Frame, ru: Option<crate::phy::ppdu::RuLink>) -> bool {
         let data = f.kind.carries_msdus();
-        if !(if data { self.data_errors } else { self.control_errors }) {
+        let may_hit = if data { self.data_errors } else { self.control_errors };
+        if !may_hit {
             f.mpdus.set_fcs_all(true);
             return true;
         }
