@@ -12,11 +12,22 @@ struct Entry<E> {
     ev: E,
 }
 
+/// The (time, sequence) order as one 128-bit number: one comparison where
+/// two fields take two, with no branch between them.
+#[inline(always)]
+fn order(at: SimTime, seq: u64) -> u128 {
+    (at.0 as u128) << 64 | seq as u128
+}
+
 impl<E> Entry<E> {
+    #[inline(always)]
+    fn key(&self) -> u128 {
+        order(self.at, self.seq)
+    }
     /// Strict (time, sequence) order.
     #[inline(always)]
     fn before(&self, o: &Self) -> bool {
-        self.at < o.at || (self.at == o.at && self.seq < o.seq)
+        self.key() < o.key()
     }
 }
 
@@ -25,6 +36,7 @@ impl<E> Entry<E> {
 /// (the costlier operation) cheaper at the heap sizes the simulator sees
 /// (tens to a few thousand events).
 const ARITY: usize = 4;
+const _: () = assert!(ARITY == 4, "sift_down_root's tournament takes four children");
 
 /// A priority queue of events ordered by (time, insertion sequence).
 ///
@@ -96,8 +108,8 @@ impl<E> EventQueue<E> {
         let seq = key;
         self.seq += 1;
         let first = match (&self.front, self.heap.first()) {
-            (Some(_), _) => at < self.front_at || (at == self.front_at && seq < self.front_seq),
-            (None, Some(h)) => at < h.at || (at == h.at && seq < h.seq),
+            (Some(_), _) => order(at, seq) < order(self.front_at, self.front_seq),
+            (None, Some(h)) => order(at, seq) < h.key(),
             (None, None) => true,
         };
         if first {
@@ -197,7 +209,11 @@ impl<E> EventQueue<E> {
         }
     }
 
-    /// Restore the heap order after the root was replaced.
+    /// Restore the heap order after the root was replaced. A node with
+    /// all four children picks the least of them by a tournament of
+    /// three comparisons whose outcomes select values instead of taking
+    /// branches (which child is least is a coin toss to a branch
+    /// predictor); ties go to the first child, as a scan in order would.
     #[inline]
     fn sift_down_root(&mut self) {
         let n = self.heap.len();
@@ -205,20 +221,33 @@ impl<E> EventQueue<E> {
         // SAFETY: as in `sift_up`; every index used is < n.
         unsafe {
             let e = std::ptr::read(h);
+            let ek = e.key();
             let mut i = 0;
             loop {
                 let first = i * ARITY + 1;
-                if first >= n {
-                    break;
-                }
-                let end = (first + ARITY).min(n);
-                let mut best = first;
-                for c in first + 1..end {
-                    if (*h.add(c)).before(&*h.add(best)) {
-                        best = c;
+                let (best, bk) = if first + ARITY <= n {
+                    let k = |c: usize| (*h.add(c)).key();
+                    let (k0, k1, k2, k3) = (k(first), k(first + 1), k(first + 2), k(first + 3));
+                    let (a, ka) = if k1 < k0 { (first + 1, k1) } else { (first, k0) };
+                    let (b, kb) = if k3 < k2 { (first + 3, k3) } else { (first + 2, k2) };
+                    if kb < ka {
+                        (b, kb)
+                    } else {
+                        (a, ka)
                     }
-                }
-                if !(*h.add(best)).before(&e) {
+                } else if first < n {
+                    let mut best = (first, (*h.add(first)).key());
+                    for c in first + 1..n {
+                        let kc = (*h.add(c)).key();
+                        if kc < best.1 {
+                            best = (c, kc);
+                        }
+                    }
+                    best
+                } else {
+                    break;
+                };
+                if bk >= ek {
                     break;
                 }
                 std::ptr::copy_nonoverlapping(h.add(best), h.add(i), 1);
