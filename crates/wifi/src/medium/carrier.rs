@@ -290,7 +290,7 @@ impl<M: Mac> Carrier<M> for Shared {
         if deferred.is_empty() {
             bss.arm(at, out);
         } else {
-            bss.serve_deferred(now, s, &deferred, at, out);
+            bss.serve_deferred(now, s, &mut deferred, at, out);
         }
         bss.deferred = deferred;
     }

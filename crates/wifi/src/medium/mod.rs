@@ -764,14 +764,14 @@ impl<M: Mac> Bss<M> {
         &mut self,
         now: SimTime,
         s: usize,
-        deferred: &[usize],
+        deferred: &mut Vec<usize>,
         mut at: SimTime,
         out: &mut Vec<BssOutput>,
     ) {
         if !self.air.is_empty() {
             return self.serve_deferred_busy(now, s, deferred, out);
         }
-        for &t in deferred {
+        for &t in deferred.iter() {
             // (Not in `solo` during the call: `call` keeps `Track::wk` only.)
             if self.air.is_empty() {
                 self.call(now, t, out, |m, mo| m.on_cca(now, false, mo));
@@ -780,19 +780,23 @@ impl<M: Mac> Bss<M> {
         if !self.air.is_empty() {
             // An idle indication started a transmission (not the DCF):
             // settle every solo station, as without the shortcut.
-            for &t in deferred {
-                self.solo_insert(t);
-            }
+            self.solo_merge(deferred);
             return self.settle(now, out);
         }
         let view = self.group.view;
-        for &t in deferred {
-            // `try_join` joins, or returns the station's next instant.
+        // `try_join` joins, or returns the station's next instant; those
+        // that stay solo are kept (in order) and go back in one merge.
+        let mut kept = 0;
+        for i in 0..deferred.len() {
+            let t = deferred[i];
             if let Some(next) = self.try_join(t, now, &view) {
                 at = at.min(next);
-                self.solo_insert(t);
+                deferred[kept] = t;
+                kept += 1;
             }
         }
+        deferred.truncate(kept);
+        self.solo_merge(deferred);
         self.arm(at, out);
     }
 
@@ -800,9 +804,7 @@ impl<M: Mac> Bss<M> {
     /// transmission: the second pass over every solo station, then `settle`.
     #[cold]
     fn serve_deferred_busy(&mut self, now: SimTime, s: usize, deferred: &[usize], out: &mut Vec<BssOutput>) {
-        for &t in deferred {
-            self.solo_insert(t);
-        }
+        self.solo_merge(deferred);
         for i in 0..self.solo.len() {
             let t = self.solo[i];
             if t != s && self.macs[t].idle_may_emit() && !self.busy_for(t) {
@@ -945,23 +947,16 @@ impl<M: Mac> Bss<M> {
         for &s in v {
             self.hand_back(s);
         }
+        self.solo_merge(v);
+    }
+
+    /// Put stations `v` (in index order, none of them in `solo`) into
+    /// `solo`: one merge, O(k + solo stations), not k sorted insertions.
+    fn solo_merge(&mut self, v: &[usize]) {
         if let [s] = *v {
             return self.solo_insert(s);
         }
-        // Merge from the back: `solo[..i]` and `v[..j]` are left to place,
-        // the largest of their last elements goes to `solo[i + j - 1]`.
-        let mut i = self.solo.len();
-        let mut j = v.len();
-        self.solo.resize(i + j, 0);
-        while j > 0 {
-            if i > 0 && self.solo[i - 1] > v[j - 1] {
-                self.solo[i + j - 1] = self.solo[i - 1];
-                i -= 1;
-            } else {
-                self.solo[i + j - 1] = v[j - 1];
-                j -= 1;
-            }
-        }
+        merge_sorted(&mut self.solo, v);
         debug_assert!(self.solo.windows(2).all(|w| w[0] < w[1]), "solo list not in index order");
     }
 
@@ -1245,6 +1240,24 @@ impl<M: Mac> Bss<M> {
     }
 }
 
+/// Merge `v` into `dst`, both in increasing order, keeping it. From the
+/// back: each step moves the larger of the two last elements left to
+/// place, a choice between two values rather than a branch (which list
+/// it comes from is as random as the stations' backoff draws).
+fn merge_sorted(dst: &mut Vec<usize>, v: &[usize]) {
+    let (mut i, mut j) = (dst.len(), v.len());
+    dst.resize(i + j, 0);
+    while i > 0 && j > 0 {
+        let (x, y) = (dst[i - 1], v[j - 1]);
+        let from_dst = x > y;
+        dst[i + j - 1] = if from_dst { x } else { y };
+        i -= usize::from(from_dst);
+        j -= usize::from(!from_dst);
+    }
+    // (what is left of `dst` is in place)
+    dst[..j].copy_from_slice(&v[..j]);
+}
+
 /// The solo stations' earliest instant after one of them changed its
 /// cached wake-up from `was` to `wk` (`SimTime::NEVER` for `was`: it was
 /// not solo), `cur` being the earliest instant before: without a walk over
@@ -1275,5 +1288,34 @@ mod layout {
         assert_eq!((a.seq(), a.sender(), a.corrupted(6)), (5, 3, true));
         let a = super::OnAir::new(7, 5, 3, false);
         assert_eq!((a.seq(), a.corrupted(6), a.corrupted(7)), (5, false, true));
+    }
+}
+
+#[cfg(test)]
+mod merge {
+    use super::merge_sorted;
+
+    #[test]
+    fn merging_two_sorted_lists_gives_their_sorted_union() {
+        // Disjoint random subsets of 0..64 (as `solo` and the stations
+        // joining it are), every size from empty up, against a sort.
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..2_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let (mut dst, mut v) = (Vec::new(), Vec::new());
+            for s in 0..64usize {
+                match (x >> s) & 3 {
+                    0 => dst.push(s),
+                    1 => v.push(s),
+                    _ => {}
+                }
+            }
+            let mut want = [dst.clone(), v.clone()].concat();
+            want.sort_unstable();
+            merge_sorted(&mut dst, &v);
+            assert_eq!(dst, want);
+        }
     }
 }
