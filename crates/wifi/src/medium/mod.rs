@@ -786,16 +786,13 @@ impl<M: Mac> Bss<M> {
         let view = self.group.view;
         // `try_join` joins, or returns the station's next instant; those
         // that stay solo are kept (in order) and go back in one merge.
-        let mut kept = 0;
-        for i in 0..deferred.len() {
-            let t = deferred[i];
-            if let Some(next) = self.try_join(t, now, &view) {
+        deferred.retain(|&t| match self.try_join(t, now, &view) {
+            Some(next) => {
                 at = at.min(next);
-                deferred[kept] = t;
-                kept += 1;
+                true
             }
-        }
-        deferred.truncate(kept);
+            None => false,
+        });
         self.solo_merge(deferred);
         self.arm(at, out);
     }
@@ -938,10 +935,8 @@ impl<M: Mac> Bss<M> {
         }
     }
 
-    /// `take` of members `v` (in index order, members all): one merge into
-    /// `solo` instead of one sorted insertion each (a wake-up at which k
-    /// members collide costs O(k + solo stations), not O(k x solo
-    /// stations)).
+    /// `take` of members `v` (in index order, members all), into `solo`
+    /// by one merge (`solo_merge`).
     fn take_sorted(&mut self, v: &[usize]) {
         debug_assert!(v.windows(2).all(|w| w[0] < w[1]), "members not in index order");
         for &s in v {
@@ -951,7 +946,8 @@ impl<M: Mac> Bss<M> {
     }
 
     /// Put stations `v` (in index order, none of them in `solo`) into
-    /// `solo`: one merge, O(k + solo stations), not k sorted insertions.
+    /// `solo`: one merge, O(k + solo stations), not k sorted insertions
+    /// (a wake-up at which k members collide would cost O(k x solo)).
     fn solo_merge(&mut self, v: &[usize]) {
         if let [s] = *v {
             return self.solo_insert(s);
