@@ -11,6 +11,47 @@
 /// prefetch instruction is wired here.
 const LINE: usize = 64;
 
+/// One core's second-level cache where the processor does not say: the
+/// 2 MiB of the Intel Xeon in docs/performance.md ("Dense cells").
+const L2_UNKNOWN: usize = 2 << 20;
+
+/// One core's second-level cache in bytes, as the processor reports it,
+/// or `None` where it does not (another architecture; a hypervisor that
+/// hides the leaf). x86-64: CPUID leaf 8000_0006h, ECX bits 31-16, the
+/// size in KiB (AMD64 Architecture Programmer's Manual vol. 3, appendix
+/// E.4.4; Intel SDM vol. 2A, CPUID), if leaf 8000_0000h's EAX (the
+/// largest extended leaf) reaches it. Asked once.
+pub fn l2_bytes() -> Option<usize> {
+    static L2: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    *L2.get_or_init(ask_l2)
+}
+
+#[cfg(target_arch = "x86_64")]
+fn ask_l2() -> Option<usize> {
+    use std::arch::x86_64::__cpuid;
+    // SAFETY: CPUID is part of the x86-64 baseline and only reads
+    // identification registers (the call is safe from Rust 1.87 on).
+    #[allow(unused_unsafe)]
+    let (max, ecx) = unsafe { (__cpuid(0x8000_0000).eax, __cpuid(0x8000_0006).ecx) };
+    let kib = if max >= 0x8000_0006 { ecx >> 16 } else { 0 };
+    (kib > 0).then_some(kib as usize * 1024)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn ask_l2() -> Option<usize> {
+    None
+}
+
+/// Whether `n` items of `bytes` each fill at least twice one core's
+/// second-level cache ([`l2_bytes`], else 2 MiB): past that, an item
+/// about to be used is mostly not in it, and asking for its lines ahead
+/// ([`prefetch`]) saves more than the requests cost; below, they mostly
+/// hit and asking only costs (the measurements on three processors are in
+/// docs/performance.md, "Dense cells").
+pub fn beyond_l2(n: usize, bytes: usize) -> bool {
+    n.saturating_mul(bytes) >= 2 * l2_bytes().unwrap_or(L2_UNKNOWN)
+}
+
 /// Bring every cache line of `x` towards the first-level data cache.
 /// A no-op on processors without a prefetch instruction wired here.
 #[inline(always)]
@@ -55,6 +96,18 @@ mod tests {
                 assert_eq!(lines, want, "addr {addr}, {bytes} bytes");
             }
         }
+    }
+
+    #[test]
+    fn the_second_level_cache_is_a_plausible_size() {
+        // Every x86-64 processor reports one (between 256 KiB and 4 MiB
+        // per core in those made since 2008); elsewhere it is unknown.
+        if cfg!(target_arch = "x86_64") {
+            let l2 = l2_bytes().expect("x86-64 reports its L2 size");
+            assert!((64 << 10..=64 << 20).contains(&l2), "{l2} bytes");
+            assert!(!beyond_l2(1, l2) && beyond_l2(2, l2));
+        }
+        assert!(!beyond_l2(0, 1 << 30));
     }
 
     #[test]

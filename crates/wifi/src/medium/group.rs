@@ -94,6 +94,9 @@ struct Link {
     prev: u32,
 }
 
+/// A station's place in the group, in bytes: its slot and its links.
+pub(super) const STATION_BYTES: usize = std::mem::size_of::<Node>() + std::mem::size_of::<Link>();
+
 /// Stations by key (see the module docs): the smallest key, and removal
 /// of every station whose key is the smallest once clamped to the counter.
 /// Entries with equal keys are interchangeable; a station is queued at most

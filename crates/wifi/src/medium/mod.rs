@@ -187,18 +187,14 @@ struct Track {
     counters: MediumCounters,
 }
 
-/// The number of stations from which a cell asks for the state of the
-/// members due at a wake-up before it serves them (`Bss::wake`). A
-/// station's state here is about 350 bytes (a DCF's 256, its `Track`
-/// with its counters, 64, and its group slot, 32). On an Intel Xeon with
-/// 2 MiB of second-level cache per core (docs/performance.md, "Dense
-/// cells") asking loses below about 10,000 stations and gains above:
-/// per-event cost of plain release builds of
-/// `run_file` on `scenarios/bench-r2.toml`, asking against not asking,
-/// x1.02 at 5,000 stations, x1.00 at 10,000 and x0.96 at 20,000 (the
-/// lines the members' wake-ups read mostly hit in the second-level cache
-/// below, and the requests only cost).
-const PREFETCH_FROM: usize = 8192;
+/// A station's state that its wake-up reads and writes, in bytes: its
+/// MAC, its [`Track`] and its place in the group (`group::STATION_BYTES`).
+/// A cell asks for the state of the members due at a wake-up before it
+/// serves them (`Bss::wake`) only if its stations' state is beyond the
+/// second-level cache (`wifitcp_core::cache::beyond_l2`).
+fn station_bytes<M>() -> usize {
+    std::mem::size_of::<M>() + std::mem::size_of::<Track>() + group::STATION_BYTES
+}
 
 /// Sees every frame the moment it starts on the air, with the MSDU a data
 /// frame carries (a packet capture). Whether it is then received is not
@@ -330,6 +326,9 @@ pub struct Bss<M: Mac = Dcf> {
     tap: Option<Box<dyn FrameTap>>,
     /// Scratch list of the group members due at a wake-up.
     due: Vec<usize>,
+    /// Ask for the state of the members due at a wake-up before serving
+    /// them (`prefetch_due`; [`station_bytes`]).
+    prefetch: bool,
     /// Scratch list of `tx_end`'s second pass (see `serve_deferred`).
     deferred: Vec<usize>,
     /// Per-station carrier sense when not every station hears every other
@@ -524,6 +523,7 @@ impl<M: Mac> Bss<M> {
             report_airtime: false,
             tap: None,
             due: Vec::new(),
+            prefetch: wifitcp_core::cache::beyond_l2(n, station_bytes::<M>()),
             deferred: Vec::new(),
             sense: None,
             arrive_at: SimTime::NEVER,
@@ -572,6 +572,7 @@ impl<M: Mac> Bss<M> {
             report_airtime,
             tap,
             due,
+            prefetch,
             sense,
             deferred,
             arrive_at,
@@ -698,7 +699,7 @@ impl<M: Mac> Bss<M> {
         due.clear();
         if self.group_at == now {
             self.group.due(now, &mut due);
-            if self.macs.len() >= PREFETCH_FROM {
+            if self.prefetch {
                 self.prefetch_due(&due);
             }
             self.take_sorted(&due);
@@ -730,9 +731,9 @@ impl<M: Mac> Bss<M> {
     /// so every line of its MAC, its `Track` and its counters is read or
     /// written next. Asked for at once, their misses overlap, where the
     /// code reaching one field after another would wait for each in turn.
-    /// Only in a cell whose stations' state is well beyond the
-    /// second-level cache ([`PREFETCH_FROM`]); out of line, so that a
-    /// smaller cell's `wake` is as it was.
+    /// Only in a cell whose stations' state is beyond the second-level
+    /// cache (`Bss::prefetch`); out of line, so that a smaller cell's
+    /// `wake` is as it was.
     #[inline(never)]
     fn prefetch_due(&self, due: &[usize]) {
         for &s in due {
@@ -1277,6 +1278,12 @@ mod layout {
     fn an_output_is_24_bytes() {
         assert_eq!(std::mem::size_of::<super::BssOutput>(), 24);
     }
+    #[test]
+    fn a_dcf_stations_state_is_360_bytes() {
+        // (docs/performance.md, "Dense cells", states it)
+        assert_eq!(super::station_bytes::<crate::mac::Dcf>(), 360);
+    }
+
     #[test]
     fn a_frame_on_the_air_is_16_bytes() {
         assert_eq!(std::mem::size_of::<super::OnAir>(), 16);
