@@ -5,7 +5,10 @@
 //! nearest caches. Where the simulator knows which stations it is about
 //! to serve (the members of the bystander group due at a wake-up), it
 //! asks for all their lines at once, so that their misses overlap instead
-//! of following one another as the code reaches each field.
+//! of following one another as the code reaches each field; only where
+//! the stations' state is well beyond the second-level cache, whose size
+//! the processor reports ([`beyond_l2`]): below, the lines mostly hit and
+//! the requests only cost.
 
 /// The size of a cache line on x86-64, the one architecture whose
 /// prefetch instruction is wired here.
