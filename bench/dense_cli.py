@@ -20,6 +20,13 @@ two builds); the ratio of the medians is printed beside it.
     bench/dense-cli                                # 10 rounds: 1,000 and 5,000 against 50
     bench/dense-cli --rounds 20 --stations 50,200,1000,5000
     bench/dense-cli --cli /path/to/clone/.venv/bin/wifitcp
+    bench/dense-cli --cli A/.venv/bin/wifitcp --vs B/.venv/bin/wifitcp --stations 50,5000 --rounds 20
+
+With ``--vs``, two CLIs (two builds of the core, say) are compared
+instead: each round runs every size through both, one right after the
+other (which goes first alternates from round to round), and reports per
+size the second CLI's cost per event over the first's, the median of
+the per-pair ratios with quartiles.
 
 Not part of CI (DEVELOPERS.md: performance is measured in bench/, never by
 timed tests).
@@ -88,12 +95,50 @@ def paired(before: float, x: float, after: float) -> float:
     return x / ((before + after) / 2)
 
 
+def in_turn(r: int, a: str, b: str) -> tuple:
+    """The order of round `r`'s two runs of one size: `a` first in even
+    rounds, `b` first in odd ones (a drift of the machine within a round
+    then favours neither)."""
+    return (a, b) if r % 2 == 0 else (b, a)
+
+
+def versus(a: argparse.Namespace, ns: list) -> None:
+    """``--vs``: every size through both CLIs in turn, each round; per
+    size, the cost per event of each (medians) and the median (quartiles)
+    of the per-pair ratios of the second's cost to the first's."""
+    warm(a.vs, str(ROOT))
+    cost_of: dict = {(c, n): [] for c in (a.cli, a.vs) for n in ns}
+    ratio: dict = {n: [] for n in ns}
+    events: dict = {}
+    for r in range(a.rounds):
+        for n in ns:
+            got = {}
+            for c in in_turn(r, a.cli, a.vs):
+                got[c] = run(c, a.scenario, n)
+                cost_of[(c, n)].append(got[c][0])
+            if got[a.cli][2] != got[a.vs][2]:
+                fail(f"{n} stations: {got[a.cli][2]:,} events through --cli, {got[a.vs][2]:,} through --vs: "
+                     "not the same simulation")
+            events[n] = got[a.cli][2]
+            ratio[n].append(got[a.vs][0] / got[a.cli][0])
+        print(f"\r{r + 1}/{a.rounds} rounds", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    print(f"{a.scenario}, {a.rounds} rounds, each size through A = {a.cli} and B = {a.vs} in turn; "
+          f"B/A = median of the per-pair ratios of B's cost per event to A's (quartiles)")
+    print(f"{'stations':>8} {'events':>10} {'A ns/event':>11} {'B ns/event':>11} {'B/A per event':>22}")
+    for n in ns:
+        m, lo, hi = quartiles(ratio[n])
+        ca, cb = statistics.median(cost_of[(a.cli, n)]), statistics.median(cost_of[(a.vs, n)])
+        print(f"{n:>8} {events[n]:>10,} {ca:>11.1f} {cb:>11.1f} {f'x{m:.3f} ({lo:.3f}-{hi:.3f})':>22}")
+
+
 def main(argv: list | None = None) -> None:
     ap = argparse.ArgumentParser(prog="bench/dense-cli", description=__doc__.split("\n\n")[0])
     ap.add_argument("--cli", default=str(ROOT / ".venv" / "bin" / "wifitcp"))
     ap.add_argument("--scenario", default="scenarios/bench-r2.toml")
     ap.add_argument("--stations", default="50,1000,5000")
     ap.add_argument("--rounds", type=int, default=10)
+    ap.add_argument("--vs", metavar="CLI", help="compare this CLI with --cli at every size instead (module docs)")
     a = ap.parse_args(argv)
     ns = sizes(a.stations)
     if a.rounds < 1:
@@ -102,7 +147,13 @@ def main(argv: list | None = None) -> None:
         fail(f"--cli: {a.cli}: no such file")
     if not (ROOT / a.scenario).is_file() and not Path(a.scenario).is_file():
         fail(f"--scenario: {a.scenario}: no such file")
+    if a.vs is not None and not Path(a.vs).is_file():
+        fail(f"--vs: {a.vs}: no such file")
+    if a.vs is not None and Path(a.vs).resolve() == Path(a.cli).resolve():
+        fail(f"--vs: {a.vs} is --cli itself")
     warm(a.cli, str(ROOT))
+    if a.vs is not None:
+        return versus(a, ns)
     ref, rest = ns[0], ns[1:]
     refs: list = []
     got: dict = {n: [] for n in rest}

@@ -57,3 +57,18 @@ def test_output_without_a_result_is_one_line_and_exit_2(out, capsys):
     assert e.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("bench/dense-cli: wifitcp run X: no result record")
+
+
+def test_two_clis_take_turns_going_first():
+    assert [dense_cli.in_turn(r, "a", "b") for r in range(3)] == [("a", "b"), ("b", "a"), ("a", "b")]
+
+
+def test_vs_names_a_file_other_than_cli(tmp_path, capsys):
+    cli = tmp_path / "wifitcp"
+    cli.write_text("#!/bin/sh\n")
+    for vs, why in ((tmp_path / "missing", "no such file"), (cli, "is --cli itself")):
+        with pytest.raises(SystemExit) as e:
+            dense_cli.main(["--cli", str(cli), "--vs", str(vs)])
+        assert e.value.code == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("bench/dense-cli: --vs:") and why in err
