@@ -33,7 +33,7 @@ pub fn l2_bytes() -> Option<usize> {
 fn ask_l2() -> Option<usize> {
     use std::arch::x86_64::__cpuid;
     // SAFETY: CPUID is part of the x86-64 baseline and only reads
-    // identification registers (the call is safe from Rust 1.87 on).
+    // identification registers (newer compilers call it safe).
     #[allow(unused_unsafe)]
     let (max, ecx) = unsafe { (__cpuid(0x8000_0000).eax, __cpuid(0x8000_0006).ecx) };
     let kib = if max >= 0x8000_0006 { ecx >> 16 } else { 0 };
@@ -52,7 +52,12 @@ fn ask_l2() -> Option<usize> {
 /// hit and asking only costs (the measurements on three processors are in
 /// docs/performance.md, "Dense cells").
 pub fn beyond_l2(n: usize, bytes: usize) -> bool {
-    n.saturating_mul(bytes) >= 2 * l2_bytes().unwrap_or(L2_UNKNOWN)
+    beyond(n, bytes, l2_bytes().unwrap_or(L2_UNKNOWN))
+}
+
+/// [`beyond_l2`] with a second-level cache of `l2` bytes.
+fn beyond(n: usize, bytes: usize, l2: usize) -> bool {
+    n.saturating_mul(bytes) >= 2 * l2
 }
 
 /// Bring every cache line of `x` towards the first-level data cache.
@@ -102,15 +107,25 @@ mod tests {
     }
 
     #[test]
-    fn the_second_level_cache_is_a_plausible_size() {
-        // Every x86-64 processor reports one (between 256 KiB and 4 MiB
-        // per core in those made since 2008); elsewhere it is unknown.
-        if cfg!(target_arch = "x86_64") {
-            let l2 = l2_bytes().expect("x86-64 reports its L2 size");
+    fn a_reported_second_level_cache_is_a_plausible_size() {
+        // (x86-64 processors report between 256 KiB and 4 MiB per core;
+        // a hypervisor may hide it, and other architectures do not say)
+        if let Some(l2) = l2_bytes() {
             assert!((64 << 10..=64 << 20).contains(&l2), "{l2} bytes");
-            assert!(!beyond_l2(1, l2) && beyond_l2(2, l2));
         }
-        assert!(!beyond_l2(0, 1 << 30));
+        assert_eq!(beyond_l2(1, 4 << 20), beyond(1, 4 << 20, l2_bytes().unwrap_or(L2_UNKNOWN)));
+    }
+
+    #[test]
+    fn asking_starts_at_twice_the_second_level_cache() {
+        // A DCF station's state is 360 bytes: the thresholds that
+        // docs/performance.md ("Dense cells") gives for 2 MiB, 1 MiB and
+        // 512 KiB per core.
+        for (l2, from) in [(2 << 20, 11_651), (1 << 20, 5_826), (512 << 10, 2_913)] {
+            assert!(!beyond(from - 1, 360, l2) && beyond(from, 360, l2), "{l2} bytes");
+        }
+        assert!(!beyond(0, 1 << 30, 1 << 20));
+        assert!(beyond(usize::MAX, 2, 1 << 20), "no overflow");
     }
 
     #[test]
