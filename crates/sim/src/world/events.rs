@@ -43,6 +43,12 @@ pub(super) enum Ev {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct EvCode(pub(super) std::num::NonZeroU64);
 
+/// Where [`EvCode`]'s fields start: the u32 field, the u16 or u8 field,
+/// and the count of a run's events that follow (the kind is the low byte).
+const A_AT: u32 = 8;
+const B_AT: u32 = 40;
+const MORE_AT: u32 = 56;
+
 impl Ev {
     #[inline(always)]
     pub(super) fn code(self) -> EvCode {
@@ -54,7 +60,7 @@ impl Ev {
             Ev::Sample { part } => (7, 0, part),
             Ev::Ingress => (8, 0, 0),
         };
-        EvCode(std::num::NonZeroU64::new(kind | (a as u64) << 8 | (b as u64) << 40).expect("kind is non-zero"))
+        EvCode(std::num::NonZeroU64::new(kind | (a as u64) << A_AT | (b as u64) << B_AT).expect("kind is non-zero"))
     }
 }
 
@@ -70,13 +76,13 @@ impl EvCode {
     pub(super) fn run(first: Ev, more: u32) -> EvCode {
         debug_assert!(more < MAX_RUN, "more events than a code holds");
         debug_assert!(more == 0 || matches!(first, Ev::TxEnd { .. } | Ev::FlowStart { .. }), "a run of {first:?}");
-        EvCode(first.code().0 | (more as u64) << 56)
+        EvCode(first.code().0 | (more as u64) << MORE_AT)
     }
 
     /// The events of its run that follow this one (zero but for `run`).
     #[inline(always)]
     pub(super) fn more(self) -> u32 {
-        (self.0.get() >> 56) as u32
+        (self.0.get() >> MORE_AT) as u32
     }
 
     /// The code of the rest of a run, of a code with `more() > 0`: the
@@ -90,9 +96,9 @@ impl EvCode {
         debug_assert!(self.more() > 0, "the last event of its run");
         debug_assert!(matches!(self.ev(), Ev::TxEnd { .. } | Ev::FlowStart { .. }), "a run of {:?}", self.ev());
         let v = self.0.get();
-        let a = ((v >> 8) as u32).wrapping_add(1);
-        let v = (v & !(u64::from(u32::MAX) << 8)) | u64::from(a) << 8;
-        EvCode(std::num::NonZeroU64::new(v - (1 << 56)).expect("kind is non-zero"))
+        let a = ((v >> A_AT) as u32).wrapping_add(1);
+        let v = (v & !(u64::from(u32::MAX) << A_AT)) | u64::from(a) << A_AT;
+        EvCode(std::num::NonZeroU64::new(v - (1 << MORE_AT)).expect("kind is non-zero"))
     }
 
     /// Whether `next`, pushed right after the events of this code, is the
@@ -118,7 +124,7 @@ impl EvCode {
     #[inline(always)]
     pub(super) fn ev(self) -> Ev {
         let v = self.0.get();
-        let (a, b) = ((v >> 8) as u32, (v >> 40) as u16);
+        let (a, b) = ((v >> A_AT) as u32, (v >> B_AT) as u16);
         match v & 0xff {
             1 => Ev::BssWake { cell: b },
             2 => Ev::TxEnd { id: a, cell: b },
